@@ -1,0 +1,127 @@
+#include "core/die.h"
+#include "core/num.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *progname = "schednav";
+
+void set_progname(const char *argv0)
+{
+	const char *p = strrchr(argv0, '/');
+	progname = p ? p + 1 : argv0;
+}
+
+static void vmsg(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void warnx_(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+void usage_error(const char *usage, const char *fmt, ...)
+{
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		vmsg(fmt, ap);
+		va_end(ap);
+	}
+	fprintf(stderr, "usage: %s\n", usage);
+	exit(2);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+void *xgrow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return p;
+	size_t c = *cap ? *cap : 8;
+	while (c < need)
+		c *= 2;
+	p = xrealloc(p, c * elem);
+	*cap = c;
+	return p;
+}
+
+double opt_double(const char *name, const char *s)
+{
+	double v;
+	if (num_parse_double(s, &v) != 0) {
+		fprintf(stderr, "%s: --%s: invalid number '%s'\n", progname, name, s);
+		exit(2);
+	}
+	return v;
+}
+
+long long opt_int(const char *name, const char *s)
+{
+	long long v;
+	if (num_parse_int(s, &v) != 0) {
+		fprintf(stderr, "%s: --%s: invalid integer '%s'\n", progname, name, s);
+		exit(2);
+	}
+	return v;
+}
+
+void print_help(const char *text)
+{
+	fputs(text, stdout);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		exit(1);
+	exit(0);
+}

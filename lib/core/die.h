@@ -1,0 +1,28 @@
+/*
+ * die — the only module that may end the process; only tools call it.
+ * Messages go to stderr as "PROG: message" (git grammar: lowercase, no final period).
+ * xalloc wrappers never return NULL.
+ */
+#ifndef SCHEDNAV_DIE_H
+#define SCHEDNAV_DIE_H
+#include <stddef.h>
+#include <stdio.h>
+
+extern const char *progname;
+
+void set_progname(const char *argv0);                       /* basename of argv0 */
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));   /* exit 1 */
+void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));          /* no exit */
+void usage_error(const char *usage, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3))); /* exit 2 */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+void *xgrow(void *p, size_t *cap, size_t need, size_t elem); /* grow array to hold need elems */
+/* Parse an option's number; on failure "PROG: --NAME: invalid number 'S'" and exit 2. */
+double opt_double(const char *name, const char *s);
+long long opt_int(const char *name, const char *s);
+/* Print help text to stdout and exit 0 (checked). */
+void print_help(const char *text) __attribute__((noreturn));
+#endif

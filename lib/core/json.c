@@ -1,0 +1,424 @@
+#include "core/json.h"
+#include "core/die.h"
+#include "core/num.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+#define JSON_MAX_DEPTH 256
+
+static void *aalloc(struct arena *a, size_t n)
+{
+	void *p = arena_alloc(a, n);
+	if (!p)
+		die("out of memory");
+	memset(p, 0, n);
+	return p;
+}
+
+static struct json *mk(struct arena *a, enum json_kind k)
+{
+	struct json *v = aalloc(a, sizeof *v);
+	v->kind = k;
+	return v;
+}
+
+struct json *json_null(struct arena *a) { return mk(a, JSON_NULL); }
+struct json *json_bool(struct arena *a, bool b) { return mk(a, b ? JSON_TRUE : JSON_FALSE); }
+struct json *json_int(struct arena *a, long long i) { struct json *v = mk(a, JSON_INT); v->u.i = i; return v; }
+struct json *json_real(struct arena *a, double d) { struct json *v = mk(a, JSON_REAL); v->u.d = d; return v; }
+struct json *json_array(struct arena *a) { return mk(a, JSON_ARRAY); }
+struct json *json_object(struct arena *a) { return mk(a, JSON_OBJECT); }
+
+struct json *json_strn(struct arena *a, const char *s, size_t n)
+{
+	struct json *v = mk(a, JSON_STRING);
+	v->u.str.s = aalloc(a, n + 1);
+	memcpy(v->u.str.s, s, n);
+	v->u.str.len = n;
+	return v;
+}
+
+struct json *json_str(struct arena *a, const char *s)
+{
+	return json_strn(a, s, strlen(s));
+}
+
+static void *agrow(struct arena *a, void *old, size_t n, size_t *cap, size_t elem)
+{
+	if (n < *cap)
+		return old;
+	size_t c = *cap ? *cap * 2 : 4;
+	void *p = aalloc(a, c * elem);
+	if (old)
+		memcpy(p, old, n * elem);
+	*cap = c;
+	return p;
+}
+
+void json_push(struct arena *a, struct json *arr, struct json *v)
+{
+	arr->u.arr.items = agrow(a, arr->u.arr.items, arr->u.arr.n, &arr->u.arr.cap, sizeof *arr->u.arr.items);
+	arr->u.arr.items[arr->u.arr.n++] = v;
+}
+
+static void obj_append(struct arena *a, struct json *obj, char *key, struct json *v)
+{
+	size_t cap = obj->u.obj.cap;
+	obj->u.obj.keys = agrow(a, obj->u.obj.keys, obj->u.obj.n, &cap, sizeof *obj->u.obj.keys);
+	cap = obj->u.obj.cap;
+	obj->u.obj.vals = agrow(a, obj->u.obj.vals, obj->u.obj.n, &cap, sizeof *obj->u.obj.vals);
+	obj->u.obj.cap = cap;
+	obj->u.obj.keys[obj->u.obj.n] = key;
+	obj->u.obj.vals[obj->u.obj.n++] = v;
+}
+
+void json_set(struct arena *a, struct json *obj, const char *key, struct json *v)
+{
+	for (size_t i = 0; i < obj->u.obj.n; i++)
+		if (!strcmp(obj->u.obj.keys[i], key)) {
+			obj->u.obj.vals[i] = v;
+			return;
+		}
+	size_t n = strlen(key);
+	char *k = aalloc(a, n + 1);
+	memcpy(k, key, n);
+	obj_append(a, obj, k, v);
+}
+
+struct json *json_clone(struct arena *a, const struct json *v)
+{
+	struct json *c;
+	switch (v->kind) {
+	case JSON_STRING:
+		return json_strn(a, v->u.str.s, v->u.str.len);
+	case JSON_ARRAY:
+		c = json_array(a);
+		for (size_t i = 0; i < v->u.arr.n; i++)
+			json_push(a, c, json_clone(a, v->u.arr.items[i]));
+		return c;
+	case JSON_OBJECT:
+		c = json_object(a);
+		for (size_t i = 0; i < v->u.obj.n; i++) {
+			size_t n = strlen(v->u.obj.keys[i]);
+			char *k = aalloc(a, n + 1);
+			memcpy(k, v->u.obj.keys[i], n);
+			obj_append(a, c, k, json_clone(a, v->u.obj.vals[i]));
+		}
+		return c;
+	default:
+		c = mk(a, v->kind);
+		c->u = v->u;
+		return c;
+	}
+}
+
+struct json *json_get(const struct json *obj, const char *key)
+{
+	if (!obj || obj->kind != JSON_OBJECT)
+		return NULL;
+	for (size_t i = 0; i < obj->u.obj.n; i++)
+		if (!strcmp(obj->u.obj.keys[i], key))
+			return obj->u.obj.vals[i];
+	return NULL;
+}
+
+bool json_is_num(const struct json *v)
+{
+	return v && (v->kind == JSON_INT || v->kind == JSON_REAL);
+}
+
+double json_num(const struct json *v)
+{
+	return v->kind == JSON_INT ? (double)v->u.i : v->u.d;
+}
+
+const char *json_kind_name(enum json_kind k)
+{
+	static const char *names[] = { "null", "boolean", "boolean", "integer", "number", "string", "array", "object" };
+	return names[k];
+}
+
+bool json_equal(const struct json *a, const struct json *b)
+{
+	if (json_is_num(a) && json_is_num(b)) {
+		if (a->kind == JSON_INT && b->kind == JSON_INT)
+			return a->u.i == b->u.i;
+		return json_num(a) == json_num(b);
+	}
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case JSON_STRING:
+		return a->u.str.len == b->u.str.len && !memcmp(a->u.str.s, b->u.str.s, a->u.str.len);
+	case JSON_ARRAY:
+		if (a->u.arr.n != b->u.arr.n)
+			return false;
+		for (size_t i = 0; i < a->u.arr.n; i++)
+			if (!json_equal(a->u.arr.items[i], b->u.arr.items[i]))
+				return false;
+		return true;
+	case JSON_OBJECT:
+		if (a->u.obj.n != b->u.obj.n)
+			return false;
+		for (size_t i = 0; i < a->u.obj.n; i++) {
+			struct json *o = json_get(b, a->u.obj.keys[i]);
+			if (!o || !json_equal(a->u.obj.vals[i], o))
+				return false;
+		}
+		return true;
+	default:
+		return true;
+	}
+}
+
+bool json_identical(const struct json *a, const struct json *b)
+{
+	struct strbuf x, y;
+	sb_init(&x);
+	sb_init(&y);
+	json_write_sorted(&x, a);
+	json_write_sorted(&y, b);
+	bool eq = x.len == y.len && !memcmp(x.buf, y.buf, x.len);
+	sb_release(&x);
+	sb_release(&y);
+	return eq;
+}
+
+/* ---- parsing ---- */
+
+struct pstate {
+	struct arena *a;
+	struct json *stack[JSON_MAX_DEPTH];
+	char *pending_key[JSON_MAX_DEPTH];
+	int depth;
+	struct json *root;
+	char err[160];
+};
+
+static int add_value(struct pstate *ps, struct json *v)
+{
+	if (ps->depth == 0) {
+		ps->root = v;
+		return 1;
+	}
+	struct json *top = ps->stack[ps->depth - 1];
+	if (top->kind == JSON_ARRAY)
+		json_push(ps->a, top, v);
+	else {
+		obj_append(ps->a, top, ps->pending_key[ps->depth - 1], v);
+		ps->pending_key[ps->depth - 1] = NULL;
+	}
+	return 1;
+}
+
+static int cb_null(void *ctx) { struct pstate *ps = ctx; return add_value(ps, json_null(ps->a)); }
+static int cb_bool(void *ctx, int b) { struct pstate *ps = ctx; return add_value(ps, json_bool(ps->a, b)); }
+
+static int cb_number(void *ctx, const char *s, size_t n)
+{
+	struct pstate *ps = ctx;
+	char buf[512];
+	bool real = memchr(s, '.', n) || memchr(s, 'e', n) || memchr(s, 'E', n);
+	if (n >= sizeof buf) {
+		snprintf(ps->err, sizeof ps->err, "number too long");
+		return 0;
+	}
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	if (!real) {
+		long long i;
+		if (num_parse_int(buf, &i) != 0) {
+			snprintf(ps->err, sizeof ps->err, "integer out of range '%.40s'", buf);
+			return 0;
+		}
+		return add_value(ps, json_int(ps->a, i));
+	}
+	double d = strtod(buf, NULL);
+	if (!isfinite(d)) {
+		snprintf(ps->err, sizeof ps->err, "number out of range '%.40s'", buf);
+		return 0;
+	}
+	return add_value(ps, json_real(ps->a, d));
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t n)
+{
+	struct pstate *ps = ctx;
+	return add_value(ps, json_strn(ps->a, (const char *)s, n));
+}
+
+static int push(struct pstate *ps, struct json *v)
+{
+	if (ps->depth >= JSON_MAX_DEPTH) {
+		snprintf(ps->err, sizeof ps->err, "nesting deeper than %d", JSON_MAX_DEPTH);
+		return 0;
+	}
+	add_value(ps, v);
+	ps->pending_key[ps->depth] = NULL;
+	ps->stack[ps->depth++] = v;
+	return 1;
+}
+
+static int cb_start_map(void *ctx) { struct pstate *ps = ctx; return push(ps, json_object(ps->a)); }
+static int cb_start_array(void *ctx) { struct pstate *ps = ctx; return push(ps, json_array(ps->a)); }
+static int cb_end(void *ctx) { struct pstate *ps = ctx; ps->depth--; return 1; }
+
+static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
+{
+	struct pstate *ps = ctx;
+	struct json *top = ps->stack[ps->depth - 1];
+	if (memchr(s, 0, n)) {
+		snprintf(ps->err, sizeof ps->err, "NUL byte in key");
+		return 0;
+	}
+	for (size_t i = 0; i < top->u.obj.n; i++)
+		if (strlen(top->u.obj.keys[i]) == n && !memcmp(top->u.obj.keys[i], s, n)) {
+			snprintf(ps->err, sizeof ps->err, "duplicate key '%.*s'", (int)(n > 60 ? 60 : n), s);
+			return 0;
+		}
+	char *k = aalloc(ps->a, n + 1);
+	memcpy(k, s, n);
+	ps->pending_key[ps->depth - 1] = k;
+	return 1;
+}
+
+static const yajl_callbacks callbacks = {
+	cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
+	cb_start_map, cb_map_key, cb_end, cb_start_array, cb_end,
+};
+
+int json_parse(struct arena *a, const char *buf, size_t len, struct json **out, char *err, size_t errlen)
+{
+	struct pstate *ps = calloc(1, sizeof *ps);
+	if (!ps)
+		die("out of memory");
+	ps->a = a;
+	yajl_handle h = yajl_alloc(&callbacks, NULL, ps);
+	if (!h)
+		die("out of memory");
+	yajl_status st = yajl_parse(h, (const unsigned char *)buf, len);
+	if (st == yajl_status_ok)
+		st = yajl_complete_parse(h);
+	int rc = 0;
+	if (st != yajl_status_ok) {
+		if (ps->err[0])
+			snprintf(err, errlen, "invalid JSON: %s", ps->err);
+		else {
+			unsigned char *m = yajl_get_error(h, 0, (const unsigned char *)buf, len);
+			char *nl;
+			snprintf(err, errlen, "invalid JSON: %s", (char *)m);
+			while ((nl = strchr(err, '\n')))
+				*nl = ' ';
+			size_t el = strlen(err);
+			while (el && err[el - 1] == ' ')
+				err[--el] = 0;
+			yajl_free_error(h, m);
+		}
+		rc = -1;
+	} else if (!ps->root) {
+		snprintf(err, errlen, "invalid JSON: empty");
+		rc = -1;
+	} else
+		*out = ps->root;
+	yajl_free(h);
+	free(ps);
+	return rc;
+}
+
+/* ---- writing ---- */
+
+static void write_str(struct strbuf *sb, const char *s, size_t n) { sb_add_jstr(sb, s, n); }
+
+static int keycmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static void write_any(struct strbuf *sb, const struct json *v, bool sorted, int indent, int level);
+
+static void newline(struct strbuf *sb, int indent, int level)
+{
+	sb_addc(sb, '\n');
+	for (int i = 0; i < indent * level; i++)
+		sb_addc(sb, ' ');
+}
+
+static void write_obj(struct strbuf *sb, const struct json *v, bool sorted, int indent, int level)
+{
+	size_t n = v->u.obj.n;
+	if (n == 0) {
+		sb_adds(sb, "{}");
+		return;
+	}
+	size_t *order = xmalloc(n * sizeof *order);
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	if (sorted) {
+		/* sort indices by key; keys are unique so plain sort is deterministic */
+		char **keys = xmalloc(n * sizeof *keys);
+		for (size_t i = 0; i < n; i++)
+			keys[i] = v->u.obj.keys[i];
+		qsort(keys, n, sizeof *keys, keycmp);
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < n; j++)
+				if (v->u.obj.keys[j] == keys[i]) {
+					order[i] = j;
+					break;
+				}
+		free(keys);
+	}
+	sb_addc(sb, '{');
+	for (size_t i = 0; i < n; i++) {
+		size_t j = order[i];
+		if (i)
+			sb_addc(sb, ',');
+		if (indent)
+			newline(sb, indent, level + 1);
+		write_str(sb, v->u.obj.keys[j], strlen(v->u.obj.keys[j]));
+		sb_adds(sb, indent ? ": " : ":");
+		write_any(sb, v->u.obj.vals[j], sorted, indent, level + 1);
+	}
+	if (indent)
+		newline(sb, indent, level);
+	sb_addc(sb, '}');
+	free(order);
+}
+
+static void write_any(struct strbuf *sb, const struct json *v, bool sorted, int indent, int level)
+{
+	switch (v->kind) {
+	case JSON_NULL: sb_adds(sb, "null"); break;
+	case JSON_FALSE: sb_adds(sb, "false"); break;
+	case JSON_TRUE: sb_adds(sb, "true"); break;
+	case JSON_INT: sb_add_int(sb, v->u.i); break;
+	case JSON_REAL: sb_add_double(sb, v->u.d); break;
+	case JSON_STRING: write_str(sb, v->u.str.s, v->u.str.len); break;
+	case JSON_ARRAY:
+		if (v->u.arr.n == 0) {
+			sb_adds(sb, "[]");
+			break;
+		}
+		sb_addc(sb, '[');
+		for (size_t i = 0; i < v->u.arr.n; i++) {
+			if (i)
+				sb_addc(sb, ',');
+			if (indent)
+				newline(sb, indent, level + 1);
+			write_any(sb, v->u.arr.items[i], sorted, indent, level + 1);
+		}
+		if (indent)
+			newline(sb, indent, level);
+		sb_addc(sb, ']');
+		break;
+	case JSON_OBJECT:
+		write_obj(sb, v, sorted, indent, level);
+		break;
+	}
+}
+
+void json_write(struct strbuf *sb, const struct json *v) { write_any(sb, v, false, 0, 0); }
+void json_write_sorted(struct strbuf *sb, const struct json *v) { write_any(sb, v, true, 0, 0); }
+void json_write_pretty_sorted(struct strbuf *sb, const struct json *v) { write_any(sb, v, true, 2, 0); }

@@ -1,0 +1,55 @@
+/*
+ * json — a small JSON value tree, parsed with yajl and written canonically.
+ * Every value lives in the arena passed to the parser or builder; nothing is freed
+ * individually. Objects keep their keys in insertion order and never hold a key twice.
+ * Numbers keep their lexical kind: JSON_INT (no '.', 'e') or JSON_REAL (a double).
+ */
+#ifndef SCHEDNAV_JSON_H
+#define SCHEDNAV_JSON_H
+#include "core/arena.h"
+#include "core/strbuf.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+enum json_kind { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_INT, JSON_REAL, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
+
+struct json {
+	enum json_kind kind;
+	union {
+		long long i;
+		double d;
+		struct { char *s; size_t len; } str;
+		struct { struct json **items; size_t n, cap; } arr;
+		struct { char **keys; struct json **vals; size_t n, cap; } obj;
+	} u;
+};
+
+/* Parse exactly one JSON value from buf[0..len). 0 on success; else -1 and a message in err. */
+int json_parse(struct arena *a, const char *buf, size_t len, struct json **out, char *err, size_t errlen);
+
+/* Builders (arena-owned; abort through xalloc-like failure on OOM). */
+struct json *json_null(struct arena *a);
+struct json *json_bool(struct arena *a, bool b);
+struct json *json_int(struct arena *a, long long i);
+struct json *json_real(struct arena *a, double d);
+struct json *json_str(struct arena *a, const char *s);
+struct json *json_strn(struct arena *a, const char *s, size_t n);
+struct json *json_array(struct arena *a);
+struct json *json_object(struct arena *a);
+void json_push(struct arena *a, struct json *arr, struct json *v);
+void json_set(struct arena *a, struct json *obj, const char *key, struct json *v); /* replace or append */
+struct json *json_clone(struct arena *a, const struct json *v);
+
+/* Access. json_get returns NULL when obj is not an object or has no such key. */
+struct json *json_get(const struct json *obj, const char *key);
+bool json_is_num(const struct json *v);
+double json_num(const struct json *v);                 /* INT or REAL as double */
+const char *json_kind_name(enum json_kind k);
+bool json_equal(const struct json *a, const struct json *b); /* Python ==: 1 == 1.0, key order ignored */
+bool json_identical(const struct json *a, const struct json *b); /* canonical bytes equal (kinds matter) */
+
+/* Canonical writers: no whitespace; doubles as Python repr; ints as ints. */
+void json_write(struct strbuf *sb, const struct json *v);        /* keys in stored order */
+void json_write_sorted(struct strbuf *sb, const struct json *v); /* keys sorted bytewise (CJSHA form) */
+void json_write_pretty_sorted(struct strbuf *sb, const struct json *v); /* indent 2, sorted, Python json.dumps style */
+#endif

@@ -1,0 +1,49 @@
+/*
+ * ndjson — SchedNav streams: a `header` record, body records, an `end` record carrying
+ * the body's count and XXH3-128 fingerprint over the exact bytes of every body line
+ * (each with its '\n'). Readers verify every stream and accept concatenated streams;
+ * writers serialise canonically and stamp the end record.
+ * Records returned by the reader live in the caller's arena. Errors come back as
+ * "PATH:LINE: message" in err; nothing here prints or exits.
+ */
+#ifndef SCHEDNAV_NDJSON_H
+#define SCHEDNAV_NDJSON_H
+#include "core/arena.h"
+#include "core/json.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+enum nd_event { ND_ERROR = -1, ND_EOF = 0, ND_HEADER, ND_RECORD, ND_END };
+
+struct nd_reader;
+struct nd_reader *ndr_open(const char *path, char *err, size_t errlen);   /* "-" = stdin */
+/* Next record. ND_HEADER / ND_RECORD / ND_END set *rec; ND_EOF after the last complete stream. */
+enum nd_event ndr_next(struct nd_reader *r, struct arena *a, struct json **rec, char *err, size_t errlen);
+const char *ndr_name(const struct nd_reader *r);
+unsigned long ndr_lineno(const struct nd_reader *r);         /* line of the last record returned */
+const char *ndr_raw(const struct nd_reader *r, size_t *len);   /* its bytes, without '\n' */
+const char *ndr_fingerprint(const struct nd_reader *r);       /* of the stream whose end was just read */
+unsigned ndr_streams(const struct nd_reader *r);                /* complete streams so far */
+void ndr_close(struct nd_reader *r);
+/* Format "PATH:LINE: msg" for the current record into err. */
+void ndr_errorf(const struct nd_reader *r, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+struct nd_writer;
+struct nd_writer *ndw_open(const char *path, char *err, size_t errlen);   /* "-"/NULL = stdout */
+int ndw_header(struct nd_writer *w, const struct json *hdr, char *err, size_t errlen);
+int ndw_record(struct nd_writer *w, const struct json *rec, char *err, size_t errlen);
+int ndw_raw(struct nd_writer *w, const char *line, size_t len, char *err, size_t errlen); /* body line, no '\n' */
+/* Write the end record; its fingerprint is also copied to fp_out when not NULL. */
+int ndw_end(struct nd_writer *w, char fp_out[33], char *err, size_t errlen);
+int ndw_close(struct nd_writer *w, char *err, size_t errlen);   /* commit; frees w */
+void ndw_abort(struct nd_writer *w);
+
+/* Header helper: {"type":"header","schema":S,"tool":progname,"version":V,"inputs":[],"params":{}} */
+struct json *nd_header_new(struct arena *a, const char *schema, const char *tool);
+/* Append {"path":..,"schema":..,"fingerprint":..} to header.inputs. */
+void nd_header_add_stream(struct arena *a, struct json *hdr, const char *path, const char *schema, const char *fingerprint);
+/* Append {"path":..,"bytes":..,"xxh3":..[,"sha256":..]} to header.inputs. */
+void nd_header_add_file(struct arena *a, struct json *hdr, const char *path, unsigned long long bytes, const char *xxh3, const char *sha256);
+/* Check a record's keys: every key must be in allowed (NULL-terminated). -1 + message naming the first unknown. */
+int nd_check_keys(const struct json *rec, const char *const *allowed, char *err, size_t errlen);
+#endif

@@ -1,0 +1,143 @@
+#include "core/num.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int num_parse_doublen(const char *s, size_t n, double *out)
+{
+	char buf[128];
+	if (n == 0 || n >= sizeof buf)
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	return num_parse_double(buf, out);
+}
+
+int num_parse_double(const char *s, double *out)
+{
+	char *end;
+	if (!*s || strchr(" \t\n\r\f\v", *s))
+		return -1;
+	/* Refuse hexadecimal and the textual specials strtod would accept. */
+	for (const char *p = s; *p; p++)
+		if (!strchr("0123456789+-.eE", *p))
+			return -1;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (*end || end == s || !isfinite(v))
+		return -1;
+	if (errno == ERANGE && fabs(v) > 1.0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int num_parse_intn(const char *s, size_t n, long long *out)
+{
+	char buf[64];
+	if (n == 0 || n >= sizeof buf)
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	return num_parse_int(buf, out);
+}
+
+int num_parse_int(const char *s, long long *out)
+{
+	char *end;
+	const char *p = s;
+	if (*p == '-' || *p == '+')
+		p++;
+	if (!*p)
+		return -1;
+	for (; *p; p++)
+		if (*p < '0' || *p > '9')
+			return -1;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+size_t num_fmt_int(char *buf, long long v)
+{
+	return (size_t)snprintf(buf, NUM_FMT_MAX, "%lld", v);
+}
+
+size_t num_fmt_double(char *buf, double v)
+{
+	char tmp[64];
+	int prec;
+	if (v == 0)
+		return (size_t)snprintf(buf, NUM_FMT_MAX, signbit(v) ? "-0.0" : "0.0");
+	if (isnan(v))
+		return (size_t)snprintf(buf, NUM_FMT_MAX, "NaN");
+	if (isinf(v))
+		return (size_t)snprintf(buf, NUM_FMT_MAX, v < 0 ? "-Infinity" : "Infinity");
+	/* Shortest precision that round-trips, like Python's repr. */
+	for (prec = 0; prec < 17; prec++) {
+		snprintf(tmp, sizeof tmp, "%.*e", prec, v);
+		if (strtod(tmp, NULL) == v)
+			break;
+	}
+	snprintf(tmp, sizeof tmp, "%.*e", prec, v);
+	/* tmp = [-]d[.ddd]e[+-]XX */
+	char digits[32];
+	size_t nd = 0;
+	int neg = tmp[0] == '-';
+	char *p = tmp + neg;
+	for (; *p && *p != 'e'; p++)
+		if (*p != '.')
+			digits[nd++] = *p;
+	int exp10 = atoi(p + 1);
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	digits[nd] = 0;
+	char *o = buf;
+	if (neg)
+		*o++ = '-';
+	if (exp10 >= -4 && exp10 < 16) {
+		if (exp10 < 0) {
+			*o++ = '0';
+			*o++ = '.';
+			for (int i = 0; i < -exp10 - 1; i++)
+				*o++ = '0';
+			memcpy(o, digits, nd);
+			o += nd;
+		} else {
+			for (int i = 0; i <= exp10; i++)
+				*o++ = i < (int)nd ? digits[i] : '0';
+			*o++ = '.';
+			if ((int)nd > exp10 + 1) {
+				memcpy(o, digits + exp10 + 1, nd - (size_t)exp10 - 1);
+				o += nd - (size_t)exp10 - 1;
+			} else
+				*o++ = '0';
+		}
+		*o = 0;
+	} else {
+		*o++ = digits[0];
+		if (nd > 1) {
+			*o++ = '.';
+			memcpy(o, digits + 1, nd - 1);
+			o += nd - 1;
+		}
+		o += sprintf(o, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
+	}
+	return (size_t)(o - buf);
+}
+
+double num_round(double v, int ndigits)
+{
+	/* glibc printf rounds the exact binary value with the current (nearest-even) mode,
+	 * which is what Python's round() does for finite values. */
+	char tmp[400];
+	if (!isfinite(v))
+		return v;
+	snprintf(tmp, sizeof tmp, "%.*f", ndigits, v);
+	return strtod(tmp, NULL);
+}

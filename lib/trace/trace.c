@@ -1,0 +1,534 @@
+#include "trace/trace.h"
+#include "core/die.h"
+#include "core/num.h"
+#include "core/strbuf.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EPS 1e-9
+
+void trace_init(struct trace *t)
+{
+	memset(t, 0, sizeof *t);
+	arena_init(&t->arena);
+	t->version = 1;
+	t->source = json_object(&t->arena);
+	t->skipped_rows = json_object(&t->arena);
+}
+
+void trace_release(struct trace *t)
+{
+	free(t->nodes);
+	free(t->jobs);
+	free(t->extra);
+	arena_release(&t->arena);
+	memset(t, 0, sizeof *t);
+}
+
+struct trace_node *trace_add_node(struct trace *t)
+{
+	t->nodes = xgrow(t->nodes, &t->cap_nodes, t->n_nodes + 1, sizeof *t->nodes);
+	struct trace_node *n = &t->nodes[t->n_nodes++];
+	memset(n, 0, sizeof *n);
+	return n;
+}
+
+struct trace_job *trace_add_job(struct trace *t)
+{
+	t->jobs = xgrow(t->jobs, &t->cap_jobs, t->n_jobs + 1, sizeof *t->jobs);
+	struct trace_job *j = &t->jobs[t->n_jobs++];
+	memset(j, 0, sizeof *j);
+	return j;
+}
+
+char *trace_strdup(struct trace *t, const char *s)
+{
+	char *p = arena_strndup(&t->arena, s, strlen(s));
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+static int node_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct trace_node *)a)->id, ((const struct trace_node *)b)->id);
+}
+
+int trace_job_cmp(const struct trace_job *a, const struct trace_job *b)
+{
+	if (a->submit < b->submit)
+		return -1;
+	if (a->submit > b->submit)
+		return 1;
+	return strcmp(a->id, b->id);
+}
+
+static int job_cmp(const void *a, const void *b)
+{
+	return trace_job_cmp(a, b);
+}
+
+void trace_sort(struct trace *t)
+{
+	qsort(t->nodes, t->n_nodes, sizeof *t->nodes, node_cmp);
+	qsort(t->jobs, t->n_jobs, sizeof *t->jobs, job_cmp);
+}
+
+void trace_assign_phases(struct trace *t)
+{
+	for (size_t i = 0; i < t->n_jobs; i++)
+		t->jobs[i].phase = !t->has_window ? PHASE_NONE : t->jobs[i].submit < t->eval_start ? PHASE_WARMUP : PHASE_EVAL;
+}
+
+long long trace_capacity(const struct trace *t, const char *model)
+{
+	long long c = 0;
+	bool any = !strcmp(model, "*");
+	for (size_t i = 0; i < t->n_nodes; i++)
+		if (any || !strcmp(t->nodes[i].model, model))
+			c += t->nodes[i].gpu_count;
+	return c;
+}
+
+/* Capacity per model, looked up by binary search over a sorted copy. */
+struct modelcap { const char *model; long long cap; };
+
+static int strptr_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int mc_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct modelcap *)a)->model, ((const struct modelcap *)b)->model);
+}
+
+int trace_validate(const struct trace *t, char *err, size_t errlen)
+{
+	if (!t->trace_id || !*t->trace_id) {
+		snprintf(err, errlen, "trace_id is empty");
+		return -1;
+	}
+	if (t->n_nodes == 0) {
+		snprintf(err, errlen, "trace has no nodes");
+		return -1;
+	}
+	if (t->n_jobs == 0) {
+		snprintf(err, errlen, "trace has no jobs");
+		return -1;
+	}
+	struct modelcap *mc = xmalloc(t->n_nodes * sizeof *mc);
+	size_t nm = 0;
+	long long total = 0;
+	for (size_t i = 0; i < t->n_nodes; i++) {
+		const struct trace_node *n = &t->nodes[i];
+		if (!*n->id || !*n->model) {
+			snprintf(err, errlen, "node %zu has an empty id or model", i + 1);
+			goto fail;
+		}
+		if (n->gpu_count <= 0) {
+			snprintf(err, errlen, "node '%s': gpu_count must be a positive integer", n->id);
+			goto fail;
+		}
+		if (i && strcmp(t->nodes[i - 1].id, n->id) >= 0) {
+			snprintf(err, errlen, !strcmp(t->nodes[i - 1].id, n->id) ? "duplicate node_id '%s'" : "nodes not sorted by node_id at '%s'", n->id);
+			goto fail;
+		}
+		mc[nm].model = n->model;
+		mc[nm++].cap = n->gpu_count;
+		total += n->gpu_count;
+	}
+	qsort(mc, nm, sizeof *mc, mc_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < nm; i++) {
+		if (k && !strcmp(mc[k - 1].model, mc[i].model))
+			mc[k - 1].cap += mc[i].cap;
+		else
+			mc[k++] = mc[i];
+	}
+	nm = k;
+	size_t in_window = 0;
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct trace_job *j = &t->jobs[i];
+		if (!*j->id) {
+			snprintf(err, errlen, "job %zu has an empty job_id", i + 1);
+			goto fail;
+		}
+		if (!isfinite(j->gpus) || !(j->gpus > 0)) {
+			snprintf(err, errlen, "job '%s': gpus must be > 0", j->id);
+			goto fail;
+		}
+		if (!isfinite(j->duration) || !(j->duration > EPS)) {
+			snprintf(err, errlen, "job '%s': duration must be > 1e-9", j->id);
+			goto fail;
+		}
+		if (!isfinite(j->submit) || !(j->submit >= 0)) {
+			snprintf(err, errlen, "job '%s': submit must be >= 0", j->id);
+			goto fail;
+		}
+		if (!*j->model) {
+			snprintf(err, errlen, "job '%s': empty gpu_model", j->id);
+			goto fail;
+		}
+		if (t->version == 2 && (!j->tenant || !*j->tenant)) {
+			snprintf(err, errlen, "job '%s': schema v2 needs a non-empty tenant", j->id);
+			goto fail;
+		}
+		if (t->version == 1 && j->tenant) {
+			snprintf(err, errlen, "job '%s': tenant in a schema v1 trace", j->id);
+			goto fail;
+		}
+		long long cap = total;
+		if (strcmp(j->model, "*")) {
+			struct modelcap key = { j->model, 0 }, *hit = bsearch(&key, mc, nm, sizeof *mc, mc_cmp);
+			cap = hit ? hit->cap : 0;
+		}
+		if (j->gpus > (double)cap) {
+			snprintf(err, errlen, "job '%s': asks for %g GPUs of model '%s', capacity is %lld", j->id, j->gpus, j->model, cap);
+			goto fail;
+		}
+		if (i) {
+			int c = trace_job_cmp(&t->jobs[i - 1], j);
+			if (c >= 0) {
+				snprintf(err, errlen, c == 0 ? "duplicate job_id '%s'" : "jobs not sorted by (submit, job_id) at '%s'", j->id);
+				goto fail;
+			}
+		}
+		if (t->has_window && j->submit >= t->eval_start && j->submit <= t->eval_end)
+			in_window++;
+	}
+	/* job ids must be unique across different submit times too */
+	{
+		const char **ids = xmalloc(t->n_jobs * sizeof *ids);
+		for (size_t i = 0; i < t->n_jobs; i++)
+			ids[i] = t->jobs[i].id;
+		qsort(ids, t->n_jobs, sizeof *ids, strptr_cmp);
+		for (size_t i = 1; i < t->n_jobs; i++)
+			if (!strcmp(ids[i - 1], ids[i])) {
+				snprintf(err, errlen, "duplicate job_id '%s'", ids[i]);
+				free(ids);
+				goto fail;
+			}
+		free(ids);
+	}
+	if (t->has_window) {
+		if (!(t->eval_start >= 0 && t->eval_start < t->eval_end)) {
+			snprintf(err, errlen, "window needs 0 <= start < end");
+			goto fail;
+		}
+		if (t->jobs[0].submit > t->eval_start) {
+			snprintf(err, errlen, "first arrival is after the window start");
+			goto fail;
+		}
+		if (t->jobs[t->n_jobs - 1].submit > t->eval_end) {
+			snprintf(err, errlen, "arrival after the window end");
+			goto fail;
+		}
+		if (in_window == 0) {
+			snprintf(err, errlen, "no arrival inside the evaluation window");
+			goto fail;
+		}
+	}
+	free(mc);
+	return 0;
+fail:
+	free(mc);
+	return -1;
+}
+
+/* ---- stream reading ---- */
+
+static const char *const node_keys[] = { "type", "node_id", "gpu_model", "gpu_count", NULL };
+static const char *const job_keys[] = { "type", "job_id", "submit", "duration", "gpus", "class", "gpu_model", "tenant", "phase", NULL };
+static const char *const header_keys[] = { "type", "schema", "tool", "version", "inputs", "params", "trace_id",
+	"time_origin", "window", "source", "skipped_rows", NULL };
+
+static const char *get_str(const struct json *o, const char *k)
+{
+	struct json *v = json_get(o, k);
+	return v && v->kind == JSON_STRING ? v->u.str.s : NULL;
+}
+
+static int get_num(const struct json *o, const char *k, double *d, bool *is_int)
+{
+	struct json *v = json_get(o, k);
+	if (!json_is_num(v))
+		return -1;
+	*d = json_num(v);
+	if (is_int)
+		*is_int = v->kind == JSON_INT;
+	return 0;
+}
+
+static int read_header(struct trace *t, struct nd_reader *r, const struct json *h, char *err, size_t errlen)
+{
+	const char *schema = get_str(h, "schema");
+	char kerr[128];
+	if (!strcmp(schema, TRACE_SCHEMA_V1))
+		t->version = 1;
+	else if (!strcmp(schema, TRACE_SCHEMA_V2))
+		t->version = 2;
+	else {
+		ndr_errorf(r, err, errlen, "not a trace stream (schema '%s')", schema);
+		return -1;
+	}
+	if (nd_check_keys(h, header_keys, kerr, sizeof kerr)) {
+		ndr_errorf(r, err, errlen, "trace header: %s", kerr);
+		return -1;
+	}
+	t->header = json_clone(&t->arena, h);
+	const char *id = get_str(h, "trace_id"), *origin = get_str(h, "time_origin");
+	struct json *src = json_get(h, "source"), *win = json_get(h, "window"), *sk = json_get(h, "skipped_rows");
+	if (!id || !origin || !src || src->kind != JSON_OBJECT || !win || (win->kind != JSON_NULL && win->kind != JSON_OBJECT)) {
+		ndr_errorf(r, err, errlen, "trace header needs string 'trace_id', 'time_origin', object 'source' and 'window'");
+		return -1;
+	}
+	t->trace_id = trace_strdup(t, id);
+	t->time_origin = trace_strdup(t, origin);
+	t->source = json_clone(&t->arena, src);
+	if (sk && sk->kind == JSON_OBJECT)
+		t->skipped_rows = json_clone(&t->arena, sk);
+	if (win->kind == JSON_OBJECT) {
+		static const char *const wkeys[] = { "eval_start", "eval_end", "warmup_start", NULL };
+		if (nd_check_keys(win, wkeys, kerr, sizeof kerr) || get_num(win, "eval_start", &t->eval_start, NULL) ||
+		    get_num(win, "eval_end", &t->eval_end, NULL)) {
+			ndr_errorf(r, err, errlen, "trace header: malformed 'window'");
+			return -1;
+		}
+		t->has_window = true;
+		if (json_get(win, "warmup_start")) {
+			if (get_num(win, "warmup_start", &t->warmup_start, NULL)) {
+				ndr_errorf(r, err, errlen, "trace header: malformed 'window.warmup_start'");
+				return -1;
+			}
+			t->has_warmup = true;
+		}
+	}
+	return 0;
+}
+
+static int read_node(struct trace *t, struct nd_reader *r, const struct json *v, char *err, size_t errlen)
+{
+	char kerr[128];
+	if (nd_check_keys(v, node_keys, kerr, sizeof kerr)) {
+		ndr_errorf(r, err, errlen, "node: %s", kerr);
+		return -1;
+	}
+	const char *id = get_str(v, "node_id"), *model = get_str(v, "gpu_model");
+	struct json *c = json_get(v, "gpu_count");
+	if (!id || !model || !c || c->kind != JSON_INT || c->u.i <= 0) {
+		ndr_errorf(r, err, errlen, "node needs string 'node_id', 'gpu_model' and integer 'gpu_count' > 0");
+		return -1;
+	}
+	if (t->n_jobs) {
+		ndr_errorf(r, err, errlen, "node record after job records");
+		return -1;
+	}
+	struct trace_node *n = trace_add_node(t);
+	n->id = trace_strdup(t, id);
+	n->model = trace_strdup(t, model);
+	n->gpu_count = c->u.i;
+	return 0;
+}
+
+static int read_job(struct trace *t, struct nd_reader *r, const struct json *v, char *err, size_t errlen)
+{
+	char kerr[128];
+	if (nd_check_keys(v, job_keys, kerr, sizeof kerr)) {
+		ndr_errorf(r, err, errlen, "job: %s", kerr);
+		return -1;
+	}
+	const char *id = get_str(v, "job_id"), *cls = get_str(v, "class"), *model = get_str(v, "gpu_model");
+	const char *tenant = get_str(v, "tenant"), *phase = get_str(v, "phase");
+	struct trace_job *j = trace_add_job(t);
+	if (!id || !cls || !model) {
+		ndr_errorf(r, err, errlen, "job needs string 'job_id', 'class' and 'gpu_model'");
+		return -1;
+	}
+	if (get_num(v, "submit", &j->submit, &j->submit_int) || get_num(v, "duration", &j->duration, &j->duration_int) ||
+	    get_num(v, "gpus", &j->gpus, &j->gpus_int)) {
+		ndr_errorf(r, err, errlen, "job '%s': 'submit', 'duration' and 'gpus' must be numbers", id);
+		return -1;
+	}
+	if (!strcmp(cls, "HP"))
+		j->hp = true;
+	else if (strcmp(cls, "Spot")) {
+		ndr_errorf(r, err, errlen, "job '%s': class must be 'HP' or 'Spot', not '%s'", id, cls);
+		return -1;
+	}
+	if ((t->version == 2) != (tenant != NULL) || (json_get(v, "tenant") && !tenant)) {
+		ndr_errorf(r, err, errlen, t->version == 2 ? "job '%s': schema v2 needs a string 'tenant'" : "job '%s': 'tenant' in a schema v1 trace", id);
+		return -1;
+	}
+	if (t->has_window != (phase != NULL) || (json_get(v, "phase") && !phase)) {
+		ndr_errorf(r, err, errlen, t->has_window ? "job '%s': 'phase' missing in a windowed trace" : "job '%s': 'phase' without a window", id);
+		return -1;
+	}
+	if (phase) {
+		enum trace_phase want = j->submit < t->eval_start ? PHASE_WARMUP : PHASE_EVAL;
+		j->phase = !strcmp(phase, "warmup") ? PHASE_WARMUP : !strcmp(phase, "eval") ? PHASE_EVAL : PHASE_NONE;
+		if (j->phase != want) {
+			ndr_errorf(r, err, errlen, "job '%s': phase '%s' does not match the window", id, phase);
+			return -1;
+		}
+	}
+	if (!(j->duration > EPS) || !(j->gpus > 0) || !(j->submit >= 0)) {
+		ndr_errorf(r, err, errlen, "job '%s': needs submit >= 0, duration > 1e-9 and gpus > 0", id);
+		return -1;
+	}
+	j->id = trace_strdup(t, id);
+	j->model = trace_strdup(t, model);
+	j->tenant = tenant ? trace_strdup(t, tenant) : NULL;
+	if (t->n_jobs > 1 && trace_job_cmp(&t->jobs[t->n_jobs - 2], j) >= 0) {
+		ndr_errorf(r, err, errlen, "job '%s': jobs must be sorted by (submit, job_id) and unique", id);
+		return -1;
+	}
+	return 0;
+}
+
+int trace_read(struct trace *t, struct nd_reader *r, char *err, size_t errlen)
+{
+	struct arena scratch;
+	struct json *v;
+	int rc = -1;
+	arena_init(&scratch);
+	enum nd_event ev = ndr_next(r, &scratch, &v, err, errlen);
+	if (ev == ND_EOF) {
+		snprintf(err, errlen, "%s: empty input: expected a trace stream", ndr_name(r));
+		goto out;
+	}
+	if (ev != ND_HEADER || read_header(t, r, v, err, errlen))
+		goto out;
+	for (;;) {
+		arena_reset(&scratch);
+		ev = ndr_next(r, &scratch, &v, err, errlen);
+		if (ev == ND_ERROR)
+			goto out;
+		if (ev == ND_END)
+			break;
+		const char *type = get_str(v, "type");
+		if (!strcmp(type, "node")) {
+			if (read_node(t, r, v, err, errlen))
+				goto out;
+		} else if (!strcmp(type, "job")) {
+			if (read_job(t, r, v, err, errlen))
+				goto out;
+		} else {
+			size_t len;
+			const char *raw = ndr_raw(r, &len);
+			t->extra = xgrow(t->extra, &t->cap_extra, t->n_extra + 1, sizeof *t->extra);
+			t->extra[t->n_extra++] = arena_strndup(&t->arena, raw, len);
+		}
+	}
+	memcpy(t->fingerprint, ndr_fingerprint(r), 33);
+	snprintf(t->input_name, sizeof t->input_name, "%s", ndr_name(r));
+	char verr[400];
+	if (trace_validate(t, verr, sizeof verr)) {
+		snprintf(err, errlen, "%s:%lu: invalid trace: %s", ndr_name(r), ndr_lineno(r), verr);
+		goto out;
+	}
+	ev = ndr_next(r, &scratch, &v, err, errlen);
+	if (ev == ND_ERROR)
+		goto out;
+	if (ev != ND_EOF) {
+		ndr_errorf(r, err, errlen, "expected exactly one trace stream");
+		goto out;
+	}
+	rc = 0;
+out:
+	arena_release(&scratch);
+	return rc;
+}
+
+int trace_load(struct trace *t, const char *path, char *err, size_t errlen)
+{
+	struct nd_reader *r = ndr_open(path, err, errlen);
+	if (!r)
+		return -1;
+	int rc = trace_read(t, r, err, errlen);
+	ndr_close(r);
+	return rc;
+}
+
+/* ---- stream writing ---- */
+
+struct json *trace_header(struct trace *t, struct arena *a, const char *tool)
+{
+	struct json *h = nd_header_new(a, t->version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1, tool);
+	json_set(a, h, "trace_id", json_str(a, t->trace_id));
+	json_set(a, h, "time_origin", json_str(a, t->time_origin));
+	if (t->has_window) {
+		struct json *w = json_object(a);
+		json_set(a, w, "eval_start", json_real(a, t->eval_start));
+		json_set(a, w, "eval_end", json_real(a, t->eval_end));
+		if (t->has_warmup)
+			json_set(a, w, "warmup_start", json_real(a, t->warmup_start));
+		json_set(a, h, "window", w);
+	} else
+		json_set(a, h, "window", json_null(a));
+	json_set(a, h, "source", json_clone(a, t->source));
+	json_set(a, h, "skipped_rows", json_clone(a, t->skipped_rows));
+	return h;
+}
+
+static void add_num(struct strbuf *sb, double v, bool is_int)
+{
+	if (is_int && fabs(v) < 9.2e18)
+		sb_add_int(sb, (long long)v);
+	else
+		sb_add_double(sb, v);
+}
+
+int trace_write(const struct trace *t, const struct json *header, struct nd_writer *w, char fp_out[33], char *err, size_t errlen)
+{
+	struct strbuf sb;
+	int rc = 0;
+	sb_init(&sb);
+	if (ndw_header(w, header, err, errlen))
+		goto fail;
+	for (size_t i = 0; i < t->n_nodes && rc == 0; i++) {
+		const struct trace_node *n = &t->nodes[i];
+		sb_reset(&sb);
+		sb_adds(&sb, "{\"type\":\"node\",\"node_id\":");
+		sb_add_jstr(&sb, n->id, strlen(n->id));
+		sb_adds(&sb, ",\"gpu_model\":");
+		sb_add_jstr(&sb, n->model, strlen(n->model));
+		sb_adds(&sb, ",\"gpu_count\":");
+		sb_add_int(&sb, n->gpu_count);
+		sb_addc(&sb, '}');
+		rc = ndw_raw(w, sb.buf, sb.len, err, errlen);
+	}
+	for (size_t i = 0; i < t->n_jobs && rc == 0; i++) {
+		const struct trace_job *j = &t->jobs[i];
+		sb_reset(&sb);
+		sb_adds(&sb, "{\"type\":\"job\",\"job_id\":");
+		sb_add_jstr(&sb, j->id, strlen(j->id));
+		sb_adds(&sb, ",\"submit\":");
+		add_num(&sb, j->submit, j->submit_int);
+		sb_adds(&sb, ",\"duration\":");
+		add_num(&sb, j->duration, j->duration_int);
+		sb_adds(&sb, ",\"gpus\":");
+		add_num(&sb, j->gpus, j->gpus_int);
+		sb_adds(&sb, j->hp ? ",\"class\":\"HP\",\"gpu_model\":" : ",\"class\":\"Spot\",\"gpu_model\":");
+		sb_add_jstr(&sb, j->model, strlen(j->model));
+		if (t->version == 2) {
+			sb_adds(&sb, ",\"tenant\":");
+			sb_add_jstr(&sb, j->tenant ? j->tenant : "", j->tenant ? strlen(j->tenant) : 0);
+		}
+		if (t->has_window)
+			sb_adds(&sb, j->submit < t->eval_start ? ",\"phase\":\"warmup\"" : ",\"phase\":\"eval\"");
+		sb_addc(&sb, '}');
+		rc = ndw_raw(w, sb.buf, sb.len, err, errlen);
+	}
+	for (size_t i = 0; i < t->n_extra && rc == 0; i++)
+		rc = ndw_raw(w, t->extra[i], strlen(t->extra[i]), err, errlen);
+	if (rc == 0)
+		rc = ndw_end(w, fp_out, err, errlen);
+	sb_release(&sb);
+	return rc;
+fail:
+	sb_release(&sb);
+	return -1;
+}

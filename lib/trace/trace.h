@@ -1,0 +1,83 @@
+/*
+ * trace — the in-memory trace: header facts, nodes sorted by node_id, jobs sorted by
+ * (submit, job_id). Every string and JSON value is owned by trace->arena; node and job
+ * arrays are malloc'd and owned by the trace. trace_release frees everything.
+ *
+ * Stream form (schednav.trace/1, /2):
+ *   header: type, schema, tool, version, inputs, params, trace_id, time_origin,
+ *           window (null | {eval_start, eval_end[, warmup_start]}), source, skipped_rows
+ *   node:   type, node_id, gpu_model, gpu_count (integer)
+ *   job:    type, job_id, submit, duration, gpus, class, gpu_model[, tenant][, phase]
+ * Numbers keep their lexical kind (10 vs 10.0) so the original CSV cells round-trip.
+ */
+#ifndef SCHEDNAV_TRACE_H
+#define SCHEDNAV_TRACE_H
+#include "core/arena.h"
+#include "core/json.h"
+#include "core/ndjson.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#define TRACE_SCHEMA_V1 "schednav.trace/1"
+#define TRACE_SCHEMA_V2 "schednav.trace/2"
+
+enum trace_phase { PHASE_NONE, PHASE_WARMUP, PHASE_EVAL };
+
+struct trace_node {
+	char *id;
+	char *model;
+	long long gpu_count;
+};
+
+struct trace_job {
+	char *id;
+	double submit, duration, gpus;
+	bool submit_int, duration_int, gpus_int;   /* value was written as an integer */
+	bool hp;                                    /* class: HP (true) or Spot */
+	char *model;                                /* "*" = any model */
+	char *tenant;                               /* NULL in schema v1 */
+	enum trace_phase phase;
+};
+
+struct trace {
+	struct arena arena;
+	int version;                    /* 1 or 2 */
+	char *trace_id, *time_origin;
+	struct json *source;            /* provenance object (verbatim for canonical imports) */
+	struct json *skipped_rows;      /* object reason -> count; never NULL after init */
+	struct json *header;            /* the header as read (NULL for built traces) */
+	bool has_window, has_warmup;
+	double eval_start, eval_end, warmup_start;
+	struct trace_node *nodes;
+	size_t n_nodes, cap_nodes;
+	struct trace_job *jobs;
+	size_t n_jobs, cap_jobs;
+	char **extra;                   /* raw lines of unknown record types, passed through */
+	size_t n_extra, cap_extra;
+	char fingerprint[33];           /* end fingerprint of the stream read, "" if built */
+	char input_name[256];
+};
+
+void trace_init(struct trace *t);
+void trace_release(struct trace *t);
+struct trace_node *trace_add_node(struct trace *t);   /* zeroed, appended */
+struct trace_job *trace_add_job(struct trace *t);     /* zeroed, appended */
+char *trace_strdup(struct trace *t, const char *s);
+/* Sort nodes by id and jobs by (submit, id); bytewise string order. */
+void trace_sort(struct trace *t);
+/* Set each job's phase from the window (NONE when there is no window). */
+void trace_assign_phases(struct trace *t);
+/* Original §1 validation (ids, classes, capacities, window rules). 0 or -1 + message. */
+int trace_validate(const struct trace *t, char *err, size_t errlen);
+/* Read exactly one trace stream from r. Errors as "PATH:LINE: message". */
+int trace_read(struct trace *t, struct nd_reader *r, char *err, size_t errlen);
+/* Open path ("-" = stdin) and read one trace stream; the only stream in the input. */
+int trace_load(struct trace *t, const char *path, char *err, size_t errlen);
+/* Header for a trace stream written by tool (inputs and params empty, for the caller to fill). */
+struct json *trace_header(struct trace *t, struct arena *a, const char *tool);
+/* Write header, nodes, jobs, extra records and end. fp_out (may be NULL) gets the fingerprint. */
+int trace_write(const struct trace *t, const struct json *header, struct nd_writer *w, char fp_out[33], char *err, size_t errlen);
+/* Capacity (sum of gpu_count) of a model, or of all nodes when model is "*". */
+long long trace_capacity(const struct trace *t, const char *model);
+int trace_job_cmp(const struct trace_job *a, const struct trace_job *b);
+#endif

@@ -1,0 +1,51 @@
+# Shared Bats helper: bin/ first on PATH, C locale, UTC, paths to fixtures and ../shared.
+load /usr/lib/bats/bats-support/load
+load /usr/lib/bats/bats-assert/load
+
+export LC_ALL=C TZ=UTC
+ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+BIN="${SCHEDNAV_BIN:-$ROOT/bin}"
+export PATH="$BIN:$PATH"
+SHARED="${SCHEDNAV_SHARED:-$ROOT/../shared}"
+GOLDEN="$SHARED/golden"
+DATA="$ROOT/tests/data"
+
+# Tests that read ../shared say so and skip visibly in a fresh clone without it.
+require_shared() {
+	[ -d "$SHARED/golden/cases" ] || skip "needs ../shared beside the clone (golden cases and real traces)"
+}
+
+# Lines of the man page SYNOPSIS (between .nf and .fi after .SH SYNOPSIS).
+man_synopsis() {
+	awk '/^\.SH SYNOPSIS/{s=1;next} s&&/^\.nf/{p=1;next} p&&/^\.fi/{exit} p{print}' "$ROOT/docs/$1.1" | sed 's/\\-/-/g; s/\\fB//g; s/\\fI//g; s/\\fR//g; s/\\fP//g'
+}
+
+# The usage block of --help: lines up to the first blank line, "usage: " and indent removed.
+help_synopsis() {
+	"$1" --help | sed -n '1,/^$/p' | sed '/^$/d; s/^usage: //; s/^ *//'
+}
+
+# Feed a file to a command in chunks of 1..31 bytes (slow writer) and print its stdout.
+feed_chunked() {
+	local file="$1"; shift
+	python3 -c '
+import sys, time, os
+data = open(sys.argv[1], "rb").read()
+i = 0; k = 1
+out = sys.stdout.buffer
+while i < len(data):
+    out.write(data[i:i+k]); out.flush(); i += k; k = k % 31 + 1
+' "$file" | "$@"
+}
+
+# Assert the invariants every tool keeps: --help == man SYNOPSIS, bad option exits 2.
+assert_tool_invariants() {
+	local tool="$1"
+	run "$tool" --help
+	assert_success
+	[ -f "$ROOT/docs/$tool.1" ] || fail "no man page docs/$tool.1"
+	diff <(help_synopsis "$tool") <(man_synopsis "$tool") || fail "$tool --help usage differs from docs/$tool.1 SYNOPSIS"
+	run "$tool" --no-such-option
+	assert_failure 2
+	assert_output --partial "usage:"
+}

@@ -1,0 +1,117 @@
+/* Unit tests for lib/core: number formatting, rounding, JSON round trips, stream checks. */
+#include "core/json.h"
+#include "core/ndjson.h"
+#include "core/num.h"
+#include "core/fp.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures, checks;
+
+#define CHECK(cond, ...) do { checks++; if (!(cond)) { failures++; fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+
+static void fmt_case(double v, const char *want)
+{
+	char b[NUM_FMT_MAX];
+	num_fmt_double(b, v);
+	CHECK(!strcmp(b, want), "repr(%.17g) = '%s', want '%s'", v, b, want);
+}
+
+static void round_case(double v, int nd, double want)
+{
+	double got = num_round(v, nd);
+	CHECK(got == want, "round(%.17g, %d) = %.17g, want %.17g", v, nd, got, want);
+}
+
+static void json_case(const char *in, const char *want)
+{
+	struct arena a;
+	struct json *v;
+	char err[200];
+	struct strbuf sb;
+	arena_init(&a);
+	sb_init(&sb);
+	int rc = json_parse(&a, in, strlen(in), &v, err, sizeof err);
+	if (want) {
+		CHECK(rc == 0, "parse '%s': %s", in, err);
+		if (rc == 0) {
+			json_write(&sb, v);
+			CHECK(!strcmp(sb.buf, want), "'%s' -> '%s', want '%s'", in, sb.buf, want);
+		}
+	} else
+		CHECK(rc != 0, "parse '%s' should fail", in);
+	sb_release(&sb);
+	arena_release(&a);
+}
+
+static int stream_case(const char *content)
+{
+	char path[] = "/tmp/schednav-unit-XXXXXX";
+	int fd = mkstemp(path);
+	if (write(fd, content, strlen(content)) < 0)
+		return -2;
+	close(fd);
+	char err[300];
+	struct nd_reader *r = ndr_open(path, err, sizeof err);
+	struct arena a;
+	struct json *v;
+	enum nd_event ev;
+	arena_init(&a);
+	while ((ev = ndr_next(r, &a, &v, err, sizeof err)) > 0)
+		arena_reset(&a);
+	ndr_close(r);
+	arena_release(&a);
+	unlink(path);
+	return ev;
+}
+
+int main(void)
+{
+	fmt_case(3628800.0, "3628800.0");
+	fmt_case(0.0001, "0.0001");
+	fmt_case(9999999999999998.0, "9999999999999998.0");
+	fmt_case(1e16, "1e+16");
+	fmt_case(1e-05, "1e-05");
+	fmt_case(1.5e16, "1.5e+16");
+	fmt_case(1.2345678901234568e+17, "1.2345678901234568e+17");
+	fmt_case(-0.0, "-0.0");
+	fmt_case(0.1, "0.1");
+	fmt_case(1e-07, "1e-07");
+	fmt_case(0.010000000000000009, "0.010000000000000009");
+	fmt_case(102.01, "102.01");
+	fmt_case(123.456, "123.456");
+	fmt_case(-2.5, "-2.5");
+	fmt_case(1e22, "1e+22");
+	fmt_case(5e-324, "5e-324");
+	round_case(0.0078125, 6, 0.007812);
+	round_case(5e-7, 6, 0.0);
+	round_case(2.5, 0, 2.0);
+	round_case(23.05, 6, 23.05);
+	CHECK(101.0 * 1.01 == 102.01, "101*1.01 != 102.01");
+	json_case("{\"a\":1,\"b\":1.0,\"c\":[true,false,null],\"d\":\"x\\u0001\\n\\u00e9/\"}",
+		  "{\"a\":1,\"b\":1.0,\"c\":[true,false,null],\"d\":\"x\\u0001\\n\xc3\xa9/\"}");
+	json_case("{\"a\":1,\"a\":2}", NULL);
+	json_case("[1e999]", NULL);
+	json_case("99999999999999999999", NULL);
+	json_case("{\"a\":", NULL);
+	json_case("NaN", NULL);
+	json_case("1.5e3", "1500.0");
+	char fp[33];
+	fp_xxh3_of("{\"type\":\"x\"}\n", 13, fp);
+	char good[400];
+	snprintf(good, sizeof good, "{\"type\":\"header\",\"schema\":\"t\"}\n{\"type\":\"x\"}\n{\"type\":\"end\",\"records\":1,\"fingerprint\":\"%s\"}\n", fp);
+	CHECK(stream_case(good) == ND_EOF, "good stream rejected");
+	char twice[1200];
+	snprintf(twice, sizeof twice, "%s%s", good, good);
+	CHECK(stream_case(twice) == ND_EOF, "concatenated streams rejected");
+	char bad[1200];
+	snprintf(bad, sizeof bad, "{\"type\":\"header\",\"schema\":\"t\"}\n{\"type\":\"y\"}\n{\"type\":\"end\",\"records\":1,\"fingerprint\":\"%s\"}\n", fp);
+	CHECK(stream_case(bad) == ND_ERROR, "edited body accepted");
+	CHECK(stream_case("{\"type\":\"header\",\"schema\":\"t\"}\n{\"type\":\"x\"}\n") == ND_ERROR, "missing end accepted");
+	snprintf(bad, sizeof bad, "%s{\"type\":\"x\"}\n", good);
+	CHECK(stream_case(bad) == ND_ERROR, "record after end accepted");
+	printf("test_core: %d checks, %d failures\n", checks, failures);
+	return failures != 0;
+}
