@@ -49,3 +49,9 @@ assert_tool_invariants() {
 	assert_failure 2
 	assert_output --partial "usage:"
 }
+
+# Validate every record of the given stream files against schemas/<type>.schema.json.
+assert_schema() {
+	run /usr/bin/python3 "$ROOT/tests/validate-schema.py" "$@"
+	assert_success
+}
