@@ -1,0 +1,182 @@
+#!/usr/bin/env bats
+# trace-export: trace stream -> the original three-file directory, byte for byte.
+load helper
+
+FIX="$BATS_TEST_DIRNAME/canon-fixture.py"
+
+setup() {
+	T="$BATS_TEST_TMPDIR"
+}
+
+same_dir() {
+	local f
+	for f in trace.json nodes.csv jobs.csv; do
+		cmp "$1/$f" "$2/$f" || fail "$2/$f differs from $1/$f"
+	done
+}
+
+# A small case with every CSV quoting and number form: commas, quotes, CR, LF, non-ASCII,
+# integer and float cells, 1e-07 and 1e+16, a window.
+odd_case() {
+	mkdir -p "$T/$1"
+	printf 'node_id,gpu_model,gpu_count\n"n,3","A,x",4\nn1,A,8\nnœud,B,2\n' > "$T/$1/nodes.csv"
+	{
+		printf 'job_id,submit_time_seconds,duration_seconds,gpu_count,service_class,gpu_model,tenant_id\n'
+		printf '"a""b",0,100,2,HP,A,t1\n'
+		printf '"c,d",0.5,1e-07,0.25,Spot,"A,x","team,b"\n'
+		printf '"e\nf",3600.0,7200,1,HP,*,团队\n'
+		printf '"g\rh",3600.0,12.5,14,Spot,*,"q""t"\n'
+		printf 'z,1e+16,1,1,HP,B,t1\n'
+	} > "$T/$1/jobs.csv"
+	printf '{"schema_version":"schednav.trace/v2","trace_id":"odd","time_origin":"2026-01-01T00:00:00","source":{"dataset":"bats","n":[1,2.5,{"k":null,"b":true}],"empty":{},"list":[]},"nodes_file":"nodes.csv","jobs_file":"jobs.csv","evaluation_window_seconds":{"start":0.5,"end":1e+16}}' > "$T/$1/trace.json"
+	python3 "$FIX" reseal "$T/$1"
+}
+
+@test "trace-export: tool invariants" {
+	assert_tool_invariants trace-export
+}
+
+@test "trace-export: every golden case round-trips byte for byte" {
+	require_shared
+	local n=0 c name
+	for c in "$GOLDEN"/cases/*/; do
+		name=$(basename "$c")
+		trace-import canonical "$c" | trace-export "$T/$name" || fail "export failed: $name"
+		same_dir "$c" "$T/$name"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 1 ] || fail "no golden cases found"
+	echo "# $n/$n golden round-trips byte-identical" >&3
+}
+
+@test "trace-export: re-importing the export gives the identical stream" {
+	require_shared
+	local c
+	for c in "$GOLDEN"/cases/g-syn-odd-ids "$GOLDEN"/cases/g-v23-default-w135 "$GOLDEN"/cases/g-micro-drift; do
+		(cd "$c" && trace-import canonical .) > "$T/a.nd"
+		trace-export "$T/x" "$T/a.nd"
+		(cd "$T/x" && trace-import canonical .) > "$T/b.nd"
+		cmp "$T/a.nd" "$T/b.nd" || fail "re-import of $c differs"
+		rm -rf "$T/x"
+	done
+}
+
+@test "trace-export: quoting, non-ASCII and number forms round-trip" {
+	odd_case odd
+	trace-import canonical "$T/odd" > "$T/odd.nd"
+	run grep -c '"type":"job"' "$T/odd.nd"
+	assert_output 5
+	trace-export "$T/out" < "$T/odd.nd"
+	same_dir "$T/odd" "$T/out"
+	grep -q '^"c,d",0.5,1e-07,0.25,Spot,"A,x","team,b"$' "$T/out/jobs.csv"
+	grep -q '^z,1e+16,1,1,HP,B,t1$' "$T/out/jobs.csv"
+	grep -q '"end": 1e+16,' "$T/out/trace.json"
+	grep -q '"empty": {},' "$T/out/trace.json"
+}
+
+@test "trace-export: the written manifest verifies under an independent CJSHA" {
+	odd_case odd
+	trace-import canonical "$T/odd" | trace-export "$T/out"
+	python3 - "$T/out" <<'EOF'
+import hashlib, json, sys
+d = sys.argv[1]
+raw = open(d + "/trace.json", "rb").read()
+m = json.loads(raw)
+assert raw.decode() == json.dumps(m, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+for k in ("nodes.csv", "jobs.csv"):
+    assert m["files"][k] == hashlib.sha256(open(d + "/" + k, "rb").read()).hexdigest(), k
+fp = m.pop("trace_fingerprint")
+assert fp == hashlib.sha256(json.dumps(m, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
+assert m["evaluation_window_seconds"] == {"start": 0.5, "end": 1e16}
+EOF
+}
+
+@test "trace-export: empty input is an error and writes nothing" {
+	run trace-export "$T/out" < /dev/null
+	assert_failure 1
+	assert_output "trace-export: <stdin>: empty input: expected a trace stream"
+	[ ! -e "$T/out" ]
+}
+
+@test "trace-export: a stream with its last line cut is rejected with PATH:LINE" {
+	odd_case odd
+	trace-import canonical "$T/odd" > "$T/s.nd"
+	head -n -1 "$T/s.nd" > "$T/cut.nd"
+	run trace-export "$T/out" < "$T/cut.nd"
+	assert_failure 1
+	assert_output --regexp "^trace-export: <stdin>:[0-9]+: truncated stream"
+	[ ! -e "$T/out" ]
+	head -c -7 "$T/s.nd" > "$T/cut2.nd"
+	run trace-export "$T/out" "$T/cut2.nd"
+	assert_failure 1
+	assert_output --regexp "^trace-export: $T/cut2\.nd:[0-9]+: "
+	[ ! -e "$T/out" ]
+}
+
+@test "trace-export: an edited body line fails the fingerprint" {
+	odd_case odd
+	trace-import canonical "$T/odd" > "$T/s.nd"
+	sed 's/"duration":100,/"duration":101,/' "$T/s.nd" > "$T/ed.nd"
+	! cmp -s "$T/s.nd" "$T/ed.nd"
+	run trace-export "$T/out" < "$T/ed.nd"
+	assert_failure 1
+	assert_output --regexp "^trace-export: <stdin>:[0-9]+: fingerprint mismatch"
+	[ ! -e "$T/out" ]
+}
+
+@test "trace-export: zstd and chunked input give identical files" {
+	require_shared
+	local c="$GOLDEN/cases/g-syn-odd-ids"
+	trace-import canonical "$c" > "$T/s.nd"
+	zstd -q -c "$T/s.nd" | trace-export "$T/z"
+	same_dir "$c" "$T/z"
+	feed_chunked "$T/s.nd" trace-export "$T/k"
+	same_dir "$c" "$T/k"
+	zstd -q -c "$T/s.nd" > "$T/s.nd.zst"
+	trace-export "$T/f" "$T/s.nd.zst"
+	same_dir "$c" "$T/f"
+}
+
+@test "trace-export: existing trace files need --force; DIR must be a directory" {
+	odd_case odd
+	trace-import canonical "$T/odd" > "$T/s.nd"
+	trace-export "$T/out" < "$T/s.nd"
+	printf 'x' >> "$T/out/jobs.csv"
+	run trace-export "$T/out" < "$T/s.nd"
+	assert_failure 1
+	assert_output "trace-export: $T/out/nodes.csv: already exists (use --force to overwrite)"
+	! cmp -s "$T/odd/jobs.csv" "$T/out/jobs.csv"
+	run trace-export -f "$T/out" < "$T/s.nd"
+	assert_success
+	same_dir "$T/odd" "$T/out"
+	run trace-export --force "$T/out" < "$T/s.nd"
+	assert_success
+	[ -z "$(ls "$T/out" | grep -v -x -e trace.json -e nodes.csv -e jobs.csv)" ] || fail "stray files in $T/out"
+	# other files in an existing directory are left alone
+	mkdir "$T/other" && echo keep > "$T/other/README"
+	trace-export "$T/other" < "$T/s.nd"
+	[ "$(cat "$T/other/README")" = keep ]
+	touch "$T/file"
+	run trace-export "$T/file" < "$T/s.nd"
+	assert_failure 1
+	assert_output "trace-export: $T/file: not a directory"
+}
+
+@test "trace-export: stdout stays empty; --verbose reports on stderr" {
+	odd_case odd
+	trace-import canonical "$T/odd" > "$T/s.nd"
+	trace-export "$T/a" < "$T/s.nd" > "$T/stdout"
+	[ ! -s "$T/stdout" ]
+	trace-export -v "$T/b" < "$T/s.nd" > "$T/stdout" 2> "$T/stderr"
+	[ ! -s "$T/stdout" ]
+	grep -q "^trace-export: wrote $T/b (3 nodes, 5 jobs, schema v2)$" "$T/stderr"
+}
+
+@test "trace-export: operands" {
+	run trace-export
+	assert_failure 2
+	assert_output --partial "missing DIR"
+	run trace-export a b c
+	assert_failure 2
+	assert_output --partial "usage:"
+}
