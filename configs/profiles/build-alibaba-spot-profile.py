@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""Build configs/profiles/alibaba-spot-gpu-v2026.json from the shared tables.
+
+usage: build-alibaba-spot-profile.py [DATA_DIR] [OUT]
+  DATA_DIR  the shared data folder (default: $SCHEDNAV_SHARED/data, else ../shared/data
+            beside the clone, else /work/shared/data)
+  OUT       default: alibaba-spot-gpu-v2026.json beside this script
+
+Reads alibaba-spot-gpu-v2026/node_info_df.csv and the MIT aggregate tables in
+alibaba-spot-gpu-v2026/derived-aggregates-sultanul-ovi/ and writes the
+schednav.synth-profile/1 document that trace-synth(1) reads (docs/profiles.md).
+Deterministic: the same tables give the same bytes.
+"""
+import csv, hashlib, json, os, sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.dirname(os.path.dirname(here))
+
+
+def default_data():
+    env = os.environ.get("SCHEDNAV_SHARED")
+    for d in ([os.path.join(env, "data")] if env else []) + [
+            os.path.join(root, "..", "shared", "data"), "/work/shared/data"]:
+        if os.path.isdir(os.path.join(d, "alibaba-spot-gpu-v2026")):
+            return d
+    sys.exit("build-alibaba-spot-profile: no shared data folder found")
+
+
+data = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else default_data()
+out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "alibaba-spot-gpu-v2026.json")
+DS = "alibaba-spot-gpu-v2026"
+AG = DS + "/derived-aggregates-sultanul-ovi"
+used = []
+
+
+def read(rel):
+    path = os.path.join(data, rel)
+    with open(path, "rb") as f:
+        raw = f.read()
+    used.append({"path": rel, "bytes": len(raw), "sha256": hashlib.sha256(raw).hexdigest()})
+    return raw.decode("utf-8")
+
+
+def table(rel):
+    return list(csv.DictReader(read(rel).splitlines()))
+
+
+def whole(x):
+    v = float(x)
+    if v != int(v) or v < 0:
+        sys.exit("build-alibaba-spot-profile: not a count: %r" % x)
+    return int(v)
+
+
+# Nodes: the real inventory, names and capacities verbatim (cpu_num is not used).
+nodes = [[r["node_name"].strip(), r["gpu_model"].strip(), int(r["gpu_capacity_num"])]
+         for r in table(DS + "/node_info_df.csv")]
+cap = {}
+node_max = {}
+for _, m, g in nodes:
+    cap[m] = cap.get(m, 0) + g
+    node_max[m] = max(node_max.get(m, 0), g)
+
+hourly_rows = table(AG + "/hourly_summary.csv")
+hours = max(int(r["submit_hour"]) for r in hourly_rows) + 1
+hourly = [0] * hours
+for r in hourly_rows:
+    hourly[int(r["submit_hour"])] = whole(r["jobs"])
+
+days = (hours + 23) // 24
+daily = [[0, 0] for _ in range(days)]
+for r in table(AG + "/daily_summary.csv"):
+    d = int(r["submit_day"])
+    daily[d] = [whole(r["hp_jobs"]), whole(r["spot_jobs"])]
+    if whole(r["jobs"]) != sum(hourly[24 * d:24 * d + 24]) or sum(daily[d]) != whole(r["jobs"]):
+        sys.exit("build-alibaba-spot-profile: day %d: daily and hourly tables disagree" % d)
+
+workers = [[int(r["worker_num"]), whole(r["jobs"])] for r in table(AG + "/worker_count_distribution.csv")]
+njobs = sum(hourly)
+mean_workers = sum(w * n for w, n in workers) / njobs
+
+# GPUs per worker: the model's median request, mixed with the model's largest node size
+# with the probability that makes E[gpus] = gpu_demand / jobs under independence from the
+# worker count, capped below 1/2 so the median stays the table's median.
+models = []
+for r in table(AG + "/demand_by_model.csv"):
+    m, jobs, demand, med = r["gpu_model"], whole(r["jobs"]), float(r["gpu_demand"]), float(r["median_gpu_req"])
+    per_worker = demand / jobs / mean_workers
+    hi = float(node_max[m])
+    p = 0.0
+    if hi > med and per_worker > med:
+        p = min((per_worker - med) / (hi - med), 0.49)
+    p = round(p, 6)
+    dist = [[med, round(1.0 - p, 6)]] + ([[hi, p]] if p > 0 else [])
+    models.append({"model": m, "jobs": jobs, "gpus_per_worker": dist,
+                   "reference": {"gpu_demand": demand, "gpu_seconds": float(r["gpu_seconds"]),
+                                 "median_gpu_request": med}})
+
+q = table(AG + "/duration_quantiles.csv")
+# The table gives p50/p90/p95/p99. The ends are this profile's assumptions: 1 s, and the
+# longest duration the tables show (15,897,599 s, the median of several one-job organizations).
+orgs_rows = table(AG + "/org_by_gpu_seconds.csv")
+longest = max(float(r["median_duration"]) for r in orgs_rows if whole(r["jobs"]) == 1)
+quant = [[0.0, 1.0]] + [[float(r[""]), float(r["duration_seconds"])] for r in q] + [[1.0, longest]]
+orgs = [[r["organization"].strip(), whole(r["jobs"])] for r in orgs_rows]
+
+types = {r["job_type"]: r for r in table(AG + "/job_type_summary.csv")}
+summary = read(AG + "/summary.txt")
+license_text = read(AG + "/LICENSE")
+
+for what, total in (("models", sum(m["jobs"] for m in models)), ("workers", sum(n for _, n in workers)),
+                    ("organizations", sum(n for _, n in orgs)), ("classes", sum(a + b for a, b in daily))):
+    if total != njobs:
+        sys.exit("build-alibaba-spot-profile: %s sum to %d jobs, hourly table to %d" % (what, total, njobs))
+
+profile = {
+    "schema": "schednav.synth-profile/1",
+    "name": DS,
+    "description": "Alibaba cluster-trace-v2026-spot-gpu: the real node inventory and the "
+                   "published aggregates of its 466,867-job file; for synthetic traces only",
+    "attribution": {
+        "dataset": {
+            "name": "Alibaba cluster-trace-v2026-spot-gpu",
+            "repository": "https://github.com/alibaba/clusterdata/tree/master/cluster-trace-v2026-spot-gpu",
+            "paper": "Duan et al., GFS: A Preemptive Scheduling Framework for GPU Clusters with "
+                     "Predictive Spot Management, ASPLOS 2026",
+            "terms": "research/study use (alibaba/clusterdata README)",
+            "used": "node_info_df.csv verbatim as the nodes list (node_name, gpu_model, gpu_capacity_num)",
+        },
+        "aggregates": {
+            "name": "derived aggregates of job_info_df.csv",
+            "author": "Md Sultanul Islam Ovi",
+            "license": "MIT",
+            "used": "hourly and daily job counts, HP/Spot per day, jobs per GPU model, worker-count "
+                    "distribution, duration quantiles, jobs per organization",
+            "license_text": license_text,
+        },
+    },
+    "builder": "configs/profiles/build-alibaba-spot-profile.py",
+    "built_from": used,
+    "time_origin": "2024-03-01 00:00:00",
+    "hourly_jobs": hourly,
+    "daily_class_jobs": daily,
+    "gpu_models": models,
+    "worker_counts": workers,
+    "duration_quantiles": quant,
+    "organizations": orgs,
+    "reference": {
+        "jobs": njobs,
+        "span_days": 184.06,
+        "total_gpu_seconds": sum(m["reference"]["gpu_seconds"] for m in models),
+        "class": {c: {"jobs": whole(types[c]["jobs"]), "median_duration": float(types[c]["median_duration"]),
+                      "p90_duration": float(types[c]["p90_duration"])} for c in ("HP", "Spot")},
+        "summary_txt": summary,
+    },
+    "nodes": nodes,
+}
+
+
+def dump(v, ind=0):
+    """JSON with a readable layout: short arrays of scalars on one line, the long count
+    arrays 24 to a line, node and pair lists one item per line."""
+    pad = "  " * (ind + 1)
+    if isinstance(v, dict):
+        items = ["%s%s: %s" % (pad, json.dumps(k), dump(x, ind + 1)) for k, x in v.items()]
+        return "{\n" + ",\n".join(items) + "\n" + "  " * ind + "}"
+    if isinstance(v, list):
+        if all(not isinstance(x, (list, dict)) for x in v):
+            if len(v) <= 24:
+                return json.dumps(v)
+            rows = [", ".join(json.dumps(x) for x in v[i:i + 24]) for i in range(0, len(v), 24)]
+            return "[\n" + ",\n".join(pad + r for r in rows) + "\n" + "  " * ind + "]"
+        return "[\n" + ",\n".join(pad + dump(x, ind + 1) for x in v) + "\n" + "  " * ind + "]"
+    return json.dumps(v)
+
+
+tmp = out + ".tmp"
+with open(tmp, "w") as f:
+    f.write(dump(profile) + "\n")
+os.replace(tmp, out)
+print("wrote %s: %d hours, %d jobs, %d nodes, %d GPUs" % (out, hours, njobs, len(nodes), sum(cap.values())),
+      file=sys.stderr)

@@ -1,0 +1,104 @@
+/*
+ * synth — seeded synthetic traces calibrated to a profile of aggregate tables
+ * (schednav.synth-profile/1, docs/profiles.md).
+ *
+ * A profile is loaded and validated into struct synth_profile (all strings and arrays
+ * owned by its arena; synth_profile_release frees them). synth_generate fills an empty
+ * struct trace with the profile's nodes and a job population drawn with struct synth_rng
+ * (xoshiro256** seeded through splitmix64): the same profile, seed and options give the
+ * same trace bit for bit, on every platform with IEEE doubles. synth_fit writes a
+ * Markdown report comparing the generated jobs with the profile.
+ * Nothing here prints or exits: functions return 0 or -1 with a message in err.
+ */
+#ifndef SCHEDNAV_SYNTH_H
+#define SCHEDNAV_SYNTH_H
+#include "core/arena.h"
+#include "core/json.h"
+#include "core/strbuf.h"
+#include "trace/trace.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SYNTH_PROFILE_SCHEMA "schednav.synth-profile/1"
+#define SYNTH_HOUR 3600
+#define SYNTH_DAY 86400
+
+struct synth_rng { uint64_t s[4]; };
+/* Seed one independent stream: splitmix64 over seed mixed with the stream number. */
+void synth_rng_seed(struct synth_rng *r, uint64_t seed, uint64_t stream);
+uint64_t synth_rng_next(struct synth_rng *r);
+double synth_rng_unit(struct synth_rng *r);                 /* [0, 1), 53 bits */
+uint64_t synth_rng_below(struct synth_rng *r, uint64_t n);  /* [0, n), unbiased; n > 0 */
+
+struct synth_model {
+	char *name;
+	long long jobs;
+	size_t n_gpw;
+	double *gpw_value, *gpw_cum;     /* GPUs per worker, cumulative probability */
+	long long capacity;              /* sum of the profile's nodes of this model */
+	double ref_demand;               /* reference.gpu_demand, NAN when absent */
+	double ref_gpu_seconds;          /* reference.gpu_seconds, NAN when absent */
+};
+
+struct synth_node { char *id, *model; long long gpus; };
+
+struct synth_profile {
+	struct arena arena;
+	char *path, *name, *time_origin;
+	unsigned long long bytes;
+	char xxh3[33];
+	struct json *attribution;        /* NULL when absent */
+	size_t n_hours, n_days;
+	long long *hourly;               /* jobs submitted in hour h */
+	long long (*daily)[2];           /* HP, Spot jobs submitted in day d */
+	size_t n_models;
+	struct synth_model *models;
+	size_t n_workers;
+	long long *worker_value, *worker_jobs;
+	size_t n_quant;
+	double *quant_p, *quant_v;       /* duration inverse CDF knots, p from 0 to 1 */
+	size_t n_orgs;
+	char **org_name;
+	long long *org_jobs;
+	size_t n_nodes;
+	struct synth_node *nodes;
+	long long total_jobs;            /* sum of hourly */
+};
+
+/* Read and validate a profile (".zst" accepted). Errors as "PATH: message". */
+int synth_profile_load(struct synth_profile *p, const char *path, char *err, size_t errlen);
+void synth_profile_release(struct synth_profile *p);
+/* Index of a model by name, or -1. */
+int synth_profile_model(const struct synth_profile *p, const char *name);
+
+struct synth_options {
+	uint64_t seed;
+	double load_factor;              /* > 0; scales the hourly counts */
+	bool has_days;
+	long long day_first, day_last;   /* inclusive, 0-based, when has_days */
+	const char **gpu_models;         /* NULL-free list, n_gpu_models == 0 = all */
+	size_t n_gpu_models;
+};
+
+struct synth_stats {
+	long long generated_jobs;        /* before the day and model filters */
+	long long capped_jobs;           /* kept jobs whose GPUs were cut to the model capacity */
+	long long *worker_hist;          /* kept jobs per profile worker_counts entry (malloc'd) */
+	long long *model_capped;         /* kept capped jobs per profile model (malloc'd) */
+};
+void synth_stats_release(struct synth_stats *st);
+/* Jobs per hour after the load factor: differences of round(F * cumulative count), so the
+ * total is round(F * total) and F = 1 gives the profile's counts. out has p->n_hours items. */
+void synth_scaled_hours(const struct synth_profile *p, double load_factor, long long *out);
+/* HP jobs of a day with n_scaled jobs: round(n_scaled * HP / (HP + Spot)), exact integers. */
+long long synth_scaled_hp(const struct synth_profile *p, size_t day, long long n_scaled);
+
+/* Fill the empty trace t (version 2, nodes, jobs, trace_id, time_origin, source) and sort it.
+ * p must outlive nothing: every string is copied into t. */
+int synth_generate(const struct synth_profile *p, const struct synth_options *o, struct trace *t,
+	struct synth_stats *st, char *err, size_t errlen);
+/* Append the Markdown fit report of trace t (made by synth_generate with p and o) to out. */
+void synth_fit(const struct synth_profile *p, const struct synth_options *o, const struct trace *t,
+	const struct synth_stats *st, struct strbuf *out);
+#endif

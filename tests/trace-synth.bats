@@ -1,0 +1,322 @@
+#!/usr/bin/env bats
+# trace-synth: seeded synthetic traces calibrated to a profile (docs/profiles.md).
+load helper
+
+PROFILE="$ROOT/configs/profiles/alibaba-spot-gpu-v2026.json"
+TINY="$DATA/synth/tiny.json"
+
+# One full-scale run (with its fit report) shared by the tests that need it.
+setup_file() {
+	export FULL="$BATS_FILE_TMPDIR/full.ndjson" FULLREPORT="$BATS_FILE_TMPDIR/full-fit.md"
+	trace-synth --profile "$PROFILE" --seed 1 --report "$FULLREPORT" -o "$FULL"
+}
+
+# The checks below use awk and jq (fast on the 62 MB full trace); job lines are
+# {"type":"job","job_id":ID,"submit":S,"duration":D,"gpus":G,"class":C,"gpu_model":M,"tenant":T},
+# so with '"' as the separator: $8 ID, $11 :S, $13 :D, $15 :G, $18 C, $22 M, $26 T; node
+# lines {"type":"node","node_id":N,"gpu_model":M,"gpu_count":G}: $12 M, $15 :G}.
+
+# Expected jobs per hour: differences of floor(F * cumulative + 0.5), as documented.
+hours_expected() {
+	jq -r --argjson f "$2" 'foreach .hourly_jobs[] as $c ({cum: 0, prev: 0};
+		.cum += $c | .cur = (($f * .cum + 0.5) | floor) | .out = .cur - .prev | .prev = .cur; .out)' "$1"
+}
+
+hours_actual() {
+	awk -F'"' -v n="$2" '$4 == "job" { sub(/^:/, "", $11); c[int($11 / 3600)]++ }
+		END { for (h = 0; h < n; h++) print c[h] + 0 }' "$1"
+}
+
+# Every count the profile fixes at load factor 1: hours, days x class, models, organizations.
+assert_profile_counts() {
+	local trace="$1" profile="$2" n
+	n=$(jq '.hourly_jobs | length' "$profile")
+	diff <(hours_expected "$profile" 1) <(hours_actual "$trace" "$n") > /dev/null || fail "hourly counts differ"
+	diff <(jq -r '.daily_class_jobs[] | "\(.[0]) \(.[1])"' "$profile") \
+		<(awk -F'"' -v n="$n" '$4 == "job" { sub(/^:/, "", $11); d = int($11 / 86400); if ($18 == "HP") hp[d]++; else sp[d]++ }
+			END { for (d = 0; d * 24 < n; d++) print hp[d] + 0, sp[d] + 0 }' "$trace") > /dev/null || fail "daily HP/Spot counts differ"
+	diff <(jq -r '.gpu_models[] | select(.jobs > 0) | "\(.model) \(.jobs)"' "$profile" | sort) \
+		<(awk -F'"' '$4 == "job" { c[$22]++ } END { for (m in c) print m, c[m] }' "$trace" | sort) || fail "model counts differ"
+	diff <(jq -r '.organizations[] | select(.[1] > 0) | "\(.[0]) \(.[1])"' "$profile" | sort) \
+		<(awk -F'"' '$4 == "job" { c[$26]++ } END { for (m in c) print m, c[m] }' "$trace" | sort) > /dev/null || fail "organization counts differ"
+}
+
+# Prints: jobs, jobs over their model's capacity, jobs out of (submit, job_id) order,
+# non-integral submits.
+trace_sanity() {
+	awk -F'"' '
+		$4 == "node" { c = $15; sub(/^:/, "", c); sub(/}$/, "", c); cap[$12] += c; next }
+		$4 == "job" {
+			s = $11; sub(/^:/, "", s); sub(/,$/, "", s); g = $15; sub(/^:/, "", g); sub(/,$/, "", g)
+			if (g + 0 > cap[$22]) over++
+			if (n && (s + 0 < ps || (s + 0 == ps && $8 <= pid))) order++
+			if (s + 0 != int(s + 0)) frac++
+			ps = s + 0; pid = $8; n++
+		}
+		END { print n + 0, over + 0, order + 0, frac + 0 }' "$1"
+}
+
+@test "trace-synth: invariants (--help equals the man page, bad option exits 2)" {
+	assert_tool_invariants trace-synth
+}
+
+@test "trace-synth: full scale hourly, daily class, model and organization counts equal the profile" {
+	assert_profile_counts "$FULL" "$PROFILE"
+	run trace_sanity "$FULL"
+	assert_output "466867 0 0 0"
+	run tail -n 1 "$FULL"
+	assert_output --regexp '^\{"type":"end","records":471145,"fingerprint":"[0-9a-f]{32}"\}$'
+}
+
+@test "trace-synth: full scale keeps the real node inventory (4278 nodes, 10412 GPUs, 6 models)" {
+	run awk -F'"' '$4 == "node" { c = $15; sub(/^:/, "", c); n++; g += c; m[$12] = 1 } END { print n, g, length(m) }' "$FULL"
+	assert_output "4278 10412 6"
+	# The real node list, verbatim.
+	diff <(jq -r '.nodes[] | "\(.[0]) \(.[1]) \(.[2])"' "$PROFILE" | sort) \
+		<(awk -F'"' '$4 == "node" { c = $15; sub(/^:/, "", c); sub(/}$/, "", c); print $8, $12, c }' "$FULL" | sort)
+}
+
+@test "trace-synth: provenance says synthetic and names the profile" {
+	run jq -c 'select(.type=="header") | [.schema, .trace_id, .time_origin, .source.dataset, .source.synthetic, .source.profile.name, .source.seed, .source.attribution.aggregates.license, .inputs[0].path, .inputs[0].bytes]' "$FULL"
+	assert_output "[\"schednav.trace/2\",\"synth-alibaba-spot-gpu-v2026-s1\",\"2024-03-01 00:00:00\",\"synthetic\",true,\"alibaba-spot-gpu-v2026\",1,\"MIT\",\"$PROFILE\",$(stat -c %s "$PROFILE")]"
+	run jq -r 'select(.type=="header") | [.source.profile.xxh3 == .inputs[0].xxh3, (.inputs[0].xxh3|test("^[0-9a-f]{32}$")), .source.generator.name] | @tsv' "$FULL"
+	assert_output "$(printf 'true\ttrue\ttrace-synth')"
+	run head -n 1 "$FULL"
+	assert_output --partial '"load_factor":1.0,"days":null,"gpu_models":null,'
+	# Another profile file (one byte more) is another input: the hash follows the bytes.
+	cp "$TINY" "$BATS_TEST_TMPDIR/p.json"
+	trace-synth --profile "$BATS_TEST_TMPDIR/p.json" -o "$BATS_TEST_TMPDIR/a.ndjson"
+	echo >> "$BATS_TEST_TMPDIR/p.json"
+	trace-synth --profile "$BATS_TEST_TMPDIR/p.json" -o "$BATS_TEST_TMPDIR/b.ndjson"
+	run jq -r 'select(.type=="header").source.profile.xxh3' "$BATS_TEST_TMPDIR/a.ndjson" "$BATS_TEST_TMPDIR/b.ndjson"
+	[ "${lines[0]}" != "${lines[1]}" ] || fail "profile hash did not change"
+}
+
+@test "trace-synth: the full-scale fit report is exact where the tables allow and matches docs/trace-synth-fit.md" {
+	run grep -F '| 4418 | 466867 | 466867 | 0 | 0 |' "$FULLREPORT"
+	assert_success
+	run grep -F '| HP jobs | 415713 | 415713 |' "$FULLREPORT"
+	assert_success
+	run grep -c 'distance.*: 0.000000\.' "$FULLREPORT"
+	assert_output 3
+	run diff "$FULLREPORT" "$ROOT/docs/trace-synth-fit.md"
+	assert_success
+}
+
+@test "trace-synth: the full trace is byte-identical across runs" {
+	trace-synth --profile "$PROFILE" --seed 1 -o "$BATS_TEST_TMPDIR/again.ndjson"
+	cmp "$FULL" "$BATS_TEST_TMPDIR/again.ndjson"
+}
+
+@test "trace-synth: day-range and tiny outputs validate against the schemas" {
+	trace-synth --profile "$PROFILE" --days 10 -o "$BATS_TEST_TMPDIR/days.ndjson"
+	trace-synth --profile "$TINY" -o "$BATS_TEST_TMPDIR/tiny.ndjson"
+	assert_schema "$BATS_TEST_TMPDIR/days.ndjson" "$BATS_TEST_TMPDIR/tiny.ndjson"
+	# The schemas are strict: an extra key fails.
+	sed '6s/}$/,"extra":1}/' "$BATS_TEST_TMPDIR/tiny.ndjson" > "$BATS_TEST_TMPDIR/bad.ndjson"
+	run python3 "$ROOT/tests/validate-schema.py" "$BATS_TEST_TMPDIR/bad.ndjson"
+	assert_failure
+	assert_output --partial "bad.ndjson:6: job:"
+}
+
+@test "trace-synth: same seed gives byte-identical output, another seed differs" {
+	trace-synth --profile "$TINY" --seed 7 -o "$BATS_TEST_TMPDIR/a.ndjson"
+	trace-synth --profile "$TINY" --seed 7 -o "$BATS_TEST_TMPDIR/b.ndjson"
+	trace-synth --profile "$TINY" --seed 8 -o "$BATS_TEST_TMPDIR/c.ndjson"
+	cmp "$BATS_TEST_TMPDIR/a.ndjson" "$BATS_TEST_TMPDIR/b.ndjson"
+	run cmp -s <(grep '"job"' "$BATS_TEST_TMPDIR/a.ndjson") <(grep '"job"' "$BATS_TEST_TMPDIR/c.ndjson")
+	assert_failure
+	run jq -r 'select(.type=="header").trace_id' "$BATS_TEST_TMPDIR/c.ndjson"
+	assert_output "synth-tiny-s8"
+	# Every seed gives the profile's exact counts.
+	assert_profile_counts "$BATS_TEST_TMPDIR/a.ndjson" "$TINY"
+	assert_profile_counts "$BATS_TEST_TMPDIR/c.ndjson" "$TINY"
+	run trace_sanity "$BATS_TEST_TMPDIR/c.ndjson"
+	assert_output "753 0 0 0"
+}
+
+@test "trace-synth: jobs never exceed their model's capacity; oversize requests are capped and counted" {
+	trace-synth --profile "$TINY" -o "$BATS_TEST_TMPDIR/t.ndjson"
+	run trace_sanity "$BATS_TEST_TMPDIR/t.ndjson"
+	assert_output "753 0 0 0"
+	# The 10 jobs with 64 workers ask for 64 or 256 GPUs of M1 (8 GPUs) or 32 of M2 (8 GPUs):
+	# all are cut to 8 and counted.
+	run jq -r 'select(.type=="header").source.capacity_capped_jobs' "$BATS_TEST_TMPDIR/t.ndjson"
+	assert_output 10
+	run jq -s -c '[.[]|select(.type=="job" and .gpu_model=="M2")|.gpus]|[max, (map(select(. == 8))|length)]' "$BATS_TEST_TMPDIR/t.ndjson"
+	assert_output --regexp '^\[8,[1-9][0-9]*\]$'
+	run jq -r 'select(.type=="header").source.capacity_capped_jobs' "$FULL"
+	assert_output 38
+}
+
+@test "trace-synth: --days keeps a day range of the same trace without rebasing" {
+	trace-synth --profile "$TINY" -o "$BATS_TEST_TMPDIR/all.ndjson"
+	trace-synth --profile "$TINY" --days 1-2 -o "$BATS_TEST_TMPDIR/d.ndjson"
+	diff <(jq -c 'select(.type=="job" and .submit >= 86400)' "$BATS_TEST_TMPDIR/all.ndjson") <(jq -c 'select(.type=="job")' "$BATS_TEST_TMPDIR/d.ndjson")
+	run jq -s -c '[.[]|select(.type=="job")|.submit]|[min >= 86400, length]' "$BATS_TEST_TMPDIR/d.ndjson"
+	assert_output "[true,467]"
+	run jq -c 'select(.type=="header")|[.trace_id,.source.days,.params.days]' "$BATS_TEST_TMPDIR/d.ndjson"
+	assert_output '["synth-tiny-s1-d1-2",[1,2],[1,2]]'
+	trace-synth --profile "$TINY" --days 0 -o "$BATS_TEST_TMPDIR/d0.ndjson"
+	run jq -s -c '[.[]|select(.type=="job")|.submit]|[max < 86400, length]' "$BATS_TEST_TMPDIR/d0.ndjson"
+	assert_output "[true,286]"
+	# Real profile, one day: exactly that day's hourly counts, the same jobs as the full trace.
+	trace-synth --profile "$PROFILE" --days 100 -o "$BATS_TEST_TMPDIR/r.ndjson"
+	diff <(hours_expected "$PROFILE" 1 | sed -n '2401,2424p') <(hours_actual "$BATS_TEST_TMPDIR/r.ndjson" 4418 | sed -n '2401,2424p')
+	run hours_actual "$BATS_TEST_TMPDIR/r.ndjson" 4418
+	[ "$(printf '%s\n' "${lines[@]}" | awk '{ s += $1 } END { print s }')" = "$(jq '.hourly_jobs[2400:2424]|add' "$PROFILE")" ]
+	diff <(grep '"job"' "$BATS_TEST_TMPDIR/r.ndjson") <(awk -F'"' '$4 == "job" { s = $11; sub(/^:/, "", s); if (s + 0 >= 8640000 && s + 0 < 8726400) print }' "$FULL")
+	run trace-synth --profile "$TINY" --days 2-3
+	assert_failure 1
+	assert_output "trace-synth: day range 2-3 outside the profile's days 0-2"
+	run trace-synth --profile "$TINY" --days 2-1
+	assert_failure 2
+	run trace-synth --profile "$TINY" --days x
+	assert_failure 2
+}
+
+@test "trace-synth: --gpu-model keeps that model's nodes and jobs of the same trace" {
+	trace-synth --profile "$TINY" -o "$BATS_TEST_TMPDIR/all.ndjson"
+	trace-synth --profile "$TINY" --gpu-model M2 -o "$BATS_TEST_TMPDIR/m.ndjson"
+	diff <(jq -c 'select(.type=="job" and .gpu_model=="M2")' "$BATS_TEST_TMPDIR/all.ndjson") <(jq -c 'select(.type=="job")' "$BATS_TEST_TMPDIR/m.ndjson")
+	run jq -c 'select(.type=="node")|.node_id' "$BATS_TEST_TMPDIR/m.ndjson"
+	assert_output '"n3"'
+	run jq -c 'select(.type=="header")|[.source.gpu_models,.trace_id]' "$BATS_TEST_TMPDIR/m.ndjson"
+	assert_output '[["M2"],"synth-tiny-s1-M2"]'
+	trace-synth --profile "$PROFILE" --gpu-model H800 --gpu-model A10 --days 5 -o "$BATS_TEST_TMPDIR/r.ndjson"
+	run jq -s -c '[.[]|select(.type=="job" or .type=="node")|.gpu_model]|unique' "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output '["A10","H800"]'
+	run jq -s -c '[.[]|select(.type=="node")]|[length,(map(.gpu_count)|add)]' "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output '[2713,4246]'
+	run jq -c 'select(.type=="header").source.gpu_models' "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output '["A10","H800"]'
+	run trace-synth --profile "$TINY" --gpu-model M9
+	assert_failure 1
+	assert_output "trace-synth: profile 'tiny' has no GPU model 'M9'"
+	jq '.gpu_models[1].jobs = 0 | .gpu_models[0].jobs = 753' "$TINY" > "$BATS_TEST_TMPDIR/nom2.json"
+	run trace-synth --profile "$BATS_TEST_TMPDIR/nom2.json" --gpu-model M2 -o "$BATS_TEST_TMPDIR/none.ndjson"
+	assert_failure 1
+	assert_output "trace-synth: the day range and GPU-model filters keep no jobs"
+	[ ! -e "$BATS_TEST_TMPDIR/none.ndjson" ]
+}
+
+@test "trace-synth: --load-factor scales the hourly counts by cumulative rounding" {
+	trace-synth --profile "$TINY" --load-factor 2.5 -o "$BATS_TEST_TMPDIR/f.ndjson"
+	diff <(hours_expected "$TINY" 2.5) <(hours_actual "$BATS_TEST_TMPDIR/f.ndjson" 60)
+	run trace_sanity "$BATS_TEST_TMPDIR/f.ndjson"
+	assert_output "$(( (753 * 5 + 1) / 2 )) 0 0 0"
+	trace-synth --profile "$TINY" --load-factor 0.3 -o "$BATS_TEST_TMPDIR/g.ndjson"
+	diff <(hours_expected "$TINY" 0.3) <(hours_actual "$BATS_TEST_TMPDIR/g.ndjson" 60)
+	run trace_sanity "$BATS_TEST_TMPDIR/g.ndjson"
+	assert_output "226 0 0 0"
+	run jq -c 'select(.type=="header")|[.trace_id,.source.load_factor]' "$BATS_TEST_TMPDIR/g.ndjson"
+	assert_output '["synth-tiny-s1-f0.3",0.3]'
+	run trace-synth --profile "$TINY" --load-factor 0
+	assert_failure 2
+	run trace-synth --profile "$TINY" --load-factor nan
+	assert_failure 2
+	run trace-synth --profile "$TINY" --load-factor 1e9
+	assert_failure 1
+	assert_output "trace-synth: load factor 1e+09 would make more than 50000000 jobs"
+}
+
+@test "trace-synth: zstd output decompresses to the plain output" {
+	trace-synth --profile "$TINY" -o "$BATS_TEST_TMPDIR/t.ndjson"
+	trace-synth --profile "$TINY" -o "$BATS_TEST_TMPDIR/t.ndjson.zst"
+	run zstd -t "$BATS_TEST_TMPDIR/t.ndjson.zst"
+	assert_success
+	cmp <(zstdcat "$BATS_TEST_TMPDIR/t.ndjson.zst") "$BATS_TEST_TMPDIR/t.ndjson"
+}
+
+@test "trace-synth: profile from stdin, zstd stdin and chunked stdin give the same trace" {
+	trace-synth --profile - < "$TINY" > "$BATS_TEST_TMPDIR/a.ndjson"
+	feed_chunked "$TINY" trace-synth --profile - > "$BATS_TEST_TMPDIR/c.ndjson"
+	cmp "$BATS_TEST_TMPDIR/a.ndjson" "$BATS_TEST_TMPDIR/c.ndjson"
+	zstd -q -c "$TINY" | trace-synth --profile - > "$BATS_TEST_TMPDIR/b.ndjson"
+	# The compressed profile has other raw bytes, so only the header's input facts differ.
+	cmp <(sed '1d;$d' "$BATS_TEST_TMPDIR/a.ndjson") <(sed '1d;$d' "$BATS_TEST_TMPDIR/b.ndjson")
+	run jq -r 'select(.type=="header").inputs[0].path' "$BATS_TEST_TMPDIR/a.ndjson"
+	[ "$output" = "-" ]
+}
+
+# bad_profile JQ-EDIT EXPECTED-MESSAGE: edit the tiny profile, expect exit 1 and no output.
+bad_profile() {
+	jq "$1" "$TINY" > "$BATS_TEST_TMPDIR/bad.json"
+	run trace-synth --profile "$BATS_TEST_TMPDIR/bad.json" -o "$BATS_TEST_TMPDIR/out.ndjson"
+	assert_failure 1
+	assert_output "trace-synth: $BATS_TEST_TMPDIR/bad.json: $2"
+	[ ! -e "$BATS_TEST_TMPDIR/out.ndjson" ] && [ ! -e "$BATS_TEST_TMPDIR/out.ndjson.tmp" ]
+}
+
+@test "trace-synth: bad profiles exit 1 with PATH: message and leave no output" {
+	bad_profile '.hourly_jobs[3] = -2' "'hourly_jobs[3]': negative count -2"
+	bad_profile '.hourly_jobs[3] = 2.5' "'hourly_jobs[3]': count must be an integer"
+	bad_profile '.daily_class_jobs[1][0] += 1' "'daily_class_jobs[1]': HP + Spot = 306, the day's hours have 305 jobs"
+	bad_profile '.surprise = 1' "unknown key 'surprise'"
+	bad_profile 'del(.nodes)' "profile: missing key 'nodes'"
+	bad_profile '.schema = "x/2"' "unsupported schema 'x/2' (want 'schednav.synth-profile/1')"
+	bad_profile '.gpu_models[0].gpus_per_worker[0][1] = 0.5' "'gpu_models[0]': 'gpus_per_worker' probabilities sum to 0.75, not 1"
+	bad_profile '.gpu_models[0].colour = 1' "'gpu_models[0]': unknown key 'colour'"
+	bad_profile '.duration_quantiles[2][1] = 5.0' "'duration_quantiles[2]': durations must not decrease"
+	bad_profile '.duration_quantiles[0][0] = 0.1' "'duration_quantiles': knots must run from probability 0 to 1"
+	bad_profile '.nodes[1][0] = "n1"' "'nodes': duplicate node id 'n1'"
+	bad_profile '.nodes[0][2] = 0' "'nodes[0]': GPU count must be a positive integer"
+	bad_profile '.nodes |= map(select(.[1] != "M2"))' "'gpu_models[1]': model 'M2' has jobs but no nodes"
+	bad_profile '.organizations[0][1] = -1' "'organizations[0]': negative count -1"
+	bad_profile '.worker_counts[0][0] = 0' "'worker_counts[0]': worker count must be 1..1000000"
+	bad_profile '.hourly_jobs = "many"' "profile: 'hourly_jobs' must be an array, not string"
+}
+
+@test "trace-synth: malformed, NaN, empty and truncated profiles exit 1" {
+	printf '{"schema": "schednav.synth-profile/1", "hourly_jobs": [NaN]}\n' > "$BATS_TEST_TMPDIR/nan.json"
+	run trace-synth --profile "$BATS_TEST_TMPDIR/nan.json"
+	assert_failure 1
+	assert_output --regexp "^trace-synth: $BATS_TEST_TMPDIR/nan.json: invalid JSON: "
+	printf '{"schema": "schednav.synth-profile/1", "hourly_jobs": [1e999]}\n' > "$BATS_TEST_TMPDIR/inf.json"
+	run trace-synth --profile "$BATS_TEST_TMPDIR/inf.json"
+	assert_failure 1
+	assert_output --regexp "^trace-synth: $BATS_TEST_TMPDIR/inf.json: invalid JSON: "
+	head -c 700 "$TINY" > "$BATS_TEST_TMPDIR/cut.json"
+	run trace-synth --profile "$BATS_TEST_TMPDIR/cut.json" -o "$BATS_TEST_TMPDIR/out.ndjson"
+	assert_failure 1
+	assert_output --regexp "^trace-synth: $BATS_TEST_TMPDIR/cut.json: invalid JSON: "
+	[ ! -e "$BATS_TEST_TMPDIR/out.ndjson" ]
+	: > "$BATS_TEST_TMPDIR/empty.json"
+	run trace-synth --profile "$BATS_TEST_TMPDIR/empty.json"
+	assert_failure 1
+	assert_output "trace-synth: $BATS_TEST_TMPDIR/empty.json: invalid JSON: parse error: premature EOF"
+	run trace-synth --profile - < /dev/null
+	assert_failure 1
+	assert_output "trace-synth: -: invalid JSON: parse error: premature EOF"
+	run trace-synth --profile "$BATS_TEST_TMPDIR/missing.json"
+	assert_failure 1
+	assert_output --partial "missing.json"
+	printf '[1, 2]' > "$BATS_TEST_TMPDIR/arr.json"
+	run trace-synth --profile "$BATS_TEST_TMPDIR/arr.json"
+	assert_failure 1
+	assert_output "trace-synth: $BATS_TEST_TMPDIR/arr.json: profile must be a JSON object"
+}
+
+@test "trace-synth: usage errors exit 2" {
+	run trace-synth
+	assert_failure 2
+	assert_line --index 0 "trace-synth: missing --profile"
+	assert_line --index 1 --partial "usage: trace-synth --profile FILE"
+	run trace-synth --profile "$TINY" extra
+	assert_failure 2
+	assert_line --index 0 "trace-synth: unexpected operand 'extra'"
+	run trace-synth --profile "$TINY" --seed -1
+	assert_failure 2
+	run trace-synth --profile "$TINY" --seed x
+	assert_failure 2
+	assert_line --index 0 "trace-synth: --seed: invalid integer 'x'"
+	run trace-synth --profile
+	assert_failure 2
+	assert_line --index 0 "trace-synth: option '--profile' needs an argument"
+}
+
+@test "trace-synth: the shipped profile is rebuilt byte for byte from the shared tables" {
+	require_shared
+	python3 "$ROOT/configs/profiles/build-alibaba-spot-profile.py" "$SHARED/data" "$BATS_TEST_TMPDIR/p.json"
+	cmp "$BATS_TEST_TMPDIR/p.json" "$PROFILE"
+}

@@ -1,0 +1,187 @@
+/* trace-synth — write a seeded synthetic trace stream calibrated to a profile of
+ * aggregate tables (docs/profiles.md), optionally with a Markdown fit report. */
+#include "core/die.h"
+#include "core/fp.h"
+#include "core/ndjson.h"
+#include "core/num.h"
+#include "core/zio.h"
+#include "synth/synth.h"
+#include "trace/trace.h"
+#include <getopt.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+	"trace-synth --profile FILE [--seed N] [--load-factor F] [--days A-B] [--gpu-model M]... [--report FILE] [-o OUT]\n";
+
+static const char help[] =
+	"\n"
+	"Write a synthetic trace stream (schednav.trace/2) drawn from a profile: the real\n"
+	"node inventory and the aggregate tables of a trace. Same profile, seed and options\n"
+	"give byte-identical output. The trace's source says synthetic and names the profile.\n"
+	"\n"
+	"Options:\n"
+	"  --profile FILE     the profile (schednav.synth-profile/1 JSON, .zst accepted)\n"
+	"  --seed N           seed of the generator, 0..2^63-1 (default 1)\n"
+	"  --load-factor F    scale every hour's job count by F > 0 (default 1: the profile's counts)\n"
+	"  --days A-B         keep jobs submitted on days A..B (0-based, inclusive; 'A' = one day);\n"
+	"                     submit times stay seconds from the profile's time origin\n"
+	"  --gpu-model M      keep only nodes and jobs of model M (repeatable)\n"
+	"  --report FILE      also write a Markdown fit report to FILE\n"
+	"  -o, --output FILE  write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
+	"  -h, --help         show this help\n";
+
+static void print_usage_block(FILE *f)
+{
+	const char *p = usage;
+	int first = 1;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)(nl - p), p);
+		first = 0;
+		p = nl + 1;
+	}
+}
+
+static void bad_usage(const char *fmt, const char *arg) __attribute__((noreturn));
+static void bad_usage(const char *fmt, const char *arg)
+{
+	if (fmt) {
+		fprintf(stderr, "%s: ", progname);
+		fprintf(stderr, fmt, arg);
+		fputc('\n', stderr);
+	}
+	print_usage_block(stderr);
+	exit(2);
+}
+
+static void parse_days(const char *s, struct synth_options *o)
+{
+	const char *dash = strchr(s, '-');
+	long long a, b;
+	if (dash ? num_parse_intn(s, (size_t)(dash - s), &a) || num_parse_int(dash + 1, &b) : num_parse_int(s, &(a)))
+		bad_usage("--days: invalid day range '%s'", s);
+	if (!dash)
+		b = a;
+	if (a < 0 || b < a)
+		bad_usage("--days: invalid day range '%s'", s);
+	o->has_days = true;
+	o->day_first = a;
+	o->day_last = b;
+}
+
+static struct json *params_of(struct arena *a, const struct synth_options *o)
+{
+	struct json *p = json_object(a), *models = json_array(a);
+	json_set(a, p, "seed", json_int(a, (long long)o->seed));
+	json_set(a, p, "load_factor", json_real(a, o->load_factor));
+	if (o->has_days) {
+		struct json *d = json_array(a);
+		json_push(a, d, json_int(a, o->day_first));
+		json_push(a, d, json_int(a, o->day_last));
+		json_set(a, p, "days", d);
+	} else
+		json_set(a, p, "days", json_null(a));
+	for (size_t i = 0; i < o->n_gpu_models; i++)
+		json_push(a, models, json_str(a, o->gpu_models[i]));
+	json_set(a, p, "gpu_models", o->n_gpu_models ? models : json_null(a));
+	return p;
+}
+
+static void write_report(const char *path, const struct synth_profile *p, const struct synth_options *o,
+	const struct trace *t, const struct synth_stats *st)
+{
+	char err[512];
+	struct strbuf sb;
+	sb_init(&sb);
+	synth_fit(p, o, t, st, &sb);
+	struct zio_writer *w = zw_open(path, false, err, sizeof err);
+	if (!w || zw_write(w, sb.buf, sb.len, err, sizeof err) || zw_commit(w, err, sizeof err))
+		die("%s", err);
+	sb_release(&sb);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "profile", required_argument, NULL, 'P' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "load-factor", required_argument, NULL, 'f' },
+		{ "days", required_argument, NULL, 'd' },
+		{ "gpu-model", required_argument, NULL, 'm' },
+		{ "report", required_argument, NULL, 'r' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	set_progname(argv[0]);
+	const char *profile = NULL, *output = "-", *report = NULL;
+	struct synth_options o = { .seed = 1, .load_factor = 1.0 };
+	const char **models = xcalloc((size_t)argc + 1, sizeof *models);
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'P': profile = optarg; break;
+		case 's': {
+			long long s = opt_int("seed", optarg);
+			if (s < 0)
+				bad_usage("--seed: must be >= 0, not '%s'", optarg);
+			o.seed = (uint64_t)s;
+			break;
+		}
+		case 'f':
+			o.load_factor = opt_double("load-factor", optarg);
+			if (!(o.load_factor > 0))
+				bad_usage("--load-factor: must be > 0, not '%s'", optarg);
+			break;
+		case 'd': parse_days(optarg, &o); break;
+		case 'm': models[o.n_gpu_models++] = optarg; break;
+		case 'r': report = optarg; break;
+		case 'o': output = optarg; break;
+		case 'h':
+			print_usage_block(stdout);
+			free(models);
+			print_help(help);
+		case ':': bad_usage("option '%s' needs an argument", argv[optind - 1]);
+		default: bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		bad_usage("unexpected operand '%s'", argv[optind]);
+	if (!profile)
+		bad_usage("missing --profile", NULL);
+	o.gpu_models = models;
+
+	char err[1024];
+	struct synth_profile p;
+	if (synth_profile_load(&p, profile, err, sizeof err))
+		die("%s", err);
+	struct trace t;
+	struct synth_stats st;
+	trace_init(&t);
+	if (synth_generate(&p, &o, &t, &st, err, sizeof err))
+		die("%s", err);
+	if (trace_validate(&t, err, sizeof err))
+		die("invalid trace: %s", err);
+
+	struct arena a;
+	arena_init(&a);
+	struct json *hdr = trace_header(&t, &a, "trace-synth");
+	nd_header_add_file(&a, hdr, profile, p.bytes, p.xxh3, NULL);
+	json_set(&a, hdr, "params", params_of(&a, &o));
+	struct nd_writer *w = ndw_open(output, err, sizeof err);
+	if (!w)
+		die("%s", err);
+	if (trace_write(&t, hdr, w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
+		die("%s", err);
+	if (report)
+		write_report(report, &p, &o, &t, &st);
+	synth_stats_release(&st);
+	trace_release(&t);
+	synth_profile_release(&p);
+	arena_release(&a);
+	free(models);
+	return 0;
+}
