@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -244,6 +245,7 @@ struct zio_writer {
 	unsigned char buf[1 << 16];
 	size_t buf_len;
 	int failed;
+	int direct;                   /* fd is a device/pipe opened by path: no tmp */
 	struct zio_writer *next_open;
 };
 
@@ -280,9 +282,20 @@ struct zio_writer *zw_open(const char *path, bool force_zstd, char *err, size_t 
 		return NULL;
 	}
 	bool zstd = force_zstd;
+	struct stat st;
 	if (!path || !strcmp(path, "-"))
 		w->fd = 1;
-	else {
+	else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* A device or pipe (/dev/stdout, a FIFO): write through, nothing to rename. */
+		zstd = zstd || ends_with(path, ".zst");
+		w->fd = open(path, O_WRONLY);
+		if (w->fd < 0) {
+			snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+			free(w);
+			return NULL;
+		}
+		w->direct = 1;
+	} else {
 		zstd = zstd || ends_with(path, ".zst");
 		w->path = strdup(path);
 		size_t n = strlen(path) + 5;
@@ -311,6 +324,11 @@ struct zio_writer *zw_open(const char *path, bool force_zstd, char *err, size_t 
 		w->out = malloc(w->out_cap);
 	}
 	return w;
+}
+
+static const char *path_or(const struct zio_writer *w)
+{
+	return w->path ? w->path : "<stdout>";
 }
 
 static int write_all(struct zio_writer *w, const void *p, size_t n, char *err, size_t errlen)
@@ -392,7 +410,12 @@ int zw_commit(struct zio_writer *w, char *err, size_t errlen)
 	int rc = w->failed ? -1 : flush_buf(w, ZSTD_e_end, err, errlen);
 	if (w->failed && rc == 0)
 		snprintf(err, errlen, "write error");
-	if (w->fd != 1) {
+	if (w->direct) {
+		if (close(w->fd) != 0 && rc == 0) {
+			snprintf(err, errlen, "cannot close '%s': %s", path_or(w), strerror(errno));
+			rc = -1;
+		}
+	} else if (w->fd != 1) {
 		if (rc == 0 && fsync(w->fd) != 0 && errno != EINVAL) {
 			snprintf(err, errlen, "cannot sync '%s': %s", w->tmp, strerror(errno));
 			rc = -1;
@@ -416,7 +439,9 @@ void zw_abort(struct zio_writer *w)
 {
 	if (!w)
 		return;
-	if (w->fd != 1) {
+	if (w->direct)
+		close(w->fd);
+	else if (w->fd != 1) {
 		close(w->fd);
 		unlink(w->tmp);
 	}
