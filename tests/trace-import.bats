@@ -153,6 +153,14 @@ assert not bad, bad[:3]' "$TMP/mine" "$TMP/golden"
 	assert_output "trace-import: $TMP/nocol.csv:1: missing column 'num_gpu'"
 }
 
+@test "alibaba-v2023: a truncated zstd input fails without output" {
+	head -c 3000 "$V23P" > "$TMP/cut.csv.zst"
+	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/cut.csv.zst" -o "$TMP/o.nd"
+	assert_failure 1
+	assert_output "trace-import: $TMP/cut.csv.zst: truncated zstd stream"
+	[ ! -e "$TMP/o.nd" ]
+}
+
 # ---- alibaba-spot ----
 
 @test "alibaba-spot: real node list + job fixture, organization becomes tenant (trace/2)" {

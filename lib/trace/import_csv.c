@@ -347,11 +347,9 @@ out:
 
 /* ---- jobs ---- */
 
-static int skip_matches(const struct skip_rule *s, const char *cell, bool *match, const char *name, unsigned long line, char *err, size_t errlen)
+static int skip_matches(const struct skip_rule *s, char *cell, bool *match, const char *name, unsigned long line, char *err, size_t errlen)
 {
-	char buf[256];
-	snprintf(buf, sizeof buf, "%s", cell);
-	const char *v = csv_trim(buf);
+	const char *v = csv_trim(cell);     /* every later use of a cell trims it too */
 	if (s->op == OP_EMPTY) {
 		*match = !*v;
 		return 0;
