@@ -37,8 +37,11 @@ def main():
     i = 0
     f.write("[")
     written += 1
+    days = [(base + datetime.timedelta(days=d)).strftime("%Y-%m-%d ") for d in range(span // 86400 + 400)]
     def ts(sec):
-        return (base + datetime.timedelta(seconds=sec)).strftime("%Y-%m-%d %H:%M:%S")
+        d, r = divmod(sec, 86400)
+        return "%s%02d:%02d:%02d" % (days[d], r // 3600, r // 60 % 60, r % 60)
+    gpu_names = {g: sep.join('"gpu%d"' % n for n in range(g)) for g in range(1, 9)}
     while (jobs is not None and i < jobs) or (limit is not None and written < limit):
         t = min(span - 1, t + int(rng.expovariate(1 / 90.0)))
         parts = []
@@ -64,7 +67,7 @@ def main():
             while left > 0:
                 g = min(8, left)
                 left -= g
-                names = sep.join('"gpu%d"' % n for n in range(g))
+                names = gpu_names[g]
                 dets.append("{" + ind(5) + '"ip": "m%d",' % rng.randrange(552) + ind(5) + '"gpus": [' + names + "]" + ind(4) + "}")
             atts.append("{" + ind(3) + '"start_time": "%s",' % start + ind(3) +
                         ('"end_time": null' if end is None else '"end_time": "%s"' % end) + "," + ind(3) +

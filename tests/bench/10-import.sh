@@ -44,7 +44,23 @@ zstdcat tests/data/chronus-trace_job_Philly_MIX1.csv.zst > "$tmp/mix1.csv"
 rows=$(($(wc -l < "$tmp/mix1.csv") - 1))
 run "csv: Chronus MIX1, full Philly machine list" "$rows" "$(wc -c < "$tmp/mix1.csv")" \
 	"$BIN/trace-import" csv --map configs/maps/chronus-philly.json --nodes-file tests/data/philly-cluster_machine_list.zst "$tmp/mix1.csv"
-python3 tests/gen-philly-log.py --bytes "$LOG_BYTES" --seed 1 "$tmp/log.json"
+# Generate a 100 MB piece once, then repeat it with distinct job ids (Python alone would
+# take minutes for 2 GB): every copy renames application_<cluster>_N, so ids stay unique.
+piece=${IMPORT_BENCH_PIECE_BYTES:-100000000}
+[ "$LOG_BYTES" -lt "$piece" ] && piece=$LOG_BYTES
+python3 tests/gen-philly-log.py --bytes "$piece" --seed 1 "$tmp/piece.json"
+copies=$(( (LOG_BYTES + piece - 1) / piece ))
+{
+	echo "["
+	k=1
+	while [ "$k" -le "$copies" ]; do
+		sed -e '1d;$d' -e "s/\"application_1506638472019_/\"application_$((1506638472019 + k))_/" "$tmp/piece.json"
+		[ "$k" -lt "$copies" ] && echo ","
+		k=$((k + 1))
+	done
+	echo "]"
+} > "$tmp/log.json"
+rm -f "$tmp/piece.json"
 rows=$(grep -c '"jobid"' "$tmp/log.json")
 run "philly: generated job log (synthetic)" "$rows" "$(wc -c < "$tmp/log.json")" \
 	"$BIN/trace-import" philly --machines tests/data/philly-cluster_machine_list.zst --job-log "$tmp/log.json" --class HP
