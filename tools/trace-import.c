@@ -14,7 +14,7 @@ static const char usage[] =
 	"trace-import alibaba-v2023 --nodes FILE --pods FILE [--phase P]... [-o OUT]\n"
 	"trace-import philly --machines FILE --job-log FILE --class HP|Spot [-o OUT]\n"
 	"trace-import canonical DIR [-o OUT]\n"
-	"trace-import csv --map SPEC FILE... [-o OUT]\n";
+	"trace-import csv --map SPEC [--nodes-file FILE] [--node-subset-gpus N --seed S] FILE... [-o OUT]\n";
 
 static const char help[] =
 	"\n"

@@ -1,0 +1,393 @@
+#include "trace/import_util.h"
+#include "core/die.h"
+#include "core/fp.h"
+#include "core/ndjson.h"
+#include "core/num.h"
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+void imp_errf(char *err, size_t errlen, const char *path, unsigned long line, const char *fmt, ...)
+{
+	int n = snprintf(err, errlen, "%s:%lu: ", path, line);
+	if (n < 0 || (size_t)n >= errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- CSV files ---- */
+
+int imp_csv_open(struct imp_csv *f, const char *path, bool has_header, char *err, size_t errlen)
+{
+	memset(f, 0, sizeof *f);
+	f->path = path;
+	f->has_header = has_header;
+	f->z = zr_open(path, true, err, errlen);
+	if (!f->z)
+		return -1;
+	csv_init(&f->c, f->z);
+	if (!has_header)
+		return 0;
+	int rc = csv_next(&f->c, err, errlen);
+	if (rc < 0)
+		return -1;
+	if (rc == 0) {
+		snprintf(err, errlen, "%s: empty file: expected a CSV header row", zr_name(f->z));
+		return -1;
+	}
+	f->ncols = f->c.nfields;
+	f->cols = xcalloc(f->ncols, sizeof *f->cols);
+	for (size_t i = 0; i < f->ncols; i++) {
+		char *s = xstrdup(f->c.fields[i]);
+		/* a UTF-8 byte order mark before the first name is not part of it */
+		if (i == 0 && !strncmp(s, "\xef\xbb\xbf", 3))
+			memmove(s, s + 3, strlen(s + 3) + 1);
+		f->cols[i] = s;
+		char *t = csv_trim(s);
+		if (t != s)
+			memmove(s, t, strlen(t) + 1);
+	}
+	return 0;
+}
+
+int imp_csv_col(const struct imp_csv *f, const char *name, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < f->ncols; i++)
+		if (!strcmp(f->cols[i], name))
+			return (int)i;
+	imp_errf(err, errlen, zr_name(f->z), 1, "missing column '%s'", name);
+	return -1;
+}
+
+int imp_csv_next(struct imp_csv *f, char *err, size_t errlen)
+{
+	for (;;) {
+		int rc = csv_next(&f->c, err, errlen);
+		if (rc <= 0)
+			return rc;
+		if (f->c.nfields == 1 && f->c.fields[0][0] == 0)
+			continue;       /* blank line, as Python's csv.DictReader skips it */
+		if (f->has_header && f->c.nfields != f->ncols) {
+			imp_errf(err, errlen, zr_name(f->z), f->c.lineno, "expected %zu fields, found %zu", f->ncols, f->c.nfields);
+			return -1;
+		}
+		return 1;
+	}
+}
+
+const char *imp_csv_name(const struct imp_csv *f) { return zr_name(f->z); }
+unsigned long imp_csv_line(const struct imp_csv *f) { return f->c.lineno; }
+
+int imp_csv_finish(struct imp_csv *f, struct arena *a, struct json *hdr, char sha[65], char *err, size_t errlen)
+{
+	const char *line;
+	size_t len;
+	bool nl;
+	int rc;
+	while ((rc = zr_getline(f->z, &line, &len, &nl, err, errlen)) > 0)
+		;
+	if (rc < 0)
+		return -1;
+	char xxh[33];
+	zr_raw_xxh3(f->z, xxh);
+	zr_raw_sha256(f->z, sha);
+	nd_header_add_file(a, hdr, f->path, zr_raw_bytes(f->z), xxh, sha);
+	return 0;
+}
+
+void imp_csv_close(struct imp_csv *f)
+{
+	if (f->z) {
+		csv_release(&f->c);
+		zr_close(f->z);
+	}
+	for (size_t i = 0; i < f->ncols; i++)
+		free(f->cols[i]);
+	free(f->cols);
+	memset(f, 0, sizeof *f);
+}
+
+/* ---- raw decoded chunks ---- */
+
+#define RAW_IN (1 << 17)
+
+struct imp_raw {
+	int fd;
+	char *name;
+	unsigned char *in;
+	size_t in_len, in_pos;
+	bool eof, sniffed, zstd;
+	ZSTD_DCtx *dctx;
+	size_t zret;
+	unsigned long long bytes;
+	struct fp_xxh3 xxh;
+	struct fp_sha256 sha;
+};
+
+struct imp_raw *imp_raw_open(const char *path, char *err, size_t errlen)
+{
+	int fd = 0;
+	if (strcmp(path, "-") && (fd = open(path, O_RDONLY)) < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	struct imp_raw *r = xcalloc(1, sizeof *r);
+	r->fd = fd;
+	r->name = xstrdup(fd == 0 ? "<stdin>" : path);
+	r->in = xmalloc(RAW_IN);
+	fp_xxh3_init(&r->xxh);
+	fp_sha256_init(&r->sha);
+	return r;
+}
+
+/* Append raw bytes to in[] (keeping unread ones); 0 ok, -1 error. Sets eof. */
+static int raw_fill(struct imp_raw *r, char *err, size_t errlen)
+{
+	if (r->in_pos > 0) {
+		memmove(r->in, r->in + r->in_pos, r->in_len - r->in_pos);
+		r->in_len -= r->in_pos;
+		r->in_pos = 0;
+	}
+	ssize_t n;
+	do
+		n = read(r->fd, r->in + r->in_len, RAW_IN - r->in_len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: read error: %s", r->name, strerror(errno));
+		return -1;
+	}
+	if (n == 0)
+		r->eof = true;
+	fp_xxh3_update(&r->xxh, r->in + r->in_len, (size_t)n);
+	fp_sha256_update(&r->sha, r->in + r->in_len, (size_t)n);
+	r->bytes += (unsigned long long)n;
+	r->in_len += (size_t)n;
+	return 0;
+}
+
+ssize_t imp_raw_read(struct imp_raw *r, char *buf, size_t cap, char *err, size_t errlen)
+{
+	if (!r->sniffed) {
+		/* a trickling pipe may hand out the magic number a byte at a time */
+		while (r->in_len < 4 && !r->eof)
+			if (raw_fill(r, err, errlen))
+				return -1;
+		r->sniffed = true;
+		r->zstd = r->in_len >= 4 && !memcmp(r->in, "\x28\xb5\x2f\xfd", 4);
+		if (r->zstd)
+			r->dctx = ZSTD_createDCtx();
+	}
+	for (;;) {
+		if (r->in_pos == r->in_len) {
+			if (r->eof) {
+				if (r->zstd && r->zret != 0) {
+					snprintf(err, errlen, "%s: truncated zstd stream", r->name);
+					return -1;
+				}
+				return 0;
+			}
+			if (raw_fill(r, err, errlen))
+				return -1;
+			continue;
+		}
+		if (!r->zstd) {
+			size_t n = r->in_len - r->in_pos;
+			if (n > cap)
+				n = cap;
+			memcpy(buf, r->in + r->in_pos, n);
+			r->in_pos += n;
+			return (ssize_t)n;
+		}
+		ZSTD_inBuffer in = { r->in, r->in_len, r->in_pos };
+		ZSTD_outBuffer out = { buf, cap, 0 };
+		r->zret = ZSTD_decompressStream(r->dctx, &out, &in);
+		if (ZSTD_isError(r->zret)) {
+			snprintf(err, errlen, "%s: zstd: %s", r->name, ZSTD_getErrorName(r->zret));
+			return -1;
+		}
+		r->in_pos = in.pos;
+		if (out.pos)
+			return (ssize_t)out.pos;
+	}
+}
+
+const char *imp_raw_name(const struct imp_raw *r) { return r->name; }
+
+void imp_raw_record(struct imp_raw *r, struct arena *a, struct json *hdr, const char *path, char sha[65])
+{
+	char xxh[33];
+	fp_xxh3_hex(&r->xxh, xxh);
+	fp_sha256_hex(&r->sha, sha);
+	nd_header_add_file(a, hdr, path, r->bytes, xxh, sha);
+}
+
+void imp_raw_close(struct imp_raw *r)
+{
+	if (!r)
+		return;
+	if (r->fd > 0)
+		close(r->fd);
+	if (r->dctx)
+		ZSTD_freeDCtx(r->dctx);
+	fp_xxh3_release(&r->xxh);
+	free(r->in);
+	free(r->name);
+	free(r);
+}
+
+/* ---- numbers ---- */
+
+/* Copy s without surrounding whitespace and with '_' digit separators removed;
+ * -1 when an underscore is not between two digits or the result does not fit. */
+static int py_clean(const char *s, char *buf, size_t cap)
+{
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '_') {
+			if (i == 0 || i + 1 >= n || !isdigit((unsigned char)s[i - 1]) || !isdigit((unsigned char)s[i + 1]))
+				return -1;
+			continue;
+		}
+		if (k + 1 >= cap)
+			return -1;
+		buf[k++] = s[i];
+	}
+	buf[k] = 0;
+	return k ? 0 : -1;
+}
+
+int imp_py_int(const char *s, long long *out)
+{
+	char buf[64];
+	if (py_clean(s, buf, sizeof buf))
+		return -1;
+	return num_parse_int(buf, out);
+}
+
+int imp_py_float(const char *s, double *out, bool *is_int)
+{
+	char buf[128];
+	if (py_clean(s, buf, sizeof buf) || num_parse_double(buf, out))
+		return -1;
+	if (is_int)
+		*is_int = !strpbrk(buf, ".eE");
+	return 0;
+}
+
+/* ---- counters ---- */
+
+void imp_reason(struct arena *a, struct json *obj, const char *reason)
+{
+	if (!json_get(obj, reason))
+		json_set(a, obj, reason, json_int(a, 0));
+}
+
+void imp_count(struct arena *a, struct json *obj, const char *reason)
+{
+	struct json *v = json_get(obj, reason);
+	if (v)
+		v->u.i++;
+	else
+		json_set(a, obj, reason, json_int(a, 1));
+}
+
+long long imp_counter(const struct json *obj, const char *reason)
+{
+	struct json *v = json_get(obj, reason);
+	return v && v->kind == JSON_INT ? v->u.i : 0;
+}
+
+void imp_param(struct arena *a, struct json *hdr, const char *key, struct json *v)
+{
+	json_set(a, json_get(hdr, "params"), key, v);
+}
+
+/* ---- string set (open addressing, FNV-1a) ---- */
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+void imp_strset_init(struct imp_strset *s)
+{
+	memset(s, 0, sizeof *s);
+}
+
+int imp_strset_add(struct imp_strset *s, const char *str)
+{
+	if (2 * (s->n + 1) > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		const char **slots = xcalloc(cap, sizeof *slots);
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->slots[i]) {
+				size_t j = fnv1a(s->slots[i]) & (cap - 1);
+				while (slots[j])
+					j = (j + 1) & (cap - 1);
+				slots[j] = s->slots[i];
+			}
+		free(s->slots);
+		s->slots = slots;
+		s->cap = cap;
+	}
+	size_t j = fnv1a(str) & (s->cap - 1);
+	while (s->slots[j]) {
+		if (!strcmp(s->slots[j], str))
+			return 1;
+		j = (j + 1) & (s->cap - 1);
+	}
+	s->slots[j] = str;
+	s->n++;
+	return 0;
+}
+
+void imp_strset_release(struct imp_strset *s)
+{
+	free(s->slots);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- seeded subset ---- */
+
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+size_t imp_seeded_subset(const long long *gpus, size_t n, long long target, uint64_t seed, size_t *order)
+{
+	uint64_t state = seed;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)(splitmix64(&state) % i);
+		size_t tmp = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = tmp;
+	}
+	long long have = 0;
+	size_t k = 0;
+	while (k < n && have < target)
+		have += gpus[order[k++]];
+	return k;
+}

@@ -1,0 +1,78 @@
+/*
+ * import_util — pieces the source-format importers share: CSV files with a header row
+ * and strict field counts, Python-compatible int()/float() cell parsing, skip counters,
+ * a string set for duplicate ids, a raw decoded-chunk reader for huge inputs, and the
+ * seeded SplitMix64 node subset. Every source file is hashed as it is read (raw bytes:
+ * size, XXH3-128, SHA-256) and recorded in the header's inputs when finished.
+ * Nothing here prints or exits; errors come back as "PATH:LINE: message" in err.
+ * Strings handed out live in the caller's arena unless stated otherwise.
+ */
+#ifndef SCHEDNAV_IMPORT_UTIL_H
+#define SCHEDNAV_IMPORT_UTIL_H
+#include "core/arena.h"
+#include "core/csv.h"
+#include "core/json.h"
+#include "core/zio.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* A CSV source: the header row is read by imp_csv_open (unless has_header is false),
+ * every later row must have the header's field count; blank lines are skipped. */
+struct imp_csv {
+	const char *path;            /* as given ("-" = stdin) */
+	struct zio_reader *z;
+	struct csv_reader c;
+	char **cols;                 /* trimmed header names (malloc'd), NULL without header */
+	size_t ncols;
+	bool has_header;
+};
+
+int imp_csv_open(struct imp_csv *f, const char *path, bool has_header, char *err, size_t errlen);
+/* Index of a header column (trimmed name) or -1 with "PATH:1: missing column 'NAME'". */
+int imp_csv_col(const struct imp_csv *f, const char *name, char *err, size_t errlen);
+/* 1 = a row in f->c.fields[0..f->c.nfields), 0 = end of input, -1 = error. */
+int imp_csv_next(struct imp_csv *f, char *err, size_t errlen);
+const char *imp_csv_name(const struct imp_csv *f);      /* path or "<stdin>" */
+unsigned long imp_csv_line(const struct imp_csv *f);    /* first line of the current row */
+/* Drain to end of input, append the file to hdr.inputs and copy its SHA-256 into sha. */
+int imp_csv_finish(struct imp_csv *f, struct arena *a, struct json *hdr, char sha[65], char *err, size_t errlen);
+void imp_csv_close(struct imp_csv *f);                  /* safe after a failed open */
+
+/* Decoded bytes of a (possibly zstd) file in chunks, for inputs too big for lines. */
+struct imp_raw;
+struct imp_raw *imp_raw_open(const char *path, char *err, size_t errlen);
+/* Up to cap decoded bytes into buf; returns the count, 0 at end of input, -1 on error. */
+ssize_t imp_raw_read(struct imp_raw *r, char *buf, size_t cap, char *err, size_t errlen);
+const char *imp_raw_name(const struct imp_raw *r);
+void imp_raw_record(struct imp_raw *r, struct arena *a, struct json *hdr, const char *path, char sha[65]);
+void imp_raw_close(struct imp_raw *r);
+
+/* Python int(): surrounding whitespace, a sign and single '_' between digits allowed. */
+int imp_py_int(const char *s, long long *out);
+/* Python float() of a finite decimal (no nan/inf); *is_int (may be NULL) = no '.'/exponent. */
+int imp_py_float(const char *s, double *out, bool *is_int);
+
+/* "PATH:LINE: message" into err. */
+void imp_errf(char *err, size_t errlen, const char *path, unsigned long line, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Add 1 to obj[reason] (created at 0 first); imp_reason only creates it. */
+void imp_count(struct arena *a, struct json *obj, const char *reason);
+void imp_reason(struct arena *a, struct json *obj, const char *reason);
+long long imp_counter(const struct json *obj, const char *reason);
+
+/* Set of strings (pointers are kept, not copied). 1 = already present, 0 = added. */
+struct imp_strset { const char **slots; size_t cap, n; };
+void imp_strset_init(struct imp_strset *s);
+int imp_strset_add(struct imp_strset *s, const char *str);
+void imp_strset_release(struct imp_strset *s);
+
+/* Deterministic seeded subset: Fisher-Yates shuffle of indices 0..n-1 driven by SplitMix64(seed),
+ * then the shortest prefix whose gpu sum reaches target. order gets the chosen indices;
+ * returns how many (n when the whole list is smaller than target). */
+size_t imp_seeded_subset(const long long *gpus, size_t n, long long target, uint64_t seed, size_t *order);
+
+/* params[key] = value for the importer's header */
+void imp_param(struct arena *a, struct json *hdr, const char *key, struct json *v);
+#endif

@@ -1,0 +1,471 @@
+#!/usr/bin/env bats
+# trace-import: the source-format importers (alibaba-spot, alibaba-v2023, philly, csv).
+load helper
+
+setup() {
+	TMP="$BATS_TEST_TMPDIR"
+	V23N="$DATA/v2023-openb_node_list_gpu_node.csv.zst"
+	V23P="$DATA/v2023-openb_pod_list_default.head500.csv.zst"
+	SPOTN="$DATA/alibaba-spot-node_info_df.csv.zst"
+	SPOTJ="$DATA/alibaba-spot-job_info_df.fixture.csv"
+	MACH="$DATA/philly-cluster_machine_list.zst"
+	MIX1="$DATA/chronus-trace_job_Philly_MIX1.csv.zst"
+	MAP="$ROOT/configs/maps/chronus-philly.json"
+}
+
+hdr() { head -1 "$1" | jq -c "$2"; }
+jobs() { grep -c '"type":"job"' "$1" || true; }
+
+# ---- invariants ----
+
+@test "trace-import: --help equals the man page synopsis, bad option exits 2" {
+	assert_tool_invariants trace-import
+}
+
+@test "trace-import: bad format options exit 2 with usage" {
+	for args in "alibaba-v2023 --nodes a --pods b --bogus" "alibaba-v2023 --nodes a" "alibaba-v2023 --nodes a --pods b --phase Pending" \
+	    "alibaba-spot --nodes a --jobs b --eval-start 5" "alibaba-spot --nodes a --jobs b --max-submit x" \
+	    "alibaba-spot --nodes a --jobs b --eval-start 10 --eval-end 5" "alibaba-spot --nodes a --jobs b --no-warmup-spot" \
+	    "alibaba-spot --nodes a --jobs b --eval-start 10 --eval-end 20 --max-submit 15" \
+	    "alibaba-spot --nodes a --jobs b --eval-start 10 --eval-end 20 --warmup-start 11" \
+	    "philly --machines a --job-log b --class Gold" "philly --machines a --job-log b" "philly --machines - --job-log - --class HP" \
+	    "csv --map m" "csv a.csv" "csv --map m --seed 3 a.csv" "csv --map m --node-subset-gpus 0 --seed 1 a.csv" "csv --map m --seed -1 --node-subset-gpus 5 a.csv"; do
+		run trace-import $args
+		[ "$status" -eq 2 ] || fail "'$args' exited $status: $output"
+		assert_output --partial "usage:"
+	done
+}
+
+@test "trace-import: empty input files fail with a clear message and no output file" {
+	: > "$TMP/empty"
+	run trace-import alibaba-v2023 --nodes "$TMP/empty" --pods "$V23P" -o "$TMP/out"
+	assert_failure 1
+	assert_output "trace-import: $TMP/empty: empty file: expected a CSV header row"
+	[ ! -e "$TMP/out" ] && [ ! -e "$TMP/out.tmp" ]
+	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/empty"
+	assert_failure 1
+	assert_output --partial "empty file"
+	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/empty"
+	assert_failure 1
+	assert_output --partial "empty file"
+	run trace-import philly --machines "$MACH" --job-log "$TMP/empty" --class HP
+	assert_failure 1
+	assert_output "trace-import: $TMP/empty: empty input: expected a JSON array of job records"
+	run trace-import csv --map "$MAP" --nodes-file "$MACH" "$TMP/empty"
+	assert_failure 1
+	assert_output --partial "empty file"
+	run trace-import csv --map "$TMP/empty" --nodes-file "$MACH" "$MIX1"
+	assert_failure 1
+	assert_output --partial "empty mapping file"
+}
+
+# ---- alibaba-v2023 ----
+
+@test "alibaba-v2023: default pod list gives 6,100 jobs (3,590 HP, 2,510 Spot) on 1,213 nodes / 6,212 GPUs" {
+	require_shared
+	D="$SHARED/data/alibaba-gpu-v2023"
+	trace-import alibaba-v2023 --nodes "$D/openb_node_list_gpu_node.csv" --pods "$D/openb_pod_list_default.csv" > "$TMP/t.nd"
+	[ "$(jobs "$TMP/t.nd")" -eq 6100 ]
+	[ "$(grep -c '"type":"job".*"class":"HP"' "$TMP/t.nd")" -eq 3590 ]
+	[ "$(grep -c '"type":"job".*"class":"Spot"' "$TMP/t.nd")" -eq 2510 ]
+	[ "$(grep -c '"type":"node"' "$TMP/t.nd")" -eq 1213 ]
+	[ "$(grep '"type":"node"' "$TMP/t.nd" | jq -s 'map(.gpu_count) | add')" -eq 6212 ]
+	[ "$(hdr "$TMP/t.nd" .skipped_rows)" = '{"unsupported_qos":107,"excluded_phase":895,"no_gpu":1050,"missing_or_invalid_interval":0,"node_without_gpu":0}' ]
+	[ "$(hdr "$TMP/t.nd" .source.skipped_rows)" = '{"unsupported_qos":107,"excluded_phase":895,"no_gpu":1050,"missing_or_invalid_interval":0}' ]
+	[ "$(hdr "$TMP/t.nd" .source.included_source_phase_counts)" = '{"Failed":1829,"Running":4124,"Succeeded":147}' ]
+	# the pod file's own SHA-256 is what the header and source record
+	[ "$(hdr "$TMP/t.nd" .source.pod_info_sha256)" = "\"$(sha256sum < "$D/openb_pod_list_default.csv" | cut -c1-64)\"" ]
+	[ "$(hdr "$TMP/t.nd" '.inputs[1].bytes')" -eq "$(stat -c %s "$D/openb_pod_list_default.csv")" ]
+	assert_schema "$TMP/t.nd"
+}
+
+@test "alibaba-v2023: every job equals the original importer's rows (golden g-v23-default-full)" {
+	require_shared
+	D="$SHARED/data/alibaba-gpu-v2023"
+	trace-import alibaba-v2023 --nodes "$D/openb_node_list_gpu_node.csv" --pods "$D/openb_pod_list_default.csv" |
+		jq -r 'select(.type=="job") | [.job_id, .submit, .duration, .gpus, .class, .gpu_model] | @csv' | tr -d '"' > "$TMP/mine"
+	tail -n +2 "$GOLDEN/cases/g-v23-default-full/jobs.csv" | python3 -c '
+import sys
+for l in sys.stdin:
+    i, s, d, g, c, m = l.rstrip("\n").split(",")
+    print(",".join([i, repr(float(s)), repr(float(d)), repr(float(g)), c, m]))' > "$TMP/golden"
+	python3 -c '
+import sys
+a = [l.split(",") for l in open(sys.argv[1])]; b = [l.split(",") for l in open(sys.argv[2])]
+assert len(a) == len(b) == 6100, (len(a), len(b))
+bad = [x for x, y in zip(a, b) if x[0] != y[0] or x[4:] != y[4:] or any(float(p) != float(q) for p, q in zip(x[1:4], y[1:4]))]
+assert not bad, bad[:3]' "$TMP/mine" "$TMP/golden"
+}
+
+@test "alibaba-v2023: zstd sample imports; phases filter and are counted; repeat is byte-identical" {
+	trace-import alibaba-v2023 --nodes "$V23N" --pods "$V23P" > "$TMP/a.nd"
+	trace-import alibaba-v2023 --nodes "$V23N" --pods "$V23P" > "$TMP/b.nd"
+	cmp "$TMP/a.nd" "$TMP/b.nd"
+	assert_schema "$TMP/a.nd"
+	# the same bytes uncompressed give the same body
+	zstdcat "$V23P" > "$TMP/pods.csv"
+	trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/pods.csv" > "$TMP/c.nd"
+	[ "$(tail -1 "$TMP/a.nd")" = "$(tail -1 "$TMP/c.nd")" ]
+	# kept + skipped = rows; the slice has 19 BE Pending + 16 LS Pending (excluded phase) and 13 Burstable/Guaranteed
+	kept=$(jobs "$TMP/a.nd")
+	skipped=$(hdr "$TMP/a.nd" '.source.skipped_rows | add')
+	[ $((kept + skipped)) -eq 500 ]
+	[ "$(hdr "$TMP/a.nd" .skipped_rows.unsupported_qos)" -eq 13 ]
+	[ "$(hdr "$TMP/a.nd" .skipped_rows.excluded_phase)" -eq 35 ]
+	trace-import alibaba-v2023 --nodes "$V23N" --pods "$V23P" --phase Running > "$TMP/r.nd"
+	[ "$(hdr "$TMP/r.nd" '.source.included_source_phases')" = '["Running"]' ]
+	[ "$(hdr "$TMP/r.nd" '.source.included_source_phase_counts.Running')" -eq "$(jobs "$TMP/r.nd")" ]
+	[ "$(hdr "$TMP/r.nd" '.params.phases')" = '["Running"]' ]
+	[ "$(hdr "$TMP/r.nd" .skipped_rows.excluded_phase)" -gt 35 ]
+	# submit is relative to the earliest kept creation
+	[ "$(grep '"type":"job"' "$TMP/a.nd" | jq -s 'map(.submit) | min')" -eq 0 ]
+	grep -q '"type":"job","job_id":"openb-pod-0000","submit":0.0,"duration":12537496.0,"gpus":1.0,' "$TMP/a.nd"
+}
+
+@test "alibaba-v2023: pods fed through stdin in 1-31 byte chunks give identical output" {
+	trace-import alibaba-v2023 --nodes "$V23N" --pods - < "$V23P" > "$TMP/whole.nd"
+	feed_chunked "$V23P" trace-import alibaba-v2023 --nodes "$V23N" --pods - > "$TMP/chunked.nd"
+	cmp "$TMP/whole.nd" "$TMP/chunked.nd"
+	zstdcat "$V23P" > "$TMP/pods.csv"
+	feed_chunked "$TMP/pods.csv" trace-import alibaba-v2023 --nodes "$V23N" --pods - > "$TMP/plain.nd"
+	[ "$(tail -1 "$TMP/whole.nd")" = "$(tail -1 "$TMP/plain.nd")" ]
+}
+
+@test "alibaba-v2023: malformed rows stop with PATH:LINE and leave no output" {
+	zstdcat "$V23P" | head -20 > "$TMP/p.csv"
+	awk -F, -v OFS=, 'NR == 8 { $9 = "nan" } 1' "$TMP/p.csv" > "$TMP/nan.csv"
+	grep -q nan "$TMP/nan.csv"
+	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/nan.csv" -o "$TMP/out.nd"
+	assert_failure 1
+	assert_output "trace-import: $TMP/nan.csv:8: 'creation_time' is not a finite number: 'nan'"
+	[ ! -e "$TMP/out.nd" ]
+	sed '9s/,[^,]*$//' "$TMP/p.csv" > "$TMP/short.csv"
+	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/short.csv"
+	assert_failure 1
+	assert_output "trace-import: $TMP/short.csv:9: expected 11 fields, found 10"
+	sed '12s/^openb-pod-[0-9]*/openb-pod-0000/' "$TMP/p.csv" > "$TMP/dup.csv"
+	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/dup.csv"
+	assert_failure 1
+	assert_output "trace-import: $TMP/dup.csv:12: duplicate pod name 'openb-pod-0000'"
+	cut -d, -f1-3,5- "$TMP/p.csv" > "$TMP/nocol.csv"
+	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/nocol.csv"
+	assert_failure 1
+	assert_output "trace-import: $TMP/nocol.csv:1: missing column 'num_gpu'"
+}
+
+@test "alibaba-v2023: a truncated zstd input fails without output" {
+	head -c 3000 "$V23P" > "$TMP/cut.csv.zst"
+	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/cut.csv.zst" -o "$TMP/o.nd"
+	assert_failure 1
+	assert_output "trace-import: $TMP/cut.csv.zst: truncated zstd stream"
+	[ ! -e "$TMP/o.nd" ]
+}
+
+# ---- alibaba-spot ----
+
+@test "alibaba-spot: real node list + job fixture, organization becomes tenant (trace/2)" {
+	trace-import alibaba-spot --nodes "$SPOTN" --jobs "$SPOTJ" > "$TMP/s.nd"
+	assert_schema "$TMP/s.nd"
+	[ "$(hdr "$TMP/s.nd" .schema)" = '"schednav.trace/2"' ]
+	[ "$(hdr "$TMP/s.nd" .trace_id)" = '"alibaba-spot-gpu"' ]
+	[ "$(hdr "$TMP/s.nd" .time_origin)" = '"2024-03-01 00:00:00"' ]
+	[ "$(grep -c '"type":"node"' "$TMP/s.nd")" -eq 4278 ]
+	[ "$(grep '"type":"node"' "$TMP/s.nd" | jq -s 'map(.gpu_count) | add')" -eq 10412 ]
+	[ "$(jobs "$TMP/s.nd")" -eq 20 ]
+	# gpus = gpu_request x worker_num, a float; tenant = organization
+	run grep -F '"job_id":"301131"' "$TMP/s.nd"
+	assert_output '{"type":"job","job_id":"301131","submit":43200.0,"duration":71718.0,"gpus":94.0,"class":"Spot","gpu_model":"A100-SXM4-80GB","tenant":"57"}'
+	grep -qF '"job_id":"301122","submit":1800.0,"duration":86400.0,"gpus":16.0,' "$TMP/s.nd"
+	[ "$(hdr "$TMP/s.nd" .source.filter.semantics)" != null ]
+	[ "$(hdr "$TMP/s.nd" .source.job_info_sha256)" = "\"$(sha256sum < "$SPOTJ" | cut -c1-64)\"" ]
+}
+
+@test "alibaba-spot: models, window, bounded warm-up and no warm-up Spot skip and count rows" {
+	trace-import alibaba-spot --nodes "$SPOTN" --jobs "$SPOTJ" --gpu-model H800 --gpu-model A10 \
+		--eval-start 86400 --eval-end 172800 --warmup-start 3600 --no-warmup-spot > "$TMP/w.nd"
+	assert_schema "$TMP/w.nd"
+	head -1 "$TMP/w.nd" | grep -qF '"window":{"eval_start":86400.0,"eval_end":172800.0,"warmup_start":3600.0}'
+	[ "$(hdr "$TMP/w.nd" .skipped_rows)" = '{"node_gpu_model_not_selected":1565,"gpu_model_not_selected":9,"after_max_submit":0,"before_warmup_start":2,"warmup_spot_excluded":3}' ]
+	[ "$(hdr "$TMP/w.nd" .source.filter.gpu_models)" = '["A10","H800"]' ]
+	head -1 "$TMP/w.nd" | grep -qF '"max_submit_time_seconds":172800.0,'
+	[ "$(hdr "$TMP/w.nd" .source.filter.include_warmup_spot)" = false ]
+	run jq -r 'select(.type=="job") | "\(.job_id) \(.phase) \(.class)"' "$TMP/w.nd"
+	assert_output "301124 warmup HP
+301130 warmup HP
+301132 warmup HP
+301134 warmup HP
+301137 eval Spot
+301139 eval Spot"
+	# plain cut-off
+	trace-import alibaba-spot --nodes "$SPOTN" --jobs "$SPOTJ" --max-submit 86000 > "$TMP/c.nd"
+	[ "$(hdr "$TMP/c.nd" .skipped_rows.after_max_submit)" -eq 6 ]
+	[ "$(hdr "$TMP/c.nd" .window)" = null ]
+	[ "$(jq -s 'map(select(.type=="job") | .submit) | max' "$TMP/c.nd")" -eq 86000 ]
+}
+
+@test "alibaba-spot: malformed jobs stop with PATH:LINE" {
+	sed '5s/,41060,/,inf,/' "$SPOTJ" > "$TMP/inf.csv"
+	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/inf.csv"
+	assert_failure 1
+	assert_output "trace-import: $TMP/inf.csv:5: 'duration' is not a finite number: 'inf'"
+	sed '5s/,41060,/,0.0000000001,/' "$SPOTJ" > "$TMP/zero.csv"
+	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/zero.csv"
+	assert_failure 1
+	assert_output "trace-import: $TMP/zero.csv:5: job '301123': duration must be > 1e-9 seconds"
+	sed '6s/,HP$/,Gold/' "$SPOTJ" > "$TMP/cls.csv"
+	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/cls.csv"
+	assert_failure 1
+	assert_output "trace-import: $TMP/cls.csv:6: job '301124': job_type must be 'HP' or 'Spot', not 'Gold'"
+	sed '6s/^301124,21,/301124, ,/' "$SPOTJ" > "$TMP/org.csv"
+	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/org.csv"
+	assert_failure 1
+	assert_output "trace-import: $TMP/org.csv:6: job '301124': empty 'organization'"
+	# a job bigger than its model's capacity fails the trace contract
+	sed '6s/,8,1,7200,/,8,1000,7200,/' "$SPOTJ" > "$TMP/big.csv"
+	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/big.csv" -o "$TMP/big.nd"
+	assert_failure 1
+	assert_output --partial "asks for 8000 GPUs of model 'H800'"
+	[ ! -e "$TMP/big.nd" ]
+}
+
+# ---- philly ----
+
+write_small_log() {
+	cat > "$TMP/log.json" <<'EOF'
+[
+  {"status": "Pass", "vc": "ee9e8c", "jobid": "application_1", "submitted_time": "2017-10-07 01:11:39",
+   "attempts": [
+     {"start_time": "2017-10-07 01:12:09", "end_time": "2017-10-07 01:13:23", "detail": [{"ip": "m47", "gpus": ["gpu0", "gpu1"]}]},
+     {"start_time": "2017-10-07 01:13:30", "end_time": "2017-10-07 01:14:30", "detail": [{"ip": "m4", "gpus": ["gpu0"]}, {"ip": "m5", "gpus": ["gpu0", "gpu1"]}]}
+   ], "user": "u1"},
+  {"jobid": "application_2", "submitted_time": "2017-10-07 01:00:00.500000", "attempts": null},
+  {"jobid": "application_3", "submitted_time": null, "attempts": []},
+  {"jobid": "", "submitted_time": "2017-10-07 02:00:00", "attempts": [
+     {"start_time": "2017-10-07 02:00:10", "end_time": "2017-10-07 02:00:40.250000", "detail": [{"ip": "m1", "gpus": ["gpu0"]}]},
+     {"start_time": "None", "end_time": "2017-10-07 03:00:00", "detail": [{"ip": "m1", "gpus": ["gpu0", "gpu1", "gpu2"]}]}]},
+  {"jobid": "application_5", "submitted_time": "2017-10-07 02:30:00", "attempts": [
+     {"start_time": "2017-10-07 02:30:10", "end_time": "2017-10-07 02:40:10", "detail": "lost"}]},
+  {"jobid": "application_6", "submitted_time": "2017-10-07 02:30:00", "attempts": [
+     {"start_time": "2017-10-07 02:30:10", "end_time": "2017-10-07 02:30:10", "detail": [{"ip": "m1", "gpus": ["gpu0"]}]}]}
+]
+EOF
+}
+
+@test "philly: spec rules on a hand-made log (origin over all records, gaps excluded, max GPUs, generated ids)" {
+	write_small_log
+	trace-import philly --machines "$MACH" --job-log "$TMP/log.json" --class Spot > "$TMP/p.nd"
+	assert_schema "$TMP/p.nd"
+	[ "$(grep -c '"type":"node"' "$TMP/p.nd")" -eq 552 ]
+	[ "$(grep '"type":"node"' "$TMP/p.nd" | jq -s 'map(.gpu_count) | add')" -eq 2490 ]
+	[ "$(hdr "$TMP/p.nd" .time_origin)" = '"2017-10-07 01:00:00.500000"' ]
+	[ "$(hdr "$TMP/p.nd" .skipped_rows)" = '{"missing_submitted_time":1,"attempts_not_a_list":1,"no_positive_runtime":1,"no_gpus":1,"machine_rows_without_id":0}' ]
+	[ "$(hdr "$TMP/p.nd" .source.skipped_job_count)" -eq 4 ]
+	[ "$(hdr "$TMP/p.nd" .source.service_class_mapping)" = '{"mode":"caller_supplied_constant","value":"Spot","reason":"the Philly trace has no service-class labels; the caller chose one class for every job"}' ]
+	run grep '"type":"job"' "$TMP/p.nd"
+	assert_output '{"type":"job","job_id":"application_1","submit":698.5,"duration":134.0,"gpus":3,"class":"Spot","gpu_model":"philly-gpu"}
+{"type":"job","job_id":"philly-00000001","submit":3599.5,"duration":30.25,"gpus":1,"class":"Spot","gpu_model":"philly-gpu"}'
+}
+
+@test "philly: generated log streamed from stdin in 1-31 byte chunks, compressed or not, gives identical output" {
+	python3 "$ROOT/tests/gen-philly-log.py" --jobs 300 --seed 5 "$TMP/gen.json"
+	trace-import philly --machines "$MACH" --job-log - --class HP < "$TMP/gen.json" > "$TMP/whole.nd"
+	feed_chunked "$TMP/gen.json" trace-import philly --machines "$MACH" --job-log - --class HP > "$TMP/chunked.nd"
+	cmp "$TMP/whole.nd" "$TMP/chunked.nd"
+	zstd -q "$TMP/gen.json" -o "$TMP/gen.json.zst"
+	feed_chunked "$TMP/gen.json.zst" trace-import philly --machines "$MACH" --job-log - --class HP > "$TMP/z.nd"
+	[ "$(tail -1 "$TMP/z.nd")" = "$(tail -1 "$TMP/whole.nd")" ]
+	python3 "$ROOT/tests/gen-philly-log.py" --jobs 300 --seed 5 --compact "$TMP/compact.json"
+	trace-import philly --machines "$MACH" --job-log "$TMP/compact.json" --class HP > "$TMP/c.nd"
+	[ "$(tail -1 "$TMP/c.nd")" = "$(tail -1 "$TMP/whole.nd")" ]
+	[ "$(jobs "$TMP/whole.nd")" -gt 250 ]
+	assert_schema "$TMP/whole.nd"
+}
+
+@test "philly: generated log agrees with a direct reading of the spec rules" {
+	python3 "$ROOT/tests/gen-philly-log.py" --jobs 2000 --seed 11 "$TMP/gen.json"
+	trace-import philly --machines "$MACH" --job-log "$TMP/gen.json" --class HP > "$TMP/p.nd"
+	python3 - "$TMP/gen.json" "$TMP/p.nd" <<'EOF'
+import json, sys, datetime
+recs = json.load(open(sys.argv[1]))
+def t(v):
+    return None if v in (None, "", "None") else datetime.datetime.fromisoformat(v)
+origin = min(t(r.get("submitted_time")) for r in recs if t(r.get("submitted_time")))
+want, skipped = [], 0
+for r in recs:
+    s, att = t(r.get("submitted_time")), r.get("attempts")
+    if s is None or not isinstance(att, list):
+        skipped += 1; continue
+    run, mg = 0, 0
+    for a in att:
+        st, en = t(a.get("start_time")), t(a.get("end_time"))
+        if st is None or en is None or not en > st: continue
+        run += (en - st).total_seconds()
+        if isinstance(a.get("detail"), list):
+            mg = max(mg, sum(len(d["gpus"]) for d in a["detail"] if isinstance(d, dict) and isinstance(d.get("gpus"), list)))
+    if run <= 0 or mg <= 0:
+        skipped += 1; continue
+    want.append((r["jobid"] or "philly-%08d" % len(want), (s - origin).total_seconds(), run, mg))
+lines = [json.loads(l) for l in open(sys.argv[2])]
+got = {j["job_id"]: (j["job_id"], j["submit"], j["duration"], j["gpus"]) for j in lines if j["type"] == "job"}
+assert len(got) == len(want), (len(got), len(want))
+assert all(got[w[0]] == w for w in want)
+assert lines[0]["source"]["skipped_job_count"] == skipped
+assert lines[0]["time_origin"] == str(origin)
+EOF
+}
+
+@test "philly: malformed logs stop with PATH:LINE" {
+	write_small_log
+	head -c 700 "$TMP/log.json" > "$TMP/trunc.json"
+	run trace-import philly --machines "$MACH" --job-log "$TMP/trunc.json" --class HP -o "$TMP/o.nd"
+	assert_failure 1
+	assert_output --regexp "^trace-import: $TMP/trunc.json:[0-9]+: truncated job record [0-9]+$"
+	[ ! -e "$TMP/o.nd" ]
+	echo '{"jobid": "x"}' > "$TMP/obj.json"
+	run trace-import philly --machines "$MACH" --job-log "$TMP/obj.json" --class HP
+	assert_failure 1
+	assert_output "trace-import: $TMP/obj.json:1: the job log must be a JSON array of job objects"
+	printf '[\n{"jobid": "a", "submitted_time": "2017-10-07 01:00:00", "attempts": []},\n 7\n]\n' > "$TMP/num.json"
+	run trace-import philly --machines "$MACH" --job-log "$TMP/num.json" --class HP
+	assert_failure 1
+	assert_output "trace-import: $TMP/num.json:3: job record 2 is not a JSON object"
+	sed 's/2017-10-07 01:11:39/2017-13-07 01:11:39/' "$TMP/log.json" > "$TMP/date.json"
+	run trace-import philly --machines "$MACH" --job-log "$TMP/date.json" --class HP
+	assert_failure 1
+	assert_output "trace-import: $TMP/date.json:2: malformed 'submitted_time'"
+	sed 's/"user": "u1"}/"user": "u1",}/' "$TMP/log.json" > "$TMP/syntax.json"
+	run trace-import philly --machines "$MACH" --job-log "$TMP/syntax.json" --class HP
+	assert_failure 1
+	assert_output --regexp "^trace-import: $TMP/syntax.json:2: job record 1: "
+	printf '[{"jobid":"a","submitted_time":"2017-10-07 01:00:00","attempts":[]}] x\n' > "$TMP/tail.json"
+	run trace-import philly --machines "$MACH" --job-log "$TMP/tail.json" --class HP
+	assert_failure 1
+	assert_output "trace-import: $TMP/tail.json:1: data after the end of the job log array"
+}
+
+# ---- csv ----
+
+@test "csv: Chronus MIX1 on the Philly machine list (strict/soft -> HP, best -> Spot, VC -> tenant, 184 zero-GPU rows skipped)" {
+	trace-import csv --map "$MAP" --nodes-file "$MACH" "$MIX1" > "$TMP/m.nd"
+	assert_schema "$TMP/m.nd"
+	zstdcat "$MIX1" > "$TMP/mix1.csv"
+	rows=$(($(wc -l < "$TMP/mix1.csv") - 1))
+	zero=$(awk -F, 'NR > 1 && $3 == 0' "$TMP/mix1.csv" | wc -l)
+	best=$(awk -F, 'NR > 1 && $3 > 0 && $12 == "best"' "$TMP/mix1.csv" | wc -l)
+	[ "$zero" -eq 184 ]
+	[ "$(jobs "$TMP/m.nd")" -eq $((rows - zero)) ]
+	[ "$(grep -c '"class":"Spot"' "$TMP/m.nd")" -eq "$best" ]
+	[ "$(hdr "$TMP/m.nd" .skipped_rows)" = '{"zero_gpu_rows_in_source_file":184}' ]
+	[ "$(hdr "$TMP/m.nd" .schema)" = '"schednav.trace/2"' ]
+	[ "$(hdr "$TMP/m.nd" .source.service_class_mapping)" = '{"mode":"column_labels","column":"job_type","mapping":{"strict":"HP","soft":"HP","best":"Spot"}}' ]
+	[ "$(hdr "$TMP/m.nd" .source.map.format)" = '"schednav.csv-map/1"' ]
+	[ "$(hdr "$TMP/m.nd" .source.dataset)" = '"Philly-derived Chronus trace"' ]
+	[ "$(hdr "$TMP/m.nd" '.inputs | length')" -eq 3 ]
+	run jq -c 'select(.job_id=="2")' "$TMP/m.nd"
+	assert_output '{"type":"job","job_id":"2","submit":14341,"duration":30,"gpus":1,"class":"Spot","gpu_model":"philly-gpu","tenant":"vc_ee9e8c"}'
+	# the 0/1 best_effort column gives the same classes
+	trace-import csv --map "$ROOT/configs/maps/chronus-philly-besteffort.json" --nodes-file "$MACH" "$MIX1" > "$TMP/b.nd"
+	[ "$(hdr "$TMP/b.nd" .schema)" = '"schednav.trace/1"' ]
+	[ "$(grep -c '"class":"Spot"' "$TMP/b.nd")" -eq "$best" ]
+}
+
+@test "csv: Chronus jobs equal the original corpus rows (golden g-chr-mix1-*)" {
+	require_shared
+	trace-import csv --map "$MAP" --nodes-file "$MACH" "$MIX1" | jq -c 'select(.type=="job")' > "$TMP/jobs"
+	for c in g-chr-mix1-tight g-chr-mix1-v2-float g-chr-mix1-w; do
+		python3 - "$TMP/jobs" "$GOLDEN/cases/$c/jobs.csv" <<'EOF'
+import csv, json, sys
+mine = {j["job_id"]: j for j in map(json.loads, open(sys.argv[1]))}
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert rows
+for r in rows:
+    j = mine[r["job_id"]]
+    assert (j["submit"], j["duration"], j["gpus"], j["class"]) == (float(r["submit_time_seconds"]), float(r["duration_seconds"]), float(r["gpu_count"]), r["service_class"]), r
+    assert r.get("tenant_id", j["tenant"]) == j["tenant"]
+EOF
+	done
+}
+
+@test "csv: seeded node subset is deterministic, recorded, and depends on the seed" {
+	trace-import csv --map "$MAP" --nodes-file "$MACH" --node-subset-gpus 500 --seed 1 "$MIX1" > "$TMP/a.nd"
+	trace-import csv --map "$MAP" --nodes-file "$MACH" --node-subset-gpus 500 --seed 1 "$MIX1" > "$TMP/b.nd"
+	trace-import csv --map "$MAP" --nodes-file "$MACH" --node-subset-gpus 500 --seed 2 "$MIX1" > "$TMP/c.nd"
+	cmp "$TMP/a.nd" "$TMP/b.nd"
+	cap=$(grep '"type":"node"' "$TMP/a.nd" | jq -s 'map(.gpu_count) | add')
+	n=$(grep -c '"type":"node"' "$TMP/a.nd")
+	[ "$cap" -ge 500 ] && [ "$cap" -lt 508 ]
+	[ "$(hdr "$TMP/a.nd" .source.node_subset.selected_capacity_gpus)" -eq "$cap" ]
+	[ "$(hdr "$TMP/a.nd" .source.node_subset.selected_node_count)" -eq "$n" ]
+	[ "$(hdr "$TMP/a.nd" .source.node_subset.seed)" -eq 1 ]
+	[ "$(hdr "$TMP/a.nd" .source.node_subset.source_capacity_gpus)" -eq 2490 ]
+	[ "$(hdr "$TMP/a.nd" .params.seed)" -eq 1 ]
+	! diff <(grep '"type":"node"' "$TMP/a.nd") <(grep '"type":"node"' "$TMP/c.nd") > /dev/null
+	# jobs are the same, only the nodes change
+	diff <(grep '"type":"job"' "$TMP/a.nd") <(grep '"type":"job"' "$TMP/c.nd")
+}
+
+@test "csv: mapping errors and malformed rows" {
+	printf 'id,t,d,g,c\na,0,10,1,strict\nb,5,10,2,gold\n' > "$TMP/j.csv"
+	cat > "$TMP/map.json" <<'EOF'
+{"format": "schednav.csv-map/1", "trace_id": "x",
+ "columns": {"job_id": "id", "submit": "t", "duration": "d", "gpus": "g", "class": "c", "gpu_model": {"constant": "philly-gpu"}},
+ "class_mapping": {"strict": "HP"},
+ "nodes": {"id_column": "machineId", "gpu_count_column": "number of GPUs", "gpu_model": {"constant": "philly-gpu"}}}
+EOF
+	run trace-import csv --map "$TMP/map.json" --nodes-file "$MACH" "$TMP/j.csv"
+	assert_failure 1
+	assert_output "trace-import: $TMP/j.csv:3: job 'b': class label 'gold' has no entry in class_mapping"
+	printf 'id,t,d,g,c\na,0,10,0,strict\n' > "$TMP/z.csv"
+	run trace-import csv --map "$TMP/map.json" --nodes-file "$MACH" "$TMP/z.csv"
+	assert_failure 1
+	assert_output "trace-import: $TMP/z.csv:2: job 'a': gpus must be > 0 (add a skip rule to drop such rows)"
+	printf 'id,t,d,g,c\na,0,1e-10,1,strict\n' > "$TMP/d.csv"
+	run trace-import csv --map "$TMP/map.json" --nodes-file "$MACH" "$TMP/d.csv"
+	assert_failure 1
+	assert_output "trace-import: $TMP/d.csv:2: job 'a': duration must be > 1e-9 seconds"
+	printf 'id,t,d,g,c\na,NaN,10,1,strict\n' > "$TMP/n.csv"
+	run trace-import csv --map "$TMP/map.json" --nodes-file "$MACH" "$TMP/n.csv"
+	assert_failure 1
+	assert_output "trace-import: $TMP/n.csv:2: 't' is not a finite number: 'NaN'"
+	printf 'id,t,d,g,c\na,0,10,1,strict\na,1,10,1,strict\n' > "$TMP/dup.csv"
+	run trace-import csv --map "$TMP/map.json" --nodes-file "$MACH" "$TMP/dup.csv"
+	assert_failure 1
+	assert_output "trace-import: $TMP/dup.csv:3: duplicate job id 'a'"
+	jq '.colums = .columns' "$TMP/map.json" > "$TMP/typo.json"
+	run trace-import csv --map "$TMP/typo.json" --nodes-file "$MACH" "$TMP/j.csv"
+	assert_failure 1
+	assert_output "trace-import: $TMP/typo.json: the mapping must be an object: unknown key 'colums'"
+	run trace-import csv --map "$TMP/map.json" "$TMP/j.csv"
+	assert_failure 2
+	assert_output --partial "no node list"
+}
+
+@test "csv: constants, time scale, min-submit origin, several files and oversize skips" {
+	printf 'id,t,d,g\na,100,2,1\nb,160,1.5,4\n' > "$TMP/j1.csv"
+	printf 'id,t,d,g\nc,130,3,64\n' > "$TMP/j2.csv"
+	cat > "$TMP/map.json" <<'EOF'
+{"format": "schednav.csv-map/1", "trace_id": "private", "time_origin": "2020-01-01 00:00:00",
+ "columns": {"job_id": "id", "submit": "t", "duration": "d", "gpus": "g", "class": {"constant": "HP"}, "gpu_model": {"constant": "*"}},
+ "time_scale": 60, "submit_origin": "min_submit", "oversize_jobs": "skip",
+ "nodes": {"id_column": "machineId", "gpu_count_column": "number of GPUs", "gpu_model": {"constant": "philly-gpu"}}}
+EOF
+	trace-import csv --map "$TMP/map.json" --nodes-file "$MACH" --node-subset-gpus 16 --seed 3 "$TMP/j1.csv" "$TMP/j2.csv" > "$TMP/o.nd"
+	assert_schema "$TMP/o.nd"
+	run grep '"type":"job"' "$TMP/o.nd"
+	assert_output '{"type":"job","job_id":"a","submit":0.0,"duration":120.0,"gpus":1,"class":"HP","gpu_model":"*"}
+{"type":"job","job_id":"b","submit":3600.0,"duration":90.0,"gpus":4,"class":"HP","gpu_model":"*"}'
+	[ "$(hdr "$TMP/o.nd" .skipped_rows)" = '{"larger_than_node_capacity":1}' ]
+	head -1 "$TMP/o.nd" | grep -qF '"submit_origin":{"mode":"min_submit","subtracted_seconds":6000.0}'
+	[ "$(hdr "$TMP/o.nd" .source.service_class_mapping)" = '{"mode":"caller_supplied_constant","value":"HP"}' ]
+	[ "$(hdr "$TMP/o.nd" '.source.job_files | length')" -eq 2 ]
+	[ "$(hdr "$TMP/o.nd" .time_origin)" = '"2020-01-01 00:00:00"' ]
+}
+
+@test "csv: job file fed in 1-31 byte chunks gives identical output; zstd output round-trips" {
+	zstdcat "$MIX1" | head -3000 > "$TMP/part.csv"
+	trace-import csv --map "$MAP" --nodes-file "$MACH" - < "$TMP/part.csv" > "$TMP/whole.nd"
+	feed_chunked "$TMP/part.csv" trace-import csv --map "$MAP" --nodes-file "$MACH" - > "$TMP/chunked.nd"
+	cmp "$TMP/whole.nd" "$TMP/chunked.nd"
+	trace-import csv --map "$MAP" --nodes-file "$MACH" -o "$TMP/out.nd.zst" - < "$TMP/part.csv"
+	zstdcat "$TMP/out.nd.zst" | cmp - "$TMP/whole.nd"
+}
