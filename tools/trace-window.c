@@ -1,0 +1,205 @@
+/* trace-window — cut a trace stream: a prefix slice (submit time, GPU models) and/or an
+ * evaluation slice (window with a warm-up start), as the original slicers do. */
+#include "core/die.h"
+#include "core/ndjson.h"
+#include "trace/trace.h"
+#include "trace/window.h"
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"trace-window [--max-submit T] [--gpu-model M]... [--eval-start S --eval-end E [--warmup-start W]] [--no-warmup-spot]\n"
+	"[--trace-id ID] [-i FILE] [-o OUT]\n";
+
+static const char help[] =
+	"\n"
+	"Read one trace stream and write the slice of it that the options ask for.\n"
+	"The prefix slice runs first, then the evaluation slice.\n"
+	"\n"
+	"Prefix slice:\n"
+	"  --max-submit T       keep jobs submitted at or before T seconds; nodes follow the\n"
+	"                       kept jobs' concrete GPU models (all nodes if only '*' jobs)\n"
+	"  --gpu-model M        keep only jobs of model M or '*' (repeatable); without\n"
+	"                       --max-submit the cut is the last submit time\n"
+	"Evaluation slice (input without a window):\n"
+	"  --eval-start S       evaluation window start, seconds\n"
+	"  --eval-end E         evaluation window end (inclusive for arrivals)\n"
+	"  --warmup-start W     keep jobs from W on (default 0: full carry-in)\n"
+	"  --no-warmup-spot     drop Spot jobs submitted before S\n"
+	"Other:\n"
+	"  --trace-id ID        trace_id of the slice (default: the input's)\n"
+	"  -i, --input FILE     read FILE instead of stdin (.zst is decompressed)\n"
+	"  -o, --output FILE    write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
+	"  -h, --help           show this help\n";
+
+enum { OPT_MAX_SUBMIT = 256, OPT_GPU_MODEL, OPT_EVAL_START, OPT_EVAL_END, OPT_WARMUP_START, OPT_NO_WARMUP_SPOT, OPT_TRACE_ID };
+
+static const struct option longopts[] = {
+	{ "max-submit", required_argument, NULL, OPT_MAX_SUBMIT },
+	{ "gpu-model", required_argument, NULL, OPT_GPU_MODEL },
+	{ "eval-start", required_argument, NULL, OPT_EVAL_START },
+	{ "eval-end", required_argument, NULL, OPT_EVAL_END },
+	{ "warmup-start", required_argument, NULL, OPT_WARMUP_START },
+	{ "no-warmup-spot", no_argument, NULL, OPT_NO_WARMUP_SPOT },
+	{ "trace-id", required_argument, NULL, OPT_TRACE_ID },
+	{ "input", required_argument, NULL, 'i' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct opts {
+	const char *input, *output, *trace_id;
+	bool has_max, has_start, has_end, has_warmup, no_warmup_spot;
+	double max_submit, eval_start, eval_end, warmup_start;
+	const char **models;
+	size_t n_models;
+};
+
+static void print_usage_block(FILE *f)
+{
+	const char *p = usage;
+	for (int first = 1; *p; first = 0) {
+		const char *nl = strchr(p, '\n');
+		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)(nl - p), p);
+		p = nl + 1;
+	}
+}
+
+static void __attribute__((noreturn)) bad_usage(const char *msg)
+{
+	if (msg)
+		fprintf(stderr, "%s: %s\n", progname, msg);
+	print_usage_block(stderr);
+	exit(2);
+}
+
+static void parse_options(int argc, char **argv, struct opts *o)
+{
+	int c;
+	while ((c = getopt_long(argc, argv, "hi:o:", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_MAX_SUBMIT: o->max_submit = opt_double("max-submit", optarg); o->has_max = true; break;
+		case OPT_GPU_MODEL:
+			if (!*optarg)
+				bad_usage("--gpu-model: empty model name");
+			o->models = xrealloc(o->models, (o->n_models + 1) * sizeof *o->models);
+			o->models[o->n_models++] = optarg;
+			break;
+		case OPT_EVAL_START: o->eval_start = opt_double("eval-start", optarg); o->has_start = true; break;
+		case OPT_EVAL_END: o->eval_end = opt_double("eval-end", optarg); o->has_end = true; break;
+		case OPT_WARMUP_START: o->warmup_start = opt_double("warmup-start", optarg); o->has_warmup = true; break;
+		case OPT_NO_WARMUP_SPOT: o->no_warmup_spot = true; break;
+		case OPT_TRACE_ID:
+			if (!*optarg)
+				bad_usage("--trace-id: empty id");
+			o->trace_id = optarg;
+			break;
+		case 'i': o->input = optarg; break;
+		case 'o': o->output = optarg; break;
+		case 'h':
+			print_usage_block(stdout);
+			print_help(help);
+		default:
+			bad_usage(NULL);
+		}
+	}
+	if (optind < argc)
+		bad_usage("unexpected operand");
+	if (o->has_start != o->has_end)
+		bad_usage("--eval-start and --eval-end go together");
+	if ((o->has_warmup || o->no_warmup_spot) && !o->has_start)
+		bad_usage("--warmup-start and --no-warmup-spot need --eval-start and --eval-end");
+	if (!o->has_max && !o->n_models && !o->has_start)
+		bad_usage("nothing to do: give --max-submit, --gpu-model or --eval-start/--eval-end");
+	if (o->has_max && o->max_submit < 0)
+		bad_usage("--max-submit must be >= 0");
+	if (o->has_start && !(o->eval_start >= 0 && o->eval_start < o->eval_end))
+		bad_usage("the evaluation window needs 0 <= --eval-start < --eval-end");
+	if (o->has_warmup && !(o->warmup_start >= 0 && o->warmup_start <= o->eval_start))
+		bad_usage("--warmup-start must be in [0, --eval-start]");
+}
+
+/* params: every option, in a fixed order, null when not given. */
+static struct json *params_of(struct arena *a, const struct opts *o)
+{
+	struct json *p = json_object(a);
+	json_set(a, p, "max_submit", o->has_max ? json_real(a, o->max_submit) : json_null(a));
+	struct json *models = json_null(a);
+	if (o->n_models) {
+		models = json_array(a);
+		for (size_t i = 0; i < o->n_models; i++)
+			json_push(a, models, json_str(a, o->models[i]));
+	}
+	json_set(a, p, "gpu_models", models);
+	json_set(a, p, "eval_start", o->has_start ? json_real(a, o->eval_start) : json_null(a));
+	json_set(a, p, "eval_end", o->has_end ? json_real(a, o->eval_end) : json_null(a));
+	json_set(a, p, "warmup_start", o->has_warmup ? json_real(a, o->warmup_start) : json_null(a));
+	json_set(a, p, "no_warmup_spot", json_bool(a, o->no_warmup_spot));
+	json_set(a, p, "trace_id", o->trace_id ? json_str(a, o->trace_id) : json_null(a));
+	return p;
+}
+
+static void slice(struct trace *t, const struct opts *o)
+{
+	char err[512];
+	/* Both records name the input stream: a combined run makes no intermediate stream, and
+	 * the input fingerprint plus the recorded parameters determine the output. */
+	const char *parent_fp = t->fingerprint;
+	if (o->has_max || o->n_models) {
+		struct window_prefix p = {
+			.max_submit = o->has_max ? o->max_submit : t->jobs[t->n_jobs - 1].submit,
+			.models = o->models, .n_models = o->n_models,
+		};
+		if (window_prefix_slice(t, &p, parent_fp, err, sizeof err))
+			die("%s", err);
+	}
+	if (o->has_start) {
+		struct window_eval e = {
+			.warmup_start = o->has_warmup ? o->warmup_start : 0.0,
+			.eval_start = o->eval_start, .eval_end = o->eval_end,
+			.include_warmup_spot = !o->no_warmup_spot,
+		};
+		if (window_eval_slice(t, &e, parent_fp, err, sizeof err))
+			die("%s", err);
+	}
+	if (o->trace_id)
+		t->trace_id = trace_strdup(t, o->trace_id);
+	if (trace_validate(t, err, sizeof err))
+		die("the slice is not a valid trace: %s", err);
+}
+
+int main(int argc, char **argv)
+{
+	set_progname(argv[0]);
+	struct opts o = { .input = "-", .output = "-" };
+	parse_options(argc, argv, &o);
+
+	struct trace t;
+	struct arena a;
+	char err[1024];
+	trace_init(&t);
+	arena_init(&a);
+	if (trace_load(&t, o.input, err, sizeof err))
+		die("%s", err);
+	const char *in_schema = t.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1;
+	char in_fp[33], in_name[256];
+	memcpy(in_fp, t.fingerprint, sizeof in_fp);
+	snprintf(in_name, sizeof in_name, "%s", t.input_name);
+	slice(&t, &o);
+
+	struct json *hdr = trace_header(&t, &a, "trace-window");
+	nd_header_add_stream(&a, hdr, in_name, in_schema, in_fp);
+	json_set(&a, hdr, "params", params_of(&a, &o));
+	struct nd_writer *w = ndw_open(o.output, err, sizeof err);
+	if (!w)
+		die("%s", err);
+	if (trace_write(&t, hdr, w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
+		die("%s", err);
+	free(o.models);
+	trace_release(&t);
+	arena_release(&a);
+	return 0;
+}
