@@ -208,13 +208,12 @@ static int run_loop(struct sim *s, char *err, size_t errlen)
 		o->allocated += a * delta;
 		o->warmup_allocated += a * max0((next < es ? next : es) - s->now);
 		o->evaluation_allocated += a * max0((next < ee ? next : ee) - (es > s->now ? es : s->now));
-		running_advance(s, delta);
+		running_advance(s, next, delta);
 		s->now = next;
 		size_t nd;
 		struct sim_job **done = running_collect_done(s, &nd);
 		for (size_t i = 0; i < nd; i++) {
 			struct sim_job *j = done[i];
-			running_remove(s, j);
 			if (!j->hp)
 				close_spot_run(s, j, true);
 			release(s, j);

@@ -32,7 +32,10 @@ struct sim_job {
 	bool started, queued, running, done;
 	struct sim_alloc *alloc;
 	size_t n_alloc, cap_alloc;
-	size_t pos;            /* position in the running array */
+	size_t pos;            /* position in the running heap */
+	size_t ep;             /* rem is current as of this step (running.c) */
+	double now_ep;         /* the clock at that step */
+	struct sim_job *snext, *sprev;   /* running Spot list, in start order */
 };
 
 struct victim_list {
@@ -63,6 +66,12 @@ struct sim {
 	size_t rn, rcap;
 	struct sim_job **done;
 	size_t dn, dcap;
+	double *dlog;                      /* delta of every step */
+	size_t steps, dcap_log, last_inexact;
+	size_t *ms_idx;                    /* monotone stack of (step, lowest-bit exponent) */
+	int *ms_g;
+	size_t ms_n;
+	struct sim_job *shead, *stail, *gfront;
 	/* victims, per HP model (index model + 1; 0 = "*") */
 	struct victim_list *vl;
 	/* placement.c scratch */
@@ -92,10 +101,11 @@ void release(struct sim *s, struct sim_job *j);   /* and clears j->alloc */
 void running_add(struct sim *s, struct sim_job *j);
 void running_remove(struct sim *s, struct sim_job *j);
 double running_rem(struct sim *s, struct sim_job *j);           /* current remaining work */
-void running_advance(struct sim *s, double delta);              /* rem = max(0, rem - delta) */
+void running_advance(struct sim *s, double next, double delta); /* rem = max(0, rem - delta), lazily */
 double running_next_completion(struct sim *s, double thr);      /* min now+rem > thr */
 double running_next_guarantee(struct sim *s, double thr);       /* min run_start+rg > thr over Spot */
-struct sim_job **running_collect_done(struct sim *s, size_t *n); /* rem <= EPS, by job_id */
+struct sim_job **running_collect_done(struct sim *s, size_t *n); /* removes rem <= EPS, by job_id */
+struct sim_job *running_guarantee_frontier(struct sim *s, double thr); /* Spot before it: guarantee passed */
 
 /* preempt.c */
 void victims_reset(struct sim *s);

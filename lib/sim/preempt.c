@@ -56,10 +56,8 @@ struct victim_list *victims_for(struct sim *s, int model)
 	double thr = s->now + SIM_EPS, ck = (double)s->p->checkpoint_seconds;
 	struct vkey *keys = xmalloc((s->rn + 1) * sizeof *keys);
 	size_t n = 0;
-	for (size_t i = 0; i < s->rn; i++) {
-		struct sim_job *v = s->running[i];
-		if (v->hp || !(thr >= v->run_start + v->rg))
-			continue;
+	struct sim_job *front = running_guarantee_frontier(s, thr);
+	for (struct sim_job *v = s->shead; v != front; v = v->snext) {
 		bool on = false;
 		for (size_t k = 0; k < v->n_alloc && !on; k++)
 			on = v->alloc[k].x > 0 && (model < 0 || s->nodes[v->alloc[k].node].model == model);
@@ -111,5 +109,8 @@ void structures_release(struct sim *s)
 	free(s->running);
 	free(s->done);
 	free(s->cand);
+	free(s->dlog);
+	free(s->ms_idx);
+	free(s->ms_g);
 	memset(s, 0, sizeof *s);
 }
