@@ -74,7 +74,8 @@ struct sim {
 	struct sim_job *shead, *stail, *gfront;
 	/* victims, per HP model (index model + 1; 0 = "*") */
 	struct victim_list *vl;
-	/* placement.c scratch */
+	/* placement.c */
+	struct placement_index *pix;
 	struct sim_alloc *cand;
 	size_t ccap;
 };
@@ -93,6 +94,8 @@ struct sim_job *hp_iter_next(struct sim *s);
 double hp_next_wakeup(struct sim *s, double thr, double delay); /* min qsince+delay > thr */
 
 /* placement.c */
+int placement_init(struct sim *s);
+void placement_release(struct sim *s);
 int place(struct sim *s, struct sim_job *j);      /* 0 = j->alloc filled, -1 = does not fit */
 void reserve(struct sim *s, struct sim_job *j);
 void release(struct sim *s, struct sim_job *j);   /* and clears j->alloc */

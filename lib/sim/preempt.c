@@ -88,11 +88,12 @@ int structures_init(struct sim *s, char *err, size_t errlen)
 	(void)err;
 	(void)errlen;
 	s->vl = xcalloc((size_t)s->n_models + 1, sizeof *s->vl);
-	return 0;
+	return placement_init(s);
 }
 
 void structures_release(struct sim *s)
 {
+	placement_release(s);
 	if (s->jobs)
 		for (size_t i = 0; i < s->n; i++)
 			free(s->jobs[i].alloc);
