@@ -1,6 +1,8 @@
 #include "sim/result.h"
 #include "core/die.h"
 #include "core/strbuf.h"
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,10 +42,47 @@ static void kstr(struct strbuf *sb, const char *k, const char *v)
 	sb_add_jstr(sb, v, strlen(v));
 }
 
+/*
+ * Python repr of v, fast for the common case: a value with at most 15 significant digits and
+ * at most 6 decimals in [1e-4, 1e15). By DBL_DIG at most one such decimal maps to v, so the
+ * first k whose candidate round-trips gives the shortest form; anything else goes through
+ * the general formatter. tests/unit/test_sim.c checks it against sb_add_double.
+ */
+static const double p10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6 };
+
+void result_add_double(struct strbuf *sb, double v)
+{
+	if (v >= 1e-4 && v < 1e15) {
+		for (int k = 0; k <= 6; k++) {
+			double scaled = v * p10[k];
+			if (scaled >= 1e15)
+				break;
+			long long m = llround(scaled);
+			if ((double)m / p10[k] != v)
+				continue;
+			char digits[24];
+			int n = snprintf(digits, sizeof digits, "%0*lld", k + 1, m);
+			if (k == 0) {
+				sb_add(sb, digits, (size_t)n);
+				sb_add(sb, ".0", 2);
+			} else {
+				sb_add(sb, digits, (size_t)(n - k));
+				sb_addc(sb, '.');
+				sb_add(sb, digits + n - k, (size_t)k);
+			}
+			return;
+		}
+	} else if (v == 0 && !signbit(v)) {
+		sb_add(sb, "0.0", 3);
+		return;
+	}
+	sb_add_double(sb, v);
+}
+
 static void kdbl(struct strbuf *sb, const char *k, double v)
 {
 	key(sb, k);
-	sb_add_double(sb, v);
+	result_add_double(sb, v);
 }
 
 static void kint(struct strbuf *sb, const char *k, long long v)

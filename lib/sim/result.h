@@ -22,6 +22,7 @@
 #define SCHEDNAV_SIM_RESULT_H
 #include "core/arena.h"
 #include "core/ndjson.h"
+#include "core/strbuf.h"
 #include "sim/engine.h"
 #include "sim/policy.h"
 #include "trace/trace.h"
@@ -32,4 +33,6 @@
 struct json *result_header(struct arena *a, const struct trace *t, const struct sim_policy *p, const struct sim_output *o);
 /* Write header, body records and end. 0 or -1 + message. */
 int result_write(struct nd_writer *w, const struct json *hdr, const struct trace *t, const struct sim_output *o, char *err, size_t errlen);
+/* Python repr of v (as sb_add_double), with a fast path for short decimals. */
+void result_add_double(struct strbuf *sb, double v);
 #endif

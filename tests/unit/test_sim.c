@@ -7,6 +7,7 @@
 #include "eval/metrics.h"
 #include "sim/engine.h"
 #include "sim/policy.h"
+#include "sim/result.h"
 #include "trace/trace.h"
 #include <math.h>
 #include <stdio.h>
@@ -385,6 +386,38 @@ static void canonical_policy(void)
 	}
 }
 
+/* The fast repr path in result.c agrees with the general formatter. */
+static void fast_repr(void)
+{
+	struct strbuf a, b;
+	sb_init(&a);
+	sb_init(&b);
+	unsigned long long x = 88172645463325252ULL;
+	int bad = 0;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double v;
+		switch (i % 5) {
+		case 0: v = (double)(x % 100000000) / 10.0; break;
+		case 1: v = (double)(x % 1000000000) / 1000.0; break;
+		case 2: v = (double)(x % 100000) * 0.1 + (double)(x >> 40) * 1e-7; break;
+		case 3: { double d; memcpy(&d, &x, sizeof d); v = isfinite(d) ? fabs(d) : 1.0; } break;
+		default: v = (double)(x % 1000000007) / 64.0 - 1e6; break;
+		}
+		sb_reset(&a);
+		sb_reset(&b);
+		result_add_double(&a, v);
+		sb_add_double(&b, v);
+		if (strcmp(a.buf, b.buf) && bad++ < 5)
+			CHECK(0, "repr(%.17g): fast '%s', general '%s'", v, a.buf, b.buf);
+	}
+	CHECK(bad == 0, "%d fast repr mismatches", bad);
+	sb_release(&a);
+	sb_release(&b);
+}
+
 int main(void)
 {
 	set_progname("test_sim");
@@ -402,6 +435,7 @@ int main(void)
 	window_integrals();
 	quantiles();
 	canonical_policy();
+	fast_repr();
 	printf("test_sim: %d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
 }
