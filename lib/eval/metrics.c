@@ -1,0 +1,454 @@
+#include "eval/metrics.h"
+#include "core/die.h"
+#include "core/fp.h"
+#include "core/num.h"
+#include "core/strbuf.h"
+#include "sim/result.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const header_keys[] = { "type", "schema", "tool", "version", "inputs", "params", "policy",
+	"policy_fingerprint", "trace_id", "trace_fingerprint", "time_origin", "source", "evaluation_start", "evaluation_end", NULL };
+static const char *const job_keys[] = { "type", "job_id", "service_class", "submit_time_seconds", "start_time_seconds",
+	"completion_time_seconds", "duration_seconds", "gpu_count", "gpu_model", "tenant_id", "queue_seconds", "jct_seconds",
+	"preemption_count", "run_count", "evaluation_population", NULL };
+static const char *const run_keys[] = { "type", "job_id", "run_ordinal", "start_time_seconds", "end_time_seconds",
+	"end_reason", "uninterrupted_seconds", "guarantee_seconds", "guarantee_succeeded", NULL };
+static const char *const event_keys[] = { "type", "time_seconds", "preempted_job_id", "triggering_job_id",
+	"rollback_seconds", "overhead_seconds", "added_gpu_seconds", NULL };
+static const char *const cluster_keys[] = { "type", "node_count", "capacity_gpus", "simulation_start", "simulation_end",
+	"allocated_gpu_seconds", "warmup_allocated_gpu_seconds", "evaluation_allocated_gpu_seconds",
+	"drain_allocated_gpu_seconds", "allocation_rate_mean", "drain_end", NULL };
+
+static int need_keys(struct nd_reader *r, const struct json *v, const char *const *keys, char *err, size_t errlen)
+{
+	char kerr[200];
+	const char *type = json_get(v, "type")->u.str.s;
+	if (nd_check_keys(v, keys, kerr, sizeof kerr)) {
+		ndr_errorf(r, err, errlen, "%s: %s", type, kerr);
+		return -1;
+	}
+	for (const char *const *k = keys; *k; k++)
+		if (!json_get(v, *k) && strcmp(*k, "tenant_id")) {
+			ndr_errorf(r, err, errlen, "%s: missing key '%s'", type, *k);
+			return -1;
+		}
+	return 0;
+}
+
+static int num(struct nd_reader *r, const struct json *v, const char *k, double *out, char *err, size_t errlen)
+{
+	struct json *x = json_get(v, k);
+	if (!json_is_num(x) || !isfinite(json_num(x))) {
+		ndr_errorf(r, err, errlen, "'%s' must be a finite number", k);
+		return -1;
+	}
+	*out = json_num(x);
+	return 0;
+}
+
+static int integer(struct nd_reader *r, const struct json *v, const char *k, long long *out, char *err, size_t errlen)
+{
+	struct json *x = json_get(v, k);
+	if (!x || x->kind != JSON_INT || x->u.i < 0) {
+		ndr_errorf(r, err, errlen, "'%s' must be a non-negative integer", k);
+		return -1;
+	}
+	*out = x->u.i;
+	return 0;
+}
+
+static int boolean(struct nd_reader *r, const struct json *v, const char *k, bool *out, char *err, size_t errlen)
+{
+	struct json *x = json_get(v, k);
+	if (!x || (x->kind != JSON_TRUE && x->kind != JSON_FALSE)) {
+		ndr_errorf(r, err, errlen, "'%s' must be a boolean", k);
+		return -1;
+	}
+	*out = x->kind == JSON_TRUE;
+	return 0;
+}
+
+static const char *string(struct nd_reader *r, const struct json *v, const char *k, char *err, size_t errlen)
+{
+	struct json *x = json_get(v, k);
+	if (!x || x->kind != JSON_STRING) {
+		ndr_errorf(r, err, errlen, "'%s' must be a string", k);
+		return NULL;
+	}
+	return x->u.str.s;
+}
+
+static long find_job(const struct metrics_result *m, const char *id)
+{
+	size_t lo = 0, hi = m->n_jobs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(m->jobs[mid].id, id);
+		if (c == 0)
+			return (long)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int read_header(struct metrics_result *m, struct nd_reader *r, const struct json *h, char *err, size_t errlen)
+{
+	struct json *schema = json_get(h, "schema");
+	if (!schema || schema->kind != JSON_STRING || strcmp(schema->u.str.s, RESULT_SCHEMA)) {
+		ndr_errorf(r, err, errlen, "not a result stream (want schema '%s')", RESULT_SCHEMA);
+		return -1;
+	}
+	if (need_keys(r, h, header_keys, err, errlen))
+		return -1;
+	double d;
+	const char *s;
+	if (!(s = string(r, h, "trace_id", err, errlen)) || !(s = string(r, h, "trace_fingerprint", err, errlen)) ||
+	    !(s = string(r, h, "policy_fingerprint", err, errlen)) || num(r, h, "evaluation_start", &d, err, errlen) ||
+	    num(r, h, "evaluation_end", &d, err, errlen))
+		return -1;
+	struct json *src = json_get(h, "source"), *pol = json_get(h, "policy");
+	if (src->kind != JSON_OBJECT || pol->kind != JSON_OBJECT) {
+		ndr_errorf(r, err, errlen, "'source' and 'policy' must be objects");
+		return -1;
+	}
+	m->header = json_clone(&m->arena, h);
+	/* Re-validate the canonical policy: it must round-trip to itself and its fingerprint. */
+	struct json *doc = json_object(&m->arena);
+	json_set(&m->arena, doc, "schema_version", json_str(&m->arena, POLICY_SCHEMA));
+	for (size_t i = 0; i < pol->u.obj.n; i++)
+		json_set(&m->arena, doc, pol->u.obj.keys[i], json_clone(&m->arena, pol->u.obj.vals[i]));
+	char perr[300];
+	if (policy_from_json(&m->policy, doc, &m->arena, perr, sizeof perr)) {
+		ndr_errorf(r, err, errlen, "policy: %s", perr);
+		return -1;
+	}
+	if (!json_identical(m->policy.canonical, pol) || strcmp(m->policy.fingerprint, s)) {
+		ndr_errorf(r, err, errlen, "policy is not canonical or does not match 'policy_fingerprint'");
+		return -1;
+	}
+	return 0;
+}
+
+int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_t errlen)
+{
+	struct arena scratch;
+	struct json *v;
+	int rc = -1;
+	memset(m, 0, sizeof *m);
+	arena_init(&m->arena);
+	arena_init(&scratch);
+	enum nd_event ev = ndr_next(r, &scratch, &v, err, errlen);
+	if (ev == ND_EOF) {
+		snprintf(err, errlen, "%s: empty input: expected a result stream", ndr_name(r));
+		goto out;
+	}
+	if (ev != ND_HEADER || read_header(m, r, v, err, errlen))
+		goto out;
+	for (;;) {
+		arena_reset(&scratch);
+		ev = ndr_next(r, &scratch, &v, err, errlen);
+		if (ev == ND_ERROR)
+			goto out;
+		if (ev == ND_END)
+			break;
+		const char *type = json_get(v, "type")->u.str.s;
+		if (!strcmp(type, "job_result")) {
+			if (need_keys(r, v, job_keys, err, errlen))
+				goto out;
+			if (m->n_runs || m->n_events || m->cluster) {
+				ndr_errorf(r, err, errlen, "job_result after run, preemption or cluster records");
+				goto out;
+			}
+			m->jobs = xgrow(m->jobs, &m->cap_jobs, m->n_jobs + 1, sizeof *m->jobs);
+			struct mres_job *j = &m->jobs[m->n_jobs];
+			const char *id = string(r, v, "job_id", err, errlen), *cls = id ? string(r, v, "service_class", err, errlen) : NULL;
+			if (!cls || num(r, v, "jct_seconds", &j->jct, err, errlen) || num(r, v, "queue_seconds", &j->queue, err, errlen) ||
+			    integer(r, v, "preemption_count", &j->preemptions, err, errlen) || integer(r, v, "run_count", &j->runs, err, errlen) ||
+			    boolean(r, v, "evaluation_population", &j->eval_pop, err, errlen))
+				goto out;
+			if (strcmp(cls, "HP") && strcmp(cls, "Spot")) {
+				ndr_errorf(r, err, errlen, "service_class must be 'HP' or 'Spot', not '%s'", cls);
+				goto out;
+			}
+			j->hp = !strcmp(cls, "HP");
+			if (m->n_jobs && strcmp(m->jobs[m->n_jobs - 1].id, id) >= 0) {
+				ndr_errorf(r, err, errlen, "job_result '%s': not sorted by job_id or duplicate", id);
+				goto out;
+			}
+			j->id = arena_strndup(&m->arena, id, strlen(id));
+			m->n_jobs++;
+		} else if (!strcmp(type, "run")) {
+			if (need_keys(r, v, run_keys, err, errlen))
+				goto out;
+			m->runs = xgrow(m->runs, &m->cap_runs, m->n_runs + 1, sizeof *m->runs);
+			struct mres_run *x = &m->runs[m->n_runs];
+			const char *id = string(r, v, "job_id", err, errlen), *reason = id ? string(r, v, "end_reason", err, errlen) : NULL;
+			if (!reason || num(r, v, "start_time_seconds", &x->start, err, errlen) ||
+			    boolean(r, v, "guarantee_succeeded", &x->succeeded, err, errlen))
+				goto out;
+			long k = find_job(m, id);
+			if (k < 0) {
+				ndr_errorf(r, err, errlen, "run of unknown job '%s'", id);
+				goto out;
+			}
+			if (strcmp(reason, "completed") && strcmp(reason, "preempted")) {
+				ndr_errorf(r, err, errlen, "end_reason must be 'completed' or 'preempted'");
+				goto out;
+			}
+			x->job = (size_t)k;
+			x->preempted = !strcmp(reason, "preempted");
+			m->n_runs++;
+		} else if (!strcmp(type, "preemption")) {
+			if (need_keys(r, v, event_keys, err, errlen))
+				goto out;
+			m->events = xgrow(m->events, &m->cap_events, m->n_events + 1, sizeof *m->events);
+			struct mres_event *e = &m->events[m->n_events];
+			const char *id = string(r, v, "preempted_job_id", err, errlen);
+			if (!id || num(r, v, "time_seconds", &e->time, err, errlen) || num(r, v, "rollback_seconds", &e->rollback, err, errlen) ||
+			    num(r, v, "overhead_seconds", &e->overhead, err, errlen) || num(r, v, "added_gpu_seconds", &e->added, err, errlen))
+				goto out;
+			long k = find_job(m, id);
+			if (k < 0) {
+				ndr_errorf(r, err, errlen, "preemption of unknown job '%s'", id);
+				goto out;
+			}
+			e->victim = (size_t)k;
+			m->n_events++;
+		} else if (!strcmp(type, "cluster")) {
+			if (need_keys(r, v, cluster_keys, err, errlen))
+				goto out;
+			if (m->cluster) {
+				ndr_errorf(r, err, errlen, "more than one cluster record");
+				goto out;
+			}
+			long long i;
+			double d;
+			if (integer(r, v, "node_count", &i, err, errlen) || integer(r, v, "capacity_gpus", &i, err, errlen))
+				goto out;
+			for (const char *const *k = cluster_keys + 3; *k; k++)
+				if (num(r, v, *k, &d, err, errlen))
+					goto out;
+			m->cluster = json_clone(&m->arena, v);
+		} else {
+			ndr_errorf(r, err, errlen, "unknown record type '%s' in a result stream", type);
+			goto out;
+		}
+	}
+	memcpy(m->fingerprint, ndr_fingerprint(r), 33);
+	if (!m->cluster) {
+		ndr_errorf(r, err, errlen, "result stream has no cluster record");
+		goto out;
+	}
+	ev = ndr_next(r, &scratch, &v, err, errlen);
+	if (ev == ND_ERROR)
+		goto out;
+	if (ev != ND_EOF) {
+		ndr_errorf(r, err, errlen, "expected exactly one result stream");
+		goto out;
+	}
+	rc = 0;
+out:
+	arena_release(&scratch);
+	return rc;
+}
+
+void metrics_result_release(struct metrics_result *m)
+{
+	free(m->jobs);
+	free(m->runs);
+	free(m->events);
+	arena_release(&m->arena);
+	memset(m, 0, sizeof *m);
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+double metrics_quantile(double *v, size_t n, double p)
+{
+	qsort(v, n, sizeof *v, dbl_cmp);
+	double pos = (double)(n - 1) * p;
+	double lo_f = floor(pos);
+	size_t lo = (size_t)lo_f, hi = lo + 1 < n ? lo + 1 : n - 1;
+	return v[lo] + (v[hi] - v[lo]) * (pos - lo_f);
+}
+
+static struct json *real_or_null(struct arena *a, bool ok, double v)
+{
+	return ok ? json_real(a, v) : json_null(a);
+}
+
+/* Per-class job figures (evaluation.md §4 jobs.<class>). */
+struct class_stats {
+	long long n, completed, preemptions, preempted_jobs, runs;
+	double jct_mean, jct_p50, jct_p95, queue_mean, queue_p50, queue_p95;
+};
+
+static void class_stats(const struct metrics_result *m, bool hp, struct class_stats *c)
+{
+	memset(c, 0, sizeof *c);
+	double *jct = xmalloc((m->n_jobs + 1) * sizeof *jct), *q = xmalloc((m->n_jobs + 1) * sizeof *q);
+	double sj = 0, sq = 0;
+	for (size_t i = 0; i < m->n_jobs; i++) {
+		const struct mres_job *j = &m->jobs[i];
+		if (!j->eval_pop || j->hp != hp)
+			continue;
+		jct[c->n] = j->jct;
+		q[c->n] = j->queue;
+		sj += j->jct;       /* naive left-to-right, job_id order */
+		sq += j->queue;
+		c->n++;
+		c->completed++;
+		c->preemptions += j->preemptions;
+		c->preempted_jobs += j->preemptions > 0;
+		c->runs += j->runs;
+	}
+	if (c->n > 0) {
+		c->jct_mean = num_round(sj / (double)c->n, 6);
+		c->queue_mean = num_round(sq / (double)c->n, 6);
+		c->jct_p50 = num_round(metrics_quantile(jct, (size_t)c->n, 0.5), 6);
+		c->jct_p95 = num_round(metrics_quantile(jct, (size_t)c->n, 0.95), 6);
+		c->queue_p50 = num_round(metrics_quantile(q, (size_t)c->n, 0.5), 6);
+		c->queue_p95 = num_round(metrics_quantile(q, (size_t)c->n, 0.95), 6);
+	}
+	free(jct);
+	free(q);
+}
+
+static void set_class(struct arena *a, struct json *o, const char *pre, const struct class_stats *c, bool with_rate)
+{
+	char k[64];
+	bool any = c->n > 0;
+#define K(name) (snprintf(k, sizeof k, "%s_%s", pre, name), k)
+	json_set(a, o, K("job_count"), json_int(a, c->n));
+	json_set(a, o, K("completed_count"), json_int(a, c->completed));
+	json_set(a, o, K("completion_rate"), real_or_null(a, any, 1.0));
+	json_set(a, o, K("jct_mean_seconds"), real_or_null(a, any, c->jct_mean));
+	json_set(a, o, K("jct_p50_seconds"), real_or_null(a, any, c->jct_p50));
+	json_set(a, o, K("jct_p95_seconds"), real_or_null(a, any, c->jct_p95));
+	json_set(a, o, K("queue_mean_seconds"), real_or_null(a, any, c->queue_mean));
+	json_set(a, o, K("queue_p50_seconds"), real_or_null(a, any, c->queue_p50));
+	json_set(a, o, K("queue_p95_seconds"), real_or_null(a, any, c->queue_p95));
+	json_set(a, o, K("preemption_count"), json_int(a, c->preemptions));
+	json_set(a, o, K("preempted_job_count"), json_int(a, c->preempted_jobs));
+	if (with_rate)
+		json_set(a, o, K("preempted_job_rate"), real_or_null(a, any, any ? (double)c->preempted_jobs / (double)c->n : 0));
+#undef K
+}
+
+struct json *metrics_record(struct arena *a, const struct metrics_result *m)
+{
+	const struct sim_policy *p = &m->policy;
+	const struct json *h = m->header, *cl = m->cluster;
+	struct json *o = json_object(a);
+	json_set(a, o, "type", json_str(a, "metrics"));
+	/* 1. policy, flat, defaults filled */
+	json_set(a, o, "action_id", json_str(a, p->action_id));
+	json_set(a, o, "scheduler", json_str(a, policy_scheduler_name(p->scheduler)));
+	json_set(a, o, "spot_guarantee_seconds", json_int(a, p->guarantee_seconds));
+	json_set(a, o, "checkpoint_interval_seconds", json_int(a, p->checkpoint_seconds));
+	json_set(a, o, "policy_preemption_overhead_seconds", json_int(a, p->overhead_seconds));
+	json_set(a, o, "hp_preemption_delay_seconds", json_int(a, p->hp_delay_seconds));
+	json_set(a, o, "spot_eviction_budget_rate", p->has_budget ? json_real(a, p->budget) : json_null(a));
+	json_set(a, o, "preemption_victim_strategy", json_str(a, policy_victim_name(p->victim_order)));
+	json_set(a, o, "placement_strategy", json_str(a, "deterministic_best_fit"));
+	json_set(a, o, "policy", json_clone(a, json_get(h, "policy")));
+	json_set(a, o, "policy_fingerprint", json_clone(a, json_get(h, "policy_fingerprint")));
+	/* 2. provenance */
+	json_set(a, o, "trace_id", json_clone(a, json_get(h, "trace_id")));
+	json_set(a, o, "trace_fingerprint", json_clone(a, json_get(h, "trace_fingerprint")));
+	struct json *src = json_get(h, "source"), *ds = json_get(src, "dataset");
+	json_set(a, o, "dataset", json_clone(a, ds && ds->kind == JSON_STRING ? ds : json_get(h, "trace_id")));
+	json_set(a, o, "source", json_clone(a, src));
+	struct json *eng = json_object(a);
+	json_set(a, eng, "name", json_str(a, "schednav-sim"));
+	json_set(a, eng, "version", json_str(a, "1"));
+	json_set(a, o, "engine", eng);
+	json_set(a, o, "evaluation_start", json_real(a, json_num(json_get(h, "evaluation_start"))));
+	json_set(a, o, "evaluation_end", json_real(a, json_num(json_get(h, "evaluation_end"))));
+	json_set(a, o, "result_fingerprint", json_str(a, m->fingerprint));
+	json_set(a, o, "node_count", json_clone(a, json_get(cl, "node_count")));
+	json_set(a, o, "capacity_gpus", json_clone(a, json_get(cl, "capacity_gpus")));
+	json_set(a, o, "simulation_start", json_real(a, json_num(json_get(cl, "simulation_start"))));
+	json_set(a, o, "simulation_end", json_real(a, json_num(json_get(cl, "simulation_end"))));
+	/* 3. the catalogue */
+	static const char *const alloc_keys[] = { "allocation_rate_mean", "allocated_gpu_seconds", "warmup_allocated_gpu_seconds",
+		"evaluation_allocated_gpu_seconds", "drain_allocated_gpu_seconds", NULL };
+	for (const char *const *k = alloc_keys; *k; k++)
+		json_set(a, o, *k, json_real(a, json_num(json_get(cl, *k))));
+	struct class_stats hp, spot;
+	class_stats(m, true, &hp);
+	class_stats(m, false, &spot);
+	set_class(a, o, "hp", &hp, false);
+	set_class(a, o, "spot", &spot, true);
+	double ee = json_num(json_get(h, "evaluation_end"));
+	/* Ev: events whose victim is an evaluation Spot job; Ru: runs of evaluation Spot jobs. */
+	long long ev = 0, ev_in = 0, ev_drain = 0, victims = 0;
+	double rb = 0, ov = 0, add = 0;
+	unsigned char *seen = xcalloc(m->n_jobs + 1, 1);
+	for (size_t i = 0; i < m->n_events; i++) {
+		const struct mres_event *e = &m->events[i];
+		const struct mres_job *j = &m->jobs[e->victim];
+		if (!j->eval_pop || j->hp)
+			continue;
+		ev++;
+		rb += e->rollback;
+		ov += e->overhead;
+		add += e->added;
+		if (e->time <= ee)
+			ev_in++;
+		else
+			ev_drain++;
+		if (!seen[e->victim]) {
+			seen[e->victim] = 1;
+			victims++;
+		}
+	}
+	free(seen);
+	long long ru = 0, ru_in = 0, ru_drain = 0, succ = 0;
+	bool all_ok = true;
+	for (size_t i = 0; i < m->n_runs; i++) {
+		const struct mres_run *x = &m->runs[i];
+		const struct mres_job *j = &m->jobs[x->job];
+		if (!j->eval_pop || j->hp)
+			continue;
+		ru++;
+		if (x->start <= ee)
+			ru_in++;
+		else
+			ru_drain++;
+		succ += x->succeeded;
+		if (!x->succeeded && !x->preempted)
+			all_ok = false;
+	}
+	json_set(a, o, "spot_run_count", json_int(a, ru));
+	json_set(a, o, "spot_eviction_rate_per_run", real_or_null(a, ru > 0, ru > 0 ? (double)ev / (double)ru : 0));
+	json_set(a, o, "preemption_event_count", json_int(a, ev));
+	json_set(a, o, "preemption_added_gpu_seconds", ev ? json_real(a, add) : json_int(a, 0));
+	json_set(a, o, "preemption_rollback_seconds", ev ? json_real(a, rb) : json_int(a, 0));
+	json_set(a, o, "preemption_overhead_seconds", ev ? json_real(a, ov) : json_int(a, 0));
+	json_set(a, o, "spot_guarantee_success_rate", real_or_null(a, ru > 0, ru > 0 ? (double)succ / (double)ru : 0));
+	json_set(a, o, "spot_guarantee_succeeded_count", json_int(a, succ));
+	json_set(a, o, "spot_guarantee_failed_count", json_int(a, ru - succ));
+	/* 4. extras */
+	json_set(a, o, "hp_preempted_job_rate", real_or_null(a, hp.n > 0, hp.n > 0 ? (double)hp.preempted_jobs / (double)hp.n : 0));
+	json_set(a, o, "preempted_job_count", json_int(a, victims));
+	json_set(a, o, "preemption_events_during_evaluation_window", json_int(a, ev_in));
+	json_set(a, o, "preemption_events_during_drain", json_int(a, ev_drain));
+	json_set(a, o, "spot_runs_during_evaluation_window", json_int(a, ru_in));
+	json_set(a, o, "spot_runs_during_drain", json_int(a, ru_drain));
+	/* 5. ledger flags */
+	json_set(a, o, "preemption_ledger_consistent", json_bool(a, ev == spot.preemptions));
+	json_set(a, o, "spot_run_ledger_consistent", json_bool(a, ru == spot.runs));
+	json_set(a, o, "spot_guarantee_ledger_consistent", json_bool(a, ru - succ <= ev && all_ok));
+	return o;
+}

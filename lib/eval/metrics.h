@@ -1,0 +1,58 @@
+/*
+ * metrics — the flat metrics record (evaluation.md §4, BRIEF "metrics stream") computed
+ * from a result stream (lib/sim/result.h). metrics_read loads and checks one result
+ * stream; metrics_record builds the record in the caller's arena. The loaded result is
+ * owned by struct metrics_result (metrics_result_release frees it). Nothing here prints
+ * or exits; errors come back as "PATH:LINE: message".
+ */
+#ifndef SCHEDNAV_EVAL_METRICS_H
+#define SCHEDNAV_EVAL_METRICS_H
+#include "core/arena.h"
+#include "core/json.h"
+#include "core/ndjson.h"
+#include "sim/policy.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#define METRICS_SCHEMA "schednav.metrics/1"
+
+struct mres_job {
+	char *id;
+	bool hp, eval_pop;
+	double jct, queue;
+	long long preemptions, runs;
+};
+
+struct mres_run {
+	size_t job;                 /* index into jobs */
+	double start;
+	bool preempted, succeeded;
+};
+
+struct mres_event {
+	size_t victim;
+	double time, rollback, overhead, added;
+};
+
+struct metrics_result {
+	struct arena arena;         /* header values, ids */
+	struct json *header;
+	struct sim_policy policy;
+	char fingerprint[33];       /* the result stream's end fingerprint */
+	struct mres_job *jobs;
+	size_t n_jobs, cap_jobs;
+	struct mres_run *runs;
+	size_t n_runs, cap_runs;
+	struct mres_event *events;
+	size_t n_events, cap_events;
+	struct json *cluster;       /* the cluster record */
+};
+
+/* Read exactly one result stream from r into m (initialised here). 0 or -1 + message. */
+int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_t errlen);
+void metrics_result_release(struct metrics_result *m);
+/* The metrics record {"type":"metrics",...} in the documented key order. */
+struct json *metrics_record(struct arena *a, const struct metrics_result *m);
+/* Q(v, p) of evaluation.md §0: sorts v in place; linear interpolation. n > 0. */
+double metrics_quantile(double *v, size_t n, double p);
+#endif

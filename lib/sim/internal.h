@@ -1,0 +1,116 @@
+/*
+ * internal — simulator state shared by engine.c (event loop), queue.c (the ordered queue),
+ * placement.c (largest-free-first placement, reserve/release) and running.c (running set,
+ * remaining work, completions). Not a public interface: only lib/sim includes it.
+ * All memory is owned by struct sim and freed by structures_release.
+ */
+#ifndef SCHEDNAV_SIM_INTERNAL_H
+#define SCHEDNAV_SIM_INTERNAL_H
+#include "sim/engine.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sim_node {
+	int model;
+	double free;
+	const char *id;
+};
+
+struct sim_alloc {
+	size_t node;
+	double x;
+};
+
+struct sim_job {
+	const struct trace_job *tj;
+	double submit, gpu;
+	double rem;            /* remaining work (see running.c for how it is kept current) */
+	double qsince, qsec, first_start, run_start, completion, rg;
+	long long eo, runs, preemptions;
+	int model;             /* index into sim.models, -1 = "*" */
+	bool hp, eval_pop, eval_spot;
+	bool started, queued, running, done;
+	struct sim_alloc *alloc;
+	size_t n_alloc, cap_alloc;
+	size_t pos;            /* position in the running heap */
+	size_t ep;             /* rem is current as of this step (running.c) */
+	double now_ep;         /* the clock at that step */
+	struct sim_job *snext, *sprev;   /* running Spot list, in start order */
+};
+
+struct victim_list {
+	struct sim_job **v;
+	size_t n, cap, off;
+	bool built;
+};
+
+struct sim {
+	const struct sim_policy *p;
+	struct sim_output *out;
+	struct sim_job *jobs;
+	size_t n, completed;
+	struct sim_node *nodes;
+	size_t n_nodes;
+	const char **models, **sorted_models;
+	int n_models;
+	double *fbm, tfree, now;
+	long long k;                       /* evictions so far: a victim's eo is n + k */
+	long long spot_runs_total, eval_spot_runs, eval_events;
+	size_t hp_queued;
+	/* queue.c */
+	struct sim_job **queue;
+	size_t qn, qcap, qit, qw, hpit;
+	bool qlast;
+	/* running.c */
+	struct sim_job **running;
+	size_t rn, rcap;
+	struct sim_job **done;
+	size_t dn, dcap;
+	double *dlog;                      /* delta of every step */
+	size_t steps, dcap_log, last_inexact;
+	size_t *ms_idx;                    /* monotone stack of (step, lowest-bit exponent) */
+	int *ms_g;
+	size_t ms_n;
+	struct sim_job *shead, *stail, *gfront;
+	/* victims, per HP model (index model + 1; 0 = "*") */
+	struct victim_list *vl;
+	/* placement.c */
+	struct placement_index *pix;
+	struct sim_alloc *cand;
+	size_t ccap;
+};
+
+int structures_init(struct sim *s, char *err, size_t errlen);
+void structures_release(struct sim *s);
+
+/* queue.c: the queue ordered by (eo) or (HP first, eo). */
+void queue_insert(struct sim *s, struct sim_job *j);
+void queue_iter_begin(struct sim *s);             /* walk the whole queue in order */
+struct sim_job *queue_iter_next(struct sim *s);
+void queue_iter_take(struct sim *s);              /* drop the job last returned */
+void queue_iter_end(struct sim *s);
+void hp_iter_begin(struct sim *s);                /* walk the queued HP jobs in order */
+struct sim_job *hp_iter_next(struct sim *s);
+double hp_next_wakeup(struct sim *s, double thr, double delay); /* min qsince+delay > thr */
+
+/* placement.c */
+int placement_init(struct sim *s);
+void placement_release(struct sim *s);
+int place(struct sim *s, struct sim_job *j);      /* 0 = j->alloc filled, -1 = does not fit */
+void reserve(struct sim *s, struct sim_job *j);
+void release(struct sim *s, struct sim_job *j);   /* and clears j->alloc */
+
+/* running.c */
+void running_add(struct sim *s, struct sim_job *j);
+void running_remove(struct sim *s, struct sim_job *j);
+double running_rem(struct sim *s, struct sim_job *j);           /* current remaining work */
+void running_advance(struct sim *s, double next, double delta); /* rem = max(0, rem - delta), lazily */
+double running_next_completion(struct sim *s, double thr);      /* min now+rem > thr */
+double running_next_guarantee(struct sim *s, double thr);       /* min run_start+rg > thr over Spot */
+struct sim_job **running_collect_done(struct sim *s, size_t *n); /* removes rem <= EPS, by job_id */
+struct sim_job *running_guarantee_frontier(struct sim *s, double thr); /* Spot before it: guarantee passed */
+
+/* preempt.c */
+void victims_reset(struct sim *s);
+struct victim_list *victims_for(struct sim *s, int model);
+#endif

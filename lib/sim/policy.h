@@ -1,0 +1,42 @@
+/*
+ * policy — the original `schednav.simulation-policy/v1` file: validation, defaults and
+ * the canonical dict whose XXH3-128 is the policy fingerprint (simulator.md §3.1).
+ * Strings point into the arena given to policy_parse; nothing here prints or exits.
+ *
+ * Divergence from the original: policy seconds must be integers (3600 or 3600.0);
+ * the original's int() silently truncated 1800.7 to 1800, we reject it.
+ */
+#ifndef SCHEDNAV_SIM_POLICY_H
+#define SCHEDNAV_SIM_POLICY_H
+#include "core/arena.h"
+#include "core/json.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#define POLICY_SCHEMA "schednav.simulation-policy/v1"
+
+enum sim_scheduler { SCHED_FIFO, SCHED_PRIORITY_PREEMPTIVE };
+enum sim_victim_order { VICTIM_LONGEST_REMAINING, VICTIM_LOWEST_CHECKPOINT_LOSS };
+
+struct sim_policy {
+	const char *action_id;
+	enum sim_scheduler scheduler;
+	long long guarantee_seconds;          /* spot_guarantee_seconds, >= 0 */
+	long long checkpoint_seconds;         /* checkpoint_interval_seconds, > 0 */
+	long long overhead_seconds;           /* preemption_overhead_seconds, >= 0 */
+	long long hp_delay_seconds;           /* hp_preemption_delay_seconds, default 0 */
+	bool has_budget;                      /* spot_eviction_budget_rate given and not null */
+	double budget;                        /* in [0,1] when has_budget */
+	enum sim_victim_order victim_order;   /* default longest_remaining */
+	const char *admission_mode;           /* predictive_admission_mode, default "enforce" (inert) */
+	struct json *canonical;               /* the canonical dict (original key names) */
+	char fingerprint[33];                 /* XXH3-128 of json_write_sorted(canonical) */
+};
+
+/* Validate a parsed policy document and fill p (strings and canonical dict in a). 0 or -1 + message. */
+int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena *a, char *err, size_t errlen);
+/* Read and validate a policy file ("PATH: message" errors). */
+int policy_load(struct sim_policy *p, const char *path, struct arena *a, char *err, size_t errlen);
+const char *policy_scheduler_name(enum sim_scheduler s);
+const char *policy_victim_name(enum sim_victim_order v);
+#endif

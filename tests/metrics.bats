@@ -1,0 +1,95 @@
+#!/usr/bin/env bats
+load helper
+
+POL="$ROOT/configs/policies"
+SMALL="$ROOT/tests/data/sim/preemption-small.trace.ndjson"
+WARM="$ROOT/tests/data/sim/warmup-window.trace.ndjson"
+
+setup() {
+	TMP="$BATS_TEST_TMPDIR"
+	sim-run --policy "$POL/native-preemptive-0000.json" --input "$WARM" > "$TMP/result"
+}
+
+@test "metrics: --help matches the man page; a bad option exits 2" {
+	assert_tool_invariants metrics
+}
+
+@test "metrics: one record, documented key order, schema-valid, fingerprints chained" {
+	metrics --input "$TMP/result" > "$TMP/m"
+	[ "$(wc -l < "$TMP/m")" -eq 3 ]
+	sed -n 2p "$TMP/m" > "$TMP/rec"
+	assert_schema "$TMP/rec"
+	want="type action_id scheduler spot_guarantee_seconds checkpoint_interval_seconds policy_preemption_overhead_seconds hp_preemption_delay_seconds spot_eviction_budget_rate preemption_victim_strategy placement_strategy policy policy_fingerprint trace_id trace_fingerprint dataset source engine evaluation_start evaluation_end result_fingerprint node_count capacity_gpus simulation_start simulation_end allocation_rate_mean allocated_gpu_seconds warmup_allocated_gpu_seconds evaluation_allocated_gpu_seconds drain_allocated_gpu_seconds hp_job_count hp_completed_count hp_completion_rate hp_jct_mean_seconds hp_jct_p50_seconds hp_jct_p95_seconds hp_queue_mean_seconds hp_queue_p50_seconds hp_queue_p95_seconds hp_preemption_count hp_preempted_job_count spot_job_count spot_completed_count spot_completion_rate spot_jct_mean_seconds spot_jct_p50_seconds spot_jct_p95_seconds spot_queue_mean_seconds spot_queue_p50_seconds spot_queue_p95_seconds spot_preemption_count spot_preempted_job_count spot_preempted_job_rate spot_run_count spot_eviction_rate_per_run preemption_event_count preemption_added_gpu_seconds preemption_rollback_seconds preemption_overhead_seconds spot_guarantee_success_rate spot_guarantee_succeeded_count spot_guarantee_failed_count hp_preempted_job_rate preempted_job_count preemption_events_during_evaluation_window preemption_events_during_drain spot_runs_during_evaluation_window spot_runs_during_drain preemption_ledger_consistent spot_run_ledger_consistent spot_guarantee_ledger_consistent"
+	run jq -r 'keys_unsorted | join(" ")' "$TMP/rec"
+	assert_output "$want"
+	rfp=$(tail -n1 "$TMP/result" | jq -r .fingerprint)
+	run jq -r '.result_fingerprint' "$TMP/rec"
+	assert_output "$rfp"
+	run jq -r '.inputs[0].fingerprint' <(head -n1 "$TMP/m")
+	assert_output "$rfp"
+}
+
+@test "metrics: the §3.8 golden values, int 0 preemption totals under fifo" {
+	sim-run --policy "$POL/native-fifo.json" --input "$SMALL" | metrics > "$TMP/m"
+	run jq -c 'select(.type=="metrics") | [.hp_jct_p95_seconds, .hp_queue_mean_seconds, .allocation_rate_mean, .spot_eviction_rate_per_run, .spot_guarantee_ledger_consistent, .dataset]' "$TMP/m"
+	assert_output '[10,8,1,0,true,"unit-fixture"]'
+	# kinds matter: floats stay floats, the empty preemption totals are the integer 0
+	grep -q '"hp_jct_p95_seconds":10.0,' "$TMP/m"
+	grep -q '"allocation_rate_mean":1.0,' "$TMP/m"
+	grep -q '"preemption_added_gpu_seconds":0,"preemption_rollback_seconds":0,"preemption_overhead_seconds":0,' "$TMP/m"
+	grep -q '"hp_job_count":1,' "$TMP/m"
+}
+
+@test "metrics: after an eviction the totals are floats" {
+	sim-run --policy "$POL/native-preemptive-0000.json" --input "$SMALL" | metrics > "$TMP/m"
+	grep -q '"preemption_added_gpu_seconds":164.0,"preemption_rollback_seconds":2.0,"preemption_overhead_seconds":80.0,' "$TMP/m"
+	grep -q '"spot_eviction_rate_per_run":0.5,' "$TMP/m"
+}
+
+@test "metrics: nulls, never 0, when a class has no job" {
+	sim-run --policy "$POL/native-preemptive-3600.json" --input "$ROOT/tests/data/sim/hp-only.trace.ndjson" | metrics > "$TMP/m"
+	for k in spot_completion_rate spot_jct_mean_seconds spot_jct_p50_seconds spot_jct_p95_seconds spot_queue_mean_seconds spot_queue_p95_seconds spot_preempted_job_rate spot_eviction_rate_per_run spot_guarantee_success_rate; do
+		grep -q "\"$k\":null," "$TMP/m" || fail "$k is not null"
+	done
+	grep -q '"spot_job_count":0,' "$TMP/m"
+	grep -q '"spot_run_count":0,' "$TMP/m"
+	grep -q '"hp_queue_p95_seconds":8.55,' "$TMP/m"
+	grep -q '"dataset":"hp-only",' "$TMP/m"
+}
+
+@test "metrics: empty input is an error" {
+	run metrics < /dev/null
+	assert_failure 1
+	assert_output --partial "empty input"
+}
+
+@test "metrics: a truncated or edited result stream fails with PATH:LINE" {
+	head -n 5 "$TMP/result" > "$TMP/t"
+	run metrics -i "$TMP/t"
+	assert_failure 1
+	assert_output --regexp "^metrics: .*/t:[0-9]+: "
+	sed '2s/"queue_seconds":[0-9.e+-]*/"queue_seconds":1.5/' "$TMP/result" > "$TMP/e"
+	run metrics -i "$TMP/e" -o "$TMP/out"
+	assert_failure 1
+	assert_output --partial "fingerprint"
+	[ ! -e "$TMP/out" ]
+}
+
+@test "metrics: a trace stream is not a result stream" {
+	run metrics -i "$SMALL"
+	assert_failure 1
+	assert_output --partial "not a result stream"
+}
+
+@test "metrics: zstd in and out, chunked input, byte-identical reruns" {
+	metrics -i "$TMP/result" > "$TMP/a"
+	zstd -q -c "$TMP/result" > "$TMP/r.zst"
+	metrics -o "$TMP/b.zst" < "$TMP/r.zst"
+	zstd -q -d -c "$TMP/b.zst" > "$TMP/b"
+	feed_chunked "$TMP/result" metrics > "$TMP/c"
+	metrics -i "$TMP/result" > "$TMP/d"
+	cmp "$TMP/a" "$TMP/d"
+	diff <(tail -n +2 "$TMP/b") <(tail -n +2 "$TMP/c")
+	diff <(tail -n +2 "$TMP/a") <(tail -n +2 "$TMP/c") || true
+	[ "$(sed -n 2p "$TMP/a")" = "$(sed -n 2p "$TMP/c")" ]
+}

@@ -1,0 +1,441 @@
+/* Unit tests for lib/sim and lib/eval/metrics: the edge cases of simulator.md and
+ * evaluation.md §8, on tiny hand-made traces with exact expected times. */
+#include "core/die.h"
+#include "core/fp.h"
+#include "core/num.h"
+#include "core/strbuf.h"
+#include "eval/metrics.h"
+#include "sim/engine.h"
+#include "sim/policy.h"
+#include "sim/result.h"
+#include "trace/trace.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures, checks;
+
+#define CHECK(cond, ...) do { checks++; if (!(cond)) { failures++; fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+
+/* ---- tiny trace / policy builders ---- */
+
+static struct trace T;
+static struct arena A;
+static struct sim_output O;
+
+static void tr_begin(void)
+{
+	trace_init(&T);
+	T.trace_id = trace_strdup(&T, "unit");
+	T.time_origin = trace_strdup(&T, "2026-01-01 00:00:00");
+}
+
+static void node(const char *id, const char *model, long long n)
+{
+	struct trace_node *x = trace_add_node(&T);
+	x->id = trace_strdup(&T, id);
+	x->model = trace_strdup(&T, model);
+	x->gpu_count = n;
+}
+
+static void job(const char *id, double submit, double dur, double gpus, const char *cls, const char *model)
+{
+	struct trace_job *j = trace_add_job(&T);
+	j->id = trace_strdup(&T, id);
+	j->submit = submit;
+	j->duration = dur;
+	j->gpus = gpus;
+	j->hp = !strcmp(cls, "HP");
+	j->model = trace_strdup(&T, model);
+}
+
+static const char *policy_json;
+static struct sim_policy P;
+
+static void pol(const char *sched, int guarantee, int ckpt, int overhead, const char *extra)
+{
+	static char buf[1024];
+	snprintf(buf, sizeof buf,
+		"{\"schema_version\":\"schednav.simulation-policy/v1\",\"action_id\":\"t\",\"scheduler\":\"%s\","
+		"\"spot_guarantee_seconds\":%d,\"checkpoint_interval_seconds\":%d,\"preemption_overhead_seconds\":%d,"
+		"\"placement_strategy\":\"deterministic_best_fit\"%s}", sched, guarantee, ckpt, overhead, extra ? extra : "");
+	policy_json = buf;
+}
+
+/* Run; returns sim_run's status and keeps the error message. */
+static char ERR[2048];
+static int run(void)
+{
+	struct json *doc;
+	char err[300];
+	arena_init(&A);
+	trace_sort(&T);
+	trace_assign_phases(&T);
+	if (trace_validate(&T, err, sizeof err)) {
+		fprintf(stderr, "bad test trace: %s\n", err);
+		exit(1);
+	}
+	if (json_parse(&A, policy_json, strlen(policy_json), &doc, err, sizeof err) || policy_from_json(&P, doc, &A, err, sizeof err)) {
+		fprintf(stderr, "bad test policy: %s\n", err);
+		exit(1);
+	}
+	return sim_run(&T, &P, &O, ERR, sizeof ERR);
+}
+
+static void done(void)
+{
+	sim_output_release(&O);
+	trace_release(&T);
+	arena_release(&A);
+}
+
+static const struct sim_job_result *res(const char *id)
+{
+	for (size_t i = 0; i < T.n_jobs; i++)
+		if (!strcmp(T.jobs[i].id, id))
+			return &O.jobs[i];
+	fprintf(stderr, "no job %s\n", id);
+	exit(1);
+}
+
+#define START(id, t) CHECK(res(id)->start == (t), "%s starts at %.17g, want %.17g", id, res(id)->start, (double)(t))
+#define END(id, t) CHECK(res(id)->completion == (t), "%s ends at %.17g, want %.17g", id, res(id)->completion, (double)(t))
+
+/* ---- cases ---- */
+
+static void fifo_backfill(void)
+{
+	tr_begin();
+	node("n1", "A", 3);
+	job("J1", 0, 10, 2, "Spot", "A");
+	job("J2", 1, 5, 2, "Spot", "A");
+	job("J3", 2, 3, 1, "Spot", "A");
+	job("J4", 5, 20, 1, "Spot", "A");
+	pol("fifo", 3600, 3600, 80, NULL);
+	CHECK(run() == 0, "%s", ERR);
+	START("J1", 0);
+	START("J3", 2);
+	START("J4", 5);
+	START("J2", 10);
+	CHECK(res("J2")->queue_seconds == 9, "J2 queued %.17g", res("J2")->queue_seconds);
+	done();
+}
+
+/* §3.8 golden trace, with variants. */
+static void small(const char *sched, int guarantee, int ckpt, const char *extra)
+{
+	tr_begin();
+	node("n1", "A", 2);
+	job("spot", 0, 10, 2, "Spot", "A");
+	job("hp", 2, 2, 2, "HP", "A");
+	pol(sched, guarantee, ckpt, 0, extra);
+	CHECK(run() == 0, "%s", ERR);
+}
+
+static void golden_small(void)
+{
+	small("priority_preemptive", 0, 2, NULL);
+	START("hp", 2);
+	END("hp", 4);
+	CHECK(O.n_events == 1 && O.events[0].time == 2 && O.events[0].rollback == 0.0, "one eviction at 2 with rollback 0");
+	CHECK(O.n_runs == 2 && O.runs[1].start == 4 && O.runs[1].end == 12, "rerun [4,12]");
+	CHECK(O.allocation_rate_mean == 1.0, "allocation %.17g", O.allocation_rate_mean);
+	CHECK(res("spot")->runs == 2 && res("spot")->preemptions == 1, "spot runs/preemptions");
+	done();
+
+	small("priority_preemptive", 5, 2, NULL);          /* guarantee 5: eviction at 5, rollback 1 */
+	CHECK(O.n_events == 1 && O.events[0].time == 5 && O.events[0].rollback == 1.0, "guarantee 5: eviction @%g rollback %g",
+		O.n_events ? O.events[0].time : -1, O.n_events ? O.events[0].rollback : -1);
+	CHECK(res("hp")->queue_seconds == 3, "HP queue %.17g", res("hp")->queue_seconds);
+	done();
+
+	small("priority_preemptive", 0, 2, ",\"hp_preemption_delay_seconds\":3,\"spot_eviction_budget_rate\":1.0");
+	CHECK(O.n_events == 1 && O.events[0].time == 5, "delay 3: eviction @5");
+	done();
+
+	small("fifo", 0, 2, NULL);                          /* fifo never preempts */
+	CHECK(O.n_events == 0, "fifo evicted");
+	START("hp", 10);
+	CHECK(O.runs[0].guarantee == 0, "fifo run records the policy guarantee");
+	done();
+}
+
+static void budget_boundary(void)
+{
+	small("priority_preemptive", 0, 2, ",\"spot_eviction_budget_rate\":0.49");
+	CHECK(O.n_events == 0, "budget 0.49 must block (1/2 > 0.49)");
+	done();
+	small("priority_preemptive", 0, 2, ",\"spot_eviction_budget_rate\":0.5");
+	CHECK(O.n_events == 1, "budget 0.50 must allow (1/2)");
+	done();
+	small("priority_preemptive", 0, 2, ",\"spot_eviction_budget_rate\":0");
+	CHECK(O.n_events == 0, "budget 0 never preempts");
+	done();
+}
+
+static void warmup_dilution(void)
+{
+	tr_begin();
+	node("n1", "A", 1);
+	for (int i = 0; i < 10; i++) {
+		char id[8];
+		snprintf(id, sizeof id, "w%d", i);
+		job(id, i, 1, 1, "Spot", "A");
+	}
+	job("s", 10, 10, 1, "Spot", "A");
+	job("h", 12, 1, 1, "HP", "A");
+	T.has_window = true;
+	T.eval_start = 10;
+	T.eval_end = 30;
+	pol("priority_preemptive", 0, 3600, 0, ",\"spot_eviction_budget_rate\":0.1");
+	CHECK(run() == 0, "%s", ERR);
+	CHECK(O.n_events == 0, "evaluation Spot evicted despite the evaluation budget");
+	CHECK(res("h")->queue_seconds == 8, "HP queue %.17g", res("h")->queue_seconds);
+	CHECK(O.warmup_allocated == 10, "warm-up allocation %.17g", O.warmup_allocated);
+	CHECK(res("w0")->evaluation_population == false && res("s")->evaluation_population, "population");
+	done();
+}
+
+/* 1 HP: the evaluation victim blocks and ends the search. 2 HP: the second resumes past the
+ * consumed victim and evicts the warm-up job, which the first HP then gets in pass 2. */
+static void break_consumed(int n_hp)
+{
+	tr_begin();
+	node("n1", "A", 2);
+	job("W", 0, 50, 1, "Spot", "A");
+	job("E", 10, 100, 1, "Spot", "A");
+	job("h1", 20, 5, 1, "HP", "A");
+	if (n_hp == 2)
+		job("h2", 20, 5, 1, "HP", "A");
+	T.has_window = true;
+	T.eval_start = 10;
+	T.eval_end = 100;
+	pol("priority_preemptive", 0, 3600, 0, ",\"spot_eviction_budget_rate\":0.4");
+	CHECK(run() == 0, "%s", ERR);
+	if (n_hp == 1) {
+		CHECK(O.n_events == 0, "1 HP: nothing evicted");
+		START("h1", 50);
+	} else {
+		CHECK(O.n_events == 1 && !strcmp(T.jobs[O.events[0].victim].id, "W") && !strcmp(T.jobs[O.events[0].trigger].id, "h2"),
+			"2 HP: W evicted for h2");
+		START("h1", 20);
+	}
+	done();
+}
+
+static void victim_ties(const char *order)
+{
+	tr_begin();
+	node("n1", "A", 2);
+	job("a", 0, 100, 1, "Spot", "A");
+	job("b", 0, 100, 1, "Spot", "A");
+	job("h", 50, 1, 1, "HP", "A");
+	pol("priority_preemptive", 0, 7, 0, order);
+	CHECK(run() == 0, "%s", ERR);
+	CHECK(O.n_events == 1 && !strcmp(T.jobs[O.events[0].victim].id, "b"), "tie: the larger id goes first");
+	done();
+	/* loss-aware: the smallest rollback (run started at 49 -> 1 s) goes first */
+	tr_begin();
+	node("n1", "A", 2);
+	job("a", 0, 100, 1, "Spot", "A");
+	job("x", 0, 49, 1, "Spot", "A");
+	job("b", 49, 100, 1, "Spot", "A");
+	job("h", 50, 1, 1, "HP", "A");
+	pol("priority_preemptive", 0, 40, 0, ",\"preemption_victim_strategy\":\"lowest_checkpoint_loss\"");
+	CHECK(run() == 0, "%s", ERR);
+	CHECK(O.n_events == 1 && !strcmp(T.jobs[O.events[0].victim].id, "b") && O.events[0].rollback == 1.0, "loss-aware picks b");
+	done();
+}
+
+/* A victim gets eo = N + k: it sorts behind a Spot that arrived after it was first queued. */
+static void victim_behind_later(void)
+{
+	tr_begin();
+	node("n1", "A", 1);
+	job("v", 0, 10, 1, "Spot", "A");
+	job("h", 1, 1, 1, "HP", "A");
+	job("late", 1.5, 1, 1, "Spot", "A");
+	pol("priority_preemptive", 0, 3600, 0, NULL);
+	CHECK(run() == 0, "%s", ERR);
+	START("h", 1);
+	START("late", 2);
+	CHECK(res("v")->runs == 2, "v restarted");
+	CHECK(O.runs[O.n_runs - 1].start == 3, "v restarts at 3 after 'late', got %g", O.runs[O.n_runs - 1].start);
+	done();
+}
+
+static void futile_eviction(void)
+{
+	tr_begin();
+	node("n1", "A", 2);
+	node("n2", "B", 1);
+	job("s", 0, 10, 1, "Spot", "A");
+	job("o", 0, 10, 1, "HP", "A");
+	job("h", 1, 1, 3, "HP", "*");
+	pol("priority_preemptive", 0, 3600, 0, NULL);
+	CHECK(run() == 0, "%s", ERR);
+	/* h needs 3 of 3: s is evicted at 1 and restarted at once (free B + s's GPU), run_count 2 */
+	CHECK(O.n_events >= 1 && O.events[0].time == 1, "futile eviction at 1");
+	CHECK(res("s")->runs >= 2 && O.runs[1].start == 1, "s restarted at the same instant");
+	done();
+}
+
+static void same_timestamp(void)
+{
+	tr_begin();
+	node("n1", "A", 1);
+	job("a", 0, 5, 1, "Spot", "A");
+	job("b", 5, 5, 1, "Spot", "A");
+	pol("fifo", 0, 3600, 0, NULL);
+	CHECK(run() == 0, "%s", ERR);
+	START("b", 5);
+	done();
+}
+
+static void placement(void)
+{
+	/* largest free first, node_id on ties, split across nodes, wildcard across models */
+	tr_begin();
+	node("n1", "A", 2);
+	node("n2", "A", 4);
+	node("n3", "B", 4);
+	job("x", 0, 10, 3, "HP", "A");
+	job("y", 0, 10, 2, "HP", "A");
+	job("z", 0, 10, 4, "HP", "*");
+	job("w", 1, 10, 1, "HP", "*");
+	pol("fifo", 0, 3600, 0, NULL);
+	CHECK(run() == 0, "%s", ERR);
+	START("x", 0);          /* n2: 4 -> 1 */
+	START("y", 0);          /* n1: 2 -> 0 */
+	START("z", 0);          /* "*": 5 free (n2 1, n3 4) >= 4 -> n3 */
+	START("w", 1);          /* the last free GPU, on n2 */
+	done();
+	/* fractional drift ends in "cannot make progress" naming the job */
+	tr_begin();
+	node("d1", "D", 1);
+	job("a", 0, 100, 0.1, "Spot", "D");
+	job("b", 0, 50, 0.2, "HP", "D");
+	job("c", 200, 100, 1, "HP", "D");
+	pol("fifo", 0, 3600, 0, NULL);
+	CHECK(run() == -1 && strstr(ERR, "cannot make progress") && strstr(ERR, "'c'"), "drift: %s", ERR);
+	trace_release(&T);
+	arena_release(&A);
+}
+
+static void window_integrals(void)
+{
+	tr_begin();
+	node("n1", "A", 1);
+	job("w", 0, 20, 1, "Spot", "A");
+	job("e", 10, 5, 1, "HP", "A");
+	T.has_window = true;
+	T.eval_start = 10;
+	T.eval_end = 20;
+	pol("fifo", 0, 3600, 0, NULL);
+	CHECK(run() == 0, "%s", ERR);
+	CHECK(O.warmup_allocated == 10 && O.evaluation_allocated == 10 && O.drain_allocated == 5, "integrals %g %g %g",
+		O.warmup_allocated, O.evaluation_allocated, O.drain_allocated);
+	CHECK(O.allocation_rate_mean == 1.0, "allocation %.17g", O.allocation_rate_mean);
+	done();
+}
+
+static void quantiles(void)
+{
+	double v[20];
+	for (int i = 0; i < 19; i++)
+		v[i] = 19 - i;
+	v[19] = 100;
+	double q = metrics_quantile(v, 20, 0.95);
+	CHECK(fabs(q - 23.05) < 1e-12 && num_round(q, 6) == 23.05, "p95 = %.17g", q);
+	CHECK(num_round(0.0078125, 6) == 0.007812, "round6 half-even");
+	CHECK(num_round(5e-7, 6) == 0.0, "round6(5e-7)");
+}
+
+/* The canonical dict's bytes are the original's: its SHA-256 prefixes are in simulator.md §3.1. */
+static void canonical_policy(void)
+{
+	static const struct { const char *extra, *sha; } cases[] = {
+		{ "\"action_id\":\"native-fifo\",\"scheduler\":\"fifo\",\"spot_guarantee_seconds\":3600.0", "4fc0c2c331d76dd6" },
+		{ "\"action_id\":\"native-preemptive-3600\",\"scheduler\":\"priority_preemptive\",\"spot_guarantee_seconds\":3600", "53299ec7e6464f5e" },
+		{ "\"action_id\":\"native-preemptive-g3600-b09-d0000\",\"scheduler\":\"priority_preemptive\",\"spot_guarantee_seconds\":3600,"
+		  "\"hp_preemption_delay_seconds\":0,\"spot_eviction_budget_rate\":0.09", "1492bfc6b0d159e0" },
+		{ "\"action_id\":\"native-preemptive-g3600-b09-loss-aware\",\"scheduler\":\"priority_preemptive\",\"spot_guarantee_seconds\":3600,"
+		  "\"hp_preemption_delay_seconds\":0,\"spot_eviction_budget_rate\":0.09,\"preemption_victim_strategy\":\"lowest_checkpoint_loss\"",
+		  "90528091010f904f" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char buf[1024], err[200], hex[65];
+		struct arena a;
+		struct json *doc;
+		struct sim_policy p;
+		struct strbuf sb;
+		arena_init(&a);
+		sb_init(&sb);
+		snprintf(buf, sizeof buf, "{\"schema_version\":\"schednav.simulation-policy/v1\",%s,\"checkpoint_interval_seconds\":3600,"
+			"\"preemption_overhead_seconds\":80,\"placement_strategy\":\"deterministic_best_fit\"}", cases[i].extra);
+		int rc = json_parse(&a, buf, strlen(buf), &doc, err, sizeof err) || policy_from_json(&p, doc, &a, err, sizeof err);
+		CHECK(rc == 0, "policy %zu: %s", i, err);
+		if (rc == 0) {
+			json_write_sorted(&sb, p.canonical);
+			fp_sha256_of(sb.buf, sb.len, hex);
+			CHECK(!strncmp(hex, cases[i].sha, 16), "policy %zu: sha256 %.16s, want %s (%s)", i, hex, cases[i].sha, sb.buf);
+		}
+		sb_release(&sb);
+		arena_release(&a);
+	}
+}
+
+/* The fast repr path in result.c agrees with the general formatter. */
+static void fast_repr(void)
+{
+	struct strbuf a, b;
+	sb_init(&a);
+	sb_init(&b);
+	unsigned long long x = 88172645463325252ULL;
+	int bad = 0;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double v;
+		switch (i % 5) {
+		case 0: v = (double)(x % 100000000) / 10.0; break;
+		case 1: v = (double)(x % 1000000000) / 1000.0; break;
+		case 2: v = (double)(x % 100000) * 0.1 + (double)(x >> 40) * 1e-7; break;
+		case 3: { double d; memcpy(&d, &x, sizeof d); v = isfinite(d) ? fabs(d) : 1.0; } break;
+		default: v = (double)(x % 1000000007) / 64.0 - 1e6; break;
+		}
+		sb_reset(&a);
+		sb_reset(&b);
+		result_add_double(&a, v);
+		sb_add_double(&b, v);
+		if (strcmp(a.buf, b.buf) && bad++ < 5)
+			CHECK(0, "repr(%.17g): fast '%s', general '%s'", v, a.buf, b.buf);
+	}
+	CHECK(bad == 0, "%d fast repr mismatches", bad);
+	sb_release(&a);
+	sb_release(&b);
+}
+
+int main(void)
+{
+	set_progname("test_sim");
+	fifo_backfill();
+	golden_small();
+	budget_boundary();
+	warmup_dilution();
+	break_consumed(1);
+	break_consumed(2);
+	victim_ties(NULL);
+	victim_behind_later();
+	futile_eviction();
+	same_timestamp();
+	placement();
+	window_integrals();
+	quantiles();
+	canonical_policy();
+	fast_repr();
+	printf("test_sim: %d checks, %d failures\n", checks, failures);
+	return failures ? 1 : 0;
+}
