@@ -63,13 +63,11 @@ def canonical_policy(p):
         d["predictive_admission_mode"] = p["predictive_admission_mode"]
     return d
 
-def main():
-    golden, case, pname = sys.argv[1:4]
-    overrides = [a.split("=", 1) for a in sys.argv[4:]]
-    exp = json.load(open(os.path.join(golden, "expected-golden.json")))
+def build_stream(golden, exp, case, pname, overrides=()):
+    """The sealed metrics stream (bytes) of one golden run; None when the run has no metrics."""
     run = exp["cases"][case]["runs"][pname]
     if "metrics" not in run:
-        sys.exit("golden-metrics: %s/%s: %s" % (case, pname, run.get("expected_error", "no metrics")))
+        return None
     pol = json.load(open(os.path.join(golden, "policies", pname)))
     trace = json.load(open(os.path.join(golden, "cases", case, "trace.json")))
     cp = canonical_policy(pol)
@@ -103,14 +101,22 @@ def main():
         r[k] = checks.get(k, True)
     for k, v in overrides:
         if k not in r:
-            sys.exit("golden-metrics: unknown key '%s'" % k)
+            raise KeyError("golden-metrics: unknown key '%s'" % k)
         r[k] = json.loads(v)
     body = (canon(r) + "\n").encode()
     hdr = {"type": "header", "schema": "schednav.metrics/1", "tool": "golden-metrics.py", "version": "0.1.0",
            "inputs": [], "params": {"case": case, "policy": pname}}
-    out = sys.stdout.buffer
-    out.write((canon(hdr) + "\n").encode())
-    out.write(body)
-    out.write((canon({"type": "end", "records": 1, "fingerprint": xxh3(body)}) + "\n").encode())
+    return (canon(hdr) + "\n").encode() + body + \
+        (canon({"type": "end", "records": 1, "fingerprint": xxh3(body)}) + "\n").encode()
 
-main()
+def main():
+    golden, case, pname = sys.argv[1:4]
+    exp = json.load(open(os.path.join(golden, "expected-golden.json")))
+    data = build_stream(golden, exp, case, pname, [a.split("=", 1) for a in sys.argv[4:]])
+    if data is None:
+        run = exp["cases"][case]["runs"][pname]
+        sys.exit("golden-metrics: %s/%s: %s" % (case, pname, run.get("expected_error", "no metrics")))
+    sys.stdout.buffer.write(data)
+
+if __name__ == "__main__":
+    main()
