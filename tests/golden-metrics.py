@@ -4,6 +4,9 @@
 rank, compare and aggregate can be tested before the simulator lands.
 
 usage: golden-metrics.py GOLDEN_DIR CASE POLICY_FILE_NAME [KEY=JSON]...
+       golden-metrics.py GOLDEN_DIR --batch OUTDIR CASE...   (OUTDIR/CASE/POLICY.metrics.ndjson)
+       golden-metrics.py --reseal            (stdin stream(s) -> stdout with recomputed end records)
+       golden-metrics.py --check-self KEY    (every stdin body record carrying KEY must verify)
 
 Fields the golden file does not hold are filled from the policy file (flat action keys,
 canonical policy dict and its fingerprint) and the case's trace.json (trace_id, source,
@@ -109,7 +112,49 @@ def build_stream(golden, exp, case, pname, overrides=()):
     return (canon(hdr) + "\n").encode() + body + \
         (canon({"type": "end", "records": 1, "fingerprint": xxh3(body)}) + "\n").encode()
 
+def reseal(data):
+    out, body, n = [], [], 0
+    for line in data.split(b"\n")[:-1]:
+        t = json.loads(line).get("type")
+        if t == "header":
+            out.append(line); body = []
+        elif t == "end":
+            raw = b"".join(l + b"\n" for l in body)
+            out.append(canon({"type": "end", "records": len(body), "fingerprint": xxh3(raw)}).encode())
+        else:
+            out.append(line); body.append(line)
+    return b"".join(l + b"\n" for l in out)
+
+def check_self(data, key):
+    n = 0
+    for i, line in enumerate(data.decode().split("\n")[:-1], 1):
+        r = json.loads(line)
+        if key not in r:
+            continue
+        want = r.pop(key)
+        if xxh3(canon(r).encode()) != want:
+            sys.exit("line %d: %s does not verify" % (i, key))
+        n += 1
+    print("verified %d" % n)
+
 def main():
+    if sys.argv[1] == "--reseal":
+        sys.stdout.buffer.write(reseal(sys.stdin.buffer.read()))
+        return
+    if sys.argv[1] == "--check-self":
+        check_self(sys.stdin.buffer.read(), sys.argv[2])
+        return
+    if sys.argv[2] == "--batch":
+        golden, outdir = sys.argv[1], sys.argv[3]
+        exp = json.load(open(os.path.join(golden, "expected-golden.json")))
+        for case in sys.argv[4:]:
+            os.makedirs(os.path.join(outdir, case), exist_ok=True)
+            for pname in exp["cases"][case]["runs"]:
+                data = build_stream(golden, exp, case, pname)
+                if data is not None:
+                    with open(os.path.join(outdir, case, pname.replace(".json", ".metrics.ndjson")), "wb") as f:
+                        f.write(data)
+        return
     golden, case, pname = sys.argv[1:4]
     exp = json.load(open(os.path.join(golden, "expected-golden.json")))
     data = build_stream(golden, exp, case, pname, [a.split("=", 1) for a in sys.argv[4:]])
