@@ -1,0 +1,78 @@
+/*
+ * evidence — what the evaluation tools (slo-audit, rank, compare, approve, aggregate)
+ * share: the flat metrics record's key set, reading concatenated streams while keeping
+ * each record's stream fingerprint and position, self-fingerprinted records, and the
+ * small statistics of the multi-window summary.
+ * Every json value lives in the arena the caller passes; ev_input owns only its arrays
+ * (ev_input_release frees them). Nothing here prints or exits: 0 / -1 + message.
+ */
+#ifndef SCHEDNAV_EVAL_EVIDENCE_H
+#define SCHEDNAV_EVAL_EVIDENCE_H
+#include "core/arena.h"
+#include "core/json.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#define EV_METRICS_SCHEMA "schednav.metrics/1"
+#define EV_AUDIT_SCHEMA "schednav.audit/1"
+#define EV_RANKING_SCHEMA "schednav.ranking/1"
+#define EV_COMPARISON_SCHEMA "schednav.comparison/1"
+#define EV_AGGREGATE_SCHEMA "schednav.aggregate/1"
+
+extern const char *const ev_catalogue[];   /* the 37 catalogue metric names, README order; NULL-terminated */
+extern const char *const ev_action_keys[]; /* ACTION policy keys (evaluation.md §6); NULL-terminated */
+bool ev_is_catalogue(const char *name);
+bool ev_is_action_key(const char *name);
+
+/* Check a flat metrics record: the exact key set of the metrics contract (no key missing,
+ * none unknown), the value kinds, and policy_fingerprint == XXH3-128 of the sorted policy. */
+int ev_metrics_check(const struct json *rec, char *err, size_t errlen);
+
+/* One body record read from an input, with where it came from. */
+struct ev_item {
+	struct json *rec;
+	const char *type;     /* rec's "type" */
+	const char *schema;   /* its stream header's schema */
+	const char *path;     /* input name, "<stdin>" for stdin */
+	unsigned long line;   /* line of the record in that input */
+	char stream_fp[33];   /* fingerprint of the stream that carried it (verified) */
+	unsigned stream_records; /* body records in that stream */
+};
+
+struct ev_stream { const char *path, *schema; char fp[33]; };
+
+struct ev_input {
+	struct ev_item *items;
+	size_t n, cap;
+	struct ev_stream *streams;
+	size_t nstreams, scap;
+};
+
+void ev_input_init(struct ev_input *in);
+void ev_input_release(struct ev_input *in);
+/* Read every stream of path ("-" = stdin) into in. Each stream's header schema must be one of
+ * schemas (NULL-terminated); a metrics stream must hold exactly one "metrics" record, an
+ * audit stream only "audit" records, a ranking stream exactly one "ranking" record. */
+int ev_read(struct ev_input *in, const char *path, const char *const *schemas, struct arena *a, char *err, size_t errlen);
+/* "PATH:LINE" of an item, in a static buffer valid until the next call. */
+const char *ev_where(const struct ev_item *it);
+
+/* Self-fingerprint: XXH3-128 of json_write(rec) with key omitted. */
+void ev_self_fp(const struct json *rec, const char *key, char out[33]);
+/* true when rec[key] is a string equal to the recomputed self-fingerprint. */
+bool ev_self_fp_ok(const struct json *rec, const char *key);
+/* Append key = self-fingerprint (must be the last key, absent before). */
+void ev_self_fp_stamp(struct arena *a, struct json *rec, const char *key);
+
+/* XXH3-128 of json_write_sorted(v). */
+void ev_sorted_fp(const struct json *v, char out[33]);
+
+/* String member or NULL. */
+const char *ev_str(const struct json *obj, const char *key);
+/* A number member as double; false if absent, null or not a number. */
+bool ev_num(const struct json *obj, const char *key, double *out);
+
+/* {mean, median, min, max} of v[0..n) rounded to 9 digits (mean = naive left-to-right sum / n,
+ * median = mean of the two middle values when n is even); JSON null when n == 0. */
+struct json *ev_stats9(struct arena *a, const double *v, size_t n);
+#endif

@@ -1,0 +1,27 @@
+/*
+ * ranking — the declared hierarchy of evaluation.md §6 "Rank": hard-SLO filter, the
+ * allocation tie band (absolute, strict, judged on the double difference), then exact
+ * minimum of the second and third metrics; what remains is selected, a tie for a person,
+ * or nothing. No weights, no undeclared tie-breaker.
+ * Records live in the caller's arena. Nothing prints or exits: NULL / -1 + message.
+ */
+#ifndef SCHEDNAV_EVAL_RANKING_H
+#define SCHEDNAV_EVAL_RANKING_H
+#include "core/arena.h"
+#include "core/json.h"
+#include "eval/evidence.h"
+#include "eval/slo.h"
+#include <stddef.h>
+
+#define RANK_MIN_CANDIDATES 3
+#define RANK_MAX_CANDIDATES 5
+
+/* Build the ranking record from the audit items and metrics items of in (audit order).
+ * Errors: a spec without ranking, an audit for another SLO or for metrics not supplied,
+ * a metrics record without audit, a count outside 3..5, duplicate actions, a null
+ * ranking metric on a candidate that passes stage 1. Messages name "PATH:LINE". */
+struct json *rank_build(const struct slo_spec *s, const struct ev_input *in, struct arena *a, char *err, size_t errlen);
+
+/* Check a ranking record's shape and its ranking_fingerprint. */
+int rank_check(const struct json *rec, char *err, size_t errlen);
+#endif

@@ -1,0 +1,173 @@
+#!/usr/bin/env bats
+# approve: verified rankings only, frontier only, a hash-chained append-only log that
+# survives kills and refuses a torn or edited log.
+load helper
+load eval_fixtures
+
+setup_file() {
+	[ -d "$GOLDEN/cases" ] || return 0
+	export FIX="$BATS_FILE_TMPDIR/fix"
+	local slo="$ROOT/configs/slos/schednav-demo-slo-v1.json" c f
+	python3 "$ROOT/tests/golden-metrics.py" "$GOLDEN" --batch "$FIX" g-micro-preemption-small g-syn-odd-ids g-micro-backfill
+	for c in g-micro-preemption-small g-syn-odd-ids g-micro-backfill; do
+		f=$(for p in native-fifo native-preemptive-3600 native-preemptive-g3600-b09-d0000 native-preemptive-g3600-b09-d0900 native-preemptive-g3600-b09-loss-aware; do echo "$FIX/$c/$p.metrics.ndjson"; done)
+		slo-audit --slo "$slo" --baseline "$FIX/$c/native-fifo.metrics.ndjson" $f > "$FIX/$c/audits.ndjson"
+		rank --slo "$slo" -o "$FIX/$c/ranking.ndjson" "$FIX/$c/audits.ndjson" $f
+	done
+}
+
+setup() {
+	require_shared
+	TIE="$FIX/g-micro-preemption-small/ranking.ndjson"     # 5-way tie
+	SEL="$FIX/g-syn-odd-ids/ranking.ndjson"                # selected native-fifo
+	NONE="$FIX/g-micro-backfill/ranking.ndjson"            # no eligible policy
+	cd "$BATS_TEST_TMPDIR"
+}
+
+ok_approve() {
+	approve --ranking "$TIE" --action native-preemptive-3600 --by "A. Person" --reason "${1:-pilot}" --at 2026-03-01T10:00:00Z --log log.ndjson
+}
+
+@test "approve: --help matches the man page, bad option exits 2" {
+	assert_tool_invariants approve
+}
+
+@test "approve: usage errors exit 2" {
+	run approve --ranking "$TIE" --action x --by me
+	assert_failure 2
+	run approve --ranking "$TIE" --action native-fifo --by me --reason why --at 2026-13-01T00:00:00Z
+	assert_failure 2
+	assert_output --partial "--at wants YYYY-MM-DDTHH:MM:SSZ"
+	run approve --ranking "$TIE" --action native-fifo --by "" --reason why
+	assert_failure 2
+	run approve --verify --action native-fifo
+	assert_failure 2
+	run approve --ranking "$TIE" --action native-fifo --by me --reason "$(head -c 5000 /dev/zero | tr '\0' x)"
+	assert_failure 2
+}
+
+@test "approve: empty and truncated rankings are refused" {
+	run approve --ranking - --action native-fifo --by me --reason why --log log.ndjson < /dev/null
+	assert_failure 1
+	assert_output --partial "expected one ranking stream, found 0"
+	head -n 2 "$TIE" > cut.ndjson
+	run approve --ranking cut.ndjson --action native-fifo --by me --reason why --log log.ndjson
+	assert_failure 1
+	assert_output --partial "cut.ndjson:2: truncated stream"
+	[ ! -e log.ndjson ]
+}
+
+@test "approve: zstd and chunked rankings give the same approval line" {
+	ok_approve
+	zstd -q "$TIE" -o r.zst
+	approve --ranking r.zst --action native-preemptive-3600 --by "A. Person" --reason pilot --at 2026-03-01T10:00:00Z --log z.ndjson
+	feed_chunked "$TIE" approve --ranking - --action native-preemptive-3600 --by "A. Person" --reason pilot --at 2026-03-01T10:00:00Z --log c.ndjson
+	cmp log.ndjson z.ndjson
+	cmp log.ndjson c.ndjson
+}
+
+@test "approve: a tie is settled by appending a verified, chained approval" {
+	ok_approve "first"
+	approve --ranking "$TIE" --action native-fifo --by "B. Person" --reason 'second, "quoted"' --log log.ndjson
+	approve --ranking "$SEL" --action native-fifo --by "C. Person" --reason "accept" --at 2026-03-02T00:00:00Z --log log.ndjson
+	[ "$(wc -l < log.ndjson)" -eq 3 ]
+	assert_schema log.ndjson
+	run check_self approval_fingerprint < log.ndjson
+	assert_output "verified 3"
+	run jq -sc '[.[0].previous_fingerprint, .[1].previous_fingerprint == .[0].approval_fingerprint, .[2].previous_fingerprint == .[1].approval_fingerprint, [.[].selection_status], .[0].approved_at, .[1].reason]' log.ndjson
+	assert_output '[null,true,true,["tie_requires_human_approval","tie_requires_human_approval","selected"],"2026-03-01T10:00:00Z","second, \"quoted\""]'
+	ranking_fp=$(sed -n 2p "$TIE" | jq -r .ranking_fingerprint)
+	[ "$(sed -n 1p log.ndjson | jq -r .ranking_fingerprint)" = "$ranking_fp" ]
+	[ "$(sed -n 1p log.ndjson | jq -r .policy_fingerprint)" = "$(sed -n 2p "$TIE" | jq -r '.selected_policy_fingerprints[1]')" ]
+	# Without --at the current UTC time is recorded.
+	sed -n 2p log.ndjson | jq -r .approved_at | grep -Eq '^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$'
+	run approve --verify --log log.ndjson
+	assert_success
+	assert_output ""
+}
+
+@test "approve: off-frontier actions and no-eligible rankings are refused" {
+	run approve --ranking "$SEL" --action native-preemptive-3600 --by me --reason why --log log.ndjson
+	assert_failure 1
+	assert_output "approve: action 'native-preemptive-3600' is not on the ranking's frontier (selected: 'native-fifo')"
+	run approve --ranking "$NONE" --action native-fifo --by me --reason why --log log.ndjson
+	assert_failure 1
+	assert_output --partial "has no eligible policy"
+	[ ! -e log.ndjson ]
+}
+
+@test "approve: a tampered ranking is refused even when its stream is re-sealed" {
+	sed '2s/"selected_action_ids":\["native-fifo"\]/"selected_action_ids":["native-preemptive-3600"]/' "$SEL" | reseal > forged.ndjson
+	grep -q '"selected_action_ids":\["native-preemptive-3600"\]' forged.ndjson
+	run approve --ranking forged.ndjson --action native-preemptive-3600 --by me --reason why --log log.ndjson
+	assert_failure 1
+	assert_output --partial "'ranking_fingerprint' does not verify"
+	sed '2s/"selected_action_ids":\["native-fifo"\]/"selected_action_ids":["native-preemptive-3600"]/' "$SEL" > unsealed.ndjson
+	run approve --ranking unsealed.ndjson --action native-preemptive-3600 --by me --reason why --log log.ndjson
+	assert_failure 1
+	assert_output --partial "unsealed.ndjson:3: fingerprint mismatch"
+	[ ! -e log.ndjson ]
+}
+
+@test "approve: an edited, removed or reordered line is caught" {
+	ok_approve one; ok_approve two; ok_approve three
+	sed '2s/"reason":"two"/"reason":"TWO"/' log.ndjson > edited.ndjson
+	run approve --verify --log edited.ndjson
+	assert_failure 1
+	assert_output "approve: edited.ndjson:2: 'approval_fingerprint' does not verify (the line was edited)"
+	sed 2d log.ndjson > removed.ndjson
+	run approve --verify --log removed.ndjson
+	assert_failure 1
+	assert_output --partial "removed.ndjson:2: 'previous_fingerprint' does not match"
+	cp removed.ndjson appended.ndjson
+	run approve --ranking "$TIE" --action native-fifo --by me --reason why --log appended.ndjson
+	assert_failure 1
+	cmp removed.ndjson appended.ndjson
+}
+
+@test "approve: a torn last line is refused with the repair command, then repaired" {
+	ok_approve one
+	good=$(stat -c %s log.ndjson)
+	printf '{"type":"approval","ranking_fing' >> log.ndjson
+	cp log.ndjson before.ndjson
+	run ok_approve two
+	assert_failure 1
+	assert_output "approve: log.ndjson:2: torn last line (no newline: an earlier write was interrupted); refusing to append after it. Inspect it, then cut it off with 'truncate -s $good log.ndjson' and run approve again"
+	cmp before.ndjson log.ndjson
+	truncate -s "$good" log.ndjson
+	ok_approve two
+	approve --verify --log log.ndjson
+	[ "$(wc -l < log.ndjson)" -eq 2 ]
+}
+
+@test "approve: SIGKILL at random points never leaves a torn or broken log" {
+	for i in $(seq 1 20); do
+		approve --ranking "$TIE" --action native-preemptive-g3600-b09-d0900 --by "K. Iller" \
+			--reason "run $i $(head -c 3000 /dev/zero | tr '\0' r)" --log log.ndjson 2>/dev/null &
+		pid=$!
+		sleep "$(printf 0.%03d $((RANDOM % 150)))"   # 0-149 ms: an approve takes about 50 ms (fsync)
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	n=0
+	[ -e log.ndjson ] && n=$(wc -l < log.ndjson)
+	echo "# $n of 20 approvals completed before their SIGKILL" >&3
+	[ "$n" -le 20 ]
+	if [ -s log.ndjson ]; then
+		[ "$(tail -c 1 log.ndjson | od -An -c | tr -d ' ')" = '\n' ]
+	fi
+	# The log stays appendable: one more approval lands and the whole chain verifies.
+	approve --ranking "$TIE" --action native-fifo --by "After" --reason "after the kills" --log log.ndjson
+	run approve --verify --log log.ndjson
+	assert_success
+	[ "$(wc -l < log.ndjson)" -eq $((n + 1)) ]
+}
+
+@test "approve: concurrent approvals serialise into one valid chain" {
+	for i in $(seq 1 12); do
+		approve --ranking "$TIE" --action native-fifo --by "P$i" --reason "parallel $i" --log log.ndjson &
+	done
+	wait
+	[ "$(wc -l < log.ndjson)" -eq 12 ]
+	approve --verify --log log.ndjson
+}

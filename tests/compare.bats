@@ -1,0 +1,137 @@
+#!/usr/bin/env bats
+# compare: comparability checks, neutral deltas, portfolio form, never a winner.
+load helper
+load eval_fixtures
+
+setup_file() {
+	[ -d "$GOLDEN/cases" ] || return 0
+	export FIX="$BATS_FILE_TMPDIR/fix"
+	python3 "$ROOT/tests/golden-metrics.py" "$GOLDEN" --batch "$FIX" g-micro-preemption-small g-chr-mix2-v2-big g-chr-slo-hponly
+}
+
+setup() {
+	require_shared
+	PS="$FIX/g-micro-preemption-small"
+	BIG="$FIX/g-chr-mix2-v2-big"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+rec() { sed -n 2p "$1" | jq -c "$2"; }
+
+@test "compare: --help matches the man page, bad option exits 2" {
+	assert_tool_invariants compare
+}
+
+@test "compare: empty input, one record and six records are errors" {
+	run compare < /dev/null
+	assert_failure 1
+	assert_output "compare: 0 metrics records in input; compare takes 2 to 5"
+	run compare "$PS/native-fifo.metrics.ndjson"
+	assert_failure 1
+	run compare "$BIG"/*.metrics.ndjson
+	assert_failure 1
+	assert_output "compare: 9 metrics records in input; compare takes 2 to 5"
+}
+
+@test "compare: a truncated stream fails with PATH:LINE" {
+	head -n 1 "$PS/native-fifo.metrics.ndjson" > cut.ndjson
+	run compare -o out.ndjson "$PS/native-fifo.metrics.ndjson" cut.ndjson
+	assert_failure 1
+	assert_output --partial "cut.ndjson:1: truncated stream"
+	[ ! -e out.ndjson ]
+}
+
+@test "compare: zstd in and out, chunked input give identical records" {
+	compare "$BIG/native-fifo.metrics.ndjson" "$BIG/native-preemptive-3600.metrics.ndjson" > plain.ndjson
+	cat "$BIG/native-fifo.metrics.ndjson" "$BIG/native-preemptive-3600.metrics.ndjson" > both.ndjson
+	zstd -q both.ndjson -o both.zst
+	compare -o out.zst both.zst
+	cmp <(zstdcat out.zst | sed 1d) <(sed 1d plain.ndjson)
+	feed_chunked both.ndjson compare > chunked.ndjson
+	cmp <(sed 1d chunked.ndjson) <(sed 1d plain.ndjson)
+}
+
+@test "compare: two records: every check true, 37 deltas computed as round6(r - l)" {
+	compare "$BIG/native-fifo.metrics.ndjson" "$BIG/native-preemptive-3600.metrics.ndjson" > c.ndjson
+	body c.ndjson > b.ndjson
+	assert_schema b.ndjson
+	run check_self comparison_fingerprint < c.ndjson
+	assert_output "verified 1"
+	run rec c.ndjson '[.comparable, ([.checks[]] | all), (.deltas | length)]'
+	assert_output '[true,true,37]'
+	# Recompute every delta independently from the two metrics records.
+	run python3 - "$BIG/native-fifo.metrics.ndjson" "$BIG/native-preemptive-3600.metrics.ndjson" c.ndjson <<'PY'
+import json, sys
+l = json.loads(open(sys.argv[1]).read().split("\n")[1])
+r = json.loads(open(sys.argv[2]).read().split("\n")[1])
+c = json.loads(open(sys.argv[3]).read().split("\n")[1])
+bad = 0
+for d in c["deltas"]:
+    a, b = l[d["metric"]], r[d["metric"]]
+    if a is None or b is None:
+        want = (None, None)
+    else:
+        diff = b - a if isinstance(a, int) and isinstance(b, int) else round(b - a, 6)
+        want = (diff, round(diff / a, 6) if a != 0 else None)
+    got = (d["right_minus_left"], d["relative_to_left"])
+    if got != want or type(got[0]) is not type(want[0]):
+        print(d["metric"], got, want); bad += 1
+print("mismatches", bad)
+PY
+	assert_output "mismatches 0"
+	grep -q '"metric":"hp_jct_p95_seconds","left":5462.0,"right":5095.25,"right_minus_left":-366.75,"relative_to_left":-0.067146}' c.ndjson
+}
+
+@test "compare: null values give null deltas, a zero left gives a null relative" {
+	compare "$FIX/g-chr-slo-hponly/native-fifo.metrics.ndjson" "$FIX/g-chr-slo-hponly/native-preemptive-3600.metrics.ndjson" > c.ndjson
+	run rec c.ndjson '[.deltas[] | select(.metric == "spot_jct_p95_seconds" or .metric == "warmup_allocated_gpu_seconds") | [.right_minus_left, .relative_to_left]]'
+	assert_output '[[0,null],[null,null]]'
+	run rec c.ndjson '.checks.both_complete'
+	assert_output 'true'
+}
+
+@test "compare: each failed check makes the pair not comparable" {
+	check() {
+		compare "$PS/native-fifo.metrics.ndjson" "$1" > c.ndjson
+		run rec c.ndjson "[.comparable, .checks.$2]"
+		assert_output '[false,false]'
+	}
+	mk_metrics g-micro-preemption-small native-preemptive-3600 'trace_id="x"' > t.ndjson; check t.ndjson trace_id_equal
+	mk_metrics g-micro-preemption-small native-preemptive-3600 'source={}' > s.ndjson; check s.ndjson source_equal_and_nonempty
+	mk_metrics g-micro-preemption-small native-preemptive-3600 evaluation_start=1.0 > w.ndjson; check w.ndjson window_equal
+	mk_metrics g-micro-preemption-small native-preemptive-3600 hp_job_count=3 > p.ndjson; check p.ndjson population_equal
+	mk_metrics g-micro-preemption-small native-preemptive-3600 spot_completed_count=0 > i.ndjson; check i.ndjson both_complete
+	mk_metrics g-micro-preemption-small native-preemptive-3600 preemption_ledger_consistent=false > g.ndjson; check g.ndjson ledgers_available_and_consistent
+	check "$PS/native-fifo.metrics.ndjson" actions_distinct
+	check "$PS/oracle-g1800-d1800-ck1800.metrics.ndjson" execution_controls_equal
+}
+
+@test "compare: 3-5 records give a portfolio with pairwise checks and per-action values" {
+	compare $(catalogue_files "$BIG") > p.ndjson
+	body p.ndjson > b.ndjson
+	assert_schema b.ndjson
+	run check_self portfolio_fingerprint < p.ndjson
+	assert_output "verified 1"
+	run rec p.ndjson '[.type, .comparable, .actions_unique, (.pairs | length), (.metrics | length), (.metrics[] | select(.metric == "hp_jct_p95_seconds") | .values)]'
+	assert_output '["portfolio",true,true,10,37,[5462,5095.25,5095.25,5095.25,5095.25]]'
+}
+
+@test "compare: the portfolio compares canonical bytes (0 != 0.0), the pair compares numbers" {
+	mk_metrics g-micro-preemption-small native-preemptive-3600 evaluation_start=0 > int.ndjson
+	compare "$PS/native-fifo.metrics.ndjson" int.ndjson > c.ndjson
+	run rec c.ndjson '.checks.window_equal'
+	assert_output 'true'
+	compare "$PS/native-fifo.metrics.ndjson" int.ndjson "$PS/native-preemptive-g3600-b09-d0000.metrics.ndjson" > p.ndjson
+	run rec p.ndjson '[.comparable, [.pairs[] | .checks.window_equal]]'
+	assert_output '[false,[false,true,false]]'
+	compare "$PS/native-fifo.metrics.ndjson" "$PS/native-fifo.metrics.ndjson" "$PS/native-preemptive-3600.metrics.ndjson" > d.ndjson
+	run rec d.ndjson '[.comparable, .actions_unique]'
+	assert_output '[false,false]'
+}
+
+@test "compare: never names a winner" {
+	compare "$BIG/native-fifo.metrics.ndjson" "$BIG/native-preemptive-3600.metrics.ndjson" > c.ndjson
+	compare $(catalogue_files "$BIG") > p.ndjson
+	run grep -Eiq '"(winner|best|selected|rank[a-z_]*)"' c.ndjson p.ndjson
+	assert_failure
+}

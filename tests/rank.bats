@@ -1,0 +1,203 @@
+#!/usr/bin/env bats
+# rank: the declared hierarchy, the tie band on doubles, the three statuses, evidence, errors.
+load helper
+load eval_fixtures
+
+setup_file() {
+	[ -d "$GOLDEN/cases" ] || return 0
+	export FIX="$BATS_FILE_TMPDIR/fix"
+	python3 "$ROOT/tests/golden-metrics.py" "$GOLDEN" --batch "$FIX" g-micro-preemption-small g-chr-mix2-v2-big
+	local PS="$FIX/g-micro-preemption-small"
+	slo-audit --slo "$ROOT/configs/slos/schednav-demo-slo-v1.json" --baseline "$PS/native-fifo.metrics.ndjson" \
+		$(for p in native-fifo native-preemptive-3600 native-preemptive-g3600-b09-d0000 native-preemptive-g3600-b09-d0900 native-preemptive-g3600-b09-loss-aware; do echo "$PS/$p.metrics.ndjson"; done) > "$PS/audits.ndjson"
+}
+
+setup() {
+	require_shared
+	PS="$FIX/g-micro-preemption-small"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+rec() { sed -n 2p "$1" | jq -c "$2"; }
+
+# three_way A1 A2 A3 [extra overrides for candidate 3...]: three candidates with these
+# allocations, equal Spot p95 and eviction, a FIFO baseline at 0.05; audits + rank -> r.ndjson.
+three_way() {
+	local a1="$1" a2="$2" a3="$3"; shift 3
+	mk_metrics g-micro-preemption-small native-fifo allocation_rate_mean=0.05 > base.ndjson
+	mk_metrics g-micro-preemption-small native-preemptive-3600 allocation_rate_mean="$a1" > c1.ndjson
+	mk_metrics g-micro-preemption-small native-preemptive-g3600-b09-d0000 allocation_rate_mean="$a2" > c2.ndjson
+	mk_metrics g-micro-preemption-small native-preemptive-g3600-b09-d0900 allocation_rate_mean="$a3" "$@" > c3.ndjson
+	slo-audit --slo "$SLO" --baseline base.ndjson c1.ndjson c2.ndjson c3.ndjson > audits.ndjson
+	rank --slo "$SLO" -o r.ndjson audits.ndjson c1.ndjson c2.ndjson c3.ndjson
+}
+
+@test "rank: --help matches the man page, bad option exits 2" {
+	assert_tool_invariants rank
+	run rank audits.ndjson
+	assert_failure 2
+}
+
+@test "rank: empty input is an error" {
+	run rank --slo "$SLO" < /dev/null
+	assert_failure 1
+	assert_output "rank: no metrics or audit records in input"
+}
+
+@test "rank: a truncated audit stream fails with PATH:LINE and leaves no output" {
+	head -n 3 "$PS/audits.ndjson" > cut.ndjson
+	run rank --slo "$SLO" -o out.ndjson cut.ndjson $(catalogue_files "$PS")
+	assert_failure 1
+	assert_output --partial "cut.ndjson:3: truncated stream"
+	[ ! -e out.ndjson ]
+}
+
+@test "rank: zstd in and out, chunked input, any stream order give identical bytes" {
+	rank --slo "$SLO" "$PS/audits.ndjson" $(catalogue_files "$PS") > plain.ndjson
+	cat $(catalogue_files "$PS") "$PS/audits.ndjson" | zstd -q > all.zst
+	rank --slo "$SLO" -o out.ndjson.zst < all.zst
+	cmp <(zstdcat out.ndjson.zst | sed '1d') <(sed '1d' plain.ndjson)
+	cat "$PS/audits.ndjson" $(catalogue_files "$PS") > all.ndjson
+	feed_chunked all.ndjson rank --slo "$SLO" > chunked.ndjson
+	cmp <(sed '1d' chunked.ndjson) <(sed '1d' plain.ndjson)
+}
+
+@test "rank: golden parity, every case's ranking (status, selected ids, stage survivors)" {
+	run python3 "$ROOT/tests/golden-eval.py" "$GOLDEN" "$SLO" "$BATS_TEST_TMPDIR/golden"
+	echo "$output"
+	assert_success
+	n=$(echo "$output" | sed -n 's/^rankings \([0-9]*\)\/\([0-9]*\) match$/\1 \2/p')
+	[ -n "$n" ]
+	set -- $n
+	[ "$1" = "$2" ] && [ "$1" -gt 20 ]
+}
+
+@test "rank: output is schema-valid and self-fingerprinted" {
+	rank --slo "$SLO" "$PS/audits.ndjson" $(catalogue_files "$PS") > r.ndjson
+	body r.ndjson > b.ndjson
+	assert_schema b.ndjson
+	run check_self ranking_fingerprint < r.ndjson
+	assert_output "verified 1"
+	run rec r.ndjson '[.selection_status, (.stages | length), .candidates[0].action, .candidates[2].action.spot_eviction_budget_rate]'
+	assert_output '["tie_requires_human_approval",4,{"action_id":"native-fifo","scheduler":"fifo","spot_guarantee_seconds":3600,"checkpoint_interval_seconds":3600},0.09]'
+}
+
+@test "rank: band 0.01 on doubles: 0.81 vs 0.805 tie" {
+	three_way 0.81 0.805 0.5
+	run rec r.ndjson '[.selection_status, .selected_action_ids, .stages[1].remaining_action_ids]'
+	assert_output '["tie_requires_human_approval",["native-preemptive-3600","native-preemptive-g3600-b09-d0000"],["native-preemptive-3600","native-preemptive-g3600-b09-d0000"]]'
+}
+
+@test "rank: band 0.01 on doubles: 0.81 vs 0.80 is out (0.010000000000000009)" {
+	three_way 0.81 0.80 0.5
+	run rec r.ndjson '[.selection_status, .selected_action_ids, (.stages | length)]'
+	assert_output '["selected",["native-preemptive-3600"],2]'
+}
+
+@test "rank: band 0.01 on doubles: 0.11 vs 0.10 is in (0.009999999999999995)" {
+	three_way 0.11 0.10 0.05
+	run rec r.ndjson '.stages[1].remaining_action_ids'
+	assert_output '["native-preemptive-3600","native-preemptive-g3600-b09-d0000"]'
+}
+
+@test "rank: stages 3 and 4 compare exactly and break a band tie" {
+	three_way 0.81 0.805 0.809 spot_jct_p95_seconds=9.999999999999998
+	run rec r.ndjson '[.selection_status, .selected_action_ids, [.stages[].stage]]'
+	assert_output '["selected",["native-preemptive-g3600-b09-d0900"],["hard_slo_filter","maximize_allocation_rate","minimize_spot_p95_jct"]]'
+	three_way 0.81 0.805 0.809 spot_eviction_rate_per_run=0.0 spot_jct_p95_seconds=10.0
+	run rec r.ndjson '[.selection_status, (.stages | length)]'
+	assert_output '["tie_requires_human_approval",4]'
+}
+
+@test "rank: the three statuses" {
+	three_way 0.9 0.5 0.4
+	run rec r.ndjson '.selection_status'
+	assert_output '"selected"'
+	three_way 0.9 0.9 0.9
+	run rec r.ndjson '.selection_status'
+	assert_output '"tie_requires_human_approval"'
+	three_way 0.01 0.02 0.03
+	run rec r.ndjson '[.selection_status, .selected_action_ids, .stages]'
+	assert_output '["no_eligible_policy",[],[{"stage":"hard_slo_filter","remaining_action_ids":[],"remaining_policy_fingerprints":[]}]]'
+}
+
+@test "rank: a tie band <= 0 is rejected, not an empty ranking" {
+	for band in 0 -0.01; do
+		jq ".ranking.allocation_tie_band = $band" "$SLO" > band.json
+		run rank --slo band.json "$PS/audits.ndjson" $(catalogue_files "$PS")
+		assert_failure 1
+		assert_output --partial "'allocation_tie_band' must be > 0"
+	done
+}
+
+@test "rank: a null ranking metric on an eligible candidate is an error" {
+	run three_way 0.9 0.8 0.85 spot_jct_p95_seconds=null
+	assert_failure 1
+	assert_output --partial "candidate 'native-preemptive-g3600-b09-d0900' passes the hard SLOs but its ranking metric 'spot_jct_p95_seconds' is null"
+	[ ! -e r.ndjson ]
+}
+
+@test "rank: a null ranking metric on a hard-failed candidate is ignored" {
+	three_way 0.9 0.8 0.85 spot_jct_p95_seconds=null hp_preempted_job_count=1
+	run rec r.ndjson '[.selection_status, .selected_action_ids, .candidates[2].hard_slo_passed, .candidates[2].ranking_metrics.spot_jct_p95_seconds]'
+	assert_output '["selected",["native-preemptive-3600"],false,null]'
+}
+
+@test "rank: a tampered audit (re-sealed stream, stale audit_fingerprint) is not eligible" {
+	three_way 0.9 0.8 0.85 hp_preempted_job_count=1
+	run rec r.ndjson '.selected_action_ids'
+	assert_output '["native-preemptive-3600"]'
+	# Make the failed candidate look passed and the best look failed; reseal the stream.
+	awk 'NR==4{sub(/"audit_passed":false/,"\"audit_passed\":true")} NR==2{sub(/"audit_passed":true/,"\"audit_passed\":false")} {print}' audits.ndjson | reseal > forged.ndjson
+	rank --slo "$SLO" forged.ndjson c1.ndjson c2.ndjson c3.ndjson > r2.ndjson
+	run rec r2.ndjson '[.selection_status, [.candidates[].evidence_valid], .stages[0].remaining_action_ids]'
+	assert_output '["selected",[false,true,false],["native-preemptive-g3600-b09-d0000"]]'
+}
+
+@test "rank: a tampered metrics record no longer matches its audit" {
+	three_way 0.9 0.8 0.85
+	sed 's/"allocation_rate_mean":0.8,/"allocation_rate_mean":0.95,/' c2.ndjson | reseal > c2x.ndjson
+	run rank --slo "$SLO" audits.ndjson c1.ndjson c2x.ndjson c3.ndjson
+	assert_failure 1
+	assert_output --partial "audit refers to metrics"
+	sed 's/"allocation_rate_mean":0.8,/"allocation_rate_mean":0.95,/' c2.ndjson > c2y.ndjson
+	run rank --slo "$SLO" audits.ndjson c1.ndjson c2y.ndjson c3.ndjson
+	assert_failure 1
+	assert_output --partial "c2y.ndjson:3: fingerprint mismatch"
+}
+
+@test "rank: evidence errors: counts, missing audits, other SLO, duplicate actions" {
+	three_way 0.9 0.8 0.85
+	run rank --slo "$SLO" audits.ndjson c1.ndjson c2.ndjson
+	assert_failure 1
+	assert_output --partial "audit refers to metrics"
+	head -n 3 audits.ndjson | { cat; echo '{"type":"end","records":2,"fingerprint":"0"}'; } | reseal > two.ndjson
+	run rank --slo "$SLO" two.ndjson c1.ndjson c2.ndjson
+	assert_failure 1
+	assert_output "rank: 2 candidates (audit + metrics pairs); rank takes 3 to 5"
+	run rank --slo "$SLO" two.ndjson c1.ndjson c2.ndjson c3.ndjson
+	assert_failure 1
+	assert_output --partial "c3.ndjson:2: metrics record"
+	assert_output --partial "has no audit"
+	jq '.name = "Other SLO"' "$SLO" > other.json
+	run rank --slo other.json audits.ndjson c1.ndjson c2.ndjson c3.ndjson
+	assert_failure 1
+	assert_output --partial "audit was made with SLO"
+	jq 'del(.ranking)' "$SLO" > noranking.json
+	run rank --slo noranking.json audits.ndjson c1.ndjson c2.ndjson c3.ndjson
+	assert_failure 1
+	assert_output --partial "has no 'ranking' block"
+	mk_metrics g-micro-preemption-small native-preemptive-3600 allocation_rate_mean=0.7 > dup.ndjson
+	slo-audit --slo "$SLO" --baseline base.ndjson dup.ndjson > dupa.ndjson
+	run rank --slo "$SLO" audits.ndjson dupa.ndjson c1.ndjson c2.ndjson c3.ndjson dup.ndjson
+	assert_failure 1
+	assert_output --partial "action 'native-preemptive-3600' appears twice"
+}
+
+@test "rank: more than five candidates is an error" {
+	cat "$FIX"/g-chr-mix2-v2-big/*.metrics.ndjson > six.ndjson
+	slo-audit --slo "$SLO" --baseline "$FIX/g-chr-mix2-v2-big/native-fifo.metrics.ndjson" six.ndjson > sixa.ndjson
+	run rank --slo "$SLO" sixa.ndjson six.ndjson
+	assert_failure 1
+	assert_output --partial "more than 5 audit records"
+}

@@ -1,0 +1,244 @@
+#!/usr/bin/env bats
+# slo-audit: SLO validation, thresholds, baseline compatibility, statuses, evidence, golden parity.
+load helper
+load eval_fixtures
+
+setup_file() {
+	[ -d "$GOLDEN/cases" ] || return 0
+	export FIX="$BATS_FILE_TMPDIR/fix"
+	python3 "$ROOT/tests/golden-metrics.py" "$GOLDEN" --batch "$FIX" g-micro-preemption-small g-chr-slo-hponly
+}
+
+setup() {
+	require_shared
+	PS="$FIX/g-micro-preemption-small"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# field AUDITFILE N JQ : jq expression on the N-th audit record (1-based).
+field() { sed -n "$(( $2 + 1 ))p" "$1" | jq -c "$3"; }
+
+@test "slo-audit: --help matches the man page, bad option exits 2" {
+	assert_tool_invariants slo-audit
+}
+
+@test "slo-audit: missing --slo is a usage error" {
+	run slo-audit "$PS/native-fifo.metrics.ndjson"
+	assert_failure 2
+	assert_output --partial "missing --slo"
+}
+
+@test "slo-audit: empty input is an error" {
+	run slo-audit --slo "$SLO" < /dev/null
+	assert_failure 1
+	assert_output "slo-audit: no metrics records in input"
+}
+
+@test "slo-audit: a truncated metrics stream fails with PATH:LINE and leaves no output" {
+	head -n 2 "$PS/native-fifo.metrics.ndjson" > cut.ndjson
+	run slo-audit --slo "$SLO" -o out.ndjson cut.ndjson
+	assert_failure 1
+	assert_output --partial "cut.ndjson:2: truncated stream"
+	[ ! -e out.ndjson ] && [ ! -e out.ndjson.tmp ]
+}
+
+@test "slo-audit: an edited metrics line fails the stream fingerprint" {
+	sed 's/"hp_preempted_job_count":0/"hp_preempted_job_count":1/' "$PS/native-preemptive-3600.metrics.ndjson" > edited.ndjson
+	run slo-audit --slo "$SLO" edited.ndjson
+	assert_failure 1
+	assert_output --partial "edited.ndjson:3: fingerprint mismatch"
+}
+
+@test "slo-audit: zstd in and out, chunked input gives identical bytes" {
+	slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" "$PS/native-preemptive-3600.metrics.ndjson" > plain.ndjson
+	zstd -q "$PS/native-preemptive-3600.metrics.ndjson" -o cand.zst
+	zstd -q "$PS/native-fifo.metrics.ndjson" -o base.zst
+	slo-audit --slo "$SLO" --baseline base.zst -o out.ndjson.zst < cand.zst
+	run cmp <(zstdcat out.ndjson.zst | sed 1d) <(sed 1d plain.ndjson)
+	assert_success
+	feed_chunked "$PS/native-preemptive-3600.metrics.ndjson" slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" > chunked.ndjson
+	run cmp <(sed 1d chunked.ndjson) <(sed 1d plain.ndjson)
+	assert_success
+}
+
+@test "slo-audit: output is deterministic, schema-valid and self-fingerprinted" {
+	slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" $(catalogue_files "$PS") > a.ndjson
+	slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" $(catalogue_files "$PS") > b.ndjson
+	cmp a.ndjson b.ndjson
+	body a.ndjson > body.ndjson
+	assert_schema body.ndjson
+	run check_self audit_fingerprint < a.ndjson
+	assert_success
+	assert_output "verified 5"
+	[ "$(sed -n 1p a.ndjson | jq -r .schema)" = schednav.audit/1 ]
+}
+
+@test "slo-audit: golden parity, every run of every case (audit_passed, ids, observed, thresholds, statuses)" {
+	run python3 "$ROOT/tests/golden-eval.py" "$GOLDEN" "$SLO" "$BATS_TEST_TMPDIR/golden"
+	echo "$output"
+	assert_success
+	n=$(echo "$output" | sed -n 's/^audits \([0-9]*\)\/\([0-9]*\) match$/\1 \2/p')
+	[ -n "$n" ]
+	set -- $n
+	[ "$1" = "$2" ] && [ "$1" -gt 200 ]
+}
+
+@test "slo-audit: 101 x 1.01 = 102.01 exactly; 102.01 passes, 102.02 fails" {
+	mk_metrics g-micro-preemption-small native-fifo hp_jct_p95_seconds=101.0 > base.ndjson
+	mk_metrics g-micro-preemption-small native-preemptive-3600 hp_jct_p95_seconds=102.01 > ok.ndjson
+	mk_metrics g-micro-preemption-small native-preemptive-g3600-b09-d0000 hp_jct_p95_seconds=102.02 > bad.ndjson
+	slo-audit --slo "$SLO" --baseline base.ndjson ok.ndjson bad.ndjson > out.ndjson
+	run field out.ndjson 1 '.constraints[2] | [.threshold, .status, .threshold_source.baseline_observed, .threshold_source.multiplier]'
+	assert_output '[102.01,"passed",101,1.01]'
+	grep -q '"threshold":102.01,' out.ndjson
+	run field out.ndjson 2 '[.constraints[2].status, .audit_passed, .failed_constraint_ids]'
+	assert_output '["failed",false,["hp-p95-jct-fifo-regression"]]'
+}
+
+@test "slo-audit: observed keeps its kind, absolute thresholds are floats" {
+	slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" "$PS/native-fifo.metrics.ndjson" > out.ndjson
+	grep -q '"id":"hp-preempted-job-count","metric":"hp_preempted_job_count","operator":"<=","threshold":0.0,"threshold_source":{"kind":"absolute"},"severity":"hard","observed":0,' out.ndjson
+	grep -q '"threshold":3600.0,' out.ndjson
+}
+
+@test "slo-audit: the baseline may be audited against itself" {
+	run slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" "$PS/native-fifo.metrics.ndjson"
+	assert_success
+	run field <(echo "$output") 1 '[.audit_passed, .baseline.compatible_fifo, .baseline.metrics_fingerprint == .metrics_fingerprint]'
+	assert_output '[true,true,true]'
+}
+
+# Each incompatible baseline makes both relative thresholds null => unavailable => hard fail.
+incompatible() {
+	slo-audit --slo "$SLO" --baseline "$1" "$PS/native-preemptive-3600.metrics.ndjson" > out.ndjson
+	run field out.ndjson 1 '[.audit_passed, .baseline.compatible_fifo, .evidence_checks.baseline_compatible_fifo, .unavailable_constraint_ids, .constraints[2].threshold, .constraints[7].status]'
+	assert_output '[false,false,false,["hp-p95-jct-fifo-regression","allocation-fifo-nondegradation"],null,"unavailable"]'
+}
+
+@test "slo-audit: a baseline with another trace_id is incompatible" {
+	mk_metrics g-micro-preemption-small native-fifo 'trace_id="other"' > b.ndjson
+	incompatible b.ndjson
+}
+
+@test "slo-audit: a non-fifo baseline is incompatible" {
+	incompatible "$PS/native-preemptive-g3600-b09-d0000.metrics.ndjson"
+}
+
+@test "slo-audit: a baseline with another window is incompatible" {
+	mk_metrics g-micro-preemption-small native-fifo evaluation_end=3.0 > b.ndjson
+	incompatible b.ndjson
+}
+
+@test "slo-audit: a baseline with other job counts is incompatible" {
+	mk_metrics g-micro-preemption-small native-fifo spot_job_count=2 > b.ndjson
+	incompatible b.ndjson
+}
+
+@test "slo-audit: a baseline with another source is incompatible" {
+	mk_metrics g-micro-preemption-small native-fifo 'source={"dataset":"elsewhere"}' > b.ndjson
+	incompatible b.ndjson
+}
+
+@test "slo-audit: compatibility is numeric equality (1 == 1.0)" {
+	mk_metrics g-micro-preemption-small native-fifo evaluation_start=0 evaluation_end=2 > b.ndjson
+	slo-audit --slo "$SLO" --baseline b.ndjson "$PS/native-preemptive-3600.metrics.ndjson" > out.ndjson
+	run field out.ndjson 1 '[.baseline.compatible_fifo, .audit_passed]'
+	assert_output '[true,true]'
+}
+
+@test "slo-audit: without --baseline relative constraints are unavailable and both baseline checks false" {
+	slo-audit --slo "$SLO" "$PS/native-preemptive-3600.metrics.ndjson" > out.ndjson
+	run field out.ndjson 1 '[.audit_passed, .baseline, .evidence_checks.baseline_metrics_fingerprint_valid, .evidence_checks.baseline_compatible_fifo, .unavailable_constraint_ids, .constraints[7].threshold_source.baseline_observed]'
+	assert_output '[false,{"required":true,"metrics_fingerprint":null,"policy_fingerprint":null,"compatible_fifo":false},false,false,["hp-p95-jct-fifo-regression","allocation-fifo-nondegradation"],null]'
+}
+
+@test "slo-audit: a spec without relative thresholds needs no baseline" {
+	jq '.constraints |= map(select(.threshold | type == "number"))' "$SLO" > abs.json
+	slo-audit --slo abs.json "$PS/native-preemptive-3600.metrics.ndjson" > out.ndjson
+	run field out.ndjson 1 '[.audit_passed, .evidence_checks.baseline_required, .evidence_checks.baseline_metrics_fingerprint_valid, .evidence_checks.baseline_compatible_fifo, .hard_constraint_count]'
+	assert_output '[true,false,true,true,6]'
+}
+
+@test "slo-audit: null Spot metrics are unavailable and fail hard; soft violations never gate" {
+	H="$FIX/g-chr-slo-hponly"
+	slo-audit --slo "$SLO" --baseline "$H/native-fifo.metrics.ndjson" "$H/native-preemptive-3600.metrics.ndjson" > out.ndjson
+	run field out.ndjson 1 '[.audit_passed, .unavailable_constraint_ids, .constraints[4].observed, .constraints[4].threshold]'
+	assert_output '[false,["spot-completion-rate","spot-eviction-rate-per-run","spot-guarantee-success-rate"],null,1]'
+	mk_metrics g-micro-preemption-small native-preemptive-3600 allocation_rate_mean=0.5 > low.ndjson
+	mk_metrics g-micro-preemption-small native-fifo allocation_rate_mean=0.4 > base.ndjson
+	slo-audit --slo "$SLO" --baseline base.ndjson low.ndjson > out.ndjson
+	run field out.ndjson 1 '[.audit_passed, .soft_violation_count, .failed_constraint_ids]'
+	assert_output '[true,1,["allocation-soft-target"]]'
+}
+
+@test "slo-audit: all three statuses in one audit" {
+	mk_metrics g-micro-preemption-small native-preemptive-3600 hp_preempted_job_count=1 spot_eviction_rate_per_run=null > c.ndjson
+	slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" c.ndjson > out.ndjson
+	run field out.ndjson 1 '[.constraints[] | .status] | unique'
+	assert_output '["failed","passed","unavailable"]'
+	run field out.ndjson 1 '[.failed_constraint_ids, .unavailable_constraint_ids]'
+	assert_output '[["hp-preempted-job-count"],["spot-eviction-rate-per-run"]]'
+}
+
+@test "slo-audit: a false ledger flag fails the audit" {
+	mk_metrics g-micro-preemption-small native-preemptive-3600 spot_run_ledger_consistent=false > c.ndjson
+	slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" c.ndjson > out.ndjson
+	run field out.ndjson 1 '[.audit_passed, .evidence_checks.spot_run_ledger_consistent, .failed_constraint_ids]'
+	assert_output '[false,false,[]]'
+}
+
+@test "slo-audit: --exit-status exits 3 when an audit failed, 0 when all passed" {
+	run slo-audit --exit-status --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" "$PS/native-preemptive-3600.metrics.ndjson"
+	assert_success
+	run slo-audit --exit-status --slo "$SLO" "$PS/native-preemptive-3600.metrics.ndjson"
+	assert_failure 3
+	run slo-audit --slo "$SLO" "$PS/native-preemptive-3600.metrics.ndjson"
+	assert_success
+}
+
+spec_error() {
+	jq "$1" "$SLO" > bad.json
+	run slo-audit --slo bad.json "$PS/native-fifo.metrics.ndjson"
+	assert_failure 1
+	assert_output --partial "$2"
+}
+
+@test "slo-audit: SLO spec errors are clear" {
+	spec_error '.constraints[2].threshold.kind = "ratio"' "constraint 'hp-p95-jct-fifo-regression': unknown threshold kind 'ratio'"
+	spec_error '.constraints[0].metric = "hp_completion"' "constraint 'hp-completion-rate': unknown metric 'hp_completion'"
+	spec_error '.constraints[0].operator = "=="' "unknown operator '=='"
+	spec_error '.constraints[0].severity = "medium"' "unknown severity 'medium'"
+	spec_error '.constraints[1].id = "hp-completion-rate"' "duplicate constraint id 'hp-completion-rate'"
+	spec_error '.constraints[0].thresold = 1' "unknown key 'thresold'"
+	spec_error '.schema_version = "schednav.slo-spec/v2"' "unsupported schema_version"
+	spec_error '.constraints = []' "'constraints' must be a non-empty array"
+	spec_error '.name = ""' "'name' must be a non-empty string"
+	spec_error '.constraints[2].threshold.baseline_metric = "nope"' "unknown baseline_metric 'nope'"
+	spec_error '.ranking.allocation_tie_band = 0' "'allocation_tie_band' must be > 0"
+	echo '{' > broken.json
+	run slo-audit --slo broken.json "$PS/native-fifo.metrics.ndjson"
+	assert_failure 1
+	assert_output --partial "broken.json: "
+}
+
+@test "slo-audit: hostile metrics records are rejected with PATH:LINE" {
+	mk_metrics g-micro-preemption-small native-fifo > m.ndjson
+	sed 's/"spot_guarantee_failed_count":0,/"spot_guarantee_failed_count":0,"bogus":1,/' m.ndjson | reseal > unknown.ndjson
+	run slo-audit --slo "$SLO" unknown.ndjson
+	assert_failure 1
+	assert_output "slo-audit: unknown.ndjson:2: metrics record: unknown key 'bogus'"
+	mk_metrics g-micro-preemption-small native-fifo 'hp_completion_rate="1.0"' > str.ndjson
+	run slo-audit --slo "$SLO" str.ndjson
+	assert_failure 1
+	assert_output --partial "str.ndjson:2: metrics record: 'hp_completion_rate' must be a number or null"
+	sed 's/"hp_completion_rate":1.0/"hp_completion_rate":NaN/' m.ndjson > nan.ndjson
+	run slo-audit --slo "$SLO" nan.ndjson
+	assert_failure 1
+	assert_output --partial "nan.ndjson:2:"
+	mk_metrics g-micro-preemption-small native-fifo 'policy_fingerprint="00000000000000000000000000000000"' > pfp.ndjson
+	run slo-audit --slo "$SLO" pfp.ndjson
+	assert_failure 1
+	assert_output --partial "does not match its 'policy'"
+	run slo-audit --slo "$SLO" --baseline "$SLO" m.ndjson
+	assert_failure 1
+}

@@ -1,0 +1,288 @@
+/* approve — a person settles a tie or accepts a selection: verify a ranking and append one
+ * self-fingerprinted, hash-chained `approval` record to an append-only log (agents.md:
+ * "a separate command that no agent can reach"). */
+#include "core/die.h"
+#include "core/json.h"
+#include "core/ndjson.h"
+#include "core/strbuf.h"
+#include "eval/evidence.h"
+#include "eval/ranking.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_TEXT 4096 /* --by and --reason: keeps every log line far below a page */
+
+static const char usage[] =
+	"approve --ranking FILE --action ID --by NAME --reason TEXT [--log FILE] [--at ISO-TIME]\n"
+	"approve --verify [--log FILE]\n";
+
+static const char help[] =
+	"\n"
+	"Record that a person approved ACTION from a ranking's frontier (its\n"
+	"selected_action_ids): verify the ranking stream and its ranking_fingerprint, verify\n"
+	"the whole log, then append one `approval` record, chained to the previous one by\n"
+	"previous_fingerprint, with a single write(2) and fsync. --verify only checks the log.\n"
+	"\n"
+	"  -r, --ranking FILE   ranking stream from rank(1) (\"-\" = stdin)\n"
+	"  -a, --action ID      the approved action; must be in selected_action_ids\n"
+	"  -b, --by NAME        who approves (a person)\n"
+	"  -m, --reason TEXT    why (at most 4096 bytes)\n"
+	"  -l, --log FILE       append-only approval log (default approvals.ndjson)\n"
+	"  -t, --at ISO-TIME    approval time as YYYY-MM-DDTHH:MM:SSZ (default: now, UTC)\n"
+	"  -V, --verify         check every line, fingerprint and link of the log; write nothing\n"
+	"  -h, --help           show this help\n";
+
+static void print_usage_block(FILE *f)
+{
+	const char *p = usage;
+	for (int first = 1; *p; first = 0) {
+		const char *nl = strchr(p, '\n');
+		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)(nl - p), p);
+		p = nl + 1;
+	}
+}
+
+static void bad_usage(const char *msg)
+{
+	if (msg)
+		fprintf(stderr, "%s: %s\n", progname, msg);
+	print_usage_block(stderr);
+	exit(2);
+}
+
+static bool valid_time(const char *s)
+{
+	int y, mo, d, h, mi, se;
+	char z;
+	if (strlen(s) != 20 || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &se, &z) != 7 || z != 'Z')
+		return false;
+	for (int i = 0; i < 20; i++)
+		if ((i == 4 || i == 7) ? s[i] != '-' : i == 10 ? s[i] != 'T' : (i == 13 || i == 16) ? s[i] != ':' : i == 19 ? 0 : (s[i] < '0' || s[i] > '9'))
+			return false;
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	return y >= 1970 && mo >= 1 && mo <= 12 && d >= 1 && d <= mdays[mo - 1] && h <= 23 && mi <= 59 && se <= 60;
+}
+
+static void now_utc(char out[21])
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static const char *const approval_keys[] = {
+	"type", "ranking_fingerprint", "action_id", "policy_fingerprint", "approved_by", "approved_at",
+	"reason", "selection_status", "previous_fingerprint", "approval_fingerprint", NULL
+};
+
+/* Read the whole log from fd and verify it; returns the last approval_fingerprint (or "")
+ * and the count through the out parameters. Dies with LOG:LINE on any defect. */
+static void verify_log(int fd, const char *log, char last_fp[33], unsigned long *count)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	char buf[65536];
+	off_t off = 0;
+	for (;;) {
+		ssize_t n = pread(fd, buf, sizeof buf, off);
+		if (n < 0)
+			die("%s: %s", log, strerror(errno));
+		if (n == 0)
+			break;
+		sb_add(&sb, buf, (size_t)n);
+		off += n;
+	}
+	struct arena a;
+	arena_init(&a);
+	last_fp[0] = 0;
+	*count = 0;
+	size_t pos = 0;
+	unsigned long line = 0;
+	char e[256];
+	while (pos < sb.len) {
+		line++;
+		char *nl = memchr(sb.buf + pos, '\n', sb.len - pos);
+		if (!nl)
+			die("%s:%lu: torn last line (no newline: an earlier write was interrupted); refusing to append after it. "
+			    "Inspect it, then cut it off with 'truncate -s %zu %s' and run approve again", log, line, pos, log);
+		size_t len = (size_t)(nl - (sb.buf + pos));
+		struct json *rec;
+		if (json_parse(&a, sb.buf + pos, len, &rec, e, sizeof e))
+			die("%s:%lu: %s", log, line, e);
+		if (rec->kind != JSON_OBJECT || !ev_str(rec, "type") || strcmp(ev_str(rec, "type"), "approval"))
+			die("%s:%lu: not an 'approval' record", log, line);
+		if (nd_check_keys(rec, approval_keys, e, sizeof e))
+			die("%s:%lu: %s", log, line, e);
+		for (const char *const *k = approval_keys; *k; k++)
+			if (!json_get(rec, *k))
+				die("%s:%lu: missing key '%s'", log, line, *k);
+		if (!ev_self_fp_ok(rec, "approval_fingerprint"))
+			die("%s:%lu: 'approval_fingerprint' does not verify (the line was edited)", log, line);
+		struct json *prev = json_get(rec, "previous_fingerprint");
+		bool linked = *count == 0 ? prev->kind == JSON_NULL : prev->kind == JSON_STRING && !strcmp(prev->u.str.s, last_fp);
+		if (!linked)
+			die("%s:%lu: 'previous_fingerprint' does not match the line before (a line was removed, reordered or inserted)", log, line);
+		snprintf(last_fp, 33, "%s", ev_str(rec, "approval_fingerprint"));
+		(*count)++;
+		pos += len + 1;
+		arena_reset(&a);
+	}
+	arena_release(&a);
+	sb_release(&sb);
+}
+
+static void sync_parent_dir(const char *path)
+{
+	char *copy = xstrdup(path);
+	int dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(copy);
+}
+
+static int do_verify(const char *log)
+{
+	int fd = open(log, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("%s: %s", log, strerror(errno));
+	if (flock(fd, LOCK_SH))
+		die("%s: cannot lock: %s", log, strerror(errno));
+	char last[33];
+	unsigned long n;
+	verify_log(fd, log, last, &n);
+	close(fd);
+	return 0;
+}
+
+static const struct json *read_ranking(const char *path, struct ev_input *in, struct arena *a)
+{
+	static const char *const schemas[] = { EV_RANKING_SCHEMA, NULL };
+	char err[1024];
+	if (ev_read(in, path, schemas, a, err, sizeof err))
+		die("%s", err);
+	if (in->n != 1)
+		die("%s: expected one ranking stream, found %zu ranking records", path, in->n);
+	if (rank_check(in->items[0].rec, err, sizeof err))
+		die("%s: %s", ev_where(&in->items[0]), err);
+	return in->items[0].rec;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ranking", required_argument, NULL, 'r' }, { "action", required_argument, NULL, 'a' },
+		{ "by", required_argument, NULL, 'b' }, { "reason", required_argument, NULL, 'm' },
+		{ "log", required_argument, NULL, 'l' }, { "at", required_argument, NULL, 't' },
+		{ "verify", no_argument, NULL, 'V' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	set_progname(argv[0]);
+	const char *ranking = NULL, *action = NULL, *by = NULL, *reason = NULL, *log = "approvals.ndjson", *at = NULL;
+	bool verify = false;
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "r:a:b:m:l:t:Vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': ranking = optarg; break;
+		case 'a': action = optarg; break;
+		case 'b': by = optarg; break;
+		case 'm': reason = optarg; break;
+		case 'l': log = optarg; break;
+		case 't': at = optarg; break;
+		case 'V': verify = true; break;
+		case 'h': print_usage_block(stdout); print_help(help);
+		default: bad_usage("unknown option or missing argument");
+		}
+	}
+	if (optind != argc)
+		bad_usage("unexpected operand");
+	if (verify) {
+		if (ranking || action || by || reason || at)
+			bad_usage("--verify takes only --log");
+		return do_verify(log);
+	}
+	if (!ranking || !action || !by || !reason)
+		bad_usage("--ranking, --action, --by and --reason are required");
+	if (!*by || !*reason)
+		bad_usage("--by and --reason must not be empty");
+	if (strlen(by) > MAX_TEXT || strlen(reason) > MAX_TEXT)
+		bad_usage("--by and --reason take at most 4096 bytes");
+	if (at && !valid_time(at))
+		bad_usage("--at wants YYYY-MM-DDTHH:MM:SSZ (UTC)");
+	char when[21];
+	if (at)
+		snprintf(when, sizeof when, "%s", at);
+	else
+		now_utc(when);
+
+	struct arena a;
+	arena_init(&a);
+	struct ev_input in;
+	ev_input_init(&in);
+	const struct json *rk = read_ranking(ranking, &in, &a);
+	const char *status = ev_str(rk, "selection_status");
+	if (!strcmp(status, "no_eligible_policy"))
+		die("%s: the ranking has no eligible policy; there is nothing to approve", ranking);
+	struct json *ids = json_get(rk, "selected_action_ids"), *fps = json_get(rk, "selected_policy_fingerprints");
+	const char *policy_fp = NULL;
+	struct strbuf frontier;
+	sb_init(&frontier);
+	for (size_t i = 0; i < ids->u.arr.n; i++) {
+		sb_addf(&frontier, "%s'%s'", i ? ", " : "", ids->u.arr.items[i]->u.str.s);
+		if (!strcmp(ids->u.arr.items[i]->u.str.s, action))
+			policy_fp = fps->u.arr.items[i]->u.str.s;
+	}
+	if (!policy_fp)
+		die("action '%s' is not on the ranking's frontier (selected: %s)", action, frontier.buf);
+	sb_release(&frontier);
+
+	int fd = open(log, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die("%s: %s", log, strerror(errno));
+	if (flock(fd, LOCK_EX))
+		die("%s: cannot lock: %s", log, strerror(errno));
+	char last[33];
+	unsigned long n;
+	verify_log(fd, log, last, &n);
+
+	struct json *rec = json_object(&a);
+	json_set(&a, rec, "type", json_str(&a, "approval"));
+	json_set(&a, rec, "ranking_fingerprint", json_str(&a, ev_str(rk, "ranking_fingerprint")));
+	json_set(&a, rec, "action_id", json_str(&a, action));
+	json_set(&a, rec, "policy_fingerprint", json_str(&a, policy_fp));
+	json_set(&a, rec, "approved_by", json_str(&a, by));
+	json_set(&a, rec, "approved_at", json_str(&a, when));
+	json_set(&a, rec, "reason", json_str(&a, reason));
+	json_set(&a, rec, "selection_status", json_str(&a, status));
+	json_set(&a, rec, "previous_fingerprint", n ? json_str(&a, last) : json_null(&a));
+	ev_self_fp_stamp(&a, rec, "approval_fingerprint");
+	struct strbuf line;
+	sb_init(&line);
+	json_write(&line, rec);
+	sb_addc(&line, '\n');
+	/* One write(2) of the whole line: a crash leaves the line either absent or (in the
+	 * rare case the kernel stops between pages) torn, which the next run refuses. */
+	ssize_t w = write(fd, line.buf, line.len);
+	if (w < 0 || (size_t)w != line.len)
+		die("%s: short write (%s); run 'approve --verify --log %s'", log, w < 0 ? strerror(errno) : "partial line", log);
+	if (fsync(fd) || close(fd))
+		die("%s: %s", log, strerror(errno));
+	if (n == 0)
+		sync_parent_dir(log);
+	sb_release(&line);
+	ev_input_release(&in);
+	arena_release(&a);
+	return 0;
+}

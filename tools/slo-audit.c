@@ -1,0 +1,143 @@
+/* slo-audit — audit candidate metrics records against an SLO spec and a FIFO baseline:
+ * one self-fingerprinted `audit` record per candidate (evaluation.md §5). */
+#include "core/die.h"
+#include "core/fp.h"
+#include "core/ndjson.h"
+#include "core/zio.h"
+#include "eval/evidence.h"
+#include "eval/slo.h"
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] = "slo-audit --slo SPEC [--baseline FIFO_METRICS] [--exit-status] [-o OUT] [FILE...]\n";
+
+static const char help[] =
+	"\n"
+	"Read metrics streams (FILEs or stdin, concatenated streams allowed) and write one\n"
+	"schednav.audit/1 stream with an `audit` record per candidate, in input order.\n"
+	"\n"
+	"  -s, --slo SPEC           SLO spec (schednav.slo-spec/v1 JSON)\n"
+	"  -b, --baseline FILE      the FIFO baseline's metrics stream; without it relative\n"
+	"                           thresholds are unavailable (so hard ones fail)\n"
+	"  -e, --exit-status        exit 3 when any audit failed\n"
+	"  -o, --output FILE        write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
+	"  -h, --help               show this help\n";
+
+static void print_usage_block(FILE *f)
+{
+	fprintf(f, "usage: %s", usage);
+}
+
+static void bad_usage(const char *msg)
+{
+	if (msg)
+		fprintf(stderr, "%s: %s\n", progname, msg);
+	print_usage_block(stderr);
+	exit(2);
+}
+
+static const char *const metrics_only[] = { EV_METRICS_SCHEMA, NULL };
+
+/* Read one input and check every metrics record in it. */
+static void read_metrics(struct ev_input *in, const char *path, struct arena *a)
+{
+	char err[1024];
+	size_t first = in->n;
+	if (ev_read(in, path, metrics_only, a, err, sizeof err))
+		die("%s", err);
+	for (size_t i = first; i < in->n; i++)
+		if (ev_metrics_check(in->items[i].rec, err, sizeof err))
+			die("%s: %s", ev_where(&in->items[i]), err);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "slo", required_argument, NULL, 's' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "exit-status", no_argument, NULL, 'e' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	set_progname(argv[0]);
+	const char *slo_path = NULL, *base_path = NULL, *output = "-";
+	bool exit_status = false;
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "s:b:eo:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': slo_path = optarg; break;
+		case 'b': base_path = optarg; break;
+		case 'e': exit_status = true; break;
+		case 'o': output = optarg; break;
+		case 'h': print_usage_block(stdout); print_help(help);
+		default: bad_usage(optopt ? "unknown or incomplete option" : "unknown option");
+		}
+	}
+	if (!slo_path)
+		bad_usage("missing --slo SPEC");
+
+	struct arena a;
+	arena_init(&a);
+	char err[1024];
+	struct slo_spec slo;
+	if (slo_load(&slo, slo_path, &a, err, sizeof err))
+		die("%s", err);
+
+	struct ev_input base, cand;
+	ev_input_init(&base);
+	ev_input_init(&cand);
+	if (base_path) {
+		read_metrics(&base, base_path, &a);
+		if (base.n != 1)
+			die("%s: the baseline must be exactly one metrics record, found %zu", base_path, base.n);
+	}
+	if (optind == argc)
+		read_metrics(&cand, "-", &a);
+	for (int i = optind; i < argc; i++)
+		read_metrics(&cand, argv[i], &a);
+	if (cand.n == 0)
+		die("no metrics records in input");
+
+	struct json *hdr = nd_header_new(&a, EV_AUDIT_SCHEMA, "slo-audit");
+	char *raw;
+	size_t rawlen;
+	char fp[33];
+	if (zio_slurp(slo_path, &raw, &rawlen, err, sizeof err))
+		die("%s", err);
+	fp_xxh3_of(raw, rawlen, fp);
+	free(raw);
+	nd_header_add_file(&a, hdr, slo_path, rawlen, fp, NULL);
+	for (size_t i = 0; i < base.nstreams; i++)
+		nd_header_add_stream(&a, hdr, base.streams[i].path, base.streams[i].schema, base.streams[i].fp);
+	for (size_t i = 0; i < cand.nstreams; i++)
+		nd_header_add_stream(&a, hdr, cand.streams[i].path, cand.streams[i].schema, cand.streams[i].fp);
+	struct json *params = json_get(hdr, "params");
+	json_set(&a, params, "slo_fingerprint", json_str(&a, slo.fingerprint));
+	json_set(&a, params, "baseline_metrics_fingerprint", base.n ? json_str(&a, base.items[0].stream_fp) : json_null(&a));
+
+	struct nd_writer *w = ndw_open(output, err, sizeof err);
+	if (!w)
+		die("%s", err);
+	if (ndw_header(w, hdr, err, sizeof err))
+		die("%s", err);
+	bool any_failed = false;
+	for (size_t i = 0; i < cand.n; i++) {
+		struct json *rec = slo_audit(&slo, &a, cand.items[i].rec, cand.items[i].stream_fp,
+		                             base.n ? base.items[0].rec : NULL, base.n ? base.items[0].stream_fp : NULL);
+		if (json_get(rec, "audit_passed")->kind != JSON_TRUE)
+			any_failed = true;
+		if (ndw_record(w, rec, err, sizeof err))
+			die("%s", err);
+	}
+	if (ndw_end(w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
+		die("%s", err);
+	ev_input_release(&base);
+	ev_input_release(&cand);
+	slo_release(&slo);
+	arena_release(&a);
+	return exit_status && any_failed ? 3 : 0;
+}
