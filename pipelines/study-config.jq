@@ -14,14 +14,14 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
 | (.windows // fail("missing 'windows'")) as $w
 | (.split // fail("missing 'split'")) as $s
 | (.arms // fail("missing 'arms'")) as $arms
-| (if ($arms | type) != "array" or ($arms | length) < 2 or ($arms | unique | length) != ($arms | length)
-   then fail("'arms' must list at least two distinct policy names") else . end)
+| (if ($arms | type) != "array" or ($arms | length) < 3 or ($arms | length) > 5 or ($arms | unique | length) != ($arms | length)
+   then fail("'arms' must list 3 to 5 distinct policy names (rank compares 3 to 5)") else . end)
 | (if any($arms[]; test("^[A-Za-z0-9][A-Za-z0-9._-]*$") | not) then fail("arm names may only use letters, digits, '.', '_', '-'") else . end)
 | (.baseline // "native-fifo") as $base
 | (if ($arms | index($base)) == null then fail("baseline '\($base)' is not an arm") else . end)
 | (.repetitions // 2) as $reps
 | (if ($reps | type) != "number" or $reps < 2 or $reps != ($reps | floor) then fail("'repetitions' must be an integer >= 2") else . end)
-| ($w | known(["rule", "day_seconds", "sample_seconds", "min_hp", "min_spot", "pressure_strata", "share_strata"])) as $_
+| ($w | known(["rule", "day_seconds", "sample_seconds", "min_hp", "min_spot", "pressure_strata", "share_strata", "exclude"])) as $_
 | (if ($w.rule | IN("all-eligible", "stratified")) | not then fail("windows.rule must be 'all-eligible' or 'stratified'") else . end)
 | ($s | known(["calibration_fraction", "calibration_windows", "holdout_windows"])) as $_
 | (if $s.calibration_fraction != null then
@@ -46,6 +46,7 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
       (if $w.pressure_strata then "--pressure-strata \($w.pressure_strata)" else empty end),
       (if $w.share_strata then "--share-strata \($w.share_strata)" else empty end),
       (if $w.rule == "all-eligible" then "--all-eligible" else empty end)] | join(" ")),
+  "EXCLUDE := " + (($w.exclude // []) | map(mk) | join(" ")),
   "WARMUP_SECONDS := \(.warmup_seconds // 2592000)",
   "WARMUP_SPOT := " + (if .warmup_spot == false then "no" else "yes" end),
   "SPLIT := " + (if $s.calibration_fraction != null then "fraction \($s.calibration_fraction)"

@@ -59,4 +59,4 @@ done)
 		     allocation_rate_mean: .m.allocation_rate_mean, hp_jct_p95_seconds: .m.hp_jct_p95_seconds,
 		     spot_jct_p95_seconds: .m.spot_jct_p95_seconds, spot_eviction_rate_per_run: .m.spot_eviction_rate_per_run}],
 		   ranking: {selection_status: $rank.selection_status, selected_action_ids: $rank.selected_action_ids}}'
-} | stream-seal -o "$dir/window.ndjson"
+} | stream-seal -o "${RECEIPT_OUT:-$dir/window.ndjson}"

@@ -1,8 +1,11 @@
 # study-windows.jq — the selected windows of a trace-scan stream, split chronologically into
 # calibration and holdout, as make variables. Input: the scan stream (jq -s).
-# Args: --arg split "fraction F" | "counts C H", --argjson warmup SECONDS.
+# Args: --arg split "fraction F" | "counts C H", --argjson warmup SECONDS,
+#       --arg exclude "ID ..." (windows the config leaves out, e.g. one without an arrival
+#       at or before its start).
 def fail(m): error("study windows: " + m);
-[ .[] | select(.type == "window" and .selected) ] | sort_by(.start) as $w
+($exclude | split(" ") | map(select(. != ""))) as $ex
+| [ .[] | select(.type == "window" and .selected and ((.window_id | IN($ex[])) | not)) ] | sort_by(.start) as $w
 | ($w | length) as $n
 | ($split | split(" ")) as $s
 | (if $s[0] == "fraction" then ($s[1] | tonumber) * $n | floor else ($s[1] | tonumber) end) as $ncal

@@ -9,7 +9,7 @@
 # change) and in the streams themselves (header inputs + end fingerprints), which every
 # consumer verifies before use.
 
-STUDY_TARGETS := calibration selection-lock holdout study study-prepare study-verify study-summary
+STUDY_TARGETS := calibration selection-lock holdout study calibration-slices holdout-slices study-verify study-summary
 .PHONY: $(STUDY_TARGETS)
 
 ## calibration: STUDY=configs/studies/NAME.json: simulate, audit and rank the calibration windows, select an arm
@@ -55,7 +55,7 @@ TRACE := $(if $(filter stream,$(TRACE_KIND)),$(TRACE_STREAM),$(SW)/trace.ndjson.
 
 $(call study_stamp,$(SW)/stamp/trace.args,$(TRACE_KIND) $(VERSION) $(TRACE_ARGS))
 $(call study_stamp,$(SW)/stamp/scan.args,trace-scan $(VERSION) $(SCAN_ARGS))
-$(call study_stamp,$(SW)/stamp/windows.args,$(SPLIT) warmup $(WARMUP_SECONDS))
+$(call study_stamp,$(SW)/stamp/windows.args,$(SPLIT) warmup $(WARMUP_SECONDS) exclude $(EXCLUDE))
 $(call study_stamp,$(SW)/stamp/sim.args,sim-run $(VERSION))
 $(call study_stamp,$(SW)/stamp/eval.args,metrics slo-audit rank $(VERSION) baseline $(BASELINE))
 
@@ -71,7 +71,7 @@ $(SW)/windows.ndjson: $(SW)/trace.fp $(SW)/stamp/scan.args
 
 include $(SW)/windows.mk
 $(SW)/windows.mk: $(SW)/windows.ndjson $(SW)/stamp/windows.args pipelines/study-windows.jq
-	stream-verify $< && jq -rs --arg split '$(SPLIT)' --argjson warmup $(WARMUP_SECONDS) \
+	stream-verify $< && jq -rs --arg split '$(SPLIT)' --argjson warmup $(WARMUP_SECONDS) --arg exclude '$(EXCLUDE)' \
 		-f pipelines/study-windows.jq $< > $@.tmp && mv $@.tmp $@
 
 # --- one window: slice → runs → determinism gate → metrics → audit → ranking → receipt ---
@@ -114,11 +114,12 @@ $(foreach w,$(CAL_WINDOWS),$(eval $(call study_window,$(SW)/calibration/$w,$w,ca
 $(foreach w,$(HOLD_WINDOWS),$(eval $(call study_window,$(SW)/holdout/$w,$w,holdout)))
 
 # --- calibration: summary and selection -----------------------------------------------------
-# The metrics and audit streams of every calibration window, grouped by --window for study-select.
+# A window's metrics and audit streams (+ ranking), grouped by --window for study-select and aggregate.
 study_window_streams = $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) $1/audit.ndjson.zst
+study_aggregate_args = $(foreach w,$2,--window $w $(call study_window_streams,$(SW)/$1/$w) $(SW)/$1/$w/ranking.ndjson.zst)
 
 $(SW)/calibration/summary.ndjson: $(CAL_DIRS:%=%/window.ndjson)
-	sh pipelines/study-aggregate.sh $@ $^
+	aggregate $(call study_aggregate_args,calibration,$(CAL_WINDOWS)) -o $@
 
 $(SW)/calibration/selection.ndjson: $(CAL_DIRS:%=%/window.ndjson)
 	study-select --band $(BAND) $(foreach w,$(CAL_WINDOWS),--window $w $(call study_window_streams,$(SW)/calibration/$w)) -o $@
@@ -136,20 +137,22 @@ $(SW)/lock-verified: $(SW)/selection-lock.ndjson $(SW)/calibration/summary.ndjso
 
 # --- holdout: summary, evidence ---------------------------------------------------------------
 $(SW)/holdout/summary.ndjson: $(HOLD_DIRS:%=%/window.ndjson)
-	sh pipelines/study-aggregate.sh $@ $^
+	aggregate $(call study_aggregate_args,holdout,$(HOLD_WINDOWS)) -o $@
 
 $(SW)/evidence.json: $(SW)/lock-verified $(SW)/holdout/summary.ndjson $(HOLD_DIRS:%=%/window.ndjson) pipelines/study-evidence.sh
 	@sh pipelines/study-evidence.sh $(SW) $(STUDY) '$(CAL_WINDOWS)' '$(HOLD_WINDOWS)'
 	@cat $(SW)/summary.txt
 
-study-prepare: $(CAL_DIRS:%=%/slice.trace.ndjson.zst)
+calibration-slices: $(CAL_DIRS:%=%/slice.trace.ndjson.zst)
+holdout-slices: $(HOLD_DIRS:%=%/slice.trace.ndjson.zst)
 calibration: $(SW)/calibration/summary.ndjson $(SW)/calibration/selection.ndjson
 selection-lock: $(SW)/selection-lock.ndjson
 holdout: $(SW)/evidence.json
 study: holdout
 study-summary:
 	@cat $(SW)/summary.txt
-study-verify:
-	sh pipelines/study-verify.sh $(SW) $(STUDY)
+study-verify: $(SW)/selection-lock.ndjson
+	study-lock --verify $< $(STUDY_LOCK_INPUTS)
+	sh pipelines/study-verify.sh $(SW)
 endif
 endif
