@@ -1,0 +1,58 @@
+# study-config.jq — turn a study config (schednav.study/v1) into make variable assignments.
+# Every value is checked here, so a typo in the config stops the study before any work.
+def fail(m): error("study config: " + m);
+def mk: tostring | gsub("\\$"; "$$");                        # make-safe
+def shq: "'" + (tostring | gsub("'"; "'\\''")) + "'" | mk;      # shell-quoted, make-safe
+def num(k): (.[k] | if type == "number" then . else fail("'\(k)' must be a number") end);
+def known(keys): (keys_unsorted - keys) as $extra
+  | if ($extra | length) > 0 then fail("unknown key '\($extra[0])'") else . end;
+
+if .schema_version != "schednav.study/v1" then fail("schema_version must be 'schednav.study/v1'") else . end
+| known(["schema_version", "description", "trace", "windows", "warmup_seconds", "warmup_spot",
+         "split", "arms", "baseline", "slo", "repetitions"])
+| (.trace // fail("missing 'trace'")) as $t
+| (.windows // fail("missing 'windows'")) as $w
+| (.split // fail("missing 'split'")) as $s
+| (.arms // fail("missing 'arms'")) as $arms
+| (if ($arms | type) != "array" or ($arms | length) < 3 or ($arms | length) > 5 or ($arms | unique | length) != ($arms | length)
+   then fail("'arms' must list 3 to 5 distinct policy names (rank compares 3 to 5)") else . end)
+| (if any($arms[]; test("^[A-Za-z0-9][A-Za-z0-9._-]*$") | not) then fail("arm names may only use letters, digits, '.', '_', '-'") else . end)
+| (.baseline // "native-fifo") as $base
+| (if ($arms | index($base)) == null then fail("baseline '\($base)' is not an arm") else . end)
+| (.repetitions // 2) as $reps
+| (if ($reps | type) != "number" or $reps < 2 or $reps != ($reps | floor) then fail("'repetitions' must be an integer >= 2") else . end)
+| ($w | known(["rule", "day_seconds", "sample_seconds", "min_hp", "min_spot", "pressure_strata", "share_strata", "exclude"])) as $_
+| (if ($w.rule | IN("all-eligible", "stratified")) | not then fail("windows.rule must be 'all-eligible' or 'stratified'") else . end)
+| ($s | known(["calibration_fraction", "calibration_windows", "holdout_windows"])) as $_
+| (if $s.calibration_fraction != null then
+     (if ($s.calibration_fraction | type) != "number" or $s.calibration_fraction <= 0 or $s.calibration_fraction >= 1
+      then fail("split.calibration_fraction must be in (0, 1)") else . end)
+   elif ($s.calibration_windows | type) == "number" and ($s.holdout_windows | type) == "number" then .
+   else fail("split needs calibration_fraction, or calibration_windows and holdout_windows") end)
+| ($t | known(["import", "synth", "stream", "files"])) as $_
+| ([$t.import, $t.synth, $t.stream] | map(select(. != null)) | length) as $nsrc
+| (if $nsrc != 1 then fail("trace needs exactly one of 'import', 'synth', 'stream'") else . end)
+| [
+  "# generated from the study config by pipelines/study-config.jq: do not edit",
+  "TRACE_KIND := " + (if $t.import then "import" elif $t.synth then "synth" else "stream" end),
+  "TRACE_ARGS := " + (($t.import // $t.synth // []) | map(shq) | join(" ")),
+  "TRACE_FILES := " + (($t.files // []) + (if $t.stream then [$t.stream] else [] end) | map(mk) | join(" ")),
+  "TRACE_STREAM := " + (($t.stream // "") | mk),
+  "SCAN_ARGS := " + ([
+      (if $w.day_seconds then "--day-seconds \($w.day_seconds)" else empty end),
+      (if $w.sample_seconds then "--sample-seconds \($w.sample_seconds)" else empty end),
+      (if $w.min_hp then "--min-hp \($w.min_hp)" else empty end),
+      (if $w.min_spot then "--min-spot \($w.min_spot)" else empty end),
+      (if $w.pressure_strata then "--pressure-strata \($w.pressure_strata)" else empty end),
+      (if $w.share_strata then "--share-strata \($w.share_strata)" else empty end),
+      (if $w.rule == "all-eligible" then "--all-eligible" else empty end)] | join(" ")),
+  "EXCLUDE := " + (($w.exclude // []) | map(mk) | join(" ")),
+  "WARMUP_SECONDS := \(.warmup_seconds // 2592000)",
+  "WARMUP_SPOT := " + (if .warmup_spot == false then "no" else "yes" end),
+  "SPLIT := " + (if $s.calibration_fraction != null then "fraction \($s.calibration_fraction)"
+                 else "counts \($s.calibration_windows) \($s.holdout_windows)" end),
+  "ARMS := " + ($arms | map(mk) | join(" ")),
+  "BASELINE := " + ($base | mk),
+  "SLO := " + ((.slo // "configs/slos/schednav-demo-slo-v1.json") | mk),
+  "REPETITIONS := \($reps)"
+  ] | join("\n")

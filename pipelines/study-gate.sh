@@ -1,0 +1,19 @@
+#!/bin/sh
+# study-gate.sh WINDOW ARM SLICE OUT REP... — the determinism gate of one (window, arm).
+# Every repetition must be a valid result stream made from SLICE, and all must have the
+# same fingerprint; OUT then records it. Otherwise the study stops, naming the pair.
+set -eu
+window=$1 arm=$2 slice=$3 out=$4
+shift 4
+first= firstrep=
+for rep in "$@"; do
+	fp=$(stream-verify --print-fingerprint --made-from "$slice" "$rep")
+	if [ -z "$first" ]; then
+		first=$fp firstrep=$rep
+	elif [ "$fp" != "$first" ]; then
+		echo "study: determinism gate: window '$window' arm '$arm': '$rep' has result fingerprint $fp but '$firstrep' has $first" >&2
+		exit 1
+	fi
+done
+echo "$first" > "$out.tmp"
+mv "$out.tmp" "$out"

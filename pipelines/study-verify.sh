@@ -1,0 +1,28 @@
+#!/bin/sh
+# study-verify.sh SW — re-check every fingerprint of a finished study without trusting
+# file times: each window's determinism gate and receipt are recomputed into a scratch
+# directory and compared byte for byte, then the lock is verified again.
+set -eu
+sw=$1
+shift
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bad=0
+for part in calibration holdout; do
+	[ -d "$sw/$part" ] || continue
+	for dir in "$sw/$part"/*/; do
+		dir=${dir%/}
+		[ -f "$dir/window.ndjson" ] || continue
+		window=$(basename "$dir")
+		arms=$(zstdcat -qf "$dir/window.ndjson" | jq -r 'select(.type == "window_result") | .policies[].action_id')
+		baseline=$(zstdcat -qf "$dir/window.ndjson" | jq -r 'select(.type == "window_result") | .baseline_action_id')
+		for arm in $arms; do
+			sh pipelines/study-gate.sh "$window" "$arm" "$dir/slice.trace.ndjson.zst" "$tmp/result.fp" "$dir/$arm"/rep-*.result.ndjson.zst || bad=1
+			cmp -s "$tmp/result.fp" "$dir/$arm/result.fp" || { echo "study: '$dir/$arm/result.fp' does not match its results" >&2; bad=1; }
+		done
+		RECEIPT_OUT=$tmp/window.ndjson sh pipelines/study-receipt.sh "$dir" "$window" "$part" "$sw/trace.fp" "$baseline" $arms || bad=1
+		cmp -s "$tmp/window.ndjson" "$dir/window.ndjson" || { echo "study: '$dir/window.ndjson' does not match its window's files" >&2; bad=1; }
+	done
+done
+[ $bad -eq 0 ] || exit 1
+echo "study: every fingerprint of '$sw' verifies"

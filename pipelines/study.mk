@@ -1,0 +1,158 @@
+# study.mk — a study as a Make graph: calibration → selection-lock → holdout.
+#
+#   make calibration|selection-lock|holdout|study STUDY=configs/studies/NAME.json
+#
+# Outputs go under $(STUDY_WORK)/NAME/ (default work/NAME/); docs/studies.md explains the
+# layout, the fingerprint chain and how to run the simulations elsewhere (SIM_LAUNCHER).
+# Files have logical names so that Make can plan the graph; what made each file is recorded
+# in small stamp files (tool version + normalised arguments, rewritten only when they
+# change) and in the streams themselves (header inputs + end fingerprints), which every
+# consumer verifies before use.
+
+STUDY_TARGETS := calibration selection-lock holdout study calibration-slices holdout-slices study-verify study-summary
+.PHONY: $(STUDY_TARGETS)
+
+## calibration: STUDY=configs/studies/NAME.json: simulate, audit and rank the calibration windows, select an arm
+## selection-lock: STUDY=...: freeze the calibration selection (refused once holdout outputs exist)
+## holdout: STUDY=...: run the holdout windows against the lock; write work/NAME/evidence.json
+## study: STUDY=...: calibration, selection-lock and holdout
+## study-verify: STUDY=...: re-check every fingerprint of the study's files
+
+ifndef STUDY
+$(STUDY_TARGETS):
+	@echo "study: '$@' needs STUDY=configs/studies/NAME.json" >&2; exit 2
+else
+
+STUDY_WORK ?= work
+STUDY_NAME := $(basename $(notdir $(STUDY)))
+SW := $(STUDY_WORK)/$(STUDY_NAME)
+# The tools: bin/ of this tree unless told otherwise (a colon list is fine).
+STUDY_BIN ?= $(abspath $(OUT))
+export PATH := $(STUDY_BIN):$(PATH)
+# Prefix of every simulation command, e.g. 'srun -n1 --exclusive' (docs/studies.md).
+SIM_LAUNCHER ?=
+STUDY_TOOLS := trace-scan trace-window sim-run metrics slo-audit rank aggregate \
+	stream-verify stream-seal study-select study-lock jq zstd
+
+# Write $2 into file $1 only when it differs: the file's time then says when the arguments
+# it records last changed, and targets that depend on it rebuild exactly then.
+study_shq = '$(subst ','\'',$1)'
+study_stamp = $(shell mkdir -p $(dir $1) && { printf '%s\n' $(call study_shq,$2) | cmp -s - $1 || printf '%s\n' $(call study_shq,$2) > $1; })
+
+# --- the config, as make variables --------------------------------------------------------
+include $(SW)/config.mk
+$(SW)/config.mk: $(STUDY) pipelines/study-config.jq
+	@mkdir -p $(@D)
+	@for t in $(STUDY_TOOLS); do command -v $$t >/dev/null || { echo "study: tool '$$t' not found (STUDY_BIN=$(STUDY_BIN)): run make first" >&2; exit 1; }; done
+	jq -r -f pipelines/study-config.jq $(STUDY) > $@.tmp && mv $@.tmp $@
+
+ifneq ($(wildcard $(SW)/config.mk),)
+REPS := $(shell seq $(REPETITIONS))
+POLICY = configs/policies/$1.json
+DESIGN_FILES := $(STUDY) $(SLO) $(foreach a,$(ARMS),$(call POLICY,$a))
+BAND := $(shell jq -r '.ranking.allocation_tie_band // 0.01' $(SLO))
+TRACE := $(if $(filter stream,$(TRACE_KIND)),$(TRACE_STREAM),$(SW)/trace.ndjson.zst)
+
+$(call study_stamp,$(SW)/stamp/trace.args,$(TRACE_KIND) $(VERSION) $(TRACE_ARGS))
+$(call study_stamp,$(SW)/stamp/scan.args,trace-scan $(VERSION) $(SCAN_ARGS))
+$(call study_stamp,$(SW)/stamp/windows.args,$(SPLIT) warmup $(WARMUP_SECONDS) exclude $(EXCLUDE))
+$(call study_stamp,$(SW)/stamp/sim.args,sim-run $(VERSION))
+$(call study_stamp,$(SW)/stamp/eval.args,metrics slo-audit rank $(VERSION) baseline $(BASELINE))
+
+# --- trace, scan, windows -------------------------------------------------------------------
+$(SW)/trace.ndjson.zst: $(SW)/stamp/trace.args $(TRACE_FILES)
+	$(if $(filter import,$(TRACE_KIND)),trace-import,trace-synth) $(TRACE_ARGS) -o $@
+
+$(SW)/trace.fp: $(TRACE)
+	stream-verify --print-fingerprint $(TRACE) > $@.tmp && mv $@.tmp $@
+
+$(SW)/windows.ndjson: $(SW)/trace.fp $(SW)/stamp/scan.args
+	trace-scan $(SCAN_ARGS) -i $(TRACE) -o $@
+
+include $(SW)/windows.mk
+$(SW)/windows.mk: $(SW)/windows.ndjson $(SW)/stamp/windows.args pipelines/study-windows.jq
+	stream-verify $< && jq -rs --arg split '$(SPLIT)' --argjson warmup $(WARMUP_SECONDS) --arg exclude '$(EXCLUDE)' \
+		-f pipelines/study-windows.jq $< > $@.tmp && mv $@.tmp $@
+
+# --- one window: slice → runs → determinism gate → metrics → audit → ranking → receipt ---
+# $1 = window directory, $2 = window id, $3 = partition (calibration | holdout).
+# Arms' simulations are one command line each so that SIM_LAUNCHER can ship them away.
+define study_arm
+$1/$4/rep-%.result.ndjson.zst: $1/slice.trace.ndjson.zst $(call POLICY,$4) $(SW)/stamp/sim.args
+	$$(SIM_LAUNCHER) sim-run --policy $(call POLICY,$4) -o $$@ < $1/slice.trace.ndjson.zst
+
+$1/$4/result.fp: $(foreach r,$(REPS),$1/$4/rep-$r.result.ndjson.zst)
+	@sh pipelines/study-gate.sh $2 $4 $1/slice.trace.ndjson.zst $$@ $$^
+
+$1/$4/metrics.ndjson.zst: $1/$4/result.fp $(SW)/stamp/eval.args
+	metrics -o $$@ < $1/$4/rep-1.result.ndjson.zst
+
+endef
+
+define study_window
+$(call study_stamp,$(SW)/stamp/slice-$2.args,trace-window $(VERSION) $(WINDOW_$2) $(if $(filter no,$(WARMUP_SPOT)),--no-warmup-spot))
+
+$1/slice.trace.ndjson.zst: $(SW)/trace.fp $(SW)/stamp/slice-$2.args | $(if $(filter holdout,$3),$(SW)/lock-verified)
+	@mkdir -p $(foreach a,$(ARMS),$1/$a)
+	trace-window $(WINDOW_$2) $(if $(filter no,$(WARMUP_SPOT)),--no-warmup-spot) -i $(TRACE) -o $$@
+
+$(foreach a,$(ARMS),$(call study_arm,$1,$2,$3,$a))
+
+$1/audit.ndjson.zst: $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) $(SLO)
+	cat $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) | slo-audit --slo $(SLO) --baseline $1/$(BASELINE)/metrics.ndjson.zst -o $$@
+
+$1/ranking.ndjson.zst: $1/audit.ndjson.zst
+	cat $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) $1/audit.ndjson.zst | rank --slo $(SLO) -o $$@
+
+$1/window.ndjson: $1/ranking.ndjson.zst $(SW)/trace.fp pipelines/study-receipt.sh
+	@sh pipelines/study-receipt.sh $1 $2 $3 $(SW)/trace.fp '$(BASELINE)' $(ARMS)
+endef
+
+CAL_DIRS := $(CAL_WINDOWS:%=$(SW)/calibration/%)
+HOLD_DIRS := $(HOLD_WINDOWS:%=$(SW)/holdout/%)
+$(foreach w,$(CAL_WINDOWS),$(eval $(call study_window,$(SW)/calibration/$w,$w,calibration)))
+$(foreach w,$(HOLD_WINDOWS),$(eval $(call study_window,$(SW)/holdout/$w,$w,holdout)))
+
+# --- calibration: summary and selection -----------------------------------------------------
+# A window's metrics and audit streams (+ ranking), grouped by --window for study-select and aggregate.
+study_window_streams = $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) $1/audit.ndjson.zst
+study_aggregate_args = $(foreach w,$2,--window $w $(call study_window_streams,$(SW)/$1/$w) $(SW)/$1/$w/ranking.ndjson.zst)
+
+$(SW)/calibration/summary.ndjson: $(CAL_DIRS:%=%/window.ndjson)
+	aggregate $(call study_aggregate_args,calibration,$(CAL_WINDOWS)) -o $@
+
+$(SW)/calibration/selection.ndjson: $(CAL_DIRS:%=%/window.ndjson)
+	study-select --band $(BAND) $(foreach w,$(CAL_WINDOWS),--window $w $(call study_window_streams,$(SW)/calibration/$w)) -o $@
+
+# --- the lock: frozen before any holdout output, verified before any holdout work ----------
+STUDY_LOCK_INPUTS := $(foreach f,$(DESIGN_FILES),--design $f) --summary $(SW)/calibration/summary.ndjson \
+	--selection $(SW)/calibration/selection.ndjson
+
+$(SW)/selection-lock.ndjson: $(SW)/calibration/summary.ndjson $(SW)/calibration/selection.ndjson $(DESIGN_FILES)
+	study-lock $(STUDY_LOCK_INPUTS) --holdout-dir $(SW)/holdout -o $@
+
+$(SW)/lock-verified: $(SW)/selection-lock.ndjson $(SW)/calibration/summary.ndjson $(SW)/calibration/selection.ndjson $(DESIGN_FILES)
+	study-lock --verify $< $(STUDY_LOCK_INPUTS)
+	@touch $@
+
+# --- holdout: summary, evidence ---------------------------------------------------------------
+$(SW)/holdout/summary.ndjson: $(HOLD_DIRS:%=%/window.ndjson)
+	aggregate $(call study_aggregate_args,holdout,$(HOLD_WINDOWS)) -o $@
+
+$(SW)/evidence.json: $(SW)/lock-verified $(SW)/holdout/summary.ndjson $(HOLD_DIRS:%=%/window.ndjson) pipelines/study-evidence.sh
+	@sh pipelines/study-evidence.sh $(SW) $(STUDY) '$(CAL_WINDOWS)' '$(HOLD_WINDOWS)'
+	@cat $(SW)/summary.txt
+
+calibration-slices: $(CAL_DIRS:%=%/slice.trace.ndjson.zst)
+holdout-slices: $(HOLD_DIRS:%=%/slice.trace.ndjson.zst)
+calibration: $(SW)/calibration/summary.ndjson $(SW)/calibration/selection.ndjson
+selection-lock: $(SW)/selection-lock.ndjson
+holdout: $(SW)/evidence.json
+study: holdout
+study-summary:
+	@cat $(SW)/summary.txt
+study-verify: $(SW)/selection-lock.ndjson
+	study-lock --verify $< $(STUDY_LOCK_INPUTS)
+	sh pipelines/study-verify.sh $(SW)
+endif
+endif

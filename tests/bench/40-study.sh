@@ -1,0 +1,43 @@
+#!/bin/sh
+# A full study end to end: configs/studies/native-multiwindow.json (Chronus MIX1, five native
+# arms, 2 repetitions) with `make -j2 holdout` in a fresh work directory. Prints one
+# Markdown section. STUDY_BENCH_BIN overrides the tool directory (default bin/).
+set -eu
+cd "$(dirname "$0")/../.."
+study=configs/studies/native-multiwindow.json
+echo "## Study: native multi-window (make -j2 holdout)"
+echo
+if [ ! -f ../shared/data/philly-chronus/trace_job_Philly_MIX1.csv ]; then
+	echo "Skipped: needs ../shared/data (Chronus MIX1 and the Philly machine list)."
+	exit 0
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bin=${STUDY_BENCH_BIN:-$(pwd)/bin}
+start=$(date +%s.%N)
+make --no-print-directory -j2 holdout STUDY=$study STUDY_WORK="$work" STUDY_BIN="$bin" >"$work/log" 2>&1 ||
+	{ tail -20 "$work/log" >&2; exit 1; }
+end=$(date +%s.%N)
+sw=$work/native-multiwindow
+ncal=$(jq '.calibration.window_ids | length' "$sw/evidence.json")
+nhold=$(jq '.holdout.window_ids | length' "$sw/evidence.json")
+sims=$(find "$sw" -name 'rep-*.result.ndjson.zst' | wc -l)
+noop_start=$(date +%s.%N)
+make --no-print-directory -q holdout STUDY=$study STUDY_WORK="$work" STUDY_BIN="$bin"
+noop_end=$(date +%s.%N)
+echo "Chronus MIX1 (Philly-derived, 30,940 jobs) on a seeded 800-GPU Philly machine subset,"
+echo "450-s windows with 1,800 s of warm-up: $ncal calibration + $nhold holdout windows, arms"
+echo "native-fifo, native-preemptive-3600, native-preemptive-g3600-b09-{d0000,d0900,loss-aware},"
+echo "2 repetitions each: $sims simulations, every pair fingerprint-identical."
+echo
+echo "| step | wall time |"
+echo "|---|---|"
+printf '| `make -j2 holdout` from scratch (import, scan, %s slices, %s simulations, metrics, audits, rankings, receipts, selection, lock, evidence) | %.1f s |\n' \
+	$((ncal + nhold)) "$sims" "$(awk "BEGIN{print $end - $start}")"
+printf '| `make -q holdout` afterwards (nothing to do) | %.2f s |\n' "$(awk "BEGIN{print $noop_end - $noop_start}")"
+echo
+echo "Evidence status: \`$(jq -r .evidence_status "$sw/evidence.json")\`. The printed summary:"
+echo
+echo '```'
+cat "$sw/summary.txt" | sed "s|$work|work|"
+echo '```'

@@ -1,0 +1,203 @@
+#!/usr/bin/env bats
+# Studies as Make pipelines (pipelines/study.mk): calibration → selection-lock → holdout.
+# One reference run of configs/studies/tiny.json is made in setup_file; each test works on
+# a copy (cp -a keeps file times, so Make sees the copy exactly as the original).
+
+load helper
+
+STUDY=configs/studies/tiny.json
+
+study_make() {   # study_make WORKDIR [make args...]
+	local work=$1
+	shift
+	make -C "$ROOT" --no-print-directory STUDY=$STUDY STUDY_WORK="$work" STUDY_BIN="$BIN" "$@"
+}
+
+setup_file() {
+	export REF="$BATS_FILE_TMPDIR/ref"
+	make -C "$ROOT" --no-print-directory STUDY=$STUDY STUDY_WORK="$REF" STUDY_BIN="${SCHEDNAV_BIN:-$ROOT/bin}" -j2 holdout >"$BATS_FILE_TMPDIR/ref.log" 2>&1 ||
+		{ cat "$BATS_FILE_TMPDIR/ref.log" >&3; return 1; }
+}
+
+# Every stream under two study directories has the same fingerprint (headers name work paths).
+same_streams() {
+	local f n=0
+	for f in $(cd "$2" && find tiny -name '*.ndjson' -o -name '*.ndjson.zst'); do
+		[ "$(stream-verify -p "$1/$f")" = "$(stream-verify -p "$2/$f")" ] || fail "'$1/$f' differs from the reference"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 40 ] || fail "only $n streams compared"
+	cmp "$1/tiny/evidence.json" "$2/tiny/evidence.json"
+}
+
+copy_ref() {
+	cp -a "$REF" "$BATS_TEST_TMPDIR/w"
+	W="$BATS_TEST_TMPDIR/w"
+}
+
+@test "study tools: --help matches the man page, bad options exit 2" {
+	for t in stream-verify study-select study-lock; do
+		assert_tool_invariants $t
+	done
+}
+
+@test "study: the reference run wrote a complete evidence receipt without trace rows" {
+	run jq -r '.evidence_status' "$REF/tiny/evidence.json"
+	assert_success
+	[[ "$output" =~ ^(no_calibration_eligible_arm|holdout_passed|holdout_tie_requires_human_approval|holdout_rejected)$ ]]
+	run jq -r '[.windows[].window_id] | join(" ")' "$REF/tiny/evidence.json"
+	assert_output "window-0000 window-0001 window-0002 window-0003"
+	# The chain: every fingerprint in the receipt is the fingerprint of the file it names.
+	[ "$(jq -r .fingerprints.selection_lock "$REF/tiny/evidence.json")" = "$(stream-verify -p "$REF/tiny/selection-lock.ndjson")" ]
+	[ "$(jq -r .fingerprints.calibration_summary "$REF/tiny/evidence.json")" = "$(stream-verify -p "$REF/tiny/calibration/summary.ndjson")" ]
+	[ "$(jq -r .fingerprints.trace "$REF/tiny/evidence.json")" = "$(stream-verify -p "$ROOT/tests/data/study/tiny.trace.ndjson.zst")" ]
+	run jq -r '.windows[0].policies[0].result_fingerprint' "$REF/tiny/evidence.json"
+	assert_output "$(cat "$REF/tiny/calibration/window-0000/native-fifo/result.fp")"
+	! grep -q '"job_id"' "$REF/tiny/evidence.json"
+	# The lock was frozen before any holdout output and names what calibration selected.
+	run jq -c 'select(.type == "selection-lock") | [.holdout_output_count_at_freeze, .holdout_outputs_absent]' "$REF/tiny/selection-lock.ndjson"
+	assert_output "[0,true]"
+	[ "$(jq -c 'select(.type == "selection") | .selected_action_ids' "$REF/tiny/calibration/selection.ndjson")" = \
+	  "$(jq -c 'select(.type == "selection-lock") | .selected_action_ids' "$REF/tiny/selection-lock.ndjson")" ]
+	run cat "$REF/tiny/summary.txt"
+	assert_output --partial "evidence: "
+}
+
+@test "study: a second make holdout does nothing (make -q is true)" {
+	copy_ref
+	run study_make "$W" -q holdout
+	assert_success
+	run study_make "$W" holdout
+	assert_success
+	assert_output --partial "Nothing to be done"
+	run study_make "$W" study-verify
+	assert_success
+	assert_output --partial "every fingerprint"
+}
+
+@test "study: the lock refuses to be rewritten once holdout output exists" {
+	copy_ref
+	# A calibration change (another allocation tie band) would change the selection.
+	jq '.ranking.allocation_tie_band = 0.5' "$ROOT/configs/slos/schednav-demo-slo-v1.json" > "$BATS_TEST_TMPDIR/slo.json"
+	jq --arg slo "$BATS_TEST_TMPDIR/slo.json" '.slo = $slo' "$ROOT/$STUDY" > "$BATS_TEST_TMPDIR/tiny.json"
+	run make -C "$ROOT" --no-print-directory STUDY="$BATS_TEST_TMPDIR/tiny.json" STUDY_WORK="$W" STUDY_BIN="$BIN" selection-lock
+	assert_failure
+	assert_output --partial "study-lock: refusing to rewrite lock"
+	assert_output --partial "holdout outputs exist"
+	# Directly: same inputs are accepted, a lock without holdout output may be created.
+	cd "$W/tiny"
+	design=$(for f in "$ROOT/$STUDY" "$ROOT/configs/slos/schednav-demo-slo-v1.json" "$ROOT"/configs/policies/native-fifo.json; do printf -- '--design %s ' "$f"; done)
+	run study-lock $design --summary calibration/summary.ndjson --selection calibration/selection.ndjson --holdout-dir holdout -o selection-lock.ndjson
+	assert_failure
+	assert_output --partial "'design_fingerprint' would change"
+	run study-lock $design --summary calibration/summary.ndjson --selection calibration/selection.ndjson --holdout-dir "$BATS_TEST_TMPDIR/none" -o "$BATS_TEST_TMPDIR/new-lock.ndjson"
+	assert_success
+	run study-lock $design --summary calibration/summary.ndjson --selection calibration/selection.ndjson --holdout-dir holdout -o "$BATS_TEST_TMPDIR/other-lock.ndjson"
+	assert_failure
+	assert_output --partial "refusing to create lock"
+}
+
+@test "study: holdout refuses a lock that does not match the calibration" {
+	copy_ref
+	# Forge a lock that selects another arm: valid stream, valid own fingerprint.
+	lock="$W/tiny/selection-lock.ndjson"
+	zstdcat -qf "$lock" | sed '$d' | jq -c 'if .type == "selection-lock" then .selected_action_ids = ["native-preemptive-3600"] | .selection_status = "selected" else . end' \
+		> "$BATS_TEST_TMPDIR/forged"
+	stream-seal -i "$BATS_TEST_TMPDIR/forged" -o "$lock"
+	run study_make "$W" holdout
+	assert_failure
+	assert_output --partial "study-lock: "
+	assert_output --regexp "own fingerprint does not verify|does not match the recomputed calibration"
+	# A lock of another calibration summary is refused too.
+	cp -a "$REF/tiny/selection-lock.ndjson" "$lock"
+	touch "$lock"
+	zstdcat -qf "$W/tiny/calibration/summary.ndjson" | sed '$d' | sed '2s/"window_count":2/"window_count":3/' > "$BATS_TEST_TMPDIR/sum"
+	stream-seal -i "$BATS_TEST_TMPDIR/sum" -o "$W/tiny/calibration/summary.ndjson"
+	touch -r "$REF/tiny/calibration/summary.ndjson" "$W/tiny/calibration/summary.ndjson"
+	touch "$lock"
+	run study_make "$W" holdout
+	assert_failure
+	assert_output --partial "does not match the recomputed calibration: 'calibration_summary_fingerprint' differs"
+}
+
+@test "study: a tampered intermediate is rejected, never silently used" {
+	copy_ref
+	m="$W/tiny/holdout/window-0002/native-fifo/metrics.ndjson.zst"
+	# An edited body: the end fingerprint no longer matches.
+	zstdcat -qf "$m" | sed 's/"allocation_rate_mean":0\./"allocation_rate_mean":1./' | zstd -q -c > "$m.new"
+	mv "$m.new" "$m"
+	run study_make "$W" holdout
+	assert_failure
+	assert_output --partial "fingerprint mismatch"
+	# A valid stream from elsewhere: a result of another window. With a new time the gate
+	# sees it was not made from this window's slice; with the old time study-verify does.
+	W2="$BATS_TEST_TMPDIR/w2"
+	mkdir "$W2" && cp -a "$REF/tiny" "$W2/tiny"
+	r="$W2/tiny/holdout/window-0002/native-fifo/rep-1.result.ndjson.zst"
+	cp "$W2/tiny/holdout/window-0003/native-fifo/rep-1.result.ndjson.zst" "$r"
+	touch -r "$REF/tiny/holdout/window-0002/native-fifo/rep-1.result.ndjson.zst" "$r"
+	run study_make "$W2" -q holdout
+	assert_success
+	run study_make "$W2" study-verify
+	assert_failure
+	assert_output --partial "was not made from"
+	touch "$r"
+	run study_make "$W2" holdout
+	assert_failure
+	assert_output --partial "stream-verify: '$r' was not made from"
+}
+
+@test "study: the nondeterministic test arm fails the determinism gate, naming it" {
+	run env STUDY_TEST_PERTURB=native-preemptive-3600/rep-2 make -C "$ROOT" --no-print-directory STUDY=$STUDY \
+		STUDY_WORK="$BATS_TEST_TMPDIR/nd" STUDY_BIN="$BIN" SIM_LAUNCHER="$ROOT/tests/study-perturb" calibration
+	assert_failure
+	assert_output --regexp "study: determinism gate: window 'window-0000' arm 'native-preemptive-3600': '[^']*rep-2.result.ndjson.zst' has result fingerprint [0-9a-f]{32} but '[^']*rep-1.result.ndjson.zst' has [0-9a-f]{32}"
+	# Without the perturbation the same launcher is transparent.
+	run make -C "$ROOT" --no-print-directory STUDY=$STUDY STUDY_WORK="$BATS_TEST_TMPDIR/nd" STUDY_BIN="$BIN" \
+		SIM_LAUNCHER="$ROOT/tests/study-perturb" calibration
+	assert_failure   # the perturbed file is still there: its newer twin must be rebuilt by hand
+	rm "$BATS_TEST_TMPDIR/nd/tiny/calibration/window-0000/native-preemptive-3600/rep-2.result.ndjson.zst"
+	run make -C "$ROOT" --no-print-directory STUDY=$STUDY STUDY_WORK="$BATS_TEST_TMPDIR/nd" STUDY_BIN="$BIN" \
+		SIM_LAUNCHER="$ROOT/tests/study-perturb" calibration
+	assert_success
+	[ "$(stream-verify -p "$BATS_TEST_TMPDIR/nd/tiny/calibration/selection.ndjson")" = "$(stream-verify -p "$REF/tiny/calibration/selection.ndjson")" ]
+}
+
+@test "study: kill -9 in the middle, then a re-run completes with identical outputs" {
+	W="$BATS_TEST_TMPDIR/k"
+	setsid make -C "$ROOT" --no-print-directory STUDY=$STUDY STUDY_WORK="$W" STUDY_BIN="$BIN" -j2 holdout >/dev/null 2>&1 &
+	pid=$!
+	# Wait until some simulations exist, then kill the whole process group.
+	for _ in $(seq 200); do
+		[ "$(find "$W" -name '*.result.ndjson.zst' 2>/dev/null | wc -l)" -ge 4 ] && break
+		sleep 0.05
+	done
+	kill -9 -- -"$pid"
+	wait "$pid" || true
+	[ ! -f "$W/tiny/evidence.json" ]
+	run study_make "$W" -j2 holdout
+	assert_success
+	same_streams "$W" "$REF"
+	run study_make "$W" -q holdout
+	assert_success
+}
+
+@test "study: simulations run through GNU parallel give identical outputs" {
+	W="$BATS_TEST_TMPDIR/p"
+	study_make "$W" calibration-slices
+	study_make "$W" -n calibration | grep -E '^sim-run ' > "$BATS_TEST_TMPDIR/cal.jobs"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/cal.jobs")" -eq 12 ]
+	(cd "$ROOT" && PATH="$BIN:$PATH" parallel -j2 --halt now,fail=1 < "$BATS_TEST_TMPDIR/cal.jobs")
+	run study_make "$W" -n calibration
+	refute_output --partial "sim-run "
+	study_make "$W" selection-lock holdout-slices
+	study_make "$W" -n holdout | grep -E '^sim-run ' > "$BATS_TEST_TMPDIR/hold.jobs"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/hold.jobs")" -eq 12 ]
+	(cd "$ROOT" && PATH="$BIN:$PATH" parallel -j2 --halt now,fail=1 < "$BATS_TEST_TMPDIR/hold.jobs")
+	study_make "$W" holdout
+	same_streams "$W" "$REF"
+	# The launcher form: every simulation prefixed by a command (here a GNU parallel semaphore).
+	W2="$BATS_TEST_TMPDIR/p2"
+	study_make "$W2" -j2 SIM_LAUNCHER="sem --will-cite --fg --id study-bats-$$ -j2" holdout
+	same_streams "$W2" "$REF"
+}

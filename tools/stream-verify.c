@@ -1,0 +1,145 @@
+/* stream-verify — check that files hold complete, unedited streams and, optionally,
+ * that they were made from given input streams (their headers list those fingerprints). */
+#include "core/arena.h"
+#include "core/die.h"
+#include "core/ndjson.h"
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"stream-verify [--made-from INPUT]... [--print-fingerprint] FILE...";
+
+static const char help[] =
+	"\n"
+	"Read every stream in each FILE and verify it (header, end record, record count and\n"
+	"XXH3-128 fingerprint). With --made-from, also require that a header in FILE lists the\n"
+	"fingerprint of every stream in INPUT among its inputs: a consumer uses this to refuse\n"
+	"a producer's file that was not made from what it claims. Exit 1 on the first failure.\n"
+	"\n"
+	"  -m, --made-from INPUT    FILE must list INPUT's stream fingerprint(s) in its header inputs\n"
+	"  -p, --print-fingerprint  print the fingerprint of FILE's last stream, one line per FILE\n"
+	"  -h, --help               show this help\n";
+
+static void print_usage_block(FILE *f)
+{
+	fprintf(f, "usage: %s\n", usage);
+}
+
+/* The fingerprints of a file's streams and the fingerprints its headers list as inputs. */
+struct facts {
+	char **fps, **inputs;
+	size_t nfps, ninputs, capfps, capinputs;
+};
+
+static void push(char ***v, size_t *n, size_t *cap, const char *s)
+{
+	*v = xgrow(*v, cap, *n + 1, sizeof **v);
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+static void facts_free(struct facts *f)
+{
+	for (size_t i = 0; i < f->nfps; i++)
+		free(f->fps[i]);
+	for (size_t i = 0; i < f->ninputs; i++)
+		free(f->inputs[i]);
+	free(f->fps);
+	free(f->inputs);
+	memset(f, 0, sizeof *f);
+}
+
+static void read_facts(const char *path, struct facts *f)
+{
+	char err[1024];
+	struct arena a;
+	struct json *rec;
+	enum nd_event ev;
+	struct nd_reader *r = ndr_open(path, err, sizeof err);
+	if (!r)
+		die("%s", err);
+	arena_init(&a);
+	while ((ev = ndr_next(r, &a, &rec, err, sizeof err)) > 0) {
+		if (ev == ND_HEADER) {
+			struct json *in = json_get(rec, "inputs");
+			for (size_t i = 0; in && in->kind == JSON_ARRAY && i < in->u.arr.n; i++) {
+				struct json *fp = json_get(in->u.arr.items[i], "fingerprint");
+				if (fp && fp->kind == JSON_STRING)
+					push(&f->inputs, &f->ninputs, &f->capinputs, fp->u.str.s);
+			}
+		} else if (ev == ND_END)
+			push(&f->fps, &f->nfps, &f->capfps, ndr_fingerprint(r));
+		arena_reset(&a);
+	}
+	if (ev == ND_ERROR)
+		die("%s", err);
+	if (f->nfps == 0)
+		die("%s: no stream", ndr_name(r));
+	arena_release(&a);
+	ndr_close(r);
+}
+
+static bool listed(const struct facts *f, const char *fp)
+{
+	for (size_t i = 0; i < f->ninputs; i++)
+		if (!strcmp(f->inputs[i], fp))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "made-from", required_argument, NULL, 'm' },
+		{ "print-fingerprint", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char **made_from = NULL;
+	size_t nmade = 0, capmade = 0;
+	bool print = false;
+	int c;
+
+	set_progname(argv[0]);
+	while ((c = getopt_long(argc, argv, "m:ph", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			made_from = xgrow(made_from, &capmade, nmade + 1, sizeof *made_from);
+			made_from[nmade++] = optarg;
+			break;
+		case 'p': print = true; break;
+		case 'h': print_usage_block(stdout); print_help(help);
+		default: print_usage_block(stderr); exit(2);
+		}
+	}
+	if (optind == argc) {
+		fprintf(stderr, "%s: missing FILE\n", progname);
+		print_usage_block(stderr);
+		exit(2);
+	}
+	/* Inputs first, so a bad input is reported as such. */
+	struct facts *in = xcalloc(nmade ? nmade : 1, sizeof *in);
+	for (size_t i = 0; i < nmade; i++)
+		read_facts(made_from[i], &in[i]);
+	for (int k = optind; k < argc; k++) {
+		struct facts f = { 0 };
+		read_facts(argv[k], &f);
+		for (size_t i = 0; i < nmade; i++)
+			for (size_t j = 0; j < in[i].nfps; j++)
+				if (!listed(&f, in[i].fps[j]))
+					die("'%s' was not made from '%s': its header inputs do not list '%s'",
+					    argv[k], made_from[i], in[i].fps[j]);
+		if (print)
+			printf("%s\n", f.fps[f.nfps - 1]);
+		facts_free(&f);
+	}
+	for (size_t i = 0; i < nmade; i++)
+		facts_free(&in[i]);
+	free(in);
+	free(made_from);
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout))
+		die("cannot write standard output");
+	return 0;
+}

@@ -1,0 +1,424 @@
+/* study-select — choose the best static arm over the calibration windows of a study:
+ * pass every hard SLO in every window → allocation band on the mean → min mean Spot p95
+ * JCT → min mean eviction rate. Writes one self-fingerprinted `selection` record. */
+#include "core/arena.h"
+#include "core/die.h"
+#include "core/fp.h"
+#include "core/ndjson.h"
+#include "core/strbuf.h"
+#include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SELECTION_SCHEMA "schednav.selection/1"
+#define SELECTION_RULE "calibration-all-windows-hard-pass/v1"
+
+static const char usage[] =
+	"study-select [--band B] [-o OUT] --window ID FILE... [--window ID FILE...]...";
+
+static const char help[] =
+	"\n"
+	"Read, for each calibration window, the metrics streams of every arm and the window's\n"
+	"audit stream (slo-audit output), and select the arm to carry into the holdout:\n"
+	"  1. hard_slo_filter                 the audit passed in every window\n"
+	"  2. maximize_mean_allocation_rate   mean allocation within B of the best (strict)\n"
+	"  3. minimize_mean_spot_p95_jct      exact minimum of the mean Spot p95 JCT\n"
+	"  4. minimize_mean_spot_eviction_rate exact minimum of the mean evictions per run\n"
+	"Stages 3-4 run only while more than one arm remains. Status: no_eligible_arm,\n"
+	"selected or tie_requires_human_approval. Every window must hold the same arm set.\n"
+	"\n"
+	"  -w, --window ID   the FILEs that follow belong to window ID (chronological order)\n"
+	"  -b, --band B      allocation tie band, absolute (default 0.01)\n"
+	"  -o, --output OUT  write to OUT (OUT.tmp, then renamed; .zst compresses)\n"
+	"  -h, --help        show this help\n";
+
+struct arm {
+	char *action_id, *policy_fp, *metrics_fp;
+	double alloc, spot_p95, eviction;
+	bool has_alloc, has_spot_p95, has_eviction, audited, hard_passed;
+};
+
+struct window {
+	char *id;
+	struct arm *arms;
+	size_t narms, cap;
+};
+
+struct study {
+	struct window *w;
+	size_t nw, capw;
+	char **audit_mfp;   /* audits of the window being read: metrics fp and verdict */
+	bool *audit_pass;
+	size_t naudits, capaudits, capaudits2;
+	char **in_path, **in_schema, **in_fp;   /* every input stream, for the header */
+	size_t nin, capin[3];
+};
+
+static void add_input(struct study *s, const char *path, const char *schema, const char *fp)
+{
+	s->in_path = xgrow(s->in_path, &s->capin[0], s->nin + 1, sizeof *s->in_path);
+	s->in_schema = xgrow(s->in_schema, &s->capin[1], s->nin + 1, sizeof *s->in_schema);
+	s->in_fp = xgrow(s->in_fp, &s->capin[2], s->nin + 1, sizeof *s->in_fp);
+	s->in_path[s->nin] = xstrdup(path);
+	s->in_schema[s->nin] = xstrdup(schema);
+	s->in_fp[s->nin++] = xstrdup(fp);
+}
+
+static void print_usage_block(FILE *f)
+{
+	fprintf(f, "usage: %s\n", usage);
+}
+
+static bool num_or_null(const struct json *rec, const char *key, double *out, const char *where)
+{
+	const struct json *v = json_get(rec, key);
+	if (!v)
+		die("%s: metrics record has no '%s'", where, key);
+	if (v->kind == JSON_NULL)
+		return false;
+	if (!json_is_num(v))
+		die("%s: '%s' is not a number", where, key);
+	*out = json_num(v);
+	return true;
+}
+
+static const char *str_field(const struct json *rec, const char *key, const char *where)
+{
+	const struct json *v = json_get(rec, key);
+	if (!v || v->kind != JSON_STRING)
+		die("%s: record has no string '%s'", where, key);
+	return v->u.str.s;
+}
+
+/* Read one FILE into window w: metrics records become arms, audit verdicts are kept. */
+static void read_file(struct study *s, struct window *w, const char *path)
+{
+	char err[1024], where[1200];
+	struct arena a;
+	struct json *rec;
+	enum nd_event ev;
+	struct nd_reader *r = ndr_open(path, err, sizeof err);
+	size_t first_unstamped = w->narms;
+	char schema[256] = "";
+	if (!r)
+		die("%s", err);
+	arena_init(&a);
+	while ((ev = ndr_next(r, &a, &rec, err, sizeof err)) > 0) {
+		snprintf(where, sizeof where, "%s:%lu", ndr_name(r), ndr_lineno(r));
+		const struct json *t = json_get(rec, "type");
+		if (ev == ND_HEADER) {
+			const struct json *sc = json_get(rec, "schema");
+			snprintf(schema, sizeof schema, "%s", sc && sc->kind == JSON_STRING ? sc->u.str.s : "");
+		} else if (ev == ND_END) {
+			add_input(s, path, schema, ndr_fingerprint(r));
+			for (; first_unstamped < w->narms; first_unstamped++)
+				w->arms[first_unstamped].metrics_fp = xstrdup(ndr_fingerprint(r));
+		} else if (ev == ND_RECORD && t && t->kind == JSON_STRING && !strcmp(t->u.str.s, "metrics")) {
+			w->arms = xgrow(w->arms, &w->cap, w->narms + 1, sizeof *w->arms);
+			struct arm *m = &w->arms[w->narms++];
+			memset(m, 0, sizeof *m);
+			m->action_id = xstrdup(str_field(rec, "action_id", where));
+			m->policy_fp = xstrdup(str_field(rec, "policy_fingerprint", where));
+			m->has_alloc = num_or_null(rec, "allocation_rate_mean", &m->alloc, where);
+			m->has_spot_p95 = num_or_null(rec, "spot_jct_p95_seconds", &m->spot_p95, where);
+			m->has_eviction = num_or_null(rec, "spot_eviction_rate_per_run", &m->eviction, where);
+			for (size_t i = 0; i + 1 < w->narms; i++)
+				if (!strcmp(w->arms[i].action_id, m->action_id))
+					die("%s: window '%s' has arm '%s' twice", where, w->id, m->action_id);
+		} else if (ev == ND_RECORD && t && t->kind == JSON_STRING && !strcmp(t->u.str.s, "audit")) {
+			const struct json *p = json_get(rec, "audit_passed");
+			if (!p || (p->kind != JSON_TRUE && p->kind != JSON_FALSE))
+				die("%s: audit record has no boolean 'audit_passed'", where);
+			s->audit_mfp = xgrow(s->audit_mfp, &s->capaudits, s->naudits + 1, sizeof *s->audit_mfp);
+			s->audit_pass = xgrow(s->audit_pass, &s->capaudits2, s->naudits + 1, sizeof *s->audit_pass);
+			s->audit_mfp[s->naudits] = xstrdup(str_field(rec, "metrics_fingerprint", where));
+			s->audit_pass[s->naudits++] = p->kind == JSON_TRUE;
+		}
+		arena_reset(&a);
+	}
+	if (ev == ND_ERROR)
+		die("%s", err);
+	arena_release(&a);
+	ndr_close(r);
+}
+
+/* Attach the audits read for window w to its arms; every arm needs exactly one. */
+static void close_window(struct study *s, struct window *w)
+{
+	if (w->narms == 0)
+		die("window '%s' has no metrics records", w->id);
+	for (size_t i = 0; i < s->naudits; i++) {
+		struct arm *m = NULL;
+		for (size_t j = 0; j < w->narms; j++)
+			if (!strcmp(w->arms[j].metrics_fp, s->audit_mfp[i]))
+				m = &w->arms[j];
+		if (!m)
+			die("window '%s': audit of metrics '%s' matches no metrics stream of the window", w->id, s->audit_mfp[i]);
+		if (m->audited)
+			die("window '%s': arm '%s' is audited twice", w->id, m->action_id);
+		m->audited = true;
+		m->hard_passed = s->audit_pass[i];
+		free(s->audit_mfp[i]);
+	}
+	s->naudits = 0;
+	for (size_t j = 0; j < w->narms; j++)
+		if (!w->arms[j].audited)
+			die("window '%s': arm '%s' has no audit", w->id, w->arms[j].action_id);
+}
+
+/* The arm set (and each arm's policy) must be the same in every window; sort by window 0. */
+static const struct arm *find_arm(const struct window *w, const char *id)
+{
+	for (size_t j = 0; j < w->narms; j++)
+		if (!strcmp(w->arms[j].action_id, id))
+			return &w->arms[j];
+	return NULL;
+}
+
+struct candidate {
+	const char *action_id, *policy_fp;
+	size_t hard_passes;
+	bool eligible, has_alloc, has_spot_p95, has_eviction;
+	double alloc, spot_p95, eviction;
+	bool alive;
+};
+
+static void means(const struct study *s, struct candidate *c)
+{
+	double sa = 0, sp = 0, se = 0;
+	c->has_alloc = c->has_spot_p95 = c->has_eviction = true;
+	for (size_t k = 0; k < s->nw; k++) {
+		const struct arm *m = find_arm(&s->w[k], c->action_id);
+		c->hard_passes += m->hard_passed;
+		if (m->has_alloc) sa += m->alloc; else c->has_alloc = false;
+		if (m->has_spot_p95) sp += m->spot_p95; else c->has_spot_p95 = false;
+		if (m->has_eviction) se += m->eviction; else c->has_eviction = false;
+	}
+	c->alloc = sa / (double)s->nw;
+	c->spot_p95 = sp / (double)s->nw;
+	c->eviction = se / (double)s->nw;
+	c->eligible = c->hard_passes == s->nw;
+}
+
+static struct json *num_json(struct arena *a, bool has, double v)
+{
+	return has ? json_real(a, v) : json_null(a);
+}
+
+static struct json *alive_ids(struct arena *a, const struct candidate *c, size_t n, size_t *count)
+{
+	struct json *ids = json_array(a);
+	*count = 0;
+	for (size_t i = 0; i < n; i++)
+		if (c[i].alive) {
+			json_push(a, ids, json_str(a, c[i].action_id));
+			(*count)++;
+		}
+	return ids;
+}
+
+static void log_stage(struct arena *a, struct json *stages, const char *name, const struct candidate *c, size_t n, size_t *alive)
+{
+	struct json *st = json_object(a);
+	json_set(a, st, "stage", json_str(a, name));
+	json_set(a, st, "remaining_action_ids", alive_ids(a, c, n, alive));
+	json_push(a, stages, st);
+}
+
+/* Stage 3/4: keep the exact minimum of a mean; a missing mean on a survivor is an error. */
+static void keep_min(struct candidate *c, size_t n, int which)
+{
+	double best = INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		if (!c[i].alive)
+			continue;
+		bool has = which == 3 ? c[i].has_spot_p95 : c[i].has_eviction;
+		if (!has)
+			die("arm '%s' passes every hard SLO but its %s is null in a calibration window",
+			    c[i].action_id, which == 3 ? "'spot_jct_p95_seconds'" : "'spot_eviction_rate_per_run'");
+		double v = which == 3 ? c[i].spot_p95 : c[i].eviction;
+		if (v < best)
+			best = v;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (c[i].alive && (which == 3 ? c[i].spot_p95 : c[i].eviction) != best)
+			c[i].alive = false;
+}
+
+static struct json *select_arms(struct arena *a, const struct study *s, double band)
+{
+	const struct window *w0 = &s->w[0];
+	size_t n = w0->narms, alive;
+	struct candidate *c = xcalloc(n, sizeof *c);
+	for (size_t k = 1; k < s->nw; k++) {
+		if (s->w[k].narms != n)
+			die("window '%s' has %zu arms, window '%s' has %zu", s->w[k].id, s->w[k].narms, w0->id, n);
+		for (size_t i = 0; i < n; i++) {
+			const struct arm *m = find_arm(&s->w[k], w0->arms[i].action_id);
+			if (!m)
+				die("window '%s' has no arm '%s'", s->w[k].id, w0->arms[i].action_id);
+			if (strcmp(m->policy_fp, w0->arms[i].policy_fp))
+				die("arm '%s' has policy '%s' in window '%s' but '%s' in window '%s'", m->action_id,
+				    m->policy_fp, s->w[k].id, w0->arms[i].policy_fp, w0->id);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		c[i].action_id = w0->arms[i].action_id;
+		c[i].policy_fp = w0->arms[i].policy_fp;
+		means(s, &c[i]);
+		c[i].alive = c[i].eligible;
+	}
+	struct json *stages = json_array(a);
+	log_stage(a, stages, "hard_slo_filter", c, n, &alive);
+	if (alive > 0) {
+		double best = -INFINITY;
+		for (size_t i = 0; i < n; i++)
+			if (c[i].alive) {
+				if (!c[i].has_alloc)
+					die("arm '%s' passes every hard SLO but its allocation is null", c[i].action_id);
+				if (c[i].alloc > best)
+					best = c[i].alloc;
+			}
+		for (size_t i = 0; i < n; i++)
+			if (c[i].alive && !(best - c[i].alloc < band))
+				c[i].alive = false;
+		log_stage(a, stages, "maximize_mean_allocation_rate", c, n, &alive);
+	}
+	if (alive > 1) {
+		keep_min(c, n, 3);
+		log_stage(a, stages, "minimize_mean_spot_p95_jct", c, n, &alive);
+	}
+	if (alive > 1) {
+		keep_min(c, n, 4);
+		log_stage(a, stages, "minimize_mean_spot_eviction_rate_per_run", c, n, &alive);
+	}
+
+	struct json *rec = json_object(a), *ids = json_array(a), *cands = json_array(a);
+	json_set(a, rec, "type", json_str(a, "selection"));
+	json_set(a, rec, "rule", json_str(a, SELECTION_RULE));
+	json_set(a, rec, "allocation_tie_band", json_real(a, band));
+	for (size_t k = 0; k < s->nw; k++)
+		json_push(a, ids, json_str(a, s->w[k].id));
+	json_set(a, rec, "window_ids", ids);
+	for (size_t i = 0; i < n; i++) {
+		struct json *o = json_object(a), *failed = json_array(a);
+		for (size_t k = 0; k < s->nw; k++)
+			if (!find_arm(&s->w[k], c[i].action_id)->hard_passed)
+				json_push(a, failed, json_str(a, s->w[k].id));
+		json_set(a, o, "action_id", json_str(a, c[i].action_id));
+		json_set(a, o, "policy_fingerprint", json_str(a, c[i].policy_fp));
+		json_set(a, o, "windows", json_int(a, (long long)s->nw));
+		json_set(a, o, "hard_slo_passed_windows", json_int(a, (long long)c[i].hard_passes));
+		json_set(a, o, "hard_slo_failed_window_ids", failed);
+		json_set(a, o, "eligible", json_bool(a, c[i].eligible));
+		json_set(a, o, "allocation_rate_mean_mean", num_json(a, c[i].has_alloc, c[i].alloc));
+		json_set(a, o, "spot_jct_p95_seconds_mean", num_json(a, c[i].has_spot_p95, c[i].spot_p95));
+		json_set(a, o, "spot_eviction_rate_per_run_mean", num_json(a, c[i].has_eviction, c[i].eviction));
+		json_push(a, cands, o);
+	}
+	json_set(a, rec, "candidates", cands);
+	json_set(a, rec, "stages", stages);
+	size_t nsel;
+	struct json *selected = alive_ids(a, c, n, &nsel);
+	json_set(a, rec, "selection_status", json_str(a, nsel == 0 ? "no_eligible_arm" : nsel == 1 ? "selected" : "tie_requires_human_approval"));
+	json_set(a, rec, "selected_action_ids", selected);
+	json_set(a, rec, "human_approval_required", json_bool(a, nsel > 1));
+	struct strbuf sb;
+	char fp[FP_HEX_XXH3];
+	sb_init(&sb);
+	json_write(&sb, rec);
+	fp_xxh3_of(sb.buf, sb.len, fp);
+	sb_release(&sb);
+	json_set(a, rec, "fingerprint", json_str(a, fp));
+	free(c);
+	return rec;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "window", required_argument, NULL, 'w' },
+		{ "band", required_argument, NULL, 'b' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *output = "-";
+	double band = 0.01;
+	struct study s = { 0 };
+	struct window *cur = NULL;
+	int c;
+
+	set_progname(argv[0]);
+	/* A leading '-' keeps operands in place, so each FILE follows its --window. */
+	while ((c = getopt_long(argc, argv, "-w:b:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			s.w = xgrow(s.w, &s.capw, s.nw + 1, sizeof *s.w);
+			cur = &s.w[s.nw++];
+			memset(cur, 0, sizeof *cur);
+			cur->id = optarg;
+			for (size_t k = 0; k + 1 < s.nw; k++)
+				if (!strcmp(s.w[k].id, optarg))
+					usage_error(usage, "window '%s' given twice", optarg);
+			break;
+		case 1:
+			if (!cur)
+				usage_error(usage, "'%s' comes before any --window", optarg);
+			read_file(&s, cur, optarg);
+			break;
+		case 'b':
+			band = opt_double("band", optarg);
+			if (!(band > 0))
+				usage_error(usage, "--band must be positive");
+			break;
+		case 'o': output = optarg; break;
+		case 'h': print_usage_block(stdout); print_help(help);
+		default: print_usage_block(stderr); exit(2);
+		}
+		/* Close a window when the next one starts or the arguments end. */
+		if (c == 'w' && s.nw > 1)
+			close_window(&s, &s.w[s.nw - 2]);
+	}
+	if (s.nw == 0)
+		usage_error(usage, "missing --window");
+	close_window(&s, &s.w[s.nw - 1]);
+
+	char err[1024];
+	struct arena a;
+	arena_init(&a);
+	struct json *rec = select_arms(&a, &s, band);
+	struct json *hdr = nd_header_new(&a, SELECTION_SCHEMA, "study-select");
+	struct json *params = json_get(hdr, "params");
+	json_set(&a, params, "allocation_tie_band", json_real(&a, band));
+	for (size_t i = 0; i < s.nin; i++)
+		nd_header_add_stream(&a, hdr, s.in_path[i], s.in_schema[i], s.in_fp[i]);
+	struct nd_writer *w = ndw_open(output, err, sizeof err);
+	if (!w || ndw_header(w, hdr, err, sizeof err) || ndw_record(w, rec, err, sizeof err) ||
+	    ndw_end(w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
+		die("%s", err);
+	for (size_t k = 0; k < s.nw; k++) {
+		for (size_t j = 0; j < s.w[k].narms; j++) {
+			free(s.w[k].arms[j].action_id);
+			free(s.w[k].arms[j].policy_fp);
+			free(s.w[k].arms[j].metrics_fp);
+		}
+		free(s.w[k].arms);
+	}
+	free(s.w);
+	free(s.audit_mfp);
+	free(s.audit_pass);
+	for (size_t i = 0; i < s.nin; i++) {
+		free(s.in_path[i]);
+		free(s.in_schema[i]);
+		free(s.in_fp[i]);
+	}
+	free(s.in_path);
+	free(s.in_schema);
+	free(s.in_fp);
+	arena_release(&a);
+	return 0;
+}
