@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "decision-table [FILE...]\n";
+static const char usage[] = "decision-table [--approvals LOG] [--approve-program PROG] [FILE...]\n";
 
 static const char help[] =
 	"\n"
@@ -19,24 +19,35 @@ static const char help[] =
 	"the approval status with the exact 'approve' command to run when a person must decide.\n"
 	"\n"
 	"Options:\n"
-	"  -h, --help   show this help\n";
+	"      --approvals LOG         approval log of approve(1): report an approval of this\n"
+	"                              ranking, and name LOG in the approve command (a LOG that\n"
+	"                              does not exist yet holds no approvals)\n"
+	"      --approve-program PROG  how to spell the approve command (default 'approve')\n"
+	"  -h, --help                  show this help\n";
 
 int main(int argc, char **argv)
 {
 	set_progname(argv[0]);
 	static const struct option longopts[] = {
+		{ "approvals", required_argument, NULL, 'A' },
+		{ "approve-program", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *approvals = NULL, *approve_program = NULL;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h') {
+		switch (c) {
+		case 'A': approvals = optarg; break;
+		case 'P': approve_program = optarg; break;
+		case 'h':
 			printf("usage: %s", usage);
 			print_help(help);
+		default:
+			fprintf(stderr, "%s: unknown option or missing argument\nusage: %s", progname, usage);
+			exit(2);
 		}
-		fprintf(stderr, "%s: unknown option\nusage: %s", progname, usage);
-		exit(2);
 	}
 	char err[1024];
 	struct rp_model m;
@@ -48,6 +59,10 @@ int main(int argc, char **argv)
 			die("%s", err);
 	if (m.ninputs == 0)
 		die("no streams in the input");
+	if (approvals && rp_model_read_approvals(&m, approvals, err, sizeof err))
+		die("%s", err);
+	m.approvals_log = approvals;
+	m.approve_program = approve_program;
 	if (rp_model_finish(&m, err, sizeof err))
 		die("%s", err);
 	if (m.nmetrics == 0)

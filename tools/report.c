@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char usage[] =
-	"report [-o OUT] [--title TEXT] [--date TEXT] [--bins N] [--gnuplot PROGRAM] [FILE...]\n";
+	"report [-o OUT] [--title TEXT] [--date TEXT] [--bins N] [--approvals LOG] [--approve-program PROG] [--gnuplot PROG] [FILE...]\n";
 
 static const char help[] =
 	"\n"
@@ -24,6 +24,9 @@ static const char help[] =
 	"  -t, --title TEXT     page title (default 'SchedNav policy report')\n"
 	"      --date TEXT      print TEXT as the report date (no date unless given)\n"
 	"      --bins N         time bins of the time-series charts (default 240)\n"
+	"      --approvals LOG  approval log of approve(1): show approvals of the ranking and\n"
+	"                       name LOG in the approve command (a missing LOG holds none)\n"
+	"      --approve-program PROG  how the page spells the approve command (default 'approve')\n"
 	"      --gnuplot PROG   gnuplot program to run (default 'gnuplot')\n"
 	"  -h, --help           show this help\n";
 
@@ -44,13 +47,15 @@ int main(int argc, char **argv)
 {
 	set_progname(argv[0]);
 	struct rp_html_opts o = { .title = "SchedNav policy report", .gnuplot = "gnuplot", .bins = 240 };
-	const char *output = "-";
+	const char *output = "-", *approvals = NULL, *approve_program = NULL;
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, 't' },
 		{ "date", required_argument, NULL, 'D' },
 		{ "bins", required_argument, NULL, 'b' },
 		{ "gnuplot", required_argument, NULL, 'g' },
+		{ "approvals", required_argument, NULL, 'A' },
+		{ "approve-program", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -62,6 +67,8 @@ int main(int argc, char **argv)
 		case 't': o.title = optarg; break;
 		case 'D': o.date = optarg; break;
 		case 'g': o.gnuplot = optarg; break;
+		case 'A': approvals = optarg; break;
+		case 'P': approve_program = optarg; break;
 		case 'b': {
 			long long n = opt_int("bins", optarg);
 			if (n < 2 || n > 100000) {
@@ -75,7 +82,7 @@ int main(int argc, char **argv)
 			print_usage_block(stdout);
 			print_help(help);
 		default:
-			bad_usage(optopt ? NULL : "unknown option");
+			bad_usage("unknown option or missing argument");
 		}
 	}
 	char err[1024];
@@ -90,6 +97,10 @@ int main(int argc, char **argv)
 			die("%s", err);
 	if (m.ninputs == 0)
 		die("no streams in the input");
+	if (approvals && rp_model_read_approvals(&m, approvals, err, sizeof err))
+		die("%s", err);
+	m.approvals_log = approvals;
+	m.approve_program = approve_program;
 	if (rp_model_finish(&m, err, sizeof err))
 		die("%s", err);
 	if (m.npolicies == 0 && m.nrankings == 0 && m.nstudy == 0)

@@ -52,17 +52,49 @@ void rp_fmt_metric(struct strbuf *sb, const char *metric, double v)
 const struct rp_rec *rp_decision_approval(const struct rp_model *m, const struct rp_rec *ranking)
 {
 	const struct rp_rec *hit = NULL;
-	for (size_t i = 0; ranking && i < m->napprovals; i++) {
+	const char *want = ranking ? rp_str(ranking->rec, "ranking_fingerprint") : NULL;
+	for (size_t i = 0; want && i < m->napprovals; i++) {
 		const char *fp = rp_str(m->approvals[i].rec, "ranking_fingerprint");
-		if (fp && ranking->fingerprint && !strcmp(fp, ranking->fingerprint))
+		if (fp && !strcmp(fp, want))
 			hit = &m->approvals[i];
 	}
 	return hit;
 }
 
-void rp_approve_command(struct strbuf *sb, const struct rp_rec *ranking, const char *action_id)
+/* Quote for a POSIX shell only when needed. */
+static void shell_word(struct strbuf *sb, const char *s)
 {
-	sb_addf(sb, "approve --ranking %s --action %s --by NAME --reason TEXT", ranking->path, action_id);
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@") == strlen(s)) {
+		sb_adds(sb, s);
+		return;
+	}
+	sb_addc(sb, '\'');
+	for (; *s; s++)
+		if (*s == '\'')
+			sb_adds(sb, "'\\''");
+		else
+			sb_addc(sb, *s);
+	sb_addc(sb, '\'');
+}
+
+void rp_approve_command(struct strbuf *sb, const struct rp_model *m, const struct rp_rec *ranking, const char *action_id)
+{
+	shell_word(sb, m->approve_program ? m->approve_program : "approve");
+	sb_adds(sb, " --ranking ");
+	shell_word(sb, ranking->path);
+	sb_adds(sb, " --action ");
+	shell_word(sb, action_id);
+	if (m->approvals_log) {
+		sb_adds(sb, " --log ");
+		shell_word(sb, m->approvals_log);
+	}
+	sb_adds(sb, " --by 'YOUR NAME' --reason 'WHY'");
+}
+
+const char *rp_ranking_fingerprint(const struct rp_rec *ranking)
+{
+	const char *fp = rp_str(ranking->rec, "ranking_fingerprint");
+	return fp ? fp : ranking->fingerprint;
 }
 
 const char *rp_policy_outcome(const struct rp_model *m, const char *action_id, struct strbuf *why)

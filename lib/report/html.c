@@ -143,8 +143,8 @@ static void window_object(struct strbuf *s, const struct page *pg)
 		return;
 	sb_addf(s, "set object 1 rect from %.9g, graph 0 to %.9g, graph 1 behind fillcolor rgb '#eaf1fb' fillstyle solid 1.0 noborder\n",
 		pg->eval_start / 3600.0, pg->eval_end / 3600.0);
-	sb_addf(s, "set label 1 'evaluation window' at %.9g, graph 1 left offset 0.4,-0.8 textcolor rgb '#4a6488' font ',10'\n",
-		pg->eval_start / 3600.0);
+	sb_addf(s, "set tmargin 2.2\nset label 1 'evaluation window' at %.9g, graph 1 center offset 0,0.7 textcolor rgb '#4a6488' font ',10'\n",
+		(pg->eval_start + pg->eval_end) / 7200.0);
 }
 
 static int series_charts(struct page *pg, char *err, size_t errlen)
@@ -195,7 +195,7 @@ static int series_charts(struct page *pg, char *err, size_t errlen)
 		window_object(s, pg);
 		sb_adds(s, "plot ");
 		for (size_t p = 0; p < n; p++) {
-			sb_addf(s, "%sdatafile using 1:%zu with steps lt %zu title ", p ? ", " : "", p + 2, p + 1);
+			sb_addf(s, "%sdatafile using 1:%zu with steps lt %zu lw %.1f title ", p ? ", " : "", p + 2, p + 1, p < 5 ? 3.4 - 0.6 * (double)p : 1.0);
 			gp_str(s, pol[p]->action_id);
 		}
 		if (kinds[c].which == 0) {
@@ -245,11 +245,11 @@ static void ranking_chart(struct page *pg)
 	const struct json *stages = ranking_stages(rk);
 	if (!stages)
 		return;
-	struct rp_chart *ch = new_chart(pg, "ranking", 960, 300);
-	sb_addf(&ch->data, "0 %zu ", ranking_candidates(pg->m, rk));
+	size_t rows = stages->u.arr.n + 1, maxn = ranking_candidates(pg->m, rk);
+	struct rp_chart *ch = new_chart(pg, "ranking", 960, (int)(90 + 42 * rows));
+	sb_addf(&ch->data, "0 %zu ", maxn);
 	gp_datastr(&ch->data, "candidates");
 	sb_addc(&ch->data, '\n');
-	size_t maxn = ranking_candidates(pg->m, rk);
 	for (size_t i = 0; i < stages->u.arr.n; i++) {
 		const struct json *ids = json_get(stages->u.arr.items[i], "remaining_action_ids");
 		size_t cnt = ids && ids->kind == JSON_ARRAY ? ids->u.arr.n : 0;
@@ -259,19 +259,29 @@ static void ranking_chart(struct page *pg)
 		if (cnt > maxn)
 			maxn = cnt;
 	}
-	sb_addf(&ch->script, "unset key\nset ylabel 'policies remaining'\nset yrange [0:%zu]\nset ytics 1\nset xrange [-0.6:%zu.6]\n"
-			     "set boxwidth 0.6\nset style fill solid 0.85 noborder\n"
-			     "plot datafile using 1:2:xtic(3) with boxes lc rgb '#4a78b0', '' using 1:2:2 with labels offset 0,0.8 font ',12'\n",
-		maxn + 1, stages->u.arr.n);
+	sb_addf(&ch->script, "unset key\nset xlabel 'policies remaining'\nset xrange [0:%zu.8]\nset xtics 1\n"
+			     "set yrange [%zu.6:-0.6]\nset ytics scale 0 font ',11'\nset grid noytics xtics\n"
+			     "set style fill solid 0.85 noborder\n"
+			     "plot datafile using ($2/2):1:($2/2):(0.32):ytic(3) with boxxyerror lc rgb '#4a78b0', "
+			     "'' using 2:1:(sprintf('%%d', int($2))) with labels left offset 0.6,0 font ',12'\n",
+		maxn, rows - 1);
 }
 
 /* ---- study ---- */
 
-/* Per-window study records: {window_id, policies:[{action_id, hard_slo_passed, allocation_rate_mean, ...}], ranking{...}}. */
+/* The study pipeline's records: `window_result` (one per window: each arm's hard-SLO
+ * verdict and headline metrics, the window's ranking), `selection` (calibration choice:
+ * per arm the windows it failed), `aggregate_action` / `aggregate_summary` (aggregate(1)). */
+static bool is_type(const struct json *r, const char *type)
+{
+	const char *t = rp_str(r, "type");
+	return t && !strcmp(t, type);
+}
+
 static bool is_window_record(const struct json *r)
 {
 	const struct json *p = json_get(r, "policies");
-	return rp_str(r, "window_id") && p && p->kind == JSON_ARRAY;
+	return is_type(r, "window_result") && rp_str(r, "window_id") && p && p->kind == JSON_ARRAY;
 }
 
 static const struct json *window_policy(const struct json *w, const char *action)
@@ -283,30 +293,54 @@ static const struct json *window_policy(const struct json *w, const char *action
 	return NULL;
 }
 
-/* Arms in the order of first appearance. */
+static const struct json *study_record(const struct rp_model *m, const char *type)
+{
+	const struct json *hit = NULL;
+	for (size_t i = 0; i < m->nstudy; i++)
+		if (is_type(m->study[i].rec, type))
+			hit = m->study[i].rec;
+	return hit;
+}
+
+static void add_arm(const char **arms, size_t *n, size_t cap, const char *id)
+{
+	for (size_t j = 0; j < *n; j++)
+		if (!strcmp(arms[j], id))
+			return;
+	if (*n < cap)
+		arms[(*n)++] = id;
+}
+
+/* Arms in the order of first appearance (window records, else the selection's candidates). */
 static size_t study_arms(const struct rp_model *m, const char **arms, size_t cap)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < m->nstudy; i++) {
-		if (!is_window_record(m->study[i].rec))
-			continue;
-		const struct json *p = json_get(m->study[i].rec, "policies");
-		for (size_t k = 0; k < p->u.arr.n; k++) {
-			const char *id = rp_str(p->u.arr.items[k], "action_id");
-			size_t j;
-			for (j = 0; id && j < n; j++)
-				if (!strcmp(arms[j], id))
-					break;
-			if (id && j == n && n < cap)
-				arms[n++] = id;
-		}
+		const struct json *r = m->study[i].rec;
+		const struct json *p = is_window_record(r) ? json_get(r, "policies") : is_type(r, "selection") ? json_get(r, "candidates") : NULL;
+		for (size_t k = 0; p && p->kind == JSON_ARRAY && k < p->u.arr.n; k++)
+			if (rp_str(p->u.arr.items[k], "action_id"))
+				add_arm(arms, &n, cap, rp_str(p->u.arr.items[k], "action_id"));
 	}
 	return n;
 }
 
-static bool is_baseline(const char *action)
+static const char *study_baseline(const struct rp_model *m)
 {
-	return !strcmp(action, "native-fifo") || !strcmp(action, "fifo");
+	for (size_t i = 0; i < m->nstudy; i++) {
+		const char *b = rp_str(m->study[i].rec, "baseline_action_id");
+		if (b)
+			return b;
+	}
+	return NULL;
+}
+
+static size_t nwindow_records(const struct rp_model *m)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->nstudy; i++)
+		n += is_window_record(m->study[i].rec);
+	return n;
 }
 
 static void uplift_chart(struct page *pg)
@@ -314,121 +348,230 @@ static void uplift_chart(struct page *pg)
 	const struct rp_model *m = pg->m;
 	const char *arms[64];
 	size_t narms = study_arms(m, arms, 64);
-	const char *base = NULL;
-	for (size_t i = 0; i < narms; i++)
-		if (is_baseline(arms[i]))
-			base = arms[i];
+	const char *base = study_baseline(m);
 	if (!base || narms < 2)
 		return;
-	struct rp_chart *ch = new_chart(pg, "uplift", 960, 360);
+	if (nwindow_records(m)) {
+		/* Per window: each arm's allocation minus the baseline's, as clustered bars. */
+		struct rp_chart *ch = new_chart(pg, "uplift", 960, 360);
+		size_t row = 0;
+		for (size_t i = 0; i < m->nstudy; i++) {
+			const struct json *w = m->study[i].rec;
+			if (!is_window_record(w))
+				continue;
+			double b = rp_num(window_policy(w, base), "allocation_rate_mean");
+			sb_addf(&ch->data, "%zu ", row++);
+			gp_datastr(&ch->data, rp_str(w, "window_id"));
+			for (size_t a = 0; a < narms; a++) {
+				if (!strcmp(arms[a], base))
+					continue;
+				const struct json *p = window_policy(w, arms[a]);
+				double v = p ? rp_num(p, "allocation_rate_mean") : NAN;
+				if (isnan(v) || isnan(b))
+					sb_adds(&ch->data, " NaN");
+				else
+					sb_addf(&ch->data, " %.9g", (v - b) * 100.0);
+			}
+			sb_addc(&ch->data, '\n');
+		}
+		struct strbuf *s = &ch->script;
+		sb_addf(s, "set ylabel 'allocation minus %s (pp)'\nset xlabel 'evaluation window'\n"
+			   "set style data histogram\nset style histogram clustered gap 1\nset style fill solid 0.85 noborder\n"
+			   "set xrange [-0.6:%zu.6]\nset xtics rotate by -30 left font ',10'\nset xzeroaxis lt -1 lw 1\nplot ", base, row ? row - 1 : 0);
+		size_t col = 3;
+		for (size_t a = 0; a < narms; a++) {
+			if (!strcmp(arms[a], base))
+				continue;
+			sb_addf(s, "%sdatafile using %zu%s lt %zu title ", col > 3 ? ", " : "", col, col == 3 ? ":xtic(2)" : "", a + 1);
+			gp_str(s, arms[a]);
+			col++;
+		}
+		sb_addc(s, '\n');
+		return;
+	}
+	/* Only aggregate records: per arm the mean uplift with its min..max range. */
+	struct rp_chart *ch = NULL;
 	size_t row = 0;
+	for (size_t i = 0; i < m->nstudy; i++) {
+		const struct json *r = m->study[i].rec;
+		const char *id = rp_str(r, "action_id");
+		const struct json *st = json_get(json_get(r, "allocation_minus_fifo"), "stats");
+		if (!is_type(r, "aggregate_action") || !id || !strcmp(id, base) || !st)
+			continue;
+		double mean = rp_num(st, "mean"), lo = rp_num(st, "min"), hi = rp_num(st, "max");
+		if (isnan(mean) || isnan(lo) || isnan(hi))
+			continue;
+		if (!ch)
+			ch = new_chart(pg, "uplift", 960, 340);
+		sb_addf(&ch->data, "%zu %.9g %.9g %.9g ", row++, mean * 100.0, lo * 100.0, hi * 100.0);
+		gp_datastr(&ch->data, id);
+		sb_addc(&ch->data, '\n');
+	}
+	if (ch)
+		sb_addf(&ch->script, "unset key\nset ylabel 'allocation minus %s (pp)'\nset xrange [-0.6:%zu.6]\nset boxwidth 0.55\n"
+				     "set style fill solid 0.85 noborder\nset xzeroaxis lt -1 lw 1\nset xtics font ',10'\n"
+				     "plot datafile using 1:2:xtic(5) with boxes lc rgb '#4a78b0', '' using 1:2:3:4 with yerrorbars lc rgb '#333333' pt -1\n",
+			base, row ? row - 1 : 0);
+}
+
+static void stage_table(struct strbuf *sb, const struct json *stages)
+{
+	sb_adds(sb, "<table class=\"stages\">\n<thead><tr><th>stage</th><th>remaining</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; stages && stages->kind == JSON_ARRAY && i < stages->u.arr.n; i++) {
+		const struct json *st = stages->u.arr.items[i];
+		const struct json *ids = json_get(st, "remaining_action_ids");
+		const char *name = rp_str(st, "stage");
+		sb_adds(sb, "<tr><th>");
+		esc(sb, name ? name : "?");
+		sb_adds(sb, "</th><td>");
+		for (size_t k = 0; ids && ids->kind == JSON_ARRAY && k < ids->u.arr.n; k++) {
+			if (k)
+				sb_adds(sb, ", ");
+			if (ids->u.arr.items[k]->kind == JSON_STRING)
+				esc(sb, ids->u.arr.items[k]->u.str.s);
+		}
+		if (!ids || ids->kind != JSON_ARRAY || ids->u.arr.n == 0)
+			sb_adds(sb, "<em>none</em>");
+		sb_adds(sb, "</td></tr>\n");
+	}
+	sb_adds(sb, "</tbody></table>\n");
+}
+
+static const char *pass_mark(const char *cls)
+{
+	return !strcmp(cls, "pass") ? "&#10003;" : !strcmp(cls, "fail") ? "&#10007;" : "&ndash;";
+}
+
+static void grid_from_windows(struct strbuf *sb, const struct rp_model *m, const char **arms, size_t narms)
+{
+	sb_adds(sb, "<p class=\"note\">Each cell: all hard SLOs passed (&#10003;) or not (&#10007;) in that window, with the "
+		    "arm&rsquo;s mean allocation; &#9733; marks the window ranking&rsquo;s survivors.</p>\n"
+		    "<div class=\"scroll\"><table class=\"grid\">\n<thead><tr><th>window</th><th>partition</th>");
+	for (size_t a = 0; a < narms; a++) {
+		sb_adds(sb, "<th>");
+		esc(sb, arms[a]);
+		sb_adds(sb, "</th>");
+	}
+	sb_adds(sb, "<th>ranking</th></tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < m->nstudy; i++) {
 		const struct json *w = m->study[i].rec;
 		if (!is_window_record(w))
 			continue;
-		double b = rp_num(window_policy(w, base), "allocation_rate_mean");
-		sb_addf(&ch->data, "%zu ", row++);
-		gp_datastr(&ch->data, rp_str(w, "window_id"));
+		const struct json *rk = json_get(w, "ranking");
+		const struct json *sel = rp_ranking_selected(rk);
+		sb_adds(sb, "<tr><th>");
+		esc(sb, rp_str(w, "window_id"));
+		sb_adds(sb, "</th><td>");
+		esc(sb, rp_str(w, "partition"));
+		sb_adds(sb, "</td>");
 		for (size_t a = 0; a < narms; a++) {
-			if (arms[a] == base)
-				continue;
 			const struct json *p = window_policy(w, arms[a]);
-			double v = p ? rp_num(p, "allocation_rate_mean") : NAN;
-			if (isnan(v) || isnan(b))
-				sb_adds(&ch->data, " NaN");
-			else
-				sb_addf(&ch->data, " %.9g", (v - b) * 100.0);
+			const struct json *ok = p ? json_get(p, "hard_slo_passed") : NULL;
+			const char *cls = !ok || ok->kind == JSON_NULL ? "na" : ok->kind == JSON_TRUE ? "pass" : "fail";
+			sb_addf(sb, "<td class=\"%s\">%s ", cls, pass_mark(cls));
+			if (p)
+				metric_html(sb, "allocation_rate_mean", rp_num(p, "allocation_rate_mean"));
+			if (rp_json_has_str(sel, arms[a]))
+				sb_adds(sb, " &#9733;");
+			sb_adds(sb, "</td>");
 		}
-		sb_addc(&ch->data, '\n');
+		sb_adds(sb, "<td>");
+		esc(sb, rk ? rp_ranking_status(rk) : "");
+		sb_adds(sb, "</td></tr>\n");
 	}
-	struct strbuf *s = &ch->script;
-	sb_adds(s, "set ylabel 'allocation minus FIFO (percentage points)'\nset xlabel 'evaluation window'\n"
-		   "set style data histogram\nset style histogram clustered gap 1\nset style fill solid 0.85 noborder\n"
-		   "set xtics rotate by -35 left font ',10'\nset xzeroaxis lt -1 lw 1\nplot ");
-	size_t col = 3, lt = 1;
-	for (size_t a = 0; a < narms; a++) {
-		if (arms[a] == base) {
-			lt++;
+	sb_adds(sb, "</tbody></table></div>\n");
+}
+
+static void grid_from_selection(struct strbuf *sb, const struct json *sel)
+{
+	const struct json *wids = json_get(sel, "window_ids"), *cands = json_get(sel, "candidates");
+	if (!wids || wids->kind != JSON_ARRAY || !cands || cands->kind != JSON_ARRAY)
+		return;
+	sb_adds(sb, "<p class=\"note\">From the calibration selection: all hard SLOs passed (&#10003;) or not (&#10007;) per window.</p>\n"
+		    "<div class=\"scroll\"><table class=\"grid\">\n<thead><tr><th>window</th>");
+	for (size_t a = 0; a < cands->u.arr.n; a++) {
+		sb_adds(sb, "<th>");
+		esc(sb, rp_str(cands->u.arr.items[a], "action_id"));
+		sb_adds(sb, "</th>");
+	}
+	sb_adds(sb, "</tr></thead>\n<tbody>\n");
+	for (size_t w = 0; w < wids->u.arr.n; w++) {
+		const struct json *wid = wids->u.arr.items[w];
+		if (wid->kind != JSON_STRING)
 			continue;
+		sb_adds(sb, "<tr><th>");
+		esc(sb, wid->u.str.s);
+		sb_adds(sb, "</th>");
+		for (size_t a = 0; a < cands->u.arr.n; a++) {
+			bool failed = rp_json_has_str(json_get(cands->u.arr.items[a], "hard_slo_failed_window_ids"), wid->u.str.s);
+			sb_addf(sb, "<td class=\"%s\">%s</td>", failed ? "fail" : "pass", pass_mark(failed ? "fail" : "pass"));
 		}
-		sb_addf(s, "%sdatafile using %zu%s lt %zu title ", col > 3 ? ", " : "", col, col == 3 ? ":xtic(2)" : "", lt++);
-		gp_str(s, arms[a]);
-		col++;
+		sb_adds(sb, "</tr>\n");
 	}
-	sb_addc(s, '\n');
+	sb_adds(sb, "</tbody></table></div>\n");
+}
+
+static void aggregate_table(struct strbuf *sb, const struct rp_model *m)
+{
+	bool any = false;
+	for (size_t i = 0; i < m->nstudy; i++) {
+		const struct json *r = m->study[i].rec;
+		if (!is_type(r, "aggregate_action"))
+			continue;
+		if (!any)
+			sb_adds(sb, "<h3>Across windows</h3>\n<div class=\"scroll\"><table class=\"summary\">\n<thead><tr><th>arm</th>"
+				    "<th class=\"num\">windows</th><th class=\"num\">hard pass</th><th class=\"num\">mean allocation</th>"
+				    "<th class=\"num\">mean minus FIFO</th><th class=\"num\">better / same / worse</th></tr></thead>\n<tbody>\n");
+		any = true;
+		const struct json *d = json_get(r, "allocation_minus_fifo");
+		sb_adds(sb, "<tr><th>");
+		esc(sb, rp_str(r, "action_id"));
+		sb_addf(sb, "</th><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td class=\"num\">", rp_num(r, "window_count"),
+			rp_num(r, "hard_pass_window_count"));
+		metric_html(sb, "allocation_rate_mean", rp_num(json_get(json_get(r, "allocation_rate_mean"), "stats"), "mean"));
+		sb_adds(sb, "</td><td class=\"num\">");
+		double up = rp_num(json_get(d, "stats"), "mean");
+		if (isnan(up))
+			sb_adds(sb, "n/a");
+		else
+			sb_addf(sb, "%+.2f pp", up * 100.0);
+		sb_addf(sb, "</td><td class=\"num\">%.0f / %.0f / %.0f</td></tr>\n", rp_num(d, "positive_count"), rp_num(d, "zero_count"),
+			rp_num(d, "negative_count"));
+	}
+	if (any)
+		sb_adds(sb, "</tbody></table></div>\n");
 }
 
 static void study_section(struct strbuf *sb, const struct page *pg)
 {
 	const struct rp_model *m = pg->m;
+	if (!m->nstudy)
+		return;
 	const char *arms[64];
 	size_t narms = study_arms(m, arms, 64);
-	bool any_sel = false;
-	for (size_t i = 0; i < m->nstudy; i++)
-		any_sel |= !is_window_record(m->study[i].rec);
-	if (!narms && !any_sel)
-		return;
+	const struct json *sel = study_record(m, "selection");
 	sb_adds(sb, "<section id=\"study\">\n<h2>Study: windows &times; arms</h2>\n");
-	if (narms) {
-		sb_adds(sb, "<p class=\"note\">Each cell: hard SLOs passed (&#10003;) or failed (&#10007;) in that window, with the mean "
-			    "allocation. &#9733; marks the window&rsquo;s ranking survivors.</p>\n<div class=\"scroll\"><table class=\"grid\">\n<thead><tr><th>window</th>");
-		for (size_t a = 0; a < narms; a++) {
-			sb_adds(sb, "<th>");
-			esc(sb, arms[a]);
-			sb_adds(sb, "</th>");
-		}
-		sb_adds(sb, "<th>ranking</th></tr></thead>\n<tbody>\n");
-		for (size_t i = 0; i < m->nstudy; i++) {
-			const struct json *w = m->study[i].rec;
-			if (!is_window_record(w))
-				continue;
-			const struct json *rk = json_get(w, "ranking");
-			const struct json *sel = rp_ranking_selected(rk);
-			sb_adds(sb, "<tr><th>");
-			esc(sb, rp_str(w, "window_id"));
-			sb_adds(sb, "</th>");
-			for (size_t a = 0; a < narms; a++) {
-				const struct json *p = window_policy(w, arms[a]);
-				const struct json *ok = p ? json_get(p, "hard_slo_passed") : NULL;
-				const char *cls = !ok || ok->kind == JSON_NULL ? "na" : ok->kind == JSON_TRUE ? "pass" : "fail";
-				sb_addf(sb, "<td class=\"%s\">%s ", cls, !strcmp(cls, "pass") ? "&#10003;" : !strcmp(cls, "fail") ? "&#10007;" : "&ndash;");
-				if (p)
-					metric_html(sb, "allocation_rate_mean", rp_num(p, "allocation_rate_mean"));
-				if (rp_json_has_str(sel, arms[a]))
-					sb_adds(sb, " &#9733;");
-				sb_adds(sb, "</td>");
+	if (nwindow_records(m))
+		grid_from_windows(sb, m, arms, narms);
+	else if (sel)
+		grid_from_selection(sb, sel);
+	figure(sb, pg, "uplift", nwindow_records(m) ? "Allocation uplift over the FIFO baseline per window and arm (percentage points of capacity)."
+						    : "Mean allocation uplift over the FIFO baseline per arm, with the range over windows (percentage points).");
+	aggregate_table(sb, m);
+	if (sel) {
+		const struct json *ids = rp_ranking_selected(sel);
+		sb_adds(sb, "<h3>Calibration selection</h3>\n<p>Status <code>");
+		esc(sb, rp_ranking_status(sel));
+		sb_adds(sb, "</code>");
+		for (size_t k = 0; ids && k < ids->u.arr.n; k++)
+			if (ids->u.arr.items[k]->kind == JSON_STRING) {
+				sb_adds(sb, k ? ", " : " &mdash; ");
+				sb_adds(sb, "<strong>");
+				esc(sb, ids->u.arr.items[k]->u.str.s);
+				sb_adds(sb, "</strong>");
 			}
-			sb_adds(sb, "<td>");
-			esc(sb, rk ? rp_ranking_status(rk) : "");
-			sb_adds(sb, "</td></tr>\n");
-		}
-		sb_adds(sb, "</tbody></table></div>\n");
-		figure(sb, pg, "uplift", "Allocation uplift over FIFO per window and arm (percentage points of cluster capacity).");
-	}
-	for (size_t i = 0; i < m->nstudy; i++) {
-		const struct json *r = m->study[i].rec;
-		if (is_window_record(r))
-			continue;
-		sb_adds(sb, "<h3>");
-		esc(sb, rp_str(r, "type"));
-		sb_adds(sb, "</h3>\n<dl class=\"facts\">");
-		const char *status = rp_ranking_status(r);
-		if (status) {
-			sb_adds(sb, "<dt>status</dt><dd>");
-			esc(sb, status);
-			sb_adds(sb, "</dd>");
-		}
-		const struct json *sel = rp_ranking_selected(r);
-		for (size_t k = 0; sel && k < sel->u.arr.n; k++)
-			if (sel->u.arr.items[k]->kind == JSON_STRING) {
-				sb_adds(sb, k ? ", " : "<dt>selected</dt><dd>");
-				esc(sb, sel->u.arr.items[k]->u.str.s);
-				if (k + 1 == sel->u.arr.n)
-					sb_adds(sb, "</dd>");
-			}
-		sb_adds(sb, "<dt>fingerprint</dt><dd><code>");
-		esc(sb, m->study[i].fingerprint);
-		sb_adds(sb, "</code></dd></dl>\n");
+		sb_adds(sb, "</p>\n");
+		stage_table(sb, json_get(sel, "stages"));
 	}
 	sb_adds(sb, "</section>\n");
 }
@@ -443,7 +586,8 @@ static const char css[] =
 	"h3{font-size:16px;margin:20px 0 6px}.sub{color:#5b6475;margin:0 0 12px}\n"
 	"table{border-collapse:collapse;font-variant-numeric:tabular-nums;width:100%}\n"
 	"th,td{padding:6px 9px;border-bottom:1px solid #e4e7ec;text-align:left;vertical-align:top}\n"
-	"thead th{background:#f0f2f5;font-weight:600;font-size:13px}td.num{text-align:right}\n"
+	"thead th{background:#f0f2f5;font-weight:600;font-size:13px}td.num,th.num{text-align:right}\n"
+	"table.summary{font-size:14px}table.summary tbody th{white-space:nowrap}\n"
 	".scroll{overflow-x:auto}\n"
 	"td.pass{background:#e7f5ea}td.fail{background:#fbe5e3}td.na{background:#f1f1f1;color:#666}\n"
 	".grid td,.slo td{font-size:13px;white-space:nowrap}.slo small,.grid small{display:block;color:#5b6475}\n"
@@ -522,7 +666,7 @@ static void decision_section(struct strbuf *sb, const struct page *pg)
 				continue;
 			struct strbuf c;
 			sb_init(&c);
-			rp_approve_command(&c, rk, sel->u.arr.items[i]->u.str.s);
+			rp_approve_command(&c, m, rk, sel->u.arr.items[i]->u.str.s);
 			esc(sb, c.buf);
 			sb_release(&c);
 			sb_addc(sb, '\n');
@@ -530,7 +674,7 @@ static void decision_section(struct strbuf *sb, const struct page *pg)
 		sb_adds(sb, "</pre>\n");
 	}
 	sb_adds(sb, "<p class=\"note\">Ranking fingerprint <code>");
-	esc(sb, rk->fingerprint);
+	esc(sb, rp_ranking_fingerprint(rk));
 	sb_adds(sb, "</code></p>\n</div>\n</section>\n");
 }
 
@@ -622,7 +766,7 @@ static void slo_section(struct strbuf *sb, const struct page *pg)
 	const struct json *first = NULL;
 	for (size_t i = 0; i < m->npolicies && !first; i++)
 		if (m->policies[i].audit)
-			first = json_get(m->policies[i].audit->rec, "results");
+			first = rp_audit_constraints(m->policies[i].audit->rec);
 	if (!first)
 		return;
 	sb_adds(sb, "<section id=\"slo\">\n<h2>SLO audit</h2>\n");
@@ -643,12 +787,12 @@ static void slo_section(struct strbuf *sb, const struct page *pg)
 		threshold_head(sb, r);
 		sb_adds(sb, "</th>");
 	}
-	sb_adds(sb, "<th>audit</th></tr></thead>\n<tbody>\n");
+	sb_adds(sb, "<th>audit</th></tr></thead>\n<tbody>\n");  /* rows: policies in input order */
 	for (size_t i = 0; i < m->npolicies; i++) {
 		const struct rp_policy *p = &m->policies[i];
 		if (!p->audit)
 			continue;
-		const struct json *res = json_get(p->audit->rec, "results");
+		const struct json *res = rp_audit_constraints(p->audit->rec);
 		sb_adds(sb, "<tr><th>");
 		esc(sb, p->action_id);
 		sb_adds(sb, "</th>");
@@ -685,25 +829,9 @@ static void ranking_section(struct strbuf *sb, const struct page *pg)
 	if (!stages)
 		return;
 	sb_adds(sb, "<section id=\"ranking\">\n<h2>Ranking stages</h2>\n");
-	figure(sb, pg, "ranking", "Policies remaining after each stage of the declared hierarchy (hard SLO filter, allocation band, Spot p95 JCT, eviction rate).");
-	sb_adds(sb, "<table class=\"stages\">\n<thead><tr><th>stage</th><th>remaining</th></tr></thead>\n<tbody>\n");
-	for (size_t i = 0; i < stages->u.arr.n; i++) {
-		const struct json *st = stages->u.arr.items[i];
-		const struct json *ids = json_get(st, "remaining_action_ids");
-		sb_adds(sb, "<tr><th>");
-		esc(sb, stage_name(st));
-		sb_adds(sb, "</th><td>");
-		for (size_t k = 0; ids && ids->kind == JSON_ARRAY && k < ids->u.arr.n; k++) {
-			if (k)
-				sb_adds(sb, ", ");
-			if (ids->u.arr.items[k]->kind == JSON_STRING)
-				esc(sb, ids->u.arr.items[k]->u.str.s);
-		}
-		if (!ids || ids->kind != JSON_ARRAY || ids->u.arr.n == 0)
-			sb_adds(sb, "<em>none</em>");
-		sb_adds(sb, "</td></tr>\n");
-	}
-	sb_adds(sb, "</tbody></table>\n</section>\n");
+	figure(sb, pg, "ranking", "Policies remaining after each stage of the declared hierarchy; a stage runs only while more than one policy remains.");
+	stage_table(sb, stages);
+	sb_adds(sb, "</section>\n");
 }
 
 static void series_section(struct strbuf *sb, const struct page *pg)
@@ -712,7 +840,7 @@ static void series_section(struct strbuf *sb, const struct page *pg)
 		return;
 	sb_adds(sb, "<section id=\"timeline\">\n<h2>Over time</h2>\n");
 	sb_addf(sb, "<p class=\"note\">From the simulation ledgers (job results and Spot runs), averaged over %zu equal time bins; "
-		    "the shaded band is the evaluation window, before it the warm-up, after it the drain.</p>\n", pg->o->bins);
+		    "the shaded band is the evaluation window, before it the warm-up, after it the drain. Later policies are drawn with thinner lines, so policies that behave identically show as nested stripes.</p>\n", pg->o->bins);
 	figure(sb, pg, "allocation", "Allocated GPUs over time, per policy.");
 	figure(sb, pg, "queue-hp", "Queued HP jobs over time, per policy.");
 	figure(sb, pg, "queue-spot", "Queued Spot jobs over time (evicted jobs re-enter the queue), per policy.");

@@ -2,10 +2,12 @@
 #include "report/report.h"
 #include "core/die.h"
 #include "core/ndjson.h"
+#include "core/zio.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void rp_model_init(struct rp_model *m)
 {
@@ -54,6 +56,14 @@ bool rp_json_has_str(const struct json *arr, const char *s)
 			return true;
 	}
 	return false;
+}
+
+const struct json *rp_audit_constraints(const struct json *audit)
+{
+	const struct json *v = json_get(audit, "constraints");
+	if (!v)
+		v = json_get(audit, "results");
+	return v && v->kind == JSON_ARRAY ? v : NULL;
 }
 
 const char *rp_ranking_status(const struct json *ranking)
@@ -134,17 +144,12 @@ static int need_str(struct reader_state *st, const struct json *rec, const char 
 /* The action id a result stream declares in its header (policy.action_id). */
 static const char *header_action_id(const struct json *hdr)
 {
-	const struct json *p = json_get(hdr, "policy");
-	if (!p)
-		p = json_get(json_get(hdr, "params"), "policy");
-	const char *s = rp_str(p, "action_id");
-	return s ? s : rp_str(hdr, "action_id");
+	return rp_str(json_get(hdr, "policy"), "action_id");
 }
 
 static const char *header_policy_fingerprint(const struct json *hdr)
 {
-	const char *s = rp_str(hdr, "policy_fingerprint");
-	return s ? s : rp_str(json_get(hdr, "params"), "policy_fingerprint");
+	return rp_str(hdr, "policy_fingerprint");
 }
 
 static struct rp_result *current_result(struct reader_state *st, char *err, size_t errlen)
@@ -165,21 +170,12 @@ static struct rp_result *current_result(struct reader_state *st, char *err, size
 	res->path = keep(m, ndr_name(st->r));
 	res->simulation_start = res->simulation_end = NAN;
 	res->eval_start = res->eval_end = NAN;
-	/* The evaluation window: the result header's window (either naming). */
-	const struct json *w = json_get(st->header, "window");
-	if (!w || w->kind != JSON_OBJECT)
-		w = json_get(st->header, "window_seconds");
-	if (w && w->kind == JSON_OBJECT) {
-		double s = rp_num(w, "eval_start"), e = rp_num(w, "eval_end");
-		if (isnan(s)) {
-			s = rp_num(w, "evaluation_start");
-			e = rp_num(w, "evaluation_end");
-		}
-		if (!isnan(s) && !isnan(e)) {
-			res->eval_start = s;
-			res->eval_end = e;
-			res->has_window = true;
-		}
+	/* The evaluation window sim-run declares in the header. */
+	double s = rp_num(st->header, "evaluation_start"), e = rp_num(st->header, "evaluation_end");
+	if (!isnan(s) && !isnan(e) && e >= s) {
+		res->eval_start = s;
+		res->eval_end = e;
+		res->has_window = true;
 	}
 	st->result_index = m->nresults++;
 	st->result = res;
@@ -292,9 +288,8 @@ static int record(struct reader_state *st, const struct json *rec, char *err, si
 			return -1;
 		keep_record(st, &m->metrics, &m->nmetrics, &m->cap_metrics, rec);
 	} else if (!strcmp(type, "audit")) {
-		const struct json *res = json_get(rec, "results");
-		if (!res || res->kind != JSON_ARRAY) {
-			ndr_errorf(st->r, err, errlen, "'audit' record: 'results' is missing or not an array");
+		if (!rp_audit_constraints(rec)) {
+			ndr_errorf(st->r, err, errlen, "'audit' record: 'constraints' is missing or not an array");
 			return -1;
 		}
 		keep_record(st, &m->audits, &m->naudits, &m->cap_audits, rec);
@@ -304,9 +299,8 @@ static int record(struct reader_state *st, const struct json *rec, char *err, si
 			return -1;
 		}
 		keep_record(st, &m->rankings, &m->nrankings, &m->cap_rankings, rec);
-	} else if (!strcmp(type, "approval")) {
-		keep_record(st, &m->approvals, &m->napprovals, &m->cap_approvals, rec);
-	} else if (!strcmp(type, "aggregate") || !strcmp(type, "selection") || !strcmp(type, "window_evaluation")) {
+	} else if (!strcmp(type, "window_result") || !strcmp(type, "selection") || !strcmp(type, "aggregate_action") ||
+		   !strcmp(type, "aggregate_summary")) {
 		keep_record(st, &m->study, &m->nstudy, &m->cap_study, rec);
 	}
 	return 0;   /* other record types (trace nodes and jobs, comparisons...) are not charted */
@@ -355,6 +349,44 @@ out:
 	arena_release(&scratch);
 	ndr_close(st.r);
 	return rc;
+}
+
+int rp_model_read_approvals(struct rp_model *m, const char *path, char *err, size_t errlen)
+{
+	if (access(path, F_OK) != 0)
+		return 0;   /* nobody has approved anything yet */
+	struct zio_reader *z = zr_open(path, false, err, errlen);
+	if (!z)
+		return -1;
+	struct arena scratch;
+	arena_init(&scratch);
+	const char *line;
+	size_t len;
+	bool nl;
+	unsigned long lineno = 0;
+	int rc;
+	while ((rc = zr_getline(z, &line, &len, &nl, err, errlen)) == 1) {
+		lineno++;
+		struct json *rec;
+		char jerr[200];
+		if (!nl) {
+			snprintf(err, errlen, "%s:%lu: torn last line (no newline)", path, lineno);
+			rc = -1;
+			break;
+		}
+		if (json_parse(&scratch, line, len, &rec, jerr, sizeof jerr) || rec->kind != JSON_OBJECT ||
+		    !rp_str(rec, "type") || strcmp(rp_str(rec, "type"), "approval") || !rp_str(rec, "ranking_fingerprint")) {
+			snprintf(err, errlen, "%s:%lu: not an 'approval' record", path, lineno);
+			rc = -1;
+			break;
+		}
+		m->approvals = xgrow(m->approvals, &m->cap_approvals, m->napprovals + 1, sizeof *m->approvals);
+		m->approvals[m->napprovals++] = (struct rp_rec){ json_clone(&m->a, rec), NULL, keep(m, path) };
+		arena_reset(&scratch);
+	}
+	arena_release(&scratch);
+	zr_close(z);
+	return rc < 0 ? -1 : 0;
 }
 
 /* ---- joining ---- */

@@ -74,12 +74,18 @@ struct rp_model {
 	size_t ninputs, cap_inputs;
 	struct rp_policy *policies;             /* filled by rp_model_finish */
 	size_t npolicies;
+	/* How the page and the table tell a person to approve: the program to run and the
+	 * approval log to name (NULL: approve's default). Set by the tool, not owned. */
+	const char *approve_program, *approvals_log;
 };
 
 void rp_model_init(struct rp_model *m);
 void rp_model_release(struct rp_model *m);
 /* Read every stream of one input (path or "-"); unknown record types are ignored. */
 int rp_model_read(struct rp_model *m, const char *path, char *err, size_t errlen);
+/* Read an approval log written by approve(1): plain approval records, one a line. A log
+ * that does not exist yet holds no approvals. */
+int rp_model_read_approvals(struct rp_model *m, const char *path, char *err, size_t errlen);
 /* Join results, metrics and audits into policies (input order); check the joins. */
 int rp_model_finish(struct rp_model *m, char *err, size_t errlen);
 /* The ranking to report (the last one read), or NULL. */
@@ -99,6 +105,8 @@ void rp_series_release(struct rp_series *s);
 double rp_num(const struct json *rec, const char *key);        /* NAN when absent/null/not a number */
 const char *rp_str(const struct json *rec, const char *key);   /* NULL when absent/not a string */
 const char *rp_ranking_status(const struct json *ranking);
+/* The per-constraint results of an audit record (its 'constraints' array), or NULL. */
+const struct json *rp_audit_constraints(const struct json *audit);
 /* The survivors of the ranking (its selected or tied action ids), as a JSON array or NULL. */
 const struct json *rp_ranking_selected(const struct json *ranking);
 bool rp_json_has_str(const struct json *arr, const char *s);

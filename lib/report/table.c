@@ -34,7 +34,7 @@ static void audit_cell(struct strbuf *sb, const struct rp_policy *p)
 		return;
 	}
 	size_t hard = 0;
-	const struct json *res = json_get(p->audit->rec, "results");
+	const struct json *res = rp_audit_constraints(p->audit->rec);
 	for (size_t i = 0; i < res->u.arr.n; i++) {
 		const struct json *r = res->u.arr.items[i];
 		const char *sev = rp_str(r, "severity"), *st = rp_str(r, "status");
@@ -87,7 +87,7 @@ static void failures(struct strbuf *sb, const struct rp_model *m)
 		const struct rp_policy *p = &m->policies[i];
 		if (!p->audit)
 			continue;
-		const struct json *res = json_get(p->audit->rec, "results");
+		const struct json *res = rp_audit_constraints(p->audit->rec);
 		for (size_t k = 0; k < res->u.arr.n; k++) {
 			const struct json *r = res->u.arr.items[k];
 			const char *st = rp_str(r, "status"), *metric = rp_str(r, "metric");
@@ -119,7 +119,7 @@ static void decision(struct strbuf *sb, const struct rp_model *m)
 	for (size_t i = 0; sel && i < sel->u.arr.n; i++)
 		if (sel->u.arr.items[i]->kind == JSON_STRING)
 			sb_addf(sb, "%s%s", i ? ", " : ": ", sel->u.arr.items[i]->u.str.s);
-	sb_addf(sb, "\nranking: %s (fingerprint %s)\n", rk->path, rk->fingerprint ? rk->fingerprint : "?");
+	sb_addf(sb, "\nranking: %s (fingerprint %s)\n", rk->path, rp_ranking_fingerprint(rk));
 	const struct rp_rec *ap = rp_decision_approval(m, rk);
 	if (ap) {
 		const char *who = rp_str(ap->rec, "approved_by"), *when = rp_str(ap->rec, "approved_at");
@@ -139,7 +139,7 @@ static void decision(struct strbuf *sb, const struct rp_model *m)
 		if (sel->u.arr.items[i]->kind != JSON_STRING)
 			continue;
 		sb_adds(sb, "  ");
-		rp_approve_command(sb, rk, sel->u.arr.items[i]->u.str.s);
+		rp_approve_command(sb, m, rk, sel->u.arr.items[i]->u.str.s);
 		sb_addc(sb, '\n');
 	}
 }

@@ -67,7 +67,7 @@ def simulate(k, rnd):
 
 def main(out):
     os.makedirs(out, exist_ok=True)
-    metrics_fp, policy_fp, alloc = {}, {}, {}
+    metrics_fp, policy_fp, alloc, passed_ids = {}, {}, {}, []
     for k, action in enumerate(POLICIES):
         rnd = random.Random(7)   # same workload for every policy
         jobs, runs, pre = simulate(k, rnd)
@@ -84,7 +84,7 @@ def main(out):
         policy = {"action_id": action, "scheduler": "fifo" if k == 0 else "priority_preemptive"}
         rfp = write_stream(os.path.join(out, "%s.result.ndjson" % action), "schednav.result/1", "sim-run",
                            jobs + runs + pre + [cluster], policy=policy, policy_fingerprint=pfp,
-                           window={"eval_start": ES, "eval_end": EE})
+                           trace_id="report-fixture", evaluation_start=ES, evaluation_end=EE)
         ev = [j for j in jobs if j["evaluation_population"]]
         hp = [j for j in ev if j["service_class"] == "HP"]
         sp = [j for j in ev if j["service_class"] == "Spot"]
@@ -121,17 +121,18 @@ def main(out):
                             "status": "passed" if ok else ("unavailable" if obs is None else "failed"), "passed": ok})
         passed = all(r["passed"] for r in results if r["severity"] == "hard")
         audit = {"type": "audit", "slo_name": "Report fixture SLO", "metrics_fingerprint": metrics_fp[action],
-                 "policy_fingerprint": pfp, "audit_passed": passed, "results": results,
+                 "policy_fingerprint": pfp, "audit_passed": passed, "constraints": results,
                  "failed_constraint_ids": [r["id"] for r in results if r["status"] == "failed"]}
         write_stream(os.path.join(out, "%s.audit.ndjson" % action), "schednav.audit/1", "slo-audit", [audit])
-    # Ranking: the fixture declares a tie between the first two policies after the band.
-    stages = [{"stage": "hard_slo_filter", "remaining_action_ids": POLICIES[:]},
-              {"stage": "maximize_allocation_rate", "remaining_action_ids": POLICIES[:2]},
-              {"stage": "minimize_spot_p95_jct", "remaining_action_ids": POLICIES[:2]},
-              {"stage": "minimize_spot_eviction_rate_per_run", "remaining_action_ids": POLICIES[:2]}]
+        passed_ids.append(action) if passed else None
+    # Ranking: the hard-SLO survivors, then (a declared fixture outcome) a tie among them.
+    stages = [{"stage": "hard_slo_filter", "remaining_action_ids": passed_ids},
+              {"stage": "maximize_allocation_rate", "remaining_action_ids": passed_ids},
+              {"stage": "minimize_spot_p95_jct", "remaining_action_ids": passed_ids}]
+    status = "tie_requires_human_approval" if len(passed_ids) > 1 else "selected" if passed_ids else "no_eligible_policy"
     write_stream(os.path.join(out, "ranking.ndjson"), "schednav.ranking/1", "rank",
-                 [{"type": "ranking", "selection_status": "tie_requires_human_approval",
-                   "selected_action_ids": POLICIES[:2], "stages": stages}])
+                 [{"type": "ranking", "selection_status": status, "selected_action_ids": passed_ids,
+                   "stages": stages, "ranking_fingerprint": "%032x" % 0xfeed}])
     # Study: four windows x three arms.
     rnd = random.Random(11)
     body = []
@@ -143,7 +144,8 @@ def main(out):
                          "allocation_rate_mean": round(base + (0.0 if k == 0 else rnd.uniform(-0.02, 0.06)), 6),
                          "hp_jct_p95_seconds": 3600.0, "spot_eviction_rate_per_run": 0.0, "deterministic_repetitions": 2})
         sel = [p["action_id"] for p in pols if p["hard_slo_passed"]][:1]
-        body.append({"type": "window_evaluation", "window_id": "2024-04-%02d" % (3 + 7 * w), "policies": pols,
+        body.append({"type": "window_result", "window_id": "2024-04-%02d" % (3 + 7 * w), "partition": "calibration",
+                     "baseline_action_id": "native-fifo", "policies": pols,
                      "ranking": {"selection_status": "selected", "selected_action_ids": sel}})
     write_stream(os.path.join(out, "study.ndjson"), "schednav.study/1", "aggregate", body)
 
