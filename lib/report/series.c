@@ -37,7 +37,8 @@ static int cmp_event(const void *pa, const void *pb)
 /* out[i] = time-weighted mean of the step function over bin i. */
 static void integrate(struct events *e, double t0, double t1, size_t nbins, double *out)
 {
-	qsort(e->v, e->n, sizeof *e->v, cmp_event);
+	if (e->n)
+		qsort(e->v, e->n, sizeof *e->v, cmp_event);
 	double width = (t1 - t0) / (double)nbins, level = 0.0;
 	memset(out, 0, nbins * sizeof *out);
 	for (size_t k = 0; k < e->n; k++) {
@@ -93,7 +94,8 @@ int rp_series_build(const struct rp_result *r, double t0, double t1, size_t nbin
 	struct rp_job *jobs = xmalloc((r->njobs ? r->njobs : 1) * sizeof *jobs);
 	if (r->njobs)
 		memcpy(jobs, r->jobs, r->njobs * sizeof *jobs);
-	qsort(jobs, r->njobs, sizeof *jobs, cmp_job_id);
+	if (r->njobs)
+		qsort(jobs, r->njobs, sizeof *jobs, cmp_job_id);
 	/* Which Spot jobs have runs in the ledger: those take their intervals from it. */
 	unsigned char *has_runs = xcalloc(r->njobs ? r->njobs : 1, 1);
 	for (size_t i = 0; i < r->nruns; i++) {
@@ -139,7 +141,8 @@ int rp_series_build(const struct rp_result *r, double t0, double t1, size_t nbin
 	struct events pe = { 0 };
 	for (size_t i = 0; i < r->npreemptions; i++)
 		push(&pe, r->preemptions[i], 1.0);
-	qsort(pe.v, pe.n, sizeof *pe.v, cmp_event);
+	if (pe.n)
+		qsort(pe.v, pe.n, sizeof *pe.v, cmp_event);
 	size_t k = 0;
 	double width = (t1 - t0) / (double)nbins;
 	for (size_t i = 0; i < nbins; i++) {
