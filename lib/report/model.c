@@ -1,0 +1,452 @@
+/* Reading the streams of one evaluation into a report model. */
+#include "report/report.h"
+#include "core/die.h"
+#include "core/ndjson.h"
+#include "core/zio.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void rp_model_init(struct rp_model *m)
+{
+	memset(m, 0, sizeof *m);
+	arena_init(&m->a);
+}
+
+void rp_model_release(struct rp_model *m)
+{
+	for (size_t i = 0; i < m->nresults; i++) {
+		free(m->results[i].jobs);
+		free(m->results[i].runs);
+		free(m->results[i].preemptions);
+	}
+	free(m->results);
+	free(m->metrics);
+	free(m->audits);
+	free(m->rankings);
+	free(m->approvals);
+	free(m->study);
+	free(m->inputs);
+	free(m->policies);
+	arena_release(&m->a);
+	memset(m, 0, sizeof *m);
+}
+
+double rp_num(const struct json *rec, const char *key)
+{
+	const struct json *v = json_get(rec, key);
+	return v && json_is_num(v) ? json_num(v) : NAN;
+}
+
+const char *rp_str(const struct json *rec, const char *key)
+{
+	const struct json *v = json_get(rec, key);
+	return v && v->kind == JSON_STRING ? v->u.str.s : NULL;
+}
+
+bool rp_json_has_str(const struct json *arr, const char *s)
+{
+	if (!arr || arr->kind != JSON_ARRAY || !s)
+		return false;
+	for (size_t i = 0; i < arr->u.arr.n; i++) {
+		const struct json *v = arr->u.arr.items[i];
+		if (v->kind == JSON_STRING && !strcmp(v->u.str.s, s))
+			return true;
+	}
+	return false;
+}
+
+const struct json *rp_audit_constraints(const struct json *audit)
+{
+	const struct json *v = json_get(audit, "constraints");
+	if (!v)
+		v = json_get(audit, "results");
+	return v && v->kind == JSON_ARRAY ? v : NULL;
+}
+
+const char *rp_ranking_status(const struct json *ranking)
+{
+	const char *s = rp_str(ranking, "status");
+	return s ? s : rp_str(ranking, "selection_status");
+}
+
+const struct json *rp_ranking_selected(const struct json *ranking)
+{
+	const struct json *v = json_get(ranking, "selected_action_ids");
+	if (!v)
+		v = json_get(ranking, "remaining_action_ids");
+	return v && v->kind == JSON_ARRAY ? v : NULL;
+}
+
+const struct rp_rec *rp_model_ranking(const struct rp_model *m)
+{
+	return m->nrankings ? &m->rankings[m->nrankings - 1] : NULL;
+}
+
+/* ---- reading ---- */
+
+struct reader_state {
+	struct rp_model *m;
+	struct nd_reader *r;
+	struct json *header;
+	struct rp_result *result;      /* result of the current stream, created on demand */
+	size_t result_index;
+	/* records of the current stream waiting for its end fingerprint */
+	struct { struct rp_rec **list; size_t *count; size_t first; } pending[5];
+	size_t npending;
+};
+
+static char *keep(struct rp_model *m, const char *s)
+{
+	return s ? arena_strndup(&m->a, s, strlen(s)) : NULL;
+}
+
+/* A required number (int or real), finite. */
+static int need_num(struct reader_state *st, const struct json *rec, const char *key, double *out, char *err, size_t errlen)
+{
+	const struct json *v = json_get(rec, key);
+	if (!v || !json_is_num(v)) {
+		ndr_errorf(st->r, err, errlen, "'%s' record: '%s' is %s, expected a number", rp_str(rec, "type"), key, v ? json_kind_name(v->kind) : "missing");
+		return -1;
+	}
+	*out = json_num(v);
+	if (!isfinite(*out)) {
+		ndr_errorf(st->r, err, errlen, "'%s' record: '%s' is not finite", rp_str(rec, "type"), key);
+		return -1;
+	}
+	return 0;
+}
+
+/* A number that may be null (NAN then). */
+static int opt_num(struct reader_state *st, const struct json *rec, const char *key, double *out, char *err, size_t errlen)
+{
+	const struct json *v = json_get(rec, key);
+	if (v && v->kind == JSON_NULL) {
+		*out = NAN;
+		return 0;
+	}
+	return need_num(st, rec, key, out, err, errlen);
+}
+
+static int need_str(struct reader_state *st, const struct json *rec, const char *key, const char **out, char *err, size_t errlen)
+{
+	const char *s = rp_str(rec, key);
+	if (!s) {
+		ndr_errorf(st->r, err, errlen, "'%s' record: '%s' is missing or not a string", rp_str(rec, "type"), key);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+/* The action id a result stream declares in its header (policy.action_id). */
+static const char *header_action_id(const struct json *hdr)
+{
+	return rp_str(json_get(hdr, "policy"), "action_id");
+}
+
+static const char *header_policy_fingerprint(const struct json *hdr)
+{
+	return rp_str(hdr, "policy_fingerprint");
+}
+
+static struct rp_result *current_result(struct reader_state *st, char *err, size_t errlen)
+{
+	if (st->result)
+		return st->result;
+	struct rp_model *m = st->m;
+	const char *action = header_action_id(st->header);
+	if (!action) {
+		ndr_errorf(st->r, err, errlen, "result stream header declares no 'policy.action_id'");
+		return NULL;
+	}
+	m->results = xgrow(m->results, &m->cap_results, m->nresults + 1, sizeof *m->results);
+	struct rp_result *res = &m->results[m->nresults];
+	memset(res, 0, sizeof *res);
+	res->action_id = keep(m, action);
+	res->policy_fingerprint = keep(m, header_policy_fingerprint(st->header));
+	res->path = keep(m, ndr_name(st->r));
+	res->simulation_start = res->simulation_end = NAN;
+	res->eval_start = res->eval_end = NAN;
+	/* The evaluation window sim-run declares in the header. */
+	double s = rp_num(st->header, "evaluation_start"), e = rp_num(st->header, "evaluation_end");
+	if (!isnan(s) && !isnan(e) && e >= s) {
+		res->eval_start = s;
+		res->eval_end = e;
+		res->has_window = true;
+	}
+	st->result_index = m->nresults++;
+	st->result = res;
+	return res;
+}
+
+static int add_job(struct reader_state *st, const struct json *rec, char *err, size_t errlen)
+{
+	struct rp_result *res = current_result(st, err, errlen);
+	if (!res)
+		return -1;
+	struct rp_job j;
+	const char *cls, *id;
+	if (need_str(st, rec, "job_id", &id, err, errlen) || need_str(st, rec, "service_class", &cls, err, errlen) ||
+	    need_num(st, rec, "submit_time_seconds", &j.submit, err, errlen) ||
+	    opt_num(st, rec, "start_time_seconds", &j.start, err, errlen) ||
+	    opt_num(st, rec, "completion_time_seconds", &j.completion, err, errlen) ||
+	    need_num(st, rec, "gpu_count", &j.gpus, err, errlen))
+		return -1;
+	if (strcmp(cls, "HP") && strcmp(cls, "Spot")) {
+		ndr_errorf(st->r, err, errlen, "'%s' record: unknown service class '%s'", rp_str(rec, "type"), cls);
+		return -1;
+	}
+	j.hp = !strcmp(cls, "HP");
+	j.job_id = keep(st->m, id);
+	res->jobs = xgrow(res->jobs, &res->cap_jobs, res->njobs + 1, sizeof *res->jobs);
+	res->jobs[res->njobs++] = j;
+	return 0;
+}
+
+static int add_run(struct reader_state *st, const struct json *rec, char *err, size_t errlen)
+{
+	struct rp_result *res = current_result(st, err, errlen);
+	if (!res)
+		return -1;
+	struct rp_run run;
+	const char *id, *reason;
+	if (need_str(st, rec, "job_id", &id, err, errlen) || need_num(st, rec, "start_time_seconds", &run.start, err, errlen) ||
+	    need_num(st, rec, "end_time_seconds", &run.end, err, errlen) || need_str(st, rec, "end_reason", &reason, err, errlen))
+		return -1;
+	if (run.end < run.start) {
+		ndr_errorf(st->r, err, errlen, "'run' record: ends before it starts");
+		return -1;
+	}
+	run.preempted = !strcmp(reason, "preempted");
+	run.job_id = keep(st->m, id);
+	res->runs = xgrow(res->runs, &res->cap_runs, res->nruns + 1, sizeof *res->runs);
+	res->runs[res->nruns++] = run;
+	return 0;
+}
+
+static int add_preemption(struct reader_state *st, const struct json *rec, char *err, size_t errlen)
+{
+	struct rp_result *res = current_result(st, err, errlen);
+	double t;
+	if (!res || need_num(st, rec, "time_seconds", &t, err, errlen))
+		return -1;
+	res->preemptions = xgrow(res->preemptions, &res->cap_preemptions, res->npreemptions + 1, sizeof *res->preemptions);
+	res->preemptions[res->npreemptions++] = t;
+	return 0;
+}
+
+static int add_cluster(struct reader_state *st, const struct json *rec, char *err, size_t errlen)
+{
+	struct rp_result *res = current_result(st, err, errlen);
+	if (!res || need_num(st, rec, "capacity_gpus", &res->capacity_gpus, err, errlen) ||
+	    need_num(st, rec, "simulation_start", &res->simulation_start, err, errlen) ||
+	    need_num(st, rec, "simulation_end", &res->simulation_end, err, errlen))
+		return -1;
+	res->has_cluster = true;
+	return 0;
+}
+
+/* Keep a whole record; its stream fingerprint is filled in at the stream's end. */
+static void keep_record(struct reader_state *st, struct rp_rec **list, size_t *n, size_t *cap, const struct json *rec)
+{
+	struct rp_model *m = st->m;
+	*list = xgrow(*list, cap, *n + 1, sizeof **list);
+	(*list)[*n] = (struct rp_rec){ json_clone(&m->a, rec), NULL, keep(m, ndr_name(st->r)) };
+	size_t k;
+	for (k = 0; k < st->npending; k++)
+		if (st->pending[k].count == n)
+			break;
+	if (k == st->npending) {
+		st->pending[k].list = list;
+		st->pending[k].count = n;
+		st->pending[k].first = *n;
+		st->npending++;
+	}
+	(*n)++;
+}
+
+static int record(struct reader_state *st, const struct json *rec, char *err, size_t errlen)
+{
+	struct rp_model *m = st->m;
+	const char *type = rp_str(rec, "type");
+	const char *schema = rp_str(st->header, "schema");
+	bool in_result = schema && strstr(schema, "result");
+	if (!strcmp(type, "job_result") || (in_result && !strcmp(type, "job")))
+		return add_job(st, rec, err, errlen);
+	if (!strcmp(type, "run"))
+		return add_run(st, rec, err, errlen);
+	if (!strcmp(type, "preemption"))
+		return add_preemption(st, rec, err, errlen);
+	if (!strcmp(type, "cluster"))
+		return add_cluster(st, rec, err, errlen);
+	if (!strcmp(type, "metrics")) {
+		const char *id;
+		if (need_str(st, rec, "action_id", &id, err, errlen))
+			return -1;
+		keep_record(st, &m->metrics, &m->nmetrics, &m->cap_metrics, rec);
+	} else if (!strcmp(type, "audit")) {
+		if (!rp_audit_constraints(rec)) {
+			ndr_errorf(st->r, err, errlen, "'audit' record: 'constraints' is missing or not an array");
+			return -1;
+		}
+		keep_record(st, &m->audits, &m->naudits, &m->cap_audits, rec);
+	} else if (!strcmp(type, "ranking")) {
+		if (!rp_ranking_status(rec)) {
+			ndr_errorf(st->r, err, errlen, "'ranking' record: no 'status'");
+			return -1;
+		}
+		keep_record(st, &m->rankings, &m->nrankings, &m->cap_rankings, rec);
+	} else if (!strcmp(type, "window_result") || !strcmp(type, "selection") || !strcmp(type, "aggregate_action") ||
+		   !strcmp(type, "aggregate_summary")) {
+		keep_record(st, &m->study, &m->nstudy, &m->cap_study, rec);
+	}
+	return 0;   /* other record types (trace nodes and jobs, comparisons...) are not charted */
+}
+
+int rp_model_read(struct rp_model *m, const char *path, char *err, size_t errlen)
+{
+	struct reader_state st = { .m = m };
+	st.r = ndr_open(path, err, errlen);
+	if (!st.r)
+		return -1;
+	struct arena scratch;
+	arena_init(&scratch);
+	int rc = -1;
+	for (;;) {
+		struct json *rec;
+		enum nd_event ev = ndr_next(st.r, &scratch, &rec, err, errlen);
+		if (ev == ND_ERROR)
+			goto out;
+		if (ev == ND_EOF)
+			break;
+		if (ev == ND_HEADER) {
+			st.header = json_clone(&m->a, rec);
+			st.result = NULL;
+			st.npending = 0;
+		} else if (ev == ND_RECORD) {
+			if (record(&st, rec, err, errlen))
+				goto out;
+		} else {
+			const char *fp = keep(m, ndr_fingerprint(st.r));
+			for (size_t k = 0; k < st.npending; k++)
+				for (size_t i = st.pending[k].first; i < *st.pending[k].count; i++)
+					(*st.pending[k].list)[i].fingerprint = fp;
+			if (st.result)
+				st.result->fingerprint = fp;
+			m->inputs = xgrow(m->inputs, &m->cap_inputs, m->ninputs + 1, sizeof *m->inputs);
+			const struct json *n = json_get(rec, "records");
+			m->inputs[m->ninputs++] = (struct rp_input){
+				keep(m, ndr_name(st.r)), keep(m, rp_str(st.header, "schema")),
+				keep(m, rp_str(st.header, "tool")), fp, (unsigned long long)n->u.i };
+		}
+		arena_reset(&scratch);
+	}
+	rc = 0;
+out:
+	arena_release(&scratch);
+	ndr_close(st.r);
+	return rc;
+}
+
+int rp_model_read_approvals(struct rp_model *m, const char *path, char *err, size_t errlen)
+{
+	if (access(path, F_OK) != 0)
+		return 0;   /* nobody has approved anything yet */
+	struct zio_reader *z = zr_open(path, false, err, errlen);
+	if (!z)
+		return -1;
+	struct arena scratch;
+	arena_init(&scratch);
+	const char *line;
+	size_t len;
+	bool nl;
+	unsigned long lineno = 0;
+	int rc;
+	while ((rc = zr_getline(z, &line, &len, &nl, err, errlen)) == 1) {
+		lineno++;
+		struct json *rec;
+		char jerr[200];
+		if (!nl) {
+			snprintf(err, errlen, "%s:%lu: torn last line (no newline)", path, lineno);
+			rc = -1;
+			break;
+		}
+		if (json_parse(&scratch, line, len, &rec, jerr, sizeof jerr) || rec->kind != JSON_OBJECT ||
+		    !rp_str(rec, "type") || strcmp(rp_str(rec, "type"), "approval") || !rp_str(rec, "ranking_fingerprint")) {
+			snprintf(err, errlen, "%s:%lu: not an 'approval' record", path, lineno);
+			rc = -1;
+			break;
+		}
+		m->approvals = xgrow(m->approvals, &m->cap_approvals, m->napprovals + 1, sizeof *m->approvals);
+		m->approvals[m->napprovals++] = (struct rp_rec){ json_clone(&m->a, rec), NULL, keep(m, path) };
+		arena_reset(&scratch);
+	}
+	arena_release(&scratch);
+	zr_close(z);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ---- joining ---- */
+
+static size_t policy_index(struct rp_model *m, const char *action_id)
+{
+	for (size_t i = 0; i < m->npolicies; i++)
+		if (!strcmp(m->policies[i].action_id, action_id))
+			return i;
+	m->policies[m->npolicies] = (struct rp_policy){ .action_id = action_id };
+	return m->npolicies++;
+}
+
+int rp_model_finish(struct rp_model *m, char *err, size_t errlen)
+{
+	m->policies = xcalloc(m->nresults + m->nmetrics + 1, sizeof *m->policies);
+	/* Policies in the order their metrics came, then results without metrics. */
+	for (size_t i = 0; i < m->nmetrics; i++) {
+		const char *id = rp_str(m->metrics[i].rec, "action_id");
+		size_t k = policy_index(m, id);
+		if (m->policies[k].metrics) {
+			snprintf(err, errlen, "%s: two metrics records for action '%s' (one run per policy; several windows belong in a study)", m->metrics[i].path, id);
+			return -1;
+		}
+		m->policies[k].metrics = &m->metrics[i];
+	}
+	for (size_t i = 0; i < m->nresults; i++) {
+		struct rp_result *r = &m->results[i];
+		size_t k = policy_index(m, r->action_id);
+		if (m->policies[k].result) {
+			snprintf(err, errlen, "%s: two result streams for action '%s'", r->path, r->action_id);
+			return -1;
+		}
+		if (!r->has_cluster) {
+			snprintf(err, errlen, "%s: result stream for '%s' has no 'cluster' record", r->path, r->action_id);
+			return -1;
+		}
+		m->policies[k].result = r;
+	}
+	/* Audits name the metrics they judged by fingerprint (else by policy fingerprint). */
+	for (size_t i = 0; i < m->naudits; i++) {
+		const struct json *a = m->audits[i].rec;
+		const char *mfp = rp_str(a, "metrics_fingerprint"), *pfp = rp_str(a, "policy_fingerprint");
+		struct rp_policy *hit = NULL;
+		for (size_t k = 0; k < m->npolicies && !hit; k++) {
+			const struct rp_rec *mr = m->policies[k].metrics;
+			if (mr && mfp && mr->fingerprint && !strcmp(mr->fingerprint, mfp))
+				hit = &m->policies[k];
+		}
+		for (size_t k = 0; k < m->npolicies && !hit; k++) {
+			const struct rp_rec *mr = m->policies[k].metrics;
+			const char *p2 = mr ? rp_str(mr->rec, "policy_fingerprint") : NULL;
+			if (p2 && pfp && !strcmp(p2, pfp))
+				hit = &m->policies[k];
+		}
+		if (!hit) {
+			snprintf(err, errlen, "%s: audit of metrics '%s' matches no metrics record in the input", m->audits[i].path, mfp ? mfp : "?");
+			return -1;
+		}
+		hit->audit = &m->audits[i];   /* a later audit of the same metrics replaces an earlier one */
+	}
+	return 0;
+}

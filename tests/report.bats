@@ -1,0 +1,201 @@
+#!/usr/bin/env bats
+# report and decision-table: the HTML page, its charts in a headless browser, the text table.
+load helper
+
+setup_file() {
+	export FX="$BATS_FILE_TMPDIR/fx"
+	python3 "$ROOT/tests/cases/report/fixture.py" "$FX"
+}
+
+setup() {
+	FX="$BATS_FILE_TMPDIR/fx"
+	ALL=("$FX"/*.result.ndjson "$FX"/*.metrics.ndjson "$FX"/*.audit.ndjson "$FX/ranking.ndjson" "$FX/study.ndjson")
+	DECISION=("$FX"/*.metrics.ndjson "$FX"/*.audit.ndjson "$FX/ranking.ndjson")
+}
+
+# Headless Chromium with everything that phones home switched off.
+chromium_run() {
+	local profile
+	profile=$(mktemp -d "$BATS_TEST_TMPDIR/chromium.XXXXXX")
+	chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$profile" --enable-logging=stderr --v=0 "$@"
+}
+
+require_chromium() {
+	command -v chromium >/dev/null || skip "chromium is not installed (apt-get install chromium) — browser checks of the page skipped"
+}
+
+@test "report: --help matches the man page, bad option exits 2" {
+	assert_tool_invariants report
+	run report --bins 1 "${ALL[@]}"
+	assert_failure 2
+	assert_output --partial "--bins"
+	run report --bins x "${ALL[@]}"
+	assert_failure 2
+}
+
+@test "decision-table: --help matches the man page, bad option exits 2" {
+	assert_tool_invariants decision-table
+}
+
+@test "report: empty input is an error and writes nothing" {
+	run report -o "$BATS_TEST_TMPDIR/r.html" < /dev/null
+	assert_failure 1
+	assert_output "report: no streams in the input"
+	[ ! -e "$BATS_TEST_TMPDIR/r.html" ]
+	run decision-table < /dev/null
+	assert_failure 1
+}
+
+@test "report: a truncated stream fails with PATH:LINE and leaves no page" {
+	head -n -1 "$FX/native-fifo.result.ndjson" > "$BATS_TEST_TMPDIR/cut.ndjson"
+	run report -o "$BATS_TEST_TMPDIR/r.html" "${DECISION[@]}" "$BATS_TEST_TMPDIR/cut.ndjson"
+	assert_failure 1
+	assert_output --regexp "^report: $BATS_TEST_TMPDIR/cut.ndjson:[0-9]+: truncated stream"
+	[ ! -e "$BATS_TEST_TMPDIR/r.html" ]
+	[ ! -e "$BATS_TEST_TMPDIR/r.html.tmp" ]
+	run decision-table "$BATS_TEST_TMPDIR/cut.ndjson"
+	assert_failure 1
+	assert_output --regexp "cut.ndjson:[0-9]+: "
+}
+
+@test "report: a bad record names PATH:LINE" {
+	sed '3s/"service_class":"[A-Za-z]*"/"service_class":"Gold"/' "$FX/native-fifo.result.ndjson" > "$BATS_TEST_TMPDIR/bad.ndjson"
+	run report "$BATS_TEST_TMPDIR/bad.ndjson"
+	assert_failure 1
+	# the edit breaks the fingerprint first; either way the line is named
+	assert_output --regexp "^report: $BATS_TEST_TMPDIR/bad.ndjson:[0-9]+: "
+}
+
+@test "report: every section and chart of a small synthetic run" {
+	run report -o "$BATS_TEST_TMPDIR/r.html" --title 'fixture <run>' "${ALL[@]}"
+	assert_success
+	page="$BATS_TEST_TMPDIR/r.html"
+	for id in decision summary slo ranking timeline study provenance; do
+		grep -q "<section id=\"$id\">" "$page" || fail "section '$id' missing"
+	done
+	for chart in allocation queue-hp queue-spot preemptions ranking uplift; do
+		grep -q "<figure class=\"chart-figure\" id=\"fig-$chart\">" "$page" || fail "chart '$chart' missing"
+		grep -q "<svg class=\"chart\" role=\"img\" data-chart=\"$chart\"" "$page" || fail "svg of '$chart' missing"
+	done
+	grep -q 'data-charts-expected="6"' "$page"
+	[ "$(grep -c '<svg class="chart"' "$page")" -eq 6 ]
+	# the title is escaped, every policy appears, the tie's approve commands are there
+	grep -q '<h1>fixture &lt;run&gt;</h1>' "$page"
+	for p in native-fifo native-preemptive-3600 native-preemptive-g3600-b09-d0000; do
+		grep -q "$p" "$page" || fail "policy $p missing"
+	done
+	grep -q "approve --ranking $FX/ranking.ndjson --action native-fifo" "$page"
+	# ids are unique across the inline SVGs
+	dups=$(grep -o " id=['\"][^'\"]*['\"]" "$page" | sort | uniq -d)
+	[ -z "$dups" ] || fail "duplicate ids: $dups"
+	# self-contained: nothing fetched from elsewhere
+	run grep -Eo '(src|href)=["'\''](https?:)?//[^"'\'']*' "$page"
+	assert_failure
+	grep -qi '<link' "$page" && fail "page links an external resource" || true
+}
+
+@test "report: same inputs give byte-identical pages; the date only when asked" {
+	report -o "$BATS_TEST_TMPDIR/a.html" "${ALL[@]}"
+	report -o "$BATS_TEST_TMPDIR/b.html" "${ALL[@]}"
+	cmp "$BATS_TEST_TMPDIR/a.html" "$BATS_TEST_TMPDIR/b.html"
+	run grep -E '20[0-9]{2}-[0-9]{2}-[0-9]{2}T' "$BATS_TEST_TMPDIR/a.html"
+	assert_failure
+	report --date 2026-11-29 -o "$BATS_TEST_TMPDIR/c.html" "${ALL[@]}"
+	grep -q '2026-11-29' "$BATS_TEST_TMPDIR/c.html"
+}
+
+@test "report: zstd input, concatenated streams on stdin and chunked input give the same page" {
+	report -o "$BATS_TEST_TMPDIR/a.html" "${ALL[@]}"
+	mkdir "$BATS_TEST_TMPDIR/z"
+	for f in "${ALL[@]}"; do zstd -q "$f" -o "$BATS_TEST_TMPDIR/z/$(basename "$f").zst"; done
+	cat "${ALL[@]}" > "$BATS_TEST_TMPDIR/all.ndjson"
+	cat "${ALL[@]}" | report -o "$BATS_TEST_TMPDIR/stdin.html"
+	zstd -q -c "$BATS_TEST_TMPDIR/all.ndjson" | report -o "$BATS_TEST_TMPDIR/zstdin.html"
+	feed_chunked "$BATS_TEST_TMPDIR/all.ndjson" report > "$BATS_TEST_TMPDIR/chunked.html"
+	# file names appear in the inputs table and the approve command: compare the pages without them
+	strip() { sed '/<section id="provenance">/,/<\/section>/d; /<section id="decision">/,/<\/section>/d' "$1"; }
+	cmp <(strip "$BATS_TEST_TMPDIR/stdin.html") <(strip "$BATS_TEST_TMPDIR/a.html")
+	cmp "$BATS_TEST_TMPDIR/stdin.html" "$BATS_TEST_TMPDIR/zstdin.html"
+	cmp "$BATS_TEST_TMPDIR/stdin.html" "$BATS_TEST_TMPDIR/chunked.html"
+	report -o "$BATS_TEST_TMPDIR/z.html" "$BATS_TEST_TMPDIR"/z/*.zst
+	cmp <(strip "$BATS_TEST_TMPDIR/z.html") <(strip "$BATS_TEST_TMPDIR/a.html")
+	report -o "$BATS_TEST_TMPDIR/out.html.zst" "${ALL[@]}"
+	cmp <(zstd -dc "$BATS_TEST_TMPDIR/out.html.zst") "$BATS_TEST_TMPDIR/a.html"
+}
+
+@test "report: the gnuplot work directory is removed, also when gnuplot fails" {
+	mkdir "$BATS_TEST_TMPDIR/t"
+	TMPDIR="$BATS_TEST_TMPDIR/t" report -o "$BATS_TEST_TMPDIR/r.html" "${ALL[@]}"
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/t")" ]
+	TMPDIR="$BATS_TEST_TMPDIR/t" run report --gnuplot false -o "$BATS_TEST_TMPDIR/f.html" "${ALL[@]}"
+	assert_failure 1
+	assert_output --partial "report: 'false' failed"
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/t")" ]
+	[ ! -e "$BATS_TEST_TMPDIR/f.html" ]
+	run report --gnuplot "$BATS_TEST_TMPDIR/no-such-gnuplot" "${ALL[@]}"
+	assert_failure 1
+	assert_output --partial "cannot run"
+}
+
+@test "report: an audit of metrics that are not in the input is an error" {
+	run report "$FX/native-fifo.audit.ndjson"
+	assert_failure 1
+	assert_output --partial "matches no metrics record"
+}
+
+@test "decision-table: one row per policy, the failures, the decision and the approve commands" {
+	run decision-table "${DECISION[@]}"
+	assert_success
+	[ "$(echo "$output" | sed -n '1p' | awk '{print $1}')" = policy ]
+	# the rows: one per metrics record, in input order
+	rows=$(echo "$output" | sed -n '2,/^$/p' | sed '/^$/d' | awk '{print $1}' | tr '\n' ' ')
+	[ "$rows" = "native-fifo native-preemptive-3600 native-preemptive-g3600-b09-d0000 " ]
+	# the SLO column agrees with each audit's verdict
+	for f in "$FX"/*.audit.ndjson; do
+		p=$(jq -r 'select(.type=="audit") | .action_id // empty' "$f")
+		a=$(jq -r 'select(.type=="audit") | .audit_passed' "$f")
+		m=$(basename "$f" .audit.ndjson)
+		line=$(echo "$output" | grep "^$m ")
+		if [ "$a" = true ]; then [[ "$line" == *" pass "* ]]; else [[ "$line" == *"fail ("* ]]; fi
+	done
+	assert_output --partial "decision: $(jq -r 'select(.type=="ranking") | .selection_status' "$FX/ranking.ndjson")"
+	assert_output --partial "approval: PENDING human approval"
+	assert_output --partial "approve --ranking $FX/ranking.ndjson --action native-fifo --by 'YOUR NAME' --reason 'WHY'"
+}
+
+@test "decision-table: an approval of this ranking in the log is reported; a torn log is refused" {
+	fp=$(jq -r 'select(.type=="ranking") | .ranking_fingerprint' "$FX/ranking.ndjson")
+	log="$BATS_TEST_TMPDIR/approvals.ndjson"
+	run decision-table --approvals "$log" --approve-program bin/approve "${DECISION[@]}"
+	assert_success
+	assert_output --partial "bin/approve --ranking $FX/ranking.ndjson --action native-fifo --log $log --by"
+	printf '{"type":"approval","ranking_fingerprint":"%s","action_id":"native-fifo","approved_by":"A Person","approved_at":"2026-11-29T12:00:00Z"}\n' "$fp" > "$log"
+	run decision-table --approvals "$log" "${DECISION[@]}"
+	assert_success
+	assert_output --partial "approval: approved native-fifo by A Person at 2026-11-29T12:00:00Z"
+	refute_output --partial "PENDING"
+	report --approvals "$log" -o "$BATS_TEST_TMPDIR/r.html" "${ALL[@]}"
+	grep -q 'Approved:</strong> native-fifo by A Person' "$BATS_TEST_TMPDIR/r.html"
+	printf '{"type":"approval"' >> "$log"
+	run decision-table --approvals "$log" "${DECISION[@]}"
+	assert_failure 1
+	assert_output --partial "$log:2: torn last line"
+}
+
+@test "report: the page loads in headless Chromium, without console errors, every chart with a size" {
+	require_chromium
+	report -o "$BATS_TEST_TMPDIR/r.html" "${ALL[@]}"
+	chromium_run --dump-dom "file://$BATS_TEST_TMPDIR/r.html" > "$BATS_TEST_TMPDIR/dom.html" 2> "$BATS_TEST_TMPDIR/chromium.err"
+	body=$(grep -o '<body[^>]*>' "$BATS_TEST_TMPDIR/dom.html")
+	[[ "$body" == *'data-charts-expected="6"'* ]] || fail "no chart count in '$body'"
+	[[ "$body" == *'data-charts-ok="6"'* ]] || fail "charts not all rendered: '$body'"
+	run grep -E 'CONSOLE|Uncaught' "$BATS_TEST_TMPDIR/chromium.err"
+	assert_failure
+	# the check script is live: a page whose chart lost its size is caught and logged
+	sed 's|<svg class="chart" role="img" data-chart="ranking"|& style="display:none"|' "$BATS_TEST_TMPDIR/r.html" > "$BATS_TEST_TMPDIR/broken.html"
+	chromium_run --dump-dom "file://$BATS_TEST_TMPDIR/broken.html" > "$BATS_TEST_TMPDIR/dom2.html" 2> "$BATS_TEST_TMPDIR/chromium2.err"
+	grep -q 'data-charts-ok="5"' "$BATS_TEST_TMPDIR/dom2.html"
+	grep -q 'CONSOLE.*chart ranking has no size' "$BATS_TEST_TMPDIR/chromium2.err"
+}
