@@ -81,7 +81,7 @@ install: all
 	install -m 644 $(wildcard docs/*.1) $(DESTDIR)$(MANDIR)
 
 DEBIAN_PACKAGES := build-essential libyajl-dev libxxhash-dev libzstd-dev zstd libmd-dev \
-	bats bats-assert bats-support jq python3 python3-jsonschema gnuplot-nox parallel
+	bats bats-assert bats-support jq python3 python3-jsonschema gnuplot-nox parallel chromium
 
 ## deps: install the Debian packages the build and tests need (as root; only what is missing)
 deps:
