@@ -179,7 +179,7 @@ static void warmup_dilution(void)
 	tr_begin();
 	node("n1", "A", 1);
 	for (int i = 0; i < 10; i++) {
-		char id[8];
+		char id[16];
 		snprintf(id, sizeof id, "w%d", i);
 		job(id, i, 1, 1, "Spot", "A");
 	}
