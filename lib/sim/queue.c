@@ -82,16 +82,15 @@ struct sim_job *hp_iter_next(struct sim *s)
 	return NULL;
 }
 
+/* Only called under priority_preemptive: the HP jobs are the queue's prefix, in submit order
+ * (HP jobs are never requeued, so qsince = submit), and qsince + delay is monotone along it:
+ * the first one beyond thr is the minimum. */
 double hp_next_wakeup(struct sim *s, double thr, double delay)
 {
-	double best = 1.0 / 0.0;
-	for (size_t i = 0; i < s->qn; i++) {
-		struct sim_job *j = s->queue[i];
-		if (!j->hp)
-			continue;
-		double c = j->qsince + delay;
-		if (c > thr && c < best)
-			best = c;
+	for (size_t i = 0; i < s->qn && s->queue[i]->hp; i++) {
+		double c = s->queue[i]->qsince + delay;
+		if (c > thr)
+			return c;
 	}
-	return best;
+	return 1.0 / 0.0;
 }

@@ -76,6 +76,52 @@ void result_add_double(struct strbuf *sb, double v)
 		sb_add(sb, "0.0", 3);
 		return;
 	}
+	/* Full-precision values (sums of times): sb_add_double searches precisions 0..16 in
+	 * order. If 15 significant digits do not round-trip, no shorter form does either
+	 * (DBL_DIG: a <=15-digit decimal comes back from its double unchanged), so the answer
+	 * is 16 or 17 digits; find it directly and lay it out the same way. */
+	char tmp[40];
+	if (isfinite(v) && v > 0) {
+		snprintf(tmp, sizeof tmp, "%.14e", v);
+		if (strtod(tmp, NULL) != v) {
+			snprintf(tmp, sizeof tmp, "%.15e", v);
+			if (strtod(tmp, NULL) != v)
+				snprintf(tmp, sizeof tmp, "%.16e", v);
+			char digits[24];
+			size_t nd = 0;
+			const char *p = tmp;
+			for (; *p && *p != 'e'; p++)
+				if (*p != '.')
+					digits[nd++] = *p;
+			int e10 = atoi(p + 1);
+			while (nd > 1 && digits[nd - 1] == '0')
+				nd--;
+			if (e10 >= -4 && e10 < 16) {
+				if (e10 < 0) {
+					sb_add(sb, "0.", 2);
+					for (int i = 0; i < -e10 - 1; i++)
+						sb_addc(sb, '0');
+					sb_add(sb, digits, nd);
+				} else {
+					for (int i = 0; i <= e10; i++)
+						sb_addc(sb, i < (int)nd ? digits[i] : '0');
+					sb_addc(sb, '.');
+					if ((int)nd > e10 + 1)
+						sb_add(sb, digits + e10 + 1, nd - (size_t)e10 - 1);
+					else
+						sb_addc(sb, '0');
+				}
+			} else {
+				sb_addc(sb, digits[0]);
+				if (nd > 1) {
+					sb_addc(sb, '.');
+					sb_add(sb, digits + 1, nd - 1);
+				}
+				sb_addf(sb, "e%c%02d", e10 < 0 ? '-' : '+', e10 < 0 ? -e10 : e10);
+			}
+			return;
+		}
+	}
 	sb_add_double(sb, v);
 }
 

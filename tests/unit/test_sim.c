@@ -179,7 +179,7 @@ static void warmup_dilution(void)
 	tr_begin();
 	node("n1", "A", 1);
 	for (int i = 0; i < 10; i++) {
-		char id[8];
+		char id[16];
 		snprintf(id, sizeof id, "w%d", i);
 		job(id, i, 1, 1, "Spot", "A");
 	}
@@ -399,12 +399,13 @@ static void fast_repr(void)
 		x ^= x >> 7;
 		x ^= x << 17;
 		double v;
-		switch (i % 5) {
+		switch (i % 6) {
 		case 0: v = (double)(x % 100000000) / 10.0; break;
 		case 1: v = (double)(x % 1000000000) / 1000.0; break;
 		case 2: v = (double)(x % 100000) * 0.1 + (double)(x >> 40) * 1e-7; break;
+		default: v = (double)(x % 10000000) * 0.1 + (double)((x >> 20) % 100000) * 0.7; break;
 		case 3: { double d; memcpy(&d, &x, sizeof d); v = isfinite(d) ? fabs(d) : 1.0; } break;
-		default: v = (double)(x % 1000000007) / 64.0 - 1e6; break;
+		case 4: v = (double)(x % 1000000007) / 64.0 - 1e6; break;
 		}
 		sb_reset(&a);
 		sb_reset(&b);
