@@ -8,7 +8,7 @@ usage: build-alibaba-spot-profile.py [DATA_DIR] [OUT]
 
 Reads alibaba-spot-gpu-v2026/node_info_df.csv and the MIT aggregate tables in
 alibaba-spot-gpu-v2026/derived-aggregates-sultanul-ovi/ and writes the
-schednav.synth-profile/1 document that trace-synth(1) reads (docs/profiles.md).
+schednav.synth-profile/2 document that trace-synth(1) reads (docs/profiles.md).
 Deterministic: the same tables give the same bytes.
 """
 import csv, hashlib, json, os, sys
@@ -77,22 +77,116 @@ for r in table(AG + "/daily_summary.csv"):
 
 workers = [[int(r["worker_num"]), whole(r["jobs"])] for r in table(AG + "/worker_count_distribution.csv")]
 njobs = sum(hourly)
-mean_workers = sum(w * n for w, n in workers) / njobs
 
-# GPUs per worker: the model's median request, mixed with the model's largest node size
-# with the probability that makes E[gpus] = gpu_demand / jobs under independence from the
-# worker count, capped below 1/2 so the median stays the table's median.
+# The joint (workers, GPUs per worker) table of each model. The tables give, per model, the
+# job count, the median GPU request per worker and the total GPU demand; globally, the
+# worker-count distribution. Assumptions that close the system:
+#  - GPUs per worker take two values per model: the median request, and the largest node size
+#    (A10, one-GPU nodes: 1 and 0.5, the fractional share that brings the mean below 1); the
+#    other value stays under half of the model's jobs so the median is the table's;
+#  - every model's "other value" share is the same fraction s of that cap, s solved so the
+#    models need exactly the worker total of the distribution (A10 and H800 excepted: A10
+#    single-worker, H800 at its median 8 for every worker);
+#  - multi-worker jobs, largest first, go to the model with the largest remaining worker need
+#    that can hold them (workers x median <= the model's capacity); ties by table order.
+# The model and worker marginals are then exact, and each model's sum of GPUs is the table's
+# gpu_demand up to less than one job's step.
+def two_values(m, med):
+    if m == "A10" or node_max[m] == 1:
+        return med, 0.5
+    return med, float(node_max[m])
+
+
+model_rows = table(AG + "/demand_by_model.csv")
+worker_total = sum(w * n for w, n in workers)
+
+
+def need_at(s):
+    out = {}
+    for r in model_rows:
+        m, jobs, demand, med = r["gpu_model"], whole(r["jobs"]), float(r["gpu_demand"]), float(r["median_gpu_req"])
+        lo_hi = two_values(m, med)
+        if m == "A10" or lo_hi[1] == med:
+            mean = demand / jobs if m == "A10" else med
+            out[m] = jobs if m == "A10" else max(jobs, demand / mean)
+            continue
+        g = med + 0.49 * s * (lo_hi[1] - med)
+        out[m] = max(jobs, demand / g)
+    return out
+
+
+lo_s, hi_s = 0.0, 1.0
+for _ in range(60):
+    mid = (lo_s + hi_s) / 2
+    if sum(need_at(mid).values()) > worker_total:
+        lo_s = mid
+    else:
+        hi_s = mid
+need = need_at(hi_s)
+multi = sorted((w for w, n in workers if w > 1 for _ in range(n)), reverse=True)
+left = {r["gpu_model"]: need[r["gpu_model"]] - whole(r["jobs"]) for r in model_rows}
+slots = {r["gpu_model"]: whole(r["jobs"]) for r in model_rows}
+alloc = {r["gpu_model"]: {} for r in model_rows}
+for w in multi:
+    best = None
+    for r in model_rows:
+        m = r["gpu_model"]
+        if m == "A10" or slots[m] == 0 or w * float(r["median_gpu_req"]) > cap[m]:
+            continue
+        if best is None or left[m] > left[best]:
+            best = m
+    if best is None:
+        sys.exit("build-alibaba-spot-profile: no model can hold a job of %d workers" % w)
+    alloc[best][w] = alloc[best].get(w, 0) + 1
+    left[best] -= w - 1
+    slots[best] -= 1
+
 models = []
-for r in table(AG + "/demand_by_model.csv"):
+for r in model_rows:
     m, jobs, demand, med = r["gpu_model"], whole(r["jobs"]), float(r["gpu_demand"]), float(r["median_gpu_req"])
-    per_worker = demand / jobs / mean_workers
-    hi = float(node_max[m])
-    p = 0.0
-    if hi > med and per_worker > med:
-        p = min((per_worker - med) / (hi - med), 0.49)
-    p = round(p, 6)
-    dist = [[med, round(1.0 - p, 6)]] + ([[hi, p]] if p > 0 else [])
-    models.append({"model": m, "jobs": jobs, "gpus_per_worker": dist,
+    a = alloc[m]
+    a[1] = jobs - sum(a.values())
+    base, other = two_values(m, med)
+    wsum = sum(w * n for w, n in a.items())
+    # Jobs at the other value, so the GPU total hits gpu_demand: worker units needed, taken
+    # from single-worker jobs first, then from the largest jobs that fit (workers x other <=
+    # capacity), never more than half of the model's jobs.
+    units0 = (demand - base * wsum) / (other - base) if other != base else 0.0
+
+    def pick(single_cap):
+        units, limit, take = units0, (jobs - 1) // 2, {}
+        if units < 0:  # A10: base 1, other 0.5
+            take[1] = min(a[1], int(round(-units)), limit)
+            return take, 0.0
+        for w in [1] + sorted((x for x in a if x > 1), reverse=True):
+            if w * other > cap[m] or limit == 0 or units < w:
+                continue
+            n = min(a[w], int(units // w), limit, single_cap if w == 1 else limit)
+            take[w] = n
+            units -= n * w
+            limit -= n
+        if units >= 1 and a[1] - take.get(1, 0) > 0 and limit > 0:
+            n = min(int(units), limit, a[1] - take.get(1, 0))
+            take[1] = take.get(1, 0) + n
+            units -= n
+        return take, units
+
+    # Fewer single-worker jobs at the other value when the half-of-jobs limit binds.
+    single_cap = a[1]
+    take, rest = pick(single_cap)
+    while rest >= 1 and single_cap > 0:
+        single_cap = max(0, single_cap - max(1, a[1] // 100))
+        take, rest = pick(single_cap)
+    cells = []
+    for w in sorted(a):
+        n_other = take.get(w, 0)
+        if a[w] - n_other:
+            cells.append([w, base, a[w] - n_other])
+        if n_other:
+            cells.append([w, other, n_other])
+    cells.sort(key=lambda c: (c[0], c[1]))
+    models.append({"model": m, "jobs": jobs, "workers": cells,
+                   "gpu_seconds": float(r["gpu_seconds"]),
                    "reference": {"gpu_demand": demand, "gpu_seconds": float(r["gpu_seconds"]),
                                  "median_gpu_request": med}})
 
@@ -102,19 +196,20 @@ q = table(AG + "/duration_quantiles.csv")
 orgs_rows = table(AG + "/org_by_gpu_seconds.csv")
 longest = max(float(r["median_duration"]) for r in orgs_rows if whole(r["jobs"]) == 1)
 quant = [[0.0, 1.0]] + [[float(r[""]), float(r["duration_seconds"])] for r in q] + [[1.0, longest]]
-orgs = [[r["organization"].strip(), whole(r["jobs"])] for r in orgs_rows]
+orgs = [[r["organization"].strip(), whole(r["jobs"]), float(r["gpu_seconds"]), float(r["median_duration"])]
+        for r in orgs_rows]
 
 types = {r["job_type"]: r for r in table(AG + "/job_type_summary.csv")}
 summary = read(AG + "/summary.txt")
 license_text = read(AG + "/LICENSE")
 
 for what, total in (("models", sum(m["jobs"] for m in models)), ("workers", sum(n for _, n in workers)),
-                    ("organizations", sum(n for _, n in orgs)), ("classes", sum(a + b for a, b in daily))):
+                    ("organizations", sum(o[1] for o in orgs)), ("classes", sum(a + b for a, b in daily))):
     if total != njobs:
         sys.exit("build-alibaba-spot-profile: %s sum to %d jobs, hourly table to %d" % (what, total, njobs))
 
 profile = {
-    "schema": "schednav.synth-profile/1",
+    "schema": "schednav.synth-profile/2",
     "name": DS,
     "description": "Alibaba cluster-trace-v2026-spot-gpu: the real node inventory and the "
                    "published aggregates of its 466,867-job file; for synthetic traces only",
@@ -131,8 +226,10 @@ profile = {
             "name": "derived aggregates of job_info_df.csv",
             "author": "Md Sultanul Islam Ovi",
             "license": "MIT",
-            "used": "hourly and daily job counts, HP/Spot per day, jobs per GPU model, worker-count "
-                    "distribution, duration quantiles, jobs per organization",
+            "used": "hourly and daily job counts, HP/Spot per day, jobs, GPU demand, GPU-seconds and "
+                    "median GPU request per GPU model, worker-count distribution, duration quantiles, "
+                    "GPU-seconds and duration median/p90 per class, jobs, GPU-seconds and median "
+                    "duration per organization",
             "license_text": license_text,
         },
     },
@@ -145,6 +242,8 @@ profile = {
     "worker_counts": workers,
     "duration_quantiles": quant,
     "organizations": orgs,
+    "classes": {c: {"gpu_seconds": float(types[c]["gpu_seconds"]), "median_duration": float(types[c]["median_duration"]),
+                    "p90_duration": float(types[c]["p90_duration"])} for c in ("HP", "Spot")},
     "reference": {
         "jobs": njobs,
         "span_days": 184.06,

@@ -1,4 +1,4 @@
-/* Load and validate a schednav.synth-profile/1 document (docs/profiles.md). */
+/* Load and validate a schednav.synth-profile/1 or /2 document (docs/profiles.md). */
 #include "synth/synth.h"
 #include "core/zio.h"
 #include <math.h>
@@ -69,6 +69,18 @@ static int number(struct ctx *c, const struct json *v, const char *what, size_t 
 {
 	if (!v || !json_is_num(v) || !isfinite(json_num(v)))
 		return fail(c, "'%s[%zu]': not a finite number", what, i);
+	*out = json_num(v);
+	return 0;
+}
+
+/* An optional non-negative finite number: NAN when absent. */
+static int optional(struct ctx *c, const struct json *v, const char *what, double *out)
+{
+	*out = NAN;
+	if (!v)
+		return 0;
+	if (!json_is_num(v) || !isfinite(json_num(v)) || json_num(v) < 0)
+		return fail(c, "%s: must be a finite number >= 0", what);
 	*out = json_num(v);
 	return 0;
 }
@@ -168,9 +180,36 @@ static int load_nodes(struct ctx *c, const struct json *root)
 	return 0;
 }
 
+/* The /2 joint table of a model: [[workers, GPUs per worker, jobs], ...] summing to its jobs. */
+static int load_cells(struct ctx *c, struct synth_model *sm, const struct json *tab, const char *where)
+{
+	if (tab->u.arr.n == 0)
+		return fail(c, "%s: 'workers' is empty", where);
+	sm->n_cells = tab->u.arr.n;
+	sm->cell_workers = alloc(c, sm->n_cells, sizeof *sm->cell_workers);
+	sm->cell_jobs = alloc(c, sm->n_cells, sizeof *sm->cell_jobs);
+	sm->cell_gpw = alloc(c, sm->n_cells, sizeof *sm->cell_gpw);
+	long long sum = 0;
+	for (size_t k = 0; k < sm->n_cells; k++) {
+		if (pairs(c, tab, "workers", 3, k))
+			return -1;
+		struct json **x = tab->u.arr.items[k]->u.arr.items;
+		if (count(c, x[0], "workers", k, &sm->cell_workers[k]) || number(c, x[1], "workers", k, &sm->cell_gpw[k]) ||
+		    count(c, x[2], "workers", k, &sm->cell_jobs[k]))
+			return -1;
+		if (sm->cell_workers[k] < 1 || sm->cell_workers[k] > 1000000 || !(sm->cell_gpw[k] > 0) || sm->cell_gpw[k] > 1e6)
+			return fail(c, "%s: 'workers[%zu]': need 1 <= workers <= 1000000 and 0 < GPUs per worker <= 1e6", where, k);
+		sum += sm->cell_jobs[k];
+	}
+	if (sum != sm->jobs)
+		return fail(c, "%s: 'workers' sums to %lld jobs, the model has %lld", where, sum, sm->jobs);
+	return 0;
+}
+
 static int load_models(struct ctx *c, const struct json *root)
 {
-	static const char *const keys[] = { "model", "jobs", "gpus_per_worker", "reference", NULL };
+	static const char *const keys1[] = { "model", "jobs", "gpus_per_worker", "reference", NULL };
+	static const char *const keys2[] = { "model", "jobs", "workers", "gpu_seconds", "reference", NULL };
 	struct synth_profile *p = c->p;
 	struct json *m = need(c, root, "gpu_models", JSON_ARRAY, "profile");
 	if (!m)
@@ -187,10 +226,12 @@ static int load_models(struct ctx *c, const struct json *root)
 		snprintf(where, sizeof where, "'gpu_models[%zu]'", i);
 		if (x->kind != JSON_OBJECT)
 			return fail(c, "%s: must be an object", where);
-		if (nd_check_keys(x, keys, msg, sizeof msg))
+		if (nd_check_keys(x, p->version == 2 ? keys2 : keys1, msg, sizeof msg))
 			return fail(c, "%s: %s", where, msg);
-		struct json *name = need(c, x, "model", JSON_STRING, where), *jobs, *gpw;
-		if (!name || !(jobs = need(c, x, "jobs", JSON_INT, where)) || !(gpw = need(c, x, "gpus_per_worker", JSON_ARRAY, where)))
+		struct json *name = need(c, x, "model", JSON_STRING, where), *jobs, *gpw = NULL, *cells = NULL;
+		if (!name || !(jobs = need(c, x, "jobs", JSON_INT, where)))
+			return -1;
+		if (p->version == 2 ? !(cells = need(c, x, "workers", JSON_ARRAY, where)) : !(gpw = need(c, x, "gpus_per_worker", JSON_ARRAY, where)))
 			return -1;
 		if (!name->u.str.len || !strcmp(name->u.str.s, "*"))
 			return fail(c, "%s: model must be a concrete model name", where);
@@ -200,27 +241,35 @@ static int load_models(struct ctx *c, const struct json *root)
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(p->models[k].name, sm->name))
 				return fail(c, "%s: duplicate model '%s'", where, sm->name);
-		if (gpw->u.arr.n == 0)
-			return fail(c, "%s: 'gpus_per_worker' is empty", where);
-		sm->n_gpw = gpw->u.arr.n;
-		sm->gpw_value = alloc(c, sm->n_gpw, sizeof *sm->gpw_value);
-		sm->gpw_cum = alloc(c, sm->n_gpw, sizeof *sm->gpw_cum);
-		double cum = 0;
-		for (size_t k = 0; k < sm->n_gpw; k++) {
-			double v, pr;
-			if (pairs(c, gpw, "gpus_per_worker", 2, k) ||
-			    number(c, gpw->u.arr.items[k]->u.arr.items[0], "gpus_per_worker", k, &v) ||
-			    number(c, gpw->u.arr.items[k]->u.arr.items[1], "gpus_per_worker", k, &pr))
+		sm->gpu_seconds = NAN;
+		if (cells) {
+			char what[96];
+			snprintf(what, sizeof what, "%s: 'gpu_seconds'", where);
+			if (load_cells(c, sm, cells, where) || optional(c, json_get(x, "gpu_seconds"), what, &sm->gpu_seconds))
 				return -1;
-			if (!(v > 0) || v > 1e6 || pr < 0 || pr > 1)
-				return fail(c, "%s: 'gpus_per_worker[%zu]': need 0 < GPUs <= 1e6 and 0 <= probability <= 1", where, k);
-			cum += pr;
-			sm->gpw_value[k] = v;
-			sm->gpw_cum[k] = cum;
+		} else {
+			if (gpw->u.arr.n == 0)
+				return fail(c, "%s: 'gpus_per_worker' is empty", where);
+			sm->n_gpw = gpw->u.arr.n;
+			sm->gpw_value = alloc(c, sm->n_gpw, sizeof *sm->gpw_value);
+			sm->gpw_cum = alloc(c, sm->n_gpw, sizeof *sm->gpw_cum);
+			double cum = 0;
+			for (size_t k = 0; k < sm->n_gpw; k++) {
+				double v, pr;
+				if (pairs(c, gpw, "gpus_per_worker", 2, k) ||
+				    number(c, gpw->u.arr.items[k]->u.arr.items[0], "gpus_per_worker", k, &v) ||
+				    number(c, gpw->u.arr.items[k]->u.arr.items[1], "gpus_per_worker", k, &pr))
+					return -1;
+				if (!(v > 0) || v > 1e6 || pr < 0 || pr > 1)
+					return fail(c, "%s: 'gpus_per_worker[%zu]': need 0 < GPUs <= 1e6 and 0 <= probability <= 1", where, k);
+				cum += pr;
+				sm->gpw_value[k] = v;
+				sm->gpw_cum[k] = cum;
+			}
+			if (fabs(cum - 1.0) > 1e-6)
+				return fail(c, "%s: 'gpus_per_worker' probabilities sum to %.9g, not 1", where, cum);
+			sm->gpw_cum[sm->n_gpw - 1] = 1.0;
 		}
-		if (fabs(cum - 1.0) > 1e-6)
-			return fail(c, "%s: 'gpus_per_worker' probabilities sum to %.9g, not 1", where, cum);
-		sm->gpw_cum[sm->n_gpw - 1] = 1.0;
 		sm->ref_demand = NAN;
 		struct json *ref = json_get(x, "reference"), *dem = json_get(ref, "gpu_demand");
 		if (ref && ref->kind != JSON_OBJECT)
@@ -229,6 +278,8 @@ static int load_models(struct ctx *c, const struct json *root)
 			sm->ref_demand = json_num(dem);
 		struct json *gs = json_get(ref, "gpu_seconds");
 		sm->ref_gpu_seconds = gs && json_is_num(gs) && isfinite(json_num(gs)) ? json_num(gs) : NAN;
+		if (!isnan(sm->gpu_seconds))
+			sm->ref_gpu_seconds = sm->gpu_seconds;
 		for (size_t k = 0; k < p->n_nodes; k++)
 			if (!strcmp(p->nodes[k].model, sm->name))
 				sm->capacity += p->nodes[k].gpus;
@@ -262,6 +313,25 @@ static int load_workers(struct ctx *c, const struct json *root)
 	}
 	if (total == 0)
 		return fail(c, "'worker_counts': no jobs");
+	/* /2: the models' tables must add up to this distribution. */
+	for (size_t i = 0; i < p->n_workers && p->version == 2; i++) {
+		long long sum = 0;
+		for (size_t m = 0; m < p->n_models; m++)
+			for (size_t k = 0; k < p->models[m].n_cells; k++)
+				sum += p->models[m].cell_workers[k] == p->worker_value[i] ? p->models[m].cell_jobs[k] : 0;
+		if (sum != p->worker_jobs[i])
+			return fail(c, "'worker_counts[%zu]': %lld jobs with %lld workers, the models' tables have %lld", i,
+				p->worker_jobs[i], p->worker_value[i], sum);
+	}
+	for (size_t m = 0; m < p->n_models && p->version == 2; m++)
+		for (size_t k = 0; k < p->models[m].n_cells; k++) {
+			size_t i = 0;
+			while (i < p->n_workers && p->worker_value[i] != p->models[m].cell_workers[k])
+				i++;
+			if (i == p->n_workers)
+				return fail(c, "'gpu_models[%zu]': 'workers[%zu]': %lld workers is not in 'worker_counts'", m, k,
+					p->models[m].cell_workers[k]);
+		}
 	return 0;
 }
 
@@ -302,10 +372,22 @@ static int load_orgs(struct ctx *c, const struct json *root)
 	p->n_orgs = o->u.arr.n;
 	p->org_name = alloc(c, p->n_orgs, sizeof *p->org_name);
 	p->org_jobs = alloc(c, p->n_orgs, sizeof *p->org_jobs);
+	p->org_gpu_seconds = alloc(c, p->n_orgs, sizeof *p->org_gpu_seconds);
+	p->org_median = alloc(c, p->n_orgs, sizeof *p->org_median);
 	long long total = 0;
 	for (size_t i = 0; i < p->n_orgs; i++) {
-		if (pairs(c, o, "organizations", 2, i))
-			return -1;
+		const struct json *x = o->u.arr.items[i];
+		if (p->version == 2 && x->kind == JSON_ARRAY && x->u.arr.n == 4) {
+			char what[64];
+			snprintf(what, sizeof what, "'organizations[%zu]'", i);
+			if (optional(c, x->u.arr.items[2], what, &p->org_gpu_seconds[i]) ||
+			    optional(c, x->u.arr.items[3], what, &p->org_median[i]))
+				return -1;
+		} else {
+			p->org_gpu_seconds[i] = p->org_median[i] = NAN;
+			if (pairs(c, o, "organizations", 2, i))
+				return -1;
+		}
 		const struct json *name = o->u.arr.items[i]->u.arr.items[0];
 		if (name->kind != JSON_STRING || !name->u.str.len)
 			return fail(c, "'organizations[%zu]': name must be a non-empty string", i);
@@ -324,11 +406,48 @@ static int load_orgs(struct ctx *c, const struct json *root)
 	return 0;
 }
 
+/* /2: {"HP": {gpu_seconds, median_duration, p90_duration}, "Spot": {...}}, all optional. */
+static int load_classes(struct ctx *c, const struct json *root)
+{
+	static const char *const names[] = { "HP", "Spot", NULL };
+	static const char *const keys[] = { "gpu_seconds", "median_duration", "p90_duration", NULL };
+	struct synth_profile *p = c->p;
+	for (int k = 0; k < 2; k++)
+		p->class_gpu_seconds[k] = p->class_median[k] = p->class_p90[k] = NAN;
+	const struct json *cl = json_get(root, "classes");
+	if (!cl)
+		return 0;
+	char msg[128];
+	if (cl->kind != JSON_OBJECT)
+		return fail(c, "'classes' must be an object");
+	if (nd_check_keys(cl, names, msg, sizeof msg))
+		return fail(c, "'classes': %s", msg);
+	for (int k = 0; k < 2; k++) {
+		const struct json *x = json_get(cl, names[k]);
+		char what[64];
+		if (!x)
+			continue;
+		snprintf(what, sizeof what, "'classes.%s'", names[k]);
+		if (x->kind != JSON_OBJECT)
+			return fail(c, "%s must be an object", what);
+		if (nd_check_keys(x, keys, msg, sizeof msg))
+			return fail(c, "%s: %s", what, msg);
+		if (optional(c, json_get(x, "gpu_seconds"), what, &p->class_gpu_seconds[k]) ||
+		    optional(c, json_get(x, "median_duration"), what, &p->class_median[k]) ||
+		    optional(c, json_get(x, "p90_duration"), what, &p->class_p90[k]))
+			return -1;
+	}
+	return 0;
+}
+
 int synth_profile_load(struct synth_profile *p, const char *path, char *err, size_t errlen)
 {
-	static const char *const keys[] = { "schema", "name", "description", "attribution", "builder", "built_from",
+	static const char *const keys1[] = { "schema", "name", "description", "attribution", "builder", "built_from",
 		"time_origin", "hourly_jobs", "daily_class_jobs", "gpu_models", "worker_counts", "duration_quantiles",
 		"organizations", "reference", "nodes", NULL };
+	static const char *const keys2[] = { "schema", "name", "description", "attribution", "builder", "built_from",
+		"time_origin", "hourly_jobs", "daily_class_jobs", "gpu_models", "worker_counts", "duration_quantiles",
+		"organizations", "classes", "reference", "nodes", NULL };
 	memset(p, 0, sizeof *p);
 	arena_init(&p->arena);
 	struct ctx c = { p, err, errlen };
@@ -361,13 +480,17 @@ int synth_profile_load(struct synth_profile *p, const char *path, char *err, siz
 		return fail(&c, "%s", msg);
 	if (root->kind != JSON_OBJECT)
 		return fail(&c, "profile must be a JSON object");
-	if (nd_check_keys(root, keys, msg, sizeof msg))
-		return fail(&c, "%s", msg);
 	struct json *schema = need(&c, root, "schema", JSON_STRING, "profile"), *name, *origin;
 	if (!schema)
 		return -1;
-	if (strcmp(schema->u.str.s, SYNTH_PROFILE_SCHEMA))
-		return fail(&c, "unsupported schema '%s' (want '%s')", schema->u.str.s, SYNTH_PROFILE_SCHEMA);
+	if (!strcmp(schema->u.str.s, SYNTH_PROFILE_SCHEMA))
+		p->version = 1;
+	else if (!strcmp(schema->u.str.s, SYNTH_PROFILE_SCHEMA2))
+		p->version = 2;
+	else
+		return fail(&c, "unsupported schema '%s' (want '%s' or '%s')", schema->u.str.s, SYNTH_PROFILE_SCHEMA, SYNTH_PROFILE_SCHEMA2);
+	if (nd_check_keys(root, p->version == 2 ? keys2 : keys1, msg, sizeof msg))
+		return fail(&c, "%s", msg);
 	if (!(name = need(&c, root, "name", JSON_STRING, "profile")) || !(origin = need(&c, root, "time_origin", JSON_STRING, "profile")))
 		return -1;
 	if (!name->u.str.len || !origin->u.str.len)
@@ -376,7 +499,7 @@ int synth_profile_load(struct synth_profile *p, const char *path, char *err, siz
 	p->time_origin = dup(&c, origin);
 	p->attribution = json_get(root, "attribution");
 	if (load_counts(&c, root) || load_nodes(&c, root) || load_models(&c, root) || load_workers(&c, root) ||
-	    load_quantiles(&c, root) || load_orgs(&c, root))
+	    load_quantiles(&c, root) || load_orgs(&c, root) || load_classes(&c, root))
 		return -1;
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * synth — seeded synthetic traces calibrated to a profile of aggregate tables
- * (schednav.synth-profile/1, docs/profiles.md).
+ * (schednav.synth-profile/1 and /2, docs/profiles.md).
  *
  * A profile is loaded and validated into struct synth_profile (all strings and arrays
  * owned by its arena; synth_profile_release frees them). synth_generate fills an empty
@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #define SYNTH_PROFILE_SCHEMA "schednav.synth-profile/1"
+#define SYNTH_PROFILE_SCHEMA2 "schednav.synth-profile/2"
 #define SYNTH_HOUR 3600
 #define SYNTH_DAY 86400
 
@@ -35,7 +36,11 @@ struct synth_model {
 	char *name;
 	long long jobs;
 	size_t n_gpw;
-	double *gpw_value, *gpw_cum;     /* GPUs per worker, cumulative probability */
+	double *gpw_value, *gpw_cum;     /* GPUs per worker, cumulative probability (/1) */
+	size_t n_cells;                  /* the joint workers x GPUs-per-worker table (/2) */
+	long long *cell_workers, *cell_jobs;
+	double *cell_gpw;
+	double gpu_seconds;              /* target sum of gpus x duration (/2), NAN when absent */
 	long long capacity;              /* sum of the profile's nodes of this model */
 	double ref_demand;               /* reference.gpu_demand, NAN when absent */
 	double ref_gpu_seconds;          /* reference.gpu_seconds, NAN when absent */
@@ -49,6 +54,7 @@ struct synth_profile {
 	unsigned long long bytes;
 	char xxh3[33];
 	struct json *attribution;        /* NULL when absent */
+	int version;                     /* 1 or 2 */
 	size_t n_hours, n_days;
 	long long *hourly;               /* jobs submitted in hour h */
 	long long (*daily)[2];           /* HP, Spot jobs submitted in day d */
@@ -61,6 +67,8 @@ struct synth_profile {
 	size_t n_orgs;
 	char **org_name;
 	long long *org_jobs;
+	double *org_gpu_seconds, *org_median;   /* NAN when absent */
+	double class_gpu_seconds[2], class_median[2], class_p90[2];  /* HP, Spot; NAN when absent */
 	size_t n_nodes;
 	struct synth_node *nodes;
 	long long total_jobs;            /* sum of hourly */
@@ -86,6 +94,8 @@ struct synth_stats {
 	long long capped_jobs;           /* kept jobs whose GPUs were cut to the model capacity */
 	long long *worker_hist;          /* kept jobs per profile worker_counts entry (malloc'd) */
 	long long *model_capped;         /* kept capped jobs per profile model (malloc'd) */
+	bool coupled;                    /* durations were coupled to the GPU-seconds targets */
+	int coupling_rounds;
 };
 void synth_stats_release(struct synth_stats *st);
 /* Jobs per hour after the load factor: differences of round(F * cumulative count), so the
