@@ -116,11 +116,10 @@ static void fit_models(const struct synth_profile *p, const struct synth_options
 	for (size_t m = 0; m < n; m++)
 		sb_addf(out, "| %s | %lld | %.6f | %lld | %.6f |\n", p->models[m].name, want[m], ps[m], got[m], gs[m]);
 	sb_adds(out, "\n### GPUs per job and GPU-seconds by model\n\n");
-	sb_adds(out, "The tables do not give GPUs per job jointly with the model or the worker count, so these\n"
-		"follow from the independence assumption (docs/profiles.md); the profile values are the\n"
-		"real trace's, for comparison (full trace, all days).\n\n");
-	sb_adds(out, "| model | capacity GPUs | profile mean GPUs/job | generated mean GPUs/job | capped jobs | profile GPU-seconds | generated GPU-seconds |\n");
-	sb_adds(out, "|---|---:|---:|---:|---:|---:|---:|\n");
+	sb_adds(out, "Profile values are the real trace's (full trace, all days); relative errors compare the\n"
+		"generated sums with them scaled by the model's generated/profile job ratio.\n\n");
+	sb_adds(out, "| model | capacity GPUs | profile mean GPUs/job | generated mean GPUs/job | capped jobs | profile GPU-seconds | generated GPU-seconds | GPU demand rel. err | GPU-seconds rel. err |\n");
+	sb_adds(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (size_t m = 0; m < n; m++) {
 		const struct synth_model *sm = &p->models[m];
 		sb_addf(out, "| %s | %lld | ", sm->name, sm->capacity);
@@ -137,7 +136,16 @@ static void fit_models(const struct synth_profile *p, const struct synth_options
 			sb_adds(out, "n/a | ");
 		else
 			sb_addf(out, "%.4g | ", sm->ref_gpu_seconds);
-		sb_addf(out, "%.4g |\n", gsec[m]);
+		sb_addf(out, "%.4g | ", gsec[m]);
+		double scale = sm->jobs ? (double)got[m] / (double)sm->jobs : 0;
+		if (isnan(sm->ref_demand) || !got[m])
+			sb_adds(out, "n/a | ");
+		else
+			sb_addf(out, "%+.4f | ", gpus[m] / (sm->ref_demand * scale) - 1);
+		if (isnan(sm->ref_gpu_seconds) || !got[m])
+			sb_adds(out, "n/a |\n");
+		else
+			sb_addf(out, "%+.4f |\n", gsec[m] / (sm->ref_gpu_seconds * scale) - 1);
 	}
 	sb_addc(out, '\n');
 	free(want);
@@ -146,6 +154,72 @@ static void fit_models(const struct synth_profile *p, const struct synth_options
 	free(gsec);
 	free(ps);
 	free(gs);
+}
+
+static void fit_joint_classes(const struct synth_profile *p, const struct trace *t, struct strbuf *out)
+{
+	static const char *const names[2] = { "HP", "Spot" };
+	size_t n[2] = { 0, 0 };
+	double *d[2], gs[2] = { 0, 0 }, total = 0, ptotal = 0;
+	d[0] = xmalloc((t->n_jobs + 1) * sizeof *d[0]);
+	d[1] = xmalloc((t->n_jobs + 1) * sizeof *d[1]);
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		int c = t->jobs[i].hp ? 0 : 1;
+		d[c][n[c]++] = t->jobs[i].duration;
+		gs[c] += t->jobs[i].gpus * t->jobs[i].duration;
+	}
+	sb_adds(out, "## GPU-seconds and durations by class\n\n");
+	sb_adds(out, "GPU-seconds are targets of the duration coupling; the class medians and p90s are not\n"
+		"(they follow from it).\n\n");
+	sb_adds(out, "| class | profile GPU-seconds | generated GPU-seconds | rel. err | profile median | generated median | profile p90 | generated p90 |\n");
+	sb_adds(out, "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (int c = 0; c < 2; c++) {
+		qsort(d[c], n[c], sizeof *d[c], cmp_double);
+		sb_addf(out, "| %s | %.4g | %.4g | ", names[c], p->class_gpu_seconds[c], gs[c]);
+		if (isnan(p->class_gpu_seconds[c]))
+			sb_adds(out, "n/a | ");
+		else
+			sb_addf(out, "%+.4f | ", gs[c] / p->class_gpu_seconds[c] - 1);
+		sb_addf(out, "%.1f | %.1f | %.1f | %.1f |\n", p->class_median[c], n[c] ? quantile(d[c], n[c], 0.5) : NAN,
+			p->class_p90[c], n[c] ? quantile(d[c], n[c], 0.9) : NAN);
+		total += gs[c];
+	}
+	for (size_t m = 0; m < p->n_models; m++)
+		if (!isnan(p->models[m].ref_gpu_seconds))
+			ptotal += p->models[m].ref_gpu_seconds;
+	sb_addf(out, "\nTotal GPU-seconds: profile %.4g, generated %.4g (%+.4f).\n\n", ptotal, total, ptotal > 0 ? total / ptotal - 1 : NAN);
+	free(d[0]);
+	free(d[1]);
+}
+
+/* Mean over [first submit, last submit] of the GPUs of running jobs of a model, per unit of
+ * the model's capacity: the upstream "A10 demand" check. */
+static void fit_pressure(const struct synth_profile *p, const struct trace *t, struct strbuf *out)
+{
+	sb_adds(out, "## Demand over capacity\n\n");
+	sb_adds(out, "Sum of gpus x duration of the model's jobs clipped to [first submit, last submit), divided by\n"
+		"capacity x that span (the real trace: A10 about 133%, alibaba/clusterdata issue 260).\n\n");
+	sb_adds(out, "| model | capacity GPUs | demand / capacity |\n|---|---:|---:|\n");
+	double lo = INFINITY, hi = -INFINITY;
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		lo = t->jobs[i].submit < lo ? t->jobs[i].submit : lo;
+		hi = t->jobs[i].submit > hi ? t->jobs[i].submit : hi;
+	}
+	for (size_t m = 0; m < p->n_models; m++) {
+		double sum = 0;
+		bool any = false;
+		for (size_t i = 0; i < t->n_jobs; i++) {
+			if (strcmp(t->jobs[i].model, p->models[m].name))
+				continue;
+			double e = t->jobs[i].submit + t->jobs[i].duration;
+			sum += t->jobs[i].gpus * ((e < hi ? e : hi) - t->jobs[i].submit);
+			any = true;
+		}
+		if (any && hi > lo)
+			sb_addf(out, "| %s | %lld | %.1f%% |\n", p->models[m].name, p->models[m].capacity,
+				100 * sum / ((double)p->models[m].capacity * (hi - lo)));
+	}
+	sb_addc(out, '\n');
 }
 
 static void fit_workers(const struct synth_profile *p, const struct synth_stats *st, struct strbuf *out)
@@ -218,6 +292,7 @@ static void fit_orgs(const struct synth_profile *p, const struct trace *t, struc
 {
 	size_t n = p->n_orgs;
 	long long *got = xcalloc(n, sizeof *got), (*rank)[2] = xmalloc(n * sizeof *rank);
+	double *ogs = xcalloc(n, sizeof *ogs);
 	double *ps = xmalloc(n * sizeof *ps), *gs = xmalloc(n * sizeof *gs);
 	/* Look tenants up through the organization names sorted bytewise. */
 	size_t *byname = xmalloc(n * sizeof *byname);
@@ -232,6 +307,7 @@ static void fit_orgs(const struct synth_profile *p, const struct trace *t, struc
 			int c = strcmp(p->org_name[byname[mid]], t->jobs[i].tenant);
 			if (c == 0) {
 				got[byname[mid]]++;
+				ogs[byname[mid]] += t->jobs[i].gpus * t->jobs[i].duration;
 				break;
 			}
 			if (c < 0)
@@ -256,6 +332,37 @@ static void fit_orgs(const struct synth_profile *p, const struct trace *t, struc
 		sb_addf(out, "| %s | %.6f | %.6f |\n", p->org_name[k], ps[k], gs[k]);
 	}
 	sb_addc(out, '\n');
+	bool have = false;
+	for (size_t k = 0; k < n; k++) {
+		have |= !isnan(p->org_gpu_seconds[k]);
+		rank[k][0] = isnan(p->org_gpu_seconds[k]) ? -1 : (long long)p->org_gpu_seconds[k];
+		rank[k][1] = (long long)k;
+	}
+	if (have) {
+		qsort(rank, n, sizeof *rank, cmp_rank);
+		double cover = 0, all = 0;
+		for (size_t k = 0; k < n; k++)
+			all += isnan(p->org_gpu_seconds[k]) ? 0 : p->org_gpu_seconds[k];
+		sb_adds(out, "### GPU-seconds of the top 20 organizations\n\n");
+		sb_adds(out, "GPU-seconds are coupling targets (with less weight than the models'); medians are not.\n\n");
+		sb_adds(out, "| organization | profile GPU-seconds | generated GPU-seconds | rel. err | profile median duration | generated median duration |\n");
+		sb_adds(out, "|---|---:|---:|---:|---:|---:|\n");
+		double *dd = xmalloc((t->n_jobs + 1) * sizeof *dd);
+		for (size_t r = 0; r < n && r < 20; r++) {
+			size_t k = (size_t)rank[r][1];
+			size_t nd = 0;
+			for (size_t i = 0; i < t->n_jobs; i++)
+				if (!strcmp(t->jobs[i].tenant, p->org_name[k]))
+					dd[nd++] = t->jobs[i].duration;
+			qsort(dd, nd, sizeof *dd, cmp_double);
+			cover += p->org_gpu_seconds[k];
+			sb_addf(out, "| %s | %.4g | %.4g | %+.4f | %.1f | %.1f |\n", p->org_name[k], p->org_gpu_seconds[k], ogs[k],
+				ogs[k] / p->org_gpu_seconds[k] - 1, p->org_median[k], nd ? quantile(dd, nd, 0.5) : NAN);
+		}
+		free(dd);
+		sb_addf(out, "\nThese 20 carry %.4f of the profile's organization GPU-seconds.\n\n", all > 0 ? cover / all : NAN);
+	}
+	free(ogs);
 	free(got);
 	free(rank);
 	free(ps);
@@ -284,6 +391,8 @@ void synth_fit(const struct synth_profile *p, const struct synth_options *o, con
 	fit_hours(p, o, t, out);
 	fit_classes(p, o, t, out);
 	fit_models(p, o, t, st, out);
+	fit_joint_classes(p, t, out);
+	fit_pressure(p, t, out);
 	fit_workers(p, st, out);
 	fit_durations(p, t, out);
 	fit_orgs(p, t, out);
