@@ -1,41 +1,19 @@
 #!/usr/bin/env bats
-# study-select: the calibration selection over windows. Fixtures are real tool outputs: the
-# hand-made trace of tests/cases/trace-window/small.body (sealed by stream-seal), two
-# evaluation slices of it (trace-window), three arms simulated (sim-run), their metrics and
-# the windows' audits (slo-audit). Variants edit one metrics value (sed on the canonical
-# line, resealed by stream-seal) and audit again with slo-audit, so every audit is a real one.
+# study-select: the calibration selection over windows, on real tool outputs
+# (tests/study_fixtures.bash). Variants edit one metrics value (sed on the canonical line,
+# resealed by stream-seal) and audit again with slo-audit, so every audit is a real one.
 
 load helper
-
-ARMS="native-fifo native-preemptive-3600 native-preemptive-g3600-b09-loss-aware"
-SLO="$ROOT/configs/slos/schednav-demo-slo-v1.json"
-
-# audit DIR: the window's audit stream from its three metrics streams.
-audit() {
-	cat $(for a in $ARMS; do printf '%s ' "$1/$a.metrics.nd"; done) |
-		slo-audit --slo "$SLO" --baseline "$1/native-fifo.metrics.nd" -o "$1/audit.nd"
-}
+load study_fixtures
 
 setup_file() {
 	export FX="$BATS_FILE_TMPDIR"
-	grep -v '"type":"note"' "$ROOT/tests/cases/trace-window/small.body" | stream-seal -o "$FX/trace.nd"
-	for w in w0:60 w1:100; do
-		d="$FX/${w%%:*}"
-		mkdir "$d"
-		trace-window --eval-start 0 --eval-end "${w#*:}" --warmup-start 0 -i "$FX/trace.nd" -o "$d/slice.nd"
-		for a in $ARMS; do
-			sim-run --policy "$ROOT/configs/policies/$a.json" < "$d/slice.nd" | metrics -o "$d/$a.metrics.nd"
-		done
-		audit "$d"
-	done
+	build_windows "$FX"
 }
 
 setup() {
 	T="$BATS_TEST_TMPDIR"
 }
-
-# files DIR: the window's metrics streams and audit, in arm order.
-files() { for a in $ARMS; do printf '%s ' "$1/$a.metrics.nd"; done; printf '%s\n' "$1/audit.nd"; }
 
 # variant NAME WINDOW ARM SED: a copy of both windows where one arm's metrics in WINDOW
 # are edited by SED, resealed, and that window audited again.
