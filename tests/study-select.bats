@@ -131,10 +131,11 @@ select_in() {
 	run study-select --window w0 $(for a in $ARMS; do printf '%s ' "$FX/w0/$a.metrics.nd"; done) "$FX/w1/audit.nd"
 	assert_failure 1
 	assert_output --regexp "^study-select: window 'w0': audit of metrics '[0-9a-f]{32}' matches no metrics stream of the window$"
-	# an arm without an audit
+	# the same arm twice in a window
 	run study-select --window w0 $(files "$FX/w0") "$FX/w1/native-fifo.metrics.nd"
 	assert_failure 1
 	assert_output --partial "arm 'native-fifo' twice"
+	# arms without an audit
 	run study-select --window w0 $(files "$FX/w0") --window w1 "$FX/w1/native-fifo.metrics.nd" "$FX/w1/native-preemptive-3600.metrics.nd"
 	assert_failure 1
 	assert_output "study-select: window 'w1': arm 'native-fifo' has no audit"
