@@ -4,23 +4,19 @@
 # both partitions, the evidence status; no trace rows) and SW/summary.txt (one screen).
 set -eu
 sw=$1 config=$2 cal=$3 hold=$4
-fp() { zstdcat -qf "$1" | tail -n 1 | jq -r .fingerprint; }
-receipts() { for w in $2; do zstdcat -qf "$sw/$1/$w/window.ndjson" | jq -c 'select(.type == "window_result")'; done; }
-for f in "$sw/selection-lock.ndjson" "$sw/calibration/selection.ndjson" "$sw/calibration/summary.ndjson" \
-	"$sw/holdout/summary.ndjson" "$sw/windows.ndjson"; do
-	stream-verify "$f"
-done
-for w in $cal; do stream-verify "$sw/calibration/$w/window.ndjson"; done
-for w in $hold; do stream-verify "$sw/holdout/$w/window.ndjson"; done
+files="$sw/selection-lock.ndjson $sw/calibration/selection.ndjson $sw/calibration/summary.ndjson $sw/holdout/summary.ndjson $sw/windows.ndjson"
+receipts=
+for w in $cal; do receipts="$receipts $sw/calibration/$w/window.ndjson"; done
+for w in $hold; do receipts="$receipts $sw/holdout/$w/window.ndjson"; done
+# One stream-verify call verifies every file and prints the fingerprints of the first five.
+fps=$(stream-verify --print-fingerprint $files $receipts)
+fp() { echo "$fps" | sed -n "$1p"; }
 
-{
-	receipts calibration "$cal"
-	receipts holdout "$hold"
-	zstdcat -qf "$sw/selection-lock.ndjson" "$sw/calibration/selection.ndjson" | jq -c 'select(.type == "selection-lock" or .type == "selection")'
-} | jq -s --arg study "$(basename "$config" .json)" --arg config "$config" \
-	--arg trace_fp "$(cat "$sw/trace.fp")" --arg windows_fp "$(fp "$sw/windows.ndjson")" \
-	--arg lock_fp "$(fp "$sw/selection-lock.ndjson")" --arg selection_fp "$(fp "$sw/calibration/selection.ndjson")" \
-	--arg cal_summary_fp "$(fp "$sw/calibration/summary.ndjson")" --arg hold_summary_fp "$(fp "$sw/holdout/summary.ndjson")" '
+zstdcat -qf $receipts "$sw/selection-lock.ndjson" "$sw/calibration/selection.ndjson" |
+	jq -c 'select(.type == "window_result" or .type == "selection-lock" or .type == "selection")' | jq -s --arg study "$(basename "$config" .json)" --arg config "$config" \
+	--arg trace_fp "$(cat "$sw/trace.fp")" --arg windows_fp "$(fp 5)" \
+	--arg lock_fp "$(fp 1)" --arg selection_fp "$(fp 2)" \
+	--arg cal_summary_fp "$(fp 3)" --arg hold_summary_fp "$(fp 4)" '
 def r9: . * 1e9 | round / 1e9;
 def stats: if length == 0 then null else sort as $s | ($s | length) as $n
   | {mean: (add / $n | r9), median: (if $n % 2 == 1 then $s[($n - 1) / 2] else ($s[$n / 2 - 1] + $s[$n / 2]) / 2 end | r9),

@@ -2,12 +2,17 @@
 # study-gate.sh WINDOW ARM SLICE OUT REP... — the determinism gate of one (window, arm).
 # Every repetition must be a valid result stream made from SLICE, and all must have the
 # same fingerprint; OUT then records it. Otherwise the study stops, naming the pair.
+# One stream-verify call checks every repetition and prints their fingerprints in order.
 set -eu
 window=$1 arm=$2 slice=$3 out=$4
 shift 4
+fps=$(stream-verify --print-fingerprint --made-from "$slice" "$@")
 first= firstrep=
 for rep in "$@"; do
-	fp=$(stream-verify --print-fingerprint --made-from "$slice" "$rep")
+	fp=${fps%%"
+"*}
+	fps=${fps#*"
+"}
 	if [ -z "$first" ]; then
 		first=$fp firstrep=$rep
 	elif [ "$fp" != "$first" ]; then

@@ -14,8 +14,11 @@ for part in calibration holdout; do
 		dir=${dir%/}
 		[ -f "$dir/window.ndjson" ] || continue
 		window=$(basename "$dir")
-		arms=$(zstdcat -qf "$dir/window.ndjson" | jq -r 'select(.type == "window_result") | .policies[].action_id')
-		baseline=$(zstdcat -qf "$dir/window.ndjson" | jq -r 'select(.type == "window_result") | .baseline_action_id')
+		# "BASELINE ARM..." of the receipt, in one read
+		set -- $(zstdcat -qf "$dir/window.ndjson" | jq -r 'select(.type == "window_result") | [.baseline_action_id, .policies[].action_id] | join(" ")')
+		baseline=$1
+		shift
+		arms=$*
 		for arm in $arms; do
 			sh pipelines/study-gate.sh "$window" "$arm" "$dir/slice.trace.ndjson.zst" "$tmp/result.fp" "$dir/$arm"/rep-*.result.ndjson.zst || bad=1
 			cmp -s "$tmp/result.fp" "$dir/$arm/result.fp" || { echo "study: '$dir/$arm/result.fp' does not match its results" >&2; bad=1; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# report and decision-table: the HTML page, its charts in a headless browser, the text table.
+# report: the HTML page and its charts in a headless browser (decision-table: tests/decision-table.bats).
 load helper
 
 setup_file() {
@@ -35,17 +35,11 @@ require_chromium() {
 	assert_failure 2
 }
 
-@test "decision-table: --help matches the man page, bad option exits 2" {
-	assert_tool_invariants decision-table
-}
-
 @test "report: empty input is an error and writes nothing" {
 	run report -o "$BATS_TEST_TMPDIR/r.html" < /dev/null
 	assert_failure 1
 	assert_output "report: no streams in the input"
 	[ ! -e "$BATS_TEST_TMPDIR/r.html" ]
-	run decision-table < /dev/null
-	assert_failure 1
 }
 
 @test "report: a truncated stream fails with PATH:LINE and leaves no page" {
@@ -55,9 +49,6 @@ require_chromium() {
 	assert_output --regexp "^report: $BATS_TEST_TMPDIR/cut.ndjson:[0-9]+: truncated stream"
 	[ ! -e "$BATS_TEST_TMPDIR/r.html" ]
 	[ ! -e "$BATS_TEST_TMPDIR/r.html.tmp" ]
-	run decision-table "$BATS_TEST_TMPDIR/cut.ndjson"
-	assert_failure 1
-	assert_output --regexp "cut.ndjson:[0-9]+: "
 }
 
 @test "report: a bad record names PATH:LINE" {
@@ -145,43 +136,15 @@ require_chromium() {
 	assert_output --partial "matches no metrics record"
 }
 
-@test "decision-table: one row per policy, the failures, the decision and the approve commands" {
-	run decision-table "${DECISION[@]}"
-	assert_success
-	[ "$(echo "$output" | sed -n '1p' | awk '{print $1}')" = policy ]
-	# the rows: one per metrics record, in input order
-	rows=$(echo "$output" | sed -n '2,/^$/p' | sed '/^$/d' | awk '{print $1}' | tr '\n' ' ')
-	[ "$rows" = "native-fifo native-preemptive-3600 native-preemptive-g3600-b09-d0000 " ]
-	# the SLO column agrees with each audit's verdict
-	for f in "$FX"/*.audit.ndjson; do
-		p=$(jq -r 'select(.type=="audit") | .action_id // empty' "$f")
-		a=$(jq -r 'select(.type=="audit") | .audit_passed' "$f")
-		m=$(basename "$f" .audit.ndjson)
-		line=$(echo "$output" | grep "^$m ")
-		if [ "$a" = true ]; then [[ "$line" == *" pass "* ]]; else [[ "$line" == *"fail ("* ]]; fi
-	done
-	assert_output --partial "decision: $(jq -r 'select(.type=="ranking") | .selection_status' "$FX/ranking.ndjson")"
-	assert_output --partial "approval: PENDING human approval"
-	assert_output --partial "approve --ranking $FX/ranking.ndjson --action native-fifo --by 'YOUR NAME' --reason 'WHY'"
-}
-
-@test "decision-table: an approval of this ranking in the log is reported; a torn log is refused" {
+@test "report: an approval of this ranking in the log is shown" {
 	fp=$(jq -r 'select(.type=="ranking") | .ranking_fingerprint' "$FX/ranking.ndjson")
 	log="$BATS_TEST_TMPDIR/approvals.ndjson"
-	run decision-table --approvals "$log" --approve-program bin/approve "${DECISION[@]}"
-	assert_success
-	assert_output --partial "bin/approve --ranking $FX/ranking.ndjson --action native-fifo --log $log --by"
 	printf '{"type":"approval","ranking_fingerprint":"%s","action_id":"native-fifo","approved_by":"A Person","approved_at":"2026-11-29T12:00:00Z"}\n' "$fp" > "$log"
-	run decision-table --approvals "$log" "${DECISION[@]}"
-	assert_success
-	assert_output --partial "approval: approved native-fifo by A Person at 2026-11-29T12:00:00Z"
-	refute_output --partial "PENDING"
 	report --approvals "$log" -o "$BATS_TEST_TMPDIR/r.html" "${ALL[@]}"
 	grep -q 'Approved:</strong> native-fifo by A Person' "$BATS_TEST_TMPDIR/r.html"
-	printf '{"type":"approval"' >> "$log"
-	run decision-table --approvals "$log" "${DECISION[@]}"
-	assert_failure 1
-	assert_output --partial "$log:2: torn last line"
+	report -o "$BATS_TEST_TMPDIR/none.html" "${ALL[@]}"
+	run grep -q 'Approved:</strong>' "$BATS_TEST_TMPDIR/none.html"
+	assert_failure
 }
 
 @test "report: the page loads in headless Chromium, without console errors, every chart with a size" {

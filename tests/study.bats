@@ -19,26 +19,24 @@ setup_file() {
 		{ cat "$BATS_FILE_TMPDIR/ref.log" >&3; return 1; }
 }
 
-# Every stream under two study directories has the same fingerprint (headers name work paths).
+# Every stream under two study directories has the same fingerprint (headers name work
+# paths). One stream-verify call per directory verifies and fingerprints all of them.
 same_streams() {
-	local f n=0
-	for f in $(cd "$2" && find tiny -name '*.ndjson' -o -name '*.ndjson.zst'); do
-		[ "$(stream-verify -p "$1/$f")" = "$(stream-verify -p "$2/$f")" ] || fail "'$1/$f' differs from the reference"
-		n=$((n + 1))
-	done
+	local files n
+	files=$(cd "$2" && find tiny -name '*.ndjson' -o -name '*.ndjson.zst' | sort)
+	n=$(echo "$files" | wc -l)
 	[ "$n" -gt 40 ] || fail "only $n streams compared"
+	(cd "$1" && stream-verify -p $files) > "$BATS_TEST_TMPDIR/fps.1" || fail "a stream of '$1' is missing or does not verify"
+	(cd "$2" && stream-verify -p $files) > "$BATS_TEST_TMPDIR/fps.2"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/fps.2")" -eq "$n" ]
+	diff <(paste -d' ' <(echo "$files") "$BATS_TEST_TMPDIR/fps.2") <(paste -d' ' <(echo "$files") "$BATS_TEST_TMPDIR/fps.1") ||
+		fail "streams of '$1' differ from the reference"
 	cmp "$1/tiny/evidence.json" "$2/tiny/evidence.json"
 }
 
 copy_ref() {
 	cp -a "$REF" "$BATS_TEST_TMPDIR/w"
 	W="$BATS_TEST_TMPDIR/w"
-}
-
-@test "study tools: --help matches the man page, bad options exit 2" {
-	for t in stream-verify study-select study-lock; do
-		assert_tool_invariants $t
-	done
 }
 
 @test "study: the reference run wrote a complete evidence receipt without trace rows" {
@@ -148,19 +146,27 @@ copy_ref() {
 }
 
 @test "study: the nondeterministic test arm fails the determinism gate, naming it" {
+	copy_ref
+	# Both repetitions of one (window, arm) are simulated again through the test launcher,
+	# which perturbs repetition 2 only; everything else is the reference's.
+	arm="$W/tiny/calibration/window-0000/native-preemptive-3600"
+	rm "$arm"/rep-*.result.ndjson.zst
 	run env STUDY_TEST_PERTURB=native-preemptive-3600/rep-2 make -C "$ROOT" --no-print-directory STUDY=$STUDY \
-		STUDY_WORK="$BATS_TEST_TMPDIR/nd" STUDY_BIN="$BIN" SIM_LAUNCHER="$ROOT/tests/study-perturb" calibration
+		STUDY_WORK="$W" STUDY_BIN="$BIN" SIM_LAUNCHER="$ROOT/tests/study-perturb" calibration
 	assert_failure
 	assert_output --regexp "study: determinism gate: window 'window-0000' arm 'native-preemptive-3600': '[^']*rep-2.result.ndjson.zst' has result fingerprint [0-9a-f]{32} but '[^']*rep-1.result.ndjson.zst' has [0-9a-f]{32}"
+	[ "$(grep -c '^\(sim-run\|.*study-perturb sim-run\) ' <<< "$output")" -eq 2 ] || fail "expected exactly the two repetitions to be simulated again"
 	# Without the perturbation the same launcher is transparent.
-	run make -C "$ROOT" --no-print-directory STUDY=$STUDY STUDY_WORK="$BATS_TEST_TMPDIR/nd" STUDY_BIN="$BIN" \
+	run make -C "$ROOT" --no-print-directory STUDY=$STUDY STUDY_WORK="$W" STUDY_BIN="$BIN" \
 		SIM_LAUNCHER="$ROOT/tests/study-perturb" calibration
 	assert_failure   # the perturbed file is still there: its newer twin must be rebuilt by hand
-	rm "$BATS_TEST_TMPDIR/nd/tiny/calibration/window-0000/native-preemptive-3600/rep-2.result.ndjson.zst"
-	run make -C "$ROOT" --no-print-directory STUDY=$STUDY STUDY_WORK="$BATS_TEST_TMPDIR/nd" STUDY_BIN="$BIN" \
+	assert_output --partial "determinism gate: window 'window-0000' arm 'native-preemptive-3600'"
+	rm "$arm/rep-2.result.ndjson.zst"
+	run make -C "$ROOT" --no-print-directory STUDY=$STUDY STUDY_WORK="$W" STUDY_BIN="$BIN" \
 		SIM_LAUNCHER="$ROOT/tests/study-perturb" calibration
 	assert_success
-	[ "$(stream-verify -p "$BATS_TEST_TMPDIR/nd/tiny/calibration/selection.ndjson")" = "$(stream-verify -p "$REF/tiny/calibration/selection.ndjson")" ]
+	cmp "$arm/result.fp" "$REF/tiny/calibration/window-0000/native-preemptive-3600/result.fp"
+	[ "$(stream-verify -p "$W/tiny/calibration/selection.ndjson")" = "$(stream-verify -p "$REF/tiny/calibration/selection.ndjson")" ]
 }
 
 @test "study: kill -9 in the middle, then a re-run completes with identical outputs" {
@@ -196,8 +202,14 @@ copy_ref() {
 	(cd "$ROOT" && PATH="$BIN:$PATH" parallel -j2 --halt now,fail=1 < "$BATS_TEST_TMPDIR/hold.jobs")
 	study_make "$W" holdout
 	same_streams "$W" "$REF"
-	# The launcher form: every simulation prefixed by a command (here a GNU parallel semaphore).
+	# The launcher form: every simulation prefixed by a command (here a GNU parallel
+	# semaphore), on the holdout of a copy of the reference's calibration and lock (sem
+	# starts a Perl interpreter per simulation: the holdout's 12 show the path).
 	W2="$BATS_TEST_TMPDIR/p2"
-	study_make "$W2" -j2 SIM_LAUNCHER="sem --will-cite --fg --id study-bats-$$ -j2" holdout
+	mkdir "$W2" && cp -a "$REF/tiny" "$W2/tiny"
+	rm -r "$W2/tiny/holdout" "$W2/tiny/evidence.json" "$W2/tiny/summary.txt" "$W2/tiny/lock-verified"
+	run study_make "$W2" -j2 SIM_LAUNCHER="sem --will-cite --fg --id study-bats-$$ -j2" holdout
+	assert_success
+	[ "$(grep -c '^sem --will-cite .* sim-run ' <<< "$output")" -eq 12 ]
 	same_streams "$W2" "$REF"
 }

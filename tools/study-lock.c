@@ -80,9 +80,9 @@ static struct json *read_one(struct arena *a, const char *path, const char *type
 	if (ev == ND_ERROR)
 		die("%s", err);
 	if (ndr_streams(r) != 1)
-		die("%s: expected one stream, found %u", path, ndr_streams(r));
+		die("%s: expected one stream, found %u", ndr_name(r), ndr_streams(r));
 	if (type && !found)
-		die("%s: no '%s' record", path, type);
+		die("%s: no '%s' record", ndr_name(r), type);
 	ndr_close(r);
 	return found;
 }

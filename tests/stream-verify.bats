@@ -1,0 +1,138 @@
+#!/usr/bin/env bats
+# stream-verify: complete, unedited streams and their made-from links. Fixtures are real
+# tool outputs: the hand-made trace of tests/cases/trace-scan/known.body sealed by
+# stream-seal, a trace-window slice of it and a sim-run result of the slice.
+
+load helper
+
+CASES="$ROOT/tests/cases/trace-scan"
+
+setup_file() {
+	export FX="$BATS_FILE_TMPDIR"
+	stream-seal -i "$CASES/known.body" -o "$FX/trace.nd"
+	trace-window --eval-start 0 --eval-end 150 -i "$FX/trace.nd" -o "$FX/slice.nd"
+	sim-run --policy "$ROOT/configs/policies/native-fifo.json" -o "$FX/result.nd" < "$FX/slice.nd"
+}
+
+setup() {
+	T="$BATS_TEST_TMPDIR"
+}
+
+# The end fingerprint of a stream file, read independently of stream-verify.
+end_fp() { zstdcat -qf "$1" | tail -n 1 | jq -r 'select(.type == "end") | .fingerprint'; }
+
+@test "stream-verify: --help matches the man page, bad option exits 2, no FILE exits 2" {
+	assert_tool_invariants stream-verify
+	run stream-verify
+	assert_failure 2
+	assert_output --partial "stream-verify: missing FILE"
+}
+
+@test "stream-verify: good streams verify; -p prints each file's last stream fingerprint" {
+	run stream-verify "$FX/trace.nd" "$FX/slice.nd" "$FX/result.nd"
+	assert_success
+	assert_output ""
+	run stream-verify -p "$FX/trace.nd" "$FX/slice.nd" "$FX/result.nd"
+	assert_success
+	assert_output "$(end_fp "$FX/trace.nd")
+$(end_fp "$FX/slice.nd")
+$(end_fp "$FX/result.nd")"
+	# three distinct streams, three distinct fingerprints
+	[ "$(echo "$output" | sort -u | wc -l)" -eq 3 ]
+	# two streams in one file: both verified, the last one printed
+	cat "$FX/slice.nd" "$FX/trace.nd" > "$T/two.nd"
+	run stream-verify -p "$T/two.nd"
+	assert_success
+	assert_output "$(end_fp "$FX/trace.nd")"
+}
+
+@test "stream-verify: empty input is an error" {
+	run stream-verify /dev/null
+	assert_failure 1
+	assert_output "stream-verify: /dev/null: no stream"
+	run stream-verify - < /dev/null
+	assert_failure 1
+	assert_output "stream-verify: <stdin>: no stream"
+	run stream-verify "$T/no-such-file"
+	assert_failure 1
+	assert_output --partial "stream-verify: cannot open '$T/no-such-file'"
+}
+
+@test "stream-verify: a truncated stream exits 1 with PATH:LINE" {
+	head -n -1 "$FX/result.nd" > "$T/cut.nd"
+	n=$(wc -l < "$T/cut.nd")
+	run stream-verify "$T/cut.nd"
+	assert_failure 1
+	assert_output "stream-verify: $T/cut.nd:$n: truncated stream: no 'end' record"
+	head -c -5 "$FX/trace.nd" > "$T/torn.nd"
+	run stream-verify "$FX/slice.nd" "$T/torn.nd"
+	assert_failure 1
+	assert_output "stream-verify: $T/torn.nd:9: truncated stream: last line has no newline"
+}
+
+@test "stream-verify: an edited body line exits 1 naming the fingerprint mismatch" {
+	sed 's/"duration":5,/"duration":6,/' "$FX/trace.nd" > "$T/edited.nd"
+	! cmp -s "$T/edited.nd" "$FX/trace.nd" || fail "the edit changed nothing"
+	run stream-verify "$T/edited.nd"
+	assert_failure 1
+	assert_output --regexp "^stream-verify: $T/edited.nd:9: fingerprint mismatch: 'end' says '$(end_fp "$FX/trace.nd")', body hashes to '[0-9a-f]{32}'$"
+	# a dropped body line changes the record count
+	sed '3d' "$FX/trace.nd" > "$T/short.nd"
+	run stream-verify "$T/short.nd"
+	assert_failure 1
+	assert_output --regexp "^stream-verify: $T/short.nd:8: "
+}
+
+@test "stream-verify: --made-from accepts what a file was made from and names what it was not" {
+	run stream-verify -p --made-from "$FX/trace.nd" "$FX/slice.nd"
+	assert_success
+	assert_output "$(end_fp "$FX/slice.nd")"
+	run stream-verify --made-from "$FX/slice.nd" "$FX/result.nd"
+	assert_success
+	# the link is direct: the result lists the slice, not the trace
+	run stream-verify --made-from "$FX/trace.nd" "$FX/result.nd"
+	assert_failure 1
+	assert_output "stream-verify: '$FX/result.nd' was not made from '$FX/trace.nd': its header inputs do not list '$(end_fp "$FX/trace.nd")'"
+	# the reverse direction fails, and so does any one of several inputs
+	run stream-verify --made-from "$FX/slice.nd" "$FX/trace.nd"
+	assert_failure 1
+	assert_output --partial "'$FX/trace.nd' was not made from '$FX/slice.nd'"
+	run stream-verify --made-from "$FX/slice.nd" --made-from "$FX/trace.nd" "$FX/result.nd"
+	assert_failure 1
+	assert_output --partial "was not made from '$FX/trace.nd'"
+	# a made-from input that does not verify is reported as such
+	head -n -1 "$FX/slice.nd" > "$T/cut.nd"
+	run stream-verify --made-from "$T/cut.nd" "$FX/result.nd"
+	assert_failure 1
+	assert_output --regexp "^stream-verify: $T/cut.nd:[0-9]+: truncated stream"
+	# a slice of an edited (resealed) trace is not a slice of the original
+	sed 's/"duration":5,/"duration":6,/' "$FX/trace.nd" | stream-seal -o "$T/other.nd"
+	trace-window --eval-start 0 --eval-end 150 -i "$T/other.nd" -o "$T/other-slice.nd"
+	run stream-verify --made-from "$FX/trace.nd" "$T/other-slice.nd"
+	assert_failure 1
+	assert_output --partial "was not made from"
+}
+
+@test "stream-verify: zstd files, zstd stdin and chunked stdin give the same fingerprints" {
+	stream-verify -p "$FX/result.nd" > "$T/plain"
+	zstd -q -c "$FX/result.nd" > "$T/result.nd.zst"
+	run stream-verify -p "$T/result.nd.zst"
+	assert_success
+	assert_output "$(cat "$T/plain")"
+	run stream-verify -p - < "$T/result.nd.zst"
+	assert_success
+	assert_output "$(cat "$T/plain")"
+	run feed_chunked "$FX/result.nd" stream-verify -p -
+	assert_success
+	assert_output "$(cat "$T/plain")"
+	run feed_chunked "$T/result.nd.zst" stream-verify -p -
+	assert_success
+	assert_output "$(cat "$T/plain")"
+	# a zstd made-from input works too, and a truncated zstd file is named
+	zstd -q -c "$FX/slice.nd" > "$T/slice.nd.zst"
+	stream-verify --made-from "$T/slice.nd.zst" "$T/result.nd.zst"
+	head -n -1 "$FX/result.nd" | zstd -q -c > "$T/cut.nd.zst"
+	run stream-verify "$T/cut.nd.zst"
+	assert_failure 1
+	assert_output --regexp "^stream-verify: $T/cut.nd.zst:[0-9]+: truncated stream"
+}
