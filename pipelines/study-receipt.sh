@@ -71,7 +71,7 @@ out=$({
 	       result_fingerprint: .result_fingerprint, metrics_fingerprint: .metrics_fingerprint,
 	       deterministic_repetitions: true,
 	       hard_slo_passed: $a.audit_passed,
-	       allocation_soft_target_met: ([($a.results // [])[] | select(.id == "allocation-soft-target") | .passed] | first // null),
+	       allocation_soft_target_met: ([($a.constraints // [])[] | select(.id == "allocation-soft-target") | .passed] | if length > 0 then .[0] else null end),
 	       failed_constraint_ids: ($a.failed_constraint_ids // []),
 	       allocation_rate_mean: .m.allocation_rate_mean, hp_jct_p95_seconds: .m.hp_jct_p95_seconds,
 	       spot_jct_p95_seconds: .m.spot_jct_p95_seconds, spot_eviction_rate_per_run: .m.spot_eviction_rate_per_run}],

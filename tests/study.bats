@@ -61,6 +61,19 @@ copy_ref() {
 	assert_output --partial "evidence: "
 }
 
+@test "study: every stream of the reference run is schema-valid, headers and ends included" {
+	local files
+	files=$(find "$REF/tiny" \( -name '*.ndjson' -o -name '*.ndjson.zst' \) | sort)
+	[ "$(echo "$files" | wc -l)" -gt 40 ]
+	echo "$files" | grep -q 'selection-lock.ndjson$'
+	echo "$files" | grep -q '/window.ndjson$'
+	assert_schema $files
+	# a receipt carries each arm's soft-target verdict from its audit (the demo SLO has one)
+	run sh -c "zstdcat -qf '$REF'/tiny/*/window-*/window.ndjson | jq -c 'select(.type == \"window_result\") | .policies[].allocation_soft_target_met' | sort -u"
+	assert_output --regexp "^(true|false)"
+	refute_output --partial null
+}
+
 @test "study: a second make holdout does nothing (make -q is true)" {
 	copy_ref
 	run study_make "$W" -q holdout

@@ -58,8 +58,9 @@ static void bad_usage(const char *msg)
 	exit(2);
 }
 
-/* Read a one-stream file: its schema, its end fingerprint and its single body record of type. */
-static struct json *read_one(struct arena *a, const char *path, const char *type, char fp[FP_HEX_XXH3])
+/* Read a one-stream file: its schema (when schema is not NULL), its end fingerprint and its
+ * single body record of type. */
+static struct json *read_one(struct arena *a, const char *path, const char *type, char fp[FP_HEX_XXH3], const char **schema)
 {
 	char err[1024];
 	struct json *rec, *found = NULL;
@@ -69,7 +70,10 @@ static struct json *read_one(struct arena *a, const char *path, const char *type
 		die("%s", err);
 	while ((ev = ndr_next(r, a, &rec, err, sizeof err)) > 0) {
 		const struct json *t = json_get(rec, "type");
-		if (ev == ND_END)
+		if (ev == ND_HEADER && schema) {
+			const struct json *s = json_get(rec, "schema");
+			*schema = s && s->kind == JSON_STRING ? s->u.str.s : "";
+		} else if (ev == ND_END)
 			snprintf(fp, FP_HEX_XXH3, "%s", ndr_fingerprint(r));
 		else if (ev == ND_RECORD && type && t && t->kind == JSON_STRING && !strcmp(t->u.str.s, type)) {
 			if (found)
@@ -233,15 +237,16 @@ int main(int argc, char **argv)
 	char err[1024], design_fp[FP_HEX_XXH3], summary_fp[FP_HEX_XXH3], selection_fp[FP_HEX_XXH3], old_fp[FP_HEX_XXH3];
 	arena_init(&a);
 	design_fingerprint(design, ndesign, design_fp);
-	read_one(&a, summary, NULL, summary_fp);
-	const struct json *sel = read_one(&a, selection, "selection", selection_fp);
+	const char *summary_schema = "", *selection_schema = "";
+	read_one(&a, summary, NULL, summary_fp, &summary_schema);
+	const struct json *sel = read_one(&a, selection, "selection", selection_fp, &selection_schema);
 	struct json *want = make_lock(&a, design_fp, summary_fp, selection_fp, sel, selection);
 
 	const char *lock = verify ? verify : output;
 	struct stat st;
 	struct json *have = NULL;
 	if (verify || stat(lock, &st) == 0) {
-		have = read_one(&a, lock, "selection-lock", old_fp);
+		have = read_one(&a, lock, "selection-lock", old_fp, NULL);
 		/* The lock's own fingerprint must verify before its fields mean anything. */
 		struct json *copy = json_object(&a);
 		const struct json *own = json_get(have, "fingerprint");
@@ -274,8 +279,8 @@ int main(int argc, char **argv)
 			free(buf);
 			nd_header_add_file(&a, hdr, design[i], len, fp, NULL);
 		}
-		nd_header_add_stream(&a, hdr, summary, "", summary_fp);
-		nd_header_add_stream(&a, hdr, selection, "", selection_fp);
+		nd_header_add_stream(&a, hdr, summary, summary_schema, summary_fp);
+		nd_header_add_stream(&a, hdr, selection, selection_schema, selection_fp);
 		struct nd_writer *w = ndw_open(output, err, sizeof err);
 		if (!w || ndw_header(w, hdr, err, sizeof err) || ndw_record(w, want, err, sizeof err) ||
 		    ndw_end(w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
