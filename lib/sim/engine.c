@@ -139,6 +139,8 @@ static size_t preempt(struct sim *s)
 			evict(s, v, hp);
 			evicted++;
 		}
+		if (vl->off == vl->n)
+			hp_iter_skip_model(s, hp->model);
 	}
 	return evicted;
 }

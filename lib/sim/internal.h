@@ -91,6 +91,7 @@ void queue_pass_begin(struct sim *s);             /* a start pass: frees only sh
 struct sim_job *queue_pass_next(struct sim *s);   /* next job in key order with demand <= its eligible free */
 void hp_iter_begin(struct sim *s);                /* walk the queued HP jobs in order */
 struct sim_job *hp_iter_next(struct sim *s);
+void hp_iter_skip_model(struct sim *s, int model); /* the rest of this walk skips HP jobs of model */
 double hp_next_wakeup(struct sim *s, double thr, double delay); /* min qsince+delay > thr */
 
 /* placement.c */

@@ -38,9 +38,10 @@ struct queue_index {
 	struct lane *lanes;     /* SEGMENTS x (n_models + 1), lane = seg * (n_models + 1) + model + 1 */
 	size_t n_lanes, per_seg;
 	int seg;                /* pass: current segment */
-	/* queued HP jobs in key order (compacted lazily) and every admitted HP (wake-ups) */
-	struct sim_job **hp;
-	size_t hp_n, hp_cap, hp_dead, hp_it;
+	/* HP iteration for preemption: per HP lane, a cursor and whether to skip it */
+	size_t *hp_cur;
+	bool *hp_skip;
+	/* every admitted HP, in admission order (wake-ups) */
 	struct sim_job **hp_all;
 	size_t hp_all_n, hp_all_cap, hp_wake;
 };
@@ -127,6 +128,8 @@ void queue_init(struct sim *s)
 	q->per_seg = (size_t)s->n_models + 1;
 	q->n_lanes = SEGMENTS * q->per_seg;
 	q->lanes = xcalloc(q->n_lanes, sizeof *q->lanes);
+	q->hp_cur = xcalloc(q->per_seg, sizeof *q->hp_cur);
+	q->hp_skip = xcalloc(q->per_seg, sizeof *q->hp_skip);
 	s->qix = q;
 }
 
@@ -140,7 +143,8 @@ void queue_release(struct sim *s)
 		free(q->lanes[i].t);
 	}
 	free(q->lanes);
-	free(q->hp);
+	free(q->hp_cur);
+	free(q->hp_skip);
 	free(q->hp_all);
 	free(q);
 	s->qix = NULL;
@@ -162,17 +166,6 @@ void queue_insert(struct sim *s, struct sim_job *j)
 	lane_append(&q->lanes[j->qlane], j);
 	if (j->hp) {
 		s->hp_queued++;
-		/* HP jobs are never requeued: arrivals come in eo order */
-		if (q->hp_dead >= 64 && q->hp_dead >= q->hp_n / 2) {
-			size_t w = 0;
-			for (size_t i = 0; i < q->hp_n; i++)
-				if (q->hp[i]->queued)
-					q->hp[w++] = q->hp[i];
-			q->hp_n = w;
-			q->hp_dead = 0;
-		}
-		q->hp = xgrow(q->hp, &q->hp_cap, q->hp_n + 1, sizeof *q->hp);
-		q->hp[q->hp_n++] = j;
 		q->hp_all = xgrow(q->hp_all, &q->hp_all_cap, q->hp_all_n + 1, sizeof *q->hp_all);
 		q->hp_all[q->hp_all_n++] = j;
 	}
@@ -184,10 +177,8 @@ void queue_remove(struct sim *s, struct sim_job *j)
 	j->queued = false;
 	l->live--;
 	lane_set(l, j->qpos, INFINITY);
-	if (j->hp) {
+	if (j->hp)
 		s->hp_queued--;
-		s->qix->hp_dead++;
-	}
 }
 
 void queue_pass_begin(struct sim *s)
@@ -242,18 +233,41 @@ struct sim_job *queue_pass_next(struct sim *s)
 	return NULL;
 }
 
-/* Only under priority_preemptive: the queued HP jobs in key order (= submit order). */
+/* Only under priority_preemptive, where the queued HP jobs are segment 0 (HP never requeued):
+ * they are walked in key order by merging the segment's model lanes on eo. Preemption marks
+ * a lane skipped once its victim list is used up: every later HP of that model would find
+ * nothing to do. No insertion into segment 0 happens during the walk. */
 void hp_iter_begin(struct sim *s)
 {
-	s->qix->hp_it = 0;
+	struct queue_index *q = s->qix;
+	memset(q->hp_cur, 0, q->per_seg * sizeof *q->hp_cur);
+	memset(q->hp_skip, 0, q->per_seg * sizeof *q->hp_skip);
+}
+
+void hp_iter_skip_model(struct sim *s, int model)
+{
+	s->qix->hp_skip[model + 1] = true;
 }
 
 struct sim_job *hp_iter_next(struct sim *s)
 {
 	struct queue_index *q = s->qix;
-	while (q->hp_it < q->hp_n && !q->hp[q->hp_it]->queued)
-		q->hp_it++;
-	return q->hp_it < q->hp_n ? q->hp[q->hp_it++] : NULL;
+	struct lane *best = NULL;
+	size_t bm = 0;
+	for (size_t m = 0; m < q->per_seg; m++) {
+		struct lane *l = &q->lanes[m];
+		if (q->hp_skip[m] || l->live == 0)
+			continue;
+		size_t c = lane_find(l, q->hp_cur[m], 1.0e308);
+		q->hp_cur[m] = c;
+		if (c < l->n && (!best || l->v[c]->eo < best->v[q->hp_cur[bm]]->eo)) {
+			best = l;
+			bm = m;
+		}
+	}
+	if (!best)
+		return NULL;
+	return best->v[q->hp_cur[bm]++];
 }
 
 /* HP jobs are never requeued, so qsince = submit, and qsince + delay is monotone along the
