@@ -15,11 +15,13 @@ POLICIES="native-fifo native-preemptive-g3600-b09-d0000"
 measure() { # trace policy -> "wall_s rss_kib events cpu_s"
 	python3 - "$BIN/sim-run" "$1" "configs/policies/$2.json" "$WORK/out.ndjson" <<'PY'
 import resource, subprocess, sys, time, json
+# children waited for before this point (python's own start-up helpers) are subtracted
+r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
 t = time.monotonic()
 subprocess.run([sys.argv[1], "--policy", sys.argv[3], "--input", sys.argv[2], "-o", sys.argv[4]], check=True)
 wall = time.monotonic() - t
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-rss, cpu = ru.ru_maxrss, ru.ru_utime + ru.ru_stime
+rss, cpu = ru.ru_maxrss, (ru.ru_utime + ru.ru_stime) - (r0.ru_utime + r0.ru_stime)
 ev = 0
 for line in open(sys.argv[4]):
     if '"type":"job_result"' in line: ev += 2
