@@ -53,28 +53,26 @@ static void start_job(struct sim *s, struct sim_job *j)
 	running_add(s, j);
 }
 
-/* §3.5: greedy in-order backfill over the queue. Returns the number of jobs started. */
+/* §3.5: greedy in-order backfill over the queue. The queue hands out, in key order, only the
+ * jobs whose eligible free covers their demand: the ones the original skips at the elig test
+ * are never visited (queue.c). Returns the number of jobs started. */
 static size_t start_pass(struct sim *s)
 {
 	if (s->tfree <= SIM_EPS)
 		return 0;
 	size_t started = 0;
-	queue_iter_begin(s);
+	queue_pass_begin(s);
 	struct sim_job *j;
-	while ((j = queue_iter_next(s))) {
-		if (s->tfree <= SIM_EPS)
-			break;
-		double elig = j->model < 0 ? s->tfree : s->fbm[j->model];
-		if (elig < j->gpu)
-			continue;
+	while ((j = queue_pass_next(s))) {
 		if (place(s, j))
 			continue;
 		reserve(s, j);
-		queue_iter_take(s);
+		queue_remove(s, j);
 		start_job(s, j);
 		started++;
+		if (s->tfree <= SIM_EPS)
+			break;
 	}
-	queue_iter_end(s);
 	return started;
 }
 
@@ -141,6 +139,8 @@ static size_t preempt(struct sim *s)
 			evict(s, v, hp);
 			evicted++;
 		}
+		if (vl->off == vl->n)
+			hp_iter_skip_model(s, hp->model);
 	}
 	return evicted;
 }

@@ -33,6 +33,7 @@ struct sim_job {
 	struct sim_alloc *alloc;
 	size_t n_alloc, cap_alloc;
 	size_t pos;            /* position in the running heap */
+	size_t qlane, qpos;    /* queue lane and position in it (queue.c) */
 	size_t ep;             /* rem is current as of this step (running.c) */
 	double now_ep;         /* the clock at that step */
 	struct sim_job *snext, *sprev;   /* running Spot list, in start order */
@@ -58,9 +59,7 @@ struct sim {
 	long long spot_runs_total, eval_spot_runs, eval_events;
 	size_t hp_queued;
 	/* queue.c */
-	struct sim_job **queue;
-	size_t qn, qcap, qit, qw, hpit;
-	bool qlast;
+	struct queue_index *qix;
 	/* running.c */
 	struct sim_job **running;
 	size_t rn, rcap;
@@ -84,13 +83,15 @@ int structures_init(struct sim *s, char *err, size_t errlen);
 void structures_release(struct sim *s);
 
 /* queue.c: the queue ordered by (eo) or (HP first, eo). */
+void queue_init(struct sim *s);
+void queue_release(struct sim *s);
 void queue_insert(struct sim *s, struct sim_job *j);
-void queue_iter_begin(struct sim *s);             /* walk the whole queue in order */
-struct sim_job *queue_iter_next(struct sim *s);
-void queue_iter_take(struct sim *s);              /* drop the job last returned */
-void queue_iter_end(struct sim *s);
+void queue_remove(struct sim *s, struct sim_job *j);
+void queue_pass_begin(struct sim *s);             /* a start pass: frees only shrink until the next begin */
+struct sim_job *queue_pass_next(struct sim *s);   /* next job in key order with demand <= its eligible free */
 void hp_iter_begin(struct sim *s);                /* walk the queued HP jobs in order */
 struct sim_job *hp_iter_next(struct sim *s);
+void hp_iter_skip_model(struct sim *s, int model); /* the rest of this walk skips HP jobs of model */
 double hp_next_wakeup(struct sim *s, double thr, double delay); /* min qsince+delay > thr */
 
 /* placement.c */

@@ -88,6 +88,7 @@ int structures_init(struct sim *s, char *err, size_t errlen)
 	(void)err;
 	(void)errlen;
 	s->vl = xcalloc((size_t)s->n_models + 1, sizeof *s->vl);
+	queue_init(s);
 	return placement_init(s);
 }
 
@@ -106,7 +107,7 @@ void structures_release(struct sim *s)
 	free(s->models);
 	free(s->sorted_models);
 	free(s->fbm);
-	free(s->queue);
+	queue_release(s);
 	free(s->running);
 	free(s->done);
 	free(s->cand);

@@ -1,96 +1,285 @@
-/* The queue as a sorted array: insertion by binary search on the queue key. */
+/*
+ * The queue, split so that a start pass visits only the jobs that may start.
+ *
+ * The queue key is (eo) under fifo and (HP first, eo) under priority_preemptive, where a
+ * victim's eo is N + k. So the queue in key order is the concatenation of up to four
+ * segments, each filled by appends only: never-started jobs (eo < N, admitted in eo order)
+ * then victims (eo = N + k, k increasing), for HP then Spot when the class leads the key.
+ * Each segment is further split by model ("*" and every concrete model): a "lane". A lane is
+ * an append-only array in key order with lazy deletion and a min segment tree over the
+ * jobs' GPU demands (+inf once a job has left).
+ *
+ * The original scans the whole queue in key order and starts a job iff its eligible free
+ * (tfree for "*", else fbm[model]) is >= its demand and placement succeeds. Within one pass
+ * frees only shrink, so each lane's first job with demand <= its current eligible free can
+ * be found with the tree and cached: a job skipped for a threshold stays skipped under any
+ * smaller one. The pass takes, segment by segment, the smallest-eo candidate over the
+ * lanes; the jobs it never visits are exactly those the original would have skipped.
+ */
 #include "sim/internal.h"
 #include "core/die.h"
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Queue key: fifo (eo); priority_preemptive (HP first, eo). eo is unique. */
-static int before(const struct sim *s, const struct sim_job *a, const struct sim_job *b)
+#define SEGMENTS 4
+
+struct lane {
+	struct sim_job **v;
+	double *t;              /* min tree: leaves [size, 2 size) */
+	size_t n, size, live;
+	size_t cur;             /* pass cursor: positions < cur have been visited */
+	size_t cand;            /* cached candidate (>= cur), n = none */
+	double cthr;            /* threshold the cache was computed for */
+	bool cached;
+};
+
+struct queue_index {
+	struct lane *lanes;     /* SEGMENTS x (n_models + 1), lane = seg * (n_models + 1) + model + 1 */
+	size_t n_lanes, per_seg;
+	int seg;                /* pass: current segment */
+	/* HP iteration for preemption: per HP lane, a cursor and whether to skip it */
+	size_t *hp_cur;
+	bool *hp_skip;
+	/* every admitted HP, in admission order (wake-ups) */
+	struct sim_job **hp_all;
+	size_t hp_all_n, hp_all_cap, hp_wake;
+};
+
+/* Rebuild the inner nodes over leaves already set. */
+static void lane_build(struct lane *l)
 {
-	if (s->p->scheduler == SCHED_PRIORITY_PREEMPTIVE && a->hp != b->hp)
-		return a->hp;
-	return a->eo < b->eo;
+	for (size_t i = l->size - 1; i >= 1; i--)
+		l->t[i] = l->t[2 * i] <= l->t[2 * i + 1] ? l->t[2 * i] : l->t[2 * i + 1];
+}
+
+static void lane_set(struct lane *l, size_t i, double v)
+{
+	i += l->size;
+	l->t[i] = v;
+	for (i /= 2; i >= 1; i /= 2) {
+		double a = l->t[2 * i], b = l->t[2 * i + 1];
+		l->t[i] = a <= b ? a : b;
+	}
+}
+
+/* First position >= from whose demand is <= thr, or l->n. */
+static size_t lane_find(const struct lane *l, size_t from, double thr)
+{
+	if (from >= l->n || !(l->t[1] <= thr))
+		return l->n;
+	/* climb from the leaf 'from' to the right, looking for a subtree that qualifies */
+	size_t i = from + l->size;
+	if (l->t[i] <= thr)
+		return from;
+	for (;;) {
+		while (i & 1) {           /* right child: go up until we are a left child */
+			i /= 2;
+			if (i == 0)
+				return l->n;
+		}
+		i++;                      /* the right sibling covers the next range */
+		if (l->t[i] <= thr)
+			break;
+	}
+	while (i < l->size)
+		i = l->t[2 * i] <= thr ? 2 * i : 2 * i + 1;
+	i -= l->size;
+	return i < l->n ? i : l->n;
+}
+
+static void lane_append(struct lane *l, struct sim_job *j)
+{
+	if (l->n == l->size) {
+		/* A leaf is +inf once its job left: the job may be queued again elsewhere (or
+		 * later in this lane), so the leaf, not the job, says whether an entry is live. */
+		if (l->size >= 1024 && l->live <= l->n / 2) {
+			size_t w = 0;     /* drop the entries that left; no pass is active */
+			for (size_t i = 0; i < l->n; i++)
+				if (l->t[l->size + i] != INFINITY) {
+					l->v[i]->qpos = w;
+					l->t[l->size + w] = l->t[l->size + i];
+					l->v[w++] = l->v[i];
+				}
+			l->n = w;
+			for (size_t i = w; i < l->size; i++)
+				l->t[l->size + i] = INFINITY;
+		} else {
+			size_t old = l->size;
+			l->size = l->size ? 2 * l->size : 16;
+			l->v = xrealloc(l->v, l->size * sizeof *l->v);
+			double *t = xmalloc(2 * l->size * sizeof *t);
+			for (size_t i = 0; i < l->size; i++)
+				t[l->size + i] = i < old ? l->t[old + i] : INFINITY;
+			free(l->t);
+			l->t = t;
+		}
+		lane_build(l);
+	}
+	j->qpos = l->n;
+	l->v[l->n++] = j;
+	l->live++;
+	lane_set(l, j->qpos, j->gpu);
+}
+
+void queue_init(struct sim *s)
+{
+	struct queue_index *q = xcalloc(1, sizeof *q);
+	q->per_seg = (size_t)s->n_models + 1;
+	q->n_lanes = SEGMENTS * q->per_seg;
+	q->lanes = xcalloc(q->n_lanes, sizeof *q->lanes);
+	q->hp_cur = xcalloc(q->per_seg, sizeof *q->hp_cur);
+	q->hp_skip = xcalloc(q->per_seg, sizeof *q->hp_skip);
+	s->qix = q;
+}
+
+void queue_release(struct sim *s)
+{
+	struct queue_index *q = s->qix;
+	if (!q)
+		return;
+	for (size_t i = 0; i < q->n_lanes; i++) {
+		free(q->lanes[i].v);
+		free(q->lanes[i].t);
+	}
+	free(q->lanes);
+	free(q->hp_cur);
+	free(q->hp_skip);
+	free(q->hp_all);
+	free(q);
+	s->qix = NULL;
+}
+
+static size_t segment_of(const struct sim *s, const struct sim_job *j)
+{
+	size_t seg = j->eo >= (long long)s->n ? 1 : 0;
+	if (s->p->scheduler == SCHED_PRIORITY_PREEMPTIVE && !j->hp)
+		seg += 2;
+	return seg;
 }
 
 void queue_insert(struct sim *s, struct sim_job *j)
 {
-	size_t lo = 0, hi = s->qn;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (before(s, j, s->queue[mid]))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	s->queue = xgrow(s->queue, &s->qcap, s->qn + 1, sizeof *s->queue);
-	memmove(s->queue + lo + 1, s->queue + lo, (s->qn - lo) * sizeof *s->queue);
-	s->queue[lo] = j;
-	s->qn++;
+	struct queue_index *q = s->qix;
+	j->qlane = segment_of(s, j) * q->per_seg + (size_t)(j->model + 1);
 	j->queued = true;
-	if (j->hp)
+	lane_append(&q->lanes[j->qlane], j);
+	if (j->hp) {
 		s->hp_queued++;
+		q->hp_all = xgrow(q->hp_all, &q->hp_all_cap, q->hp_all_n + 1, sizeof *q->hp_all);
+		q->hp_all[q->hp_all_n++] = j;
+	}
 }
 
-void queue_iter_begin(struct sim *s)
+void queue_remove(struct sim *s, struct sim_job *j)
 {
-	s->qit = 0;
-	s->qw = 0;
-	s->qlast = false;
-}
-
-static void flush_last(struct sim *s)
-{
-	if (s->qlast && s->queue[s->qit - 1] != NULL)
-		s->queue[s->qw++] = s->queue[s->qit - 1];
-	s->qlast = false;
-}
-
-struct sim_job *queue_iter_next(struct sim *s)
-{
-	flush_last(s);
-	if (s->qit == s->qn)
-		return NULL;
-	s->qlast = true;
-	return s->queue[s->qit++];
-}
-
-void queue_iter_take(struct sim *s)
-{
-	struct sim_job *j = s->queue[s->qit - 1];
+	struct lane *l = &s->qix->lanes[j->qlane];
 	j->queued = false;
+	l->live--;
+	lane_set(l, j->qpos, INFINITY);
 	if (j->hp)
 		s->hp_queued--;
-	s->queue[s->qit - 1] = NULL;
 }
 
-void queue_iter_end(struct sim *s)
+void queue_pass_begin(struct sim *s)
 {
-	flush_last(s);
-	if (s->qw != s->qit)
-		memmove(s->queue + s->qw, s->queue + s->qit, (s->qn - s->qit) * sizeof *s->queue);
-	s->qn = s->qw + (s->qn - s->qit);
+	struct queue_index *q = s->qix;
+	for (size_t i = 0; i < q->n_lanes; i++) {
+		q->lanes[i].cur = 0;
+		q->lanes[i].cached = false;
+	}
+	q->seg = 0;
 }
 
+/* The lane's first unvisited job whose demand is <= thr (its eligible free now). */
+static size_t lane_candidate(struct lane *l, double thr)
+{
+	if (l->cached && thr <= l->cthr) {
+		if (l->cand == l->n)
+			return l->n;
+		if (l->t[l->size + l->cand] <= thr) {
+			l->cthr = thr;
+			return l->cand;
+		}
+		l->cand = lane_find(l, l->cand + 1, thr);
+	} else
+		l->cand = lane_find(l, l->cur, thr);
+	l->cached = true;
+	l->cthr = thr;
+	return l->cand;
+}
+
+struct sim_job *queue_pass_next(struct sim *s)
+{
+	struct queue_index *q = s->qix;
+	for (; q->seg < SEGMENTS; q->seg++) {
+		struct lane *best = NULL;
+		for (size_t m = 0; m < q->per_seg; m++) {
+			struct lane *l = &q->lanes[(size_t)q->seg * q->per_seg + m];
+			if (l->live == 0 || l->cur >= l->n)
+				continue;
+			double thr = m == 0 ? s->tfree : s->fbm[m - 1];
+			size_t c = lane_candidate(l, thr);
+			if (c < l->n && (!best || l->v[c]->eo < best->v[best->cand]->eo))
+				best = l;
+		}
+		if (best) {
+			struct sim_job *j = best->v[best->cand];
+			best->cur = best->cand + 1;
+			best->cached = false;
+			return j;
+		}
+	}
+	return NULL;
+}
+
+/* Only under priority_preemptive, where the queued HP jobs are segment 0 (HP never requeued):
+ * they are walked in key order by merging the segment's model lanes on eo. Preemption marks
+ * a lane skipped once its victim list is used up: every later HP of that model would find
+ * nothing to do. No insertion into segment 0 happens during the walk. */
 void hp_iter_begin(struct sim *s)
 {
-	s->hpit = 0;
+	struct queue_index *q = s->qix;
+	memset(q->hp_cur, 0, q->per_seg * sizeof *q->hp_cur);
+	memset(q->hp_skip, 0, q->per_seg * sizeof *q->hp_skip);
+}
+
+void hp_iter_skip_model(struct sim *s, int model)
+{
+	s->qix->hp_skip[model + 1] = true;
 }
 
 struct sim_job *hp_iter_next(struct sim *s)
 {
-	if (s->hpit < s->qn && s->queue[s->hpit]->hp)
-		return s->queue[s->hpit++];
-	return NULL;
+	struct queue_index *q = s->qix;
+	struct lane *best = NULL;
+	size_t bm = 0;
+	for (size_t m = 0; m < q->per_seg; m++) {
+		struct lane *l = &q->lanes[m];
+		if (q->hp_skip[m] || l->live == 0)
+			continue;
+		size_t c = lane_find(l, q->hp_cur[m], 1.0e308);
+		q->hp_cur[m] = c;
+		if (c < l->n && (!best || l->v[c]->eo < best->v[q->hp_cur[bm]]->eo)) {
+			best = l;
+			bm = m;
+		}
+	}
+	if (!best)
+		return NULL;
+	return best->v[q->hp_cur[bm]++];
 }
 
-/* Only called under priority_preemptive: the HP jobs are the queue's prefix, in submit order
- * (HP jobs are never requeued, so qsince = submit), and qsince + delay is monotone along it:
- * the first one beyond thr is the minimum. */
+/* HP jobs are never requeued, so qsince = submit, and qsince + delay is monotone along the
+ * admitted HP jobs; thr never decreases, so the first admitted HP beyond thr only moves
+ * forward. The answer is the first queued one from there. */
 double hp_next_wakeup(struct sim *s, double thr, double delay)
 {
-	for (size_t i = 0; i < s->qn && s->queue[i]->hp; i++) {
-		double c = s->queue[i]->qsince + delay;
-		if (c > thr)
-			return c;
-	}
-	return 1.0 / 0.0;
+	struct queue_index *q = s->qix;
+	while (q->hp_wake < q->hp_all_n && !(q->hp_all[q->hp_wake]->qsince + delay > thr))
+		q->hp_wake++;
+	for (size_t i = q->hp_wake; i < q->hp_all_n; i++)
+		if (q->hp_all[i]->queued)
+			return q->hp_all[i]->qsince + delay;
+	return INFINITY;
 }
