@@ -56,7 +56,7 @@ $(BUILD)/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/libschednav.a
 ## check: build, run the C unit tests and every Bats suite
 check: all
 	@set -e; for t in $(UNIT_BIN); do echo "unit: $$t"; $$t; done
-	SCHEDNAV_BIN=$(abspath $(OUT)) bats tests/
+	SCHEDNAV_BIN=$(abspath $(OUT)) tests/run-bats.sh
 
 ## unit: run only the C unit tests
 unit: $(UNIT_BIN)

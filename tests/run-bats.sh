@@ -1,0 +1,19 @@
+#!/bin/sh
+# Run every Bats suite, keep the TAP output visible, and end with one plain summary line
+# ("check: N passed, N failed, N skipped") that CI and people can read at a glance.
+set -u
+cd "$(dirname "$0")/.."
+tap=$(mktemp)
+trap 'rm -f "$tap"' EXIT
+bats --tap tests/ | tee "$tap"
+passed=$(grep -c '^ok ' "$tap" | tr -d ' ')
+skipped=$(grep -c '^ok .* # skip' "$tap" | tr -d ' ')
+failed=$(grep -c '^not ok ' "$tap" | tr -d ' ')
+planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$tap" | head -n 1)
+passed=$((passed - skipped))
+echo
+echo "check: $passed passed, $failed failed, $skipped skipped"
+if [ "$failed" -ne 0 ] || [ -z "$planned" ] || [ $((passed + skipped)) -ne "$planned" ]; then
+	exit 1
+fi
+exit 0
