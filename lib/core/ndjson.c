@@ -74,7 +74,22 @@ static const char *type_of(const struct json *rec)
 	return t && t->kind == JSON_STRING ? t->u.str.s : NULL;
 }
 
+static enum nd_event next(struct nd_reader *r, struct arena *a, struct json **rec, int (*fast)(void *, const char *, size_t),
+			  void *ctx, char *err, size_t errlen);
+
 enum nd_event ndr_next(struct nd_reader *r, struct arena *a, struct json **rec, char *err, size_t errlen)
+{
+	return next(r, a, rec, NULL, NULL, err, errlen);
+}
+
+enum nd_event ndr_next_fast(struct nd_reader *r, struct arena *a, struct json **rec, int (*fast)(void *, const char *, size_t),
+			    void *ctx, char *err, size_t errlen)
+{
+	return next(r, a, rec, fast, ctx, err, errlen);
+}
+
+static enum nd_event next(struct nd_reader *r, struct arena *a, struct json **rec, int (*fast)(void *, const char *, size_t),
+			  void *ctx, char *err, size_t errlen)
 {
 	const char *line;
 	size_t len;
@@ -98,6 +113,13 @@ enum nd_event ndr_next(struct nd_reader *r, struct arena *a, struct json **rec, 
 	if (!nl) {
 		ndr_errorf(r, err, errlen, "truncated stream: last line has no newline");
 		return ND_ERROR;
+	}
+	if (fast && r->state == IN_BODY && fast(ctx, line, len)) {
+		*rec = NULL;
+		fp_xxh3_update(&r->h, line, len);
+		fp_xxh3_update(&r->h, "\n", 1);
+		r->records++;
+		return ND_RECORD;
 	}
 	char jerr[200];
 	struct json *v;

@@ -19,6 +19,12 @@ struct nd_reader;
 struct nd_reader *ndr_open(const char *path, char *err, size_t errlen);   /* "-" = stdin */
 /* Next record. ND_HEADER / ND_RECORD / ND_END set *rec; ND_EOF after the last complete stream. */
 enum nd_event ndr_next(struct nd_reader *r, struct arena *a, struct json **rec, char *err, size_t errlen);
+/* ndr_next, but each body line inside a stream is first offered to fast(ctx, line, len) (line
+ * without '\n'). When fast returns 1 the line counts as a body record (hashed and counted)
+ * without being parsed: ND_RECORD with *rec = NULL. fast must return 1 only for lines that
+ * are JSON objects whose type is neither "header" nor "end"; 0 parses the line as usual. */
+enum nd_event ndr_next_fast(struct nd_reader *r, struct arena *a, struct json **rec, int (*fast)(void *ctx, const char *line, size_t len),
+			    void *ctx, char *err, size_t errlen);
 const char *ndr_name(const struct nd_reader *r);
 unsigned long ndr_lineno(const struct nd_reader *r);         /* line of the last record returned */
 const char *ndr_raw(const struct nd_reader *r, size_t *len);   /* its bytes, without '\n' */

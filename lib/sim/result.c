@@ -50,6 +50,134 @@ static void kstr(struct strbuf *sb, const char *k, const char *v)
  */
 static const double p10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6 };
 
+/*
+ * The same layout as below for the digits of a 16- or 17-digit repr, given as digits[0..nd)
+ * and the decimal exponent e10 of the first digit (nd >= 1, no trailing zeros).
+ */
+static void layout(struct strbuf *sb, const char *digits, size_t nd, int e10)
+{
+	if (e10 >= -4 && e10 < 16) {
+		if (e10 < 0) {
+			sb_add(sb, "0.", 2);
+			for (int i = 0; i < -e10 - 1; i++)
+				sb_addc(sb, '0');
+			sb_add(sb, digits, nd);
+		} else {
+			for (int i = 0; i <= e10; i++)
+				sb_addc(sb, i < (int)nd ? digits[i] : '0');
+			sb_addc(sb, '.');
+			if ((int)nd > e10 + 1)
+				sb_add(sb, digits + e10 + 1, nd - (size_t)e10 - 1);
+			else
+				sb_addc(sb, '0');
+		}
+	} else {
+		sb_addc(sb, digits[0]);
+		if (nd > 1) {
+			sb_addc(sb, '.');
+			sb_add(sb, digits + 1, nd - 1);
+		}
+		sb_addf(sb, "e%c%02d", e10 < 0 ? '-' : '+', e10 < 0 ? -e10 : e10);
+	}
+}
+
+typedef unsigned __int128 u128;
+
+/*
+ * v = M * 2^-s exactly, M in [2^52, 2^53), and for v in [1e-4, 1e15) s is in [3, 66]. The
+ * p-digit decimal of v, correctly rounded (ties to even, as printf %.*e), is D * 10^-k with
+ * k = p - 1 - e10 and D = round(M * 10^k / 2^s); M * 10^k < 2^120 fits 128 bits, so all of it
+ * is exact integer arithmetic. D round-trips (strtod gives v back) when its distance to v is
+ * below half the gap to v's neighbour on that side (ties: M even wins, round-half-even).
+ * Returns the decimal exponent of the first digit of the exact value, D and whether D
+ * round-trips.
+ */
+static const u128 *pow10_u128(void)
+{
+	static u128 t[21];
+	if (t[0] == 0) {
+		t[0] = 1;
+		for (int i = 1; i <= 20; i++)
+			t[i] = t[i - 1] * 10;
+	}
+	return t;
+}
+
+static bool digits_at(unsigned long long M, int s, int p, int e10, unsigned long long *D, bool *rt)
+{
+	const u128 *p10x = pow10_u128();
+	int k = p - 1 - e10;
+	if (k < 0 || k > 20)
+		return false;
+	u128 X = (u128)M * p10x[k];
+	u128 q = X >> s, r = X & (((u128)1 << s) - 1), half = (u128)1 << (s - 1);
+	if (q < p10x[p - 1] || q >= p10x[p])
+		return false;   /* e10 is not the exponent of v */
+	bool up = r > half || (r == half && (q & 1));
+	u128 d = up ? q + 1 : q;
+	/* distance |d - X/2^s| in units of 2^-s: dist; the neighbour gap in the same units
+	 * is 10^k (above, and below unless M is a power of two, where it is 10^k / 2) */
+	u128 dist = up ? ((u128)1 << s) - r : r;
+	bool below = !up && r != 0;
+	u128 lim = p10x[k];
+	u128 twice = below && M == (1ULL << 52) ? dist * 4 : dist * 2;
+	*rt = twice < lim || (twice == lim && !(M & 1));
+	*D = (unsigned long long)d;
+	return true;
+}
+
+/* Python repr of v in [1e-4, 1e15) when it needs 16 or 17 digits; false to defer. */
+static bool exact_repr(struct strbuf *sb, double v)
+{
+	int bexp;
+	double m = frexp(v, &bexp);                       /* v = m * 2^bexp, m in [0.5, 1) */
+	unsigned long long M = (unsigned long long)ldexp(m, 53);
+	int s = 53 - bexp;
+	if (s < 1 || s > 100 || M < (1ULL << 52) || M >= (1ULL << 53))
+		return false;
+	int e10 = (int)floor(log10(v));
+	unsigned long long D;
+	bool rt;
+	/* log10 can be off by one next to a power of ten: take the e10 whose 15-digit
+	 * truncation has exactly 15 digits */
+	if (!digits_at(M, s, 15, e10, &D, &rt)) {
+		if (digits_at(M, s, 15, e10 - 1, &D, &rt))
+			e10--;
+		else if (digits_at(M, s, 15, e10 + 1, &D, &rt))
+			e10++;
+		else
+			return false;
+	}
+	if (rt)
+		return false;   /* 15 digits or fewer: the general formatter finds the shortest */
+	int p = 16;
+	if (!digits_at(M, s, 16, e10, &D, &rt))
+		return false;
+	if (!rt) {
+		p = 17;
+		if (!digits_at(M, s, 17, e10, &D, &rt))
+			return false;
+	}
+	char digits[24];
+	int nd = p, e = e10;
+	/* rounding up may carry into a new digit (10^p): printf then shows 1.000.. at e10 + 1 */
+	unsigned long long lim = 1;
+	for (int i = 0; i < p; i++)
+		lim *= 10;
+	if (D >= lim) {
+		D /= 10;
+		e++;
+	}
+	for (int i = p - 1; i >= 0; i--) {
+		digits[i] = (char)('0' + D % 10);
+		D /= 10;
+	}
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	layout(sb, digits, (size_t)nd, e);
+	return true;
+}
+
 void result_add_double(struct strbuf *sb, double v)
 {
 	if (v >= 1e-4 && v < 1e15) {
@@ -80,6 +208,8 @@ void result_add_double(struct strbuf *sb, double v)
 	 * order. If 15 significant digits do not round-trip, no shorter form does either
 	 * (DBL_DIG: a <=15-digit decimal comes back from its double unchanged), so the answer
 	 * is 16 or 17 digits; find it directly and lay it out the same way. */
+	if (v >= 1e-4 && v < 1e15 && exact_repr(sb, v))
+		return;
 	char tmp[40];
 	if (isfinite(v) && v > 0) {
 		snprintf(tmp, sizeof tmp, "%.14e", v);
@@ -96,29 +226,7 @@ void result_add_double(struct strbuf *sb, double v)
 			int e10 = atoi(p + 1);
 			while (nd > 1 && digits[nd - 1] == '0')
 				nd--;
-			if (e10 >= -4 && e10 < 16) {
-				if (e10 < 0) {
-					sb_add(sb, "0.", 2);
-					for (int i = 0; i < -e10 - 1; i++)
-						sb_addc(sb, '0');
-					sb_add(sb, digits, nd);
-				} else {
-					for (int i = 0; i <= e10; i++)
-						sb_addc(sb, i < (int)nd ? digits[i] : '0');
-					sb_addc(sb, '.');
-					if ((int)nd > e10 + 1)
-						sb_add(sb, digits + e10 + 1, nd - (size_t)e10 - 1);
-					else
-						sb_addc(sb, '0');
-				}
-			} else {
-				sb_addc(sb, digits[0]);
-				if (nd > 1) {
-					sb_addc(sb, '.');
-					sb_add(sb, digits + 1, nd - 1);
-				}
-				sb_addf(sb, "e%c%02d", e10 < 0 ? '-' : '+', e10 < 0 ? -e10 : e10);
-			}
+			layout(sb, digits, nd, e10);
 			return;
 		}
 	}
@@ -146,7 +254,11 @@ int result_write(struct nd_writer *w, const struct json *hdr, const struct trace
 	for (size_t i = 0; i < o->n_jobs; i++)
 		order[i] = i;
 	sort_trace = t;
-	qsort(order, o->n_jobs, sizeof *order, by_id);
+	bool sorted = true;   /* ids are unique: already increasing means the sort is the identity */
+	for (size_t i = 1; i < o->n_jobs && sorted; i++)
+		sorted = strcmp(t->jobs[i - 1].id, t->jobs[i].id) < 0;
+	if (!sorted)
+		qsort(order, o->n_jobs, sizeof *order, by_id);
 	if (ndw_header(w, hdr, err, errlen))
 		goto out;
 	for (size_t k = 0; k < o->n_jobs; k++) {

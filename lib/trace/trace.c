@@ -199,8 +199,12 @@ int trace_validate(const struct trace *t, char *err, size_t errlen)
 		if (t->has_window && j->submit >= t->eval_start && j->submit <= t->eval_end)
 			in_window++;
 	}
-	/* job ids must be unique across different submit times too */
-	{
+	/* job ids must be unique across different submit times too (nothing to sort when the
+	 * ids already increase in trace order, as in synthetic traces) */
+	bool ids_increase = true;
+	for (size_t i = 1; i < t->n_jobs && ids_increase; i++)
+		ids_increase = strcmp(t->jobs[i - 1].id, t->jobs[i].id) < 0;
+	if (!ids_increase) {
 		const char **ids = xmalloc(t->n_jobs * sizeof *ids);
 		for (size_t i = 0; i < t->n_jobs; i++)
 			ids[i] = t->jobs[i].id;
@@ -333,36 +337,44 @@ static int read_node(struct trace *t, struct nd_reader *r, const struct json *v,
 	return 0;
 }
 
-static int read_job(struct trace *t, struct nd_reader *r, const struct json *v, char *err, size_t errlen)
+/* A job record's fields, from the parsed JSON or from the canonical fast path. Strings are
+ * NULL when the key is absent or not a string; has_* say whether the key is present. */
+struct jobrec {
+	const char *id, *cls, *model, *tenant, *phase;
+	bool has_tenant, has_phase, nums_ok;
+	double submit, duration, gpus;
+	bool submit_int, duration_int, gpus_int;
+};
+
+static int apply_job(struct trace *t, struct nd_reader *r, const struct jobrec *f, char *err, size_t errlen)
 {
-	char kerr[128];
-	if (nd_check_keys(v, job_keys, kerr, sizeof kerr)) {
-		ndr_errorf(r, err, errlen, "job: %s", kerr);
-		return -1;
-	}
-	const char *id = get_str(v, "job_id"), *cls = get_str(v, "class"), *model = get_str(v, "gpu_model");
-	const char *tenant = get_str(v, "tenant"), *phase = get_str(v, "phase");
+	const char *id = f->id, *cls = f->cls, *model = f->model, *tenant = f->tenant, *phase = f->phase;
 	struct trace_job *j = trace_add_job(t);
 	if (!id || !cls || !model) {
 		ndr_errorf(r, err, errlen, "job needs string 'job_id', 'class' and 'gpu_model'");
 		return -1;
 	}
-	if (get_num(v, "submit", &j->submit, &j->submit_int) || get_num(v, "duration", &j->duration, &j->duration_int) ||
-	    get_num(v, "gpus", &j->gpus, &j->gpus_int)) {
+	if (!f->nums_ok) {
 		ndr_errorf(r, err, errlen, "job '%s': 'submit', 'duration' and 'gpus' must be numbers", id);
 		return -1;
 	}
+	j->submit = f->submit;
+	j->submit_int = f->submit_int;
+	j->duration = f->duration;
+	j->duration_int = f->duration_int;
+	j->gpus = f->gpus;
+	j->gpus_int = f->gpus_int;
 	if (!strcmp(cls, "HP"))
 		j->hp = true;
 	else if (strcmp(cls, "Spot")) {
 		ndr_errorf(r, err, errlen, "job '%s': class must be 'HP' or 'Spot', not '%s'", id, cls);
 		return -1;
 	}
-	if ((t->version == 2) != (tenant != NULL) || (json_get(v, "tenant") && !tenant)) {
+	if ((t->version == 2) != (tenant != NULL) || (f->has_tenant && !tenant)) {
 		ndr_errorf(r, err, errlen, t->version == 2 ? "job '%s': schema v2 needs a string 'tenant'" : "job '%s': 'tenant' in a schema v1 trace", id);
 		return -1;
 	}
-	if (t->has_window != (phase != NULL) || (json_get(v, "phase") && !phase)) {
+	if (t->has_window != (phase != NULL) || (f->has_phase && !phase)) {
 		ndr_errorf(r, err, errlen, t->has_window ? "job '%s': 'phase' missing in a windowed trace" : "job '%s': 'phase' without a window", id);
 		return -1;
 	}
@@ -388,11 +400,154 @@ static int read_job(struct trace *t, struct nd_reader *r, const struct json *v, 
 	return 0;
 }
 
+static int read_job(struct trace *t, struct nd_reader *r, const struct json *v, char *err, size_t errlen)
+{
+	char kerr[128];
+	if (nd_check_keys(v, job_keys, kerr, sizeof kerr)) {
+		ndr_errorf(r, err, errlen, "job: %s", kerr);
+		return -1;
+	}
+	struct jobrec f = { 0 };
+	f.id = get_str(v, "job_id");
+	f.cls = get_str(v, "class");
+	f.model = get_str(v, "gpu_model");
+	f.tenant = get_str(v, "tenant");
+	f.phase = get_str(v, "phase");
+	f.has_tenant = json_get(v, "tenant") != NULL;
+	f.has_phase = json_get(v, "phase") != NULL;
+	f.nums_ok = !(get_num(v, "submit", &f.submit, &f.submit_int) || get_num(v, "duration", &f.duration, &f.duration_int) ||
+		      get_num(v, "gpus", &f.gpus, &f.gpus_int));
+	return apply_job(t, r, &f, err, errlen);
+}
+
+/*
+ * Fast path for job lines exactly as trace_write emits them: the keys in canonical order,
+ * strings of printable ASCII without escapes, plain decimal numbers. Such a line parses to
+ * the same record as json_parse would give, so it is validated by the same apply_job. Any
+ * other line is declined and goes through the general parser (same errors as before).
+ */
+struct fastctx {
+	char *buf;
+	size_t cap;
+	struct jobrec f;
+};
+
+static const double pow10_exact[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+
+static bool lit(char **p, const char *end, const char *s, size_t n)
+{
+	if ((size_t)(end - *p) < n || memcmp(*p, s, n))
+		return false;
+	*p += n;
+	return true;
+}
+
+/* "..." of bytes 0x20..0x7e except '"' and '\\'; NUL-terminates in place. */
+static bool fstr(char **p, const char *end, const char **out)
+{
+	char *q = *p;
+	if (q >= end || *q != '"')
+		return false;
+	char *s = ++q;
+	while (q < end && *q != '"') {
+		unsigned char c = (unsigned char)*q;
+		if (c < 0x20 || c > 0x7e || c == '\\')
+			return false;
+		q++;
+	}
+	if (q >= end)
+		return false;
+	*q = 0;
+	*out = s;
+	*p = q + 1;
+	return true;
+}
+
+/* -?(0|[1-9][0-9]*)(.[0-9]+)? ; integers of up to 18 digits; reals of up to 15 significant
+ * digits, converted as m / 10^k (exact operands, one correctly rounded division = strtod). */
+static bool fnum(char **p, const char *end, double *d, bool *is_int)
+{
+	char *q = *p;
+	bool neg = false;
+	if (q < end && *q == '-') {
+		neg = true;
+		q++;
+	}
+	if (q >= end || *q < '0' || *q > '9')
+		return false;
+	long long m = 0;
+	int nd = 0, nf = 0;
+	if (*q == '0') {
+		q++;
+		nd = 1;
+	} else
+		for (; q < end && *q >= '0' && *q <= '9'; q++, nd++) {
+			if (nd >= 18)
+				return false;
+			m = m * 10 + (*q - '0');
+		}
+	if (q < end && *q == '.') {
+		q++;
+		for (; q < end && *q >= '0' && *q <= '9'; q++, nf++) {
+			if (nd + nf >= 15)
+				return false;
+			m = m * 10 + (*q - '0');
+		}
+		if (nf == 0)
+			return false;
+		double v = (double)m / pow10_exact[nf];
+		*d = neg ? -v : v;
+		*is_int = false;
+	} else {
+		long long i = neg ? -m : m;
+		*d = (double)i;
+		*is_int = true;
+	}
+	if (q < end && (*q == 'e' || *q == 'E'))
+		return false;
+	*p = q;
+	return true;
+}
+
+static int fast_job(void *vctx, const char *line, size_t len)
+{
+	static const char pre[] = "{\"type\":\"job\",\"job_id\":";
+	struct fastctx *c = vctx;
+	if (len < sizeof pre - 1 || memcmp(line, pre, sizeof pre - 1))
+		return 0;
+	c->buf = xgrow(c->buf, &c->cap, len + 1, 1);
+	memcpy(c->buf, line, len);
+	c->buf[len] = 0;
+	char *p = c->buf + sizeof pre - 1, *end = c->buf + len;
+	struct jobrec *f = &c->f;
+	memset(f, 0, sizeof *f);
+	if (!fstr(&p, end, &f->id) || !lit(&p, end, ",\"submit\":", 10) || !fnum(&p, end, &f->submit, &f->submit_int) ||
+	    !lit(&p, end, ",\"duration\":", 12) || !fnum(&p, end, &f->duration, &f->duration_int) ||
+	    !lit(&p, end, ",\"gpus\":", 8) || !fnum(&p, end, &f->gpus, &f->gpus_int) || !lit(&p, end, ",\"class\":", 9) ||
+	    !fstr(&p, end, &f->cls) || !lit(&p, end, ",\"gpu_model\":", 13) || !fstr(&p, end, &f->model))
+		return 0;
+	if (lit(&p, end, ",\"tenant\":", 10)) {
+		if (!fstr(&p, end, &f->tenant))
+			return 0;
+		f->has_tenant = true;
+	}
+	if (lit(&p, end, ",\"phase\":", 9)) {
+		if (!fstr(&p, end, &f->phase))
+			return 0;
+		f->has_phase = true;
+	}
+	if (p + 1 != end || *p != '}')
+		return 0;
+	f->nums_ok = true;
+	return 1;
+}
+
 int trace_read(struct trace *t, struct nd_reader *r, char *err, size_t errlen)
 {
 	struct arena scratch;
 	struct json *v;
 	int rc = -1;
+	struct fastctx fc = { 0 };
 	arena_init(&scratch);
 	enum nd_event ev = ndr_next(r, &scratch, &v, err, errlen);
 	if (ev == ND_EOF) {
@@ -403,11 +558,16 @@ int trace_read(struct trace *t, struct nd_reader *r, char *err, size_t errlen)
 		goto out;
 	for (;;) {
 		arena_reset(&scratch);
-		ev = ndr_next(r, &scratch, &v, err, errlen);
+		ev = ndr_next_fast(r, &scratch, &v, fast_job, &fc, err, errlen);
 		if (ev == ND_ERROR)
 			goto out;
 		if (ev == ND_END)
 			break;
+		if (!v) {
+			if (apply_job(t, r, &fc.f, err, errlen))
+				goto out;
+			continue;
+		}
 		const char *type = get_str(v, "type");
 		if (!strcmp(type, "node")) {
 			if (read_node(t, r, v, err, errlen))
@@ -438,6 +598,7 @@ int trace_read(struct trace *t, struct nd_reader *r, char *err, size_t errlen)
 	}
 	rc = 0;
 out:
+	free(fc.buf);
 	arena_release(&scratch);
 	return rc;
 }

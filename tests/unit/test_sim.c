@@ -394,11 +394,28 @@ static void fast_repr(void)
 	sb_init(&b);
 	unsigned long long x = 88172645463325252ULL;
 	int bad = 0;
-	for (int i = 0; i < 200000; i++) {
+	for (int i = 0; i < 400000; i++) {
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
 		double v;
+		if (i >= 200000) {   /* the 16/17-digit exact path: full-precision values in [1e-4, 1e15) */
+			double d;
+			unsigned long long bits = x;
+			switch (i % 5) {
+			case 0: v = (double)(x % 100000000) / 10.0 + (double)((x >> 30) % 100000000) / 10.0; break;
+			case 1: bits = (bits & 0x000fffffffffffffULL) | ((unsigned long long)(1009 + (x >> 52) % 63) << 52);
+				memcpy(&d, &bits, sizeof d); v = d; break;   /* 2^-14 .. 2^48, random mantissa */
+			case 2: v = nextafter(pow(10, (double)((int)(x % 19) - 4)), (x >> 32) & 1 ? 0 : 1e300);
+				for (unsigned j = 0; j < (x >> 40) % 4; j++)
+					v = nextafter(v, (x >> 33) & 1 ? 0 : 1e300);
+				break;
+			case 3: v = ldexp(1.0, (int)(x % 62) - 13); v = (x >> 32) & 1 ? nextafter(v, 0) : nextafter(v, 1e300); break;
+			default: v = (double)(x % 1000000) * 0.1 * (double)((x >> 24) % 1000) / 7.0; break;
+			}
+			if (!(v >= 1e-4 && v < 1e15))
+				v = 1.5;
+		} else
 		switch (i % 6) {
 		case 0: v = (double)(x % 100000000) / 10.0; break;
 		case 1: v = (double)(x % 1000000000) / 1000.0; break;
