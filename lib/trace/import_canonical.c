@@ -73,9 +73,13 @@ static int strset_add(struct strset *set, const char *s)
 
 static char *join(const char *dir, const char *name)
 {
-	size_t n = strlen(dir);
-	char *p = xmalloc(n + strlen(name) + 2);
-	sprintf(p, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+	size_t n = strlen(dir), m = strlen(name);
+	bool slash = !(n && dir[n - 1] == '/');
+	char *p = xmalloc(n + slash + m + 1);
+	memcpy(p, dir, n);
+	if (slash)
+		p[n] = '/';
+	memcpy(p + n + slash, name, m + 1);
 	return p;
 }
 
