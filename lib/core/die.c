@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 const char *progname = "schednav";
 
@@ -70,6 +71,25 @@ void *xrealloc(void *p, size_t n)
 	p = realloc(p, n ? n : 1);
 	if (!p)
 		die("out of memory");
+	return p;
+}
+
+void *xcalloc_large(size_t n, size_t size)
+{
+	const size_t huge = (size_t)2 << 20;
+	if (size && n > ((size_t)-1) / size)
+		die("out of memory");
+	size_t bytes = n * size;
+	if (bytes < 4 * huge)
+		return xcalloc(n, size);
+	void *p;
+	size_t rounded = (bytes + huge - 1) & ~(huge - 1);
+	if (posix_memalign(&p, huge, rounded) != 0)
+		die("out of memory");
+#ifdef MADV_HUGEPAGE
+	madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+	memset(p, 0, bytes);
 	return p;
 }
 

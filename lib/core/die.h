@@ -18,6 +18,8 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* Zeroed array for large per-job tables; asks the kernel for huge pages (fewer page faults). free() it. */
+void *xcalloc_large(size_t n, size_t size);
 char *xstrndup(const char *s, size_t n);
 void *xgrow(void *p, size_t *cap, size_t need, size_t elem); /* grow array to hold need elems */
 /* Parse an option's number; on failure "PROG: --NAME: invalid number 'S'" and exit 2. */

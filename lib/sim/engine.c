@@ -282,8 +282,8 @@ int sim_run(const struct trace *t, const struct sim_policy *p, struct sim_output
 		out->evaluation_end = t->jobs[t->n_jobs - 1].submit;
 	}
 	out->n_jobs = s.n;
-	out->jobs = xcalloc(s.n, sizeof *out->jobs);
-	s.jobs = xcalloc(s.n, sizeof *s.jobs);
+	out->jobs = xcalloc_large(s.n, sizeof *out->jobs);
+	s.jobs = xcalloc_large(s.n, sizeof *s.jobs);
 	for (size_t i = 0; i < s.n; i++) {
 		const struct trace_job *tj = &t->jobs[i];
 		struct sim_job *j = &s.jobs[i];
