@@ -26,19 +26,6 @@ static const char help[] =
 	"  -o, --output FILE    write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help           show this help\n";
 
-static void print_usage_block(FILE *f)
-{
-	fprintf(f, "usage: %s", usage);
-}
-
-static void bad_usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "%s: %s\n", progname, msg);
-	print_usage_block(stderr);
-	exit(2);
-}
-
 struct wact {                 /* one action in one window */
 	const char *action_id, *policy_fp;
 	bool hard, soft, deterministic;
@@ -361,9 +348,9 @@ int main(int argc, char **argv)
 		case 'w':
 			for (size_t i = 0; i < nw; i++)
 				if (!strcmp(ws[i].id, optarg))
-					bad_usage("duplicate --window id");
+					usage_fail(usage, "duplicate --window id");
 			if (!*optarg)
-				bad_usage("empty --window id");
+				usage_fail(usage, "empty --window id");
 			ws = xgrow(ws, &cap, nw + 1, sizeof *ws);
 			memset(&ws[nw], 0, sizeof *ws);
 			ws[nw].id = optarg;
@@ -371,17 +358,17 @@ int main(int argc, char **argv)
 			break;
 		case 1:
 			if (!nw)
-				bad_usage("a FILE before the first --window");
+				usage_fail(usage, "a FILE before the first --window");
 			if (ev_read(&ws[nw - 1].in, optarg, schemas, &a, err, sizeof err))
 				die("%s", err);
 			break;
 		case 'o': output = optarg; break;
-		case 'h': print_usage_block(stdout); print_help(help);
-		default: bad_usage("unknown option or missing argument");
+		case 'h': usage_print(stdout, usage); print_help(help);
+		default: usage_fail(usage, "unknown option or missing argument");
 		}
 	}
 	if (!nw)
-		bad_usage("no --window given");
+		usage_fail(usage, "no --window given");
 	for (size_t i = 0; i < nw; i++) {
 		if (ws[i].in.n == 0)
 			die("window '%s' has no records", ws[i].id);

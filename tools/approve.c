@@ -41,24 +41,6 @@ static const char help[] =
 	"  -V, --verify         check every line, fingerprint and link of the log; write nothing\n"
 	"  -h, --help           show this help\n";
 
-static void print_usage_block(FILE *f)
-{
-	const char *p = usage;
-	for (int first = 1; *p; first = 0) {
-		const char *nl = strchr(p, '\n');
-		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)(nl - p), p);
-		p = nl + 1;
-	}
-}
-
-static void bad_usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "%s: %s\n", progname, msg);
-	print_usage_block(stderr);
-	exit(2);
-}
-
 static bool valid_time(const char *s)
 {
 	int y, mo, d, h, mi, se;
@@ -202,25 +184,25 @@ int main(int argc, char **argv)
 		case 'l': log = optarg; break;
 		case 't': at = optarg; break;
 		case 'V': verify = true; break;
-		case 'h': print_usage_block(stdout); print_help(help);
-		default: bad_usage("unknown option or missing argument");
+		case 'h': usage_print(stdout, usage); print_help(help);
+		default: usage_fail(usage, "unknown option or missing argument");
 		}
 	}
 	if (optind != argc)
-		bad_usage("unexpected operand");
+		usage_fail(usage, "unexpected operand");
 	if (verify) {
 		if (ranking || action || by || reason || at)
-			bad_usage("--verify takes only --log");
+			usage_fail(usage, "--verify takes only --log");
 		return do_verify(log);
 	}
 	if (!ranking || !action || !by || !reason)
-		bad_usage("--ranking, --action, --by and --reason are required");
+		usage_fail(usage, "--ranking, --action, --by and --reason are required");
 	if (!*by || !*reason)
-		bad_usage("--by and --reason must not be empty");
+		usage_fail(usage, "--by and --reason must not be empty");
 	if (strlen(by) > MAX_TEXT || strlen(reason) > MAX_TEXT)
-		bad_usage("--by and --reason take at most 4096 bytes");
+		usage_fail(usage, "--by and --reason take at most 4096 bytes");
 	if (at && !valid_time(at))
-		bad_usage("--at wants YYYY-MM-DDTHH:MM:SSZ (UTC)");
+		usage_fail(usage, "--at wants YYYY-MM-DDTHH:MM:SSZ (UTC)");
 	char when[21];
 	if (at)
 		snprintf(when, sizeof when, "%s", at);

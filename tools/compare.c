@@ -32,19 +32,6 @@ static const char portfolio_definition[] =
 	"with exact canonical equality (an int differs from a float); values are listed per action "
 	"in input order; no ranking";
 
-static void print_usage_block(FILE *f)
-{
-	fprintf(f, "usage: %s", usage);
-}
-
-static void bad_usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "%s: %s\n", progname, msg);
-	print_usage_block(stderr);
-	exit(2);
-}
-
 typedef bool equal_fn(const struct json *, const struct json *);
 
 static bool eq_key(equal_fn *eq, const struct json *x, const struct json *y, const char *key)
@@ -250,8 +237,8 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': output = optarg; break;
-		case 'h': print_usage_block(stdout); print_help(help);
-		default: bad_usage("unknown option or missing argument");
+		case 'h': usage_print(stdout, usage); print_help(help);
+		default: usage_fail(usage, "unknown option or missing argument");
 		}
 	}
 	struct arena a;

@@ -42,11 +42,10 @@ int main(int argc, char **argv)
 		case 'A': approvals = optarg; break;
 		case 'P': approve_program = optarg; break;
 		case 'h':
-			printf("usage: %s", usage);
+			usage_print(stdout, usage);
 			print_help(help);
 		default:
-			fprintf(stderr, "%s: unknown option or missing argument\nusage: %s", progname, usage);
-			exit(2);
+			usage_fail(usage, "unknown option or missing argument");
 		}
 	}
 	char err[1024];

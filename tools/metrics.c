@@ -19,19 +19,6 @@ static const char help[] =
 	"  -o, --output FILE  write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help         show this help\n";
 
-static void print_usage_block(FILE *f)
-{
-	fprintf(f, "usage: %s", usage);
-}
-
-static void __attribute__((noreturn)) bad_usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "%s: %s\n", progname, msg);
-	print_usage_block(stderr);
-	exit(2);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -49,14 +36,14 @@ int main(int argc, char **argv)
 		case 'i': input = optarg; break;
 		case 'o': output = optarg; break;
 		case 'h':
-			print_usage_block(stdout);
+			usage_print(stdout, usage);
 			print_help(help);
-		case ':': bad_usage("option requires an argument");
-		default: bad_usage("unknown option");
+		case ':': usage_fail(usage, "option requires an argument");
+		default: usage_fail(usage, "unknown option");
 		}
 	}
 	if (optind < argc)
-		bad_usage("unexpected operand");
+		usage_fail(usage, "unexpected operand");
 
 	char err[1024];
 	struct metrics_result m;

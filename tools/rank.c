@@ -26,19 +26,6 @@ static const char help[] =
 	"  -o, --output FILE   write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help          show this help\n";
 
-static void print_usage_block(FILE *f)
-{
-	fprintf(f, "usage: %s", usage);
-}
-
-static void bad_usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "%s: %s\n", progname, msg);
-	print_usage_block(stderr);
-	exit(2);
-}
-
 static const char *const schemas[] = { EV_METRICS_SCHEMA, EV_AUDIT_SCHEMA, NULL };
 
 static void read_input(struct ev_input *in, const char *path, struct arena *a)
@@ -68,12 +55,12 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 's': slo_path = optarg; break;
 		case 'o': output = optarg; break;
-		case 'h': print_usage_block(stdout); print_help(help);
-		default: bad_usage("unknown option or missing argument");
+		case 'h': usage_print(stdout, usage); print_help(help);
+		default: usage_fail(usage, "unknown option or missing argument");
 		}
 	}
 	if (!slo_path)
-		bad_usage("missing --slo SPEC");
+		usage_fail(usage, "missing --slo SPEC");
 	struct arena a;
 	arena_init(&a);
 	char err[1024];

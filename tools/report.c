@@ -30,19 +30,6 @@ static const char help[] =
 	"      --gnuplot PROG   gnuplot program to run (default 'gnuplot')\n"
 	"  -h, --help           show this help\n";
 
-static void print_usage_block(FILE *f)
-{
-	fprintf(f, "usage: %s", usage);
-}
-
-static void bad_usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "%s: %s\n", progname, msg);
-	print_usage_block(stderr);
-	exit(2);
-}
-
 int main(int argc, char **argv)
 {
 	set_progname(argv[0]);
@@ -79,10 +66,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'h':
-			print_usage_block(stdout);
+			usage_print(stdout, usage);
 			print_help(help);
 		default:
-			bad_usage("unknown option or missing argument");
+			usage_fail(usage, "unknown option or missing argument");
 		}
 	}
 	char err[1024];

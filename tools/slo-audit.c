@@ -25,19 +25,6 @@ static const char help[] =
 	"  -o, --output FILE        write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help               show this help\n";
 
-static void print_usage_block(FILE *f)
-{
-	fprintf(f, "usage: %s", usage);
-}
-
-static void bad_usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "%s: %s\n", progname, msg);
-	print_usage_block(stderr);
-	exit(2);
-}
-
 static const char *const metrics_only[] = { EV_METRICS_SCHEMA, NULL };
 
 /* Read one input and check every metrics record in it. */
@@ -73,12 +60,12 @@ int main(int argc, char **argv)
 		case 'b': base_path = optarg; break;
 		case 'e': exit_status = true; break;
 		case 'o': output = optarg; break;
-		case 'h': print_usage_block(stdout); print_help(help);
-		default: bad_usage(optopt ? "unknown or incomplete option" : "unknown option");
+		case 'h': usage_print(stdout, usage); print_help(help);
+		default: usage_fail(usage, optopt ? "unknown or incomplete option" : "unknown option");
 		}
 	}
 	if (!slo_path)
-		bad_usage("missing --slo SPEC");
+		usage_fail(usage, "missing --slo SPEC");
 
 	struct arena a;
 	arena_init(&a);

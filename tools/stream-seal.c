@@ -30,14 +30,6 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void __attribute__((noreturn)) bad_usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "%s: %s\n", progname, msg);
-	fprintf(stderr, "usage: %s", usage);
-	exit(2);
-}
-
 /* Seal every stream of r into w; returns the number of streams written. */
 static unsigned seal(struct zio_reader *r, struct nd_writer *w)
 {
@@ -104,11 +96,11 @@ int main(int argc, char **argv)
 			printf("usage: %s", usage);
 			print_help(help);
 		default:
-			bad_usage(NULL);
+			usage_fail(usage, NULL);
 		}
 	}
 	if (optind < argc)
-		bad_usage("unexpected operand");
+		usage_fail(usage, "unexpected operand");
 	char err[512];
 	struct zio_reader *r = zr_open(input, false, err, sizeof err);
 	if (!r)

@@ -23,11 +23,6 @@ static const char help[] =
 	"  -p, --print-fingerprint  print the fingerprint of FILE's last stream, one line per FILE\n"
 	"  -h, --help               show this help\n";
 
-static void print_usage_block(FILE *f)
-{
-	fprintf(f, "usage: %s\n", usage);
-}
-
 /* The fingerprints of a file's streams and the fingerprints its headers list as inputs. */
 struct facts {
 	char **fps, **inputs;
@@ -110,13 +105,13 @@ int main(int argc, char **argv)
 			made_from[nmade++] = optarg;
 			break;
 		case 'p': print = true; break;
-		case 'h': print_usage_block(stdout); print_help(help);
-		default: print_usage_block(stderr); exit(2);
+		case 'h': usage_print(stdout, usage); print_help(help);
+		default: usage_print(stderr, usage); exit(2);
 		}
 	}
 	if (optind == argc) {
 		fprintf(stderr, "%s: missing FILE\n", progname);
-		print_usage_block(stderr);
+		usage_print(stderr, usage);
 		exit(2);
 	}
 	/* Inputs first, so a bad input is reported as such. */

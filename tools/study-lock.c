@@ -40,24 +40,6 @@ static const char help[] =
 	"  -V, --verify LOCK       check LOCK instead of writing one\n"
 	"  -h, --help              show this help\n";
 
-static void print_usage_block(FILE *f)
-{
-	const char *p = usage;
-	for (int first = 1; *p; first = 0) {
-		const char *nl = strchr(p, '\n');
-		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)(nl - p), p);
-		p = nl + 1;
-	}
-}
-
-static void bad_usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "%s: %s\n", progname, msg);
-	print_usage_block(stderr);
-	exit(2);
-}
-
 /* Read a one-stream file: its schema (when schema is not NULL), its end fingerprint and its
  * single body record of type. */
 static struct json *read_one(struct arena *a, const char *path, const char *type, char fp[FP_HEX_XXH3], const char **schema)
@@ -222,16 +204,16 @@ int main(int argc, char **argv)
 		case 'H': holdout = optarg; break;
 		case 'o': output = optarg; break;
 		case 'V': verify = optarg; break;
-		case 'h': print_usage_block(stdout); print_help(help);
-		default: bad_usage(NULL);
+		case 'h': usage_print(stdout, usage); print_help(help);
+		default: usage_fail(usage, NULL);
 		}
 	}
 	if (optind < argc)
-		bad_usage("unexpected operand");
+		usage_fail(usage, "unexpected operand");
 	if (!ndesign || !summary || !selection)
-		bad_usage("need --design, --summary and --selection");
+		usage_fail(usage, "need --design, --summary and --selection");
 	if (verify ? (output || holdout) != 0 : !(output && holdout))
-		bad_usage(verify ? "--verify takes no --output or --holdout-dir" : "need --holdout-dir and --output");
+		usage_fail(usage, verify ? "--verify takes no --output or --holdout-dir" : "need --holdout-dir and --output");
 
 	struct arena a;
 	char err[1024], design_fp[FP_HEX_XXH3], summary_fp[FP_HEX_XXH3], selection_fp[FP_HEX_XXH3], old_fp[FP_HEX_XXH3];

@@ -67,11 +67,6 @@ static void add_input(struct study *s, const char *path, const char *schema, con
 	s->in_fp[s->nin++] = xstrdup(fp);
 }
 
-static void print_usage_block(FILE *f)
-{
-	fprintf(f, "usage: %s\n", usage);
-}
-
 static bool num_or_null(const struct json *rec, const char *key, double *out, const char *where)
 {
 	const struct json *v = json_get(rec, key);
@@ -376,8 +371,8 @@ int main(int argc, char **argv)
 				usage_error(usage, "--band must be positive");
 			break;
 		case 'o': output = optarg; break;
-		case 'h': print_usage_block(stdout); print_help(help);
-		default: print_usage_block(stderr); exit(2);
+		case 'h': usage_print(stdout, usage); print_help(help);
+		default: usage_print(stderr, usage); exit(2);
 		}
 		/* Close a window when the next one starts or the arguments end. */
 		if (c == 'w' && s.nw > 1)

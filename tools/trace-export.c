@@ -22,14 +22,6 @@ static const char help[] =
 	"  -v, --verbose  report what was written on stderr\n"
 	"  -h, --help     show this help\n";
 
-static void bad_usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "%s: %s\n", progname, msg);
-	fprintf(stderr, "usage: %s", usage);
-	exit(2);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -52,14 +44,14 @@ int main(int argc, char **argv)
 		default: {
 			char msg[128];
 			snprintf(msg, sizeof msg, "unknown option '%s'", argv[optind - 1]);
-			bad_usage(msg);
+			usage_fail(usage, msg);
 		}
 		}
 	}
 	if (argc - optind < 1)
-		bad_usage("missing DIR");
+		usage_fail(usage, "missing DIR");
 	if (argc - optind > 2)
-		bad_usage("too many operands");
+		usage_fail(usage, "too many operands");
 	const char *dir = argv[optind];
 	const char *input = argc - optind == 2 ? argv[optind + 1] : "-";
 	struct trace t;

@@ -42,45 +42,25 @@ static const struct { const char *name; import_fn *fn; } formats[] = {
 	{ "csv", trace_import_csv },
 };
 
-static void print_usage_block(FILE *f)
-{
-	const char *p = usage;
-	int first = 1;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)(nl - p), p);
-		first = 0;
-		p = nl + 1;
-	}
-}
-
-static void bad_usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "%s: %s\n", progname, msg);
-	print_usage_block(stderr);
-	exit(2);
-}
-
 int main(int argc, char **argv)
 {
 	set_progname(argv[0]);
 	const char *output = "-";
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		print_usage_block(stdout);
+		usage_print(stdout, usage);
 		print_help(help);
 	}
 	if (argc < 2)
-		bad_usage("missing FORMAT");
+		usage_fail(usage, "missing FORMAT");
 	if (argv[1][0] == '-')
-		bad_usage(NULL);
+		usage_fail(usage, NULL);
 	import_fn *fn = NULL;
 	for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
 		if (!strcmp(argv[1], formats[i].name))
 			fn = formats[i].fn;
 	if (!fn) {
 		fprintf(stderr, "%s: unknown format '%s'\n", progname, argv[1]);
-		bad_usage(NULL);
+		usage_fail(usage, NULL);
 	}
 	/* Pull the common -o/--output out of the argument list before the format parses it. */
 	char **args = xcalloc((size_t)argc, sizeof *args);
@@ -92,7 +72,7 @@ int main(int argc, char **argv)
 		else if (!strncmp(argv[i], "--output=", 9))
 			output = argv[i] + 9;
 		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			print_usage_block(stdout);
+			usage_print(stdout, usage);
 			print_help(help);
 		} else
 			args[nargs++] = argv[i];
@@ -107,7 +87,7 @@ int main(int argc, char **argv)
 	opterr = 0;
 	int rc = fn(nargs, args, &t, hdr, &a, err, sizeof err);
 	if (rc == IMPORT_USAGE_ERROR)
-		bad_usage(err);
+		usage_fail(usage, err);
 	if (rc != 0)
 		die("%s", err);
 	trace_sort(&t);

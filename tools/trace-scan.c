@@ -52,31 +52,13 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void print_usage_block(FILE *f)
-{
-	const char *p = usage;
-	for (int first = 1; *p; first = 0) {
-		const char *nl = strchr(p, '\n');
-		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)(nl - p), p);
-		p = nl + 1;
-	}
-}
-
-static void __attribute__((noreturn)) bad_usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "%s: %s\n", progname, msg);
-	print_usage_block(stderr);
-	exit(2);
-}
-
 static long long int_at_least(const char *name, const char *s, long long min)
 {
 	long long v = opt_int(name, s);
 	if (v < min) {
 		char msg[128];
 		snprintf(msg, sizeof msg, "--%s must be >= %lld", name, min);
-		bad_usage(msg);
+		usage_fail(usage, msg);
 	}
 	return v;
 }
@@ -157,16 +139,16 @@ int main(int argc, char **argv)
 		case 'i': input = optarg; break;
 		case 'o': output = optarg; break;
 		case 'h':
-			print_usage_block(stdout);
+			usage_print(stdout, usage);
 			print_help(help);
 		default:
-			bad_usage(NULL);
+			usage_fail(usage, NULL);
 		}
 	}
 	if (optind < argc)
-		bad_usage("unexpected operand");
+		usage_fail(usage, "unexpected operand");
 	if (o.day_seconds % o.sample_seconds)
-		bad_usage("--day-seconds must be a multiple of --sample-seconds");
+		usage_fail(usage, "--day-seconds must be a multiple of --sample-seconds");
 
 	struct trace t;
 	struct arena a;

@@ -32,40 +32,16 @@ static const char help[] =
 	"  -o, --output FILE  write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help         show this help\n";
 
-static void print_usage_block(FILE *f)
-{
-	const char *p = usage;
-	int first = 1;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)(nl - p), p);
-		first = 0;
-		p = nl + 1;
-	}
-}
-
-static void bad_usage(const char *fmt, const char *arg) __attribute__((noreturn));
-static void bad_usage(const char *fmt, const char *arg)
-{
-	if (fmt) {
-		fprintf(stderr, "%s: ", progname);
-		fprintf(stderr, fmt, arg);
-		fputc('\n', stderr);
-	}
-	print_usage_block(stderr);
-	exit(2);
-}
-
 static void parse_days(const char *s, struct synth_options *o)
 {
 	const char *dash = strchr(s, '-');
 	long long a, b;
 	if (dash ? num_parse_intn(s, (size_t)(dash - s), &a) || num_parse_int(dash + 1, &b) : num_parse_int(s, &(a)))
-		bad_usage("--days: invalid day range '%s'", s);
+		usage_error(usage, "--days: invalid day range '%s'", s);
 	if (!dash)
 		b = a;
 	if (a < 0 || b < a)
-		bad_usage("--days: invalid day range '%s'", s);
+		usage_error(usage, "--days: invalid day range '%s'", s);
 	o->has_days = true;
 	o->day_first = a;
 	o->day_last = b;
@@ -127,31 +103,31 @@ int main(int argc, char **argv)
 		case 's': {
 			long long s = opt_int("seed", optarg);
 			if (s < 0)
-				bad_usage("--seed: must be >= 0, not '%s'", optarg);
+				usage_error(usage, "--seed: must be >= 0, not '%s'", optarg);
 			o.seed = (uint64_t)s;
 			break;
 		}
 		case 'f':
 			o.load_factor = opt_double("load-factor", optarg);
 			if (!(o.load_factor > 0))
-				bad_usage("--load-factor: must be > 0, not '%s'", optarg);
+				usage_error(usage, "--load-factor: must be > 0, not '%s'", optarg);
 			break;
 		case 'd': parse_days(optarg, &o); break;
 		case 'm': models[o.n_gpu_models++] = optarg; break;
 		case 'r': report = optarg; break;
 		case 'o': output = optarg; break;
 		case 'h':
-			print_usage_block(stdout);
+			usage_print(stdout, usage);
 			free(models);
 			print_help(help);
-		case ':': bad_usage("option '%s' needs an argument", argv[optind - 1]);
-		default: bad_usage("unknown option '%s'", argv[optind - 1]);
+		case ':': usage_error(usage, "option '%s' needs an argument", argv[optind - 1]);
+		default: usage_error(usage, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		bad_usage("unexpected operand '%s'", argv[optind]);
+		usage_error(usage, "unexpected operand '%s'", argv[optind]);
 	if (!profile)
-		bad_usage("missing --profile", NULL);
+		usage_error(usage, "missing --profile");
 	o.gpu_models = models;
 
 	char err[1024];

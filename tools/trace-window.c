@@ -58,24 +58,6 @@ struct opts {
 	size_t n_models;
 };
 
-static void print_usage_block(FILE *f)
-{
-	const char *p = usage;
-	for (int first = 1; *p; first = 0) {
-		const char *nl = strchr(p, '\n');
-		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)(nl - p), p);
-		p = nl + 1;
-	}
-}
-
-static void __attribute__((noreturn)) bad_usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "%s: %s\n", progname, msg);
-	print_usage_block(stderr);
-	exit(2);
-}
-
 static void parse_options(int argc, char **argv, struct opts *o)
 {
 	int c;
@@ -84,7 +66,7 @@ static void parse_options(int argc, char **argv, struct opts *o)
 		case OPT_MAX_SUBMIT: o->max_submit = opt_double("max-submit", optarg); o->has_max = true; break;
 		case OPT_GPU_MODEL:
 			if (!*optarg)
-				bad_usage("--gpu-model: empty model name");
+				usage_fail(usage, "--gpu-model: empty model name");
 			o->models = xrealloc(o->models, (o->n_models + 1) * sizeof *o->models);
 			o->models[o->n_models++] = optarg;
 			break;
@@ -94,32 +76,32 @@ static void parse_options(int argc, char **argv, struct opts *o)
 		case OPT_NO_WARMUP_SPOT: o->no_warmup_spot = true; break;
 		case OPT_TRACE_ID:
 			if (!*optarg)
-				bad_usage("--trace-id: empty id");
+				usage_fail(usage, "--trace-id: empty id");
 			o->trace_id = optarg;
 			break;
 		case 'i': o->input = optarg; break;
 		case 'o': o->output = optarg; break;
 		case 'h':
-			print_usage_block(stdout);
+			usage_print(stdout, usage);
 			print_help(help);
 		default:
-			bad_usage(NULL);
+			usage_fail(usage, NULL);
 		}
 	}
 	if (optind < argc)
-		bad_usage("unexpected operand");
+		usage_fail(usage, "unexpected operand");
 	if (o->has_start != o->has_end)
-		bad_usage("--eval-start and --eval-end go together");
+		usage_fail(usage, "--eval-start and --eval-end go together");
 	if ((o->has_warmup || o->no_warmup_spot) && !o->has_start)
-		bad_usage("--warmup-start and --no-warmup-spot need --eval-start and --eval-end");
+		usage_fail(usage, "--warmup-start and --no-warmup-spot need --eval-start and --eval-end");
 	if (!o->has_max && !o->n_models && !o->has_start)
-		bad_usage("nothing to do: give --max-submit, --gpu-model or --eval-start/--eval-end");
+		usage_fail(usage, "nothing to do: give --max-submit, --gpu-model or --eval-start/--eval-end");
 	if (o->has_max && o->max_submit < 0)
-		bad_usage("--max-submit must be >= 0");
+		usage_fail(usage, "--max-submit must be >= 0");
 	if (o->has_start && !(o->eval_start >= 0 && o->eval_start < o->eval_end))
-		bad_usage("the evaluation window needs 0 <= --eval-start < --eval-end");
+		usage_fail(usage, "the evaluation window needs 0 <= --eval-start < --eval-end");
 	if (o->has_warmup && !(o->warmup_start >= 0 && o->warmup_start <= o->eval_start))
-		bad_usage("--warmup-start must be in [0, --eval-start]");
+		usage_fail(usage, "--warmup-start must be in [0, --eval-start]");
 }
 
 /* params: every option, in a fixed order, null when not given. */

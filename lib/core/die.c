@@ -38,6 +38,25 @@ void warnx_(const char *fmt, ...)
 	va_end(ap);
 }
 
+void usage_print(FILE *f, const char *usage)
+{
+	const char *p = usage;
+	for (int first = 1; *p; first = 0) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", len, p);
+		p += len + (nl != NULL);
+	}
+}
+
+void usage_fail(const char *usage, const char *msg)
+{
+	if (msg)
+		fprintf(stderr, "%s: %s\n", progname, msg);
+	usage_print(stderr, usage);
+	exit(2);
+}
+
 void usage_error(const char *usage, const char *fmt, ...)
 {
 	if (fmt) {
@@ -46,7 +65,7 @@ void usage_error(const char *usage, const char *fmt, ...)
 		vmsg(fmt, ap);
 		va_end(ap);
 	}
-	fprintf(stderr, "usage: %s\n", usage);
+	usage_print(stderr, usage);
 	exit(2);
 }
 

@@ -13,6 +13,10 @@ extern const char *progname;
 void set_progname(const char *argv0);                       /* basename of argv0 */
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));   /* exit 1 */
 void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));          /* no exit */
+/* Print "usage: " + the first line of usage, further lines indented to match. */
+void usage_print(FILE *f, const char *usage);
+/* "PROG: msg" (when msg is not NULL) and the usage block on stderr; exit 2. */
+void usage_fail(const char *usage, const char *msg) __attribute__((noreturn));
 void usage_error(const char *usage, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3))); /* exit 2 */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
