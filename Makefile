@@ -1,7 +1,7 @@
 # SchedNav — one non-recursive GNU Makefile.
 # Tools are tools/NAME.c, libraries lib/*/*.c; both lists are discovered, sorted.
 
-VERSION  := 0.1.0
+VERSION  := 0.2.0
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man/man1

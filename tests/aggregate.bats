@@ -63,9 +63,9 @@ rec() { sed -n "$(( $2 + 1 ))p" "$1" | jq -c "$3"; }
 	cat $(win a "$FIX/g-syn-odd-ids" | cut -d' ' -f3-) | zstd -q > a.zst
 	cat $(win b "$FIX/g-micro-preemption-small" | cut -d' ' -f3-) > b.ndjson
 	aggregate -o out.zst --window a a.zst --window b b.ndjson
-	cmp <(zstdcat out.zst | sed 1d) <(sed 1d plain.ndjson)
+	cmp <(sans_header out.zst) <(sans_header plain.ndjson)
 	feed_chunked b.ndjson aggregate --window a a.zst --window b - > chunked.ndjson
-	cmp <(sed 1d chunked.ndjson) <(sed 1d plain.ndjson)
+	cmp <(sans_header chunked.ndjson) <(sans_header plain.ndjson)
 }
 
 @test "aggregate: every statistic equals an independent recomputation" {

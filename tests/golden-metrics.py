@@ -109,18 +109,20 @@ def build_stream(golden, exp, case, pname, overrides=()):
     body = (canon(r) + "\n").encode()
     hdr = {"type": "header", "schema": "schednav.metrics/1", "tool": "golden-metrics.py", "version": "0.1.0",
            "inputs": [], "params": {"case": case, "policy": pname}}
-    return (canon(hdr) + "\n").encode() + body + \
-        (canon({"type": "end", "records": 1, "fingerprint": xxh3(body)}) + "\n").encode()
+    head = (canon(hdr) + "\n").encode()
+    return head + body + \
+        (canon({"type": "end", "records": 1, "fingerprint": xxh3(body), "header_fingerprint": xxh3(head)}) + "\n").encode()
 
 def reseal(data):
     out, body, n = [], [], 0
     for line in data.split(b"\n")[:-1]:
         t = json.loads(line).get("type")
         if t == "header":
-            out.append(line); body = []
+            out.append(line); body = []; head = line + b"\n"
         elif t == "end":
             raw = b"".join(l + b"\n" for l in body)
-            out.append(canon({"type": "end", "records": len(body), "fingerprint": xxh3(raw)}).encode())
+            out.append(canon({"type": "end", "records": len(body), "fingerprint": xxh3(raw),
+                              "header_fingerprint": xxh3(head)}).encode())
         else:
             out.append(line); body.append(line)
     return b"".join(l + b"\n" for l in out)

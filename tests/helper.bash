@@ -55,3 +55,10 @@ assert_schema() {
 	run /usr/bin/python3 "$ROOT/tests/validate-schema.py" "$@"
 	assert_success
 }
+
+# A stream (plain or zstd, FILE or stdin) without its header line and without the end
+# record's header_fingerprint: what two runs whose headers differ only in provenance (an
+# input path, stdin against a file) must still agree on, byte for byte.
+sans_header() {
+	zstdcat -f -- "${1:--}" | sed -e 1d -e 's/,"header_fingerprint":"[0-9a-f]\{32\}"}$/}/'
+}

@@ -56,10 +56,10 @@ three_way() {
 	rank --slo "$SLO" "$PS/audits.ndjson" $(catalogue_files "$PS") > plain.ndjson
 	cat $(catalogue_files "$PS") "$PS/audits.ndjson" | zstd -q > all.zst
 	rank --slo "$SLO" -o out.ndjson.zst < all.zst
-	cmp <(zstdcat out.ndjson.zst | sed '1d') <(sed '1d' plain.ndjson)
+	cmp <(sans_header out.ndjson.zst) <(sans_header plain.ndjson)
 	cat "$PS/audits.ndjson" $(catalogue_files "$PS") > all.ndjson
 	feed_chunked all.ndjson rank --slo "$SLO" > chunked.ndjson
-	cmp <(sed '1d' chunked.ndjson) <(sed '1d' plain.ndjson)
+	cmp <(sans_header chunked.ndjson) <(sans_header plain.ndjson)
 }
 
 @test "rank: golden parity, every case's ranking (status, selected ids, stage survivors)" {

@@ -75,7 +75,7 @@ body() { grep -v '"type":"header"\|"type":"end"' "$1" > "$1.body"; echo "$1.body
 	cmp "$TMP/a" "$TMP/d"
 	cmp "$TMP/b" "$TMP/c"
 	# stdin and a path differ only in the header's input path
-	diff <(tail -n +2 "$TMP/a") <(tail -n +2 "$TMP/c")
+	diff <(sans_header "$TMP/a") <(sans_header "$TMP/c")
 }
 
 @test "sim-run: bad policy files are rejected with a clear message" {

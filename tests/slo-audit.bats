@@ -54,10 +54,10 @@ field() { sed -n "$(( $2 + 1 ))p" "$1" | jq -c "$3"; }
 	zstd -q "$PS/native-preemptive-3600.metrics.ndjson" -o cand.zst
 	zstd -q "$PS/native-fifo.metrics.ndjson" -o base.zst
 	slo-audit --slo "$SLO" --baseline base.zst -o out.ndjson.zst < cand.zst
-	run cmp <(zstdcat out.ndjson.zst | sed 1d) <(sed 1d plain.ndjson)
+	run cmp <(sans_header out.ndjson.zst) <(sans_header plain.ndjson)
 	assert_success
 	feed_chunked "$PS/native-preemptive-3600.metrics.ndjson" slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" > chunked.ndjson
-	run cmp <(sed 1d chunked.ndjson) <(sed 1d plain.ndjson)
+	run cmp <(sans_header chunked.ndjson) <(sans_header plain.ndjson)
 	assert_success
 }
 

@@ -83,6 +83,38 @@ $(end_fp "$FX/result.nd")"
 	assert_output --regexp "^stream-verify: $T/short.nd:8: "
 }
 
+@test "stream-verify: an edited header (the evaluation window) exits 1 naming the header fingerprint" {
+	sed '1s/"eval_end":150/"eval_end":140/' "$FX/slice.nd" > "$T/edited.nd"
+	cmp -s "$T/edited.nd" "$FX/slice.nd" && fail "the edit changed nothing"
+	run stream-verify "$T/edited.nd"
+	assert_failure 1
+	assert_output --regexp "^stream-verify: $T/edited.nd:[0-9]+: header fingerprint mismatch: 'end' says '[0-9a-f]{32}', the header hashes to '[0-9a-f]{32}' \\(the header was edited\\)$"
+	# and a consumer refuses it the same way instead of reporting another allocation
+	run sim-run --policy "$ROOT/configs/policies/native-fifo.json" -i "$T/edited.nd"
+	assert_failure 1
+	assert_output --partial "header fingerprint mismatch"
+}
+
+@test "stream-verify: a stream without header_fingerprint (before 0.2) is refused with the reseal command" {
+	sed '$s/,"header_fingerprint":"[0-9a-f]*"}$/}/' "$FX/trace.nd" > "$T/old.nd"
+	cmp -s "$T/old.nd" "$FX/trace.nd" && fail "the edit changed nothing"
+	run stream-verify "$T/old.nd"
+	assert_failure 1
+	assert_output --partial "$T/old.nd:9: 'end' record has no 'header_fingerprint'"
+	assert_output --partial "stream-seal"
+	stream-seal -i "$T/old.nd" -o "$T/resealed.nd"
+	run stream-verify "$T/resealed.nd"
+	assert_success
+	cmp "$T/resealed.nd" "$FX/trace.nd" || fail "resealing did not restore the stream"
+}
+
+@test "stream-verify: a CRLF stream is named as CRLF" {
+	sed 's/$/\r/' "$FX/trace.nd" > "$T/crlf.nd"
+	run stream-verify "$T/crlf.nd"
+	assert_failure 1
+	assert_output --partial "$T/crlf.nd:1: line ends with CRLF"
+}
+
 @test "stream-verify: --made-from accepts what a file was made from and names what it was not" {
 	run stream-verify -p --made-from "$FX/trace.nd" "$FX/slice.nd"
 	assert_success

@@ -168,7 +168,7 @@ synth() { python3 "$CASES/gen-trace.py" "$@" | stream-seal; }
 	zstd -q -c "$T/syn.nd" > "$T/syn.nd.zst"
 	trace-scan -i "$T/syn.nd.zst" -o "$T/out.nd.zst"
 	head -c 4 "$T/out.nd.zst" | od -An -tx1 | grep -q '28 b5 2f fd'
-	diff <(zstdcat "$T/out.nd.zst" | tail -n +2) <(tail -n +2 "$T/plain.nd")
+	diff <(sans_header "$T/out.nd.zst") <(sans_header "$T/plain.nd")
 	trace-scan < "$T/syn.nd" > "$T/stdin.nd"
 	feed_chunked "$T/syn.nd" trace-scan > "$T/chunked.nd"
 	cmp "$T/stdin.nd" "$T/chunked.nd"

@@ -65,7 +65,7 @@ trace_sanity() {
 	run trace_sanity "$FULL"
 	assert_output "466867 0 0 0"
 	run tail -n 1 "$FULL"
-	assert_output --regexp '^\{"type":"end","records":471145,"fingerprint":"[0-9a-f]{32}"\}$'
+	assert_output --regexp '^\{"type":"end","records":471145,"fingerprint":"[0-9a-f]{32}","header_fingerprint":"[0-9a-f]{32}"\}$'
 }
 
 @test "trace-synth: full scale keeps the real node inventory (4278 nodes, 10412 GPUs, 6 models)" {

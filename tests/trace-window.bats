@@ -245,8 +245,8 @@ end_fp() { tail -n1 "$1" | jq -r .fingerprint; }
 	trace-window --eval-start 20 --eval-end 40 -i "$T/small.nd.zst" -o "$T/out.nd.zst"
 	zstd -q -c "$T/small.nd" | trace-window --eval-start 20 --eval-end 40 -o "$T/stdin.nd"
 	head -c 4 "$T/out.nd.zst" | od -An -tx1 | grep -q '28 b5 2f fd'
-	diff <(zstdcat "$T/out.nd.zst" | tail -n +2) <(tail -n +2 "$T/plain.nd")
-	diff <(tail -n +2 "$T/stdin.nd") <(tail -n +2 "$T/plain.nd")
+	diff <(sans_header "$T/out.nd.zst") <(sans_header "$T/plain.nd")
+	diff <(sans_header "$T/stdin.nd") <(sans_header "$T/plain.nd")
 }
 
 @test "trace-window: chunked input gives identical output" {

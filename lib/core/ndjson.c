@@ -21,6 +21,7 @@ struct nd_reader {
 	unsigned long long records;
 	struct fp_xxh3 h;
 	char fp[33];
+	char header_fp[33];           /* of the current stream's header line */
 	unsigned streams;
 	const char *raw;
 	size_t raw_len;
@@ -49,6 +50,7 @@ void ndr_close(struct nd_reader *r)
 const char *ndr_name(const struct nd_reader *r) { return zr_name(r->z); }
 unsigned long ndr_lineno(const struct nd_reader *r) { return r->lineno; }
 const char *ndr_fingerprint(const struct nd_reader *r) { return r->fp; }
+const char *ndr_header_fingerprint(const struct nd_reader *r) { return r->header_fp; }
 unsigned ndr_streams(const struct nd_reader *r) { return r->streams; }
 
 const char *ndr_raw(const struct nd_reader *r, size_t *len)
@@ -66,6 +68,17 @@ void ndr_errorf(const struct nd_reader *r, char *err, size_t errlen, const char 
 	va_start(ap, fmt);
 	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
 	va_end(ap);
+}
+
+/* XXH3-128 of a line and its '\n' (the header fingerprint). */
+static void line_fingerprint(const char *line, size_t len, char out[33])
+{
+	struct fp_xxh3 h;
+	fp_xxh3_init(&h);
+	fp_xxh3_update(&h, line, len);
+	fp_xxh3_update(&h, "\n", 1);
+	fp_xxh3_hex(&h, out);
+	fp_xxh3_release(&h);
 }
 
 static const char *type_of(const struct json *rec)
@@ -114,6 +127,10 @@ static enum nd_event next(struct nd_reader *r, struct arena *a, struct json **re
 		ndr_errorf(r, err, errlen, "truncated stream: last line has no newline");
 		return ND_ERROR;
 	}
+	if (len && line[len - 1] == '\r') {
+		ndr_errorf(r, err, errlen, "line ends with CRLF: streams use LF line ends (strip the CR, e.g. with 'tr -d \\r', then reseal with 'stream-seal')");
+		return ND_ERROR;
+	}
 	if (fast && r->state == IN_BODY && fast(ctx, line, len)) {
 		*rec = NULL;
 		fp_xxh3_update(&r->h, line, len);
@@ -151,6 +168,7 @@ static enum nd_event next(struct nd_reader *r, struct arena *a, struct json **re
 		r->records = 0;
 		fp_xxh3_release(&r->h);
 		fp_xxh3_init(&r->h);
+		line_fingerprint(line, len, r->header_fp);
 		return ND_HEADER;
 	}
 	if (!strcmp(type, "header")) {
@@ -158,14 +176,24 @@ static enum nd_event next(struct nd_reader *r, struct arena *a, struct json **re
 		return ND_ERROR;
 	}
 	if (!strcmp(type, "end")) {
-		struct json *n = json_get(v, "records"), *f = json_get(v, "fingerprint");
-		static const char *const keys[] = { "type", "records", "fingerprint", NULL };
+		struct json *n = json_get(v, "records"), *f = json_get(v, "fingerprint"), *hf = json_get(v, "header_fingerprint");
+		static const char *const keys[] = { "type", "records", "fingerprint", "header_fingerprint", NULL };
 		if (nd_check_keys(v, keys, jerr, sizeof jerr)) {
 			ndr_errorf(r, err, errlen, "%s", jerr);
 			return ND_ERROR;
 		}
-		if (!n || n->kind != JSON_INT || !f || f->kind != JSON_STRING) {
+		if (!n || n->kind != JSON_INT || !f || f->kind != JSON_STRING || (hf && hf->kind != JSON_STRING)) {
 			ndr_errorf(r, err, errlen, "malformed 'end' record");
+			return ND_ERROR;
+		}
+		if (!hf) {
+			ndr_errorf(r, err, errlen, "'end' record has no 'header_fingerprint' (a stream written before schednav 0.2): "
+				   "check it, then reseal it with 'stream-seal -i FILE -o NEW'");
+			return ND_ERROR;
+		}
+		if (strcmp(hf->u.str.s, r->header_fp)) {
+			ndr_errorf(r, err, errlen, "header fingerprint mismatch: 'end' says '%s', the header hashes to '%s' (the header was edited)",
+				   hf->u.str.s, r->header_fp);
 			return ND_ERROR;
 		}
 		fp_xxh3_hex(&r->h, r->fp);
@@ -194,6 +222,7 @@ struct nd_writer {
 	struct strbuf sb;
 	struct fp_xxh3 h;
 	unsigned long long records;
+	char header_fp[33];
 	int in_stream;
 };
 
@@ -216,6 +245,7 @@ int ndw_header(struct nd_writer *w, const struct json *hdr, char *err, size_t er
 	sb_addc(&w->sb, '\n');
 	fp_xxh3_release(&w->h);
 	fp_xxh3_init(&w->h);
+	fp_xxh3_of(w->sb.buf, w->sb.len, w->header_fp);
 	w->records = 0;
 	w->in_stream = 1;
 	return zw_write(w->z, w->sb.buf, w->sb.len, err, errlen);
@@ -249,7 +279,8 @@ int ndw_end(struct nd_writer *w, char fp_out[33], char *err, size_t errlen)
 	if (fp_out)
 		memcpy(fp_out, fp, 33);
 	sb_reset(&w->sb);
-	sb_addf(&w->sb, "{\"type\":\"end\",\"records\":%llu,\"fingerprint\":\"%s\"}\n", w->records, fp);
+	sb_addf(&w->sb, "{\"type\":\"end\",\"records\":%llu,\"fingerprint\":\"%s\",\"header_fingerprint\":\"%s\"}\n", w->records, fp,
+		w->header_fp);
 	w->in_stream = 0;
 	return zw_write(w->z, w->sb.buf, w->sb.len, err, errlen);
 }

@@ -1,8 +1,10 @@
 /*
  * ndjson — SchedNav streams: a `header` record, body records, an `end` record carrying
- * the body's count and XXH3-128 fingerprint over the exact bytes of every body line
- * (each with its '\n'). Readers verify every stream and accept concatenated streams;
- * writers serialise canonically and stamp the end record.
+ * the body's count, the XXH3-128 `fingerprint` over the exact bytes of every body line
+ * (each with its '\n') and the XXH3-128 `header_fingerprint` over the header line (with
+ * its '\n'). Readers verify both on every stream, refuse an end record without
+ * header_fingerprint (streams before 0.2; stream-seal reseals them) and CRLF lines, and
+ * accept concatenated streams; writers serialise canonically and stamp the end record.
  * Records returned by the reader live in the caller's arena. Errors come back as
  * "PATH:LINE: message" in err; nothing here prints or exits.
  */
@@ -29,6 +31,7 @@ const char *ndr_name(const struct nd_reader *r);
 unsigned long ndr_lineno(const struct nd_reader *r);         /* line of the last record returned */
 const char *ndr_raw(const struct nd_reader *r, size_t *len);   /* its bytes, without '\n' */
 const char *ndr_fingerprint(const struct nd_reader *r);       /* of the stream whose end was just read */
+const char *ndr_header_fingerprint(const struct nd_reader *r); /* of the current (or just ended) stream's header */
 unsigned ndr_streams(const struct nd_reader *r);                /* complete streams so far */
 void ndr_close(struct nd_reader *r);
 /* Format "PATH:LINE: msg" for the current record into err. */

@@ -98,17 +98,32 @@ int main(void)
 	json_case("{\"a\":", NULL);
 	json_case("NaN", NULL);
 	json_case("1.5e3", "1500.0");
-	char fp[33];
+	char fp[33], hfp[33];
 	fp_xxh3_of("{\"type\":\"x\"}\n", 13, fp);
+	fp_xxh3_of("{\"type\":\"header\",\"schema\":\"t\"}\n", 31, hfp);
 	char good[400];
-	snprintf(good, sizeof good, "{\"type\":\"header\",\"schema\":\"t\"}\n{\"type\":\"x\"}\n{\"type\":\"end\",\"records\":1,\"fingerprint\":\"%s\"}\n", fp);
+	snprintf(good, sizeof good,
+		 "{\"type\":\"header\",\"schema\":\"t\"}\n{\"type\":\"x\"}\n{\"type\":\"end\",\"records\":1,\"fingerprint\":\"%s\",\"header_fingerprint\":\"%s\"}\n",
+		 fp, hfp);
 	CHECK(stream_case(good) == ND_EOF, "good stream rejected");
 	char twice[1200];
 	snprintf(twice, sizeof twice, "%s%s", good, good);
 	CHECK(stream_case(twice) == ND_EOF, "concatenated streams rejected");
 	char bad[1200];
-	snprintf(bad, sizeof bad, "{\"type\":\"header\",\"schema\":\"t\"}\n{\"type\":\"y\"}\n{\"type\":\"end\",\"records\":1,\"fingerprint\":\"%s\"}\n", fp);
+	snprintf(bad, sizeof bad,
+		 "{\"type\":\"header\",\"schema\":\"t\"}\n{\"type\":\"y\"}\n{\"type\":\"end\",\"records\":1,\"fingerprint\":\"%s\",\"header_fingerprint\":\"%s\"}\n",
+		 fp, hfp);
 	CHECK(stream_case(bad) == ND_ERROR, "edited body accepted");
+	snprintf(bad, sizeof bad,
+		 "{\"type\":\"header\",\"schema\":\"u\"}\n{\"type\":\"x\"}\n{\"type\":\"end\",\"records\":1,\"fingerprint\":\"%s\",\"header_fingerprint\":\"%s\"}\n",
+		 fp, hfp);
+	CHECK(stream_case(bad) == ND_ERROR, "edited header accepted");
+	snprintf(bad, sizeof bad, "{\"type\":\"header\",\"schema\":\"t\"}\n{\"type\":\"x\"}\n{\"type\":\"end\",\"records\":1,\"fingerprint\":\"%s\"}\n", fp);
+	CHECK(stream_case(bad) == ND_ERROR, "end without header_fingerprint accepted");
+	snprintf(bad, sizeof bad,
+		 "{\"type\":\"header\",\"schema\":\"t\"}\r\n{\"type\":\"x\"}\r\n{\"type\":\"end\",\"records\":1,\"fingerprint\":\"%s\",\"header_fingerprint\":\"%s\"}\r\n",
+		 fp, hfp);
+	CHECK(stream_case(bad) == ND_ERROR, "CRLF stream accepted");
 	CHECK(stream_case("{\"type\":\"header\",\"schema\":\"t\"}\n{\"type\":\"x\"}\n") == ND_ERROR, "missing end accepted");
 	snprintf(bad, sizeof bad, "%s{\"type\":\"x\"}\n", good);
 	CHECK(stream_case(bad) == ND_ERROR, "record after end accepted");

@@ -15,15 +15,18 @@ def dumps(rec):
     return json.dumps(rec, separators=(",", ":"), ensure_ascii=False)
 
 def write_stream(path, schema, tool, body, **extra):
-    hdr = {"type": "header", "schema": schema, "tool": tool, "version": "0.1.0", "inputs": [], "params": {}}
+    hdr = {"type": "header", "schema": schema, "tool": tool, "version": "0.2.0", "inputs": [], "params": {}}
     hdr.update(extra)
+    head = (dumps(hdr) + "\n").encode()
     lines = "".join(dumps(r) + "\n" for r in body).encode()
-    h = lib.XXH3_128bits(lines, len(lines))
-    fp = "%016x%016x" % (h.high64, h.low64)
+    def xxh3(b):
+        h = lib.XXH3_128bits(b, len(b))
+        return "%016x%016x" % (h.high64, h.low64)
+    fp = xxh3(lines)
     with open(path, "wb") as f:
-        f.write((dumps(hdr) + "\n").encode())
+        f.write(head)
         f.write(lines)
-        f.write((dumps({"type": "end", "records": len(body), "fingerprint": fp}) + "\n").encode())
+        f.write((dumps({"type": "end", "records": len(body), "fingerprint": fp, "header_fingerprint": xxh3(head)}) + "\n").encode())
     return fp
 
 def p95(v):
