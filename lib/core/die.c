@@ -157,6 +157,21 @@ long long opt_int(const char *name, const char *s)
 	return v;
 }
 
+#ifndef SCHEDNAV_VERSION
+#define SCHEDNAV_VERSION "0.0.0"
+#endif
+
+void print_version(const char *schemas)
+{
+	printf("%s (SchedNav) %s\n", progname, SCHEDNAV_VERSION);
+	printf("stream framing: %s (end: records, fingerprint, header_fingerprint)\n", SCHEDNAV_STREAM_FRAMING);
+	if (schemas)
+		fputs(schemas, stdout);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		exit(1);
+	exit(0);
+}
+
 void print_help(const char *text)
 {
 	fputs(text, stdout);

@@ -31,4 +31,9 @@ double opt_double(const char *name, const char *s);
 long long opt_int(const char *name, const char *s);
 /* Print help text to stdout and exit 0 (checked). */
 void print_help(const char *text) __attribute__((noreturn));
+/* -V/--version: "PROG (SchedNav) VERSION", the stream framing version, then the tool's
+ * schemas text (e.g. "reads: schednav.trace/1, schednav.trace/2\nwrites: schednav.result/1\n");
+ * stdout, checked, exit 0. */
+void print_version(const char *schemas) __attribute__((noreturn));
+#define SCHEDNAV_STREAM_FRAMING "2"
 #endif
