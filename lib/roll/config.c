@@ -182,7 +182,7 @@ static struct json *field_value(struct arena *a, const struct sim_policy *p, enu
 	case RF_DELAY: return json_int(a, p->hp_delay_seconds);
 	case RF_BUDGET: return p->has_budget ? json_real(a, p->budget) : json_null(a);
 	case RF_VICTIM: return json_str(a, policy_victim_name(p->victim_order));
-	default: return json_str(a, p->admission_mode ? p->admission_mode : "enforce");
+	default: return json_str(a, roll_bypass(p) ? "bypass" : "enforce");
 	}
 }
 
@@ -195,7 +195,7 @@ static bool field_differs(const struct sim_policy *x, const struct sim_policy *y
 	case RF_DELAY: return x->hp_delay_seconds != y->hp_delay_seconds;
 	case RF_BUDGET: return x->has_budget != y->has_budget || (x->has_budget && x->budget != y->budget);
 	case RF_VICTIM: return x->victim_order != y->victim_order;
-	default: return strcmp(x->admission_mode ? x->admission_mode : "enforce", y->admission_mode ? y->admission_mode : "enforce") != 0;
+	default: return roll_bypass(x) != roll_bypass(y);
 	}
 }
 
@@ -231,7 +231,7 @@ int roll_catalog_index(const struct roll_catalog *cat, const char *id)
 	return -1;
 }
 
-static bool is_bypass(const struct sim_policy *p)
+bool roll_bypass(const struct sim_policy *p)
 {
 	return p->admission_mode && !strcmp(p->admission_mode, "bypass");
 }
@@ -315,7 +315,7 @@ int roll_catalog_load(struct roll_catalog *cat, const char *path, struct arena *
 		snprintf(e, sizeof e, "safety action '%s' is not one of the profiles", cat->safety_id);
 		return fail(err, errlen, path, e);
 	}
-	if (safety->scheduler != SCHED_FIFO || (strcmp(safety->action_id, "native-fifo") && !is_bypass(safety))) {
+	if (safety->scheduler != SCHED_FIFO || (strcmp(safety->action_id, "native-fifo") && !roll_bypass(safety))) {
 		snprintf(e, sizeof e, "safety action '%s' must be FIFO (FIFO + bypass unless it is native-fifo)", cat->safety_id);
 		return fail(err, errlen, path, e);
 	}

@@ -77,6 +77,8 @@ struct json *roll_control_profile(struct arena *a, const struct sim_policy *p);
 const char *roll_resolve_path(struct arena *a, const char *ref, const char *from_file);
 /* Read a whole JSON file (zstd allowed) into a; "PATH: message" errors. */
 int roll_json_load(const char *path, struct arena *a, struct json **out, char *err, size_t errlen);
+/* true when p runs with predictive_admission_mode bypass (the gate off), false for enforce. */
+bool roll_bypass(const struct sim_policy *p);
 /* true when s is a usable identifier: non-empty, valid UTF-8, no control characters. */
 bool roll_id_ok(const char *s);
 #endif

@@ -238,7 +238,7 @@ static int candidates(const struct roll_controller *c, const struct roll_observa
 
 static bool enforcing(const struct sim_policy *p)
 {
-	return !p->admission_mode || !strcmp(p->admission_mode, "enforce");
+	return !roll_bypass(p);
 }
 
 int roll_step(struct roll_controller *c, const struct roll_engine *e, struct arena *a, char *err, size_t errlen)

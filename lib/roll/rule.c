@@ -15,15 +15,8 @@ void roll_rule_inputs_of(const struct roll_observation *ob, struct roll_rule_inp
 	in->recent_to_prior = ob->signals.recent_to_prior;
 }
 
-static bool enforce(const struct sim_policy *p)
-{
-	return !p->admission_mode || !strcmp(p->admission_mode, "enforce");
-}
-
-static bool bypass(const struct sim_policy *p)
-{
-	return p->admission_mode && !strcmp(p->admission_mode, "bypass");
-}
+static bool enforce(const struct sim_policy *p) { return !roll_bypass(p); }
+static bool bypass(const struct sim_policy *p) { return roll_bypass(p); }
 
 static bool has_role(const struct sim_policy *p, enum roll_role r)
 {

@@ -6,6 +6,7 @@
 #include "core/fp.h"
 #include "core/num.h"
 #include "eval/evidence.h"
+#include "roll/ablation.h"
 #include "roll/audit.h"
 #include "roll/config.h"
 #include "roll/control.h"
@@ -1072,7 +1073,7 @@ static int f_eval(void *ctx, struct arena *a, const struct sim_policy *p, const 
 	out->hp_queue = q;
 	out->n_hp_queue = 2;
 	/* an enforcing candidate gets the frozen quota only when the projection has one */
-	CHECK((frozen != NULL) == (f->with_proj && (!p->admission_mode || !strcmp(p->admission_mode, "enforce"))), "frozen quota for %s", p->action_id);
+	CHECK((frozen != NULL) == (f->with_proj && !roll_bypass(p)), "frozen quota for %s", p->action_id);
 	(void)a;
 	return 0;
 }
@@ -1208,6 +1209,81 @@ static void controller(void)
 	trace_release(&t);
 }
 
+
+/* ---- ablation: pairwise comparison, gates, closeout ---- */
+
+static struct roll_arm_summary arm(long long windows, long long passes, double alloc, double jct, double evict, long long sims)
+{
+	return (struct roll_arm_summary){ windows, passes, sims, 0, true, true, true, alloc, jct, evict };
+}
+
+static void ablation(void)
+{
+	struct roll_arm_summary a = arm(5, 4, 0.80, 100, 0.01, 72), b = arm(5, 3, 0.99, 1, 0, 72);
+	CHECK(!strcmp(roll_compare_arms(&a, &b), "better") && !strcmp(roll_compare_arms(&b, &a), "worse"), "more passing windows first");
+	b = arm(5, 4, 0.81, 1, 0, 72);
+	CHECK(!strcmp(roll_compare_arms(&b, &a), "better"), "allocation difference 0.01 (>=) decides");
+	b = arm(5, 4, 0.8099, 1, 0, 72);
+	CHECK(!strcmp(roll_compare_arms(&b, &a), "better"), "below 0.01 defers to Spot JCT (1 < 100)");
+	b = arm(5, 4, 0.805, 100, 0.02, 72);
+	CHECK(!strcmp(roll_compare_arms(&b, &a), "worse"), "then eviction (0.02 > 0.01)");
+	b = arm(5, 4, 0.805, 100, 0.01, 72);
+	CHECK(!strcmp(roll_compare_arms(&b, &a), "tie"), "tie");
+	/* summaries: means over present windows with values */
+	struct roll_cell cells[3] = { { true, true, true, true, true, 0.5, 10, 0, 72, 3 }, { true, false, true, false, true, 0.7, 0, 0.2, 72, 2 },
+		{ false, false, false, false, false, 0, 0, 0, 0, 0 } };
+	struct roll_arm_summary s;
+	roll_arm_summarise(cells, 3, &s);
+	CHECK(s.windows == 2 && s.passes == 1 && s.simulations == 144 && s.llm_calls == 5 && s.alloc == 0.6 && s.jct == 10 && s.evict == 0.1,
+	      "summary %lld %lld %g %g %g", s.windows, s.passes, s.alloc, s.jct, s.evict);
+	/* gates: baseline, fixed, rule, agent, oracle (the shipped study's arms) */
+	struct roll_arm_def defs[5] = { { "ordinary-fifo", ARM_BASELINE, false, true, 0 }, { "fixed", ARM_COMPARATOR, false, true, 0 },
+		{ "rule", ARM_COMPARATOR, true, true, 3 }, { "agent", ARM_AGENT, true, true, 3 }, { "oracle", ARM_ORACLE, true, false, 5 } };
+	struct roll_arm_summary sum[5] = { arm(5, 5, 0.80, 100, 0, 0), arm(5, 2, 0.85, 90, 0.01, 0), arm(5, 4, 0.81, 95, 0, 72 * 5),
+		arm(5, 3, 0.82, 95, 0, 72 * 5), arm(5, 5, 0.9, 50, 0, 60 * 5) };
+	struct roll_gates g;
+	roll_gates_evaluate(defs, sum, 5, 5, &g);
+	CHECK(!strcmp(g.superiority, "not_established") && !strcmp(g.vs_ordinary, "not_established") && !strcmp(g.analyst, "incomplete"),
+	      "the original's outcome: %s %s %s", g.superiority, g.vs_ordinary, g.analyst);
+	CHECK(g.n_eligible == 1 && !strcmp(g.eligible[0], "ordinary-fifo") && !strcmp(g.recommended, "ordinary-fifo"),
+	      "eligible = deployable arms passing every window (the oracle excluded)");
+	CHECK(!g.claim_supported && g.pairwise[4] == NULL && !strcmp(g.pairwise[0], "worse"), "oracle never compared");
+	/* an agent better than everyone: supported */
+	sum[3] = arm(5, 5, 0.95, 10, 0, 72 * 5);
+	roll_gates_evaluate(defs, sum, 5, 5, &g);
+	CHECK(!strcmp(g.superiority, "supported") && !strcmp(g.vs_ordinary, "supported") && g.claim_supported, "supported");
+	CHECK(!strcmp(g.recommended, "agent"), "recommended agent");
+	/* a different simulation count than the same-budget rule arm: not established */
+	sum[3].simulations = 71 * 5;
+	roll_gates_evaluate(defs, sum, 5, 5, &g);
+	CHECK(!strcmp(g.superiority, "not_established") && !strcmp(g.vs_ordinary, "supported") && !g.claim_supported, "budget mismatch");
+	sum[3].simulations = 72 * 5;
+	/* fewer passes than a comparator */
+	sum[1] = arm(5, 5, 0.5, 1, 0, 0);
+	sum[3] = arm(5, 4, 0.99, 1, 0, 72 * 5);
+	sum[2] = arm(5, 3, 0.5, 1, 0, 72 * 5);
+	roll_gates_evaluate(defs, sum, 5, 5, &g);
+	CHECK(!strcmp(g.superiority, "not_established"), "fewer passes than fixed");
+	/* a missing window: incomplete */
+	sum[2].windows = 4;
+	roll_gates_evaluate(defs, sum, 5, 5, &g);
+	CHECK(!strcmp(g.superiority, "incomplete") && !strcmp(g.vs_ordinary, "incomplete"), "incomplete");
+	/* the top two eligible tie: no recommendation */
+	struct roll_arm_summary t[5] = { arm(5, 5, 0.80, 100, 0, 0), arm(5, 5, 0.805, 100, 0, 0), arm(5, 1, 0, 0, 0, 360),
+		arm(5, 1, 0, 0, 0, 360), arm(5, 5, 1, 1, 0, 300) };
+	roll_gates_evaluate(defs, t, 5, 5, &g);
+	CHECK(g.n_eligible == 2 && g.recommended == NULL, "top two tie → null");
+	/* analyst gate with a masked arm */
+	struct roll_arm_def d6[6] = { defs[0], defs[1], defs[2], defs[3], defs[4], { "masked", ARM_MASKED, true, true, 3 } };
+	struct roll_arm_summary s6[6] = { arm(5, 5, 0.80, 100, 0, 0), arm(5, 2, 0.85, 90, 0.01, 0), arm(5, 4, 0.81, 95, 0, 360),
+		arm(5, 5, 0.9, 50, 0, 360), arm(5, 5, 0.9, 50, 0, 300), arm(5, 4, 0.9, 50, 0, 360) };
+	roll_gates_evaluate(d6, s6, 6, 5, &g);
+	CHECK(!strcmp(g.analyst, "supported"), "full better than masked with matched resources: %s", g.analyst);
+	s6[5].llm_calls = 3;
+	roll_gates_evaluate(d6, s6, 6, 5, &g);
+	CHECK(!strcmp(g.analyst, "not_established"), "unmatched LLM calls");
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -1232,6 +1308,7 @@ int main(void)
 	protocol();
 	deciders();
 	controller();
+	ablation();
 	slo_release(&SLO);
 	trace_release(&H);
 	trace_release(&X);
