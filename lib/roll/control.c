@@ -88,6 +88,12 @@ int roll_controller_init(struct roll_controller *c, const struct roll_config *cf
 	return 0;
 }
 
+void roll_controller_release(struct roll_controller *c)
+{
+	roll_samples_free(c->samples);
+	c->samples = NULL;
+}
+
 long long roll_expected_decisions(const struct roll_controller *c)
 {
 	double k = ceil((c->eval_end - c->eval_start) / (double)c->cfg->interval - ROLL_EPS);
@@ -266,7 +272,12 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	size_t n_runs = 0;
 	char stress_fp[33] = "";
 	const char *proj_fp = proj ? ob.projection_fp : NULL;
-	struct roll_scenario_in sin = { c->exec, c->history, cut, c->cfg->horizon, &st, NULL, 0, proj_fp, NULL, false, false };
+	struct roll_scenario_in sin = { c->exec, c->history, cut, c->cfg->horizon, &st, NULL, 0, proj_fp, NULL, false, false,
+		NULL };
+	if (!c->samples)
+		c->samples = roll_samples_new(c->exec, c->history);
+	roll_samples_advance(c->samples, cut);
+	sin.samples = c->samples;
 	if (oracle) {
 		sin.profile_id = "actual-future";
 		sin.actual_future = true;
@@ -373,7 +384,8 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	const char *request_id = ev_str(req, "request_id");
 	struct strbuf line;
 	sb_init(&line);
-	json_write(&line, req);
+	if (c->decider->kind == DECIDER_EXEC)   /* only a coprocess reads the request line */
+		json_write(&line, req);
 	char why[300];
 	snprintf(why, sizeof why, "declared-hierarchy:%s%s", sel.status, sel.hold_applied ? "+minimum-hold" : "");
 	struct roll_reply reply;

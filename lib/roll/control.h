@@ -81,6 +81,7 @@ struct roll_controller {
 	const char *arm_id;
 	struct roll_progress p;
 	struct json *pending_request;      /* set when roll_step returns ROLL_STEP_PENDING */
+	struct roll_samples *samples;      /* duration samples, grown cutoff to cutoff */
 };
 
 #define ROLL_STEP_DONE 0
@@ -92,6 +93,8 @@ int roll_controller_init(struct roll_controller *c, const struct roll_config *cf
 			 const struct slo_spec *slo, const struct trace *exec, const struct trace *history,
 			 struct roll_decider *decider, const char *const *fixed, size_t n_fixed, const char *arm_id,
 			 char *err, size_t errlen);
+/* Free what the controller allocated (the duration samples). */
+void roll_controller_release(struct roll_controller *c);
 /* Number of decisions the window holds: ceil((end − start)/I − EPS), at least 0. */
 long long roll_expected_decisions(const struct roll_controller *c);
 /* Time of the next decision; valid while roll_due. */

@@ -403,5 +403,12 @@ void roll_observe(struct arena *a, const struct roll_observation_in *in, struct 
 	json_set(a, ib, "job_remaining_runtime_exposed_to_agent", json_bool(a, false));
 	json_set(a, ib, "full_trace_fingerprint_exposed", json_bool(a, false));
 	json_set(a, o, "information_boundary", ib);
-	ob->record = stamp(a, o, "observation_fingerprint", ob->fp);
+	/* The observation's fingerprint hashes its self-fingerprinted scheduler state by that
+	 * fingerprint (the state is the bulk of it and was hashed already). */
+	struct json *view = json_object(a);
+	for (size_t i = 0; i < o->u.obj.n; i++)
+		json_set(a, view, o->u.obj.keys[i], strcmp(o->u.obj.keys[i], "scheduler_state") ? o->u.obj.vals[i] : json_str(a, ob->snapshot_fp));
+	ev_self_fp(view, "observation_fingerprint", ob->fp);
+	json_set(a, o, "observation_fingerprint", json_str(a, ob->fp));
+	ob->record = o;
 }

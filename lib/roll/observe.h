@@ -11,7 +11,8 @@
  * no job's remaining work (only the opaque handoff fingerprint that covers it).
  * Every JSON value is built in the caller's arena; the input structs are borrowed.
  * Numbers follow the original: GPU amounts round6, ratios and pressures round9, times raw.
- * Fingerprints are XXH3-128 of the record's canonical bytes without its own fingerprint key.
+ * Fingerprints are XXH3-128 of the record's canonical bytes without its own fingerprint key;
+ * the observation's hashes its scheduler state by the state's snapshot_fingerprint.
  * Nothing here prints or exits.
  */
 #ifndef SCHEDNAV_ROLL_OBSERVE_H

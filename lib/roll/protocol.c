@@ -62,7 +62,25 @@ const char *roll_utf8_excerpt(struct arena *a, const char *s, size_t n, size_t m
 void roll_request_stamp(struct arena *a, struct json *req)
 {
 	char fp[33];
-	ev_self_fp(req, "request_fingerprint", fp);
+	/* Hash a digest view: the self-fingerprinted observation and candidates stand in for
+	 * themselves by their fingerprints (they are the bulk of the request). */
+	struct json *view = json_object(a);
+	for (size_t i = 0; i < req->u.obj.n; i++) {
+		const char *k = req->u.obj.keys[i];
+		struct json *v = req->u.obj.vals[i];
+		if (!strcmp(k, "observation") && ev_str(v, "observation_fingerprint"))
+			v = json_str(a, ev_str(v, "observation_fingerprint"));
+		else if (!strcmp(k, "candidates") && v->kind == JSON_ARRAY) {
+			struct json *fps = json_array(a);
+			for (size_t c = 0; c < v->u.arr.n; c++) {
+				const char *e = ev_str(v->u.arr.items[c], "evidence_fingerprint");
+				json_push(a, fps, e ? json_str(a, e) : v->u.arr.items[c]);
+			}
+			v = fps;
+		}
+		json_set(a, view, k, v);
+	}
+	ev_self_fp(view, "request_fingerprint", fp);
 	/* request_id is a copy of the fingerprint, placed first after type and protocol, and
 	 * excluded from the hash (ev_self_fp above ran before it existed). */
 	struct json *body = json_object(a);

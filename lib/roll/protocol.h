@@ -8,8 +8,9 @@
  *       "ranking":{…},"recommended_action_id":…,"reply_contract":{…},"request_fingerprint":FP}
  *   decider → controller: {"type":"decision","request_id":FP,"action_id":ID,"reason_code":TEXT
  *       [,"llm_call_count":N,"prompt_tokens":N,"completion_tokens":N]}
- * request_id is the request's own fingerprint (XXH3-128 of its canonical bytes without
- * request_id and request_fingerprint), so the same state always asks the same question.
+ * request_id is the request's own fingerprint: XXH3-128 of its canonical bytes without
+ * request_id and request_fingerprint, the observation and each candidate standing in by
+ * their own (verified) fingerprints; the same state always asks the same question.
  * A reply is accepted only if it is one JSON object with exactly those keys, its request_id
  * is the pending one, action_id names one of the request's candidates, reason_code is one
  * line of at most 256 characters of valid UTF-8 without control characters, and the usage

@@ -3,6 +3,7 @@
 #include "core/num.h"
 #include "eval/evidence.h"
 #include "roll/config.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +29,20 @@ static int class_cmp(const void *x, const void *y)
 	return a->d < b->d ? -1 : a->d > b->d;
 }
 
-/* Duration samples of the jobs visible and completed at the cutoff. */
-struct samples {
-	struct sample *by_pool, *by_class;
-	double *dur_pool, *dur_class;  /* durations in the same order, for the estimator */
-	size_t n;
+/* Duration samples of the jobs visible and completed at the cutoff, kept sorted two ways
+ * and grown as the cutoff moves forward: a job enters when submit + duration <= cut + EPS. */
+struct roll_samples {
+	struct sample *by_pool, *by_class;   /* (class, pool, d) and (class, d) order */
+	double *dur_pool, *dur_class;        /* the durations in the same orders */
+	size_t n, cap;
+	const struct trace *exec, *hist;
+	size_t *exec_end, *hist_end;         /* job indices by completion time */
+	size_t pe, ph;                       /* how many of them entered */
+	double cut;
+	/* keys (id, class) of the history jobs that entered: an execution job with the same
+	 * key is the same job and counts once */
+	const struct trace_job **slot;
+	size_t scap, sn;
 };
 
 static size_t upper_submit(const struct trace *t, double x)
@@ -53,9 +63,6 @@ static bool done_by(const struct trace_job *j, double cut)
 	return j->submit <= cut + ROLL_EPS && j->submit + j->duration <= cut + ROLL_EPS;
 }
 
-/* Keys (id, class) of the history trace's visible completed jobs, for de-duplication. */
-struct keyset { const struct trace_job **slot; size_t cap; };
-
 static unsigned long long key_hash(const struct trace_job *j)
 {
 	unsigned long long h = 1469598103934665603ULL;
@@ -69,82 +76,172 @@ static bool key_eq(const struct trace_job *a, const struct trace_job *b)
 	return a->hp == b->hp && !strcmp(a->id, b->id);
 }
 
-static bool keyset_has(const struct keyset *k, const struct trace_job *j)
+static bool key_has(const struct roll_samples *s, const struct trace_job *j)
 {
-	for (size_t i = key_hash(j) & (k->cap - 1); k->slot[i]; i = (i + 1) & (k->cap - 1))
-		if (key_eq(k->slot[i], j))
+	for (size_t i = key_hash(j) & (s->scap - 1); s->slot[i]; i = (i + 1) & (s->scap - 1))
+		if (key_eq(s->slot[i], j))
 			return true;
 	return false;
 }
 
-static void keyset_add(struct keyset *k, const struct trace_job *j)
+static void key_add(struct roll_samples *s, const struct trace_job *j)
 {
-	size_t i = key_hash(j) & (k->cap - 1);
-	while (k->slot[i] && !key_eq(k->slot[i], j))
-		i = (i + 1) & (k->cap - 1);
-	k->slot[i] = j;
+	size_t i = key_hash(j) & (s->scap - 1);
+	while (s->slot[i] && !key_eq(s->slot[i], j))
+		i = (i + 1) & (s->scap - 1);
+	if (!s->slot[i])
+		s->sn++;
+	s->slot[i] = j;
 }
 
-static void samples_build(struct arena *a, const struct trace *exec, const struct trace *hist, double cut, struct samples *s)
+static const struct trace *sort_t;
+
+static int by_end(const void *x, const void *y)
 {
-	size_t ne = upper_submit(exec, cut + ROLL_EPS), nh = upper_submit(hist, cut + ROLL_EPS);
-	struct keyset ks = { NULL, 16 };
-	while (ks.cap < 2 * nh + 16)
-		ks.cap *= 2;
-	ks.slot = xcalloc(ks.cap, sizeof *ks.slot);
-	s->by_pool = arena_alloc(a, (ne + nh + 1) * sizeof *s->by_pool);
-	s->n = 0;
-	for (size_t i = 0; i < nh; i++)
-		if (done_by(&hist->jobs[i], cut) && !keyset_has(&ks, &hist->jobs[i])) {
-			keyset_add(&ks, &hist->jobs[i]);
-			s->by_pool[s->n++] = (struct sample){ hist->jobs[i].hp, hist->jobs[i].model, hist->jobs[i].duration };
+	const struct trace_job *a = &sort_t->jobs[*(const size_t *)x], *b = &sort_t->jobs[*(const size_t *)y];
+	double ea = a->submit + a->duration, eb = b->submit + b->duration;
+	if (ea != eb)
+		return ea < eb ? -1 : 1;
+	return *(const size_t *)x < *(const size_t *)y ? -1 : *(const size_t *)x > *(const size_t *)y;
+}
+
+static size_t *end_order(const struct trace *t)
+{
+	size_t *v = xmalloc((t->n_jobs + 1) * sizeof *v);
+	for (size_t i = 0; i < t->n_jobs; i++)
+		v[i] = i;
+	sort_t = t;
+	if (t->n_jobs)
+		qsort(v, t->n_jobs, sizeof *v, by_end);
+	return v;
+}
+
+struct roll_samples *roll_samples_new(const struct trace *exec, const struct trace *history)
+{
+	struct roll_samples *s = xcalloc(1, sizeof *s);
+	s->exec = exec;
+	s->hist = history;
+	s->exec_end = end_order(exec);
+	s->hist_end = end_order(history);
+	s->scap = 16;
+	while (s->scap < 2 * history->n_jobs + 16)
+		s->scap *= 2;
+	s->slot = xcalloc(s->scap, sizeof *s->slot);
+	s->cut = -INFINITY;
+	return s;
+}
+
+void roll_samples_free(struct roll_samples *s)
+{
+	if (!s)
+		return;
+	free(s->by_pool);
+	free(s->by_class);
+	free(s->dur_pool);
+	free(s->dur_class);
+	free(s->exec_end);
+	free(s->hist_end);
+	free(s->slot);
+	free(s);
+}
+
+/* Merge the sorted batch b[0..nb) into the sorted array v[0..n) (room for n + nb). */
+static void merge(struct sample *v, size_t n, struct sample *b, size_t nb, int (*cmp)(const void *, const void *), struct sample *tmp)
+{
+	size_t i = 0, k = 0, o = 0;
+	while (i < n || k < nb)
+		tmp[o++] = k == nb || (i < n && cmp(&v[i], &b[k]) <= 0) ? v[i++] : b[k++];
+	memcpy(v, tmp, (n + nb) * sizeof *v);
+}
+
+void roll_samples_advance(struct roll_samples *s, double cut)
+{
+	if (cut <= s->cut)
+		return;
+	s->cut = cut;
+	struct sample *batch = NULL;
+	size_t nb = 0, bcap = 0;
+	/* the history's jobs first: their keys decide which execution jobs are duplicates */
+	for (; s->ph < s->hist->n_jobs; s->ph++) {
+		const struct trace_job *j = &s->hist->jobs[s->hist_end[s->ph]];
+		if (!(j->submit + j->duration <= cut + ROLL_EPS))
+			break;
+		if (j->submit <= cut + ROLL_EPS && !key_has(s, j)) {
+			key_add(s, j);
+			batch = xgrow(batch, &bcap, nb + 1, sizeof *batch);
+			batch[nb++] = (struct sample){ j->hp, j->model, j->duration };
 		}
-	for (size_t i = 0; i < ne; i++)
-		if (done_by(&exec->jobs[i], cut) && !keyset_has(&ks, &exec->jobs[i]))
-			s->by_pool[s->n++] = (struct sample){ exec->jobs[i].hp, exec->jobs[i].model, exec->jobs[i].duration };
-	free(ks.slot);
-	s->by_class = arena_alloc(a, (s->n + 1) * sizeof *s->by_class);
-	if (s->n) {
-		memcpy(s->by_class, s->by_pool, s->n * sizeof *s->by_pool);
-		qsort(s->by_pool, s->n, sizeof *s->by_pool, sample_cmp);
-		qsort(s->by_class, s->n, sizeof *s->by_class, class_cmp);
 	}
-	s->dur_pool = arena_alloc(a, (s->n + 1) * sizeof(double));
-	s->dur_class = arena_alloc(a, (s->n + 1) * sizeof(double));
-	for (size_t i = 0; i < s->n; i++) {
-		s->dur_pool[i] = s->by_pool[i].d;
-		s->dur_class[i] = s->by_class[i].d;
+	for (; s->pe < s->exec->n_jobs; s->pe++) {
+		const struct trace_job *j = &s->exec->jobs[s->exec_end[s->pe]];
+		if (!(j->submit + j->duration <= cut + ROLL_EPS))
+			break;
+		if (j->submit <= cut + ROLL_EPS && !key_has(s, j)) {
+			batch = xgrow(batch, &bcap, nb + 1, sizeof *batch);
+			batch[nb++] = (struct sample){ j->hp, j->model, j->duration };
+		}
 	}
+	if (nb) {
+		size_t need = s->n + nb;
+		if (need > s->cap) {
+			s->cap = need * 2;
+			s->by_pool = xrealloc(s->by_pool, s->cap * sizeof *s->by_pool);
+			s->by_class = xrealloc(s->by_class, s->cap * sizeof *s->by_class);
+			s->dur_pool = xrealloc(s->dur_pool, s->cap * sizeof *s->dur_pool);
+			s->dur_class = xrealloc(s->dur_class, s->cap * sizeof *s->dur_class);
+		}
+		struct sample *tmp = xmalloc(need * sizeof *tmp);
+		qsort(batch, nb, sizeof *batch, sample_cmp);
+		merge(s->by_pool, s->n, batch, nb, sample_cmp, tmp);
+		qsort(batch, nb, sizeof *batch, class_cmp);
+		merge(s->by_class, s->n, batch, nb, class_cmp, tmp);
+		free(tmp);
+		s->n = need;
+		for (size_t i = 0; i < s->n; i++) {
+			s->dur_pool[i] = s->by_pool[i].d;
+			s->dur_class[i] = s->by_class[i].d;
+		}
+	}
+	free(batch);
 }
 
-/* The sorted durations of (class, pool), else of the class. */
-static const double *samples_for(const struct samples *s, bool hp, const char *model, size_t *n)
+/* First index of by_pool at or after (hp, model); with after, first index past it. */
+static size_t group_bound(const struct roll_samples *s, bool hp, const char *model, bool after)
 {
 	size_t lo = 0, hi = s->n;
-	while (lo < hi) {   /* first sample >= (hp, model) */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const struct sample *x = &s->by_pool[mid];
 		int c = x->hp != hp ? (x->hp ? -1 : 1) : strcmp(x->model, model);
-		if (c < 0)
+		if (c < 0 || (after && c == 0))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	size_t end = lo;
-	while (end < s->n && s->by_pool[end].hp == hp && !strcmp(s->by_pool[end].model, model))
-		end++;
+	return lo;
+}
+
+
+/* The sorted durations of (class, pool), else of the class (O(log n)). */
+static const double *samples_for(const struct roll_samples *s, bool hp, const char *model, size_t *n)
+{
+	size_t lo = group_bound(s, hp, model, false), end = group_bound(s, hp, model, true);
 	if (end > lo) {
 		*n = end - lo;
 		return s->dur_pool + lo;
 	}
-	lo = 0;
-	while (lo < s->n && s->by_class[lo].hp != hp)
-		lo++;
-	end = lo;
-	while (end < s->n && s->by_class[end].hp == hp)
-		end++;
-	*n = end - lo;
-	return s->dur_class + lo;
+	/* by_class holds HP first, then Spot */
+	size_t split = 0, a = 0, b = s->n;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (s->by_class[mid].hp)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	split = a;
+	*n = hp ? split : s->n - split;
+	return s->dur_class + (hp ? 0 : split);
 }
 
 double roll_estimate_remaining(const double *d, size_t n, double elapsed, long long horizon, const char **method, long long *samples)
@@ -264,8 +361,13 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 	const struct roll_state *st = in->state;
 	const struct trace *hist = in->history;
 	struct jobvec jv = { NULL, 0, 0 };
-	struct samples smp;
-	samples_build(a, in->exec, hist, cut, &smp);
+	struct roll_samples *own = NULL;
+	const struct roll_samples *smp = in->samples;
+	if (!smp) {
+		own = roll_samples_new(in->exec, hist);
+		roll_samples_advance(own, cut);
+		smp = own;
+	}
 
 	/* Completed workload history of (cut − H, cut]: replay material and HP templates. */
 	size_t h_lo = upper_submit(hist, cut - H), h_hi = upper_submit(hist, cut + ROLL_EPS);
@@ -285,7 +387,7 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 	for (size_t i = 0; i < st->n_carry; i++) {
 		const struct roll_carry *c = &st->carry[i];
 		size_t n;
-		const double *d = samples_for(&smp, c->hp, c->model, &n);
+		const double *d = samples_for(smp, c->hp, c->model, &n);
 		struct roll_estimate *e = &s->est[s->n_est++];
 		e->carry = c;
 		e->scenario_id = fmt_id(a, "carryover::%06zu::%s", i, c->id);
@@ -393,6 +495,7 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 	}
 	s->n_jobs = jv.n;
 	free(jv.v);
+	roll_samples_free(own);
 }
 
 static const char *kind_name(enum roll_scn_kind k)
@@ -425,15 +528,9 @@ struct json *roll_scenario_json(struct arena *a, struct roll_scenario *s, const 
 	struct json *est = json_array(a), *waits = json_object(a);
 	for (size_t i = 0; i < s->n_est; i++) {
 		const struct roll_estimate *e = &s->est[i];
+		/* the job's class, pool, size, status, wait and elapsed run time are in the observation */
 		x = json_object(a);
 		json_set(a, x, "scenario_job_id", json_str(a, e->scenario_id));
-		json_set(a, x, "job_id", json_str(a, e->carry->id));
-		json_set(a, x, "service_class", json_str(a, e->carry->hp ? "HP" : "Spot"));
-		json_set(a, x, "gpu_model", json_str(a, e->carry->model));
-		json_set(a, x, "gpu_count", json_real(a, e->carry->gpus));
-		json_set(a, x, "status", json_str(a, e->carry->running ? "running" : "queued"));
-		json_set(a, x, "current_run_elapsed_seconds", json_real(a, e->carry->run_elapsed));
-		json_set(a, x, "current_queue_wait_seconds", json_real(a, e->carry->queue_wait));
 		json_set(a, x, "estimated_remaining_seconds", json_real(a, e->estimate));
 		json_set(a, x, "estimator_method", json_str(a, e->method));
 		json_set(a, x, "estimator_sample_count", json_int(a, e->samples));

@@ -62,6 +62,15 @@ struct roll_estimate {
 
 struct roll_piece { double gpus; const char *tenant, *source_id; };
 
+/* Duration samples of the jobs visible and completed at a cutoff (step 1), shared by the
+ * scenarios of a decision and grown from one cutoff to the next (malloc'd; the traces
+ * are borrowed and must outlive it). Both traces hold the same row for the same job id. */
+struct roll_samples;
+struct roll_samples *roll_samples_new(const struct trace *exec, const struct trace *history);
+/* Take in the jobs completed by cut + EPS (cut never decreases; an earlier cut is ignored). */
+void roll_samples_advance(struct roll_samples *s, double cut);
+void roll_samples_free(struct roll_samples *s);
+
 struct roll_scenario_in {
 	const struct trace *exec, *history;  /* execution and workload-history traces */
 	double cut;
@@ -73,6 +82,7 @@ struct roll_scenario_in {
 	const char *profile_id;              /* calibrated-p90 | recent-history-replay | actual-future */
 	bool stress;
 	bool actual_future;                  /* oracle */
+	const struct roll_samples *samples;  /* advanced to cut; NULL: built here */
 };
 
 struct roll_scenario {

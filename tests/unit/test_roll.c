@@ -727,7 +727,7 @@ static void scenario_build(void)
 		{ cut + 7200, 2, "C", 4, 1, 6, false, false, 0, 0, NULL },     /* unknown pool: skipped */
 	};
 	struct roll_scenario s;
-	struct roll_scenario_in in = { &X, &Y, cut, 14400, &st, pts, 3, "pfp", "calibrated-p90", false, false };
+	struct roll_scenario_in in = { &X, &Y, cut, 14400, &st, pts, 3, "pfp", "calibrated-p90", false, false, NULL };
 	roll_scenario_build(&A, &in, &s);
 	CHECK(s.n_est == 2, "two carryover estimates");
 	/* q-spot (Spot, B): samples (Spot,B) = hist-spot 1000 → survivor median 1000, clamp ≥ 60 */
@@ -792,7 +792,7 @@ static void scenario_build(void)
 	CHECK(fut == 1, "oracle sees the future job");
 	/* an aggregate "*" point uses the whole cluster and every running HP carryover */
 	struct roll_point star[1] = { { cut + 1800, 1, NULL, 0, 0, 20, false, false, 0, 0, NULL } };
-	in = (struct roll_scenario_in){ &X, &Y, cut, 14400, &st, star, 1, NULL, "calibrated-p90", false, false };
+	in = (struct roll_scenario_in){ &X, &Y, cut, 14400, &st, star, 1, NULL, "calibrated-p90", false, false, NULL };
 	roll_scenario_build(&A, &in, &s);
 	fc_sum = 0;
 	for (size_t i = 0; i < s.n_jobs; i++)
@@ -1176,6 +1176,7 @@ static void controller(void)
 	roll_decider_close(&d);
 	roll_decider_parse(&d, "oracle", 1, e, sizeof e);
 	struct roll_controller oc;
+	memset(&oc, 0, sizeof oc);
 	CHECK(roll_controller_init(&oc, &cfg, &c, &SLO, &t, &t, &d, NULL, 0, "oracle-arm", e, sizeof e) == 0, "oracle init: %s", e);
 	f.evaluated = 0;
 	CHECK(roll_step(&oc, &eng, &a, e, sizeof e) == ROLL_STEP_DONE, "oracle step: %s", e);
@@ -1184,6 +1185,7 @@ static void controller(void)
 	const char *bad[3] = { PO, LO, FG }, *good[3] = { SAFE, PG, PO };
 	roll_decider_close(&d);
 	roll_decider_parse(&d, "fixed:" PG, 1, e, sizeof e);
+	roll_controller_release(&oc);
 	CHECK(roll_controller_init(&oc, &cfg, &c, &SLO, &t, &t, &d, bad, 3, "x", e, sizeof e) == -1, "no safety in --candidates");
 	CHECK(roll_controller_init(&oc, &cfg, &c, &SLO, &t, &t, &d, good, 2, "x", e, sizeof e) == -1, "wrong count");
 	CHECK(roll_controller_init(&oc, &cfg, &c, &SLO, &t, &t, &d, good, 3, "x", e, sizeof e) == 0, "good list: %s", e);
@@ -1199,11 +1201,14 @@ static void controller(void)
 	snprintf(spec, sizeof spec, "plan:%s", plan);
 	roll_decider_parse(&d, spec, 1, e, sizeof e);
 	roll_decider_start(&d, e, sizeof e);
+	roll_controller_release(&oc);
 	CHECK(roll_controller_init(&oc, &cfg, &c, &SLO, &t, &t, &d, NULL, 0, "agent", e, sizeof e) == 0, "plan init");
 	CHECK(roll_step(&oc, &eng, &a, e, sizeof e) == ROLL_STEP_PENDING && oc.p.index == 0, "pending step freezes nothing");
 	struct json *cp = roll_planning_checkpoint(&oc, &a);
 	CHECK(ev_self_fp_ok(cp, "checkpoint_fingerprint") && json_get(cp, "pending_request")->kind == JSON_OBJECT, "planning checkpoint");
 	unlink(plan);
+	roll_controller_release(&oc);
+	roll_controller_release(&ctl);
 	roll_decider_close(&d);
 	arena_release(&a);
 	trace_release(&t);
