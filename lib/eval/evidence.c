@@ -88,7 +88,9 @@ int ev_metrics_check(const struct json *rec, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < rec->u.obj.n; i++) {
 		const char *k = rec->u.obj.keys[i];
-		bool known = ev_is_catalogue(k);
+		/* optional controller summaries: sim-run --controller, roll */
+		bool known = ev_is_catalogue(k) || ((!strcmp(k, "predictive_control") || !strcmp(k, "rolling_control")) &&
+						    rec->u.obj.vals[i]->kind == JSON_OBJECT);
 		for (size_t j = 0; !known && j < NMETRICS_KEYS; j++)
 			known = !strcmp(metrics_keys[j].key, k);
 		if (!known) {

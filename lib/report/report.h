@@ -42,6 +42,10 @@ struct rp_result {
 	size_t nruns, cap_runs;
 	double *preemptions;                    /* event times */
 	size_t npreemptions, cap_preemptions;
+	/* rolling control (roll): the frozen decisions in order and the report, or none */
+	const struct json **decisions;
+	size_t ndecisions, cap_decisions;
+	const struct json *rolling_report;
 };
 
 /* A record kept verbatim with the fingerprint of the stream it came in and its path. */
