@@ -3,6 +3,8 @@
 # stdio session helper for the messages a real client never sends.
 
 INSPECTOR="$ROOT/tests/mcp/node_modules/.bin/mcp-inspector"
+# the repository's configs, wherever the tools under test were built (bin/, build-asan/bin/)
+export SCHEDNAV_CONFIGS="$ROOT/configs"
 SLO_ID=schednav-demo-slo-v1
 
 # Install the pinned Inspector once if npm is there; skip visibly only without npm.

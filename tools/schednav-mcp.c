@@ -43,7 +43,7 @@ static const char help[] =
 	"  -p, --profile ROLE     the role profile whose operations are listed and accepted\n"
 	"  -w, --workspace DIR    the workspace root every id and ref resolves under\n"
 	"  -c, --configs DIR      agents/, action_spaces/, policies/, slos/, controllers/, rolling/\n"
-	"                         (default: EXEC/../configs)\n"
+	"                         (default: $SCHEDNAV_CONFIGS, else EXEC/../configs)\n"
 	"  -x, --exec-path DIR    where the tools are (default: this program's directory)\n"
 	"  -a, --action-space ID  the declared action space (default static-v1)\n"
 	"      --verify-log       verify the workspace's audit log and exit\n"
@@ -1678,6 +1678,8 @@ int main(int argc, char **argv)
 	if (!s.exec_dir)
 		s.exec_dir = exec_dir_default(&s.arena);
 	if (!s.config_dir)
+		s.config_dir = getenv("SCHEDNAV_CONFIGS");
+	if (!s.config_dir || !*s.config_dir)
 		s.config_dir = joinpath(&s.arena, s.exec_dir, "../configs");
 	load_profile(&s);
 	load_action_space(&s);

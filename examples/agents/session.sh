@@ -9,7 +9,8 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 SCHEDNAV_BIN=${SCHEDNAV_BIN:-$root/bin}
-export SCHEDNAV_BIN
+SCHEDNAV_CONFIGS=${SCHEDNAV_CONFIGS:-$root/configs}
+export SCHEDNAV_BIN SCHEDNAV_CONFIGS
 . "$here/mcp.sh"
 work=$1
 WORKSPACE=$work/workspace
