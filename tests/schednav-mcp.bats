@@ -209,13 +209,14 @@ lines = [
     b'{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"approve","arguments":{}}}',
     b'{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"analyze_workload","arguments":{"run_config_id":"' + b'a' * 70000 + b'"}}}',
     b'{"jsonrpc":"2.0","id":12,"method":"tools/call","params":"x"}',
+    b'{"jsonrpc":"2.0","id":14,"method":"' + "\u00e9".encode() * 60 + b'"}',   # quoted, cut on a character boundary
     b'{"jsonrpc":"2.0","id":13,"method":"ping"}',
 ]
 open(sys.argv[1], "wb").write(b"\n".join(lines) + b"\n")
 PY
 	raw analyst < "$T/in" > "$T/out"
-	# 17 messages, one a notification: 16 answers
-	[ "$(wc -l < "$T/out")" -eq 16 ] || fail "expected 16 responses: $(cut -c1-200 "$T/out")"
+	# 18 messages, one a notification: 17 answers
+	[ "$(wc -l < "$T/out")" -eq 17 ] || fail "expected 17 responses: $(cut -c1-200 "$T/out")"
 	run jq -c '[.id, (.error.code // "ok")]' "$T/out"
 	assert_output '[1,-32600]
 [0,"ok"]
@@ -232,6 +233,7 @@ PY
 [10,-32602]
 [null,-32600]
 [12,-32600]
+[14,-32601]
 [13,"ok"]'
 	[ "$(sed -n 2p "$T/out" | jq -r .result.protocolVersion)" = 2025-11-25 ]
 	grep -q 'message larger than 65536 bytes' "$T/out" || fail "no oversize error"
@@ -263,4 +265,45 @@ PY
 	run schednav-mcp --profile analyst --workspace "$W" < /dev/null
 	assert_failure 1
 	assert_output --partial "torn last line"
+}
+
+@test "schednav-mcp: run sets: simulate every config x action twice (same fingerprints), then audit per config" {
+	require_inspector
+	local T="$BATS_TEST_TMPDIR"
+	trace-window --eval-start 5400 --eval-end 7200 --warmup-start 3600 -i "$W/traces/mix1.ndjson.zst" -o "$W/traces/mix1-w2.ndjson.zst"
+	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/mix1-w2.ndjson.zst"}' > "$W/run-configs/mix1-w2.json"
+	echo '{"schema_version":"schednav.run-set/v1","run_config_ids":["mix1-w","mix1-w2"]}' > "$W/run-sets/two.json"
+	local ids
+	ids=$(printf '%s\n' "${POLICIES[@]}" | jq -R . | jq -sc .)
+	call simulation simulate_run_set run_set_id=two "action_ids=$ids" > "$T/sims.json"
+	[ "$(jq -r .state "$T/sims.json")" = succeeded ] || fail "$(cat "$T/sims.json")"
+	[ "$(jq -r '.result.simulations | length' "$T/sims.json")" -eq 6 ]
+	[ "$(jq -r '[.result.simulations[] | .repetitions == 2 and .deterministic] | all' "$T/sims.json")" = true ]
+	local sref
+	sref=$(jq -r .result.simulations_ref "$T/sims.json")
+	assert_schema "$W/$sref"
+	# each (config, action) equals a direct run
+	sim-run --policy "$ROOT/configs/policies/native-preemptive-3600.json" --input "$W/traces/mix1-w2.ndjson.zst" -o "$T/direct.zst"
+	[ "$(jq -r '.result.simulations[] | select(.run_config_id == "mix1-w2" and .action_id == "native-preemptive-3600") | .result_fingerprint' "$T/sims.json")" = \
+	  "$(body_fp "$T/direct.zst")" ]
+	call auditor audit_run_set simulations_ref="$sref" slo_spec_id=$SLO_ID baseline_action_id=native-fifo > "$T/audits.json"
+	[ "$(jq -r '.result.audits | length' "$T/audits.json")" -eq 2 ]
+	[ "$(jq -r '[.result.audits[].results | length] | join(" ")' "$T/audits.json")" = "3 3" ]
+	assert_schema "$W/$(jq -r .result.audits_ref "$T/audits.json")"
+	# the audit of one config equals slo-audit run directly on that config's metrics
+	local dir="$W/$(dirname "$sref")"
+	slo-audit --slo "$ROOT/configs/slos/$SLO_ID.json" --baseline "$dir/mix1-w/native-fifo/rep-2/metrics.ndjson" -o "$T/direct.audit" \
+		"$dir"/mix1-w/{native-fifo,native-preemptive-3600,native-preemptive-g3600-b09-d0000}/rep-2/metrics.ndjson
+	[ "$(jq -r '.result.audits[] | select(.run_config_id == "mix1-w") | .audit_stream_fingerprint' "$T/audits.json")" = "$(body_fp "$T/direct.audit")" ]
+	# a baseline the manifest does not hold, and run sets that break the contract
+	run mcp auditor --method tools/call --tool-name audit_run_set --tool-arg simulations_ref="$sref" slo_spec_id=$SLO_ID baseline_action_id=native-preemptive-g3600-b09-d0900
+	assert_failure 1
+	assert_output --partial "has no simulation of the baseline 'native-preemptive-g3600-b09-d0900'"
+	echo '{"schema_version":"schednav.run-set/v1","run_config_ids":["mix1-w","mix1-w"]}' > "$W/run-sets/dup.json"
+	run mcp simulation --method tools/call --tool-name simulate_run_set --tool-arg run_set_id=dup "action_ids=$ids" repetitions=1
+	assert_failure 1
+	assert_output --partial "1-12 unique run config ids"
+	run mcp simulation --method tools/call --tool-name simulate_run_set --tool-arg run_set_id=two "action_ids=$ids" repetitions=3
+	assert_failure 1
+	assert_output --partial "arguments.repetitions: not one of the allowed values"
 }

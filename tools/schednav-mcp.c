@@ -1012,10 +1012,9 @@ static int op_audit_run_set(struct call *c)
 		struct json *results = json_array(c->a);
 		for (size_t k = 0; k < si.records->u.arr.n; k++) {
 			struct json *r = json_object(c->a), *au = si.records->u.arr.items[k];
-			json_set(c->a, r, "action_id", json_str(c->a, ev_str(sims->u.arr.items[0], "action_id")));
-			/* the audit names its candidate by policy; map back through the manifest order */
-			size_t idx = 0;
-			for (size_t j = 0; j < sims->u.arr.n; j++)
+			/* slo-audit writes one audit per metrics input, in argv order: the k-th
+			 * simulation of this config in the manifest */
+			for (size_t j = 0, idx = 0; j < sims->u.arr.n; j++)
 				if (!strcmp(ev_str(sims->u.arr.items[j], "run_config_id"), rc_id) && idx++ == k)
 					json_set(c->a, r, "action_id", json_str(c->a, ev_str(sims->u.arr.items[j], "action_id")));
 			json_set(c->a, r, "audit_passed", json_get(au, "audit_passed"));
@@ -1274,8 +1273,8 @@ static void tools_call(struct server *s, struct arena *a, const struct json *id,
 		k++;
 	if (k == N_OPS || !s->allowed[k] || !s->available[k]) {
 		char msg[400];
-		snprintf(msg, sizeof msg, k < N_OPS && s->allowed[k] ? "tool '%.100s' is not available: its tool is not installed" :
-			 "unknown tool '%.100s' for profile '%s'", name, s->profile);
+		snprintf(msg, sizeof msg, k < N_OPS && s->allowed[k] ? "tool '%.*s' is not available: its tool is not installed" :
+			 "unknown tool '%.*s' for profile '%s'", utf8_clip(name, 100), name, s->profile);
 		audit_append(s, a, name, NULL, NULL, NULL, NULL, now_ms() - t0, "refused");
 		send_error(id, RPC_PARAMS, msg);
 		return;
@@ -1466,7 +1465,7 @@ static void handle(struct server *s, struct arena *a, const char *line, size_t l
 		else
 			tools_call(s, a, id, params);
 	} else {
-		snprintf(err, sizeof err, "method '%.100s' not found", method);
+		snprintf(err, sizeof err, "method '%.*s' not found", utf8_clip(method, 100), method);
 		send_error(id, RPC_METHOD, err);
 	}
 }

@@ -38,6 +38,18 @@ static size_t utf8_length(const char *s, size_t n)
 	return k;
 }
 
+int utf8_clip(const char *s, int max)
+{
+	int n = 0;
+	while (n < max && s[n])
+		n++;
+	if (n < max || !s[n])
+		return n;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)   /* s[n] continues a character: back off */
+		n--;
+	return n;
+}
+
 static bool pattern_matches(const char *pattern, const char *s, bool *bad)
 {
 	regex_t re;
@@ -180,9 +192,10 @@ int jschema_validate(const struct json *s, const struct json *v, const char *pat
 		for (size_t i = 0; i < v->u.obj.n; i++) {
 			const struct json *ps = props ? json_get(props, v->u.obj.keys[i]) : NULL;
 			char sub[512];
-			snprintf(sub, sizeof sub, "%s.%.200s", path, v->u.obj.keys[i]);
+			const char *key = v->u.obj.keys[i];
+			snprintf(sub, sizeof sub, "%s.%.*s", path, utf8_clip(key, 200), key);
 			if (!ps && closed) {
-				snprintf(msg, sizeof msg, "unknown key '%.200s'", v->u.obj.keys[i]);
+				snprintf(msg, sizeof msg, "unknown key '%.*s'", utf8_clip(key, 200), key);
 				return fail(err, errlen, path, msg);
 			}
 			if (ps && jschema_validate(ps, v->u.obj.vals[i], sub, err, errlen))

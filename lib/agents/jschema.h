@@ -15,4 +15,7 @@
 int jschema_check(const struct json *schema, char *err, size_t errlen);
 /* 0 when v satisfies schema; else -1 and "PATH: message" (PATH like arguments.action_ids[2]). */
 int jschema_validate(const struct json *schema, const struct json *v, const char *path, char *err, size_t errlen);
+/* The longest prefix of s (at most max bytes) that ends on a UTF-8 character boundary: what a
+ * message may quote of a (valid UTF-8) input string without writing a broken sequence. */
+int utf8_clip(const char *s, int max);
 #endif

@@ -1,5 +1,6 @@
 /* workspace — ids and refs confined to one root (see workspace.h). */
 #include "agents/workspace.h"
+#include "agents/jschema.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -82,7 +83,7 @@ bool ws_ref_ok(const char *ref)
 static int walk_parent(const struct workspace *ws, const char *ref, bool create, size_t *last, char *err, size_t errlen)
 {
 	if (!ws_ref_ok(ref)) {
-		snprintf(err, errlen, "'%.600s' is not a relative reference inside the workspace", ref);
+		snprintf(err, errlen, "'%.*s' is not a relative reference inside the workspace", utf8_clip(ref, 600), ref);
 		return -1;
 	}
 	int dir = dup(ws->root_fd);
