@@ -307,3 +307,19 @@ PY
 	assert_failure 1
 	assert_output --partial "arguments.repetitions: not one of the allowed values"
 }
+
+@test "schednav-mcp: relative --configs and --exec-path still reach the tools, which run inside the workspace" {
+	cd "$ROOT"
+	local rel_bin
+	rel_bin=$(realpath --relative-to="$ROOT" "$BIN")
+	printf '%s\n' "$INIT" '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"simulate_policy","arguments":{"run_config_id":"mix1-w","action_id":"native-fifo"}}}' |
+		SCHEDNAV_CONFIGS= schednav-mcp --profile simulation --workspace "$W" --configs configs --exec-path "$rel_bin" > "$BATS_TEST_TMPDIR/out"
+	[ "$(sed -n 2p "$BATS_TEST_TMPDIR/out" | jq -r .result.structuredContent.state)" = succeeded ] || fail "$(cat "$BATS_TEST_TMPDIR/out")"
+	run schednav-mcp --profile simulation --workspace "$W" --configs no/such/dir < /dev/null
+	assert_failure 1
+	assert_output --partial "--configs 'no/such/dir'"
+	# end of input ends the server cleanly
+	run schednav-mcp --profile simulation --workspace "$W" < /dev/null
+	assert_success
+	assert_output ""
+}

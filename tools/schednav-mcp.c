@@ -1520,6 +1520,16 @@ static bool tool_has(const struct server *s, struct arena *a, const char *tool, 
 	return found;
 }
 
+static const char *absolute(struct arena *a, const char *dir, const char *what)
+{
+	char *abs = realpath(dir, NULL);
+	if (!abs)
+		die("%s '%s': %s", what, dir, strerror(errno));
+	const char *copy = arena_strndup(a, abs, strlen(abs));
+	free(abs);
+	return copy;
+}
+
 static const char *exec_dir_default(struct arena *a)
 {
 	char buf[PATH_MAX];
@@ -1680,6 +1690,9 @@ int main(int argc, char **argv)
 		s.config_dir = getenv("SCHEDNAV_CONFIGS");
 	if (!s.config_dir || !*s.config_dir)
 		s.config_dir = joinpath(&s.arena, s.exec_dir, "../configs");
+	/* tools run in the workspace: the exec and config dirs must not stay relative */
+	s.exec_dir = absolute(&s.arena, s.exec_dir, "--exec-path");
+	s.config_dir = absolute(&s.arena, s.config_dir, "--configs");
 	load_profile(&s);
 	load_action_space(&s);
 	build_schemas(&s);
