@@ -122,6 +122,11 @@ setup() {
 	assert_success
 	[ "$(echo "$output" | jq -r .isError)" = true ]
 	assert_output --partial "was already used with different arguments"
+	echo '{"schema_version":"schednav.run-set/v1","run_config_ids":["mix1-w"]}' > "$W/run-sets/one.json"
+	run mcp simulation --method tools/call --tool-name simulate_run_set --tool-arg run_set_id=one \
+		'action_ids=["native-fifo","native-preemptive-3600","native-preemptive-g3600-b09-d0000"]' idempotency_key=run-0001-fifo
+	assert_success
+	[ "$(echo "$output" | jq -r .isError)" = true ] || fail "a key reused by another operation must conflict"
 	# without a key the arguments name the task: the same call is the same task
 	call simulation simulate_policy run_config_id=mix1-w action_id=native-fifo > "$T/c.json"
 	call simulation simulate_policy run_config_id=mix1-w action_id=native-fifo > "$T/d.json"
@@ -261,6 +266,20 @@ PY
 	run schednav-mcp --verify-log --workspace "$W"
 	assert_failure 1
 	assert_output --partial "audit.ndjson:2: 'previous_fingerprint' does not match"
+	# servers of several roles share one workspace and one chain
+	cp "$BATS_TEST_TMPDIR/good" "$log"
+	local k
+	for k in 1 2 3 4; do
+		printf '%s\n' "$INIT" '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"analyze_workload","arguments":{"run_config_id":"mix1-w","sample_interval_seconds":'$((600 * k))'}}}' \
+			| raw analyst > "$BATS_TEST_TMPDIR/par-$k" &
+	done
+	wait
+	for k in 1 2 3 4; do
+		[ "$(sed -n 2p "$BATS_TEST_TMPDIR/par-$k" | jq -r .result.structuredContent.state)" = succeeded ] || fail "server $k: $(cat "$BATS_TEST_TMPDIR/par-$k")"
+	done
+	[ "$(wc -l < "$log")" -eq 7 ]
+	run schednav-mcp --verify-log --workspace "$W"
+	assert_success
 	{ cat "$BATS_TEST_TMPDIR/good"; printf '{"type":"bridge_call"'; } > "$log"
 	run schednav-mcp --profile analyst --workspace "$W" < /dev/null
 	assert_failure 1

@@ -1210,9 +1210,12 @@ static void audit_append(struct server *s, struct arena *a, const char *op, cons
 	json_set(a, rec, "duration_ms", json_int(a, ms));
 	json_set(a, rec, "outcome", json_str(a, outcome));
 	char err[1024];
-	if (chainlog_append(s->audit_fd, joinpath(a, s->state_dir, "audit.ndjson"), &audit_log, a, rec, s->audit_last,
-			    &s->audit_count, err, sizeof err))
+	const char *log = joinpath(a, s->state_dir, "audit.ndjson");
+	/* other servers (one per role) may share the workspace: lock, pick up their lines, append */
+	if (flock(s->audit_fd, LOCK_EX) || chainlog_verify(s->audit_fd, log, &audit_log, s->audit_last, &s->audit_count, err, sizeof err) ||
+	    chainlog_append(s->audit_fd, log, &audit_log, a, rec, s->audit_last, &s->audit_count, err, sizeof err))
 		die("audit log: %s", err);   /* a call that cannot be logged must not be served */
+	flock(s->audit_fd, LOCK_UN);
 }
 
 static struct json *text_content(struct arena *a, const char *text)
@@ -1293,15 +1296,17 @@ static void tools_call(struct server *s, struct arena *a, const struct json *id,
 	c.args = normalize(a, s->input[k], args);
 	c.result = json_object(a);
 	c.artifacts = json_array(a);
+	/* the normalized request: the operation and its arguments, keys sorted */
 	struct strbuf sb;
 	sb_init(&sb);
+	sb_addf(&sb, "%s\n", op->name);
 	json_write_sorted(&sb, c.args);
 	fp_xxh3_of(sb.buf, sb.len, c.args_fp);
 	const char *key = ev_str(args, "idempotency_key");
 	if (op->tasked) {
 		/* the task is named by the key when given, else by the arguments themselves */
 		sb_reset(&sb);
-		sb_addf(&sb, "%s\n%s", op->name, key ? key : c.args_fp);
+		sb_addf(&sb, "%s\n%s", key ? "key" : "request", key ? key : c.args_fp);
 		fp_xxh3_of(sb.buf, sb.len, c.task_id);
 		snprintf(c.dir, sizeof c.dir, "artifacts/%s", c.task_id);
 		char rel[80];
@@ -1635,6 +1640,7 @@ static void open_state(struct server *s, bool create)
 				    &s->audit_count, err, sizeof err);
 	if (s->audit_fd < 0)
 		die("%s", err);
+	flock(s->audit_fd, LOCK_UN);   /* held again only while a line is appended */
 }
 
 int main(int argc, char **argv)
