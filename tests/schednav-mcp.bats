@@ -342,3 +342,22 @@ PY
 	assert_success
 	assert_output ""
 }
+
+@test "schednav-mcp: the role profiles are valid data, and a profile naming an unknown operation is refused" {
+	python3 - "$ROOT/schemas/agent_role.schema.json" "$ROOT"/configs/agents/*.json <<'PY'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+for p in sys.argv[2:]:
+    doc = json.load(open(p))
+    jsonschema.validate(doc, schema)
+    jsonschema.Draft202012Validator.check_schema(doc["output_schema"])
+    assert p.endswith("/" + doc["profile"] + ".json"), p
+PY
+	[ "$(ls "$ROOT"/configs/agents/*.json | wc -l)" -eq 7 ]
+	local c="$BATS_TEST_TMPDIR/configs"
+	cp -r "$ROOT/configs" "$c"
+	jq '.allowed_operations += ["approve"]' "$ROOT/configs/agents/manager.json" > "$c/agents/manager.json"
+	run schednav-mcp --profile manager --workspace "$W" --configs "$c" < /dev/null
+	assert_failure 1
+	assert_output --partial "allowed_operations names 'approve', which the bridge does not have"
+}
