@@ -166,10 +166,23 @@ setup() {
 		assert_failure 1
 		assert_output --regexp "symlink|not a regular file"
 	done
-	# a trace stream carries job and node ids: not readable by agents
+	# a trace stream carries job and node ids: not readable by agents, compressed or not
 	run mcp manager --method tools/call --tool-name read_artifact --tool-arg ref=traces/mix1-w.ndjson.zst
 	assert_failure 1
-	assert_output --partial "not readable by agents"
+	assert_output --partial "is zstd-compressed"
+	zstdcat "$W/traces/mix1-w.ndjson.zst" | head -c 400000 > "$W/traces/head.ndjson"
+	stream-seal -i "$ROOT/tests/cases/trace-analyze/small.body" -o "$W/traces/tiny.ndjson"
+	run mcp manager --method tools/call --tool-name read_artifact --tool-arg ref=traces/tiny.ndjson
+	assert_failure 1
+	assert_output --partial "which is not readable by agents"
+	# nor is a trace passed off as metrics
+	run mcp manager --method tools/call --tool-name compare_policies --tool-arg 'metrics_refs=["traces/tiny.ndjson","traces/tiny.ndjson","traces/head.ndjson"]'
+	assert_failure 1
+	assert_output --partial "items must be unique"
+	cp "$W/traces/tiny.ndjson" "$W/traces/tiny2.ndjson"
+	run mcp manager --method tools/call --tool-name compare_policies --tool-arg 'metrics_refs=["traces/tiny.ndjson","traces/tiny2.ndjson","traces/head.ndjson"]'
+	assert_failure 1
+	assert_output --partial "is not a verified schednav.metrics/1 stream"
 	# a run config cannot point outside either
 	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"../outside.ndjson"}' > "$W/run-configs/escape.json"
 	run mcp analyst --method tools/call --tool-name analyze_workload --tool-arg run_config_id=escape

@@ -417,8 +417,11 @@ struct stream_info {
 	struct json *records;   /* body records (array) */
 };
 
-/* Read and verify one stream file (absolute or cwd-relative path); records collected when want. */
-static int read_stream(struct arena *a, const char *path, bool want, struct stream_info *si, char *err, size_t errlen)
+/* Read and verify one stream file (absolute or cwd-relative path); records collected when want.
+ * With expect, a stream of another schema stops at its header (a trace named as metrics is
+ * not read through). */
+static int read_stream_of(struct arena *a, const char *path, const char *expect, bool want, struct stream_info *si, char *err,
+			  size_t errlen)
 {
 	struct nd_reader *r = ndr_open(path, err, errlen);
 	if (!r)
@@ -437,6 +440,11 @@ static int read_stream(struct arena *a, const char *path, bool want, struct stre
 				break;
 			}
 			si->schema = ev_str(rec, "schema");
+			if (expect && (!si->schema || strcmp(si->schema, expect))) {
+				snprintf(err, errlen, "%s: not a %s stream", path, expect);
+				rc = -1;
+				break;
+			}
 		} else if (ev == ND_RECORD && want)
 			json_push(a, si->records, rec);
 		else if (ev == ND_END)
@@ -450,6 +458,11 @@ static int read_stream(struct arena *a, const char *path, bool want, struct stre
 	}
 	ndr_close(r);
 	return rc;
+}
+
+static int read_stream(struct arena *a, const char *path, bool want, struct stream_info *si, char *err, size_t errlen)
+{
+	return read_stream_of(a, path, NULL, want, si, err, errlen);
 }
 
 /* Record an artefact the call wrote: verify the stream, list {ref, schema, fingerprint}. */
@@ -743,7 +756,7 @@ static bool refs_of_schema(struct call *c, const struct json *refs, const char *
 		if (!ref_readable(c, ref))
 			return false;
 		snprintf(path, sizeof path, "%s/%s", c->s->ws.root, ref);
-		if (read_stream(c->a, path, false, &si, err, sizeof err) || !si.schema || strcmp(si.schema, schema)) {
+		if (read_stream_of(c->a, path, schema, false, &si, err, sizeof err)) {
 			snprintf(c->refusal, sizeof c->refusal, "'%s' is not a verified %s stream", ref, schema);
 			return false;
 		}
@@ -962,7 +975,7 @@ static int op_audit_run_set(struct call *c)
 	if (!slo || !ref_readable(c, sref))
 		return -1;
 	snprintf(path, sizeof path, "%s/%s", c->s->ws.root, sref);
-	if (read_stream(c->a, path, true, &man, err, sizeof err) || !man.schema || strcmp(man.schema, SIMULATIONS_SCHEMA)) {
+	if (read_stream_of(c->a, path, SIMULATIONS_SCHEMA, true, &man, err, sizeof err)) {
 		snprintf(c->refusal, sizeof c->refusal, "'%s' is not a verified %s stream", sref, SIMULATIONS_SCHEMA);
 		return -1;
 	}
@@ -1084,6 +1097,12 @@ static int op_read_artifact(struct call *c)
 	while ((n = read(fd, buf, sizeof buf)) > 0 && raw.len <= MAX_ARTIFACT)
 		sb_add(&raw, buf, (size_t)n);
 	close(fd);
+	/* a small compressed file could expand without bound: agents read plain streams only */
+	if (raw.len >= 4 && !memcmp(raw.buf, "\x28\xb5\x2f\xfd", 4)) {
+		sb_release(&raw);
+		snprintf(c->refusal, sizeof c->refusal, "'%s' is zstd-compressed; agents read plain streams only", ref);
+		return -1;
+	}
 	char sha[65], path[PATH_MAX];
 	fp_sha256_of(raw.buf, raw.len, sha);
 	sb_release(&raw);
