@@ -149,7 +149,7 @@ static void set_free(struct sim *s, size_t node, double f)
 }
 
 /* The original's left-to-right sum of the eligible frees, compared with the demand. */
-static bool fits(struct sim *s, const struct sim_job *j)
+bool placement_fits(struct sim *s, const struct sim_job *j)
 {
 	struct placement_index *ix = s->pix;
 	double sum = 0.0;
@@ -179,7 +179,7 @@ static bool fits(struct sim *s, const struct sim_job *j)
 int place(struct sim *s, struct sim_job *j)
 {
 	struct placement_index *ix = s->pix;
-	if (!fits(s, j))
+	if (!placement_fits(s, j))
 		return -1;
 	struct maxtree *t = j->model < 0 ? &ix->all : &ix->model[j->model];
 	const size_t *map = j->model < 0 ? NULL : ix->model_nodes[j->model];
