@@ -92,6 +92,7 @@ body() { grep -v '"type":"header"\|"type":"end"' "$1" > "$1.body"; echo "$1.body
 	check '"scheduler":"fifo","spot_guarantee_seconds":0,"checkpoint_interval_seconds":3600,"spot_eviction_budget_rate":1.5' "'spot_eviction_budget_rate' must be in [0, 1]"
 	check '"scheduler":"fifo","spot_guarantee_seconds":1800.7,"checkpoint_interval_seconds":3600' "'spot_guarantee_seconds' must be a whole number of seconds"
 	check '"scheduler":"fifo","checkpoint_interval_seconds":3600' "missing required key 'spot_guarantee_seconds'"
+	check '"scheduler":"fifo","spot_guarantee_seconds":0,"checkpoint_interval_seconds":3600,"predictive_admission_mode":"shadow"' "unknown predictive_admission_mode 'shadow'"
 	echo '{' > "$TMP/p.json"
 	run sim-run --policy "$TMP/p.json" --input "$SMALL"
 	assert_failure 1
@@ -104,6 +105,21 @@ body() { grep -v '"type":"header"\|"type":"end"' "$1" > "$1.body"; echo "$1.body
 	sim-run --policy "$POL/native-preemptive-3600.json" --input "$SMALL" > "$TMP/a"
 	sim-run --policy "$TMP/p.json" --input "$SMALL" > "$TMP/b"
 	cmp "$TMP/a" "$TMP/b"
+}
+
+@test "sim-run: predictive_admission_mode enforce is the default: same canonical policy, fingerprint and bytes" {
+	jq '. + {predictive_admission_mode: "enforce"}' "$POL/native-preemptive-3600.json" > "$TMP/e.json"
+	sim-run --policy "$POL/native-preemptive-3600.json" --input "$SMALL" > "$TMP/a"
+	sim-run --policy "$TMP/e.json" --input "$SMALL" > "$TMP/b"
+	cmp "$TMP/a" "$TMP/b"
+	# bypass is part of the canonical policy (and so of the fingerprint); without a
+	# controller it changes nothing else
+	jq '. + {predictive_admission_mode: "bypass"}' "$POL/native-preemptive-3600.json" > "$TMP/y.json"
+	sim-run --policy "$TMP/y.json" --input "$SMALL" > "$TMP/c"
+	run jq -c 'select(.type == "header") | .policy.predictive_admission_mode' "$TMP/c"
+	assert_output '"bypass"'
+	[ "$(head -1 "$TMP/a" | jq -r .policy_fingerprint)" != "$(head -1 "$TMP/c" | jq -r .policy_fingerprint)" ]
+	diff <(grep -v '"type":"header"\|"type":"end"' "$TMP/a") <(grep -v '"type":"header"\|"type":"end"' "$TMP/c")
 }
 
 @test "sim-run: every catalogue policy file is valid" {

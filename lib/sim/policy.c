@@ -21,6 +21,11 @@ const char *policy_victim_name(enum sim_victim_order v)
 	return v == VICTIM_LONGEST_REMAINING ? "longest_remaining" : "lowest_checkpoint_loss";
 }
 
+const char *policy_admission_name(enum sim_admission m)
+{
+	return m == ADMISSION_ENFORCE ? "enforce" : "bypass";
+}
+
 static const char *get_string(const struct json *doc, const char *key, char *err, size_t errlen)
 {
 	struct json *v = json_get(doc, key);
@@ -158,12 +163,14 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 			return -1;
 		}
 	}
-	p->admission_mode = "enforce";
+	p->admission = ADMISSION_ENFORCE;
 	if (json_get(doc, "predictive_admission_mode")) {
-		if (!(p->admission_mode = get_string(doc, "predictive_admission_mode", err, errlen)))
+		if (!(s = get_string(doc, "predictive_admission_mode", err, errlen)))
 			return -1;
-		if (!*p->admission_mode) {
-			snprintf(err, errlen, "'predictive_admission_mode' must not be empty");
+		if (!strcmp(s, "bypass"))
+			p->admission = ADMISSION_BYPASS;
+		else if (strcmp(s, "enforce")) {
+			snprintf(err, errlen, "unknown predictive_admission_mode '%s' (want 'enforce' or 'bypass')", s);
 			return -1;
 		}
 	}
@@ -181,8 +188,8 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 		json_set(a, c, "spot_eviction_budget_rate", json_real(a, p->budget));
 	if (p->victim_order != VICTIM_LONGEST_REMAINING)
 		json_set(a, c, "preemption_victim_strategy", json_str(a, policy_victim_name(p->victim_order)));
-	if (strcmp(p->admission_mode, "enforce"))
-		json_set(a, c, "predictive_admission_mode", json_str(a, p->admission_mode));
+	if (p->admission != ADMISSION_ENFORCE)
+		json_set(a, c, "predictive_admission_mode", json_str(a, policy_admission_name(p->admission)));
 	p->canonical = c;
 	struct strbuf sb;
 	sb_init(&sb);

@@ -363,6 +363,14 @@ static void canonical_policy(void)
 		{ "\"action_id\":\"native-preemptive-g3600-b09-loss-aware\",\"scheduler\":\"priority_preemptive\",\"spot_guarantee_seconds\":3600,"
 		  "\"hp_preemption_delay_seconds\":0,\"spot_eviction_budget_rate\":0.09,\"preemption_victim_strategy\":\"lowest_checkpoint_loss\"",
 		  "90528091010f904f" },
+		/* predictive_admission_mode: enforce is the default and leaves the fingerprint alone;
+		 * bypass is part of it (the original's oracle-pred-bypass-3600 fingerprint) */
+		{ "\"action_id\":\"native-preemptive-3600\",\"scheduler\":\"priority_preemptive\",\"spot_guarantee_seconds\":3600,"
+		  "\"predictive_admission_mode\":\"enforce\"", "53299ec7e6464f5e" },
+		{ "\"action_id\":\"native-fifo\",\"scheduler\":\"fifo\",\"spot_guarantee_seconds\":3600,\"predictive_admission_mode\":\"enforce\"",
+		  "4fc0c2c331d76dd6" },
+		{ "\"action_id\":\"oracle-pred-bypass-3600\",\"scheduler\":\"priority_preemptive\",\"spot_guarantee_seconds\":3600,"
+		  "\"predictive_admission_mode\":\"bypass\"", "638bd2d3874a3766" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char buf[1024], err[200], hex[65];
