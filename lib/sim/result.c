@@ -247,6 +247,11 @@ static void kint(struct strbuf *sb, const char *k, long long v)
 
 int result_write(struct nd_writer *w, const struct json *hdr, const struct trace *t, const struct sim_output *o, char *err, size_t errlen)
 {
+	return result_write_records(w, hdr, t, o, err, errlen) || ndw_end(w, NULL, err, errlen) ? -1 : 0;
+}
+
+int result_write_records(struct nd_writer *w, const struct json *hdr, const struct trace *t, const struct sim_output *o, char *err, size_t errlen)
+{
 	struct strbuf sb;
 	int rc = -1;
 	sb_init(&sb);
@@ -328,7 +333,7 @@ int result_write(struct nd_writer *w, const struct json *hdr, const struct trace
 	kdbl(&sb, "allocation_rate_mean", o->allocation_rate_mean);
 	kdbl(&sb, "drain_end", o->simulation_end);
 	sb_addc(&sb, '}');
-	if (ndw_raw(w, sb.buf, sb.len, err, errlen) || ndw_end(w, NULL, err, errlen))
+	if (ndw_raw(w, sb.buf, sb.len, err, errlen))
 		goto out;
 	rc = 0;
 out:
