@@ -20,11 +20,10 @@ static double max0(double x) { return x > 0 ? x : 0.0; }
 
 /* ---- exact sums (internal.h) ---- */
 
-#define XSUM_SCALE 60
-
+/* v * 2^60 and its inverse are exact (no overflow or underflow for these magnitudes) */
 void xsum_add(struct xsum *x, double v, int sign)
 {
-	double u = ldexp(v, XSUM_SCALE);
+	double u = v * 0x1p60;
 	if (u == floor(u) && fabs(u) < 0x1p122)
 		x->units += sign * (__int128)u;
 	else
@@ -33,7 +32,7 @@ void xsum_add(struct xsum *x, double v, int sign)
 
 double xsum_value(const struct xsum *x)
 {
-	return ldexp((double)x->units, -XSUM_SCALE);
+	return (double)x->units * 0x1p-60;
 }
 
 /* ---- hook helpers ---- */

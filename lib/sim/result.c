@@ -44,11 +44,11 @@ static void kstr(struct strbuf *sb, const char *k, const char *v)
 
 /*
  * Python repr of v, fast for the common case: a value with at most 15 significant digits and
- * at most 6 decimals in [1e-4, 1e15). By DBL_DIG at most one such decimal maps to v, so the
+ * at most 9 decimals (times, round6 and round9 values) in [1e-4, 1e15). By DBL_DIG at most one such decimal maps to v, so the
  * first k whose candidate round-trips gives the shortest form; anything else goes through
  * the general formatter. tests/unit/test_sim.c checks it against sb_add_double.
  */
-static const double p10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6 };
+static const double p10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
 
 /*
  * The same layout as below for the digits of a 16- or 17-digit repr, given as digits[0..nd)
@@ -181,7 +181,7 @@ static bool exact_repr(struct strbuf *sb, double v)
 void result_add_double(struct strbuf *sb, double v)
 {
 	if (v >= 1e-4 && v < 1e15) {
-		for (int k = 0; k <= 6; k++) {
+		for (int k = 0; k <= 9; k++) {
 			double scaled = v * p10[k];
 			if (scaled >= 1e15)
 				break;
@@ -189,7 +189,10 @@ void result_add_double(struct strbuf *sb, double v)
 			if ((double)m / p10[k] != v)
 				continue;
 			char digits[24];
-			int n = snprintf(digits, sizeof digits, "%0*lld", k + 1, m);
+			int n = 0;   /* m's digits, zero-padded to at least k + 1 ("%0*lld" without printf) */
+			for (unsigned long long u = (unsigned long long)m; u || n <= k; u /= 10)
+				digits[23 - ++n] = (char)('0' + u % 10);
+			memmove(digits, digits + 23 - n, (size_t)n);
 			if (k == 0) {
 				sb_add(sb, digits, (size_t)n);
 				sb_add(sb, ".0", 2);

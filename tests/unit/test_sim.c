@@ -439,6 +439,25 @@ static void fast_repr(void)
 		if (strcmp(a.buf, b.buf) && bad++ < 5)
 			CHECK(0, "repr(%.17g): fast '%s', general '%s'", v, a.buf, b.buf);
 	}
+	/* 7 to 9 decimals (round9 etas and rates of the controller records) */
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double v;
+		switch (i % 4) {
+		case 0: v = (double)(x % 1000000000000ULL) / 1e9; break;
+		case 1: v = (double)(x % 100000000000ULL) / 1e8; break;
+		case 2: v = (double)(x % 10000000000ULL) / 1e7; break;
+		default: v = num_round((double)(x >> 11) * 0x1p-53 * 1.25, 9); break;
+		}
+		sb_reset(&a);
+		sb_reset(&b);
+		result_add_double(&a, v);
+		sb_add_double(&b, v);
+		if (strcmp(a.buf, b.buf) && bad++ < 5)
+			CHECK(0, "repr(%.17g): fast '%s', general '%s'", v, a.buf, b.buf);
+	}
 	CHECK(bad == 0, "%d fast repr mismatches", bad);
 	sb_release(&a);
 	sb_release(&b);
