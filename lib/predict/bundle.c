@@ -139,7 +139,7 @@ static struct json *snapshot_doc(struct arena *a, const struct pc_controller *c,
 	return s;
 }
 
-static struct json *forecast_doc(struct arena *a, const struct pc_controller *c, const struct pc_decision *d, const char *snapshot_fp)
+static struct json *forecast_doc(struct arena *a, struct pc_controller *c, const struct pc_decision *d, const char *snapshot_fp)
 {
 	const struct pc_config *cfg = c->cfg;
 	struct json *f = json_object(a), *m = json_object(a), *pts = json_array(a);
@@ -151,7 +151,7 @@ static struct json *forecast_doc(struct arena *a, const struct pc_controller *c,
 	json_set(a, f, "forecast_horizon_hours", json_int(a, cfg->forecast_horizon_hours));
 	json_set(a, f, "guarantee_probability", json_real(a, cfg->guarantee_probability));
 	json_set(a, m, "model", json_str(a, cfg->model));
-	json_set(a, m, "model_fingerprint", json_str(a, d->model_fingerprint));
+	json_set(a, m, "model_fingerprint", json_str(a, cfg->estimator->fingerprint(c->est)));
 	json_set(a, m, "trained_at_seconds", json_real(a, d->trained_at));
 	json_set(a, m, "training_history_point_count", json_int(a, (long long)cfg->estimator->training_count(c->est)));
 	json_set(a, f, "model", m);

@@ -261,7 +261,6 @@ int pc_update(struct pc_controller *c, double now, const struct pc_observation *
 	struct pc_point *pts = log_slot((void **)&c->points, &c->cap_points, &c->n_points, H, sizeof *pts);
 	cfg->estimator->forecast(c->est, h, hn, now, pts);
 	d->trained_at = cfg->estimator->trained_at(c->est);
-	snprintf(d->model_fingerprint, sizeof d->model_fingerprint, "%s", cfg->estimator->fingerprint(c->est));
 	d->retained = !c->has_evidence || (now + PC_EPS >= c->evidence_start && now <= c->evidence_end + PC_EPS);
 	if (d->retained) {
 		c->retained++;

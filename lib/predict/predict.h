@@ -108,8 +108,9 @@ struct pc_estimator_ops {
 	void (*forecast)(void *est, const struct pc_bucket *h, size_t n, double cutoff, struct pc_point *out);
 	double (*trained_at)(const void *est);
 	size_t (*training_count)(const void *est);
-	/* SHA-256 hex of the fitted model's canonical payload (the original's model_fingerprint). */
-	const char *(*fingerprint)(const void *est);
+	/* SHA-256 hex of the fitted model's canonical payload (the original's model_fingerprint),
+	 * computed when first asked for after a fit. */
+	const char *(*fingerprint)(void *est);
 };
 
 extern const struct pc_estimator_ops pc_seasonal_gaussian;   /* seasonal-gaussian-v1 (§1) */
@@ -199,7 +200,6 @@ struct pc_decision {              /* one update; points and quotas live in the c
 	struct pc_feedback feedback;  /* pool 0 */
 	double eta;                   /* round9, after feedback (pool 0; the minimum over pools later) */
 	size_t points_at, quotas_at;  /* offsets into c->points (H per pool) / c->quotas (horizons per pool) */
-	char model_fingerprint[65];
 };
 
 struct pc_target {                /* a retained forecast point, for scoring */

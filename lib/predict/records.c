@@ -7,7 +7,7 @@
  *       mu_gpus, sigma_gpus, guarantee_quantile_gpus}, feedback {window_seconds,
  *       completed_spot_run_count, evicted_spot_run_count, eviction_rate_per_run,
  *       target_eviction_rate, previous_eta, eta, adjustment_reason}, eta,
- *       spot_quota_gpus_by_guarantee_hour {"H": quota...}, model_fingerprint
+ *       spot_quota_gpus_by_guarantee_hour {"H": quota...}
  *   control_report: type, schema_version, controller_id, controller_fingerprint,
  *       information_boundary, update_count, total_runtime_update_count,
  *       evidence_window_seconds, first_cutoff_time_seconds, last_cutoff_time_seconds, eta,
@@ -51,8 +51,12 @@ static void kbool(struct strbuf *sb, const char *k, bool v)
 static void quotas_object(struct strbuf *sb, const struct pc_config *cfg, const long long *q)
 {
 	sb_addc(sb, '{');
-	for (size_t i = 0; i < cfg->n_horizons; i++)
-		sb_addf(sb, "%s\"%lld\":%lld", i ? "," : "", cfg->horizons[i], q[i]);
+	for (size_t i = 0; i < cfg->n_horizons; i++) {
+		sb_adds(sb, i ? ",\"" : "\"");
+		sb_add_int(sb, cfg->horizons[i]);
+		sb_adds(sb, "\":");
+		sb_add_int(sb, q[i]);
+	}
 	sb_addc(sb, '}');
 }
 
@@ -102,10 +106,7 @@ void pc_write_decision(struct strbuf *sb, const struct pc_controller *c, const s
 	kdbl(sb, "eta", d->eta);
 	key(sb, "spot_quota_gpus_by_guarantee_hour");
 	quotas_object(sb, cfg, &c->quotas[d->quotas_at]);
-	key(sb, "model_fingerprint");
-	sb_addc(sb, '"');
-	sb_adds(sb, d->model_fingerprint);
-	sb_adds(sb, "\"}");
+	sb_addc(sb, '}');
 }
 
 static struct json *real_or_null(struct arena *a, bool ok, double v)

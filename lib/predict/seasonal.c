@@ -20,7 +20,7 @@ struct seasonal {
 	bool has_day[24], has_week[168];
 	double trained_at;
 	size_t count;
-	bool fitted;
+	bool fitted, hashed;
 	char fingerprint[65];
 };
 
@@ -161,7 +161,7 @@ static void seasonal_fit(void *e, const struct pc_bucket *h, size_t n, double tr
 	s->fitted = true;
 	free(v);
 	free(res);
-	model_fingerprint(s);
+	s->hashed = false;
 }
 
 static void seasonal_forecast(void *e, const struct pc_bucket *h, size_t n, double cutoff, struct pc_point *out)
@@ -201,9 +201,14 @@ static size_t seasonal_count(const void *e)
 	return ((const struct seasonal *)e)->count;
 }
 
-static const char *seasonal_fp(const void *e)
+static const char *seasonal_fp(void *e)
 {
-	return ((const struct seasonal *)e)->fingerprint;
+	struct seasonal *s = e;
+	if (!s->hashed) {
+		model_fingerprint(s);
+		s->hashed = true;
+	}
+	return s->fingerprint;
 }
 
 const struct pc_estimator_ops pc_seasonal_gaussian = {
