@@ -178,29 +178,54 @@ static bool exact_repr(struct strbuf *sb, double v)
 	return true;
 }
 
+/* m / 10^k in fixed notation, at least one digit before the point ("1.0", "0.25") */
+static void fixed(struct strbuf *sb, long long m, int k)
+{
+	char digits[24];
+	int n = 0;   /* m's digits, zero-padded to at least k + 1 ("%0*lld" without printf) */
+	for (unsigned long long u = (unsigned long long)m; u || n <= k; u /= 10)
+		digits[23 - ++n] = (char)('0' + u % 10);
+	const char *d = digits + 23 - n;
+	if (k == 0) {
+		sb_add(sb, d, (size_t)n);
+		sb_add(sb, ".0", 2);
+	} else {
+		sb_add(sb, d, (size_t)(n - k));
+		sb_addc(sb, '.');
+		sb_add(sb, d + n - k, (size_t)k);
+	}
+}
+
 void result_add_double(struct strbuf *sb, double v)
 {
 	if (v >= 1e-4 && v < 1e15) {
-		for (int k = 0; k <= 9; k++) {
+		/* Most values have at most 6 decimals: if the 6-decimal candidate round-trips, its
+		 * digits without trailing zeros are the shortest form (any shorter candidate that
+		 * round-trips is the same rational, and llround(v * 1e6) finds it exactly: the
+		 * product's error is below 0.125 for v * 1e6 < 1e15). If it does not, no shorter
+		 * one does either, and 7 to 9 decimals are tried. */
+		int k0 = 0;
+		if (v * 1e6 < 1e15) {
+			long long m = llround(v * 1e6);
+			if ((double)m / 1e6 == v) {
+				int k = 6;
+				while (k > 0 && m % 10 == 0) {
+					m /= 10;
+					k--;
+				}
+				fixed(sb, m, k);
+				return;
+			}
+			k0 = 7;
+		}
+		for (int k = k0; k <= 9; k++) {
 			double scaled = v * p10[k];
 			if (scaled >= 1e15)
 				break;
 			long long m = llround(scaled);
 			if ((double)m / p10[k] != v)
 				continue;
-			char digits[24];
-			int n = 0;   /* m's digits, zero-padded to at least k + 1 ("%0*lld" without printf) */
-			for (unsigned long long u = (unsigned long long)m; u || n <= k; u /= 10)
-				digits[23 - ++n] = (char)('0' + u % 10);
-			memmove(digits, digits + 23 - n, (size_t)n);
-			if (k == 0) {
-				sb_add(sb, digits, (size_t)n);
-				sb_add(sb, ".0", 2);
-			} else {
-				sb_add(sb, digits, (size_t)(n - k));
-				sb_addc(sb, '.');
-				sb_add(sb, digits + n - k, (size_t)k);
-			}
+			fixed(sb, m, k);
 			return;
 		}
 	} else if (v == 0 && !signbit(v)) {
