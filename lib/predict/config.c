@@ -3,7 +3,6 @@
 #include "predict/predict.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
-#include "core/zio.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,16 +223,11 @@ int pc_config_from_json(struct pc_config *c, const struct json *doc, struct aren
 
 int pc_config_load(struct pc_config *c, const char *path, struct arena *a, char *err, size_t errlen)
 {
-	char *buf, perr[512];
-	size_t len;
+	char perr[512];
 	struct json *doc;
-	if (zio_slurp(path, &buf, &len, perr, sizeof perr)) {
-		snprintf(err, errlen, "%s", perr);
+	if (json_parse_file(a, path, &doc, err, errlen))
 		return -1;
-	}
-	int rc = json_parse(a, buf, len, &doc, perr, sizeof perr);
-	free(buf);
-	if (rc || pc_config_from_json(c, doc, a, perr, sizeof perr)) {
+	if (pc_config_from_json(c, doc, a, perr, sizeof perr)) {
 		snprintf(err, errlen, "%s: %s", path, perr);
 		return -1;
 	}

@@ -22,29 +22,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static void key(struct strbuf *sb, const char *k)
-{
-	sb_addc(sb, ',');
-	sb_addc(sb, '"');
-	sb_adds(sb, k);
-	sb_adds(sb, "\":");
-}
-
-static void kdbl(struct strbuf *sb, const char *k, double v)
-{
-	key(sb, k);
-	result_add_double(sb, v);
-}
-
-static void kint(struct strbuf *sb, const char *k, long long v)
-{
-	key(sb, k);
-	sb_add_int(sb, v);
-}
-
 static void kbool(struct strbuf *sb, const char *k, bool v)
 {
-	key(sb, k);
+	result_key(sb, k);
 	sb_adds(sb, v ? "true" : "false");
 }
 
@@ -64,47 +44,47 @@ void pc_write_decision(struct strbuf *sb, const struct pc_controller *c, const s
 {
 	const struct pc_config *cfg = c->cfg;
 	sb_adds(sb, "{\"type\":\"control_decision\"");
-	kdbl(sb, "cutoff_time_seconds", d->now);
+	result_kdbl(sb, "cutoff_time_seconds", d->now);
 	kbool(sb, "retained", d->retained);
 	kbool(sb, "history_ready", d->history_ready);
-	kint(sb, "history_point_count", (long long)d->history_count);
-	kdbl(sb, "trained_at_seconds", d->trained_at);
-	kdbl(sb, "hp_outstanding_requested_gpus", d->hp_outstanding);
-	kdbl(sb, "spot_backlog_gpus", d->spot_backlog);
-	kdbl(sb, "running_spot_gpus", d->running_spot);
-	key(sb, "points");
+	result_kint(sb, "history_point_count", (long long)d->history_count);
+	result_kdbl(sb, "trained_at_seconds", d->trained_at);
+	result_kdbl(sb, "hp_outstanding_requested_gpus", d->hp_outstanding);
+	result_kdbl(sb, "spot_backlog_gpus", d->spot_backlog);
+	result_kdbl(sb, "running_spot_gpus", d->running_spot);
+	result_key(sb, "points");
 	sb_addc(sb, '[');
 	for (long long k = 0; k < cfg->forecast_horizon_hours; k++) {
 		const struct pc_point *p = &c->points[d->points_at + (size_t)k];
 		sb_adds(sb, k ? ",{\"horizon_step\":" : "{\"horizon_step\":");
 		sb_add_int(sb, p->step);
-		kdbl(sb, "target_time_seconds", p->target);
-		kdbl(sb, "mu_gpus", p->mu);
-		kdbl(sb, "sigma_gpus", p->sigma);
-		kdbl(sb, "guarantee_quantile_gpus", p->q);
+		result_kdbl(sb, "target_time_seconds", p->target);
+		result_kdbl(sb, "mu_gpus", p->mu);
+		result_kdbl(sb, "sigma_gpus", p->sigma);
+		result_kdbl(sb, "guarantee_quantile_gpus", p->q);
 		sb_addc(sb, '}');
 	}
 	sb_addc(sb, ']');
 	const struct pc_feedback *f = &d->feedback;
-	key(sb, "feedback");
+	result_key(sb, "feedback");
 	sb_adds(sb, "{\"window_seconds\":");
 	sb_add_int(sb, f->window_seconds);
-	kint(sb, "completed_spot_run_count", f->completed);
-	kint(sb, "evicted_spot_run_count", f->evicted);
-	key(sb, "eviction_rate_per_run");
+	result_kint(sb, "completed_spot_run_count", f->completed);
+	result_kint(sb, "evicted_spot_run_count", f->evicted);
+	result_key(sb, "eviction_rate_per_run");
 	if (f->has_rate)
 		result_add_double(sb, f->rate);
 	else
 		sb_adds(sb, "null");
-	kdbl(sb, "target_eviction_rate", f->target);
-	kdbl(sb, "previous_eta", f->previous_eta);
-	kdbl(sb, "eta", f->eta);
-	key(sb, "adjustment_reason");
+	result_kdbl(sb, "target_eviction_rate", f->target);
+	result_kdbl(sb, "previous_eta", f->previous_eta);
+	result_kdbl(sb, "eta", f->eta);
+	result_key(sb, "adjustment_reason");
 	sb_addc(sb, '"');
 	sb_adds(sb, pc_reason_name(f->reason));
 	sb_adds(sb, "\"}");
-	kdbl(sb, "eta", d->eta);
-	key(sb, "spot_quota_gpus_by_guarantee_hour");
+	result_kdbl(sb, "eta", d->eta);
+	result_key(sb, "spot_quota_gpus_by_guarantee_hour");
 	quotas_object(sb, cfg, &c->quotas[d->quotas_at]);
 	sb_addc(sb, '}');
 }

@@ -1,7 +1,6 @@
 #include "sim/policy.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
-#include "core/zio.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,19 +200,10 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 
 int policy_load(struct sim_policy *p, const char *path, struct arena *a, char *err, size_t errlen)
 {
-	char *buf, perr[512];
-	size_t len;
+	char perr[512];
 	struct json *doc;
-	if (zio_slurp(path, &buf, &len, perr, sizeof perr)) {
-		snprintf(err, errlen, "%s", perr);
+	if (json_parse_file(a, path, &doc, err, errlen))
 		return -1;
-	}
-	int rc = json_parse(a, buf, len, &doc, perr, sizeof perr);
-	free(buf);
-	if (rc) {
-		snprintf(err, errlen, "%s: %s", path, perr);
-		return -1;
-	}
 	if (policy_from_json(p, doc, a, perr, sizeof perr)) {
 		snprintf(err, errlen, "%s: %s", path, perr);
 		return -1;

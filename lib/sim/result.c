@@ -28,7 +28,7 @@ static int by_id(const void *a, const void *b)
 	return strcmp(sort_trace->jobs[*(const size_t *)a].id, sort_trace->jobs[*(const size_t *)b].id);
 }
 
-static void key(struct strbuf *sb, const char *k)
+void result_key(struct strbuf *sb, const char *k)
 {
 	sb_addc(sb, ',');
 	sb_addc(sb, '"');
@@ -36,9 +36,9 @@ static void key(struct strbuf *sb, const char *k)
 	sb_adds(sb, "\":");
 }
 
-static void kstr(struct strbuf *sb, const char *k, const char *v)
+void result_kstr(struct strbuf *sb, const char *k, const char *v)
 {
-	key(sb, k);
+	result_key(sb, k);
 	sb_add_jstr(sb, v, strlen(v));
 }
 
@@ -261,15 +261,15 @@ void result_add_double(struct strbuf *sb, double v)
 	sb_add_double(sb, v);
 }
 
-static void kdbl(struct strbuf *sb, const char *k, double v)
+void result_kdbl(struct strbuf *sb, const char *k, double v)
 {
-	key(sb, k);
+	result_key(sb, k);
 	result_add_double(sb, v);
 }
 
-static void kint(struct strbuf *sb, const char *k, long long v)
+void result_kint(struct strbuf *sb, const char *k, long long v)
 {
-	key(sb, k);
+	result_key(sb, k);
 	sb_add_int(sb, v);
 }
 
@@ -299,21 +299,21 @@ int result_write_records(struct nd_writer *w, const struct json *hdr, const stru
 		const struct sim_job_result *r = &o->jobs[order[k]];
 		sb_reset(&sb);
 		sb_adds(&sb, "{\"type\":\"job_result\"");
-		kstr(&sb, "job_id", tj->id);
-		kstr(&sb, "service_class", tj->hp ? "HP" : "Spot");
-		kdbl(&sb, "submit_time_seconds", tj->submit);
-		kdbl(&sb, "start_time_seconds", r->start);
-		kdbl(&sb, "completion_time_seconds", r->completion);
-		kdbl(&sb, "duration_seconds", tj->duration);
-		kdbl(&sb, "gpu_count", tj->gpus);
-		kstr(&sb, "gpu_model", tj->model);
+		result_kstr(&sb, "job_id", tj->id);
+		result_kstr(&sb, "service_class", tj->hp ? "HP" : "Spot");
+		result_kdbl(&sb, "submit_time_seconds", tj->submit);
+		result_kdbl(&sb, "start_time_seconds", r->start);
+		result_kdbl(&sb, "completion_time_seconds", r->completion);
+		result_kdbl(&sb, "duration_seconds", tj->duration);
+		result_kdbl(&sb, "gpu_count", tj->gpus);
+		result_kstr(&sb, "gpu_model", tj->model);
 		if (t->version == 2)
-			kstr(&sb, "tenant_id", tj->tenant ? tj->tenant : "");
-		kdbl(&sb, "queue_seconds", r->queue_seconds);
-		kdbl(&sb, "jct_seconds", r->completion - tj->submit);
-		kint(&sb, "preemption_count", r->preemptions);
-		kint(&sb, "run_count", r->runs);
-		key(&sb, "evaluation_population");
+			result_kstr(&sb, "tenant_id", tj->tenant ? tj->tenant : "");
+		result_kdbl(&sb, "queue_seconds", r->queue_seconds);
+		result_kdbl(&sb, "jct_seconds", r->completion - tj->submit);
+		result_kint(&sb, "preemption_count", r->preemptions);
+		result_kint(&sb, "run_count", r->runs);
+		result_key(&sb, "evaluation_population");
 		sb_adds(&sb, r->evaluation_population ? "true}" : "false}");
 		if (ndw_raw(w, sb.buf, sb.len, err, errlen))
 			goto out;
@@ -322,14 +322,14 @@ int result_write_records(struct nd_writer *w, const struct json *hdr, const stru
 		const struct sim_spot_run *r = &o->runs[i];
 		sb_reset(&sb);
 		sb_adds(&sb, "{\"type\":\"run\"");
-		kstr(&sb, "job_id", t->jobs[r->job].id);
-		kint(&sb, "run_ordinal", r->ordinal);
-		kdbl(&sb, "start_time_seconds", r->start);
-		kdbl(&sb, "end_time_seconds", r->end);
-		kstr(&sb, "end_reason", r->completed ? "completed" : "preempted");
-		kdbl(&sb, "uninterrupted_seconds", r->uninterrupted);
-		kint(&sb, "guarantee_seconds", r->guarantee);
-		key(&sb, "guarantee_succeeded");
+		result_kstr(&sb, "job_id", t->jobs[r->job].id);
+		result_kint(&sb, "run_ordinal", r->ordinal);
+		result_kdbl(&sb, "start_time_seconds", r->start);
+		result_kdbl(&sb, "end_time_seconds", r->end);
+		result_kstr(&sb, "end_reason", r->completed ? "completed" : "preempted");
+		result_kdbl(&sb, "uninterrupted_seconds", r->uninterrupted);
+		result_kint(&sb, "guarantee_seconds", r->guarantee);
+		result_key(&sb, "guarantee_succeeded");
 		sb_adds(&sb, r->guarantee_succeeded ? "true}" : "false}");
 		if (ndw_raw(w, sb.buf, sb.len, err, errlen))
 			goto out;
@@ -338,28 +338,28 @@ int result_write_records(struct nd_writer *w, const struct json *hdr, const stru
 		const struct sim_preemption *e = &o->events[i];
 		sb_reset(&sb);
 		sb_adds(&sb, "{\"type\":\"preemption\"");
-		kdbl(&sb, "time_seconds", e->time);
-		kstr(&sb, "preempted_job_id", t->jobs[e->victim].id);
-		kstr(&sb, "triggering_job_id", t->jobs[e->trigger].id);
-		kdbl(&sb, "rollback_seconds", e->rollback);
-		kdbl(&sb, "overhead_seconds", e->overhead);
-		kdbl(&sb, "added_gpu_seconds", e->added_gpu_seconds);
+		result_kdbl(&sb, "time_seconds", e->time);
+		result_kstr(&sb, "preempted_job_id", t->jobs[e->victim].id);
+		result_kstr(&sb, "triggering_job_id", t->jobs[e->trigger].id);
+		result_kdbl(&sb, "rollback_seconds", e->rollback);
+		result_kdbl(&sb, "overhead_seconds", e->overhead);
+		result_kdbl(&sb, "added_gpu_seconds", e->added_gpu_seconds);
 		sb_addc(&sb, '}');
 		if (ndw_raw(w, sb.buf, sb.len, err, errlen))
 			goto out;
 	}
 	sb_reset(&sb);
 	sb_adds(&sb, "{\"type\":\"cluster\"");
-	kint(&sb, "node_count", (long long)o->node_count);
-	kint(&sb, "capacity_gpus", o->capacity_gpus);
-	kdbl(&sb, "simulation_start", o->simulation_start);
-	kdbl(&sb, "simulation_end", o->simulation_end);
-	kdbl(&sb, "allocated_gpu_seconds", o->allocated);
-	kdbl(&sb, "warmup_allocated_gpu_seconds", o->warmup_allocated);
-	kdbl(&sb, "evaluation_allocated_gpu_seconds", o->evaluation_allocated);
-	kdbl(&sb, "drain_allocated_gpu_seconds", o->drain_allocated);
-	kdbl(&sb, "allocation_rate_mean", o->allocation_rate_mean);
-	kdbl(&sb, "drain_end", o->simulation_end);
+	result_kint(&sb, "node_count", (long long)o->node_count);
+	result_kint(&sb, "capacity_gpus", o->capacity_gpus);
+	result_kdbl(&sb, "simulation_start", o->simulation_start);
+	result_kdbl(&sb, "simulation_end", o->simulation_end);
+	result_kdbl(&sb, "allocated_gpu_seconds", o->allocated);
+	result_kdbl(&sb, "warmup_allocated_gpu_seconds", o->warmup_allocated);
+	result_kdbl(&sb, "evaluation_allocated_gpu_seconds", o->evaluation_allocated);
+	result_kdbl(&sb, "drain_allocated_gpu_seconds", o->drain_allocated);
+	result_kdbl(&sb, "allocation_rate_mean", o->allocation_rate_mean);
+	result_kdbl(&sb, "drain_end", o->simulation_end);
 	sb_addc(&sb, '}');
 	if (ndw_raw(w, sb.buf, sb.len, err, errlen))
 		goto out;

@@ -65,21 +65,24 @@ static void pol(const char *sched, int guarantee, int ckpt, int overhead, const 
 
 /* Run; returns sim_run's status and keeps the error message. */
 static char ERR[2048];
-static int run(void)
+/* Sort and validate the trace, parse the policy (exit on a bad test input). */
+static void prepare(void)
 {
 	struct json *doc;
 	char err[300];
 	arena_init(&A);
 	trace_sort(&T);
 	trace_assign_phases(&T);
-	if (trace_validate(&T, err, sizeof err)) {
-		fprintf(stderr, "bad test trace: %s\n", err);
+	if (trace_validate(&T, err, sizeof err) ||
+	    json_parse(&A, policy_json, strlen(policy_json), &doc, err, sizeof err) || policy_from_json(&P, doc, &A, err, sizeof err)) {
+		fprintf(stderr, "bad test input: %s\n", err);
 		exit(1);
 	}
-	if (json_parse(&A, policy_json, strlen(policy_json), &doc, err, sizeof err) || policy_from_json(&P, doc, &A, err, sizeof err)) {
-		fprintf(stderr, "bad test policy: %s\n", err);
-		exit(1);
-	}
+}
+
+static int run(void)
+{
+	prepare();
 	return sim_run(&T, &P, &O, ERR, sizeof ERR);
 }
 
@@ -465,20 +468,6 @@ static void fast_repr(void)
 
 
 /* ---- sessions and hooks ---- */
-
-static void prepare(void)
-{
-	struct json *doc;
-	char err[300];
-	arena_init(&A);
-	trace_sort(&T);
-	trace_assign_phases(&T);
-	if (trace_validate(&T, err, sizeof err) ||
-	    json_parse(&A, policy_json, strlen(policy_json), &doc, err, sizeof err) || policy_from_json(&P, doc, &A, err, sizeof err)) {
-		fprintf(stderr, "bad test input: %s\n", err);
-		exit(1);
-	}
-}
 
 static bool same_output(const struct sim_output *a, const struct sim_output *b)
 {
