@@ -22,12 +22,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void kbool(struct strbuf *sb, const char *k, bool v)
-{
-	result_key(sb, k);
-	sb_adds(sb, v ? "true" : "false");
-}
-
 static void quotas_object(struct strbuf *sb, const struct pc_config *cfg, const long long *q)
 {
 	sb_addc(sb, '{');
@@ -40,51 +34,72 @@ static void quotas_object(struct strbuf *sb, const struct pc_config *cfg, const 
 	sb_addc(sb, '}');
 }
 
+/* A literal fragment: keys with their punctuation, lengths known at compile time. */
+#define LIT(sb, text) sb_add((sb), text, sizeof text - 1)
+
 void pc_write_decision(struct strbuf *sb, const struct pc_controller *c, const struct pc_decision *d)
 {
 	const struct pc_config *cfg = c->cfg;
-	sb_adds(sb, "{\"type\":\"control_decision\"");
-	result_kdbl(sb, "cutoff_time_seconds", d->now);
-	kbool(sb, "retained", d->retained);
-	kbool(sb, "history_ready", d->history_ready);
-	result_kint(sb, "history_point_count", (long long)d->history_count);
-	result_kdbl(sb, "trained_at_seconds", d->trained_at);
-	result_kdbl(sb, "hp_outstanding_requested_gpus", d->hp_outstanding);
-	result_kdbl(sb, "spot_backlog_gpus", d->spot_backlog);
-	result_kdbl(sb, "running_spot_gpus", d->running_spot);
-	result_key(sb, "points");
-	sb_addc(sb, '[');
+	LIT(sb, "{\"type\":\"control_decision\",\"cutoff_time_seconds\":");
+	result_add_double(sb, d->now);
+	if (d->retained)
+		LIT(sb, ",\"retained\":true");
+	else
+		LIT(sb, ",\"retained\":false");
+	if (d->history_ready)
+		LIT(sb, ",\"history_ready\":true,\"history_point_count\":");
+	else
+		LIT(sb, ",\"history_ready\":false,\"history_point_count\":");
+	sb_add_int(sb, (long long)d->history_count);
+	LIT(sb, ",\"trained_at_seconds\":");
+	result_add_double(sb, d->trained_at);
+	LIT(sb, ",\"hp_outstanding_requested_gpus\":");
+	result_add_double(sb, d->hp_outstanding);
+	LIT(sb, ",\"spot_backlog_gpus\":");
+	result_add_double(sb, d->spot_backlog);
+	LIT(sb, ",\"running_spot_gpus\":");
+	result_add_double(sb, d->running_spot);
+	LIT(sb, ",\"points\":[");
 	for (long long k = 0; k < cfg->forecast_horizon_hours; k++) {
 		const struct pc_point *p = &c->points[d->points_at + (size_t)k];
-		sb_adds(sb, k ? ",{\"horizon_step\":" : "{\"horizon_step\":");
+		if (k)
+			LIT(sb, ",{\"horizon_step\":");
+		else
+			LIT(sb, "{\"horizon_step\":");
 		sb_add_int(sb, p->step);
-		result_kdbl(sb, "target_time_seconds", p->target);
-		result_kdbl(sb, "mu_gpus", p->mu);
-		result_kdbl(sb, "sigma_gpus", p->sigma);
-		result_kdbl(sb, "guarantee_quantile_gpus", p->q);
+		LIT(sb, ",\"target_time_seconds\":");
+		result_add_double(sb, p->target);
+		LIT(sb, ",\"mu_gpus\":");
+		result_add_double(sb, p->mu);
+		LIT(sb, ",\"sigma_gpus\":");
+		result_add_double(sb, p->sigma);
+		LIT(sb, ",\"guarantee_quantile_gpus\":");
+		result_add_double(sb, p->q);
 		sb_addc(sb, '}');
 	}
-	sb_addc(sb, ']');
 	const struct pc_feedback *f = &d->feedback;
-	result_key(sb, "feedback");
-	sb_adds(sb, "{\"window_seconds\":");
+	LIT(sb, "],\"feedback\":{\"window_seconds\":");
 	sb_add_int(sb, f->window_seconds);
-	result_kint(sb, "completed_spot_run_count", f->completed);
-	result_kint(sb, "evicted_spot_run_count", f->evicted);
-	result_key(sb, "eviction_rate_per_run");
+	LIT(sb, ",\"completed_spot_run_count\":");
+	sb_add_int(sb, f->completed);
+	LIT(sb, ",\"evicted_spot_run_count\":");
+	sb_add_int(sb, f->evicted);
+	LIT(sb, ",\"eviction_rate_per_run\":");
 	if (f->has_rate)
 		result_add_double(sb, f->rate);
 	else
-		sb_adds(sb, "null");
-	result_kdbl(sb, "target_eviction_rate", f->target);
-	result_kdbl(sb, "previous_eta", f->previous_eta);
-	result_kdbl(sb, "eta", f->eta);
-	result_key(sb, "adjustment_reason");
-	sb_addc(sb, '"');
+		LIT(sb, "null");
+	LIT(sb, ",\"target_eviction_rate\":");
+	result_add_double(sb, f->target);
+	LIT(sb, ",\"previous_eta\":");
+	result_add_double(sb, f->previous_eta);
+	LIT(sb, ",\"eta\":");
+	result_add_double(sb, f->eta);
+	LIT(sb, ",\"adjustment_reason\":\"");
 	sb_adds(sb, pc_reason_name(f->reason));
-	sb_adds(sb, "\"}");
-	result_kdbl(sb, "eta", d->eta);
-	result_key(sb, "spot_quota_gpus_by_guarantee_hour");
+	LIT(sb, "\"},\"eta\":");
+	result_add_double(sb, d->eta);
+	LIT(sb, ",\"spot_quota_gpus_by_guarantee_hour\":");
 	quotas_object(sb, cfg, &c->quotas[d->quotas_at]);
 	sb_addc(sb, '}');
 }
