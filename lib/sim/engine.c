@@ -513,6 +513,62 @@ int sim_run(const struct trace *t, const struct sim_policy *p, struct sim_output
 	return rc;
 }
 
+/* ---- fork ---- */
+
+void *mem_dup(const void *p, size_t n)
+{
+	void *q = xmalloc(n ? n : 1);
+	if (n)
+		memcpy(q, p, n);
+	return q;
+}
+
+#define REBASE(d, s, ptr) ((ptr) ? (d)->jobs + ((ptr) - (s)->jobs) : NULL)
+
+struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err, size_t errlen)
+{
+	if ((h != NULL) != s->hooked || (h && (h->gate_limit && h->gate_admit) != s->gated)) {
+		snprintf(err, errlen, "a clone must have hooks (and a gate) exactly when the session it copies has");
+		return NULL;
+	}
+	struct sim *d = mem_dup(s, sizeof *s);
+	if (h)
+		d->hooks = *h;
+	d->out = &d->res;
+	const struct sim_output *o = &s->res;
+	d->res.jobs = mem_dup(o->jobs, o->n_jobs * sizeof *o->jobs);
+	d->res.runs = mem_dup(o->runs, o->cap_runs * sizeof *o->runs);
+	d->res.events = mem_dup(o->events, o->cap_events * sizeof *o->events);
+	d->jobs = mem_dup(s->jobs, s->n * sizeof *s->jobs);
+	for (size_t i = 0; i < s->n; i++) {
+		struct sim_job *j = &d->jobs[i];
+		j->alloc = j->cap_alloc ? mem_dup(s->jobs[i].alloc, j->cap_alloc * sizeof *j->alloc) : NULL;
+		j->snext = REBASE(d, s, s->jobs[i].snext);
+		j->sprev = REBASE(d, s, s->jobs[i].sprev);
+	}
+	d->nodes = mem_dup(s->nodes, s->n_nodes * sizeof *s->nodes);
+	d->models = mem_dup(s->models, s->n_nodes * sizeof *s->models);
+	d->sorted_models = mem_dup(s->sorted_models, s->n_nodes * sizeof *s->sorted_models);
+	d->fbm = mem_dup(s->fbm, (size_t)s->n_models * sizeof *s->fbm);
+	queue_clone(d, s);
+	d->running = mem_dup(s->running, s->rcap * sizeof *s->running);
+	for (size_t i = 0; i < s->rn; i++)
+		d->running[i] = REBASE(d, s, s->running[i]);
+	d->done = NULL;
+	d->dn = d->dcap = 0;
+	d->dlog = mem_dup(s->dlog, s->dcap_log * sizeof *s->dlog);
+	d->ms_idx = mem_dup(s->ms_idx, s->dcap_log * sizeof *s->ms_idx);
+	d->ms_g = mem_dup(s->ms_g, s->dcap_log * sizeof *s->ms_g);
+	d->shead = REBASE(d, s, s->shead);
+	d->stail = REBASE(d, s, s->stail);
+	d->gfront = REBASE(d, s, s->gfront);
+	d->vl = xcalloc((size_t)s->n_models + 1, sizeof *d->vl);   /* rebuilt by every preemption call */
+	placement_clone(d, s);
+	d->cand = NULL;
+	d->ccap = 0;
+	return d;
+}
+
 /* ---- read-only state ---- */
 
 bool sim_done(const struct sim *s) { return s->completed == s->n; }

@@ -8,7 +8,7 @@
  * Two ways in:
  * - sim_run: one whole simulation, no hooks (a thin wrapper over the session below);
  * - a session: sim_open → sim_advance (as often as needed, e.g. to a cutoff) →
- *   sim_set_policy (optional, between advances) → sim_finish → sim_close. A session may
+ *   sim_set_policy and sim_clone (optional, between advances) → sim_finish → sim_close. A session may
  *   carry hooks (struct sim_hooks): a controller's scheduled wake-ups, a call at every
  *   instant before the start pass, a Spot admission gate and run start/close
  *   notifications. lib/sim knows nothing about what the hooks do.
@@ -139,6 +139,12 @@ int sim_advance(struct sim *s, double until, char *err, size_t errlen);
 /* Switch the policy between two advances: the queue is re-sorted under the new key; runs
  * in progress keep their guarantee; check_policy may refuse. 0, or -1 + message. */
 int sim_set_policy(struct sim *s, const struct sim_policy *p, char *err, size_t errlen);
+/* Fork a session between two advances: an independent deep copy of the whole state (queue,
+ * running set, remaining work, placement indexes, ledgers so far) that continues exactly as
+ * the original would; h replaces the hooks (its context is the caller's copy of theirs) and
+ * must be given exactly when the original has hooks, with a gate exactly when it has one.
+ * Both sessions are closed separately. NULL + message. */
+struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err, size_t errlen);
 /* Run to the end and move the results into out (the session can only be closed then). */
 int sim_finish(struct sim *s, struct sim_output *out, char *err, size_t errlen);
 void sim_close(struct sim *s);   /* accepts NULL */

@@ -100,6 +100,11 @@ struct sim {
 };
 
 int structures_init(struct sim *s, char *err, size_t errlen);
+void *mem_dup(const void *p, size_t n);             /* xmalloc'd copy (n may be 0) */
+/* Deep copies for sim_clone: d is a copy of s's scalars whose jobs array is already copied;
+ * job pointers are rebased from s->jobs to d->jobs. */
+void queue_clone(struct sim *d, const struct sim *s);
+void placement_clone(struct sim *d, const struct sim *s);
 void job_view(const struct sim *s, const struct sim_job *j, struct sim_job_view *v);
 void structures_release(struct sim *s);
 

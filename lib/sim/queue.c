@@ -353,3 +353,24 @@ double hp_next_wakeup(struct sim *s, double thr, double delay)
 			return q->hp_all[i]->qsince + delay;
 	return INFINITY;
 }
+
+void queue_clone(struct sim *d, const struct sim *s)
+{
+	const struct queue_index *q = s->qix;
+	struct queue_index *c = mem_dup(q, sizeof *q);
+	c->lanes = mem_dup(q->lanes, q->n_lanes * sizeof *q->lanes);
+	for (size_t i = 0; i < q->n_lanes; i++) {
+		const struct lane *l = &q->lanes[i];
+		struct lane *m = &c->lanes[i];
+		m->v = l->size ? xmalloc(l->size * sizeof *m->v) : NULL;
+		for (size_t k = 0; k < l->n; k++)
+			m->v[k] = d->jobs + (l->v[k] - s->jobs);
+		m->t = mem_dup(l->t, 2 * l->size * sizeof *l->t);
+	}
+	c->hp_cur = mem_dup(q->hp_cur, q->per_seg * sizeof *q->hp_cur);
+	c->hp_skip = mem_dup(q->hp_skip, q->per_seg * sizeof *q->hp_skip);
+	c->hp_all = q->hp_all_cap ? xmalloc(q->hp_all_cap * sizeof *c->hp_all) : NULL;
+	for (size_t k = 0; k < q->hp_all_n; k++)
+		c->hp_all[k] = d->jobs + (q->hp_all[k] - s->jobs);
+	d->qix = c;
+}

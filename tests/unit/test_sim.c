@@ -679,6 +679,66 @@ static void policy_switch(void)
 	done();
 }
 
+/* A fork mid-run continues exactly as the original: both finish with sim_run's output
+ * (plain), and with hooks each copy drives its own hook context. */
+static void fork_session(void)
+{
+	for (int variant = 0; variant < 2; variant++) {
+		tr_begin();
+		node("n1", "A", 2);
+		node("n2", "B", 3);
+		job("s1", 0, 10, 2, "Spot", "A");
+		job("s2", 0.5, 7.25, 1.5, "Spot", "*");
+		job("h1", 2, 2, 2, "HP", "A");
+		job("h2", 3, 4, 1, "HP", "B");
+		job("s3", 3, 9, 0.1, "Spot", "B");
+		job("h3", 8, 1, 3, "HP", "*");
+		job("s4", 8.5, 30, 1, "Spot", "B");
+		pol(variant ? "priority_preemptive" : "fifo", 0, 2, 1, NULL);
+		CHECK(run() == 0, "%s", ERR);
+		struct sim_output a, b;
+		struct sim *s = sim_open(&T, &P, NULL, ERR, sizeof ERR);
+		CHECK(s && sim_advance(s, 3.5, ERR, sizeof ERR) == 0, "%s", ERR);
+		struct sim *c = sim_clone(s, NULL, ERR, sizeof ERR);
+		CHECK(c != NULL, "%s", ERR);
+		CHECK(sim_finish(s, &a, ERR, sizeof ERR) == 0 && sim_finish(c, &b, ERR, sizeof ERR) == 0, "%s", ERR);
+		CHECK(same_output(&O, &a) && same_output(&O, &b), "variant %d: the fork or its original differs from sim_run", variant);
+		struct sim_hooks none = { 0 };
+		CHECK(sim_clone(s, &none, ERR, sizeof ERR) == NULL && strstr(ERR, "exactly when"), "hooks on a clone of a plain session are refused");
+		sim_output_release(&a);
+		sim_output_release(&b);
+		sim_close(s);
+		sim_close(c);
+		done();
+	}
+	/* with a gate and wake-ups: the clone's probe sees the rest of the run */
+	tr_begin();
+	node("n1", "A", 4);
+	job("s1", 0, 10, 1, "Spot", "A");
+	job("s2", 0, 10, 1, "Spot", "A");
+	job("h1", 0, 3, 1, "HP", "A");
+	job("s3", 1, 2, 1, "Spot", "A");
+	pol("fifo", 3600, 3600, 80, NULL);
+	prepare();
+	struct probe p = { .wake = { 5, 6.5 }, .n_wake = 2, .quota = 1, .quota_after = 3, .switch_at = 5 };
+	struct sim_hooks h = probe_hooks(&p, true);
+	struct sim *s = sim_open(&T, &P, &h, ERR, sizeof ERR);
+	CHECK(s && sim_advance(s, 4, ERR, sizeof ERR) == 0, "%s", ERR);
+	struct probe q = p;
+	struct sim_hooks hq = probe_hooks(&q, true);
+	struct sim *c = sim_clone(s, &hq, ERR, sizeof ERR);
+	struct sim_output a;
+	CHECK(c && sim_finish(c, &O, ERR, sizeof ERR) == 0 && sim_finish(s, &a, ERR, sizeof ERR) == 0, "%s", ERR);
+	START("s2", 5);
+	START("s3", 5);
+	CHECK(same_output(&O, &a) && p.n_instants == 7 && q.n_instants == 7 && !strcmp(p.log, q.log), "gated fork: %d/%d instants, logs %s | %s",
+	      p.n_instants, q.n_instants, p.log, q.log);
+	sim_output_release(&a);
+	sim_close(s);
+	sim_close(c);
+	done();
+}
+
 /* A gate that never opens while nothing else can happen ends with a clear error instead of
  * waking up forever; a job no placement could ever hold is reported at once. */
 static void gate_stall(void)
@@ -723,6 +783,7 @@ int main(void)
 	gate_and_wakeups();
 	notifications();
 	policy_switch();
+	fork_session();
 	gate_stall();
 	printf("test_sim: %d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
