@@ -76,6 +76,32 @@ void pc_controller_release(struct pc_controller *c)
 	memset(c, 0, sizeof *c);
 }
 
+static void *dup_array(const void *p, size_t n, size_t elem)
+{
+	if (!p)
+		return NULL;
+	void *q = xmalloc(n * elem + 1);
+	memcpy(q, p, n * elem);
+	return q;
+}
+
+void pc_controller_clone(struct pc_controller *d, const struct pc_controller *s)
+{
+	*d = *s;
+	d->pools = dup_array(s->pools, s->n_pools, sizeof *s->pools);
+	for (size_t i = 0; i < s->n_pools; i++) {
+		d->pools[i].latest_quotas = dup_array(s->pools[i].latest_quotas, s->cfg->n_horizons, sizeof *s->pools[i].latest_quotas);
+		d->pools[i].closed = dup_array(s->pools[i].closed, s->pools[i].closed_cap, sizeof *s->pools[i].closed);
+	}
+	d->buckets = dup_array(s->buckets, s->bucket_cap, sizeof *s->buckets);
+	d->samples = dup_array(s->samples, s->cap_samples, sizeof *s->samples);
+	d->decisions = dup_array(s->decisions, s->cap_decisions, sizeof *s->decisions);
+	d->points = dup_array(s->points, s->cap_points, sizeof *s->points);
+	d->quotas = dup_array(s->quotas, s->cap_quotas, sizeof *s->quotas);
+	d->targets = dup_array(s->targets, s->cap_targets, sizeof *s->targets);
+	d->est = s->cfg->estimator->clone(s->est);
+}
+
 bool pc_update_due(const struct pc_controller *c, double now)
 {
 	return now + PC_EPS >= c->next_update;

@@ -101,6 +101,7 @@ struct pc_config;
 struct pc_estimator_ops {
 	const char *model;            /* the config's "model" value it serves */
 	void *(*create)(const struct pc_config *c, double capacity);
+	void *(*clone)(const void *est);   /* an independent copy (fitted state included) */
 	void (*destroy)(void *est);
 	/* Fit on the history (time order, at least one bucket) at time trained_at. */
 	void (*fit)(void *est, const struct pc_bucket *h, size_t n, double trained_at);
@@ -262,6 +263,8 @@ struct pc_controller {
 int pc_controller_init(struct pc_controller *c, const struct pc_config *cfg, double capacity, double start,
 		       bool has_evidence, double evidence_start, double evidence_end, char *err, size_t errlen);
 void pc_controller_release(struct pc_controller *c);
+/* dst = an independent deep copy of src (for a forked simulation session, sim_clone). */
+void pc_controller_clone(struct pc_controller *dst, const struct pc_controller *src);
 bool pc_update_due(const struct pc_controller *c, double now);
 /* One update at now (due, and later than the previous one). 0 or -1 + message. */
 int pc_update(struct pc_controller *c, double now, const struct pc_observation *obs, char *err, size_t errlen);
@@ -302,7 +305,9 @@ struct pc_sim {
 	bool enforce;                 /* the current policy's predictive_admission_mode */
 };
 
-/* Fill hooks that run c inside a simulation session (b must outlive it). */
+/* Fill hooks that run c inside a simulation session (b must outlive it). For a fork
+ * (sim_clone): pc_controller_clone the controller, bind the copy, then copy horizon and
+ * enforce from the original binding (check_policy is not called again). */
 void pc_sim_bind(struct pc_sim *b, struct pc_controller *c, struct sim_hooks *hooks);
 /* The error a too-long guarantee gets (also from sim_open / sim_set_policy through the hooks). */
 int pc_check_guarantee(const struct pc_config *cfg, const struct sim_policy *p, char *err, size_t errlen);

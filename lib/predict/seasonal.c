@@ -74,6 +74,13 @@ static void *seasonal_create(const struct pc_config *c, double capacity)
 	return s;
 }
 
+static void *seasonal_clone(const void *e)
+{
+	struct seasonal *s = xmalloc(sizeof *s);
+	memcpy(s, e, sizeof *s);
+	return s;
+}
+
 static void seasonal_destroy(void *e)
 {
 	free(e);
@@ -214,6 +221,7 @@ static const char *seasonal_fp(void *e)
 const struct pc_estimator_ops pc_seasonal_gaussian = {
 	.model = "seasonal-gaussian-v1",
 	.create = seasonal_create,
+	.clone = seasonal_clone,
 	.destroy = seasonal_destroy,
 	.fit = seasonal_fit,
 	.forecast = seasonal_forecast,

@@ -6,6 +6,8 @@
 #include "core/json.h"
 #include "core/num.h"
 #include "predict/predict.h"
+#include "sim/policy.h"
+#include "trace/trace.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,6 +340,70 @@ static void update_order(void)
 	pc_controller_release(&C);
 }
 
+/* A controlled session forked at t = 100000 (simulator and controller) finishes with the
+ * same decisions, quotas and results as the straight run: the worked example's trace. */
+static void fork_controlled(void)
+{
+	struct trace t;
+	struct sim_policy pol;
+	struct arena a;
+	struct json *doc;
+	char err[500];
+	static const char policy[] = "{\"schema_version\":\"schednav.simulation-policy/v1\",\"action_id\":\"p\",\"scheduler\":\"priority_preemptive\","
+		"\"spot_guarantee_seconds\":3600,\"checkpoint_interval_seconds\":3600,\"preemption_overhead_seconds\":80,\"placement_strategy\":\"deterministic_best_fit\"}";
+	arena_init(&a);
+	trace_init(&t);
+	if (trace_load(&t, "tests/data/sim/micro-quota.trace.ndjson", err, sizeof err) || json_parse(&a, policy, strlen(policy), &doc, err, sizeof err) ||
+	    policy_from_json(&pol, doc, &a, err, sizeof err)) {
+		fprintf(stderr, "fork_controlled: %s\n", err);
+		exit(1);
+	}
+	struct pc_controller c1, c2, c3;
+	struct pc_sim b1, b2, b3;
+	struct sim_hooks h1, h2, h3;
+	struct sim_output o1, o2, o3;
+	double es = t.jobs[0].submit, ee = t.jobs[t.n_jobs - 1].submit;
+	CHECK(pc_controller_init(&c1, &CFG, 12, es, true, es, ee, err, sizeof err) == 0, "%s", err);
+	CHECK(pc_controller_init(&c3, &CFG, 12, es, true, es, ee, err, sizeof err) == 0, "%s", err);
+	pc_sim_bind(&b1, &c1, &h1);
+	pc_sim_bind(&b3, &c3, &h3);
+	struct sim *s1 = sim_open(&t, &pol, &h1, err, sizeof err), *s3 = sim_open(&t, &pol, &h3, err, sizeof err);
+	CHECK(s1 && s3 && sim_finish(s3, &o3, err, sizeof err) == 0, "%s", err);
+	CHECK(sim_advance(s1, 100000, err, sizeof err) == 0, "%s", err);
+	pc_controller_clone(&c2, &c1);
+	b2 = b1;
+	pc_sim_bind(&b2, &c2, &h2);
+	b2.horizon = b1.horizon;
+	b2.enforce = b1.enforce;
+	struct sim *s2 = sim_clone(s1, &h2, err, sizeof err);
+	CHECK(s2 && sim_finish(s1, &o1, err, sizeof err) == 0 && sim_finish(s2, &o2, err, sizeof err) == 0, "%s", err);
+	CHECK(c1.n_decisions == c3.n_decisions && c2.n_decisions == c3.n_decisions && c3.n_decisions == 864, "decisions %zu %zu %zu",
+	      c1.n_decisions, c2.n_decisions, c3.n_decisions);
+	bool same = c1.n_quotas == c3.n_quotas && c2.n_quotas == c3.n_quotas;
+	for (size_t i = 0; same && i < c3.n_quotas; i++)
+		same = c1.quotas[i] == c3.quotas[i] && c2.quotas[i] == c3.quotas[i];
+	for (size_t i = 0; same && i < c3.n_decisions; i++)
+		same = c1.decisions[i].eta == c3.decisions[i].eta && c2.decisions[i].eta == c3.decisions[i].eta;
+	for (size_t i = 0; same && i < t.n_jobs; i++)
+		same = o1.jobs[i].start == o3.jobs[i].start && o2.jobs[i].start == o3.jobs[i].start && o2.jobs[i].completion == o3.jobs[i].completion;
+	CHECK(same && o2.allocated == o3.allocated && o2.n_runs == o3.n_runs && o2.n_events == o3.n_events, "the fork diverged");
+	struct pc_report r2, r3;
+	pc_report(&c2, &r2);
+	pc_report(&c3, &r3);
+	CHECK(r2.quota_mean == r3.quota_mean && r2.mae == r3.mae && r2.eta_final == r3.eta_final && r2.evaluated == r3.evaluated, "fork report differs");
+	sim_close(s1);
+	sim_close(s2);
+	sim_close(s3);
+	sim_output_release(&o1);
+	sim_output_release(&o2);
+	sim_output_release(&o3);
+	pc_controller_release(&c1);
+	pc_controller_release(&c2);
+	pc_controller_release(&c3);
+	trace_release(&t);
+	arena_release(&a);
+}
+
 int main(void)
 {
 	set_progname("test_predict");
@@ -349,6 +415,7 @@ int main(void)
 	quota_function();
 	eta_paths();
 	update_order();
+	fork_controlled();
 	arena_release(&A);
 	printf("test_predict: %d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
