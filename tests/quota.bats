@@ -82,6 +82,11 @@ P
 	run quota -c "$CTRL" --capacity 10 "$TMP/x.nd"
 	assert_failure 1
 	assert_output --partial "'guarantee_quantile_gpus' is missing or not a finite number"
+	printf '%s\n' '{"type":"header","schema":"x/1","tool":"hand","version":"0","inputs":[],"params":{}}' \
+		'{"type":"inventory","capacity_gpus":10,"eta":-1}' | stream-seal > "$TMP/e.nd"
+	run quota -c "$CTRL" "$TMP/e.nd"
+	assert_failure 1
+	assert_output --regexp "quota: .*e\.nd:2: inventory: eta must be > 0"
 	# a bundle of another controller
 	jq '.maximum_eta = 1.5' "$CTRL" > "$TMP/c.json"
 	forecast -c "$CTRL" -t 100000 "$WARM" > "$TMP/b"

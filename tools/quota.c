@@ -166,6 +166,10 @@ static int read_inventory(struct state *st, struct nd_reader *r, const struct js
 	if (json_get(v, "eta")) {
 		if (!(x = need(r, v, "eta", JSON_REAL, err, errlen)))
 			return -1;
+		if (!(json_num(x) > 0)) {
+			ndr_errorf(r, err, errlen, "inventory: eta must be > 0");
+			return -1;
+		}
 		st->inv_eta = (struct opt_num){ true, json_num(x) };
 	}
 	st->inv_idle = st->inv_running = 0;

@@ -105,8 +105,8 @@ static int validate(const struct pc_config *c, char *err, size_t errlen)
 		return fail(err, errlen, "eta_increase_step must be between 0 and 1");
 	if (c->observation_interval_seconds > MAX_SECONDS || c->retrain_interval_seconds > MAX_SECONDS ||
 	    c->feedback_window_seconds > MAX_SECONDS || c->starvation_increase_after_seconds > MAX_SECONDS ||
-	    c->lookback_hours > MAX_HOURS || c->forecast_horizon_hours > 8760)
-		return fail(err, errlen, "an interval is out of range (at most 100 years; forecast_horizon_hours at most 8760)");
+	    c->lookback_hours > MAX_HOURS || c->forecast_horizon_hours > 168)
+		return fail(err, errlen, "an interval is out of range (at most 100 years; forecast_horizon_hours at most 168)");
 	return 0;
 }
 

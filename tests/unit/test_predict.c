@@ -55,6 +55,9 @@ static void config_rules(void)
 		{ "\"minimum_eta\":0.25", "\"minimum_eta\":1.5", "minimum_eta <= initial_eta" },
 		{ "\"observation_interval_seconds\":300", "\"observation_interval_seconds\":300.5", "must be an integer" },
 		{ "\"model\":\"seasonal-gaussian-v1\"", "\"model\":\"torch\"", "unknown model 'torch'" },
+		{ "\"forecast_horizon_hours\":4", "\"forecast_horizon_hours\":169", "forecast_horizon_hours at most 168" },
+		{ "\"lookback_hours\":672", "\"lookback_hours\":1e300", "must be an integer" },
+		{ "\"guarantee_probability\":0.9", "\"guarantee_probability\":\"0.9\"", "must be a finite number" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		char buf[2048], err[300];
