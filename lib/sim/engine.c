@@ -167,7 +167,7 @@ static void evict(struct sim *s, struct sim_job *v, struct sim_job *trigger)
 	release(s, v);
 	v->preemptions++;
 	v->qsince = s->now;
-	v->eo = (long long)s->n + s->k++;
+	v->eo = s->eo_base + s->k++;
 	queue_insert(s, v);
 }
 
@@ -356,6 +356,12 @@ static int check_policy(struct sim *s, const struct sim_policy *p, char *err, si
 
 struct sim *sim_open(const struct trace *t, const struct sim_policy *p, const struct sim_hooks *h, char *err, size_t errlen)
 {
+	return sim_open_reserve(t, p, h, 0, err, errlen);
+}
+
+struct sim *sim_open_reserve(const struct trace *t, const struct sim_policy *p, const struct sim_hooks *h, size_t reserve, char *err,
+			     size_t errlen)
+{
 	struct sim *s = xcalloc(1, sizeof *s);
 	struct sim_output *out = &s->res;
 	s->p = p;
@@ -415,8 +421,10 @@ struct sim *sim_open(const struct trace *t, const struct sim_policy *p, const st
 		out->evaluation_end = t->jobs[t->n_jobs - 1].submit;
 	}
 	out->n_jobs = s->n;
-	out->jobs = xcalloc_large(s->n, sizeof *out->jobs);
-	s->jobs = xcalloc_large(s->n, sizeof *s->jobs);
+	s->cap_n = s->n + reserve;
+	s->eo_base = (long long)s->cap_n;
+	out->jobs = xcalloc_large(s->cap_n, sizeof *out->jobs);
+	s->jobs = xcalloc_large(s->cap_n, sizeof *s->jobs);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct trace_job *tj = &t->jobs[i];
 		struct sim_job *j = &s->jobs[i];
@@ -536,10 +544,10 @@ struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err,
 		d->hooks = *h;
 	d->out = &d->res;
 	const struct sim_output *o = &s->res;
-	d->res.jobs = mem_dup(o->jobs, o->n_jobs * sizeof *o->jobs);
+	d->res.jobs = mem_dup(o->jobs, s->cap_n * sizeof *o->jobs);   /* the reserve too (sim_replace_future) */
 	d->res.runs = mem_dup(o->runs, o->cap_runs * sizeof *o->runs);
 	d->res.events = mem_dup(o->events, o->cap_events * sizeof *o->events);
-	d->jobs = mem_dup(s->jobs, s->n * sizeof *s->jobs);
+	d->jobs = mem_dup(s->jobs, s->cap_n * sizeof *s->jobs);
 	for (size_t i = 0; i < s->n; i++) {
 		struct sim_job *j = &d->jobs[i];
 		j->alloc = j->cap_alloc ? mem_dup(s->jobs[i].alloc, j->cap_alloc * sizeof *j->alloc) : NULL;

@@ -70,6 +70,8 @@ struct sim {
 	bool idle_fits;                    /* some queued job would fit if the gate allowed it */
 	struct sim_job *jobs;
 	size_t n, completed;
+	size_t cap_n;                      /* jobs[] capacity: n plus the reserve of sim_open_reserve */
+	long long eo_base;                 /* a victim's eo is eo_base + k (eo_base = cap_n, fixed) */
 	struct sim_node *nodes;
 	size_t n_nodes;
 	const char **models, **sorted_models;
