@@ -49,16 +49,8 @@ bool roll_id_ok(const char *s)
 
 int roll_json_load(const char *path, struct arena *a, struct json **out, char *err, size_t errlen)
 {
-	char *buf, e[512];
-	size_t len;
-	if (zio_slurp(path, &buf, &len, e, sizeof e)) {
-		snprintf(err, errlen, "%s", e);
+	if (json_parse_file(a, path, out, err, errlen))
 		return -1;
-	}
-	int rc = json_parse(a, buf, len, out, e, sizeof e);
-	free(buf);
-	if (rc)
-		return fail(err, errlen, path, e);
 	if ((*out)->kind != JSON_OBJECT)
 		return fail(err, errlen, path, "not a JSON object");
 	return 0;
@@ -233,7 +225,7 @@ int roll_catalog_index(const struct roll_catalog *cat, const char *id)
 
 bool roll_bypass(const struct sim_policy *p)
 {
-	return p->admission_mode && !strcmp(p->admission_mode, "bypass");
+	return p->admission == ADMISSION_BYPASS;
 }
 
 int roll_catalog_load(struct roll_catalog *cat, const char *path, struct arena *a, char *err, size_t errlen)
