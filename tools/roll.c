@@ -7,7 +7,7 @@
 #include "core/strbuf.h"
 #include "core/zio.h"
 #include "eval/slo.h"
-#include "predict/predict.h"
+#include "roll/predictor.h"
 #include "roll/config.h"
 #include "roll/control.h"
 #include "roll/decider.h"
@@ -253,27 +253,6 @@ static size_t model_count(const struct trace *t)
 	return n;
 }
 
-static int write_control(struct nd_writer *w, const struct pc_controller *pc, char *err, size_t errlen)
-{
-	struct strbuf sb;
-	struct pc_report rep;
-	int rc = 0;
-	sb_init(&sb);
-	for (size_t i = 0; i < pc->n_decisions && !rc; i++) {
-		sb_reset(&sb);
-		pc_write_decision(&sb, pc, &pc->decisions[i]);
-		rc = ndw_raw(w, sb.buf, sb.len, err, errlen);
-	}
-	if (!rc) {
-		pc_report(pc, &rep);
-		sb_reset(&sb);
-		pc_write_report(&sb, pc, &rep);
-		rc = ndw_raw(w, sb.buf, sb.len, err, errlen);
-	}
-	sb_release(&sb);
-	return rc;
-}
-
 static int write_spool(struct nd_writer *w, const struct spool *sp, char *err, size_t errlen)
 {
 	const char *p = sp->sb.buf, *end = sp->sb.buf + sp->sb.len;
@@ -361,8 +340,8 @@ int main(int argc, char **argv)
 	if (roll_config_load(&cfg, config_path, &a, err, sizeof err) || roll_catalog_load(&cat, cfg.action_space_path, &a, err, sizeof err) ||
 	    slo_load(&slo, cfg.slo_path, &a, err, sizeof err))
 		die("%s", err);
-	struct pc_config pcfg;
-	if (controller_path && pc_config_load(&pcfg, controller_path, &a, err, sizeof err))
+	struct roll_predictor pred;
+	if (controller_path && roll_predictor_load(&pred, controller_path, &a, err, sizeof err))
 		die("%s", err);
 	struct trace exec, hist;
 	trace_init(&exec);
@@ -384,11 +363,9 @@ int main(int argc, char **argv)
 		die("%s", err);
 	if (controller_path)
 		for (size_t i = 0; i < cat.n; i++)
-			if (pc_check_guarantee(&pcfg, &cat.actions[i], err, sizeof err))
+			if (roll_predictor_check(&pred, &cat.actions[i], err, sizeof err))
 				die("%s: %s", cfg.action_space_path, err);
-	struct pc_controller pc;
-	if (controller_path && pc_controller_init(&pc, &pcfg, (double)trace_capacity(&exec, "*"), exec.jobs[0].submit, true, exec.eval_start,
-						  exec.eval_end, err, sizeof err))
+	if (controller_path && roll_predictor_start(&pred, &exec, err, sizeof err))
 		die("%s", err);
 	if (roll_decider_start(&dec, err, sizeof err))
 		die("%s", err);
@@ -398,7 +375,7 @@ int main(int argc, char **argv)
 	long long restored = 0;
 	if (sp.dir) {
 		const char *parts[] = { exec.fingerprint, hist.fingerprint, cfg.fingerprint, cat.fingerprint, slo.fingerprint,
-			controller_path ? pcfg.fingerprint : "", decider_spec, candidates, arm_id };
+			controller_path ? pred.fingerprint : "", decider_spec, candidates, arm_id };
 		run_fingerprint(sp.run_fp, parts, sizeof parts / sizeof *parts);
 		if (mkdir(sp.dir, 0777) && errno != EEXIST)
 			die("%s: %s", sp.dir, strerror(errno));
@@ -412,7 +389,7 @@ int main(int argc, char **argv)
 			restored = checkpoint_resume(&sp, &a);
 	}
 	size_t pools = model_count(&exec);
-	if (roll_live_open(&live, &ctl, &exec, controller_path ? &pc : NULL, roll_live_reserve(&ctl, &exec, &hist, pools), err, sizeof err))
+	if (roll_live_open(&live, &ctl, &exec, controller_path ? &pred : NULL, roll_live_reserve(&ctl, &exec, &hist, pools), err, sizeof err))
 		die("%s", err);
 	live.emit = spool_emit;
 	live.emit_ctx = &sp;
@@ -446,8 +423,8 @@ int main(int argc, char **argv)
 		add_file(&a, hdr, cfg.slo_path);
 		if (controller_path) {
 			add_file(&a, hdr, controller_path);
-			json_set(&a, hdr, "controller", json_clone(&a, pcfg.canonical));
-			json_set(&a, hdr, "controller_fingerprint", json_str(&a, pcfg.fingerprint));
+			json_set(&a, hdr, "controller", json_clone(&a, pred.canonical));
+			json_set(&a, hdr, "controller_fingerprint", json_str(&a, pred.fingerprint));
 		}
 		struct json *pr = json_get(hdr, "params");
 		json_set(&a, pr, "rolling_controller_id", json_str(&a, cfg.controller_id));
@@ -459,7 +436,7 @@ int main(int argc, char **argv)
 		json_set(&a, pr, "arm_id", json_str(&a, arm_id));
 		if (!(w = ndw_open(output, err, sizeof err)))
 			die("%s", err);
-		if (result_write_records(w, hdr, &exec, &out, err, sizeof err) || (controller_path && write_control(w, &pc, err, sizeof err)) ||
+		if (result_write_records(w, hdr, &exec, &out, err, sizeof err) || (controller_path && roll_predictor_write(&pred, w, err, sizeof err)) ||
 		    write_spool(w, &sp, err, sizeof err) || ndw_record(w, roll_report(&ctl, &a), err, sizeof err) ||
 		    ndw_end(w, NULL, err, sizeof err)) {
 			ndw_abort(w);
@@ -487,7 +464,7 @@ int main(int argc, char **argv)
 	roll_controller_release(&ctl);
 	roll_decider_close(&dec);
 	if (controller_path)
-		pc_controller_release(&pc);
+		roll_predictor_release(&pred);
 	sb_release(&sp.sb);
 	if (sp.fd >= 0)
 		close(sp.fd);

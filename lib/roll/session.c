@@ -305,37 +305,8 @@ static int live_state(void *ctx, struct arena *a, struct roll_state *st, char *e
 static const struct roll_projection *live_projection(void *ctx, struct arena *a)
 {
 	struct roll_live *l = ctx;
-	if (!l->pc)
-		return NULL;
-	const struct pc_decision *d = pc_last_decision(l->pc);
-	if (!d)
-		return NULL;
-	const struct pc_controller *c = l->pc;
-	size_t H = (size_t)c->cfg->forecast_horizon_hours, np = H * c->n_pools;
-	l->pts = xgrow(l->pts, &l->cap_pts, np + 1, sizeof *l->pts);
-	for (size_t p = 0; p < c->n_pools; p++)
-		for (size_t k = 0; k < H; k++) {
-			const struct pc_point *x = &c->points[d->points_at + p * H + k];
-			const char *pool = c->pools[p].name;
-			l->pts[p * H + k] = (struct roll_point){ x->target, x->step, pool && strcmp(pool, "*") ? pool : NULL, x->mu, x->sigma, x->q,
-				false, false, 0, 0, NULL };
-		}
-	struct roll_projection *pr = &l->proj;
-	memset(pr, 0, sizeof *pr);
-	pr->cutoff = d->now;
-	pr->history_ready = d->history_ready;
-	pr->points = l->pts;
-	pr->n_points = np;
-	for (size_t i = 0; i < c->cfg->n_horizons && i < 8; i++) {
-		long long q = 0;
-		for (size_t p = 0; p < c->n_pools; p++)
-			q += c->quotas[d->quotas_at + p * c->cfg->n_horizons + i];
-		pr->quota[pr->n_quota++] = (struct roll_quota){ c->cfg->horizons[i], q };
-	}
-	pr->has_eta = true;
-	pr->eta = d->eta;
 	(void)a;
-	return pr;
+	return l->pred ? roll_predictor_projection(l->pred) : NULL;
 }
 
 /* ---- the frozen-quota gate of a scenario ---- */
@@ -749,17 +720,17 @@ static void h_run_closed(void *ctx, const struct sim *s, const struct sim_job_vi
 	l->n_hp++;
 }
 
-int roll_live_open(struct roll_live *l, struct roll_controller *ctl, const struct trace *exec, struct pc_controller *pc, size_t reserve,
+int roll_live_open(struct roll_live *l, struct roll_controller *ctl, const struct trace *exec, struct roll_predictor *pred, size_t reserve,
 		   char *err, size_t errlen)
 {
 	memset(l, 0, sizeof *l);
 	arena_init(&l->pending_arena);
 	l->ctl = ctl;
 	l->exec = exec;
-	l->pc = pc;
+	l->pred = pred;
 	fp_xxh3_init(&l->prefix);
-	if (pc)
-		pc_sim_bind(&l->pcb, pc, &l->pc_hooks);
+	if (pred)
+		l->pc_hooks = pred->hooks;
 	struct sim_hooks h = { 0 };
 	h.ctx = l;
 	h.check_policy = h_check_policy;
@@ -791,7 +762,6 @@ void roll_live_close(struct roll_live *l)
 	fp_xxh3_release(&l->prefix);
 	free(l->hp_queue);
 	free(l->hp_jct);
-	free(l->pts);
 	memset(l, 0, sizeof *l);
 }
 

@@ -26,7 +26,7 @@
 #include "core/arena.h"
 #include "core/fp.h"
 #include "core/json.h"
-#include "predict/predict.h"
+#include "roll/predictor.h"
 #include "roll/control.h"
 #include "sim/engine.h"
 #include "trace/trace.h"
@@ -37,8 +37,7 @@ struct roll_live {
 	struct roll_controller *ctl;
 	const struct trace *exec;
 	struct sim *sim;
-	struct pc_controller *pc;          /* the inner predictor (NULL: none) */
-	struct pc_sim pcb;
+	struct roll_predictor *pred;       /* the inner predictor (NULL: none) */
 	struct sim_hooks pc_hooks;         /* the predictor's hooks, wrapped */
 	/* what the scheduler state needs that the session does not keep */
 	double *hp_queue, *hp_jct;         /* evaluation HP completed so far (round6, sorted) */
@@ -46,10 +45,6 @@ struct roll_live {
 	long long closed_spot_runs, evictions;
 	struct fp_xxh3 prefix;             /* visible prefix fingerprint, fed in trace order */
 	size_t prefix_n;
-	/* the projection handed to the controller (rebuilt at each cutoff) */
-	struct roll_projection proj;
-	struct roll_point *pts;
-	size_t cap_pts;
 	/* the driver's sink for records */
 	int (*emit)(void *ctx, const struct json *rec, char *err, size_t errlen);
 	void *emit_ctx;
@@ -74,7 +69,7 @@ struct roll_live {
 
 /* Open the live session (reserve: room for scenario jobs) with the predictor and the
  * rolling hooks. 0 or -1 + message. */
-int roll_live_open(struct roll_live *l, struct roll_controller *ctl, const struct trace *exec, struct pc_controller *pc,
+int roll_live_open(struct roll_live *l, struct roll_controller *ctl, const struct trace *exec, struct roll_predictor *pred,
 		   size_t reserve, char *err, size_t errlen);
 /* Run the whole window; returns 0 when the session reached its end, ROLL_STEP_PENDING when
  * a decider stopped it (planning checkpoint), -1 + message. */
