@@ -96,6 +96,17 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	    <(jq -c 'select(.type == "job_result" or .type == "run" or .type == "cluster" or .type == "control_decision")' "$D/rule.nd")
 }
 
+@test "roll: --evaluator snapshot (in-memory copies of the session) gives the fork evaluator's bytes" {
+	roll_day --decider rule --evaluator snapshot -o snap.nd "$D/exec.nd"
+	roll_day --decider rule -o fork.nd "$D/exec.nd"
+	cmp fork.nd snap.nd
+	roll_day --decider oracle --evaluator snapshot -o snap-oracle.nd "$D/exec.nd"
+	roll_day --decider oracle -o fork-oracle.nd "$D/exec.nd"
+	cmp fork-oracle.nd snap-oracle.nd
+	run roll_day --decider rule --evaluator threads "$D/exec.nd"
+	assert_failure 2
+}
+
 @test "roll: no leakage: a different future after 12:00 leaves every record up to the divergence byte-identical" {
 	# B = the same trace with every job submitted after 129600 (day 2, 12:00) changed: other
 	# durations and GPU counts, one job dropped, two added. History trace likewise.

@@ -52,6 +52,8 @@ static const char help[] =
 	"  -t, --decider-timeout SEC   seconds an exec: decider has for a reply (default 30)\n"
 	"      --checkpoint DIR        write the engine and controller state after each decision\n"
 	"      --resume DIR            continue a run checkpointed in DIR (same arguments)\n"
+	"      --evaluator KIND        fork (default: scenarios in forked processes) or snapshot\n"
+	"                              (in-memory copies of the session in this process); same bytes\n"
 	"      --timing FILE           write CPU and wall seconds of the phases there (benchmarks)\n"
 	"  -i, --input FILE            the execution trace (same as the FILE operand)\n"
 	"  -o, --output FILE           write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
@@ -267,7 +269,7 @@ static int write_spool(struct nd_writer *w, const struct spool *sp, char *err, s
 
 int main(int argc, char **argv)
 {
-	enum { OPT_CANDIDATES = 256, OPT_CHECKPOINT, OPT_RESUME, OPT_TIMING };
+	enum { OPT_CANDIDATES = 256, OPT_CHECKPOINT, OPT_RESUME, OPT_TIMING, OPT_EVALUATOR };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "history", required_argument, NULL, 'H' },
@@ -279,6 +281,7 @@ int main(int argc, char **argv)
 		{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
 		{ "resume", required_argument, NULL, OPT_RESUME },
 		{ "timing", required_argument, NULL, OPT_TIMING },
+		{ "evaluator", required_argument, NULL, OPT_EVALUATOR },
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -289,6 +292,7 @@ int main(int argc, char **argv)
 	const char *config_path = NULL, *history_path = NULL, *decider_spec = NULL, *controller_path = NULL, *candidates = NULL;
 	const char *arm_id = NULL, *input = NULL, *output = "-", *checkpoint = NULL, *resume = NULL, *timing = NULL;
 	double timeout = 30;
+	bool snapshot = false;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":c:H:d:p:a:t:i:o:hV", opts, NULL)) != -1) {
@@ -303,6 +307,11 @@ int main(int argc, char **argv)
 		case OPT_CHECKPOINT: checkpoint = optarg; break;
 		case OPT_RESUME: resume = optarg; break;
 		case OPT_TIMING: timing = optarg; break;
+		case OPT_EVALUATOR:
+			if (strcmp(optarg, "fork") && strcmp(optarg, "snapshot"))
+				usage_fail(usage, "--evaluator must be fork or snapshot");
+			snapshot = !strcmp(optarg, "snapshot");
+			break;
 		case 'i': input = optarg; break;
 		case 'o': output = optarg; break;
 		case 'h': usage_print(stdout, usage); print_help(help);
@@ -391,6 +400,7 @@ int main(int argc, char **argv)
 	size_t pools = model_count(&exec);
 	if (roll_live_open(&live, &ctl, &exec, controller_path ? &pred : NULL, roll_live_reserve(&ctl, &exec, &hist, pools), err, sizeof err))
 		die("%s", err);
+	live.snapshot = snapshot;
 	live.emit = spool_emit;
 	live.emit_ctx = &sp;
 	live.replay_n = restored;

@@ -424,10 +424,21 @@ static void restrict_output(const struct sim *s, const struct trace *exec, const
 }
 
 /* The child: replace the future, install the candidate, run, stream the scenario result. */
-static int child_run(struct roll_live *l, const struct sim_policy *p, const struct roll_scenario *sc, const struct roll_projection *frozen,
-		     const struct trace_job *jobs, size_t m, struct arena *a, char *err, size_t errlen)
+static void scenario_out_release(struct scenario_out *r)
 {
-	struct sim *s = l->sim;
+	free(r->t.jobs);
+	free(r->o.jobs);
+	free(r->o.runs);
+	free(r->o.events);
+	arena_release(&r->t.arena);
+}
+
+/* Replace s's future by the scenario, install the candidate, run and write the scenario
+ * population's result stream to path ("-": standard output). */
+static int scenario_run(struct roll_live *l, struct sim *s, const struct sim_policy *p, const struct roll_scenario *sc,
+			const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, const char *path, struct arena *a,
+			char *err, size_t errlen)
+{
 	struct frozen_gate g = { sc->cut, sc->cut + (double)sc->horizon, 0 };
 	struct sim_hooks h = { 0 };
 	if (frozen) {
@@ -460,10 +471,90 @@ static int child_run(struct roll_live *l, const struct sim_policy *p, const stru
 	snprintf(r.t.fingerprint, sizeof r.t.fingerprint, "%s", sc->fp);
 	snprintf(r.t.input_name, sizeof r.t.input_name, "scenario");
 	struct json *hdr = result_header(a, &r.t, p, &r.o);
-	struct nd_writer *w = ndw_open("-", err, errlen);
-	if (!w || result_write(w, hdr, &r.t, &r.o, err, errlen) || ndw_close(w, err, errlen))
+	struct nd_writer *w = ndw_open(path, err, errlen);
+	int rc = !w || result_write(w, hdr, &r.t, &r.o, err, errlen) || ndw_close(w, err, errlen) ? -1 : 0;
+	if (w && rc)
+		ndw_abort(w);
+	scenario_out_release(&r);
+	return rc;
+}
+
+/* The metrics of a scenario result stream at path, and its HP queue times. */
+static int scenario_read(const char *path, struct arena *a, struct roll_eval *out, char *err, size_t errlen)
+{
+	struct metrics_result mr;
+	struct nd_reader *r = ndr_open(path, err, errlen);
+	int rc = r ? metrics_read(&mr, r, err, errlen) : -1;
+	if (r)
+		ndr_close(r);
+	if (rc)
 		return -1;
+	out->metrics = metrics_record(a, &mr);
+	struct strbuf sb;
+	sb_init(&sb);
+	json_write(&sb, out->metrics);
+	sb_addc(&sb, '\n');
+	fp_xxh3_of(sb.buf, sb.len, out->metrics_fp);
+	sb_release(&sb);
+	snprintf(out->result_fp, sizeof out->result_fp, "%s", mr.fingerprint);
+	double *q = arena_alloc(a, (mr.n_jobs + 1) * sizeof *q);
+	size_t nq = 0;
+	for (size_t i = 0; i < mr.n_jobs; i++)
+		if (mr.jobs[i].hp && mr.jobs[i].eval_pop)
+			q[nq++] = mr.jobs[i].queue;
+	out->hp_queue = q;
+	out->n_hp_queue = nq;
+	metrics_result_release(&mr);
 	return 0;
+}
+
+static double admit_all_limit(void *ctx, const struct sim *s, int model)
+{
+	(void)ctx, (void)s, (void)model;
+	return INFINITY;
+}
+
+static bool admit_all(void *ctx, const struct sim *s, const struct sim_job_view *j)
+{
+	(void)ctx, (void)s, (void)j;
+	return true;
+}
+
+/* The snapshot evaluator: an in-memory copy of the live session (sim_clone), run in this
+ * process, its result through a private temporary file. */
+static int snapshot_evaluate(struct roll_live *l, struct arena *a, const struct sim_policy *p, const struct roll_scenario *sc,
+			     const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, struct roll_eval *out, char *err,
+			     size_t errlen)
+{
+	double t0 = clock_s();
+	/* the clone starts with hooks shaped like the live ones; scenario_run swaps them */
+	struct sim_hooks h = { 0 };
+	if (l->pc_hooks.gate_limit && l->pc_hooks.gate_admit) {
+		h.gate_limit = admit_all_limit;
+		h.gate_admit = admit_all;
+	}
+	struct sim *c = sim_clone(l->sim, &h, err, errlen);
+	if (!c)
+		return -1;
+	l->fork_seconds += clock_s() - t0;
+	if (!l->tmpdir[0]) {
+		const char *base = getenv("TMPDIR");
+		snprintf(l->tmpdir, sizeof l->tmpdir, "%s/roll-XXXXXX", base && *base ? base : "/tmp");
+		if (!mkdtemp(l->tmpdir)) {
+			snprintf(err, errlen, "cannot create a temporary directory: %s", strerror(errno));
+			l->tmpdir[0] = '\0';
+			sim_close(c);
+			return -1;
+		}
+	}
+	char path[sizeof l->tmpdir + 32];
+	snprintf(path, sizeof path, "%s/scenario.ndjson", l->tmpdir);
+	int rc = scenario_run(l, c, p, sc, frozen, jobs, m, path, a, err, errlen);
+	sim_close(c);
+	if (!rc)
+		rc = scenario_read(path, a, out, err, errlen);
+	unlink(path);
+	return rc;
 }
 
 static int live_evaluate(void *ctx, struct arena *a, const struct sim_policy *p, const struct roll_scenario *sc, const struct roll_projection *frozen,
@@ -490,6 +581,15 @@ static int live_evaluate(void *ctx, struct arena *a, const struct sim_policy *p,
 		j->model = (char *)x->model;
 		j->tenant = (char *)(x->tenant ? x->tenant : (l->exec->version == 2 ? "forecast-aggregate" : NULL));
 	}
+	int rc;
+	if (l->snapshot) {
+		rc = snapshot_evaluate(l, a, p, sc, frozen, jobs, m, out, err, errlen);
+		if (!rc) {
+			l->evaluations++;
+			l->eval_seconds += clock_s() - t0;
+		}
+		return rc;
+	}
 	int rfd[2], efd[2];
 	if (pipe(rfd) || pipe(efd)) {
 		snprintf(err, errlen, "cannot create a pipe for a scenario: %s", strerror(errno));
@@ -508,7 +608,7 @@ static int live_evaluate(void *ctx, struct arena *a, const struct sim_policy *p,
 			_exit(1);
 		close(rfd[1]);
 		char e[1024];
-		if (child_run(l, p, sc, frozen, jobs, m, a, e, sizeof e)) {
+		if (scenario_run(l, l->sim, p, sc, frozen, jobs, m, "-", a, e, sizeof e)) {
 			size_t len = strlen(e);
 			if (write(efd[1], e, len) < 0)
 				_exit(1);
@@ -519,14 +619,9 @@ static int live_evaluate(void *ctx, struct arena *a, const struct sim_policy *p,
 	close(rfd[1]);
 	close(efd[1]);
 	l->fork_seconds += clock_s() - t0;
-	char path[32];
+	char path[32], rerr[1024] = "";
 	snprintf(path, sizeof path, "/dev/fd/%d", rfd[0]);
-	struct metrics_result mr;
-	char rerr[1024] = "";
-	struct nd_reader *r = ndr_open(path, rerr, sizeof rerr);
-	int rc = r ? metrics_read(&mr, r, rerr, sizeof rerr) : -1;
-	if (r)
-		ndr_close(r);
+	rc = scenario_read(path, a, out, rerr, sizeof rerr);
 	close(rfd[0]);
 	char cerr[1024];
 	ssize_t k = read(efd[0], cerr, sizeof cerr - 1);
@@ -536,28 +631,10 @@ static int live_evaluate(void *ctx, struct arena *a, const struct sim_policy *p,
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || rc) {
-		if (rc == 0)
-			metrics_result_release(&mr);
 		snprintf(err, errlen, "scenario '%s' of '%s' at %.17g failed: %s", sc->profile_id, p->action_id, sc->cut,
 			 cerr[0] ? cerr : rerr[0] ? rerr : "the scenario process died");
 		return -1;
 	}
-	out->metrics = metrics_record(a, &mr);
-	struct strbuf sb;
-	sb_init(&sb);
-	json_write(&sb, out->metrics);
-	sb_addc(&sb, '\n');
-	fp_xxh3_of(sb.buf, sb.len, out->metrics_fp);
-	sb_release(&sb);
-	snprintf(out->result_fp, sizeof out->result_fp, "%s", mr.fingerprint);
-	double *q = arena_alloc(a, (mr.n_jobs + 1) * sizeof *q);
-	size_t nq = 0;
-	for (size_t i = 0; i < mr.n_jobs; i++)
-		if (mr.jobs[i].hp && mr.jobs[i].eval_pop)
-			q[nq++] = mr.jobs[i].queue;
-	out->hp_queue = q;
-	out->n_hp_queue = nq;
-	metrics_result_release(&mr);
 	l->evaluations++;
 	l->eval_seconds += clock_s() - t0;
 	return 0;
@@ -758,6 +835,8 @@ int roll_live_run(struct roll_live *l, struct sim_output *out, char *err, size_t
 void roll_live_close(struct roll_live *l)
 {
 	sim_close(l->sim);
+	if (l->tmpdir[0])
+		rmdir(l->tmpdir);
 	arena_release(&l->pending_arena);
 	fp_xxh3_release(&l->prefix);
 	free(l->hp_queue);

@@ -14,6 +14,8 @@
  * (sim_replace_future), installs the candidate and the frozen-quota gate, runs to the end
  * and streams the scenario's result (the scenario population only) back through a pipe;
  * the parent computes its metrics with lib/eval. The live session is never touched.
+ * The snapshot evaluator does the same on an in-memory copy of the session (sim_clone) in
+ * this process; both give the same bytes, the benchmark compares their cost.
  * The frozen gate admits a Spot job while cut <= now < cut + H iff cluster running Spot +
  * its demand <= the cutoff's aggregate quota of its horizon + EPS (Q6); outside, always.
  *
@@ -58,6 +60,8 @@ struct roll_live {
 	 * lives in pending_arena until roll_live_close */
 	bool stopped;
 	struct arena pending_arena;
+	bool snapshot;                       /* evaluate in-process on a sim_clone instead of a fork() */
+	char tmpdir[256];                    /* the snapshot evaluator's private directory */
 	double fork_seconds, eval_seconds;   /* benchmark counters: fork() + setup, whole evaluations */
 	double decide_seconds;               /* whole decisions (observation, scenarios, evaluations, decider) */
 	double first_cutoff_clock;           /* clock_s() when the first decision started */
