@@ -52,8 +52,8 @@ static const char help[] =
 	"  -t, --decider-timeout SEC   seconds an exec: decider has for a reply (default 30)\n"
 	"      --checkpoint DIR        write the engine and controller state after each decision\n"
 	"      --resume DIR            continue a run checkpointed in DIR (same arguments)\n"
-	"      --evaluator KIND        fork (default: scenarios in forked processes) or snapshot\n"
-	"                              (in-memory copies of the session in this process); same bytes\n"
+	"      --evaluator KIND        snapshot (default: scenarios on in-memory copies of the session)\n"
+	"                              or fork (scenarios in forked processes); the same bytes\n"
 	"      --timing FILE           write CPU and wall seconds of the phases there (benchmarks)\n"
 	"  -i, --input FILE            the execution trace (same as the FILE operand)\n"
 	"  -o, --output FILE           write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
@@ -292,7 +292,7 @@ int main(int argc, char **argv)
 	const char *config_path = NULL, *history_path = NULL, *decider_spec = NULL, *controller_path = NULL, *candidates = NULL;
 	const char *arm_id = NULL, *input = NULL, *output = "-", *checkpoint = NULL, *resume = NULL, *timing = NULL;
 	double timeout = 30;
-	bool snapshot = false;
+	bool snapshot = true;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":c:H:d:p:a:t:i:o:hV", opts, NULL)) != -1) {

@@ -370,12 +370,9 @@ static void restrict_output(const struct sim *s, const struct trace *exec, const
 	bool *keep = xcalloc(n + 1, sizeof *keep), *pop = xcalloc(n + 1, sizeof *pop);
 	struct sim_job_result res;
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct sim_job_state js;
-		sim_job_state((struct sim *)s, i, &js);
-		if (js.evaluation_population)
+	for (size_t i = 0; i < n; i++)
+		if (sim_job_in_population(s, i))
 			keep[i] = pop[i] = true;
-	}
 	for (size_t i = 0; i < o->n_events; i++)
 		if (pop[o->events[i].victim])
 			keep[o->events[i].trigger] = true;

@@ -21,6 +21,7 @@ static int model_cmp(const void *a, const void *b)
 size_t sim_admitted(const struct sim *s) { return s->next_arrival; }
 size_t sim_job_count(const struct sim *s) { return s->n; }
 const struct trace_job *sim_job_trace(const struct sim *s, size_t index) { return s->jobs[index].tj; }
+bool sim_job_in_population(const struct sim *s, size_t index) { return s->jobs[index].eval_pop; }
 
 void sim_job_state(struct sim *s, size_t index, struct sim_job_state *o)
 {

@@ -186,6 +186,7 @@ struct sim_job_state {           /* a job's private state (remaining work is nev
 size_t sim_admitted(const struct sim *s);           /* jobs admitted so far (trace order prefix) */
 size_t sim_job_count(const struct sim *s);          /* jobs of the session (after sim_replace_future: admitted + new) */
 const struct trace_job *sim_job_trace(const struct sim *s, size_t index);
+bool sim_job_in_population(const struct sim *s, size_t index);   /* in the evaluation population */
 void sim_job_state(struct sim *s, size_t index, struct sim_job_state *out);
 /*
  * Replace the future of a session (opened with sim_open_reserve): the jobs not admitted yet
