@@ -61,6 +61,21 @@ static enum roll_arm_role role_of(const char *s, const char *arm)
 }
 
 /* The study: its arms, and the design fingerprint over the config and every file it names. */
+/* "\nPATH FINGERPRINT" of a file the study names (PATH relative to the study), if it names one:
+ * the files join the design fingerprint. */
+static void add_file_fp(struct strbuf *sb, struct arena *a, const char *p, const char *study)
+{
+	if (!p)
+		return;
+	char *buf, fp[33], err[512];
+	size_t len;
+	if (zio_slurp(roll_resolve_path(a, p, study), &buf, &len, err, sizeof err))
+		die("%s", err);
+	fp_xxh3_of(buf, len, fp);
+	free(buf);
+	sb_addf(sb, "\n%s %s", p, fp);
+}
+
 static size_t load_study(const char *path, struct arena *a, struct arm *arms, const char **study_id, char design_fp[33], long long *windows,
 			 long long *reps)
 {
@@ -110,34 +125,14 @@ static size_t load_study(const char *path, struct arena *a, struct arm *arms, co
 		}
 		/* the files an arm names join the design fingerprint */
 		static const char *const files[] = { "policy", NULL };
-		for (const char *const *f = files; *f; f++) {
-			const char *p = ev_str(x, *f);
-			if (!p)
-				continue;
-			char *buf, fp[33];
-			size_t len;
-			if (zio_slurp(roll_resolve_path(a, p, path), &buf, &len, err, sizeof err))
-				die("%s", err);
-			fp_xxh3_of(buf, len, fp);
-			free(buf);
-			sb_addf(&sb, "\n%s %s", p, fp);
-		}
+		for (const char *const *f = files; *f; f++)
+			add_file_fp(&sb, a, ev_str(x, *f), path);
 	}
 	if (nbase != 1 || nagent > 1)
 		die("%s: exactly one baseline arm and at most one agent arm", path);
 	static const char *const refs[] = { "rolling_config", "inner_controller", "slo", NULL };
-	for (const char *const *k = refs; *k; k++) {
-		const char *p = ev_str(d, *k);
-		if (!p)
-			continue;
-		char *buf, fp[33];
-		size_t len;
-		if (zio_slurp(roll_resolve_path(a, p, path), &buf, &len, err, sizeof err))
-			die("%s", err);
-		fp_xxh3_of(buf, len, fp);
-		free(buf);
-		sb_addf(&sb, "\n%s %s", p, fp);
-	}
+	for (const char *const *k = refs; *k; k++)
+		add_file_fp(&sb, a, ev_str(d, *k), path);
 	fp_xxh3_of(sb.buf, sb.len, design_fp);
 	sb_release(&sb);
 	return ar->u.arr.n;

@@ -11,8 +11,7 @@ const char *const roll_regime_names[4] = { "hp-constrained", "forecast-constrain
 static double r6(double v) { return num_round(v, 6); }
 static double r9(double v) { return num_round(v, 9); }
 
-/* First job index with submit > x (jobs are sorted by submit). */
-static size_t first_after(const struct trace *t, double x)
+size_t roll_first_after(const struct trace *t, double x)
 {
 	size_t lo = 0, hi = t->n_jobs;
 	while (lo < hi) {
@@ -47,7 +46,7 @@ void roll_signals_compute(const struct trace *t, double capacity, double cut, lo
 	double start = cut - (double)window;
 	s->start = start;
 	s->end = cut;
-	size_t lo = first_after(t, start), hi = first_after(t, cut + ROLL_EPS);
+	size_t lo = roll_first_after(t, start), hi = roll_first_after(t, cut + ROLL_EPS);
 	double half = start + (double)window / 2, hp_prior = 0;
 	for (size_t i = lo; i < hi; i++) {
 		const struct trace_job *j = &t->jobs[i];

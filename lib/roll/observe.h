@@ -41,6 +41,9 @@ struct roll_signals {
 };
 
 /* Signals of the jobs of t with submit in (cut − window, cut + EPS]; capacity > 0. */
+/* The first job index with submit > x (a trace's jobs are sorted by submit). */
+size_t roll_first_after(const struct trace *t, double x);
+
 void roll_signals_compute(const struct trace *t, double capacity, double cut, long long window, struct roll_signals *out);
 struct json *roll_signals_json(struct arena *a, const struct roll_signals *s);
 

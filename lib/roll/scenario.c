@@ -45,19 +45,6 @@ struct roll_samples {
 	size_t scap, sn;
 };
 
-static size_t upper_submit(const struct trace *t, double x)
-{
-	size_t lo = 0, hi = t->n_jobs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->jobs[mid].submit > x)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
-}
-
 static bool done_by(const struct trace_job *j, double cut)
 {
 	return j->submit <= cut + ROLL_EPS && j->submit + j->duration <= cut + ROLL_EPS;
@@ -370,7 +357,7 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 	}
 
 	/* Completed workload history of (cut − H, cut]: replay material and HP templates. */
-	size_t h_lo = upper_submit(hist, cut - H), h_hi = upper_submit(hist, cut + ROLL_EPS);
+	size_t h_lo = roll_first_after(hist, cut - H), h_hi = roll_first_after(hist, cut + ROLL_EPS);
 	size_t n_tpl = 0, cap_tpl = h_hi - h_lo + st->n_carry + 1;
 	struct roll_piece *tpl = xmalloc(cap_tpl * sizeof *tpl);
 	const char **tpl_pool = xmalloc(cap_tpl * sizeof *tpl_pool);
@@ -403,7 +390,7 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 
 	if (in->actual_future) {
 		const struct trace *t = in->exec;
-		size_t lo = upper_submit(t, cut), hi = upper_submit(t, cut + H);
+		size_t lo = roll_first_after(t, cut), hi = roll_first_after(t, cut + H);
 		for (size_t i = lo; i < hi; i++) {
 			const struct trace_job *x = &t->jobs[i];
 			struct roll_scn_job *j = push(&jv);

@@ -13,11 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int model_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 size_t sim_admitted(const struct sim *s) { return s->next_arrival; }
 size_t sim_job_count(const struct sim *s) { return s->n; }
 const struct trace_job *sim_job_trace(const struct sim *s, size_t index) { return s->jobs[index].tj; }
@@ -57,35 +52,16 @@ int sim_replace_future(struct sim *s, const struct trace_job *jobs, size_t n, do
 			snprintf(err, errlen, "counterfactual job '%s': submit before now, out of order, or a bad duration or GPU count", tj->id);
 			return -1;
 		}
-		if (strcmp(tj->model, "*")) {
-			const char *key = tj->model;
-			if (!bsearch(&key, s->sorted_models, (size_t)s->n_models, sizeof key, model_cmp)) {
-				snprintf(err, errlen, "counterfactual job '%s' asks for model '%s' that no node has", tj->id, tj->model);
-				return -1;
-			}
+		if (sim_model_of(s, tj->model) == -2) {
+			snprintf(err, errlen, "counterfactual job '%s' asks for model '%s' that no node has", tj->id, tj->model);
+			return -1;
 		}
 	}
 	/* The slots from next_arrival on were never admitted: nothing refers to them (only the
 	 * ones the new future takes are touched: in a fork()ed copy every page written is copied). */
 	memset(&s->jobs[first], 0, n * sizeof *s->jobs);
-	for (size_t i = 0; i < n; i++) {
-		const struct trace_job *tj = &jobs[i];
-		struct sim_job *j = &s->jobs[first + i];
-		j->tj = tj;
-		j->submit = tj->submit;
-		j->gpu = tj->gpus;
-		j->hp = tj->hp;
-		j->rem = tj->duration;
-		j->qsince = tj->submit;
-		j->eo = (long long)(first + i);
-		j->model = -1;
-		if (strcmp(tj->model, "*"))
-			for (int k = 0; k < s->n_models; k++)
-				if (!strcmp(s->models[k], tj->model))
-					j->model = k;
-		j->eval_pop = tj->submit >= start && tj->submit <= end;
-		j->eval_spot = j->eval_pop && !j->hp;
-	}
+	for (size_t i = 0; i < n; i++)
+		sim_job_init(s, &s->jobs[first + i], &jobs[i], (long long)(first + i), start, end);   /* models checked above */
 	/* The counterfactual's population: what is still queued or running and was in the real
 	 * one, plus the new future. eval_spot keeps its meaning for the eviction budget. */
 	for (size_t i = 0; i < first; i++)

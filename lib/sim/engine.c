@@ -349,6 +349,34 @@ static int model_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+int sim_model_of(const struct sim *s, const char *model)
+{
+	if (!strcmp(model, "*"))
+		return -1;
+	const char **hit = bsearch(&model, s->sorted_models, (size_t)s->n_models, sizeof model, model_cmp);
+	if (!hit)
+		return -2;
+	for (int k = 0; k < s->n_models; k++)
+		if (s->models[k] == *hit)
+			return k;
+	return -2;
+}
+
+int sim_job_init(const struct sim *s, struct sim_job *j, const struct trace_job *tj, long long eo, double eval_start, double eval_end)
+{
+	j->tj = tj;
+	j->submit = tj->submit;
+	j->gpu = tj->gpus;
+	j->hp = tj->hp;
+	j->rem = tj->duration;
+	j->qsince = tj->submit;
+	j->eo = eo;
+	j->model = sim_model_of(s, tj->model);
+	j->eval_pop = tj->submit >= eval_start && tj->submit <= eval_end;
+	j->eval_spot = j->eval_pop && !j->hp;
+	return j->model == -2 ? -1 : 0;
+}
+
 static int check_policy(struct sim *s, const struct sim_policy *p, char *err, size_t errlen)
 {
 	return s->hooks.check_policy ? s->hooks.check_policy(s->hooks.ctx, p, err, errlen) : 0;
@@ -425,31 +453,11 @@ struct sim *sim_open_reserve(const struct trace *t, const struct sim_policy *p, 
 	s->eo_base = (long long)s->cap_n;
 	out->jobs = xcalloc_large(s->cap_n, sizeof *out->jobs);
 	s->jobs = xcalloc_large(s->cap_n, sizeof *s->jobs);
-	for (size_t i = 0; i < s->n; i++) {
-		const struct trace_job *tj = &t->jobs[i];
-		struct sim_job *j = &s->jobs[i];
-		j->tj = tj;
-		j->submit = tj->submit;
-		j->gpu = tj->gpus;
-		j->hp = tj->hp;
-		j->rem = tj->duration;
-		j->qsince = tj->submit;
-		j->eo = (long long)i;
-		j->model = -1;
-		if (strcmp(tj->model, "*")) {
-			const char *key = tj->model;
-			const char **hit = bsearch(&key, s->sorted_models, (size_t)s->n_models, sizeof key, model_cmp);
-			if (!hit) {
-				snprintf(err, errlen, "job '%s' asks for model '%s' that no node has", tj->id, tj->model);
-				goto fail;
-			}
-			for (int k = 0; k < s->n_models; k++)
-				if (s->models[k] == *hit)
-					j->model = k;
+	for (size_t i = 0; i < s->n; i++)
+		if (sim_job_init(s, &s->jobs[i], &t->jobs[i], (long long)i, out->evaluation_start, out->evaluation_end)) {
+			snprintf(err, errlen, "job '%s' asks for model '%s' that no node has", t->jobs[i].id, t->jobs[i].model);
+			goto fail;
 		}
-		j->eval_pop = tj->submit >= out->evaluation_start && tj->submit <= out->evaluation_end;
-		j->eval_spot = j->eval_pop && !j->hp;
-	}
 	if (structures_init(s, err, errlen))
 		goto fail;
 	s->now = s->jobs[0].submit;
@@ -479,23 +487,11 @@ int sim_set_policy(struct sim *s, const struct sim_policy *p, char *err, size_t 
 int sim_finish(struct sim *s, struct sim_output *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
-	if (sim_advance(s, INFINITY, err, errlen))
+	if (sim_drain(s, err, errlen))
 		return -1;
 	struct sim_output *o = s->out;
-	o->simulation_end = s->now;
-	o->drain_allocated = o->allocated - o->warmup_allocated - o->evaluation_allocated;
-	o->allocation_rate_mean = o->evaluation_end > o->evaluation_start ?
-		o->evaluation_allocated / ((double)o->capacity_gpus * (o->evaluation_end - o->evaluation_start)) : 0.0;
-	for (size_t i = 0; i < s->n; i++) {
-		struct sim_job *j = &s->jobs[i];
-		struct sim_job_result *r = &o->jobs[i];
-		r->start = j->first_start;
-		r->completion = j->completion;
-		r->queue_seconds = j->qsec;
-		r->preemptions = j->preemptions;
-		r->runs = j->runs;
-		r->evaluation_population = j->eval_pop;
-	}
+	for (size_t i = 0; i < s->n; i++)
+		sim_job_result_of(s, i, &o->jobs[i]);
 	*out = *o;
 	memset(o, 0, sizeof *o);
 	return 0;
