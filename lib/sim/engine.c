@@ -546,7 +546,9 @@ struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err,
 	d->jobs = mem_dup(s->jobs, s->cap_n * sizeof *s->jobs);
 	for (size_t i = 0; i < s->n; i++) {
 		struct sim_job *j = &d->jobs[i];
-		j->alloc = j->cap_alloc ? mem_dup(s->jobs[i].alloc, j->cap_alloc * sizeof *j->alloc) : NULL;
+		/* only a placed job's pieces mean anything: the others get their buffer when placed */
+		j->cap_alloc = j->n_alloc;
+		j->alloc = j->n_alloc ? mem_dup(s->jobs[i].alloc, j->n_alloc * sizeof *j->alloc) : NULL;
 		j->snext = REBASE(d, s, s->jobs[i].snext);
 		j->sprev = REBASE(d, s, s->jobs[i].sprev);
 	}
