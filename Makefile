@@ -27,7 +27,7 @@ BINS     := $(TOOLS:%=$(OUT)/%)
 
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
-.PHONY: all check unit asan ubsan bench install help clean deps FORCE
+.PHONY: all check lint unit asan ubsan bench install help clean deps FORCE
 
 ## all: build every tool into bin/
 all: $(BINS) $(UNIT_BIN)
@@ -53,10 +53,14 @@ $(BUILD)/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/libschednav.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libschednav.a $(LDLIBS)
 
-## check: build, run the C unit tests and every Bats suite
-check: all
+## check: build, lint the Bats suites, run the C unit tests and every Bats suite
+check: all lint
 	@set -e; for t in $(UNIT_BIN); do echo "unit: $$t"; $$t; done
 	SCHEDNAV_BIN=$(abspath $(OUT)) tests/run-bats.sh
+
+## lint: reject Bats lines that can never fail a test (tests/lint-bats.py)
+lint:
+	tests/lint-bats.py tests/*.bats
 
 ## unit: run only the C unit tests
 unit: $(UNIT_BIN)

@@ -178,7 +178,7 @@ PY
 	assert_output "aggregate: window 'b' ranks another set of actions than window 'a'"
 	sed '3s/"audit_passed":false/"audit_passed":true/' "$d/audits.ndjson" | reseal > forged.ndjson
 	run cmp -s forged.ndjson "$d/audits.ndjson"
-	assert_failure
+	assert_failure 1
 	run aggregate --window a "$d/ranking.ndjson" forged.ndjson $(catalogue_files "$d")
 	assert_failure 1
 	assert_output --partial "'audit_fingerprint' does not verify"

@@ -150,7 +150,7 @@ ok_approve() {
 		wait "$pid" 2>/dev/null || true
 	done
 	n=0
-	[ -e log.ndjson ] && n=$(wc -l < log.ndjson)
+	if [ -e log.ndjson ]; then n=$(wc -l < log.ndjson); fi
 	echo "# $n of 20 approvals completed before their SIGKILL" >&3
 	[ "$n" -le 20 ]
 	if [ -s log.ndjson ]; then

@@ -62,3 +62,13 @@ assert_schema() {
 sans_header() {
 	zstdcat -f -- "${1:--}" | sed -e 1d -e 's/,"header_fingerprint":"[0-9a-f]\{32\}"}$/}/'
 }
+
+# A failed run left neither FILE nor a temporary file beside it (FILE.tmp, FILE.XXXXXX, .FILE...).
+assert_no_output() {
+	local dir base left
+	dir=$(dirname "$1")
+	base=$(basename "$1")
+	[ ! -e "$1" ] || fail "'$1' exists after a failed run"
+	left=$(find "$dir" -maxdepth 1 \( -name "$base.*" -o -name ".$base*" \) -print -quit)
+	[ -z "$left" ] || fail "temporary file '$left' left behind"
+}

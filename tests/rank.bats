@@ -69,7 +69,8 @@ three_way() {
 	n=$(echo "$output" | sed -n 's/^rankings \([0-9]*\)\/\([0-9]*\) match$/\1 \2/p')
 	[ -n "$n" ]
 	set -- $n
-	[ "$1" = "$2" ] && [ "$1" -gt 20 ]
+	[ "$1" = "$2" ] || fail "$1 of $2 rankings match"
+	[ "$1" -gt 20 ] || fail "only $1 rankings"
 }
 
 @test "rank: output is schema-valid and self-fingerprinted" {

@@ -62,7 +62,7 @@ body() { grep -v '"type":"header"\|"type":"end"' "$1" > "$1.body"; echo "$1.body
 	[ ! -e "$TMP/out" ]
 	run sim-run --policy "$POL/native-fifo.json" --input "$TMP/t.ndjson" -o "$TMP/out"
 	assert_failure 1
-	[ ! -e "$TMP/out" ] && [ ! -e "$TMP/out.tmp" ]
+	assert_no_output "$TMP/out"
 }
 
 @test "sim-run: zstd in and out, chunked input, and two runs are byte-identical" {

@@ -177,7 +177,7 @@ PY
 	run study-lock "${DESIGN[@]}" --summary "$T/cut.nd" --selection "$FX/selection.nd" --holdout-dir "$T/h" -o "$T/lock.nd"
 	assert_failure 1
 	assert_output "study-lock: $T/cut.nd:$n: truncated stream: no 'end' record"
-	[ ! -e "$T/lock.nd" ] && [ ! -e "$T/lock.nd.tmp" ]
+	assert_no_output "$T/lock.nd"
 	study-lock "${INPUTS[@]}" --holdout-dir "$T/h" -o "$T/good.nd"
 	head -c -2 "$T/good.nd" > "$T/torn.nd"
 	run study-lock --verify "$T/torn.nd" "${INPUTS[@]}"

@@ -117,7 +117,7 @@ EOF
 	odd_case odd
 	trace-import canonical "$T/odd" > "$T/s.nd"
 	sed 's/"duration":100,/"duration":101,/' "$T/s.nd" > "$T/ed.nd"
-	! cmp -s "$T/s.nd" "$T/ed.nd"
+	! cmp -s "$T/s.nd" "$T/ed.nd" || fail "the edit changed nothing"
 	run trace-export "$T/out" < "$T/ed.nd"
 	assert_failure 1
 	assert_output --regexp "^trace-export: <stdin>:[0-9]+: fingerprint mismatch"
@@ -145,7 +145,7 @@ EOF
 	run trace-export "$T/out" < "$T/s.nd"
 	assert_failure 1
 	assert_output "trace-export: $T/out/nodes.csv: already exists (use --force to overwrite)"
-	! cmp -s "$T/odd/jobs.csv" "$T/out/jobs.csv"
+	! cmp -s "$T/odd/jobs.csv" "$T/out/jobs.csv" || fail "the refused export overwrote jobs.csv"
 	run trace-export -f "$T/out" < "$T/s.nd"
 	assert_success
 	same_dir "$T/odd" "$T/out"
@@ -153,7 +153,8 @@ EOF
 	assert_success
 	[ -z "$(ls "$T/out" | grep -v -x -e trace.json -e nodes.csv -e jobs.csv)" ] || fail "stray files in $T/out"
 	# other files in an existing directory are left alone
-	mkdir "$T/other" && echo keep > "$T/other/README"
+	mkdir "$T/other"
+	echo keep > "$T/other/README"
 	trace-export "$T/other" < "$T/s.nd"
 	[ "$(cat "$T/other/README")" = keep ]
 	touch "$T/file"

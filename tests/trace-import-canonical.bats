@@ -223,7 +223,8 @@ EOF
 
 @test "canonical: file paths must be relative, without '..', inside the directory, regular files" {
 	fixture d v1
-	mkdir "$T/elsewhere" && cp "$T/d/nodes.csv" "$T/elsewhere/"
+	mkdir "$T/elsewhere"
+	cp "$T/d/nodes.csv" "$T/elsewhere/"
 	reseal "$T/d" 'nodes_file="../elsewhere/nodes.csv"'
 	run trace-import canonical "$T/d"
 	assert_failure 1
@@ -234,17 +235,21 @@ EOF
 	assert_failure 1
 	assert_output --partial "must be a relative path"
 	fixture d3 v1
-	mv "$T/d3/nodes.csv" "$T/elsewhere/n3.csv" && ln -s "$T/elsewhere/n3.csv" "$T/d3/nodes.csv"
+	mv "$T/d3/nodes.csv" "$T/elsewhere/n3.csv"
+	ln -s "$T/elsewhere/n3.csv" "$T/d3/nodes.csv"
 	run trace-import canonical "$T/d3"
 	assert_failure 1
 	assert_output --regexp "nodes_file: 'nodes\.csv' resolves outside"
 	# a symlink that stays inside is fine
 	fixture d4 v1
-	mkdir "$T/d4/sub" && mv "$T/d4/jobs.csv" "$T/d4/sub/j.csv" && ln -s sub/j.csv "$T/d4/jobs.csv"
+	mkdir "$T/d4/sub"
+	mv "$T/d4/jobs.csv" "$T/d4/sub/j.csv"
+	ln -s sub/j.csv "$T/d4/jobs.csv"
 	run trace-import canonical "$T/d4"
 	assert_success
 	fixture d5 v1
-	rm "$T/d5/jobs.csv" && mkdir "$T/d5/jobs.csv"
+	rm "$T/d5/jobs.csv"
+	mkdir "$T/d5/jobs.csv"
 	run trace-import canonical "$T/d5"
 	assert_failure 1
 	assert_output --partial "'jobs.csv' is not a regular file"
@@ -342,5 +347,5 @@ EOF
 	mkdir "$T/empty"
 	run trace-import canonical "$T/empty" -o "$T/out.nd"
 	assert_failure 1
-	[ ! -e "$T/out.nd" ] && [ ! -e "$T/out.nd.tmp" ]
+	assert_no_output "$T/out.nd"
 }

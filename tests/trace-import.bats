@@ -14,7 +14,7 @@ setup() {
 }
 
 hdr() { head -1 "$1" | jq -c "$2"; }
-jobs() { grep -c '"type":"job"' "$1" || true; }
+jobs() { awk '/"type":"job"/ { n++ } END { print n + 0 }' "$1"; }
 
 # ---- invariants ----
 
@@ -41,7 +41,7 @@ jobs() { grep -c '"type":"job"' "$1" || true; }
 	run trace-import alibaba-v2023 --nodes "$TMP/empty" --pods "$V23P" -o "$TMP/out"
 	assert_failure 1
 	assert_output "trace-import: $TMP/empty: empty file: expected a CSV header row"
-	[ ! -e "$TMP/out" ] && [ ! -e "$TMP/out.tmp" ]
+	assert_no_output "$TMP/out"
 	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/empty"
 	assert_failure 1
 	assert_output --partial "empty file"
@@ -393,13 +393,15 @@ EOF
 	cmp "$TMP/a.nd" "$TMP/b.nd"
 	cap=$(grep '"type":"node"' "$TMP/a.nd" | jq -s 'map(.gpu_count) | add')
 	n=$(grep -c '"type":"node"' "$TMP/a.nd")
-	[ "$cap" -ge 500 ] && [ "$cap" -lt 508 ]
+	[ "$cap" -ge 500 ] || fail "subset capacity $cap < 500"
+	[ "$cap" -lt 508 ] || fail "subset capacity $cap overshoots"
 	[ "$(hdr "$TMP/a.nd" .source.node_subset.selected_capacity_gpus)" -eq "$cap" ]
 	[ "$(hdr "$TMP/a.nd" .source.node_subset.selected_node_count)" -eq "$n" ]
 	[ "$(hdr "$TMP/a.nd" .source.node_subset.seed)" -eq 1 ]
 	[ "$(hdr "$TMP/a.nd" .source.node_subset.source_capacity_gpus)" -eq 2490 ]
 	[ "$(hdr "$TMP/a.nd" .params.seed)" -eq 1 ]
-	! diff <(grep '"type":"node"' "$TMP/a.nd") <(grep '"type":"node"' "$TMP/c.nd") > /dev/null
+	run cmp -s <(grep '"type":"node"' "$TMP/a.nd") <(grep '"type":"node"' "$TMP/c.nd")
+	assert_failure 1
 	# jobs are the same, only the nodes change
 	diff <(grep '"type":"job"' "$TMP/a.nd") <(grep '"type":"job"' "$TMP/c.nd")
 }
