@@ -10,9 +10,15 @@ SHARED="${SCHEDNAV_SHARED:-$ROOT/../shared}"
 GOLDEN="$SHARED/golden"
 DATA="$ROOT/tests/data"
 
-# Tests that read ../shared say so and skip visibly in a fresh clone without it.
+# Tests that read ../shared say so and skip visibly in a fresh clone without it:
+# require_shared [golden]  parity with the original engine's expected outputs (../shared/golden)
+# require_shared data      parity on the full upstream traces (../shared/data)
 require_shared() {
-	[ -d "$SHARED/golden/cases" ] || skip "needs ../shared beside the clone (golden cases and real traces)"
+	case "${1:-golden}" in
+	golden) [ -d "$SHARED/golden/cases" ] || skip "golden parity: needs ../shared/golden (the original engine's expected outputs)" ;;
+	data) [ -d "$SHARED/data" ] || skip "real-data parity: needs ../shared/data (the full upstream traces)" ;;
+	*) fail "require_shared: unknown corpus '$1'" ;;
+	esac
 }
 
 # Lines of the man page SYNOPSIS (between .nf and .fi after .SH SYNOPSIS).

@@ -77,7 +77,7 @@ PY
 	  "$(jq -c 'select(.type == "selection") | [.selection_status, .selected_action_ids, .human_approval_required]' "$FX/selection.nd")" ]
 	[ "$(jq -c '[.holdout_output_count_at_freeze, .holdout_outputs_absent]' <<< "$rec")" = '[0,true]' ]
 	# the record's own fingerprint verifies (independent XXH3 in Python)
-	sed -n 2p "$T/lock.nd" | python3 "$ROOT/tests/golden-metrics.py" --check-self fingerprint
+	sed -n 2p "$T/lock.nd" | python3 "$ROOT/tests/stream_edit.py" --check-self fingerprint
 	# the design order matters
 	study-lock --design "$FX/design/schednav-demo-slo-v1.json" --design "$FX/design/tiny.json" \
 		--summary "$FX/summary.nd" --selection "$FX/selection.nd" --holdout-dir "$T/holdout" -o "$T/swapped.nd"

@@ -50,9 +50,11 @@ odd_case() {
 }
 
 @test "trace-export: re-importing the export gives the identical stream" {
-	require_shared
 	local c
-	for c in "$GOLDEN"/cases/g-syn-odd-ids "$GOLDEN"/cases/g-v23-default-w135 "$GOLDEN"/cases/g-micro-drift; do
+	odd_case odd
+	trace-export "$T/warmup" "$ROOT/tests/data/sim/warmup-window.trace.ndjson"
+	trace-export "$T/drift" "$ROOT/tests/data/sim/drift.trace.ndjson"
+	for c in "$T/odd" "$T/warmup" "$T/drift"; do
 		(cd "$c" && trace-import canonical .) > "$T/a.nd"
 		trace-export "$T/x" "$T/a.nd"
 		(cd "$T/x" && trace-import canonical .) > "$T/b.nd"
@@ -125,8 +127,8 @@ EOF
 }
 
 @test "trace-export: zstd and chunked input give identical files" {
-	require_shared
-	local c="$GOLDEN/cases/g-syn-odd-ids"
+	local c="$T/odd"
+	odd_case odd
 	trace-import canonical "$c" > "$T/s.nd"
 	zstd -q -c "$T/s.nd" | trace-export "$T/z"
 	same_dir "$c" "$T/z"

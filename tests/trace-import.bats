@@ -62,7 +62,7 @@ jobs() { awk '/"type":"job"/ { n++ } END { print n + 0 }' "$1"; }
 # ---- alibaba-v2023 ----
 
 @test "alibaba-v2023: default pod list gives 6,100 jobs (3,590 HP, 2,510 Spot) on 1,213 nodes / 6,212 GPUs" {
-	require_shared
+	require_shared data
 	D="$SHARED/data/alibaba-gpu-v2023"
 	trace-import alibaba-v2023 --nodes "$D/openb_node_list_gpu_node.csv" --pods "$D/openb_pod_list_default.csv" > "$TMP/t.nd"
 	[ "$(jobs "$TMP/t.nd")" -eq 6100 ]
@@ -80,7 +80,8 @@ jobs() { awk '/"type":"job"/ { n++ } END { print n + 0 }' "$1"; }
 }
 
 @test "alibaba-v2023: every job equals the original importer's rows (golden g-v23-default-full)" {
-	require_shared
+	require_shared data
+	require_shared golden
 	D="$SHARED/data/alibaba-gpu-v2023"
 	trace-import alibaba-v2023 --nodes "$D/openb_node_list_gpu_node.csv" --pods "$D/openb_pod_list_default.csv" |
 		jq -r 'select(.type=="job") | [.job_id, .submit, .duration, .gpus, .class, .gpu_model] | @csv' | tr -d '"' > "$TMP/mine"

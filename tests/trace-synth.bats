@@ -340,7 +340,7 @@ bad_profile() {
 }
 
 @test "trace-synth: the shipped profile is rebuilt byte for byte from the shared tables" {
-	require_shared
+	require_shared data
 	python3 "$ROOT/configs/profiles/build-alibaba-spot-profile.py" "$SHARED/data" "$BATS_TEST_TMPDIR/p.json"
 	cmp "$BATS_TEST_TMPDIR/p.json" "$PROFILE"
 }
