@@ -21,11 +21,14 @@ setup() {
 # The end fingerprint of a stream file, read independently of stream-verify.
 end_fp() { zstdcat -qf "$1" | tail -n 1 | jq -r 'select(.type == "end") | .fingerprint'; }
 
-@test "stream-verify: --help matches the man page, bad option exits 2, no FILE exits 2" {
+@test "stream-verify: --help matches the man page, bad option exits 2, no FILE reads stdin" {
 	assert_tool_invariants stream-verify
-	run stream-verify
-	assert_failure 2
-	assert_output --partial "stream-verify: missing FILE"
+	run stream-verify -p < "$FX/trace.nd"
+	assert_success
+	assert_output "$(end_fp "$FX/trace.nd")"
+	run stream-verify < /dev/null
+	assert_failure 1
+	assert_output "stream-verify: <stdin>: no stream"
 }
 
 @test "stream-verify: good streams verify; -p prints each file's last stream fingerprint" {

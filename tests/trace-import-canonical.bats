@@ -44,7 +44,7 @@ assert h["trace_id"] == m["trace_id"] and h["time_origin"] == m["time_origin"]
 assert h["source"] == m["source"]
 w = m["evaluation_window_seconds"]
 assert h["window"] == {"eval_start": w["start"], "eval_end": w["end"]}, h["window"]
-assert h["params"] == {"format": "canonical", "dir": d}, h["params"]
+assert h["params"] == {"format": "canonical", "dir": d, "trace_id": None}, h["params"]
 names = [i["path"].rsplit("/", 1)[1] for i in h["inputs"]]
 assert names == ["trace.json", "nodes.csv", "jobs.csv"], names
 for i in h["inputs"]:

@@ -472,3 +472,38 @@ EOF
 	trace-import csv --map "$MAP" --nodes-file "$MACH" -o "$TMP/out.nd.zst" - < "$TMP/part.csv"
 	zstdcat "$TMP/out.nd.zst" | cmp - "$TMP/whole.nd"
 }
+
+# ---- every format ----
+
+# body_of FILE: the stream without its header line and end record (what --trace-id must not change).
+body_of() { sed -e 1d -e '$d' "$1"; }
+
+@test "trace-import: --trace-id replaces every format's own trace_id and params record it" {
+	python3 "$ROOT/tests/gen-philly-log.py" --jobs 50 --seed 3 "$TMP/log.json"
+	stream-seal -o "$TMP/small.nd" "$ROOT/tests/cases/trace-window/small.body"
+	trace-export "$TMP/canon" "$TMP/small.nd"
+	local f own
+	for f in "alibaba-spot-gpu alibaba-spot --nodes $SPOTN --jobs $SPOTJ" \
+	    "alibaba-gpu-v2023 alibaba-v2023 --nodes $V23N --pods $V23P" \
+	    "philly philly --machines $MACH --job-log $TMP/log.json --class Spot" \
+	    "small canonical $TMP/canon" \
+	    "chronus-philly csv --map $MAP --nodes-file $MACH $MIX1"; do
+		set -- $f
+		own=$1
+		shift
+		trace-import "$@" -o "$TMP/own.nd"
+		trace-import "$@" --trace-id "receipt-id 7" -o "$TMP/id.nd"
+		[ "$(hdr "$TMP/own.nd" .trace_id)" = "\"$own\"" ] || fail "$2: default trace_id $(hdr "$TMP/own.nd" .trace_id)"
+		[ "$(hdr "$TMP/own.nd" .params.trace_id)" = null ] || fail "$2: params.trace_id without --trace-id"
+		[ "$(hdr "$TMP/id.nd" .trace_id)" = '"receipt-id 7"' ] || fail "$2: --trace-id not applied"
+		[ "$(hdr "$TMP/id.nd" .params.trace_id)" = '"receipt-id 7"' ] || fail "$2: params.trace_id not recorded"
+		cmp <(body_of "$TMP/own.nd") <(body_of "$TMP/id.nd") || fail "$2: --trace-id changed the body"
+		stream-verify "$TMP/id.nd"
+	done
+	run trace-import canonical --trace-id "" "$TMP/canon"
+	assert_failure 2
+	assert_line --index 0 "trace-import: --trace-id: empty id"
+	run trace-import philly --trace-id
+	assert_failure 2
+	assert_line --index 0 "trace-import: option '--trace-id' needs an argument"
+}
