@@ -507,3 +507,21 @@ body_of() { sed -e 1d -e '$d' "$1"; }
 	assert_failure 2
 	assert_line --index 0 "trace-import: option '--trace-id' needs an argument"
 }
+
+@test "alibaba-spot: a header-only job file (or node list) is named as such, not as filtered away" {
+	head -n 1 "$SPOTJ" > "$TMP/jobs-header.csv"
+	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/jobs-header.csv" -o "$TMP/out"
+	assert_failure 1
+	assert_output "trace-import: $TMP/jobs-header.csv: no job rows: the file holds only its header row (the real job_info_df.csv is not redistributed; see trace-import(1))"
+	assert_no_output "$TMP/out"
+	zstdcat "$SPOTN" | head -n 1 > "$TMP/nodes-header.csv"
+	run trace-import alibaba-spot --nodes "$TMP/nodes-header.csv" --jobs "$SPOTJ"
+	assert_failure 1
+	assert_output "trace-import: $TMP/nodes-header.csv: no node rows: the file holds only its header row"
+	# rows that the filters drop are still reported as filtered
+	awk -F, 'NR == 1 || $3 == "A10"' "$SPOTJ" > "$TMP/a10.csv"
+	[ "$(wc -l < "$TMP/a10.csv")" -gt 2 ]
+	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/a10.csv" --gpu-model H800
+	assert_failure 1
+	assert_output "trace-import: $TMP/a10.csv: no job left after the filters"
+}

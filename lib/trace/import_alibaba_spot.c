@@ -32,8 +32,10 @@ static int read_nodes(struct trace *t, const struct import_alibaba_spot_opts *o,
 	if (name < 0)
 		goto out;
 	int r;
+	unsigned long rows = 0;
 	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
 		char **c = f.c.fields;
+		rows++;
 		if (!model_wanted(o, c[model])) {
 			imp_count(&t->arena, t->skipped_rows, "node_gpu_model_not_selected");
 			continue;
@@ -55,6 +57,10 @@ static int read_nodes(struct trace *t, const struct import_alibaba_spot_opts *o,
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
 		goto out;
+	if (rows == 0) {
+		snprintf(err, errlen, "%s: no node rows: the file holds only its header row", imp_csv_name(&f));
+		goto out;
+	}
 	if (t->n_nodes == 0) {
 		snprintf(err, errlen, "%s: no node left after the GPU model filter", imp_csv_name(&f));
 		goto out;
@@ -80,9 +86,11 @@ static int read_jobs(struct trace *t, const struct import_alibaba_spot_opts *o, 
 		if ((idx[i] = imp_csv_col(&f, cols[i], err, errlen)) < 0)
 			goto out;
 	int r;
+	unsigned long rows = 0;
 	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
 		char **c = f.c.fields;
 		const char *name = imp_csv_name(&f);
+		rows++;
 		unsigned long line = imp_csv_line(&f);
 		if (!model_wanted(o, c[idx[MODEL]])) {
 			imp_count(&t->arena, t->skipped_rows, "gpu_model_not_selected");
@@ -167,6 +175,10 @@ static int read_jobs(struct trace *t, const struct import_alibaba_spot_opts *o, 
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
 		goto out;
+	if (rows == 0) {
+		snprintf(err, errlen, "%s: no job rows: the file holds only its header row (the real job_info_df.csv is not redistributed; see trace-import(1))", imp_csv_name(&f));
+		goto out;
+	}
 	if (t->n_jobs == 0) {
 		snprintf(err, errlen, "%s: no job left after the filters", imp_csv_name(&f));
 		goto out;
