@@ -85,6 +85,9 @@ setup() {
 	run sim-run --policy "$ROOT/configs/policies/native-fifo.json" a b
 	assert_failure 2
 	assert_line --index 0 "sim-run: more than one input ('a', then 'b')"
+	run compare - -i -
+	assert_failure 2
+	assert_line --index 0 "compare: standard input ('-') given more than once"
 }
 
 # same_run NAME CMD... : run CMD (with the input as operand, or as -i), keep stdout and status.
@@ -144,7 +147,7 @@ same_as_operand() {
 		cmp "op/$f" "o/$f"
 	done
 	# every tool is covered: those without input operands refuse -i
-	for t in study-lock trace-synth; do
+	for t in schednav study-lock trace-synth; do
 		run "$t" -i x
 		assert_failure 2
 		assert_line --index 0 "$t: unknown option '-i'"
@@ -156,8 +159,8 @@ same_as_operand() {
 
 @test "cli: the -i test above covers every tool" {
 	# Update this list (and the test above) when a tool is added.
-	local covered="aggregate approve compare decision-table metrics rank report sim-run slo-audit stream-seal
-		stream-verify study-lock study-select trace-export trace-import trace-scan trace-synth trace-window"
+	local covered="aggregate approve compare decision-table metrics rank report schednav sim-run slo-audit
+		stream-seal stream-verify study-lock study-select trace-export trace-import trace-scan trace-synth trace-window"
 	diff <(tools) <(printf '%s\n' $covered | sort) || fail "tools/ and the -i test differ"
 }
 

@@ -95,6 +95,11 @@ void cli_operands(struct cli *c, int argc, char **argv, size_t max_inputs)
 	}
 	if (c->ninputs == 0 && (c->flags & CLI_INPUT))
 		push_input(c, "-");
+	size_t stdin_uses = 0;
+	for (size_t i = 0; i < c->ninputs; i++)
+		stdin_uses += !strcmp(c->inputs[i], "-");
+	if (stdin_uses > 1)
+		usage_error(c->usage, "standard input ('-') given more than once");
 	if (max_inputs && c->ninputs > max_inputs)
 		usage_error(c->usage, "more than one input ('%s', then '%s')", c->inputs[0], c->inputs[1]);
 }

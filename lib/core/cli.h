@@ -7,7 +7,8 @@
  * -h/--help prints the usage and the options on stdout, exit 0; -V/--version prints the
  * version and the schemas the tool reads and writes, exit 0. Misuse prints one message and
  * the usage on stderr, exit 2: "unknown option '--x'", "option '--x' needs an argument",
- * "unexpected operand 'x'", "more than one input ('a', then 'b')"; a tool's own checks use
+ * "unexpected operand 'x'", "more than one input ('a', then 'b')", "standard input ('-')
+ * given more than once"; a tool's own checks use
  * usage_error(c.usage, ...) from die.h.
  *
  * A tool's getopt_long table lists its own options, then CLI_OPTION_INPUT and/or
