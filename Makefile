@@ -40,7 +40,8 @@ MAN7     := $(sort $(wildcard docs/*.7))
 
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
-.SECONDARY:
+# Keep the tools' objects (make would delete them as intermediates and recompile each time).
+.SECONDARY: $(TOOLS:%=$(BUILD)/tools/%.o) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.o)
 .PHONY: all check check-run lint unit asan ubsan bench install uninstall help clean deps FORCE
 
 ## all: build every tool into bin/
