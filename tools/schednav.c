@@ -25,7 +25,7 @@ static const char help[] =
 	"Run the SchedNav tool TOOL (sim-run, metrics, slo-audit, ...) with ARGs: the tool\n"
 	"from the exec path replaces this process, so its output, messages and exit status\n"
 	"are the tool's. 'schednav help' lists the tools; 'schednav help TOOL' shows TOOL's\n"
-	"manual page (or its --help when the page is not installed).\n"
+	"manual page (or its --help when the page is not found).\n"
 	"\n"
 	"      --exec-path    print the directory holding the tools, for shell pipelines:\n"
 	"                     PATH=\"$(schednav --exec-path):$PATH\"\n"
@@ -132,13 +132,19 @@ static int list_tools(const char *dir)
 }
 
 /* The manual page of tool: installed (PREFIX/share/man/man1 beside PREFIX/libexec/schednav)
- * or in the build tree (docs/ beside bin/). */
+ * or in the source tree the exec path was built in (docs/ one or two levels up from bin/
+ * or build-asan/bin/, next to tools/TOOL.c). */
 static bool man_page(const char *dir, const char *tool, char page[PATH_MAX])
 {
-	static const char *const where[] = { "%s/../../share/man/man1/%s.1", "%s/../docs/%s.1" };
+	static const char *const installed = "%s/../../share/man/man1/%s.1";
+	static const char *const up[] = { "..", "../.." };
+	char source[PATH_MAX];
 	struct stat st;
-	for (size_t i = 0; i < sizeof where / sizeof *where; i++)
-		if (snprintf(page, PATH_MAX, where[i], dir, tool) < PATH_MAX && stat(page, &st) == 0 && S_ISREG(st.st_mode))
+	if (snprintf(page, PATH_MAX, installed, dir, tool) < PATH_MAX && stat(page, &st) == 0 && S_ISREG(st.st_mode))
+		return true;
+	for (size_t i = 0; i < sizeof up / sizeof *up; i++)
+		if (snprintf(source, sizeof source, "%s/%s/tools/%s.c", dir, up[i], tool) < PATH_MAX && stat(source, &st) == 0 &&
+		    snprintf(page, PATH_MAX, "%s/%s/docs/%s.1", dir, up[i], tool) < PATH_MAX && stat(page, &st) == 0 && S_ISREG(st.st_mode))
 			return true;
 	return false;
 }
