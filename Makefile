@@ -42,7 +42,7 @@ MAN7     := $(sort $(wildcard docs/*.7))
 .DELETE_ON_ERROR:
 # Keep the tools' objects (make would delete them as intermediates and recompile each time).
 .SECONDARY: $(TOOLS:%=$(BUILD)/tools/%.o) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.o)
-.PHONY: all check check-run lint unit asan ubsan bench install uninstall help clean deps FORCE
+.PHONY: all check check-run lint unit asan ubsan bench install uninstall help clean deps mcp-inspector FORCE
 
 ## all: build every tool into bin/
 all: $(BINS) $(UNIT_BIN)
@@ -120,16 +120,23 @@ uninstall:
 
 # The Debian packages each entry point needs; pipelines/need-packages.sh installs the
 # missing ones when run as root (DEPS_INSTALL=auto; yes = always try, no = only report)
-# and otherwise stops with the one apt-get line to run.
+# and otherwise stops with the one apt-get line to run. PACKAGE:COMMAND is satisfied by
+# COMMAND on PATH from any source (nodejs and npm come from NodeSource on some machines).
 BUILD_PACKAGES := build-essential pkgconf libyajl-dev libxxhash-dev libzstd-dev libmd-dev
 DEMO_PACKAGES  := $(BUILD_PACKAGES) gnuplot-nox
 CHECK_PACKAGES := $(BUILD_PACKAGES) zstd bats bats-assert bats-support jq python3 python3-jsonschema \
-	gnuplot-nox parallel chromium man-db
+	gnuplot-nox parallel chromium man-db nodejs:node npm:npm
 DEBIAN_PACKAGES := $(sort $(DEMO_PACKAGES) $(CHECK_PACKAGES))
 
 ## deps: install every Debian package the build, the demo and the tests need (as root; only what is missing)
 deps:
 	@DEPS_INSTALL=$${DEPS_INSTALL:-yes} pipelines/need-packages.sh deps $(DEBIAN_PACKAGES)
+	@$(MAKE) --no-print-directory mcp-inspector
+
+## mcp-inspector: install the pinned MCP Inspector CLI the schednav-mcp tests drive (npm ci in tests/mcp)
+mcp-inspector:
+	@if command -v npm >/dev/null 2>&1; then cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the MCP Inspector tests of schednav-mcp will skip"; fi
 
 ## help: list the targets
 help:

@@ -4,13 +4,18 @@
 # (DEPS_INSTALL=auto, the default) or when DEPS_INSTALL=yes; otherwise (a user, or
 # DEPS_INSTALL=no) it stops with the one apt-get line to run. On a system without
 # dpkg-query (not Debian) it checks nothing and lets the build say what is missing.
+# PACKAGE:COMMAND is satisfied by COMMAND on PATH, whatever installed it, else by PACKAGE.
 set -eu
 target=$1
 shift
 command -v dpkg-query >/dev/null 2>&1 || exit 0
 missing=
-for p in "$@"; do
+for spec in "$@"; do
+	p=${spec%%:*}
 	case " $missing " in *" $p "*) continue ;; esac
+	if [ "$p" != "$spec" ] && command -v "${spec#*:}" >/dev/null 2>&1; then
+		continue
+	fi
 	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q ' installed$'; then
 		missing="$missing $p"
 	fi

@@ -3,9 +3,10 @@
 # -V/--version, "-i X" == operand X, the same getopt error messages, usage on stderr.
 load helper
 load eval_fixtures
+load plan_fixtures
 
 # Every tool the build makes.
-tools() { ls "$ROOT"/tools/*.c | sed 's|.*/||; s|\.c$||'; }
+tools() { ls "$ROOT"/tools/*.c | sed 's|.*/||; s|\.c$||' | LC_ALL=C sort; }
 
 setup_file() {
 	export FIX="$BATS_FILE_TMPDIR/fix"
@@ -66,7 +67,8 @@ setup() {
 		assert_failure 2
 		assert_line --index 0 "$t: option '--help' takes no argument"
 	done
-	for t in aggregate compare decision-table metrics rank report sim-run slo-audit stream-seal study-lock study-select trace-scan trace-synth trace-window; do
+	for t in aggregate compare decision-table forecast metrics plan-check quota rank report sim-run slo-audit stream-seal study-lock \
+	    study-select trace-analyze trace-scan trace-synth trace-window; do
 		run "$t" -o
 		assert_failure 2
 		assert_line --index 0 "$t: option '-o' needs an argument"
@@ -77,7 +79,7 @@ setup() {
 	run trace-import csv --map
 	assert_failure 2
 	assert_line --index 0 "trace-import: option '--map' needs an argument"
-	for t in study-lock trace-synth; do
+	for t in schednav-mcp study-lock trace-synth; do
 		run "$t" stray
 		assert_failure 2
 		assert_line --index 0 "$t: unexpected operand 'stray'"
@@ -133,6 +135,15 @@ same_as_operand() {
 	same_as_operand trace-import csv --map "$MAP" --nodes-file "$MACH" -- "$MIX1"
 	same_as_operand trace-scan --day-seconds 100 --sample-seconds 10 --min-hp 1 --min-spot 1 --all-eligible -- "$FIX/small.trace.nd"
 	same_as_operand trace-window --max-submit 30 -- "$FIX/small.trace.nd"
+	same_as_operand trace-analyze --sample-interval 60 -- "$FIX/small.trace.nd"
+	local ctrl="$ROOT/configs/controllers/predictive-spot-v1.json" warm="$ROOT/tests/data/sim/warmup-window.trace.ndjson"
+	same_as_operand forecast --controller "$ctrl" --cutoff 100000 -- "$warm"
+	forecast --controller "$ctrl" --cutoff 100000 -o bundle.nd "$warm"
+	same_as_operand quota --controller "$ctrl" -- bundle.nd
+	T="$BATS_TEST_TMPDIR/plan"
+	mkdir -p "$T/tasks"
+	two_decisions
+	same_as_operand plan-check "${ROLLING[@]}" --mode multi_agent --tasks "$T/tasks" --action-space "$SPACE" -- "$T/decisions.nd"
 	# tools whose output is a file or a directory
 	approve --action native-fifo --by me --reason r --at 2026-01-01T00:00:00Z --log op.log "$SEL/ranking.ndjson"
 	approve --action native-fifo --by me --reason r --at 2026-01-01T00:00:00Z --log in.log -i "$SEL/ranking.ndjson"
@@ -147,7 +158,7 @@ same_as_operand() {
 		cmp "op/$f" "o/$f"
 	done
 	# every tool is covered: those without input operands refuse -i
-	for t in schednav study-lock trace-synth; do
+	for t in schednav schednav-mcp study-lock trace-synth; do
 		run "$t" -i x
 		assert_failure 2
 		assert_line --index 0 "$t: unknown option '-i'"
@@ -159,8 +170,9 @@ same_as_operand() {
 
 @test "cli: the -i test above covers every tool" {
 	# Update this list (and the test above) when a tool is added.
-	local covered="aggregate approve compare decision-table metrics rank report schednav sim-run slo-audit
-		stream-seal stream-verify study-lock study-select trace-export trace-import trace-scan trace-synth trace-window"
+	local covered="aggregate approve compare decision-table forecast metrics plan-check quota rank report schednav
+		schednav-mcp sim-run slo-audit stream-seal stream-verify study-lock study-select trace-analyze trace-export
+		trace-import trace-scan trace-synth trace-window"
 	diff <(tools) <(printf '%s\n' $covered | sort) || fail "tools/ and the -i test differ"
 }
 

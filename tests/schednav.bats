@@ -143,12 +143,15 @@ stub_tools() {
 	run cat apt.log
 	assert_line --index 0 "apt-get update -qq"
 	assert_line --index 1 "apt-get install -y -qq schednav-test-a"
-	# nothing missing: silent, nothing installed
+	# nothing missing: silent, nothing installed; PACKAGE:COMMAND is satisfied by COMMAND
 	rm apt.log
-	run env PATH="$PWD/stub:$PATH" "$ROOT/pipelines/need-packages.sh" demo build-essential
+	run env PATH="$PWD/stub:$PATH" "$ROOT/pipelines/need-packages.sh" demo build-essential schednav-test-sh:sh
 	assert_success
 	assert_output ""
 	[ ! -e apt.log ]
+	run env DEPS_INSTALL=no "$ROOT/pipelines/need-packages.sh" check schednav-test-x:schednav-no-such-command
+	assert_failure 1
+	assert_line "  sudo apt-get install schednav-test-x"
 	run env DEPS_INSTALL=maybe "$ROOT/pipelines/need-packages.sh" demo schednav-test-a
 	assert_failure 2
 }
