@@ -126,7 +126,7 @@ for line in sys.stdin:
         sys.stdout.write(line); continue   # untouched lines keep their bytes
     print(json.dumps(rec, separators=(",", ":")))
 ' "$S" | stream-seal -o "$T/future.nd"
-	cmp -s "$T/past.nd" "$T/future.nd" && fail "the variant did not change the trace"
+	! cmp -s "$T/past.nd" "$T/future.nd" || fail "the variant did not change the trace"
 	trace-analyze --cutoff "$S" "$T/past.nd" -o "$T/a.nd"
 	trace-analyze --cutoff "$S" "$T/future.nd" -o "$T/b.nd"
 	sans_header "$T/a.nd" > "$T/a"
