@@ -43,6 +43,21 @@ setup() {
 	assert_line --index 0 36   # 6 decisions in a half day x 3 candidates x 2 scenarios
 }
 
+@test "roll-ablation: -i FILE equals the FILE operand inside a --window group (tests/cli.bats names this test)" {
+	local d="$W/tiny-ablation" op=() in=() w f
+	for w in day-002 day-003 day-004; do
+		op+=(--window "$w" "$d/$w/audit.ndjson.zst")
+		in+=(--window "$w" -i "$d/$w/audit.ndjson.zst")
+		for f in "$d/$w"/*/metrics.ndjson.zst; do op+=("$f"); in+=(-i "$f"); done
+	done
+	roll-ablation --study "$STUDY" "${op[@]}" -o "$BATS_TEST_TMPDIR/op.nd"
+	roll-ablation --study "$STUDY" "${in[@]}" -o "$BATS_TEST_TMPDIR/in.nd"
+	cmp "$BATS_TEST_TMPDIR/op.nd" "$BATS_TEST_TMPDIR/in.nd"
+	run roll-ablation --study "$STUDY" -i "$d/day-002/audit.ndjson.zst"
+	assert_failure 2
+	assert_line --index 0 "roll-ablation: a FILE before the first --window"
+}
+
 @test "rolling ablation: gates with their exact conditions, and a closeout that waits for a person" {
 	run jq -r 'select(.type == "rolling_ablation_summary") | [.agent_superiority_gate, .agent_vs_ordinary_gate, .analyst_causal_value_gate] | @tsv' "$E"
 	assert_output "not_established	not_established	incomplete"
@@ -68,18 +83,18 @@ setup() {
 	zstdcat "$d/rep-2.result.ndjson.zst" | grep -v '"type":"end"' | sed '2s/"queue_seconds":/"queue_seconds":1/' | stream-seal -o "$d/rep-2.result.ndjson.zst"
 	rm -f "$d/result.fp"
 	run make -s "$BATS_TEST_TMPDIR/w/tiny-ablation/evidence.ndjson" ROLLING_STUDY="$STUDY" ROLLING_WORK="$BATS_TEST_TMPDIR/w" ROLLING_BIN="$BIN"
-	assert_failure
+	assert_failure 2
 	assert_output --partial "determinism gate: window 'day-002' arm 'rolling-workload-rule'"
 }
 
 @test "rolling ablation: a config with an unknown key or a window inside the predictor's history is refused" {
 	jq '.colour = "blue"' "$STUDY" > bad.json
 	run jq -r -f pipelines/rolling-config.jq bad.json
-	assert_failure
+	assert_failure 5
 	assert_output --partial "unknown key 'colour'"
 	jq '.minimum_history_hours = 844' "$STUDY" > early.json
 	run jq -r -f pipelines/rolling-config.jq early.json
-	assert_failure
+	assert_failure 5
 	assert_output --partial "before minimum_history_hours"
 	rm -f bad.json early.json
 }

@@ -3,6 +3,7 @@
  * arm's metrics and its audit against the window's ordinary FIFO, then the arm summaries,
  * the agent's pairwise comparisons, the three gates and a closeout that is always
  * approval_pending with production_change_applied false. */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
@@ -31,10 +32,10 @@ static const char help[] =
 	"\n"
 	"  -s, --study FILE           the study config\n"
 	"  -I, --implementation FILE  a file whose bytes identify the implementation (repeat)\n"
-	"  -w, --window ID            start a window group; the FILEs after it belong to it\n"
-	"  -o, --output FILE          write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help                 show this help\n"
-	"  -V, --version              show the version\n";
+	"  -w, --window ID            start a window group; the FILEs (or -i FILEs) after it belong to it\n";
+
+static const char version_schemas[] = "reads: schednav.metrics/1, schednav.audit/1\n"
+				      "writes: schednav.rolling-ablation/1\n";
 
 #define STUDY_SCHEMA "schednav.rolling-ablation-study/v1"
 #define MAX_WINDOWS 64
@@ -149,23 +150,21 @@ int main(int argc, char **argv)
 		{ "study", required_argument, NULL, 's' },
 		{ "implementation", required_argument, NULL, 'I' },
 		{ "window", required_argument, NULL, 'w' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	set_progname(argv[0]);
-	const char *study = NULL, *output = "-";
+	struct cli cli;
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, version_schemas);
+	const char *study = NULL;
 	const char *impl[32];
 	size_t n_impl = 0;
 	const char *win_id[MAX_WINDOWS];
 	const char **win_files[MAX_WINDOWS];
 	size_t win_n[MAX_WINDOWS], win_cap[MAX_WINDOWS], nw = 0;
 	int c;
-	opterr = 0;
-	/* '-' in the optstring: operands come back in order as case 1, so a FILE belongs to the
-	 * --window before it */
-	while ((c = getopt_long(argc, argv, "-:s:I:w:o:hV", opts, NULL)) != -1) {
+	/* '-' in the optstring: operands come back in order as case 1, so a FILE (or -i FILE)
+	 * belongs to the --window before it */
+	while ((c = getopt_long(argc, argv, "-:s:I:w:i:o:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': study = optarg; break;
 		case 'I':
@@ -182,18 +181,16 @@ int main(int argc, char **argv)
 			nw++;
 			break;
 		case 1:
+		case 'i':
 			if (!nw)
 				usage_fail(usage, "a FILE before the first --window");
 			win_files[nw - 1] = xgrow(win_files[nw - 1], &win_cap[nw - 1], win_n[nw - 1] + 1, sizeof *win_files[0]);
 			win_files[nw - 1][win_n[nw - 1]++] = optarg;
 			break;
-		case 'o': output = optarg; break;
-		case 'h': usage_print(stdout, usage); print_help(help);
-		case 'V': print_version("reads: schednav.metrics/1, schednav.audit/1\nwrites: schednav.rolling-ablation/1\n");
-		case ':': usage_fail(usage, "option requires an argument");
-		default: usage_fail(usage, "unknown option");
+		default: cli_option(&cli, c, argv);
 		}
 	}
+	const char *output = cli.output;
 	if (!study || !nw)
 		usage_fail(usage, "--study and at least one --window are required");
 	char err[1024], design_fp[33], impl_fp[33];
@@ -395,5 +392,6 @@ int main(int argc, char **argv)
 	    ndw_close(w, err, sizeof err))
 		die("%s", err);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* roll — one rolling-control arm over one evaluation window (rolling.md §3): decide every
  * interval from the past only, evaluate the candidates in scenarios from the live state,
  * freeze one action, then let the simulator advance into the hidden future. */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
@@ -54,11 +55,10 @@ static const char help[] =
 	"      --resume DIR            continue a run checkpointed in DIR (same arguments)\n"
 	"      --evaluator KIND        snapshot (default: scenarios on in-memory copies of the session)\n"
 	"                              or fork (scenarios in forked processes); the same bytes\n"
-	"      --timing FILE           write CPU and wall seconds of the phases there (benchmarks)\n"
-	"  -i, --input FILE            the execution trace (same as the FILE operand)\n"
-	"  -o, --output FILE           write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help                  show this help\n"
-	"  -V, --version               show the version\n";
+	"      --timing FILE           write CPU and wall seconds of the phases there (benchmarks)\n";
+
+static const char schemas[] = "reads: schednav.trace/1, schednav.trace/2\n"
+			      "writes: schednav.result/1, schednav.rolling-planning-checkpoint/1\n";
 
 /* The rolling records of the run so far: in memory for the output, and appended to
  * DIR/records.ndjson when checkpointing (the state files name its length and XXH3). */
@@ -282,19 +282,18 @@ int main(int argc, char **argv)
 		{ "resume", required_argument, NULL, OPT_RESUME },
 		{ "timing", required_argument, NULL, OPT_TIMING },
 		{ "evaluator", required_argument, NULL, OPT_EVALUATOR },
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		CLI_OPTION_INPUT,
+		CLI_OPTION_OUTPUT,
+		CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	set_progname(argv[0]);
+	struct cli cli;
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
 	const char *config_path = NULL, *history_path = NULL, *decider_spec = NULL, *controller_path = NULL, *candidates = NULL;
-	const char *arm_id = NULL, *input = NULL, *output = "-", *checkpoint = NULL, *resume = NULL, *timing = NULL;
+	const char *arm_id = NULL, *checkpoint = NULL, *resume = NULL, *timing = NULL;
 	double timeout = 30;
 	bool snapshot = true;
 	int c;
-	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":c:H:d:p:a:t:i:o:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': config_path = optarg; break;
@@ -312,21 +311,11 @@ int main(int argc, char **argv)
 				usage_fail(usage, "--evaluator must be fork or snapshot");
 			snapshot = !strcmp(optarg, "snapshot");
 			break;
-		case 'i': input = optarg; break;
-		case 'o': output = optarg; break;
-		case 'h': usage_print(stdout, usage); print_help(help);
-		case 'V': print_version("reads: schednav.trace/1, schednav.trace/2\nwrites: schednav.result/1, schednav.rolling-planning-checkpoint/1\n");
-		case ':': usage_fail(usage, "option requires an argument");
-		default: usage_fail(usage, "unknown option");
+		default: cli_option(&cli, c, argv);
 		}
 	}
-	if (optind < argc) {
-		if (input || optind + 1 < argc)
-			usage_fail(usage, "one execution trace only");
-		input = argv[optind];
-	}
-	if (!input)
-		input = "-";
+	cli_operands(&cli, argc, argv, 1);
+	const char *input = cli.inputs[0], *output = cli.output;
 	if (!config_path || !history_path || !decider_spec)
 		usage_fail(usage, "--config, --history and --decider are required");
 	if (checkpoint && resume)
@@ -482,5 +471,6 @@ int main(int argc, char **argv)
 	trace_release(&exec);
 	trace_release(&hist);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }
