@@ -110,7 +110,7 @@ require_chromium() {
 	metrics -i fifo.nd -o fifo.metrics.nd
 	report -o plain.html fifo.nd fifo.metrics.nd
 	run grep -q '<section id="rolling">' plain.html
-	assert_failure
+	assert_failure 1
 }
 
 @test "report: same inputs give byte-identical pages; the date only when asked" {
