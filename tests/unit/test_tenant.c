@@ -1,0 +1,467 @@
+/* Unit tests for the tenant controller's pieces in lib/predict: the calendar, the minute
+ * history with its offset-aligned hourly maxima and train/validation split, the
+ * split-conformal rank, the quota rule and the η law (predictive.md §2 and §6), and the
+ * two estimators (bit-reproducible, incremental = from scratch). */
+#include "core/fp.h"
+#include "core/num.h"
+#include "predict/calendar.h"
+#include "predict/estimator.h"
+#include "predict/tenant_history.h"
+#include "predict/tenant_quota.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures, checks;
+
+#define CHECK(cond, ...) do { checks++; if (!(cond)) { failures++; fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+
+static char err[512];
+
+/* ---- calendar ---- */
+
+static void civil_case(const char *origin, double seconds, int y, int mo, int d, int hour, int weekday)
+{
+	struct civil_origin o;
+	struct civil_time t;
+	CHECK(!cal_origin_parse(origin, &o), "origin '%s' rejected", origin);
+	CHECK(!cal_civil(&o, seconds, &t), "civil of %s + %.17g failed", origin, seconds);
+	CHECK(t.year == y && t.month == mo && t.day == d && t.hour == hour && t.weekday == weekday,
+	      "%s + %.17g: got %04d-%02d-%02d %02dh wd %d, want %04d-%02d-%02d %02dh wd %d", origin, seconds, t.year, t.month,
+	      t.day, t.hour, t.weekday, y, mo, d, hour, weekday);
+}
+
+static int workday_of(const struct workday_calendar *c, int y, int m, int d)
+{
+	struct civil_origin o = { .days = cal_days_from_civil(y, m, d), .micros = 0 };
+	struct civil_time t;
+	bool w;
+	cal_civil(&o, 0, &t);
+	if (cal_is_workday(c, &t, &w, err, sizeof err))
+		return -1;
+	return w;
+}
+
+static const char *bad_table(const char *holidays, const char *makeup)
+{
+	static char buf[1024];
+	snprintf(buf, sizeof buf,
+		"{\"schema_version\":\"schednav.workday-calendar/v1\",\"calendar\":\"t\",\"source\":\"test\",\"years\":[2024],"
+		"\"holidays\":{\"2024\":[%s]},\"makeup_workdays\":{\"2024\":[%s]}}", holidays, makeup);
+	return buf;
+}
+
+static void test_calendar(void)
+{
+	/* expected values from Python: datetime.fromisoformat(origin) + timedelta(seconds=s) */
+	civil_case("2024-03-01 00:00:00", 0, 2024, 3, 1, 0, 4);
+	civil_case("2024-03-01 00:00:00", 309599.9999996, 2024, 3, 4, 14, 0);   /* microseconds round up */
+	civil_case("2026-03-01T12:00:00", -46800, 2026, 2, 28, 23, 5);
+	civil_case("20240301", 31622400, 2025, 3, 2, 0, 6);
+	civil_case("2024-03-01 23:59:59.5", 0.5, 2024, 3, 2, 0, 5);
+	civil_case("1970-01-01 00:00:00", -1, 1969, 12, 31, 23, 2);
+	civil_case("2024-03-01 00:00:00", 15897599.9999996, 2024, 9, 1, 0, 6);
+	struct civil_origin o;
+	CHECK(cal_origin_parse("2024-13-01 00:00:00", &o), "month 13 accepted");
+	CHECK(cal_origin_parse("yesterday", &o), "junk origin accepted");
+
+	struct workday_calendar china, weekday;
+	CHECK(!cal_load(&china, "china", err, sizeof err), "china: %s", err);
+	CHECK(!cal_load(&weekday, "weekday", err, sizeof err), "weekday: %s", err);
+	CHECK(cal_load(&weekday, "lunar", err, sizeof err) && strstr(err, "'lunar'"), "unknown calendar accepted");
+	cal_load(&weekday, "weekday", err, sizeof err);
+	CHECK(china.table && china.n_years >= 9 && china.years[0] <= 2017 && china.years[china.n_years - 1] >= 2025,
+	      "china covers %d-%d", china.years[0], china.years[china.n_years - 1]);
+	/* 2024 (the v2026 spot trace's year): Spring Festival 10-17 Feb, make-up Sun 4 and 18 Feb */
+	CHECK(workday_of(&china, 2024, 2, 12) == 0, "2024-02-12 (Mon, Spring Festival) is a workday");
+	CHECK(workday_of(&china, 2024, 2, 18) == 1, "2024-02-18 (Sun, make-up) is not a workday");
+	CHECK(workday_of(&china, 2024, 2, 4) == 1, "2024-02-04 (Sun, make-up) is not a workday");
+	CHECK(workday_of(&china, 2024, 3, 4) == 1, "2024-03-04 (plain Monday) is not a workday");
+	CHECK(workday_of(&china, 2024, 3, 2) == 0, "2024-03-02 (plain Saturday) is a workday");
+	CHECK(workday_of(&china, 2024, 4, 4) == 0, "2024-04-04 (Qingming) is a workday");
+	CHECK(workday_of(&china, 2024, 4, 7) == 1, "2024-04-07 (Sun, make-up) is not a workday");
+	CHECK(workday_of(&china, 2024, 5, 3) == 0, "2024-05-03 (Labour Day) is a workday");
+	CHECK(workday_of(&china, 2024, 5, 11) == 1, "2024-05-11 (Sat, make-up) is not a workday");
+	CHECK(workday_of(&china, 2024, 6, 10) == 0, "2024-06-10 (Dragon Boat) is a workday");
+	CHECK(workday_of(&china, 2024, 9, 14) == 1, "2024-09-14 (Sat, make-up) is not a workday");
+	CHECK(workday_of(&china, 2024, 10, 7) == 0, "2024-10-07 (National Day) is a workday");
+	CHECK(workday_of(&china, 2023, 12, 31) == 0, "2023-12-31 is a workday");
+	CHECK(workday_of(&china, 2020, 1, 31) == 0, "2020-01-31 (extended Spring Festival) is a workday");
+	CHECK(workday_of(&china, 2019, 5, 5) == 1, "2019-05-05 (Sun, revised make-up) is not a workday");
+	CHECK(workday_of(&weekday, 2024, 2, 12) == 1, "weekday: a Monday is not a workday");
+	CHECK(workday_of(&weekday, 2024, 2, 18) == 0, "weekday: a Sunday is a workday");
+	CHECK(workday_of(&china, 1970, 1, 5) == -1 && strstr(err, "covers") && strstr(err, "weekday"),
+	      "china answered for 1970 (%s)", err);
+	CHECK(workday_of(&weekday, 1970, 1, 5) == 1, "weekday: 1970-01-05 (Mon)");
+	struct civil_origin o24;
+	cal_origin_parse("2024-03-01 00:00:00", &o24);
+	CHECK(!cal_check_span(&china, &o24, 0, 184 * 86400.0, err, sizeof err), "2024 span: %s", err);
+	CHECK(cal_check_span(&china, &o24, 0, 20 * 365 * 86400.0, err, sizeof err), "2044 accepted");
+	/* the built-in table is the file in configs/ (when the test runs from the tree) */
+	FILE *f = fopen("configs/calendars/china.json", "rb");
+	if (f) {
+		static char buf[1 << 16];
+		size_t n = fread(buf, 1, sizeof buf, f);
+		fclose(f);
+		char hex[FP_HEX_SHA256];
+		fp_sha256_of(buf, n, hex);
+		CHECK(!strcmp(hex, china.fingerprint), "built-in china table differs from configs/calendars/china.json");
+	}
+	/* the loader refuses broken tables */
+	struct workday_calendar t;
+	CHECK(!cal_load_table(&t, bad_table("\"2024-02-12\"", "\"2024-02-18\""), strlen(bad_table("\"2024-02-12\"", "\"2024-02-18\"")), err, sizeof err),
+	      "good table refused: %s", err);
+	cal_release(&t);
+	const char *cases[][3] = {
+		{ "\"2024-02-12\"", "\"2024-02-19\"", "not a Saturday or Sunday" },
+		{ "\"2024-02-13\",\"2024-02-12\"", "", "increase" },
+		{ "\"2024-02-18\"", "\"2024-02-18\"", "both" },
+		{ "\"2025-01-01\"", "", "outside" },
+		{ "\"2024-02-30\"", "", "not a YYYY-MM-DD" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const char *doc = bad_table(cases[i][0], cases[i][1]);
+		CHECK(cal_load_table(&t, doc, strlen(doc), err, sizeof err) && strstr(err, cases[i][2]),
+		      "bad table %zu: got '%s'", i, err);
+	}
+	cal_release(&china);
+	cal_release(&weekday);
+}
+
+/* ---- history ---- */
+
+static double pattern(size_t n, size_t series)
+{
+	/* piecewise constant with changes at odd times, so every block sees a different max */
+	return (double)((n * 7 + series * 13) % 23 / 3) + 0.25 * (double)series;
+}
+
+static void test_history(void)
+{
+	struct tenant_history h;
+	const char *pools[] = { "V100", "A100" };
+	CHECK(!th_init(&h, 100, 60, 60, 5, pools, 2, err, sizeof err), "init: %s", err);
+	CHECK(!strcmp(h.pools[0], "A100") && h.n_offsets == 12, "pools sorted / 12 offsets");
+	size_t a, b, c;
+	CHECK(!th_series_index(&h, "A100", "t2", &a, err, sizeof err), "register");
+	CHECK(th_series_index(&h, "H100", "t1", &b, err, sizeof err) && strstr(err, "'H100'"), "unknown pool accepted");
+	CHECK(th_series_index(&h, "A100", "bad\ttenant", &b, err, sizeof err), "control character accepted");
+	size_t N = 60 * 5 + 37, late = 131;
+	double *v0 = calloc(N, sizeof *v0), *v1 = calloc(N, sizeof *v1), *v2 = calloc(N, sizeof *v2);
+	for (size_t n = 0; n < N; n++) {
+		if (n == late) {
+			CHECK(!th_series_index(&h, "A100", "t1", &b, err, sizeof err), "register late");
+			CHECK(!th_series_index(&h, "V100", "t1", &c, err, sizeof err), "register late 2");
+		}
+		v0[n] = pattern(n, 0);
+		th_set(&h, a, 99);  /* overwritten before the sample: never observed */
+		th_set(&h, a, v0[n]);
+		if (n >= late) {
+			v1[n] = pattern(n, 1);
+			v2[n] = n % 60 == 30 ? 5 : 0;
+			th_set(&h, b, v1[n]);
+			th_set(&h, c, v2[n]);
+		}
+		CHECK(!th_sample(&h, 100 + 60.0 * (double)n, err, sizeof err), "sample %zu: %s", n, err);
+	}
+	CHECK(th_sample(&h, 100 + 60.0 * (double)N + 30, err, sizeof err), "off-grid sample accepted");
+	size_t idx[3] = { a, b, c };
+	double *vals[3] = { v0, v1, v2 };
+	for (int o = 0; o < 12; o++) {
+		size_t off = (size_t)o * 5, want = N >= off ? (N - off) / 60 : 0;
+		CHECK(h.n_blocks[o] == want, "offset %d: %zu blocks, want %zu", o, h.n_blocks[o], want);
+		for (int s = 0; s < 3; s++)
+			for (size_t j = 0; j < h.n_blocks[o]; j++) {
+				double m = 0;
+				for (size_t n = off + 60 * j; n < off + 60 * j + 60; n++)
+					m = vals[s][n] > m ? vals[s][n] : m;
+				CHECK(th_hourly(&h, idx[s], (size_t)o)[j] == m, "series %d offset %d block %zu: %g, want %g", s, o, j,
+				      th_hourly(&h, idx[s], (size_t)o)[j], m);
+			}
+	}
+	size_t pa, pv;
+	th_pool_index(&h, "A100", &pa);
+	th_pool_index(&h, "V100", &pv);
+	for (size_t n = 0; n < N; n++) {
+		CHECK(th_pool_total(&h, pa, n) == v0[n] + v1[n], "A100 total at %zu", n);
+		CHECK(th_pool_total(&h, pv, n) == v2[n], "V100 total at %zu", n);
+	}
+	/* id order: ["A100","t1"] < ["A100","t2"] < ["V100","t1"] */
+	CHECK(h.sorted[0] == b && h.sorted[1] == a && h.sorted[2] == c, "series id order");
+	struct tenant_history k;
+	th_clone(&k, &h, err, sizeof err);
+	th_set(&h, a, 1000);
+	th_sample(&h, 100 + 60.0 * (double)N, err, sizeof err);
+	CHECK(k.n_samples == N && th_pool_total(&k, pa, N - 1) == v0[N - 1] + v1[N - 1], "clone shares state");
+	th_release(&k);
+	th_release(&h);
+	free(v0), free(v1), free(v2);
+
+	/* the split at the 844-h gate: N = 50641 samples, trained_at = 844 h after the first */
+	const char *one[] = { "P" };
+	th_init(&h, 0, 60, 60, 5, one, 1, err, sizeof err);
+	th_series_index(&h, "P", "t", &a, err, sizeof err);
+	for (size_t n = 0; n < 50641; n++)
+		th_sample(&h, 60.0 * (double)n, err, sizeof err);
+	struct th_split sp;
+	th_split_at(&h, 844 * 3600.0, 672, 4, 168, &sp);
+	/* windows s = 0, 5, ... <= 50641 - 40560; train: s + 40320 <= 40320; validation:
+	 * 240 <= s <= 10080, so windows 48 .. 2016; 1 .. 47 straddle B and are dropped */
+	CHECK(sp.n_windows == 2017 && sp.n_train == 1 && sp.validation_first == 48 && sp.validation_end == 2017,
+	      "split: %zu windows, %zu train, validation [%zu, %zu)", sp.n_windows, sp.n_train, sp.validation_first,
+	      sp.validation_end);
+	struct th_window w = th_window_at(&h, 13, 672);
+	CHECK(w.offset_index == 1 && w.first_block == 1 && w.target_start == (65 + 40320) * 60.0, "window 13 geometry");
+	th_split_at(&h, 843 * 3600.0, 672, 4, 168, &sp);
+	CHECK(sp.n_train == 0, "train windows before the gate");
+	th_release(&h);
+}
+
+/* ---- conformal, quota, η ---- */
+
+static void test_conformal(void)
+{
+	/* hand-worked: n = 10, ceil(0.9 * 10) = 9, so rank 9 of the sorted residuals
+	 * -5 -1 1 2 3 3.5 4 5 6 9 is 6; 2 of 10 are <= 0, 9 of 10 are <= 6 */
+	double res[] = { 3, -1, 4, 1, -5, 9, 2, 6, 5, 3.5 };
+	struct est_calibration c;
+	est_conformal(res, 10, 0.9, &c);
+	CHECK(c.n == 10 && c.rank == 9 && c.offset == 6 && c.raw_coverage == 0.2 && c.calibrated_coverage == 0.9,
+	      "n 10: rank %zu offset %g coverage %g / %g", c.rank, c.offset, c.raw_coverage, c.calibrated_coverage);
+	/* n = 7: ceil(6.3) = 7, the maximum; offsets round to 6 dp and can be negative */
+	double neg[] = { -2.5, -1.25, -3.0000004, -0.5, -7, -1.1234567, -4 };
+	est_conformal(neg, 7, 0.9, &c);
+	CHECK(c.rank == 7 && c.offset == -0.5 && c.raw_coverage == 1 && c.calibrated_coverage == 1, "n 7: %zu %g", c.rank,
+	      c.offset);
+	double r6[] = { 1.23456789, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	est_conformal(r6, 20, 0.9, &c);  /* ceil(18) = 18: the value 0 */
+	CHECK(c.rank == 18 && c.offset == 0 && c.calibrated_coverage == 0.95, "n 20: %zu %g %g", c.rank, c.offset,
+	      c.calibrated_coverage);
+	double top[] = { 1.23456789 };
+	est_conformal(top, 1, 0.9, &c);
+	CHECK(c.rank == 1 && c.offset == 1.234568 && c.calibrated_coverage == 1 && c.raw_coverage == 0, "n 1: %g", c.offset);
+	est_conformal(NULL, 0, 0.9, &c);
+	CHECK(c.n == 0 && c.offset == 0, "n 0");
+}
+
+static void test_quota(void)
+{
+	double q[] = { 30.8, 40.2 }, free;
+	/* the spec's vector: floor(30.8) = 30 -> 70, floor(40.2) = 40 -> 60; free 60; cap 20 + 5 */
+	CHECK(tq_pool_quota(100, q, 2, 2, 1.0, 20, 5, true, &free) == 25 && free == 60, "vector: free %g", free);
+	CHECK(tq_pool_quota(100, q, 2, 2, 1.0, 20, 5, false, &free) == 60, "no cap");
+	CHECK(tq_pool_quota(100, q, 2, 1, 1.0, 20, 5, true, &free) == 25 && free == 70, "h 1");
+	CHECK(tq_pool_quota(100, q, 2, 2, 0.3, 20, 5, true, &free) == 18, "eta below the cap");
+	CHECK(tq_pool_quota(100, q, 1, 2, 1.0, 20, 5, true, &free) == 0 && free == 0, "fewer points than h");
+	CHECK(tq_pool_quota(100, q, 2, 0, 1.0, 20, 5, true, &free) == 0, "h 0");
+	double big[] = { 150, 10 };
+	CHECK(tq_pool_quota(100, big, 2, 2, 1.25, 200, 0, true, &free) == 0 && free == 0, "q over C reserves all of C");
+	double edge[] = { 29.9999999995 };  /* floor(q + EPS) = 30 */
+	CHECK(tq_pool_quota(100, edge, 1, 1, 1.0, 100, 0, false, &free) == 70, "EPS in the floor");
+	double low[] = { -3 };
+	CHECK(tq_pool_quota(8, low, 1, 1, 1.25, 100, 0, false, &free) == 8 && free == 8, "quota clipped to C");
+}
+
+static void test_eta(void)
+{
+	struct tq_eta_law law = { .probability = 0.9, .minimum = 0.25, .maximum = 1.25, .high_multiple = 1.5,
+		                  .low_multiple = 0.5, .queue_threshold_seconds = 3600 };
+	enum tq_reason why;
+	double e;
+	e = tq_eta_apply(&law, 1.0, false, 0, 99999, &why);
+	CHECK(e == 1.0 && why == TQ_UNCHANGED, "no events: %g", e);
+	e = tq_eta_apply(&law, 1.0, true, 0.2, 0, &why);
+	CHECK(fabs(e - 0.1 / 0.2 * 1.0) < 1e-15 && why == TQ_HIGH_EVICTION, "r 0.2: %g", e);
+	e = tq_eta_apply(&law, 1.0, true, 0.15, 0, &why);
+	CHECK(why == TQ_HIGH_EVICTION, "r 0.15 is high (1.5 e* is 0.15 - 3e-17)");
+	e = tq_eta_apply(&law, 1.0, true, 0.05, 99999, &why);
+	CHECK(e == 1.0 && why == TQ_UNCHANGED, "r 1/20 is not low (0.5 e* = 0.04999999999999999)");
+	e = tq_eta_apply(&law, 1.0, true, 0.04, 3600, &why);
+	CHECK(e == 1.0 && why == TQ_UNCHANGED, "wait 3600 is not over the threshold");
+	e = tq_eta_apply(&law, 1.0, true, 0.04, 3601, &why);
+	CHECK(e == 1.0 * (1.5 - 0.04 / (1.0 - 0.9)) && why == TQ_LOW_EVICTION_HIGH_QUEUE, "r 0.04, long wait: %.17g", e);
+	e = tq_eta_apply(&law, 1.0, true, 0, 3601, &why);
+	CHECK(e == 1.25, "low increase clamps at 1.25: %g", e);
+	e = tq_eta_apply(&law, 0.3, true, 1.0, 0, &why);
+	CHECK(e == 0.25 && why == TQ_HIGH_EVICTION, "high decrease clamps at 0.25: %g", e);
+
+	/* Q1: the same events compound at every decision in the original's law, once in ours */
+	struct tq_feedback f = { 0 }, g;
+	tq_feedback_add(&f, 100, true, 1);   /* a preemption on 1 node */
+	tq_feedback_add(&f, 200, false, 3);  /* a completion on 3 nodes: rate 0.25 */
+	tq_feedback_clone(&g, &f);
+	double total, rate;
+	bool has;
+	double e1 = 1.0, e2 = 1.0, want1[] = { 0.4, 0.25, 0.25 };
+	for (int d = 0; d < 3; d++) {
+		e1 = tq_feedback_step(&f, &law, 300 + 300 * d, 14400, e1, 0, &total, &has, &rate, &why);
+		CHECK(has && total == 4 && rate == 0.25 && why == TQ_HIGH_EVICTION && fabs(e1 - want1[d]) < 1e-15,
+		      "per-decision %d: %.17g", d, e1);
+	}
+	law.event_triggered = true;
+	e2 = tq_feedback_step(&g, &law, 300, 14400, e2, 0, &total, &has, &rate, &why);
+	CHECK(why == TQ_HIGH_EVICTION && fabs(e2 - 0.4) < 1e-15, "event-triggered first: %g", e2);
+	e2 = tq_feedback_step(&g, &law, 600, 14400, e2, 0, &total, &has, &rate, &why);
+	CHECK(why == TQ_NO_NEW_EVENTS && fabs(e2 - 0.4) < 1e-15, "event-triggered without new events: %g", e2);
+	tq_feedback_add(&g, 700, true, 1);  /* rate 2/5 */
+	e2 = tq_feedback_step(&g, &law, 900, 14400, e2, 0, &total, &has, &rate, &why);
+	CHECK(why == TQ_HIGH_EVICTION && rate == 0.4 && e2 == 0.25, "new event applies: %g", e2);
+	/* the window: events older than 14400 s are dropped (kept: time >= now - 14400) */
+	tq_feedback_rate(&g, 14500, 14400, &total, &rate);
+	CHECK(g.n == 3 && total == 5, "window kept %zu events, %g weight", g.n, total);
+	tq_feedback_rate(&g, 14650, 14400, &total, &rate);
+	CHECK(g.n == 1 && total == 1 && rate == 1, "window kept %zu events, %g weight", g.n, total);
+	tq_feedback_rate(&g, 30000, 14400, &total, &rate);
+	CHECK(g.n == 0 && total == 0 && g.event_count == 3 && g.failure_weight == 2 && g.success_weight == 3,
+	      "window empty; totals kept");
+	tq_feedback_release(&f);
+	tq_feedback_release(&g);
+}
+
+/* ---- estimators ---- */
+
+/* Demand of tenant t at sample n: a weekly pattern of hourly steps, plus a ramp for t1. */
+static double weekly(size_t n, int t)
+{
+	size_t hour_of_week = n / 60 % 168;
+	double base = t == 0 ? 10 : 4;
+	return base + (double)(hour_of_week % 24 >= 9 && hour_of_week % 24 < 18 ? 6 * (t + 1) : 0) +
+	       (double)(hour_of_week / 24 == 5 ? -3 : 0);
+}
+
+static void feed(struct tenant_history *h, size_t from, size_t to, size_t s0, size_t s1, double (*f)(size_t, int))
+{
+	for (size_t n = from; n < to; n++) {
+		th_set(h, s0, f(n, 0));
+		th_set(h, s1, f(n, 1));
+		th_sample(h, 60.0 * (double)n, err, sizeof err);
+	}
+}
+
+static void history_for(struct tenant_history *h, size_t *s0, size_t *s1)
+{
+	const char *pools[] = { "P", "Q" };
+	th_init(h, 0, 60, 60, 5, pools, 2, err, sizeof err);
+	th_series_index(h, "P", "t0", s0, err, sizeof err);
+	th_series_index(h, "P", "t1", s1, err, sizeof err);
+}
+
+static struct est_config config_for(enum est_kind kind, const struct workday_calendar *cal)
+{
+	struct est_config c = { .kind = kind, .lookback_hours = 672, .horizon_hours = 4, .validation_hours = 168,
+		                .moving_average_window = 25, .probability = 0.9, .calendar = cal };
+	cal_origin_parse("2024-03-01 00:00:00", &c.origin);
+	strcpy(c.controller_fingerprint, "0123");
+	return c;
+}
+
+static void test_estimators(void)
+{
+	struct workday_calendar cal;
+	cal_load(&cal, "china", err, sizeof err);
+	struct tenant_history h;
+	size_t s0, s1;
+	history_for(&h, &s0, &s1);
+	size_t gate = 844 * 60, n_end = gate + 24 * 60 + 1;  /* samples to 868 h */
+	feed(&h, 0, n_end, s0, s1, weekly);
+
+	/* seasonal-conformal-v1 on an exactly weekly signal: level 0, mu = last week, offset 0 */
+	struct tenant_estimator se;
+	struct est_config sc = config_for(EST_SEASONAL, &cal);
+	CHECK(!est_init(&se, &sc, err, sizeof err), "seasonal init: %s", err);
+	double now = 60.0 * (double)(n_end - 1);
+	CHECK(!est_fit(&se, &h, now, err, sizeof err), "seasonal fit: %s", err);
+	struct est_point pts[2 * EST_MAX_STEPS];
+	size_t np;
+	CHECK(!est_forecast(&se, &h, now, pts, &np, err, sizeof err), "seasonal forecast: %s", err);
+	CHECK(np == 4 && pts[0].pool == 0 && pts[3].step == 4, "seasonal: %zu points (pool Q has no series)", np);
+	for (size_t k = 0; k < np; k++) {
+		/* the target block k is samples [n + 60k, n + 60k + 60) of the weekly signal */
+		size_t n0 = n_end - 1 + 60 * k;
+		double w0 = 0, w1 = 0;
+		for (size_t n = n0; n < n0 + 60; n++) {
+			w0 = fmax(w0, weekly(n, 0));
+			w1 = fmax(w1, weekly(n, 1));
+		}
+		CHECK(pts[k].mu == w0 + w1 && pts[k].offset == 0 && pts[k].quantile == pts[k].mu && pts[k].sigma == 0,
+		      "seasonal step %d: mu %g want %g offset %g", pts[k].step, pts[k].mu, w0 + w1, pts[k].offset);
+		CHECK(pts[k].target == now + 3600.0 * (double)(k + 1), "target time");
+	}
+	CHECK(se.cal[0].n == 1969 && se.cal[0].rank == 1773 && se.cal[0].calibrated_coverage == 1, "seasonal calibration n %zu rank %zu",
+	      se.cal[0].n, se.cal[0].rank);
+
+	/* tenant-quantile-linear-v1: the fit is a pure function of (history, trained_at):
+	 * incremental refits give the bytes of a fit from scratch, and a clone continues alike */
+	struct est_config lc = config_for(EST_LINEAR, &cal);
+	struct tenant_estimator inc, scratch, twin;
+	est_init(&inc, &lc, err, sizeof err);
+	est_init(&scratch, &lc, err, sizeof err);
+	struct tenant_history h2;
+	size_t a0, a1;
+	history_for(&h2, &a0, &a1);
+	feed(&h2, 0, gate + 1, a0, a1, weekly);
+	CHECK(!est_fit(&inc, &h2, 60.0 * (double)gate, err, sizeof err), "linear fit at the gate: %s", err);
+	CHECK(inc.train_windows == 1 && inc.validation_windows == 1969 && inc.generation == 1, "gate fit: %zu train",
+	      inc.train_windows);
+	feed(&h2, gate + 1, n_end, a0, a1, weekly);
+	est_clone(&twin, &inc);
+	CHECK(!est_fit(&inc, &h2, now, err, sizeof err), "linear refit: %s", err);
+	CHECK(!est_fit(&twin, &h2, now, err, sizeof err), "twin refit: %s", err);
+	CHECK(!est_fit(&scratch, &h2, now, err, sizeof err), "scratch fit: %s", err);
+	CHECK(inc.train_windows == 289 && inc.acc.windows_added == 289, "train windows after a day: %zu", inc.train_windows);
+	CHECK(inc.generation == 2 && scratch.generation == 1, "generations");
+	bool same = inc.n_cols == scratch.n_cols;
+	for (int k = 0; same && k < 4; k++)
+		same = !memcmp(inc.beta[k], scratch.beta[k], inc.n_cols * sizeof(double));
+	CHECK(same, "incremental and from-scratch coefficients differ");
+	CHECK(!strcmp(inc.fingerprint, twin.fingerprint), "clone diverged");
+	CHECK(strcmp(inc.fingerprint, scratch.fingerprint), "fingerprint ignores the generation");
+	scratch.generation = inc.generation;
+	struct est_point a[8], b[8];
+	size_t na, nb;
+	CHECK(!est_forecast(&inc, &h2, now, a, &na, err, sizeof err), "linear forecast: %s", err);
+	CHECK(!est_forecast(&scratch, &h2, now, b, &nb, err, sizeof err), "scratch forecast: %s", err);
+	bool equal = na == 4 && nb == 4;
+	for (size_t k = 0; equal && k < na; k++)
+		equal = a[k].pool == b[k].pool && a[k].step == b[k].step && a[k].target == b[k].target && a[k].mu == b[k].mu &&
+		        a[k].sigma == b[k].sigma && a[k].quantile == b[k].quantile && a[k].offset == b[k].offset;
+	CHECK(equal, "forecasts differ");
+	/* on this noise-free signal the ridge fit is close, and the offset covers the rest */
+	for (size_t k = 0; k < na; k++)
+		CHECK(fabs(a[k].mu - pts[k].mu) < 1.0 && a[k].quantile >= a[k].mu - 1e-9, "linear step %d mu %g vs %g", a[k].step,
+		      a[k].mu, pts[k].mu);
+	CHECK(strcmp(inc.fingerprint, se.fingerprint) && strlen(inc.fingerprint) == 64, "fingerprints");
+	/* a new series after the fit: forecasting refuses until the next fit */
+	size_t extra;
+	th_series_index(&h2, "Q", "t9", &extra, err, sizeof err);
+	CHECK(est_forecast(&inc, &h2, now, a, &na, err, sizeof err) && strstr(err, "changed"), "stale fit used");
+	/* empty train set at 843 h */
+	struct tenant_history h3;
+	history_for(&h3, &a0, &a1);
+	feed(&h3, 0, 843 * 60 + 1, a0, a1, weekly);
+	struct tenant_estimator early;
+	est_init(&early, &lc, err, sizeof err);
+	CHECK(est_fit(&early, &h3, 843 * 3600.0, err, sizeof err) && strstr(err, "insufficient history"), "843 h fit: %s", err);
+	est_release(&early);
+	th_release(&h3);
+	est_release(&inc);
+	est_release(&twin);
+	est_release(&scratch);
+	est_release(&se);
+	th_release(&h2);
+	th_release(&h);
+	cal_release(&cal);
+}
+
+int main(void)
+{
+	test_calendar();
+	test_history();
+	test_conformal();
+	test_quota();
+	test_eta();
+	test_estimators();
+	printf("test_tenant: %d checks, %d failures\n", checks, failures);
+	return failures != 0;
+}
