@@ -282,7 +282,8 @@ static void fingerprint(struct tenant_estimator *e, const struct tenant_history 
 	json_set(&a, est, "validation_hours", json_int(&a, c->validation_hours));
 	json_set(&a, est, "moving_average_window", json_int(&a, c->moving_average_window));
 	json_set(&a, est, "guarantee_probability", json_real(&a, c->probability));
-	json_set(&a, est, "conformal", json_str(&a, "split-conformal nearest rank ceil(p n) per (pool, step)"));
+	json_set(&a, est, "spread", json_str(&a, "RMS of the validation residuals of mu per (pool, step)"));
+	json_set(&a, est, "calibration", c->calibrate ? json_str(&a, "validation-residual-nearest-rank") : json_null(&a));
 	if (c->kind == EST_LINEAR) {
 		json_set(&a, est, "ridge_relative", json_real(&a, EST_RIDGE_RELATIVE));
 		json_set(&a, est, "ridge_absolute", json_real(&a, EST_RIDGE_ABSOLUTE));
@@ -310,7 +311,10 @@ static void fingerprint(struct tenant_estimator *e, const struct tenant_history 
 	for (size_t p = 0; p < h->n_pools; p++)
 		if (e->pool_fitted[p])
 			for (int k = 0; k < c->horizon_hours; k++)
+			{
+				add_le_double(&sh, e->cal[p * (size_t)c->horizon_hours + (size_t)k].sigma);
 				add_le_double(&sh, e->cal[p * (size_t)c->horizon_hours + (size_t)k].offset);
+			}
 	fp_sha256_hex(&sh, e->fingerprint);
 	sb_release(&sb);
 	arena_release(&a);
@@ -318,42 +322,60 @@ static void fingerprint(struct tenant_estimator *e, const struct tenant_history 
 
 /* ---- fit ---- */
 
-/* Per-pool, per-step residuals (actual total - raw) of the validation windows. */
-static int validation_residuals(const struct tenant_estimator *e, const struct tenant_history *h,
-                                const struct th_split *sp, double *res, char *err, size_t errlen)
+/* Per-pool, per-step actual totals and mu totals of the validation windows. */
+static int validation_totals(const struct tenant_estimator *e, const struct tenant_history *h, const struct th_split *sp,
+                             double *actual, double *mu, char *err, size_t errlen)
 {
 	const struct est_config *c = &e->cfg;
 	size_t L = (size_t)c->lookback_hours, K = (size_t)c->horizon_hours, span = est_span_start(c);
 	size_t nv = sp->validation_end - sp->validation_first;
-	double *actual = xmalloc(K * sizeof *actual), *raw = xmalloc(K * sizeof *raw);
 	for (size_t v = 0; v < nv; v++) {
 		struct th_window win = th_window_at(h, sp->validation_first + v, c->lookback_hours);
 		struct est_time t;
-		if (est_time_at(c, win.target_start, &t, err, errlen)) {
-			free(actual);
-			free(raw);
+		if (est_time_at(c, win.target_start, &t, err, errlen))
 			return -1;
-		}
 		for (size_t p = 0; p < h->n_pools; p++) {
+			double *a = actual + p * K * nv, *m = mu + p * K * nv;
 			for (size_t k = 0; k < K; k++)
-				actual[k] = raw[k] = 0;
+				a[k * nv + v] = m[k * nv + v] = 0;
 			for (size_t q = 0; q < h->n_pool_series[p]; q++) {
 				size_t i = h->pool_series[p][q];
 				const double *x = th_hourly(h, i, win.offset_index) + win.first_block;
 				bool maybe = h->series[i].last_nonzero[win.offset_index] >= (long long)(win.first_block + span), done = false;
 				struct est_row row;
 				for (size_t k = 0; k < K; k++) {
-					actual[k] += x[L + k];
-					raw[k] += series_mu(e, h, i, x, maybe, &t, (int)k, &row, &done);
+					a[k * nv + v] += x[L + k];
+					m[k * nv + v] += series_mu(e, h, i, x, maybe, &t, (int)k, &row, &done);
 				}
 			}
-			for (size_t k = 0; k < K; k++)
-				res[(p * K + k) * nv + v] = actual[k] - raw[k];
 		}
 	}
-	free(actual);
-	free(raw);
 	return 0;
+}
+
+/* sigma, then the raw residuals and (v2) their conformal offset, of one (pool, step). */
+static void calibrate_one(const struct est_config *c, double z, const double *actual, const double *mu, size_t n,
+                          double *res, struct est_calibration *out)
+{
+	double ss = 0;
+	for (size_t v = 0; v < n; v++) {
+		double r = actual[v] - mu[v];
+		ss += r * r;
+	}
+	double sigma = sqrt(ss / (double)n);
+	for (size_t v = 0; v < n; v++)
+		res[v] = actual[v] - (mu[v] + z * sigma);
+	if (c->calibrate)
+		est_conformal(res, n, c->probability, out);
+	else {
+		memset(out, 0, sizeof *out);
+		out->n = n;
+		size_t raw = 0;
+		for (size_t v = 0; v < n; v++)
+			raw += res[v] <= 0;
+		out->raw_coverage = out->calibrated_coverage = (double)raw / (double)n;
+	}
+	out->sigma = sigma;
 }
 
 int est_fit(struct tenant_estimator *e, const struct tenant_history *h, double trained_at, char *err, size_t errlen)
@@ -379,18 +401,19 @@ int est_fit(struct tenant_estimator *e, const struct tenant_history *h, double t
 	e->cal_pools = h->n_pools;
 	e->pool_fitted = xcalloc(h->n_pools, sizeof *e->pool_fitted);
 	e->cal = xcalloc(h->n_pools * K, sizeof *e->cal);
-	double *res = xmalloc(h->n_pools * K * nv * sizeof *res);
-	if (validation_residuals(e, h, &sp, res, err, errlen)) {
-		free(res);
+	double *actual = xmalloc(h->n_pools * K * nv * sizeof *actual), *mu = xmalloc(h->n_pools * K * nv * sizeof *mu);
+	double *res = xmalloc(nv * sizeof *res), z = z_of(c->probability);
+	if (validation_totals(e, h, &sp, actual, mu, err, errlen)) {
+		free(actual), free(mu), free(res);
 		return -1;
 	}
 	for (size_t p = 0; p < h->n_pools; p++) {
 		e->pool_fitted[p] = h->n_pool_series[p] > 0;
 		if (e->pool_fitted[p])
 			for (size_t k = 0; k < K; k++)
-				est_conformal(res + (p * K + k) * nv, nv, c->probability, &e->cal[p * K + k]);
+				calibrate_one(c, z, actual + (p * K + k) * nv, mu + (p * K + k) * nv, nv, res, &e->cal[p * K + k]);
 	}
-	free(res);
+	free(actual), free(mu), free(res);
 	e->trained = true;
 	e->trained_at = trained_at;
 	e->generation++;
@@ -451,15 +474,15 @@ int est_forecast(const struct tenant_estimator *e, const struct tenant_history *
 		for (size_t k = 0; k < K; k++) {
 			const struct est_calibration *cal = &e->cal[p * K + k];
 			struct est_point *pt = &points[(*n_points)++];
-			double q = mu[k] + cal->offset;
+			double raw = mu[k] + z * cal->sigma, q = raw + cal->offset;
 			pt->pool = p;
 			pt->step = (int)k + 1;
 			pt->target = now + 3600.0 * (double)(k + 1);
 			pt->mu = num_round(mu[k], 6);
-			pt->raw = num_round(mu[k], 6);
+			pt->sigma = num_round(cal->sigma, 6);
+			pt->raw = num_round(raw, 6);
 			pt->offset = cal->offset;
 			pt->quantile = num_round(q > 0 ? q : 0, 6);
-			pt->sigma = num_round(cal->offset > 0 ? cal->offset / z : 0, 6);
 		}
 	}
 	free(mu);

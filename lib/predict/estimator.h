@@ -23,12 +23,16 @@
  * The ridge penalty is RIDGE_RELATIVE * diag(X'X) + RIDGE_ABSOLUTE (scale-free, and
  * positive for a category without rows, whose coefficient is then exactly 0).
  *
- * Calibration (both): split-conformal on the fit's validation windows only. For pool v
- * and step k, residual = sum_i y_{i,k} - raw_v (raw_v = sum_i mu_{i,k}, the uncalibrated
- * quantile: these estimators have no spread model). Sorted ascending, the nearest rank
- * r = clamp(ceil(p n) - 1, 0, n - 1) gives offset = round6(res[r]). The point is then
- * q = max(0, raw + offset), sigma = max(0, offset / z) (the Gaussian spread with the same
- * quantile, for the schema), all round6.
+ * Spread and calibration (both), from the fit's validation windows only. For pool v
+ * and step k, r = sum_i y_{i,k} - mu_v (mu_v = sum_i mu_{i,k}); sigma_{v,k} = the RMS of r
+ * (left-to-right sum of squares over the windows, divided by n, square root); the raw
+ * quantile is mu_v + z sigma. With calibration (the v2 configs,
+ * quantile_calibration_method validation-residual-nearest-rank) the residuals of the raw
+ * quantile, res = sum_i y - (mu_v + z sigma), sorted ascending, give the nearest rank
+ * r = clamp(ceil(p n) - 1, 0, n - 1) and offset = round6(res[r]) (split-conformal: the
+ * pool total is covered at rate >= p on exchangeable windows, no independence needed);
+ * without it the offset is 0. A point is mu, sigma, raw, offset and
+ * q = max(0, raw + offset), each round6.
  *
  * Training windows are added to the normal equations once, in window order and, within
  * a window, in series id order; a refit only adds the windows that became train. The
@@ -38,8 +42,8 @@
  * The model fingerprint is SHA-256 of the sorted compact JSON of the metadata (model
  * id, controller fingerprint, series and their metadata, category maps, trained_at,
  * generation, calendar, estimator constants) followed by the little-endian IEEE-754
- * bytes of every coefficient (step by step, in column order) and every offset (pool by
- * pool, step by step).
+ * bytes of every coefficient (step by step, in column order), then sigma and offset of
+ * every fitted (pool, step), pool by pool, step by step.
  *
  * Memory: an estimator owns its arrays; est_release frees them, est_clone deep-copies.
  * Nothing here prints or exits.
@@ -68,13 +72,15 @@ struct est_config {
 	int validation_hours;
 	int moving_average_window; /* odd, 2w - 1 <= L */
 	double probability;        /* p of the guarantee quantile */
+	bool calibrate;            /* conformal offset on the raw quantile (v2) */
 	const struct workday_calendar *calendar;   /* borrowed */
 	struct civil_origin origin;
 	char controller_fingerprint[FP_HEX_SHA256];
 };
 
 struct est_calibration {
-	size_t n, rank;            /* rank is 1-based: r + 1 */
+	size_t n, rank;            /* rank is 1-based: r + 1 (0 without calibration) */
+	double sigma;              /* RMS of the validation residuals of mu */
 	double offset, raw_coverage, calibrated_coverage;
 };
 
@@ -128,7 +134,8 @@ int est_fit(struct tenant_estimator *e, const struct tenant_history *h, double t
 int est_forecast(const struct tenant_estimator *e, const struct tenant_history *h, double now, struct est_point *points,
                  size_t *n_points, char *err, size_t errlen);
 
-/* Split-conformal nearest rank on residuals res[0..n) (sorted in place): rank
+/* Split-conformal nearest rank on residuals res[0..n) of the raw quantile (sorted in
+ * place; sigma is left to the caller): rank
  * r = clamp(ceil(p n) - 1, 0, n - 1), offset = round6(res[r]), raw coverage =
  * frac(res <= 0), calibrated coverage = frac(res <= offset). n = 0 gives zeros. */
 void est_conformal(double *res, size_t n, double probability, struct est_calibration *out);

@@ -350,7 +350,7 @@ static void history_for(struct tenant_history *h, size_t *s0, size_t *s1)
 static struct est_config config_for(enum est_kind kind, const struct workday_calendar *cal)
 {
 	struct est_config c = { .kind = kind, .lookback_hours = 672, .horizon_hours = 4, .validation_hours = 168,
-		                .moving_average_window = 25, .probability = 0.9, .calendar = cal };
+		                .moving_average_window = 25, .probability = 0.9, .calibrate = true, .calendar = cal };
 	cal_origin_parse("2024-03-01 00:00:00", &c.origin);
 	strcpy(c.controller_fingerprint, "0123");
 	return c;
@@ -432,6 +432,20 @@ static void test_estimators(void)
 		CHECK(fabs(a[k].mu - pts[k].mu) < 1.0 && a[k].quantile >= a[k].mu - 1e-9, "linear step %d mu %g vs %g", a[k].step,
 		      a[k].mu, pts[k].mu);
 	CHECK(strcmp(inc.fingerprint, se.fingerprint) && strlen(inc.fingerprint) == 64, "fingerprints");
+	/* v1 (no calibration): offset 0, q = raw = mu + z sigma, sigma the validation RMS */
+	struct est_config vc = lc;
+	vc.calibrate = false;
+	struct tenant_estimator v1;
+	est_init(&v1, &vc, err, sizeof err);
+	CHECK(!est_fit(&v1, &h2, now, err, sizeof err), "v1 fit: %s", err);
+	CHECK(!est_forecast(&v1, &h2, now, b, &nb, err, sizeof err), "v1 forecast: %s", err);
+	for (size_t k = 0; k < nb; k++)
+		CHECK(b[k].offset == 0 && b[k].sigma > 0 && b[k].quantile == b[k].raw &&
+		      fabs(b[k].raw - (b[k].mu + 1.2815515655446008 * b[k].sigma)) < 2e-6 && b[k].mu == a[k].mu &&
+		      v1.cal[k].rank == 0 && inc.cal[k].rank == 1773,
+		      "v1 step %d: mu %g sigma %g raw %g q %g", b[k].step, b[k].mu, b[k].sigma, b[k].raw, b[k].quantile);
+	CHECK(strcmp(v1.fingerprint, inc.fingerprint), "v1 and v2 share a fingerprint");
+	est_release(&v1);
 	/* a new series after the fit: forecasting refuses until the next fit */
 	size_t extra;
 	th_series_index(&h2, "Q", "t9", &extra, err, sizeof err);
