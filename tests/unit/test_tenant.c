@@ -6,6 +6,12 @@
 #include "core/num.h"
 #include "predict/calendar.h"
 #include "predict/estimator.h"
+#include "core/arena.h"
+#include "core/die.h"
+#include "core/json.h"
+#include "core/strbuf.h"
+#include "predict/tenant_config.h"
+#include "predict/tenant_control.h"
 #include "predict/tenant_history.h"
 #include "predict/tenant_quota.h"
 #include <math.h>
@@ -468,6 +474,242 @@ static void test_estimators(void)
 	cal_release(&cal);
 }
 
+/* ---- config ---- */
+
+static const char *config_text(const char *id, const char *model, const char *extra)
+{
+	static char buf[2048];
+	snprintf(buf, sizeof buf,
+		"{\"schema_version\":\"schednav.tenant-predictive-controller/v1\",\"controller_id\":\"%s\",\"model\":\"%s\","
+		"\"demand_sample_interval_seconds\":60,\"quota_update_interval_seconds\":300,\"aggregation_interval_seconds\":3600,"
+		"\"lookback_hours\":48,\"forecast_horizon_hours\":4,\"retrain_interval_seconds\":86400,\"validation_hours\":24,"
+		"\"training_stride_seconds\":300,\"guarantee_probability\":0.9,\"guarantee_horizons_hours\":[1,2,4],"
+		"\"business_calendar\":\"weekday\",\"moving_average_window\":5,\"embedding_dimension\":8,"
+		"\"attention_hidden_dimension\":16,\"train_epochs\":10,\"batch_size\":32,\"learning_rate\":4e-05,"
+		"\"early_stopping_patience\":3,\"random_seed\":20260807,\"nonzero_targets_only\":true,\"initial_eta\":1.0,"
+		"\"minimum_eta\":0.25,\"maximum_eta\":1.25,\"feedback_window_seconds\":14400,\"queue_wait_threshold_seconds\":3600,"
+		"\"high_eviction_multiple\":1.5,\"low_eviction_multiple\":0.5,\"runtime_inventory_cap\":true%s}",
+		id, model, extra ? extra : "");
+	return buf;
+}
+
+static int parse_config(struct tc_config *c, struct arena *a, const char *text)
+{
+	struct json *doc;
+	if (json_parse(a, text, strlen(text), &doc, err, sizeof err))
+		return -1;
+	return tc_config_from_json(c, doc, a, err, sizeof err);
+}
+
+static void test_config(void)
+{
+	struct arena a;
+	arena_init(&a);
+	struct tc_config c, c2;
+	static const char *const shipped[] = { "configs/controllers/schednav-tenant-linear-v1.json",
+		"configs/controllers/schednav-tenant-linear-v2.json", "configs/controllers/schednav-tenant-seasonal-v1.json",
+		"configs/controllers/schednav-tenant-seasonal-v2.json" };
+	FILE *probe = fopen(shipped[0], "r");
+	if (probe) {
+		fclose(probe);
+		for (size_t i = 0; i < 4; i++) {
+			CHECK(!tc_config_load(&c, shipped[i], &a, err, sizeof err), "%s: %s", shipped[i], err);
+			CHECK(c.quirks_fixed && tc_minimum_history_hours(&c) == 844 && (c.calibration_method != NULL) == (i % 2 == 1),
+			      "%s: facts", shipped[i]);
+		}
+	}
+	CHECK(!parse_config(&c, &a, config_text("schednav-x", EST_LINEAR_ID, NULL)), "v1: %s", err);
+	CHECK(!parse_config(&c2, &a, config_text("schednav-x", EST_LINEAR_ID,
+		",\"quantile_calibration_method\":\"validation-residual-nearest-rank\"")), "v2: %s", err);
+	CHECK(strcmp(c.fingerprint, c2.fingerprint) && !c.calibration_method && c2.calibration_method, "v2 key not hashed");
+	struct json *d1 = c.canonical;
+	CHECK(!json_get(d1, "quantile_calibration_method") && json_get(d1, "learning_rate")->kind == JSON_REAL &&
+	      json_get(d1, "lookback_hours")->kind == JSON_INT, "v1 dict");
+	CHECK(!parse_config(&c2, &a, config_text("tenant-predictive-spot-v2", EST_SEASONAL_ID, NULL)) && !c2.quirks_fixed &&
+	      c2.estimator == EST_SEASONAL, "original id keeps the quirks");
+	CHECK(tc_horizon_for(&c, 3600) == 0 && tc_horizon_for(&c, 3601) == 1 && tc_horizon_for(&c, 10800) == 2 &&
+	      tc_horizon_for(&c, 0) == 0 && tc_horizon_for(&c, 14401) == -1, "horizons");
+	const char *bad[][2] = {
+		{ "tenant-linear-gaussian-v1", "PyTorch" },
+		{ "lstm", "unknown model" },
+	};
+	for (size_t i = 0; i < 2; i++)
+		CHECK(parse_config(&c, &a, config_text("schednav-x", bad[i][0], NULL)) && strstr(err, bad[i][1]), "model %s: %s",
+		      bad[i][0], err);
+	CHECK(parse_config(&c, &a, config_text("schednav-x", EST_LINEAR_ID, ",\"sigma_min\":1")) && strstr(err, "'sigma_min'"),
+	      "unknown key: %s", err);
+	CHECK(parse_config(&c, &a, config_text("schednav-x", EST_LINEAR_ID, ",\"quantile_calibration_method\":\"cqr\"")),
+	      "bad calibration method accepted");
+	char *t = xstrdup(config_text("schednav-x", EST_LINEAR_ID, NULL));
+	char *w = strstr(t, "\"weekday\"");
+	memcpy(w, "\"lunar\"  ", 9);
+	CHECK(parse_config(&c, &a, t) && strstr(err, "china or weekday"), "calendar: %s", err);
+	free(t);
+	t = xstrdup(config_text("schednav-x", EST_LINEAR_ID, NULL));
+	w = strstr(t, "\"moving_average_window\":5");
+	w[strlen("\"moving_average_window\":")] = '4';
+	CHECK(parse_config(&c, &a, t) && strstr(err, "odd"), "even window: %s", err);
+	free(t);
+	t = xstrdup(config_text("schednav-x", EST_LINEAR_ID, NULL));
+	w = strstr(t, "\"nonzero_targets_only\":true");
+	memcpy(w + strlen("\"nonzero_targets_only\":"), "1   ", 4);
+	CHECK(parse_config(&c, &a, t) && strstr(err, "true or false"), "bool: %s", err);
+	free(t);
+	arena_release(&a);
+}
+
+/* ---- the controller, driven by hand ---- */
+
+struct sink_log { struct strbuf lines; size_t decisions; };
+
+static void sink(void *ctx, const struct tenant_control *tc, const struct tc_decision *d)
+{
+	struct sink_log *log = ctx;
+	tc_write_decision(&log->lines, tc, d);
+	sb_addc(&log->lines, '\n');
+	log->decisions++;
+}
+
+/* HP demand of tenants A and B on pool P: A holds 20 GPUs in working hours, B 10 always. */
+static void drive(struct tenant_control *tc, double from, double to, struct tc_pool_observation *po, bool *a_on)
+{
+	for (double now = from; now <= to + 1e-9; now += 60) {
+		double hour = fmod(now / 3600, 24);
+		bool want = hour >= 9 && hour < 18;
+		if (want != *a_on) {
+			tc_hp_run(tc, "P", "A", 20, want, err, sizeof err);
+			*a_on = want;
+		}
+		tc_after_advance(tc, now);
+		if (tc_update_due(tc, now)) {
+			struct tc_observation obs = { .hp_outstanding_gpus = 10 + (*a_on ? 20 : 0), .spot_backlog_gpus = 3,
+				                      .running_spot_gpus = po[0].running_spot_gpus, .pools = po };
+			CHECK(tc_update(tc, now, &obs, err, sizeof err) >= 0, "update at %g: %s", now, err);
+		}
+	}
+}
+
+static void test_control(void)
+{
+	struct arena a;
+	arena_init(&a);
+	struct tc_config ours, orig;
+	parse_config(&ours, &a, config_text("schednav-test", EST_LINEAR_ID,
+		",\"quantile_calibration_method\":\"validation-residual-nearest-rank\""));
+	parse_config(&orig, &a, config_text("tenant-predictive-spot-v2", EST_LINEAR_ID,
+		",\"quantile_calibration_method\":\"validation-residual-nearest-rank\""));
+	const char *pools[] = { "Q", "P" };
+	double caps[] = { 16, 100 };
+	double ev0 = 80 * 3600.0, ev1 = 90 * 3600.0;
+	struct tenant_control *tc = tc_open(&ours, pools, caps, 2, "2024-03-04 00:00:00", 0, ev0, ev1, 10, err, sizeof err);
+	struct tenant_control *to = tc_open(&orig, pools, caps, 2, "2024-03-04 00:00:00", 0, ev0, ev1, 10, err, sizeof err);
+	CHECK(tc && to, "open: %s", err);
+	CHECK(!tc_open(&ours, pools, caps, 2, "not a date", 0, ev0, ev1, 10, err, sizeof err) && strstr(err, "time_origin"),
+	      "bad origin accepted");
+	int p = tc_pool_index(tc, "P");
+	CHECK(p == 0 && tc_pool_index(tc, "Q") == 1 && tc_pool_index(tc, "R") == -1, "pool order");
+	struct sink_log log = { 0 }, olog = { 0 };
+	sb_init(&log.lines);
+	sb_init(&olog.lines);
+	tc_set_sink(tc, sink, &log);
+	tc_set_sink(to, sink, &olog);
+	CHECK(!tc_hp_run(tc, "P", "B", 10, true, err, sizeof err) && !tc_hp_run(to, "P", "B", 10, true, err, sizeof err), "B");
+	CHECK(tc_hp_run(tc, "P", "C", 1, false, err, sizeof err) && strstr(err, "without starting"), "stop before start");
+	CHECK(tc_hp_run(tc, "Z", "C", 1, true, err, sizeof err) && strstr(err, "'Z'"), "unknown pool");
+	struct tc_pool_observation po[2] = { { .idle_gpus = 50, .running_spot_gpus = 4, .spot_backlog_gpus = 3,
+		                               .maximum_spot_wait_seconds = 4000 },
+		                             { .idle_gpus = 16 } };
+	bool a1 = false, a2 = false;
+	/* a Spot run with a 1-h guarantee on 2 nodes of P, evicted later: wake-ups and events */
+	drive(tc, 0, ev0 - 60, po, &a1);
+	drive(to, 0, ev0 - 60, po, &a2);
+	CHECK(log.decisions == 0 && !tc_last_decision(tc), "decisions before the evidence start");
+	CHECK(tc_next_wakeup(tc, ev0 - 60) == ev0, "next sample");
+	tc_spot_run_started(tc, 3, 0, 2, ev0 - 30, 3600);
+	tc_spot_run_started(to, 3, 0, 2, ev0 - 30, 3600);
+	CHECK(tc_next_wakeup(tc, ev0 - 60) == ev0, "the sample comes first");
+	CHECK(tc_next_wakeup(tc, ev0 + 3000) == ev0 + 3570, "guarantee period end is a wake-up");
+	drive(tc, ev0, ev0 + 7200, po, &a1);
+	drive(to, ev0, ev0 + 7200, po, &a2);
+	const struct tc_decision *d = tc_last_decision(tc);
+	CHECK(d && d->now == ev0 + 7200 && d->n_points == 4 && d->points[0].pool == 0, "decision at the grid end");
+	CHECK(log.decisions == 25, "decisions every 300 s from the evidence start: %zu", log.decisions);
+	const struct tenant_estimator *e = tc_estimator(tc);
+	CHECK(e->trained && e->generation == 1 && e->trained_at == ev0, "one fit at the evidence start (%lld)", e->generation);
+	/* two guarantee periods completed: ev0 - 30 + 3600 and + 7200, 2 nodes each */
+	CHECK(d->pools[0].event_weight == 4 && d->pools[0].has_rate && d->pools[0].eviction_rate == 0, "guarantee events: %g",
+	      d->pools[0].event_weight);
+	tc_spot_run_closed(tc, 3, ev0 + 7230, true);
+	tc_spot_run_closed(to, 3, ev0 + 7230, true);
+	CHECK(tc_next_wakeup(tc, ev0 + 7230) == ev0 + 7260, "closed run wakes nothing");
+	drive(tc, ev0 + 7260, ev0 + 9000, po, &a1);
+	drive(to, ev0 + 7260, ev0 + 9000, po, &a2);
+	/* 2 failure of 6 total: 1/3 >= 0.15; ours applies it once, the original at every decision */
+	d = tc_last_decision(tc);
+	const struct tc_decision *od = tc_last_decision(to);
+	/* (eta rose to 1.25 first: success events only and a Spot wait over 3600 s) */
+	CHECK(fabs(d->pools[0].eta_after - 0.375) < 1e-12 && d->pools[0].reason == TQ_NO_NEW_EVENTS, "ours: eta %.17g reason %s",
+	      d->pools[0].eta_after, tq_reason_name(d->pools[0].reason));
+	CHECK(od->pools[0].eta_after == 0.25 && od->pools[0].reason == TQ_HIGH_EVICTION, "original: eta %g", od->pools[0].eta_after);
+	/* pool Q has no series: no points, quota 0, eta untouched */
+	CHECK(d->pools[1].quota[0] == 0 && d->pools[1].eta_after == 1.0 && d->eta == d->pools[0].eta_after, "pool Q");
+	/* the inventory cap: idle 50 + running Spot 4 */
+	CHECK(d->pools[0].quota[0] <= 54 && d->pools[0].quota[0] >= 0, "cap");
+	/* Q2 */
+	struct tc_observation obs = { .pools = po };
+	for (int k = 0; k < 2; k++) {
+		struct tenant_control *x = k ? to : tc;
+		tc_hp_run(x, "P", "B", 10, false, err, sizeof err);
+		tc_hp_run(x, "P", "B", 12, true, err, sizeof err);
+		CHECK(tc_update(x, ev0 + 9060, &obs, err, sizeof err) == 0 && !tc_latest_update(x) && tc_last_decision(x),
+		      "Q2: a minute-only sample");
+	}
+	/* fork: the clone and the original continue byte for byte alike */
+	struct tenant_control *fork = tc_clone(tc);
+	struct sink_log flog = { 0 };
+	sb_init(&flog.lines);
+	tc_set_sink(fork, sink, &flog);
+	size_t mark = log.lines.len;
+	bool a3 = a1;
+	drive(tc, ev0 + 9120, ev1 + 600, po, &a1);
+	drive(fork, ev0 + 9120, ev1 + 600, po, &a3);
+	CHECK(flog.lines.len == log.lines.len - mark && !memcmp(flog.lines.buf, log.lines.buf + mark, flog.lines.len),
+	      "fork diverged");
+	CHECK(!tc_update_due(tc, ev1 + 600) || tc_next_wakeup(tc, ev1 + 600) == INFINITY, "sampling stops after the end");
+	CHECK(tc_history(tc)->n_samples == (size_t)(ev1 / 60) + 1, "samples to the evidence end: %zu", tc_history(tc)->n_samples);
+	CHECK(tc_gate_active(tc, ev0) && tc_gate_active(tc, ev1 - 1) && !tc_gate_active(tc, ev1) && !tc_gate_active(tc, ev0 - 1),
+	      "gate window");
+	/* Q3: the same forecasts scored with opposite signs */
+	drive(to, ev0 + 9120, ev1 + 600, po, &a2);
+	const struct tc_scores *s = tc_scores(tc), *so = tc_scores(to);
+	CHECK(s->n > 0 && s->n == so->n && s->error != 0 && s->error == -so->error && s->abs_error == so->abs_error,
+	      "Q3: scored %zu / %zu, error %g / %g", s->n, so->n, s->error, so->error);
+	/* every record is one JSON object */
+	struct arena ja;
+	arena_init(&ja);
+	size_t lines = 0;
+	for (char *line = log.lines.buf, *nl; line && (nl = strchr(line, '\n')); line = nl + 1, lines++) {
+		struct json *doc;
+		CHECK(!json_parse(&ja, line, (size_t)(nl - line), &doc, err, sizeof err), "decision %zu: %s", lines, err);
+	}
+	struct strbuf rep;
+	sb_init(&rep);
+	tc_write_report(&rep, tc);
+	struct json *doc;
+	CHECK(!json_parse(&ja, rep.buf, rep.len, &doc, err, sizeof err), "report: %s", err);
+	CHECK(json_get(json_get(doc, "forecast_evaluation"), "scored_point_count")->u.i == (long long)s->n, "report count");
+	CHECK(json_get(json_get(doc, "quirks_fixed"), "q3_mean_error_actual_minus_mu")->kind == JSON_TRUE, "quirk flags");
+	sb_release(&rep);
+	arena_release(&ja);
+	sb_release(&log.lines);
+	sb_release(&olog.lines);
+	sb_release(&flog.lines);
+	tc_close(fork);
+	tc_close(tc);
+	tc_close(to);
+	arena_release(&a);
+}
+
 int main(void)
 {
 	test_calendar();
@@ -476,6 +718,8 @@ int main(void)
 	test_quota();
 	test_eta();
 	test_estimators();
+	test_config();
+	test_control();
 	printf("test_tenant: %d checks, %d failures\n", checks, failures);
 	return failures != 0;
 }
