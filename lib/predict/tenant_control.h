@@ -49,12 +49,15 @@
  */
 #ifndef SCHEDNAV_PREDICT_TENANT_CONTROL_H
 #define SCHEDNAV_PREDICT_TENANT_CONTROL_H
+#include "core/arena.h"
+#include "core/json.h"
 #include "core/strbuf.h"
 #include "predict/calendar.h"
 #include "predict/estimator.h"
 #include "predict/tenant_config.h"
 #include "predict/tenant_history.h"
 #include "predict/tenant_quota.h"
+#include "trace/trace.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -164,4 +167,26 @@ const struct tc_scores *tc_scores(const struct tenant_control *tc);
 /* Records: one control_decision line (no '\n'), the control_report line. */
 void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const struct tc_decision *d);
 void tc_write_report(struct strbuf *sb, const struct tenant_control *tc);
+
+/* The trace the tenant controller needs: schednav.trace/2, a tenant on every job, a
+ * concrete gpu_model on every job. 0, or -1 + message. */
+int tc_check_trace(const struct trace *t, char *err, size_t errlen);
+/* Pools (sorted gpu models of the nodes) and their capacities, malloc'd; free both. */
+size_t tc_trace_pools(const struct trace *t, char ***pools, double **capacities);
+
+/*
+ * The past-only cutoff bundle (§2 "Cutoff bundle", tenant_bundle.c): jobs with submit <=
+ * cutoff only; offline occupancy from submit to submit + duration, the end applied only
+ * when <= cutoff + EPS (ends before arrivals at one instant, then job id); no Spot backlog;
+ * idle = C - HP - Spot per pool; samples from floor(first submit / 60) * 60 by + 60 to the
+ * cutoff, which must lie on that grid and on the 300-s grid; the controller's evidence
+ * window is [cutoff, cutoff], so it trains at the cutoff when ready. The record mirrors
+ * the original's schednav.predictive-observation-bundle/v1 (snapshot, forecast, quota plan,
+ * boundary flags, SHA-256 fingerprints of each document). Q10 fixed for our ids: the
+ * observed-prefix fingerprint takes a duration only for jobs that ended by the cutoff
+ * (null for the others), so a different future never changes a byte.
+ * Built in a; NULL + message on error.
+ */
+struct json *tc_bundle(struct arena *a, const struct trace *t, const struct tc_config *cfg, double cutoff, char *err,
+                       size_t errlen);
 #endif

@@ -14,6 +14,7 @@
 #include "predict/tenant_control.h"
 #include "predict/tenant_history.h"
 #include "predict/tenant_quota.h"
+#include "trace/trace.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -710,6 +711,101 @@ static void test_control(void)
 	arena_release(&a);
 }
 
+/* ---- the cutoff bundle and its leakage test ---- */
+
+/* Jobs of tenants A and B on pool P every 2 h; after `cut`, the future variant differs:
+ * jobs still running at the cutoff get other (still later) ends, later jobs are new. */
+static void bundle_trace(struct trace *t, int version, double cut, bool variant)
+{
+	trace_init(t);
+	t->version = version;
+	t->trace_id = trace_strdup(t, "tenant-unit");
+	t->time_origin = trace_strdup(t, "2024-03-04 00:00:00");
+	for (int i = 0; i < 4; i++) {
+		struct trace_node *n = trace_add_node(t);
+		char id[16];
+		snprintf(id, sizeof id, "n%d", i);
+		n->id = trace_strdup(t, id);
+		n->model = trace_strdup(t, i < 3 ? "P" : "Q");
+		n->gpu_count = 8;
+	}
+	int k = 0;
+	for (double sub = 30; sub < cut + 20 * 3600; sub += 7200, k++) {
+		for (int tenant = 0; tenant < 2; tenant++) {
+			struct trace_job *j = trace_add_job(t);
+			char id[32];
+			bool future = sub > cut;
+			snprintf(id, sizeof id, "%s%04d%c", future && variant ? "x" : "j", k, 'a' + tenant);
+			j->id = trace_strdup(t, id);
+			j->submit = sub + tenant * 100;
+			j->duration = 3000 + 2000 * (k % 3) + (future && variant ? 777 : 0);
+			if (!future && j->submit + j->duration > cut && variant)
+				j->duration += 5000;   /* still running at the cutoff: a different end */
+			j->gpus = tenant ? 2 : 4 + (k % 4);
+			j->hp = k % 5 != 4 || tenant;
+			j->model = trace_strdup(t, "P");
+			j->tenant = version == 2 ? trace_strdup(t, tenant ? "B" : "A") : NULL;
+		}
+	}
+	trace_sort(t);
+}
+
+static char *bundle_bytes(const struct trace *t, const struct tc_config *c, double cut)
+{
+	struct arena a;
+	arena_init(&a);
+	struct json *b = tc_bundle(&a, t, c, cut, err, sizeof err);
+	char *out = NULL;
+	if (b) {
+		struct strbuf sb;
+		sb_init(&sb);
+		json_write(&sb, b);
+		out = sb.buf;
+	}
+	arena_release(&a);
+	return out;
+}
+
+static void test_bundle(void)
+{
+	struct arena a;
+	arena_init(&a);
+	struct tc_config ours, orig;
+	parse_config(&ours, &a, config_text("schednav-test", EST_SEASONAL_ID,
+		",\"quantile_calibration_method\":\"validation-residual-nearest-rank\""));
+	parse_config(&orig, &a, config_text("tenant-predictive-spot-v2", EST_SEASONAL_ID,
+		",\"quantile_calibration_method\":\"validation-residual-nearest-rank\""));
+	double cut = 77.5 * 3600.0;   /* job 38 (submitted 273630, 7000 s) runs across it */
+	struct trace base, alt, v1;
+	bundle_trace(&base, 2, cut, false);
+	bundle_trace(&alt, 2, cut, true);
+	char *x = bundle_bytes(&base, &ours, cut), *y = bundle_bytes(&alt, &ours, cut);
+	CHECK(x && y, "bundle: %s", err);
+	if (x && y) {
+		CHECK(!strcmp(x, y), "leakage: a different future changed the bundle");
+		CHECK(strstr(x, "\"horizon_step\":4") && strstr(x, "\"history_ready\":true") &&
+		      strstr(x, "\"running_job_durations_exposed\":false"), "bundle content");
+	}
+	free(x), free(y);
+	/* the original's prefix fingerprint hashes the durations of running jobs (Q10) */
+	x = bundle_bytes(&base, &orig, cut), y = bundle_bytes(&alt, &orig, cut);
+	CHECK(x && y && strcmp(x, y), "Q10 kept under the original id");
+	free(x), free(y);
+	CHECK(!bundle_bytes(&base, &ours, 10) && strstr(err, "precedes"), "cutoff before the first arrival: %s", err);
+	CHECK(!bundle_bytes(&base, &ours, cut + 60) && strstr(err, "quota updates"), "off the 300-s grid: %s", err);
+	CHECK(!bundle_bytes(&base, &ours, cut + 30) && strstr(err, "sampling"), "off the 60-s grid: %s", err);
+	bundle_trace(&v1, 1, cut, false);
+	CHECK(!bundle_bytes(&v1, &ours, cut) && strstr(err, "trace/2"), "trace/1 accepted: %s", err);
+	trace_release(&v1);
+	bundle_trace(&v1, 2, cut, false);
+	v1.jobs[3].model = trace_strdup(&v1, "*");
+	CHECK(!bundle_bytes(&v1, &ours, cut) && strstr(err, "concrete gpu_model"), "'*' accepted: %s", err);
+	trace_release(&v1);
+	trace_release(&base);
+	trace_release(&alt);
+	arena_release(&a);
+}
+
 int main(void)
 {
 	test_calendar();
@@ -720,6 +816,7 @@ int main(void)
 	test_estimators();
 	test_config();
 	test_control();
+	test_bundle();
 	printf("test_tenant: %d checks, %d failures\n", checks, failures);
 	return failures != 0;
 }
