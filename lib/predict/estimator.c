@@ -112,12 +112,10 @@ int est_clone(struct tenant_estimator *d, const struct tenant_estimator *s)
 
 /* ---- features ---- */
 
-static double mean_of(const double *x, size_t from, size_t to)
+/* mean of x[from..to) from the prefix sums */
+static double mean_of(const double *P, size_t from, size_t to)
 {
-	double s = 0;
-	for (size_t j = from; j < to; j++)
-		s += x[j];
-	return s / (double)(to - from);
+	return (P[to] - P[from]) / (double)(to - from);
 }
 
 size_t est_span_start(const struct est_config *c)
@@ -129,7 +127,7 @@ size_t est_span_start(const struct est_config *c)
 	return a < b ? a : b;
 }
 
-void est_row_features(const struct est_config *c, const double *x, struct est_row *r)
+void est_row_features(const struct est_config *c, const double *x, const double *P, struct est_row *r)
 {
 	size_t L = (size_t)c->lookback_hours, w = (size_t)c->moving_average_window;
 	int K = c->horizon_hours;
@@ -138,8 +136,8 @@ void est_row_features(const struct est_config *c, const double *x, struct est_ro
 	for (size_t j = L - 3; j < L; j++)
 		if (x[j] > r->max4)
 			r->max4 = x[j];
-	r->mean24 = mean_of(x, L - 24, L);
-	r->slope = (mean_of(x, L - w, L) - mean_of(x, L - 2 * w + 1, L - w + 1)) / (double)(w - 1);
+	r->mean24 = mean_of(P, L - 24, L);
+	r->slope = (mean_of(P, L - w, L) - mean_of(P, L - 2 * w + 1, L - w + 1)) / (double)(w - 1);
 	bool any = r->last != 0 || r->max4 != 0 || r->mean24 != 0 || r->slope != 0;
 	for (int k = 0; k < K; k++) {
 		r->lag_day[k] = x[L - 24 + (size_t)k];
@@ -151,13 +149,10 @@ void est_row_features(const struct est_config *c, const double *x, struct est_ro
 
 /* seasonal-conformal-v1: same hour a week (else a day) earlier plus the level of the last
  * 24 h against the same hours one period earlier. */
-static double seasonal_mu(const struct est_config *c, const double *x, int k)
+static double seasonal_mu(const struct est_config *c, const double *x, const double *P, int k)
 {
 	size_t L = (size_t)c->lookback_hours, period = L >= 192 ? 168 : 24;
-	double level = 0;
-	for (size_t j = L - 24; j < L; j++)
-		level += x[j] - x[j - period];
-	level /= 24;
+	double level = ((P[L] - P[L - 24]) - (P[L - period] - P[L - period - 24])) / 24;
 	double v = x[L - period + (size_t)k] + level;
 	return v > 0 ? v : 0;
 }
@@ -180,14 +175,15 @@ int est_time_at(const struct est_config *c, double t, struct est_time *out, char
 
 /* mu of series i in a window whose hourly maxima start at x. */
 static double series_mu(const struct tenant_estimator *e, const struct tenant_history *h, size_t i, const double *x,
-                        bool maybe_active, const struct est_time *t, int k, struct est_row *row, bool *row_done)
+                        const double *P, bool maybe_active, const struct est_time *t, int k, struct est_row *row,
+                        bool *row_done)
 {
 	if (!maybe_active)
 		return 0;
 	if (e->cfg.kind == EST_SEASONAL)
-		return seasonal_mu(&e->cfg, x, k);
+		return seasonal_mu(&e->cfg, x, P, k);
 	if (!*row_done) {
-		est_row_features(&e->cfg, x, row);
+		est_row_features(&e->cfg, x, P, row);
 		*row_done = true;
 	}
 	return est_linear_mu(e, h, i, row, t, k);
@@ -322,34 +318,50 @@ static void fingerprint(struct tenant_estimator *e, const struct tenant_history 
 
 /* ---- fit ---- */
 
-/* Per-pool, per-step actual totals and mu totals of the validation windows. */
+/* Per-pool, per-step actual totals and mu totals of the validation windows. Each cell
+ * (pool, step, window) receives the pool's series in id order whatever the loop nesting,
+ * so the loops run series by series and, inside, window by window of one offset: the
+ * hourly arrays are then read in order (memory, not arithmetic, is what costs here). */
 static int validation_totals(const struct tenant_estimator *e, const struct tenant_history *h, const struct th_split *sp,
                              double *actual, double *mu, char *err, size_t errlen)
 {
 	const struct est_config *c = &e->cfg;
 	size_t L = (size_t)c->lookback_hours, K = (size_t)c->horizon_hours, span = est_span_start(c);
 	size_t nv = sp->validation_end - sp->validation_first;
+	struct est_time *times = xmalloc((nv ? nv : 1) * sizeof *times);
+	struct th_window *wins = xmalloc((nv ? nv : 1) * sizeof *wins);
 	for (size_t v = 0; v < nv; v++) {
-		struct th_window win = th_window_at(h, sp->validation_first + v, c->lookback_hours);
-		struct est_time t;
-		if (est_time_at(c, win.target_start, &t, err, errlen))
+		wins[v] = th_window_at(h, sp->validation_first + v, c->lookback_hours);
+		if (est_time_at(c, wins[v].target_start, &times[v], err, errlen)) {
+			free(times), free(wins);
 			return -1;
-		for (size_t p = 0; p < h->n_pools; p++) {
-			double *a = actual + p * K * nv, *m = mu + p * K * nv;
-			for (size_t k = 0; k < K; k++)
-				a[k * nv + v] = m[k * nv + v] = 0;
-			for (size_t q = 0; q < h->n_pool_series[p]; q++) {
-				size_t i = h->pool_series[p][q];
-				const double *x = th_hourly(h, i, win.offset_index) + win.first_block;
-				bool maybe = h->series[i].last_nonzero[win.offset_index] >= (long long)(win.first_block + span), done = false;
-				struct est_row row;
-				for (size_t k = 0; k < K; k++) {
-					a[k * nv + v] += x[L + k];
-					m[k * nv + v] += series_mu(e, h, i, x, maybe, &t, (int)k, &row, &done);
+		}
+	}
+	for (size_t x = 0; x < h->n_pools * K * nv; x++)
+		actual[x] = mu[x] = 0;
+	size_t n_off = (size_t)h->n_offsets, first_off = nv ? wins[0].offset_index : 0;
+	for (size_t p = 0; p < h->n_pools; p++) {
+		double *a = actual + p * K * nv, *m = mu + p * K * nv;
+		for (size_t q = 0; q < h->n_pool_series[p]; q++) {
+			size_t i = h->pool_series[p][q];
+			for (size_t r = 0; r < n_off && r < nv; r++) {
+				size_t o = wins[r].offset_index;
+				const double *X = th_hourly(h, i, o), *PX = th_prefix(h, i, o);
+				long long last = h->series[i].last_nonzero[o];
+				for (size_t v = r; v < nv; v += n_off) {
+					const double *x = X + wins[v].first_block, *P = PX + wins[v].first_block;
+					bool maybe = last >= (long long)(wins[v].first_block + span), done = false;
+					struct est_row row;
+					for (size_t k = 0; k < K; k++) {
+						a[k * nv + v] += x[L + k];
+						m[k * nv + v] += series_mu(e, h, i, x, P, maybe, &times[v], (int)k, &row, &done);
+					}
 				}
 			}
 		}
 	}
+	(void)first_off;
+	free(times), free(wins);
 	return 0;
 }
 
@@ -465,11 +477,11 @@ int est_forecast(const struct tenant_estimator *e, const struct tenant_history *
 			mu[k] = 0;
 		for (size_t q = 0; q < h->n_pool_series[p]; q++) {
 			size_t i = h->pool_series[p][q];
-			const double *x = th_hourly(h, i, o) + fb;
+			const double *x = th_hourly(h, i, o) + fb, *P = th_prefix(h, i, o) + fb;
 			bool maybe = h->series[i].last_nonzero[o] >= (long long)(fb + span), done = false;
 			struct est_row row;
 			for (size_t k = 0; k < K; k++)
-				mu[k] += series_mu(e, h, i, x, maybe, &t, (int)k, &row, &done);
+				mu[k] += series_mu(e, h, i, x, P, maybe, &t, (int)k, &row, &done);
 		}
 		for (size_t k = 0; k < K; k++) {
 			const struct est_calibration *cal = &e->cal[p * K + k];

@@ -7,8 +7,9 @@
  *   tenant-quantile-linear-v1  mu_{i,k} = max(0, beta_k . phi_{i,k}): ridge regression per
  *       horizon step k, pooled over every series, with pool and tenant intercepts; solved
  *       by Cholesky in double with a fixed summation order.
- *   seasonal-conformal-v1      mu_{i,k} = max(0, the same hour last week + the level of
- *       the last 24 h against the week before); no linear algebra.
+ *   seasonal-conformal-v1      mu_{i,k} = max(0, the same hour last week (a day when the
+ *       lookback is under 192 h) + the level: (sum of the last 24 h - sum of the same 24 h
+ *       one period earlier) / 24); no linear algebra.
  *
  * Features of window (series i, target start T0), from its hourly maxima x[0..L) (x[L-1]
  * the last full hour before T0, L = lookback_hours), for step k = 1..K:
@@ -16,7 +17,8 @@
  *   (x[L-24+k-1]); x at target - 168 h (x[L-168+k-1]); the w-h moving-average slope
  *   (mean x[L-w..L-1] - mean x[L-2w+1..L-w]) / (w-1), w = moving_average_window; then
  *   workday (calendar at T0), hour one-hot (24), weekday one-hot (7), pool one-hot,
- *   tenant one-hot. Every mean is a left-to-right sum divided by its count.
+ *   tenant one-hot. Every mean is a difference of the history's prefix sums (added block
+ *   by block as the history grew) divided by its count.
  * A row whose six demand features are all 0 is inactive: it is left out of the fit and
  * predicts mu = 0 (a series that showed no demand in the feature span carries no
  * signal for the intercepts; its later arrivals are what the conformal offset absorbs).

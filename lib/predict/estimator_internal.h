@@ -14,8 +14,9 @@ struct est_row {
 	double lag_day[EST_MAX_STEPS], lag_week[EST_MAX_STEPS];
 };
 
-/* Demand features of the window whose hourly maxima start at x (x[0..L) read). */
-void est_row_features(const struct est_config *c, const double *x, struct est_row *r);
+/* Demand features of the window whose hourly maxima start at x (x[0..L) read) and whose
+ * prefix sums start at P (P[j] - P[i] = x[i] + ... + x[j-1], as the history added them). */
+void est_row_features(const struct est_config *c, const double *x, const double *P, struct est_row *r);
 /* Time categories at trace time t. */
 int est_time_at(const struct est_config *c, double t, struct est_time *out, char *err, size_t errlen);
 /* The earliest block (relative to the window start) any demand feature reads. */

@@ -61,8 +61,9 @@ int est_linear_accumulate(struct tenant_estimator *e, const struct tenant_histor
 			if (s->last_nonzero[win.offset_index] < (long long)(win.first_block + span))
 				continue;  /* no demand anywhere in the feature span: inactive */
 			const double *x = th_hourly(h, i, win.offset_index) + win.first_block;
+			const double *P = th_prefix(h, i, win.offset_index) + win.first_block;
 			struct est_row r;
-			est_row_features(c, x, &r);
+			est_row_features(c, x, P, &r);
 			if (!r.active)
 				continue;
 			size_t col[ROW_ENTRIES] = { 0, 1, 2, 3, 4, 5, 6, 7 + (size_t)t.hour, 31 + (size_t)t.weekday,

@@ -150,6 +150,10 @@ struct tenant_control *tc_open(const struct tc_config *cfg, const char *const *p
 	if (th_init(&tc->hist, start, (double)cfg->sample_interval_seconds, (int)tc->points_per_hour,
 	            (int)(cfg->stride_seconds / cfg->sample_interval_seconds), pools, n_pools, err, errlen))
 		goto fail;
+	/* the history runs from the start to the evidence end: size it once */
+	double span = evidence_end - start;
+	if (span > 0 && span < 1e9)
+		th_reserve(&tc->hist, (size_t)(span / 3600.0) + 2, (size_t)(span / (double)cfg->sample_interval_seconds) + 2);
 	struct est_config ec = { .kind = cfg->estimator, .lookback_hours = (int)cfg->lookback_hours,
 		                 .horizon_hours = (int)cfg->horizon_hours, .validation_hours = (int)cfg->validation_hours,
 		                 .moving_average_window = (int)cfg->moving_average_window,

@@ -59,9 +59,12 @@ static void series_release(struct th_series *s, int n_offsets)
 	free(s->partial);
 	free(s->last_nonzero);
 	if (s->hourly)
-		for (int o = 0; o < n_offsets; o++)
+		for (int o = 0; o < n_offsets; o++) {
 			free(s->hourly[o]);
+			free(s->prefix[o]);
+		}
 	free(s->hourly);
+	free(s->prefix);
 }
 
 void th_release(struct tenant_history *h)
@@ -128,8 +131,11 @@ int th_clone(struct tenant_history *d, const struct tenant_history *s, char *err
 		b->partial = dup_mem(a->partial, (size_t)s->n_offsets * sizeof *a->partial);
 		b->last_nonzero = dup_mem(a->last_nonzero, (size_t)s->n_offsets * sizeof *a->last_nonzero);
 		b->hourly = xmalloc((size_t)s->n_offsets * sizeof *b->hourly);
-		for (int o = 0; o < s->n_offsets; o++)
+		b->prefix = xmalloc((size_t)s->n_offsets * sizeof *b->prefix);
+		for (int o = 0; o < s->n_offsets; o++) {
 			b->hourly[o] = dup_mem(a->hourly[o], s->cap_blocks * sizeof *a->hourly[o]);
+			b->prefix[o] = dup_mem(a->prefix[o], (s->cap_blocks + 1) * sizeof *a->prefix[o]);
+		}
 	}
 	(void)err, (void)errlen;
 	return 0;
@@ -242,9 +248,11 @@ int th_series_index(struct tenant_history *h, const char *pool, const char *tena
 	s->partial = xcalloc((size_t)h->n_offsets, sizeof *s->partial);
 	s->last_nonzero = xmalloc((size_t)h->n_offsets * sizeof *s->last_nonzero);
 	s->hourly = xmalloc((size_t)h->n_offsets * sizeof *s->hourly);
+	s->prefix = xmalloc((size_t)h->n_offsets * sizeof *s->prefix);
 	for (int o = 0; o < h->n_offsets; o++) {
 		s->last_nonzero[o] = -1;
 		s->hourly[o] = xcalloc(h->cap_blocks ? h->cap_blocks : 1, sizeof *s->hourly[o]);
+		s->prefix[o] = xcalloc(h->cap_blocks + 1, sizeof *s->prefix[o]);
 	}
 	h->sorted = xrealloc(h->sorted, (h->n_series + 1) * sizeof *h->sorted);
 	memmove(h->sorted + pos + 1, h->sorted + pos, (h->n_series - pos) * sizeof *h->sorted);
@@ -279,17 +287,37 @@ void th_set(struct tenant_history *h, size_t series, double value)
 	}
 }
 
+static void resize_blocks(struct tenant_history *h, size_t cap)
+{
+	for (size_t i = 0; i < h->n_series; i++)
+		for (int o = 0; o < h->n_offsets; o++) {
+			h->series[i].hourly[o] = xrealloc(h->series[i].hourly[o], cap * sizeof *h->series[i].hourly[o]);
+			h->series[i].prefix[o] = xrealloc(h->series[i].prefix[o], (cap + 1) * sizeof *h->series[i].prefix[o]);
+		}
+	h->cap_blocks = cap;
+}
+
 static void grow_blocks(struct tenant_history *h, size_t need)
 {
 	if (need <= h->cap_blocks)
 		return;
-	size_t cap = h->cap_blocks ? h->cap_blocks * 2 : 256;
-	while (cap < need)
-		cap *= 2;
-	for (size_t i = 0; i < h->n_series; i++)
-		for (int o = 0; o < h->n_offsets; o++)
-			h->series[i].hourly[o] = xrealloc(h->series[i].hourly[o], cap * sizeof *h->series[i].hourly[o]);
-	h->cap_blocks = cap;
+	size_t cap = h->cap_blocks ? h->cap_blocks + h->cap_blocks / 2 : 256;
+	resize_blocks(h, cap > need ? cap : need);
+}
+
+static void resize_samples(struct tenant_history *h, size_t cap)
+{
+	for (size_t p = 0; p < h->n_pools; p++)
+		h->pool_total[p] = xrealloc(h->pool_total[p], cap * sizeof *h->pool_total[p]);
+	h->cap_samples = cap;
+}
+
+void th_reserve(struct tenant_history *h, size_t blocks, size_t samples)
+{
+	if (blocks > h->cap_blocks)
+		resize_blocks(h, blocks);
+	if (samples > h->cap_samples)
+		resize_samples(h, samples);
 }
 
 int th_sample(struct tenant_history *h, double now, char *err, size_t errlen)
@@ -323,18 +351,15 @@ int th_sample(struct tenant_history *h, double now, char *err, size_t errlen)
 			for (size_t i = 0; i < h->n_series; i++) {
 				struct th_series *s = &h->series[i];
 				s->hourly[o][b] = s->partial[o];
+				s->prefix[o][b + 1] = s->prefix[o][b] + s->partial[o];
 				if (s->partial[o] > 0)
 					s->last_nonzero[o] = (long long)b;
 			}
 			h->n_blocks[o] = b + 1;
 		}
 	}
-	if (n + 1 > h->cap_samples) {
-		size_t cap = h->cap_samples ? h->cap_samples * 2 : 4096;
-		for (size_t p = 0; p < h->n_pools; p++)
-			h->pool_total[p] = xrealloc(h->pool_total[p], cap * sizeof *h->pool_total[p]);
-		h->cap_samples = cap;
-	}
+	if (n + 1 > h->cap_samples)
+		resize_samples(h, h->cap_samples ? h->cap_samples + h->cap_samples / 2 : 4096);
 	for (size_t p = 0; p < h->n_pools; p++) {
 		if (n && !h->pool_dirty[p]) {
 			h->pool_total[p][n] = h->pool_total[p][n - 1];
@@ -385,6 +410,11 @@ struct th_window th_window_at(const struct tenant_history *h, size_t w, int look
 const double *th_hourly(const struct tenant_history *h, size_t series, size_t offset_index)
 {
 	return h->series[series].hourly[offset_index];
+}
+
+const double *th_prefix(const struct tenant_history *h, size_t series, size_t offset_index)
+{
+	return h->series[series].prefix[offset_index];
 }
 
 void th_split_at(const struct tenant_history *h, double trained_at, int lookback_hours, int horizon_hours,

@@ -17,6 +17,10 @@
  * Training window s (s = 0, 5, 10, ... samples) reads offset s mod 60 from block
  * s div 60: th_window_blocks gives that array.
  *
+ * Beside each array it keeps the running prefix sums (prefix[0] = 0, prefix[j + 1] =
+ * prefix[j] + block j, one addition per append), so the mean of any run of blocks is
+ * one subtraction: still a fixed summation order, whatever the caller's schedule.
+ *
  * The history also keeps each pool's running-HP total at every sample (the series of
  * the pool summed in id order), the actual against which forecasts are scored.
  *
@@ -41,6 +45,7 @@ struct th_series {
 	bool dirty;                /* current changed since the last sample */
 	double *partial;           /* per offset: maximum of the open block */
 	double **hourly;           /* per offset: completed block maxima */
+	double **prefix;           /* per offset: prefix[j] = hourly[0] + ... + hourly[j-1], added in order */
 	long long *last_nonzero;   /* per offset: index of the last block > 0, or -1 */
 };
 
@@ -72,6 +77,9 @@ struct tenant_history {
 int th_init(struct tenant_history *h, double first_time, double interval, int points_per_hour, int stride_points,
             const char *const *pools, size_t n_pools, char *err, size_t errlen);
 void th_release(struct tenant_history *h);
+/* Size every array for `blocks` hourly blocks and `samples` samples up front (a hint:
+ * the arrays still grow past it), so a long history is not over-allocated by doubling. */
+void th_reserve(struct tenant_history *h, size_t blocks, size_t samples);
 int th_clone(struct tenant_history *dst, const struct tenant_history *src, char *err, size_t errlen);
 
 /* Index of series (pool, tenant), registering it (value 0) when new. -1 for an unknown
@@ -97,8 +105,10 @@ int th_pool_index(const struct tenant_history *h, const char *pool, size_t *inde
  * target starts at T0 = first_time + (s + lookback * points_per_hour) * interval. */
 size_t th_window_count(const struct tenant_history *h, int lookback_hours, int horizon_hours);
 struct th_window th_window_at(const struct tenant_history *h, size_t w, int lookback_hours);
-/* The completed hourly maxima of series i at an offset index (length n_blocks[o]). */
+/* The completed hourly maxima of series i at an offset index (length n_blocks[o]), and
+ * their prefix sums (length n_blocks[o] + 1). */
 const double *th_hourly(const struct tenant_history *h, size_t series, size_t offset_index);
+const double *th_prefix(const struct tenant_history *h, size_t series, size_t offset_index);
 
 /* The train/validation split at trained_at (§2): B = trained_at - validation_hours h;
  * train = windows with T0 + horizon h <= B, validation = T0 >= B and T0 + horizon h <=
