@@ -318,7 +318,8 @@ static void fingerprint(struct tenant_estimator *e, const struct tenant_history 
 
 /* ---- fit ---- */
 
-/* Per-pool, per-step actual totals and mu totals of the validation windows. Each cell
+/* Per-pool, per-step actuals (the hourly maximum of the pool's total: what a reservation
+ * must cover at every minute of the target hour) and mu totals of the validation windows. Each cell
  * (pool, step, window) receives the pool's series in id order whatever the loop nesting,
  * so the loops run series by series and, inside, window by window of one offset: the
  * hourly arrays are then read in order (memory, not arithmetic, is what costs here). */
@@ -339,9 +340,14 @@ static int validation_totals(const struct tenant_estimator *e, const struct tena
 	}
 	for (size_t x = 0; x < h->n_pools * K * nv; x++)
 		actual[x] = mu[x] = 0;
-	size_t n_off = (size_t)h->n_offsets, first_off = nv ? wins[0].offset_index : 0;
+	size_t n_off = (size_t)h->n_offsets;
 	for (size_t p = 0; p < h->n_pools; p++) {
 		double *a = actual + p * K * nv, *m = mu + p * K * nv;
+		for (size_t v = 0; v < nv; v++) {
+			const double *y = th_pool_hourly(h, p, wins[v].offset_index) + wins[v].first_block + L;
+			for (size_t k = 0; k < K; k++)
+				a[k * nv + v] = y[k];
+		}
 		for (size_t q = 0; q < h->n_pool_series[p]; q++) {
 			size_t i = h->pool_series[p][q];
 			for (size_t r = 0; r < n_off && r < nv; r++) {
@@ -352,15 +358,12 @@ static int validation_totals(const struct tenant_estimator *e, const struct tena
 					const double *x = X + wins[v].first_block, *P = PX + wins[v].first_block;
 					bool maybe = last >= (long long)(wins[v].first_block + span), done = false;
 					struct est_row row;
-					for (size_t k = 0; k < K; k++) {
-						a[k * nv + v] += x[L + k];
+					for (size_t k = 0; k < K; k++)
 						m[k * nv + v] += series_mu(e, h, i, x, P, maybe, &times[v], (int)k, &row, &done);
-					}
 				}
 			}
 		}
 	}
-	(void)first_off;
 	free(times), free(wins);
 	return 0;
 }

@@ -26,11 +26,13 @@
  * positive for a category without rows, whose coefficient is then exactly 0).
  *
  * Spread and calibration (both), from the fit's validation windows only. For pool v
- * and step k, r = sum_i y_{i,k} - mu_v (mu_v = sum_i mu_{i,k}); sigma_{v,k} = the RMS of r
+ * and step k, the actual Y is the hourly maximum of the pool's total over the target hour
+ * (what the reservation must cover at every minute; at most the sum of the tenants'
+ * maxima), r = Y - mu_v (mu_v = sum_i mu_{i,k}); sigma_{v,k} = the RMS of r
  * (left-to-right sum of squares over the windows, divided by n, square root); the raw
  * quantile is mu_v + z sigma. With calibration (the v2 configs,
  * quantile_calibration_method validation-residual-nearest-rank) the residuals of the raw
- * quantile, res = sum_i y - (mu_v + z sigma), sorted ascending, give the nearest rank
+ * quantile, res = Y - (mu_v + z sigma), sorted ascending, give the nearest rank
  * r = clamp(ceil(p n) - 1, 0, n - 1) and offset = round6(res[r]) (split-conformal: the
  * pool total is covered at rate >= p on exchangeable windows, no independence needed);
  * without it the offset is 0. A point is mu, sigma, raw, offset and

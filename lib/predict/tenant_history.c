@@ -48,6 +48,8 @@ int th_init(struct tenant_history *h, double first_time, double interval, int po
 	h->pool_total = xcalloc(n_pools, sizeof *h->pool_total);
 	h->pool_dirty = xcalloc(n_pools, sizeof *h->pool_dirty);
 	h->n_blocks = xcalloc((size_t)h->n_offsets, sizeof *h->n_blocks);
+	h->pool_partial = xcalloc(n_pools * (size_t)h->n_offsets, sizeof *h->pool_partial);
+	h->pool_hourly = xcalloc(n_pools * (size_t)h->n_offsets, sizeof *h->pool_hourly);
 	return 0;
 }
 
@@ -80,6 +82,11 @@ void th_release(struct tenant_history *h)
 		if (h->pool_total)
 			free(h->pool_total[p]);
 	}
+	if (h->pool_hourly)
+		for (size_t k = 0; k < h->n_pools * (size_t)h->n_offsets; k++)
+			free(h->pool_hourly[k]);
+	free(h->pool_hourly);
+	free(h->pool_partial);
 	free(h->pools);
 	free(h->pool_series);
 	free(h->n_pool_series);
@@ -115,6 +122,11 @@ int th_clone(struct tenant_history *d, const struct tenant_history *s, char *err
 	d->n_pool_series = dup_mem(s->n_pool_series, s->n_pools * sizeof *s->n_pool_series);
 	d->pool_dirty = dup_mem(s->pool_dirty, s->n_pools * sizeof *s->pool_dirty);
 	d->n_blocks = dup_mem(s->n_blocks, (size_t)s->n_offsets * sizeof *s->n_blocks);
+	size_t npo = s->n_pools * (size_t)s->n_offsets;
+	d->pool_partial = dup_mem(s->pool_partial, npo * sizeof *s->pool_partial);
+	d->pool_hourly = xcalloc(npo, sizeof *d->pool_hourly);
+	for (size_t k = 0; k < npo; k++)
+		d->pool_hourly[k] = s->pool_hourly[k] ? dup_mem(s->pool_hourly[k], s->cap_blocks * sizeof **s->pool_hourly) : NULL;
 	d->sorted = dup_mem(s->sorted, s->n_series * sizeof *s->sorted);
 	d->dirty = dup_mem(s->dirty, s->cap_dirty * sizeof *s->dirty);
 	d->tenants = xmalloc((s->cap_tenants ? s->cap_tenants : 1) * sizeof *d->tenants);
@@ -289,6 +301,8 @@ void th_set(struct tenant_history *h, size_t series, double value)
 
 static void resize_blocks(struct tenant_history *h, size_t cap)
 {
+	for (size_t k = 0; k < h->n_pools * (size_t)h->n_offsets; k++)
+		h->pool_hourly[k] = xrealloc(h->pool_hourly[k], cap * sizeof *h->pool_hourly[k]);
 	for (size_t i = 0; i < h->n_series; i++)
 		for (int o = 0; o < h->n_offsets; o++) {
 			h->series[i].hourly[o] = xrealloc(h->series[i].hourly[o], cap * sizeof *h->series[i].hourly[o]);
@@ -329,12 +343,30 @@ int th_sample(struct tenant_history *h, double now, char *err, size_t errlen)
 		         expected);
 		return -1;
 	}
+	if (n + 1 > h->cap_samples)
+		resize_samples(h, h->cap_samples ? h->cap_samples + h->cap_samples / 2 : 4096);
+	for (size_t p = 0; p < h->n_pools; p++) {
+		if (n && !h->pool_dirty[p]) {
+			h->pool_total[p][n] = h->pool_total[p][n - 1];
+			continue;
+		}
+		double total = 0;
+		for (size_t k = 0; k < h->n_pool_series[p]; k++)
+			total += h->series[h->pool_series[p][k]].current;
+		h->pool_total[p][n] = total;
+		h->pool_dirty[p] = false;
+	}
 	int pph = h->points_per_hour;
 	for (int o = 0; o < h->n_offsets; o++) {
 		size_t off = (size_t)o * (size_t)h->stride_points;
 		if (n < off)
 			continue;
 		size_t pos = (n - off) % (size_t)pph;
+		for (size_t p = 0; p < h->n_pools; p++) {
+			double *pm = &h->pool_partial[p * (size_t)h->n_offsets + (size_t)o], v = h->pool_total[p][n];
+			if (pos == 0 || v > *pm)
+				*pm = v;
+		}
 		if (pos == 0) {
 			for (size_t i = 0; i < h->n_series; i++)
 				h->series[i].partial[o] = h->series[i].current;
@@ -355,21 +387,10 @@ int th_sample(struct tenant_history *h, double now, char *err, size_t errlen)
 				if (s->partial[o] > 0)
 					s->last_nonzero[o] = (long long)b;
 			}
+			for (size_t p = 0; p < h->n_pools; p++)
+				h->pool_hourly[p * (size_t)h->n_offsets + (size_t)o][b] = h->pool_partial[p * (size_t)h->n_offsets + (size_t)o];
 			h->n_blocks[o] = b + 1;
 		}
-	}
-	if (n + 1 > h->cap_samples)
-		resize_samples(h, h->cap_samples ? h->cap_samples + h->cap_samples / 2 : 4096);
-	for (size_t p = 0; p < h->n_pools; p++) {
-		if (n && !h->pool_dirty[p]) {
-			h->pool_total[p][n] = h->pool_total[p][n - 1];
-			continue;
-		}
-		double total = 0;
-		for (size_t k = 0; k < h->n_pool_series[p]; k++)
-			total += h->series[h->pool_series[p][k]].current;
-		h->pool_total[p][n] = total;
-		h->pool_dirty[p] = false;
 	}
 	for (size_t k = 0; k < h->n_dirty; k++)
 		h->series[h->dirty[k]].dirty = false;
@@ -387,6 +408,11 @@ double th_sample_time(const struct tenant_history *h, size_t n)
 double th_pool_total(const struct tenant_history *h, size_t pool, size_t n)
 {
 	return h->pool_total[pool][n];
+}
+
+const double *th_pool_hourly(const struct tenant_history *h, size_t pool, size_t offset_index)
+{
+	return h->pool_hourly[pool * (size_t)h->n_offsets + offset_index];
 }
 
 size_t th_window_count(const struct tenant_history *h, int lookback_hours, int horizon_hours)

@@ -22,7 +22,8 @@
  * one subtraction: still a fixed summation order, whatever the caller's schedule.
  *
  * The history also keeps each pool's running-HP total at every sample (the series of
- * the pool summed in id order), the actual against which forecasts are scored.
+ * the pool summed in id order), the actual against which forecasts are scored, and the
+ * hourly maxima of that total at the same 12 offsets (what a reservation must cover).
  *
  * Memory: the history owns every string and array; th_release frees them, th_clone
  * makes an independent deep copy (a fork for counterfactual control). Nothing here
@@ -67,6 +68,8 @@ struct tenant_history {
 	size_t n_tenants, cap_tenants;
 	size_t *n_blocks, cap_blocks;  /* per offset: completed blocks; shared capacity */
 	double **pool_total;       /* per pool: total at each sample */
+	double *pool_partial;      /* per pool x offset: maximum of the open block of the total */
+	double **pool_hourly;      /* per pool x offset: completed block maxima of the total */
 	size_t cap_samples;
 	bool *pool_dirty;
 	size_t *dirty, n_dirty, cap_dirty;  /* series whose value changed since the last sample */
@@ -97,6 +100,8 @@ int th_sample(struct tenant_history *h, double now, char *err, size_t errlen);
 double th_sample_time(const struct tenant_history *h, size_t n);
 /* Pool p's total running HP GPUs at sample n (n < n_samples). */
 double th_pool_total(const struct tenant_history *h, size_t pool, size_t n);
+/* The completed hourly maxima of pool p's total at an offset index (length n_blocks[o]). */
+const double *th_pool_hourly(const struct tenant_history *h, size_t pool, size_t offset_index);
 /* Index of pool name, or -1. */
 int th_pool_index(const struct tenant_history *h, const char *pool, size_t *index);
 

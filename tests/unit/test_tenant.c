@@ -194,6 +194,19 @@ static void test_history(void)
 		CHECK(th_pool_total(&h, pa, n) == v0[n] + v1[n], "A100 total at %zu", n);
 		CHECK(th_pool_total(&h, pv, n) == v2[n], "V100 total at %zu", n);
 	}
+	for (int o = 0; o < 12; o++)
+		for (size_t j = 0; j < h.n_blocks[o]; j++) {
+			double m = 0, mv = 0, sum = 0;
+			for (size_t n = (size_t)o * 5 + 60 * j; n < (size_t)o * 5 + 60 * j + 60; n++) {
+				m = fmax(m, v0[n] + v1[n]);
+				mv = fmax(mv, v2[n]);
+			}
+			for (size_t q = 0; q <= j; q++)
+				sum += th_hourly(&h, a, (size_t)o)[q];
+			CHECK(th_pool_hourly(&h, pa, (size_t)o)[j] == m && th_pool_hourly(&h, pv, (size_t)o)[j] == mv,
+			      "pool hourly max offset %d block %zu", o, j);
+			CHECK(th_prefix(&h, a, (size_t)o)[j + 1] == sum, "prefix sum offset %d block %zu", o, j);
+		}
 	/* id order: ["A100","t1"] < ["A100","t2"] < ["V100","t1"] */
 	CHECK(h.sorted[0] == b && h.sorted[1] == a && h.sorted[2] == c, "series id order");
 	struct tenant_history k;
