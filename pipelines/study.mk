@@ -49,13 +49,16 @@ $(SW)/config.mk: $(STUDY) pipelines/study-config.jq
 ifneq ($(wildcard $(SW)/config.mk),)
 REPS := $(shell seq $(REPETITIONS))
 POLICY = configs/policies/$1.json
-DESIGN_FILES := $(STUDY) $(SLO) $(foreach a,$(ARMS),$(call POLICY,$a))
+# An arm with a controller runs it inside sim-run (the file is part of the design).
+CONTROLLER = $(CONTROLLER_$1)
+CONTROLLER_ARG = $(if $(CONTROLLER_$1),--controller $(CONTROLLER_$1))
+DESIGN_FILES := $(STUDY) $(SLO) $(foreach a,$(ARMS),$(call POLICY,$a)) $(CONTROLLERS)
 BAND := $(shell jq -r '.ranking.allocation_tie_band // 0.01' $(SLO))
 TRACE := $(if $(filter stream,$(TRACE_KIND)),$(TRACE_STREAM),$(SW)/trace.ndjson.zst)
 
 $(call study_stamp,$(SW)/stamp/trace.args,$(TRACE_KIND) $(VERSION) $(TRACE_ARGS))
 $(call study_stamp,$(SW)/stamp/scan.args,trace-scan $(VERSION) $(SCAN_ARGS))
-$(call study_stamp,$(SW)/stamp/windows.args,$(SPLIT) warmup $(WARMUP_SECONDS) exclude $(EXCLUDE))
+$(call study_stamp,$(SW)/stamp/windows.args,$(SPLIT) warmup $(WARMUP_SECONDS) exclude $(EXCLUDE) min-start $(MIN_START))
 $(call study_stamp,$(SW)/stamp/sim.args,sim-run $(VERSION))
 $(call study_stamp,$(SW)/stamp/eval.args,metrics slo-audit rank $(VERSION) baseline $(BASELINE))
 
@@ -72,14 +75,14 @@ $(SW)/windows.ndjson: $(SW)/trace.fp $(SW)/stamp/scan.args
 include $(SW)/windows.mk
 $(SW)/windows.mk: $(SW)/windows.ndjson $(SW)/stamp/windows.args pipelines/study-windows.jq
 	stream-verify $< && jq -rs --arg split '$(SPLIT)' --argjson warmup $(WARMUP_SECONDS) --arg exclude '$(EXCLUDE)' \
-		-f pipelines/study-windows.jq $< > $@.tmp && mv $@.tmp $@
+		--argjson min_start $(MIN_START) -f pipelines/study-windows.jq $< > $@.tmp && mv $@.tmp $@
 
 # --- one window: slice → runs → determinism gate → metrics → audit → ranking → receipt ---
 # $1 = window directory, $2 = window id, $3 = partition (calibration | holdout).
 # Arms' simulations are one command line each so that SIM_LAUNCHER can ship them away.
 define study_arm
-$1/$4/rep-%.result.ndjson.zst: $1/slice.trace.ndjson.zst $(call POLICY,$4) $(SW)/stamp/sim.args
-	$$(SIM_LAUNCHER) sim-run --policy $(call POLICY,$4) -o $$@ < $1/slice.trace.ndjson.zst
+$1/$4/rep-%.result.ndjson.zst: $1/slice.trace.ndjson.zst $(call POLICY,$4) $(call CONTROLLER,$4) $(SW)/stamp/sim.args
+	$$(SIM_LAUNCHER) sim-run --policy $(call POLICY,$4) $(call CONTROLLER_ARG,$4) -o $$@ < $1/slice.trace.ndjson.zst
 
 $1/$4/result.fp: $(foreach r,$(REPS),$1/$4/rep-$r.result.ndjson.zst)
 	@sh pipelines/study-gate.sh $2 $4 $1/slice.trace.ndjson.zst $$@ $$^
