@@ -55,6 +55,8 @@ CONTROLLER_ARG = $(if $(CONTROLLER_$1),--controller $(CONTROLLER_$1))
 DESIGN_FILES := $(STUDY) $(SLO) $(foreach a,$(ARMS),$(call POLICY,$a)) $(CONTROLLERS)
 BAND := $(shell jq -r '.ranking.allocation_tie_band // 0.01' $(SLO))
 TRACE := $(if $(filter stream,$(TRACE_KIND)),$(TRACE_STREAM),$(SW)/trace.ndjson.zst)
+# rank's default bound is 5 candidates; a study with more arms asks for its arm count.
+RANK_ARGS := $(if $(filter-out 3 4 5,$(words $(ARMS))),--max-candidates $(words $(ARMS)))
 
 $(call study_stamp,$(SW)/stamp/trace.args,$(TRACE_KIND) $(VERSION) $(TRACE_ARGS))
 $(call study_stamp,$(SW)/stamp/scan.args,trace-scan $(VERSION) $(SCAN_ARGS))
@@ -105,7 +107,7 @@ $1/audit.ndjson.zst: $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) $(SLO)
 	cat $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) | slo-audit --slo $(SLO) --baseline $1/$(BASELINE)/metrics.ndjson.zst -o $$@
 
 $1/ranking.ndjson.zst: $1/audit.ndjson.zst
-	cat $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) $1/audit.ndjson.zst | rank --slo $(SLO) -o $$@
+	cat $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) $1/audit.ndjson.zst | rank --slo $(SLO) $(RANK_ARGS) -o $$@
 
 $1/window.ndjson: $1/ranking.ndjson.zst $(SW)/trace.fp pipelines/study-receipt.sh
 	@sh pipelines/study-receipt.sh $1 $2 $3 $(SW)/trace.fp '$(BASELINE)' $(ARMS)

@@ -12,17 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "rank --slo SPEC [-o OUT] [FILE...]\n";
+static const char usage[] = "rank --slo SPEC [--max-candidates N] [-o OUT] [FILE...]\n";
 
 static const char help[] =
 	"\n"
-	"Read 3 to 5 metrics records and their audit records (metrics and audit streams,\n"
+	"Read 3 to 5 (--max-candidates) metrics records and their audit records (metrics and audit streams,\n"
 	"concatenated in any order, from FILEs or stdin) and write one schednav.ranking/1\n"
 	"stream holding one `ranking` record: hard-SLO filter, allocation tie band, minimum\n"
 	"second metric, minimum third metric; status selected, tie_requires_human_approval or\n"
 	"no_eligible_policy. A tie is settled only by a person (approve(1)).\n"
 	"\n"
 	"  -s, --slo SPEC      SLO spec with a 'ranking' block (schednav.slo-spec/v1)\n"
+	"      --max-candidates N  accept up to N candidates, 3..8 (default 5, the original's\n"
+	"                      portfolio bound; a study with more arms asks for more)\n"
 	"  -o, --output FILE   write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help          show this help\n";
 
@@ -44,17 +46,24 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "slo", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "max-candidates", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	set_progname(argv[0]);
 	const char *slo_path = NULL, *output = "-";
+	long long max = RANK_MAX_CANDIDATES;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "s:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': slo_path = optarg; break;
 		case 'o': output = optarg; break;
+		case 'm':
+			max = opt_int("max-candidates", optarg);
+			if (max < RANK_MIN_CANDIDATES || max > RANK_LIMIT_CANDIDATES)
+				usage_error(usage, "--max-candidates: %lld is outside %d..%d", max, RANK_MIN_CANDIDATES, RANK_LIMIT_CANDIDATES);
+			break;
 		case 'h': usage_print(stdout, usage); print_help(help);
 		default: usage_fail(usage, "unknown option or missing argument");
 		}
@@ -77,7 +86,7 @@ int main(int argc, char **argv)
 		read_input(&in, argv[i], &a);
 	if (in.n == 0)
 		die("no metrics or audit records in input");
-	struct json *rec = rank_build(&slo, &in, &a, err, sizeof err);
+	struct json *rec = rank_build(&slo, &in, (size_t)max, &a, err, sizeof err);
 	if (!rec)
 		die("%s", err);
 
