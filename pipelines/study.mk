@@ -148,11 +148,18 @@ $(SW)/evidence.json: $(SW)/lock-verified $(SW)/holdout/summary.ndjson $(HOLD_DIR
 	@sh pipelines/study-evidence.sh $(SW) $(STUDY) '$(CAL_WINDOWS)' '$(HOLD_WINDOWS)'
 	@cat $(SW)/summary.txt
 
+# --- the forecast quality of the predictive arms (arms with a controller) -------------------
+CONTROLLER_ARMS := $(foreach a,$(ARMS),$(if $(CONTROLLER_$a),$a))
+$(SW)/forecast-quality-holdout.json: $(SW)/lock-verified $(foreach w,$(HOLD_DIRS),$(foreach a,$(CONTROLLER_ARMS),$w/$a/metrics.ndjson.zst)) pipelines/study-forecast-quality.sh
+	sh pipelines/study-forecast-quality.sh $(SW) holdout '$(HOLD_WINDOWS)' $(CONTROLLER_ARMS)
+$(SW)/forecast-quality-calibration.json: $(foreach w,$(CAL_DIRS),$(foreach a,$(CONTROLLER_ARMS),$w/$a/metrics.ndjson.zst)) pipelines/study-forecast-quality.sh
+	sh pipelines/study-forecast-quality.sh $(SW) calibration '$(CAL_WINDOWS)' $(CONTROLLER_ARMS)
+
 calibration-slices: $(CAL_DIRS:%=%/slice.trace.ndjson.zst)
 holdout-slices: $(HOLD_DIRS:%=%/slice.trace.ndjson.zst)
 calibration: $(SW)/calibration/summary.ndjson $(SW)/calibration/selection.ndjson
 selection-lock: $(SW)/selection-lock.ndjson
-holdout: $(SW)/evidence.json
+holdout: $(SW)/evidence.json $(if $(CONTROLLER_ARMS),$(SW)/forecast-quality-holdout.json)
 study: holdout
 study-summary:
 	@cat $(SW)/summary.txt
