@@ -14,8 +14,9 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
 | (.windows // fail("missing 'windows'")) as $w
 | (.split // fail("missing 'split'")) as $s
 | (.arms // fail("missing 'arms'")) as $arms0
-# An arm is a policy name, or {"policy": NAME, "controller": FILE} for a policy run with a
-# predictive controller inside sim-run; the policy name is the arm's id (its action_id).
+# An arm is a policy name (configs/policies/NAME.json), or {"policy": NAME-or-FILE.json,
+# "controller": FILE} for a policy (by name, or a file of its own) run with a predictive
+# controller inside sim-run; the policy's name (the file's without .json) is the arm's id.
 | (if ($arms0 | type) != "array" then fail("'arms' must be a list") else . end)
 | ($arms0 | map(if type == "string" then {policy: .}
                 elif type == "object" then
@@ -25,6 +26,8 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
                     elif .controller != null and (.controller | type) != "string" then fail("arm '\(.policy)': 'controller' must be a file name")
                     else . end
                 else fail("an arm is a policy name or {\"policy\": NAME, \"controller\": FILE}") end)) as $armobjs
+| ($armobjs | map(if (.policy | endswith(".json")) then . + {file: .policy, policy: (.policy | split("/") | last | rtrimstr(".json"))}
+                  else . end)) as $armobjs
 | ($armobjs | map(.policy)) as $arms
 | (if ($arms | length) < 3 or ($arms | length) > 8 or ($arms | unique | length) != ($arms | length)
    then fail("'arms' must list 3 to 8 distinct policies") else . end)
@@ -70,6 +73,7 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
   "ARMS := " + ($arms | map(mk) | join(" ")),
   "CONTROLLERS := " + ($armobjs | map(.controller // empty) | unique | map(mk) | join(" ")),
   ($armobjs[] | select(.controller) | "CONTROLLER_\(.policy | mk) := \(.controller | mk)"),
+  ($armobjs[] | select(.file) | "POLICY_\(.policy | mk) := \(.file | mk)"),
   "BASELINE := " + ($base | mk),
   "SLO := " + ((.slo // "configs/slos/schednav-demo-slo-v1.json") | mk),
   "REPETITIONS := \($reps)"

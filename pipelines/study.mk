@@ -48,7 +48,7 @@ $(SW)/config.mk: $(STUDY) pipelines/study-config.jq
 
 ifneq ($(wildcard $(SW)/config.mk),)
 REPS := $(shell seq $(REPETITIONS))
-POLICY = configs/policies/$1.json
+POLICY = $(or $(POLICY_$1),configs/policies/$1.json)
 # An arm with a controller runs it inside sim-run (the file is part of the design).
 CONTROLLER = $(CONTROLLER_$1)
 CONTROLLER_ARG = $(if $(CONTROLLER_$1),--controller $(CONTROLLER_$1))
@@ -149,7 +149,7 @@ $(SW)/evidence.json: $(SW)/lock-verified $(SW)/holdout/summary.ndjson $(HOLD_DIR
 	@cat $(SW)/summary.txt
 
 # --- the forecast quality of the predictive arms (arms with a controller) -------------------
-CONTROLLER_ARMS := $(foreach a,$(ARMS),$(if $(CONTROLLER_$a),$a))
+CONTROLLER_ARMS := $(strip $(foreach a,$(ARMS),$(if $(CONTROLLER_$a),$a)))
 $(SW)/forecast-quality-holdout.json: $(SW)/lock-verified $(foreach w,$(HOLD_DIRS),$(foreach a,$(CONTROLLER_ARMS),$w/$a/metrics.ndjson.zst)) pipelines/study-forecast-quality.sh
 	sh pipelines/study-forecast-quality.sh $(SW) holdout '$(HOLD_WINDOWS)' $(CONTROLLER_ARMS)
 $(SW)/forecast-quality-calibration.json: $(foreach w,$(CAL_DIRS),$(foreach a,$(CONTROLLER_ARMS),$w/$a/metrics.ndjson.zst)) pipelines/study-forecast-quality.sh

@@ -85,12 +85,8 @@ static bool on_grid(double x, double step)
 
 static void sha_doc(struct arena *a, struct json *doc, const char *key)
 {
-	struct strbuf sb;
 	char hex[FP_HEX_SHA256];
-	sb_init(&sb);
-	json_write_sorted(&sb, doc);
-	fp_sha256_of(sb.buf, sb.len, hex);
-	sb_release(&sb);
+	tc_canonical_sha256(doc, hex);
 	json_set(a, doc, key, json_str(a, hex));
 }
 
@@ -356,12 +352,8 @@ struct json *tc_bundle(struct arena *a, const struct trace *t, const struct tc_c
 	json_set(a, prefix, "nodes", nodes);
 	json_set(a, prefix, "jobs", jobs);
 	json_set(a, prefix, "cutoff_time_seconds", json_real(a, cutoff));
-	struct strbuf sb;
 	char prefix_fp[FP_HEX_SHA256];
-	sb_init(&sb);
-	json_write_sorted(&sb, prefix);
-	fp_sha256_of(sb.buf, sb.len, prefix_fp);
-	sb_release(&sb);
+	tc_canonical_sha256(prefix, prefix_fp);
 	/* the bundle */
 	out = json_object(a);
 	struct json *bib = json_object(a);

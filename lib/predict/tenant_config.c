@@ -179,6 +179,15 @@ static struct json *canonical(struct arena *a, const struct tc_config *c)
 	return d;
 }
 
+void tc_canonical_sha256(const struct json *v, char out[FP_HEX_SHA256])
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	json_write_sorted(&sb, v);
+	fp_sha256_of(sb.buf, sb.len, out);
+	sb_release(&sb);
+}
+
 bool tc_config_is_tenant(const struct json *doc)
 {
 	const struct json *sv = json_get(doc, "schema_version");
@@ -279,11 +288,7 @@ int tc_config_from_json(struct tc_config *c, const struct json *doc, struct aren
 		return -1;
 	c->quirks_fixed = !strncmp(c->controller_id, TC_OWN_ID_PREFIX, strlen(TC_OWN_ID_PREFIX));
 	c->canonical = canonical(a, c);
-	struct strbuf sb;
-	sb_init(&sb);
-	json_write_sorted(&sb, c->canonical);
-	fp_sha256_of(sb.buf, sb.len, c->fingerprint);
-	sb_release(&sb);
+	tc_canonical_sha256(c->canonical, c->fingerprint);
 	return 0;
 }
 

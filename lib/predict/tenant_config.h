@@ -58,6 +58,8 @@ struct tc_config {
 int tc_config_from_json(struct tc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen);
 /* Read and validate a config file ("PATH: message" errors). */
 int tc_config_load(struct tc_config *c, const char *path, struct arena *a, char *err, size_t errlen);
+/* SHA-256 hex of the canonical sorted compact JSON of v (predictive.md §0). */
+void tc_canonical_sha256(const struct json *v, char out[FP_HEX_SHA256]);
 /* True when doc's schema_version is the tenant controller's. */
 bool tc_config_is_tenant(const struct json *doc);
 /* Minimum history for readiness: lookback + validation + horizon hours (844). */
