@@ -17,7 +17,8 @@ static const char help[] =
 	"controller's update grid ending at the cutoff, and the bundle holds the last update's\n"
 	"observation snapshot, demand forecast and Spot quota plan with the prefix fingerprint.\n"
 	"\n"
-	"  -c, --controller FILE  schednav.predictive-controller/v1 JSON file (required)\n"
+	"  -c, --controller FILE  schednav.predictive-controller/v1 (aggregate) or\n"
+	"                         schednav.tenant-predictive-controller/v1 JSON file (required)\n"
 	"  -t, --cutoff SECONDS   cutoff time, seconds from the trace origin (required)\n"
 	"  -i, --input FILE       trace stream to read, as the operand (default: stdin)\n"
 	"  -o, --output FILE      write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
@@ -54,7 +55,7 @@ int main(int argc, char **argv)
 		case 'h':
 			usage_print(stdout, usage);
 			print_help(help);
-		case 'V': print_version("reads: schednav.trace/1, schednav.trace/2, schednav.predictive-controller/v1\nwrites: " FORECAST_SCHEMA "\n");
+		case 'V': print_version("reads: schednav.trace/1, schednav.trace/2, schednav.predictive-controller/v1, schednav.tenant-predictive-controller/v1\nwrites: " FORECAST_SCHEMA "\n");
 		case ':': usage_fail(usage, "option requires an argument");
 		default: usage_fail(usage, "unknown option");
 		}

@@ -6,43 +6,12 @@
 #include "core/num.h"
 #include "core/strbuf.h"
 #include "predict/estimator_internal.h"
+#include "predict/predict.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* z(0.9) as NormalDist().inv_cdf gives it; other probabilities by Acklam + one Halley step. */
-static double z_of(double p)
-{
-	if (p == 0.9)
-		return 1.2815515655446008;
-	static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-		                    1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00 };
-	static const double b[] = { -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-		                    6.680131188771972e+01, -1.328068155288572e+01 };
-	static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-		                    -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00 };
-	static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
-		                    3.754408661907416e+00 };
-	double q, x;
-	if (p < 0.02425) {
-		q = sqrt(-2 * log(p));
-		x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-	} else if (p <= 1 - 0.02425) {
-		q = p - 0.5;
-		double r = q * q;
-		x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
-		    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-	} else {
-		q = sqrt(-2 * log(1 - p));
-		x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-	}
-	double e = 0.5 * erfc(-x / sqrt(2)) - p, u = e * sqrt(2 * M_PI) * exp(x * x / 2);
-	return x - u / (1 + x * u / 2);
-}
 
 const char *est_id(enum est_kind kind)
 {
@@ -417,7 +386,7 @@ int est_fit(struct tenant_estimator *e, const struct tenant_history *h, double t
 	e->pool_fitted = xcalloc(h->n_pools, sizeof *e->pool_fitted);
 	e->cal = xcalloc(h->n_pools * K, sizeof *e->cal);
 	double *actual = xmalloc(h->n_pools * K * nv * sizeof *actual), *mu = xmalloc(h->n_pools * K * nv * sizeof *mu);
-	double *res = xmalloc(nv * sizeof *res), z = z_of(c->probability);
+	double *res = xmalloc(nv * sizeof *res), z = pc_normal_quantile(c->probability);
 	if (validation_totals(e, h, &sp, actual, mu, err, errlen)) {
 		free(actual), free(mu), free(res);
 		return -1;
@@ -470,7 +439,7 @@ int est_forecast(const struct tenant_estimator *e, const struct tenant_history *
 	struct est_time t;
 	if (est_time_at(c, th_sample_time(h, n), &t, err, errlen))
 		return -1;
-	double z = z_of(c->probability);
+	double z = pc_normal_quantile(c->probability);
 	size_t span = est_span_start(c);
 	double *mu = xmalloc(K * sizeof *mu);
 	for (size_t p = 0; p < h->n_pools; p++) {

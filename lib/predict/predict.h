@@ -121,6 +121,8 @@ double pc_normal_quantile(double p);
 
 /* ---- configuration ---- */
 
+struct tc_config;                 /* the tenant family's own fields (tenant_config.h) */
+
 struct pc_config {
 	const char *schema_version, *controller_id, *model;
 	long long observation_interval_seconds, aggregation_interval_seconds, lookback_hours;
@@ -136,9 +138,15 @@ struct pc_config {
 	const struct pc_estimator_ops *estimator;
 	struct json *canonical;       /* the original's to_dict(), coerced types */
 	char fingerprint[65];         /* SHA-256 of its canonical sorted JSON (predictive.md §0) */
+	/* The tenant family (schema schednav.tenant-predictive-controller/v1): its full config;
+	 * the fields above then hold what both families share (observation = the quota
+	 * interval, minimum history = 844 h, starvation = the queue-wait threshold, ratios = the
+	 * eviction multiples) and estimator is NULL. NULL for the aggregate family. */
+	const struct tc_config *tenant;
 };
 
-/* Validate a parsed config (exact key set, the original's rules) and fill c. 0 or -1 + message. */
+/* Validate a parsed config (exact key set, the original's rules) and fill c; the
+ * schema_version picks the family (PC_CONFIG_SCHEMA or the tenant's). 0 or -1 + message. */
 int pc_config_from_json(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen);
 /* Read and validate a config file ("PATH: message" errors). */
 int pc_config_load(struct pc_config *c, const char *path, struct arena *a, char *err, size_t errlen);
@@ -158,6 +166,8 @@ struct pc_quota_input {
 
 /* Integer Spot quota for a guarantee horizon of h hours (0 when fewer than h points). */
 long long pc_quota(const struct pc_quota_input *in, long long h);
+/* The forecast free capacity before eta and the cap: min over k <= h (0 when fewer than h points). */
+double pc_quota_free(const struct pc_quota_input *in, long long h);
 
 /* ---- feedback ---- */
 
@@ -231,8 +241,15 @@ struct pc_pool {                  /* per-pool control state: one pool "*" for th
 	double backlog_since;
 };
 
+struct tenant_control;            /* the tenant family's state machine (tenant_control.h) */
+struct tc_pool_observation;
+
 struct pc_controller {
 	const struct pc_config *cfg;
+	/* The tenant family (cfg->tenant): its state machine does the work and the fields
+	 * below stay empty; NULL for the aggregate family. */
+	struct tenant_control *tenant;
+	struct tc_pool_observation *tenant_obs;   /* per pool, the binding's scratch */
 	double capacity, z;
 	bool has_evidence;
 	double evidence_start, evidence_end;
@@ -262,6 +279,12 @@ struct pc_controller {
 /* Start a controller at time start (the first update); evidence window optional. 0 or -1 + message. */
 int pc_controller_init(struct pc_controller *c, const struct pc_config *cfg, double capacity, double start,
 		       bool has_evidence, double evidence_start, double evidence_end, char *err, size_t errlen);
+/* Open the controller cfg describes for a simulation of trace t, either family: the
+ * evidence window is the trace's evaluation window, else [first, last arrival]; the
+ * aggregate runs on the cluster's capacity, the tenant family on one pool per gpu_model
+ * of the nodes (it requires schednav.trace/2, a tenant on every job and a concrete
+ * gpu_model that some node has) and samples from the first arrival. 0 or -1 + message. */
+int pc_controller_open(struct pc_controller *c, const struct pc_config *cfg, const struct trace *t, char *err, size_t errlen);
 void pc_controller_release(struct pc_controller *c);
 /* dst = an independent deep copy of src (for a forked simulation session, sim_clone). */
 void pc_controller_clone(struct pc_controller *dst, const struct pc_controller *src);
@@ -299,15 +322,24 @@ void pc_report(const struct pc_controller *c, struct pc_report *r);
 
 /* ---- the simulator binding ---- */
 
+#define PC_SIM_MAX_MODELS 64
+
 struct pc_sim {
 	struct pc_controller *c;
 	int horizon;                  /* horizon index for the current policy's guarantee */
 	bool enforce;                 /* the current policy's predictive_admission_mode */
+	/* tenant family: sim model index -> pool (filled at the first hook call), and an
+	 * error a void hook met, returned by the next at_instant */
+	bool mapped;
+	int pool_of_model[PC_SIM_MAX_MODELS];
+	int model_of_pool[PC_SIM_MAX_MODELS];
+	char failure[256];
 };
 
-/* Fill hooks that run c inside a simulation session (b must outlive it). For a fork
- * (sim_clone): pc_controller_clone the controller, bind the copy, then copy horizon and
- * enforce from the original binding (check_policy is not called again). */
+/* Fill hooks that run c inside a simulation session (b must outlive it), for either
+ * family (c->tenant: the tenant hooks of tenant_sim.c). For a fork (sim_clone):
+ * pc_controller_clone the controller, bind the copy, then copy horizon and enforce from
+ * the original binding (check_policy is not called again). */
 void pc_sim_bind(struct pc_sim *b, struct pc_controller *c, struct sim_hooks *hooks);
 /* The error a too-long guarantee gets (also from sim_open / sim_set_policy through the hooks). */
 int pc_check_guarantee(const struct pc_config *cfg, const struct sim_policy *p, char *err, size_t errlen);

@@ -86,7 +86,7 @@ static bool on_grid(double x, double step)
 static void sha_doc(struct arena *a, struct json *doc, const char *key)
 {
 	char hex[FP_HEX_SHA256];
-	tc_canonical_sha256(doc, hex);
+	pc_canonical_sha256(doc, hex);
 	json_set(a, doc, key, json_str(a, hex));
 }
 
@@ -140,9 +140,10 @@ static struct json *training_json(struct arena *a, const struct tenant_control *
 	return t;
 }
 
-struct json *tc_bundle(struct arena *a, const struct trace *t, const struct tc_config *cfg, double cutoff, char *err,
+struct json *tc_bundle(struct arena *a, const struct trace *t, const struct pc_config *pcfg, double cutoff, char *err,
                        size_t errlen)
 {
+	const struct tc_config *cfg = pcfg->tenant;
 	if (tc_check_trace(t, err, errlen))
 		return NULL;
 	double first = INFINITY, interval = (double)cfg->sample_interval_seconds;
@@ -165,7 +166,7 @@ struct json *tc_bundle(struct arena *a, const struct trace *t, const struct tc_c
 	char **pools;
 	double *caps;
 	size_t np = tc_trace_pools(t, &pools, &caps);
-	struct tenant_control *tc = tc_open(cfg, (const char *const *)pools, caps, np, t->time_origin, start, cutoff, cutoff, 0,
+	struct tenant_control *tc = tc_open(pcfg, (const char *const *)pools, caps, np, t->time_origin, start, cutoff, cutoff, 0,
 	                                    err, errlen);
 	if (!tc) {
 		free(pools), free(caps);
@@ -353,7 +354,7 @@ struct json *tc_bundle(struct arena *a, const struct trace *t, const struct tc_c
 	json_set(a, prefix, "jobs", jobs);
 	json_set(a, prefix, "cutoff_time_seconds", json_real(a, cutoff));
 	char prefix_fp[FP_HEX_SHA256];
-	tc_canonical_sha256(prefix, prefix_fp);
+	pc_canonical_sha256(prefix, prefix_fp);
 	/* the bundle */
 	out = json_object(a);
 	struct json *bib = json_object(a);

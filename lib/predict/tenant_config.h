@@ -54,16 +54,11 @@ struct tc_config {
 	char fingerprint[FP_HEX_SHA256];
 };
 
-/* Validate a parsed config and fill c. 0 or -1 + message. */
+/* Validate a parsed config and fill c. 0 or -1 + message. Files are read through
+ * pc_config_load (predict.h), which dispatches on schema_version to this family. */
 int tc_config_from_json(struct tc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen);
-/* Read and validate a config file ("PATH: message" errors). */
-int tc_config_load(struct tc_config *c, const char *path, struct arena *a, char *err, size_t errlen);
-/* SHA-256 hex of the canonical sorted compact JSON of v (predictive.md §0). */
-void tc_canonical_sha256(const struct json *v, char out[FP_HEX_SHA256]);
 /* True when doc's schema_version is the tenant controller's. */
 bool tc_config_is_tenant(const struct json *doc);
 /* Minimum history for readiness: lookback + validation + horizon hours (844). */
 long long tc_minimum_history_hours(const struct tc_config *c);
-/* Index of the smallest guarantee horizon >= ceil(g / 3600) (and >= 1), or -1. */
-int tc_horizon_for(const struct tc_config *c, long long guarantee_seconds);
 #endif

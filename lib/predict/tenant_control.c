@@ -13,7 +13,7 @@
 struct spot_run {
 	bool active;
 	size_t pool;
-	double nodes, guarantee, checkpoint;
+	double nodes, gpus, guarantee, checkpoint;
 };
 
 struct wake { double t; size_t job; };
@@ -21,14 +21,16 @@ struct wake { double t; size_t job; };
 struct pending { size_t sample; size_t pool; double mu, q; };
 
 struct tenant_control {
-	const struct tc_config *cfg;
+	const struct pc_config *pc;        /* the engine's view (eta law fields) */
+	const struct tc_config *cfg;       /* pc->tenant */
 	struct workday_calendar cal;
 	struct tenant_history hist;
 	struct tenant_estimator est;
-	struct tq_eta_law law;
 	size_t n_pools, n_horizons, steps, points_per_hour, samples_per_decision;
 	double *capacity, *eta;
-	struct tq_feedback *fb;
+	double *running_spot;              /* per pool: GPUs of the Spot runs in progress */
+	size_t *running_spot_runs;
+	struct tf_window *fb;
 	double *by_kind;                   /* n_pools x TC_EVENT_KINDS weights */
 	double start, evidence_start, evidence_end;
 	double next_sample, next_quota, next_retrain;
@@ -61,6 +63,17 @@ struct tenant_control {
 	tc_sink sink;
 	void *sink_ctx;
 };
+
+const char *tc_reason_name(const struct tc_pool_decision *pd)
+{
+	if (pd->skipped)
+		return "no_new_events";
+	switch (pd->reason) {
+	case PC_HIGH_EVICTION_DECREASE: return "high_eviction";
+	case PC_LOW_EVICTION_BACKLOG_INCREASE: return "low_eviction_high_queue";
+	default: return "unchanged";
+	}
+}
 
 const char *tc_event_kind_name(enum tc_event_kind k)
 {
@@ -116,11 +129,16 @@ static void decision_copy(struct tc_decision *dst, const struct tc_decision *src
 	}
 }
 
-struct tenant_control *tc_open(const struct tc_config *cfg, const char *const *pools, const double *capacities,
+struct tenant_control *tc_open(const struct pc_config *pc, const char *const *pools, const double *capacities,
                                size_t n_pools, const char *time_origin, double start, double evidence_start,
                                double evidence_end, size_t n_jobs, char *err, size_t errlen)
 {
 	struct civil_origin origin;
+	const struct tc_config *cfg = pc->tenant;
+	if (!cfg) {
+		snprintf(err, errlen, "controller '%s' is not a tenant controller", pc->controller_id);
+		return NULL;
+	}
 	if (!n_pools) {
 		snprintf(err, errlen, "the tenant controller needs at least one resource pool");
 		return NULL;
@@ -139,6 +157,7 @@ struct tenant_control *tc_open(const struct tc_config *cfg, const char *const *p
 		return NULL;
 	}
 	struct tenant_control *tc = xcalloc(1, sizeof *tc);
+	tc->pc = pc;
 	tc->cfg = cfg;
 	if (cal_load(&tc->cal, cfg->business_calendar, err, errlen))
 		goto fail;
@@ -162,11 +181,6 @@ struct tenant_control *tc_open(const struct tc_config *cfg, const char *const *p
 	memcpy(ec.controller_fingerprint, cfg->fingerprint, sizeof ec.controller_fingerprint);
 	if (est_init(&tc->est, &ec, err, errlen))
 		goto fail;
-	tc->law = (struct tq_eta_law){ .probability = cfg->guarantee_probability, .minimum = cfg->minimum_eta,
-		                       .maximum = cfg->maximum_eta, .high_multiple = cfg->high_eviction_multiple,
-		                       .low_multiple = cfg->low_eviction_multiple,
-		                       .queue_threshold_seconds = (double)cfg->queue_wait_threshold_seconds,
-		                       .event_triggered = cfg->quirks_fixed };
 	tc->n_pools = tc->hist.n_pools;
 	tc->n_horizons = cfg->n_horizons;
 	tc->steps = (size_t)cfg->horizon_hours;
@@ -177,6 +191,8 @@ struct tenant_control *tc_open(const struct tc_config *cfg, const char *const *p
 		tc->capacity[p] = capacities[i];
 	}
 	tc->eta = xcalloc(tc->n_pools, sizeof *tc->eta);
+	tc->running_spot = xcalloc(tc->n_pools, sizeof *tc->running_spot);
+	tc->running_spot_runs = xcalloc(tc->n_pools, sizeof *tc->running_spot_runs);
 	for (size_t p = 0; p < tc->n_pools; p++)
 		tc->eta[p] = cfg->initial_eta;
 	tc->fb = xcalloc(tc->n_pools, sizeof *tc->fb);
@@ -212,10 +228,12 @@ void tc_close(struct tenant_control *tc)
 	est_release(&tc->est);
 	if (tc->fb)
 		for (size_t p = 0; p < tc->n_pools; p++)
-			tq_feedback_release(&tc->fb[p]);
+			tf_release(&tc->fb[p]);
 	free(tc->fb);
 	free(tc->capacity);
 	free(tc->eta);
+	free(tc->running_spot);
+	free(tc->running_spot_runs);
 	free(tc->by_kind);
 	free(tc->series_runs);
 	free(tc->series_value);
@@ -257,9 +275,11 @@ struct tenant_control *tc_clone(const struct tenant_control *s)
 	d->est.cfg.calendar = &d->cal;
 	d->capacity = dup_mem(s->capacity, s->n_pools * sizeof *s->capacity);
 	d->eta = dup_mem(s->eta, s->n_pools * sizeof *s->eta);
+	d->running_spot = dup_mem(s->running_spot, s->n_pools * sizeof *s->running_spot);
+	d->running_spot_runs = dup_mem(s->running_spot_runs, s->n_pools * sizeof *s->running_spot_runs);
 	d->fb = xcalloc(s->n_pools, sizeof *d->fb);
 	for (size_t p = 0; p < s->n_pools; p++)
-		tq_feedback_clone(&d->fb[p], &s->fb[p]);
+		tf_clone(&d->fb[p], &s->fb[p]);
 	d->by_kind = dup_mem(s->by_kind, s->n_pools * TC_EVENT_KINDS * sizeof *s->by_kind);
 	d->series_runs = dup_mem(s->series_runs, s->cap_series * sizeof *s->series_runs);
 	d->series_value = dup_mem(s->series_value, s->cap_series * sizeof *s->series_value);
@@ -396,17 +416,19 @@ static void heap_clean(struct tenant_control *tc)
 static void feedback_event(struct tenant_control *tc, size_t pool, double time, bool failure, double weight,
                            enum tc_event_kind kind)
 {
-	tq_feedback_add(&tc->fb[pool], time, failure, weight);
+	tf_add(&tc->fb[pool], time, failure, weight);
 	tc->by_kind[pool * TC_EVENT_KINDS + kind] += weight;
 }
 
-void tc_spot_run_started(struct tenant_control *tc, size_t job, size_t pool, double nodes, double now,
+void tc_spot_run_started(struct tenant_control *tc, size_t job, size_t pool, double nodes, double gpus, double now,
                          double guarantee_seconds)
 {
-	if (job >= tc->n_jobs || pool >= tc->n_pools)
+	if (job >= tc->n_jobs || pool >= tc->n_pools || tc->runs[job].active)
 		return;
-	tc->runs[job] = (struct spot_run){ .active = true, .pool = pool, .nodes = nodes, .guarantee = guarantee_seconds,
-		                           .checkpoint = now };
+	tc->runs[job] = (struct spot_run){ .active = true, .pool = pool, .nodes = nodes, .gpus = gpus,
+		                           .guarantee = guarantee_seconds, .checkpoint = now };
+	tc->running_spot[pool] += gpus;
+	tc->running_spot_runs[pool]++;
 	tc->admitted[pool]++;
 	if (guarantee_seconds > 0)
 		heap_push(tc, now + guarantee_seconds, job);
@@ -421,6 +443,11 @@ void tc_spot_run_closed(struct tenant_control *tc, size_t job, double now, bool 
 	if (r->nodes > 0)
 		feedback_event(tc, r->pool, now, evicted, r->nodes, evicted ? TC_EVENT_PREEMPTED : TC_EVENT_COMPLETED);
 	r->active = false;
+	/* no drift: a pool with no Spot run reads exactly 0 */
+	if (!--tc->running_spot_runs[r->pool] || tc->running_spot[r->pool] - r->gpus < 0)
+		tc->running_spot[r->pool] = 0;
+	else
+		tc->running_spot[r->pool] -= r->gpus;
 	heap_clean(tc);
 }
 
@@ -455,6 +482,27 @@ double tc_next_wakeup(const struct tenant_control *tc, double after)
 bool tc_update_due(const struct tenant_control *tc, double now)
 {
 	return now + EPS >= tc->next_sample;
+}
+
+bool tc_update_decides(const struct tenant_control *tc, double now)
+{
+	return tc_update_due(tc, now) && now <= tc->evidence_end + EPS && now + EPS >= tc->next_quota &&
+	       now + EPS >= tc->evidence_start;
+}
+
+double tc_running_spot(const struct tenant_control *tc, size_t pool)
+{
+	return pool < tc->n_pools ? tc->running_spot[pool] : 0;
+}
+
+double tc_evidence_start(const struct tenant_control *tc)
+{
+	return tc->evidence_start;
+}
+
+double tc_evidence_end(const struct tenant_control *tc)
+{
+	return tc->evidence_end;
 }
 
 bool tc_gate_active(const struct tenant_control *tc, double now)
@@ -548,12 +596,20 @@ static int decide(struct tenant_control *tc, double now, const struct tc_observa
 		struct tc_pool_decision *pd = &d->pools[p];
 		pd->obs = obs->pools[p];
 		pd->eta_before = tc->eta[p];
-		double total, rate;
-		tc->eta[p] = tq_feedback_step(&tc->fb[p], &tc->law, now, (double)c->feedback_window_seconds, tc->eta[p],
-		                              obs->pools[p].maximum_spot_wait_seconds, &total, &pd->has_rate, &rate, &pd->reason);
-		pd->eta_after = tc->eta[p];
+		struct tf_window *fb = &tc->fb[p];
+		double total, failed;
+		pd->has_rate = tf_rate(fb, now, (double)c->feedback_window_seconds, &total, &failed);
 		pd->event_weight = total;
-		pd->eviction_rate = rate;
+		pd->eviction_rate = pd->has_rate ? failed / total : 0;
+		pd->skipped = c->quirks_fixed && fb->version == fb->evaluated;   /* Q1 fixed: new evidence only */
+		if (pd->skipped)
+			pd->reason = PC_NO_NEW_COMPLETED_RUNS;
+		else {
+			fb->evaluated = fb->version;
+			tc->eta[p] = pc_eta_per_decision(tc->eta[p], failed, total, obs->pools[p].maximum_spot_wait_seconds, tc->pc,
+							 (double)c->queue_wait_threshold_seconds, &pd->reason);
+		}
+		pd->eta_after = tc->eta[p];
 		pd->hp_running_gpus = th_pool_total(h, p, n);
 	}
 	d->n_points = 0;
@@ -566,7 +622,7 @@ static int decide(struct tenant_control *tc, double now, const struct tc_observa
 			          (struct pending){ .sample = n + (size_t)pt->step * tc->points_per_hour, .pool = pt->pool,
 			                            .mu = pt->mu, .q = pt->quantile });
 	}
-	double q[EST_MAX_STEPS];
+	struct pc_point q[EST_MAX_STEPS];
 	for (size_t hi = 0; hi < tc->n_horizons; hi++)
 		d->quota[hi] = 0;
 	d->eta = INFINITY;
@@ -574,12 +630,14 @@ static int decide(struct tenant_control *tc, double now, const struct tc_observa
 		struct tc_pool_decision *pd = &d->pools[p];
 		size_t nq = 0;
 		while (i < d->n_points && d->points[i].pool == p)
-			q[nq++] = d->points[i++].quantile;
+			q[nq++].q = d->points[i++].quantile;
+		struct pc_quota_input in = { .points = q, .n = nq, .capacity = tc->capacity[p], .eta = tc->eta[p],
+					     .floor_before_subtract = tc->pc->sw.floor_before_subtract,
+					     .inventory_cap = tc->pc->sw.inventory_cap, .idle_gpus = pd->obs.idle_gpus,
+					     .running_spot_gpus = pd->obs.running_spot_gpus };
 		for (size_t hi = 0; hi < tc->n_horizons; hi++) {
-			double free;
-			pd->quota[hi] = tq_pool_quota(tc->capacity[p], q, nq, (int)c->horizons[hi], tc->eta[p], pd->obs.idle_gpus,
-			                              pd->obs.running_spot_gpus, c->runtime_inventory_cap, &free);
-			pd->free[hi] = num_round(free, 6);
+			pd->quota[hi] = pc_quota(&in, c->horizons[hi]);
+			pd->free[hi] = num_round(pc_quota_free(&in, c->horizons[hi]), 6);
 			d->quota[hi] += pd->quota[hi];
 		}
 		pd->starvation = pd->quota[0] == 0 && pd->obs.idle_gpus > EPS && pd->obs.spot_backlog_gpus > EPS;
@@ -793,7 +851,7 @@ void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const
 		sb_add_double(sb, num_round(pd->eta_before, 9));
 		sb_adds(sb, ",\"eta_after\":");
 		sb_add_double(sb, num_round(pd->eta_after, 9));
-		sb_addf(sb, ",\"reason\":\"%s\"}", tq_reason_name(pd->reason));
+		sb_addf(sb, ",\"reason\":\"%s\"}", tc_reason_name(pd));
 		sb_adds(sb, ",\"predicted_free_gpus_by_guarantee_hour\":{");
 		for (size_t hi = 0; hi < tc->n_horizons; hi++) {
 			sb_addf(sb, "%s\"%lld\":", hi ? "," : "", c->horizons[hi]);
@@ -908,7 +966,7 @@ void tc_write_report(struct strbuf *sb, const struct tenant_control *tc)
 	num6(sb, tc->flagged_max_wait);
 	sb_adds(sb, "},\"feedback_events\":{");
 	for (size_t p = 0; p < tc->n_pools; p++) {
-		const struct tq_feedback *f = &tc->fb[p];
+		const struct tf_window *f = &tc->fb[p];
 		if (p)
 			sb_addc(sb, ',');
 		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));

@@ -13,7 +13,7 @@
  * validation + horizon = 844 h and >= 1 series; and never trained, now >= next_retrain,
  * or the series set changed; next_retrain starts at the evidence start and becomes
  * now + retrain_interval after each fit) -> feedback (the η law per pool) -> forecast
- * (empty before the first fit) -> quota per pool and guarantee horizon (tenant_quota.h,
+ * (empty before the first fit) -> quota per pool and guarantee horizon (pc_quota,
  * inventory cap as configured) -> the decision record -> diagnostics (starvation: the
  * shortest-horizon quota 0 while idle > EPS and Spot backlog > EPS).
  *
@@ -56,7 +56,8 @@
 #include "predict/estimator.h"
 #include "predict/tenant_config.h"
 #include "predict/tenant_history.h"
-#include "predict/tenant_quota.h"
+#include "predict/predict.h"
+#include "predict/tenant_feedback.h"
 #include "trace/trace.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -83,7 +84,8 @@ struct tc_pool_decision {
 	double eta_before, eta_after;
 	bool has_rate;
 	double event_weight, eviction_rate;
-	enum tq_reason reason;
+	enum pc_reason reason;        /* of pc_eta_per_decision; named by tc_reason_name */
+	bool skipped;                 /* Q1 fixed: no new event since the law last ran */
 	long long *quota;             /* per horizon */
 	double *free;                 /* predicted free per horizon (round6) */
 	struct tc_pool_observation obs;
@@ -113,9 +115,10 @@ struct tc_scores {                /* forecast evaluation sums, in scoring order 
 struct tenant_control;            /* opaque */
 typedef void (*tc_sink)(void *ctx, const struct tenant_control *tc, const struct tc_decision *d);
 
-/* Open a controller: pools (gpu models, with their node GPUs) in any order, the trace's
- * time_origin, the first sample time and the evidence window. The config is borrowed. */
-struct tenant_control *tc_open(const struct tc_config *cfg, const char *const *pools, const double *capacities, size_t n_pools,
+/* Open a controller of the tenant family (cfg->tenant set): pools (gpu models, with their
+ * node GPUs) in any order, the trace's time_origin, the first sample time and the
+ * evidence window. The config is borrowed. */
+struct tenant_control *tc_open(const struct pc_config *cfg, const char *const *pools, const double *capacities, size_t n_pools,
                         const char *time_origin, double start, double evidence_start, double evidence_end, size_t n_jobs,
                         char *err, size_t errlen);
 void tc_close(struct tenant_control *tc);
@@ -130,8 +133,10 @@ const char *tc_pool_name(const struct tenant_control *tc, size_t pool);
 /* An HP run of tenant on pool started (+gpus) or stopped (-gpus); the series is
  * registered at its first start. Errors: unknown pool, bad tenant. */
 int tc_hp_run(struct tenant_control *tc, const char *pool, const char *tenant, double gpus, bool started, char *err, size_t errlen);
-/* A Spot run of job started at now on `nodes` distinct nodes of pool, guarantee g. */
-void tc_spot_run_started(struct tenant_control *tc, size_t job, size_t pool, double nodes, double now, double guarantee_seconds);
+/* A Spot run of job started at now with gpus GPUs on `nodes` distinct nodes of pool,
+ * guarantee g (a job already running is ignored). */
+void tc_spot_run_started(struct tenant_control *tc, size_t job, size_t pool, double nodes, double gpus, double now,
+                         double guarantee_seconds);
 /* The Spot run of job closed at now (evicted: a failure). */
 void tc_spot_run_closed(struct tenant_control *tc, size_t job, double now, bool evicted);
 /* After the clock moved to now: the guarantee-period events due by now + EPS. */
@@ -141,6 +146,12 @@ void tc_after_advance(struct tenant_control *tc, double now);
  * period's end), or INFINITY. */
 double tc_next_wakeup(const struct tenant_control *tc, double after);
 bool tc_update_due(const struct tenant_control *tc, double now);
+/* tc_update at now would make a decision (so the driver gathers the pool observations). */
+bool tc_update_decides(const struct tenant_control *tc, double now);
+/* GPUs of the pool's Spot runs in progress (the gate's running term); 0 for an unknown pool. */
+double tc_running_spot(const struct tenant_control *tc, size_t pool);
+double tc_evidence_start(const struct tenant_control *tc);
+double tc_evidence_end(const struct tenant_control *tc);
 /* One update at now (due): the sample and, on the decision grid, the decision. Returns
  * 1 when a decision was made, 0 for a sample only, -1 + message on error. */
 int tc_update(struct tenant_control *tc, double now, const struct tc_observation *obs, char *err, size_t errlen);
@@ -157,6 +168,10 @@ const struct tc_decision *tc_last_decision(const struct tenant_control *tc);
 const struct tc_decision *tc_latest_update(const struct tenant_control *tc);
 long long tc_decision_quota(const struct tc_decision *d, size_t pool, int horizon_index);
 bool tc_allows_spot_frozen(const struct tc_decision *d, size_t pool, int horizon_index, double requested, double running_pool);
+
+/* The original's name of a pool's eta adjustment: high_eviction, low_eviction_high_queue,
+ * unchanged; no_new_events when Q1's fix skipped the law. */
+const char *tc_reason_name(const struct tc_pool_decision *pd);
 
 /* Read-only views for the records and the report. */
 const struct tc_config *tc_config(const struct tenant_control *tc);
@@ -187,6 +202,6 @@ size_t tc_trace_pools(const struct trace *t, char ***pools, double **capacities)
  * (null for the others), so a different future never changes a byte.
  * Built in a; NULL + message on error.
  */
-struct json *tc_bundle(struct arena *a, const struct trace *t, const struct tc_config *cfg, double cutoff, char *err,
+struct json *tc_bundle(struct arena *a, const struct trace *t, const struct pc_config *cfg, double cutoff, char *err,
                        size_t errlen);
 #endif

@@ -13,7 +13,8 @@
 #include "predict/tenant_config.h"
 #include "predict/tenant_control.h"
 #include "predict/tenant_history.h"
-#include "predict/tenant_quota.h"
+#include "predict/predict.h"
+#include "predict/tenant_feedback.h"
 #include "trace/trace.h"
 #include <math.h>
 #include <stdio.h>
@@ -265,78 +266,84 @@ static void test_conformal(void)
 	CHECK(c.n == 0 && c.offset == 0, "n 0");
 }
 
+/* The tenant family's quota through the engine's one quota function (pc_quota). */
+static long long tenant_quota(double capacity, const double *q, size_t n, long long h, double eta, double idle, double running,
+			      bool cap, double *free)
+{
+	struct pc_point pts[8] = { 0 };
+	for (size_t k = 0; k < n; k++)
+		pts[k].q = q[k];
+	struct pc_quota_input in = { .points = pts, .n = n, .capacity = capacity, .eta = eta, .floor_before_subtract = true,
+				     .inventory_cap = cap, .idle_gpus = idle, .running_spot_gpus = running };
+	*free = pc_quota_free(&in, h);
+	return pc_quota(&in, h);
+}
+
 static void test_quota(void)
 {
 	double q[] = { 30.8, 40.2 }, free;
 	/* the spec's vector: floor(30.8) = 30 -> 70, floor(40.2) = 40 -> 60; free 60; cap 20 + 5 */
-	CHECK(tq_pool_quota(100, q, 2, 2, 1.0, 20, 5, true, &free) == 25 && free == 60, "vector: free %g", free);
-	CHECK(tq_pool_quota(100, q, 2, 2, 1.0, 20, 5, false, &free) == 60, "no cap");
-	CHECK(tq_pool_quota(100, q, 2, 1, 1.0, 20, 5, true, &free) == 25 && free == 70, "h 1");
-	CHECK(tq_pool_quota(100, q, 2, 2, 0.3, 20, 5, true, &free) == 18, "eta below the cap");
-	CHECK(tq_pool_quota(100, q, 1, 2, 1.0, 20, 5, true, &free) == 0 && free == 0, "fewer points than h");
-	CHECK(tq_pool_quota(100, q, 2, 0, 1.0, 20, 5, true, &free) == 0, "h 0");
+	CHECK(tenant_quota(100, q, 2, 2, 1.0, 20, 5, true, &free) == 25 && free == 60, "vector: free %g", free);
+	CHECK(tenant_quota(100, q, 2, 2, 1.0, 20, 5, false, &free) == 60, "no cap");
+	CHECK(tenant_quota(100, q, 2, 1, 1.0, 20, 5, true, &free) == 25 && free == 70, "h 1");
+	CHECK(tenant_quota(100, q, 2, 2, 0.3, 20, 5, true, &free) == 18, "eta below the cap");
+	CHECK(tenant_quota(100, q, 1, 2, 1.0, 20, 5, true, &free) == 0 && free == 0, "fewer points than h");
+	CHECK(tenant_quota(100, q, 2, 0, 1.0, 20, 5, true, &free) == 0, "h 0");
 	double big[] = { 150, 10 };
-	CHECK(tq_pool_quota(100, big, 2, 2, 1.25, 200, 0, true, &free) == 0 && free == 0, "q over C reserves all of C");
+	CHECK(tenant_quota(100, big, 2, 2, 1.25, 200, 0, true, &free) == 0 && free == 0, "q over C reserves all of C");
 	double edge[] = { 29.9999999995 };  /* floor(q + EPS) = 30 */
-	CHECK(tq_pool_quota(100, edge, 1, 1, 1.0, 100, 0, false, &free) == 70, "EPS in the floor");
+	CHECK(tenant_quota(100, edge, 1, 1, 1.0, 100, 0, false, &free) == 70, "EPS in the floor");
 	double low[] = { -3 };
-	CHECK(tq_pool_quota(8, low, 1, 1, 1.25, 100, 0, false, &free) == 8 && free == 8, "quota clipped to C");
+	CHECK(tenant_quota(8, low, 1, 1, 1.25, 100, 0, false, &free) == 8 && free == 8, "quota clipped to C");
+}
+
+/* The tenant family's eta law is the engine's pc_eta_per_decision on the tenant config's
+ * view (probability 0.9, eta in [0.25, 1.25], multiples 1.5 and 0.5, queue threshold 3600). */
+static struct pc_config LAW;
+
+static double law(double eta, double rate, double wait, enum pc_reason *why)
+{
+	/* a rate r as failure weight r over total weight 1 (r = failure / total exactly) */
+	return pc_eta_per_decision(eta, rate, 1.0, wait, &LAW, 3600, why);
 }
 
 static void test_eta(void)
 {
-	struct tq_eta_law law = { .probability = 0.9, .minimum = 0.25, .maximum = 1.25, .high_multiple = 1.5,
-		                  .low_multiple = 0.5, .queue_threshold_seconds = 3600 };
-	enum tq_reason why;
+	enum pc_reason why;
 	double e;
-	e = tq_eta_apply(&law, 1.0, false, 0, 99999, &why);
-	CHECK(e == 1.0 && why == TQ_UNCHANGED, "no events: %g", e);
-	e = tq_eta_apply(&law, 1.0, true, 0.2, 0, &why);
-	CHECK(fabs(e - 0.1 / 0.2 * 1.0) < 1e-15 && why == TQ_HIGH_EVICTION, "r 0.2: %g", e);
-	e = tq_eta_apply(&law, 1.0, true, 0.15, 0, &why);
-	CHECK(why == TQ_HIGH_EVICTION, "r 0.15 is high (1.5 e* is 0.15 - 3e-17)");
-	e = tq_eta_apply(&law, 1.0, true, 0.05, 99999, &why);
-	CHECK(e == 1.0 && why == TQ_UNCHANGED, "r 1/20 is not low (0.5 e* = 0.04999999999999999)");
-	e = tq_eta_apply(&law, 1.0, true, 0.04, 3600, &why);
-	CHECK(e == 1.0 && why == TQ_UNCHANGED, "wait 3600 is not over the threshold");
-	e = tq_eta_apply(&law, 1.0, true, 0.04, 3601, &why);
-	CHECK(e == 1.0 * (1.5 - 0.04 / (1.0 - 0.9)) && why == TQ_LOW_EVICTION_HIGH_QUEUE, "r 0.04, long wait: %.17g", e);
-	e = tq_eta_apply(&law, 1.0, true, 0, 3601, &why);
+	LAW = (struct pc_config){ .guarantee_probability = 0.9, .minimum_eta = 0.25, .maximum_eta = 1.25,
+				  .initial_eta = 1.0, .high_eviction_ratio = 1.5, .low_eviction_ratio = 0.5 };
+	e = pc_eta_per_decision(1.0, 0, 0, 99999, &LAW, 3600, &why);
+	CHECK(e == 1.0 && why == PC_NO_NEW_COMPLETED_RUNS, "no events: %g", e);
+	e = law(1.0, 0.2, 0, &why);
+	CHECK(fabs(e - 0.1 / 0.2 * 1.0) < 1e-15 && why == PC_HIGH_EVICTION_DECREASE, "r 0.2: %g", e);
+	e = law(1.0, 0.15, 0, &why);
+	CHECK(why == PC_HIGH_EVICTION_DECREASE, "r 0.15 is high (1.5 e* is 0.15 - 3e-17)");
+	e = law(1.0, 0.05, 99999, &why);
+	CHECK(e == 1.0 && why == PC_INSIDE_FEEDBACK_BAND, "r 1/20 is not low (0.5 e* = 0.04999999999999999)");
+	e = law(1.0, 0.04, 3600, &why);
+	CHECK(e == 1.0 && why == PC_INSIDE_FEEDBACK_BAND, "wait 3600 is not over the threshold");
+	e = law(1.0, 0.04, 3601, &why);
+	CHECK(e == 1.0 * (1.5 - 0.04 / (1.0 - 0.9)) && why == PC_LOW_EVICTION_BACKLOG_INCREASE, "r 0.04, long wait: %.17g", e);
+	e = law(1.0, 0, 3601, &why);
 	CHECK(e == 1.25, "low increase clamps at 1.25: %g", e);
-	e = tq_eta_apply(&law, 0.3, true, 1.0, 0, &why);
-	CHECK(e == 0.25 && why == TQ_HIGH_EVICTION, "high decrease clamps at 0.25: %g", e);
+	e = law(0.3, 1.0, 0, &why);
+	CHECK(e == 0.25 && why == PC_HIGH_EVICTION_DECREASE, "high decrease clamps at 0.25: %g", e);
 
-	/* Q1: the same events compound at every decision in the original's law, once in ours */
-	struct tq_feedback f = { 0 }, g;
-	tq_feedback_add(&f, 100, true, 1);   /* a preemption on 1 node */
-	tq_feedback_add(&f, 200, false, 3);  /* a completion on 3 nodes: rate 0.25 */
-	tq_feedback_clone(&g, &f);
-	double total, rate;
-	bool has;
-	double e1 = 1.0, e2 = 1.0, want1[] = { 0.4, 0.25, 0.25 };
-	for (int d = 0; d < 3; d++) {
-		e1 = tq_feedback_step(&f, &law, 300 + 300 * d, 14400, e1, 0, &total, &has, &rate, &why);
-		CHECK(has && total == 4 && rate == 0.25 && why == TQ_HIGH_EVICTION && fabs(e1 - want1[d]) < 1e-15,
-		      "per-decision %d: %.17g", d, e1);
-	}
-	law.event_triggered = true;
-	e2 = tq_feedback_step(&g, &law, 300, 14400, e2, 0, &total, &has, &rate, &why);
-	CHECK(why == TQ_HIGH_EVICTION && fabs(e2 - 0.4) < 1e-15, "event-triggered first: %g", e2);
-	e2 = tq_feedback_step(&g, &law, 600, 14400, e2, 0, &total, &has, &rate, &why);
-	CHECK(why == TQ_NO_NEW_EVENTS && fabs(e2 - 0.4) < 1e-15, "event-triggered without new events: %g", e2);
-	tq_feedback_add(&g, 700, true, 1);  /* rate 2/5 */
-	e2 = tq_feedback_step(&g, &law, 900, 14400, e2, 0, &total, &has, &rate, &why);
-	CHECK(why == TQ_HIGH_EVICTION && rate == 0.4 && e2 == 0.25, "new event applies: %g", e2);
-	/* the window: events older than 14400 s are dropped (kept: time >= now - 14400) */
-	tq_feedback_rate(&g, 14500, 14400, &total, &rate);
-	CHECK(g.n == 3 && total == 5, "window kept %zu events, %g weight", g.n, total);
-	tq_feedback_rate(&g, 14650, 14400, &total, &rate);
-	CHECK(g.n == 1 && total == 1 && rate == 1, "window kept %zu events, %g weight", g.n, total);
-	tq_feedback_rate(&g, 30000, 14400, &total, &rate);
-	CHECK(g.n == 0 && total == 0 && g.event_count == 3 && g.failure_weight == 2 && g.success_weight == 3,
-	      "window empty; totals kept");
-	tq_feedback_release(&f);
-	tq_feedback_release(&g);
+	/* the feedback window: events older than 14400 s are dropped (kept: time >= now - 14400) */
+	struct tf_window g = { 0 }, h;
+	double total, failed;
+	tf_add(&g, 100, true, 1);   /* a preemption on 1 node */
+	tf_add(&g, 200, false, 3);  /* a completion on 3 nodes: rate 0.25 */
+	tf_clone(&h, &g);
+	CHECK(tf_rate(&h, 300, 14400, &total, &failed) && total == 4 && failed == 1 && h.version == 2, "clone: %g", total);
+	tf_add(&g, 700, true, 1);
+	CHECK(tf_rate(&g, 14500, 14400, &total, &failed) && g.n == 3 && total == 5 && failed == 2, "window kept %zu events", g.n);
+	CHECK(tf_rate(&g, 14650, 14400, &total, &failed) && g.n == 1 && total == 1 && failed == 1, "window kept %zu events", g.n);
+	CHECK(!tf_rate(&g, 30000, 14400, &total, &failed) && g.n == 0 && total == 0 && g.event_count == 3 &&
+	      g.failure_weight == 2 && g.success_weight == 3, "window empty; totals kept");
+	tf_release(&g);
+	tf_release(&h);
 }
 
 /* ---- estimators ---- */
@@ -507,19 +514,20 @@ static const char *config_text(const char *id, const char *model, const char *ex
 	return buf;
 }
 
-static int parse_config(struct tc_config *c, struct arena *a, const char *text)
+/* A tenant config through the engine's one config entry (pc_config_from_json). */
+static int parse_config(struct pc_config *c, struct arena *a, const char *text)
 {
 	struct json *doc;
 	if (json_parse(a, text, strlen(text), &doc, err, sizeof err))
 		return -1;
-	return tc_config_from_json(c, doc, a, err, sizeof err);
+	return pc_config_from_json(c, doc, a, err, sizeof err);
 }
 
 static void test_config(void)
 {
 	struct arena a;
 	arena_init(&a);
-	struct tc_config c, c2;
+	struct pc_config c, c2;
 	static const char *const shipped[] = { "configs/controllers/schednav-tenant-linear-v1.json",
 		"configs/controllers/schednav-tenant-linear-v2.json", "configs/controllers/schednav-tenant-seasonal-v1.json",
 		"configs/controllers/schednav-tenant-seasonal-v2.json" };
@@ -527,22 +535,23 @@ static void test_config(void)
 	if (probe) {
 		fclose(probe);
 		for (size_t i = 0; i < 4; i++) {
-			CHECK(!tc_config_load(&c, shipped[i], &a, err, sizeof err), "%s: %s", shipped[i], err);
-			CHECK(c.quirks_fixed && tc_minimum_history_hours(&c) == 844 && (c.calibration_method != NULL) == (i % 2 == 1),
+			CHECK(!pc_config_load(&c, shipped[i], &a, err, sizeof err) && c.tenant, "%s: %s", shipped[i], err);
+			CHECK(c.tenant->quirks_fixed && c.minimum_history_hours == 844 && (c.tenant->calibration_method != NULL) == (i % 2 == 1) &&
+			      c.sw.pools == PC_POOLS_PER_MODEL && c.sw.floor_before_subtract && c.sw.inventory_cap && c.sw.gate_scope == PC_GATE_POOL,
 			      "%s: facts", shipped[i]);
 		}
 	}
 	CHECK(!parse_config(&c, &a, config_text("schednav-x", EST_LINEAR_ID, NULL)), "v1: %s", err);
 	CHECK(!parse_config(&c2, &a, config_text("schednav-x", EST_LINEAR_ID,
 		",\"quantile_calibration_method\":\"validation-residual-nearest-rank\"")), "v2: %s", err);
-	CHECK(strcmp(c.fingerprint, c2.fingerprint) && !c.calibration_method && c2.calibration_method, "v2 key not hashed");
+	CHECK(strcmp(c.fingerprint, c2.fingerprint) && !c.tenant->calibration_method && c2.tenant->calibration_method, "v2 key not hashed");
 	struct json *d1 = c.canonical;
 	CHECK(!json_get(d1, "quantile_calibration_method") && json_get(d1, "learning_rate")->kind == JSON_REAL &&
 	      json_get(d1, "lookback_hours")->kind == JSON_INT, "v1 dict");
-	CHECK(!parse_config(&c2, &a, config_text("tenant-predictive-spot-v2", EST_SEASONAL_ID, NULL)) && !c2.quirks_fixed &&
-	      c2.estimator == EST_SEASONAL, "original id keeps the quirks");
-	CHECK(tc_horizon_for(&c, 3600) == 0 && tc_horizon_for(&c, 3601) == 1 && tc_horizon_for(&c, 10800) == 2 &&
-	      tc_horizon_for(&c, 0) == 0 && tc_horizon_for(&c, 14401) == -1, "horizons");
+	CHECK(!parse_config(&c2, &a, config_text("tenant-predictive-spot-v2", EST_SEASONAL_ID, NULL)) && !c2.tenant->quirks_fixed &&
+	      c2.tenant->estimator == EST_SEASONAL, "original id keeps the quirks");
+	CHECK(pc_config_horizon_for(&c, 3600) == 0 && pc_config_horizon_for(&c, 3601) == 1 && pc_config_horizon_for(&c, 10800) == 2 &&
+	      pc_config_horizon_for(&c, 0) == 0 && pc_config_horizon_for(&c, 14401) == -1, "horizons");
 	const char *bad[][2] = {
 		{ "tenant-linear-gaussian-v1", "PyTorch" },
 		{ "lstm", "unknown model" },
@@ -607,7 +616,7 @@ static void test_control(void)
 {
 	struct arena a;
 	arena_init(&a);
-	struct tc_config ours, orig;
+	struct pc_config ours, orig;
 	parse_config(&ours, &a, config_text("schednav-test", EST_LINEAR_ID,
 		",\"quantile_calibration_method\":\"validation-residual-nearest-rank\""));
 	parse_config(&orig, &a, config_text("tenant-predictive-spot-v2", EST_LINEAR_ID,
@@ -639,8 +648,8 @@ static void test_control(void)
 	drive(to, 0, ev0 - 60, po, &a2);
 	CHECK(log.decisions == 0 && !tc_last_decision(tc), "decisions before the evidence start");
 	CHECK(tc_next_wakeup(tc, ev0 - 60) == ev0, "next sample");
-	tc_spot_run_started(tc, 3, 0, 2, ev0 - 30, 3600);
-	tc_spot_run_started(to, 3, 0, 2, ev0 - 30, 3600);
+	tc_spot_run_started(tc, 3, 0, 2, 4, ev0 - 30, 3600);
+	tc_spot_run_started(to, 3, 0, 2, 4, ev0 - 30, 3600);
 	CHECK(tc_next_wakeup(tc, ev0 - 60) == ev0, "the sample comes first");
 	CHECK(tc_next_wakeup(tc, ev0 + 3000) == ev0 + 3570, "guarantee period end is a wake-up");
 	drive(tc, ev0, ev0 + 7200, po, &a1);
@@ -662,9 +671,9 @@ static void test_control(void)
 	d = tc_last_decision(tc);
 	const struct tc_decision *od = tc_last_decision(to);
 	/* (eta rose to 1.25 first: success events only and a Spot wait over 3600 s) */
-	CHECK(fabs(d->pools[0].eta_after - 0.375) < 1e-12 && d->pools[0].reason == TQ_NO_NEW_EVENTS, "ours: eta %.17g reason %s",
-	      d->pools[0].eta_after, tq_reason_name(d->pools[0].reason));
-	CHECK(od->pools[0].eta_after == 0.25 && od->pools[0].reason == TQ_HIGH_EVICTION, "original: eta %g", od->pools[0].eta_after);
+	CHECK(fabs(d->pools[0].eta_after - 0.375) < 1e-12 && d->pools[0].skipped && !strcmp(tc_reason_name(&d->pools[0]), "no_new_events"),
+	      "ours: eta %.17g reason %s", d->pools[0].eta_after, tc_reason_name(&d->pools[0]));
+	CHECK(od->pools[0].eta_after == 0.25 && !strcmp(tc_reason_name(&od->pools[0]), "high_eviction"), "original: eta %g", od->pools[0].eta_after);
 	/* pool Q has no series: no points, quota 0, eta untouched */
 	CHECK(d->pools[1].quota[0] == 0 && d->pools[1].eta_after == 1.0 && d->eta == d->pools[0].eta_after, "pool Q");
 	/* the inventory cap: idle 50 + running Spot 4 */
@@ -763,11 +772,11 @@ static void bundle_trace(struct trace *t, int version, double cut, bool variant)
 	trace_sort(t);
 }
 
-static char *bundle_bytes(const struct trace *t, const struct tc_config *c, double cut)
+static char *bundle_bytes(const struct trace *t, const struct pc_config *c, double cut)
 {
 	struct arena a;
 	arena_init(&a);
-	struct json *b = tc_bundle(&a, t, c, cut, err, sizeof err);
+	struct json *b = pc_bundle(&a, t, c, cut, err, sizeof err);
 	char *out = NULL;
 	if (b) {
 		struct strbuf sb;
@@ -783,7 +792,7 @@ static void test_bundle(void)
 {
 	struct arena a;
 	arena_init(&a);
-	struct tc_config ours, orig;
+	struct pc_config ours, orig;
 	parse_config(&ours, &a, config_text("schednav-test", EST_SEASONAL_ID,
 		",\"quantile_calibration_method\":\"validation-residual-nearest-rank\""));
 	parse_config(&orig, &a, config_text("tenant-predictive-spot-v2", EST_SEASONAL_ID,
