@@ -44,8 +44,7 @@ struct tenant_control {
 	struct wake *heap;
 	size_t n_heap, cap_heap;
 	/* gate counts since the previous decision */
-	unsigned *denied_mark;             /* per job: decision number + 1 when last counted */
-	long long *admitted, *denied;
+	long long *admitted;               /* Spot run starts per pool since the previous decision */
 	/* decisions */
 	struct tc_decision last;
 	bool have_last, last_update_decided;
@@ -204,9 +203,7 @@ struct tenant_control *tc_open(const struct pc_config *pc, const char *const *po
 	tc->next_retrain = evidence_start;
 	tc->n_jobs = n_jobs;
 	tc->runs = xcalloc(n_jobs + 1, sizeof *tc->runs);
-	tc->denied_mark = xcalloc(n_jobs + 1, sizeof *tc->denied_mark);
 	tc->admitted = xcalloc(tc->n_pools, sizeof *tc->admitted);
-	tc->denied = xcalloc(tc->n_pools, sizeof *tc->denied);
 	decision_alloc(&tc->last, tc->n_pools, tc->n_horizons, tc->steps);
 	tc->pend = xcalloc(tc->steps, sizeof *tc->pend);
 	tc->pend_head = xcalloc(tc->steps, sizeof *tc->pend_head);
@@ -239,9 +236,7 @@ void tc_close(struct tenant_control *tc)
 	free(tc->series_value);
 	free(tc->runs);
 	free(tc->heap);
-	free(tc->denied_mark);
 	free(tc->admitted);
-	free(tc->denied);
 	decision_release(&tc->last, tc->n_pools);
 	if (tc->pend)
 		for (size_t k = 0; k < tc->steps; k++)
@@ -285,9 +280,7 @@ struct tenant_control *tc_clone(const struct tenant_control *s)
 	d->series_value = dup_mem(s->series_value, s->cap_series * sizeof *s->series_value);
 	d->runs = dup_mem(s->runs, (s->n_jobs + 1) * sizeof *s->runs);
 	d->heap = dup_mem(s->heap, s->cap_heap * sizeof *s->heap);
-	d->denied_mark = dup_mem(s->denied_mark, (s->n_jobs + 1) * sizeof *s->denied_mark);
 	d->admitted = dup_mem(s->admitted, s->n_pools * sizeof *s->admitted);
-	d->denied = dup_mem(s->denied, s->n_pools * sizeof *s->denied);
 	decision_alloc(&d->last, s->n_pools, s->n_horizons, s->steps);
 	decision_copy(&d->last, &s->last, s->n_pools, s->n_horizons, s->steps);
 	d->pend = xcalloc(s->steps, sizeof *d->pend);
@@ -527,15 +520,6 @@ bool tc_allows_spot(const struct tenant_control *tc, size_t pool, int horizon_in
 	return tc_allows_spot_frozen(tc->have_last ? &tc->last : NULL, pool, horizon_index, requested, running_pool);
 }
 
-void tc_gate_denied(struct tenant_control *tc, size_t job, size_t pool)
-{
-	unsigned mark = (unsigned)tc->decision_count + 1;
-	if (job >= tc->n_jobs || pool >= tc->n_pools || tc->denied_mark[job] == mark)
-		return;
-	tc->denied_mark[job] = mark;
-	tc->denied[pool]++;
-}
-
 /* ---- the update ---- */
 
 static void pend_push(struct tenant_control *tc, size_t k, struct pending x)
@@ -642,8 +626,15 @@ static int decide(struct tenant_control *tc, double now, const struct tc_observa
 		}
 		pd->starvation = pd->quota[0] == 0 && pd->obs.idle_gpus > EPS && pd->obs.spot_backlog_gpus > EPS;
 		pd->admitted_runs = tc->admitted[p];
-		pd->denied_jobs = tc->denied[p];
-		tc->admitted[p] = tc->denied[p] = 0;
+		tc->admitted[p] = 0;
+		pd->held_jobs = 0;
+		if (obs->gating) {
+			double headroom = (double)pd->quota[obs->gate_horizon] - pd->obs.running_spot_gpus + EPS;
+			for (size_t k = 0; k < pd->obs.n_fitting_spot; k++)
+				pd->held_jobs += pd->obs.fitting_spot_gpus[k] > headroom;
+		}
+		pd->obs.fitting_spot_gpus = NULL;   /* the driver's scratch: not kept */
+		pd->obs.n_fitting_spot = 0;
 		if (tc->eta[p] < d->eta)
 			d->eta = tc->eta[p];
 	}
@@ -859,8 +850,8 @@ void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const
 		}
 		sb_adds(sb, "},\"spot_quota_gpus_by_guarantee_hour\":");
 		quotas_by_hour(sb, c, pd->quota);
-		sb_addf(sb, ",\"starvation\":%s,\"gate\":{\"admitted_spot_runs\":%lld,\"denied_spot_jobs\":%lld}}",
-		        pd->starvation ? "true" : "false", pd->admitted_runs, pd->denied_jobs);
+		sb_addf(sb, ",\"starvation\":%s,\"gate\":{\"admitted_spot_runs\":%lld,\"held_spot_jobs\":%lld}}",
+		        pd->starvation ? "true" : "false", pd->admitted_runs, pd->held_jobs);
 	}
 	sb_adds(sb, "}}");
 }

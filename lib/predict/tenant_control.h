@@ -73,11 +73,17 @@ struct tc_pool_observation {      /* one pool at an update, before admission at 
 	double running_spot_gpus;     /* Spot GPUs allocated on the pool's nodes */
 	double spot_backlog_gpus;     /* queued Spot demand of the pool */
 	double maximum_spot_wait_seconds;  /* longest current wait (now - queued_since) */
+	/* demands of the queued Spot jobs that fit the pool's idle GPUs (any order): the
+	 * decision counts those its quota holds back (held_spot_jobs) */
+	const double *fitting_spot_gpus;
+	size_t n_fitting_spot;
 };
 
 struct tc_observation {
 	double hp_outstanding_gpus, spot_backlog_gpus, running_spot_gpus;   /* cluster */
 	const struct tc_pool_observation *pools;                          /* tc pool order */
+	bool gating;                  /* the gate enforces at this instant ... */
+	int gate_horizon;             /* ... at this horizon index (the policy's guarantee) */
 };
 
 struct tc_pool_decision {
@@ -91,7 +97,8 @@ struct tc_pool_decision {
 	struct tc_pool_observation obs;
 	double hp_running_gpus;       /* the pool's total at this sample */
 	bool starvation;
-	long long admitted_runs, denied_jobs;   /* Spot run starts and distinct jobs denied since the previous decision */
+	long long admitted_runs;      /* Spot run starts since the previous decision */
+	long long held_jobs;          /* fitting queued Spot jobs above the new quota's headroom (gating only) */
 };
 
 struct tc_decision {
@@ -159,8 +166,6 @@ int tc_update(struct tenant_control *tc, double now, const struct tc_observation
 /* Gate. */
 bool tc_gate_active(const struct tenant_control *tc, double now);
 bool tc_allows_spot(const struct tenant_control *tc, size_t pool, int horizon_index, double requested, double running_pool);
-/* Count a denial of job (of pool) for the decision record: distinct jobs per interval. */
-void tc_gate_denied(struct tenant_control *tc, size_t job, size_t pool);
 
 /* Q2: the last decision at any time (NULL before the first); the original's view is
  * tc_latest_update: NULL when the last update was a minute-only sample. */

@@ -13,6 +13,7 @@
  *   registered at its first run); Spot runs are feedback events weighted by the distinct
  *   nodes of the allocation (completion = success, eviction = failure).
  */
+#include "core/die.h"
 #include "predict/internal.h"
 #include "predict/predict.h"
 #include "predict/tenant_control.h"
@@ -52,6 +53,11 @@ static void after_advance(void *ctx, struct sim *s)
 	tc_after_advance(b->c->tenant, sim_now(s));
 }
 
+static bool gating(const struct pc_sim *b, const struct sim *s)
+{
+	return b->enforce && tc_gate_active(b->c->tenant, sim_now(s));
+}
+
 struct queued_ctx {
 	struct pc_sim *b;
 	const struct sim *s;
@@ -66,6 +72,11 @@ static void add_queued(void *ctx, const struct sim_job_view *j)
 		return;
 	struct tc_pool_observation *o = &q->b->c->tenant_obs[p];
 	o->spot_backlog_gpus += j->gpu;
+	if (j->gpu <= o->idle_gpus + PC_EPS) {
+		struct pc_spot_demands *f = &q->b->c->tenant_fit[p];
+		f->v = xgrow(f->v, &f->cap, f->n + 1, sizeof *f->v);
+		f->v[f->n++] = j->gpu;
+	}
 	double wait = q->now - j->queued_since;
 	if (wait > o->maximum_spot_wait_seconds)
 		o->maximum_spot_wait_seconds = wait;
@@ -83,7 +94,7 @@ static int at_instant(void *ctx, struct sim *s, char *err, size_t errlen)
 	if (!tc_update_due(tc, now))
 		return 0;
 	struct tc_observation o = { sim_hp_outstanding_gpus(s), sim_spot_backlog_gpus(s), sim_running_spot_gpus(s),
-				    b->c->tenant_obs };
+				    b->c->tenant_obs, gating(b, s), b->horizon };
 	if (tc_update_decides(tc, now)) {
 		map_models(b, s);
 		size_t n = tc_pool_count(tc);
@@ -91,16 +102,16 @@ static int at_instant(void *ctx, struct sim *s, char *err, size_t errlen)
 			int m = b->model_of_pool[p];
 			b->c->tenant_obs[p] = (struct tc_pool_observation){ .idle_gpus = m >= 0 ? sim_free_gpus(s, m) : 0,
 									    .running_spot_gpus = tc_running_spot(tc, p) };
+			b->c->tenant_fit[p].n = 0;
 		}
 		struct queued_ctx q = { b, s, now };
 		sim_each_queued(s, add_queued, &q);
+		for (size_t p = 0; p < n; p++) {
+			b->c->tenant_obs[p].fitting_spot_gpus = b->c->tenant_fit[p].v;
+			b->c->tenant_obs[p].n_fitting_spot = b->c->tenant_fit[p].n;
+		}
 	}
 	return tc_update(tc, now, &o, err, errlen) < 0 ? -1 : 0;
-}
-
-static bool gating(const struct pc_sim *b, const struct sim *s)
-{
-	return b->enforce && tc_gate_active(b->c->tenant, sim_now(s));
 }
 
 static double gate_limit(void *ctx, const struct sim *s, int model)
@@ -120,11 +131,8 @@ static bool gate_admit(void *ctx, const struct sim *s, const struct sim_job_view
 	int p = gating(b, s) ? pool_of(b, s, j->model) : -1;
 	if (p < 0)
 		return true;
-	struct tenant_control *tc = b->c->tenant;
-	if (tc_allows_spot(tc, (size_t)p, b->horizon, j->gpu, tc_running_spot(tc, (size_t)p)))
-		return true;
-	tc_gate_denied(tc, j->index, (size_t)p);
-	return false;
+	const struct tenant_control *tc = b->c->tenant;
+	return tc_allows_spot(tc, (size_t)p, b->horizon, j->gpu, tc_running_spot(tc, (size_t)p));
 }
 
 static double distinct_nodes(const struct sim_job_view *j, double *gpus)
