@@ -219,6 +219,11 @@ for i in range(len(data)):
 	assert_failure 1
 	assert_output --partial "exceeds the predictive controller's declared horizons"
 	[ ! -e "$TMP/o.nd" ]
+	# quota serves the aggregate family; the tenant bundle carries its own per-pool plan
+	forecast -c "$TENANT_LINEAR" -t $((36 * DAY)) -o "$TMP/b.nd" "$TRACE"
+	run quota -c "$TENANT_LINEAR" "$TMP/b.nd"
+	assert_failure 1
+	assert_output --partial "is a tenant controller"
 	# the aggregate controller still runs the same trace
 	run sim-run -p "$POLICY" -c "$AGG" -i "$READY" -o "$TMP/agg.nd"
 	assert_success

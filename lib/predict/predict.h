@@ -6,10 +6,12 @@
  * left into a Spot quota per guarantee horizon, gates Spot starts by that quota and corrects
  * its scale factor eta from the Spot runs that actually closed. One engine hosts every
  * controller family; a family is a config schema plus a set of switches (struct
- * pc_switches) and an estimator (struct pc_estimator_ops). Today it hosts the aggregate
- * `predictive-spot-v1` (`seasonal-gaussian-v1`) exactly as the original engine computes it.
+ * pc_switches) and an estimator. It hosts the aggregate `predictive-spot-v1`
+ * (`seasonal-gaussian-v1`, struct pc_estimator_ops) exactly as the original engine
+ * computes it, and the tenant family (`schednav.tenant-predictive-controller/v1`,
+ * predictive.md §2, docs/tenant-controller.md) with its deterministic estimators.
  *
- * Pieces, in the order a decision uses them (pc_update):
+ * Pieces, in the order an aggregate decision uses them (pc_update):
  *   1. observation  the HP demand sample (aggregate: HP outstanding = queued + running GPUs)
  *                   goes into the sample log (for scoring) and its hour bucket (max of the
  *                   bucket's samples); buckets older than the lookback are dropped for good;
@@ -19,9 +21,10 @@
  *                   and the guarantee quantile q, rounded to 6 dp as published;
  *   4. feedback     the eta law updates each pool's eta (event-triggered for the aggregate:
  *                   only when a Spot run closed since the last evaluation, plus the
- *                   starvation rule; per-decision for the tenant family, quirk Q1);
- *   5. quota        pc_quota(), the one quota function (the `quota` tool calls it too),
- *                   per pool and guarantee horizon, from the rounded q and the new eta.
+ *                   starvation rule; per-decision for the tenant family, pc_eta_per_decision);
+ *   5. quota        pc_quota(), the one quota function (the `quota` tool and the tenant
+ *                   family call it too), per pool and guarantee horizon, from the rounded q
+ *                   and the new eta.
  * The simulator binding (pc_sim_bind) calls pc_update at every point of the update grid
  * (first arrival, then now + interval, the event loop's own clock) after the arrivals of
  * that instant and before the start pass, consults pc_allows_spot from the start pass and
@@ -29,20 +32,16 @@
  * offline cutoff bundle (pc_bundle) replays the same controller over a past-only
  * occupancy reconstruction.
  *
- * Plugging in the tenant controller (issue 11, predictive.md §2):
- *   - add its config schema to pc_config_from_json and fill pc_switches: pools per model
- *     (PC_POOLS_PER_MODEL), eta law PC_ETA_PER_DECISION (pc_eta_per_decision is written and
- *     unit-tested), floor_before_subtract and inventory_cap on (pc_quota has both),
- *     control_window_only on, gate scope PC_GATE_POOL (pc_allows_spot reads the pool);
- *   - write its estimator behind struct pc_estimator_ops (fit on the history, forecast one
- *     point list per pool); the 60-s per-series sampling and the minute history belong in
- *     struct pc_history next to the hourly buckets (O(1) per sample with 12 offset-aligned
- *     hourly maxima, §6);
- *   - periodic guarantee events: register them as extra wake-ups in pc_sim's next_wakeup
- *     and emit them from sim's after_advance hook (the simulator calls it after the clock
- *     moves, before completions, which is where the original emits them);
- *   - the sim hooks give per-run allocations (node -> GPUs, nodes -> model) for the
- *     pool-weighted events, and sim_each_running / sim_each_queued for per-pool state.
+ * The tenant family: pc_config_from_json fills the shared fields and the switches (pools
+ * per model, per-decision eta law, floor before subtract, inventory cap, control window
+ * only, pool gate) and keeps the family's own config in cfg->tenant; pc_controller_open
+ * opens its state machine (tenant_control.h: 60-s per-series samples, the decision grid,
+ * retraining, per-pool feedback, scoring) in c->tenant, pc_sim_bind binds it through
+ * tenant_sim.c (its sample and guarantee-period wake-ups, after_advance, per-pool
+ * observations, the pool gate inside the evidence window, distinct-node feedback
+ * weights), pc_bundle builds its bundle and pc_controller_clone forks it. It uses
+ * pc_quota, pc_quota_free, pc_eta_per_decision, pc_normal_quantile and
+ * pc_canonical_sha256 from here.
  *
  * Memory: a pc_config's strings and canonical dict live in the arena given to the parser.
  * A pc_controller owns everything it allocates (pc_controller_release frees it); decision
@@ -341,7 +340,8 @@ struct pc_sim {
 /* Fill hooks that run c inside a simulation session (b must outlive it), for either
  * family (c->tenant: the tenant hooks of tenant_sim.c). For a fork (sim_clone):
  * pc_controller_clone the controller, bind the copy, then copy horizon and enforce from
- * the original binding (check_policy is not called again). */
+ * the original binding (check_policy is not called again); a tenant clone shares the
+ * original's decision sink until tc_set_sink gives it its own. */
 void pc_sim_bind(struct pc_sim *b, struct pc_controller *c, struct sim_hooks *hooks);
 /* The error a too-long guarantee gets (also from sim_open / sim_set_policy through the hooks). */
 int pc_check_guarantee(const struct pc_config *cfg, const struct sim_policy *p, char *err, size_t errlen);
