@@ -33,7 +33,7 @@ setup() {
 }
 
 decisions() { grep '"type":"control_decision"' "$1"; }
-report() { grep '"type":"control_report"' "$1"; }
+control_report() { grep '"type":"control_report"' "$1"; }
 
 # Write a file to a command one byte per write (the slowest reader case).
 feed_bytewise() {
@@ -70,7 +70,7 @@ for i in range(len(data)):
 	# metrics carries the summary with the estimator, the scoring sums and the starvation diagnostic
 	metrics -i "$TMP/r.nd" -o "$TMP/m.nd"
 	assert_schema "$TMP/m.nd"
-	run jq -c 'select(.type == "metrics") | .predictive_control | [.available, .estimator, .update_count, .forecast_evaluation == $r[0].forecast_evaluation, .forecast_evaluation_sums.scored_point_count == .forecast_evaluation.scored_point_count, (.admission_diagnostics | type)]' --slurpfile r <(report "$TMP/r.nd") "$TMP/m.nd"
+	run jq -c 'select(.type == "metrics") | .predictive_control | [.available, .estimator, .update_count, .forecast_evaluation == $r[0].forecast_evaluation, .forecast_evaluation_sums.scored_point_count == .forecast_evaluation.scored_point_count, (.admission_diagnostics | type)]' --slurpfile r <(control_report "$TMP/r.nd") "$TMP/m.nd"
 	assert_output --partial '[true,"tenant-quantile-linear-v1",288,'
 	assert_output --partial ',true,"object"]'
 }
@@ -91,7 +91,7 @@ for i in range(len(data)):
 	sim-run -p "$POLICY" -c "$TENANT_SEASONAL" < "$TRACE" > "$TMP/f.nd"
 	feed_chunked "$TRACE" sim-run -p "$POLICY" -c "$TENANT_SEASONAL" > "$TMP/g.nd"
 	cmp "$TMP/f.nd" "$TMP/g.nd" || fail "seasonal: chunked feeding changed the output"
-	[ "$(report "$TMP/f.nd" | jq -r .estimator)" = seasonal-conformal-v1 ]
+	[ "$(control_report "$TMP/f.nd" | jq -r .estimator)" = seasonal-conformal-v1 ]
 	metrics < "$TMP/a.nd" > "$TMP/m1.nd"
 	feed_bytewise "$TMP/a.nd" metrics > "$TMP/m2.nd"
 	cmp "$TMP/m1.nd" "$TMP/m2.nd" || fail "metrics: 1-byte feeding changed the output"
@@ -227,7 +227,7 @@ for i in range(len(data)):
 	# the aggregate controller still runs the same trace
 	run sim-run -p "$POLICY" -c "$AGG" -i "$READY" -o "$TMP/agg.nd"
 	assert_success
-	[ "$(report "$TMP/agg.nd" | jq -r .controller_id)" = predictive-spot-v1 ]
+	[ "$(control_report "$TMP/agg.nd" | jq -r .controller_id)" = predictive-spot-v1 ]
 }
 
 @test "tenant: metrics refuses a tenant control_report with a value of the wrong type" {
@@ -236,4 +236,41 @@ for i in range(len(data)):
 	run metrics -i "$TMP/bad.nd"
 	assert_failure 1
 	assert_output --partial "control_report: a summary value has the wrong type"
+}
+
+@test "tenant: report shows the forecast quality and one control chart per pool; hostile labels stay out of gnuplot's commands and are escaped" {
+	# a pool (gpu_model) and a policy id full of HTML and gnuplot syntax
+	grep -v '"type":"end"' "$READY" | jq -c 'if .gpu_model then .gpu_model = "GPU<b>\"x'"'"'\\;set output" else . end' | stream-seal -o "$TMP/h.nd"
+	jq -c '. + {action_id: "tenant<i>\"'"'"'"}' "$POLICY" > "$TMP/hpol.json"
+	sim-run -p "$TMP/hpol.json" -c "$TENANT_LINEAR" -i "$TMP/h.nd" -o "$TMP/r.nd"
+	metrics -i "$TMP/r.nd" -o "$TMP/m.nd"
+	sim-run -p "$POLICY" -c "$AGG" -i "$READY" -o "$TMP/agg.nd"
+	metrics -i "$TMP/agg.nd" -o "$TMP/magg.nd"
+	# a gnuplot that keeps a copy of its script and data files
+	mkdir "$TMP/seen"
+	printf '#!/bin/sh\ncp "$(dirname "$1")"/*.gp "$(dirname "$1")"/*.dat "%s/seen/"\nexec gnuplot "$@"\n' "$TMP" > "$TMP/gp"
+	chmod +x "$TMP/gp"
+	report --gnuplot "$TMP/gp" -o "$TMP/p.html" "$TMP/r.nd" "$TMP/m.nd" "$TMP/agg.nd" "$TMP/magg.nd"
+	# the tenant chart has four panels, the aggregate's three; both in the page
+	[ "$(grep -c 'data-chart="control-[01]"' "$TMP/p.html")" -eq 2 ]
+	grep -q 'layout 4,1' "$TMP/seen/charts.gp" || fail "no four-panel chart"
+	grep -q 'layout 3,1' "$TMP/seen/charts.gp" || fail "no three-panel chart"
+	# the forecast quality table: one row per controlled metrics record, labels escaped
+	run grep -c '<td>seasonal-gaussian-v1</td>\|<td>tenant-quantile-linear-v1</td>' "$TMP/p.html"
+	assert_output 2
+	grep -q 'tenant&lt;i&gt;&quot;&#39;' "$TMP/p.html" || fail "the policy id is not escaped"
+	grep -q 'pool GPU&lt;b&gt;&quot;x&#39;\\;set output:' "$TMP/p.html" || fail "the pool name is not escaped"
+	run grep -c 'GPU<b>\|tenant<i>' "$TMP/p.html"
+	assert_output 0
+	# no label from the input in gnuplot's command language: the pool name nowhere in the
+	# script, the policy id not in the control charts' commands (the other charts' titles
+	# are the hardening branch's to move into data files); both in the data files only
+	run grep -c 'GPU<b>' "$TMP/seen/charts.gp"
+	assert_output 0
+	run sh -c "awk '/^reset/ { keep = 0 } /control-[0-9]+\\.svg/ { keep = 1 } keep' '$TMP/seen/charts.gp' | grep -c 'tenant<i>\\|columnheader'"
+	[ "$output" -eq 7 ] || fail "control charts: $output plot lines"
+	run sh -c "awk '/^reset/ { keep = 0 } /control-[0-9]+\\.svg/ { keep = 1 } keep' '$TMP/seen/charts.gp' | grep -c 'tenant<i>'"
+	assert_output 0
+	grep -q '"actual HP demand (running HP GPUs)"' "$TMP/seen/control-0.dat" || grep -q '"actual HP demand (running HP GPUs)"' "$TMP/seen/control-1.dat" ||
+		fail "the control charts' titles are not in their data files"
 }
