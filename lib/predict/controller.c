@@ -5,6 +5,7 @@
  * same; sums run left to right in time order.
  */
 #include "predict/predict.h"
+#include "predict/internal.h"
 #include "predict/tenant_control.h"
 #include "core/die.h"
 #include "core/num.h"
@@ -61,10 +62,7 @@ int pc_controller_init(struct pc_controller *c, const struct pc_config *cfg, dou
 
 void pc_controller_release(struct pc_controller *c)
 {
-	if (c->tenant)
-		for (size_t p = 0; p < tc_pool_count(c->tenant); p++)
-			free(c->tenant_fit[p].v);
-	free(c->tenant_fit);
+	ptq_free(c->tenant_queue);
 	tc_close(c->tenant);
 	free(c->tenant_obs);
 	if (c->est)
@@ -98,7 +96,7 @@ void pc_controller_clone(struct pc_controller *d, const struct pc_controller *s)
 	if (s->tenant) {
 		d->tenant = tc_clone(s->tenant);
 		d->tenant_obs = dup_array(s->tenant_obs, tc_pool_count(s->tenant), sizeof *s->tenant_obs);
-		d->tenant_fit = xcalloc(tc_pool_count(s->tenant), sizeof *d->tenant_fit);
+		d->tenant_queue = ptq_clone(s->tenant_queue);
 		return;
 	}
 	d->pools = dup_array(s->pools, s->n_pools, sizeof *s->pools);

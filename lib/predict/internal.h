@@ -23,6 +23,13 @@ struct pc_sim;
 struct sim_hooks;
 /* The tenant family's hooks into h (h->ctx = b already set; tenant_sim.c). */
 void pc_tenant_bind(struct pc_sim *b, struct sim_hooks *h);
+/* Its per-pool queue of Spot jobs (tenant_sim.c), owned by the pc_controller. */
+struct trace;
+struct tenant_control;
+struct pc_tenant_queue;
+struct pc_tenant_queue *ptq_new(const struct trace *t, const struct tenant_control *tc);
+struct pc_tenant_queue *ptq_clone(const struct pc_tenant_queue *q);
+void ptq_free(struct pc_tenant_queue *q);   /* accepts NULL */
 
 /* guarantee_horizons_hours: a list of at most 64 integers, into an arena array (+1 spare). */
 int pcf_horizons(const struct json *h, struct arena *a, long long **out, size_t *n, char *err, size_t errlen);

@@ -242,7 +242,7 @@ struct pc_pool {                  /* per-pool control state: one pool "*" for th
 
 struct tenant_control;            /* the tenant family's state machine (tenant_control.h) */
 struct tc_pool_observation;
-struct pc_spot_demands { double *v; size_t n, cap; };
+struct pc_tenant_queue;           /* the tenant binding's queued Spot jobs per pool (tenant_sim.c) */
 
 struct pc_controller {
 	const struct pc_config *cfg;
@@ -250,7 +250,7 @@ struct pc_controller {
 	 * below stay empty; NULL for the aggregate family. */
 	struct tenant_control *tenant;
 	struct tc_pool_observation *tenant_obs;   /* per pool, the binding's scratch */
-	struct pc_spot_demands *tenant_fit;       /* per pool, the binding's scratch */
+	struct pc_tenant_queue *tenant_queue;     /* the binding's queued Spot jobs per pool */
 	double capacity, z;
 	bool has_evidence;
 	double evidence_start, evidence_end;

@@ -53,7 +53,7 @@ static int open_tenant(struct pc_controller *c, const struct pc_config *cfg, con
 			    err, errlen);
 	if (c->tenant) {
 		c->tenant_obs = xcalloc(np, sizeof *c->tenant_obs);
-		c->tenant_fit = xcalloc(np, sizeof *c->tenant_fit);
+		c->tenant_queue = ptq_new(t, c->tenant);
 		rc = 0;
 	}
 out:

@@ -3,10 +3,12 @@
 #include "predict/tenant_control.h"
 #include "core/die.h"
 #include "core/num.h"
+#include "sim/result.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define EPS TC_EPS
 
@@ -61,7 +63,16 @@ struct tenant_control {
 	double flagged_idle_seconds, flagged_max_wait;
 	tc_sink sink;
 	void *sink_ctx;
+	/* CPU seconds by part, for benchmarks (never written to a record) */
+	struct tc_cpu cpu;
 };
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 const char *tc_reason_name(const struct tc_pool_decision *pd)
 {
@@ -571,7 +582,10 @@ static int decide(struct tenant_control *tc, double now, const struct tc_observa
 	d->training_performed = false;
 	if (d->history_ready &&
 	    (!tc->est.trained || now + EPS >= tc->next_retrain || tc->est.fit_series != h->n_series)) {
-		if (est_fit(&tc->est, h, now, err, errlen))
+		double t0 = cpu_now();
+		int fit = est_fit(&tc->est, h, now, err, errlen);
+		tc->cpu.training += cpu_now() - t0;
+		if (fit)
 			return -1;
 		tc->next_retrain = now + (double)c->retrain_interval_seconds;
 		d->training_performed = true;
@@ -628,13 +642,10 @@ static int decide(struct tenant_control *tc, double now, const struct tc_observa
 		pd->admitted_runs = tc->admitted[p];
 		tc->admitted[p] = 0;
 		pd->held_jobs = 0;
-		if (obs->gating) {
+		if (obs->gating && obs->count_queued_spot) {
 			double headroom = (double)pd->quota[obs->gate_horizon] - pd->obs.running_spot_gpus + EPS;
-			for (size_t k = 0; k < pd->obs.n_fitting_spot; k++)
-				pd->held_jobs += pd->obs.fitting_spot_gpus[k] > headroom;
+			pd->held_jobs = obs->count_queued_spot(obs->count_ctx, p, headroom, pd->obs.idle_gpus + EPS);
 		}
-		pd->obs.fitting_spot_gpus = NULL;   /* the driver's scratch: not kept */
-		pd->obs.n_fitting_spot = 0;
 		if (tc->eta[p] < d->eta)
 			d->eta = tc->eta[p];
 	}
@@ -678,8 +689,11 @@ static int decide(struct tenant_control *tc, double now, const struct tc_observa
 		}
 		tc->retained_count++;
 	}
-	if (tc->sink)
+	if (tc->sink) {
+		double t0 = cpu_now();
 		tc->sink(tc->sink_ctx, tc, d);
+		tc->cpu.records += cpu_now() - t0;
+	}
 	return 1;
 }
 
@@ -694,16 +708,21 @@ int tc_update(struct tenant_control *tc, double now, const struct tc_observation
 		tc->next_sample = INFINITY;
 		return 0;
 	}
+	double t0 = cpu_now();
 	if (th_sample(&tc->hist, now, err, errlen))
 		return -1;
 	score(tc, tc->hist.n_samples - 1);
+	tc->cpu.sampling += cpu_now() - t0;
 	tc->next_sample = now + (double)tc->cfg->sample_interval_seconds;
 	if (now + EPS < tc->next_quota)
 		return 0;
 	tc->next_quota = now + (double)tc->cfg->quota_interval_seconds;
 	if (now + EPS < tc->evidence_start)
 		return 0;
+	t0 = cpu_now();
+	double before = tc->cpu.training + tc->cpu.records;
 	int rc = decide(tc, now, obs, err, errlen);
+	tc->cpu.deciding += cpu_now() - t0 - (tc->cpu.training + tc->cpu.records - before);
 	if (rc == 1)
 		tc->last_update_decided = true;
 	return rc;
@@ -739,11 +758,16 @@ const struct tc_scores *tc_scores(const struct tenant_control *tc)
 	return &tc->scores;
 }
 
+const struct tc_cpu *tc_cpu_seconds(const struct tenant_control *tc)
+{
+	return &tc->cpu;
+}
+
 /* ---- records ---- */
 
 static void num6(struct strbuf *sb, double v)
 {
-	sb_add_double(sb, num_round(v, 6));
+	result_add_double(sb, num_round(v, 6));
 }
 
 static void quotas_by_hour(struct strbuf *sb, const struct tc_config *c, const long long *q)
@@ -767,12 +791,12 @@ void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const
 	sb_adds(sb, "{\"type\":\"control_decision\",\"controller_id\":");
 	sb_add_jstr(sb, c->controller_id, strlen(c->controller_id));
 	sb_adds(sb, ",\"cutoff_time_seconds\":");
-	sb_add_double(sb, d->now);
+	result_add_double(sb, d->now);
 	sb_addf(sb, ",\"retained\":%s,\"history_ready\":%s,\"training_performed\":%s", d->retained ? "true" : "false",
 	        d->history_ready ? "true" : "false", d->training_performed ? "true" : "false");
 	sb_adds(sb, ",\"trained_at_seconds\":");
 	if (e->trained)
-		sb_add_double(sb, e->trained_at);
+		result_add_double(sb, e->trained_at);
 	else
 		sb_adds(sb, "null");
 	sb_adds(sb, ",\"model_fingerprint\":");
@@ -790,7 +814,7 @@ void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const
 	sb_adds(sb, ",\"running_spot_gpus\":");
 	num6(sb, d->running_spot_gpus);
 	sb_adds(sb, ",\"eta\":");
-	sb_add_double(sb, num_round(d->eta, 9));
+	result_add_double(sb, num_round(d->eta, 9));
 	sb_adds(sb, ",\"spot_quota_gpus_by_guarantee_hour\":");
 	quotas_by_hour(sb, c, d->quota);
 	sb_adds(sb, ",\"points\":[");
@@ -800,17 +824,17 @@ void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const
 		sb_adds(sb, i ? ",{\"resource_pool\":" : "{\"resource_pool\":");
 		sb_add_jstr(sb, pool, strlen(pool));
 		sb_addf(sb, ",\"horizon_step\":%d,\"target_time_seconds\":", pt->step);
-		sb_add_double(sb, pt->target);
+		result_add_double(sb, pt->target);
 		sb_adds(sb, ",\"mu_gpus\":");
-		sb_add_double(sb, pt->mu);
+		result_add_double(sb, pt->mu);
 		sb_adds(sb, ",\"sigma_gpus\":");
-		sb_add_double(sb, pt->sigma);
+		result_add_double(sb, pt->sigma);
 		sb_adds(sb, ",\"guarantee_quantile_gpus\":");
-		sb_add_double(sb, pt->quantile);
+		result_add_double(sb, pt->quantile);
 		sb_adds(sb, ",\"raw_quantile_gpus\":");
-		sb_add_double(sb, pt->raw);
+		result_add_double(sb, pt->raw);
 		sb_adds(sb, ",\"calibration_offset_gpus\":");
-		sb_add_double(sb, pt->offset);
+		result_add_double(sb, pt->offset);
 		sb_addf(sb, ",\"method\":\"%s\"}", point_method(c));
 	}
 	sb_adds(sb, "],\"resource_pools\":{");
@@ -820,7 +844,7 @@ void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const
 			sb_addc(sb, ',');
 		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
 		sb_adds(sb, ":{\"capacity_gpus\":");
-		sb_add_double(sb, tc->capacity[p]);
+		result_add_double(sb, tc->capacity[p]);
 		sb_adds(sb, ",\"hp_running_gpus\":");
 		num6(sb, pd->hp_running_gpus);
 		sb_adds(sb, ",\"idle_gpus\":");
@@ -835,18 +859,18 @@ void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const
 		num6(sb, pd->event_weight);
 		sb_adds(sb, ",\"eviction_rate\":");
 		if (pd->has_rate)
-			sb_add_double(sb, num_round(pd->eviction_rate, 9));
+			result_add_double(sb, num_round(pd->eviction_rate, 9));
 		else
 			sb_adds(sb, "null");
 		sb_adds(sb, ",\"eta_before\":");
-		sb_add_double(sb, num_round(pd->eta_before, 9));
+		result_add_double(sb, num_round(pd->eta_before, 9));
 		sb_adds(sb, ",\"eta_after\":");
-		sb_add_double(sb, num_round(pd->eta_after, 9));
+		result_add_double(sb, num_round(pd->eta_after, 9));
 		sb_addf(sb, ",\"reason\":\"%s\"}", tc_reason_name(pd));
 		sb_adds(sb, ",\"predicted_free_gpus_by_guarantee_hour\":{");
 		for (size_t hi = 0; hi < tc->n_horizons; hi++) {
 			sb_addf(sb, "%s\"%lld\":", hi ? "," : "", c->horizons[hi]);
-			sb_add_double(sb, pd->free[hi]);
+			result_add_double(sb, pd->free[hi]);
 		}
 		sb_adds(sb, "},\"spot_quota_gpus_by_guarantee_hour\":");
 		quotas_by_hour(sb, c, pd->quota);
@@ -859,7 +883,7 @@ void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const
 static void ratio(struct strbuf *sb, double num, double den, int digits, bool ok)
 {
 	if (ok)
-		sb_add_double(sb, num_round(num / den, digits));
+		result_add_double(sb, num_round(num / den, digits));
 	else
 		sb_adds(sb, "null");
 }
@@ -880,19 +904,19 @@ void tc_write_report(struct strbuf *sb, const struct tenant_control *tc)
 	            "\"q3_mean_error_actual_minus_mu\":%s}",
 	        c->quirks_fixed ? "true" : "false", c->quirks_fixed ? "true" : "false", c->quirks_fixed ? "true" : "false");
 	sb_adds(sb, ",\"evidence_window_seconds\":{\"start\":");
-	sb_add_double(sb, tc->evidence_start);
+	result_add_double(sb, tc->evidence_start);
 	sb_adds(sb, ",\"end\":");
-	sb_add_double(sb, tc->evidence_end);
+	result_add_double(sb, tc->evidence_end);
 	sb_addf(sb, "},\"update_count\":%zu,\"total_runtime_update_count\":%zu,\"demand_sample_count\":%zu",
 	        tc->retained_count, tc->decision_count, tc->hist.n_samples);
 	sb_adds(sb, ",\"first_cutoff_time_seconds\":");
 	if (tc->retained_count)
-		sb_add_double(sb, tc->first_cutoff);
+		result_add_double(sb, tc->first_cutoff);
 	else
 		sb_adds(sb, "null");
 	sb_adds(sb, ",\"last_cutoff_time_seconds\":");
 	if (tc->retained_count)
-		sb_add_double(sb, tc->last_cutoff);
+		result_add_double(sb, tc->last_cutoff);
 	else
 		sb_adds(sb, "null");
 	sb_addf(sb, ",\"forecast_evaluation\":{\"scored_point_count\":%zu,\"mae_gpus\":", s->n);
@@ -906,31 +930,31 @@ void tc_write_report(struct strbuf *sb, const struct tenant_control *tc)
 	sb_adds(sb, ",\"pinball_loss\":");
 	ratio(sb, s->pinball, (double)s->n, 6, s->n > 0);
 	sb_addf(sb, "},\"forecast_evaluation_sums\":{\"scored_point_count\":%zu,\"absolute_error_gpus\":", s->n);
-	sb_add_double(sb, s->abs_error);
+	result_add_double(sb, s->abs_error);
 	sb_adds(sb, ",\"error_gpus\":");
-	sb_add_double(sb, s->error);
+	result_add_double(sb, s->error);
 	sb_adds(sb, ",\"actual_gpus\":");
-	sb_add_double(sb, s->actual);
+	result_add_double(sb, s->actual);
 	sb_addf(sb, ",\"covered_point_count\":%zu,\"pinball_loss\":", s->covered);
-	sb_add_double(sb, s->pinball);
+	result_add_double(sb, s->pinball);
 	sb_adds(sb, "},\"eta\":{\"initial\":");
-	sb_add_double(sb, c->initial_eta);
+	result_add_double(sb, c->initial_eta);
 	sb_adds(sb, ",\"final_by_resource_pool\":{");
 	for (size_t p = 0; p < tc->n_pools; p++) {
 		if (p)
 			sb_addc(sb, ',');
 		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
 		sb_addc(sb, ':');
-		sb_add_double(sb, num_round(tc->eta[p], 9));
+		result_add_double(sb, num_round(tc->eta[p], 9));
 	}
 	sb_adds(sb, "},\"minimum_observed\":");
 	if (tc->retained_count)
-		sb_add_double(sb, tc->eta_min);
+		result_add_double(sb, tc->eta_min);
 	else
 		sb_adds(sb, "null");
 	sb_adds(sb, ",\"maximum_observed\":");
 	if (tc->retained_count)
-		sb_add_double(sb, tc->eta_max);
+		result_add_double(sb, tc->eta_max);
 	else
 		sb_adds(sb, "null");
 	sb_adds(sb, "},\"spot_quota_gpus\":{\"mean\":");
@@ -983,7 +1007,7 @@ void tc_write_report(struct strbuf *sb, const struct tenant_control *tc)
 	sb_addf(sb, "},\"model\":{\"model\":\"%s\",\"model_fingerprint\":", est_id(c->estimator));
 	if (e->trained) {
 		sb_addf(sb, "\"%s\",\"trained_at_seconds\":", e->fingerprint);
-		sb_add_double(sb, e->trained_at);
+		result_add_double(sb, e->trained_at);
 		sb_addf(sb, ",\"training\":{\"training_generation\":%lld,\"series_count\":%zu,\"history_sample_count\":%zu,"
 		            "\"train_window_count\":%zu,\"validation_window_count\":%zu,\"train_row_count\":%zu,"
 		            "\"epochs_completed\":null,\"best_validation_gaussian_nll\":null,\"calibration\":{",
@@ -1007,11 +1031,11 @@ void tc_write_report(struct strbuf *sb, const struct tenant_control *tc)
 				sb_adds(sb, ",\"sigma\":");
 				num6(sb, cal->sigma);
 				sb_adds(sb, ",\"offset\":");
-				sb_add_double(sb, cal->offset);
+				result_add_double(sb, cal->offset);
 				sb_adds(sb, ",\"raw_coverage\":");
-				sb_add_double(sb, num_round(cal->raw_coverage, 9));
+				result_add_double(sb, num_round(cal->raw_coverage, 9));
 				sb_adds(sb, ",\"calibrated_coverage\":");
-				sb_add_double(sb, num_round(cal->calibrated_coverage, 9));
+				result_add_double(sb, num_round(cal->calibrated_coverage, 9));
 				sb_addc(sb, '}');
 			}
 			sb_addc(sb, ']');

@@ -73,10 +73,6 @@ struct tc_pool_observation {      /* one pool at an update, before admission at 
 	double running_spot_gpus;     /* Spot GPUs allocated on the pool's nodes */
 	double spot_backlog_gpus;     /* queued Spot demand of the pool */
 	double maximum_spot_wait_seconds;  /* longest current wait (now - queued_since) */
-	/* demands of the queued Spot jobs that fit the pool's idle GPUs (any order): the
-	 * decision counts those its quota holds back (held_spot_jobs) */
-	const double *fitting_spot_gpus;
-	size_t n_fitting_spot;
 };
 
 struct tc_observation {
@@ -84,6 +80,11 @@ struct tc_observation {
 	const struct tc_pool_observation *pools;                          /* tc pool order */
 	bool gating;                  /* the gate enforces at this instant ... */
 	int gate_horizon;             /* ... at this horizon index (the policy's guarantee) */
+	/* The queued Spot jobs of pool whose demand d satisfies above < d <= at_most: with the
+	 * new quota the decision counts those that fit the idle GPUs but not its headroom
+	 * (held_spot_jobs). NULL: none counted. */
+	long long (*count_queued_spot)(const void *ctx, size_t pool, double above, double at_most);
+	const void *count_ctx;
 };
 
 struct tc_pool_decision {
@@ -117,6 +118,13 @@ struct tc_scores {                /* forecast evaluation sums, in scoring order 
 	size_t n;
 	double abs_error, error, actual, pinball;
 	size_t covered;
+};
+
+struct tc_cpu {                   /* CPU seconds spent in each part, for benchmarks */
+	double sampling;              /* the 60-s samples: hourly maxima, prefix sums, scoring */
+	double training;              /* fits (est_fit) */
+	double deciding;              /* the rest of each decision: feedback, forecast, quota, report sums */
+	double records;               /* the decision sink (writing records) */
 };
 
 struct tenant_control;            /* opaque */
@@ -183,6 +191,7 @@ const struct tc_config *tc_config(const struct tenant_control *tc);
 const struct tenant_history *tc_history(const struct tenant_control *tc);
 const struct tenant_estimator *tc_estimator(const struct tenant_control *tc);
 const struct tc_scores *tc_scores(const struct tenant_control *tc);
+const struct tc_cpu *tc_cpu_seconds(const struct tenant_control *tc);
 
 /* Records: one control_decision line (no '\n'), the control_report line. */
 void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const struct tc_decision *d);
