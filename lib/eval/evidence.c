@@ -88,9 +88,16 @@ int ev_metrics_check(const struct json *rec, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < rec->u.obj.n; i++) {
 		const char *k = rec->u.obj.keys[i];
-		/* optional controller summaries: sim-run --controller, roll */
-		bool known = ev_is_catalogue(k) || ((!strcmp(k, "predictive_control") || !strcmp(k, "rolling_control")) &&
-						    rec->u.obj.vals[i]->kind == JSON_OBJECT);
+		/* the optional keys: a controlled run's summary (predictive-records.md §1.3), a
+		 * rolling arm's (roll) */
+		if (!strcmp(k, "predictive_control") || !strcmp(k, "rolling_control")) {
+			if (rec->u.obj.vals[i]->kind != JSON_OBJECT) {
+				snprintf(err, errlen, "metrics record: '%s' must be an object", k);
+				return -1;
+			}
+			continue;
+		}
+		bool known = ev_is_catalogue(k);
 		for (size_t j = 0; !known && j < NMETRICS_KEYS; j++)
 			known = !strcmp(metrics_keys[j].key, k);
 		if (!known) {

@@ -22,6 +22,7 @@ void rp_model_release(struct rp_model *m)
 		free(m->results[i].runs);
 		free(m->results[i].preemptions);
 		free(m->results[i].decisions);
+		rp_control_release(&m->results[i].control);
 	}
 	free(m->results);
 	free(m->metrics);
@@ -308,6 +309,17 @@ static int record(struct reader_state *st, const struct json *rec, char *err, si
 		return add_cluster(st, rec, err, errlen);
 	if (in_result && (!strcmp(type, "rolling_decision") || !strcmp(type, "rolling_report")))
 		return add_rolling(st, rec, !strcmp(type, "rolling_report"), err, errlen);
+	if (in_result && !strcmp(type, "control_decision")) {
+		struct rp_result *res = current_result(st, err, errlen);
+		char why[256];
+		if (!res)
+			return -1;
+		if (rp_control_add(m, res, rec, why, sizeof why)) {
+			ndr_errorf(st->r, err, errlen, "%s", why);
+			return -1;
+		}
+		return 0;
+	}
 	if (!strcmp(type, "metrics")) {
 		const char *id;
 		if (need_str(st, rec, "action_id", &id, err, errlen))
