@@ -1,20 +1,27 @@
 #!/usr/bin/env bats
-# roll: one rolling arm over one evaluation day of a small synthetic trace (the tiny
-# profile at load factor 0.3: day 2 is the evaluation window, HP from the origin, Spot of
-# the day only; the workload-history trace starts 4 h before the window).
+# roll: one rolling arm over one evaluation day with the tenant controller as the inner
+# predictor. The trace is drawn by trace-synth from the shipped v2026 profile (one GPU pool,
+# half the load, days 0-36, as tests/tenant-controller.bats), so the test needs no
+# ../shared: day 36 is the evaluation window with 864 h of history before it (the
+# controller trains at the window start), HP from the origin, Spot of the day only; the
+# workload-history trace starts 4 h before the window.
 load helper
 
 CFG="$ROOT/configs/rolling/rolling-v3.json"
-CTL="$ROOT/configs/controllers/predictive-spot-v1.json"
+CTL="$ROOT/configs/controllers/schednav-tenant-linear-v2.json"
+AGG="$ROOT/configs/controllers/predictive-spot-v1.json"
 DEC="$ROOT/tests/roll"
+DAY=86400
+T0=$((36 * DAY))
 
 setup_file() {
 	local d="$BATS_FILE_TMPDIR/d"
 	mkdir -p "$d"
 	cd "$d"
-	trace-synth --profile "$DATA/synth/tiny.json" --seed 3 --load-factor 0.3 -o full.nd
-	trace-window --eval-start 86400 --eval-end 172799 --warmup-start 0 --no-warmup-spot -i full.nd -o exec.nd
-	trace-window --eval-start 86400 --eval-end 172799 --warmup-start 72000 -i full.nd -o hist.nd
+	trace-synth --profile "$ROOT/configs/profiles/alibaba-spot-gpu-v2026.json" --gpu-model GPU-series-2 \
+		--days 0-36 --load-factor 0.5 -o full.nd
+	trace-window --eval-start $T0 --eval-end $((T0 + DAY - 1)) --warmup-start 0 --no-warmup-spot -i full.nd -o exec.nd
+	trace-window --eval-start $T0 --eval-end $((T0 + DAY - 1)) --warmup-start $((T0 - 14400)) -i full.nd -o hist.nd
 	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule -o rule.nd exec.nd
 }
 
@@ -65,8 +72,8 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	run jq -c 'select(.type == "rolling_report") | [.decision_count, .expected_decision_count, .candidate_simulation_count, .candidate_budget_per_decision, .baseline_action_id, .candidate_scenario_set_id, .deployable]' "$R"
 	assert_output '[12,12,72,3,"rolling-fifo-open","dual-forecast-replay-v1",true]'
 	run jq -r 'select(.type == "rolling_decision") | [.cutoff_time_seconds, (.candidate_selection.candidate_action_ids | index("rolling-fifo-open") != null), .real_future_execution_frozen_after_selection, .candidate_simulation_count] | @tsv' "$R"
-	assert_line --index 0 "86400	true	true	6"
-	assert_line --index 11 "165600	true	true	6"
+	assert_line --index 0 "$T0	true	true	6"
+	assert_line --index 11 "$((T0 + 11 * 7200))	true	true	6"
 	# each decision's chain fingerprint names the previous one
 	run jq -s -r '[.[] | select(.type == "rolling_decision")] | [range(1; length) as $i | (.[$i].previous_decision_fingerprint == .[$i - 1].decision_fingerprint)] | all' "$R"
 	assert_output true
@@ -108,7 +115,7 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 }
 
 @test "roll: no leakage: a different future after 12:00 leaves every record up to the divergence byte-identical" {
-	# B = the same trace with every job submitted after 129600 (day 2, 12:00) changed: other
+	# B = the same trace with every job submitted after day 36, 12:00 (3153600) changed: other
 	# durations and GPU counts, one job dropped, two added. History trace likewise.
 	for t in exec hist; do
 		python3 - "$D/$t.nd" > "$t.b.body" <<-'EOF'
@@ -121,7 +128,7 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 		    if r["type"] != "job":
 		        head.append(line)
 		        continue
-		    if r["submit"] > 129600:
+		    if r["submit"] > 3153600:
 		        if not dropped:
 		            dropped = True
 		            continue
@@ -129,8 +136,8 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 		        r["gpus"] = 1.0
 		        line = json.dumps(r, separators=(",", ":")) + "\n"
 		    jobs.append((r["submit"], r["job_id"], line))
-		for r in ({"type": "job", "job_id": "zz-new-1", "submit": 150000.0, "duration": 9000.0, "gpus": 2.0, "class": "HP", "gpu_model": "M1", "tenant": "org-x", "phase": "eval"},
-		          {"type": "job", "job_id": "zz-new-2", "submit": 160000.0, "duration": 100.0, "gpus": 1.0, "class": "Spot", "gpu_model": "M2", "tenant": "org-x", "phase": "eval"}):
+		for r in ({"type": "job", "job_id": "zz-new-1", "submit": 3174000.0, "duration": 9000.0, "gpus": 2.0, "class": "HP", "gpu_model": "GPU-series-2", "tenant": "org-x", "phase": "eval"},
+		          {"type": "job", "job_id": "zz-new-2", "submit": 3184000.0, "duration": 100.0, "gpus": 1.0, "class": "Spot", "gpu_model": "GPU-series-2", "tenant": "org-x", "phase": "eval"}):
 		    jobs.append((r["submit"], r["job_id"], json.dumps(r, separators=(",", ":")) + "\n"))
 		jobs.sort()
 		sys.stdout.write("".join(head) + "".join(l for _, _, l in jobs))
@@ -140,9 +147,9 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	roll --config "$CFG" --history hist.b.nd --controller "$CTL" --decider rule -o b.nd exec.b.nd
 	rolling "$D/rule.nd" > a.rec
 	rolling b.nd > b.rec
-	# decisions at 86400 .. 122400 cut before the divergence (129600 is itself a cutoff with the same past)
-	jq -c 'select(.cutoff_time_seconds <= 129600)' a.rec > a.past
-	jq -c 'select(.cutoff_time_seconds <= 129600)' b.rec > b.past
+	# decisions at 00:00 .. 10:00 cut before the divergence (12:00 is itself a cutoff with the same past)
+	jq -c 'select(.cutoff_time_seconds <= 3153600)' a.rec > a.past
+	jq -c 'select(.cutoff_time_seconds <= 3153600)' b.rec > b.past
 	[ "$(wc -l < a.past)" -eq "$((7 * 7))" ] || fail "expected 7 decisions x 7 records before the divergence"
 	cmp a.past b.past || fail "a record before the divergence depends on the future"
 	# and the futures really differ afterwards
@@ -248,7 +255,7 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 @test "roll: kill -9 anywhere, --resume: byte-identical to an uninterrupted run" {
 	cp "$D/exec.nd" "$D/hist.nd" .
 	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule -o ref.nd exec.nd
-	for t in 0.15 0.3 0.2 0.45 0.3 0.6 0.4; do
+	for t in 0.05 0.12 0.08 0.2 0.1 0.3 0.15 0.25; do
 		timeout -s KILL "$t" roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule --resume ck -o res.nd exec.nd || true
 	done
 	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule --resume ck -o res.nd exec.nd
@@ -257,6 +264,44 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	stream-verify ck/state-0012.ndjson.zst
 	run jq -r 'select(.type == "engine_state") | .state_handoff_fingerprint' <(zstdcat ck/state-0012.ndjson.zst)
 	assert_output --regexp '^[0-9a-f]{32}$'
+	# the inner predictor's learned state in every state file equals an uninterrupted run's
+	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule --checkpoint ck2 -o ref2.nd exec.nd
+	cmp ref.nd ref2.nd
+	for k in 0002 0007 0012; do
+		[ -e "ck/state-$k.ndjson.zst" ] || continue
+		cmp <(zstdcat "ck/state-$k.ndjson.zst" | grep '"type":"predictor_state"') <(zstdcat "ck2/state-$k.ndjson.zst" | grep '"type":"predictor_state"') ||
+			fail "state-$k: the resumed run's predictor state differs"
+	done
+}
+
+@test "roll: the inner predictor is the rolling config's tenant controller; its state carries across decisions and into checkpoints" {
+	# without --controller the rolling config's inner_predictor (the tenant controller) runs
+	roll --config "$CFG" --history "$D/hist.nd" --decider rule --checkpoint ck -o dflt.nd "$D/exec.nd"
+	cmp <(sans_header "$D/rule.nd") <(sans_header dflt.nd)
+	run jq -r 'select(.type == "header") | .controller.schema_version' dflt.nd
+	assert_output schednav.tenant-predictive-controller/v1
+	# each observation after the first cutoff projects the controller's last decision before
+	# it: the same per-horizon quotas (summed over pools) and the pool's forecast points
+	jq -c 'select(.type == "control_decision") | [.cutoff_time_seconds, .spot_quota_gpus_by_guarantee_hour]' dflt.nd > dec.tsv
+	run jq -r --slurpfile d dec.tsv 'select(.type == "rolling_observation" and .predictive_projection != null) | .cutoff_time_seconds as $c
+		| ([$d[] | select(.[0] <= $c)] | last | .[1]) as $q
+		| [.cutoff_time_seconds, (.predictive_projection.spot_quota_gpus_by_guarantee_hour == $q), (.predictive_projection.forecast_points[0].resource_pool)] | @tsv' dflt.nd
+	[ "${#lines[@]}" -ge 11 ] || fail "expected a projection at 11 cutoffs or more, got ${#lines[@]}"
+	refute_output --partial false
+	assert_line --index 0 --partial "GPU-series-2"
+	# its learned state grows in one session: decisions, samples and feedback events never restart
+	for k in $(seq -f %04g 1 12); do zstdcat "ck/state-$k.ndjson.zst" | grep '"type":"predictor_state"'; done > ps.nd
+	assert_schema ps.nd
+	run jq -s -r '[.[] | .decision_count] as $n | [.[] | .pools[0].feedback_event_count] as $f | [.[] | .model.demand_sample_count] as $s
+		| [($n | . == sort and .[0] < .[-1]), ($f | . == sort and .[-1] > 0), ($s | . == sort), (.[-1].model.trained)] | @tsv' ps.nd
+	assert_output "true	true	true	true"
+	# the aggregate family stays selectable, and "none" runs without an inner predictor
+	roll_day --decider rule --controller "$AGG" -o agg.nd "$D/exec.nd"
+	run jq -r 'select(.type == "header") | .controller.controller_id' agg.nd
+	assert_output predictive-spot-v1
+	roll_day --decider rule --controller none -o none.nd "$D/exec.nd"
+	run jq -r 'select(.type == "rolling_observation") | .predictive_projection' none.nd
+	refute_output --partial '{'
 }
 
 @test "roll: --checkpoint refuses a directory holding a checkpoint; --resume refuses another run's" {

@@ -47,7 +47,8 @@ static const char help[] =
 	"  -c, --config FILE           rolling controller config (schednav.rolling-controller/v1)\n"
 	"  -H, --history FILE          workload-history trace (read through cutoff filters only)\n"
 	"  -d, --decider SPEC          fixed:ACTION | rule | oracle | exec:CMD | plan:FILE\n"
-	"  -p, --controller FILE       inner predictor config (schednav.predictive-controller/v1)\n"
+	"  -p, --controller FILE       inner predictor config (tenant or aggregate family; default: the\n"
+	"                              rolling config's inner_predictor; none: no inner predictor)\n"
 	"      --candidates IDS        comma-separated candidate list instead of the workload rule\n"
 	"  -a, --arm-id ID             the action id of this arm in metrics (default CONTROLLER:DECIDER)\n"
 	"  -t, --decider-timeout SEC   seconds an exec: decider has for a reply (default 30)\n"
@@ -69,6 +70,7 @@ struct spool {
 	char run_fp[33];                /* what the run is (inputs, configs, decider, arm) */
 	struct roll_controller *ctl;
 	struct roll_live *live;
+	const char *pred_state;         /* resume: the checkpoint's predictor_state line */
 };
 
 static int spool_emit(void *ctx, const struct json *rec, char *err, size_t errlen)
@@ -148,7 +150,7 @@ static long long checkpoint_resume(struct spool *sp, struct arena *a)
 		struct nd_reader *r = ndr_open(path, err, sizeof err);
 		if (!r)
 			continue;
-		struct json *v, *ck = NULL, *prog = NULL;
+		struct json *v, *ck = NULL, *prog = NULL, *pst = NULL;
 		enum nd_event ev;
 		struct arena sa;
 		arena_init(&sa);
@@ -159,6 +161,8 @@ static long long checkpoint_resume(struct spool *sp, struct arena *a)
 					ck = json_clone(a, v);
 				else if (!strcmp(t, "rolling_controller_state"))
 					prog = json_clone(a, v);
+				else if (!strcmp(t, "predictor_state"))
+					pst = json_clone(a, v);
 			}
 		ndr_close(r);
 		arena_release(&sa);
@@ -184,6 +188,13 @@ static long long checkpoint_resume(struct spool *sp, struct arena *a)
 			die("%s: %s", path, strerror(errno));
 		if (roll_progress_load(sp->ctl, prog, err, sizeof err))
 			die("%s: %s", sp->dir, err);
+		if (pst) {
+			struct strbuf ps;
+			sb_init(&ps);
+			json_write(&ps, pst);
+			sp->pred_state = arena_strndup(a, ps.buf, ps.len);
+			sb_release(&ps);
+		}
 		return sp->ctl->p.index;
 	}
 	if (ftruncate(sp->fd, 0))
@@ -338,6 +349,11 @@ int main(int argc, char **argv)
 	if (roll_config_load(&cfg, config_path, &a, err, sizeof err) || roll_catalog_load(&cat, cfg.action_space_path, &a, err, sizeof err) ||
 	    slo_load(&slo, cfg.slo_path, &a, err, sizeof err))
 		die("%s", err);
+	/* the inner predictor: --controller, else the one the rolling config names; "none": none */
+	if (!controller_path)
+		controller_path = cfg.inner_predictor_path;
+	else if (!strcmp(controller_path, "none"))
+		controller_path = NULL;
 	struct roll_predictor pred;
 	if (controller_path && roll_predictor_load(&pred, controller_path, &a, err, sizeof err))
 		die("%s", err);
@@ -367,7 +383,7 @@ int main(int argc, char **argv)
 		die("%s", err);
 	if (roll_decider_start(&dec, err, sizeof err))
 		die("%s", err);
-	struct spool sp = { { 0 }, checkpoint ? checkpoint : resume, -1, "", &ctl, NULL };
+	struct spool sp = { { 0 }, checkpoint ? checkpoint : resume, -1, "", &ctl, NULL, NULL };
 	sb_init(&sp.sb);
 	struct roll_live live;
 	long long restored = 0;
@@ -393,6 +409,7 @@ int main(int argc, char **argv)
 	live.emit = spool_emit;
 	live.emit_ctx = &sp;
 	live.replay_n = restored;
+	live.pred_state_expect = sp.pred_state;
 	sp.live = &live;
 	if (sp.dir) {
 		live.frozen = checkpoint_write;

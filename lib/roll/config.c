@@ -109,7 +109,7 @@ int roll_config_load(struct roll_config *c, const char *path, struct arena *a, c
 {
 	static const char *const keys[] = { "schema_version", "controller_id", "description", "decision_interval_seconds",
 		"minimum_action_hold_seconds", "scenario_horizon_seconds", "history_window_seconds", "candidate_budget",
-		"scenario_set_id", "action_space", "safety_action_id", "slo", "queue_guard_constraint_id", "fixes", NULL };
+		"scenario_set_id", "action_space", "safety_action_id", "slo", "queue_guard_constraint_id", "fixes", "inner_predictor", NULL };
 	char e[300];
 	memset(c, 0, sizeof *c);
 	c->path = path;
@@ -149,6 +149,12 @@ int roll_config_load(struct roll_config *c, const char *path, struct arena *a, c
 		return fail(err, errlen, path, e);
 	c->action_space_path = roll_resolve_path(a, space, path);
 	c->slo_path = roll_resolve_path(a, slo, path);
+	if (json_get(d, "inner_predictor")) {
+		const char *ip = str_key(d, "inner_predictor", true, e, sizeof e);
+		if (!ip)
+			return fail(err, errlen, path, e);
+		c->inner_predictor_path = roll_resolve_path(a, ip, path);
+	}
 	c->queue_guard_id = "hp-p95-queue-seconds";
 	if (json_get(d, "queue_guard_constraint_id") && !(c->queue_guard_id = str_key(d, "queue_guard_constraint_id", true, e, sizeof e)))
 		return fail(err, errlen, path, e);

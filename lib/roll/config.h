@@ -4,7 +4,8 @@
  * (`schednav.native-action-space/v1`, configs/action_spaces/) whose profiles are ordinary
  * policy files. Both are validated completely (exact key sets, one safety action that is
  * FIFO, FIFO + bypass unless it is native-fifo, identical fixed execution controls, no
- * duplicate or control-character action ids) and fingerprinted: XXH3-128 of the file's
+ * duplicate or control-character action ids; an optional "inner_predictor", the path of the
+ * inner predictor's config, which roll uses unless --controller says otherwise) and fingerprinted: XXH3-128 of the file's
  * canonical sorted JSON. A relative path inside a file is looked up in the current
  * directory, then against each ancestor directory of the file that names it, so
  * "configs/policies/x.json" works from any working directory inside a checkout.
@@ -55,6 +56,7 @@ struct roll_config {
 	const char *scenario_set_id;
 	const char *action_space_path; /* resolved */
 	const char *slo_path;          /* resolved */
+	const char *inner_predictor_path; /* resolved "inner_predictor" (NULL: none named) */
 	const char *safety_id;
 	const char *queue_guard_id;    /* SLO constraint id of the prospective queue guard */
 	struct json *doc;

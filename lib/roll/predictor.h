@@ -2,8 +2,10 @@
  * predictor — the inner predictor as the rolling session sees it: its simulator hooks, its
  * latest decision as a roll_projection (Q2: the last decision at any time), its records
  * for the result stream, and the header facts. One adapter per controller family; the
- * config's schema decides which (roll_predictor_load). Today: the aggregate controller
- * (predictive-spot-v1, lib/predict/predict.h).
+ * config's schema decides which (roll_predictor_load): the tenant controller (issue 12's
+ * inner predictor; lib/predict/tenant_control.h), whose decisions wait in a temporary file
+ * until the plain records are written, or the aggregate one (predictive-spot-v1). Both
+ * run in the one controller engine (pc_controller_open, pc_sim_bind).
  * The adapter owns its controller and buffers (roll_predictor_release frees them); the
  * config lives in the arena given to roll_predictor_load. Nothing here prints or exits.
  */
@@ -42,5 +44,9 @@ int roll_predictor_start(struct roll_predictor *p, const struct trace *t, char *
 const struct roll_projection *roll_predictor_projection(struct roll_predictor *p);
 /* Append its records (every decision, then the report) to w. */
 int roll_predictor_write(const struct roll_predictor *p, struct nd_writer *w, char *err, size_t errlen);
+/* The learned state after the latest update (decision records so far, the fit, eta and the
+ * feedback window per pool) as a predictor_state record with its own fingerprint
+ * (checkpoints; a resumed run must reproduce it). Started predictors only. */
+struct json *roll_predictor_state_json(const struct roll_predictor *p, struct arena *a);
 void roll_predictor_release(struct roll_predictor *p);
 #endif

@@ -685,6 +685,18 @@ static int replay_one(struct roll_live *l, struct sim *s, char *err, size_t errl
 			 i, sim_now(s), st.handoff_fp, l->ctl->p.handoff[i]);
 		rc = -1;
 	}
+	/* at the checkpoint's own decision the predictor's learned state must be the recorded one */
+	if (!rc && i + 1 == l->replay_n && l->pred && l->pred_state_expect) {
+		struct strbuf sb;
+		sb_init(&sb);
+		json_write(&sb, roll_predictor_state_json(l->pred, &a));
+		if (strcmp(sb.buf, l->pred_state_expect)) {
+			snprintf(err, errlen, "resume: the replayed inner predictor's state at decision %lld (%.17g) differs from the checkpoint", i,
+				 sim_now(s));
+			rc = -1;
+		}
+		sb_release(&sb);
+	}
 	const struct sim_policy *p = &l->ctl->cat->actions[l->ctl->p.applied[i]];
 	if (!rc && sim_policy(s) != p)
 		rc = sim_set_policy(s, p, err, errlen);
@@ -897,6 +909,8 @@ int roll_live_state_records(struct roll_live *l, struct arena *a, int (*emit)(vo
 	free(idx);
 	free(al.job);
 	free(al.piece);
+	if (!rc && l->pred)
+		rc = emit(ctx, roll_predictor_state_json(l->pred, a), err, errlen);
 	return rc;
 }
 

@@ -53,6 +53,7 @@ struct roll_live {
 	/* resume: the first replay_n decisions are re-applied from ctl->p (no scenario, no
 	 * decider), each checked against its recorded state handoff fingerprint */
 	long long replay_n, replayed;
+	const char *pred_state_expect;     /* the checkpoint's predictor_state line (NULL: none) */
 	/* called after each frozen decision (checkpoints); NULL = none */
 	int (*frozen)(void *ctx, struct arena *a, char *err, size_t errlen);
 	void *frozen_ctx;
@@ -85,8 +86,9 @@ double roll_clock(void);
 double roll_cpu(void);
 /* The roll_engine callbacks bound to l (for roll_step). */
 void roll_live_engine(struct roll_live *l, struct roll_engine *e);
-/* The engine state at the cutoff as records (checkpoint files): engine_state, one
- * engine_job per queued or running job, and the state handoff fingerprint. */
+/* The engine state at the cutoff as records (checkpoint files): engine_state (with the state
+ * handoff fingerprint), one engine_job per queued or running job, and with an inner
+ * predictor its predictor_state (roll_predictor_state_json), which a resume checks. */
 int roll_live_state_records(struct roll_live *l, struct arena *a, int (*emit)(void *ctx, const struct json *rec, char *err, size_t errlen),
 			    void *ctx, char *err, size_t errlen);
 /* Slots a scenario of this window can need: history jobs of any (cut − H, cut] plus the
