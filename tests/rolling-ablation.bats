@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The rolling ablation study as a Make graph (pipelines/rolling.mk) on a small study:
-# three half-day windows of the tiny synthetic profile, the five arms (ordinary FIFO, the
-# fixed predictive policy, the workload rule, the scripted exec: agent, the oracle), two
+# days 36-38 of the shipped v2026 profile's pool GPU-series-2 at half the load, the tenant
+# controller as the inner predictor, the five arms (ordinary FIFO, the fixed
+# tenant-predictive policy, the workload rule, the scripted exec: agent, the oracle), two
 # repetitions each, evidence, gates and a closeout that waits for a person.
 load helper
 
@@ -26,7 +27,7 @@ setup() {
 @test "rolling ablation: one record per (window, arm), each from two identical repetitions, audited against the window's ordinary FIFO" {
 	run jq -s '[.[] | select(.type == "rolling_ablation_record")] | length' "$E"
 	assert_output 15
-	for w in day-002 day-003 day-004; do
+	for w in day-036 day-037 day-038; do
 		for a in ordinary-fifo fixed-tenant-predictive rolling-workload-rule rolling-exec-agent posthoc-catalog-oracle; do
 			f1=$(stream-verify -p "$W/tiny-ablation/$w/$a/rep-1.result.ndjson.zst")
 			f2=$(stream-verify -p "$W/tiny-ablation/$w/$a/rep-2.result.ndjson.zst")
@@ -34,18 +35,18 @@ setup() {
 			[ "$(cat "$W/tiny-ablation/$w/$a/result.fp")" = "$f1" ]
 		done
 	done
-	fifo=$(jq -r 'select(.type == "rolling_ablation_record" and .arm_id == "ordinary-fifo" and .window_id == "day-003") | .metrics_fingerprint' "$E")
-	run jq -r 'select(.type == "rolling_ablation_record" and .window_id == "day-003") | .audited_against_metrics_fingerprint' "$E"
+	fifo=$(jq -r 'select(.type == "rolling_ablation_record" and .arm_id == "ordinary-fifo" and .window_id == "day-037") | .metrics_fingerprint' "$E")
+	run jq -r 'select(.type == "rolling_ablation_record" and .window_id == "day-037") | .audited_against_metrics_fingerprint' "$E"
 	for l in "${lines[@]}"; do [ "$l" = "$fifo" ] || fail "audited against $l, not the window's FIFO"; done
 	run jq -r 'select(.type == "rolling_ablation_record" and .arm_id == "posthoc-catalog-oracle") | [.deployable, .rolling.non_deployable] | @tsv' "$E"
 	assert_line --index 0 "false	true"
 	run jq -r 'select(.type == "rolling_ablation_record" and .arm_id == "rolling-workload-rule") | .rolling.candidate_simulation_count' "$E"
-	assert_line --index 0 36   # 6 decisions in a half day x 3 candidates x 2 scenarios
+	assert_line --index 0 72   # 12 decisions a day x 3 candidates x 2 scenarios
 }
 
 @test "roll-ablation: -i FILE equals the FILE operand inside a --window group (tests/cli.bats names this test)" {
 	local d="$W/tiny-ablation" op=() in=() w f
-	for w in day-002 day-003 day-004; do
+	for w in day-036 day-037 day-038; do
 		op+=(--window "$w" "$d/$w/audit.ndjson.zst")
 		in+=(--window "$w" -i "$d/$w/audit.ndjson.zst")
 		for f in "$d/$w"/*/metrics.ndjson.zst; do op+=("$f"); in+=(-i "$f"); done
@@ -53,7 +54,7 @@ setup() {
 	roll-ablation --study "$STUDY" "${op[@]}" -o "$BATS_TEST_TMPDIR/op.nd"
 	roll-ablation --study "$STUDY" "${in[@]}" -o "$BATS_TEST_TMPDIR/in.nd"
 	cmp "$BATS_TEST_TMPDIR/op.nd" "$BATS_TEST_TMPDIR/in.nd"
-	run roll-ablation --study "$STUDY" -i "$d/day-002/audit.ndjson.zst"
+	run roll-ablation --study "$STUDY" -i "$d/day-036/audit.ndjson.zst"
 	assert_failure 2
 	assert_line --index 0 "roll-ablation: a FILE before the first --window"
 }
@@ -79,12 +80,12 @@ setup() {
 
 @test "rolling ablation: a repetition that differs stops the study at the determinism gate" {
 	cp -a "$W" "$BATS_TEST_TMPDIR/w"
-	d="$BATS_TEST_TMPDIR/w/tiny-ablation/day-002/rolling-workload-rule"
+	d="$BATS_TEST_TMPDIR/w/tiny-ablation/day-036/rolling-workload-rule"
 	zstdcat "$d/rep-2.result.ndjson.zst" | grep -v '"type":"end"' | sed '2s/"queue_seconds":/"queue_seconds":1/' | stream-seal -o "$d/rep-2.result.ndjson.zst"
 	rm -f "$d/result.fp"
 	run make -s "$BATS_TEST_TMPDIR/w/tiny-ablation/evidence.ndjson" ROLLING_STUDY="$STUDY" ROLLING_WORK="$BATS_TEST_TMPDIR/w" ROLLING_BIN="$BIN"
 	assert_failure 2
-	assert_output --partial "determinism gate: window 'day-002' arm 'rolling-workload-rule'"
+	assert_output --partial "determinism gate: window 'day-036' arm 'rolling-workload-rule'"
 }
 
 @test "rolling ablation: a config with an unknown key or a window inside the predictor's history is refused" {
@@ -92,7 +93,7 @@ setup() {
 	run jq -r -f pipelines/rolling-config.jq bad.json
 	assert_failure 5
 	assert_output --partial "unknown key 'colour'"
-	jq '.minimum_history_hours = 844' "$STUDY" > early.json
+	jq '.minimum_history_hours = 900' "$STUDY" > early.json
 	run jq -r -f pipelines/rolling-config.jq early.json
 	assert_failure 5
 	assert_output --partial "before minimum_history_hours"
