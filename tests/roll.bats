@@ -304,6 +304,19 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	refute_output --partial '{'
 }
 
+@test "roll: a rolling config whose inner_predictor is not a string or not a readable predictor config is refused" {
+	jq '.inner_predictor = 5' "$CFG" > bad-type.json
+	jq '.inner_predictor = "configs/controllers/no-such-controller.json"' "$CFG" > bad-path.json
+	cd "$ROOT"
+	run roll --config "$BATS_TEST_TMPDIR/bad-type.json" --history "$D/hist.nd" --decider rule -o "$BATS_TEST_TMPDIR/x.nd" "$D/exec.nd"
+	assert_failure 1
+	assert_output --partial "'inner_predictor' must be a non-empty string"
+	run roll --config "$BATS_TEST_TMPDIR/bad-path.json" --history "$D/hist.nd" --decider rule -o "$BATS_TEST_TMPDIR/x.nd" "$D/exec.nd"
+	assert_failure 1
+	assert_output --partial "no-such-controller.json"
+	assert_no_output "$BATS_TEST_TMPDIR/x.nd"
+}
+
 @test "roll: --checkpoint refuses a directory holding a checkpoint; --resume refuses another run's" {
 	roll_day --decider rule -o ref.nd "$D/exec.nd"
 	roll_day --decider rule --checkpoint ck -o a.nd "$D/exec.nd"
