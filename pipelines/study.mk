@@ -59,8 +59,11 @@ REPS := $(shell seq $(REPETITIONS))
 POLICY = configs/policies/$1.json
 # An adaptive study also freezes its design and both controllers' selections before any
 # simulation (controllers.ndjson), and its second partition is "evaluation".
+# The lock takes them by their stream fingerprint (controllers.fp): the file's header names work
+# paths, its body does not, so a study locks the same wherever it runs.
 CONTROLLERS := $(if $(ADAPTIVE),$(SW)/controllers.ndjson)
-DESIGN_FILES := $(STUDY) $(SLO) $(foreach a,$(ARMS),$(call POLICY,$a)) $(CONTROLLERS)
+CONTROLLERS_FP := $(if $(ADAPTIVE),$(SW)/controllers.fp)
+DESIGN_FILES := $(STUDY) $(SLO) $(foreach a,$(ARMS),$(call POLICY,$a)) $(CONTROLLERS_FP)
 HOLD_PART := $(if $(ADAPTIVE),evaluation,holdout)
 ADAPTIVE_DESIGN_ARGS = $(foreach a,$(ARMS),--policy $(call POLICY,$a)) --baseline $(BASELINE) \
 	--calibration-fraction $(CALIBRATION_FRACTION) --warmup-seconds $(WARMUP_SECONDS) \
@@ -108,7 +111,7 @@ endef
 define study_window
 $(call study_stamp,$(SW)/stamp/slice-$2.args,trace-window $(VERSION) $(WINDOW_$2) $(if $(filter no,$(WARMUP_SPOT)),--no-warmup-spot))
 
-$1/slice.trace.ndjson.zst: $(SW)/trace.fp $(SW)/stamp/slice-$2.args | $(if $(filter calibration,$3),,$(SW)/lock-verified) $(CONTROLLERS)
+$1/slice.trace.ndjson.zst: $(SW)/trace.fp $(SW)/stamp/slice-$2.args | $(if $(filter calibration,$3),,$(SW)/lock-verified) $(CONTROLLERS_FP)
 	@mkdir -p $(foreach a,$(ARMS),$1/$a)
 	trace-window $(WINDOW_$2) $(if $(filter no,$(WARMUP_SPOT)),--no-warmup-spot) -i $(TRACE) -o $$@
 
@@ -178,6 +181,9 @@ $(SW)/design.ndjson: $(SW)/windows.ndjson $(SW)/stamp/design.args $(foreach a,$(
 $(SW)/controllers.ndjson: $(SW)/design.ndjson $(wildcard $(AGENT_SELECTIONS))
 	@test -f '$(AGENT_SELECTIONS)' || { echo "study: no agent selections '$(AGENT_SELECTIONS)': make adaptive-design STUDY=$(STUDY), give $(SW)/design.ndjson to the agent, save its controller_selections stream there" >&2; exit 1; }
 	adaptive-design $(ADAPTIVE_DESIGN_ARGS) --agent $(AGENT_SELECTIONS) -i $(SW)/windows.ndjson -o $@
+
+$(SW)/controllers.fp: $(SW)/controllers.ndjson
+	stream-verify --print-fingerprint $< > $@.tmp && mv $@.tmp $@
 
 calibration-slices: $(CAL_DIRS:%=%/slice.trace.ndjson.zst)
 holdout-slices: $(HOLD_DIRS:%=%/slice.trace.ndjson.zst)

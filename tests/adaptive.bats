@@ -82,8 +82,9 @@ config_with() {
 	assert_output ""
 	run jq -c 'select(.type == "selection-lock") | [.holdout_output_count_at_freeze, .holdout_outputs_absent]' "$S/selection-lock.ndjson"
 	assert_output "[0,true]"
-	# the lock covers the controllers file
-	[ "$(jq -c --arg p "$S/controllers.ndjson" 'select(.type == "header") | .inputs | any(.path == $p)' "$S/selection-lock.ndjson")" = true ]
+	# the lock covers the controllers, by their stream fingerprint
+	[ "$(cat "$S/controllers.fp")" = "$(stream-verify -p "$S/controllers.ndjson")" ]
+	[ "$(jq -c --arg p "$S/controllers.fp" 'select(.type == "header") | .inputs | any(.path == $p)' "$S/selection-lock.ndjson")" = true ]
 }
 
 @test "adaptive: a re-run is a no-op and study-verify recomputes every gate, receipt and the benchmark" {
@@ -184,4 +185,25 @@ config_with() {
 		--policy "$ROOT/configs/policies/native-preemptive-g3600-b09-d0000.json" --policy "$ROOT/configs/policies/native-preemptive-g3600-b09-d0900.json" \
 		--policy "$ROOT/configs/policies/native-preemptive-g3600-b09-loss-aware.json" \
 		--agent "$ROOT/configs/studies/adaptive-holdout.agent.ndjson" -o "$T/ctl.nd" "$T/full/adaptive-holdout/windows.ndjson"
+}
+
+@test "adaptive: killed midway, then resumed in another directory: the same streams and evidence" {
+	K="$T/k"
+	setsid make -C "$ROOT" --no-print-directory STUDY=$STUDY STUDY_WORK="$K" STUDY_BIN="$BIN" -j2 adaptive >/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 400); do
+		[ "$(find "$K" -name '*.result.ndjson.zst' 2>/dev/null | wc -l)" -ge 30 ] && break
+		sleep 0.05
+	done
+	kill -9 -- -"$pid"
+	wait "$pid" || true
+	[ ! -f "$K/adaptive-tiny/evidence.json" ]
+	run study_make "$K" -j2 adaptive
+	assert_success
+	files=$(cd "$S" && find . \( -name '*.ndjson' -o -name '*.ndjson.zst' \) | sort)
+	[ "$(echo "$files" | wc -l)" -gt 100 ]
+	diff <(cd "$S" && stream-verify -p $files) <(cd "$K/adaptive-tiny" && stream-verify -p $files)
+	cmp "$S/evidence.json" "$K/adaptive-tiny/evidence.json"
+	if cmp -s "$S/selection-lock.ndjson" "$K/adaptive-tiny/selection-lock.ndjson"; then fail "the lock's header should name its own paths"; fi
+	[ "$(stream-verify -p "$S/selection-lock.ndjson")" = "$(stream-verify -p "$K/adaptive-tiny/selection-lock.ndjson")" ]
 }
