@@ -121,10 +121,13 @@ static void read_scan(struct scan *s, const char *path, struct arena *a)
 	}
 	if (ev == ND_ERROR)
 		die("%s", err);
-	if (!s->header)
-		die("%s: empty input: no trace-scan stream", ndr_name(r));
-	s->path = path;
+	/* Close before a last message: the reader's buffers are then not leaked at exit. */
+	char name[1024];
+	snprintf(name, sizeof name, "%s", ndr_name(r));
 	ndr_close(r);
+	if (!s->header)
+		die("%s: empty input: no trace-scan stream", name);
+	s->path = path;
 }
 
 struct options {
@@ -274,11 +277,14 @@ static struct json *agent_record(struct arena *a, const char *path, const struct
 	}
 	if (ev == ND_ERROR)
 		die("%s", err);
-	if (ndr_streams(r) != 1)
-		die("%s: expected one stream, found %u", ndr_name(r), ndr_streams(r));
-	if (!found)
-		die("%s: no controller_selections record", ndr_name(r));
+	char name[1024];
+	unsigned streams = ndr_streams(r);
+	snprintf(name, sizeof name, "%s", ndr_name(r));
 	ndr_close(r);
+	if (streams != 1)
+		die("%s: expected one stream, found %u", name, streams);
+	if (!found)
+		die("%s: no controller_selections record", name);
 	struct ad_selections sel;
 	if (ad_selections_parse(&sel, found, d, a, err, sizeof err))
 		die("%s: %s", path, err);

@@ -90,9 +90,13 @@ static void read_stream(const char *path, const char *schema, struct arena *a,
 			nd_header_add_stream(hdr_arena, hdr, path, schema, ndr_fingerprint(r));
 	if (ev == ND_ERROR)
 		die("%s", err);
-	if (ndr_streams(r) == 0)
-		die("%s: empty input: no stream", ndr_name(r));
+	/* Close before a last message: the reader's buffers are then not leaked at exit. */
+	unsigned streams = ndr_streams(r);
+	char name[1024];
+	snprintf(name, sizeof name, "%s", ndr_name(r));
 	ndr_close(r);
+	if (streams == 0)
+		die("%s: empty input: no stream", name);
 }
 
 struct design_read {
