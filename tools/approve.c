@@ -5,17 +5,14 @@
 #include "core/json.h"
 #include "core/ndjson.h"
 #include "core/strbuf.h"
+#include "eval/chainlog.h"
 #include "eval/evidence.h"
 #include "eval/ranking.h"
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,83 +64,18 @@ static const char *const approval_keys[] = {
 	"reason", "selection_status", "previous_fingerprint", "approval_fingerprint", NULL
 };
 
-/* Read the whole log from fd and verify it; returns the last approval_fingerprint (or "")
- * and the count through the out parameters. Dies with LOG:LINE on any defect. */
-static void verify_log(int fd, const char *log, char last_fp[33], unsigned long *count)
-{
-	struct strbuf sb;
-	sb_init(&sb);
-	char buf[65536];
-	off_t off = 0;
-	for (;;) {
-		ssize_t n = pread(fd, buf, sizeof buf, off);
-		if (n < 0)
-			die("%s: %s", log, strerror(errno));
-		if (n == 0)
-			break;
-		sb_add(&sb, buf, (size_t)n);
-		off += n;
-	}
-	struct arena a;
-	arena_init(&a);
-	last_fp[0] = 0;
-	*count = 0;
-	size_t pos = 0;
-	unsigned long line = 0;
-	char e[256];
-	while (pos < sb.len) {
-		line++;
-		char *nl = memchr(sb.buf + pos, '\n', sb.len - pos);
-		if (!nl)
-			die("%s:%lu: torn last line (no newline: an earlier write was interrupted); refusing to append after it. "
-			    "Inspect it, then cut it off with 'truncate -s %zu %s' and run approve again", log, line, pos, log);
-		size_t len = (size_t)(nl - (sb.buf + pos));
-		struct json *rec;
-		if (json_parse(&a, sb.buf + pos, len, &rec, e, sizeof e))
-			die("%s:%lu: %s", log, line, e);
-		if (rec->kind != JSON_OBJECT || !ev_str(rec, "type") || strcmp(ev_str(rec, "type"), "approval"))
-			die("%s:%lu: not an 'approval' record", log, line);
-		if (nd_check_keys(rec, approval_keys, e, sizeof e))
-			die("%s:%lu: %s", log, line, e);
-		for (const char *const *k = approval_keys; *k; k++)
-			if (!json_get(rec, *k))
-				die("%s:%lu: missing key '%s'", log, line, *k);
-		if (!ev_self_fp_ok(rec, "approval_fingerprint"))
-			die("%s:%lu: 'approval_fingerprint' does not verify (the line was edited)", log, line);
-		struct json *prev = json_get(rec, "previous_fingerprint");
-		bool linked = *count == 0 ? prev->kind == JSON_NULL : prev->kind == JSON_STRING && !strcmp(prev->u.str.s, last_fp);
-		if (!linked)
-			die("%s:%lu: 'previous_fingerprint' does not match the line before (a line was removed, reordered or inserted)", log, line);
-		snprintf(last_fp, 33, "%s", ev_str(rec, "approval_fingerprint"));
-		(*count)++;
-		pos += len + 1;
-		arena_reset(&a);
-	}
-	arena_release(&a);
-	sb_release(&sb);
-}
-
-static void sync_parent_dir(const char *path)
-{
-	char *copy = xstrdup(path);
-	int dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	free(copy);
-}
+static const struct chainlog_spec approval_log = {
+	.type = "approval", .keys = approval_keys, .fp_key = "approval_fingerprint",
+	.prev_key = "previous_fingerprint", .retry = "approve",
+};
 
 static int do_verify(const char *log)
 {
-	int fd = open(log, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		die("%s: %s", log, strerror(errno));
-	if (flock(fd, LOCK_SH))
-		die("%s: cannot lock: %s", log, strerror(errno));
-	char last[33];
+	char last[33], err[1024];
 	unsigned long n;
-	verify_log(fd, log, last, &n);
+	int fd = chainlog_open(log, &approval_log, false, false, last, &n, err, sizeof err);
+	if (fd < 0)
+		die("%s", err);
 	close(fd);
 	return 0;
 }
@@ -230,14 +162,11 @@ int main(int argc, char **argv)
 		die("action '%s' is not on the ranking's frontier (selected: %s)", action, frontier.buf);
 	sb_release(&frontier);
 
-	int fd = open(log, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		die("%s: %s", log, strerror(errno));
-	if (flock(fd, LOCK_EX))
-		die("%s: cannot lock: %s", log, strerror(errno));
-	char last[33];
+	char last[33], err[1024];
 	unsigned long n;
-	verify_log(fd, log, last, &n);
+	int fd = chainlog_open(log, &approval_log, true, true, last, &n, err, sizeof err);
+	if (fd < 0)
+		die("%s", err);
 
 	struct json *rec = json_object(&a);
 	json_set(&a, rec, "type", json_str(&a, "approval"));
@@ -248,22 +177,10 @@ int main(int argc, char **argv)
 	json_set(&a, rec, "approved_at", json_str(&a, when));
 	json_set(&a, rec, "reason", json_str(&a, reason));
 	json_set(&a, rec, "selection_status", json_str(&a, status));
-	json_set(&a, rec, "previous_fingerprint", n ? json_str(&a, last) : json_null(&a));
-	ev_self_fp_stamp(&a, rec, "approval_fingerprint");
-	struct strbuf line;
-	sb_init(&line);
-	json_write(&line, rec);
-	sb_addc(&line, '\n');
-	/* One write(2) of the whole line: a crash leaves the line either absent or (in the
-	 * rare case the kernel stops between pages) torn, which the next run refuses. */
-	ssize_t w = write(fd, line.buf, line.len);
-	if (w < 0 || (size_t)w != line.len)
-		die("%s: short write (%s); run 'approve --verify --log %s'", log, w < 0 ? strerror(errno) : "partial line", log);
-	if (fsync(fd) || close(fd))
+	if (chainlog_append(fd, log, &approval_log, &a, rec, last, &n, err, sizeof err))
+		die("%s; run 'approve --verify --log %s'", err, log);
+	if (close(fd))
 		die("%s: %s", log, strerror(errno));
-	if (n == 0)
-		sync_parent_dir(log);
-	sb_release(&line);
 	ev_input_release(&in);
 	arena_release(&a);
 	return 0;
