@@ -21,7 +21,7 @@ fps=$(stream-verify --print-fingerprint $files $adaptive $receipts)
 fp() { echo "$fps" | sed -n "$1p"; }
 
 zstdcat -qf $receipts "$sw/selection-lock.ndjson" "$sw/calibration/selection.ndjson" $adaptive |
-	jq -c 'select(.type == "window_result" or .type == "selection-lock" or .type == "selection" or .type == "adaptive_design" or .type == "controller_selections" or .type == "adaptive_controller")' |
+	jq -c 'select(.type == "window_result" or .type == "selection-lock" or .type == "selection" or .type == "adaptive_design" or .type == "rule_selections" or .type == "controller_selections" or .type == "adaptive_controller")' |
 	jq -s --arg study "$(basename "$config" .json)" --arg config "$config" --arg part "$part" \
 	--arg trace_fp "$(cat "$sw/trace.fp")" --arg windows_fp "$(fp 5)" \
 	--arg lock_fp "$(fp 1)" --arg selection_fp "$(fp 2)" \
@@ -84,9 +84,10 @@ def partition_summary($ws):
   + (if $design then {adaptive: {
        design: ($design | {design_fingerprint, trace_id, trace_fingerprint, capacity_gpus, window_rule, carry_in,
                            baseline_action_id, actions, split, workload_rule}),
-       controllers: [.[] | select(.type == "controller_selections")
-                     | {controller_id, model_id, selection_basis, controller_fingerprint,
-                        candidate_evaluations: (.windows | map(.candidate_action_ids | length) | add)}],
+       controllers: [.[] | select(.type == "rule_selections" or .type == "controller_selections")
+                     | {controller_id, model_id: (.model_id // null),
+                        fingerprint: (.fingerprint // .selections_fingerprint),
+                        candidate_evaluations: ((.windows // .selections) | map(.candidate_action_ids | length) | add)}],
        best_static: {selection_status: $lock.selection_status, selected_action_ids: $chosen},
        benchmark: [.[] | select(.type == "adaptive_controller") | del(.type, .windows)]}} else {} end)
   + {windows: ($cal + $hold | map(del(.type)))}' > "$sw/evidence.json.tmp"

@@ -95,18 +95,18 @@ setup() {
 	# evaluation: both high, pressure only, share only, neither; then exactly at both thresholds
 	scan_stream "$T/s.nd" 0.4 0.1 0.5 0.2 0.6 0.3 0.7 0.4  0.9 0.5 0.9 0.1 0.2 0.5 0.2 0.1
 	adaptive-design $(catalogue_args) -o "$T/d.nd" "$T/s.nd"
-	run jq -r 'select(.type == "controller_selections") | .windows[] | "\(.window_id) \(.reason_code) \(.candidate_action_ids | join(","))"' "$T/d.nd"
+	run jq -r 'select(.type == "rule_selections") | .windows[] | "\(.window_id) \(.reason_code) \(.candidate_action_ids | join(","))"' "$T/d.nd"
 	assert_output "day-0004 high-pressure-high-spot-share native-fifo,native-preemptive-g3600-b09-d0000,native-preemptive-g3600-b09-loss-aware
 day-0005 high-pressure-lower-spot-share native-fifo,native-preemptive-3600,native-preemptive-g3600-b09-d0000
 day-0006 lower-pressure-high-spot-share native-fifo,native-preemptive-g3600-b09-d0900,native-preemptive-g3600-b09-loss-aware
 day-0007 lower-pressure-lower-spot-share native-fifo,native-preemptive-g3600-b09-d0000,native-preemptive-g3600-b09-d0900"
 	scan_stream "$T/s.nd" 0.4 0.1 0.5 0.2 0.6 0.3 0.7 0.4  0.55 0.25 0.5499999 0.2499999 9 9 9 9
 	adaptive-design $(catalogue_args) -o "$T/d.nd" "$T/s.nd"
-	run jq -r 'select(.type == "controller_selections") | .windows[:2][] | .reason_code' "$T/d.nd"
+	run jq -r 'select(.type == "rule_selections") | .windows[:2][] | .reason_code' "$T/d.nd"
 	assert_output "high-pressure-high-spot-share
 lower-pressure-lower-spot-share"
-	rule=$(jq -c 'select(.type == "controller_selections")' "$T/d.nd")
-	[ "$(jq -c '[.controller_id, .selection_basis, .model_id, .design_fingerprint == "'"$(design_rec "$T/d.nd" .design_fingerprint | tr -d '"')"'"]' <<< "$rule")" = '["workload-rule-v1","workload_only",null,true]' ]
+	rule=$(jq -c 'select(.type == "rule_selections")' "$T/d.nd")
+	[ "$(jq -c '[.controller_id, .selection_basis, .schema_version, .design_fingerprint == "'"$(design_rec "$T/d.nd" .design_fingerprint | tr -d '"')"'"]' <<< "$rule")" = '["workload-rule-v1","workload_only","schednav.rule-selections/v1",true]' ]
 	# the rule needs the catalogue v3
 	run adaptive-design --policy "$ROOT/configs/policies/native-fifo.json" --policy "$ROOT/configs/policies/native-preemptive-3600.json" \
 		--policy "$ROOT/configs/policies/native-preemptive-g3600-b09-d0000.json" "$T/s.nd"
@@ -131,24 +131,22 @@ lower-pressure-lower-spot-share"
 	stream-verify "$T/a.nd"
 }
 
-@test "adaptive-design: a valid agent file is checked, stamped and kept; the scripted agent's file matches its design" {
+@test "adaptive-design: the agent's plan-check selections are checked and kept; the scripted agent's file matches its design" {
 	make_design "$T"
-	agent_stream "$T/agent.nd" "$T/design.nd" '.'
+	agent_stream "$T/agent.nd" "$T/design.nd"
+	[ "$(jq -r 'select(.type == "header") | .tool' "$T/agent.nd")" = plan-check ]
 	adaptive-design $(design_args) --agent "$T/agent.nd" -o "$T/ctl.nd" "$T/scan.nd"
-	[ "$(jq -c 'select(.type == "controller_selections") | .controller_id' "$T/ctl.nd" | tr '\n' ' ')" = '"workload-rule-v1" "test-agent" ' ]
-	# stamped controller_fingerprint; the record is otherwise the file's
-	agent=$(jq -c 'select(.type == "controller_selections" and .controller_id == "test-agent")' "$T/ctl.nd")
-	[ "$(jq -c 'del(.controller_fingerprint)' <<< "$agent")" = "$(jq -c 'select(.type == "controller_selections")' "$T/agent.nd")" ]
-	[[ "$(jq -r .controller_fingerprint <<< "$agent")" =~ ^[0-9a-f]{32}$ ]]
-	# the design record is the same with or without the agent; the header names the agent stream
+	[ "$(jq -r 'select(.type == "rule_selections" or .type == "controller_selections") | "\(.type) \(.controller_id)"' "$T/ctl.nd" | tr '\n' ' ')" = \
+	  "rule_selections workload-rule-v1 controller_selections scripted-agent-v1 " ]
+	# the agent's record is kept byte for byte; every selection observed this design
+	[ "$(grep '"type":"controller_selections"' "$T/ctl.nd")" = "$(grep '"type":"controller_selections"' "$T/agent.nd")" ]
+	[ "$(jq -c 'select(.type == "controller_selections") | [.selections[].observation_fingerprint] | unique' "$T/ctl.nd")" = \
+	  "[$(design_rec "$T/design.nd" .design_fingerprint)]" ]
+	# the design record is the same with or without the agent; the header names the agent's stream
 	[ "$(design_rec "$T/ctl.nd" .)" = "$(design_rec "$T/design.nd" .)" ]
-	[ "$(jq -c 'select(.type == "header") | .inputs[-1] | [.path, .fingerprint]' "$T/ctl.nd")" = "[\"$T/agent.nd\",\"$(stream-verify -p "$T/agent.nd")\"]" ]
+	[ "$(jq -c 'select(.type == "header") | .inputs[-1] | [.path, .schema, .fingerprint]' "$T/ctl.nd")" = \
+	  "[\"$T/agent.nd\",\"schednav.agent-plan/1\",\"$(stream-verify -p "$T/agent.nd")\"]" ]
 	assert_schema "$T/ctl.nd" "$T/agent.nd"
-	# a file that carries its own fingerprint keeps it; the stamped one verifies again
-	{ echo '{"type":"header","schema":"schednav.controller-selections/1","tool":"t","version":"1","inputs":[],"params":{}}'
-	  grep '"controller_id":"test-agent"' "$T/ctl.nd"; } | stream-seal -o "$T/stamped.nd"
-	adaptive-design $(design_args) --agent "$T/stamped.nd" -o "$T/ctl2.nd" "$T/scan.nd"
-	[ "$(jq -c 'select(.type == "controller_selections")' "$T/ctl2.nd")" = "$(jq -c 'select(.type == "controller_selections")' "$T/ctl.nd")" ]
 	# the committed scripted-agent file of configs/studies/adaptive-tiny.json is what the script writes for that design
 	mkdir -p "$T/work"
 	make -C "$ROOT" --no-print-directory STUDY=configs/studies/adaptive-tiny.json STUDY_WORK="$T/work" STUDY_BIN="$BIN" adaptive-design > /dev/null
@@ -157,51 +155,34 @@ lower-pressure-lower-spot-share"
 		fail "tests/adaptive/agent-selections.ndjson is stale: regenerate it with tests/adaptive/scripted-agent (docs/studies.md)"
 }
 
-@test "adaptive-design: every rule of the agent's selections has its own error" {
+@test "adaptive-design: agent selections for another design, edited, or not one record are refused before anything is written" {
+	# each rule of the selections themselves (windows, 3-5 ids, FIFO, catalogue, reason, keys) has
+	# its own check in tests/unit/test_adaptive.c: plan-check refuses those before a file exists
 	make_design "$T"
-	w=$(design_rec "$T/design.nd" '[.windows[] | select(.partition == "evaluation") | .window_id]')
-	cal=$(design_rec "$T/design.nd" '.windows[0].window_id' | tr -d '"')
-	e1=$(jq -r '.[1]' <<< "$w")
-	check() {   # check JQ_EDIT MESSAGE: the edited agent file is refused with MESSAGE
-		agent_stream "$T/bad.nd" "$T/design.nd" "$1"
-		run adaptive-design $(design_args) --agent "$T/bad.nd" -o "$T/out.nd" "$T/scan.nd"
+	refuse() {   # refuse AGENT MESSAGE
+		run adaptive-design $(design_args) --agent "$1" -o "$T/out.nd" "$T/scan.nd"
 		assert_failure 1
 		assert_output --partial "$2"
 		[ ! -e "$T/out.nd" ] || fail "an output was written for '$1'"
 	}
-	check '.design_fingerprint = "0123456789abcdef0123456789abcdef"' "controller 'test-agent': made for design '0123456789abcdef0123456789abcdef', not this design"
-	check '.windows |= .[1:]' "evaluation window '$(jq -r '.[0]' <<< "$w")' has no selection (every evaluation window exactly once)"
-	check '.windows += [.windows[1]]' "window '$e1' appears twice (every evaluation window exactly once)"
-	check ".windows[0].window_id = \"$cal\"" "window '$cal' is a calibration window"
-	check '.windows[0].window_id = "day-9999"' "window 'day-9999' is not a window of the design"
-	check '.windows[1].candidate_action_ids = ["native-fifo", "native-preemptive-3600"]' "window '$e1': 2 candidates; a window takes 3 to 5"
-	check '.windows[1].candidate_action_ids = ["native-fifo", "native-preemptive-3600", "native-preemptive-g3600-b09-d0000", "native-preemptive-g3600-b09-d0900", "native-preemptive-g3600-b09-loss-aware", "native-preemptive-7200"]' "6 candidates; a window takes 3 to 5"
-	check '.windows[1].candidate_action_ids = ["native-fifo", "native-preemptive-3600", "native-preemptive-3600"]' "'native-preemptive-3600' is named twice"
-	check '.windows[1].candidate_action_ids = ["native-fifo", "native-preemptive-3600", "native-preemptive-7200"]' "'native-preemptive-7200' is not an action of the catalogue"
-	check '.windows[1].candidate_action_ids = ["native-preemptive-3600", "native-preemptive-g3600-b09-d0000", "native-preemptive-g3600-b09-d0900"]' "the candidates must include the baseline 'native-fifo'"
-	check '.windows[1].reason_code = "two\nlines"' "'reason_code' must be one line of 1 to 256 bytes"
-	check ".windows[1].reason_code = \"$(printf 'x%.0s' $(seq 257))\"" "'reason_code' must be one line of 1 to 256 bytes"
-	check '.windows[1].reason = "x"' "unknown key 'reason'"
-	check '.temperature = 0.2' "unknown key 'temperature'"
-	check 'del(.model_id)' "missing key 'model_id'"
-	check '.schema_version = "schednav.controller-selections/v2"' "schema_version must be 'schednav.controller-selections/v1'"
-	check '.controller_id = "workload-rule-v1"' "the agent may not use the rule's controller id"
-	check '.controller_id = "bad\tid"' "'controller_id' must be a non-empty string without control characters"
-	check '.controller_fingerprint = "0123456789abcdef0123456789abcdef"' "'controller_fingerprint' does not verify"
+	# the same windows, another design (another carry-in): every selection observed that one
+	adaptive-design $(design_args) --warmup-seconds 3600 -o "$T/other.nd" "$T/scan.nd"
+	agent_stream "$T/for-other.nd" "$T/other.nd"
+	refuse "$T/for-other.nd" "controller 'scripted-agent-v1': window 'day-0004': observed '$(design_rec "$T/other.nd" .design_fingerprint | tr -d '"')', not this design ('$(design_rec "$T/design.nd" .design_fingerprint | tr -d '"')')"
+	# an edited record (a selection dropped) no longer verifies, though its stream was resealed
+	agent_stream "$T/one.nd" "$T/design.nd"
+	jq -c 'if .type == "controller_selections" then .selections |= .[1:] else . end' "$T/one.nd" | grep -v '"type":"end"' | stream-seal -o "$T/edited.nd"
+	refuse "$T/edited.nd" "controller 'scripted-agent-v1': 'selections_fingerprint' does not verify (the selections were edited)"
 	# two records, none, a broken stream
-	agent_stream "$T/one.nd" "$T/design.nd" '.'
 	{ sed '$d' "$T/one.nd"; sed -n 2p "$T/one.nd"; } | stream-seal -o "$T/two.nd"
-	run adaptive-design $(design_args) --agent "$T/two.nd" "$T/scan.nd"
-	assert_failure 1
-	assert_output "adaptive-design: $T/two.nd:3: a second controller_selections record (one agent per file)"
+	refuse "$T/two.nd" "adaptive-design: $T/two.nd:3: a second controller_selections record (one agent per file)"
 	sed -n 1p "$T/one.nd" | stream-seal -o "$T/none.nd"
-	run adaptive-design $(design_args) --agent "$T/none.nd" "$T/scan.nd"
-	assert_failure 1
-	assert_output "adaptive-design: $T/none.nd: no controller_selections record"
+	refuse "$T/none.nd" "adaptive-design: $T/none.nd: no controller_selections record"
 	sed '$d' "$T/one.nd" > "$T/cut.nd"
-	run adaptive-design $(design_args) --agent "$T/cut.nd" "$T/scan.nd"
-	assert_failure 1
-	assert_output "adaptive-design: $T/cut.nd:2: truncated stream: no 'end' record"
+	refuse "$T/cut.nd" "adaptive-design: $T/cut.nd:2: truncated stream: no 'end' record"
+	# the rule's record is not an agent's
+	grep -v '"type":"adaptive_design"\|"type":"end"' "$T/design.nd" | stream-seal -o "$T/rule.nd"
+	refuse "$T/rule.nd" "adaptive-design: $T/rule.nd: no controller_selections record"
 }
 
 @test "adaptive-design: empty input, a truncated or edited scan exit 1 with PATH:LINE and write nothing" {

@@ -14,7 +14,7 @@ load adaptive_fixtures
 setup_file() {
 	export FX="$BATS_FILE_TMPDIR"
 	make_design "$FX"
-	agent_stream "$FX/agent.nd" "$FX/design.nd" '.'
+	agent_stream "$FX/agent.nd" "$FX/design.nd" '[$rule + [if ($rule | index("native-preemptive-3600")) then "native-preemptive-g3600-b09-d0900" else "native-preemptive-3600" end], "test"]'
 	adaptive-design $(design_args) --agent "$FX/agent.nd" -o "$FX/ctl.nd" "$FX/scan.nd"
 	calibration_selection "$FX" "$FX/tie.nd"
 	# FIFO's allocation raised in one calibration window: the others now fail allocation >= FIFO there
@@ -71,7 +71,8 @@ py() { python3 -c "print(repr($1))"; }
 	[ "$(sans_header "$T/cat.nd")" = "$(sans_header "$FX/eval.nd")" ]
 	[ "$(jq -c 'select(.type == "header") | [.design_fingerprint, .params.allocation_tie_band, (.inputs | length)]' "$FX/eval.nd")" = \
 	  "[$(design_rec "$FX/design.nd" .design_fingerprint),0.01,6]" ]
-	[ "$(ctl agent '.source')" = "{\"kind\":\"controller_selections\",\"fingerprint\":$(jq -c 'select(.controller_id == "test-agent") | .controller_fingerprint' "$FX/ctl.nd"),\"controller_id\":\"test-agent\",\"model_id\":\"test-model\"}" ]
+	[ "$(ctl agent '.source')" = "{\"kind\":\"controller_selections\",\"fingerprint\":$(jq -c 'select(.type == "controller_selections") | .selections_fingerprint' "$FX/ctl.nd"),\"controller_id\":\"scripted-agent-v1\",\"model_id\":\"scripted-v1\"}" ]
+	[ "$(ctl workload_rule '.source | [.kind, .fingerprint]')" = "[\"rule_selections\",$(jq -c 'select(.type == "rule_selections") | .fingerprint' "$FX/ctl.nd")]" ]
 }
 
 @test "adaptive-eval: frontier and oracle frontier follow the hierarchy (band, Spot p95, evictions)" {
@@ -186,6 +187,8 @@ catalog_oracle 20 0 5 5 5"
 	refuse "'design_fingerprint' does not verify (the design was edited)" --design "$T/ctl-d.nd" --selection "$FX/fifo.nd" "$FX"/r[4567].nd
 	sed '3s/"reason_code":"high-pressure-high-spot-share"/"reason_code":"other"/' "$FX/ctl.nd" | stream-seal -o "$T/ctl-r.nd"
 	refuse "the 'workload-rule-v1' selections are not the rule's for this design" --design "$T/ctl-r.nd" --selection "$FX/fifo.nd" "$FX"/r[4567].nd
+	sed '4s/"model_id":"scripted-v1"/"model_id":"other"/' "$FX/ctl.nd" | stream-seal -o "$T/ctl-a.nd"
+	refuse "'selections_fingerprint' does not verify (the selections were edited)" --design "$T/ctl-a.nd" --selection "$FX/fifo.nd" "$FX"/r[4567].nd
 	refuse "no agent controller_selections record (make the design with adaptive-design --agent)" --design "$FX/design.nd" --selection "$FX/fifo.nd" "$FX"/r[4567].nd
 	# a selection of other windows, or by the all-windows rule
 	sed '2s/"day-0003"/"day-0009"/' "$FX/fifo.nd" | stream-seal -o "$T/sel-w.nd"

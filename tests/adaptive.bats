@@ -39,7 +39,7 @@ config_with() {
 	[ "$(jq -c '[(.calibration.window_ids | length), (.evaluation.window_ids | length)]' "$S/evidence.json")" = '[6,4]' ]
 	[ "$(jq -r '[.adaptive.benchmark[].controller_id] | join(" ")' "$S/evidence.json")" = "fifo best_static workload_rule agent catalog_oracle" ]
 	[ "$(jq -c '.adaptive.benchmark | map(.candidate_evaluation_count)' "$S/evidence.json")" = '[4,4,12,17,20]' ]
-	[ "$(jq -c '.adaptive.controllers | map([.controller_id, .candidate_evaluations])' "$S/evidence.json")" = '[["workload-rule-v1",12],["scripted-agent-v1",17]]' ]
+	[ "$(jq -c '.adaptive.controllers | map([.controller_id, .model_id, .candidate_evaluations])' "$S/evidence.json")" = '[["workload-rule-v1",null,12],["scripted-agent-v1","scripted-v1",17]]' ]
 	# the chain: each fingerprint is that of the file it names
 	[ "$(jq -r .fingerprints.controllers "$S/evidence.json")" = "$(stream-verify -p "$S/controllers.ndjson")" ]
 	[ "$(jq -r .fingerprints.adaptive_evaluation "$S/evidence.json")" = "$(stream-verify -p "$S/evaluation/adaptive.ndjson")" ]
@@ -108,15 +108,13 @@ config_with() {
 }
 
 @test "adaptive: invalid or missing agent selections stop the study before any simulation" {
-	agent_stream() {   # agent_stream OUT JQ_EDIT: the committed selections edited by JQ_EDIT
-		jq -c "if .type == \"controller_selections\" then $2 else . end" "$ROOT/tests/adaptive/agent-selections.ndjson" |
-			grep -v '"type":"end"' | stream-seal -o "$1"
-	}
-	agent_stream "$T/bad.nd" '.windows |= .[1:]'
+	# the committed selections with one window dropped (and the stream resealed)
+	jq -c 'if .type == "controller_selections" then .selections |= .[1:] else . end' "$ROOT/tests/adaptive/agent-selections.ndjson" |
+		grep -v '"type":"end"' | stream-seal -o "$T/bad.nd"
 	config_with ".adaptive.agent_selections = \"$T/bad.nd\""
 	run study_make "$T/b" -j2 adaptive
 	assert_failure
-	assert_output --partial "adaptive-design: $T/bad.nd: controller 'scripted-agent-v1': evaluation window 'window-0006' has no selection"
+	assert_output --partial "adaptive-design: $T/bad.nd: controller 'scripted-agent-v1': 'selections_fingerprint' does not verify"
 	[ -z "$(find "$T/b" -name 'rep-*' -o -name 'slice.*')" ] || fail "a slice or a simulation ran before the agent's selections were valid"
 	config_with ".adaptive.agent_selections = \"$T/none.nd\""
 	run study_make "$T/n" -j2 adaptive
@@ -132,9 +130,8 @@ config_with() {
 
 @test "adaptive: the controllers cannot change once evaluation output exists" {
 	cp -a "$REF" "$T/w"
-	# another valid agent file: one window with one more candidate
-	jq -c 'if .type == "controller_selections" then .windows[3].candidate_action_ids += ["native-preemptive-3600"] else . end' \
-		"$ROOT/tests/adaptive/agent-selections.ndjson" | grep -v '"type":"end"' | stream-seal -o "$T/other.nd"
+	# another valid agent file for the same design: the rule's sets plus native-preemptive-3600
+	"$ROOT/tests/adaptive/scripted-agent" "$S/design.ndjson" "$T/other.nd" '[$rule + ["native-preemptive-3600"] | unique, "other"]' 
 	! cmp -s <(sans_header "$T/other.nd") <(sans_header "$ROOT/tests/adaptive/agent-selections.ndjson") || fail "the edit changed nothing"
 	config_with ".adaptive.agent_selections = \"$T/other.nd\""
 	run study_make "$T/w" adaptive

@@ -55,21 +55,11 @@ make_design() {
 	adaptive-design $(design_args) -o "$dir/design.nd" "$dir/scan.nd"
 }
 
-# agent_stream OUT DESIGN JQ_EDIT: an agent's controller_selections stream for DESIGN (the rule's
-# sets plus native-preemptive-3600 where the rule lacks it, else plus d0900), with JQ_EDIT
-# applied to the record, sealed.
+# agent_stream OUT DESIGN [PICK]: the agent's controller_selections for DESIGN made the real
+# way (tests/adaptive/scripted-agent: stage outputs, receipts, plan-check --adaptive), with the
+# scripted Strategist's choice or PICK (a jq expression, see the script).
 agent_stream() {
-	jq -c -s '
-	  (map(select(.type == "adaptive_design")) | .[0]) as $d
-	  | (map(select(.type == "controller_selections")) | .[0]) as $rule
-	  | {type: "header", schema: "schednav.controller-selections/1", tool: "test", version: "1", inputs: [], params: {}},
-	    {type: "controller_selections", schema_version: "schednav.controller-selections/v1", controller_id: "test-agent",
-	     design_fingerprint: $d.design_fingerprint, selection_basis: "workload_only", model_id: "test-model",
-	     windows: [$rule.windows[] | {window_id,
-	       candidate_action_ids: (.candidate_action_ids + [if (.candidate_action_ids | index("native-preemptive-3600")) then
-	         "native-preemptive-g3600-b09-d0900" else "native-preemptive-3600" end]),
-	       reason_code: "test"}]}' "$2" |
-		jq -c "if .type == \"controller_selections\" then $3 else . end" | stream-seal -o "$1"
+	"$ROOT/tests/adaptive/scripted-agent" "$2" "$1" ${3:+"$3"}
 }
 
 # calibration_selection DIR OUT [EDIT_WINDOW EDIT_ARM SED]: a best-static selection stream of

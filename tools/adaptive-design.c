@@ -30,10 +30,10 @@ static const char help[] =
 	"frozen design of an adaptive holdout study (schednav.adaptive-design/1): one\n"
 	"adaptive_design record (windows in chronological order, the first int(F*n) for\n"
 	"calibration, the rest for evaluation; workload signals; thresholds = calibration\n"
-	"medians of peak pressure and Spot share; the catalogue), the controller_selections of\n"
-	"workload-rule-v1 and, with --agent, the agent's controller_selections after checking\n"
-	"them against the design (3-5 distinct catalogue ids including the baseline, every\n"
-	"evaluation window exactly once, made for this design fingerprint).\n"
+	"medians of peak pressure and Spot share; the catalogue), the rule_selections of\n"
+	"workload-rule-v1 and, with --agent, the agent's controller_selections (plan-check\n"
+	"--adaptive) after checking them against the design (every evaluation window exactly\n"
+	"once, 3-5 distinct catalogue ids including the baseline, observed on this design).\n"
 	"\n"
 	"  -p, --policy FILE               a catalogue policy (3 to 5, in catalogue order)\n"
 	"  -b, --baseline ID               the baseline action (default native-fifo)\n"
@@ -41,7 +41,7 @@ static const char help[] =
 	"  -w, --warmup-seconds S          carry-in before each window (default 2592000, 30 days)\n"
 	"      --no-warmup-spot            the carry-in has no Spot jobs (recorded)\n"
 	"  -x, --exclude ID                leave window ID out (repeatable)\n"
-	"  -a, --agent FILE                a stream with the agent's controller_selections record\n"
+	"  -a, --agent FILE                the agent's controller_selections stream (plan-check --adaptive)\n"
 	"  -i, --input FILE                the trace-scan stream (same as the FILE operand)\n"
 	"  -o, --output OUT                write to OUT (OUT.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help                      show this help\n"
@@ -253,7 +253,8 @@ static struct json *design_record(struct arena *a, const struct scan *s, const s
 	return rec;
 }
 
-/* The agent's record: the one controller_selections record of FILE, checked against d. */
+/* The agent's record: the one controller_selections record of FILE (plan-check --adaptive),
+ * checked against d and kept as it is. */
 static struct json *agent_record(struct arena *a, const char *path, const struct ad_design *d, char fp[FP_HEX_XXH3], const char **schema)
 {
 	char err[1024];
@@ -286,12 +287,8 @@ static struct json *agent_record(struct arena *a, const char *path, const struct
 	if (!found)
 		die("%s: no controller_selections record", name);
 	struct ad_selections sel;
-	if (ad_selections_parse(&sel, found, d, a, err, sizeof err))
+	if (ad_agent_parse(&sel, found, d, a, err, sizeof err))
 		die("%s: %s", path, err);
-	if (!strcmp(sel.controller_id, AD_RULE_ID))
-		die("%s: controller '%s': the agent may not use the rule's controller id", path, AD_RULE_ID);
-	if (!json_get(found, "controller_fingerprint"))
-		ev_self_fp_stamp(a, found, "controller_fingerprint");
 	return found;
 }
 

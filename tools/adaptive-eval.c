@@ -108,17 +108,13 @@ static void on_design(void *ctx, struct json *rec, const char *where)
 {
 	struct design_read *dr = ctx;
 	const char *type = ev_str(rec, "type");
-	if (type && !strcmp(type, "adaptive_design")) {
-		if (dr->design)
-			die("%s: a second adaptive_design record", where);
-		dr->design = rec;
-	} else if (type && !strcmp(type, "controller_selections")) {
-		const char *id = ev_str(rec, "controller_id");
-		bool is_rule = id && !strcmp(id, AD_RULE_ID);
-		if (is_rule ? dr->rule != NULL : dr->agent != NULL)
-			die("%s: a second %s controller_selections record", where, is_rule ? "rule" : "agent");
-		*(is_rule ? &dr->rule : &dr->agent) = rec;
-	}
+	struct json **slot = !type ? NULL : !strcmp(type, "adaptive_design") ? &dr->design :
+			     !strcmp(type, "rule_selections") ? &dr->rule : !strcmp(type, "controller_selections") ? &dr->agent : NULL;
+	if (!slot)
+		return;
+	if (*slot)
+		die("%s: a second %s record", where, type);
+	*slot = rec;
 }
 
 static void read_design(struct input *in, const char *path, struct arena *a)
@@ -131,20 +127,17 @@ static void read_design(struct input *in, const char *path, struct arena *a)
 	if (ad_design_parse(&in->d, dr.design, a, err, sizeof err))
 		die("%s: %s", path, err);
 	if (!dr.rule)
-		die("%s: no controller_selections record of '%s'", path, AD_RULE_ID);
+		die("%s: no rule_selections record of '%s'", path, AD_RULE_ID);
 	if (!dr.agent)
 		die("%s: no agent controller_selections record (make the design with adaptive-design --agent)", path);
 	if (ad_rule_applies(&in->d, err, sizeof err))
 		die("%s: %s", path, err);
 	if (!json_identical(dr.rule, ad_rule_record(a, &in->d)))
 		die("%s: the '%s' selections are not the rule's for this design (edited?)", path, AD_RULE_ID);
-	if (ad_selections_parse(&in->rule, dr.rule, &in->d, a, err, sizeof err) ||
-	    ad_selections_parse(&in->agent, dr.agent, &in->d, a, err, sizeof err))
+	if (ad_rule_parse(&in->rule, dr.rule, &in->d, a, err, sizeof err) || ad_agent_parse(&in->agent, dr.agent, &in->d, a, err, sizeof err))
 		die("%s: %s", path, err);
-	if (!json_get(dr.agent, "controller_fingerprint"))
-		die("%s: the agent's selections carry no controller_fingerprint (not written by adaptive-design)", path);
-	in->rule_fp = ev_str(dr.rule, "controller_fingerprint");
-	in->agent_fp = ev_str(dr.agent, "controller_fingerprint");
+	in->rule_fp = in->rule.fingerprint;
+	in->agent_fp = in->agent.fingerprint;
 	in->agent_id = in->agent.controller_id;
 	in->agent_model = in->agent.model_id;
 	in->nw = in->d.nwindows - in->d.ncalibration;
@@ -607,7 +600,7 @@ int main(int argc, char **argv)
 		{ "fifo", "baseline", NULL, NULL, NULL, "evaluated", NULL, fifo, 1 },
 		{ "best_static", "calibration_selection", in.static_fp, NULL, NULL, static_selected ? "evaluated" : in.static_status,
 		  NULL, in.static_ids, static_selected ? 1 : 0 },
-		{ "workload_rule", "controller_selections", in.rule_fp, AD_RULE_ID, NULL, "evaluated", &in.rule, NULL, 0 },
+		{ "workload_rule", "rule_selections", in.rule_fp, AD_RULE_ID, NULL, "evaluated", &in.rule, NULL, 0 },
 		{ "agent", "controller_selections", in.agent_fp, in.agent_id, in.agent_model, "evaluated", &in.agent, NULL, 0 },
 		{ "catalog_oracle", "catalogue", NULL, NULL, NULL, "evaluated", NULL, in.d.actions, in.d.nactions },
 	};

@@ -221,12 +221,11 @@ static const char rule_definition[] =
 struct json *ad_rule_record(struct arena *a, const struct ad_design *d)
 {
 	struct json *rec = json_object(a), *ws = json_array(a);
-	json_set(a, rec, "type", json_str(a, "controller_selections"));
-	json_set(a, rec, "schema_version", json_str(a, AD_SELECTIONS_SCHEMA));
+	json_set(a, rec, "type", json_str(a, "rule_selections"));
+	json_set(a, rec, "schema_version", json_str(a, AD_RULE_SCHEMA));
 	json_set(a, rec, "controller_id", json_str(a, AD_RULE_ID));
 	json_set(a, rec, "design_fingerprint", json_str(a, d->fingerprint));
 	json_set(a, rec, "selection_basis", json_str(a, "workload_only"));
-	json_set(a, rec, "model_id", json_null(a));
 	for (size_t i = d->ncalibration; i < d->nwindows; i++) {
 		const char *ids[3];
 		const char *reason = ad_rule_candidates(&d->windows[i], d, ids);
@@ -240,57 +239,25 @@ struct json *ad_rule_record(struct arena *a, const struct ad_design *d)
 	}
 	json_set(a, rec, "windows", ws);
 	json_set(a, rec, "definition", json_str(a, rule_definition));
-	ev_self_fp_stamp(a, rec, "controller_fingerprint");
+	ev_self_fp_stamp(a, rec, "fingerprint");
 	return rec;
 }
 
-int ad_selections_parse(struct ad_selections *s, const struct json *rec, const struct ad_design *d, struct arena *a, char *err, size_t errlen)
+/* The per-window list of a controller (the agent's selections, the rule's windows): every
+ * evaluation window of d exactly once, 3-5 distinct catalogue ids with the baseline, a
+ * reason code; with observation, each item's observation_fingerprint must be it. */
+static int parse_windows(struct ad_selections *s, const struct json *list, const char *const *item_keys, const char *observation, const struct ad_design *d, struct arena *a, const char *what, char *err, size_t errlen)
 {
-	static const char *const keys[] = { "type", "schema_version", "controller_id", "design_fingerprint", "selection_basis",
-		"model_id", "windows", "definition", "controller_fingerprint", NULL };
-	static const char *const required[] = { "type", "schema_version", "controller_id", "design_fingerprint",
-		"selection_basis", "model_id", "windows", NULL };
-	static const char *const window_keys[] = { "window_id", "candidate_action_ids", "reason_code", NULL };
-	char e[256], what[320];
-	memset(s, 0, sizeof *s);
-	if (!rec || rec->kind != JSON_OBJECT)
-		return fail(err, errlen, "controller_selections: not an object");
-	const struct json *cid = json_get(rec, "controller_id");
-	snprintf(what, sizeof what, "controller '%.200s'", cid && cid->kind == JSON_STRING ? cid->u.str.s : "?");
-	if (nd_check_keys(rec, keys, e, sizeof e))
-		return fail(err, errlen, "%s: %s", what, e);
-	for (const char *const *k = required; *k; k++)
-		if (!json_get(rec, *k))
-			return fail(err, errlen, "%s: missing key '%s'", what, *k);
-	const struct json *sv = json_get(rec, "schema_version");
-	if (sv->kind != JSON_STRING || strcmp(sv->u.str.s, AD_SELECTIONS_SCHEMA))
-		return fail(err, errlen, "%s: schema_version must be '%s'", what, AD_SELECTIONS_SCHEMA);
-	if (!(s->controller_id = id_of(rec, "controller_id", what, err, errlen)) || !id_of(rec, "selection_basis", what, err, errlen))
-		return -1;
-	const struct json *model = json_get(rec, "model_id");
-	if (model->kind != JSON_NULL && !(s->model_id = id_of(rec, "model_id", what, err, errlen)))
-		return fail(err, errlen, "%s: 'model_id' must be null or a non-empty string without control characters", what);
-	const struct json *def = json_get(rec, "definition");
-	if (def && def->kind != JSON_STRING)
-		return fail(err, errlen, "%s: 'definition' must be a string", what);
-	if (json_get(rec, "controller_fingerprint") && !ev_self_fp_ok(rec, "controller_fingerprint"))
-		return fail(err, errlen, "%s: 'controller_fingerprint' does not verify (the selections were edited)", what);
-	const char *dfp = ev_str(rec, "design_fingerprint");
-	if (!dfp || strcmp(dfp, d->fingerprint))
-		return fail(err, errlen, "%s: made for design '%s', not this design ('%s')", what, dfp ? dfp : "?", d->fingerprint);
-	const struct json *ws = kind_of(rec, "windows", JSON_ARRAY, what, err, errlen);
-	if (!ws)
-		return -1;
 	size_t neval = d->nwindows - d->ncalibration;
 	s->candidates = alloc(a, neval * sizeof *s->candidates);
 	s->ncandidates = alloc(a, neval * sizeof *s->ncandidates);
 	s->reasons = alloc(a, neval * sizeof *s->reasons);
 	bool *seen = alloc(a, neval);
-	for (size_t i = 0; i < ws->u.arr.n; i++) {
-		const struct json *o = ws->u.arr.items[i];
+	for (size_t i = 0; i < list->u.arr.n; i++) {
+		const struct json *o = list->u.arr.items[i];
 		char wwhat[360];
-		snprintf(wwhat, sizeof wwhat, "%s: windows[%zu]", what, i);
-		if (keys_exactly(o, window_keys, wwhat, err, errlen))
+		snprintf(wwhat, sizeof wwhat, "%s: item %zu", what, i);
+		if (keys_exactly(o, item_keys, wwhat, err, errlen))
 			return -1;
 		const char *wid = id_of(o, "window_id", wwhat, err, errlen);
 		if (!wid)
@@ -308,6 +275,11 @@ int ad_selections_parse(struct ad_selections *s, const struct json *rec, const s
 			return fail(err, errlen, "%s: window '%s' appears twice (every evaluation window exactly once)", what, wid);
 		seen[k] = true;
 		snprintf(wwhat, sizeof wwhat, "%s: window '%s'", what, wid);
+		if (observation) {
+			const char *obs = ev_str(o, "observation_fingerprint");
+			if (!obs || strcmp(obs, observation))
+				return fail(err, errlen, "%s: observed '%s', not this design ('%s')", wwhat, obs ? obs : "?", observation);
+		}
 		const struct json *c = kind_of(o, "candidate_action_ids", JSON_ARRAY, wwhat, err, errlen);
 		if (!c)
 			return -1;
@@ -343,4 +315,69 @@ int ad_selections_parse(struct ad_selections *s, const struct json *rec, const s
 			return fail(err, errlen, "%s: evaluation window '%s' has no selection (every evaluation window exactly once)",
 				    what, d->windows[d->ncalibration + k].id);
 	return 0;
+}
+
+static const char *what_of(const struct json *rec, char *what, size_t n)
+{
+	const struct json *cid = json_get(rec, "controller_id");
+	snprintf(what, n, "controller '%.200s'", cid && cid->kind == JSON_STRING ? cid->u.str.s : "?");
+	return what;
+}
+
+int ad_agent_parse(struct ad_selections *s, const struct json *rec, const struct ad_design *d, struct arena *a, char *err, size_t errlen)
+{
+	static const char *const keys[] = { "type", "schema_version", "controller_id", "mode", "model_id", "source",
+		"safety_action_id", "selections", "verified_stage_receipt_count", "source_anomalies", "selections_fingerprint", NULL };
+	static const char *const item_keys[] = { "observation_fingerprint", "window_id", "candidate_action_ids", "reason_code",
+		"llm_call_count", "agent_stage_receipts", NULL };
+	char what[320];
+	memset(s, 0, sizeof *s);
+	if (!rec || rec->kind != JSON_OBJECT)
+		return fail(err, errlen, "controller_selections: not an object");
+	what_of(rec, what, sizeof what);
+	if (keys_exactly(rec, keys, what, err, errlen))
+		return -1;
+	const struct json *sv = json_get(rec, "schema_version");
+	if (sv->kind != JSON_STRING || strcmp(sv->u.str.s, AD_SELECTIONS_SCHEMA))
+		return fail(err, errlen, "%s: schema_version must be '%s'", what, AD_SELECTIONS_SCHEMA);
+	if (!ev_self_fp_ok(rec, "selections_fingerprint"))
+		return fail(err, errlen, "%s: 'selections_fingerprint' does not verify (the selections were edited)", what);
+	if (!(s->controller_id = id_of(rec, "controller_id", what, err, errlen)) || !(s->model_id = id_of(rec, "model_id", what, err, errlen)) ||
+	    !id_of(rec, "mode", what, err, errlen))
+		return -1;
+	if (!strcmp(s->controller_id, AD_RULE_ID))
+		return fail(err, errlen, "%s: the agent may not use the rule's controller id", what);
+	const char *safety = ev_str(rec, "safety_action_id");
+	if (!safety || strcmp(safety, d->baseline))
+		return fail(err, errlen, "%s: the safety action is '%s', not the design's baseline '%s'", what, safety ? safety : "?", d->baseline);
+	s->fingerprint = ev_str(rec, "selections_fingerprint");
+	const struct json *list = kind_of(rec, "selections", JSON_ARRAY, what, err, errlen);
+	return list ? parse_windows(s, list, item_keys, d->fingerprint, d, a, what, err, errlen) : -1;
+}
+
+int ad_rule_parse(struct ad_selections *s, const struct json *rec, const struct ad_design *d, struct arena *a, char *err, size_t errlen)
+{
+	static const char *const keys[] = { "type", "schema_version", "controller_id", "design_fingerprint", "selection_basis",
+		"windows", "definition", "fingerprint", NULL };
+	static const char *const item_keys[] = { "window_id", "candidate_action_ids", "reason_code", NULL };
+	char what[320];
+	memset(s, 0, sizeof *s);
+	if (!rec || rec->kind != JSON_OBJECT)
+		return fail(err, errlen, "rule_selections: not an object");
+	what_of(rec, what, sizeof what);
+	if (keys_exactly(rec, keys, what, err, errlen))
+		return -1;
+	const struct json *sv = json_get(rec, "schema_version");
+	if (sv->kind != JSON_STRING || strcmp(sv->u.str.s, AD_RULE_SCHEMA))
+		return fail(err, errlen, "%s: schema_version must be '%s'", what, AD_RULE_SCHEMA);
+	if (!ev_self_fp_ok(rec, "fingerprint"))
+		return fail(err, errlen, "%s: 'fingerprint' does not verify (the selections were edited)", what);
+	const char *dfp = ev_str(rec, "design_fingerprint");
+	if (!dfp || strcmp(dfp, d->fingerprint))
+		return fail(err, errlen, "%s: made for design '%s', not this design ('%s')", what, dfp ? dfp : "?", d->fingerprint);
+	if (!(s->controller_id = id_of(rec, "controller_id", what, err, errlen)))
+		return -1;
+	s->fingerprint = ev_str(rec, "fingerprint");
+	const struct json *list = kind_of(rec, "windows", JSON_ARRAY, what, err, errlen);
+	return list ? parse_windows(s, list, item_keys, NULL, d, a, what, err, errlen) : -1;
 }

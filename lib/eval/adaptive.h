@@ -10,9 +10,14 @@
  * ids + policy fingerprints, the baseline first among equals) and the carry-in. It is
  * self-fingerprinted by design_fingerprint (ev_self_fp).
  *
- * A `controller_selections` record (schema_version schednav.controller-selections/v1)
- * names, for every evaluation window exactly once, 3 to 5 distinct catalogue ids including
- * the baseline and one reason code; it names the design fingerprint it was made for.
+ * A controller's selections name, for every evaluation window exactly once, 3 to 5 distinct
+ * catalogue ids including the baseline and one reason code (one line, at most 256 bytes):
+ * the agent's in plan-check's `controller_selections` record (schema_version
+ * schednav.controller-selections/v1; every selection observed the design, so its
+ * observation_fingerprint is the design fingerprint; self-fingerprinted by
+ * selections_fingerprint), workload-rule-v1's in a `rule_selections` record (schema_version
+ * schednav.rule-selections/v1, naming the design fingerprint; self-fingerprinted by
+ * fingerprint).
  *
  * Every string and array below points into the arena passed to the parser or builder
  * (or into the parsed record, which must outlive the struct). Nothing prints or exits:
@@ -27,6 +32,7 @@
 
 #define AD_DESIGN_SCHEMA "schednav.adaptive-study-design/v1"
 #define AD_SELECTIONS_SCHEMA "schednav.controller-selections/v1"
+#define AD_RULE_SCHEMA "schednav.rule-selections/v1"
 #define AD_RULE_ID "workload-rule-v1"
 #define AD_MIN_CANDIDATES 3
 #define AD_MAX_CANDIDATES 5
@@ -51,7 +57,7 @@ struct ad_design {
 };
 
 struct ad_selections {
-	const char *controller_id, *model_id;   /* model_id NULL when null */
+	const char *controller_id, *model_id, *fingerprint;   /* model_id NULL for the rule */
 	/* per evaluation window, in design order: */
 	const char ***candidates;
 	size_t *ncandidates;
@@ -73,15 +79,18 @@ int ad_design_parse(struct ad_design *d, const struct json *rec, struct arena *a
 /* workload-rule-v1 for window w of d: its three candidates (catalogue ids) in ids and the
  * reason code as the return value. High means >= the design's threshold. */
 const char *ad_rule_candidates(const struct ad_window *w, const struct ad_design *d, const char *ids[3]);
-/* workload-rule-v1's controller_selections record for the evaluation windows of d
- * (self-fingerprinted by controller_fingerprint); d's catalogue must pass ad_rule_applies. */
+/* workload-rule-v1's rule_selections record for the evaluation windows of d (self-fingerprinted
+ * by fingerprint); d's catalogue must pass ad_rule_applies. */
 struct json *ad_rule_record(struct arena *a, const struct ad_design *d);
+/* Read a rule_selections record of d into s (its shape, fingerprint and windows, as below). */
+int ad_rule_parse(struct ad_selections *s, const struct json *rec, const struct ad_design *d, struct arena *a, char *err, size_t errlen);
 /* -1 + message unless d's catalogue is exactly the five ids workload-rule-v1 names. */
 int ad_rule_applies(const struct ad_design *d, char *err, size_t errlen);
 
-/* Check a controller_selections record against d (schema_version, design fingerprint,
- * every evaluation window exactly once, 3-5 distinct catalogue ids including the baseline,
- * a one-line reason code of at most 256 bytes, no unknown key; controller_fingerprint, when
- * present, must verify) and fill s. Messages start with "controller 'ID': ". */
-int ad_selections_parse(struct ad_selections *s, const struct json *rec, const struct ad_design *d, struct arena *a, char *err, size_t errlen);
+/* Check the agent's controller_selections record (plan-check --adaptive) against d: its key set
+ * and schema_version, selections_fingerprint, the safety action = d's baseline, and per
+ * selection the design fingerprint as observation, every evaluation window exactly once, 3-5
+ * distinct catalogue ids including the baseline, a one-line reason code of at most 256 bytes;
+ * fill s. Messages start with "controller 'ID': ". */
+int ad_agent_parse(struct ad_selections *s, const struct json *rec, const struct ad_design *d, struct arena *a, char *err, size_t errlen);
 #endif
