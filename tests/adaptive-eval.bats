@@ -21,13 +21,13 @@ setup_file() {
 	calibration_selection "$FX" "$FX/fifo.nd" day-0000 native-fifo 's/"allocation_rate_mean":0\.25,/"allocation_rate_mean":0.3,/'
 	# day-0004: the oracle frontier is {3600, d0000} (0.83 and 0.825 in the band, same p95 and
 	#   evictions); the rule has only d0000 of them, FIFO passes lower (0.80)
-	receipt "$FX/r4.nd" "$FX/design.nd" day-0004 "pass 0.80 100 0" "pass 0.83 100 0.01" "pass 0.825 100 0.01" "pass 0.70 100 0" "fail 0.95 100 0"
+	window_receipt "$FX/r4.nd" "$FX/design.nd" day-0004 "pass 0.80 100 0" "pass 0.83 100 0.01" "pass 0.825 100 0.01" "pass 0.70 100 0" "fail 0.95 100 0"
 	# day-0005: nothing passes
-	receipt "$FX/r5.nd" "$FX/design.nd" day-0005 "fail 0.9 1 0" "fail 0.9 1 0" "fail 0.9 null null" "fail 0.9 1 0" "fail 0.9 1 0"
+	window_receipt "$FX/r5.nd" "$FX/design.nd" day-0005 "fail 0.9 1 0" "fail 0.9 1 0" "fail 0.9 null null" "fail 0.9 1 0" "fail 0.9 1 0"
 	# day-0006: FIFO fails; d0900 (0.88) and loss-aware (0.885) pass, d0900 has the lower p95
-	receipt "$FX/r6.nd" "$FX/design.nd" day-0006 "fail 0.9 10 0" "fail 0.95 10 0" "fail 0.95 10 0" "pass 0.88 50 0" "pass 0.885 60 0"
+	window_receipt "$FX/r6.nd" "$FX/design.nd" day-0006 "fail 0.9 10 0" "fail 0.95 10 0" "fail 0.95 10 0" "pass 0.88 50 0" "pass 0.885 60 0"
 	# day-0007: FIFO and 3600 fail; d0000 and d0900 pass 5e-13 above FIFO's allocation, loss-aware 3e-12
-	receipt "$FX/r7.nd" "$FX/design.nd" day-0007 "fail 0.9 10 0" "fail 0.9 10 0" "pass 0.9000000000005 10 0" "pass 0.9000000000005 10 0" "pass 0.900000000003 10 0"
+	window_receipt "$FX/r7.nd" "$FX/design.nd" day-0007 "fail 0.9 10 0" "fail 0.9 10 0" "pass 0.9000000000005 10 0" "pass 0.9000000000005 10 0" "pass 0.900000000003 10 0"
 	adaptive-eval --design "$FX/ctl.nd" --selection "$FX/fifo.nd" -o "$FX/eval.nd" "$FX"/r[4567].nd
 }
 
@@ -53,9 +53,12 @@ py() { python3 -c "print(repr($1))"; }
 	run adaptive-eval --design "$FX/ctl.nd" "$FX/r4.nd"
 	assert_failure 2
 	assert_output --partial "need --design and --selection"
-	run adaptive-eval --design "$FX/ctl.nd" --selection "$FX/fifo.nd"
-	assert_failure 2
-	assert_output --partial "missing RECEIPT"
+	# no RECEIPT operand: the receipts come on stdin
+	run adaptive-eval --design "$FX/ctl.nd" --selection "$FX/fifo.nd" < /dev/null
+	assert_failure 1
+	assert_output "adaptive-eval: <stdin>: empty input: no stream"
+	cat "$FX"/r[4567].nd | adaptive-eval --design "$FX/ctl.nd" --selection "$FX/fifo.nd" > "$BATS_TEST_TMPDIR/stdin.nd"
+	[ "$(sans_header "$BATS_TEST_TMPDIR/stdin.nd")" = "$(sans_header "$FX/eval.nd")" ]
 	run adaptive-eval --design "$FX/ctl.nd" --selection "$FX/fifo.nd" --band 0 "$FX/r4.nd"
 	assert_failure 2
 }
@@ -170,7 +173,7 @@ catalog_oracle 20 0 5 5 5"
 	}
 	refuse "no receipt for evaluation window 'day-0007'" --design "$FX/ctl.nd" --selection "$FX/fifo.nd" "$FX"/r[456].nd
 	refuse "a second receipt for window 'day-0004'" --design "$FX/ctl.nd" --selection "$FX/fifo.nd" "$FX"/r[4567].nd "$FX/r4.nd"
-	receipt "$T/cal.nd" "$FX/design.nd" day-0001 "pass 1 1 0" "pass 1 1 0" "pass 1 1 0" "pass 1 1 0" "pass 1 1 0"
+	window_receipt "$T/cal.nd" "$FX/design.nd" day-0001 "pass 1 1 0" "pass 1 1 0" "pass 1 1 0" "pass 1 1 0" "pass 1 1 0"
 	refuse "window 'day-0001' (partition 'calibration') is not an evaluation window of the design" --design "$FX/ctl.nd" --selection "$FX/fifo.nd" "$FX"/r[4567].nd "$T/cal.nd"
 	# another policy under a catalogue id, another baseline, another window
 	sed '2s/"policy_fingerprint":"[0-9a-f]*"/"policy_fingerprint":"00000000000000000000000000000000"/' "$FX/r6.nd" | stream-seal -o "$T/r6p.nd"
@@ -180,7 +183,7 @@ catalog_oracle 20 0 5 5 5"
 	sed '2s/"evaluation_end":[0-9.]*/"evaluation_end":1.0/' "$FX/r6.nd" | stream-seal -o "$T/r6w.nd"
 	refuse "window 'day-0006': the receipt's evaluation window is not the design's" --design "$FX/ctl.nd" --selection "$FX/fifo.nd" "$FX"/r[457].nd "$T/r6w.nd"
 	# a hard pass with a null ranking metric cannot be ranked
-	receipt "$T/r6n.nd" "$FX/design.nd" day-0006 "fail 0.9 10 0" "fail 0.95 10 0" "fail 0.95 10 0" "pass 0.88 null 0" "pass 0.885 60 0"
+	window_receipt "$T/r6n.nd" "$FX/design.nd" day-0006 "fail 0.9 10 0" "fail 0.95 10 0" "fail 0.95 10 0" "pass 0.88 null 0" "pass 0.885 60 0"
 	refuse "action 'native-preemptive-g3600-b09-d0900' passes the hard SLOs but its 'spot_jct_p95_seconds' is null" --design "$FX/ctl.nd" --selection "$FX/fifo.nd" "$FX"/r[457].nd "$T/r6n.nd"
 	# an edited design, edited rule selections (both resealed: the streams verify, the records do not)
 	sed '2s/"spot_share_threshold":0.25/"spot_share_threshold":0.2/' "$FX/ctl.nd" | stream-seal -o "$T/ctl-d.nd"

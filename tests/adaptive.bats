@@ -103,7 +103,7 @@ config_with() {
 	mv "$b.new" "$b"
 	touch -r "$S/evaluation/adaptive.ndjson" "$b"
 	run study_make "$T/w" study-verify
-	assert_failure
+	assert_failure 2   # make: a recipe failed
 	assert_output --partial "adaptive.ndjson' does not match its design, selection and receipts"
 }
 
@@ -113,12 +113,12 @@ config_with() {
 		grep -v '"type":"end"' | stream-seal -o "$T/bad.nd"
 	config_with ".adaptive.agent_selections = \"$T/bad.nd\""
 	run study_make "$T/b" -j2 adaptive
-	assert_failure
+	assert_failure 2   # make: a recipe failed
 	assert_output --partial "adaptive-design: $T/bad.nd: controller 'scripted-agent-v1': 'selections_fingerprint' does not verify"
 	[ -z "$(find "$T/b" -name 'rep-*' -o -name 'slice.*')" ] || fail "a slice or a simulation ran before the agent's selections were valid"
 	config_with ".adaptive.agent_selections = \"$T/none.nd\""
 	run study_make "$T/n" -j2 adaptive
-	assert_failure
+	assert_failure 2   # make: a recipe failed
 	assert_output --partial "study: no agent selections '$T/none.nd': make adaptive-design STUDY="
 	[ -f "$T/n/adaptive-tiny/design.ndjson" ]
 	[ -z "$(find "$T/n" -name 'rep-*' -o -name 'slice.*')" ]
@@ -135,7 +135,7 @@ config_with() {
 	! cmp -s <(sans_header "$T/other.nd") <(sans_header "$ROOT/tests/adaptive/agent-selections.ndjson") || fail "the edit changed nothing"
 	config_with ".adaptive.agent_selections = \"$T/other.nd\""
 	run study_make "$T/w" adaptive
-	assert_failure
+	assert_failure 2   # make: a recipe failed
 	assert_output --partial "study-lock: refusing to rewrite lock"
 	assert_output --partial "holdout outputs exist"
 	# without evaluation output the new selections are accepted (calibration is not simulated again)

@@ -104,10 +104,10 @@ cal_audit() {
 		slo-audit --slo "$ROOT/configs/slos/schednav-demo-slo-v1.json" --baseline "$1/native-fifo.metrics.nd" -o "$1/audit.nd"
 }
 
-# receipt OUT DESIGN WINDOW OUTCOME...: a window_result stream for WINDOW of DESIGN with one
+# window_receipt OUT DESIGN WINDOW OUTCOME...: a window_result stream for WINDOW of DESIGN with one
 # OUTCOME per catalogue action, in catalogue order: "pass|fail ALLOCATION SPOT_P95 EVICTIONS"
 # ("null" for a missing value). Fingerprints not checked by adaptive-eval are placeholders.
-receipt() {
+window_receipt() {
 	local out=$1 design=$2 window=$3
 	shift 3
 	python3 - "$design" "$window" "$@" <<'PY' | stream-seal -o "$out"

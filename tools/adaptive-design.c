@@ -3,6 +3,7 @@
  * signals, the rule thresholds (calibration medians), the catalogue, workload-rule-v1's
  * candidate sets, and (with --agent) an agent's controller-selections checked against it. */
 #include "core/arena.h"
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
@@ -41,11 +42,10 @@ static const char help[] =
 	"  -w, --warmup-seconds S          carry-in before each window (default 2592000, 30 days)\n"
 	"      --no-warmup-spot            the carry-in has no Spot jobs (recorded)\n"
 	"  -x, --exclude ID                leave window ID out (repeatable)\n"
-	"  -a, --agent FILE                the agent's controller_selections stream (plan-check --adaptive)\n"
-	"  -i, --input FILE                the trace-scan stream (same as the FILE operand)\n"
-	"  -o, --output OUT                write to OUT (OUT.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help                      show this help\n"
-	"  -V, --version                   show the version and the stream schemas\n";
+	"  -a, --agent FILE                the agent's controller_selections stream (plan-check --adaptive)\n";
+
+static const char schemas[] = "reads: schednav.windows/1, schednav.agent-plan/1 (controller_selections)\n"
+	"writes: " DESIGN_STREAM_SCHEMA "\n";
 
 struct scan_window {
 	const char *id;
@@ -135,7 +135,7 @@ struct options {
 	size_t npolicies, cap_policies;
 	const char **exclude;
 	size_t nexclude, cap_exclude;
-	const char *baseline, *agent, *input, *output;
+	const char *baseline, *agent;
 	double fraction;
 	long long warmup_seconds;
 	bool warmup_spot;
@@ -303,18 +303,15 @@ int main(int argc, char **argv)
 		{ "no-warmup-spot", no_argument, NULL, OPT_NO_WARMUP_SPOT },
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "agent", required_argument, NULL, 'a' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { .baseline = "native-fifo", .input = NULL, .output = "-", .fraction = 0.6,
-			     .warmup_seconds = 30LL * 86400, .warmup_spot = true };
+	struct options o = { .baseline = "native-fifo", .fraction = 0.6, .warmup_seconds = 30LL * 86400, .warmup_spot = true };
+	struct cli cli;
 	int c;
 
-	set_progname(argv[0]);
-	while ((c = getopt_long(argc, argv, "p:b:f:w:x:a:i:o:hV", opts, NULL)) != -1) {
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	while ((c = getopt_long(argc, argv, ":p:b:f:w:x:a:i:o:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			o.policies = xgrow(o.policies, &o.cap_policies, o.npolicies + 1, sizeof *o.policies);
@@ -337,25 +334,10 @@ int main(int argc, char **argv)
 			o.exclude[o.nexclude++] = optarg;
 			break;
 		case 'a': o.agent = optarg; break;
-		case 'i':
-			if (o.input)
-				usage_fail(usage, "one trace-scan stream only");
-			o.input = optarg;
-			break;
-		case 'o': o.output = optarg; break;
-		case 'h': usage_print(stdout, usage); print_help(help);
-		case 'V': print_version("reads: schednav.windows/1, a stream with a controller_selections record\n"
-					"writes: " DESIGN_STREAM_SCHEMA "\n");
-		default: usage_fail(usage, NULL);
+		default: cli_option(&cli, c, argv);
 		}
 	}
-	if (optind < argc) {
-		if (o.input || optind + 1 < argc)
-			usage_fail(usage, "one trace-scan stream only");
-		o.input = argv[optind];
-	}
-	if (!o.input)
-		o.input = "-";
+	cli_operands(&cli, argc, argv, 1);
 	if (o.npolicies < AD_MIN_CANDIDATES || o.npolicies > AD_MAX_CANDIDATES)
 		usage_error(usage, "need %d to %d --policy files, not %zu", AD_MIN_CANDIDATES, AD_MAX_CANDIDATES, o.npolicies);
 	if (!ad_id_ok(o.baseline))
@@ -380,7 +362,7 @@ int main(int argc, char **argv)
 		die("the baseline '%s' is not among the --policy actions", o.baseline);
 
 	struct scan s = { 0 };
-	read_scan(&s, o.input, &a);
+	read_scan(&s, cli.inputs[0], &a);
 	struct json *design = design_record(&a, &s, &o, pol);
 	struct ad_design d;
 	if (ad_design_parse(&d, design, &a, err, sizeof err))
@@ -417,7 +399,7 @@ int main(int argc, char **argv)
 	json_set(&a, params, "rule", json_str(&a, AD_RULE_ID));
 	json_set(&a, params, "agent", json_bool(&a, agent != NULL));
 
-	struct nd_writer *w = ndw_open(o.output, err, sizeof err);
+	struct nd_writer *w = ndw_open(cli.output, err, sizeof err);
 	if (!w || ndw_header(w, hdr, err, sizeof err) || ndw_record(w, design, err, sizeof err) ||
 	    ndw_record(w, rule, err, sizeof err) || (agent && ndw_record(w, agent, err, sizeof err)) ||
 	    ndw_end(w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
@@ -426,6 +408,7 @@ int main(int argc, char **argv)
 	free(pol);
 	free(o.policies);
 	free(o.exclude);
+	cli_release(&cli);
 	arena_release(&a);
 	return 0;
 }

@@ -5,6 +5,7 @@
  * catalogue's best hard-pass allocation; per controller the counts, means and the
  * evaluations saved (studies.md §4 "Adaptive holdout"). */
 #include "core/arena.h"
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "core/num.h"
@@ -22,7 +23,7 @@
 #define EPSILON 1e-12
 
 static const char usage[] =
-	"adaptive-eval --design FILE --selection FILE [--band B] [-o OUT] RECEIPT...";
+	"adaptive-eval --design FILE --selection FILE [--band B] [-o OUT] [RECEIPT...]";
 
 static const char help[] =
 	"\n"
@@ -39,10 +40,10 @@ static const char help[] =
 	"\n"
 	"  -d, --design FILE      the design stream with the rule's and the agent's selections\n"
 	"  -s, --selection FILE   the best-static selection stream (rule calibration-best-static/v1)\n"
-	"  -b, --band B           the allocation tie band of the frontier (default 0.01: the SLO's)\n"
-	"  -o, --output OUT       write to OUT (OUT.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help             show this help\n"
-	"  -V, --version          show the version and the stream schemas\n";
+	"  -b, --band B           the allocation tie band of the frontier (default 0.01: the SLO's)\n";
+
+static const char schemas[] = "reads: schednav.adaptive-design/1, schednav.selection/1, schednav.window-result/1\n"
+	"writes: " EVAL_SCHEMA "\n";
 
 /* One action in one evaluation window, from its receipt. */
 struct outcome {
@@ -546,17 +547,16 @@ int main(int argc, char **argv)
 		{ "design", required_argument, NULL, 'd' },
 		{ "selection", required_argument, NULL, 's' },
 		{ "band", required_argument, NULL, 'b' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *design = NULL, *selection = NULL, *output = "-";
+	const char *design = NULL, *selection = NULL;
 	double band = 0.01;
+	struct cli cli;
 	int c;
 
-	set_progname(argv[0]);
-	while ((c = getopt_long(argc, argv, "d:s:b:o:hV", opts, NULL)) != -1) {
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	while ((c = getopt_long(argc, argv, ":d:s:b:i:o:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': design = optarg; break;
 		case 's': selection = optarg; break;
@@ -565,17 +565,12 @@ int main(int argc, char **argv)
 			if (!(band > 0))
 				usage_error(usage, "--band must be positive");
 			break;
-		case 'o': output = optarg; break;
-		case 'h': usage_print(stdout, usage); print_help(help);
-		case 'V': print_version("reads: schednav.adaptive-design/1, schednav.selection/1, schednav.window-result/1\n"
-					"writes: " EVAL_SCHEMA "\n");
-		default: usage_fail(usage, NULL);
+		default: cli_option(&cli, c, argv);
 		}
 	}
+	cli_operands(&cli, argc, argv, 0);
 	if (!design || !selection)
 		usage_fail(usage, "need --design and --selection");
-	if (optind == argc)
-		usage_fail(usage, "missing RECEIPT");
 
 	struct arena a;
 	char err[1024];
@@ -588,8 +583,8 @@ int main(int argc, char **argv)
 	read_selection(&in, selection, &a);
 	struct arena scratch;
 	arena_init(&scratch);
-	for (int k = optind; k < argc; k++)
-		read_stream(argv[k], "schednav.window-result/1", &scratch, on_receipt, &in);
+	for (size_t k = 0; k < cli.ninputs; k++)
+		read_stream(cli.inputs[k], "schednav.window-result/1", &scratch, on_receipt, &in);
 	for (size_t k = 0; k < in.nw; k++)
 		if (!in.w[k].seen)
 			die("no receipt for evaluation window '%s'", in.w[k].w->id);
@@ -607,7 +602,7 @@ int main(int argc, char **argv)
 
 	json_set(&a, json_get(hdr, "params"), "allocation_tie_band", json_real(&a, band));
 	json_set(&a, hdr, "design_fingerprint", json_str(&a, in.d.fingerprint));
-	struct nd_writer *w = ndw_open(output, err, sizeof err);
+	struct nd_writer *w = ndw_open(cli.output, err, sizeof err);
 	if (!w || ndw_header(w, hdr, err, sizeof err))
 		die("%s", err);
 	for (int i = 0; i < 5; i++) {
@@ -622,5 +617,6 @@ int main(int argc, char **argv)
 	free(in.w);
 	arena_release(&scratch);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

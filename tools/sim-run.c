@@ -1,5 +1,6 @@
 /* sim-run — replay a trace stream under one policy (optionally with a predictive Spot
  * controller inside the event loop) and write the result stream. */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "core/strbuf.h"
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "sim-run --policy FILE [--controller FILE] [--input FILE] [-o OUT]\n";
+static const char usage[] = "sim-run --policy FILE [--controller FILE] [-o OUT] [FILE]\n";
 
 static const char help[] =
 	"\n"
@@ -25,10 +26,10 @@ static const char help[] =
 	"control_decision record per controller update and one control_report.\n"
 	"\n"
 	"  -p, --policy FILE      schednav.simulation-policy/v1 JSON file (required)\n"
-	"  -c, --controller FILE  schednav.predictive-controller/v1 JSON file\n"
-	"  -i, --input FILE       trace stream to read (default: stdin; .zst accepted)\n"
-	"  -o, --output FILE      write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help             show this help\n";
+	"  -c, --controller FILE  schednav.predictive-controller/v1 JSON file\n";
+
+static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " POLICY_SCHEMA ", " PC_CONFIG_SCHEMA "\n"
+			      "writes: " RESULT_SCHEMA "\n";
 
 /* The controller records after the plain ones: every decision in update order, the report. */
 static int write_control(struct nd_writer *w, const struct pc_controller *pc, char *err, size_t errlen)
@@ -81,32 +82,24 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "controller", required_argument, NULL, 'c' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *policy_path = NULL, *controller_path = NULL, *input = "-", *output = "-";
+	const char *policy_path = NULL, *controller_path = NULL;
+	struct cli cli;
 	int c;
-	set_progname(argv[0]);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:c:i:o:h", longopts, NULL)) != -1) {
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	while ((c = getopt_long(argc, argv, ":p:c:i:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': policy_path = optarg; break;
 		case 'c': controller_path = optarg; break;
-		case 'i': input = optarg; break;
-		case 'o': output = optarg; break;
-		case 'h':
-			usage_print(stdout, usage);
-			print_help(help);
-		case ':': usage_fail(usage, "option requires an argument");
-		default: usage_fail(usage, "unknown option");
+		default: cli_option(&cli, c, argv);
 		}
 	}
-	if (optind < argc)
-		usage_fail(usage, "unexpected operand");
+	cli_operands(&cli, argc, argv, 1);
 	if (!policy_path)
 		usage_fail(usage, "missing --policy FILE");
+	const char *input = cli.inputs[0], *output = cli.output;
 
 	char err[2048];
 	struct arena a;
@@ -147,5 +140,6 @@ int main(int argc, char **argv)
 	sim_output_release(&out);
 	trace_release(&t);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

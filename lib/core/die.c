@@ -112,6 +112,18 @@ void *xcalloc_large(size_t n, size_t size)
 	return p;
 }
 
+void xalloc_die(void)
+{
+	die("out of memory");
+}
+
+void *xnonnull(void *p)
+{
+	if (!p)
+		xalloc_die();
+	return p;
+}
+
 char *xstrdup(const char *s)
 {
 	return xstrndup(s, strlen(s));
@@ -130,8 +142,11 @@ void *xgrow(void *p, size_t *cap, size_t need, size_t elem)
 	if (need <= *cap)
 		return p;
 	size_t c = *cap ? *cap : 8;
-	while (c < need)
+	while (c < need) {
+		if (c > ((size_t)-1) / 2 / (elem ? elem : 1))
+			die("out of memory");
 		c *= 2;
+	}
 	p = xrealloc(p, c * elem);
 	*cap = c;
 	return p;

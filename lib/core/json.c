@@ -13,8 +13,6 @@
 static void *aalloc(struct arena *a, size_t n)
 {
 	void *p = arena_alloc(a, n);
-	if (!p)
-		die("out of memory");
 	memset(p, 0, n);
 	return p;
 }
@@ -302,9 +300,7 @@ int json_parse(struct arena *a, const char *buf, size_t len, struct json **out, 
 	ps->depth = 0;
 	ps->root = NULL;
 	ps->err[0] = 0;
-	yajl_handle h = yajl_alloc(&callbacks, NULL, ps);
-	if (!h)
-		die("out of memory");
+	yajl_handle h = xnonnull(yajl_alloc(&callbacks, NULL, ps));
 	yajl_status st = yajl_parse(h, (const unsigned char *)buf, len);
 	if (st == yajl_status_ok)
 		st = yajl_complete_parse(h);

@@ -184,7 +184,7 @@ ssize_t imp_raw_read(struct imp_raw *r, char *buf, size_t cap, char *err, size_t
 		r->sniffed = true;
 		r->zstd = r->in_len >= 4 && !memcmp(r->in, "\x28\xb5\x2f\xfd", 4);
 		if (r->zstd)
-			r->dctx = ZSTD_createDCtx();
+			r->dctx = xnonnull(ZSTD_createDCtx());
 	}
 	for (;;) {
 		if (r->in_pos == r->in_len) {
