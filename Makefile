@@ -30,6 +30,8 @@ LDLIBS   := $(PKG_LIBS) -lm
 TOOLS    := $(sort $(basename $(notdir $(wildcard tools/*.c))))
 LIB_SRC  := $(sort $(wildcard lib/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# Data compiled into the library: the workday calendar tables of configs/calendars/.
+GEN_OBJ  := $(BUILD)/gen/calendar_china.o
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 OUT      ?= bin
@@ -62,7 +64,17 @@ $(BUILD)/%.o: %.c $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/libschednav.a: $(LIB_OBJ)
+# The table's bytes as a C array, so the tools need no data directory at run time.
+$(BUILD)/gen/calendar_china.c: configs/calendars/china.json
+	@mkdir -p $(dir $@)
+	{ printf '/* generated from %s by the Makefile: do not edit */\n#include "predict/calendar.h"\nconst unsigned char calendar_china_json[] = {\n' '$<'; \
+	  od -An -v -tx1 $< | sed 's/[0-9a-f][0-9a-f]/0x&,/g'; \
+	  printf '};\nconst size_t calendar_china_json_len = sizeof calendar_china_json;\n'; } > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/flags
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/libschednav.a: $(LIB_OBJ) $(GEN_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
@@ -146,5 +158,5 @@ help:
 clean:
 	rm -rf $(BUILD) build-asan build-ubsan bin
 
--include $(LIB_OBJ:.o=.d) $(TOOLS:%=$(BUILD)/tools/%.d) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d)
+-include $(LIB_OBJ:.o=.d) $(GEN_OBJ:.o=.d) $(TOOLS:%=$(BUILD)/tools/%.d) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d)
 -include pipelines/*.mk

@@ -56,24 +56,29 @@ $(SW)/config.mk: $(STUDY) pipelines/study-config.jq
 
 ifneq ($(wildcard $(SW)/config.mk),)
 REPS := $(shell seq $(REPETITIONS))
-POLICY = configs/policies/$1.json
+POLICY = $(or $(POLICY_$1),configs/policies/$1.json)
+# An arm with a controller runs it inside sim-run (the file is part of the design).
+CONTROLLER = $(CONTROLLER_$1)
+CONTROLLER_ARG = $(if $(CONTROLLER_$1),--controller $(CONTROLLER_$1))
 # An adaptive study also freezes its design and both controllers' selections before any
 # simulation (controllers.ndjson), and its second partition is "evaluation".
 # The lock takes them by their stream fingerprint (controllers.fp): the file's header names work
 # paths, its body does not, so a study locks the same wherever it runs.
-CONTROLLERS := $(if $(ADAPTIVE),$(SW)/controllers.ndjson)
-CONTROLLERS_FP := $(if $(ADAPTIVE),$(SW)/controllers.fp)
-DESIGN_FILES := $(STUDY) $(SLO) $(foreach a,$(ARMS),$(call POLICY,$a)) $(CONTROLLERS_FP)
+ADAPTIVE_CONTROLLERS := $(if $(ADAPTIVE),$(SW)/controllers.ndjson)
+ADAPTIVE_CONTROLLERS_FP := $(if $(ADAPTIVE),$(SW)/controllers.fp)
+DESIGN_FILES := $(STUDY) $(SLO) $(foreach a,$(ARMS),$(call POLICY,$a)) $(CONTROLLERS) $(ADAPTIVE_CONTROLLERS_FP)
 HOLD_PART := $(if $(ADAPTIVE),evaluation,holdout)
 ADAPTIVE_DESIGN_ARGS = $(foreach a,$(ARMS),--policy $(call POLICY,$a)) --baseline $(BASELINE) \
 	--calibration-fraction $(CALIBRATION_FRACTION) --warmup-seconds $(WARMUP_SECONDS) \
 	$(if $(filter no,$(WARMUP_SPOT)),--no-warmup-spot) $(foreach x,$(EXCLUDE),--exclude $x)
 BAND := $(shell jq -r '.ranking.allocation_tie_band // 0.01' $(SLO))
 TRACE := $(if $(filter stream,$(TRACE_KIND)),$(TRACE_STREAM),$(SW)/trace.ndjson.zst)
+# rank's default bound is 5 candidates; a study with more arms asks for its arm count.
+RANK_ARGS := $(if $(filter-out 3 4 5,$(words $(ARMS))),--max-candidates $(words $(ARMS)))
 
 $(call study_stamp,$(SW)/stamp/trace.args,$(TRACE_KIND) $(VERSION) $(TRACE_ARGS))
 $(call study_stamp,$(SW)/stamp/scan.args,trace-scan $(VERSION) $(SCAN_ARGS))
-$(call study_stamp,$(SW)/stamp/windows.args,$(SPLIT) warmup $(WARMUP_SECONDS) exclude $(EXCLUDE))
+$(call study_stamp,$(SW)/stamp/windows.args,$(SPLIT) warmup $(WARMUP_SECONDS) exclude $(EXCLUDE) min-start $(MIN_START))
 $(call study_stamp,$(SW)/stamp/sim.args,sim-run $(VERSION))
 $(call study_stamp,$(SW)/stamp/eval.args,metrics slo-audit rank $(VERSION) baseline $(BASELINE))
 $(if $(ADAPTIVE),$(call study_stamp,$(SW)/stamp/design.args,adaptive-design $(VERSION) $(ADAPTIVE_DESIGN_ARGS)))
@@ -91,14 +96,14 @@ $(SW)/windows.ndjson: $(SW)/trace.fp $(SW)/stamp/scan.args
 include $(SW)/windows.mk
 $(SW)/windows.mk: $(SW)/windows.ndjson $(SW)/stamp/windows.args pipelines/study-windows.jq
 	stream-verify $< && jq -rs --arg split '$(SPLIT)' --argjson warmup $(WARMUP_SECONDS) --arg exclude '$(EXCLUDE)' \
-		-f pipelines/study-windows.jq $< > $@.tmp && mv $@.tmp $@
+		--argjson min_start $(MIN_START) -f pipelines/study-windows.jq $< > $@.tmp && mv $@.tmp $@
 
 # --- one window: slice → runs → determinism gate → metrics → audit → ranking → receipt ---
 # $1 = window directory, $2 = window id, $3 = partition (calibration | holdout).
 # Arms' simulations are one command line each so that SIM_LAUNCHER can ship them away.
 define study_arm
-$1/$4/rep-%.result.ndjson.zst: $1/slice.trace.ndjson.zst $(call POLICY,$4) $(SW)/stamp/sim.args
-	$$(SIM_PREFIX) sim-run --policy $(call POLICY,$4) -i $1/slice.trace.ndjson.zst -o $$@
+$1/$4/rep-%.result.ndjson.zst: $1/slice.trace.ndjson.zst $(call POLICY,$4) $(call CONTROLLER,$4) $(SW)/stamp/sim.args
+	$$(SIM_PREFIX) sim-run --policy $(call POLICY,$4) $(call CONTROLLER_ARG,$4) -i $1/slice.trace.ndjson.zst -o $$@
 
 $1/$4/result.fp: $(foreach r,$(REPS),$1/$4/rep-$r.result.ndjson.zst)
 	@sh pipelines/study-gate.sh $2 $4 $1/slice.trace.ndjson.zst $$@ $$^
@@ -111,7 +116,7 @@ endef
 define study_window
 $(call study_stamp,$(SW)/stamp/slice-$2.args,trace-window $(VERSION) $(WINDOW_$2) $(if $(filter no,$(WARMUP_SPOT)),--no-warmup-spot))
 
-$1/slice.trace.ndjson.zst: $(SW)/trace.fp $(SW)/stamp/slice-$2.args | $(if $(filter calibration,$3),,$(SW)/lock-verified) $(CONTROLLERS_FP)
+$1/slice.trace.ndjson.zst: $(SW)/trace.fp $(SW)/stamp/slice-$2.args | $(if $(filter calibration,$3),,$(SW)/lock-verified) $(ADAPTIVE_CONTROLLERS_FP)
 	@mkdir -p $(foreach a,$(ARMS),$1/$a)
 	trace-window $(WINDOW_$2) $(if $(filter no,$(WARMUP_SPOT)),--no-warmup-spot) -i $(TRACE) -o $$@
 
@@ -121,7 +126,7 @@ $1/audit.ndjson.zst: $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) $(SLO)
 	cat $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) | slo-audit --slo $(SLO) --baseline $1/$(BASELINE)/metrics.ndjson.zst -o $$@
 
 $1/ranking.ndjson.zst: $1/audit.ndjson.zst
-	cat $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) $1/audit.ndjson.zst | rank --slo $(SLO) -o $$@
+	cat $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) $1/audit.ndjson.zst | rank --slo $(SLO) $(RANK_ARGS) -o $$@
 
 $1/window.ndjson: $1/ranking.ndjson.zst $(SW)/trace.fp pipelines/study-receipt.sh
 	@sh pipelines/study-receipt.sh $1 $2 $3 $(SW)/trace.fp '$(BASELINE)' $(ARMS)
@@ -162,8 +167,8 @@ $(SW)/$(HOLD_PART)/summary.ndjson: $(HOLD_DIRS:%=%/window.ndjson)
 
 # The adaptive benchmark: every controller's candidates judged on the evaluation windows.
 ADAPTIVE_EVAL := $(if $(ADAPTIVE),$(SW)/evaluation/adaptive.ndjson)
-$(SW)/evaluation/adaptive.ndjson: $(SW)/lock-verified $(CONTROLLERS) $(SW)/calibration/selection.ndjson $(HOLD_DIRS:%=%/window.ndjson)
-	adaptive-eval --design $(CONTROLLERS) --selection $(SW)/calibration/selection.ndjson --band $(BAND) \
+$(SW)/evaluation/adaptive.ndjson: $(SW)/lock-verified $(ADAPTIVE_CONTROLLERS) $(SW)/calibration/selection.ndjson $(HOLD_DIRS:%=%/window.ndjson)
+	adaptive-eval --design $(ADAPTIVE_CONTROLLERS) --selection $(SW)/calibration/selection.ndjson --band $(BAND) \
 		$(HOLD_DIRS:%=%/window.ndjson) -o $@
 
 $(SW)/evidence.json: $(SW)/lock-verified $(SW)/$(HOLD_PART)/summary.ndjson $(HOLD_DIRS:%=%/window.ndjson) $(ADAPTIVE_EVAL) pipelines/study-evidence.sh
@@ -185,12 +190,19 @@ $(SW)/controllers.ndjson: $(SW)/design.ndjson $(wildcard $(AGENT_SELECTIONS))
 $(SW)/controllers.fp: $(SW)/controllers.ndjson
 	stream-verify --print-fingerprint $< > $@.tmp && mv $@.tmp $@
 
+# --- the forecast quality of the predictive arms (arms with a controller) -------------------
+CONTROLLER_ARMS := $(strip $(foreach a,$(ARMS),$(if $(CONTROLLER_$a),$a)))
+$(SW)/forecast-quality-holdout.json: $(SW)/lock-verified $(foreach w,$(HOLD_DIRS),$(foreach a,$(CONTROLLER_ARMS),$w/$a/metrics.ndjson.zst)) pipelines/study-forecast-quality.sh
+	sh pipelines/study-forecast-quality.sh $(SW) holdout '$(HOLD_WINDOWS)' $(CONTROLLER_ARMS)
+$(SW)/forecast-quality-calibration.json: $(foreach w,$(CAL_DIRS),$(foreach a,$(CONTROLLER_ARMS),$w/$a/metrics.ndjson.zst)) pipelines/study-forecast-quality.sh
+	sh pipelines/study-forecast-quality.sh $(SW) calibration '$(CAL_WINDOWS)' $(CONTROLLER_ARMS)
+
 calibration-slices: $(CAL_DIRS:%=%/slice.trace.ndjson.zst)
 holdout-slices: $(HOLD_DIRS:%=%/slice.trace.ndjson.zst)
 evaluation-slices: holdout-slices
 calibration: $(SW)/calibration/summary.ndjson $(SW)/calibration/selection.ndjson
 selection-lock: $(SW)/selection-lock.ndjson
-holdout: $(SW)/evidence.json
+holdout: $(SW)/evidence.json $(if $(CONTROLLER_ARMS),$(SW)/forecast-quality-holdout.json)
 study: holdout
 study-summary:
 	@cat $(SW)/summary.txt

@@ -199,3 +199,18 @@ three_way() {
 	assert_failure 1
 	assert_output --partial "more than 5 audit records"
 }
+
+@test "rank: --max-candidates 6 ranks six candidates by the same hierarchy; the bound is checked" {
+	ls "$PS"/*.metrics.ndjson | head -n 6 | xargs cat > six.ndjson
+	slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" six.ndjson > sixa.ndjson
+	[ "$(grep -c '"type":"metrics"' six.ndjson)" -eq 6 ] || fail "the fixture does not hold six candidates"
+	run rank --slo "$SLO" --max-candidates 6 sixa.ndjson six.ndjson
+	assert_success
+	run jq -c 'select(.type == "ranking") | [(.candidates | length), .stages[0].stage]' <<< "$output"
+	assert_output '[6,"hard_slo_filter"]'
+	run rank --slo "$SLO" --max-candidates 9 sixa.ndjson six.ndjson
+	assert_failure 2
+	assert_output --partial "outside 3..8"
+	run rank --slo "$SLO" --max-candidates 5 sixa.ndjson six.ndjson
+	assert_failure 1
+}

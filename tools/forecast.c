@@ -3,6 +3,7 @@
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "predict/predict.h"
+#include "predict/tenant_config.h"
 #include "trace/trace.h"
 #include <getopt.h>
 #include <stdio.h>
@@ -18,12 +19,13 @@ static const char help[] =
 	"controller's update grid ending at the cutoff, and the bundle holds the last update's\n"
 	"observation snapshot, demand forecast and Spot quota plan with the prefix fingerprint.\n"
 	"\n"
-	"  -c, --controller FILE  schednav.predictive-controller/v1 JSON file (required)\n"
+	"  -c, --controller FILE  schednav.predictive-controller/v1 (aggregate) or\n"
+	"                         schednav.tenant-predictive-controller/v1 JSON file (required)\n"
 	"  -t, --cutoff SECONDS   cutoff time, seconds from the trace origin (required)\n";
 
 #define FORECAST_SCHEMA "schednav.forecast/1"
 
-static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " PC_CONFIG_SCHEMA "\nwrites: " FORECAST_SCHEMA "\n";
+static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " PC_CONFIG_SCHEMA ", " TC_CONFIG_SCHEMA "\nwrites: " FORECAST_SCHEMA "\n";
 
 int main(int argc, char **argv)
 {

@@ -295,6 +295,10 @@ int main(int argc, char **argv)
 	arena_init(&a);
 	if (pc_config_load(&cfg, controller, &a, err, sizeof err))
 		die("%s", err);
+	/* the tenant family's plan is per pool, from its own inventory: its bundle carries it */
+	if (cfg.tenant)
+		die("'%s' is a tenant controller: its per-pool quota plan is the bundle's spot_quota_plan (forecast), quota serves schednav.predictive-controller/v1",
+		    controller);
 	st.a = &a;
 	st.cfg = &cfg;
 	st.plans = json_array(&a);

@@ -1,4 +1,4 @@
-/* rank — rank 3 to 5 audited candidates by the SLO's declared hierarchy and write one
+/* rank — rank 3 to 5 (up to 8 with --max-candidates) audited candidates by the SLO's declared hierarchy and write one
  * self-fingerprinted `ranking` record (evaluation.md §6 "Rank"). */
 #include "core/cli.h"
 #include "core/die.h"
@@ -13,17 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "rank --slo SPEC [-o OUT] [FILE...]\n";
+static const char usage[] = "rank --slo SPEC [--max-candidates N] [-o OUT] [FILE...]\n";
 
 static const char help[] =
 	"\n"
-	"Read 3 to 5 metrics records and their audit records (metrics and audit streams,\n"
+	"Read 3 to 5 (--max-candidates N) metrics records and their audit records (metrics and audit streams,\n"
 	"concatenated in any order, from FILEs or stdin) and write one schednav.ranking/1\n"
 	"stream holding one `ranking` record: hard-SLO filter, allocation tie band, minimum\n"
 	"second metric, minimum third metric; status selected, tie_requires_human_approval or\n"
 	"no_eligible_policy. A tie is settled only by a person (approve(1)).\n"
 	"\n"
-	"  -s, --slo SPEC      SLO spec with a 'ranking' block (schednav.slo-spec/v1)\n";
+	"  -s, --slo SPEC      SLO spec with a 'ranking' block (schednav.slo-spec/v1)\n"
+	"      --max-candidates N  accept up to N candidates, 3..8 (default 5, the original's\n"
+	"                      portfolio bound; a study with more arms asks for more)\n";
 
 static const char version_schemas[] = "reads: " EV_METRICS_SCHEMA ", " EV_AUDIT_SCHEMA ", " SLO_SPEC_SCHEMA "\nwrites: " EV_RANKING_SCHEMA "\n";
 
@@ -44,17 +46,23 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "slo", required_argument, NULL, 's' },
+		{ "max-candidates", required_argument, NULL, 'm' },
 		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *slo_path = NULL;
+	long long max = RANK_MAX_CANDIDATES;
 	struct cli cli;
 	int c;
 	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, version_schemas);
 	while ((c = getopt_long(argc, argv, ":s:i:o:hV", opts, NULL)) != -1) {
 		if (c == 's')
 			slo_path = optarg;
-		else
+		else if (c == 'm') {
+			max = opt_int("max-candidates", optarg);
+			if (max < RANK_MIN_CANDIDATES || max > RANK_LIMIT_CANDIDATES)
+				usage_error(usage, "--max-candidates: %lld is outside %d..%d", max, RANK_MIN_CANDIDATES, RANK_LIMIT_CANDIDATES);
+		} else
 			cli_option(&cli, c, argv);
 	}
 	cli_operands(&cli, argc, argv, 0);
@@ -75,7 +83,7 @@ int main(int argc, char **argv)
 		read_input(&in, cli.inputs[i], &a);
 	if (in.n == 0)
 		die("no metrics or audit records in input");
-	struct json *rec = rank_build(&slo, &in, &a, err, sizeof err);
+	struct json *rec = rank_build(&slo, &in, (size_t)max, &a, err, sizeof err);
 	if (!rec)
 		die("%s", err);
 
