@@ -2,11 +2,12 @@
 # study-gate.sh WINDOW ARM SLICE OUT REP... — the determinism gate of one (window, arm).
 # Every repetition must be a valid result stream made from SLICE, and all must have the
 # same fingerprint; OUT then records it. Otherwise the study stops, naming the pair.
-# One stream-verify call checks every repetition and prints their fingerprints in order.
+# One stream-verify call checks every repetition and prints their fingerprints in order
+# (--repetitions: one equal to the first is not parsed line by line a second time).
 set -eu
 window=$1 arm=$2 slice=$3 out=$4
 shift 4
-fps=$(stream-verify --print-fingerprint --made-from "$slice" "$@")
+fps=$(stream-verify --print-fingerprint --repetitions --made-from "$slice" "$@")
 first= firstrep=
 for rep in "$@"; do
 	fp=${fps%%"

@@ -193,3 +193,74 @@ $(end_fp "$FX/result.nd")"
 	assert_failure 1
 	assert_output --regexp "^stream-verify: $T/cut.nd.zst:[0-9]+: truncated stream"
 }
+
+@test "stream-verify: --repetitions takes an equal repetition without parsing it again, and verifies a differing one in full" {
+	cp "$FX/result.nd" "$T/rep-1.nd"
+	cp "$FX/result.nd" "$T/rep-2.nd"
+	run stream-verify -p -r --made-from "$FX/slice.nd" "$T/rep-1.nd" "$T/rep-2.nd"
+	assert_success
+	assert_output "$(end_fp "$FX/result.nd")
+$(end_fp "$FX/result.nd")"
+	# a repetition whose last body line is no JSON, sealed with correct fingerprints: it differs
+	# from the first, so it is parsed, and refused at its line
+	python3 - "$ROOT/tests" "$FX/result.nd" "$T/bad.nd" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+del sys.argv[1]
+from stream_edit import xxh3, canon
+lines = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
+head, body = lines[0], lines[1:-1]
+body[-1] = body[-1][:-1] + b",}"
+raw = b"".join(l + b"\n" for l in body)
+end = canon({"type": "end", "records": len(body), "fingerprint": xxh3(raw), "header_fingerprint": xxh3(head + b"\n")}).encode()
+open(sys.argv[2], "wb").write(b"".join(l + b"\n" for l in [head] + body + [end]))
+PY
+	local n
+	n=$(wc -l < "$T/bad.nd")
+	run stream-verify -p -r "$T/rep-1.nd" "$T/bad.nd"
+	assert_failure 1
+	assert_output --partial "$T/bad.nd:$((n - 1)):"
+	# the same file is refused without --repetitions, and as the first file
+	run stream-verify "$T/bad.nd"
+	assert_failure 1
+	run stream-verify -r "$T/bad.nd" "$T/rep-1.nd"
+	assert_failure 1
+	assert_output --partial "$T/bad.nd:$((n - 1)):"
+	# a valid repetition that differs is verified and printed: telling them apart is the caller's
+	sim-run --policy "$ROOT/configs/policies/native-preemptive-3600.json" -o "$T/other.nd" < "$FX/slice.nd"
+	run stream-verify -p -r "$T/rep-1.nd" "$T/other.nd"
+	assert_success
+	assert_line --index 1 "$(end_fp "$T/other.nd")"
+	# a repetition on standard input is verified in full
+	run stream-verify -p -r "$T/rep-1.nd" - < "$T/bad.nd"
+	assert_failure 1
+}
+
+@test "stream-verify: a --made-from INPUT is checked for its framing and fingerprints, not parsed again" {
+	# a slice whose last body line is no JSON, sealed with correct fingerprints: as an INPUT it
+	# gives its fingerprint (the link is refused: the result was not made from it), as a FILE it fails
+	python3 - "$ROOT/tests" "$FX/slice.nd" "$T/bad.nd" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+del sys.argv[1]
+from stream_edit import xxh3, canon
+lines = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
+head, body = lines[0], lines[1:-1]
+body[-1] = body[-1][:-1] + b",}"
+raw = b"".join(l + b"\n" for l in body)
+end = canon({"type": "end", "records": len(body), "fingerprint": xxh3(raw), "header_fingerprint": xxh3(head + b"\n")}).encode()
+open(sys.argv[2], "wb").write(b"".join(l + b"\n" for l in [head] + body + [end]))
+PY
+	run stream-verify --made-from "$T/bad.nd" "$FX/result.nd"
+	assert_failure 1
+	assert_output --partial "was not made from '$T/bad.nd'"
+	run stream-verify "$T/bad.nd"
+	assert_failure 1
+	assert_output --partial "$T/bad.nd:"
+	# an edited INPUT line still fails at the fingerprint
+	sed '2s/"job_id":"/"job_id":"x/; 2s/"gpu_count":/"gpu_count":1/' "$FX/slice.nd" > "$T/edited.nd"
+	if cmp -s "$T/edited.nd" "$FX/slice.nd"; then fail "the edit changed nothing"; fi
+	run stream-verify --made-from "$T/edited.nd" "$FX/result.nd"
+	assert_failure 1
+	assert_output --partial "$T/edited.nd:"
+}
