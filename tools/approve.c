@@ -103,7 +103,7 @@ static void verify_log(int fd, const char *log, char last_fp[33], unsigned long 
 			die("%s:%lu: %s", log, line, e);
 		if (rec->kind != JSON_OBJECT || !ev_str(rec, "type") || strcmp(ev_str(rec, "type"), "approval"))
 			die("%s:%lu: not an 'approval' record", log, line);
-		if (nd_check_keys(rec, approval_keys, e, sizeof e))
+		if (nd_check_keys(rec, ND_KEYS(approval_keys), e, sizeof e))
 			die("%s:%lu: %s", log, line, e);
 		for (const char *const *k = approval_keys; *k; k++)
 			if (!json_get(rec, *k))

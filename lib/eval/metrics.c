@@ -22,17 +22,17 @@ static const char *const cluster_keys[] = { "type", "node_count", "capacity_gpus
 	"allocated_gpu_seconds", "warmup_allocated_gpu_seconds", "evaluation_allocated_gpu_seconds",
 	"drain_allocated_gpu_seconds", "allocation_rate_mean", "drain_end", NULL };
 
-static int need_keys(struct nd_reader *r, const struct json *v, const char *const *keys, char *err, size_t errlen)
+static int need_keys(struct nd_reader *r, const struct json *v, const char *const *keys, size_t nkeys, char *err, size_t errlen)
 {
 	char kerr[200];
 	const char *type = json_get(v, "type")->u.str.s;
-	if (nd_check_keys(v, keys, kerr, sizeof kerr)) {
+	if (nd_check_keys(v, keys, nkeys, kerr, sizeof kerr)) {
 		ndr_errorf(r, err, errlen, "%s: %s", type, kerr);
 		return -1;
 	}
-	for (const char *const *k = keys; *k; k++)
-		if (!json_get(v, *k) && strcmp(*k, "tenant_id")) {
-			ndr_errorf(r, err, errlen, "%s: missing key '%s'", type, *k);
+	for (size_t i = 0; i < nkeys; i++)
+		if (keys[i] && !json_get(v, keys[i]) && strcmp(keys[i], "tenant_id")) {
+			ndr_errorf(r, err, errlen, "%s: missing key '%s'", type, keys[i]);
 			return -1;
 		}
 	return 0;
@@ -104,7 +104,7 @@ static int read_header(struct metrics_result *m, struct nd_reader *r, const stru
 		ndr_errorf(r, err, errlen, "not a result stream (want schema '%s')", RESULT_SCHEMA);
 		return -1;
 	}
-	if (need_keys(r, h, header_keys, err, errlen))
+	if (need_keys(r, h, ND_KEYS(header_keys), err, errlen))
 		return -1;
 	double d;
 	const char *s;
@@ -159,7 +159,7 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 			break;
 		const char *type = json_get(v, "type")->u.str.s;
 		if (!strcmp(type, "job_result")) {
-			if (need_keys(r, v, job_keys, err, errlen))
+			if (need_keys(r, v, ND_KEYS(job_keys), err, errlen))
 				goto out;
 			if (m->n_runs || m->n_events || m->cluster) {
 				ndr_errorf(r, err, errlen, "job_result after run, preemption or cluster records");
@@ -184,7 +184,7 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 			j->id = arena_strndup(&m->arena, id, strlen(id));
 			m->n_jobs++;
 		} else if (!strcmp(type, "run")) {
-			if (need_keys(r, v, run_keys, err, errlen))
+			if (need_keys(r, v, ND_KEYS(run_keys), err, errlen))
 				goto out;
 			m->runs = xgrow(m->runs, &m->cap_runs, m->n_runs + 1, sizeof *m->runs);
 			struct mres_run *x = &m->runs[m->n_runs];
@@ -205,7 +205,7 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 			x->preempted = !strcmp(reason, "preempted");
 			m->n_runs++;
 		} else if (!strcmp(type, "preemption")) {
-			if (need_keys(r, v, event_keys, err, errlen))
+			if (need_keys(r, v, ND_KEYS(event_keys), err, errlen))
 				goto out;
 			m->events = xgrow(m->events, &m->cap_events, m->n_events + 1, sizeof *m->events);
 			struct mres_event *e = &m->events[m->n_events];
@@ -221,7 +221,7 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 			e->victim = (size_t)k;
 			m->n_events++;
 		} else if (!strcmp(type, "cluster")) {
-			if (need_keys(r, v, cluster_keys, err, errlen))
+			if (need_keys(r, v, ND_KEYS(cluster_keys), err, errlen))
 				goto out;
 			if (m->cluster) {
 				ndr_errorf(r, err, errlen, "more than one cluster record");

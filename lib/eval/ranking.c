@@ -247,7 +247,7 @@ int rank_check(const struct json *rec, char *err, size_t errlen)
 		"selected_action_ids", "selected_policy_fingerprints", "ranking_fingerprint", NULL
 	};
 	char e[200];
-	if (nd_check_keys(rec, keys, e, sizeof e)) {
+	if (nd_check_keys(rec, ND_KEYS(keys), e, sizeof e)) {
 		snprintf(err, errlen, "ranking record: %s", e);
 		return -1;
 	}

@@ -33,7 +33,7 @@ static int load_constraint(struct slo_constraint *c, const struct json *v, const
 	snprintf(what, sizeof what, "constraint %zu", idx + 1);
 	if (v->kind != JSON_OBJECT)
 		return fail(err, errlen, path, what, "not an object");
-	if (nd_check_keys(v, keys, e, sizeof e))
+	if (nd_check_keys(v, ND_KEYS(keys), e, sizeof e))
 		return fail(err, errlen, path, what, e);
 	struct json *id = json_get(v, "id");
 	if (!nonempty_str(id))
@@ -74,7 +74,7 @@ static int load_constraint(struct slo_constraint *c, const struct json *v, const
 	}
 	if (t->kind != JSON_OBJECT)
 		return fail(err, errlen, path, what, "'threshold' must be a number or a baseline_relative object");
-	if (nd_check_keys(t, tkeys, e, sizeof e))
+	if (nd_check_keys(t, ND_KEYS(tkeys), e, sizeof e))
 		return fail(err, errlen, path, what, e);
 	const char *kind = ev_str(t, "kind");
 	if (!kind || strcmp(kind, "baseline_relative")) {
@@ -110,7 +110,7 @@ static int load_ranking(struct slo_spec *s, const struct json *r, const char *pa
 	char e[200];
 	if (r->kind != JSON_OBJECT)
 		return fail(err, errlen, path, "ranking", "not an object");
-	if (nd_check_keys(r, keys, e, sizeof e))
+	if (nd_check_keys(r, ND_KEYS(keys), e, sizeof e))
 		return fail(err, errlen, path, "ranking", e);
 	for (int i = 0; i < 3; i++) {
 		const char *m = ev_str(r, names[i]);
@@ -156,7 +156,7 @@ int slo_load(struct slo_spec *s, const char *path, struct arena *a, char *err, s
 		return fail(err, errlen, path, "", e);
 	if (doc->kind != JSON_OBJECT)
 		return fail(err, errlen, path, "", "SLO spec is not a JSON object");
-	if (nd_check_keys(doc, keys, e, sizeof e))
+	if (nd_check_keys(doc, ND_KEYS(keys), e, sizeof e))
 		return fail(err, errlen, path, "", e);
 	const char *schema = ev_str(doc, "schema_version");
 	if (!schema || strcmp(schema, SLO_SPEC_SCHEMA)) {
@@ -329,7 +329,7 @@ int slo_audit_check(const struct json *rec, char *err, size_t errlen)
 		"soft_violation_count", "hard_constraint_count", "definition", "audit_fingerprint", NULL
 	};
 	char e[200];
-	if (nd_check_keys(rec, keys, e, sizeof e)) {
+	if (nd_check_keys(rec, ND_KEYS(keys), e, sizeof e)) {
 		snprintf(err, errlen, "audit record: %s", e);
 		return -1;
 	}

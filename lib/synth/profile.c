@@ -226,7 +226,7 @@ static int load_models(struct ctx *c, const struct json *root)
 		snprintf(where, sizeof where, "'gpu_models[%zu]'", i);
 		if (x->kind != JSON_OBJECT)
 			return fail(c, "%s: must be an object", where);
-		if (nd_check_keys(x, p->version == 2 ? keys2 : keys1, msg, sizeof msg))
+		if ((p->version == 2 ? nd_check_keys(x, ND_KEYS(keys2), msg, sizeof msg) : nd_check_keys(x, ND_KEYS(keys1), msg, sizeof msg)))
 			return fail(c, "%s: %s", where, msg);
 		struct json *name = need(c, x, "model", JSON_STRING, where), *jobs, *gpw = NULL, *cells = NULL;
 		if (!name || !(jobs = need(c, x, "jobs", JSON_INT, where)))
@@ -420,7 +420,7 @@ static int load_classes(struct ctx *c, const struct json *root)
 	char msg[128];
 	if (cl->kind != JSON_OBJECT)
 		return fail(c, "'classes' must be an object");
-	if (nd_check_keys(cl, names, msg, sizeof msg))
+	if (nd_check_keys(cl, ND_KEYS(names), msg, sizeof msg))
 		return fail(c, "'classes': %s", msg);
 	for (int k = 0; k < 2; k++) {
 		const struct json *x = json_get(cl, names[k]);
@@ -430,7 +430,7 @@ static int load_classes(struct ctx *c, const struct json *root)
 		snprintf(what, sizeof what, "'classes.%s'", names[k]);
 		if (x->kind != JSON_OBJECT)
 			return fail(c, "%s must be an object", what);
-		if (nd_check_keys(x, keys, msg, sizeof msg))
+		if (nd_check_keys(x, ND_KEYS(keys), msg, sizeof msg))
 			return fail(c, "%s: %s", what, msg);
 		if (optional(c, json_get(x, "gpu_seconds"), what, &p->class_gpu_seconds[k]) ||
 		    optional(c, json_get(x, "median_duration"), what, &p->class_median[k]) ||
@@ -489,7 +489,7 @@ int synth_profile_load(struct synth_profile *p, const char *path, char *err, siz
 		p->version = 2;
 	else
 		return fail(&c, "unsupported schema '%s' (want '%s' or '%s')", schema->u.str.s, SYNTH_PROFILE_SCHEMA, SYNTH_PROFILE_SCHEMA2);
-	if (nd_check_keys(root, p->version == 2 ? keys2 : keys1, msg, sizeof msg))
+	if ((p->version == 2 ? nd_check_keys(root, ND_KEYS(keys2), msg, sizeof msg) : nd_check_keys(root, ND_KEYS(keys1), msg, sizeof msg)))
 		return fail(&c, "%s", msg);
 	if (!(name = need(&c, root, "name", JSON_STRING, "profile")) || !(origin = need(&c, root, "time_origin", JSON_STRING, "profile")))
 		return -1;

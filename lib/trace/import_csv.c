@@ -60,12 +60,12 @@ static int map_err(char *err, size_t errlen, const char *path, const char *msg, 
 	return -1;
 }
 
-static int check_keys(const struct json *o, const char *const *allowed, const char *path, const char *what, char *err, size_t errlen)
+static int check_keys(const struct json *o, const char *const *allowed, size_t nallowed, const char *path, const char *what, char *err, size_t errlen)
 {
 	char kerr[160];
 	if (o->kind != JSON_OBJECT)
 		return map_err(err, errlen, path, what, NULL);
-	if (nd_check_keys(o, allowed, kerr, sizeof kerr)) {
+	if (nd_check_keys(o, allowed, nallowed, kerr, sizeof kerr)) {
 		snprintf(err, errlen, "%s: %s: %s", path, what, kerr);
 		return -1;
 	}
@@ -124,7 +124,7 @@ static int load_map(struct map *m, const char *path, struct json *hdr, struct ar
 	static const char *const top[] = { "format", "trace_id", "time_origin", "source", "columns", "class_mapping", "time_scale",
 		"submit_origin", "numbers", "skip", "nodes", "oversize_jobs", NULL };
 	struct json *d = m->doc;
-	if (check_keys(d, top, name, "the mapping must be an object", err, errlen))
+	if (check_keys(d, ND_KEYS(top), name, "the mapping must be an object", err, errlen))
 		goto out;
 	if (strcmp(opt_str(d, "format", ""), MAP_FORMAT)) {
 		map_err(err, errlen, name, "'format' must be", MAP_FORMAT);
@@ -142,7 +142,7 @@ static int load_map(struct map *m, const char *path, struct json *hdr, struct ar
 		goto out;
 	}
 	struct json *cols = json_get(d, "columns");
-	if (!cols || check_keys(cols, field_names, name, "'columns' must be an object of job fields", err, errlen)) {
+	if (!cols || check_keys(cols, ND_KEYS(field_names), name, "'columns' must be an object of job fields", err, errlen)) {
 		if (!cols)
 			map_err(err, errlen, name, "missing", "columns");
 		goto out;
@@ -208,7 +208,7 @@ static int load_map(struct map *m, const char *path, struct json *hdr, struct ar
 		for (size_t i = 0; i < sk->u.arr.n; i++) {
 			struct json *rule = sk->u.arr.items[i];
 			struct skip_rule *s = &m->skips[m->n_skips++];
-			if (check_keys(rule, rk, name, "a skip rule must be an object", err, errlen))
+			if (check_keys(rule, ND_KEYS(rk), name, "a skip rule must be an object", err, errlen))
 				goto out;
 			s->column = opt_str(rule, "column", NULL);
 			s->reason = opt_str(rule, "reason", NULL);
@@ -233,7 +233,7 @@ static int load_map(struct map *m, const char *path, struct json *hdr, struct ar
 	}
 	struct json *nodes = json_get(d, "nodes");
 	static const char *const nk[] = { "file", "id_column", "gpu_count_column", "gpu_model", "subset", NULL };
-	if (!nodes || check_keys(nodes, nk, name, "'nodes' must be an object", err, errlen)) {
+	if (!nodes || check_keys(nodes, ND_KEYS(nk), name, "'nodes' must be an object", err, errlen)) {
 		if (!nodes)
 			map_err(err, errlen, name, "missing", "nodes");
 		goto out;
@@ -252,7 +252,7 @@ static int load_map(struct map *m, const char *path, struct json *hdr, struct ar
 	if (sub) {
 		static const char *const sk2[] = { "gpus", "seed", NULL };
 		struct json *g = json_get(sub, "gpus"), *s = json_get(sub, "seed");
-		if (check_keys(sub, sk2, name, "'nodes.subset' must be an object", err, errlen))
+		if (check_keys(sub, ND_KEYS(sk2), name, "'nodes.subset' must be an object", err, errlen))
 			goto out;
 		if (!g || g->kind != JSON_INT || g->u.i <= 0 || !s || s->kind != JSON_INT || s->u.i < 0) {
 			map_err(err, errlen, name, "'nodes.subset' needs integers 'gpus' > 0 and 'seed' >= 0", NULL);

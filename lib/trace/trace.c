@@ -278,7 +278,7 @@ static int read_header(struct trace *t, struct nd_reader *r, const struct json *
 		ndr_errorf(r, err, errlen, "not a trace stream (schema '%s')", schema);
 		return -1;
 	}
-	if (nd_check_keys(h, header_keys, kerr, sizeof kerr)) {
+	if (nd_check_keys(h, ND_KEYS(header_keys), kerr, sizeof kerr)) {
 		ndr_errorf(r, err, errlen, "trace header: %s", kerr);
 		return -1;
 	}
@@ -296,7 +296,7 @@ static int read_header(struct trace *t, struct nd_reader *r, const struct json *
 		t->skipped_rows = json_clone(&t->arena, sk);
 	if (win->kind == JSON_OBJECT) {
 		static const char *const wkeys[] = { "eval_start", "eval_end", "warmup_start", NULL };
-		if (nd_check_keys(win, wkeys, kerr, sizeof kerr) || get_num(win, "eval_start", &t->eval_start, NULL) ||
+		if (nd_check_keys(win, ND_KEYS(wkeys), kerr, sizeof kerr) || get_num(win, "eval_start", &t->eval_start, NULL) ||
 		    get_num(win, "eval_end", &t->eval_end, NULL)) {
 			ndr_errorf(r, err, errlen, "trace header: malformed 'window'");
 			return -1;
@@ -316,7 +316,7 @@ static int read_header(struct trace *t, struct nd_reader *r, const struct json *
 static int read_node(struct trace *t, struct nd_reader *r, const struct json *v, char *err, size_t errlen)
 {
 	char kerr[128];
-	if (nd_check_keys(v, node_keys, kerr, sizeof kerr)) {
+	if (nd_check_keys(v, ND_KEYS(node_keys), kerr, sizeof kerr)) {
 		ndr_errorf(r, err, errlen, "node: %s", kerr);
 		return -1;
 	}
@@ -403,7 +403,7 @@ static int apply_job(struct trace *t, struct nd_reader *r, const struct jobrec *
 static int read_job(struct trace *t, struct nd_reader *r, const struct json *v, char *err, size_t errlen)
 {
 	char kerr[128];
-	if (nd_check_keys(v, job_keys, kerr, sizeof kerr)) {
+	if (nd_check_keys(v, ND_KEYS(job_keys), kerr, sizeof kerr)) {
 		ndr_errorf(r, err, errlen, "job: %s", kerr);
 		return -1;
 	}
