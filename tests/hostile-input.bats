@@ -34,3 +34,132 @@ csv_fixture() {
 	assert_success
 	stream-verify ok.nd
 }
+
+# An evaluation of the small preemption trace under the five catalogue policies: metrics,
+# audits (FIFO baseline) and a ranking (a five-way tie), built once for the file.
+setup_file() {
+	export EV="$BATS_FILE_TMPDIR/eval"
+	mkdir -p "$EV"
+	local p slo="$ROOT/configs/slos/schednav-demo-slo-v1.json"
+	for p in native-fifo native-preemptive-3600 native-preemptive-g3600-b09-d0000 native-preemptive-g3600-b09-d0900 native-preemptive-g3600-b09-loss-aware; do
+		sim-run --policy "$ROOT/configs/policies/$p.json" -i "$ROOT/tests/data/sim/preemption-small.trace.ndjson" -o "$EV/$p.result.ndjson"
+		metrics -i "$EV/$p.result.ndjson" -o "$EV/$p.metrics.ndjson"
+	done
+	slo-audit --slo "$slo" --baseline "$EV/native-fifo.metrics.ndjson" "$EV"/*.metrics.ndjson > "$EV/audits.ndjson"
+	rank --slo "$slo" -o "$EV/ranking.ndjson" "$EV/audits.ndjson" "$EV"/*.metrics.ndjson
+}
+
+@test "defect 3: approve refuses a --by that is not UTF-8 before writing, and the log stays verifiable" {
+	run approve --ranking "$EV/ranking.ndjson" --action native-fifo --by $'Jos\xe9' --reason pilot --log log.ndjson
+	assert_failure 2
+	assert_line --index 0 "approve: argument 6 is not valid UTF-8: 'Jos\\xe9' (arguments can reach the output, which is UTF-8)"
+	[ ! -e log.ndjson ] || fail "a log line was written"
+	run approve --ranking "$EV/ranking.ndjson" --action native-fifo --by $'A. Person\e[2J' --reason pilot --log log.ndjson
+	assert_failure 2
+	assert_line --index 0 "approve: --by: the name contains a control character"
+	approve --ranking "$EV/ranking.ndjson" --action native-fifo --by $'Jos\xc3\xa9' --reason $'two\nlines' --log log.ndjson
+	run approve --verify --log log.ndjson
+	assert_success
+	approve --ranking "$EV/ranking.ndjson" --action native-fifo --by 'B. Person' --reason again --log log.ndjson
+	[ "$(wc -l < log.ndjson)" -eq 2 ]
+}
+
+@test "defect 5: no argument that is not UTF-8 reaches an output (file names, option values)" {
+	cp "$SMALL" $'tr\xe9.nd'
+	run sim-run --policy "$POL/native-fifo.json" -i $'tr\xe9.nd' -o out.nd
+	assert_failure 2
+	assert_line --index 0 --partial "sim-run: argument 4 is not valid UTF-8: 'tr\\xe9.nd'"
+	run trace-window --trace-id $'slice\xff' -i "$SMALL" -o out.nd
+	assert_failure 2
+	assert_line --index 0 --partial "is not valid UTF-8: 'slice\\xff'"
+	csv_fixture
+	cp jobs.csv $'jobs\xe9.csv'
+	run trace-import csv --map map.json $'jobs\xe9.csv' -o out.nd
+	assert_failure 2
+	[ ! -e out.nd ]
+}
+
+@test "defect 5: a Latin-1 CSV cell is an error at its line, or transcoded when the map says latin-1 (recorded in the header)" {
+	csv_fixture
+	printf 'j3,6,10,1,A,Jos\xe9\n' >> jobs.csv
+	run trace-import csv --map map.json jobs.csv -o out.nd
+	assert_failure 1
+	assert_output "trace-import: jobs.csv:4: not valid UTF-8 (byte 0xe9 at column 16)"
+	[ ! -e out.nd ]
+	jq -c '.encoding = "latin-1"' map.json > latin1.json
+	trace-import csv --map latin1.json jobs.csv -o out.nd
+	stream-verify out.nd
+	iconv -f UTF-8 -t UTF-8 out.nd > /dev/null || fail "output is not UTF-8"
+	run jq -r 'select(.type == "job" and .job_id == "j3") | .tenant' out.nd
+	assert_output $'Jos\xc3\xa9'
+	run jq -r 'select(.type == "header") | .source.text_encoding' out.nd
+	assert_output "latin-1, transcoded to UTF-8"
+	printf 'j4,7,10,1,A,x\0y\n' >> jobs.csv
+	run trace-import csv --map latin1.json jobs.csv -o out.nd
+	assert_failure 1
+	assert_output "trace-import: jobs.csv:5: NUL byte at column 14"
+}
+
+@test "defect 4: two writers of the same -o path use their own temporary files; the last one wins whole" {
+	head -n 3 "$SMALL" | sed '$d' > small.in            # header + node: a short stream
+	grep -v '"type":"end"' "$SMALL" > big.in               # header + node + two jobs
+	mkfifo in1 in2
+	stream-seal -i in1 -o out.nd 2> err1 3>&- & local p1=$!
+	stream-seal -i in2 -o out.nd 2> err2 3>&- & local p2=$!
+	exec 7> in1 8> in2
+	local i
+	for i in $(seq 100); do
+		[ "$(ls | grep -c '^out\.nd\..*\.tmp$')" -ge 2 ] && break
+		sleep 0.05
+	done
+	[ "$(ls | grep -c '^out\.nd\..*\.tmp$')" -eq 2 ] || fail "the two writers do not have two temporary files: $(ls)"
+	cat big.in >&8
+	exec 8>&-
+	wait "$p2" || fail "second writer failed: $(cat err2)"
+	cat small.in >&7
+	exec 7>&-
+	wait "$p1" || fail "first writer failed: $(cat err1)"
+	stream-verify out.nd
+	stream-seal -i small.in -o want.nd
+	cmp out.nd want.nd
+	[ "$(ls | grep -c '\.tmp$')" -eq 0 ] || fail "temporary files left: $(ls)"
+}
+
+@test "defect 13: a write error names the file given to -o" {
+	run stream-seal -i "$SMALL" -o /dev/full
+	assert_failure 1
+	assert_output "stream-seal: write error on '/dev/full': No space left on device"
+	run sim-run --policy "$POL/native-fifo.json" -i "$SMALL" -o /dev/full
+	assert_failure 1
+	assert_output --partial "'/dev/full'"
+}
+
+@test "defect 13: a line over the documented limit is an error with PATH:LINE, in bounded memory (zstd bomb)" {
+	# 300 MiB of one line, compressed to a few KiB
+	{ head -n 1 "$SMALL"; head -c 314572800 /dev/zero | tr '\0' a; } | zstd -q -3 > bomb.zst
+	run python3 -c '
+import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+print(p.stderr.strip())' stream-verify bomb.zst
+	assert_line --index 0 --regexp '^1 [0-9]+$'
+	assert_line --index 1 "stream-verify: bomb.zst:2: line longer than 67108864 bytes (the limit of every SchedNav reader, docs/hardening.md)"
+	local rss=${lines[0]#1 }
+	[ "$rss" -lt 250 ] || fail "peak memory ${rss} MiB for a 300 MiB line"
+	csv_fixture
+	{ printf 'id,submit,duration,gpus,model,org\n"'; head -c 70000000 /dev/zero | tr '\0' '\n'; } > tall.csv
+	run trace-import csv --map map.json tall.csv
+	assert_failure 1
+	assert_output "trace-import: tall.csv:2: record longer than 67108864 bytes (the limit, docs/hardening.md)"
+}
+
+@test "defect 13: a zstd file that starts with a skippable frame is read like any zstd file" {
+	zstd -q -c "$SMALL" > plain.zst
+	{ printf '\x50\x2a\x4d\x18\x05\x00\x00\x00hello'; cat plain.zst; } > skip.zst
+	run stream-verify --print-fingerprint skip.zst
+	assert_success
+	assert_output "$(stream-verify --print-fingerprint "$SMALL")"
+	sim-run --policy "$POL/native-fifo.json" -i skip.zst -o a.nd
+	sim-run --policy "$POL/native-fifo.json" < skip.zst > b.nd
+	diff <(sans_header a.nd) <(sans_header b.nd)
+}

@@ -23,7 +23,7 @@ static const char help[] =
 	"`aggregate_summary` record. See aggregate(1) for every field and the null rules.\n"
 	"\n"
 	"  -w, --window ID      start a window group; the FILEs after it belong to window ID\n"
-	"  -o, --output FILE    write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
+	"  -o, --output FILE    write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help           show this help\n";
 
 struct wact {                 /* one action in one window */
@@ -333,7 +333,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	const char *output = "-";
 	struct arena a;
 	arena_init(&a);

@@ -5,6 +5,7 @@
 #include "core/json.h"
 #include "core/ndjson.h"
 #include "core/strbuf.h"
+#include "core/text.h"
 #include "eval/evidence.h"
 #include "eval/ranking.h"
 #include <errno.h>
@@ -170,7 +171,7 @@ int main(int argc, char **argv)
 		{ "verify", no_argument, NULL, 'V' }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	const char *ranking = NULL, *action = NULL, *by = NULL, *reason = NULL, *log = "approvals.ndjson", *at = NULL;
 	bool verify = false;
 	int c;
@@ -201,6 +202,12 @@ int main(int argc, char **argv)
 		usage_fail(usage, "--by and --reason must not be empty");
 	if (strlen(by) > MAX_TEXT || strlen(reason) > MAX_TEXT)
 		usage_fail(usage, "--by and --reason take at most 4096 bytes");
+	/* A name is shown in tables and pages: the identifier rule; a reason may span lines. */
+	const char *why;
+	if ((why = text_id_problem(by, strlen(by))))
+		usage_error(usage, "--by: the name %s", why);
+	if ((why = text_plain_problem(reason, strlen(reason))))
+		usage_error(usage, "--reason %s", why);
 	if (at && !valid_time(at))
 		usage_fail(usage, "--at wants YYYY-MM-DDTHH:MM:SSZ (UTC)");
 	char when[21];

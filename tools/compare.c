@@ -20,7 +20,7 @@ static const char help[] =
 	"`portfolio` record (pairwise comparability and each metric's values per action).\n"
 	"No ranking, no winner: that is rank(1)'s job under a declared SLO.\n"
 	"\n"
-	"  -o, --output FILE   write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
+	"  -o, --output FILE   write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help          show this help\n";
 
 static const char comparison_definition[] =
@@ -230,7 +230,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	const char *output = "-";
 	int c;
 	opterr = 0;

@@ -27,7 +27,7 @@ static const char help[] =
 
 int main(int argc, char **argv)
 {
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	static const struct option longopts[] = {
 		{ "approvals", required_argument, NULL, 'A' },
 		{ "approve-program", required_argument, NULL, 'P' },

@@ -16,7 +16,7 @@ static const char help[] =
 	"extras and the three ledger-consistency flags.\n"
 	"\n"
 	"  -i, --input FILE   result stream to read (default: stdin; .zst accepted)\n"
-	"  -o, --output FILE  write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
+	"  -o, --output FILE  write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help         show this help\n";
 
 int main(int argc, char **argv)
@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	};
 	const char *input = "-", *output = "-";
 	int c;
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:o:h", longopts, NULL)) != -1) {
 		switch (c) {

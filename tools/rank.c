@@ -23,7 +23,7 @@ static const char help[] =
 	"no_eligible_policy. A tie is settled only by a person (approve(1)).\n"
 	"\n"
 	"  -s, --slo SPEC      SLO spec with a 'ranking' block (schednav.slo-spec/v1)\n"
-	"  -o, --output FILE   write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
+	"  -o, --output FILE   write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help          show this help\n";
 
 static const char *const schemas[] = { EV_METRICS_SCHEMA, EV_AUDIT_SCHEMA, NULL };
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	const char *slo_path = NULL, *output = "-";
 	int c;
 	opterr = 0;

@@ -20,7 +20,7 @@ static const char help[] =
 	"Charts are drawn by gnuplot and embedded as inline SVG; the page loads nothing else.\n"
 	"\n"
 	"Options:\n"
-	"  -o, --output FILE    write the page to FILE (FILE.tmp, then renamed); default stdout\n"
+	"  -o, --output FILE    write the page to FILE (FILE.XXXXXX.tmp, then renamed); default stdout\n"
 	"  -t, --title TEXT     page title (default 'SchedNav policy report')\n"
 	"      --date TEXT      print TEXT as the report date (no date unless given)\n"
 	"      --bins N         time bins of the time-series charts (default 240)\n"
@@ -32,7 +32,7 @@ static const char help[] =
 
 int main(int argc, char **argv)
 {
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	struct rp_html_opts o = { .title = "SchedNav policy report", .gnuplot = "gnuplot", .bins = 240 };
 	const char *output = "-", *approvals = NULL, *approve_program = NULL;
 	static const struct option longopts[] = {

@@ -20,7 +20,7 @@ static const char help[] =
 	"\n"
 	"  -p, --policy FILE  schednav.simulation-policy/v1 JSON file (required)\n"
 	"  -i, --input FILE   trace stream to read (default: stdin; .zst accepted)\n"
-	"  -o, --output FILE  write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
+	"  -o, --output FILE  write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help         show this help\n";
 
 int main(int argc, char **argv)
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 	};
 	const char *policy_path = NULL, *input = "-", *output = "-";
 	int c;
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:i:o:h", longopts, NULL)) != -1) {
 		switch (c) {

@@ -22,7 +22,7 @@ static const char help[] =
 	"  -b, --baseline FILE      the FIFO baseline's metrics stream; without it relative\n"
 	"                           thresholds are unavailable (so hard ones fail)\n"
 	"  -e, --exit-status        exit 3 when any audit failed\n"
-	"  -o, --output FILE        write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
+	"  -o, --output FILE        write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help               show this help\n";
 
 static const char *const metrics_only[] = { EV_METRICS_SCHEMA, NULL };
@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	const char *slo_path = NULL, *base_path = NULL, *output = "-";
 	bool exit_status = false;
 	int c;

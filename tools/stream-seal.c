@@ -20,7 +20,7 @@ static const char help[] =
 	"'type'; a header needs a string 'schema'.\n"
 	"\n"
 	"  -i, --input FILE   read FILE instead of stdin (.zst is decompressed)\n"
-	"  -o, --output FILE  write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
+	"  -o, --output FILE  write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help         show this help\n";
 
 static const struct option longopts[] = {
@@ -85,7 +85,7 @@ static unsigned seal(struct zio_reader *r, struct nd_writer *w)
 
 int main(int argc, char **argv)
 {
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	const char *input = "-", *output = "-";
 	int c;
 	while ((c = getopt_long(argc, argv, "hi:o:", longopts, NULL)) != -1) {

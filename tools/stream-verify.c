@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 	bool print = false;
 	int c;
 
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	while ((c = getopt_long(argc, argv, "m:ph", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':

@@ -36,7 +36,7 @@ static const char help[] =
 	"  -s, --summary FILE      the calibration summary stream (aggregate output)\n"
 	"  -S, --selection FILE    the selection stream (study-select output)\n"
 	"  -H, --holdout-dir DIR   where holdout outputs are written\n"
-	"  -o, --output LOCK       the lock to write (LOCK.tmp, then renamed)\n"
+	"  -o, --output LOCK       the lock to write (LOCK.XXXXXX.tmp, then renamed)\n"
 	"  -V, --verify LOCK       check LOCK instead of writing one\n"
 	"  -h, --help              show this help\n";
 
@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 	size_t ndesign = 0, capdesign = 0;
 	int c;
 
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	while ((c = getopt_long(argc, argv, "d:s:S:H:o:V:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':

@@ -32,7 +32,7 @@ static const char help[] =
 	"\n"
 	"  -w, --window ID   the FILEs that follow belong to window ID (chronological order)\n"
 	"  -b, --band B      allocation tie band, absolute (default 0.01)\n"
-	"  -o, --output OUT  write to OUT (OUT.tmp, then renamed; .zst compresses)\n"
+	"  -o, --output OUT  write to OUT (OUT.XXXXXX.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help        show this help\n";
 
 struct arm {
@@ -347,7 +347,7 @@ int main(int argc, char **argv)
 	struct window *cur = NULL;
 	int c;
 
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	/* A leading '-' keeps operands in place, so each FILE follows its --window. */
 	while ((c = getopt_long(argc, argv, "-w:b:o:h", opts, NULL)) != -1) {
 		switch (c) {

@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 	};
 	bool force = false, verbose = false;
 	int ch;
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "fvh", longopts, NULL)) != -1) {
 		switch (ch) {

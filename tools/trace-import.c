@@ -29,7 +29,7 @@ static const char help[] =
 	"  csv             any CSV with an explicit column and label mapping\n"
 	"\n"
 	"Common options:\n"
-	"  -o, --output FILE  write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
+	"  -o, --output FILE  write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"See trace-import(1) for every format's options.\n";
@@ -44,7 +44,7 @@ static const struct { const char *name; import_fn *fn; } formats[] = {
 
 int main(int argc, char **argv)
 {
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	const char *output = "-";
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage_print(stdout, usage);

@@ -31,7 +31,7 @@ static const char help[] =
 	"  --all-eligible       select every eligible window instead of the medoids\n"
 	"  --all-days           also write ineligible windows (eligible: false)\n"
 	"  -i, --input FILE     read FILE instead of stdin (.zst is decompressed)\n"
-	"  -o, --output FILE    write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
+	"  -o, --output FILE    write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help           show this help\n";
 
 enum { OPT_DAY = 256, OPT_SAMPLE, OPT_MIN_HP, OPT_MIN_SPOT, OPT_PSTRATA, OPT_SSTRATA, OPT_WARMUP, OPT_ALL_ELIGIBLE, OPT_ALL_DAYS };
@@ -119,7 +119,7 @@ static struct json *window_record(struct arena *a, const struct scan_day *d, lon
 
 int main(int argc, char **argv)
 {
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	struct scan_opts o = { .day_seconds = 86400, .sample_seconds = 3600, .min_hp = 20, .min_spot = 20,
 			       .pressure_strata = 3, .share_strata = 4, .warmup_days = 30 };
 	const char *input = "-", *output = "-";

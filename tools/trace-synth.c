@@ -29,7 +29,7 @@ static const char help[] =
 	"                     submit times stay seconds from the profile's time origin\n"
 	"  --gpu-model M      keep only nodes and jobs of model M (repeatable)\n"
 	"  --report FILE      also write a Markdown fit report to FILE\n"
-	"  -o, --output FILE  write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
+	"  -o, --output FILE  write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help         show this help\n";
 
 static void parse_days(const char *s, struct synth_options *o)
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	const char *profile = NULL, *output = "-", *report = NULL;
 	struct synth_options o = { .seed = 1, .load_factor = 1.0 };
 	const char **models = xcalloc((size_t)argc + 1, sizeof *models);

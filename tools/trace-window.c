@@ -31,7 +31,7 @@ static const char help[] =
 	"Other:\n"
 	"  --trace-id ID        trace_id of the slice (default: the input's)\n"
 	"  -i, --input FILE     read FILE instead of stdin (.zst is decompressed)\n"
-	"  -o, --output FILE    write to FILE (FILE.tmp, then renamed; .zst compresses)\n"
+	"  -o, --output FILE    write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
 	"  -h, --help           show this help\n";
 
 enum { OPT_MAX_SUBMIT = 256, OPT_GPU_MODEL, OPT_EVAL_START, OPT_EVAL_END, OPT_WARMUP_START, OPT_NO_WARMUP_SPOT, OPT_TRACE_ID };
@@ -155,7 +155,7 @@ static void slice(struct trace *t, const struct opts *o)
 
 int main(int argc, char **argv)
 {
-	set_progname(argv[0]);
+	tool_init(argc, argv, usage);
 	struct opts o = { .input = "-", .output = "-" };
 	parse_options(argc, argv, &o);
 

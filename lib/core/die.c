@@ -1,5 +1,6 @@
 #include "core/die.h"
 #include "core/num.h"
+#include "core/text.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -12,6 +13,20 @@ void set_progname(const char *argv0)
 {
 	const char *p = strrchr(argv0, '/');
 	progname = p ? p + 1 : argv0;
+}
+
+void tool_init(int argc, char **argv, const char *usage)
+{
+	set_progname(argc > 0 && argv[0] ? argv[0] : "schednav");
+	for (int i = 1; i < argc; i++) {
+		size_t len = strlen(argv[i]);
+		if (text_utf8_ok(argv[i], len))
+			continue;
+		char q[100], msg[200];
+		text_quote(q, sizeof q, argv[i], len);
+		snprintf(msg, sizeof msg, "argument %d is not valid UTF-8: '%s' (arguments can reach the output, which is UTF-8)", i, q);
+		usage_fail(usage, msg);
+	}
 }
 
 static void vmsg(const char *fmt, va_list ap)

@@ -11,6 +11,10 @@
 extern const char *progname;
 
 void set_progname(const char *argv0);                       /* basename of argv0 */
+/* First call of every tool's main: set_progname, then refuse (usage_fail, exit 2) any
+ * argument that is not valid UTF-8: option values and file names can be written into the
+ * output, and every byte a tool writes is UTF-8 (docs/hardening.md). */
+void tool_init(int argc, char **argv, const char *usage);
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));   /* exit 1 */
 void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));          /* no exit */
 /* Print "usage: " + the first line of usage, further lines indented to match. */

@@ -23,6 +23,7 @@ struct zio_reader {
 	unsigned char *dec;           /* decoded bytes */
 	size_t dec_len, dec_pos, dec_cap;
 	struct strbuf line;
+	unsigned long lineno;         /* lines handed out so far */
 	uint64_t raw_bytes;
 	struct fp_xxh3 xxh;
 	bool want_sha;
@@ -100,7 +101,7 @@ static int fill_dec(struct zio_reader *r, char *err, size_t errlen)
 				magic[have++] = r->raw[r->raw_pos++];
 			}
 			r->sniffed = true;
-			r->zstd = have == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd;
+			r->zstd = have == 4 && zio_is_zstd_magic(magic);
 			if (r->zstd) {
 				r->dctx = ZSTD_createDCtx();
 				ZSTD_inBuffer in = { magic, 4, 0 };
@@ -155,6 +156,20 @@ static int fill_dec(struct zio_reader *r, char *err, size_t errlen)
 	return 0;
 }
 
+bool zio_is_zstd_magic(const unsigned char m[4])
+{
+	/* a frame (28 b5 2f fd) or a skippable frame (5? 2a 4d 18), both little-endian */
+	return (m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd) ||
+	       ((m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d && m[3] == 0x18);
+}
+
+static int too_long(struct zio_reader *r, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s:%lu: line longer than %d bytes (the limit of every SchedNav reader, docs/hardening.md)", r->name,
+		 r->lineno + 1, ZIO_MAX_LINE);
+	return -1;
+}
+
 int zr_getline(struct zio_reader *r, const char **line, size_t *len, bool *has_nl, char *err, size_t errlen)
 {
 	sb_reset(&r->line);
@@ -167,11 +182,15 @@ int zr_getline(struct zio_reader *r, const char **line, size_t *len, bool *has_n
 			*line = r->line.buf;
 			*len = r->line.len;
 			*has_nl = false;
+			r->lineno++;
 			return 1;
 		}
 		unsigned char *s = r->dec + r->dec_pos;
 		size_t avail = r->dec_len - r->dec_pos;
 		unsigned char *nl = memchr(s, '\n', avail);
+		size_t take = nl ? (size_t)(nl - s) : avail;
+		if (take > ZIO_MAX_LINE - r->line.len)
+			return too_long(r, err, errlen);
 		if (nl) {
 			sb_add(&r->line, s, (size_t)(nl - s));
 			r->dec_pos += (size_t)(nl - s) + 1;
@@ -180,6 +199,7 @@ int zr_getline(struct zio_reader *r, const char **line, size_t *len, bool *has_n
 			*line = r->line.buf;
 			*len = r->line.len;
 			*has_nl = true;
+			r->lineno++;
 			return 1;
 		}
 		sb_add(&r->line, s, avail);
@@ -187,7 +207,48 @@ int zr_getline(struct zio_reader *r, const char **line, size_t *len, bool *has_n
 	}
 }
 
+ssize_t zr_read(struct zio_reader *r, void *buf, size_t cap, char *err, size_t errlen)
+{
+	if (fill_dec(r, err, errlen))
+		return -1;
+	size_t n = r->dec_len - r->dec_pos;
+	if (n > cap)
+		n = cap;
+	memcpy(buf, r->dec + r->dec_pos, n);
+	r->dec_pos += n;
+	return (ssize_t)n;
+}
+
+int zr_slurp(struct zio_reader *r, char **buf, size_t *len, char *err, size_t errlen)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	for (;;) {
+		if (fill_dec(r, err, errlen)) {
+			sb_release(&sb);
+			return -1;
+		}
+		size_t n = r->dec_len - r->dec_pos;
+		if (n == 0)
+			break;
+		if (n > ZIO_MAX_SLURP - sb.len) {
+			snprintf(err, errlen, "%s: larger than %d bytes (the limit for a whole file read at once, docs/hardening.md)", r->name,
+				 ZIO_MAX_SLURP);
+			sb_release(&sb);
+			return -1;
+		}
+		sb_add(&sb, r->dec + r->dec_pos, n);
+		r->dec_pos = r->dec_len;
+	}
+	if (!sb.buf)
+		sb_add(&sb, "", 0);
+	*buf = sb.buf;
+	*len = sb.len;
+	return 0;
+}
+
 const char *zr_name(const struct zio_reader *r) { return r->name; }
+unsigned long zr_lineno(const struct zio_reader *r) { return r->lineno; }
 uint64_t zr_raw_bytes(const struct zio_reader *r) { return r->raw_bytes; }
 void zr_raw_xxh3(struct zio_reader *r, char out[33]) { fp_xxh3_hex(&r->xxh, out); }
 void zr_raw_sha256(struct zio_reader *r, char out[65]) { fp_sha256_hex(&r->sha, out); }
@@ -213,25 +274,9 @@ int zio_slurp(const char *path, char **buf, size_t *len, char *err, size_t errle
 	struct zio_reader *r = zr_open(path, false, err, errlen);
 	if (!r)
 		return -1;
-	struct strbuf sb;
-	sb_init(&sb);
-	for (;;) {
-		if (fill_dec(r, err, errlen)) {
-			sb_release(&sb);
-			zr_close(r);
-			return -1;
-		}
-		if (r->dec_pos >= r->dec_len)
-			break;
-		sb_add(&sb, r->dec + r->dec_pos, r->dec_len - r->dec_pos);
-		r->dec_pos = r->dec_len;
-	}
+	int rc = zr_slurp(r, buf, len, err, errlen);
 	zr_close(r);
-	if (!sb.buf)
-		sb_add(&sb, "", 0);
-	*buf = sb.buf;
-	*len = sb.len;
-	return 0;
+	return rc;
 }
 
 /* ---- writer ---- */
@@ -274,6 +319,20 @@ static bool ends_with(const char *s, const char *suf)
 	return a >= b && !strcmp(s + a - b, suf);
 }
 
+/* The mode a plain creat(path, 0666) would give: mkstemp makes 0600 files. */
+static mode_t create_mode(void)
+{
+	static mode_t mode;
+	static bool known;
+	if (!known) {
+		mode_t mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
+		known = true;
+	}
+	return mode;
+}
+
 struct zio_writer *zw_open(const char *path, bool force_zstd, char *err, size_t errlen)
 {
 	struct zio_writer *w = calloc(1, sizeof *w);
@@ -294,16 +353,23 @@ struct zio_writer *zw_open(const char *path, bool force_zstd, char *err, size_t 
 			free(w);
 			return NULL;
 		}
+		w->path = strdup(path);
 		w->direct = 1;
 	} else {
+		/* A temporary file of our own beside the target (mkstemp: a name no other writer
+		 * can have, created O_EXCL), renamed over it only by zw_commit. */
 		zstd = zstd || ends_with(path, ".zst");
 		w->path = strdup(path);
-		size_t n = strlen(path) + 5;
+		size_t n = strlen(path) + sizeof ZIO_TMP_SUFFIX;
 		w->tmp = malloc(n);
-		snprintf(w->tmp, n, "%s.tmp", path);
-		w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (w->fd < 0) {
-			snprintf(err, errlen, "cannot create '%s': %s", w->tmp, strerror(errno));
+		snprintf(w->tmp, n, "%s" ZIO_TMP_SUFFIX, path);
+		w->fd = mkstemps(w->tmp, 4);
+		if (w->fd < 0 || fchmod(w->fd, create_mode()) != 0) {
+			snprintf(err, errlen, "cannot create a temporary file for '%s': %s", path, strerror(errno));
+			if (w->fd >= 0) {
+				close(w->fd);
+				unlink(w->tmp);
+			}
 			free(w->path);
 			free(w->tmp);
 			free(w);
@@ -339,7 +405,7 @@ static int write_all(struct zio_writer *w, const void *p, size_t n, char *err, s
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0) {
-			snprintf(err, errlen, "write error on '%s': %s", w->path ? w->path : "<stdout>", strerror(errno));
+			snprintf(err, errlen, "write error on '%s': %s", path_or(w), strerror(errno));
 			w->failed = 1;
 			return -1;
 		}
@@ -377,7 +443,7 @@ int zw_write(struct zio_writer *w, const void *p, size_t n, char *err, size_t er
 {
 	const unsigned char *s = p;
 	if (w->failed) {
-		snprintf(err, errlen, "write error");
+		snprintf(err, errlen, "write error on '%s'", path_or(w));
 		return -1;
 	}
 	while (n) {
@@ -409,7 +475,7 @@ int zw_commit(struct zio_writer *w, char *err, size_t errlen)
 {
 	int rc = w->failed ? -1 : flush_buf(w, ZSTD_e_end, err, errlen);
 	if (w->failed && rc == 0)
-		snprintf(err, errlen, "write error");
+		snprintf(err, errlen, "write error on '%s'", path_or(w));
 	if (w->direct) {
 		if (close(w->fd) != 0 && rc == 0) {
 			snprintf(err, errlen, "cannot close '%s': %s", path_or(w), strerror(errno));
@@ -417,15 +483,15 @@ int zw_commit(struct zio_writer *w, char *err, size_t errlen)
 		}
 	} else if (w->fd != 1) {
 		if (rc == 0 && fsync(w->fd) != 0 && errno != EINVAL) {
-			snprintf(err, errlen, "cannot sync '%s': %s", w->tmp, strerror(errno));
+			snprintf(err, errlen, "cannot sync '%s': %s", w->path, strerror(errno));
 			rc = -1;
 		}
 		if (close(w->fd) != 0 && rc == 0) {
-			snprintf(err, errlen, "cannot close '%s': %s", w->tmp, strerror(errno));
+			snprintf(err, errlen, "cannot close '%s': %s", w->path, strerror(errno));
 			rc = -1;
 		}
 		if (rc == 0 && rename(w->tmp, w->path) != 0) {
-			snprintf(err, errlen, "cannot rename '%s': %s", w->tmp, strerror(errno));
+			snprintf(err, errlen, "cannot rename '%s' to '%s': %s", w->tmp, w->path, strerror(errno));
 			rc = -1;
 		}
 		if (rc != 0)

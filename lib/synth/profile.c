@@ -455,27 +455,18 @@ int synth_profile_load(struct synth_profile *p, const char *path, char *err, siz
 	struct zio_reader *r = zr_open(path, false, err, errlen);
 	if (!r)
 		return -1;
-	struct strbuf sb;
-	sb_init(&sb);
-	const char *line;
+	char *buf;
 	size_t len;
-	bool nl;
-	int rc;
-	while ((rc = zr_getline(r, &line, &len, &nl, err, errlen)) == 1) {
-		sb_add(&sb, line, len);
-		sb_addc(&sb, '\n');
-	}
+	int rc = zr_slurp(r, &buf, &len, err, errlen);
 	p->bytes = zr_raw_bytes(r);
 	zr_raw_xxh3(r, p->xxh3);
 	zr_close(r);
-	if (rc < 0) {
-		sb_release(&sb);
+	if (rc < 0)
 		return -1;
-	}
 	struct json *root;
 	char msg[400];
-	rc = json_parse(&p->arena, sb.buf, sb.len, &root, msg, sizeof msg);
-	sb_release(&sb);
+	rc = json_parse(&p->arena, buf, len, &root, msg, sizeof msg);
+	free(buf);
 	if (rc)
 		return fail(&c, "%s", msg);
 	if (root->kind != JSON_OBJECT)

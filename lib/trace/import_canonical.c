@@ -119,48 +119,6 @@ static int read_raw(const char *path, char **buf, size_t *len, char *err, size_t
 	return 0;
 }
 
-/* Offset of the first invalid UTF-8 sequence or NUL byte, or len when the text is clean. */
-static size_t utf8_bad(const unsigned char *s, size_t len)
-{
-	size_t i = 0;
-	while (i < len) {
-		unsigned c = s[i];
-		if (c == 0)
-			return i;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		size_t k;
-		unsigned cp;
-		if (c >= 0xC2 && c <= 0xDF)
-			k = 1, cp = c & 0x1F;
-		else if (c >= 0xE0 && c <= 0xEF)
-			k = 2, cp = c & 0x0F;
-		else if (c >= 0xF0 && c <= 0xF4)
-			k = 3, cp = c & 0x07;
-		else
-			return i;
-		for (size_t j = 1; j <= k; j++) {
-			if (i + j >= len || (s[i + j] & 0xC0) != 0x80)
-				return i;
-			cp = (cp << 6) | (s[i + j] & 0x3F);
-		}
-		if ((k == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (k == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
-			return i;
-		i += k + 1;
-	}
-	return len;
-}
-
-static unsigned long line_at(const char *buf, size_t off)
-{
-	unsigned long line = 1;
-	for (size_t i = 0; i < off; i++)
-		line += buf[i] == '\n';
-	return line;
-}
-
 /* ---- numbers as Python reads them ---- */
 
 static bool py_space(char c)
@@ -338,17 +296,12 @@ static int check_path(const char *dir, const char *rdir, const char *name, char 
 	return rc;
 }
 
-/* Open a file for CSV reading; refuses zstd bytes and checks UTF-8 first. */
+/* Open a file for CSV reading; refuses zstd bytes (the CSV reader checks UTF-8 line by line). */
 static int csv_open(struct cfile *f, struct zio_reader **z, struct csv_reader *c, char *err, size_t errlen)
 {
 	static const unsigned char zmagic[4] = { 0x28, 0xB5, 0x2F, 0xFD };
 	if (f->len >= 4 && !memcmp(f->buf, zmagic, 4)) {
 		snprintf(err, errlen, "%s: is zstd-compressed, expected plain CSV", f->path);
-		return -1;
-	}
-	size_t bad = utf8_bad((const unsigned char *)f->buf, f->len);
-	if (bad < f->len) {
-		snprintf(err, errlen, "%s:%lu: %s", f->path, line_at(f->buf, bad), f->buf[bad] ? "invalid UTF-8" : "NUL byte");
 		return -1;
 	}
 	*z = zr_open(f->path, true, err, errlen);

@@ -42,7 +42,7 @@ struct map {
 	struct ref f[NFIELDS];
 	const struct json *class_mapping;
 	double time_scale;
-	bool origin_min, all_float, skip_oversize;
+	bool origin_min, all_float, skip_oversize, latin1;
 	struct skip_rule *skips;
 	size_t n_skips;
 	const char *nodes_file;
@@ -98,31 +98,27 @@ static const char *opt_str(const struct json *o, const char *key, const char *de
 
 static int load_map(struct map *m, const char *path, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
 {
-	struct imp_raw *r = imp_raw_open(path, err, errlen);
+	struct zio_reader *r = zr_open(path, true, err, errlen);
 	if (!r)
 		return -1;
-	struct strbuf sb;
-	sb_init(&sb);
-	char buf[8192];
-	ssize_t n;
-	while ((n = imp_raw_read(r, buf, sizeof buf, err, errlen)) > 0)
-		sb_add(&sb, buf, (size_t)n);
-	const char *name = imp_raw_name(r);
+	char *buf = NULL;
+	size_t len = 0;
+	const char *name = zr_name(r);
 	int rc = -1;
 	char perr[256];
-	if (n < 0)
+	if (zr_slurp(r, &buf, &len, err, errlen))
 		goto out;
-	if (sb.len == 0) {
+	if (len == 0) {
 		map_err(err, errlen, name, "empty mapping file", NULL);
 		goto out;
 	}
-	if (json_parse(a, sb.buf, sb.len, &m->doc, perr, sizeof perr)) {
+	if (json_parse(a, buf, len, &m->doc, perr, sizeof perr)) {
 		snprintf(err, errlen, "%s: %s", name, perr);
 		goto out;
 	}
-	imp_raw_record(r, a, hdr, path, sha);
+	imp_record_file(r, a, hdr, path, sha);
 	static const char *const top[] = { "format", "trace_id", "time_origin", "source", "columns", "class_mapping", "time_scale",
-		"submit_origin", "numbers", "skip", "nodes", "oversize_jobs", NULL };
+		"submit_origin", "numbers", "skip", "nodes", "oversize_jobs", "encoding", NULL };
 	struct json *d = m->doc;
 	if (check_keys(d, ND_KEYS(top), name, "the mapping must be an object", err, errlen))
 		goto out;
@@ -196,6 +192,12 @@ static int load_map(struct map *m, const char *path, struct json *hdr, struct ar
 	m->origin_min = !strcmp(so, "min_submit");
 	m->all_float = !strcmp(nums, "float");
 	m->skip_oversize = !strcmp(ov, "skip");
+	const char *enc = opt_str(d, "encoding", "utf-8");
+	if ((json_get(d, "encoding") && json_get(d, "encoding")->kind != JSON_STRING) || (strcmp(enc, "utf-8") && strcmp(enc, "latin-1"))) {
+		map_err(err, errlen, name, "'encoding' is utf-8 (the default: invalid bytes are an error) or latin-1 (transcoded to UTF-8)", NULL);
+		goto out;
+	}
+	m->latin1 = !strcmp(enc, "latin-1");
 	struct json *sk = json_get(d, "skip");
 	if (sk && sk->kind != JSON_ARRAY) {
 		map_err(err, errlen, name, "'skip' must be an array of rules", NULL);
@@ -264,8 +266,8 @@ static int load_map(struct map *m, const char *path, struct json *hdr, struct ar
 	}
 	rc = 0;
 out:
-	sb_release(&sb);
-	imp_raw_close(r);
+	free(buf);
+	zr_close(r);
 	return rc;
 }
 
@@ -277,7 +279,7 @@ static int read_nodes(struct trace *t, struct map *m, struct json *hdr, struct a
 	int rc = -1, r;
 	struct trace all;
 	trace_init(&all);
-	if (imp_csv_open(&f, m->nodes_file, true, err, errlen))
+	if (imp_csv_open_enc(&f, m->nodes_file, true, m->latin1, err, errlen))
 		goto out;
 	int id = imp_csv_col(&f, m->node_id.column, err, errlen);
 	int cnt = id < 0 ? -1 : imp_csv_col(&f, m->node_count.column, err, errlen);
@@ -415,7 +417,7 @@ static int read_jobs(struct trace *t, const struct map *m, const char *path, str
 {
 	struct imp_csv f;
 	int rc = -1, r, col[NFIELDS];
-	if (imp_csv_open(&f, path, true, err, errlen))
+	if (imp_csv_open_enc(&f, path, true, m->latin1, err, errlen))
 		goto out;
 	for (int i = 0; i < NFIELDS; i++)
 		if (m->f[i].column && (col[i] = imp_csv_col(&f, m->f[i].column, err, errlen)) < 0)
@@ -663,6 +665,7 @@ int trace_import_csv(int argc, char **argv, struct trace *t, struct json *hdr, s
 	json_set(ta, so, "subtracted_seconds", json_real(ta, origin));
 	json_set(ta, s, "submit_origin", so);
 	json_set(ta, s, "time_scale", json_real(ta, m.time_scale));
+	json_set(ta, s, "text_encoding", json_str(ta, m.latin1 ? "latin-1, transcoded to UTF-8" : "utf-8, invalid bytes rejected"));
 	json_set(ta, s, "skipped_rows", json_clone(ta, t->skipped_rows));
 	rc = 0;
 out:

@@ -356,8 +356,9 @@ static int scan(struct plog *p, struct scanner *s, const char *buf, size_t n, bo
 	}
 	if (s->st == S_ELEM) {
 		sb_add(&p->elem, buf + mark, n - mark);
-		if (p->elem.len > ((size_t)1 << 30)) {
-			imp_errf(err, errlen, p->name, p->elem_line, "job record %lu is larger than 1 GiB", p->elements);
+		if (p->elem.len > ZIO_MAX_LINE) {
+			imp_errf(err, errlen, p->name, p->elem_line, "job record %lu is larger than %d bytes (the record limit, docs/hardening.md)",
+				 p->elements, ZIO_MAX_LINE);
 			return -1;
 		}
 	}
@@ -366,17 +367,17 @@ static int scan(struct plog *p, struct scanner *s, const char *buf, size_t n, bo
 
 static int read_log(struct plog *p, const char *path, bool hp, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
 {
-	struct imp_raw *r = imp_raw_open(path, err, errlen);
+	struct zio_reader *r = zr_open(path, true, err, errlen);
 	if (!r)
 		return -1;
-	p->name = imp_raw_name(r);
+	p->name = zr_name(r);
 	p->line = 1;
 	struct scanner s = { S_BEFORE_ARRAY, 0, false, false };
 	char *buf = xmalloc(CHUNK);
 	int rc = -1;
 	bool any = false;
 	for (;;) {
-		ssize_t n = imp_raw_read(r, buf, CHUNK, err, errlen);
+		ssize_t n = zr_read(r, buf, CHUNK, err, errlen);
 		if (n < 0)
 			goto out;
 		if (n == 0)
@@ -393,11 +394,11 @@ static int read_log(struct plog *p, const char *path, bool hp, struct json *hdr,
 		imp_errf(err, errlen, p->name, p->line, s.st == S_ELEM ? "truncated job record %lu" : "truncated job log: missing ']'", p->elements);
 		goto out;
 	}
-	imp_raw_record(r, a, hdr, path, sha);
+	imp_record_file(r, a, hdr, path, sha);
 	rc = 0;
 out:
 	free(buf);
-	imp_raw_close(r);
+	zr_close(r);
 	return rc;
 }
 
