@@ -163,3 +163,105 @@ print(p.stderr.strip())' stream-verify bomb.zst
 	sim-run --policy "$POL/native-fifo.json" < skip.zst > b.nd
 	diff <(sans_header a.nd) <(sans_header b.nd)
 }
+
+# seal BODY-FILE > STREAM: the preemption-small header, then the given body lines.
+seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
+
+@test "defect 6: a node's gpu_count near 2^63 is refused with PATH:LINE, in a stream and in a CSV" {
+	printf '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":9223372036854775000}\n{"type":"node","node_id":"n2","gpu_model":"A","gpu_count":9223372036854775000}\n{"type":"job","job_id":"j","submit":0,"duration":1,"gpus":1,"class":"HP","gpu_model":"A"}\n' > body
+	seal_trace body > huge.nd
+	local tool
+	for tool in "sim-run --policy $POL/native-fifo.json -i" "trace-window --max-submit 10 -i" "trace-export $T/x" "trace-scan -i"; do
+		run $tool huge.nd
+		assert_failure 1
+		assert_output --regexp "huge\.nd:2: node 'n1': gpu_count 9223372036854775000 is outside 1\.\.1048576$"
+	done
+	csv_fixture
+	printf 'n3,9223372036854775000\n' >> nodes.csv
+	run trace-import csv --map map.json jobs.csv
+	assert_failure 1
+	assert_output "trace-import: $T/nodes.csv:4: node 'n3': gpu_count 9223372036854775000 is outside 1..1048576"
+	sed 's/"gpus":1,/"gpus":1e300,/' body | sed 's/9223372036854775000/4/' > body2
+	seal_trace body2 > big-job.nd
+	run sim-run --policy "$POL/native-fifo.json" -i big-job.nd
+	assert_failure 1
+	assert_output --partial "big-job.nd:4: job 'j': gpus must be in (0, 1099511627776]"
+	sed 's/"duration":1,/"duration":1e13,/' body | sed 's/9223372036854775000/4/' > body3
+	seal_trace body3 > long-job.nd
+	run sim-run --policy "$POL/native-fifo.json" -i long-job.nd
+	assert_failure 1
+	assert_output --partial "long-job.nd:4: job 'j': duration must be in (1e-9, 1e12] seconds"
+}
+
+@test "defect 11: NUL in an identifier is refused, never cut short (JSON \\u0000, a raw NUL in a CSV cell)" {
+	printf '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":2}\n{"type":"job","job_id":"j\\u0000a","submit":0,"duration":1,"gpus":1,"class":"HP","gpu_model":"A"}\n' > body
+	run seal_trace body
+	assert_failure 1
+	assert_output "stream-seal: <stdin>:3: invalid JSON: NUL character (\\u0000) in a string"
+	{ head -n 1 "$SMALL"; cat body; } > nul.nd
+	run sim-run --policy "$POL/native-fifo.json" -i nul.nd
+	assert_failure 1
+	assert_output "sim-run: nul.nd:3: invalid JSON: NUL character (\\u0000) in a string"
+	csv_fixture
+	printf 'j\0x,6,10,1,A,o3\n' >> jobs.csv
+	run trace-import csv --map map.json jobs.csv
+	assert_failure 1
+	assert_output "trace-import: jobs.csv:4: NUL byte at column 2"
+}
+
+@test "defect 1 (loader): an action_id with a newline or other control character is refused where it is loaded" {
+	jq '.action_id = "evil\nsystem(\"touch '"$T"'/pwned\")\n#"' "$POL/native-fifo.json" > evil.json
+	run sim-run --policy evil.json -i "$SMALL"
+	assert_failure 1
+	assert_output "sim-run: evil.json: 'action_id' 'evil\\x0asystem(\"touch $T/pwned\")\\x0a#' contains a control character"
+	jq '.constraints[0].id = "x\ty"' "$ROOT/configs/slos/schednav-demo-slo-v1.json" > slo.json
+	run slo-audit --slo slo.json --baseline "$EV/native-fifo.metrics.ndjson" "$EV/native-fifo.metrics.ndjson"
+	assert_failure 1
+	assert_output --partial "'id' 'x\\x09y' contains a control character"
+	# a metrics record carrying such an id (a hand-made stream) is refused by its readers
+	jq -c 'if .type == "metrics" then .action_id = "a\nb" else . end' "$EV/native-fifo.metrics.ndjson" | stream-seal > m.nd
+	run slo-audit --slo "$ROOT/configs/slos/schednav-demo-slo-v1.json" --baseline m.nd m.nd
+	assert_failure 1
+	assert_output --partial "m.nd:2: metrics record: 'action_id' 'a\\x0ab' contains a control character"
+	[ ! -e pwned ]
+}
+
+@test "defect 13: trace-import validation errors name PATH:LINE (unknown model, duplicate node) in every format" {
+	printf 'gpu_model,gpu_capacity_num,cpu_num,node_name\nA100,8,96,n1\nA100,8,96,n2\n' > spot-nodes.csv
+	printf 'job_name,organization,gpu_model,gpu_request,worker_num,submit_time,duration,job_type\nj1,o,A100,1,1,0,10,HP\nj2,o,H800,1,1,5,10,Spot\n' > spot-jobs.csv
+	run trace-import alibaba-spot --nodes spot-nodes.csv --jobs spot-jobs.csv
+	assert_failure 1
+	assert_output "trace-import: spot-jobs.csv:3: job 'j2': no node has GPU model 'H800'"
+	printf 'A100,8,96,n1\n' >> spot-nodes.csv
+	run trace-import alibaba-spot --nodes spot-nodes.csv --jobs spot-jobs.csv
+	assert_failure 1
+	assert_output "trace-import: spot-nodes.csv:4: duplicate node_id 'n1'"
+	printf 'm1,8\nm2,4\nm1,2\n' > machines.csv
+	printf '[{"jobid":"a","submitted_time":"2017-10-01 00:00:00","attempts":[{"start_time":"2017-10-01 00:00:01","end_time":"2017-10-01 00:01:00","detail":[{"gpus":["g0"]}]}]}]' > log.json
+	run trace-import philly --machines machines.csv --job-log log.json --class HP
+	assert_failure 1
+	assert_output "trace-import: machines.csv:3: duplicate node_id 'm1'"
+	printf 'sn,gpu,model\ns1,8,V100\ns1,8,V100\n' > v23-nodes.csv
+	run trace-import alibaba-v2023 --nodes v23-nodes.csv --pods /dev/null
+	assert_failure 1
+	assert_output "trace-import: v23-nodes.csv:3: duplicate node_id 's1'"
+	csv_fixture
+	printf 'n1,8\n' >> nodes.csv
+	run trace-import csv --map map.json jobs.csv
+	assert_failure 1
+	assert_output "trace-import: $T/nodes.csv:4: duplicate node_id 'n1'"
+}
+
+@test "defect 13: a tenant ' sp ' cannot survive to be trimmed by trace-export and trace-import canonical: streams refuse it" {
+	printf '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":2}\n{"type":"job","job_id":"j","submit":0,"duration":1,"gpus":1,"class":"HP","gpu_model":"A","tenant":" sp "}\n' > body
+	{ head -n 1 "$SMALL" | sed 's|schednav.trace/1|schednav.trace/2|'; cat body; } | stream-seal > sp.nd
+	run trace-export "$T/out" sp.nd
+	assert_failure 1
+	assert_output "trace-export: sp.nd:3: job 'j': tenant ' sp ' has white space at its start or end"
+	[ ! -e "$T/out/jobs.csv" ]
+	sed 's/" sp "/"sp"/' body > body2
+	{ head -n 1 "$SMALL" | sed 's|schednav.trace/1|schednav.trace/2|'; cat body2; } | stream-seal > ok.nd
+	trace-export "$T/out" ok.nd
+	trace-import canonical "$T/out" -o back.nd
+	diff <(sed '1d;$d' ok.nd) <(sed '1d;$d' back.nd)
+}

@@ -4,6 +4,7 @@
 #include "core/ndjson.h"
 #include "core/num.h"
 #include "core/strbuf.h"
+#include "core/text.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,8 @@ int ev_metrics_check(const struct json *rec, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	if (ev_check_id(rec, "action_id", err, errlen) || ev_check_id(rec, "trace_id", err, errlen))
+		return -1;
 	char fp[33];
 	ev_sorted_fp(json_get(rec, "policy"), fp);
 	if (strcmp(fp, ev_str(rec, "policy_fingerprint"))) {
@@ -126,6 +129,22 @@ int ev_metrics_check(const struct json *rec, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+int ev_check_id(const struct json *rec, const char *key, char *err, size_t errlen)
+{
+	const struct json *v = json_get(rec, key);
+	if (!v || v->kind != JSON_STRING) {
+		snprintf(err, errlen, "%s record: '%s' must be a string", ev_str(rec, "type") ? ev_str(rec, "type") : "a", key);
+		return -1;
+	}
+	const char *why = text_id_problem(v->u.str.s, v->u.str.len);
+	if (!why)
+		return 0;
+	char q[100];
+	text_quote(q, sizeof q, v->u.str.s, v->u.str.len);
+	snprintf(err, errlen, "%s record: '%s' '%s' %s", ev_str(rec, "type") ? ev_str(rec, "type") : "a", key, q, why);
+	return -1;
 }
 
 void ev_input_init(struct ev_input *in)

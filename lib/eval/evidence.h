@@ -67,6 +67,9 @@ void ev_self_fp_stamp(struct arena *a, struct json *rec, const char *key);
 /* XXH3-128 of json_write_sorted(v). */
 void ev_sorted_fp(const struct json *v, char out[33]);
 
+/* rec[key] is a string that follows the identifier rule (core/text.h): 0, or -1 + "TYPE record: 'KEY' ... ". */
+int ev_check_id(const struct json *rec, const char *key, char *err, size_t errlen);
+
 /* String member or NULL. */
 const char *ev_str(const struct json *obj, const char *key);
 /* A number member as double; false if absent, null or not a number. */

@@ -1,5 +1,6 @@
 /* Load and validate a schednav.synth-profile/1 or /2 document (docs/profiles.md). */
 #include "synth/synth.h"
+#include "core/text.h"
 #include "core/zio.h"
 #include <math.h>
 #include <stdarg.h>
@@ -31,6 +32,17 @@ static void *alloc(struct ctx *c, size_t n, size_t size)
 	if (q)
 		memset(q, 0, n ? n * size : 1);
 	return q;
+}
+
+/* The identifier rule (core/text.h) for a name that becomes a node id, model or tenant. */
+static int id_bad(struct ctx *c, const struct json *s, const char *list, size_t i)
+{
+	const char *why = text_id_problem(s->u.str.s, s->u.str.len);
+	if (!why)
+		return 0;
+	char q[100];
+	text_quote(q, sizeof q, s->u.str.s, s->u.str.len);
+	return fail(c, "'%s[%zu]': '%s' %s", list, i, q, why);
 }
 
 static char *dup(struct ctx *c, const struct json *s)
@@ -157,6 +169,8 @@ static int load_nodes(struct ctx *c, const struct json *root)
 		struct json **x = n->u.arr.items[i]->u.arr.items;
 		if (x[0]->kind != JSON_STRING || !x[0]->u.str.len || x[1]->kind != JSON_STRING || !x[1]->u.str.len)
 			return fail(c, "'nodes[%zu]': node id and model must be non-empty strings", i);
+		if (id_bad(c, x[0], "nodes", i) || id_bad(c, x[1], "nodes", i))
+			return -1;
 		if (x[2]->kind != JSON_INT || x[2]->u.i <= 0 || x[2]->u.i > 1000000)
 			return fail(c, "'nodes[%zu]': GPU count must be a positive integer", i);
 		p->nodes[i].id = dup(c, x[0]);
@@ -235,6 +249,8 @@ static int load_models(struct ctx *c, const struct json *root)
 			return -1;
 		if (!name->u.str.len || !strcmp(name->u.str.s, "*"))
 			return fail(c, "%s: model must be a concrete model name", where);
+		if (id_bad(c, name, "gpu_models", i))
+			return -1;
 		if (count(c, jobs, "gpu_models", i, &sm->jobs))
 			return -1;
 		sm->name = dup(c, name);
@@ -391,6 +407,8 @@ static int load_orgs(struct ctx *c, const struct json *root)
 		const struct json *name = o->u.arr.items[i]->u.arr.items[0];
 		if (name->kind != JSON_STRING || !name->u.str.len)
 			return fail(c, "'organizations[%zu]': name must be a non-empty string", i);
+		if (id_bad(c, name, "organizations", i))
+			return -1;
 		if (count(c, o->u.arr.items[i]->u.arr.items[1], "organizations", i, &p->org_jobs[i]))
 			return -1;
 		p->org_name[i] = dup(c, name);

@@ -276,9 +276,11 @@ out:
 static int read_nodes(struct trace *t, struct map *m, struct json *hdr, struct arena *a, char sha[65], struct json **subset_info, char *err, size_t errlen)
 {
 	struct imp_csv f;
+	struct imp_nodes seen;
 	int rc = -1, r;
 	struct trace all;
 	trace_init(&all);
+	imp_nodes_init(&seen);
 	if (imp_csv_open_enc(&f, m->nodes_file, true, m->latin1, err, errlen))
 		goto out;
 	int id = imp_csv_col(&f, m->node_id.column, err, errlen);
@@ -299,10 +301,8 @@ static int read_nodes(struct trace *t, struct map *m, struct json *hdr, struct a
 			imp_errf(err, errlen, imp_csv_name(&f), imp_csv_line(&f), "node '%s': GPU count must be a positive integer, not '%s'", nid, c[cnt]);
 			goto out;
 		}
-		struct trace_node *nd = trace_add_node(&all);
-		nd->id = trace_strdup(t, nid);
-		nd->model = trace_strdup(t, nm);
-		nd->gpu_count = n;
+		if (imp_node(&all, t, &seen, nid, nm, n, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
+			goto out;
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
 		goto out;
@@ -342,6 +342,7 @@ static int read_nodes(struct trace *t, struct map *m, struct json *hdr, struct a
 	free(gpus);
 	rc = 0;
 out:
+	imp_nodes_release(&seen);
 	trace_release(&all);
 	imp_csv_close(&f);
 	return rc;
@@ -410,10 +411,13 @@ static const char *str_field(const struct ref *r, char **c, const int *col, int 
 
 struct jobs_state {
 	struct imp_strset ids;
-	long long total_cap;
+	struct trace_caps caps;
+	struct job_where { size_t file; unsigned long line; } *where;   /* per job, for min_submit errors */
+	size_t cap_where;
 };
 
-static int read_jobs(struct trace *t, const struct map *m, const char *path, struct jobs_state *js, struct json *files, struct json *hdr, struct arena *a, char *err, size_t errlen)
+static int read_jobs(struct trace *t, const struct map *m, const char *path, size_t file_index, struct jobs_state *js, struct json *files,
+		     struct json *hdr, struct arena *a, char *err, size_t errlen)
 {
 	struct imp_csv f;
 	int rc = -1, r, col[NFIELDS];
@@ -485,7 +489,7 @@ static int read_jobs(struct trace *t, const struct map *m, const char *path, str
 			imp_errf(err, errlen, name, line, "job '%s': empty %s", id, !*model ? "gpu_model" : "tenant");
 			goto out;
 		}
-		long long cap = strcmp(model, "*") ? trace_capacity(t, model) : js->total_cap;
+		long long cap = trace_caps_get(&js->caps, model);
 		if (gpus > (double)cap) {
 			if (m->skip_oversize) {
 				imp_count(&t->arena, t->skipped_rows, "larger_than_node_capacity");
@@ -510,6 +514,15 @@ static int read_jobs(struct trace *t, const struct map *m, const char *path, str
 		j->hp = !strcmp(cls, "HP");
 		j->model = trace_strdup(t, model);
 		j->tenant = tenant ? trace_strdup(t, tenant) : NULL;
+		/* a min_submit origin is subtracted later: check the bounds on the shifted value then */
+		double raw = j->submit;
+		if (m->origin_min)
+			j->submit = 0;
+		if (imp_job_check(t, &js->caps, j, name, line, err, errlen))
+			goto out;
+		j->submit = raw;
+		js->where = xgrow(js->where, &js->cap_where, t->n_jobs, sizeof *js->where);
+		js->where[t->n_jobs - 1] = (struct job_where){ file_index, line };
 	}
 	char sha[65];
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
@@ -576,7 +589,7 @@ int trace_import_csv(int argc, char **argv, struct trace *t, struct json *hdr, s
 	struct map m;
 	memset(&m, 0, sizeof m);
 	char map_sha[65], node_sha[65];
-	struct jobs_state js;
+	struct jobs_state js = { 0 };
 	imp_strset_init(&js.ids);
 	int rc = IMPORT_DATA_ERROR;
 	if (load_map(&m, map_path, hdr, a, map_sha, err, errlen))
@@ -613,10 +626,10 @@ int trace_import_csv(int argc, char **argv, struct trace *t, struct json *hdr, s
 	struct json *subset_info;
 	if (read_nodes(t, &m, hdr, a, node_sha, &subset_info, err, errlen))
 		goto out;
-	js.total_cap = trace_capacity(t, "*");
+	trace_caps_build(&js.caps, t);
 	struct json *job_files = json_array(&t->arena);
 	for (int i = optind; i < argc; i++)
-		if (read_jobs(t, &m, argv[i], &js, job_files, hdr, a, err, errlen))
+		if (read_jobs(t, &m, argv[i], (size_t)(i - optind), &js, job_files, hdr, a, err, errlen))
 			goto out;
 	if (t->n_jobs == 0) {
 		snprintf(err, errlen, "no job kept from the input files");
@@ -634,6 +647,12 @@ int trace_import_csv(int argc, char **argv, struct trace *t, struct json *hdr, s
 		for (size_t i = 0; i < t->n_jobs; i++) {
 			t->jobs[i].submit -= origin;
 			t->jobs[i].submit_int = t->jobs[i].submit_int && origin_int;
+			if (!(t->jobs[i].submit <= TRACE_MAX_SECONDS)) {
+				const struct job_where *w = &js.where[i];
+				imp_errf(err, errlen, strcmp(argv[optind + (int)w->file], "-") ? argv[optind + (int)w->file] : "<stdin>", w->line,
+					 "job '%s': submit is %.17g seconds after the earliest submit, more than 1e12", t->jobs[i].id, t->jobs[i].submit);
+				goto out;
+			}
 		}
 	}
 
@@ -669,6 +688,8 @@ int trace_import_csv(int argc, char **argv, struct trace *t, struct json *hdr, s
 	json_set(ta, s, "skipped_rows", json_clone(ta, t->skipped_rows));
 	rc = 0;
 out:
+	trace_caps_release(&js.caps);
+	free(js.where);
 	imp_strset_release(&js.ids);
 	free(m.skips);
 	return rc;

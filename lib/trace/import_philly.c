@@ -22,7 +22,9 @@ static const char *const reasons[] = { "missing_submitted_time", "attempts_not_a
 static int read_machines(struct trace *t, const char *path, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
 {
 	struct imp_csv f;
+	struct imp_nodes seen;
 	int rc = -1, r;
+	imp_nodes_init(&seen);
 	if (imp_csv_open(&f, path, false, err, errlen))
 		goto out;
 	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
@@ -44,10 +46,8 @@ static int read_machines(struct trace *t, const char *path, struct json *hdr, st
 			imp_errf(err, errlen, imp_csv_name(&f), imp_csv_line(&f), "machine '%s': GPU count must be a positive integer, not '%s'", id, c[1]);
 			goto out;
 		}
-		struct trace_node *nd = trace_add_node(t);
-		nd->id = trace_strdup(t, id);
-		nd->model = trace_strdup(t, "philly-gpu");
-		nd->gpu_count = n;
+		if (imp_node(t, t, &seen, id, "philly-gpu", n, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
+			goto out;
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
 		goto out;
@@ -57,6 +57,7 @@ static int read_machines(struct trace *t, const char *path, struct json *hdr, st
 	}
 	rc = 0;
 out:
+	imp_nodes_release(&seen);
 	imp_csv_close(&f);
 	return rc;
 }
@@ -155,6 +156,7 @@ struct plog {
 	int64_t *submit_us;             /* absolute submit per kept job, parallel to t->jobs */
 	size_t cap_submit;
 	struct imp_strset ids;
+	struct trace_caps caps;         /* of the machines */
 };
 
 static int job_record(struct plog *p, const struct json *o, char *err, size_t errlen)
@@ -247,7 +249,8 @@ static int job_record(struct plog *p, const struct json *o, char *err, size_t er
 	j->gpus = (double)max_g;
 	j->gpus_int = true;
 	j->model = trace_strdup(t, "philly-gpu");
-	return 0;
+	/* submit is made relative to the earliest submit once the whole log is read */
+	return imp_job_check(t, &p->caps, j, p->name, p->elem_line, err, errlen);
 }
 
 /* ---- the incremental array scanner ---- */
@@ -458,7 +461,10 @@ int trace_import_philly(int argc, char **argv, struct trace *t, struct json *hdr
 	sb_init(&p.elem);
 	imp_strset_init(&p.ids);
 	int rc = IMPORT_DATA_ERROR;
-	if (read_machines(t, machines, hdr, a, mach_sha, err, errlen) || read_log(&p, log, !strcmp(cls, "HP"), hdr, a, log_sha, err, errlen))
+	if (read_machines(t, machines, hdr, a, mach_sha, err, errlen))
+		goto out;
+	trace_caps_build(&p.caps, t);
+	if (read_log(&p, log, !strcmp(cls, "HP"), hdr, a, log_sha, err, errlen))
 		goto out;
 	if (t->n_jobs == 0) {
 		snprintf(err, errlen, "%s: no job kept", strcmp(log, "-") ? log : "<stdin>");
@@ -488,6 +494,7 @@ int trace_import_philly(int argc, char **argv, struct trace *t, struct json *hdr
 	json_set(ta, s, "skipped_job_count", json_int(ta, skipped));
 	rc = 0;
 out:
+	trace_caps_release(&p.caps);
 	free(p.submit_us);
 	imp_strset_release(&p.ids);
 	sb_release(&p.elem);

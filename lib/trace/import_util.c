@@ -243,6 +243,60 @@ void imp_strset_release(struct imp_strset *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* ---- row checks ---- */
+
+void imp_nodes_init(struct imp_nodes *s)
+{
+	imp_strset_init(&s->ids);
+	s->total = 0;
+}
+
+void imp_nodes_release(struct imp_nodes *s)
+{
+	imp_strset_release(&s->ids);
+}
+
+int imp_node(struct trace *dst, struct trace *owner, struct imp_nodes *s, const char *id, const char *model, long long gpus,
+	     const char *path, unsigned long line, char *err, size_t errlen)
+{
+	struct trace_node n = { (char *)id, (char *)model, gpus };
+	char e[400];
+	if (trace_check_node(&n, &s->total, e, sizeof e)) {
+		imp_errf(err, errlen, path, line, "%s", e);
+		return -1;
+	}
+	char *kid = trace_strdup(owner, id);
+	if (imp_strset_add(&s->ids, kid)) {
+		imp_errf(err, errlen, path, line, "duplicate node_id '%s'", id);
+		return -1;
+	}
+	struct trace_node *nd = trace_add_node(dst);
+	nd->id = kid;
+	nd->model = trace_strdup(owner, model);
+	nd->gpu_count = gpus;
+	return 0;
+}
+
+int imp_job_check(const struct trace *t, const struct trace_caps *caps, const struct trace_job *j, const char *path,
+		  unsigned long line, char *err, size_t errlen)
+{
+	char e[400];
+	if (trace_check_job(j, t->version, e, sizeof e)) {
+		imp_errf(err, errlen, path, line, "%s", e);
+		return -1;
+	}
+	long long cap = trace_caps_get(caps, j->model);
+	if (cap == 0) {
+		imp_errf(err, errlen, path, line, "job '%s': no node has GPU model '%s'", j->id, j->model);
+		return -1;
+	}
+	if (j->gpus > (double)cap) {
+		imp_errf(err, errlen, path, line, "job '%s': asks for %g GPUs of model '%s', the nodes have %lld", j->id, j->gpus, j->model, cap);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- seeded subset ---- */
 
 static uint64_t splitmix64(uint64_t *state)

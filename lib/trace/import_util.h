@@ -13,6 +13,7 @@
 #include "core/csv.h"
 #include "core/json.h"
 #include "core/zio.h"
+#include "trace/trace.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,6 +66,19 @@ struct imp_strset { const char **slots; size_t cap, n; };
 void imp_strset_init(struct imp_strset *s);
 int imp_strset_add(struct imp_strset *s, const char *str);
 void imp_strset_release(struct imp_strset *s);
+
+/* The trace model's rules applied row by row, so that every error names PATH:LINE:
+ * imp_node checks a node (identifier rule, 1..TRACE_MAX_NODE_GPUS, a node_id seen before,
+ * the capacity sum) and appends it to dst, its strings copied into owner's arena;
+ * imp_job_check checks a filled job (trace_check_job, and its GPUs against the capacity
+ * of its model: "no node has GPU model 'X'"). */
+struct imp_nodes { struct imp_strset ids; long long total; };
+void imp_nodes_init(struct imp_nodes *s);
+void imp_nodes_release(struct imp_nodes *s);
+int imp_node(struct trace *dst, struct trace *owner, struct imp_nodes *s, const char *id, const char *model, long long gpus,
+	     const char *path, unsigned long line, char *err, size_t errlen);
+int imp_job_check(const struct trace *t, const struct trace_caps *caps, const struct trace_job *j, const char *path,
+		  unsigned long line, char *err, size_t errlen);
 
 /* Deterministic seeded subset: Fisher-Yates shuffle of indices 0..n-1 driven by SplitMix64(seed),
  * then the shortest prefix whose gpu sum reaches target. order gets the chosen indices;

@@ -4,6 +4,7 @@
 #include "core/num.h"
 #include "core/fp.h"
 #include "core/text.h"
+#include "trace/trace.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,16 @@ static void text_cases(void)
 	char q[64];
 	text_quote(q, sizeof q, "a\nb\xe9", 4);
 	CHECK(!strcmp(q, "a\\x0ab\\xe9"), "text_quote: '%s'", q);
+	/* the trace model's capacity bound: the sum is checked before it is added */
+	char err[300];
+	long long total = TRACE_MAX_CAPACITY - TRACE_MAX_NODE_GPUS;
+	struct trace_node n = { "n", "A", TRACE_MAX_NODE_GPUS };
+	CHECK(trace_check_node(&n, &total, err, sizeof err) == 0 && total == TRACE_MAX_CAPACITY, "capacity at the bound refused: %s", err);
+	n.gpu_count = 1;
+	CHECK(trace_check_node(&n, &total, err, sizeof err) != 0 && total == TRACE_MAX_CAPACITY, "capacity beyond the bound accepted");
+	CHECK(strstr(err, "add up to more than 1099511627776") != NULL, "capacity message: %s", err);
+	n.gpu_count = TRACE_MAX_NODE_GPUS + 1;
+	CHECK(trace_check_node(&n, NULL, err, sizeof err) != 0, "node beyond 2^20 GPUs accepted");
 	/* the JSON parser refuses NUL in strings: no C string is ever cut short */
 	json_case("{\"job_id\":\"j\\u0000a\"}", NULL);
 	json_case("\"j\\u0000\"", NULL);
