@@ -265,3 +265,34 @@ seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
 	trace-import canonical "$T/out" -o back.nd
 	diff <(sed '1d;$d' ok.nd) <(sed '1d;$d' back.nd)
 }
+
+@test "defect 7: a futile eviction cycle (1e12 s jobs, one 4-GPU node) stops with an error naming the jobs, in bounded memory" {
+	cat > body <<-'EOF2'
+	{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":4}
+	{"type":"job","job_id":"h1","submit":0,"duration":1000000000000,"gpus":2,"class":"HP","gpu_model":"A"}
+	{"type":"job","job_id":"s1","submit":0,"duration":1000000000000,"gpus":2,"class":"Spot","gpu_model":"A"}
+	{"type":"job","job_id":"h2","submit":1,"duration":1000000000000,"gpus":4,"class":"HP","gpu_model":"A"}
+	{"type":"job","job_id":"s2","submit":2,"duration":1000000000000,"gpus":1,"class":"Spot","gpu_model":"A"}
+	{"type":"job","job_id":"s3","submit":3,"duration":1000000000000,"gpus":1,"class":"Spot","gpu_model":"A"}
+	EOF2
+	seal_trace body > live.nd
+	# with overhead 80 s the Spot work shrinks by 3520 s a cycle; with a checkpoint longer
+	# than the guarantee it never shrinks at all: both are the same cycle
+	jq '.checkpoint_interval_seconds = 1000000000' "$POL/native-preemptive-3600.json" > stuck.json
+	local pol
+	for pol in "$POL/native-preemptive-3600.json" stuck.json; do
+		run python3 -c '
+import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=120)
+print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+print(p.stderr.strip())' sim-run --policy "$pol" -i live.nd -o out.nd
+		assert_line --index 0 --regexp '^1 [0-9]+$'
+		assert_line --index 1 --regexp "^sim-run: futile eviction cycle: 100000 guarantee expiries in a row .* Spot 's[123]' evicted for HP 'h2'"
+		[ "${lines[0]#1 }" -lt 300 ] || fail "peak memory ${lines[0]#1 } MiB"
+		[ ! -e out.nd ]
+	done
+	# the same trace under FIFO has no evictions and simply runs to its end
+	sim-run --policy "$POL/native-fifo.json" -i live.nd -o fifo.nd
+	run jq -r 'select(.type == "cluster") | .simulation_end' fifo.nd
+	assert_output "3000000000000"
+}

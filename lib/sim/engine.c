@@ -169,6 +169,21 @@ static int stuck(struct sim *s, char *err, size_t errlen)
 	return -1;
 }
 
+/* A futile eviction cycle: the step was reached only through a Spot guarantee expiring,
+ * it evicted, and no HP job it evicted for could start. The original repeats such a step
+ * every guarantee period until the Spot work is done (forever when rollback and overhead
+ * eat the progress); after SIM_MAX_FUTILE_STEPS in a row sim-run stops and names the jobs. */
+static int futile_cycle(struct sim *s, size_t first_event, char *err, size_t errlen)
+{
+	const struct sim_preemption *e = &s->out->events[s->out->n_events - 1];
+	snprintf(err, errlen, "futile eviction cycle: %d guarantee expiries in a row each evicted Spot work for HP jobs that still "
+		 "could not start (last at time %.17g: Spot '%s' evicted for HP '%s', %zu eviction(s) in that step); the original engine "
+		 "repeats this every %lld s until the Spot jobs finish: stopped (limit SIM_MAX_FUTILE_STEPS, see sim-run(1) LIMITS)",
+		 SIM_MAX_FUTILE_STEPS, s->now, s->jobs[e->victim].tj->id, s->jobs[e->trigger].tj->id, s->out->n_events - first_event,
+		 s->p->guarantee_seconds);
+	return -1;
+}
+
 static int run_loop(struct sim *s, char *err, size_t errlen)
 {
 	const struct sim_policy *p = s->p;
@@ -176,6 +191,8 @@ static int run_loop(struct sim *s, char *err, size_t errlen)
 	double es = o->evaluation_start, ee = o->evaluation_end;
 	double cap = (double)o->capacity_gpus;
 	size_t next_arrival = 0;
+	bool by_guarantee = false;     /* this step's time came from a guarantee expiry alone */
+	long futile_steps = 0;         /* consecutive such steps whose evictions were futile */
 	s->now = s->jobs[0].submit;
 	while (s->completed < s->n) {
 		o->iterations++;
@@ -185,8 +202,18 @@ static int run_loop(struct sim *s, char *err, size_t errlen)
 			queue_insert(s, j);
 		}
 		start_pass(s);
-		if (preempt(s))
+		size_t first_event = o->n_events;
+		if (preempt(s)) {
 			start_pass(s);
+			bool futile = by_guarantee;
+			for (size_t i = first_event; i < o->n_events && futile; i++)
+				futile = !s->jobs[o->events[i].trigger].running;
+			futile_steps = futile ? futile_steps + 1 : 0;
+			if (futile_steps >= SIM_MAX_FUTILE_STEPS)
+				return futile_cycle(s, first_event, err, errlen);
+		} else
+			futile_steps = 0;
+		by_guarantee = false;
 		double thr = s->now + SIM_EPS, next = INFINITY;
 		if (next_arrival < s->n && s->jobs[next_arrival].submit > thr)
 			next = s->jobs[next_arrival].submit;
@@ -198,8 +225,10 @@ static int run_loop(struct sim *s, char *err, size_t errlen)
 			if (c < next)
 				next = c;
 			c = running_next_guarantee(s, thr);
-			if (c < next)
+			if (c < next) {
 				next = c;
+				by_guarantee = true;
+			}
 		}
 		if (next == INFINITY)
 			return stuck(s, err, errlen);
