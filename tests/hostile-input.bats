@@ -296,3 +296,43 @@ print(p.stderr.strip())' sim-run --policy "$pol" -i live.nd -o out.nd
 	run jq -r 'select(.type == "cluster") | .simulation_end' fifo.nd
 	assert_output "3000000000000"
 }
+
+# tamper JQ-FILTER RESULT > STREAM: edit the body records of a result stream and reseal it.
+tamper() { jq -c "$1" "$2" | stream-seal; }
+
+@test "defect 12: metrics validates a result stream as strictly as a trace" {
+	local R="$EV/native-fifo.result.ndjson"
+	metrics -i "$R" -o ok.nd
+	tamper 'if .type == "job_result" then .gpu_count = "2" else . end' "$R" > a.nd
+	run metrics -i a.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: a\.nd:2: job_result: 'gpu_count' must be a finite number > 0, not this string$"
+	tamper 'if .type == "cluster" then .capacity_gpus = 0 else . end' "$R" > b.nd
+	run metrics -i b.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: b\.nd:[0-9]+: cluster: 'capacity_gpus' must be an integer >= 1, not integer$"
+	tamper 'if .type == "cluster" then .allocated_gpu_seconds = 1e9 else . end' "$R" > c.nd
+	run metrics -i c.nd
+	assert_failure 1
+	assert_output --partial "cluster: 'allocated_gpu_seconds' is more than capacity_gpus x (simulation_end - simulation_start)"
+	tamper 'select(.type == "header" or .type == "cluster")' "$R" > d.nd
+	run metrics -i d.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: d\.nd:[0-9]+: result stream has no job_result records$"
+	tamper 'if .type == "job_result" and .job_id == "hp" then .start_time_seconds = 0.5 else . end' "$R" > e.nd
+	run metrics -i e.nd
+	assert_failure 1
+	assert_output --partial "job_result 'hp': needs submit <= start <= completion"
+	tamper 'if .type == "job_result" then .gpu_count = 3 else . end' "$R" > f.nd
+	run metrics -i f.nd
+	assert_failure 1
+	assert_output --partial "cluster: a job asks for more GPUs than 'capacity_gpus'"
+	tamper 'if .type == "job_result" then .run_count = 0 else . end' "$R" > g.nd
+	run metrics -i g.nd
+	assert_failure 1
+	assert_output --partial "job_result: 'run_count' must be an integer >= 1, not integer"
+	tamper 'if .type == "job_result" then .job_id = "a\u001bb" else . end' "$R" > h.nd
+	run metrics -i h.nd
+	assert_failure 1
+	assert_output --partial "job_result: 'job_id' must be an identifier"
+}
