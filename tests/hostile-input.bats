@@ -336,3 +336,58 @@ tamper() { jq -c "$1" "$2" | stream-seal; }
 	assert_failure 1
 	assert_output --partial "job_result: 'job_id' must be an identifier"
 }
+
+# The audits of $EV with the first audit's audit_passed flipped, resealed: a stream that
+# verifies, holding a record whose own fingerprint does not.
+flipped_audits() {
+	jq -c 'if .type == "audit" and .action_id == "native-preemptive-3600" then .audit_passed = (.audit_passed | not) else . end' \
+		"$EV/audits.ndjson" | stream-seal > flipped.ndjson
+	stream-verify flipped.ndjson
+}
+
+@test "defect 9: study-select verifies every audit's own fingerprint (flip audit_passed, reseal: refused)" {
+	study-select --window w1 "$EV"/*.metrics.ndjson "$EV/audits.ndjson" -o sel.nd
+	flipped_audits
+	run study-select --window w1 "$EV"/*.metrics.ndjson flipped.ndjson -o sel2.nd
+	assert_failure 1
+	assert_output --regexp "^study-select: flipped\.ndjson:[0-9]+: audit record: 'audit_fingerprint' does not verify \(the record was edited\)$"
+	[ ! -e sel2.nd ]
+	# aggregate and rank, which already caught it, go through the same check
+	run rank --slo "$ROOT/configs/slos/schednav-demo-slo-v1.json" flipped.ndjson "$EV"/*.metrics.ndjson
+	assert_success
+	run jq -c 'select(.type == "ranking") | [.candidates[] | select(.action.action_id == "native-preemptive-3600") | .evidence_valid]' <<< "$output"
+	assert_output "[false]"
+}
+
+@test "defect 10: decision-table and report refuse a tampered audit and an edited approval line, as rank and approve --verify do" {
+	flipped_audits
+	local tool
+	for tool in decision-table "report -o page.html"; do
+		run $tool "$EV"/*.metrics.ndjson flipped.ndjson "$EV/ranking.ndjson"
+		assert_failure 1
+		assert_output --regexp "flipped\.ndjson:[0-9]+: audit record: 'audit_fingerprint' does not verify \(the record was edited\)$"
+	done
+	[ ! -e page.html ]
+	approve --ranking "$EV/ranking.ndjson" --action native-fifo --by "A Person" --reason pilot --log log.ndjson
+	sed 's/"reason":"pilot"/"reason":"other"/' log.ndjson > edited.ndjson
+	run approve --verify --log edited.ndjson
+	assert_failure 1
+	local want="edited.ndjson:1: 'approval_fingerprint' does not verify (the line was edited)"
+	assert_output "approve: $want"
+	run decision-table --approvals edited.ndjson "$EV"/*.metrics.ndjson "$EV/audits.ndjson" "$EV/ranking.ndjson"
+	assert_failure 1
+	assert_output "decision-table: $want"
+	run report --approvals edited.ndjson -o page.html "$EV"/*.metrics.ndjson "$EV/audits.ndjson" "$EV/ranking.ndjson"
+	assert_failure 1
+	assert_output "report: $want"
+	# a ranking edited and resealed is refused by all three
+	jq -c 'if .type == "ranking" then .selected_action_ids = ["native-fifo"] else . end' "$EV/ranking.ndjson" | stream-seal > rk.nd
+	for tool in decision-table "report -o page.html"; do
+		run $tool "$EV"/*.metrics.ndjson "$EV/audits.ndjson" rk.nd
+		assert_failure 1
+		assert_output --partial "rk.nd:2: ranking record:"
+	done
+	run decision-table --approvals log.ndjson "$EV"/*.metrics.ndjson "$EV/audits.ndjson" "$EV/ranking.ndjson"
+	assert_success
+	assert_output --partial "approval: approved native-fifo by A Person"
+}

@@ -63,13 +63,9 @@ static void now_utc(char out[21])
 	strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static const char *const approval_keys[] = {
-	"type", "ranking_fingerprint", "action_id", "policy_fingerprint", "approved_by", "approved_at",
-	"reason", "selection_status", "previous_fingerprint", "approval_fingerprint", NULL
-};
-
-/* Read the whole log from fd and verify it; returns the last approval_fingerprint (or "")
- * and the count through the out parameters. Dies with LOG:LINE on any defect. */
+/* Read the whole log from fd and verify it (ev_approvals_read: the same check report and
+ * decision-table run); returns the last approval_fingerprint (or "") and the count through
+ * the out parameters. Dies with LOG:LINE on any defect. */
 static void verify_log(int fd, const char *log, char last_fp[33], unsigned long *count)
 {
 	struct strbuf sb;
@@ -86,40 +82,14 @@ static void verify_log(int fd, const char *log, char last_fp[33], unsigned long 
 		off += n;
 	}
 	struct arena a;
+	struct ev_approvals l;
+	char e[1200];
 	arena_init(&a);
-	last_fp[0] = 0;
-	*count = 0;
-	size_t pos = 0;
-	unsigned long line = 0;
-	char e[256];
-	while (pos < sb.len) {
-		line++;
-		char *nl = memchr(sb.buf + pos, '\n', sb.len - pos);
-		if (!nl)
-			die("%s:%lu: torn last line (no newline: an earlier write was interrupted); refusing to append after it. "
-			    "Inspect it, then cut it off with 'truncate -s %zu %s' and run approve again", log, line, pos, log);
-		size_t len = (size_t)(nl - (sb.buf + pos));
-		struct json *rec;
-		if (json_parse(&a, sb.buf + pos, len, &rec, e, sizeof e))
-			die("%s:%lu: %s", log, line, e);
-		if (rec->kind != JSON_OBJECT || !ev_str(rec, "type") || strcmp(ev_str(rec, "type"), "approval"))
-			die("%s:%lu: not an 'approval' record", log, line);
-		if (nd_check_keys(rec, ND_KEYS(approval_keys), e, sizeof e))
-			die("%s:%lu: %s", log, line, e);
-		for (const char *const *k = approval_keys; *k; k++)
-			if (!json_get(rec, *k))
-				die("%s:%lu: missing key '%s'", log, line, *k);
-		if (!ev_self_fp_ok(rec, "approval_fingerprint"))
-			die("%s:%lu: 'approval_fingerprint' does not verify (the line was edited)", log, line);
-		struct json *prev = json_get(rec, "previous_fingerprint");
-		bool linked = *count == 0 ? prev->kind == JSON_NULL : prev->kind == JSON_STRING && !strcmp(prev->u.str.s, last_fp);
-		if (!linked)
-			die("%s:%lu: 'previous_fingerprint' does not match the line before (a line was removed, reordered or inserted)", log, line);
-		snprintf(last_fp, 33, "%s", ev_str(rec, "approval_fingerprint"));
-		(*count)++;
-		pos += len + 1;
-		arena_reset(&a);
-	}
+	if (ev_approvals_read(&l, sb.buf ? sb.buf : "", sb.len, log, &a, e, sizeof e))
+		die("%s", e);
+	snprintf(last_fp, 33, "%s", l.last);
+	*count = l.n;
+	ev_approvals_release(&l);
 	arena_release(&a);
 	sb_release(&sb);
 }
@@ -157,7 +127,7 @@ static const struct json *read_ranking(const char *path, struct ev_input *in, st
 		die("%s", err);
 	if (in->n != 1)
 		die("%s: expected one ranking stream, found %zu ranking records", path, in->n);
-	if (rank_check(in->items[0].rec, err, sizeof err))
+	if (ev_verify(in->items[0].rec, err, sizeof err))
 		die("%s: %s", ev_where(&in->items[0]), err);
 	return in->items[0].rec;
 }

@@ -1,4 +1,6 @@
 #include "eval/evidence.h"
+#include "eval/ranking.h"
+#include "eval/slo.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
@@ -292,6 +294,135 @@ void ev_self_fp_stamp(struct arena *a, struct json *rec, const char *key)
 	char fp[33];
 	ev_self_fp(rec, key, fp);
 	json_set(a, rec, key, json_str(a, fp));
+}
+
+static const char *const approval_keys[] = {
+	"type", "ranking_fingerprint", "action_id", "policy_fingerprint", "approved_by", "approved_at",
+	"reason", "selection_status", "previous_fingerprint", "approval_fingerprint"
+};
+
+int ev_approval_check(const struct json *rec, char *err, size_t errlen)
+{
+	char e[200];
+	if (nd_check_keys(rec, ND_KEYS(approval_keys), e, sizeof e)) {
+		snprintf(err, errlen, "%s", e);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof approval_keys / sizeof *approval_keys; i++) {
+		const struct json *v = json_get(rec, approval_keys[i]);
+		if (!v) {
+			snprintf(err, errlen, "missing key '%s'", approval_keys[i]);
+			return -1;
+		}
+		bool prev = !strcmp(approval_keys[i], "previous_fingerprint");
+		if (v->kind != JSON_STRING && !(prev && v->kind == JSON_NULL)) {
+			snprintf(err, errlen, "'%s' must be a string%s", approval_keys[i], prev ? " or null" : "");
+			return -1;
+		}
+	}
+	if (ev_check_id(rec, "action_id", err, errlen))
+		return -1;
+	if (!ev_self_fp_ok(rec, "approval_fingerprint")) {
+		snprintf(err, errlen, "'approval_fingerprint' does not verify (the line was edited)");
+		return -1;
+	}
+	return 0;
+}
+
+int ev_approvals_read(struct ev_approvals *log, const char *buf, size_t len, const char *name, struct arena *a, char *err, size_t errlen)
+{
+	memset(log, 0, sizeof *log);
+	size_t pos = 0;
+	unsigned long line = 0;
+	char e[300];
+	while (pos < len) {
+		line++;
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		if (!nl) {
+			snprintf(err, errlen, "%s:%lu: torn last line (no newline: an earlier write was interrupted); refusing to append after it. "
+				 "Inspect it, then cut it off with 'truncate -s %zu %s' and run approve again", name, line, pos, name);
+			return -1;
+		}
+		size_t n = (size_t)(nl - (buf + pos));
+		struct json *rec;
+		if (json_parse(a, buf + pos, n, &rec, e, sizeof e)) {
+			snprintf(err, errlen, "%s:%lu: %s", name, line, e);
+			return -1;
+		}
+		if (rec->kind != JSON_OBJECT || !ev_str(rec, "type") || strcmp(ev_str(rec, "type"), "approval")) {
+			snprintf(err, errlen, "%s:%lu: not an 'approval' record", name, line);
+			return -1;
+		}
+		if (ev_approval_check(rec, e, sizeof e)) {
+			snprintf(err, errlen, "%s:%lu: %s", name, line, e);
+			return -1;
+		}
+		const struct json *prev = json_get(rec, "previous_fingerprint");
+		bool linked = log->n == 0 ? prev->kind == JSON_NULL : prev->kind == JSON_STRING && !strcmp(prev->u.str.s, log->last);
+		if (!linked) {
+			snprintf(err, errlen, "%s:%lu: 'previous_fingerprint' does not match the line before (a line was removed, reordered or inserted)",
+				 name, line);
+			return -1;
+		}
+		snprintf(log->last, sizeof log->last, "%s", ev_str(rec, "approval_fingerprint"));
+		log->rec = xgrow(log->rec, &log->cap, log->n + 1, sizeof *log->rec);
+		log->rec[log->n++] = rec;
+		pos += n + 1;
+	}
+	return 0;
+}
+
+void ev_approvals_release(struct ev_approvals *log)
+{
+	free(log->rec);
+	memset(log, 0, sizeof *log);
+}
+
+/* The key of the record's own fingerprint, by type (NULL: the type carries none). */
+static const char *self_fp_key(const char *type)
+{
+	static const struct { const char *type, *key; } t[] = {
+		{ "audit", "audit_fingerprint" }, { "ranking", "ranking_fingerprint" }, { "approval", "approval_fingerprint" },
+		{ "selection", "fingerprint" }, { "selection-lock", "fingerprint" }, { "comparison", "comparison_fingerprint" },
+		{ "portfolio", "portfolio_fingerprint" }, { "aggregate_action", "aggregate_fingerprint" },
+		{ "aggregate_summary", "summary_fingerprint" },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (!strcmp(t[i].type, type))
+			return t[i].key;
+	return NULL;
+}
+
+int ev_verify(const struct json *rec, char *err, size_t errlen)
+{
+	const char *type = ev_str(rec, "type");
+	char e[300];
+	if (!type)
+		return 0;
+	int rc = 0;
+	if (!strcmp(type, "metrics"))
+		return ev_metrics_check(rec, err, errlen);
+	if (!strcmp(type, "audit"))
+		rc = slo_audit_check(rec, e, sizeof e);
+	else if (!strcmp(type, "ranking"))
+		return rank_check(rec, err, errlen);
+	else if (!strcmp(type, "approval")) {
+		if (ev_approval_check(rec, e, sizeof e)) {
+			snprintf(err, errlen, "approval record: %s", e);
+			return -1;
+		}
+		return 0;
+	}
+	if (rc) {
+		snprintf(err, errlen, "%s", e);
+		return -1;
+	}
+	const char *key = self_fp_key(type);
+	if (key && !ev_self_fp_ok(rec, key)) {
+		snprintf(err, errlen, "%s record: '%s' does not verify (the record was edited)", type, key);
+		return -1;
+	}
+	return 0;
 }
 
 void ev_sorted_fp(const struct json *v, char out[33])
