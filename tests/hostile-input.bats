@@ -391,3 +391,51 @@ flipped_audits() {
 	assert_success
 	assert_output --partial "approval: approved native-fifo by A Person"
 }
+
+@test "defect 1: report never puts data into gnuplot's command language, and escapes it in the page" {
+	# an action id the identifier rule allows, full of gnuplot, shell and HTML syntax
+	local evil="evil'\"; system(\"touch $T/pwned\") # <b>&amp;"
+	jq --arg id "$evil" '.action_id = $id' "$POL/native-preemptive-3600.json" > evil.json
+	sim-run --policy evil.json -i "$SMALL" -o evil.result.nd
+	metrics -i evil.result.nd -o evil.metrics.nd
+	# a gnuplot that keeps a copy of every script it is given
+	cat > gp <<-EOF2
+	#!/bin/sh
+	cp "\$1" "$T/script.gp"
+	exec gnuplot "\$@"
+	EOF2
+	chmod +x gp
+	report --gnuplot "$T/gp" -o page.html evil.result.nd evil.metrics.nd "$EV/native-fifo.result.ndjson" "$EV/native-fifo.metrics.ndjson"
+	[ -s script.gp ] || fail "gnuplot was not run"
+	run grep -c -F 'evil' script.gp
+	assert_output 0
+	run grep -c -F 'native-fifo' script.gp
+	assert_output 0
+	[ ! -e pwned ] || fail "gnuplot ran a command from the data"
+	# in the page the id is escaped everywhere, in tables and in the charts' SVG text
+	run grep -c -F '<b>' page.html
+	assert_output 0
+	grep -q -F 'evil&#39;&quot;; system(&quot;touch' page.html
+	grep -q -F 'evil&#39;' page.html
+	# and an id with a newline, in a result stream made by hand, is refused at load
+	jq -c 'if .type == "header" then .policy.action_id = "a\nb" else . end' evil.result.nd | stream-seal > nl.nd
+	run report --gnuplot "$T/gp" -o page2.html nl.nd
+	assert_failure 1
+	assert_output "report: nl.nd:1: header: 'policy.action_id' contains a control character"
+	[ ! -e page2.html ]
+}
+
+@test "defect 1 (class): the study config loader lets no string break out of its make variable" {
+	local cfg="$ROOT/configs/studies/tiny.json" key
+	for key in '.slo' '.trace.stream' '.windows.exclude[0]' '.warmup_seconds' '.windows.min_hp'; do
+		jq "$key = \"x\\nall:\\n\\ttouch $T/pwned\"" "$cfg" > evil.json
+		run jq -r -f "$ROOT/pipelines/study-config.jq" evil.json
+		assert_failure 5
+		assert_output --regexp "study config: (control character in|'[a-z_]+' must be a number)"
+	done
+	jq '.slo = "a#b$c.json"' "$cfg" > hash.json
+	run jq -r -f "$ROOT/pipelines/study-config.jq" hash.json
+	assert_success
+	assert_line 'SLO := a\#b$$c.json'
+	[ ! -e pwned ]
+}

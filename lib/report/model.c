@@ -2,6 +2,7 @@
 #include "report/report.h"
 #include "core/die.h"
 #include "core/ndjson.h"
+#include "core/text.h"
 #include "core/zio.h"
 #include "eval/evidence.h"
 #include <math.h>
@@ -333,6 +334,11 @@ int rp_model_read(struct rp_model *m, const char *path, char *err, size_t errlen
 			st.header = json_clone(&m->a, rec);
 			st.result = NULL;
 			st.npending = 0;
+			const char *action = header_action_id(rec);
+			if (action && text_id_problem(action, strlen(action))) {
+				ndr_errorf(st.r, err, errlen, "header: 'policy.action_id' %s", text_id_problem(action, strlen(action)));
+				goto out;
+			}
 		} else if (ev == ND_RECORD) {
 			if (record(&st, rec, err, errlen))
 				goto out;
