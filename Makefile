@@ -24,10 +24,18 @@ UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 OUT      ?= bin
 BINS     := $(TOOLS:%=$(OUT)/%)
+# Fuzz harnesses (tests/fuzz/fuzz_NAME.c): libFuzzer builds for make fuzz, replay builds
+# (normal compiler) that make check runs over tests/fuzz/regressions/ and the seeds.
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz-replay/%)
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := build-fuzz
 
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
-.PHONY: all check unit asan ubsan bench install help clean deps FORCE
+.PHONY: all check unit asan ubsan bench install help clean deps FORCE fuzz fuzz-build fuzz-replay
 
 ## all: build every tool into bin/
 all: $(BINS) $(UNIT_BIN)
@@ -53,10 +61,34 @@ $(BUILD)/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/libschednav.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libschednav.a $(LDLIBS)
 
-## check: build, run the C unit tests and every Bats suite
-check: all
+$(BUILD)/fuzz-replay/%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/tests/fuzz/replay.o $(BUILD)/libschednav.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/tests/fuzz/replay.o $(BUILD)/libschednav.a $(LDLIBS)
+
+$(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/libschednav.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/libschednav.a $(LDLIBS)
+
+## check: build, run the C unit tests, replay the fuzz regressions and seeds, run every Bats suite
+check: all fuzz-replay
 	@set -e; for t in $(UNIT_BIN); do echo "unit: $$t"; $$t; done
 	SCHEDNAV_BIN=$(abspath $(OUT)) tests/run-bats.sh
+
+## fuzz-replay: run every fuzz harness (normal build, no clang) over its regressions and seeds
+fuzz-replay: $(REPLAY_BIN) $(BINS)
+	@tests/fuzz/seeds.sh $(abspath $(OUT)) $(BUILD)/fuzz-seeds
+	@set -e; for n in $(FUZZ_NAMES); do $(BUILD)/fuzz-replay/$$n tests/fuzz/regressions/$$n $(BUILD)/fuzz-seeds/$$n; done
+	@python3 tests/fuzz/study_config.py --replay tests/fuzz/regressions/study_config
+
+## fuzz: FUZZ_SECONDS=N (or FUZZ_RUNS=N): build the libFuzzer harnesses (clang) into build-fuzz/, run each for N s (default 60) or N executions, one at a time
+fuzz: all
+	$(MAKE) BUILD=$(FUZZ_DIR) OUT=$(FUZZ_DIR)/bin CC=$(FUZZ_CC) CFLAGS='-O1 -g' \
+		SANITIZE='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all' fuzz-build
+	tests/fuzz/seeds.sh $(abspath $(OUT)) $(FUZZ_DIR)/seeds
+	ASAN_OPTIONS=detect_leaks=1 FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_NAMES)
+	python3 tests/fuzz/study_config.py $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
+
+fuzz-build: $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
 
 ## unit: run only the C unit tests
 unit: $(UNIT_BIN)
@@ -97,7 +129,8 @@ help:
 
 ## clean: remove build outputs
 clean:
-	rm -rf $(BUILD) build-asan build-ubsan bin
+	rm -rf $(BUILD) build-asan build-ubsan build-fuzz bin
 
 -include $(LIB_OBJ:.o=.d) $(TOOLS:%=$(BUILD)/tools/%.d) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d)
+-include $(FUZZ_SRC:%.c=$(BUILD)/%.d) $(BUILD)/tests/fuzz/fuzz.d $(BUILD)/tests/fuzz/replay.d
 -include pipelines/*.mk

@@ -16,7 +16,7 @@ struct zio_reader {
 	int fd;
 	char *name;
 	unsigned char *raw;           /* raw input buffer */
-	size_t raw_len, raw_pos;
+	size_t raw_len, raw_pos, raw_cap;
 	bool raw_eof, sniffed, zstd;
 	ZSTD_DCtx *dctx;
 	size_t zret;                  /* last ZSTD_decompressStream result: 0 = frame complete */
@@ -46,8 +46,14 @@ struct zio_reader *zr_open(const char *path, bool want_sha256, char *err, size_t
 	}
 	r->fd = fd;
 	r->name = strdup(fd == 0 ? "<stdin>" : path);
-	r->raw = malloc(RAW_CHUNK);
-	r->dec_cap = ZSTD_DStreamOutSize();
+	/* a small regular file gets small buffers (configs, fixtures, fuzz inputs): the raw
+	 * buffer holds it whole, the decoded one grows to zstd's block size only for zstd */
+	struct stat st;
+	r->raw_cap = RAW_CHUNK;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < RAW_CHUNK)
+		r->raw_cap = (size_t)st.st_size < 4096 ? 4096 : (size_t)st.st_size + 1;
+	r->raw = malloc(r->raw_cap);
+	r->dec_cap = r->raw_cap;
 	r->dec = malloc(r->dec_cap);
 	sb_init(&r->line);
 	fp_xxh3_init(&r->xxh);
@@ -63,7 +69,7 @@ static int fill_raw(struct zio_reader *r, char *err, size_t errlen)
 		return 0;
 	ssize_t n;
 	do
-		n = read(r->fd, r->raw, RAW_CHUNK);
+		n = read(r->fd, r->raw, r->raw_cap);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		snprintf(err, errlen, "%s: read error: %s", r->name, strerror(errno));
@@ -103,6 +109,9 @@ static int fill_dec(struct zio_reader *r, char *err, size_t errlen)
 			r->sniffed = true;
 			r->zstd = have == 4 && zio_is_zstd_magic(magic);
 			if (r->zstd) {
+				r->dec_cap = ZSTD_DStreamOutSize();
+				free(r->dec);
+				r->dec = malloc(r->dec_cap);
 				r->dctx = ZSTD_createDCtx();
 				ZSTD_inBuffer in = { magic, 4, 0 };
 				ZSTD_outBuffer out = { r->dec, r->dec_cap, 0 };

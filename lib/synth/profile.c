@@ -73,6 +73,9 @@ static int count(struct ctx *c, const struct json *v, const char *what, size_t i
 		return fail(c, "'%s[%zu]': count must be an integer", what, i);
 	if (v->u.i < 0)
 		return fail(c, "'%s[%zu]': negative count %lld", what, i, v->u.i);
+	/* every sum of counts stays far below 2^63 (docs/hardening.md) */
+	if (v->u.i > SYNTH_MAX_COUNT)
+		return fail(c, "'%s[%zu]': count %lld is more than %lld", what, i, v->u.i, SYNTH_MAX_COUNT);
 	*out = v->u.i;
 	return 0;
 }
