@@ -223,6 +223,12 @@ seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
 	run slo-audit --slo "$ROOT/configs/slos/schednav-demo-slo-v1.json" --baseline m.nd m.nd
 	assert_failure 1
 	assert_output --partial "m.nd:2: metrics record: 'action_id' 'a\\x0ab' contains a control character"
+	run trace-window --trace-id $'slice\t2' --max-submit 10 -i "$SMALL"
+	assert_failure 2
+	assert_line --index 0 "trace-window: --trace-id: the id contains a control character"
+	run study-select --window $'w\n1' "$EV/native-fifo.metrics.ndjson"
+	assert_failure 2
+	assert_line --index 0 "study-select: --window: the id contains a control character"
 	[ ! -e pwned ]
 }
 

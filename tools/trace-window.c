@@ -1,6 +1,7 @@
 /* trace-window — cut a trace stream: a prefix slice (submit time, GPU models) and/or an
  * evaluation slice (window with a warm-up start), as the original slicers do. */
 #include "core/die.h"
+#include "core/text.h"
 #include "core/ndjson.h"
 #include "trace/trace.h"
 #include "trace/window.h"
@@ -75,8 +76,8 @@ static void parse_options(int argc, char **argv, struct opts *o)
 		case OPT_WARMUP_START: o->warmup_start = opt_double("warmup-start", optarg); o->has_warmup = true; break;
 		case OPT_NO_WARMUP_SPOT: o->no_warmup_spot = true; break;
 		case OPT_TRACE_ID:
-			if (!*optarg)
-				usage_fail(usage, "--trace-id: empty id");
+			if (text_id_problem(optarg, strlen(optarg)))
+				usage_error(usage, "--trace-id: the id %s", text_id_problem(optarg, strlen(optarg)));
 			o->trace_id = optarg;
 			break;
 		case 'i': o->input = optarg; break;
