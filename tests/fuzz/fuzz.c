@@ -2,6 +2,7 @@
 #define _GNU_SOURCE   /* memfd_create, memmem */
 #include "fuzz.h"
 #include "core/fp.h"
+#include "core/ndjson.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,4 +122,19 @@ void fz_write(const char *name, const void *p, size_t n)
 		perror(path);
 		abort();
 	}
+}
+
+void fz_read_streams(const char *path)
+{
+	char err[512];
+	struct nd_reader *r = ndr_open(path, err, sizeof err);
+	if (!r)
+		return;
+	struct arena a;
+	struct json *rec;
+	arena_init(&a);
+	while (ndr_next(r, &a, &rec, err, sizeof err) > 0)
+		arena_reset(&a);
+	arena_release(&a);
+	ndr_close(r);
 }

@@ -33,6 +33,8 @@ size_t fz_split(const uint8_t *data, size_t size, const char **part, size_t *len
 void fz_seal(const uint8_t *data, size_t size, struct strbuf *out);
 /* The private directory of this process (created on first use, removed at exit). */
 const char *fz_dir(void);
+/* Read every stream of the file at path with the NDJSON reader, record after record. */
+void fz_read_streams(const char *path);
 /* Write p[0..n) to fz_dir()/name. */
 void fz_write(const char *name, const void *p, size_t n);
 #endif
