@@ -35,7 +35,7 @@ FUZZ_DIR     := build-fuzz
 
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
-.PHONY: all check unit asan ubsan bench install help clean deps FORCE fuzz fuzz-build fuzz-replay
+.PHONY: all check unit asan ubsan bench install help clean deps mcp-inspector FORCE fuzz fuzz-build fuzz-replay
 
 ## all: build every tool into bin/
 all: $(BINS) $(UNIT_BIN)
@@ -113,7 +113,7 @@ install: all
 	install -m 644 $(wildcard docs/*.1) $(DESTDIR)$(MANDIR)
 
 DEBIAN_PACKAGES := build-essential libyajl-dev libxxhash-dev libzstd-dev zstd libmd-dev \
-	bats bats-assert bats-support jq python3 python3-jsonschema gnuplot-nox parallel chromium
+	bats bats-assert bats-support jq python3 python3-jsonschema gnuplot-nox parallel chromium nodejs
 
 ## deps: install the Debian packages the build and tests need (as root; only what is missing)
 deps:
@@ -122,6 +122,12 @@ deps:
 		echo "installing:" $$missing; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else echo "all Debian packages present"; fi
+	@$(MAKE) --no-print-directory mcp-inspector
+
+## mcp-inspector: install the pinned MCP Inspector CLI the schednav-mcp tests drive (npm ci in tests/mcp)
+mcp-inspector:
+	@if command -v npm >/dev/null 2>&1; then cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the MCP Inspector tests of schednav-mcp will skip"; fi
 
 ## help: list the targets
 help:

@@ -93,3 +93,27 @@ setup() {
 	diff <(tail -n +2 "$TMP/a") <(tail -n +2 "$TMP/c") || true
 	[ "$(sed -n 2p "$TMP/a")" = "$(sed -n 2p "$TMP/c")" ]
 }
+
+@test "metrics: the predictive_control block only for a controlled run, and only with its control_report" {
+	CTRL="$ROOT/configs/controllers/predictive-spot-v1.json"
+	sim-run -p "$ROOT/configs/policies/native-fifo.json" -c "$CTRL" -i "$ROOT/tests/data/sim/micro-quota.trace.ndjson" > "$TMP/c"
+	run jq -c 'select(.type == "metrics") | .predictive_control | [.available, .update_count, .total_runtime_update_count, .evidence_window_seconds]' <(metrics -i "$TMP/c")
+	assert_output '[true,673,864,{"start":0,"end":201600}]'
+	run jq -c 'select(.type == "metrics") | has("predictive_control")' <(metrics -i "$TMP/result")
+	assert_output false
+	# a controlled stream without its report
+	grep -v '"type":"control_report"' "$TMP/c" | stream-seal > "$TMP/no-report"
+	run metrics -i "$TMP/no-report"
+	assert_failure 1
+	assert_output --partial "has no control_report record"
+	# a control record in a plain stream
+	{ grep -v '"type":"end"' "$TMP/result"; grep '"type":"control_report"' "$TMP/c"; } | stream-seal > "$TMP/stray"
+	run metrics -i "$TMP/stray"
+	assert_failure 1
+	assert_output --partial "control_report in a result stream without a controller"
+	# a report whose summary has the wrong types
+	sed 's/"update_count":673,/"update_count":"673",/' "$TMP/c" | stream-seal > "$TMP/bad"
+	run metrics -i "$TMP/bad"
+	assert_failure 1
+	assert_output --regexp "metrics: .*bad:[0-9]+: control_report: update counts must be non-negative integers"
+}

@@ -132,3 +132,18 @@ assert_stream() {
 	done
 	[ "${#bad[@]}" -eq 11 ]
 }
+
+@test "schemas: sim-run --controller and its metrics, forecast and quota, every record type they write" {
+	local ctrl="$ROOT/configs/controllers/predictive-spot-v1.json" micro="$DATA/sim/micro-quota.trace.ndjson"
+	sim-run -p "$ROOT/configs/policies/native-preemptive-3600.json" -c "$ctrl" -i "$micro" -o ctl.result.nd
+	metrics -i ctl.result.nd -o ctl.metrics.nd
+	forecast -c "$ctrl" -t 100800 -o bundle.nd "$micro"
+	quota -c "$ctrl" -o plan.nd bundle.nd
+	[ "$(jq -r .type ctl.result.nd | sort -u | tr '\n' ' ')" = "cluster control_decision control_report end header job_result preemption run " ]
+	[ "$(jq -r .type bundle.nd plan.nd | sort -u | tr '\n' ' ')" = "end header observation_bundle quota_plan " ]
+	assert_stream ctl.result.nd ctl.metrics.nd bundle.nd plan.nd
+	# the schemas are strict: an unknown key in a nested document fails
+	sed -n 2p bundle.nd | jq -c '.demand_forecast.model.extra = 1' > bad.nd
+	run /usr/bin/python3 "$ROOT/tests/validate-schema.py" bad.nd
+	assert_failure 1
+}

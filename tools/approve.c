@@ -6,17 +6,14 @@
 #include "core/ndjson.h"
 #include "core/strbuf.h"
 #include "core/text.h"
+#include "eval/chainlog.h"
 #include "eval/evidence.h"
 #include "eval/ranking.h"
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,58 +60,13 @@ static void now_utc(char out[21])
 	strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Read the whole log from fd and verify it (ev_approvals_read: the same check report and
- * decision-table run); returns the last approval_fingerprint (or "") and the count through
- * the out parameters. Dies with LOG:LINE on any defect. */
-static void verify_log(int fd, const char *log, char last_fp[33], unsigned long *count)
-{
-	struct strbuf sb;
-	sb_init(&sb);
-	char buf[65536];
-	off_t off = 0;
-	for (;;) {
-		ssize_t n = pread(fd, buf, sizeof buf, off);
-		if (n < 0)
-			die("%s: %s", log, strerror(errno));
-		if (n == 0)
-			break;
-		sb_add(&sb, buf, (size_t)n);
-		off += n;
-	}
-	struct arena a;
-	struct ev_approvals l;
-	char e[1200];
-	arena_init(&a);
-	if (ev_approvals_read(&l, sb.buf ? sb.buf : "", sb.len, log, &a, e, sizeof e))
-		die("%s", e);
-	snprintf(last_fp, 33, "%s", l.last);
-	*count = l.n;
-	ev_approvals_release(&l);
-	arena_release(&a);
-	sb_release(&sb);
-}
-
-static void sync_parent_dir(const char *path)
-{
-	char *copy = xstrdup(path);
-	int dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	free(copy);
-}
-
 static int do_verify(const char *log)
 {
-	int fd = open(log, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		die("%s: %s", log, strerror(errno));
-	if (flock(fd, LOCK_SH))
-		die("%s: cannot lock: %s", log, strerror(errno));
-	char last[33];
+	char last[33], err[1024];
 	unsigned long n;
-	verify_log(fd, log, last, &n);
+	int fd = chainlog_open(log, &ev_approval_log, false, false, last, &n, err, sizeof err);
+	if (fd < 0)
+		die("%s", err);
 	close(fd);
 	return 0;
 }
@@ -207,14 +159,11 @@ int main(int argc, char **argv)
 		die("action '%s' is not on the ranking's frontier (selected: %s)", action, frontier.buf);
 	sb_release(&frontier);
 
-	int fd = open(log, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		die("%s: %s", log, strerror(errno));
-	if (flock(fd, LOCK_EX))
-		die("%s: cannot lock: %s", log, strerror(errno));
-	char last[33];
+	char last[33], err[1024];
 	unsigned long n;
-	verify_log(fd, log, last, &n);
+	int fd = chainlog_open(log, &ev_approval_log, true, true, last, &n, err, sizeof err);
+	if (fd < 0)
+		die("%s", err);
 
 	struct json *rec = json_object(&a);
 	json_set(&a, rec, "type", json_str(&a, "approval"));
@@ -225,22 +174,10 @@ int main(int argc, char **argv)
 	json_set(&a, rec, "approved_at", json_str(&a, when));
 	json_set(&a, rec, "reason", json_str(&a, reason));
 	json_set(&a, rec, "selection_status", json_str(&a, status));
-	json_set(&a, rec, "previous_fingerprint", n ? json_str(&a, last) : json_null(&a));
-	ev_self_fp_stamp(&a, rec, "approval_fingerprint");
-	struct strbuf line;
-	sb_init(&line);
-	json_write(&line, rec);
-	sb_addc(&line, '\n');
-	/* One write(2) of the whole line: a crash leaves the line either absent or (in the
-	 * rare case the kernel stops between pages) torn, which the next run refuses. */
-	ssize_t w = write(fd, line.buf, line.len);
-	if (w < 0 || (size_t)w != line.len)
-		die("%s: short write (%s); run 'approve --verify --log %s'", log, w < 0 ? strerror(errno) : "partial line", log);
-	if (fsync(fd) || close(fd))
+	if (chainlog_append(fd, log, &ev_approval_log, &a, rec, last, &n, err, sizeof err))
+		die("%s; run 'approve --verify --log %s'", err, log);
+	if (close(fd))
 		die("%s: %s", log, strerror(errno));
-	if (n == 0)
-		sync_parent_dir(log);
-	sb_release(&line);
 	ev_input_release(&in);
 	arena_release(&a);
 	return 0;

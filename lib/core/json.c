@@ -1,4 +1,5 @@
 #include "core/json.h"
+#include "core/zio.h"
 #include "core/die.h"
 #include "core/num.h"
 #include <math.h>
@@ -427,3 +428,16 @@ static void write_any(struct strbuf *sb, const struct json *v, bool sorted, int 
 void json_write(struct strbuf *sb, const struct json *v) { write_any(sb, v, false, 0, 0); }
 void json_write_sorted(struct strbuf *sb, const struct json *v) { write_any(sb, v, true, 0, 0); }
 void json_write_pretty_sorted(struct strbuf *sb, const struct json *v) { write_any(sb, v, true, 2, 0); }
+
+int json_parse_file(struct arena *a, const char *path, struct json **out, char *err, size_t errlen)
+{
+	char *buf, perr[512];
+	size_t len;
+	if (zio_slurp(path, &buf, &len, err, errlen))
+		return -1;
+	int rc = json_parse(a, buf, len, out, perr, sizeof perr);
+	free(buf);
+	if (rc)
+		snprintf(err, errlen, "%s: %s", path, perr);
+	return rc;
+}

@@ -28,6 +28,8 @@ struct json {
 
 /* Parse exactly one JSON value from buf[0..len). 0 on success; else -1 and a message in err. */
 int json_parse(struct arena *a, const char *buf, size_t len, struct json **out, char *err, size_t errlen);
+/* Read a whole file (zstd accepted) and parse it; errors "PATH: message" (or zio's message). */
+int json_parse_file(struct arena *a, const char *path, struct json **out, char *err, size_t errlen);
 
 /* Builders (arena-owned; abort through xalloc-like failure on OOM). */
 struct json *json_null(struct arena *a);

@@ -1,6 +1,8 @@
 #include "core/num.h"
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +67,19 @@ int num_parse_int(const char *s, long long *out)
 
 size_t num_fmt_int(char *buf, long long v)
 {
-	return (size_t)snprintf(buf, NUM_FMT_MAX, "%lld", v);
+	char tmp[24];
+	size_t n = 0;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do
+		tmp[n++] = (char)('0' + u % 10);
+	while (u /= 10);
+	size_t len = 0;
+	if (v < 0)
+		buf[len++] = '-';
+	while (n)
+		buf[len++] = tmp[--n];
+	buf[len] = '\0';
+	return len;
 }
 
 size_t num_fmt_double(char *buf, double v)
@@ -131,13 +145,52 @@ size_t num_fmt_double(char *buf, double v)
 	return (size_t)(o - buf);
 }
 
+/*
+ * round(v, nd) for nd <= 9 in exact integer arithmetic: |v| = M * 2^-s with M < 2^53, so
+ * |v| * 10^nd = M * 10^nd / 2^s exactly (M * 10^nd < 2^83); its integer part q and the
+ * remainder decide the rounding (half to even on an exact tie), and the result is the double
+ * nearest q / 10^nd, one correctly rounded division of two exact doubles: the same double as
+ * printf's correctly rounded "%.*f" read back by strtod. false: let the general path do it.
+ */
+static bool round_exact(double v, int nd, double *out)
+{
+	static const double p10d[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	int be = (int)((bits >> 52) & 0x7ff);
+	if (be == 0 || be == 0x7ff)
+		return false;                   /* zero, subnormal, inf, nan */
+	uint64_t M = (bits & 0xfffffffffffffULL) | (1ULL << 52);
+	int s = 1075 - be;                      /* |v| = M * 2^-s */
+	if (s <= 0 || v == floor(v)) {
+		*out = v;                       /* an integer already */
+		return true;
+	}
+	if (s > 120)
+		return false;
+	unsigned __int128 p = 1;
+	for (int i = 0; i < nd; i++)
+		p *= 10;
+	unsigned __int128 X = (unsigned __int128)M * p, q = X >> s, rem = X - (q << s), half = (unsigned __int128)1 << (s - 1);
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	if (q >= ((unsigned __int128)1 << 53))
+		return false;
+	double r = (double)(uint64_t)q / p10d[nd];
+	*out = bits >> 63 ? -r : r;
+	return true;
+}
+
 double num_round(double v, int ndigits)
 {
 	/* glibc printf rounds the exact binary value with the current (nearest-even) mode,
 	 * which is what Python's round() does for finite values. */
 	char tmp[400];
+	double r;
 	if (!isfinite(v))
 		return v;
+	if (ndigits >= 0 && ndigits <= 9 && round_exact(v, ndigits, &r))
+		return r;
 	snprintf(tmp, sizeof tmp, "%.*f", ndigits, v);
 	return strtod(tmp, NULL);
 }

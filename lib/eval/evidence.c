@@ -1,4 +1,5 @@
 #include "eval/evidence.h"
+#include "eval/chainlog.h"
 #include "eval/ranking.h"
 #include "eval/slo.h"
 #include "core/die.h"
@@ -298,7 +299,27 @@ void ev_self_fp_stamp(struct arena *a, struct json *rec, const char *key)
 
 static const char *const approval_keys[] = {
 	"type", "ranking_fingerprint", "action_id", "policy_fingerprint", "approved_by", "approved_at",
-	"reason", "selection_status", "previous_fingerprint", "approval_fingerprint"
+	"reason", "selection_status", "previous_fingerprint", "approval_fingerprint", NULL
+};
+
+/* An approval's values: strings (previous_fingerprint null or a string), the identifier rule
+ * for action_id and approved_by. The key set and the fingerprints are checked by the caller. */
+static int approval_values(const struct json *rec, char *err, size_t errlen)
+{
+	for (const char *const *k = approval_keys; *k; k++) {
+		const struct json *v = json_get(rec, *k);
+		bool prev = !strcmp(*k, "previous_fingerprint");
+		if (!v || (v->kind != JSON_STRING && !(prev && v->kind == JSON_NULL))) {
+			snprintf(err, errlen, "'%s' must be a string%s", *k, prev ? " or null" : "");
+			return -1;
+		}
+	}
+	return ev_check_id(rec, "action_id", err, errlen) || ev_check_id(rec, "approved_by", err, errlen) ? -1 : 0;
+}
+
+const struct chainlog_spec ev_approval_log = {
+	.type = "approval", .keys = approval_keys, .fp_key = "approval_fingerprint",
+	.prev_key = "previous_fingerprint", .retry = "approve", .check = approval_values,
 };
 
 int ev_approval_check(const struct json *rec, char *err, size_t errlen)
@@ -308,19 +329,7 @@ int ev_approval_check(const struct json *rec, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", e);
 		return -1;
 	}
-	for (size_t i = 0; i < sizeof approval_keys / sizeof *approval_keys; i++) {
-		const struct json *v = json_get(rec, approval_keys[i]);
-		if (!v) {
-			snprintf(err, errlen, "missing key '%s'", approval_keys[i]);
-			return -1;
-		}
-		bool prev = !strcmp(approval_keys[i], "previous_fingerprint");
-		if (v->kind != JSON_STRING && !(prev && v->kind == JSON_NULL)) {
-			snprintf(err, errlen, "'%s' must be a string%s", approval_keys[i], prev ? " or null" : "");
-			return -1;
-		}
-	}
-	if (ev_check_id(rec, "action_id", err, errlen))
+	if (approval_values(rec, err, errlen))
 		return -1;
 	if (!ev_self_fp_ok(rec, "approval_fingerprint")) {
 		snprintf(err, errlen, "'approval_fingerprint' does not verify (the line was edited)");
@@ -331,45 +340,11 @@ int ev_approval_check(const struct json *rec, char *err, size_t errlen)
 
 int ev_approvals_read(struct ev_approvals *log, const char *buf, size_t len, const char *name, struct arena *a, char *err, size_t errlen)
 {
+	unsigned long n;
 	memset(log, 0, sizeof *log);
-	size_t pos = 0;
-	unsigned long line = 0;
-	char e[300];
-	while (pos < len) {
-		line++;
-		const char *nl = memchr(buf + pos, '\n', len - pos);
-		if (!nl) {
-			snprintf(err, errlen, "%s:%lu: torn last line (no newline: an earlier write was interrupted); refusing to append after it. "
-				 "Inspect it, then cut it off with 'truncate -s %zu %s' and run approve again", name, line, pos, name);
-			return -1;
-		}
-		size_t n = (size_t)(nl - (buf + pos));
-		struct json *rec;
-		if (json_parse(a, buf + pos, n, &rec, e, sizeof e)) {
-			snprintf(err, errlen, "%s:%lu: %s", name, line, e);
-			return -1;
-		}
-		if (rec->kind != JSON_OBJECT || !ev_str(rec, "type") || strcmp(ev_str(rec, "type"), "approval")) {
-			snprintf(err, errlen, "%s:%lu: not an 'approval' record", name, line);
-			return -1;
-		}
-		if (ev_approval_check(rec, e, sizeof e)) {
-			snprintf(err, errlen, "%s:%lu: %s", name, line, e);
-			return -1;
-		}
-		const struct json *prev = json_get(rec, "previous_fingerprint");
-		bool linked = log->n == 0 ? prev->kind == JSON_NULL : prev->kind == JSON_STRING && !strcmp(prev->u.str.s, log->last);
-		if (!linked) {
-			snprintf(err, errlen, "%s:%lu: 'previous_fingerprint' does not match the line before (a line was removed, reordered or inserted)",
-				 name, line);
-			return -1;
-		}
-		snprintf(log->last, sizeof log->last, "%s", ev_str(rec, "approval_fingerprint"));
-		log->rec = xgrow(log->rec, &log->cap, log->n + 1, sizeof *log->rec);
-		log->rec[log->n++] = rec;
-		pos += n + 1;
-	}
-	return 0;
+	int rc = chainlog_read(buf, len, name, &ev_approval_log, a, &log->rec, log->last, &n, err, errlen);
+	log->n = n;
+	return rc;
 }
 
 void ev_approvals_release(struct ev_approvals *log)

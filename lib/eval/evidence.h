@@ -77,13 +77,19 @@ int ev_verify(const struct json *rec, char *err, size_t errlen);
  * (previous_fingerprint null or a string) and a verifying approval_fingerprint. */
 int ev_approval_check(const struct json *rec, char *err, size_t errlen);
 
-/* A whole approval log held in buf: every line a checked approval record, chained to the
- * line before by previous_fingerprint (null on the first), the last line terminated.
- * Records are parsed into a; log->last is the last approval_fingerprint ("" when empty).
- * Errors read "NAME:LINE: message". */
+/* The approval log of approve(1) as a chainlog (eval/chainlog.h): its key set, its
+ * fingerprint and chain keys, and approval_values as the record check. approve writes and
+ * verifies the log with it; decision-table and report read it with ev_approvals_read. */
+struct chainlog_spec;
+extern const struct chainlog_spec ev_approval_log;
+
+/* A whole approval log held in buf, verified as approve --verify does (chainlog_read with
+ * ev_approval_log): every line a checked approval record, chained to the one before, the
+ * last line terminated. Records are parsed into a; log->last is the last
+ * approval_fingerprint ("" when empty). Errors read "NAME:LINE: message". */
 struct ev_approvals {
 	struct json **rec;
-	size_t n, cap;
+	size_t n;
 	char last[33];
 };
 int ev_approvals_read(struct ev_approvals *log, const char *buf, size_t len, const char *name, struct arena *a, char *err, size_t errlen);

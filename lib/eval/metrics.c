@@ -61,7 +61,8 @@ static const struct vkey cluster_spec[] = {
 #define SPEC(a) (a), (sizeof(a) / sizeof((a)[0]))
 
 static const char *const header_keys[] = { "type", "schema", "tool", "version", "inputs", "params", "policy",
-	"policy_fingerprint", "trace_id", "trace_fingerprint", "time_origin", "source", "evaluation_start", "evaluation_end" };
+	"policy_fingerprint", "trace_id", "trace_fingerprint", "time_origin", "source", "evaluation_start", "evaluation_end",
+	"controller", "controller_fingerprint" };
 
 static const char *kind_text(enum vkind k)
 {
@@ -130,7 +131,7 @@ static int need_keys(struct nd_reader *r, const struct json *v, const char *cons
 		return -1;
 	}
 	for (size_t i = 0; i < nkeys; i++)
-		if (!json_get(v, keys[i])) {
+		if (!json_get(v, keys[i]) && strcmp(keys[i], "controller") && strcmp(keys[i], "controller_fingerprint")) {
 			ndr_errorf(r, err, errlen, "%s: missing key '%s'", type, keys[i]);
 			return -1;
 		}
@@ -248,6 +249,60 @@ static int check_cluster(struct nd_reader *r, const struct json *v, double max_g
 	return 0;
 }
 
+/* A number or null at o.k (nullable) / a non-negative integer / a boolean. */
+static bool num_or_null(const struct json *o, const char *k)
+{
+	const struct json *x = json_get(o, k);
+	return x && (x->kind == JSON_NULL || (json_is_num(x) && isfinite(json_num(x))));
+}
+
+static bool count_at(const struct json *o, const char *k)
+{
+	const struct json *x = json_get(o, k);
+	return x && x->kind == JSON_INT && x->u.i >= 0;
+}
+
+static bool bool_at(const struct json *o, const char *k)
+{
+	const struct json *x = json_get(o, k);
+	return x && (x->kind == JSON_TRUE || x->kind == JSON_FALSE);
+}
+
+/* The control_report keys metrics carries into predictive_control, checked for kind. */
+static int control_check(struct nd_reader *r, const struct json *v, const struct json *hdr, char *err, size_t errlen)
+{
+	static const char *const objs[] = { "information_boundary", "evidence_window_seconds", "eta", "spot_quota_gpus", "forecast_evaluation", NULL };
+	const struct json *id = json_get(v, "controller_id"), *fp = json_get(v, "controller_fingerprint");
+	const char *bad = NULL;
+	if (!json_get(hdr, "controller"))
+		bad = "control_report in a result stream without a controller";
+	else if (!id || id->kind != JSON_STRING || !fp || fp->kind != JSON_STRING || !json_identical(fp, json_get(hdr, "controller_fingerprint")))
+		bad = "control_report: controller_id and controller_fingerprint must be strings matching the header";
+	else if (!count_at(v, "update_count") || !count_at(v, "total_runtime_update_count"))
+		bad = "control_report: update counts must be non-negative integers";
+	for (const char *const *k = objs; !bad && *k; k++) {
+		const struct json *o = json_get(v, *k);
+		if (!o || o->kind != JSON_OBJECT)
+			bad = "control_report: a summary block is missing or not an object";
+	}
+	if (!bad) {
+		const struct json *ib = json_get(v, "information_boundary"), *w = json_get(v, "evidence_window_seconds"),
+				  *eta = json_get(v, "eta"), *q = json_get(v, "spot_quota_gpus"), *f = json_get(v, "forecast_evaluation");
+		if (!bool_at(ib, "future_workload_fields_accepted") || !bool_at(ib, "forecast_scoring_occurs_after_target_observation") ||
+		    !num_or_null(w, "start") || !num_or_null(w, "end") || !num_or_null(eta, "initial") || !num_or_null(eta, "final") ||
+		    !num_or_null(eta, "minimum_observed") || !num_or_null(eta, "maximum_observed") || !num_or_null(q, "mean") ||
+		    !num_or_null(q, "minimum") || !num_or_null(q, "maximum") || !count_at(f, "evaluated_point_count") ||
+		    !num_or_null(f, "mae_gpus") || !num_or_null(f, "wape") || !num_or_null(f, "mean_error_gpus") ||
+		    !num_or_null(f, "guarantee_quantile_coverage") || !num_or_null(f, "pinball_loss"))
+			bad = "control_report: a summary value has the wrong type";
+	}
+	if (bad) {
+		ndr_errorf(r, err, errlen, "%s", bad);
+		return -1;
+	}
+	return 0;
+}
+
 int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_t errlen)
 {
 	struct arena scratch;
@@ -346,6 +401,19 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 			if (check_cluster(r, v, max_gpus, err, errlen))
 				goto out;
 			m->cluster = json_clone(&m->arena, v);
+		} else if (!strcmp(type, "control_decision")) {
+			if (!json_get(m->header, "controller")) {
+				ndr_errorf(r, err, errlen, "control_decision in a result stream without a controller");
+				goto out;
+			}
+		} else if (!strcmp(type, "control_report")) {
+			if (m->control) {
+				ndr_errorf(r, err, errlen, "more than one control_report record");
+				goto out;
+			}
+			if (control_check(r, v, m->header, err, errlen))
+				goto out;
+			m->control = json_clone(&m->arena, v);
 		} else {
 			ndr_errorf(r, err, errlen, "unknown record type '%s' in a result stream", type);
 			goto out;
@@ -358,6 +426,10 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 	}
 	if (!m->cluster) {
 		ndr_errorf(r, err, errlen, "result stream has no cluster record");
+		goto out;
+	}
+	if (json_get(m->header, "controller") && !m->control) {
+		ndr_errorf(r, err, errlen, "result stream of a controlled run has no control_report record");
 		goto out;
 	}
 	ev = ndr_next(r, &scratch, &v, err, errlen);
@@ -565,5 +637,15 @@ struct json *metrics_record(struct arena *a, const struct metrics_result *m)
 	json_set(a, o, "preemption_ledger_consistent", json_bool(a, ev == spot.preemptions));
 	json_set(a, o, "spot_run_ledger_consistent", json_bool(a, ru == spot.runs));
 	json_set(a, o, "spot_guarantee_ledger_consistent", json_bool(a, ru - succ <= ev && all_ok));
+	/* 6. the controller's summary (predictive-records.md §1.3), only for controlled runs */
+	if (m->control) {
+		static const char *const keys[] = { "controller_id", "controller_fingerprint", "update_count", "total_runtime_update_count",
+			"evidence_window_seconds", "eta", "spot_quota_gpus", "forecast_evaluation", "information_boundary", NULL };
+		struct json *pcb = json_object(a);
+		json_set(a, pcb, "available", json_bool(a, true));
+		for (const char *const *k = keys; *k; k++)
+			json_set(a, pcb, *k, json_clone(a, json_get(m->control, *k)));
+		json_set(a, o, "predictive_control", pcb);
+	}
 	return o;
 }

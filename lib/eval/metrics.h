@@ -46,6 +46,7 @@ struct metrics_result {
 	struct mres_event *events;
 	size_t n_events, cap_events;
 	struct json *cluster;       /* the cluster record */
+	struct json *control;       /* the control_report record (sim-run --controller), or NULL */
 };
 
 /* Read exactly one result stream from r into m (initialised here). 0 or -1 + message. */

@@ -5,6 +5,8 @@
  * - rem is updated as rem = max(0, rem - delta) at every step for every running job;
  *   completions at one instant are processed in job_id order.
  * - the queue order is (eo, id) or (HP first, eo, id); a victim gets eo = N + k.
+ * Hooks (engine.h) are called at the points the original calls its predictive controller;
+ * with none attached nothing else runs, and the output is that of the plain engine.
  */
 #include "sim/engine.h"
 #include "sim/internal.h"
@@ -15,6 +17,56 @@
 #include <string.h>
 
 static double max0(double x) { return x > 0 ? x : 0.0; }
+
+/* ---- exact sums (internal.h) ---- */
+
+/* v * 2^60 and its inverse are exact (no overflow or underflow for these magnitudes) */
+void xsum_add(struct xsum *x, double v, int sign)
+{
+	double u = v * 0x1p60;
+	if (u == floor(u) && fabs(u) < 0x1p122)
+		x->units += sign * (__int128)u;
+	else
+		x->fine = sign > 0 ? x->fine + 1 : x->fine - 1;
+}
+
+double xsum_value(const struct xsum *x)
+{
+	return (double)x->units * 0x1p-60;
+}
+
+/* ---- hook helpers ---- */
+
+void job_view(const struct sim *s, const struct sim_job *j, struct sim_job_view *v)
+{
+	v->index = (size_t)(j - s->jobs);
+	v->tj = j->tj;
+	v->hp = j->hp;
+	v->model = j->model;
+	v->gpu = j->gpu;
+	v->queued_since = j->qsince;
+	v->run_start = j->run_start;
+	v->alloc = j->alloc;
+	v->n_alloc = j->n_alloc;
+}
+
+static void alloc_account(struct sim *s, const struct sim_job *j, int sign)
+{
+	for (size_t i = 0; i < j->n_alloc; i++)
+		xsum_add(&s->running_spot, j->alloc[i].x, sign);
+}
+
+/* A run ends (completion or eviction), before its GPUs are released. */
+static void run_closed(struct sim *s, struct sim_job *j, bool evicted)
+{
+	if (!j->hp)
+		alloc_account(s, j, -1);
+	if (s->hooks.run_closed) {
+		struct sim_job_view v;
+		job_view(s, j, &v);
+		s->hooks.run_closed(s->hooks.ctx, s, &v, evicted);
+	}
+}
 
 /* ---- ledgers ---- */
 
@@ -51,6 +103,15 @@ static void start_job(struct sim *s, struct sim_job *j)
 	}
 	j->rg = j->hp ? 0.0 : (double)s->p->guarantee_seconds;
 	running_add(s, j);
+	if (s->hooked) {
+		if (!j->hp)
+			alloc_account(s, j, +1);
+		if (s->hooks.run_started) {
+			struct sim_job_view v;
+			job_view(s, j, &v);
+			s->hooks.run_started(s->hooks.ctx, s, &v);
+		}
+	}
 }
 
 /* §3.5: greedy in-order backfill over the queue. The queue hands out, in key order, only the
@@ -64,6 +125,12 @@ static size_t start_pass(struct sim *s)
 	queue_pass_begin(s);
 	struct sim_job *j;
 	while ((j = queue_pass_next(s))) {
+		if (s->gated && !j->hp) {
+			struct sim_job_view v;
+			job_view(s, j, &v);
+			if (!s->hooks.gate_admit(s->hooks.ctx, s, &v))
+				continue;
+		}
 		if (place(s, j))
 			continue;
 		reserve(s, j);
@@ -84,6 +151,8 @@ static void evict(struct sim *s, struct sim_job *v, struct sim_job *trigger)
 	running_remove(s, v);
 	v->rem = rem + (rb + ov);
 	close_spot_run(s, v, false);
+	if (s->hooked)
+		run_closed(s, v, true);
 	struct sim_output *o = s->out;
 	o->events = xgrow(o->events, &o->cap_events, o->n_events + 1, sizeof *o->events);
 	struct sim_preemption *e = &o->events[o->n_events++];
@@ -169,86 +238,140 @@ static int stuck(struct sim *s, char *err, size_t errlen)
 	return -1;
 }
 
+/* Nothing runs and nothing arrives: only a gate can still hold jobs back. Would any queued
+ * job start if the gate let it? (Frees cannot change while idle, so asked once.) */
+static void idle_probe(void *ctx, struct sim_job *j)
+{
+	struct sim *s = ctx;
+	if (!s->idle_fits && (j->model < 0 ? s->tfree : s->fbm[j->model]) >= j->gpu && placement_fits(s, j))
+		s->idle_fits = true;
+}
+
+static int idle_check(struct sim *s, char *err, size_t errlen)
+{
+	if (!s->gated)
+		return stuck(s, err, errlen);
+	if (isnan(s->idle_since)) {
+		s->idle_fits = false;
+		queue_each(s, idle_probe, s);
+		if (!s->idle_fits)
+			return stuck(s, err, errlen);
+		s->idle_since = s->now;
+	}
+	double limit = s->hooks.idle_limit_seconds > 0 ? s->hooks.idle_limit_seconds : 60 * 86400.0;
+	if (s->now - s->idle_since > limit) {
+		snprintf(err, errlen, "cannot make progress: the admission gate held %zu queued job(s) back for %.17g s with nothing running",
+			 s->n - s->completed, s->now - s->idle_since);
+		return -1;
+	}
+	return 0;
+}
+
 /* A futile eviction cycle: the step was reached only through a Spot guarantee expiring,
  * it evicted, and no HP job it evicted for could start. The original repeats such a step
  * every guarantee period until the Spot work is done (forever when rollback and overhead
  * eat the progress); after SIM_MAX_FUTILE_STEPS in a row sim-run stops and names the jobs. */
-static int futile_cycle(struct sim *s, size_t first_event, char *err, size_t errlen)
+static int futile_check(struct sim *s, size_t first_event, char *err, size_t errlen)
 {
-	const struct sim_preemption *e = &s->out->events[s->out->n_events - 1];
+	const struct sim_output *o = s->out;
+	bool futile = s->by_guarantee;
+	for (size_t i = first_event; i < o->n_events && futile; i++)
+		futile = !s->jobs[o->events[i].trigger].running;
+	s->futile_steps = futile ? s->futile_steps + 1 : 0;
+	if (s->futile_steps < SIM_MAX_FUTILE_STEPS)
+		return 0;
+	const struct sim_preemption *e = &o->events[o->n_events - 1];
 	snprintf(err, errlen, "futile eviction cycle: %d guarantee expiries in a row each evicted Spot work for HP jobs that still "
 		 "could not start (last at time %.17g: Spot '%s' evicted for HP '%s', %zu eviction(s) in that step); the original engine "
 		 "repeats this every %lld s until the Spot jobs finish: stopped (limit SIM_MAX_FUTILE_STEPS, see sim-run(1) LIMITS)",
-		 SIM_MAX_FUTILE_STEPS, s->now, s->jobs[e->victim].tj->id, s->jobs[e->trigger].tj->id, s->out->n_events - first_event,
+		 SIM_MAX_FUTILE_STEPS, s->now, s->jobs[e->victim].tj->id, s->jobs[e->trigger].tj->id, o->n_events - first_event,
 		 s->p->guarantee_seconds);
 	return -1;
 }
 
-static int run_loop(struct sim *s, char *err, size_t errlen)
+/* One loop iteration (simulator.md §3.3): the instant at now, then the clock moves to the
+ * next event time and that time's completions are processed. */
+static int step(struct sim *s, char *err, size_t errlen)
 {
 	const struct sim_policy *p = s->p;
 	struct sim_output *o = s->out;
 	double es = o->evaluation_start, ee = o->evaluation_end;
-	double cap = (double)o->capacity_gpus;
-	size_t next_arrival = 0;
-	bool by_guarantee = false;     /* this step's time came from a guarantee expiry alone */
-	long futile_steps = 0;         /* consecutive such steps whose evictions were futile */
-	s->now = s->jobs[0].submit;
-	while (s->completed < s->n) {
-		o->iterations++;
-		while (next_arrival < s->n && s->jobs[next_arrival].submit <= s->now + SIM_EPS) {
-			struct sim_job *j = &s->jobs[next_arrival++];
-			j->qsince = j->submit;
-			queue_insert(s, j);
-		}
+	o->iterations++;
+	while (s->next_arrival < s->n && s->jobs[s->next_arrival].submit <= s->now + SIM_EPS) {
+		struct sim_job *j = &s->jobs[s->next_arrival++];
+		j->qsince = j->submit;
+		queue_insert(s, j);
+		if (s->hooked && j->hp)
+			s->hp_outstanding += j->gpu;
+	}
+	if (s->hooks.at_instant && s->hooks.at_instant(s->hooks.ctx, s, err, errlen))
+		return -1;
+	start_pass(s);
+	size_t first_event = o->n_events;
+	if (preempt(s)) {
 		start_pass(s);
-		size_t first_event = o->n_events;
-		if (preempt(s)) {
-			start_pass(s);
-			bool futile = by_guarantee;
-			for (size_t i = first_event; i < o->n_events && futile; i++)
-				futile = !s->jobs[o->events[i].trigger].running;
-			futile_steps = futile ? futile_steps + 1 : 0;
-			if (futile_steps >= SIM_MAX_FUTILE_STEPS)
-				return futile_cycle(s, first_event, err, errlen);
-		} else
-			futile_steps = 0;
-		by_guarantee = false;
-		double thr = s->now + SIM_EPS, next = INFINITY;
-		if (next_arrival < s->n && s->jobs[next_arrival].submit > thr)
-			next = s->jobs[next_arrival].submit;
-		double c = running_next_completion(s, thr);
+		if (futile_check(s, first_event, err, errlen))
+			return -1;
+	} else
+		s->futile_steps = 0;
+	bool by_guarantee = false;     /* the next step's time comes from a guarantee expiry alone */
+	double thr = s->now + SIM_EPS, next = INFINITY;
+	if (s->next_arrival < s->n && s->jobs[s->next_arrival].submit > thr)
+		next = s->jobs[s->next_arrival].submit;
+	double c = running_next_completion(s, thr);
+	if (c < next)
+		next = c;
+	if (p->scheduler == SCHED_PRIORITY_PREEMPTIVE && s->hp_queued > 0) {
+		c = hp_next_wakeup(s, thr, (double)p->hp_delay_seconds);
 		if (c < next)
 			next = c;
-		if (p->scheduler == SCHED_PRIORITY_PREEMPTIVE && s->hp_queued > 0) {
-			c = hp_next_wakeup(s, thr, (double)p->hp_delay_seconds);
-			if (c < next)
+		c = running_next_guarantee(s, thr);
+		if (c < next) {
+			next = c;
+			by_guarantee = true;
+		}
+	}
+	if (s->hooked) {
+		if (next == INFINITY) {
+			if (idle_check(s, err, errlen))
+				return -1;
+		} else
+			s->idle_since = NAN;
+		if (s->hooks.next_wakeup) {
+			c = s->hooks.next_wakeup(s->hooks.ctx, s, thr);
+			if (c > thr && c < next) {
 				next = c;
-			c = running_next_guarantee(s, thr);
-			if (c < next) {
-				next = c;
-				by_guarantee = true;
+				by_guarantee = false;
 			}
 		}
-		if (next == INFINITY)
-			return stuck(s, err, errlen);
-		double delta = next - s->now;
-		double a = cap - s->tfree;
-		o->allocated += a * delta;
-		o->warmup_allocated += a * max0((next < es ? next : es) - s->now);
-		o->evaluation_allocated += a * max0((next < ee ? next : ee) - (es > s->now ? es : s->now));
-		running_advance(s, next, delta);
-		s->now = next;
-		size_t nd;
-		struct sim_job **done = running_collect_done(s, &nd);
-		for (size_t i = 0; i < nd; i++) {
-			struct sim_job *j = done[i];
-			if (!j->hp)
-				close_spot_run(s, j, true);
-			release(s, j);
-			j->done = true;
-			j->completion = s->now;
-			s->completed++;
+	}
+	if (next == INFINITY)
+		return stuck(s, err, errlen);
+	s->by_guarantee = by_guarantee;
+	double delta = next - s->now;
+	double a = s->cap - s->tfree;
+	o->allocated += a * delta;
+	o->warmup_allocated += a * max0((next < es ? next : es) - s->now);
+	o->evaluation_allocated += a * max0((next < ee ? next : ee) - (es > s->now ? es : s->now));
+	running_advance(s, next, delta);
+	s->now = next;
+	if (s->hooks.after_advance)
+		s->hooks.after_advance(s->hooks.ctx, s);
+	size_t nd;
+	struct sim_job **done = running_collect_done(s, &nd);
+	for (size_t i = 0; i < nd; i++) {
+		struct sim_job *j = done[i];
+		if (!j->hp)
+			close_spot_run(s, j, true);
+		if (s->hooked)
+			run_closed(s, j, false);
+		release(s, j);
+		j->done = true;
+		j->completion = s->now;
+		s->completed++;
+		if (s->hooked && j->hp) {
+			double x = s->hp_outstanding - j->gpu;
+			s->hp_outstanding = x > 0 ? x : 0.0;
 		}
 	}
 	return 0;
@@ -259,48 +382,62 @@ static int model_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-int sim_run(const struct trace *t, const struct sim_policy *p, struct sim_output *out, char *err, size_t errlen)
+static int check_policy(struct sim *s, const struct sim_policy *p, char *err, size_t errlen)
 {
-	struct sim s;
-	memset(out, 0, sizeof *out);
-	memset(&s, 0, sizeof s);
-	s.p = p;
-	s.out = out;
-	s.n = t->n_jobs;
-	if (s.n == 0 || t->n_nodes == 0) {
-		snprintf(err, errlen, "trace has no jobs or no nodes");
-		return -1;
+	return s->hooks.check_policy ? s->hooks.check_policy(s->hooks.ctx, p, err, errlen) : 0;
+}
+
+struct sim *sim_open(const struct trace *t, const struct sim_policy *p, const struct sim_hooks *h, char *err, size_t errlen)
+{
+	struct sim *s = xcalloc(1, sizeof *s);
+	struct sim_output *out = &s->res;
+	s->p = p;
+	s->t = t;
+	s->out = out;
+	s->n = t->n_jobs;
+	s->idle_since = NAN;
+	if (h) {
+		s->hooks = *h;
+		s->hooked = true;
+		s->gated = h->gate_limit && h->gate_admit;
 	}
+	if (s->n == 0 || t->n_nodes == 0) {
+		snprintf(err, errlen, "trace has no jobs or no nodes");
+		goto fail;
+	}
+	if (check_policy(s, p, err, errlen))
+		goto fail;
 	/* Models in first-seen node order (fbm/tfree initialisation order). */
-	s.models = xcalloc(t->n_nodes, sizeof *s.models);
-	s.sorted_models = xcalloc(t->n_nodes, sizeof *s.sorted_models);
-	s.nodes = xcalloc(t->n_nodes, sizeof *s.nodes);
-	s.n_nodes = t->n_nodes;
+	s->models = xcalloc(t->n_nodes, sizeof *s->models);
+	s->sorted_models = xcalloc(t->n_nodes, sizeof *s->sorted_models);
+	s->nodes = xcalloc(t->n_nodes, sizeof *s->nodes);
+	s->n_nodes = t->n_nodes;
 	for (size_t i = 0; i < t->n_nodes; i++) {
 		int m = -1;
-		for (int k = 0; k < s.n_models; k++)
-			if (!strcmp(s.models[k], t->nodes[i].model)) {
+		for (int k = 0; k < s->n_models; k++)
+			if (!strcmp(s->models[k], t->nodes[i].model)) {
 				m = k;
 				break;
 			}
 		if (m < 0) {
-			m = s.n_models++;
-			s.models[m] = t->nodes[i].model;
+			m = s->n_models++;
+			s->models[m] = t->nodes[i].model;
 		}
-		s.nodes[i].model = m;
-		s.nodes[i].free = (double)t->nodes[i].gpu_count;
-		s.nodes[i].id = t->nodes[i].id;
+		s->nodes[i].model = m;
+		s->nodes[i].free = (double)t->nodes[i].gpu_count;
+		s->nodes[i].id = t->nodes[i].id;
 		out->capacity_gpus += t->nodes[i].gpu_count;
 	}
 	out->node_count = t->n_nodes;
-	s.fbm = xcalloc((size_t)s.n_models, sizeof *s.fbm);
+	s->cap = (double)out->capacity_gpus;
+	s->fbm = xcalloc((size_t)s->n_models, sizeof *s->fbm);
 	for (size_t i = 0; i < t->n_nodes; i++)
-		s.fbm[s.nodes[i].model] += s.nodes[i].free;
-	for (int k = 0; k < s.n_models; k++) {
-		s.tfree += s.fbm[k];
-		s.sorted_models[k] = s.models[k];
+		s->fbm[s->nodes[i].model] += s->nodes[i].free;
+	for (int k = 0; k < s->n_models; k++) {
+		s->tfree += s->fbm[k];
+		s->sorted_models[k] = s->models[k];
 	}
-	qsort(s.sorted_models, (size_t)s.n_models, sizeof *s.sorted_models, model_cmp);
+	qsort(s->sorted_models, (size_t)s->n_models, sizeof *s->sorted_models, model_cmp);
 	/* Window: the declared evaluation window, else (min submit, max submit). */
 	out->simulation_start = t->jobs[0].submit;
 	if (t->has_window) {
@@ -310,12 +447,12 @@ int sim_run(const struct trace *t, const struct sim_policy *p, struct sim_output
 		out->evaluation_start = t->jobs[0].submit;
 		out->evaluation_end = t->jobs[t->n_jobs - 1].submit;
 	}
-	out->n_jobs = s.n;
-	out->jobs = xcalloc_large(s.n, sizeof *out->jobs);
-	s.jobs = xcalloc_large(s.n, sizeof *s.jobs);
-	for (size_t i = 0; i < s.n; i++) {
+	out->n_jobs = s->n;
+	out->jobs = xcalloc_large(s->n, sizeof *out->jobs);
+	s->jobs = xcalloc_large(s->n, sizeof *s->jobs);
+	for (size_t i = 0; i < s->n; i++) {
 		const struct trace_job *tj = &t->jobs[i];
-		struct sim_job *j = &s.jobs[i];
+		struct sim_job *j = &s->jobs[i];
 		j->tj = tj;
 		j->submit = tj->submit;
 		j->gpu = tj->gpus;
@@ -326,30 +463,57 @@ int sim_run(const struct trace *t, const struct sim_policy *p, struct sim_output
 		j->model = -1;
 		if (strcmp(tj->model, "*")) {
 			const char *key = tj->model;
-			const char **hit = bsearch(&key, s.sorted_models, (size_t)s.n_models, sizeof key, model_cmp);
+			const char **hit = bsearch(&key, s->sorted_models, (size_t)s->n_models, sizeof key, model_cmp);
 			if (!hit) {
 				snprintf(err, errlen, "job '%s' asks for model '%s' that no node has", tj->id, tj->model);
 				goto fail;
 			}
-			for (int k = 0; k < s.n_models; k++)
-				if (s.models[k] == *hit)
+			for (int k = 0; k < s->n_models; k++)
+				if (s->models[k] == *hit)
 					j->model = k;
 		}
 		j->eval_pop = tj->submit >= out->evaluation_start && tj->submit <= out->evaluation_end;
 		j->eval_spot = j->eval_pop && !j->hp;
 	}
-	if (structures_init(&s, err, errlen))
+	if (structures_init(s, err, errlen))
 		goto fail;
-	int rc = run_loop(&s, err, errlen);
-	if (rc)
-		goto fail;
-	out->simulation_end = s.now;
-	out->drain_allocated = out->allocated - out->warmup_allocated - out->evaluation_allocated;
-	out->allocation_rate_mean = out->evaluation_end > out->evaluation_start ?
-		out->evaluation_allocated / ((double)out->capacity_gpus * (out->evaluation_end - out->evaluation_start)) : 0.0;
-	for (size_t i = 0; i < s.n; i++) {
-		struct sim_job *j = &s.jobs[i];
-		struct sim_job_result *r = &out->jobs[i];
+	s->now = s->jobs[0].submit;
+	return s;
+fail:
+	sim_close(s);
+	return NULL;
+}
+
+int sim_advance(struct sim *s, double until, char *err, size_t errlen)
+{
+	while (s->completed < s->n && !(s->now + SIM_EPS >= until))
+		if (step(s, err, errlen))
+			return -1;
+	return 0;
+}
+
+int sim_set_policy(struct sim *s, const struct sim_policy *p, char *err, size_t errlen)
+{
+	if (check_policy(s, p, err, errlen))
+		return -1;
+	s->p = p;
+	queue_rebuild(s);
+	return 0;
+}
+
+int sim_finish(struct sim *s, struct sim_output *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	if (sim_advance(s, INFINITY, err, errlen))
+		return -1;
+	struct sim_output *o = s->out;
+	o->simulation_end = s->now;
+	o->drain_allocated = o->allocated - o->warmup_allocated - o->evaluation_allocated;
+	o->allocation_rate_mean = o->evaluation_end > o->evaluation_start ?
+		o->evaluation_allocated / ((double)o->capacity_gpus * (o->evaluation_end - o->evaluation_start)) : 0.0;
+	for (size_t i = 0; i < s->n; i++) {
+		struct sim_job *j = &s->jobs[i];
+		struct sim_job_result *r = &o->jobs[i];
 		r->start = j->first_start;
 		r->completion = j->completion;
 		r->queue_seconds = j->qsec;
@@ -357,12 +521,156 @@ int sim_run(const struct trace *t, const struct sim_policy *p, struct sim_output
 		r->runs = j->runs;
 		r->evaluation_population = j->eval_pop;
 	}
-	structures_release(&s);
+	*out = *o;
+	memset(o, 0, sizeof *o);
 	return 0;
-fail:
-	structures_release(&s);
-	sim_output_release(out);
-	return -1;
+}
+
+void sim_close(struct sim *s)
+{
+	if (!s)
+		return;
+	sim_output_release(&s->res);
+	structures_release(s);
+	free(s);
+}
+
+int sim_run(const struct trace *t, const struct sim_policy *p, struct sim_output *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	struct sim *s = sim_open(t, p, NULL, err, errlen);
+	if (!s)
+		return -1;
+	int rc = sim_finish(s, out, err, errlen);
+	sim_close(s);
+	return rc;
+}
+
+/* ---- fork ---- */
+
+void *mem_dup(const void *p, size_t n)
+{
+	void *q = xmalloc(n ? n : 1);
+	if (n)
+		memcpy(q, p, n);
+	return q;
+}
+
+#define REBASE(d, s, ptr) ((ptr) ? (d)->jobs + ((ptr) - (s)->jobs) : NULL)
+
+struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err, size_t errlen)
+{
+	if ((h != NULL) != s->hooked || (h && (h->gate_limit && h->gate_admit) != s->gated)) {
+		snprintf(err, errlen, "a clone must have hooks (and a gate) exactly when the session it copies has");
+		return NULL;
+	}
+	struct sim *d = mem_dup(s, sizeof *s);
+	if (h)
+		d->hooks = *h;
+	d->out = &d->res;
+	const struct sim_output *o = &s->res;
+	d->res.jobs = mem_dup(o->jobs, o->n_jobs * sizeof *o->jobs);
+	d->res.runs = mem_dup(o->runs, o->cap_runs * sizeof *o->runs);
+	d->res.events = mem_dup(o->events, o->cap_events * sizeof *o->events);
+	d->jobs = mem_dup(s->jobs, s->n * sizeof *s->jobs);
+	for (size_t i = 0; i < s->n; i++) {
+		struct sim_job *j = &d->jobs[i];
+		j->alloc = j->cap_alloc ? mem_dup(s->jobs[i].alloc, j->cap_alloc * sizeof *j->alloc) : NULL;
+		j->snext = REBASE(d, s, s->jobs[i].snext);
+		j->sprev = REBASE(d, s, s->jobs[i].sprev);
+	}
+	d->nodes = mem_dup(s->nodes, s->n_nodes * sizeof *s->nodes);
+	d->models = mem_dup(s->models, s->n_nodes * sizeof *s->models);
+	d->sorted_models = mem_dup(s->sorted_models, s->n_nodes * sizeof *s->sorted_models);
+	d->fbm = mem_dup(s->fbm, (size_t)s->n_models * sizeof *s->fbm);
+	queue_clone(d, s);
+	d->running = mem_dup(s->running, s->rcap * sizeof *s->running);
+	for (size_t i = 0; i < s->rn; i++)
+		d->running[i] = REBASE(d, s, s->running[i]);
+	d->done = NULL;
+	d->dn = d->dcap = 0;
+	d->dlog = mem_dup(s->dlog, s->dcap_log * sizeof *s->dlog);
+	d->ms_idx = mem_dup(s->ms_idx, s->dcap_log * sizeof *s->ms_idx);
+	d->ms_g = mem_dup(s->ms_g, s->dcap_log * sizeof *s->ms_g);
+	d->shead = REBASE(d, s, s->shead);
+	d->stail = REBASE(d, s, s->stail);
+	d->gfront = REBASE(d, s, s->gfront);
+	d->vl = xcalloc((size_t)s->n_models + 1, sizeof *d->vl);   /* rebuilt by every preemption call */
+	placement_clone(d, s);
+	d->cand = NULL;
+	d->ccap = 0;
+	return d;
+}
+
+/* ---- read-only state ---- */
+
+bool sim_done(const struct sim *s) { return s->completed == s->n; }
+double sim_now(const struct sim *s) { return s->now; }
+const struct sim_policy *sim_policy(const struct sim *s) { return s->p; }
+const struct trace *sim_trace(const struct sim *s) { return s->t; }
+double sim_evaluation_start(const struct sim *s) { return s->out->evaluation_start; }
+double sim_evaluation_end(const struct sim *s) { return s->out->evaluation_end; }
+long long sim_capacity_gpus(const struct sim *s) { return s->out->capacity_gpus; }
+int sim_model_count(const struct sim *s) { return s->n_models; }
+const char *sim_model_name(const struct sim *s, int model) { return model < 0 ? "*" : s->models[model]; }
+int sim_node_model(const struct sim *s, size_t node) { return s->nodes[node].model; }
+double sim_free_gpus(const struct sim *s, int model) { return model < 0 ? s->tfree : s->fbm[model]; }
+double sim_hp_outstanding_gpus(const struct sim *s) { return s->hp_outstanding; }
+size_t sim_queued_spot_count(const struct sim *s) { return s->queued_spot; }
+
+static void add_queued_spot(void *ctx, struct sim_job *j)
+{
+	if (!j->hp)
+		*(double *)ctx += j->gpu;
+}
+
+double sim_spot_backlog_gpus(const struct sim *s)
+{
+	if (s->spot_backlog.fine == 0)
+		return xsum_value(&s->spot_backlog);
+	double sum = 0.0;   /* a value that is not a multiple of 2^-60: plain sum, lane order */
+	queue_each(s, add_queued_spot, &sum);
+	return sum;
+}
+
+double sim_running_spot_gpus(const struct sim *s)
+{
+	if (s->running_spot.fine == 0)
+		return xsum_value(&s->running_spot);
+	double sum = 0.0;   /* plain sum in start order */
+	for (const struct sim_job *j = s->shead; j; j = j->snext)
+		for (size_t i = 0; i < j->n_alloc; i++)
+			sum += j->alloc[i].x;
+	return sum;
+}
+
+void sim_each_running(const struct sim *s, void (*fn)(void *ctx, const struct sim_job_view *j), void *ctx)
+{
+	struct sim_job_view v;
+	for (size_t i = 0; i < s->rn; i++) {
+		job_view(s, s->running[i], &v);
+		fn(ctx, &v);
+	}
+}
+
+struct each_ctx {
+	const struct sim *s;
+	void (*fn)(void *ctx, const struct sim_job_view *j);
+	void *ctx;
+};
+
+static void each_queued(void *ctx, struct sim_job *j)
+{
+	struct each_ctx *e = ctx;
+	struct sim_job_view v;
+	job_view(e->s, j, &v);
+	e->fn(e->ctx, &v);
+}
+
+void sim_each_queued(const struct sim *s, void (*fn)(void *ctx, const struct sim_job_view *j), void *ctx)
+{
+	struct each_ctx e = { s, fn, ctx };
+	queue_each(s, each_queued, &e);
 }
 
 void sim_output_release(struct sim_output *out)

@@ -5,9 +5,18 @@
  * the three allocation integrals. Numbers match the original bit for bit: the float
  * operations that decide the bits run in the original's order (see engine.c).
  *
- * sim_run reads the trace (not modified) and the policy, and fills a sim_output whose
- * arrays are malloc'd and owned by the output (sim_output_release frees them).
- * Job indices in the output refer to trace->jobs. Nothing here prints or exits.
+ * Two ways in:
+ * - sim_run: one whole simulation, no hooks (a thin wrapper over the session below);
+ * - a session: sim_open → sim_advance (as often as needed, e.g. to a cutoff) →
+ *   sim_set_policy and sim_clone (optional, between advances) → sim_finish → sim_close. A session may
+ *   carry hooks (struct sim_hooks): a controller's scheduled wake-ups, a call at every
+ *   instant before the start pass, a Spot admission gate and run start/close
+ *   notifications. lib/sim knows nothing about what the hooks do.
+ *
+ * The trace and policies are read, never modified, and must outlive the session. The
+ * sim_output arrays are malloc'd and owned by the output (sim_output_release frees them).
+ * Job indices in the output and in hook views refer to trace->jobs. Nothing here prints
+ * or exits.
  */
 #ifndef SCHEDNAV_SIM_ENGINE_H
 #define SCHEDNAV_SIM_ENGINE_H
@@ -65,4 +74,105 @@ struct sim_output {
  * "futile eviction cycle ..."). */
 int sim_run(const struct trace *t, const struct sim_policy *p, struct sim_output *out, char *err, size_t errlen);
 void sim_output_release(struct sim_output *out);
+
+/* ---- sessions and hooks ---- */
+
+struct sim;                      /* a live simulation (opaque) */
+
+struct sim_alloc {               /* one piece of a job's allocation */
+	size_t node;             /* index into trace->nodes */
+	double x;                /* GPUs taken on it */
+};
+
+struct sim_job_view {            /* what a hook may read about one job; valid during the call only */
+	size_t index;            /* into trace->jobs */
+	const struct trace_job *tj;
+	bool hp;
+	int model;               /* sim model index (sim_model_name), -1 = "*" */
+	double gpu;
+	double queued_since;     /* submit, or the time of its last eviction */
+	double run_start;        /* current (or just closed) run */
+	const struct sim_alloc *alloc;   /* the run's allocation, in placement order */
+	size_t n_alloc;
+};
+
+/*
+ * Hooks. Any member may be NULL; ctx is passed back untouched. The order inside one loop
+ * iteration at time now is: arrivals with submit <= now + EPS are queued → at_instant →
+ * start pass (gate consulted) → preemption → second start pass (if anything was evicted) →
+ * the next event time is the minimum of the engine's candidates and next_wakeup → the
+ * clock advances → after_advance → completions at the new time (run_closed, by job_id).
+ * Evictions call run_closed(evicted = true) at the eviction, before the victim's GPUs are
+ * released. A failing at_instant or check_policy stops the session with its message.
+ */
+struct sim_hooks {
+	void *ctx;
+	/* At sim_open and sim_set_policy: refuse a policy this controller cannot serve. */
+	int (*check_policy)(void *ctx, const struct sim_policy *p, char *err, size_t errlen);
+	/* The earliest scheduled wake-up strictly after 'after' (INFINITY: none). It joins the
+	 * event-time minimum exactly like an arrival or a completion. */
+	double (*next_wakeup)(void *ctx, const struct sim *s, double after);
+	/* Every instant, after arrivals, before the start pass. */
+	int (*at_instant)(void *ctx, struct sim *s, char *err, size_t errlen);
+	/* After the clock moved to sim_now(s), before the completions at that time. */
+	void (*after_advance)(void *ctx, struct sim *s);
+	/*
+	 * Spot admission gate, consulted by the start pass for every queued Spot job it
+	 * reaches (in queue order) that fits its eligible free GPUs. gate_limit(model) is a
+	 * demand above which no Spot job of that model would be admitted now (it may be
+	 * generous, never too small); within one start pass it must never grow (it may shrink
+	 * as Spot jobs start). gate_admit is the exact test. Both NULL: no gate.
+	 */
+	double (*gate_limit)(void *ctx, const struct sim *s, int model);
+	bool (*gate_admit)(void *ctx, const struct sim *s, const struct sim_job_view *j);
+	void (*run_started)(void *ctx, const struct sim *s, const struct sim_job_view *j);
+	void (*run_closed)(void *ctx, const struct sim *s, const struct sim_job_view *j, bool evicted);
+	/* With a gate, the longest simulated time (s) the session keeps running while nothing
+	 * runs, nothing arrives and only the gate holds queued jobs back (0: 30 days). */
+	double idle_limit_seconds;
+};
+
+/* A session at the first arrival, nothing processed yet; hooks may be NULL (copied). NULL + message. */
+struct sim *sim_open(const struct trace *t, const struct sim_policy *p, const struct sim_hooks *h, char *err, size_t errlen);
+/*
+ * Run loop iterations while the current instant is before 'until' (INFINITY: to the end).
+ * On return either sim_done(s), or sim_now(s) >= until - EPS and the instant at sim_now(s)
+ * is not processed yet (its completions are). No event is injected at 'until': register
+ * it as a hook wake-up when the stop must fall exactly there. 0, or -1 + message.
+ */
+int sim_advance(struct sim *s, double until, char *err, size_t errlen);
+/* Switch the policy between two advances: the queue is re-sorted under the new key; runs
+ * in progress keep their guarantee; check_policy may refuse. 0, or -1 + message. */
+int sim_set_policy(struct sim *s, const struct sim_policy *p, char *err, size_t errlen);
+/* Fork a session between two advances: an independent deep copy of the whole state (queue,
+ * running set, remaining work, placement indexes, ledgers so far) that continues exactly as
+ * the original would; h replaces the hooks (its context is the caller's copy of theirs) and
+ * must be given exactly when the original has hooks, with a gate exactly when it has one.
+ * Both sessions are closed separately. NULL + message. */
+struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err, size_t errlen);
+/* Run to the end and move the results into out (the session can only be closed then). */
+int sim_finish(struct sim *s, struct sim_output *out, char *err, size_t errlen);
+void sim_close(struct sim *s);   /* accepts NULL */
+
+/* Read-only state for hooks and drivers (O(1) unless noted). */
+bool sim_done(const struct sim *s);
+double sim_now(const struct sim *s);
+const struct sim_policy *sim_policy(const struct sim *s);
+const struct trace *sim_trace(const struct sim *s);
+double sim_evaluation_start(const struct sim *s);
+double sim_evaluation_end(const struct sim *s);
+long long sim_capacity_gpus(const struct sim *s);
+int sim_model_count(const struct sim *s);
+const char *sim_model_name(const struct sim *s, int model);     /* "*" for -1 */
+int sim_node_model(const struct sim *s, size_t node);
+double sim_free_gpus(const struct sim *s, int model);           /* cached free of a model, -1 = all */
+/* HP demand queued or running, kept as the original engine keeps it: + demand at
+ * admission (trace order), then max(0, x - demand) at each completion (job_id order). */
+double sim_hp_outstanding_gpus(const struct sim *s);
+double sim_spot_backlog_gpus(const struct sim *s);   /* queued Spot demand, summed exactly */
+double sim_running_spot_gpus(const struct sim *s);   /* running Spot allocations, summed exactly */
+size_t sim_queued_spot_count(const struct sim *s);
+/* Visit every running / queued job (deterministic order, not key order; O(n)). */
+void sim_each_running(const struct sim *s, void (*fn)(void *ctx, const struct sim_job_view *j), void *ctx);
+void sim_each_queued(const struct sim *s, void (*fn)(void *ctx, const struct sim_job_view *j), void *ctx);
 #endif

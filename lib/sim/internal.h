@@ -16,11 +16,6 @@ struct sim_node {
 	const char *id;
 };
 
-struct sim_alloc {
-	size_t node;
-	double x;
-};
-
 struct sim_job {
 	const struct trace_job *tj;
 	double submit, gpu;
@@ -45,9 +40,36 @@ struct victim_list {
 	bool built;
 };
 
+/* Exact running sum of doubles: values that are multiples of 2^-60 below 2^62 in magnitude
+ * ("coarse": every GPU amount a trace holds) are added as integers; other values are only
+ * counted, and a sum with any of them is recomputed from its set by the owner. */
+struct xsum {
+	__int128 units;
+	size_t fine;
+};
+
+void xsum_add(struct xsum *x, double v, int sign);
+double xsum_value(const struct xsum *x);    /* when x->fine == 0: the exact sum, rounded once */
+
 struct sim {
 	const struct sim_policy *p;
+	const struct trace *t;
 	struct sim_output *out;
+	struct sim_output res;             /* the output being built (out points here) */
+	struct sim_hooks hooks;
+	bool hooked;                       /* any hook: keep the hook-side state below */
+	bool gated;                        /* gate_limit and gate_admit set */
+	bool class_lanes;                  /* queue lanes also split by class (fifo with a gate) */
+	size_t next_arrival;
+	double cap;
+	bool by_guarantee;                 /* this step's time came from a guarantee expiry alone */
+	long futile_steps;                 /* futile eviction steps in a row (engine.c, SIM_MAX_FUTILE_STEPS) */
+	/* kept only when hooked */
+	double hp_outstanding;
+	struct xsum spot_backlog, running_spot;
+	size_t queued_spot;
+	double idle_since;                 /* NAN: not idle */
+	bool idle_fits;                    /* some queued job would fit if the gate allowed it */
 	struct sim_job *jobs;
 	size_t n, completed;
 	struct sim_node *nodes;
@@ -80,6 +102,12 @@ struct sim {
 };
 
 int structures_init(struct sim *s, char *err, size_t errlen);
+void *mem_dup(const void *p, size_t n);             /* xmalloc'd copy (n may be 0) */
+/* Deep copies for sim_clone: d is a copy of s's scalars whose jobs array is already copied;
+ * job pointers are rebased from s->jobs to d->jobs. */
+void queue_clone(struct sim *d, const struct sim *s);
+void placement_clone(struct sim *d, const struct sim *s);
+void job_view(const struct sim *s, const struct sim_job *j, struct sim_job_view *v);
 void structures_release(struct sim *s);
 
 /* queue.c: the queue ordered by (eo) or (HP first, eo). */
@@ -87,6 +115,8 @@ void queue_init(struct sim *s);
 void queue_release(struct sim *s);
 void queue_insert(struct sim *s, struct sim_job *j);
 void queue_remove(struct sim *s, struct sim_job *j);
+void queue_rebuild(struct sim *s);                /* re-sort every queued job under s->p's key */
+void queue_each(const struct sim *s, void (*fn)(void *ctx, struct sim_job *j), void *ctx); /* lane order */
 void queue_pass_begin(struct sim *s);             /* a start pass: frees only shrink until the next begin */
 struct sim_job *queue_pass_next(struct sim *s);   /* next job in key order with demand <= its eligible free */
 void hp_iter_begin(struct sim *s);                /* walk the queued HP jobs in order */
@@ -98,6 +128,7 @@ double hp_next_wakeup(struct sim *s, double thr, double delay); /* min qsince+de
 int placement_init(struct sim *s);
 void placement_release(struct sim *s);
 int place(struct sim *s, struct sim_job *j);      /* 0 = j->alloc filled, -1 = does not fit */
+bool placement_fits(struct sim *s, const struct sim_job *j); /* the original's left-to-right sum test */
 void reserve(struct sim *s, struct sim_job *j);
 void release(struct sim *s, struct sim_job *j);   /* and clears j->alloc */
 

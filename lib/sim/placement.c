@@ -149,7 +149,7 @@ static void set_free(struct sim *s, size_t node, double f)
 }
 
 /* The original's left-to-right sum of the eligible frees, compared with the demand. */
-static bool fits(struct sim *s, const struct sim_job *j)
+bool placement_fits(struct sim *s, const struct sim_job *j)
 {
 	struct placement_index *ix = s->pix;
 	double sum = 0.0;
@@ -179,7 +179,7 @@ static bool fits(struct sim *s, const struct sim_job *j)
 int place(struct sim *s, struct sim_job *j)
 {
 	struct placement_index *ix = s->pix;
-	if (!fits(s, j))
+	if (!placement_fits(s, j))
 		return -1;
 	struct maxtree *t = j->model < 0 ? &ix->all : &ix->model[j->model];
 	const size_t *map = j->model < 0 ? NULL : ix->model_nodes[j->model];
@@ -230,4 +230,23 @@ void release(struct sim *s, struct sim_job *j)
 		s->tfree += j->alloc[i].x;
 	}
 	j->n_alloc = 0;
+}
+
+void placement_clone(struct sim *d, const struct sim *s)
+{
+	const struct placement_index *ix = s->pix;
+	size_t nm = (size_t)s->n_models;
+	struct placement_index *c = mem_dup(ix, sizeof *ix);
+	c->all.t = mem_dup(ix->all.t, 2 * ix->all.size * sizeof *ix->all.t);
+	c->model = mem_dup(ix->model, nm * sizeof *ix->model);
+	c->model_nodes = xcalloc(nm, sizeof *c->model_nodes);
+	for (size_t m = 0; m < nm; m++) {
+		c->model[m].t = mem_dup(ix->model[m].t, 2 * ix->model[m].size * sizeof *ix->model[m].t);
+		c->model_nodes[m] = mem_dup(ix->model_nodes[m], (ix->model_n[m] + 1) * sizeof **ix->model_nodes);
+	}
+	c->model_n = mem_dup(ix->model_n, nm * sizeof *ix->model_n);
+	c->pos = mem_dup(ix->pos, s->n_nodes * sizeof *ix->pos);
+	c->fx = mem_dup(ix->fx, nm * sizeof *ix->fx);
+	c->fine = mem_dup(ix->fine, nm * sizeof *ix->fine);
+	d->pix = c;
 }

@@ -2,7 +2,6 @@
 #include "core/fp.h"
 #include "core/strbuf.h"
 #include "core/text.h"
-#include "core/zio.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,11 @@ const char *policy_scheduler_name(enum sim_scheduler s)
 const char *policy_victim_name(enum sim_victim_order v)
 {
 	return v == VICTIM_LONGEST_REMAINING ? "longest_remaining" : "lowest_checkpoint_loss";
+}
+
+const char *policy_admission_name(enum sim_admission m)
+{
+	return m == ADMISSION_ENFORCE ? "enforce" : "bypass";
 }
 
 static const char *get_string(const struct json *doc, const char *key, char *err, size_t errlen)
@@ -175,16 +179,14 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 			return -1;
 		}
 	}
-	p->admission_mode = "enforce";
+	p->admission = ADMISSION_ENFORCE;
 	if (json_get(doc, "predictive_admission_mode")) {
-		if (!(p->admission_mode = get_string(doc, "predictive_admission_mode", err, errlen)))
+		if (!(s = get_string(doc, "predictive_admission_mode", err, errlen)))
 			return -1;
-		if (!*p->admission_mode) {
-			snprintf(err, errlen, "'predictive_admission_mode' must not be empty");
-			return -1;
-		}
-		if (text_id_problem(p->admission_mode, strlen(p->admission_mode))) {
-			snprintf(err, errlen, "'predictive_admission_mode' %s", text_id_problem(p->admission_mode, strlen(p->admission_mode)));
+		if (!strcmp(s, "bypass"))
+			p->admission = ADMISSION_BYPASS;
+		else if (strcmp(s, "enforce")) {
+			snprintf(err, errlen, "unknown predictive_admission_mode '%s' (want 'enforce' or 'bypass')", s);
 			return -1;
 		}
 	}
@@ -202,8 +204,8 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 		json_set(a, c, "spot_eviction_budget_rate", json_real(a, p->budget));
 	if (p->victim_order != VICTIM_LONGEST_REMAINING)
 		json_set(a, c, "preemption_victim_strategy", json_str(a, policy_victim_name(p->victim_order)));
-	if (strcmp(p->admission_mode, "enforce"))
-		json_set(a, c, "predictive_admission_mode", json_str(a, p->admission_mode));
+	if (p->admission != ADMISSION_ENFORCE)
+		json_set(a, c, "predictive_admission_mode", json_str(a, policy_admission_name(p->admission)));
 	p->canonical = c;
 	struct strbuf sb;
 	sb_init(&sb);
@@ -215,19 +217,10 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 
 int policy_load(struct sim_policy *p, const char *path, struct arena *a, char *err, size_t errlen)
 {
-	char *buf, perr[512];
-	size_t len;
+	char perr[512];
 	struct json *doc;
-	if (zio_slurp(path, &buf, &len, perr, sizeof perr)) {
-		snprintf(err, errlen, "%s", perr);
+	if (json_parse_file(a, path, &doc, err, errlen))
 		return -1;
-	}
-	int rc = json_parse(a, buf, len, &doc, perr, sizeof perr);
-	free(buf);
-	if (rc) {
-		snprintf(err, errlen, "%s: %s", path, perr);
-		return -1;
-	}
 	if (policy_from_json(p, doc, a, perr, sizeof perr)) {
 		snprintf(err, errlen, "%s: %s", path, perr);
 		return -1;

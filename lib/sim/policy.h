@@ -19,6 +19,10 @@
 
 enum sim_scheduler { SCHED_FIFO, SCHED_PRIORITY_PREEMPTIVE };
 enum sim_victim_order { VICTIM_LONGEST_REMAINING, VICTIM_LOWEST_CHECKPOINT_LOSS };
+/* predictive_admission_mode: whether an attached predictive controller's quota gates Spot
+ * starts (enforce, the default, left out of the canonical dict and so of the fingerprint)
+ * or the controller only runs and reports (bypass). Inert without a controller. */
+enum sim_admission { ADMISSION_ENFORCE, ADMISSION_BYPASS };
 
 struct sim_policy {
 	const char *action_id;
@@ -30,7 +34,7 @@ struct sim_policy {
 	bool has_budget;                      /* spot_eviction_budget_rate given and not null */
 	double budget;                        /* in [0,1] when has_budget */
 	enum sim_victim_order victim_order;   /* default longest_remaining */
-	const char *admission_mode;           /* predictive_admission_mode, default "enforce" (inert) */
+	enum sim_admission admission;         /* predictive_admission_mode, default enforce */
 	struct json *canonical;               /* the canonical dict (original key names) */
 	char fingerprint[33];                 /* XXH3-128 of json_write_sorted(canonical) */
 };
@@ -41,4 +45,5 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 int policy_load(struct sim_policy *p, const char *path, struct arena *a, char *err, size_t errlen);
 const char *policy_scheduler_name(enum sim_scheduler s);
 const char *policy_victim_name(enum sim_victim_order v);
+const char *policy_admission_name(enum sim_admission m);
 #endif

@@ -9,8 +9,12 @@
  * an append-only array in key order with lazy deletion and a min segment tree over the
  * jobs' GPU demands (+inf once a job has left).
  *
+ * With a Spot admission gate under fifo (where HP and Spot share segments) each lane also
+ * holds one class only, so a Spot lane's threshold can include the gate's limit.
+ *
  * The original scans the whole queue in key order and starts a job iff its eligible free
- * (tfree for "*", else fbm[model]) is >= its demand and placement succeeds. Within one pass
+ * (tfree for "*", else fbm[model]) is >= its demand and placement succeeds (and, with a
+ * gate, the gate admits it: the gate's limit only shrinks within a pass, as frees do). Within one pass
  * frees only shrink, so each lane's first job with demand <= its current eligible free can
  * be found with the tree and cached: a job skipped for a threshold stays skipped under any
  * smaller one. The pass takes, segment by segment, the smallest-eo candidate over the
@@ -32,11 +36,13 @@ struct lane {
 	size_t cand;            /* cached candidate (>= cur), n = none */
 	double cthr;            /* threshold the cache was computed for */
 	bool cached;
+	int model;              /* -1 = "*" */
+	bool spot;              /* holds Spot jobs only (the gate applies to the whole lane) */
 };
 
 struct queue_index {
-	struct lane *lanes;     /* SEGMENTS x (n_models + 1), lane = seg * (n_models + 1) + model + 1 */
-	size_t n_lanes, per_seg;
+	struct lane *lanes;     /* SEGMENTS x per_seg, lane = seg * per_seg + [Spot: n_models + 1] + model + 1 */
+	size_t n_lanes, per_seg, per_class;
 	int seg;                /* pass: current segment */
 	/* HP iteration for preemption: per HP lane, a cursor and whether to skip it */
 	size_t *hp_cur;
@@ -125,9 +131,17 @@ static void lane_append(struct lane *l, struct sim_job *j)
 void queue_init(struct sim *s)
 {
 	struct queue_index *q = xcalloc(1, sizeof *q);
-	q->per_seg = (size_t)s->n_models + 1;
+	bool preemptive = s->p->scheduler == SCHED_PRIORITY_PREEMPTIVE;
+	s->class_lanes = s->gated && !preemptive;
+	q->per_class = (size_t)s->n_models + 1;
+	q->per_seg = q->per_class * (s->class_lanes ? 2 : 1);
 	q->n_lanes = SEGMENTS * q->per_seg;
 	q->lanes = xcalloc(q->n_lanes, sizeof *q->lanes);
+	for (size_t i = 0; i < q->n_lanes; i++) {
+		size_t seg = i / q->per_seg, k = i % q->per_seg;
+		q->lanes[i].model = (int)(k % q->per_class) - 1;
+		q->lanes[i].spot = preemptive ? seg >= 2 : s->class_lanes && k >= q->per_class;
+	}
 	q->hp_cur = xcalloc(q->per_seg, sizeof *q->hp_cur);
 	q->hp_skip = xcalloc(q->per_seg, sizeof *q->hp_skip);
 	s->qix = q;
@@ -161,13 +175,16 @@ static size_t segment_of(const struct sim *s, const struct sim_job *j)
 void queue_insert(struct sim *s, struct sim_job *j)
 {
 	struct queue_index *q = s->qix;
-	j->qlane = segment_of(s, j) * q->per_seg + (size_t)(j->model + 1);
+	j->qlane = segment_of(s, j) * q->per_seg + (s->class_lanes && !j->hp ? q->per_class : 0) + (size_t)(j->model + 1);
 	j->queued = true;
 	lane_append(&q->lanes[j->qlane], j);
 	if (j->hp) {
 		s->hp_queued++;
 		q->hp_all = xgrow(q->hp_all, &q->hp_all_cap, q->hp_all_n + 1, sizeof *q->hp_all);
 		q->hp_all[q->hp_all_n++] = j;
+	} else if (s->hooked) {
+		s->queued_spot++;
+		xsum_add(&s->spot_backlog, j->gpu, +1);
 	}
 }
 
@@ -179,6 +196,54 @@ void queue_remove(struct sim *s, struct sim_job *j)
 	lane_set(l, j->qpos, INFINITY);
 	if (j->hp)
 		s->hp_queued--;
+	else if (s->hooked) {
+		s->queued_spot--;
+		xsum_add(&s->spot_backlog, j->gpu, -1);
+	}
+}
+
+void queue_each(const struct sim *s, void (*fn)(void *ctx, struct sim_job *j), void *ctx)
+{
+	const struct queue_index *q = s->qix;
+	for (size_t i = 0; i < q->n_lanes; i++) {
+		const struct lane *l = &q->lanes[i];
+		for (size_t k = 0; k < l->n; k++)
+			if (l->t[l->size + k] != INFINITY)
+				fn(ctx, l->v[k]);
+	}
+}
+
+static int eo_cmp(const void *a, const void *b)
+{
+	long long x = (*(struct sim_job *const *)a)->eo, y = (*(struct sim_job *const *)b)->eo;
+	return x < y ? -1 : x > y;
+}
+
+static void collect(void *ctx, struct sim_job *j)
+{
+	struct { struct sim_job **v; size_t n; } *c = ctx;
+	c->v[c->n++] = j;
+}
+
+/* A new key (policy switch): every lane is rebuilt by appending the queued jobs in eo order,
+ * which is key order within each (segment, class, model) lane. Counters stay as they are. */
+void queue_rebuild(struct sim *s)
+{
+	size_t hp = s->hp_queued, spot = s->queued_spot, n = 0;
+	for (size_t i = 0; i < s->qix->n_lanes; i++)
+		n += s->qix->lanes[i].live;
+	struct { struct sim_job **v; size_t n; } c = { xmalloc((n + 1) * sizeof *c.v), 0 };
+	queue_each(s, collect, &c);
+	qsort(c.v, c.n, sizeof *c.v, eo_cmp);
+	struct xsum backlog = s->spot_backlog;
+	queue_release(s);
+	queue_init(s);
+	for (size_t i = 0; i < c.n; i++)
+		queue_insert(s, c.v[i]);
+	s->hp_queued = hp;
+	s->queued_spot = spot;
+	s->spot_backlog = backlog;
+	free(c.v);
 }
 
 void queue_pass_begin(struct sim *s)
@@ -218,7 +283,12 @@ struct sim_job *queue_pass_next(struct sim *s)
 			struct lane *l = &q->lanes[(size_t)q->seg * q->per_seg + m];
 			if (l->live == 0 || l->cur >= l->n)
 				continue;
-			double thr = m == 0 ? s->tfree : s->fbm[m - 1];
+			double thr = l->model < 0 ? s->tfree : s->fbm[l->model];
+			if (l->spot && s->gated) {
+				double g = s->hooks.gate_limit(s->hooks.ctx, s, l->model);
+				if (g < thr)
+					thr = g;
+			}
 			size_t c = lane_candidate(l, thr);
 			if (c < l->n && (!best || l->v[c]->eo < best->v[best->cand]->eo))
 				best = l;
@@ -282,4 +352,25 @@ double hp_next_wakeup(struct sim *s, double thr, double delay)
 		if (q->hp_all[i]->queued)
 			return q->hp_all[i]->qsince + delay;
 	return INFINITY;
+}
+
+void queue_clone(struct sim *d, const struct sim *s)
+{
+	const struct queue_index *q = s->qix;
+	struct queue_index *c = mem_dup(q, sizeof *q);
+	c->lanes = mem_dup(q->lanes, q->n_lanes * sizeof *q->lanes);
+	for (size_t i = 0; i < q->n_lanes; i++) {
+		const struct lane *l = &q->lanes[i];
+		struct lane *m = &c->lanes[i];
+		m->v = l->size ? xmalloc(l->size * sizeof *m->v) : NULL;
+		for (size_t k = 0; k < l->n; k++)
+			m->v[k] = d->jobs + (l->v[k] - s->jobs);
+		m->t = mem_dup(l->t, 2 * l->size * sizeof *l->t);
+	}
+	c->hp_cur = mem_dup(q->hp_cur, q->per_seg * sizeof *q->hp_cur);
+	c->hp_skip = mem_dup(q->hp_skip, q->per_seg * sizeof *q->hp_skip);
+	c->hp_all = q->hp_all_cap ? xmalloc(q->hp_all_cap * sizeof *c->hp_all) : NULL;
+	for (size_t k = 0; k < q->hp_all_n; k++)
+		c->hp_all[k] = d->jobs + (q->hp_all[k] - s->jobs);
+	d->qix = c;
 }

@@ -28,7 +28,7 @@ static int by_id(const void *a, const void *b)
 	return strcmp(sort_trace->jobs[*(const size_t *)a].id, sort_trace->jobs[*(const size_t *)b].id);
 }
 
-static void key(struct strbuf *sb, const char *k)
+void result_key(struct strbuf *sb, const char *k)
 {
 	sb_addc(sb, ',');
 	sb_addc(sb, '"');
@@ -36,19 +36,19 @@ static void key(struct strbuf *sb, const char *k)
 	sb_adds(sb, "\":");
 }
 
-static void kstr(struct strbuf *sb, const char *k, const char *v)
+void result_kstr(struct strbuf *sb, const char *k, const char *v)
 {
-	key(sb, k);
+	result_key(sb, k);
 	sb_add_jstr(sb, v, strlen(v));
 }
 
 /*
  * Python repr of v, fast for the common case: a value with at most 15 significant digits and
- * at most 6 decimals in [1e-4, 1e15). By DBL_DIG at most one such decimal maps to v, so the
+ * at most 9 decimals (times, round6 and round9 values) in [1e-4, 1e15). By DBL_DIG at most one such decimal maps to v, so the
  * first k whose candidate round-trips gives the shortest form; anything else goes through
  * the general formatter. tests/unit/test_sim.c checks it against sb_add_double.
  */
-static const double p10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6 };
+static const double p10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
 
 /*
  * The same layout as below for the digits of a 16- or 17-digit repr, given as digits[0..nd)
@@ -178,26 +178,54 @@ static bool exact_repr(struct strbuf *sb, double v)
 	return true;
 }
 
+/* m / 10^k in fixed notation, at least one digit before the point ("1.0", "0.25") */
+static void fixed(struct strbuf *sb, long long m, int k)
+{
+	char digits[24];
+	int n = 0;   /* m's digits, zero-padded to at least k + 1 ("%0*lld" without printf) */
+	for (unsigned long long u = (unsigned long long)m; u || n <= k; u /= 10)
+		digits[23 - ++n] = (char)('0' + u % 10);
+	const char *d = digits + 23 - n;
+	if (k == 0) {
+		sb_add(sb, d, (size_t)n);
+		sb_add(sb, ".0", 2);
+	} else {
+		sb_add(sb, d, (size_t)(n - k));
+		sb_addc(sb, '.');
+		sb_add(sb, d + n - k, (size_t)k);
+	}
+}
+
 void result_add_double(struct strbuf *sb, double v)
 {
 	if (v >= 1e-4 && v < 1e15) {
-		for (int k = 0; k <= 6; k++) {
+		/* Most values have at most 6 decimals: if the 6-decimal candidate round-trips, its
+		 * digits without trailing zeros are the shortest form (any shorter candidate that
+		 * round-trips is the same rational, and llround(v * 1e6) finds it exactly: the
+		 * product's error is below 0.125 for v * 1e6 < 1e15). If it does not, no shorter
+		 * one does either, and 7 to 9 decimals are tried. */
+		int k0 = 0;
+		if (v * 1e6 < 1e15) {
+			long long m = llround(v * 1e6);
+			if ((double)m / 1e6 == v) {
+				int k = 6;
+				while (k > 0 && m % 10 == 0) {
+					m /= 10;
+					k--;
+				}
+				fixed(sb, m, k);
+				return;
+			}
+			k0 = 7;
+		}
+		for (int k = k0; k <= 9; k++) {
 			double scaled = v * p10[k];
 			if (scaled >= 1e15)
 				break;
 			long long m = llround(scaled);
 			if ((double)m / p10[k] != v)
 				continue;
-			char digits[24];
-			int n = snprintf(digits, sizeof digits, "%0*lld", k + 1, m);
-			if (k == 0) {
-				sb_add(sb, digits, (size_t)n);
-				sb_add(sb, ".0", 2);
-			} else {
-				sb_add(sb, digits, (size_t)(n - k));
-				sb_addc(sb, '.');
-				sb_add(sb, digits + n - k, (size_t)k);
-			}
+			fixed(sb, m, k);
 			return;
 		}
 	} else if (v == 0 && !signbit(v)) {
@@ -233,19 +261,24 @@ void result_add_double(struct strbuf *sb, double v)
 	sb_add_double(sb, v);
 }
 
-static void kdbl(struct strbuf *sb, const char *k, double v)
+void result_kdbl(struct strbuf *sb, const char *k, double v)
 {
-	key(sb, k);
+	result_key(sb, k);
 	result_add_double(sb, v);
 }
 
-static void kint(struct strbuf *sb, const char *k, long long v)
+void result_kint(struct strbuf *sb, const char *k, long long v)
 {
-	key(sb, k);
+	result_key(sb, k);
 	sb_add_int(sb, v);
 }
 
 int result_write(struct nd_writer *w, const struct json *hdr, const struct trace *t, const struct sim_output *o, char *err, size_t errlen)
+{
+	return result_write_records(w, hdr, t, o, err, errlen) || ndw_end(w, NULL, err, errlen) ? -1 : 0;
+}
+
+int result_write_records(struct nd_writer *w, const struct json *hdr, const struct trace *t, const struct sim_output *o, char *err, size_t errlen)
 {
 	struct strbuf sb;
 	int rc = -1;
@@ -266,21 +299,21 @@ int result_write(struct nd_writer *w, const struct json *hdr, const struct trace
 		const struct sim_job_result *r = &o->jobs[order[k]];
 		sb_reset(&sb);
 		sb_adds(&sb, "{\"type\":\"job_result\"");
-		kstr(&sb, "job_id", tj->id);
-		kstr(&sb, "service_class", tj->hp ? "HP" : "Spot");
-		kdbl(&sb, "submit_time_seconds", tj->submit);
-		kdbl(&sb, "start_time_seconds", r->start);
-		kdbl(&sb, "completion_time_seconds", r->completion);
-		kdbl(&sb, "duration_seconds", tj->duration);
-		kdbl(&sb, "gpu_count", tj->gpus);
-		kstr(&sb, "gpu_model", tj->model);
+		result_kstr(&sb, "job_id", tj->id);
+		result_kstr(&sb, "service_class", tj->hp ? "HP" : "Spot");
+		result_kdbl(&sb, "submit_time_seconds", tj->submit);
+		result_kdbl(&sb, "start_time_seconds", r->start);
+		result_kdbl(&sb, "completion_time_seconds", r->completion);
+		result_kdbl(&sb, "duration_seconds", tj->duration);
+		result_kdbl(&sb, "gpu_count", tj->gpus);
+		result_kstr(&sb, "gpu_model", tj->model);
 		if (t->version == 2)
-			kstr(&sb, "tenant_id", tj->tenant ? tj->tenant : "");
-		kdbl(&sb, "queue_seconds", r->queue_seconds);
-		kdbl(&sb, "jct_seconds", r->completion - tj->submit);
-		kint(&sb, "preemption_count", r->preemptions);
-		kint(&sb, "run_count", r->runs);
-		key(&sb, "evaluation_population");
+			result_kstr(&sb, "tenant_id", tj->tenant ? tj->tenant : "");
+		result_kdbl(&sb, "queue_seconds", r->queue_seconds);
+		result_kdbl(&sb, "jct_seconds", r->completion - tj->submit);
+		result_kint(&sb, "preemption_count", r->preemptions);
+		result_kint(&sb, "run_count", r->runs);
+		result_key(&sb, "evaluation_population");
 		sb_adds(&sb, r->evaluation_population ? "true}" : "false}");
 		if (ndw_raw(w, sb.buf, sb.len, err, errlen))
 			goto out;
@@ -289,14 +322,14 @@ int result_write(struct nd_writer *w, const struct json *hdr, const struct trace
 		const struct sim_spot_run *r = &o->runs[i];
 		sb_reset(&sb);
 		sb_adds(&sb, "{\"type\":\"run\"");
-		kstr(&sb, "job_id", t->jobs[r->job].id);
-		kint(&sb, "run_ordinal", r->ordinal);
-		kdbl(&sb, "start_time_seconds", r->start);
-		kdbl(&sb, "end_time_seconds", r->end);
-		kstr(&sb, "end_reason", r->completed ? "completed" : "preempted");
-		kdbl(&sb, "uninterrupted_seconds", r->uninterrupted);
-		kint(&sb, "guarantee_seconds", r->guarantee);
-		key(&sb, "guarantee_succeeded");
+		result_kstr(&sb, "job_id", t->jobs[r->job].id);
+		result_kint(&sb, "run_ordinal", r->ordinal);
+		result_kdbl(&sb, "start_time_seconds", r->start);
+		result_kdbl(&sb, "end_time_seconds", r->end);
+		result_kstr(&sb, "end_reason", r->completed ? "completed" : "preempted");
+		result_kdbl(&sb, "uninterrupted_seconds", r->uninterrupted);
+		result_kint(&sb, "guarantee_seconds", r->guarantee);
+		result_key(&sb, "guarantee_succeeded");
 		sb_adds(&sb, r->guarantee_succeeded ? "true}" : "false}");
 		if (ndw_raw(w, sb.buf, sb.len, err, errlen))
 			goto out;
@@ -305,30 +338,30 @@ int result_write(struct nd_writer *w, const struct json *hdr, const struct trace
 		const struct sim_preemption *e = &o->events[i];
 		sb_reset(&sb);
 		sb_adds(&sb, "{\"type\":\"preemption\"");
-		kdbl(&sb, "time_seconds", e->time);
-		kstr(&sb, "preempted_job_id", t->jobs[e->victim].id);
-		kstr(&sb, "triggering_job_id", t->jobs[e->trigger].id);
-		kdbl(&sb, "rollback_seconds", e->rollback);
-		kdbl(&sb, "overhead_seconds", e->overhead);
-		kdbl(&sb, "added_gpu_seconds", e->added_gpu_seconds);
+		result_kdbl(&sb, "time_seconds", e->time);
+		result_kstr(&sb, "preempted_job_id", t->jobs[e->victim].id);
+		result_kstr(&sb, "triggering_job_id", t->jobs[e->trigger].id);
+		result_kdbl(&sb, "rollback_seconds", e->rollback);
+		result_kdbl(&sb, "overhead_seconds", e->overhead);
+		result_kdbl(&sb, "added_gpu_seconds", e->added_gpu_seconds);
 		sb_addc(&sb, '}');
 		if (ndw_raw(w, sb.buf, sb.len, err, errlen))
 			goto out;
 	}
 	sb_reset(&sb);
 	sb_adds(&sb, "{\"type\":\"cluster\"");
-	kint(&sb, "node_count", (long long)o->node_count);
-	kint(&sb, "capacity_gpus", o->capacity_gpus);
-	kdbl(&sb, "simulation_start", o->simulation_start);
-	kdbl(&sb, "simulation_end", o->simulation_end);
-	kdbl(&sb, "allocated_gpu_seconds", o->allocated);
-	kdbl(&sb, "warmup_allocated_gpu_seconds", o->warmup_allocated);
-	kdbl(&sb, "evaluation_allocated_gpu_seconds", o->evaluation_allocated);
-	kdbl(&sb, "drain_allocated_gpu_seconds", o->drain_allocated);
-	kdbl(&sb, "allocation_rate_mean", o->allocation_rate_mean);
-	kdbl(&sb, "drain_end", o->simulation_end);
+	result_kint(&sb, "node_count", (long long)o->node_count);
+	result_kint(&sb, "capacity_gpus", o->capacity_gpus);
+	result_kdbl(&sb, "simulation_start", o->simulation_start);
+	result_kdbl(&sb, "simulation_end", o->simulation_end);
+	result_kdbl(&sb, "allocated_gpu_seconds", o->allocated);
+	result_kdbl(&sb, "warmup_allocated_gpu_seconds", o->warmup_allocated);
+	result_kdbl(&sb, "evaluation_allocated_gpu_seconds", o->evaluation_allocated);
+	result_kdbl(&sb, "drain_allocated_gpu_seconds", o->drain_allocated);
+	result_kdbl(&sb, "allocation_rate_mean", o->allocation_rate_mean);
+	result_kdbl(&sb, "drain_end", o->simulation_end);
 	sb_addc(&sb, '}');
-	if (ndw_raw(w, sb.buf, sb.len, err, errlen) || ndw_end(w, NULL, err, errlen))
+	if (ndw_raw(w, sb.buf, sb.len, err, errlen))
 		goto out;
 	rc = 0;
 out:

@@ -33,6 +33,14 @@
 struct json *result_header(struct arena *a, const struct trace *t, const struct sim_policy *p, const struct sim_output *o);
 /* Write header, body records and end. 0 or -1 + message. */
 int result_write(struct nd_writer *w, const struct json *hdr, const struct trace *t, const struct sim_output *o, char *err, size_t errlen);
+/* The same without the end record, for a caller that appends records of its own (sim-run
+ * --controller adds control_decision and control_report records after the cluster record). */
+int result_write_records(struct nd_writer *w, const struct json *hdr, const struct trace *t, const struct sim_output *o, char *err, size_t errlen);
 /* Python repr of v (as sb_add_double), with a fast path for short decimals. */
 void result_add_double(struct strbuf *sb, double v);
+/* Record writing helpers: ,"k": then a value (the record's first key is written by hand). */
+void result_key(struct strbuf *sb, const char *k);
+void result_kstr(struct strbuf *sb, const char *k, const char *v);
+void result_kdbl(struct strbuf *sb, const char *k, double v);
+void result_kint(struct strbuf *sb, const char *k, long long v);
 #endif

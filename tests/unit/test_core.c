@@ -5,6 +5,7 @@
 #include "core/fp.h"
 #include "core/text.h"
 #include "trace/trace.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,33 @@ static void round_case(double v, int nd, double want)
 {
 	double got = num_round(v, nd);
 	CHECK(got == want, "round(%.17g, %d) = %.17g, want %.17g", v, nd, got, want);
+}
+
+/* num_round's exact integer path against the printf + strtod definition, half a million values */
+static void round_exact_vs_printf(void)
+{
+	unsigned long long x = 2463534242ULL;
+	int bad = 0;
+	for (int i = 0; i < 500000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double v, d;
+		int nd = (int)(x % 10);
+		switch (i % 5) {
+		case 0: v = (double)(x >> 11) * 0x1p-53 * 100.0; break;
+		case 1: v = (double)(x % 100000000) / 1000.0 + 0.0000005; break;
+		case 2: { unsigned long long b = (x & 0x800fffffffffffffULL) | ((unsigned long long)(990 + (x >> 53) % 80) << 52); memcpy(&d, &b, sizeof d); v = d; } break;
+		case 3: v = ldexp((double)(x % 100000), -(int)((x >> 40) % 30)); break;   /* dyadic: exact ties */
+		default: v = -(double)(x % 1000000007) / 7.0; break;
+		}
+		char tmp[400];
+		snprintf(tmp, sizeof tmp, "%.*f", nd, v);
+		double want = strtod(tmp, NULL), got = num_round(v, nd);
+		if (memcmp(&want, &got, sizeof got) && bad++ < 5)
+			CHECK(0, "round(%.17g, %d) = %.17g, printf says %.17g", v, nd, got, want);
+	}
+	CHECK(bad == 0, "%d num_round mismatches", bad);
 }
 
 static void json_case(const char *in, const char *want)
@@ -158,6 +186,23 @@ int main(void)
 	round_case(5e-7, 6, 0.0);
 	round_case(2.5, 0, 2.0);
 	round_case(23.05, 6, 23.05);
+	round_case(-0.0078125, 6, -0.007812);
+	round_case(-1e-12, 6, -0.0);
+	round_case(0.4871792745, 9, 0.487179274);   /* the binary value lies below the tie */
+	round_case(9007199254740993.0, 6, 9007199254740992.0);
+	round_case(1e-300, 9, 0.0);
+	round_exact_vs_printf();
+	round_case(16070400.0, 9, 16070400.0);
+	round_case(-3.0, 9, -3.0);
+	{
+		char b[NUM_FMT_MAX];
+		static const long long iv[] = { 0, 7, -7, 10, 1234567890123LL, -9223372036854775807LL - 1, 9223372036854775807LL };
+		static const char *const is[] = { "0", "7", "-7", "10", "1234567890123", "-9223372036854775808", "9223372036854775807" };
+		for (int i = 0; i < 7; i++) {
+			size_t n = num_fmt_int(b, iv[i]);
+			CHECK(!strcmp(b, is[i]) && n == strlen(is[i]), "num_fmt_int(%lld) = '%s'", iv[i], b);
+		}
+	}
 	CHECK(101.0 * 1.01 == 102.01, "101*1.01 != 102.01");
 	json_case("{\"a\":1,\"b\":1.0,\"c\":[true,false,null],\"d\":\"x\\u0001\\n\\u00e9/\"}",
 		  "{\"a\":1,\"b\":1.0,\"c\":[true,false,null],\"d\":\"x\\u0001\\n\xc3\xa9/\"}");

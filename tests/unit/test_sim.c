@@ -65,21 +65,24 @@ static void pol(const char *sched, int guarantee, int ckpt, int overhead, const 
 
 /* Run; returns sim_run's status and keeps the error message. */
 static char ERR[2048];
-static int run(void)
+/* Sort and validate the trace, parse the policy (exit on a bad test input). */
+static void prepare(void)
 {
 	struct json *doc;
 	char err[300];
 	arena_init(&A);
 	trace_sort(&T);
 	trace_assign_phases(&T);
-	if (trace_validate(&T, err, sizeof err)) {
-		fprintf(stderr, "bad test trace: %s\n", err);
+	if (trace_validate(&T, err, sizeof err) ||
+	    json_parse(&A, policy_json, strlen(policy_json), &doc, err, sizeof err) || policy_from_json(&P, doc, &A, err, sizeof err)) {
+		fprintf(stderr, "bad test input: %s\n", err);
 		exit(1);
 	}
-	if (json_parse(&A, policy_json, strlen(policy_json), &doc, err, sizeof err) || policy_from_json(&P, doc, &A, err, sizeof err)) {
-		fprintf(stderr, "bad test policy: %s\n", err);
-		exit(1);
-	}
+}
+
+static int run(void)
+{
+	prepare();
 	return sim_run(&T, &P, &O, ERR, sizeof ERR);
 }
 
@@ -363,6 +366,14 @@ static void canonical_policy(void)
 		{ "\"action_id\":\"native-preemptive-g3600-b09-loss-aware\",\"scheduler\":\"priority_preemptive\",\"spot_guarantee_seconds\":3600,"
 		  "\"hp_preemption_delay_seconds\":0,\"spot_eviction_budget_rate\":0.09,\"preemption_victim_strategy\":\"lowest_checkpoint_loss\"",
 		  "90528091010f904f" },
+		/* predictive_admission_mode: enforce is the default and leaves the fingerprint alone;
+		 * bypass is part of it (the original's oracle-pred-bypass-3600 fingerprint) */
+		{ "\"action_id\":\"native-preemptive-3600\",\"scheduler\":\"priority_preemptive\",\"spot_guarantee_seconds\":3600,"
+		  "\"predictive_admission_mode\":\"enforce\"", "53299ec7e6464f5e" },
+		{ "\"action_id\":\"native-fifo\",\"scheduler\":\"fifo\",\"spot_guarantee_seconds\":3600,\"predictive_admission_mode\":\"enforce\"",
+		  "4fc0c2c331d76dd6" },
+		{ "\"action_id\":\"oracle-pred-bypass-3600\",\"scheduler\":\"priority_preemptive\",\"spot_guarantee_seconds\":3600,"
+		  "\"predictive_admission_mode\":\"bypass\"", "638bd2d3874a3766" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char buf[1024], err[200], hex[65];
@@ -431,9 +442,323 @@ static void fast_repr(void)
 		if (strcmp(a.buf, b.buf) && bad++ < 5)
 			CHECK(0, "repr(%.17g): fast '%s', general '%s'", v, a.buf, b.buf);
 	}
+	/* 7 to 9 decimals (round9 etas and rates of the controller records) */
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double v;
+		switch (i % 4) {
+		case 0: v = (double)(x % 1000000000000ULL) / 1e9; break;
+		case 1: v = (double)(x % 100000000000ULL) / 1e8; break;
+		case 2: v = (double)(x % 10000000000ULL) / 1e7; break;
+		default: v = num_round((double)(x >> 11) * 0x1p-53 * 1.25, 9); break;
+		}
+		sb_reset(&a);
+		sb_reset(&b);
+		result_add_double(&a, v);
+		sb_add_double(&b, v);
+		if (strcmp(a.buf, b.buf) && bad++ < 5)
+			CHECK(0, "repr(%.17g): fast '%s', general '%s'", v, a.buf, b.buf);
+	}
 	CHECK(bad == 0, "%d fast repr mismatches", bad);
 	sb_release(&a);
 	sb_release(&b);
+}
+
+
+/* ---- sessions and hooks ---- */
+
+static bool same_output(const struct sim_output *a, const struct sim_output *b)
+{
+	if (a->n_jobs != b->n_jobs || a->n_runs != b->n_runs || a->n_events != b->n_events)
+		return false;
+	for (size_t i = 0; i < a->n_jobs; i++) {
+		const struct sim_job_result *x = &a->jobs[i], *y = &b->jobs[i];
+		if (x->start != y->start || x->completion != y->completion || x->queue_seconds != y->queue_seconds ||
+		    x->preemptions != y->preemptions || x->runs != y->runs)
+			return false;
+	}
+	for (size_t i = 0; i < a->n_runs; i++) {
+		const struct sim_spot_run *x = &a->runs[i], *y = &b->runs[i];
+		if (x->job != y->job || x->start != y->start || x->end != y->end || x->completed != y->completed)
+			return false;
+	}
+	for (size_t i = 0; i < a->n_events; i++) {
+		const struct sim_preemption *x = &a->events[i], *y = &b->events[i];
+		if (x->time != y->time || x->victim != y->victim || x->rollback != y->rollback)
+			return false;
+	}
+	return a->allocated == b->allocated && a->warmup_allocated == b->warmup_allocated &&
+	       a->evaluation_allocated == b->evaluation_allocated && a->simulation_end == b->simulation_end;
+}
+
+/* Several workloads: a session advanced piecewise, with an empty hook set, equals sim_run. */
+static void session_equals_run(void)
+{
+	for (int variant = 0; variant < 2; variant++) {
+		tr_begin();
+		node("n1", "A", 2);
+		node("n2", "B", 3);
+		job("s1", 0, 10, 2, "Spot", "A");
+		job("s2", 0.5, 7.25, 1.5, "Spot", "*");
+		job("h1", 2, 2, 2, "HP", "A");
+		job("h2", 3, 4, 1, "HP", "B");
+		job("s3", 3, 9, 0.1, "Spot", "B");
+		job("h3", 8, 1, 3, "HP", "*");
+		pol(variant ? "priority_preemptive" : "fifo", 0, 2, 1, NULL);
+		CHECK(run() == 0, "%s", ERR);
+		struct sim_hooks none = { 0 };
+		struct sim *s = sim_open(&T, &P, &none, ERR, sizeof ERR);
+		struct sim_output o2;
+		CHECK(s && sim_advance(s, 2.5, ERR, sizeof ERR) == 0, "%s", ERR);
+		CHECK(sim_now(s) >= 2.5 && !sim_done(s), "advance(2.5) stopped at %.17g", sim_now(s));
+		CHECK(sim_advance(s, 3, ERR, sizeof ERR) == 0 && sim_now(s) == 3, "advance(3) at %.17g", sim_now(s));
+		CHECK(sim_finish(s, &o2, ERR, sizeof ERR) == 0, "%s", ERR);
+		CHECK(same_output(&O, &o2), "variant %d: piecewise session differs from sim_run", variant);
+		sim_output_release(&o2);
+		sim_close(s);
+		done();
+	}
+}
+
+/* A hook that records what the engine tells it, gates Spot by a quota and wakes up on a grid. */
+struct probe {
+	double wake[8];
+	int n_wake;
+	double instants[64];
+	double hp_out[64], backlog[64], running_spot[64];
+	int n_instants;
+	char log[1024];
+	double quota, quota_after, switch_at;
+};
+
+static double probe_wakeup(void *ctx, const struct sim *s, double after)
+{
+	struct probe *p = ctx;
+	for (int i = 0; i < p->n_wake; i++)
+		if (p->wake[i] > after)
+			return p->wake[i];
+	return INFINITY;
+}
+
+static int probe_instant(void *ctx, struct sim *s, char *err, size_t errlen)
+{
+	struct probe *p = ctx;
+	if (p->n_instants < 64) {
+		p->instants[p->n_instants] = sim_now(s);
+		p->hp_out[p->n_instants] = sim_hp_outstanding_gpus(s);
+		p->backlog[p->n_instants] = sim_spot_backlog_gpus(s);
+		p->running_spot[p->n_instants++] = sim_running_spot_gpus(s);
+	}
+	if (sim_now(s) + 1e-9 >= p->switch_at)
+		p->quota = p->quota_after;
+	return 0;
+}
+
+static double probe_limit(void *ctx, const struct sim *s, int model)
+{
+	struct probe *p = ctx;
+	return p->quota + 1e-9 - sim_running_spot_gpus(s) + 1e-6;
+}
+
+static bool probe_admit(void *ctx, const struct sim *s, const struct sim_job_view *j)
+{
+	struct probe *p = ctx;
+	return sim_running_spot_gpus(s) + j->gpu <= p->quota + 1e-9;
+}
+
+static void probe_started(void *ctx, const struct sim *s, const struct sim_job_view *j)
+{
+	struct probe *p = ctx;
+	size_t n = strlen(p->log);
+	snprintf(p->log + n, sizeof p->log - n, "start %s@%g;", j->tj->id, sim_now(s));
+}
+
+static void probe_closed(void *ctx, const struct sim *s, const struct sim_job_view *j, bool evicted)
+{
+	struct probe *p = ctx;
+	size_t n = strlen(p->log);
+	snprintf(p->log + n, sizeof p->log - n, "%s %s@%g on %zu node(s) %g;", evicted ? "evict" : "close", j->tj->id, sim_now(s),
+		 j->n_alloc, j->n_alloc ? j->alloc[0].x : 0.0);
+}
+
+static struct sim_hooks probe_hooks(struct probe *p, bool gate)
+{
+	struct sim_hooks h = { 0 };
+	h.ctx = p;
+	h.next_wakeup = probe_wakeup;
+	h.at_instant = probe_instant;
+	h.run_started = probe_started;
+	h.run_closed = probe_closed;
+	if (gate) {
+		h.gate_limit = probe_limit;
+		h.gate_admit = probe_admit;
+	}
+	return h;
+}
+
+/* The gate holds a Spot job (fifo: HP and Spot in separate lanes, HP never gated) until a
+ * wake-up at t = 5 raises the quota; wake-ups join the event minimum. */
+static void gate_and_wakeups(void)
+{
+	tr_begin();
+	node("n1", "A", 4);
+	job("s1", 0, 10, 1, "Spot", "A");
+	job("s2", 0, 10, 1, "Spot", "A");
+	job("h1", 0, 3, 1, "HP", "A");
+	job("s3", 1, 2, 1, "Spot", "A");
+	pol("fifo", 3600, 3600, 80, NULL);
+	prepare();
+	struct probe p = { .wake = { 5, 6.5 }, .n_wake = 2, .quota = 1, .quota_after = 3, .switch_at = 5 };
+	struct sim_hooks h = probe_hooks(&p, true);
+	struct sim *s = sim_open(&T, &P, &h, ERR, sizeof ERR);
+	CHECK(s && sim_finish(s, &O, ERR, sizeof ERR) == 0, "%s", ERR);
+	START("s1", 0);
+	START("h1", 0);
+	START("s2", 5);
+	START("s3", 5);
+	double want[] = { 0, 1, 3, 5, 6.5, 7, 10 };   /* the loop ends with the last completion (15) */
+	CHECK(p.n_instants == 7, "%d instants", p.n_instants);
+	for (int i = 0; i < 7 && i < p.n_instants; i++)
+		CHECK(p.instants[i] == want[i], "instant %d at %g, want %g", i, p.instants[i], want[i]);
+	/* at t = 0: h1 admitted (outstanding 1), s1 s2 queued (backlog 2), nothing running yet */
+	CHECK(p.hp_out[0] == 1 && p.backlog[0] == 2 && p.running_spot[0] == 0, "t=0: %g %g %g", p.hp_out[0], p.backlog[0], p.running_spot[0]);
+	CHECK(p.hp_out[2] == 0 && p.backlog[2] == 2 && p.running_spot[2] == 1, "t=3: %g %g %g", p.hp_out[2], p.backlog[2], p.running_spot[2]);
+	CHECK(p.backlog[4] == 0 && p.running_spot[4] == 3, "t=6.5: %g %g", p.backlog[4], p.running_spot[4]);
+	CHECK(strstr(p.log, "start h1@0;start s1@0;close h1@3 on 1 node(s) 1;start s2@5;start s3@5;") == p.log, "log: %s", p.log);
+	sim_close(s);
+	done();
+}
+
+/* Evictions are notified with the victim's allocation, before its GPUs are released. */
+static void notifications(void)
+{
+	tr_begin();
+	node("n1", "A", 2);
+	job("spot", 0, 10, 2, "Spot", "A");
+	job("hp", 2, 2, 2, "HP", "A");
+	pol("priority_preemptive", 0, 2, 0, NULL);
+	prepare();
+	struct probe p = { .n_wake = 0, .quota = 100, .switch_at = INFINITY };
+	struct sim_hooks h = probe_hooks(&p, false);
+	struct sim *s = sim_open(&T, &P, &h, ERR, sizeof ERR);
+	CHECK(s && sim_finish(s, &O, ERR, sizeof ERR) == 0, "%s", ERR);
+	CHECK(!strcmp(p.log, "start spot@0;evict spot@2 on 1 node(s) 2;start hp@2;close hp@4 on 1 node(s) 2;start spot@4;close spot@12 on 1 node(s) 2;"),
+	      "log: %s", p.log);
+	START("hp", 2);
+	END("spot", 12);
+	sim_close(s);
+	done();
+}
+
+/* sim_set_policy re-sorts the queue: after the switch to priority_preemptive the HP job
+ * that arrived last starts first. */
+static void policy_switch(void)
+{
+	tr_begin();
+	node("n1", "A", 1);
+	job("j1", 0, 10, 1, "Spot", "A");
+	job("j2", 1, 1, 1, "Spot", "A");
+	job("j3", 2, 1, 1, "HP", "A");
+	pol("fifo", 3600, 3600, 0, NULL);
+	prepare();
+	struct sim_policy fifo = P, prio;
+	pol("priority_preemptive", 3600, 3600, 0, NULL);
+	struct json *doc;
+	char err[300];
+	CHECK(json_parse(&A, policy_json, strlen(policy_json), &doc, err, sizeof err) == 0 && policy_from_json(&prio, doc, &A, err, sizeof err) == 0, "%s", err);
+	struct sim *s = sim_open(&T, &fifo, NULL, ERR, sizeof ERR);
+	CHECK(s && sim_advance(s, 5, ERR, sizeof ERR) == 0, "%s", ERR);
+	CHECK(sim_set_policy(s, &prio, ERR, sizeof ERR) == 0, "%s", ERR);
+	CHECK(sim_policy(s) == &prio, "policy not switched");
+	CHECK(sim_finish(s, &O, ERR, sizeof ERR) == 0, "%s", ERR);
+	START("j3", 10);
+	START("j2", 11);
+	sim_close(s);
+	done();
+}
+
+/* A fork mid-run continues exactly as the original: both finish with sim_run's output
+ * (plain), and with hooks each copy drives its own hook context. */
+static void fork_session(void)
+{
+	for (int variant = 0; variant < 2; variant++) {
+		tr_begin();
+		node("n1", "A", 2);
+		node("n2", "B", 3);
+		job("s1", 0, 10, 2, "Spot", "A");
+		job("s2", 0.5, 7.25, 1.5, "Spot", "*");
+		job("h1", 2, 2, 2, "HP", "A");
+		job("h2", 3, 4, 1, "HP", "B");
+		job("s3", 3, 9, 0.1, "Spot", "B");
+		job("h3", 8, 1, 3, "HP", "*");
+		job("s4", 8.5, 30, 1, "Spot", "B");
+		pol(variant ? "priority_preemptive" : "fifo", 0, 2, 1, NULL);
+		CHECK(run() == 0, "%s", ERR);
+		struct sim_output a, b;
+		struct sim *s = sim_open(&T, &P, NULL, ERR, sizeof ERR);
+		CHECK(s && sim_advance(s, 3.5, ERR, sizeof ERR) == 0, "%s", ERR);
+		struct sim *c = sim_clone(s, NULL, ERR, sizeof ERR);
+		CHECK(c != NULL, "%s", ERR);
+		CHECK(sim_finish(s, &a, ERR, sizeof ERR) == 0 && sim_finish(c, &b, ERR, sizeof ERR) == 0, "%s", ERR);
+		CHECK(same_output(&O, &a) && same_output(&O, &b), "variant %d: the fork or its original differs from sim_run", variant);
+		struct sim_hooks none = { 0 };
+		CHECK(sim_clone(s, &none, ERR, sizeof ERR) == NULL && strstr(ERR, "exactly when"), "hooks on a clone of a plain session are refused");
+		sim_output_release(&a);
+		sim_output_release(&b);
+		sim_close(s);
+		sim_close(c);
+		done();
+	}
+	/* with a gate and wake-ups: the clone's probe sees the rest of the run */
+	tr_begin();
+	node("n1", "A", 4);
+	job("s1", 0, 10, 1, "Spot", "A");
+	job("s2", 0, 10, 1, "Spot", "A");
+	job("h1", 0, 3, 1, "HP", "A");
+	job("s3", 1, 2, 1, "Spot", "A");
+	pol("fifo", 3600, 3600, 80, NULL);
+	prepare();
+	struct probe p = { .wake = { 5, 6.5 }, .n_wake = 2, .quota = 1, .quota_after = 3, .switch_at = 5 };
+	struct sim_hooks h = probe_hooks(&p, true);
+	struct sim *s = sim_open(&T, &P, &h, ERR, sizeof ERR);
+	CHECK(s && sim_advance(s, 4, ERR, sizeof ERR) == 0, "%s", ERR);
+	struct probe q = p;
+	struct sim_hooks hq = probe_hooks(&q, true);
+	struct sim *c = sim_clone(s, &hq, ERR, sizeof ERR);
+	struct sim_output a;
+	CHECK(c && sim_finish(c, &O, ERR, sizeof ERR) == 0 && sim_finish(s, &a, ERR, sizeof ERR) == 0, "%s", ERR);
+	START("s2", 5);
+	START("s3", 5);
+	CHECK(same_output(&O, &a) && p.n_instants == 7 && q.n_instants == 7 && !strcmp(p.log, q.log), "gated fork: %d/%d instants, logs %s | %s",
+	      p.n_instants, q.n_instants, p.log, q.log);
+	sim_output_release(&a);
+	sim_close(s);
+	sim_close(c);
+	done();
+}
+
+/* A gate that never opens while nothing else can happen ends with a clear error instead of
+ * waking up forever; a job no placement could ever hold is reported at once. */
+static void gate_stall(void)
+{
+	tr_begin();
+	node("n1", "A", 2);
+	job("s1", 0, 10, 1, "Spot", "A");
+	pol("fifo", 3600, 3600, 0, NULL);
+	prepare();
+	struct probe p = { .n_wake = 0, .quota = 0, .quota_after = 0, .switch_at = INFINITY };
+	for (int i = 0; i < 8; i++)
+		p.wake[i] = 300.0 * (i + 1);
+	p.n_wake = 8;
+	struct sim_hooks h = probe_hooks(&p, true);
+	h.idle_limit_seconds = 1000;
+	struct sim *s = sim_open(&T, &P, &h, ERR, sizeof ERR);
+	CHECK(s && sim_finish(s, &O, ERR, sizeof ERR) == -1, "a gate that never opens must stop the run");
+	CHECK(strstr(ERR, "cannot make progress: the admission gate held 1 queued job(s) back for 1200 s") != NULL, "message: %s", ERR);
+	sim_close(s);
+	done();
 }
 
 int main(void)
@@ -454,6 +779,12 @@ int main(void)
 	quantiles();
 	canonical_policy();
 	fast_repr();
+	session_equals_run();
+	gate_and_wakeups();
+	notifications();
+	policy_switch();
+	fork_session();
+	gate_stall();
 	printf("test_sim: %d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
 }

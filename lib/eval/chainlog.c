@@ -1,0 +1,191 @@
+/* chainlog — hash-chained append-only NDJSON logs (see chainlog.h). */
+#include "eval/chainlog.h"
+#include "core/die.h"
+#include "core/ndjson.h"
+#include "core/strbuf.h"
+#include "eval/evidence.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+static int read_all(int fd, const char *log, struct strbuf *sb, char *err, size_t errlen)
+{
+	char buf[65536];
+	off_t off = 0;
+	for (;;) {
+		ssize_t n = pread(fd, buf, sizeof buf, off);
+		if (n < 0) {
+			snprintf(err, errlen, "%s: %s", log, strerror(errno));
+			return -1;
+		}
+		if (n == 0)
+			return 0;
+		sb_add(sb, buf, (size_t)n);
+		off += n;
+	}
+}
+
+static int check_line(struct arena *a, const char *line, size_t len, const char *where, const struct chainlog_spec *spec,
+		      const char *last_fp, unsigned long count, char fp_out[33], struct json **out, char *err, size_t errlen)
+{
+	struct json *rec;
+	char e[256];
+	size_t nkeys = 0;
+	while (spec->keys[nkeys])
+		nkeys++;
+	if (json_parse(a, line, len, &rec, e, sizeof e)) {
+		snprintf(err, errlen, "%s: %s", where, e);
+		return -1;
+	}
+	const char *type = ev_str(rec, "type");
+	if (rec->kind != JSON_OBJECT || !type || strcmp(type, spec->type)) {
+		snprintf(err, errlen, "%s: not an '%s' record", where, spec->type);
+		return -1;
+	}
+	if (nd_check_keys(rec, spec->keys, nkeys, e, sizeof e)) {
+		snprintf(err, errlen, "%s: %s", where, e);
+		return -1;
+	}
+	for (const char *const *k = spec->keys; *k; k++)
+		if (!json_get(rec, *k)) {
+			snprintf(err, errlen, "%s: missing key '%s'", where, *k);
+			return -1;
+		}
+	if (spec->check && spec->check(rec, e, sizeof e)) {
+		snprintf(err, errlen, "%s: %s", where, e);
+		return -1;
+	}
+	if (!ev_self_fp_ok(rec, spec->fp_key)) {
+		snprintf(err, errlen, "%s: '%s' does not verify (the line was edited)", where, spec->fp_key);
+		return -1;
+	}
+	struct json *prev = json_get(rec, spec->prev_key);
+	bool linked = count == 0 ? prev->kind == JSON_NULL : prev->kind == JSON_STRING && !strcmp(prev->u.str.s, last_fp);
+	if (!linked) {
+		snprintf(err, errlen, "%s: '%s' does not match the line before (a line was removed, reordered or inserted)", where,
+			 spec->prev_key);
+		return -1;
+	}
+	snprintf(fp_out, 33, "%s", ev_str(rec, spec->fp_key));
+	*out = rec;
+	return 0;
+}
+
+int chainlog_read(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *keep,
+		  struct json ***recs, char last_fp[33], unsigned long *count, char *err, size_t errlen)
+{
+	struct arena scratch;
+	size_t cap = 0;
+	arena_init(&scratch);
+	last_fp[0] = 0;
+	*count = 0;
+	if (recs)
+		*recs = NULL;
+	int rc = 0;
+	size_t pos = 0;
+	while (rc == 0 && pos < len) {
+		char where[600];
+		struct json *rec;
+		snprintf(where, sizeof where, "%s:%lu", log, *count + 1);
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		if (!nl) {
+			snprintf(err, errlen,
+				 "%s: torn last line (no newline: an earlier write was interrupted); refusing to append after it. "
+				 "Inspect it, then cut it off with 'truncate -s %zu %s' and run %s again",
+				 where, pos, log, spec->retry);
+			rc = -1;
+			break;
+		}
+		size_t n = (size_t)(nl - (buf + pos));
+		rc = check_line(recs ? keep : &scratch, buf + pos, n, where, spec, last_fp, *count, last_fp, &rec, err, errlen);
+		if (rc == 0 && recs) {
+			*recs = xgrow(*recs, &cap, *count + 1, sizeof **recs);
+			(*recs)[*count] = rec;
+		}
+		if (rc == 0)
+			(*count)++;
+		pos += n + 1;
+		arena_reset(&scratch);
+	}
+	arena_release(&scratch);
+	return rc;
+}
+
+int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, char last_fp[33], unsigned long *count,
+		    char *err, size_t errlen)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	last_fp[0] = 0;
+	*count = 0;
+	int rc = read_all(fd, log, &sb, err, errlen);
+	if (rc == 0)
+		rc = chainlog_read(sb.buf ? sb.buf : "", sb.len, log, spec, NULL, NULL, last_fp, count, err, errlen);
+	sb_release(&sb);
+	return rc;
+}
+
+int chainlog_open(const char *log, const struct chainlog_spec *spec, bool create, bool exclusive, char last_fp[33],
+		  unsigned long *count, char *err, size_t errlen)
+{
+	int fd = open(log, (create ? O_RDWR | O_APPEND | O_CREAT : O_RDONLY) | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", log, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, exclusive ? LOCK_EX : LOCK_SH)) {
+		snprintf(err, errlen, "%s: cannot lock: %s", log, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (chainlog_verify(fd, log, spec, last_fp, count, err, errlen)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void sync_parent_dir(const char *path)
+{
+	char *copy = xstrdup(path);
+	int dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(copy);
+}
+
+int chainlog_append(int fd, const char *log, const struct chainlog_spec *spec, struct arena *a, struct json *rec,
+		    char last_fp[33], unsigned long *count, char *err, size_t errlen)
+{
+	json_set(a, rec, spec->prev_key, *count ? json_str(a, last_fp) : json_null(a));
+	ev_self_fp_stamp(a, rec, spec->fp_key);
+	struct strbuf line;
+	sb_init(&line);
+	json_write(&line, rec);
+	sb_addc(&line, '\n');
+	/* One write(2) of the whole line: a crash leaves the line either absent or (in the rare
+	 * case the kernel stops between pages) torn, which the next verification refuses. */
+	ssize_t w = write(fd, line.buf, line.len);
+	int rc = 0;
+	if (w < 0 || (size_t)w != line.len) {
+		snprintf(err, errlen, "%s: short write (%s)", log, w < 0 ? strerror(errno) : "partial line");
+		rc = -1;
+	} else if (fsync(fd)) {
+		snprintf(err, errlen, "%s: %s", log, strerror(errno));
+		rc = -1;
+	} else {
+		if (*count == 0)
+			sync_parent_dir(log);
+		snprintf(last_fp, 33, "%s", ev_str(rec, spec->fp_key));
+		(*count)++;
+	}
+	sb_release(&line);
+	return rc;
+}

@@ -1,0 +1,41 @@
+/*
+ * chainlog — append-only NDJSON logs of self-fingerprinted records, each chained to the one
+ * before by its previous-fingerprint key (null on the first line): approve's approval log
+ * and schednav-mcp's audit log. Verification reads the whole file and refuses an edited,
+ * removed, reordered, inserted or torn line, naming LOG:LINE; an append sets the two keys
+ * and writes the line with one write(2) and one fsync. Callers own the fd and lock it
+ * (chainlog_open does both). Nothing here prints or exits: 0 / -1 + message in err.
+ */
+#ifndef SCHEDNAV_EVAL_CHAINLOG_H
+#define SCHEDNAV_EVAL_CHAINLOG_H
+#include "core/arena.h"
+#include "core/json.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+struct chainlog_spec {
+	const char *type;            /* every line's "type" */
+	const char *const *keys;     /* the exact key set, NULL-terminated, in record order */
+	const char *fp_key;          /* the self-fingerprint key (last) */
+	const char *prev_key;        /* the chain key */
+	const char *retry;           /* command named in the torn-line advice, e.g. "approve" */
+	/* optional: the record type's own rules (value kinds, identifiers), after the key set */
+	int (*check)(const struct json *rec, char *err, size_t errlen);
+};
+
+/* Verify the log read from fd: last fingerprint ("" when empty) and line count out. */
+int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, char last_fp[33], unsigned long *count,
+		    char *err, size_t errlen);
+/* Verify a whole log held in buf[0..len) (named log in messages), as chainlog_verify does.
+ * When recs is not NULL every record is kept, parsed into a: *recs (malloc'd, free it) and
+ * *count of them. */
+int chainlog_read(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *a,
+		  struct json ***recs, char last_fp[33], unsigned long *count, char *err, size_t errlen);
+/* Open log (created 0644 when create), take a shared or exclusive flock, verify it; the fd or -1. */
+int chainlog_open(const char *log, const struct chainlog_spec *spec, bool create, bool exclusive, char last_fp[33],
+		  unsigned long *count, char *err, size_t errlen);
+/* Set rec's prev_key (last_fp, null when count is 0) and fp_key, then append the line with one
+ * write and fsync (the parent directory is synced after the first line). Updates last_fp, count. */
+int chainlog_append(int fd, const char *log, const struct chainlog_spec *spec, struct arena *a, struct json *rec,
+		    char last_fp[33], unsigned long *count, char *err, size_t errlen);
+#endif

@@ -1,0 +1,330 @@
+/*
+ * predict — the predictive Spot controller engine (predictive.md §1 and §6).
+ *
+ * What it does. A controller observes the cluster at a fixed cadence, forecasts HP demand
+ * from the past only, reserves capacity at the forecast's guarantee quantile, turns what is
+ * left into a Spot quota per guarantee horizon, gates Spot starts by that quota and corrects
+ * its scale factor eta from the Spot runs that actually closed. One engine hosts every
+ * controller family; a family is a config schema plus a set of switches (struct
+ * pc_switches) and an estimator (struct pc_estimator_ops). Today it hosts the aggregate
+ * `predictive-spot-v1` (`seasonal-gaussian-v1`) exactly as the original engine computes it.
+ *
+ * Pieces, in the order a decision uses them (pc_update):
+ *   1. observation  the HP demand sample (aggregate: HP outstanding = queued + running GPUs)
+ *                   goes into the sample log (for scoring) and its hour bucket (max of the
+ *                   bucket's samples); buckets older than the lookback are dropped for good;
+ *   2. refit        when due (at the first update, then every retrain interval) the
+ *                   estimator is fitted on the hourly history;
+ *   3. forecast     the estimator gives one point per forecast step: target time, mu, sigma
+ *                   and the guarantee quantile q, rounded to 6 dp as published;
+ *   4. feedback     the eta law updates each pool's eta (event-triggered for the aggregate:
+ *                   only when a Spot run closed since the last evaluation, plus the
+ *                   starvation rule; per-decision for the tenant family, quirk Q1);
+ *   5. quota        pc_quota(), the one quota function (the `quota` tool calls it too),
+ *                   per pool and guarantee horizon, from the rounded q and the new eta.
+ * The simulator binding (pc_sim_bind) calls pc_update at every point of the update grid
+ * (first arrival, then now + interval, the event loop's own clock) after the arrivals of
+ * that instant and before the start pass, consults pc_allows_spot from the start pass and
+ * feeds pc_observe_run_end from every Spot run that closes (completion or eviction). The
+ * offline cutoff bundle (pc_bundle) replays the same controller over a past-only
+ * occupancy reconstruction.
+ *
+ * Plugging in the tenant controller (issue 11, predictive.md §2):
+ *   - add its config schema to pc_config_from_json and fill pc_switches: pools per model
+ *     (PC_POOLS_PER_MODEL), eta law PC_ETA_PER_DECISION (pc_eta_per_decision is written and
+ *     unit-tested), floor_before_subtract and inventory_cap on (pc_quota has both),
+ *     control_window_only on, gate scope PC_GATE_POOL (pc_allows_spot reads the pool);
+ *   - write its estimator behind struct pc_estimator_ops (fit on the history, forecast one
+ *     point list per pool); the 60-s per-series sampling and the minute history belong in
+ *     struct pc_history next to the hourly buckets (O(1) per sample with 12 offset-aligned
+ *     hourly maxima, §6);
+ *   - periodic guarantee events: register them as extra wake-ups in pc_sim's next_wakeup
+ *     and emit them from sim's after_advance hook (the simulator calls it after the clock
+ *     moves, before completions, which is where the original emits them);
+ *   - the sim hooks give per-run allocations (node -> GPUs, nodes -> model) for the
+ *     pool-weighted events, and sim_each_running / sim_each_queued for per-pool state.
+ *
+ * Memory: a pc_config's strings and canonical dict live in the arena given to the parser.
+ * A pc_controller owns everything it allocates (pc_controller_release frees it); decision
+ * logs grow with the number of updates. Nothing here prints or exits; errors are returned
+ * with a message. All arithmetic follows the original's operation order (-ffp-contract=off):
+ * means are left-to-right sums divided by the count, rounding is Python's round().
+ */
+#ifndef SCHEDNAV_PREDICT_H
+#define SCHEDNAV_PREDICT_H
+#include "core/arena.h"
+#include "core/json.h"
+#include "core/strbuf.h"
+#include "sim/engine.h"
+#include "sim/policy.h"
+#include "trace/trace.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PC_EPS 1e-9
+#define PC_CONFIG_SCHEMA "schednav.predictive-controller/v1"
+#define PC_REPORT_SCHEMA "schednav.predictive-control-report/v1"
+#define PC_BUNDLE_SCHEMA "schednav.predictive-observation-bundle/v1"
+#define PC_SNAPSHOT_SCHEMA "schednav.observation-snapshot/v1"
+#define PC_FORECAST_SCHEMA "schednav.demand-forecast/v1"
+#define PC_QUOTA_SCHEMA "schednav.spot-quota-plan/v1"
+#define PC_QUOTA_RULE "eta * minimum forecast free capacity across the guarantee horizon"
+
+/* ---- switches: what distinguishes one controller family from another (§6) ---- */
+
+enum pc_pools { PC_POOLS_CLUSTER, PC_POOLS_PER_MODEL };          /* one pool "*" | one per gpu_model */
+enum pc_eta_law { PC_ETA_EVENT_TRIGGERED, PC_ETA_PER_DECISION };
+enum pc_gate_scope { PC_GATE_CLUSTER, PC_GATE_POOL };            /* running Spot summed over the cluster | the job's pool */
+
+struct pc_switches {
+	enum pc_pools pools;
+	enum pc_eta_law eta_law;
+	bool floor_before_subtract;   /* free = C - clip(floor(q + EPS)) instead of max(0, C - q) */
+	bool inventory_cap;           /* quota <= idle + running Spot */
+	bool control_window_only;     /* gate only inside the evaluation window */
+	enum pc_gate_scope gate_scope;
+};
+
+/* ---- the forecast and its estimator ---- */
+
+struct pc_bucket {                /* one hour of history: start time (bucket index * 3600), max sample */
+	double t, v;
+};
+
+struct pc_point {                 /* one forecast step, values as published (mu, sigma, q round6) */
+	int step;                     /* 1..forecast_horizon_hours */
+	double target, mu, sigma, q;
+};
+
+struct pc_config;
+
+struct pc_estimator_ops {
+	const char *model;            /* the config's "model" value it serves */
+	void *(*create)(const struct pc_config *c, double capacity);
+	void *(*clone)(const void *est);   /* an independent copy (fitted state included) */
+	void (*destroy)(void *est);
+	/* Fit on the history (time order, at least one bucket) at time trained_at. */
+	void (*fit)(void *est, const struct pc_bucket *h, size_t n, double trained_at);
+	/* One point per step 1..H at cutoff, into out[0..H). Fitted before. */
+	void (*forecast)(void *est, const struct pc_bucket *h, size_t n, double cutoff, struct pc_point *out);
+	double (*trained_at)(const void *est);
+	size_t (*training_count)(const void *est);
+	/* SHA-256 hex of the fitted model's canonical payload (the original's model_fingerprint),
+	 * computed when first asked for after a fit. */
+	const char *(*fingerprint)(void *est);
+};
+
+extern const struct pc_estimator_ops pc_seasonal_gaussian;   /* seasonal-gaussian-v1 (§1) */
+
+/* z such that P(N(0,1) <= z) = p, 0 < p < 1: Wichura's AS241, as Python's NormalDist.inv_cdf. */
+double pc_normal_quantile(double p);
+
+/* ---- configuration ---- */
+
+struct pc_config {
+	const char *schema_version, *controller_id, *model;
+	long long observation_interval_seconds, aggregation_interval_seconds, lookback_hours;
+	long long forecast_horizon_hours, retrain_interval_seconds;
+	double guarantee_probability;
+	long long *horizons;          /* guarantee_horizons_hours, increasing, in the arena */
+	size_t n_horizons;
+	long long minimum_history_hours;
+	double minimum_sigma_gpus, initial_eta, minimum_eta, maximum_eta;
+	long long feedback_window_seconds, starvation_increase_after_seconds;
+	double high_eviction_ratio, low_eviction_ratio, eta_increase_step;
+	struct pc_switches sw;
+	const struct pc_estimator_ops *estimator;
+	struct json *canonical;       /* the original's to_dict(), coerced types */
+	char fingerprint[65];         /* SHA-256 of its canonical sorted JSON (predictive.md §0) */
+};
+
+/* Validate a parsed config (exact key set, the original's rules) and fill c. 0 or -1 + message. */
+int pc_config_from_json(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen);
+/* Read and validate a config file ("PATH: message" errors). */
+int pc_config_load(struct pc_config *c, const char *path, struct arena *a, char *err, size_t errlen);
+/* Index into c->horizons of the smallest horizon >= max(1, ceil(g / 3600)), or -1 (g too long). */
+int pc_config_horizon_for(const struct pc_config *c, long long guarantee_seconds);
+
+/* ---- the quota function (controller and `quota` tool) ---- */
+
+struct pc_quota_input {
+	const struct pc_point *points;   /* steps 1..n in order */
+	size_t n;
+	double capacity, eta;
+	bool floor_before_subtract;
+	bool inventory_cap;
+	double idle_gpus, running_spot_gpus;   /* read only with inventory_cap */
+};
+
+/* Integer Spot quota for a guarantee horizon of h hours (0 when fewer than h points). */
+long long pc_quota(const struct pc_quota_input *in, long long h);
+
+/* ---- feedback ---- */
+
+enum pc_reason {
+	PC_NO_NEW_COMPLETED_RUNS, PC_INSIDE_FEEDBACK_BAND, PC_HIGH_EVICTION_DECREASE,
+	PC_LOW_EVICTION_BACKLOG_INCREASE, PC_STARVATION_BACKLOG_INCREASE, PC_REASONS
+};
+const char *pc_reason_name(enum pc_reason r);
+
+struct pc_feedback {              /* the original's feedback dict of one decision */
+	long long window_seconds;
+	long long completed, evicted;   /* closed Spot runs in the window, evicted among them */
+	bool has_rate;
+	double rate;                  /* round9 */
+	double target;                /* round9(1 - p) */
+	double previous_eta, eta;     /* round9 */
+	enum pc_reason reason;
+};
+
+/* The per-decision eta law of the tenant family (§2): failure weight / total weight r;
+ * r >= high·e* -> eta times e* over r; elif r <= low·e* and the longest Spot wait > threshold ->
+ * eta times (1.5 - r over e*); clamp; total weight 0 -> unchanged. Returns the new eta. */
+double pc_eta_per_decision(double eta, double failure_weight, double total_weight, double longest_wait,
+			   const struct pc_config *c, double wait_threshold, enum pc_reason *reason);
+
+/* ---- the controller ---- */
+
+struct pc_observation {           /* what one update sees, before admission at that instant */
+	double hp_outstanding_gpus;   /* queued + running HP GPUs (the aggregate's demand sample) */
+	double spot_backlog_gpus;     /* queued Spot GPUs */
+	double running_spot_gpus;     /* allocated Spot GPUs */
+};
+
+struct pc_decision {              /* one update; points and quotas live in the controller's flat logs */
+	double now;
+	bool retained;                /* inside the evidence window */
+	bool history_ready;
+	size_t history_count;
+	double trained_at;
+	double hp_outstanding, spot_backlog, running_spot;   /* round6 */
+	struct pc_feedback feedback;  /* pool 0 */
+	double eta;                   /* round9, after feedback (pool 0; the minimum over pools later) */
+	size_t points_at, quotas_at;  /* offsets into c->points (H per pool) / c->quotas (horizons per pool) */
+};
+
+struct pc_target {                /* a retained forecast point, for scoring */
+	double target, mu, q;
+};
+
+struct pc_closed_run {            /* one closed Spot run the feedback window holds */
+	double t;
+	bool evicted;
+	double weight;                /* distinct nodes of the pool (tenant family); 1 here */
+};
+
+struct pc_sample {
+	double key;                   /* round9(time) */
+	double v;
+};
+
+struct pc_pool {                  /* per-pool control state: one pool "*" for the cluster family */
+	const char *name;
+	int model;                    /* sim model index, -1 = "*" */
+	double capacity;
+	double eta;
+	long long *latest_quotas;     /* per horizon, 0 before the first update */
+	struct pc_closed_run *closed; /* ring: closed[(first + i) % cap], i < n */
+	size_t closed_first, closed_n, closed_cap;
+	unsigned long long feedback_version, evaluated_version;
+	bool backlog_waiting;         /* the starvation clock runs */
+	double backlog_since;
+};
+
+struct pc_controller {
+	const struct pc_config *cfg;
+	double capacity, z;
+	bool has_evidence;
+	double evidence_start, evidence_end;
+	double next_update, next_retrain;
+	struct pc_pool *pools;
+	size_t n_pools;
+	/* history: retained hour buckets in time order, buckets[bucket_first .. bucket_n) */
+	struct pc_bucket *buckets;
+	size_t bucket_first, bucket_n, bucket_cap;
+	struct pc_sample *samples;    /* every update's demand sample, for scoring */
+	size_t n_samples, cap_samples;
+	/* estimator */
+	void *est;
+	bool fitted;
+	/* logs */
+	struct pc_decision *decisions;
+	size_t n_decisions, cap_decisions, retained;
+	struct pc_point *points;
+	size_t n_points, cap_points;
+	long long *quotas;
+	size_t n_quotas, cap_quotas;
+	struct pc_target *targets;
+	size_t n_targets, cap_targets;
+	long long events_total, events_evicted;   /* closed Spot runs seen, for diagnostics */
+};
+
+/* Start a controller at time start (the first update); evidence window optional. 0 or -1 + message. */
+int pc_controller_init(struct pc_controller *c, const struct pc_config *cfg, double capacity, double start,
+		       bool has_evidence, double evidence_start, double evidence_end, char *err, size_t errlen);
+void pc_controller_release(struct pc_controller *c);
+/* dst = an independent deep copy of src (for a forked simulation session, sim_clone). */
+void pc_controller_clone(struct pc_controller *dst, const struct pc_controller *src);
+bool pc_update_due(const struct pc_controller *c, double now);
+/* One update at now (due, and later than the previous one). 0 or -1 + message. */
+int pc_update(struct pc_controller *c, double now, const struct pc_observation *obs, char *err, size_t errlen);
+const struct pc_decision *pc_last_decision(const struct pc_controller *c);   /* NULL before the first */
+/* The hourly history as of the last update (time order, at most lookback_hours buckets). */
+const struct pc_bucket *pc_history(const struct pc_controller *c, size_t *n);
+/* A Spot run closed at now (completed or evicted) in pool (0 for the cluster family). */
+void pc_observe_run_end(struct pc_controller *c, size_t pool, double now, bool evicted, double weight);
+/* Gate: running + requested <= the pool's quota of horizon index hi + EPS. */
+bool pc_allows_spot(const struct pc_controller *c, size_t pool, int hi, double requested, double running);
+/* A demand bound for the gate (sim gate_limit): no request above it is allowed. */
+double pc_gate_limit(const struct pc_controller *c, size_t pool, int hi, double running);
+
+struct pc_report {                /* the original's control report summary (finalize) */
+	size_t update_count, total_update_count;
+	bool has_cutoffs;
+	double first_cutoff, last_cutoff;
+	double eta_initial, eta_final;
+	bool has_etas;
+	double eta_min, eta_max;
+	bool has_quotas;
+	double quota_mean;
+	long long quota_min, quota_max;
+	size_t evaluated;
+	bool has_scores, has_wape;
+	double mae, wape, mean_error, coverage, pinball;
+	size_t reason_counts[PC_REASONS];   /* retained decisions */
+	long long events_total, events_evicted;
+};
+
+void pc_report(const struct pc_controller *c, struct pc_report *r);
+
+/* ---- the simulator binding ---- */
+
+struct pc_sim {
+	struct pc_controller *c;
+	int horizon;                  /* horizon index for the current policy's guarantee */
+	bool enforce;                 /* the current policy's predictive_admission_mode */
+};
+
+/* Fill hooks that run c inside a simulation session (b must outlive it). For a fork
+ * (sim_clone): pc_controller_clone the controller, bind the copy, then copy horizon and
+ * enforce from the original binding (check_policy is not called again). */
+void pc_sim_bind(struct pc_sim *b, struct pc_controller *c, struct sim_hooks *hooks);
+/* The error a too-long guarantee gets (also from sim_open / sim_set_policy through the hooks). */
+int pc_check_guarantee(const struct pc_config *cfg, const struct sim_policy *p, char *err, size_t errlen);
+
+/* ---- records ---- */
+
+/* One control_decision line (no '\n') for decision d of c. */
+void pc_write_decision(struct strbuf *sb, const struct pc_controller *c, const struct pc_decision *d);
+/* The control_report line. */
+void pc_write_report(struct strbuf *sb, const struct pc_controller *c, const struct pc_report *r);
+
+/* ---- the past-only cutoff bundle (forecast) ---- */
+
+/* The observation_bundle record for trace t at cutoff: jobs with submit <= cutoff + EPS
+ * only, replayed offline on the update grid that ends at the cutoff. Built in a. NULL + message
+ * (a cutoff before the first arrival, a trace without jobs). */
+struct json *pc_bundle(struct arena *a, const struct trace *t, const struct pc_config *cfg, double cutoff, char *err, size_t errlen);
+/* SHA-256 hex of the canonical sorted JSON of v (predictive.md §0). */
+void pc_canonical_sha256(const struct json *v, char out[65]);
+#endif

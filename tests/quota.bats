@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# quota: the quota function as a filter, over bundles and over forecast_point records.
+load helper
+
+CTRL="$ROOT/configs/controllers/predictive-spot-v1.json"
+WARM="$ROOT/tests/data/sim/warmup-window.trace.ndjson"
+
+setup() {
+	TMP="$BATS_TEST_TMPDIR"
+}
+
+# a forecast_point + inventory stream: q 5.281552 x 2, then 9.5 and 10 (C 12)
+points() {
+	cat <<'P' | stream-seal
+{"type":"header","schema":"schednav.forecast-points/1","tool":"hand","version":"0","inputs":[],"params":{}}
+{"type":"inventory","capacity_gpus":12}
+{"type":"forecast_point","cutoff_time_seconds":0.0,"horizon_step":1,"target_time_seconds":3600.0,"mu_gpus":4.0,"sigma_gpus":1.0,"guarantee_quantile_gpus":5.281552}
+{"type":"forecast_point","cutoff_time_seconds":0.0,"horizon_step":2,"target_time_seconds":7200.0,"mu_gpus":4.0,"sigma_gpus":1.0,"guarantee_quantile_gpus":5.281552}
+{"type":"forecast_point","cutoff_time_seconds":0.0,"horizon_step":3,"target_time_seconds":10800.0,"mu_gpus":8.0,"sigma_gpus":1.0,"guarantee_quantile_gpus":9.5}
+{"type":"forecast_point","cutoff_time_seconds":0.0,"horizon_step":4,"target_time_seconds":14400.0,"mu_gpus":8.0,"sigma_gpus":1.0,"guarantee_quantile_gpus":10}
+{"type":"inventory","capacity_gpus":12,"eta":1.21}
+{"type":"forecast_point","cutoff_time_seconds":300.0,"horizon_step":1,"target_time_seconds":3900.0,"mu_gpus":4.0,"sigma_gpus":1.0,"guarantee_quantile_gpus":5.281552}
+{"type":"note","text":"ignored"}
+P
+}
+
+@test "quota: --help matches the man page; a bad option exits 2; --controller is required" {
+	assert_tool_invariants quota
+	run quota < /dev/null
+	assert_failure 2
+	assert_output --partial "missing --controller"
+	run quota -c "$CTRL" --eta 0 < /dev/null
+	assert_failure 2
+	run quota -c "$CTRL" --eta abc < /dev/null
+	assert_failure 2
+	assert_output --partial "quota: --eta: invalid number 'abc'"
+}
+
+@test "quota: empty input and a truncated stream are errors" {
+	run quota -c "$CTRL" < /dev/null
+	assert_failure 1
+	assert_output --partial "empty input"
+	points | head -n 4 > "$TMP/t.nd"
+	run quota -c "$CTRL" -o "$TMP/out" "$TMP/t.nd"
+	assert_failure 1
+	assert_output --regexp "^quota: .*t\.nd:[0-9]+: "
+	[ ! -e "$TMP/out" ]
+}
+
+@test "quota: forecast points and inventory: one plan per cutoff, the minimum over each horizon, eta from the inventory" {
+	points > "$TMP/p.nd"
+	quota -c "$CTRL" "$TMP/p.nd" > "$TMP/q"
+	assert_schema "$TMP/q"
+	run jq -c 'select(.type == "quota_plan") | [.cutoff_time_seconds, .capacity_gpus, .eta, .spot_quota_gpus_by_guarantee_hour]' "$TMP/q"
+	assert_line --index 0 '[0,12,1,{"1":6,"2":6,"4":2}]'
+	assert_line --index 1 '[300,12,1.21,{"1":8,"2":0,"4":0}]'
+	# options override the inventory
+	run sh -c "quota -c '$CTRL' --eta 0.5 --capacity 24 '$TMP/p.nd' | jq -c 'select(.type == \"quota_plan\") | .spot_quota_gpus_by_guarantee_hour'"
+	assert_line --index 0 '{"1":9,"2":9,"4":7}'
+}
+
+@test "quota: a bundle gives exactly the bundle's own quota plan, fingerprints included" {
+	forecast -c "$CTRL" -t 100000 "$WARM" > "$TMP/b"
+	forecast -c "$CTRL" -t 110000 "$WARM" >> "$TMP/b"
+	quota -c "$CTRL" "$TMP/b" > "$TMP/q"
+	diff <(jq -cS 'select(.type == "observation_bundle") | .spot_quota_plan' "$TMP/b") <(jq -cS 'select(.type == "quota_plan") | del(.type)' "$TMP/q")
+	[ "$(grep -c '"type":"quota_plan"' "$TMP/q")" -eq 2 ]
+}
+
+@test "quota: bad input is refused with a message" {
+	printf '%s\n' '{"type":"header","schema":"x/1","tool":"hand","version":"0","inputs":[],"params":{}}' \
+		'{"type":"forecast_point","cutoff_time_seconds":0,"horizon_step":2,"target_time_seconds":3600,"mu_gpus":1,"sigma_gpus":1,"guarantee_quantile_gpus":2}' | stream-seal > "$TMP/s.nd"
+	run quota -c "$CTRL" --capacity 10 "$TMP/s.nd"
+	assert_failure 1
+	assert_output --partial "horizon_step 2 where step 1 was expected"
+	printf '%s\n' '{"type":"header","schema":"x/1","tool":"hand","version":"0","inputs":[],"params":{}}' \
+		'{"type":"forecast_point","cutoff_time_seconds":0,"horizon_step":1,"target_time_seconds":3600,"mu_gpus":1,"sigma_gpus":1,"guarantee_quantile_gpus":2}' | stream-seal > "$TMP/n.nd"
+	run quota -c "$CTRL" "$TMP/n.nd"
+	assert_failure 1
+	assert_output --partial "without a capacity"
+	sed 's/"guarantee_quantile_gpus":2/"guarantee_quantile_gpus":"2"/' "$TMP/n.nd" | stream-seal > "$TMP/x.nd"
+	run quota -c "$CTRL" --capacity 10 "$TMP/x.nd"
+	assert_failure 1
+	assert_output --partial "'guarantee_quantile_gpus' is missing or not a finite number"
+	printf '%s\n' '{"type":"header","schema":"x/1","tool":"hand","version":"0","inputs":[],"params":{}}' \
+		'{"type":"inventory","capacity_gpus":10,"eta":-1}' | stream-seal > "$TMP/e.nd"
+	run quota -c "$CTRL" "$TMP/e.nd"
+	assert_failure 1
+	assert_output --regexp "quota: .*e\.nd:2: inventory: eta must be > 0"
+	# a bundle of another controller
+	jq '.maximum_eta = 1.5' "$CTRL" > "$TMP/c.json"
+	forecast -c "$CTRL" -t 100000 "$WARM" > "$TMP/b"
+	run quota -c "$TMP/c.json" "$TMP/b"
+	assert_failure 1
+	assert_output --partial "observation_bundle of another controller"
+}
+
+@test "quota: chunked input and reruns are byte-identical" {
+	points > "$TMP/p.nd"
+	quota -c "$CTRL" "$TMP/p.nd" > "$TMP/a"
+	quota -c "$CTRL" "$TMP/p.nd" > "$TMP/b"
+	cmp "$TMP/a" "$TMP/b"
+	feed_chunked "$TMP/p.nd" quota -c "$CTRL" > "$TMP/c"
+	diff <(sans_header "$TMP/a") <(sans_header "$TMP/c")
+}

@@ -1,0 +1,1746 @@
+/* schednav-mcp — the bounded agent bridge: an MCP server (JSON-RPC 2.0, newline-delimited on
+ * stdio) that exposes a role profile's whitelisted operations as MCP tools. Every operation
+ * runs our tools as subprocesses with a fixed argv inside one workspace, is a task
+ * (queued -> running -> succeeded | failed) keyed for idempotency, and is appended to a
+ * hash-chained audit log. Agents pass ids and relative refs only: never a path outside the
+ * workspace, a shell command, an approval, or a job, node or GPU id. */
+#include "agents/jschema.h"
+#include "agents/spawn.h"
+#include "agents/workspace.h"
+#include "core/die.h"
+#include "core/fp.h"
+#include "core/json.h"
+#include "core/ndjson.h"
+#include "core/num.h"
+#include "core/strbuf.h"
+#include "core/zio.h"
+#include "eval/chainlog.h"
+#include "eval/evidence.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage[] =
+	"schednav-mcp --profile ROLE --workspace DIR [--configs DIR] [--exec-path DIR] [--action-space ID]\n"
+	"schednav-mcp --verify-log --workspace DIR\n";
+
+static const char help[] =
+	"\n"
+	"Serve the Model Context Protocol (revision 2025-11-25; 2025-06-18, 2025-03-26 and\n"
+	"2024-11-05 are negotiated too) on stdin/stdout, one JSON-RPC message a line, for the\n"
+	"role profile ROLE (configs/agents/ROLE.json: analyst, strategist, simulation, auditor,\n"
+	"manager, predictive, rolling). Operations run our tools in DIR; their state, the task\n"
+	"store and the audit log live in DIR/.schednav-mcp/.\n"
+	"\n"
+	"  -p, --profile ROLE     the role profile whose operations are listed and accepted\n"
+	"  -w, --workspace DIR    the workspace root every id and ref resolves under\n"
+	"  -c, --configs DIR      agents/, action_spaces/, policies/, slos/, controllers/, rolling/\n"
+	"                         (default: $SCHEDNAV_CONFIGS, else EXEC/../configs)\n"
+	"  -x, --exec-path DIR    where the tools are (default: this program's directory)\n"
+	"  -a, --action-space ID  the declared action space (default static-v1)\n"
+	"      --verify-log       verify the workspace's audit log and exit\n"
+	"  -V, --version          print the version and the schemas read and written\n"
+	"  -h, --help             show this help\n";
+
+#define MAX_BODY 65536
+#define MAX_ARTIFACT (512 * 1024)
+#define PROTOCOL_LATEST "2025-11-25"
+#define STATE_DIR ".schednav-mcp"
+#define TASK_SCHEMA "schednav.bridge-task/v1"
+#define SIMULATIONS_SCHEMA "schednav.bridge-simulations/1"
+#define AUDITS_SCHEMA "schednav.bridge-audits/1"
+
+enum { RPC_PARSE = -32700, RPC_INVALID = -32600, RPC_METHOD = -32601, RPC_PARAMS = -32602, RPC_INTERNAL = -32603 };
+
+/* ---- schema fragments ---- */
+#define ID_S "{\"type\":\"string\",\"pattern\":\"" WS_ID_PATTERN "\"}"
+#define REF_S "{\"type\":\"string\",\"maxLength\":512,\"pattern\":\"" WS_REF_PATTERN "\"}"
+#define REFS_S(min, max) "{\"type\":\"array\",\"minItems\":" #min ",\"maxItems\":" #max ",\"uniqueItems\":true,\"items\":" REF_S "}"
+#define KEY_S "\"idempotency_key\":{\"type\":\"string\",\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:/-]{7,127}$\"," \
+	"\"description\":\"repeat a call with the same key and arguments to get the stored result\"}"
+#define OBJ_S "{\"type\":\"object\"}"
+#define STR_S "{\"type\":\"string\"}"
+#define FP_S "{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{32}$\"}"
+#define STRS_S "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
+#define INPUT(req, props) "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[" req "],\"properties\":{" props "}}"
+#define OUTPUT(req, props) "{\"type\":\"object\",\"required\":[" req "],\"properties\":{" props "}}"
+#define ONE_LINE_256 "{\"type\":\"string\",\"minLength\":1,\"maxLength\":256,\"pattern\":\"^[^\\u000a\\u000d]*$\"}"
+
+struct server;
+struct call;
+typedef int (*op_fn)(struct call *c);
+
+/* One entry per operation: adding an operation is one entry here plus its function. */
+struct op {
+	const char *name, *title, *description;
+	const char *input_schema;    /* JSON Schema of arguments (validated by jschema) */
+	const char *result_schema;   /* JSON Schema of the operation's "result" */
+	const char *need_tool;       /* listed and callable only when this tool is in the exec dir */
+	const char *need_option;     /* ... and its --help mentions this option (NULL: any) */
+	bool tasked;                 /* a task with idempotency (false: a plain read) */
+	op_fn run;
+};
+
+static int op_analyze(struct call *c);
+static int op_forecast(struct call *c);
+static int op_simulate(struct call *c);
+static int op_simulate_predictive(struct call *c);
+static int op_rolling(struct call *c);
+static int op_compare(struct call *c);
+static int op_audit(struct call *c);
+static int op_rank(struct call *c);
+static int op_simulate_run_set(struct call *c);
+static int op_audit_run_set(struct call *c);
+static int op_get_task(struct call *c);
+static int op_read_artifact(struct call *c);
+
+static const struct op ops[] = {
+	{ "analyze_workload", "Workload summary",
+	  "Past-only workload summary of a run config's trace window (trace-analyze): per class counts, requested GPUs, "
+	  "duration/arrival/active statistics, pressure, carry-in, model mix, tenant concentration, regime label.",
+	  INPUT("\"run_config_id\"", "\"run_config_id\":" ID_S ",\"sample_interval_seconds\":{\"type\":\"integer\",\"minimum\":60,"
+		"\"maximum\":86400,\"default\":3600},\"cutoff_seconds\":{\"type\":\"number\",\"minimum\":0}," KEY_S),
+	  OUTPUT("\"run_config_id\",\"workload_summary\"", "\"run_config_id\":" STR_S ",\"workload_summary\":" OBJ_S),
+	  "trace-analyze", NULL, true, op_analyze },
+	{ "forecast_demand", "Demand forecast",
+	  "Past-only observation bundle at a cutoff for a declared predictive controller (forecast --controller --cutoff).",
+	  INPUT("\"run_config_id\",\"controller_id\",\"cutoff_seconds\"", "\"run_config_id\":" ID_S ",\"controller_id\":" ID_S
+		",\"cutoff_seconds\":{\"type\":\"number\",\"minimum\":0}," KEY_S),
+	  OUTPUT("\"run_config_id\",\"observation_bundle\"", "\"run_config_id\":" STR_S ",\"observation_bundle\":" OBJ_S),
+	  "forecast", "--cutoff", true, op_forecast },
+	{ "simulate_policy", "Simulate a declared action",
+	  "Replay a run config's trace under one declared action of the action space (sim-run, metrics).",
+	  INPUT("\"run_config_id\",\"action_id\"", "\"run_config_id\":" ID_S ",\"action_id\":" ID_S "," KEY_S),
+	  OUTPUT("\"run_config_id\",\"action_id\",\"result_fingerprint\",\"metrics_ref\",\"metrics_fingerprint\",\"metrics\"",
+		 "\"run_config_id\":" STR_S ",\"action_id\":" STR_S ",\"result_fingerprint\":" FP_S ",\"metrics_ref\":" STR_S
+		 ",\"metrics_fingerprint\":" FP_S ",\"metrics\":" OBJ_S),
+	  "sim-run", NULL, true, op_simulate },
+	{ "simulate_predictive_policy", "Simulate a declared action with a predictive controller",
+	  "Replay a run config's trace under a declared action and predictive controller (sim-run --controller, metrics); "
+	  "the metrics carry the predictive_control block.",
+	  INPUT("\"run_config_id\",\"action_id\",\"controller_id\"", "\"run_config_id\":" ID_S ",\"action_id\":" ID_S
+		",\"controller_id\":" ID_S "," KEY_S),
+	  OUTPUT("\"run_config_id\",\"action_id\",\"controller_id\",\"result_fingerprint\",\"metrics_ref\",\"metrics_fingerprint\",\"metrics\"",
+		 "\"run_config_id\":" STR_S ",\"action_id\":" STR_S ",\"controller_id\":" STR_S ",\"result_fingerprint\":" FP_S
+		 ",\"metrics_ref\":" STR_S ",\"metrics_fingerprint\":" FP_S ",\"metrics\":" OBJ_S),
+	  "sim-run", "--controller", true, op_simulate_predictive },
+	{ "advance_rolling_policy", "Advance a rolling controller with accepted decisions",
+	  "Replay the rolling day with the accepted decisions (roll): a planning checkpoint at the first unknown observation, "
+	  "or the result, metrics, FIFO baseline, audit and plan once complete.",
+	  INPUT("\"run_config_id\",\"controller_id\",\"slo_spec_id\",\"rolling_controller_id\",\"mode\",\"source_project_id\",\"decisions\"",
+		"\"run_config_id\":" ID_S ",\"controller_id\":" ID_S ",\"slo_spec_id\":" ID_S ",\"rolling_controller_id\":" ID_S
+		",\"mode\":{\"enum\":[\"single_agent\",\"multi_agent\",\"multi_agent_masked\"]},\"source_project_id\":" ID_S
+		",\"decisions\":{\"type\":\"array\",\"maxItems\":12,\"items\":{\"type\":\"object\",\"additionalProperties\":false,"
+		"\"required\":[\"observation_fingerprint\",\"candidate_action_ids\",\"reason_code\"],\"properties\":{"
+		"\"observation_fingerprint\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{32,64}$\"},"
+		"\"candidate_action_ids\":{\"type\":\"array\",\"minItems\":3,\"maxItems\":3,\"uniqueItems\":true,\"items\":" ID_S "},"
+		"\"reason_code\":" ONE_LINE_256 "}}}," KEY_S),
+	  OUTPUT("\"run_config_id\",\"records\"", "\"run_config_id\":" STR_S ",\"records\":{\"type\":\"array\",\"items\":" OBJ_S "}"),
+	  "roll", NULL, true, op_rolling },
+	{ "compare_policies", "Neutral comparison",
+	  "Neutral portfolio of 3-5 metrics records (compare): comparability checks and every catalogue metric; never a winner.",
+	  INPUT("\"metrics_refs\"", "\"metrics_refs\":" REFS_S(3, 5) "," KEY_S),
+	  OUTPUT("\"portfolio\"", "\"portfolio\":" OBJ_S), "compare", NULL, true, op_compare },
+	{ "audit_slo", "SLO audit",
+	  "Audit one metrics record against a declared SLO spec and a FIFO baseline, given by ref or by the action id simulated "
+	  "on the same run config (slo-audit). Thresholds are fixed by the spec.",
+	  "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"metrics_ref\",\"slo_spec_id\"],"
+	  "\"oneOf\":[{\"required\":[\"baseline_metrics_ref\"]},{\"required\":[\"baseline_action_id\"]}],\"properties\":{"
+	  "\"metrics_ref\":" REF_S ",\"slo_spec_id\":" ID_S ",\"baseline_metrics_ref\":" REF_S ",\"baseline_action_id\":" ID_S "," KEY_S "}}",
+	  OUTPUT("\"audit_ref\",\"audit_fingerprint\",\"audit_passed\",\"failed_constraint_ids\",\"unavailable_constraint_ids\"",
+		 "\"audit_ref\":" STR_S ",\"audit_fingerprint\":" FP_S ",\"audit_passed\":{\"type\":\"boolean\"},"
+		 "\"failed_constraint_ids\":" STRS_S ",\"unavailable_constraint_ids\":" STRS_S),
+	  "slo-audit", NULL, true, op_audit },
+	{ "rank_policies", "Rank by the declared hierarchy",
+	  "Rank 3-5 audited candidates by the SLO's declared hierarchy (rank). A tie or a selection stays approval_pending: "
+	  "only a person settles it, with a command no agent can reach.",
+	  INPUT("\"metrics_refs\",\"audit_refs\",\"slo_spec_id\"", "\"metrics_refs\":" REFS_S(3, 5) ",\"audit_refs\":" REFS_S(1, 5)
+		",\"slo_spec_id\":" ID_S "," KEY_S),
+	  OUTPUT("\"ranking_ref\",\"ranking_fingerprint\",\"selection_status\",\"selected_action_ids\",\"outcome\"",
+		 "\"ranking_ref\":" STR_S ",\"ranking_fingerprint\":" FP_S ",\"selection_status\":{\"enum\":[\"selected\","
+		 "\"tie_requires_human_approval\",\"no_eligible_policy\"]},\"selected_action_ids\":" STRS_S
+		 ",\"outcome\":{\"const\":\"approval_pending\"}"),
+	  "rank", NULL, true, op_rank },
+	{ "simulate_run_set", "Simulate a run set",
+	  "Simulate 3-5 unique declared actions on every run config of a run set (1-12 configs), each 1 or 2 times; two "
+	  "repetitions must give the same result fingerprint.",
+	  INPUT("\"run_set_id\",\"action_ids\"", "\"run_set_id\":" ID_S ",\"action_ids\":{\"type\":\"array\",\"minItems\":3,"
+		"\"maxItems\":5,\"uniqueItems\":true,\"items\":" ID_S "},\"repetitions\":{\"type\":\"integer\",\"enum\":[1,2],\"default\":2}," KEY_S),
+	  OUTPUT("\"run_set_id\",\"simulations_ref\",\"simulations\"", "\"run_set_id\":" STR_S ",\"simulations_ref\":" STR_S
+		 ",\"simulations\":{\"type\":\"array\",\"items\":" OBJ_S "}"),
+	  "sim-run", NULL, true, op_simulate_run_set },
+	{ "audit_run_set", "Audit a run set",
+	  "Audit every simulation of a simulate_run_set result against a declared SLO, per run config with the given baseline action.",
+	  INPUT("\"simulations_ref\",\"slo_spec_id\",\"baseline_action_id\"", "\"simulations_ref\":" REF_S ",\"slo_spec_id\":" ID_S
+		",\"baseline_action_id\":" ID_S "," KEY_S),
+	  OUTPUT("\"simulations_ref\",\"audits_ref\",\"audits\"", "\"simulations_ref\":" STR_S ",\"audits_ref\":" STR_S
+		 ",\"audits\":{\"type\":\"array\",\"items\":" OBJ_S "}"),
+	  "slo-audit", NULL, true, op_audit_run_set },
+	{ "get_task", "Task state",
+	  "The state of a task (queued, running, succeeded, failed) and its artefacts; a failure's details stay local.",
+	  INPUT("\"task_id\"", "\"task_id\":" FP_S),
+	  OUTPUT("\"task_id\",\"operation\",\"state\"", "\"task_id\":" STR_S ",\"operation\":" STR_S
+		 ",\"state\":{\"enum\":[\"queued\",\"running\",\"succeeded\",\"failed\"]}"),
+	  NULL, NULL, false, op_get_task },
+	{ "read_artifact", "Read an artefact",
+	  "Read a workspace artefact of an allow-listed schema (at most 512 KiB): its verified body records.",
+	  INPUT("\"ref\"", "\"ref\":" REF_S),
+	  OUTPUT("\"ref\",\"schema\",\"sha256\",\"document\"", "\"ref\":" STR_S ",\"schema\":" STR_S ",\"sha256\":{\"type\":\"string\","
+		 "\"pattern\":\"^[0-9a-f]{64}$\"},\"document\":{\"type\":\"array\",\"items\":" OBJ_S "}"),
+	  NULL, NULL, false, op_read_artifact },
+};
+#define N_OPS (sizeof ops / sizeof ops[0])
+
+/* Streams read_artifact may return: summaries and evaluation records, never trace or result
+ * streams (those carry job, node and GPU ids). */
+static const char *const readable_schemas[] = {
+	"schednav.workload/1", EV_METRICS_SCHEMA, EV_AUDIT_SCHEMA, EV_RANKING_SCHEMA, EV_COMPARISON_SCHEMA,
+	SIMULATIONS_SCHEMA, AUDITS_SCHEMA, "schednav.forecast/1", "schednav.agent-plan/1", NULL,
+};
+
+static const char *const protocols[] = { PROTOCOL_LATEST, "2025-06-18", "2025-03-26", "2024-11-05", NULL };
+
+struct server {
+	const char *profile, *exec_dir, *config_dir, *action_space_id;
+	struct arena arena;               /* lives as long as the server */
+	struct json *role, *action_ids;   /* the profile; the declared action ids */
+	const char *safety_action, *prompt;
+	struct workspace ws;
+	char state_dir[PATH_MAX];
+	bool initialized;
+	bool allowed[N_OPS], available[N_OPS];
+	struct json *input[N_OPS], *output[N_OPS];
+	int audit_fd;
+	char audit_last[33];
+	unsigned long audit_count;
+};
+
+struct call {
+	struct server *s;
+	struct arena *a;
+	const struct op *op;
+	struct json *args;       /* validated, defaults filled, without idempotency_key */
+	char task_id[33], args_fp[33];
+	char dir[64];            /* "artifacts/TASK" */
+	char failure_path[PATH_MAX];
+	struct json *result, *artifacts;
+	char refusal[1024];      /* a clear message for the caller (bad id, ref outside, ...) */
+	struct strbuf failure;   /* local details of an execution failure */
+};
+
+static const char *const audit_keys[] = {
+	"type", "profile", "operation", "task_id", "arguments_fingerprint", "arguments", "result_fingerprints",
+	"duration_ms", "outcome", "previous_fingerprint", "call_fingerprint", NULL,
+};
+static const struct chainlog_spec audit_log = {
+	.type = "bridge_call", .keys = audit_keys, .fp_key = "call_fingerprint", .prev_key = "previous_fingerprint",
+	.retry = "schednav-mcp",
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+static struct json *parse_or_die(struct arena *a, const char *text, const char *what)
+{
+	struct json *v;
+	char err[256];
+	if (json_parse(a, text, strlen(text), &v, err, sizeof err))
+		die("internal schema of '%s' does not parse: %s", what, err);
+	return v;
+}
+
+static struct json *load_json_file(struct arena *a, const char *path, char *err, size_t errlen)
+{
+	char *buf;
+	size_t len;
+	if (zio_slurp(path, &buf, &len, err, errlen))
+		return NULL;
+	struct json *v;
+	char e[256];
+	int rc = json_parse(a, buf, len, &v, e, sizeof e);
+	free(buf);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", path, e);
+		return NULL;
+	}
+	return v;
+}
+
+static const char *str_arg(const struct call *c, const char *key)
+{
+	return ev_str(c->args, key);
+}
+
+static char *joinpath(struct arena *a, const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = arena_alloc(a, n);
+	snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+/* Absolute path of configs/SUB/ID.json when ID is a declared id with such a file; else a refusal. */
+static const char *config_file(struct call *c, const char *sub, const char *id, const char *what)
+{
+	char name[160];
+	snprintf(name, sizeof name, "%s/%s.json", sub, id);
+	const char *p = joinpath(c->a, c->s->config_dir, name);
+	struct stat st;
+	if (!ws_id_ok(id) || stat(p, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(c->refusal, sizeof c->refusal, "unknown %s '%s'", what, id);
+		return NULL;
+	}
+	return p;
+}
+
+static bool declared_action(const struct server *s, const char *id)
+{
+	for (size_t i = 0; i < s->action_ids->u.arr.n; i++)
+		if (!strcmp(s->action_ids->u.arr.items[i]->u.str.s, id))
+			return true;
+	return false;
+}
+
+/* The policy file of a declared action id, or a refusal naming the action space. */
+static const char *policy_file(struct call *c, const char *action)
+{
+	if (!declared_action(c->s, action)) {
+		snprintf(c->refusal, sizeof c->refusal, "action '%s' is not declared in action space '%s'", action, c->s->action_space_id);
+		return NULL;
+	}
+	return config_file(c, "policies", action, "action");
+}
+
+/* A ref the agent gave must name a regular file reached without symlinks. */
+static bool ref_readable(struct call *c, const char *ref)
+{
+	char err[800];
+	int fd = ws_open_file(&c->s->ws, ref, err, sizeof err);
+	if (fd < 0) {
+		snprintf(c->refusal, sizeof c->refusal, "%s", err);
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+/* Read a small JSON document of the workspace (a run config, a run set) by ref. */
+static struct json *read_ws_json(struct call *c, const char *ref)
+{
+	char err[800];
+	int fd = ws_open_file(&c->s->ws, ref, err, sizeof err);
+	if (fd < 0) {
+		snprintf(c->refusal, sizeof c->refusal, "%s", err);
+		return NULL;
+	}
+	struct strbuf sb;
+	sb_init(&sb);
+	char buf[8192];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof buf)) > 0 && sb.len <= MAX_BODY)
+		sb_add(&sb, buf, (size_t)n);
+	close(fd);
+	struct json *v = NULL;
+	if (sb.len > MAX_BODY)
+		snprintf(c->refusal, sizeof c->refusal, "'%s' is larger than 64 KiB", ref);
+	else if (json_parse(c->a, sb.buf, sb.len, &v, err, sizeof err) || v->kind != JSON_OBJECT) {
+		snprintf(c->refusal, sizeof c->refusal, "'%s' is not a JSON object", ref);
+		v = NULL;
+	}
+	sb_release(&sb);
+	return v;
+}
+
+/* run-configs/ID.json {"schema_version":"schednav.run-config/v1","trace_ref":REF[,"history_trace_ref":REF]}. */
+static const char *run_config_trace(struct call *c, const char *id, const char **history)
+{
+	static const char *const keys[] = { "schema_version", "trace_ref", "history_trace_ref", "description", NULL };
+	char ref[200];
+	snprintf(ref, sizeof ref, "run-configs/%s.json", id);
+	struct json *rc = read_ws_json(c, ref);
+	char e[256];
+	if (!rc) {
+		snprintf(c->refusal, sizeof c->refusal, "unknown run_config_id '%s'", id);
+		return NULL;
+	}
+	const char *schema = ev_str(rc, "schema_version"), *trace = ev_str(rc, "trace_ref");
+	if (nd_check_keys(rc, ND_KEYS(keys), e, sizeof e) || !schema || strcmp(schema, "schednav.run-config/v1") || !trace) {
+		snprintf(c->refusal, sizeof c->refusal, "run config '%s' is not a schednav.run-config/v1 document with a trace_ref", id);
+		return NULL;
+	}
+	if (!ref_readable(c, trace))
+		return NULL;
+	if (history) {
+		*history = ev_str(rc, "history_trace_ref");
+		if (*history && !ref_readable(c, *history))
+			return NULL;
+	}
+	return trace;
+}
+
+static void state_path(const struct server *s, char *out, size_t n, const char *name)
+{
+	int w = snprintf(out, n, "%s/%s", s->state_dir, name);
+	if (w < 0 || (size_t)w >= n)
+		die("path of '%s' is too long", name);
+}
+
+/* Write bytes to path through a temporary file of its own (zio: mkstemps beside it) + rename. */
+static int write_atomic(const char *path, const char *buf, size_t len)
+{
+	char err[PATH_MAX + 200];
+	struct zio_writer *w = zw_open(path, false, err, sizeof err);
+	if (!w)
+		return -1;
+	if (zw_write(w, buf, len, err, sizeof err)) {
+		zw_abort(w);
+		return -1;
+	}
+	return zw_commit(w, err, sizeof err);
+}
+
+/* ---------------------------------------------------------------- streams */
+
+struct stream_info {
+	const char *schema;
+	char fp[33];
+	struct json *records;   /* body records (array) */
+};
+
+/* Read and verify one stream file (absolute or cwd-relative path); records collected when want.
+ * With expect, a stream of another schema stops at its header (a trace named as metrics is
+ * not read through). */
+static int read_stream_of(struct arena *a, const char *path, const char *expect, bool want, struct stream_info *si, char *err,
+			  size_t errlen)
+{
+	struct nd_reader *r = ndr_open(path, err, errlen);
+	if (!r)
+		return -1;
+	si->schema = NULL;
+	si->fp[0] = 0;
+	si->records = json_array(a);
+	struct json *rec;
+	enum nd_event ev;
+	int rc = 0;
+	while ((ev = ndr_next(r, a, &rec, err, errlen)) > 0) {
+		if (ev == ND_HEADER) {
+			if (si->schema) {
+				snprintf(err, errlen, "%s: expected one stream", path);
+				rc = -1;
+				break;
+			}
+			si->schema = ev_str(rec, "schema");
+			if (expect && (!si->schema || strcmp(si->schema, expect))) {
+				snprintf(err, errlen, "%s: not a %s stream", path, expect);
+				rc = -1;
+				break;
+			}
+		} else if (ev == ND_RECORD && want)
+			json_push(a, si->records, rec);
+		else if (ev == ND_END)
+			snprintf(si->fp, sizeof si->fp, "%s", ndr_fingerprint(r));
+	}
+	if (ev == ND_ERROR)
+		rc = -1;
+	else if (!rc && !si->fp[0]) {
+		snprintf(err, errlen, "%s: empty input", path);
+		rc = -1;
+	}
+	ndr_close(r);
+	return rc;
+}
+
+static int read_stream(struct arena *a, const char *path, bool want, struct stream_info *si, char *err, size_t errlen)
+{
+	return read_stream_of(a, path, NULL, want, si, err, errlen);
+}
+
+/* Record an artefact the call wrote: verify the stream, list {ref, schema, fingerprint}. */
+static int add_artifact(struct call *c, const char *ref, bool want, struct stream_info *si)
+{
+	char path[PATH_MAX], err[1024];
+	snprintf(path, sizeof path, "%s/%s", c->s->ws.root, ref);
+	if (read_stream(c->a, path, want, si, err, sizeof err)) {
+		sb_addf(&c->failure, "artefact %s: %s\n", ref, err);
+		return -1;
+	}
+	struct json *o = json_object(c->a);
+	json_set(c->a, o, "ref", json_str(c->a, ref));
+	json_set(c->a, o, "schema", json_str(c->a, si->schema ? si->schema : ""));
+	json_set(c->a, o, "fingerprint", json_str(c->a, si->fp));
+	json_push(c->a, c->artifacts, o);
+	return 0;
+}
+
+static const char *artifact_ref(struct call *c, const char *name)
+{
+	return joinpath(c->a, c->dir, name);
+}
+
+/* ---------------------------------------------------------------- subprocesses */
+
+/* Run EXEC/argv[0] with the rest of argv (NULL-terminated) in the workspace root. */
+static int run_tool(struct call *c, const char *const *argv)
+{
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	char **full = arena_alloc(c->a, (n + 1) * sizeof *full);
+	full[0] = joinpath(c->a, c->s->exec_dir, argv[0]);
+	for (size_t i = 1; i <= n; i++)
+		full[i] = (char *)argv[i];
+	char err[512];
+	sb_addf(&c->failure, "run:");
+	for (size_t i = 0; i < n; i++)
+		sb_addf(&c->failure, " %s", argv[i]);
+	sb_addc(&c->failure, '\n');
+	/* flush our notes first so the tool's stderr lands after them in the failure file */
+	write_atomic(c->failure_path, c->failure.buf, c->failure.len);
+	int rc = spawn_run(full, c->s->ws.root, NULL, c->failure_path, err, sizeof err);
+	char *buf;
+	size_t len;
+	char e2[256];
+	if (zio_slurp(c->failure_path, &buf, &len, e2, sizeof e2) == 0) {
+		sb_reset(&c->failure);
+		sb_add(&c->failure, buf, len);
+		free(buf);
+	}
+	if (rc != 0) {
+		sb_addf(&c->failure, "%s: %s\n", argv[0], rc < 0 ? err : "exited with a failure status");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- the index of simulations */
+
+/* .schednav-mcp/simulations/RUN_CONFIG/ACTION.json and .schednav-mcp/metrics/XXH3(REF).json let
+ * audit_slo find the baseline simulated on the same run config. */
+static void index_simulation(struct call *c, const char *run_config, const char *action, const char *metrics_ref)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300], key[33];
+	struct strbuf sb;
+	sb_init(&sb);
+	sb_adds(&sb, "{\"run_config_id\":");
+	sb_add_jstr(&sb, run_config, strlen(run_config));
+	sb_adds(&sb, ",\"action_id\":");
+	sb_add_jstr(&sb, action, strlen(action));
+	sb_adds(&sb, ",\"metrics_ref\":");
+	sb_add_jstr(&sb, metrics_ref, strlen(metrics_ref));
+	sb_adds(&sb, "}\n");
+	state_path(c->s, dir, sizeof dir, "simulations");
+	mkdir(dir, 0755);
+	snprintf(path, sizeof path, "%s/%s", dir, run_config);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/%s/%s.json", dir, run_config, action);
+	write_atomic(path, sb.buf, sb.len);
+	state_path(c->s, dir, sizeof dir, "metrics");
+	mkdir(dir, 0755);
+	fp_xxh3_of(metrics_ref, strlen(metrics_ref), key);
+	snprintf(path, sizeof path, "%s/%s.json", dir, key);
+	write_atomic(path, sb.buf, sb.len);
+	sb_release(&sb);
+}
+
+static struct json *index_lookup(struct call *c, const char *sub, const char *name)
+{
+	char path[PATH_MAX], rel[PATH_MAX], err[256];
+	snprintf(rel, sizeof rel, "%s/%s.json", sub, name);
+	state_path(c->s, path, sizeof path, rel);
+	return access(path, R_OK) ? NULL : load_json_file(c->a, path, err, sizeof err);
+}
+
+/* ---------------------------------------------------------------- operations */
+
+static int begin_task(struct call *c);
+
+static int op_analyze(struct call *c)
+{
+	const char *trace = run_config_trace(c, str_arg(c, "run_config_id"), NULL);
+	if (!trace || begin_task(c))
+		return -1;
+	char interval[32], cutoff[64];
+	snprintf(interval, sizeof interval, "%lld", json_get(c->args, "sample_interval_seconds")->u.i);
+	const char *out = artifact_ref(c, "workload.ndjson");
+	const char *argv[12] = { "trace-analyze", "--sample-interval", interval, "-o", out };
+	size_t n = 5;
+	struct json *cut = json_get(c->args, "cutoff_seconds");
+	if (cut) {
+		char buf[NUM_FMT_MAX];
+		num_fmt_double(buf, json_num(cut));
+		snprintf(cutoff, sizeof cutoff, "%s", buf);
+		argv[n++] = "--cutoff";
+		argv[n++] = cutoff;
+	}
+	argv[n++] = trace;
+	argv[n] = NULL;
+	struct stream_info si;
+	if (run_tool(c, argv) || add_artifact(c, out, true, &si))
+		return -1;
+	json_set(c->a, c->result, "run_config_id", json_str(c->a, str_arg(c, "run_config_id")));
+	json_set(c->a, c->result, "workload_summary", si.records->u.arr.items[0]);
+	return 0;
+}
+
+static int op_forecast(struct call *c)
+{
+	const char *trace = run_config_trace(c, str_arg(c, "run_config_id"), NULL);
+	const char *ctl = trace ? config_file(c, "controllers", str_arg(c, "controller_id"), "controller_id") : NULL;
+	if (!ctl || begin_task(c))
+		return -1;
+	char cutoff[NUM_FMT_MAX];
+	num_fmt_double(cutoff, json_num(json_get(c->args, "cutoff_seconds")));
+	const char *out = artifact_ref(c, "forecast.ndjson");
+	const char *argv[] = { "forecast", "--controller", ctl, "--cutoff", cutoff, "-o", out, "--input", trace, NULL };
+	struct stream_info si;
+	if (run_tool(c, argv) || add_artifact(c, out, true, &si))
+		return -1;
+	struct json *bundle = NULL;
+	for (size_t i = 0; i < si.records->u.arr.n; i++)
+		if (!strcmp(ev_str(si.records->u.arr.items[i], "type"), "observation_bundle"))
+			bundle = si.records->u.arr.items[i];
+	if (!bundle) {
+		sb_addf(&c->failure, "forecast wrote no observation_bundle record\n");
+		return -1;
+	}
+	json_set(c->a, c->result, "run_config_id", json_str(c->a, str_arg(c, "run_config_id")));
+	json_set(c->a, c->result, "observation_bundle", bundle);
+	return 0;
+}
+
+/* The headline figures an agent compares; everything else is in the metrics artefact. */
+static struct json *headline(struct arena *a, const struct json *m)
+{
+	static const char *const keys[] = {
+		"action_id", "allocation_rate_mean", "hp_jct_p95_seconds", "hp_queue_p95_seconds", "spot_jct_p95_seconds",
+		"spot_eviction_rate_per_run", "spot_guarantee_success_rate", "hp_preempted_job_count", "predictive_control", NULL,
+	};
+	struct json *o = json_object(a);
+	for (const char *const *k = keys; *k; k++) {
+		struct json *v = json_get(m, *k);
+		if (v)
+			json_set(a, o, *k, v);
+	}
+	return o;
+}
+
+/* sim-run + metrics of one declared action into DIR; fills result and metrics fingerprints. */
+static int simulate_into(struct call *c, const char *trace, const char *policy, const char *controller, const char *subdir,
+			 char result_fp[33], char metrics_fp[33], const char **metrics_ref, struct json **metrics)
+{
+	const char *res = artifact_ref(c, subdir ? joinpath(c->a, subdir, "result.ndjson.zst") : "result.ndjson.zst");
+	const char *met = artifact_ref(c, subdir ? joinpath(c->a, subdir, "metrics.ndjson") : "metrics.ndjson");
+	if (subdir) {
+		char err[800];
+		if (ws_mkdirs(&c->s->ws, joinpath(c->a, c->dir, subdir), err, sizeof err)) {
+			sb_addf(&c->failure, "%s\n", err);
+			return -1;
+		}
+	}
+	const char *plain[] = { "sim-run", "--policy", policy, "--input", trace, "-o", res, NULL };
+	const char *predictive[] = { "sim-run", "--policy", policy, "--controller", controller, "--input", trace, "-o", res, NULL };
+	const char *const *sim = controller ? predictive : plain;
+	const char *mt[] = { "metrics", "--input", res, "-o", met, NULL };
+	struct stream_info si;
+	if (run_tool(c, sim) || add_artifact(c, res, false, &si))
+		return -1;
+	snprintf(result_fp, 33, "%s", si.fp);
+	if (run_tool(c, mt) || add_artifact(c, met, true, &si))
+		return -1;
+	snprintf(metrics_fp, 33, "%s", si.fp);
+	*metrics_ref = met;
+	*metrics = si.records->u.arr.items[0];
+	return 0;
+}
+
+static int simulate_common(struct call *c, bool predictive)
+{
+	const char *rc_id = str_arg(c, "run_config_id"), *action = str_arg(c, "action_id");
+	const char *trace = run_config_trace(c, rc_id, NULL);
+	const char *policy = trace ? policy_file(c, action) : NULL;
+	const char *ctl = policy && predictive ? config_file(c, "controllers", str_arg(c, "controller_id"), "controller_id") : NULL;
+	if (!policy || (predictive && !ctl) || begin_task(c))
+		return -1;
+	char rfp[33], mfp[33];
+	const char *mref;
+	struct json *m;
+	if (simulate_into(c, trace, policy, ctl, NULL, rfp, mfp, &mref, &m))
+		return -1;
+	if (!predictive)
+		index_simulation(c, rc_id, action, mref);
+	json_set(c->a, c->result, "run_config_id", json_str(c->a, rc_id));
+	json_set(c->a, c->result, "action_id", json_str(c->a, action));
+	if (predictive)
+		json_set(c->a, c->result, "controller_id", json_str(c->a, str_arg(c, "controller_id")));
+	json_set(c->a, c->result, "result_fingerprint", json_str(c->a, rfp));
+	json_set(c->a, c->result, "metrics_ref", json_str(c->a, mref));
+	json_set(c->a, c->result, "metrics_fingerprint", json_str(c->a, mfp));
+	json_set(c->a, c->result, "metrics", headline(c->a, m));
+	return 0;
+}
+
+static int op_simulate(struct call *c) { return simulate_common(c, false); }
+static int op_simulate_predictive(struct call *c) { return simulate_common(c, true); }
+
+/* Against roll's documented interface (rolling.md "Agent replay"; issue 12): the accepted
+ * decisions go in as a file, the records come back as one stream. Listed only once roll exists. */
+static int op_rolling(struct call *c)
+{
+	const char *history = NULL, *rc_id = str_arg(c, "run_config_id");
+	const char *trace = run_config_trace(c, rc_id, &history);
+	const char *ctl = trace ? config_file(c, "controllers", str_arg(c, "controller_id"), "controller_id") : NULL;
+	const char *slo = ctl ? config_file(c, "slos", str_arg(c, "slo_spec_id"), "slo_spec_id") : NULL;
+	const char *rolling = slo ? config_file(c, "rolling", str_arg(c, "rolling_controller_id"), "rolling_controller_id") : NULL;
+	if (!rolling)
+		return -1;
+	struct json *decisions = json_get(c->args, "decisions");
+	for (size_t i = 0; i < decisions->u.arr.n; i++) {
+		struct json *ids = json_get(decisions->u.arr.items[i], "candidate_action_ids");
+		for (size_t k = 0; k < ids->u.arr.n; k++)
+			if (!declared_action(c->s, ids->u.arr.items[k]->u.str.s)) {
+				snprintf(c->refusal, sizeof c->refusal, "decisions[%zu]: action '%s' is not declared", i, ids->u.arr.items[k]->u.str.s);
+				return -1;
+			}
+	}
+	if (begin_task(c))
+		return -1;
+	char path[PATH_MAX];
+	const char *dref = artifact_ref(c, "decisions.json");
+	struct strbuf sb;
+	sb_init(&sb);
+	json_write(&sb, decisions);
+	sb_addc(&sb, '\n');
+	snprintf(path, sizeof path, "%s/%s", c->s->ws.root, dref);
+	int w = write_atomic(path, sb.buf, sb.len);
+	sb_release(&sb);
+	if (w) {
+		sb_addf(&c->failure, "cannot write %s\n", dref);
+		return -1;
+	}
+	const char *out = artifact_ref(c, "rolling.ndjson.zst");
+	const char *argv[] = { "roll", "--rolling", rolling, "--controller", ctl, "--slo", slo, "--mode", str_arg(c, "mode"),
+			       "--project", str_arg(c, "source_project_id"), "--decisions", dref, "--history", history ? history : trace,
+			       "-o", out, trace, NULL };
+	struct stream_info si;
+	if (run_tool(c, argv) || add_artifact(c, out, true, &si))
+		return -1;
+	struct json *keep = json_array(c->a);
+	for (size_t i = 0; i < si.records->u.arr.n; i++) {
+		const char *t = ev_str(si.records->u.arr.items[i], "type");
+		/* the agent sees the plan, checkpoint and summary records, never the job ledgers */
+		if (t && strcmp(t, "job_result") && strcmp(t, "run") && strcmp(t, "preemption") && strcmp(t, "job"))
+			json_push(c->a, keep, si.records->u.arr.items[i]);
+	}
+	json_set(c->a, c->result, "run_config_id", json_str(c->a, rc_id));
+	json_set(c->a, c->result, "records", keep);
+	return 0;
+}
+
+/* Metrics and audit refs an agent names must be verified streams of the right schema. */
+static bool refs_of_schema(struct call *c, const struct json *refs, const char *schema)
+{
+	for (size_t i = 0; i < refs->u.arr.n; i++) {
+		const char *ref = refs->u.arr.items[i]->u.str.s;
+		struct stream_info si;
+		char path[PATH_MAX], err[1024];
+		if (!ref_readable(c, ref))
+			return false;
+		snprintf(path, sizeof path, "%s/%s", c->s->ws.root, ref);
+		if (read_stream_of(c->a, path, schema, false, &si, err, sizeof err)) {
+			snprintf(c->refusal, sizeof c->refusal, "'%s' is not a verified %s stream", ref, schema);
+			return false;
+		}
+	}
+	return true;
+}
+
+static int op_compare(struct call *c)
+{
+	struct json *refs = json_get(c->args, "metrics_refs");
+	if (!refs_of_schema(c, refs, EV_METRICS_SCHEMA) || begin_task(c))
+		return -1;
+	const char *out = artifact_ref(c, "portfolio.ndjson");
+	const char *argv[12] = { "compare", "-o", out };
+	size_t n = 3;
+	for (size_t i = 0; i < refs->u.arr.n; i++)
+		argv[n++] = refs->u.arr.items[i]->u.str.s;
+	argv[n] = NULL;
+	struct stream_info si;
+	if (run_tool(c, argv) || add_artifact(c, out, true, &si))
+		return -1;
+	json_set(c->a, c->result, "portfolio", si.records->u.arr.items[0]);
+	return 0;
+}
+
+/* The FIFO baseline of audit_slo: a ref, or the action simulated on the candidate's run config. */
+static const char *baseline_ref(struct call *c, const char *metrics_ref)
+{
+	const char *ref = str_arg(c, "baseline_metrics_ref");
+	if (ref)
+		return ref;
+	const char *action = str_arg(c, "baseline_action_id");
+	char key[33];
+	fp_xxh3_of(metrics_ref, strlen(metrics_ref), key);
+	struct json *cand = index_lookup(c, "metrics", key);
+	if (!cand) {
+		snprintf(c->refusal, sizeof c->refusal, "'%s' was not simulated by this bridge: give baseline_metrics_ref", metrics_ref);
+		return NULL;
+	}
+	char name[300];
+	snprintf(name, sizeof name, "%s/%s", ev_str(cand, "run_config_id"), action);
+	struct json *base = index_lookup(c, "simulations", name);
+	if (!base) {
+		snprintf(c->refusal, sizeof c->refusal, "action '%s' has not been simulated on run config '%s'", action,
+			 ev_str(cand, "run_config_id"));
+		return NULL;
+	}
+	return ev_str(base, "metrics_ref");
+}
+
+static int op_audit(struct call *c)
+{
+	const char *mref = str_arg(c, "metrics_ref");
+	const char *slo = config_file(c, "slos", str_arg(c, "slo_spec_id"), "slo_spec_id");
+	struct json *one = json_array(c->a);
+	json_push(c->a, one, json_str(c->a, mref));
+	const char *base = slo && refs_of_schema(c, one, EV_METRICS_SCHEMA) ? baseline_ref(c, mref) : NULL;
+	struct json *bases = json_array(c->a);
+	if (base)
+		json_push(c->a, bases, json_str(c->a, base));
+	if (!base || !refs_of_schema(c, bases, EV_METRICS_SCHEMA) || begin_task(c))
+		return -1;
+	const char *out = artifact_ref(c, "audit.ndjson");
+	const char *argv[] = { "slo-audit", "--slo", slo, "--baseline", base, "-o", out, mref, NULL };
+	struct stream_info si;
+	if (run_tool(c, argv) || add_artifact(c, out, true, &si))
+		return -1;
+	struct json *audit = si.records->u.arr.items[0];
+	json_set(c->a, c->result, "audit_ref", json_str(c->a, out));
+	json_set(c->a, c->result, "audit_fingerprint", json_get(audit, "audit_fingerprint"));
+	json_set(c->a, c->result, "audit_passed", json_get(audit, "audit_passed"));
+	json_set(c->a, c->result, "failed_constraint_ids", json_get(audit, "failed_constraint_ids"));
+	json_set(c->a, c->result, "unavailable_constraint_ids", json_get(audit, "unavailable_constraint_ids"));
+	return 0;
+}
+
+static int op_rank(struct call *c)
+{
+	struct json *mrefs = json_get(c->args, "metrics_refs"), *arefs = json_get(c->args, "audit_refs");
+	const char *slo = config_file(c, "slos", str_arg(c, "slo_spec_id"), "slo_spec_id");
+	if (!slo || !refs_of_schema(c, mrefs, EV_METRICS_SCHEMA) || !refs_of_schema(c, arefs, EV_AUDIT_SCHEMA) || begin_task(c))
+		return -1;
+	const char *out = artifact_ref(c, "ranking.ndjson");
+	const char *argv[20] = { "rank", "--slo", slo, "-o", out };
+	size_t n = 5;
+	for (size_t i = 0; i < arefs->u.arr.n; i++)
+		argv[n++] = arefs->u.arr.items[i]->u.str.s;
+	for (size_t i = 0; i < mrefs->u.arr.n; i++)
+		argv[n++] = mrefs->u.arr.items[i]->u.str.s;
+	argv[n] = NULL;
+	struct stream_info si;
+	if (run_tool(c, argv) || add_artifact(c, out, true, &si))
+		return -1;
+	struct json *rk = si.records->u.arr.items[0];
+	json_set(c->a, c->result, "ranking_ref", json_str(c->a, out));
+	json_set(c->a, c->result, "ranking_fingerprint", json_get(rk, "ranking_fingerprint"));
+	json_set(c->a, c->result, "selection_status", json_get(rk, "selection_status"));
+	json_set(c->a, c->result, "selected_action_ids", json_get(rk, "selected_action_ids"));
+	/* never auto-approved: a person settles it with approve(1), which no profile exposes */
+	json_set(c->a, c->result, "outcome", json_str(c->a, "approval_pending"));
+	return 0;
+}
+
+/* run-sets/ID.json {"schema_version":"schednav.run-set/v1","run_config_ids":[1..12 unique ids]}. */
+static struct json *run_set_configs(struct call *c, const char *id)
+{
+	static const char *const keys[] = { "schema_version", "run_config_ids", "description", NULL };
+	char ref[200], e[256];
+	snprintf(ref, sizeof ref, "run-sets/%s.json", id);
+	struct json *rs = read_ws_json(c, ref);
+	if (!rs) {
+		snprintf(c->refusal, sizeof c->refusal, "unknown run_set_id '%s'", id);
+		return NULL;
+	}
+	struct json *ids = json_get(rs, "run_config_ids");
+	const char *schema = ev_str(rs, "schema_version");
+	bool ok = !nd_check_keys(rs, ND_KEYS(keys), e, sizeof e) && schema && !strcmp(schema, "schednav.run-set/v1") && ids &&
+		  ids->kind == JSON_ARRAY && ids->u.arr.n >= 1 && ids->u.arr.n <= 12;
+	for (size_t i = 0; ok && i < ids->u.arr.n; i++) {
+		ok = ids->u.arr.items[i]->kind == JSON_STRING && ws_id_ok(ids->u.arr.items[i]->u.str.s);
+		for (size_t j = 0; ok && j < i; j++)
+			ok = strcmp(ids->u.arr.items[i]->u.str.s, ids->u.arr.items[j]->u.str.s) != 0;
+	}
+	if (!ok) {
+		snprintf(c->refusal, sizeof c->refusal, "run set '%s' is not a schednav.run-set/v1 document with 1-12 unique run config ids", id);
+		return NULL;
+	}
+	return ids;
+}
+
+static int write_manifest(struct call *c, const char *ref, const char *schema, struct json *records)
+{
+	char path[PATH_MAX], err[1024];
+	snprintf(path, sizeof path, "%s/%s", c->s->ws.root, ref);
+	struct nd_writer *w = ndw_open(path, err, sizeof err);
+	if (!w) {
+		sb_addf(&c->failure, "%s\n", err);
+		return -1;
+	}
+	struct json *hdr = nd_header_new(c->a, schema, "schednav-mcp");
+	json_set(c->a, hdr, "task_id", json_str(c->a, c->task_id));
+	int rc = ndw_header(w, hdr, err, sizeof err);
+	for (size_t i = 0; !rc && i < records->u.arr.n; i++)
+		rc = ndw_record(w, records->u.arr.items[i], err, sizeof err);
+	if (rc || ndw_end(w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err)) {
+		sb_addf(&c->failure, "%s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int op_simulate_run_set(struct call *c)
+{
+	const char *set = str_arg(c, "run_set_id");
+	struct json *configs = run_set_configs(c, set), *actions = json_get(c->args, "action_ids");
+	long long reps = json_get(c->args, "repetitions")->u.i;
+	if (!configs)
+		return -1;
+	const char **traces = arena_alloc(c->a, configs->u.arr.n * sizeof *traces);
+	const char **policies = arena_alloc(c->a, actions->u.arr.n * sizeof *policies);
+	for (size_t i = 0; i < configs->u.arr.n; i++)
+		if (!(traces[i] = run_config_trace(c, configs->u.arr.items[i]->u.str.s, NULL)))
+			return -1;
+	for (size_t k = 0; k < actions->u.arr.n; k++)
+		if (!(policies[k] = policy_file(c, actions->u.arr.items[k]->u.str.s)))
+			return -1;
+	if (begin_task(c))
+		return -1;
+	struct json *entries = json_array(c->a);
+	for (size_t i = 0; i < configs->u.arr.n; i++)
+		for (size_t k = 0; k < actions->u.arr.n; k++) {
+			const char *rc_id = configs->u.arr.items[i]->u.str.s, *action = actions->u.arr.items[k]->u.str.s;
+			char first_fp[33] = "", rfp[33], mfp[33];
+			const char *mref = NULL;
+			struct json *m;
+			for (long long r = 1; r <= reps; r++) {
+				char sub[300];
+				snprintf(sub, sizeof sub, "%s/%s/rep-%lld", rc_id, action, r);
+				if (simulate_into(c, traces[i], policies[k], NULL, sub, rfp, mfp, &mref, &m))
+					return -1;
+				if (r == 1)
+					snprintf(first_fp, sizeof first_fp, "%s", rfp);
+				else if (strcmp(first_fp, rfp)) {
+					sb_addf(&c->failure, "%s/%s: repetitions gave result fingerprints %s and %s\n", rc_id, action, first_fp, rfp);
+					return -1;
+				}
+			}
+			index_simulation(c, rc_id, action, mref);
+			struct json *e = json_object(c->a);
+			json_set(c->a, e, "type", json_str(c->a, "run_set_simulation"));
+			json_set(c->a, e, "run_config_id", json_str(c->a, rc_id));
+			json_set(c->a, e, "action_id", json_str(c->a, action));
+			json_set(c->a, e, "repetitions", json_int(c->a, reps));
+			json_set(c->a, e, "deterministic", json_bool(c->a, true));
+			json_set(c->a, e, "result_fingerprint", json_str(c->a, rfp));
+			json_set(c->a, e, "metrics_ref", json_str(c->a, mref));
+			json_set(c->a, e, "metrics_fingerprint", json_str(c->a, mfp));
+			json_push(c->a, entries, e);
+		}
+	const char *out = artifact_ref(c, "simulations.ndjson");
+	struct stream_info si;
+	if (write_manifest(c, out, SIMULATIONS_SCHEMA, entries) || add_artifact(c, out, false, &si))
+		return -1;
+	json_set(c->a, c->result, "run_set_id", json_str(c->a, set));
+	json_set(c->a, c->result, "simulations_ref", json_str(c->a, out));
+	json_set(c->a, c->result, "simulations", entries);
+	return 0;
+}
+
+static int op_audit_run_set(struct call *c)
+{
+	const char *sref = str_arg(c, "simulations_ref"), *base_action = str_arg(c, "baseline_action_id");
+	const char *slo = config_file(c, "slos", str_arg(c, "slo_spec_id"), "slo_spec_id");
+	struct stream_info man;
+	char path[PATH_MAX], err[1024];
+	if (!slo || !ref_readable(c, sref))
+		return -1;
+	snprintf(path, sizeof path, "%s/%s", c->s->ws.root, sref);
+	if (read_stream_of(c->a, path, SIMULATIONS_SCHEMA, true, &man, err, sizeof err)) {
+		snprintf(c->refusal, sizeof c->refusal, "'%s' is not a verified %s stream", sref, SIMULATIONS_SCHEMA);
+		return -1;
+	}
+	struct json *sims = man.records;
+	/* every run config of the manifest needs the baseline action */
+	for (size_t i = 0; i < sims->u.arr.n; i++) {
+		const char *rc_id = ev_str(sims->u.arr.items[i], "run_config_id");
+		bool has = false;
+		for (size_t j = 0; j < sims->u.arr.n; j++)
+			has = has || (!strcmp(ev_str(sims->u.arr.items[j], "run_config_id"), rc_id) &&
+				      !strcmp(ev_str(sims->u.arr.items[j], "action_id"), base_action));
+		if (!has) {
+			snprintf(c->refusal, sizeof c->refusal, "run config '%s' has no simulation of the baseline '%s'", rc_id, base_action);
+			return -1;
+		}
+	}
+	if (begin_task(c))
+		return -1;
+	struct json *entries = json_array(c->a);
+	for (size_t i = 0; i < sims->u.arr.n; i++) {
+		const char *rc_id = ev_str(sims->u.arr.items[i], "run_config_id");
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			seen = seen || !strcmp(ev_str(sims->u.arr.items[j], "run_config_id"), rc_id);
+		if (seen)
+			continue;
+		const char *argv[16] = { "slo-audit", "--slo", slo, "--baseline", NULL, "-o", NULL };
+		size_t n = 7;
+		for (size_t j = 0; j < sims->u.arr.n; j++) {
+			if (strcmp(ev_str(sims->u.arr.items[j], "run_config_id"), rc_id))
+				continue;
+			const char *mref = ev_str(sims->u.arr.items[j], "metrics_ref");
+			if (!strcmp(ev_str(sims->u.arr.items[j], "action_id"), base_action))
+				argv[4] = mref;
+			argv[n++] = mref;
+		}
+		argv[n] = NULL;
+		const char *out = artifact_ref(c, joinpath(c->a, rc_id, "audit.ndjson"));
+		argv[6] = out;
+		struct stream_info si;
+		if (ws_mkdirs(&c->s->ws, joinpath(c->a, c->dir, rc_id), err, sizeof err)) {
+			sb_addf(&c->failure, "%s\n", err);
+			return -1;
+		}
+		if (run_tool(c, argv) || add_artifact(c, out, true, &si))
+			return -1;
+		struct json *results = json_array(c->a);
+		for (size_t k = 0; k < si.records->u.arr.n; k++) {
+			struct json *r = json_object(c->a), *au = si.records->u.arr.items[k];
+			/* slo-audit writes one audit per metrics input, in argv order: the k-th
+			 * simulation of this config in the manifest */
+			for (size_t j = 0, idx = 0; j < sims->u.arr.n; j++)
+				if (!strcmp(ev_str(sims->u.arr.items[j], "run_config_id"), rc_id) && idx++ == k)
+					json_set(c->a, r, "action_id", json_str(c->a, ev_str(sims->u.arr.items[j], "action_id")));
+			json_set(c->a, r, "audit_passed", json_get(au, "audit_passed"));
+			json_set(c->a, r, "audit_fingerprint", json_get(au, "audit_fingerprint"));
+			json_push(c->a, results, r);
+		}
+		struct json *e = json_object(c->a);
+		json_set(c->a, e, "type", json_str(c->a, "run_set_audit"));
+		json_set(c->a, e, "run_config_id", json_str(c->a, rc_id));
+		json_set(c->a, e, "baseline_action_id", json_str(c->a, base_action));
+		json_set(c->a, e, "audit_ref", json_str(c->a, out));
+		json_set(c->a, e, "audit_stream_fingerprint", json_str(c->a, si.fp));
+		json_set(c->a, e, "results", results);
+		json_push(c->a, entries, e);
+	}
+	const char *out = artifact_ref(c, "audits.ndjson");
+	struct stream_info si;
+	if (write_manifest(c, out, AUDITS_SCHEMA, entries) || add_artifact(c, out, false, &si))
+		return -1;
+	json_set(c->a, c->result, "simulations_ref", json_str(c->a, sref));
+	json_set(c->a, c->result, "audits_ref", json_str(c->a, out));
+	json_set(c->a, c->result, "audits", entries);
+	return 0;
+}
+
+static struct json *load_task(struct call *c, const char *task_id)
+{
+	char rel[64], path[PATH_MAX], err[256];
+	snprintf(rel, sizeof rel, "tasks/%s.json", task_id);
+	state_path(c->s, path, sizeof path, rel);
+	return access(path, F_OK) ? NULL : load_json_file(c->a, path, err, sizeof err);
+}
+
+static int op_get_task(struct call *c)
+{
+	struct json *t = load_task(c, str_arg(c, "task_id"));
+	if (!t) {
+		snprintf(c->refusal, sizeof c->refusal, "unknown task '%s'", str_arg(c, "task_id"));
+		return -1;
+	}
+	static const char *const keys[] = { "task_id", "operation", "state", "arguments_fingerprint", "artifacts", "error", NULL };
+	for (const char *const *k = keys; *k; k++)
+		if (json_get(t, *k))
+			json_set(c->a, c->result, *k, json_get(t, *k));
+	return 0;
+}
+
+static int op_read_artifact(struct call *c)
+{
+	const char *ref = str_arg(c, "ref");
+	char err[1024];
+	int fd = ws_open_file(&c->s->ws, ref, err, sizeof err);
+	if (fd < 0) {
+		snprintf(c->refusal, sizeof c->refusal, "%s", err);
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) || st.st_size > MAX_ARTIFACT) {
+		close(fd);
+		snprintf(c->refusal, sizeof c->refusal, "'%s' is larger than 512 KiB", ref);
+		return -1;
+	}
+	struct strbuf raw;
+	sb_init(&raw);
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof buf)) > 0 && raw.len <= MAX_ARTIFACT)
+		sb_add(&raw, buf, (size_t)n);
+	close(fd);
+	/* a small compressed file could expand without bound: agents read plain streams only */
+	if (raw.len >= 4 && !memcmp(raw.buf, "\x28\xb5\x2f\xfd", 4)) {
+		sb_release(&raw);
+		snprintf(c->refusal, sizeof c->refusal, "'%s' is zstd-compressed; agents read plain streams only", ref);
+		return -1;
+	}
+	char sha[65], path[PATH_MAX];
+	fp_sha256_of(raw.buf, raw.len, sha);
+	sb_release(&raw);
+	struct stream_info si;
+	snprintf(path, sizeof path, "%s/%s", c->s->ws.root, ref);
+	if (read_stream(c->a, path, true, &si, err, sizeof err)) {
+		snprintf(c->refusal, sizeof c->refusal, "'%s' is not a verified stream", ref);
+		return -1;
+	}
+	bool allowed = false;
+	for (const char *const *s = readable_schemas; *s && !allowed; s++)
+		allowed = si.schema && !strcmp(si.schema, *s);
+	if (!allowed) {
+		snprintf(c->refusal, sizeof c->refusal, "'%s' holds schema '%s', which is not readable by agents", ref, si.schema ? si.schema : "?");
+		return -1;
+	}
+	json_set(c->a, c->result, "ref", json_str(c->a, ref));
+	json_set(c->a, c->result, "schema", json_str(c->a, si.schema));
+	json_set(c->a, c->result, "sha256", json_str(c->a, sha));
+	json_set(c->a, c->result, "document", si.records);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- tasks */
+
+static int save_task(struct call *c, const char *state, struct json *structured, bool failed)
+{
+	struct json *t = json_object(c->a);
+	json_set(c->a, t, "schema_version", json_str(c->a, TASK_SCHEMA));
+	json_set(c->a, t, "task_id", json_str(c->a, c->task_id));
+	json_set(c->a, t, "operation", json_str(c->a, c->op->name));
+	struct json *key = json_get(c->args, "idempotency_key");
+	json_set(c->a, t, "idempotency_key", key ? key : json_null(c->a));
+	json_set(c->a, t, "profile", json_str(c->a, c->s->profile));
+	json_set(c->a, t, "arguments_fingerprint", json_str(c->a, c->args_fp));
+	json_set(c->a, t, "state", json_str(c->a, state));
+	json_set(c->a, t, "artifacts", c->artifacts);
+	json_set(c->a, t, "error", failed ? json_str(c->a, "operation failed; the details are in the bridge's local task store") : json_null(c->a));
+	json_set(c->a, t, "result", structured ? structured : json_null(c->a));
+	struct strbuf sb;
+	sb_init(&sb);
+	json_write(&sb, t);
+	sb_addc(&sb, '\n');
+	char rel[64], path[PATH_MAX];
+	snprintf(rel, sizeof rel, "tasks/%s.json", c->task_id);
+	state_path(c->s, path, sizeof path, rel);
+	int rc = write_atomic(path, sb.buf, sb.len);
+	sb_release(&sb);
+	return rc;
+}
+
+/* queued, then running, and the task's artefact directory. */
+static int begin_task(struct call *c)
+{
+	char err[800];
+	if (save_task(c, "queued", NULL, false) || ws_mkdirs(&c->s->ws, c->dir, err, sizeof err) || save_task(c, "running", NULL, false)) {
+		sb_addf(&c->failure, "cannot start the task\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- JSON-RPC output */
+
+static void send_line(struct strbuf *sb)
+{
+	sb_addc(sb, '\n');
+	if (fwrite(sb->buf, 1, sb->len, stdout) != sb->len || fflush(stdout))
+		die("stdout: %s", strerror(errno));
+}
+
+static void send_result(const struct json *id, const struct json *result)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	sb_adds(&sb, "{\"jsonrpc\":\"2.0\",\"id\":");
+	json_write(&sb, id);
+	sb_adds(&sb, ",\"result\":");
+	json_write(&sb, result);
+	sb_addc(&sb, '}');
+	send_line(&sb);
+	sb_release(&sb);
+}
+
+static void send_error(const struct json *id, int code, const char *msg)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	sb_adds(&sb, "{\"jsonrpc\":\"2.0\",\"id\":");
+	if (id)
+		json_write(&sb, id);
+	else
+		sb_adds(&sb, "null");
+	sb_addf(&sb, ",\"error\":{\"code\":%d,\"message\":", code);
+	sb_add_jstr(&sb, msg, strlen(msg));
+	sb_adds(&sb, "}}");
+	send_line(&sb);
+	sb_release(&sb);
+}
+
+/* ---------------------------------------------------------------- tools/call */
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void audit_append(struct server *s, struct arena *a, const char *op, const char *task_id, const char *args_fp,
+			 struct json *args, struct json *artifacts, long long ms, const char *outcome)
+{
+	struct json *rec = json_object(a);
+	json_set(a, rec, "type", json_str(a, "bridge_call"));
+	json_set(a, rec, "profile", json_str(a, s->profile));
+	json_set(a, rec, "operation", op ? json_str(a, op) : json_null(a));
+	json_set(a, rec, "task_id", task_id && *task_id ? json_str(a, task_id) : json_null(a));
+	json_set(a, rec, "arguments_fingerprint", args_fp && *args_fp ? json_str(a, args_fp) : json_null(a));
+	json_set(a, rec, "arguments", args ? args : json_null(a));
+	struct json *fps = json_array(a);
+	for (size_t i = 0; artifacts && i < artifacts->u.arr.n; i++)
+		json_push(a, fps, json_get(artifacts->u.arr.items[i], "fingerprint"));
+	json_set(a, rec, "result_fingerprints", fps);
+	json_set(a, rec, "duration_ms", json_int(a, ms));
+	json_set(a, rec, "outcome", json_str(a, outcome));
+	char err[1024];
+	const char *log = joinpath(a, s->state_dir, "audit.ndjson");
+	/* other servers (one per role) may share the workspace: lock, pick up their lines, append */
+	if (flock(s->audit_fd, LOCK_EX) || chainlog_verify(s->audit_fd, log, &audit_log, s->audit_last, &s->audit_count, err, sizeof err) ||
+	    chainlog_append(s->audit_fd, log, &audit_log, a, rec, s->audit_last, &s->audit_count, err, sizeof err))
+		die("audit log: %s", err);   /* a call that cannot be logged must not be served */
+	flock(s->audit_fd, LOCK_UN);
+}
+
+static struct json *text_content(struct arena *a, const char *text)
+{
+	struct json *arr = json_array(a), *t = json_object(a);
+	json_set(a, t, "type", json_str(a, "text"));
+	json_set(a, t, "text", json_str(a, text));
+	json_push(a, arr, t);
+	return arr;
+}
+
+static struct json *tool_result(struct arena *a, struct json *structured, const char *error_text)
+{
+	struct json *r = json_object(a);
+	struct strbuf sb;
+	sb_init(&sb);
+	if (structured)
+		json_write(&sb, structured);
+	json_set(a, r, "content", text_content(a, structured ? sb.buf : error_text));
+	if (structured)
+		json_set(a, r, "structuredContent", structured);
+	json_set(a, r, "isError", json_bool(a, !structured));
+	sb_release(&sb);
+	return r;
+}
+
+/* Fill defaults, turn integral reals into integers, drop the idempotency key: the normalized arguments. */
+static struct json *normalize(struct arena *a, const struct json *schema, const struct json *args)
+{
+	struct json *n = json_object(a), *props = json_get(schema, "properties");
+	for (size_t i = 0; i < props->u.obj.n; i++) {
+		const char *k = props->u.obj.keys[i];
+		const struct json *ps = props->u.obj.vals[i], *v = json_get(args, k), *t = json_get(ps, "type");
+		if (!strcmp(k, "idempotency_key"))
+			continue;
+		if (!v)
+			v = json_get(ps, "default");
+		if (!v)
+			continue;
+		if (t && t->kind == JSON_STRING && !strcmp(t->u.str.s, "integer") && v->kind == JSON_REAL)
+			v = json_int(a, (long long)v->u.d);
+		json_set(a, n, k, json_clone(a, v));
+	}
+	return n;
+}
+
+static void tools_call(struct server *s, struct arena *a, const struct json *id, const struct json *params)
+{
+	long long t0 = now_ms();
+	const char *name = ev_str(params, "name");
+	struct json *args = json_get(params, "arguments");
+	if (!name) {
+		send_error(id, RPC_PARAMS, "tools/call needs params.name");
+		return;
+	}
+	size_t k = 0;
+	while (k < N_OPS && strcmp(ops[k].name, name))
+		k++;
+	if (k == N_OPS || !s->allowed[k] || !s->available[k]) {
+		char msg[400];
+		snprintf(msg, sizeof msg, k < N_OPS && s->allowed[k] ? "tool '%.*s' is not available: its tool is not installed" :
+			 "unknown tool '%.*s' for profile '%s'", utf8_clip(name, 100), name, s->profile);
+		audit_append(s, a, name, NULL, NULL, NULL, NULL, now_ms() - t0, "refused");
+		send_error(id, RPC_PARAMS, msg);
+		return;
+	}
+	const struct op *op = &ops[k];
+	if (!args)
+		args = json_object(a);
+	char err[1024];
+	if (jschema_validate(s->input[k], args, "arguments", err, sizeof err)) {
+		audit_append(s, a, name, NULL, NULL, NULL, NULL, now_ms() - t0, "invalid");
+		send_error(id, RPC_PARAMS, err);
+		return;
+	}
+	struct call c = { .s = s, .a = a, .op = op };
+	sb_init(&c.failure);
+	c.args = normalize(a, s->input[k], args);
+	c.result = json_object(a);
+	c.artifacts = json_array(a);
+	/* the normalized request: the operation and its arguments, keys sorted */
+	struct strbuf sb;
+	sb_init(&sb);
+	sb_addf(&sb, "%s\n", op->name);
+	json_write_sorted(&sb, c.args);
+	fp_xxh3_of(sb.buf, sb.len, c.args_fp);
+	const char *key = ev_str(args, "idempotency_key");
+	if (op->tasked) {
+		/* the task is named by the key when given, else by the arguments themselves */
+		sb_reset(&sb);
+		sb_addf(&sb, "%s\n%s", key ? "key" : "request", key ? key : c.args_fp);
+		fp_xxh3_of(sb.buf, sb.len, c.task_id);
+		snprintf(c.dir, sizeof c.dir, "artifacts/%s", c.task_id);
+		char rel[80];
+		snprintf(rel, sizeof rel, "tasks/%s.failure.log", c.task_id);
+		state_path(s, c.failure_path, sizeof c.failure_path, rel);
+		if (key)
+			json_set(a, c.args, "idempotency_key", json_str(a, key));
+		struct json *old = load_task(&c, c.task_id);
+		if (old) {
+			const char *old_fp = ev_str(old, "arguments_fingerprint"), *state = ev_str(old, "state");
+			if (!old_fp || strcmp(old_fp, c.args_fp)) {
+				snprintf(err, sizeof err, "idempotency key '%s' was already used with different arguments", key ? key : "");
+				audit_append(s, a, name, c.task_id, c.args_fp, c.args, NULL, now_ms() - t0, "conflict");
+				send_result(id, tool_result(a, NULL, err));
+				goto out;
+			}
+			if (state && !strcmp(state, "succeeded")) {
+				struct json *stored = json_get(old, "result");
+				json_set(a, stored, "replayed", json_bool(a, true));
+				audit_append(s, a, name, c.task_id, c.args_fp, c.args, json_get(stored, "artifacts"), now_ms() - t0, "replayed");
+				send_result(id, tool_result(a, stored, NULL));
+				goto out;
+			}
+			if (state && !strcmp(state, "failed")) {
+				snprintf(err, sizeof err, "task %s failed; the details are in the bridge's local task store", c.task_id);
+				audit_append(s, a, name, c.task_id, c.args_fp, c.args, NULL, now_ms() - t0, "replayed-failure");
+				send_result(id, tool_result(a, NULL, err));
+				goto out;
+			}
+			/* queued or running: a server stopped mid-task; run it again from scratch */
+		}
+		unlink(c.failure_path);
+	}
+	int rc = op->run(&c);
+	if (c.refusal[0]) {
+		/* a bad id or ref: no task, a clear message, as for a schema violation */
+		audit_append(s, a, name, NULL, c.args_fp, c.args, NULL, now_ms() - t0, "refused");
+		send_error(id, RPC_PARAMS, c.refusal);
+		goto out;
+	}
+	if (!op->tasked) {
+		audit_append(s, a, name, NULL, c.args_fp, c.args, NULL, now_ms() - t0, rc ? "failed" : "succeeded");
+		if (rc)
+			send_result(id, tool_result(a, NULL, "operation failed"));
+		else
+			send_result(id, tool_result(a, c.result, NULL));
+		goto out;
+	}
+	if (rc) {
+		write_atomic(c.failure_path, c.failure.buf, c.failure.len);
+		save_task(&c, "failed", NULL, true);
+		audit_append(s, a, name, c.task_id, c.args_fp, c.args, c.artifacts, now_ms() - t0, "failed");
+		snprintf(err, sizeof err, "task %s failed; the details are in the bridge's local task store", c.task_id);
+		send_result(id, tool_result(a, NULL, err));
+		goto out;
+	}
+	struct json *env = json_object(a);
+	json_set(a, env, "task_id", json_str(a, c.task_id));
+	json_set(a, env, "operation", json_str(a, op->name));
+	json_set(a, env, "state", json_str(a, "succeeded"));
+	json_set(a, env, "replayed", json_bool(a, false));
+	json_set(a, env, "artifacts", c.artifacts);
+	json_set(a, env, "result", c.result);
+	if (save_task(&c, "succeeded", env, false))
+		die("cannot save task %s", c.task_id);
+	unlink(c.failure_path);
+	audit_append(s, a, name, c.task_id, c.args_fp, c.args, c.artifacts, now_ms() - t0, "succeeded");
+	send_result(id, tool_result(a, env, NULL));
+out:
+	sb_release(&sb);
+	sb_release(&c.failure);
+}
+
+/* ---------------------------------------------------------------- methods */
+
+static struct json *tool_list(struct server *s, struct arena *a)
+{
+	struct json *tools = json_array(a);
+	for (size_t k = 0; k < N_OPS; k++) {
+		if (!s->allowed[k] || !s->available[k])
+			continue;
+		struct json *t = json_object(a);
+		json_set(a, t, "name", json_str(a, ops[k].name));
+		json_set(a, t, "title", json_str(a, ops[k].title));
+		json_set(a, t, "description", json_str(a, ops[k].description));
+		json_set(a, t, "inputSchema", s->input[k]);
+		json_set(a, t, "outputSchema", s->output[k]);
+		json_push(a, tools, t);
+	}
+	struct json *r = json_object(a);
+	json_set(a, r, "tools", tools);
+	return r;
+}
+
+static void initialize(struct server *s, struct arena *a, const struct json *id, const struct json *params)
+{
+	const char *asked = ev_str(params, "protocolVersion");
+	const char *version = PROTOCOL_LATEST;
+	for (const char *const *p = protocols; asked && *p; p++)
+		if (!strcmp(*p, asked))
+			version = *p;
+	struct json *r = json_object(a), *caps = json_object(a), *tools = json_object(a), *info = json_object(a);
+	json_set(a, r, "protocolVersion", json_str(a, version));
+	json_set(a, tools, "listChanged", json_bool(a, false));
+	json_set(a, caps, "tools", tools);
+	json_set(a, r, "capabilities", caps);
+	json_set(a, info, "name", json_str(a, "schednav-mcp"));
+	json_set(a, info, "title", json_str(a, "SchedNav bounded agent bridge"));
+	json_set(a, info, "version", json_str(a, SCHEDNAV_VERSION));
+	json_set(a, r, "serverInfo", info);
+	json_set(a, r, "instructions", json_str(a, s->prompt));
+	s->initialized = true;
+	send_result(id, r);
+}
+
+static void handle(struct server *s, struct arena *a, const char *line, size_t len)
+{
+	struct json *msg;
+	char err[512];
+	if (json_parse(a, line, len, &msg, err, sizeof err)) {
+		send_error(NULL, RPC_PARSE, "parse error: the message is not valid JSON");
+		return;
+	}
+	if (msg->kind != JSON_OBJECT) {
+		send_error(NULL, RPC_INVALID, msg->kind == JSON_ARRAY ? "batches are not supported" : "a message must be a JSON object");
+		return;
+	}
+	struct json *id = json_get(msg, "id"), *params = json_get(msg, "params");
+	const char *jsonrpc = ev_str(msg, "jsonrpc"), *method = ev_str(msg, "method");
+	if (id && id->kind != JSON_STRING && id->kind != JSON_INT) {
+		send_error(NULL, RPC_INVALID, "id must be a string or an integer");
+		return;
+	}
+	if (!jsonrpc || strcmp(jsonrpc, "2.0")) {
+		send_error(id, RPC_INVALID, "jsonrpc must be \"2.0\"");
+		return;
+	}
+	if (!method) {
+		if (!id || (!json_get(msg, "result") && !json_get(msg, "error")))
+			send_error(id, RPC_INVALID, "a request needs a string method");
+		return;   /* a response to us: we send no requests, ignore it */
+	}
+	if (params && params->kind != JSON_OBJECT) {
+		if (id)
+			send_error(id, RPC_INVALID, "params must be an object");
+		return;
+	}
+	if (!id)
+		return;   /* notifications (initialized, cancelled, ...) need no answer */
+	if (!params)
+		params = json_object(a);
+	if (!strcmp(method, "initialize"))
+		initialize(s, a, id, params);
+	else if (!strcmp(method, "ping"))
+		send_result(id, json_object(a));
+	else if (!strcmp(method, "tools/list") || !strcmp(method, "tools/call")) {
+		if (!s->initialized)
+			send_error(id, RPC_INVALID, "the server is not initialized: send initialize first");
+		else if (method[6] == 'l')
+			send_result(id, tool_list(s, a));
+		else
+			tools_call(s, a, id, params);
+	} else {
+		snprintf(err, sizeof err, "method '%.*s' not found", utf8_clip(method, 100), method);
+		send_error(id, RPC_METHOD, err);
+	}
+}
+
+/* One line of at most MAX_BODY bytes; 1 = line, 0 = EOF, 2 = an oversize line (skipped). */
+static int read_message(char *buf, size_t *len)
+{
+	size_t n = 0;
+	bool over = false;
+	int ch;
+	while ((ch = getchar_unlocked()) != EOF && ch != '\n') {
+		if (n < MAX_BODY)
+			buf[n++] = (char)ch;
+		else
+			over = true;
+	}
+	if (ch == EOF && n == 0 && !over)
+		return 0;
+	if (n && buf[n - 1] == '\r')
+		n--;
+	*len = n;
+	return over ? 2 : 1;
+}
+
+/* ---------------------------------------------------------------- start-up */
+
+static bool tool_has(const struct server *s, struct arena *a, const char *tool, const char *option)
+{
+	const char *path = joinpath(a, s->exec_dir, tool);
+	if (access(path, X_OK))
+		return false;
+	if (!option)
+		return true;
+	char tmpl[] = "/tmp/schednav-mcp-help-XXXXXX", err[256];
+	int fd = mkstemp(tmpl);
+	if (fd < 0)
+		return false;
+	close(fd);
+	char *argv[] = { (char *)path, "--help", NULL };
+	bool found = false;
+	if (spawn_run(argv, NULL, tmpl, NULL, err, sizeof err) == 0) {
+		char *buf;
+		size_t len;
+		if (zio_slurp(tmpl, &buf, &len, err, sizeof err) == 0) {
+			size_t m = strlen(option);
+			for (size_t i = 0; i + m <= len && !found; i++)
+				found = !memcmp(buf + i, option, m);
+			free(buf);
+		}
+	}
+	unlink(tmpl);
+	return found;
+}
+
+static const char *absolute(struct arena *a, const char *dir, const char *what)
+{
+	char *abs = realpath(dir, NULL);
+	if (!abs)
+		die("%s '%s': %s", what, dir, strerror(errno));
+	const char *copy = arena_strndup(a, abs, strlen(abs));
+	free(abs);
+	return copy;
+}
+
+static const char *exec_dir_default(struct arena *a)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	if (n <= 0)
+		die("cannot find the exec path: give --exec-path");
+	buf[n] = 0;
+	char *slash = strrchr(buf, '/');
+	*slash = 0;
+	return arena_strndup(a, buf, strlen(buf));
+}
+
+static void load_profile(struct server *s)
+{
+	static const char *const keys[] = { "schema_version", "profile", "role", "worker_id", "allowed_operations", "output_schema", "prompt", NULL };
+	char err[1024];
+	if (!ws_id_ok(s->profile))
+		usage_fail(usage, "--profile wants a role id such as analyst");
+	char name[200];
+	snprintf(name, sizeof name, "agents/%s.json", s->profile);
+	const char *path = joinpath(&s->arena, s->config_dir, name);
+	if (access(path, R_OK))
+		die("unknown profile '%s' (no %s)", s->profile, path);
+	s->role = load_json_file(&s->arena, path, err, sizeof err);
+	if (!s->role)
+		die("%s", err);
+	struct json *allowed = json_get(s->role, "allowed_operations");
+	const char *schema = ev_str(s->role, "schema_version"), *profile = ev_str(s->role, "profile");
+	s->prompt = ev_str(s->role, "prompt");
+	if (nd_check_keys(s->role, ND_KEYS(keys), err, sizeof err))
+		die("%s: %s", path, err);
+	if (!schema || strcmp(schema, "schednav.agent-role/v1") || !profile || strcmp(profile, s->profile) || !s->prompt ||
+	    !allowed || allowed->kind != JSON_ARRAY)
+		die("%s: not a schednav.agent-role/v1 document for profile '%s'", path, s->profile);
+	for (size_t k = 0; k < N_OPS; k++)
+		s->allowed[k] = !ops[k].tasked;   /* get_task and read_artifact: always */
+	for (size_t i = 0; i < allowed->u.arr.n; i++) {
+		const struct json *v = allowed->u.arr.items[i];
+		size_t k = 0;
+		while (k < N_OPS && (v->kind != JSON_STRING || strcmp(ops[k].name, v->u.str.s)))
+			k++;
+		if (k == N_OPS)
+			die("%s: allowed_operations names '%s', which the bridge does not have", path, v->kind == JSON_STRING ? v->u.str.s : "?");
+		s->allowed[k] = true;
+	}
+}
+
+static void load_action_space(struct server *s)
+{
+	char err[1024], name[200];
+	if (!ws_id_ok(s->action_space_id))
+		usage_fail(usage, "--action-space wants an id");
+	snprintf(name, sizeof name, "action_spaces/%s.json", s->action_space_id);
+	const char *path = joinpath(&s->arena, s->config_dir, name);
+	struct json *as = load_json_file(&s->arena, path, err, sizeof err);
+	if (!as)
+		die("%s", err);
+	s->action_ids = json_get(as, "action_ids");
+	s->safety_action = ev_str(as, "safety_action_id");
+	if (!s->action_ids || s->action_ids->kind != JSON_ARRAY || !s->safety_action)
+		die("%s: needs action_ids and safety_action_id", path);
+}
+
+static void build_schemas(struct server *s)
+{
+	char err[512];
+	for (size_t k = 0; k < N_OPS; k++) {
+		s->input[k] = parse_or_die(&s->arena, ops[k].input_schema, ops[k].name);
+		struct json *res = parse_or_die(&s->arena, ops[k].result_schema, ops[k].name);
+		if (jschema_check(s->input[k], err, sizeof err))
+			die("internal input schema of '%s': %s", ops[k].name, err);
+		if (!ops[k].tasked) {
+			s->output[k] = res;
+			continue;
+		}
+		/* the envelope every task operation returns around its result */
+		struct strbuf sb;
+		sb_init(&sb);
+		sb_addf(&sb, "{\"type\":\"object\",\"required\":[\"task_id\",\"operation\",\"state\",\"replayed\",\"artifacts\",\"result\"],"
+			     "\"properties\":{\"task_id\":" FP_S ",\"operation\":{\"const\":\"%s\"},\"state\":{\"const\":\"succeeded\"},"
+			     "\"replayed\":{\"type\":\"boolean\"},\"artifacts\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+			     "\"required\":[\"ref\",\"schema\",\"fingerprint\"],\"properties\":{\"ref\":" STR_S ",\"schema\":" STR_S
+			     ",\"fingerprint\":" FP_S "}}},\"result\":%s}}", ops[k].name, ops[k].result_schema);
+		s->output[k] = parse_or_die(&s->arena, sb.buf, ops[k].name);
+		sb_release(&sb);
+		(void)res;
+	}
+}
+
+static void open_state(struct server *s, bool create)
+{
+	snprintf(s->state_dir, sizeof s->state_dir, "%s/" STATE_DIR, s->ws.root);
+	if (create) {
+		char tasks[PATH_MAX + 8];
+		if (mkdir(s->state_dir, 0755) && errno != EEXIST)
+			die("%s: %s", s->state_dir, strerror(errno));
+		snprintf(tasks, sizeof tasks, "%s/tasks", s->state_dir);
+		if (mkdir(tasks, 0755) && errno != EEXIST)
+			die("%s: %s", tasks, strerror(errno));
+	}
+	char err[1024];
+	s->audit_fd = chainlog_open(joinpath(&s->arena, s->state_dir, "audit.ndjson"), &audit_log, create, create, s->audit_last,
+				    &s->audit_count, err, sizeof err);
+	if (s->audit_fd < 0)
+		die("%s", err);
+	flock(s->audit_fd, LOCK_UN);   /* held again only while a line is appended */
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_VERIFY = 256 };
+	static const struct option longopts[] = {
+		{ "profile", required_argument, NULL, 'p' }, { "workspace", required_argument, NULL, 'w' },
+		{ "configs", required_argument, NULL, 'c' }, { "exec-path", required_argument, NULL, 'x' },
+		{ "action-space", required_argument, NULL, 'a' }, { "verify-log", no_argument, NULL, OPT_VERIFY },
+		{ "version", no_argument, NULL, 'V' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	struct server s = { .action_space_id = "static-v1", .audit_fd = -1 };
+	const char *workspace = NULL;
+	bool verify = false;
+	int c;
+	tool_init(argc, argv, usage);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:w:c:x:a:Vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': s.profile = optarg; break;
+		case 'w': workspace = optarg; break;
+		case 'c': s.config_dir = optarg; break;
+		case 'x': s.exec_dir = optarg; break;
+		case 'a': s.action_space_id = optarg; break;
+		case OPT_VERIFY: verify = true; break;
+		case 'V': print_version("reads: MCP JSON-RPC 2.0 (" PROTOCOL_LATEST "), schednav.agent-role/v1\n"
+					"writes: " TASK_SCHEMA ", " SIMULATIONS_SCHEMA ", " AUDITS_SCHEMA ", bridge_call log\n");
+		case 'h':
+			usage_print(stdout, usage);
+			print_help(help);
+		case ':': usage_fail(usage, "option requires an argument");
+		default: usage_fail(usage, "unknown option");
+		}
+	}
+	if (optind < argc)
+		usage_fail(usage, "unexpected operand");
+	if (!workspace || (!verify && !s.profile) || (verify && s.profile))
+		usage_fail(usage, verify ? "--verify-log takes only --workspace" : "--profile and --workspace are required");
+	arena_init(&s.arena);
+	char err[1024];
+	if (ws_open(&s.ws, workspace, err, sizeof err))
+		die("%s", err);
+	if (verify) {
+		open_state(&s, false);
+		close(s.audit_fd);
+		ws_close(&s.ws);
+		arena_release(&s.arena);
+		return 0;
+	}
+	if (!s.exec_dir)
+		s.exec_dir = exec_dir_default(&s.arena);
+	if (!s.config_dir)
+		s.config_dir = getenv("SCHEDNAV_CONFIGS");
+	if (!s.config_dir || !*s.config_dir)
+		s.config_dir = joinpath(&s.arena, s.exec_dir, "../configs");
+	/* tools run in the workspace: the exec and config dirs must not stay relative */
+	s.exec_dir = absolute(&s.arena, s.exec_dir, "--exec-path");
+	s.config_dir = absolute(&s.arena, s.config_dir, "--configs");
+	load_profile(&s);
+	load_action_space(&s);
+	build_schemas(&s);
+	for (size_t k = 0; k < N_OPS; k++)
+		s.available[k] = !ops[k].need_tool || tool_has(&s, &s.arena, ops[k].need_tool, ops[k].need_option);
+	open_state(&s, true);
+
+	char *buf = xmalloc(MAX_BODY + 1);
+	struct arena a;
+	arena_init(&a);
+	size_t len;
+	int got;
+	while ((got = read_message(buf, &len)) != 0) {
+		arena_reset(&a);
+		if (got == 2) {
+			send_error(NULL, RPC_INVALID, "message larger than 65536 bytes");
+			continue;
+		}
+		if (len == 0)
+			continue;
+		handle(&s, &a, buf, len);
+	}
+	free(buf);
+	arena_release(&a);
+	close(s.audit_fd);
+	ws_close(&s.ws);
+	arena_release(&s.arena);
+	return 0;
+}
