@@ -32,8 +32,8 @@ setup() {
 	[ "$(tool_names simulation)" = "get_task read_artifact simulate_policy simulate_run_set" ]
 	[ "$(tool_names auditor)" = "audit_run_set audit_slo get_task read_artifact" ]
 	[ "$(tool_names manager)" = "compare_policies get_task rank_policies read_artifact" ]
-	# forecast, sim-run --controller and roll are not built yet: their operations are absent
-	[ "$(tool_names predictive)" = "audit_slo compare_policies get_task rank_policies read_artifact" ]
+	# forecast and sim-run --controller are built: the predictive operations are listed; roll is not yet
+	[ "$(tool_names predictive)" = "audit_slo compare_policies forecast_demand get_task rank_policies read_artifact simulate_predictive_policy" ]
 	[ "$(tool_names rolling)" = "get_task read_artifact" ]
 	# every schema is closed and names no path, job, node or GPU field
 	for p in analyst strategist simulation auditor manager predictive rolling; do
@@ -45,24 +45,45 @@ setup() {
 	done
 }
 
+@test "schednav-mcp: the predictive operations equal running forecast and sim-run --controller directly" {
+	require_inspector
+	local T="$BATS_TEST_TMPDIR" trace="$W/traces/mix1-w.ndjson.zst" ctl="$ROOT/configs/controllers/predictive-spot-v1.json"
+	call predictive forecast_demand run_config_id=mix1-w controller_id=predictive-spot-v1 cutoff_seconds=4000 > "$T/fc.json"
+	[ "$(jq -r .state "$T/fc.json")" = succeeded ] || fail "forecast_demand: $(cat "$T/fc.json")"
+	forecast --controller "$ctl" --cutoff 4000 -i "$trace" -o "$T/direct.fc"
+	[ "$(jq -r .artifacts[0].fingerprint "$T/fc.json")" = "$(body_fp "$T/direct.fc")" ] || fail "forecast_demand bundle differs from forecast"
+	[ "$(jq -r .result.observation_bundle.observation_bundle_fingerprint "$T/fc.json")" = \
+	  "$(grep '"observation_bundle"' "$T/direct.fc" | jq -r .observation_bundle_fingerprint)" ] || fail "bundle fingerprints differ"
+	call predictive simulate_predictive_policy run_config_id=mix1-w action_id=native-preemptive-3600 controller_id=predictive-spot-v1 > "$T/sp.json"
+	[ "$(jq -r .state "$T/sp.json")" = succeeded ] || fail "simulate_predictive_policy: $(cat "$T/sp.json")"
+	sim-run --policy "$ROOT/configs/policies/native-preemptive-3600.json" --controller "$ctl" -i "$trace" -o "$T/p.result.zst"
+	metrics -i "$T/p.result.zst" -o "$T/p.metrics"
+	[ "$(jq -r .result.result_fingerprint "$T/sp.json")" = "$(body_fp "$T/p.result.zst")" ] || fail "result fingerprint differs"
+	[ "$(jq -r .result.metrics_fingerprint "$T/sp.json")" = "$(body_fp "$T/p.metrics")" ] || fail "metrics fingerprint differs"
+	[ "$(jq -r .result.metrics.predictive_control.controller_id "$T/sp.json")" = predictive-spot-v1 ] || fail "no predictive_control block"
+}
+
 @test "schednav-mcp: an operation whose tool is missing is refused cleanly, and appears once the tool exists" {
 	require_inspector
-	run mcp predictive --method tools/call --tool-name forecast_demand --tool-arg run_config_id=mix1-w controller_id=predictive-spot-v1 cutoff_seconds=4000
+	run mcp rolling --method tools/call --tool-name advance_rolling_policy --tool-arg run_config_id=mix1-w
 	assert_failure 1
 	assert_output --partial "MCP error -32602"
 	assert_output --partial "is not available: its tool is not installed"
-	run mcp rolling --method tools/call --tool-name advance_rolling_policy --tool-arg run_config_id=mix1-w
-	assert_failure 1
-	assert_output --partial "is not available"
-	# an exec dir with a forecast that documents --cutoff makes forecast_demand listed
+	# an exec dir without forecast hides forecast_demand; one whose forecast documents --cutoff lists it
 	local x="$BATS_TEST_TMPDIR/exec"
 	mkdir -p "$x"
-	for t in "$BIN"/*; do ln -s "$t" "$x/"; done
+	for t in "$BIN"/*; do [ "$(basename "$t")" = forecast ] || ln -s "$t" "$x/"; done
+	run "$INSPECTOR" --cli "$BIN/schednav-mcp" --profile predictive --workspace "$W" --exec-path "$x" --configs "$ROOT/configs" --method tools/list
+	assert_success
+	[ "$(echo "$output" | jq -r '[.tools[].name] | sort | join(" ")')" = "audit_slo compare_policies get_task rank_policies read_artifact simulate_predictive_policy" ] || fail "forecast_demand listed without forecast: $output"
+	run "$INSPECTOR" --cli "$BIN/schednav-mcp" --profile predictive --workspace "$W" --exec-path "$x" --configs "$ROOT/configs" --method tools/call --tool-name forecast_demand --tool-arg run_config_id=mix1-w controller_id=predictive-spot-v1 cutoff_seconds=4000
+	assert_failure 1
+	assert_output --partial "is not available: its tool is not installed"
 	printf '#!/bin/sh\necho "usage: forecast --controller FILE --cutoff S"\n' > "$x/forecast"
 	chmod +x "$x/forecast"
 	run "$INSPECTOR" --cli "$BIN/schednav-mcp" --profile predictive --workspace "$W" --exec-path "$x" --configs "$ROOT/configs" --method tools/list
 	assert_success
-	[ "$(echo "$output" | jq -r '[.tools[].name] | sort | join(" ")')" = "audit_slo compare_policies forecast_demand get_task rank_policies read_artifact" ]
+	[ "$(echo "$output" | jq -r '[.tools[].name] | sort | join(" ")')" = "audit_slo compare_policies forecast_demand get_task rank_policies read_artifact simulate_predictive_policy" ]
 }
 
 @test "schednav-mcp: a full static evaluation (analyze, simulate x3, audit x3, compare, rank) equals running the tools" {
