@@ -68,4 +68,8 @@ trace-export "$W/canon" "$D/sim/warmup-window.trace.ndjson"
 for f in "$P"/*.json; do seed policy "$(basename "$f" .json)" < "$f"; done
 for f in "$ROOT"/configs/slos/*.json; do seed slo "$(basename "$f" .json)" < "$f"; done
 seed profile tiny < "$D/synth/tiny.json"
+for f in "$ROOT"/configs/controllers/*.json; do seed controller "$(basename "$f" .json)" < "$f"; done
+# results with the controller's records (control_decision, control_report)
+sim-run --policy "$P/native-preemptive-3600.json" --controller "$ROOT/configs/controllers/predictive-spot-v1.json" \
+	-i "$D/sim/warmup-window.trace.ndjson" -o "$W/ctl.result" 2>/dev/null && seed result controlled < "$W/ctl.result" || true
 rm -rf "$W"
