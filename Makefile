@@ -4,7 +4,12 @@
 VERSION  := 0.2.0
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
-MANDIR   ?= $(PREFIX)/share/man/man1
+# The tools go where only the schednav front command looks (as git's plumbing does), so
+# that names like compare, rank, metrics and report never collide with other software.
+LIBEXECDIR ?= $(PREFIX)/libexec/schednav
+MANDIR   ?= $(PREFIX)/share/man
+MAN1DIR  ?= $(MANDIR)/man1
+MAN7DIR  ?= $(MANDIR)/man7
 BUILD    ?= build
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -14,12 +19,19 @@ WARN     += -Werror
 endif
 # Bit parity with the original engine needs plain IEEE arithmetic: no contraction, no fast-math.
 NUMERIC  := -std=c11 -ffp-contract=off -fno-fast-math -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
-ALL_CFLAGS = $(NUMERIC) $(WARN) $(CFLAGS) $(SANITIZE) -Ilib -DSCHEDNAV_VERSION='"$(VERSION)"'
-LDLIBS   := -lzstd -lxxhash -lyajl -lmd -lm
+# The libraries come through pkg-config; the flags rule below names any that is missing.
+PKG_CONFIG ?= pkg-config
+PKGS     := yajl libxxhash libzstd libmd
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+ALL_CFLAGS = $(NUMERIC) $(WARN) $(CFLAGS) $(SANITIZE) -Ilib $(PKG_CFLAGS) -DSCHEDNAV_VERSION='"$(VERSION)"'
+LDLIBS   := $(PKG_LIBS) -lm
 
 TOOLS    := $(sort $(basename $(notdir $(wildcard tools/*.c))))
 LIB_SRC  := $(sort $(wildcard lib/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# Data compiled into the library: the workday calendar tables of configs/calendars/.
+GEN_OBJ  := $(BUILD)/gen/calendar_china.o
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 OUT      ?= bin
@@ -32,16 +44,28 @@ REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz-replay/%)
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := build-fuzz
+PLUMBING := $(filter-out schednav,$(TOOLS))
+MAN1     := $(sort $(wildcard docs/*.1))
+MAN7     := $(sort $(wildcard docs/*.7))
 
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
-.PHONY: all check unit asan ubsan bench install help clean deps mcp-inspector FORCE fuzz fuzz-build fuzz-replay
+# Keep the tools' and harnesses' objects (make would delete them as intermediates and recompile each time).
+.SECONDARY: $(TOOLS:%=$(BUILD)/tools/%.o) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.o) \
+	$(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/tests/fuzz/replay.o
+.PHONY: all check check-run lint unit asan ubsan bench install uninstall help clean deps mcp-inspector FORCE fuzz fuzz-build fuzz-replay
 
 ## all: build every tool into bin/
 all: $(BINS) $(UNIT_BIN)
 
-# Rebuild everything when the flags change.
+# Rebuild everything when the flags change. Every object depends on this file, so a
+# missing library stops the build here, before the first compiler error.
 $(BUILD)/flags: FORCE
+	@missing=$$(for p in $(PKGS); do $(PKG_CONFIG) --exists $$p 2>/dev/null || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "schednav: the build needs these libraries, found through $(PKG_CONFIG):" $$missing >&2; \
+		echo "schednav: install them ('make deps' as root does), e.g.: apt-get install pkgconf libyajl-dev libxxhash-dev libzstd-dev libmd-dev" >&2; \
+		exit 1; fi
 	@mkdir -p $(BUILD)
 	@echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(LDLIBS)' | cmp -s - $@ || echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(LDLIBS)' > $@
 
@@ -49,7 +73,17 @@ $(BUILD)/%.o: %.c $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/libschednav.a: $(LIB_OBJ)
+# The table's bytes as a C array, so the tools need no data directory at run time.
+$(BUILD)/gen/calendar_china.c: configs/calendars/china.json
+	@mkdir -p $(dir $@)
+	{ printf '/* generated from %s by the Makefile: do not edit */\n#include "predict/calendar.h"\nconst unsigned char calendar_china_json[] = {\n' '$<'; \
+	  od -An -v -tx1 $< | sed 's/[0-9a-f][0-9a-f]/0x&,/g'; \
+	  printf '};\nconst size_t calendar_china_json_len = sizeof calendar_china_json;\n'; } > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/flags
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/libschednav.a: $(LIB_OBJ) $(GEN_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
@@ -69,10 +103,19 @@ $(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/fuzz.o $(BUILD
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/libschednav.a $(LDLIBS)
 
-## check: build, run the C unit tests, replay the fuzz regressions and seeds, run every Bats suite
-check: all fuzz-replay
+## check: install the Debian packages the tests need (as root; else name them), build, lint, run every test
+check:
+	@pipelines/need-packages.sh check $(CHECK_PACKAGES)
+	@$(MAKE) --no-print-directory check-run
+
+## check-run: build, lint the Bats suites, run the C unit tests, replay the fuzz regressions and seeds, run every Bats suite (no package check)
+check-run: all lint fuzz-replay
 	@set -e; for t in $(UNIT_BIN); do echo "unit: $$t"; $$t; done
 	SCHEDNAV_BIN=$(abspath $(OUT)) tests/run-bats.sh
+
+## lint: reject Bats lines that can never fail a test (tests/lint-bats.py)
+lint:
+	tests/lint-bats.py tests/*.bats
 
 ## fuzz-replay: run every fuzz harness (normal build, no clang) over its regressions and seeds
 fuzz-replay: $(REPLAY_BIN) $(BINS)
@@ -106,22 +149,33 @@ ubsan:
 bench: all
 	tests/bench/run.sh
 
-## install: install tools and man pages under $(DESTDIR)$(PREFIX)
+## install: schednav into BINDIR, the tools into LIBEXECDIR, man pages into MAN1DIR/MAN7DIR (PREFIX, DESTDIR)
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
-	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)
-	install -m 644 $(wildcard docs/*.1) $(DESTDIR)$(MANDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(MAN7DIR)
+	install -m 755 $(OUT)/schednav $(DESTDIR)$(BINDIR)/schednav
+	install -m 755 $(PLUMBING:%=$(OUT)/%) $(DESTDIR)$(LIBEXECDIR)
+	install -m 644 $(MAN1) $(DESTDIR)$(MAN1DIR)
+	install -m 644 $(MAN7) $(DESTDIR)$(MAN7DIR)
 
-DEBIAN_PACKAGES := build-essential libyajl-dev libxxhash-dev libzstd-dev zstd libmd-dev \
-	bats bats-assert bats-support jq python3 python3-jsonschema gnuplot-nox parallel chromium nodejs
+## uninstall: remove exactly what install put there (same PREFIX, DESTDIR)
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/schednav $(PLUMBING:%=$(DESTDIR)$(LIBEXECDIR)/%)
+	rm -f $(MAN1:docs/%=$(DESTDIR)$(MAN1DIR)/%) $(MAN7:docs/%=$(DESTDIR)$(MAN7DIR)/%)
+	if [ -d $(DESTDIR)$(LIBEXECDIR) ]; then rmdir $(DESTDIR)$(LIBEXECDIR); fi
 
-## deps: install the Debian packages the build and tests need (as root; only what is missing)
+# The Debian packages each entry point needs; pipelines/need-packages.sh installs the
+# missing ones when run as root (DEPS_INSTALL=auto; yes = always try, no = only report)
+# and otherwise stops with the one apt-get line to run. PACKAGE:COMMAND is satisfied by
+# COMMAND on PATH from any source (nodejs and npm come from NodeSource on some machines).
+BUILD_PACKAGES := build-essential pkgconf libyajl-dev libxxhash-dev libzstd-dev libmd-dev
+DEMO_PACKAGES  := $(BUILD_PACKAGES) gnuplot-nox
+CHECK_PACKAGES := $(BUILD_PACKAGES) zstd bats bats-assert bats-support jq python3 python3-jsonschema \
+	gnuplot-nox parallel chromium man-db nodejs:node npm:npm
+DEBIAN_PACKAGES := $(sort $(DEMO_PACKAGES) $(CHECK_PACKAGES))
+
+## deps: install every Debian package the build, the demo and the tests need (as root; only what is missing)
 deps:
-	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		echo "installing:" $$missing; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	else echo "all Debian packages present"; fi
+	@DEPS_INSTALL=$${DEPS_INSTALL:-yes} pipelines/need-packages.sh deps $(DEBIAN_PACKAGES)
 	@$(MAKE) --no-print-directory mcp-inspector
 
 ## mcp-inspector: install the pinned MCP Inspector CLI the schednav-mcp tests drive (npm ci in tests/mcp)
@@ -137,6 +191,6 @@ help:
 clean:
 	rm -rf $(BUILD) build-asan build-ubsan build-fuzz bin
 
--include $(LIB_OBJ:.o=.d) $(TOOLS:%=$(BUILD)/tools/%.d) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d)
+-include $(LIB_OBJ:.o=.d) $(GEN_OBJ:.o=.d) $(TOOLS:%=$(BUILD)/tools/%.d) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d)
 -include $(FUZZ_SRC:%.c=$(BUILD)/%.d) $(BUILD)/tests/fuzz/fuzz.d $(BUILD)/tests/fuzz/replay.d
 -include pipelines/*.mk

@@ -31,10 +31,15 @@ DEMO_METRICS    := $(DEMO_POLICIES:%=$(DEMO_DIR)/%.metrics.ndjson)
 DEMO_APPROVALS  := $(DEMO_DIR)/approvals.ndjson
 DEMO_DECISION   := $(DEMO_METRICS) $(DEMO_DIR)/audit.ndjson $(DEMO_DIR)/ranking.ndjson
 
-.PHONY: demo demo-clean
+.PHONY: demo demo-run demo-clean
 
-## demo: run the five catalogue policies on the embedded Chronus Philly sample, print the decision, write work/demo/report.html
-demo: all $(DEMO_DIR)/report.html
+## demo: install the Debian packages the demo needs (as root; else name them), then demo-run
+demo:
+	@pipelines/need-packages.sh demo $(DEMO_PACKAGES)
+	@$(MAKE) --no-print-directory demo-run
+
+## demo-run: run the five catalogue policies on the embedded Chronus Philly sample, print the decision, write work/demo/report.html
+demo-run: all $(DEMO_DIR)/report.html
 	@echo
 	@$(OUT)/decision-table --approvals $(DEMO_APPROVALS) --approve-program $(OUT)/approve $(DEMO_DECISION)
 	@echo

@@ -16,15 +16,33 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
 | (.trace // fail("missing 'trace'")) as $t
 | (.windows // fail("missing 'windows'")) as $w
 | (.split // fail("missing 'split'")) as $s
-| (.arms // fail("missing 'arms'")) as $arms
-| (if ($arms | type) != "array" or ($arms | length) < 3 or ($arms | length) > 5 or ($arms | unique | length) != ($arms | length)
-   then fail("'arms' must list 3 to 5 distinct policy names (rank compares 3 to 5)") else . end)
+| (.arms // fail("missing 'arms'")) as $arms0
+# An arm is a policy name (configs/policies/NAME.json), or {"policy": NAME-or-FILE.json,
+# "controller": FILE} for a policy (by name, or a file of its own) run with a predictive
+# controller inside sim-run; the policy's name (the file's without .json) is the arm's id.
+| (if ($arms0 | type) != "array" then fail("'arms' must be a list") else . end)
+| ($arms0 | map(if type == "string" then {policy: .}
+                elif type == "object" then
+                  (keys_unsorted - ["policy", "controller"]) as $x
+                  | if ($x | length) > 0 then fail("arm has unknown key '\($x[0])'")
+                    elif (.policy | type) != "string" then fail("an arm object needs a 'policy' name")
+                    elif .controller != null and (.controller | type) != "string" then fail("arm '\(.policy)': 'controller' must be a file name")
+                    else . end
+                else fail("an arm is a policy name or {\"policy\": NAME, \"controller\": FILE}") end)) as $armobjs
+| ($armobjs | map(if (.policy | endswith(".json")) then . + {file: .policy, policy: (.policy | split("/") | last | rtrimstr(".json"))}
+                  else . end)) as $armobjs
+| ($armobjs | map(.policy)) as $arms
+| (if ($arms | length) < 3 or ($arms | length) > 8 or ($arms | unique | length) != ($arms | length)
+   then fail("'arms' must list 3 to 8 distinct policies") else . end)
 | (if any($arms[]; test("^[A-Za-z0-9][A-Za-z0-9._-]*$") | not) then fail("arm names may only use letters, digits, '.', '_', '-'") else . end)
 | (.baseline // "native-fifo") as $base
 | (if ($arms | index($base)) == null then fail("baseline '\($base)' is not an arm") else . end)
 | (.repetitions // 2) as $reps
 | (if ($reps | type) != "number" or $reps < 2 or $reps != ($reps | floor) then fail("'repetitions' must be an integer >= 2") else . end)
-| ($w | known(["rule", "day_seconds", "sample_seconds", "min_hp", "min_spot", "pressure_strata", "share_strata", "exclude"])) as $_
+| ($w | known(["rule", "day_seconds", "sample_seconds", "min_hp", "min_spot", "pressure_strata", "share_strata", "exclude",
+               "min_history_hours"])) as $_
+| (if $w.min_history_hours != null and (($w.min_history_hours | type) != "number" or $w.min_history_hours < 0)
+   then fail("windows.min_history_hours must be a number >= 0") else . end)
 | (if ($w.rule | IN("all-eligible", "stratified")) | not then fail("windows.rule must be 'all-eligible' or 'stratified'") else . end)
 | ($s | known(["calibration_fraction", "calibration_windows", "holdout_windows"])) as $_
 | (if $s.calibration_fraction != null then
@@ -50,11 +68,15 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
       (if $w.share_strata then "--share-strata \($w | num("share_strata"))" else empty end),
       (if $w.rule == "all-eligible" then "--all-eligible" else empty end)] | join(" ")),
   "EXCLUDE := " + (($w.exclude // []) | map(mk) | join(" ")),
+  "MIN_START := \(($w.min_history_hours // 0) * 3600)",
   "WARMUP_SECONDS := \(if .warmup_seconds == null then 2592000 else num("warmup_seconds") end)",
   "WARMUP_SPOT := " + (if .warmup_spot == false then "no" else "yes" end),
   "SPLIT := " + (if $s.calibration_fraction != null then "fraction \($s.calibration_fraction)"
                  else "counts \($s.calibration_windows) \($s.holdout_windows)" end),
   "ARMS := " + ($arms | map(mk) | join(" ")),
+  "CONTROLLERS := " + ($armobjs | map(.controller // empty) | unique | map(mk) | join(" ")),
+  ($armobjs[] | select(.controller) | "CONTROLLER_\(.policy | mk) := \(.controller | mk)"),
+  ($armobjs[] | select(.file) | "POLICY_\(.policy | mk) := \(.file | mk)"),
   "BASELINE := " + ($base | mk),
   "SLO := " + ((.slo // "configs/slos/schednav-demo-slo-v1.json") | mk),
   "REPETITIONS := \($reps)"

@@ -72,13 +72,14 @@ jq -r '
 def pad($n): tostring | . + (" " * ([$n - length, 0] | max));
 def f6: if . == null then "-" else (. * 1e6 | round / 1e6 | tostring) end;
 (.holdout.arms | map({key: .action_id, value: .}) | from_entries) as $h
+| ([42, (.calibration.arms[] | .action_id | length + 2)] | max) as $w
 | "study \(.study): \(.calibration.window_ids | length) calibration + \(.holdout.window_ids | length) holdout windows, \(.calibration.arms | length) arms",
   "calibration: \(.calibration.selection_status) \(.calibration.selected_action_ids | join(", "))",
   "lock: \(.fingerprints.selection_lock)  design \(.fingerprints.design)",
   "",
-  ("arm" | pad(42)) + ("cal pass" | pad(10)) + ("hold pass" | pad(11)) + ("hold alloc" | pad(12)) + "vs baseline +/=/-",
+  ("arm" | pad($w)) + ("cal pass" | pad(10)) + ("hold pass" | pad(11)) + ("hold alloc" | pad(12)) + "vs baseline +/=/-",
   (.calibration.arms[] | . as $c | $h[.action_id] as $x
-   | (.action_id | pad(42)) + ("\(.hard_slo_passed_windows)/\(.windows)" | pad(10))
+   | (.action_id | pad($w)) + ("\(.hard_slo_passed_windows)/\(.windows)" | pad(10))
      + ("\($x.hard_slo_passed_windows)/\($x.windows)" | pad(11)) + ($x.allocation_rate_mean.mean | f6 | pad(12))
      + "\($x.allocation_vs_baseline_counts.above)/\($x.allocation_vs_baseline_counts.equal)/\($x.allocation_vs_baseline_counts.below)"),
   "",

@@ -74,7 +74,12 @@ out=$({
 	       allocation_soft_target_met: ([($a.constraints // [])[] | select(.id == "allocation-soft-target") | .passed] | if length > 0 then .[0] else null end),
 	       failed_constraint_ids: ($a.failed_constraint_ids // []),
 	       allocation_rate_mean: .m.allocation_rate_mean, hp_jct_p95_seconds: .m.hp_jct_p95_seconds,
-	       spot_jct_p95_seconds: .m.spot_jct_p95_seconds, spot_eviction_rate_per_run: .m.spot_eviction_rate_per_run}],
+	       spot_jct_p95_seconds: .m.spot_jct_p95_seconds, spot_eviction_rate_per_run: .m.spot_eviction_rate_per_run}
+	       # a controller arm names its controller; the controller reads only the past
+	       # (the leakage tests of sim-run and forecast)
+	       + (if .m.predictive_control then {controller_id: .m.predictive_control.controller_id,
+	            controller_fingerprint: .m.predictive_control.controller_fingerprint,
+	            future_arrivals_visible_to_controller: false} else {} end)],
 	     ranking: {selection_status: $rank.selection_status, selected_action_ids: $rank.selected_action_ids}}
 	  end')
 case $out in

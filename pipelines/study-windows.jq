@@ -2,10 +2,12 @@
 # calibration and holdout, as make variables. Input: the scan stream (jq -s).
 # Args: --arg split "fraction F" | "counts C H", --argjson warmup SECONDS,
 #       --arg exclude "ID ..." (windows the config leaves out, e.g. one without an arrival
-#       at or before its start).
+#       at or before its start), --argjson min_start SECONDS (windows must start at or
+#       after it: the history a predictive controller needs before its first window).
 def fail(m): error("study windows: " + m);
 ($exclude | split(" ") | map(select(. != ""))) as $ex
-| [ .[] | select(.type == "window" and .selected and ((.window_id | IN($ex[])) | not)) ] | sort_by(.start) as $w
+| [ .[] | select(.type == "window" and .selected and ((.window_id | IN($ex[])) | not) and .start >= $min_start) ]
+| sort_by(.start) as $w
 | ($w | length) as $n
 | ($split | split(" ")) as $s
 | (if $s[0] == "fraction" then ($s[1] | tonumber) * $n | floor else ($s[1] | tonumber) end) as $ncal

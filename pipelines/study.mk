@@ -48,14 +48,19 @@ $(SW)/config.mk: $(STUDY) pipelines/study-config.jq
 
 ifneq ($(wildcard $(SW)/config.mk),)
 REPS := $(shell seq $(REPETITIONS))
-POLICY = configs/policies/$1.json
-DESIGN_FILES := $(STUDY) $(SLO) $(foreach a,$(ARMS),$(call POLICY,$a))
+POLICY = $(or $(POLICY_$1),configs/policies/$1.json)
+# An arm with a controller runs it inside sim-run (the file is part of the design).
+CONTROLLER = $(CONTROLLER_$1)
+CONTROLLER_ARG = $(if $(CONTROLLER_$1),--controller $(CONTROLLER_$1))
+DESIGN_FILES := $(STUDY) $(SLO) $(foreach a,$(ARMS),$(call POLICY,$a)) $(CONTROLLERS)
 BAND := $(shell jq -r '.ranking.allocation_tie_band // 0.01' $(SLO))
 TRACE := $(if $(filter stream,$(TRACE_KIND)),$(TRACE_STREAM),$(SW)/trace.ndjson.zst)
+# rank's default bound is 5 candidates; a study with more arms asks for its arm count.
+RANK_ARGS := $(if $(filter-out 3 4 5,$(words $(ARMS))),--max-candidates $(words $(ARMS)))
 
 $(call study_stamp,$(SW)/stamp/trace.args,$(TRACE_KIND) $(VERSION) $(TRACE_ARGS))
 $(call study_stamp,$(SW)/stamp/scan.args,trace-scan $(VERSION) $(SCAN_ARGS))
-$(call study_stamp,$(SW)/stamp/windows.args,$(SPLIT) warmup $(WARMUP_SECONDS) exclude $(EXCLUDE))
+$(call study_stamp,$(SW)/stamp/windows.args,$(SPLIT) warmup $(WARMUP_SECONDS) exclude $(EXCLUDE) min-start $(MIN_START))
 $(call study_stamp,$(SW)/stamp/sim.args,sim-run $(VERSION))
 $(call study_stamp,$(SW)/stamp/eval.args,metrics slo-audit rank $(VERSION) baseline $(BASELINE))
 
@@ -72,14 +77,14 @@ $(SW)/windows.ndjson: $(SW)/trace.fp $(SW)/stamp/scan.args
 include $(SW)/windows.mk
 $(SW)/windows.mk: $(SW)/windows.ndjson $(SW)/stamp/windows.args pipelines/study-windows.jq
 	stream-verify $< && jq -rs --arg split '$(SPLIT)' --argjson warmup $(WARMUP_SECONDS) --arg exclude '$(EXCLUDE)' \
-		-f pipelines/study-windows.jq $< > $@.tmp && mv $@.tmp $@
+		--argjson min_start $(MIN_START) -f pipelines/study-windows.jq $< > $@.tmp && mv $@.tmp $@
 
 # --- one window: slice → runs → determinism gate → metrics → audit → ranking → receipt ---
 # $1 = window directory, $2 = window id, $3 = partition (calibration | holdout).
 # Arms' simulations are one command line each so that SIM_LAUNCHER can ship them away.
 define study_arm
-$1/$4/rep-%.result.ndjson.zst: $1/slice.trace.ndjson.zst $(call POLICY,$4) $(SW)/stamp/sim.args
-	$$(SIM_LAUNCHER) sim-run --policy $(call POLICY,$4) -o $$@ < $1/slice.trace.ndjson.zst
+$1/$4/rep-%.result.ndjson.zst: $1/slice.trace.ndjson.zst $(call POLICY,$4) $(call CONTROLLER,$4) $(SW)/stamp/sim.args
+	$$(SIM_LAUNCHER) sim-run --policy $(call POLICY,$4) $(call CONTROLLER_ARG,$4) -o $$@ < $1/slice.trace.ndjson.zst
 
 $1/$4/result.fp: $(foreach r,$(REPS),$1/$4/rep-$r.result.ndjson.zst)
 	@sh pipelines/study-gate.sh $2 $4 $1/slice.trace.ndjson.zst $$@ $$^
@@ -102,7 +107,7 @@ $1/audit.ndjson.zst: $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) $(SLO)
 	cat $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) | slo-audit --slo $(SLO) --baseline $1/$(BASELINE)/metrics.ndjson.zst -o $$@
 
 $1/ranking.ndjson.zst: $1/audit.ndjson.zst
-	cat $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) $1/audit.ndjson.zst | rank --slo $(SLO) -o $$@
+	cat $(foreach a,$(ARMS),$1/$a/metrics.ndjson.zst) $1/audit.ndjson.zst | rank --slo $(SLO) $(RANK_ARGS) -o $$@
 
 $1/window.ndjson: $1/ranking.ndjson.zst $(SW)/trace.fp pipelines/study-receipt.sh
 	@sh pipelines/study-receipt.sh $1 $2 $3 $(SW)/trace.fp '$(BASELINE)' $(ARMS)
@@ -143,11 +148,18 @@ $(SW)/evidence.json: $(SW)/lock-verified $(SW)/holdout/summary.ndjson $(HOLD_DIR
 	@sh pipelines/study-evidence.sh $(SW) $(STUDY) '$(CAL_WINDOWS)' '$(HOLD_WINDOWS)'
 	@cat $(SW)/summary.txt
 
+# --- the forecast quality of the predictive arms (arms with a controller) -------------------
+CONTROLLER_ARMS := $(strip $(foreach a,$(ARMS),$(if $(CONTROLLER_$a),$a)))
+$(SW)/forecast-quality-holdout.json: $(SW)/lock-verified $(foreach w,$(HOLD_DIRS),$(foreach a,$(CONTROLLER_ARMS),$w/$a/metrics.ndjson.zst)) pipelines/study-forecast-quality.sh
+	sh pipelines/study-forecast-quality.sh $(SW) holdout '$(HOLD_WINDOWS)' $(CONTROLLER_ARMS)
+$(SW)/forecast-quality-calibration.json: $(foreach w,$(CAL_DIRS),$(foreach a,$(CONTROLLER_ARMS),$w/$a/metrics.ndjson.zst)) pipelines/study-forecast-quality.sh
+	sh pipelines/study-forecast-quality.sh $(SW) calibration '$(CAL_WINDOWS)' $(CONTROLLER_ARMS)
+
 calibration-slices: $(CAL_DIRS:%=%/slice.trace.ndjson.zst)
 holdout-slices: $(HOLD_DIRS:%=%/slice.trace.ndjson.zst)
 calibration: $(SW)/calibration/summary.ndjson $(SW)/calibration/selection.ndjson
 selection-lock: $(SW)/selection-lock.ndjson
-holdout: $(SW)/evidence.json
+holdout: $(SW)/evidence.json $(if $(CONTROLLER_ARMS),$(SW)/forecast-quality-holdout.json)
 study: holdout
 study-summary:
 	@cat $(SW)/summary.txt

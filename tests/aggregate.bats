@@ -3,26 +3,12 @@
 load helper
 load eval_fixtures
 
-CASES="g-micro-preemption-small g-chr-mix2-v2-big g-syn-odd-ids g-micro-backfill g-chr-slo-hponly"
-
 setup_file() {
-	[ -d "$GOLDEN/cases" ] || return 0
 	export FIX="$BATS_FILE_TMPDIR/fix"
-	python3 "$ROOT/tests/golden-metrics.py" "$GOLDEN" --batch "$FIX" $CASES
-	local c
-	for c in $CASES; do make_window "$FIX/$c"; done
-}
-
-# make_window DIR: audit the catalogue against DIR's native-fifo and rank it.
-make_window() {
-	local d="$1" slo="$ROOT/configs/slos/schednav-demo-slo-v1.json" f
-	f=$(catalogue_files "$d")
-	slo-audit --slo "$slo" --baseline "$d/native-fifo.metrics.ndjson" $f > "$d/audits.ndjson"
-	rank --slo "$slo" -o "$d/ranking.ndjson" "$d/audits.ndjson" $f
+	build_fixtures "$FIX"
 }
 
 setup() {
-	require_shared
 	cd "$BATS_TEST_TMPDIR"
 }
 
@@ -39,10 +25,10 @@ rec() { sed -n "$(( $2 + 1 ))p" "$1" | jq -c "$3"; }
 	run aggregate
 	assert_failure 2
 	assert_output --partial "no --window given"
-	run aggregate "$FIX/g-syn-odd-ids/ranking.ndjson" --window a
+	run aggregate "$FIX/sel/ranking.ndjson" --window a
 	assert_failure 2
 	assert_output --partial "a FILE before the first --window"
-	run aggregate $(win a "$FIX/g-syn-odd-ids") $(win a "$FIX/g-syn-odd-ids")
+	run aggregate $(win a "$FIX/sel") $(win a "$FIX/sel")
 	assert_failure 2
 	assert_output --partial "duplicate --window id"
 }
@@ -51,7 +37,7 @@ rec() { sed -n "$(( $2 + 1 ))p" "$1" | jq -c "$3"; }
 	run aggregate --window a /dev/null
 	assert_failure 1
 	assert_output "aggregate: window 'a' has no records"
-	head -n 2 "$FIX/g-syn-odd-ids/ranking.ndjson" > cut.ndjson
+	head -n 2 "$FIX/sel/ranking.ndjson" > cut.ndjson
 	run aggregate -o out.ndjson --window a cut.ndjson
 	assert_failure 1
 	assert_output --partial "cut.ndjson:2: truncated stream"
@@ -59,9 +45,9 @@ rec() { sed -n "$(( $2 + 1 ))p" "$1" | jq -c "$3"; }
 }
 
 @test "aggregate: zstd in and out, chunked stdin give identical records" {
-	aggregate $(win a "$FIX/g-syn-odd-ids") $(win b "$FIX/g-micro-preemption-small") > plain.ndjson
-	cat $(win a "$FIX/g-syn-odd-ids" | cut -d' ' -f3-) | zstd -q > a.zst
-	cat $(win b "$FIX/g-micro-preemption-small" | cut -d' ' -f3-) > b.ndjson
+	aggregate $(win a "$FIX/sel") $(win b "$FIX/ps") > plain.ndjson
+	cat $(win a "$FIX/sel" | cut -d' ' -f3-) | zstd -q > a.zst
+	cat $(win b "$FIX/ps" | cut -d' ' -f3-) > b.ndjson
 	aggregate -o out.zst --window a a.zst --window b b.ndjson
 	cmp <(sans_header out.zst) <(sans_header plain.ndjson)
 	feed_chunked b.ndjson aggregate --window a a.zst --window b - > chunked.ndjson
@@ -69,14 +55,14 @@ rec() { sed -n "$(( $2 + 1 ))p" "$1" | jq -c "$3"; }
 }
 
 @test "aggregate: every statistic equals an independent recomputation" {
-	aggregate -o agg.ndjson $(win ps "$FIX/g-micro-preemption-small") $(win big "$FIX/g-chr-mix2-v2-big") $(win odd "$FIX/g-syn-odd-ids")
+	aggregate -o agg.ndjson $(win ps "$FIX/ps") $(win big "$FIX/tie") $(win odd "$FIX/sel")
 	body agg.ndjson > b.ndjson
 	assert_schema b.ndjson
 	run check_self aggregate_fingerprint < agg.ndjson
 	assert_output "verified 5"
 	run check_self summary_fingerprint < agg.ndjson
 	assert_output "verified 1"
-	run python3 - agg.ndjson "$FIX/g-micro-preemption-small" "$FIX/g-chr-mix2-v2-big" "$FIX/g-syn-odd-ids" <<'PY'
+	run python3 - agg.ndjson "$FIX/ps" "$FIX/tie" "$FIX/sel" <<'PY'
 import json, statistics, sys
 def body(p): return [json.loads(l) for l in open(p)][1:-1]
 def stats(v):
@@ -129,16 +115,16 @@ PY
 
 @test "aggregate: FIFO p95 = 0 leaves the relative term out and counts it" {
 	mkdir z
-	cp "$FIX"/g-micro-preemption-small/*.metrics.ndjson z/
-	mk_metrics g-micro-preemption-small native-fifo hp_jct_p95_seconds=0.0 > z/native-fifo.metrics.ndjson
-	make_window z
-	aggregate -o agg.ndjson $(win zero z) $(win ps "$FIX/g-micro-preemption-small")
+	cp "$FIX"/ps/*.metrics.ndjson z/
+	mk_metrics ps native-fifo hp_jct_p95_seconds=0.0 > z/native-fifo.metrics.ndjson
+	audit_and_rank z
+	aggregate -o agg.ndjson $(win zero z) $(win ps "$FIX/ps")
 	run rec agg.ndjson 2 '.hp_jct_p95_relative_to_fifo'
 	assert_output '{"count":1,"null_count":0,"stats":{"mean":0,"median":0,"min":0,"max":0},"relative_undefined_count":1}'
 }
 
 @test "aggregate: null values are excluded and counted; no hard-pass window gives a reason" {
-	aggregate -o agg.ndjson $(win none "$FIX/g-micro-backfill") $(win hponly "$FIX/g-chr-slo-hponly")
+	aggregate -o agg.ndjson $(win none "$FIX/none") $(win hponly "$FIX/hponly")
 	run rec agg.ndjson 1 '[.hard_pass_window_count, .spot_eviction_rate_per_run.count, .spot_eviction_rate_per_run.null_count]'
 	assert_output '[0,1,1]'
 	run rec agg.ndjson 6 '[.all_hard_pass_window_count, .selection_status_counts.no_eligible_policy, .best_hard_pass_uplift]'
@@ -146,11 +132,11 @@ PY
 }
 
 @test "aggregate: repetitions: identical runs are deterministic, a differing run is not" {
-	d="$FIX/g-syn-odd-ids"
+	d="$FIX/sel"
 	aggregate -o same.ndjson $(win a "$d") "$d/native-fifo.metrics.ndjson" "$d/native-preemptive-3600.metrics.ndjson"
 	run rec same.ndjson 1 '.deterministic_window_count'
 	assert_output '1'
-	mk_metrics g-syn-odd-ids native-preemptive-3600 'result_fingerprint="ffffffffffffffffffffffffffffffff"' > rerun.ndjson
+	mk_metrics sel native-preemptive-3600 'result_fingerprint="ffffffffffffffffffffffffffffffff"' > rerun.ndjson
 	aggregate -o diff.ndjson $(win a "$d") rerun.ndjson
 	run rec diff.ndjson 2 '[.action_id, .deterministic_window_count]'
 	assert_output '["native-preemptive-3600",0]'
@@ -159,11 +145,11 @@ PY
 }
 
 @test "aggregate: inconsistent windows are errors" {
-	d="$FIX/g-syn-odd-ids"
+	d="$FIX/sel"
 	run aggregate --window a "$d/ranking.ndjson" "$d/audits.ndjson" $(catalogue_files "$d" | cut -d' ' -f2-)
 	assert_failure 1
 	assert_output --partial "the baseline metrics"
-	run aggregate $(win a "$d") "$d/oracle-g0-b0333.metrics.ndjson"
+	run aggregate $(win a "$d") "$d/native-preemptive-0000.metrics.ndjson"
 	assert_failure 1
 	assert_output --partial "neither a ranked candidate, a repetition of one, nor the baseline"
 	run aggregate --window a "$d/audits.ndjson" $(catalogue_files "$d")
@@ -178,7 +164,7 @@ PY
 	assert_output "aggregate: window 'b' ranks another set of actions than window 'a'"
 	sed '3s/"audit_passed":false/"audit_passed":true/' "$d/audits.ndjson" | reseal > forged.ndjson
 	run cmp -s forged.ndjson "$d/audits.ndjson"
-	assert_failure
+	assert_failure 1
 	run aggregate --window a "$d/ranking.ndjson" forged.ndjson $(catalogue_files "$d")
 	assert_failure 1
 	assert_output --partial "'audit_fingerprint' does not verify"

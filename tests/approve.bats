@@ -5,22 +5,14 @@ load helper
 load eval_fixtures
 
 setup_file() {
-	[ -d "$GOLDEN/cases" ] || return 0
 	export FIX="$BATS_FILE_TMPDIR/fix"
-	local slo="$ROOT/configs/slos/schednav-demo-slo-v1.json" c f
-	python3 "$ROOT/tests/golden-metrics.py" "$GOLDEN" --batch "$FIX" g-micro-preemption-small g-syn-odd-ids g-micro-backfill
-	for c in g-micro-preemption-small g-syn-odd-ids g-micro-backfill; do
-		f=$(for p in native-fifo native-preemptive-3600 native-preemptive-g3600-b09-d0000 native-preemptive-g3600-b09-d0900 native-preemptive-g3600-b09-loss-aware; do echo "$FIX/$c/$p.metrics.ndjson"; done)
-		slo-audit --slo "$slo" --baseline "$FIX/$c/native-fifo.metrics.ndjson" $f > "$FIX/$c/audits.ndjson"
-		rank --slo "$slo" -o "$FIX/$c/ranking.ndjson" "$FIX/$c/audits.ndjson" $f
-	done
+	build_fixtures "$FIX"
 }
 
 setup() {
-	require_shared
-	TIE="$FIX/g-micro-preemption-small/ranking.ndjson"     # 5-way tie
-	SEL="$FIX/g-syn-odd-ids/ranking.ndjson"                # selected native-fifo
-	NONE="$FIX/g-micro-backfill/ranking.ndjson"            # no eligible policy
+	TIE="$FIX/ps/ranking.ndjson"        # 5-way tie
+	SEL="$FIX/sel/ranking.ndjson"       # selected native-fifo
+	NONE="$FIX/none/ranking.ndjson"     # no eligible policy
 	cd "$BATS_TEST_TMPDIR"
 }
 
@@ -150,7 +142,7 @@ ok_approve() {
 		wait "$pid" 2>/dev/null || true
 	done
 	n=0
-	[ -e log.ndjson ] && n=$(wc -l < log.ndjson)
+	if [ -e log.ndjson ]; then n=$(wc -l < log.ndjson); fi
 	echo "# $n of 20 approvals completed before their SIGKILL" >&3
 	[ "$n" -le 20 ]
 	if [ -s log.ndjson ]; then

@@ -4,15 +4,13 @@ load helper
 load eval_fixtures
 
 setup_file() {
-	[ -d "$GOLDEN/cases" ] || return 0
 	export FIX="$BATS_FILE_TMPDIR/fix"
-	python3 "$ROOT/tests/golden-metrics.py" "$GOLDEN" --batch "$FIX" g-micro-preemption-small g-chr-mix2-v2-big g-chr-slo-hponly
+	build_fixtures "$FIX"
 }
 
 setup() {
-	require_shared
-	PS="$FIX/g-micro-preemption-small"
-	BIG="$FIX/g-chr-mix2-v2-big"
+	PS="$FIX/ps"
+	SEL="$FIX/sel"
 	cd "$BATS_TEST_TMPDIR"
 }
 
@@ -28,9 +26,9 @@ rec() { sed -n 2p "$1" | jq -c "$2"; }
 	assert_output "compare: 0 metrics records in input; compare takes 2 to 5"
 	run compare "$PS/native-fifo.metrics.ndjson"
 	assert_failure 1
-	run compare "$BIG"/*.metrics.ndjson
+	run compare "$SEL"/*.metrics.ndjson
 	assert_failure 1
-	assert_output "compare: 9 metrics records in input; compare takes 2 to 5"
+	assert_output "compare: 7 metrics records in input; compare takes 2 to 5"
 }
 
 @test "compare: a truncated stream fails with PATH:LINE" {
@@ -42,8 +40,8 @@ rec() { sed -n 2p "$1" | jq -c "$2"; }
 }
 
 @test "compare: zstd in and out, chunked input give identical records" {
-	compare "$BIG/native-fifo.metrics.ndjson" "$BIG/native-preemptive-3600.metrics.ndjson" > plain.ndjson
-	cat "$BIG/native-fifo.metrics.ndjson" "$BIG/native-preemptive-3600.metrics.ndjson" > both.ndjson
+	compare "$SEL/native-fifo.metrics.ndjson" "$SEL/native-preemptive-3600.metrics.ndjson" > plain.ndjson
+	cat "$SEL/native-fifo.metrics.ndjson" "$SEL/native-preemptive-3600.metrics.ndjson" > both.ndjson
 	zstd -q both.ndjson -o both.zst
 	compare -o out.zst both.zst
 	cmp <(sans_header out.zst) <(sans_header plain.ndjson)
@@ -52,7 +50,7 @@ rec() { sed -n 2p "$1" | jq -c "$2"; }
 }
 
 @test "compare: two records: every check true, 37 deltas computed as round6(r - l)" {
-	compare "$BIG/native-fifo.metrics.ndjson" "$BIG/native-preemptive-3600.metrics.ndjson" > c.ndjson
+	compare "$SEL/native-fifo.metrics.ndjson" "$SEL/native-preemptive-3600.metrics.ndjson" > c.ndjson
 	body c.ndjson > b.ndjson
 	assert_schema b.ndjson
 	run check_self comparison_fingerprint < c.ndjson
@@ -60,7 +58,7 @@ rec() { sed -n 2p "$1" | jq -c "$2"; }
 	run rec c.ndjson '[.comparable, ([.checks[]] | all), (.deltas | length)]'
 	assert_output '[true,true,37]'
 	# Recompute every delta independently from the two metrics records.
-	run python3 - "$BIG/native-fifo.metrics.ndjson" "$BIG/native-preemptive-3600.metrics.ndjson" c.ndjson <<'PY'
+	run python3 - "$SEL/native-fifo.metrics.ndjson" "$SEL/native-preemptive-3600.metrics.ndjson" c.ndjson <<'PY'
 import json, sys
 l = json.loads(open(sys.argv[1]).read().split("\n")[1])
 r = json.loads(open(sys.argv[2]).read().split("\n")[1])
@@ -79,11 +77,11 @@ for d in c["deltas"]:
 print("mismatches", bad)
 PY
 	assert_output "mismatches 0"
-	grep -q '"metric":"hp_jct_p95_seconds","left":5462.0,"right":5095.25,"right_minus_left":-366.75,"relative_to_left":-0.067146}' c.ndjson
+	grep -q '"metric":"hp_jct_p95_seconds","left":8950.0,"right":8500.0,"right_minus_left":-450.0,"relative_to_left":-0.050279}' c.ndjson
 }
 
 @test "compare: null values give null deltas, a zero left gives a null relative" {
-	compare "$FIX/g-chr-slo-hponly/native-fifo.metrics.ndjson" "$FIX/g-chr-slo-hponly/native-preemptive-3600.metrics.ndjson" > c.ndjson
+	compare "$FIX/hponly/native-fifo.metrics.ndjson" "$FIX/hponly/native-preemptive-3600.metrics.ndjson" > c.ndjson
 	run rec c.ndjson '[.deltas[] | select(.metric == "spot_jct_p95_seconds" or .metric == "warmup_allocated_gpu_seconds") | [.right_minus_left, .relative_to_left]]'
 	assert_output '[[0,null],[null,null]]'
 	run rec c.ndjson '.checks.both_complete'
@@ -96,28 +94,28 @@ PY
 		run rec c.ndjson "[.comparable, .checks.$2]"
 		assert_output '[false,false]'
 	}
-	mk_metrics g-micro-preemption-small native-preemptive-3600 'trace_id="x"' > t.ndjson; check t.ndjson trace_id_equal
-	mk_metrics g-micro-preemption-small native-preemptive-3600 'source={}' > s.ndjson; check s.ndjson source_equal_and_nonempty
-	mk_metrics g-micro-preemption-small native-preemptive-3600 evaluation_start=1.0 > w.ndjson; check w.ndjson window_equal
-	mk_metrics g-micro-preemption-small native-preemptive-3600 hp_job_count=3 > p.ndjson; check p.ndjson population_equal
-	mk_metrics g-micro-preemption-small native-preemptive-3600 spot_completed_count=0 > i.ndjson; check i.ndjson both_complete
-	mk_metrics g-micro-preemption-small native-preemptive-3600 preemption_ledger_consistent=false > g.ndjson; check g.ndjson ledgers_available_and_consistent
+	mk_metrics ps native-preemptive-3600 'trace_id="x"' > t.ndjson; check t.ndjson trace_id_equal
+	mk_metrics ps native-preemptive-3600 'source={}' > s.ndjson; check s.ndjson source_equal_and_nonempty
+	mk_metrics ps native-preemptive-3600 evaluation_start=1.0 > w.ndjson; check w.ndjson window_equal
+	mk_metrics ps native-preemptive-3600 hp_job_count=3 > p.ndjson; check p.ndjson population_equal
+	mk_metrics ps native-preemptive-3600 spot_completed_count=0 > i.ndjson; check i.ndjson both_complete
+	mk_metrics ps native-preemptive-3600 preemption_ledger_consistent=false > g.ndjson; check g.ndjson ledgers_available_and_consistent
 	check "$PS/native-fifo.metrics.ndjson" actions_distinct
-	check "$PS/oracle-g1800-d1800-ck1800.metrics.ndjson" execution_controls_equal
+	check "$PS/test-preemptive-ck1800.metrics.ndjson" execution_controls_equal
 }
 
 @test "compare: 3-5 records give a portfolio with pairwise checks and per-action values" {
-	compare $(catalogue_files "$BIG") > p.ndjson
+	compare $(catalogue_files "$SEL") > p.ndjson
 	body p.ndjson > b.ndjson
 	assert_schema b.ndjson
 	run check_self portfolio_fingerprint < p.ndjson
 	assert_output "verified 1"
 	run rec p.ndjson '[.type, .comparable, .actions_unique, (.pairs | length), (.metrics | length), (.metrics[] | select(.metric == "hp_jct_p95_seconds") | .values)]'
-	assert_output '["portfolio",true,true,10,37,[5462,5095.25,5095.25,5095.25,5095.25]]'
+	assert_output '["portfolio",true,true,10,37,[8950,8500,8800,8800,8800]]'
 }
 
 @test "compare: the portfolio compares canonical bytes (0 != 0.0), the pair compares numbers" {
-	mk_metrics g-micro-preemption-small native-preemptive-3600 evaluation_start=0 > int.ndjson
+	mk_metrics ps native-preemptive-3600 evaluation_start=0 > int.ndjson
 	compare "$PS/native-fifo.metrics.ndjson" int.ndjson > c.ndjson
 	run rec c.ndjson '.checks.window_equal'
 	assert_output 'true'
@@ -130,8 +128,8 @@ PY
 }
 
 @test "compare: never names a winner" {
-	compare "$BIG/native-fifo.metrics.ndjson" "$BIG/native-preemptive-3600.metrics.ndjson" > c.ndjson
-	compare $(catalogue_files "$BIG") > p.ndjson
+	compare "$SEL/native-fifo.metrics.ndjson" "$SEL/native-preemptive-3600.metrics.ndjson" > c.ndjson
+	compare $(catalogue_files "$SEL") > p.ndjson
 	run grep -Eiq '"(winner|best|selected|rank[a-z_]*)"' c.ndjson p.ndjson
-	assert_failure
+	assert_failure 1
 }

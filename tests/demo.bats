@@ -80,5 +80,5 @@ setup() {
 	want=$(grep -o 'data-charts-expected="[0-9]*"' "$D/report.html" | grep -o '[0-9]*')
 	grep -q "data-charts-ok=\"$want\"" "$BATS_TEST_TMPDIR/dom.html"
 	run grep -E 'CONSOLE|Uncaught' "$BATS_TEST_TMPDIR/err"
-	assert_failure
+	assert_failure 1
 }

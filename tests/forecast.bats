@@ -43,7 +43,7 @@ bundle() { sed -n 2p "$1"; }
 	run forecast -c "$CTRL" -t 90000 -o "$TMP/out" "$TMP/t.nd"
 	assert_failure 1
 	assert_output --regexp "^forecast: .*t\.nd:[0-9]+: "
-	[ ! -e "$TMP/out" ] && [ ! -e "$TMP/out.tmp" ]
+	assert_no_output "$TMP/out"
 }
 
 @test "forecast: a cutoff before the first arrival is an error" {

@@ -1,39 +1,21 @@
 #!/usr/bin/env python3
 """Write a schednav.metrics/1 stream for one golden case and policy, built from
-../shared/golden/expected-golden.json (the original engine's numbers), so that slo-audit,
-rank, compare and aggregate can be tested before the simulator lands.
+../shared/golden/expected-golden.json (the original engine's numbers), so that the golden
+parity tests can audit and rank the original's own numbers (tests/golden-eval.py).
 
 usage: golden-metrics.py GOLDEN_DIR CASE POLICY_FILE_NAME [KEY=JSON]...
        golden-metrics.py GOLDEN_DIR --batch OUTDIR CASE...   (OUTDIR/CASE/POLICY.metrics.ndjson)
-       golden-metrics.py --reseal            (stdin stream(s) -> stdout with recomputed end records)
-       golden-metrics.py --check-self KEY    (every stdin body record carrying KEY must verify)
 
 Fields the golden file does not hold are filled from the policy file (flat action keys,
 canonical policy dict and its fingerprint) and the case's trace.json (trace_id, source,
 dataset); trace_fingerprint and result_fingerprint are stand-ins derived from the case and
 policy. KEY=JSON overrides one key of the flat record (tests use it to build edge cases).
-The stream is sealed with the XXH3-128 end fingerprint computed through ctypes from the
-system libxxhash, the library lib/core links (Python has no xxhash module here).
+The stream is sealed with XXH3-128 from stream_edit.py (ctypes, system libxxhash).
+Only the golden-parity tests use it: every other suite measures real tool outputs.
 Exits 1 when the golden run is an expected_error (no metrics exist).
 """
-import ctypes, json, os, sys
-
-class XXH128(ctypes.Structure):
-    _fields_ = [("low64", ctypes.c_uint64), ("high64", ctypes.c_uint64)]
-
-_lib = ctypes.CDLL("libxxhash.so.0")
-_lib.XXH3_128bits.restype = XXH128
-_lib.XXH3_128bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
-
-def xxh3(data):
-    h = _lib.XXH3_128bits(data, len(data))
-    return "%016x%016x" % (h.high64, h.low64)
-
-def canon(v):  # json_write: insertion order, no spaces, floats as repr
-    return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
-
-def canon_sorted(v):
-    return json.dumps(v, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+import json, os, sys
+from stream_edit import canon, canon_sorted, xxh3
 
 CATALOGUE = ["allocation_rate_mean", "allocated_gpu_seconds", "warmup_allocated_gpu_seconds",
     "evaluation_allocated_gpu_seconds", "drain_allocated_gpu_seconds", "hp_job_count",
@@ -113,39 +95,7 @@ def build_stream(golden, exp, case, pname, overrides=()):
     return head + body + \
         (canon({"type": "end", "records": 1, "fingerprint": xxh3(body), "header_fingerprint": xxh3(head)}) + "\n").encode()
 
-def reseal(data):
-    out, body, n = [], [], 0
-    for line in data.split(b"\n")[:-1]:
-        t = json.loads(line).get("type")
-        if t == "header":
-            out.append(line); body = []; head = line + b"\n"
-        elif t == "end":
-            raw = b"".join(l + b"\n" for l in body)
-            out.append(canon({"type": "end", "records": len(body), "fingerprint": xxh3(raw),
-                              "header_fingerprint": xxh3(head)}).encode())
-        else:
-            out.append(line); body.append(line)
-    return b"".join(l + b"\n" for l in out)
-
-def check_self(data, key):
-    n = 0
-    for i, line in enumerate(data.decode().split("\n")[:-1], 1):
-        r = json.loads(line)
-        if key not in r:
-            continue
-        want = r.pop(key)
-        if xxh3(canon(r).encode()) != want:
-            sys.exit("line %d: %s does not verify" % (i, key))
-        n += 1
-    print("verified %d" % n)
-
 def main():
-    if sys.argv[1] == "--reseal":
-        sys.stdout.buffer.write(reseal(sys.stdin.buffer.read()))
-        return
-    if sys.argv[1] == "--check-self":
-        check_self(sys.stdin.buffer.read(), sys.argv[2])
-        return
     if sys.argv[2] == "--batch":
         golden, outdir = sys.argv[1], sys.argv[3]
         exp = json.load(open(os.path.join(golden, "expected-golden.json")))

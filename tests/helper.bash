@@ -10,9 +10,15 @@ SHARED="${SCHEDNAV_SHARED:-$ROOT/../shared}"
 GOLDEN="$SHARED/golden"
 DATA="$ROOT/tests/data"
 
-# Tests that read ../shared say so and skip visibly in a fresh clone without it.
+# Tests that read ../shared say so and skip visibly in a fresh clone without it:
+# require_shared [golden]  parity with the original engine's expected outputs (../shared/golden)
+# require_shared data      parity on the full upstream traces (../shared/data)
 require_shared() {
-	[ -d "$SHARED/golden/cases" ] || skip "needs ../shared beside the clone (golden cases and real traces)"
+	case "${1:-golden}" in
+	golden) [ -d "$SHARED/golden/cases" ] || skip "golden parity: needs ../shared/golden (the original engine's expected outputs)" ;;
+	data) [ -d "$SHARED/data" ] || skip "real-data parity: needs ../shared/data (the full upstream traces)" ;;
+	*) fail "require_shared: unknown corpus '$1'" ;;
+	esac
 }
 
 # Lines of the man page SYNOPSIS (between .nf and .fi after .SH SYNOPSIS).
@@ -61,4 +67,14 @@ assert_schema() {
 # input path, stdin against a file) must still agree on, byte for byte.
 sans_header() {
 	zstdcat -f -- "${1:--}" | sed -e 1d -e 's/,"header_fingerprint":"[0-9a-f]\{32\}"}$/}/'
+}
+
+# A failed run left neither FILE nor a temporary file beside it (FILE.tmp, FILE.XXXXXX, .FILE...).
+assert_no_output() {
+	local dir base left
+	dir=$(dirname "$1")
+	base=$(basename "$1")
+	[ ! -e "$1" ] || fail "'$1' exists after a failed run"
+	left=$(find "$dir" -maxdepth 1 \( -name "$base.*" -o -name ".$base*" \) -print -quit)
+	[ -z "$left" ] || fail "temporary file '$left' left behind"
 }

@@ -22,7 +22,9 @@ print({"audits": sum("audit_passed" in r.get("audit", {}) for r in runs),
 	echo "$output" | tail -n 30
 	assert_success
 	n=$(count audits); e=$(count errors); k=$(count rankings)
-	[ "$n" -gt 200 ] && [ "$e" -ge 1 ] && [ "$k" -gt 20 ]
+	[ "$n" -gt 200 ] || fail "only $n audits"
+	[ "$e" -ge 1 ] || fail "no expected error"
+	[ "$k" -gt 20 ] || fail "only $k rankings"
 	assert_line "$n/$n audits match"
 	assert_line "$e/$e expected errors reproduced"
 	assert_line "$k/$k rankings match"

@@ -62,7 +62,8 @@ redo() { seal_decisions "$T/decisions.nd" < "$T/decisions.lines"; }
 	assert_failure 1
 	assert_output "plan-check: task 'a1': meta.json does not match (status)"
 	meta "$T/tasks" a1 workload-analyst
-	jq -c '.task_id = "other"' "$T/tasks/a1/meta.json" > "$T/m" && mv "$T/m" "$T/tasks/a1/meta.json"
+	jq -c '.task_id = "other"' "$T/tasks/a1/meta.json" > "$T/m"
+	mv "$T/m" "$T/tasks/a1/meta.json"
 	run check multi_agent
 	assert_failure 1
 	assert_output "plan-check: task 'a1': meta.json does not match (task_id)"

@@ -4,17 +4,12 @@ load helper
 load eval_fixtures
 
 setup_file() {
-	[ -d "$GOLDEN/cases" ] || return 0
 	export FIX="$BATS_FILE_TMPDIR/fix"
-	python3 "$ROOT/tests/golden-metrics.py" "$GOLDEN" --batch "$FIX" g-micro-preemption-small g-chr-mix2-v2-big
-	local PS="$FIX/g-micro-preemption-small"
-	slo-audit --slo "$ROOT/configs/slos/schednav-demo-slo-v1.json" --baseline "$PS/native-fifo.metrics.ndjson" \
-		$(for p in native-fifo native-preemptive-3600 native-preemptive-g3600-b09-d0000 native-preemptive-g3600-b09-d0900 native-preemptive-g3600-b09-loss-aware; do echo "$PS/$p.metrics.ndjson"; done) > "$PS/audits.ndjson"
+	build_fixtures "$FIX"
 }
 
 setup() {
-	require_shared
-	PS="$FIX/g-micro-preemption-small"
+	PS="$FIX/ps"
 	cd "$BATS_TEST_TMPDIR"
 }
 
@@ -24,10 +19,10 @@ rec() { sed -n 2p "$1" | jq -c "$2"; }
 # allocations, equal Spot p95 and eviction, a FIFO baseline at 0.05; audits + rank -> r.ndjson.
 three_way() {
 	local a1="$1" a2="$2" a3="$3"; shift 3
-	mk_metrics g-micro-preemption-small native-fifo allocation_rate_mean=0.05 > base.ndjson
-	mk_metrics g-micro-preemption-small native-preemptive-3600 allocation_rate_mean="$a1" > c1.ndjson
-	mk_metrics g-micro-preemption-small native-preemptive-g3600-b09-d0000 allocation_rate_mean="$a2" > c2.ndjson
-	mk_metrics g-micro-preemption-small native-preemptive-g3600-b09-d0900 allocation_rate_mean="$a3" "$@" > c3.ndjson
+	mk_metrics ps native-fifo allocation_rate_mean=0.05 > base.ndjson
+	mk_metrics ps native-preemptive-3600 allocation_rate_mean="$a1" > c1.ndjson
+	mk_metrics ps native-preemptive-g3600-b09-d0000 allocation_rate_mean="$a2" > c2.ndjson
+	mk_metrics ps native-preemptive-g3600-b09-d0900 allocation_rate_mean="$a3" "$@" > c3.ndjson
 	slo-audit --slo "$SLO" --baseline base.ndjson c1.ndjson c2.ndjson c3.ndjson > audits.ndjson
 	rank --slo "$SLO" -o r.ndjson audits.ndjson c1.ndjson c2.ndjson c3.ndjson
 }
@@ -63,13 +58,15 @@ three_way() {
 }
 
 @test "rank: golden parity, every case's ranking (status, selected ids, stage survivors)" {
+	require_shared
 	run python3 "$ROOT/tests/golden-eval.py" "$GOLDEN" "$SLO" "$BATS_TEST_TMPDIR/golden"
 	echo "$output"
 	assert_success
 	n=$(echo "$output" | sed -n 's/^rankings \([0-9]*\)\/\([0-9]*\) match$/\1 \2/p')
 	[ -n "$n" ]
 	set -- $n
-	[ "$1" = "$2" ] && [ "$1" -gt 20 ]
+	[ "$1" = "$2" ] || fail "$1 of $2 rankings match"
+	[ "$1" -gt 20 ] || fail "only $1 rankings"
 }
 
 @test "rank: output is schema-valid and self-fingerprinted" {
@@ -187,7 +184,7 @@ three_way() {
 	run rank --slo noranking.json audits.ndjson c1.ndjson c2.ndjson c3.ndjson
 	assert_failure 1
 	assert_output --partial "has no 'ranking' block"
-	mk_metrics g-micro-preemption-small native-preemptive-3600 allocation_rate_mean=0.7 > dup.ndjson
+	mk_metrics ps native-preemptive-3600 allocation_rate_mean=0.7 > dup.ndjson
 	slo-audit --slo "$SLO" --baseline base.ndjson dup.ndjson > dupa.ndjson
 	run rank --slo "$SLO" audits.ndjson dupa.ndjson c1.ndjson c2.ndjson c3.ndjson dup.ndjson
 	assert_failure 1
@@ -195,9 +192,25 @@ three_way() {
 }
 
 @test "rank: more than five candidates is an error" {
-	cat "$FIX"/g-chr-mix2-v2-big/*.metrics.ndjson > six.ndjson
-	slo-audit --slo "$SLO" --baseline "$FIX/g-chr-mix2-v2-big/native-fifo.metrics.ndjson" six.ndjson > sixa.ndjson
+	cat "$PS"/*.metrics.ndjson > six.ndjson
+	[ "$(grep -c '"type":"metrics"' six.ndjson)" -eq 7 ]
+	slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" six.ndjson > sixa.ndjson
 	run rank --slo "$SLO" sixa.ndjson six.ndjson
 	assert_failure 1
 	assert_output --partial "more than 5 audit records"
+}
+
+@test "rank: --max-candidates 6 ranks six candidates by the same hierarchy; the bound is checked" {
+	ls "$PS"/*.metrics.ndjson | head -n 6 | xargs cat > six.ndjson
+	slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" six.ndjson > sixa.ndjson
+	[ "$(grep -c '"type":"metrics"' six.ndjson)" -eq 6 ] || fail "the fixture does not hold six candidates"
+	run rank --slo "$SLO" --max-candidates 6 sixa.ndjson six.ndjson
+	assert_success
+	run jq -c 'select(.type == "ranking") | [(.candidates | length), .stages[0].stage]' <<< "$output"
+	assert_output '[6,"hard_slo_filter"]'
+	run rank --slo "$SLO" --max-candidates 9 sixa.ndjson six.ndjson
+	assert_failure 2
+	assert_output --partial "outside 3..8"
+	run rank --slo "$SLO" --max-candidates 5 sixa.ndjson six.ndjson
+	assert_failure 1
 }

@@ -112,7 +112,7 @@ assert_stream() {
 @test "schemas: the validator fails on a record type without a schema and on an unknown header key" {
 	sed '2s/"type":"metrics"/"type":"metrics-x"/' "$O/native-fifo.metrics.nd" > t.nd
 	run python3 "$ROOT/tests/validate-schema.py" t.nd
-	assert_failure
+	assert_failure 1
 	assert_output --partial "no schema for record type 'metrics-x'"
 	compare -o c.nd "$O/native-fifo.metrics.nd" "$O/native-preemptive-3600.metrics.nd"
 	# One validator run over every edited stream: each must be reported on its header line.
@@ -126,7 +126,7 @@ assert_stream() {
 		bad+=(p$n.nd)
 	done
 	run python3 "$ROOT/tests/validate-schema.py" "${bad[@]}"
-	assert_failure
+	assert_failure 1
 	for f in "${bad[@]}"; do
 		assert_line --partial "$f:1: header: "
 	done

@@ -14,8 +14,7 @@ load helper
 }
 
 @test "g-micro-drift under native-fifo stops with a clear error naming the stuck job" {
-	require_shared
-	run sim-run --policy "$GOLDEN/policies/native-fifo.json" --input "$ROOT/tests/data/sim/drift.trace.ndjson"
+	run sim-run --policy "$ROOT/configs/policies/native-fifo.json" --input "$ROOT/tests/data/sim/drift.trace.ndjson"
 	assert_failure 1
 	assert_output --partial "sim-run: cannot make progress"
 	assert_output --partial "'c' needs 1 GPU of model 'D' (0.99999999999999989 free)"

@@ -62,7 +62,7 @@ body() { grep -v '"type":"header"\|"type":"end"' "$1" > "$1.body"; echo "$1.body
 	[ ! -e "$TMP/out" ]
 	run sim-run --policy "$POL/native-fifo.json" --input "$TMP/t.ndjson" -o "$TMP/out"
 	assert_failure 1
-	[ ! -e "$TMP/out" ] && [ ! -e "$TMP/out.tmp" ]
+	assert_no_output "$TMP/out"
 }
 
 @test "sim-run: zstd in and out, chunked input, and two runs are byte-identical" {
@@ -187,7 +187,7 @@ rows() { jq -c 'select(.type == "control_decision" and ([.cutoff_time_seconds] |
 	run sim-run -p "$TMP/g.json" -c "$CTRL" -i "$MICRO" -o "$TMP/out"
 	assert_failure 1
 	assert_output --partial "policy guarantee exceeds the predictive controller's declared horizons"
-	[ ! -e "$TMP/out" ] && [ ! -e "$TMP/out.tmp" ]
+	assert_no_output "$TMP/out"
 	run sh -c "sim-run -p '$TMP/g.json' -c '$CTRL' -i '$MICRO' 2>/dev/null | wc -c"
 	assert_output 0
 	jq '.spot_guarantee_seconds = 14400' "$POL/native-fifo.json" > "$TMP/g4.json"

@@ -4,14 +4,12 @@ load helper
 load eval_fixtures
 
 setup_file() {
-	[ -d "$GOLDEN/cases" ] || return 0
 	export FIX="$BATS_FILE_TMPDIR/fix"
-	python3 "$ROOT/tests/golden-metrics.py" "$GOLDEN" --batch "$FIX" g-micro-preemption-small g-chr-slo-hponly
+	build_fixtures "$FIX"
 }
 
 setup() {
-	require_shared
-	PS="$FIX/g-micro-preemption-small"
+	PS="$FIX/ps"
 	cd "$BATS_TEST_TMPDIR"
 }
 
@@ -39,7 +37,7 @@ field() { sed -n "$(( $2 + 1 ))p" "$1" | jq -c "$3"; }
 	run slo-audit --slo "$SLO" -o out.ndjson cut.ndjson
 	assert_failure 1
 	assert_output --partial "cut.ndjson:2: truncated stream"
-	[ ! -e out.ndjson ] && [ ! -e out.ndjson.tmp ]
+	assert_no_output out.ndjson
 }
 
 @test "slo-audit: an edited metrics line fails the stream fingerprint" {
@@ -74,19 +72,21 @@ field() { sed -n "$(( $2 + 1 ))p" "$1" | jq -c "$3"; }
 }
 
 @test "slo-audit: golden parity, every run of every case (audit_passed, ids, observed, thresholds, statuses)" {
+	require_shared
 	run python3 "$ROOT/tests/golden-eval.py" "$GOLDEN" "$SLO" "$BATS_TEST_TMPDIR/golden"
 	echo "$output"
 	assert_success
 	n=$(echo "$output" | sed -n 's/^audits \([0-9]*\)\/\([0-9]*\) match$/\1 \2/p')
 	[ -n "$n" ]
 	set -- $n
-	[ "$1" = "$2" ] && [ "$1" -gt 200 ]
+	[ "$1" = "$2" ] || fail "$1 of $2 audits match"
+	[ "$1" -gt 200 ] || fail "only $1 audits"
 }
 
 @test "slo-audit: 101 x 1.01 = 102.01 exactly; 102.01 passes, 102.02 fails" {
-	mk_metrics g-micro-preemption-small native-fifo hp_jct_p95_seconds=101.0 > base.ndjson
-	mk_metrics g-micro-preemption-small native-preemptive-3600 hp_jct_p95_seconds=102.01 > ok.ndjson
-	mk_metrics g-micro-preemption-small native-preemptive-g3600-b09-d0000 hp_jct_p95_seconds=102.02 > bad.ndjson
+	mk_metrics ps native-fifo hp_jct_p95_seconds=101.0 > base.ndjson
+	mk_metrics ps native-preemptive-3600 hp_jct_p95_seconds=102.01 > ok.ndjson
+	mk_metrics ps native-preemptive-g3600-b09-d0000 hp_jct_p95_seconds=102.02 > bad.ndjson
 	slo-audit --slo "$SLO" --baseline base.ndjson ok.ndjson bad.ndjson > out.ndjson
 	run field out.ndjson 1 '.constraints[2] | [.threshold, .status, .threshold_source.baseline_observed, .threshold_source.multiplier]'
 	assert_output '[102.01,"passed",101,1.01]'
@@ -116,7 +116,7 @@ incompatible() {
 }
 
 @test "slo-audit: a baseline with another trace_id is incompatible" {
-	mk_metrics g-micro-preemption-small native-fifo 'trace_id="other"' > b.ndjson
+	mk_metrics ps native-fifo 'trace_id="other"' > b.ndjson
 	incompatible b.ndjson
 }
 
@@ -125,22 +125,22 @@ incompatible() {
 }
 
 @test "slo-audit: a baseline with another window is incompatible" {
-	mk_metrics g-micro-preemption-small native-fifo evaluation_end=3.0 > b.ndjson
+	mk_metrics ps native-fifo evaluation_end=3.0 > b.ndjson
 	incompatible b.ndjson
 }
 
 @test "slo-audit: a baseline with other job counts is incompatible" {
-	mk_metrics g-micro-preemption-small native-fifo spot_job_count=2 > b.ndjson
+	mk_metrics ps native-fifo spot_job_count=2 > b.ndjson
 	incompatible b.ndjson
 }
 
 @test "slo-audit: a baseline with another source is incompatible" {
-	mk_metrics g-micro-preemption-small native-fifo 'source={"dataset":"elsewhere"}' > b.ndjson
+	mk_metrics ps native-fifo 'source={"dataset":"elsewhere"}' > b.ndjson
 	incompatible b.ndjson
 }
 
 @test "slo-audit: compatibility is numeric equality (1 == 1.0)" {
-	mk_metrics g-micro-preemption-small native-fifo evaluation_start=0 evaluation_end=2 > b.ndjson
+	mk_metrics ps native-fifo evaluation_start=0 evaluation_end=2 > b.ndjson
 	slo-audit --slo "$SLO" --baseline b.ndjson "$PS/native-preemptive-3600.metrics.ndjson" > out.ndjson
 	run field out.ndjson 1 '[.baseline.compatible_fifo, .audit_passed]'
 	assert_output '[true,true]'
@@ -160,19 +160,19 @@ incompatible() {
 }
 
 @test "slo-audit: null Spot metrics are unavailable and fail hard; soft violations never gate" {
-	H="$FIX/g-chr-slo-hponly"
+	H="$FIX/hponly"
 	slo-audit --slo "$SLO" --baseline "$H/native-fifo.metrics.ndjson" "$H/native-preemptive-3600.metrics.ndjson" > out.ndjson
 	run field out.ndjson 1 '[.audit_passed, .unavailable_constraint_ids, .constraints[4].observed, .constraints[4].threshold]'
 	assert_output '[false,["spot-completion-rate","spot-eviction-rate-per-run","spot-guarantee-success-rate"],null,1]'
-	mk_metrics g-micro-preemption-small native-preemptive-3600 allocation_rate_mean=0.5 > low.ndjson
-	mk_metrics g-micro-preemption-small native-fifo allocation_rate_mean=0.4 > base.ndjson
+	mk_metrics ps native-preemptive-3600 allocation_rate_mean=0.5 > low.ndjson
+	mk_metrics ps native-fifo allocation_rate_mean=0.4 > base.ndjson
 	slo-audit --slo "$SLO" --baseline base.ndjson low.ndjson > out.ndjson
 	run field out.ndjson 1 '[.audit_passed, .soft_violation_count, .failed_constraint_ids]'
 	assert_output '[true,1,["allocation-soft-target"]]'
 }
 
 @test "slo-audit: all three statuses in one audit" {
-	mk_metrics g-micro-preemption-small native-preemptive-3600 hp_preempted_job_count=1 spot_eviction_rate_per_run=null > c.ndjson
+	mk_metrics ps native-preemptive-3600 hp_preempted_job_count=1 spot_eviction_rate_per_run=null > c.ndjson
 	slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" c.ndjson > out.ndjson
 	run field out.ndjson 1 '[.constraints[] | .status] | unique'
 	assert_output '["failed","passed","unavailable"]'
@@ -181,7 +181,7 @@ incompatible() {
 }
 
 @test "slo-audit: a false ledger flag fails the audit" {
-	mk_metrics g-micro-preemption-small native-preemptive-3600 spot_run_ledger_consistent=false > c.ndjson
+	mk_metrics ps native-preemptive-3600 spot_run_ledger_consistent=false > c.ndjson
 	slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" c.ndjson > out.ndjson
 	run field out.ndjson 1 '[.audit_passed, .evidence_checks.spot_run_ledger_consistent, .failed_constraint_ids]'
 	assert_output '[false,false,[]]'
@@ -222,12 +222,12 @@ spec_error() {
 }
 
 @test "slo-audit: hostile metrics records are rejected with PATH:LINE" {
-	mk_metrics g-micro-preemption-small native-fifo > m.ndjson
+	mk_metrics ps native-fifo > m.ndjson
 	sed 's/"spot_guarantee_failed_count":0,/"spot_guarantee_failed_count":0,"bogus":1,/' m.ndjson | reseal > unknown.ndjson
 	run slo-audit --slo "$SLO" unknown.ndjson
 	assert_failure 1
 	assert_output "slo-audit: unknown.ndjson:2: metrics record: unknown key 'bogus'"
-	mk_metrics g-micro-preemption-small native-fifo 'hp_completion_rate="1.0"' > str.ndjson
+	mk_metrics ps native-fifo 'hp_completion_rate="1.0"' > str.ndjson
 	run slo-audit --slo "$SLO" str.ndjson
 	assert_failure 1
 	assert_output --partial "str.ndjson:2: metrics record: 'hp_completion_rate' must be a number or null"
@@ -235,7 +235,7 @@ spec_error() {
 	run slo-audit --slo "$SLO" nan.ndjson
 	assert_failure 1
 	assert_output --partial "nan.ndjson:2:"
-	mk_metrics g-micro-preemption-small native-fifo 'policy_fingerprint="00000000000000000000000000000000"' > pfp.ndjson
+	mk_metrics ps native-fifo 'policy_fingerprint="00000000000000000000000000000000"' > pfp.ndjson
 	run slo-audit --slo "$SLO" pfp.ndjson
 	assert_failure 1
 	assert_output --partial "does not match its 'policy'"

@@ -62,7 +62,7 @@ setup() {
 	run stream-seal -i "$T/cut.nd" -o "$T/out.nd"
 	assert_failure 1
 	assert_output --regexp "^stream-seal: $T/cut.nd:9: "
-	[ ! -e "$T/out.nd" ] && [ ! -e "$T/out.nd.tmp" ]
+	assert_no_output "$T/out.nd"
 	zstd -q -c "$T/cut.nd" > "$T/cut.nd.zst"
 	run stream-seal -i "$T/cut.nd.zst" -o "$T/out.nd.zst"
 	assert_failure 1

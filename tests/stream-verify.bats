@@ -21,11 +21,14 @@ setup() {
 # The end fingerprint of a stream file, read independently of stream-verify.
 end_fp() { zstdcat -qf "$1" | tail -n 1 | jq -r 'select(.type == "end") | .fingerprint'; }
 
-@test "stream-verify: --help matches the man page, bad option exits 2, no FILE exits 2" {
+@test "stream-verify: --help matches the man page, bad option exits 2, no FILE reads stdin" {
 	assert_tool_invariants stream-verify
-	run stream-verify
-	assert_failure 2
-	assert_output --partial "stream-verify: missing FILE"
+	run stream-verify -p < "$FX/trace.nd"
+	assert_success
+	assert_output "$(end_fp "$FX/trace.nd")"
+	run stream-verify < /dev/null
+	assert_failure 1
+	assert_output "stream-verify: <stdin>: no stream"
 }
 
 @test "stream-verify: good streams verify; -p prints each file's last stream fingerprint" {
@@ -85,7 +88,7 @@ $(end_fp "$FX/result.nd")"
 
 @test "stream-verify: an edited header (the evaluation window) exits 1 naming the header fingerprint" {
 	sed '1s/"eval_end":150/"eval_end":140/' "$FX/slice.nd" > "$T/edited.nd"
-	cmp -s "$T/edited.nd" "$FX/slice.nd" && fail "the edit changed nothing"
+	! cmp -s "$T/edited.nd" "$FX/slice.nd" || fail "the edit changed nothing"
 	run stream-verify "$T/edited.nd"
 	assert_failure 1
 	assert_output --regexp "^stream-verify: $T/edited.nd:[0-9]+: header fingerprint mismatch: 'end' says '[0-9a-f]{32}', the header hashes to '[0-9a-f]{32}' \\(the header was edited\\)$"
@@ -97,7 +100,7 @@ $(end_fp "$FX/result.nd")"
 
 @test "stream-verify: a stream without header_fingerprint (before 0.2) is refused with the reseal command" {
 	sed '$s/,"header_fingerprint":"[0-9a-f]*"}$/}/' "$FX/trace.nd" > "$T/old.nd"
-	cmp -s "$T/old.nd" "$FX/trace.nd" && fail "the edit changed nothing"
+	! cmp -s "$T/old.nd" "$FX/trace.nd" || fail "the edit changed nothing"
 	run stream-verify "$T/old.nd"
 	assert_failure 1
 	assert_output --partial "$T/old.nd:9: 'end' record has no 'header_fingerprint'"

@@ -77,7 +77,7 @@ PY
 	  "$(jq -c 'select(.type == "selection") | [.selection_status, .selected_action_ids, .human_approval_required]' "$FX/selection.nd")" ]
 	[ "$(jq -c '[.holdout_output_count_at_freeze, .holdout_outputs_absent]' <<< "$rec")" = '[0,true]' ]
 	# the record's own fingerprint verifies (independent XXH3 in Python)
-	sed -n 2p "$T/lock.nd" | python3 "$ROOT/tests/golden-metrics.py" --check-self fingerprint
+	sed -n 2p "$T/lock.nd" | python3 "$ROOT/tests/stream_edit.py" --check-self fingerprint
 	# the design order matters
 	study-lock --design "$FX/design/schednav-demo-slo-v1.json" --design "$FX/design/tiny.json" \
 		--summary "$FX/summary.nd" --selection "$FX/selection.nd" --holdout-dir "$T/holdout" -o "$T/swapped.nd"
@@ -177,7 +177,7 @@ PY
 	run study-lock "${DESIGN[@]}" --summary "$T/cut.nd" --selection "$FX/selection.nd" --holdout-dir "$T/h" -o "$T/lock.nd"
 	assert_failure 1
 	assert_output "study-lock: $T/cut.nd:$n: truncated stream: no 'end' record"
-	[ ! -e "$T/lock.nd" ] && [ ! -e "$T/lock.nd.tmp" ]
+	assert_no_output "$T/lock.nd"
 	study-lock "${INPUTS[@]}" --holdout-dir "$T/h" -o "$T/good.nd"
 	head -c -2 "$T/good.nd" > "$T/torn.nd"
 	run study-lock --verify "$T/torn.nd" "${INPUTS[@]}"

@@ -30,8 +30,8 @@ variant() {
 select_in() {
 	local d="$1"
 	shift
-	study-select "$@" --window w0 $(files "$d/w0") --window w1 $(files "$d/w1") -o "$T/sel.nd" &&
-		jq -c 'select(.type == "selection")' "$T/sel.nd"
+	study-select "$@" --window w0 $(files "$d/w0") --window w1 $(files "$d/w1") -o "$T/sel.nd" || return
+	jq -c 'select(.type == "selection")' "$T/sel.nd"
 }
 
 @test "study-select: --help matches the man page, bad option exits 2" {
@@ -167,7 +167,7 @@ select_in() {
 	run study-select --window w0 "$T/cut.nd" $(files "$FX/w0") -o "$T/out.nd"
 	assert_failure 1
 	assert_output "study-select: $T/cut.nd:2: truncated stream: no 'end' record"
-	[ ! -e "$T/out.nd" ] && [ ! -e "$T/out.nd.tmp" ]
+	assert_no_output "$T/out.nd"
 	head -c -3 "$FX/w0/audit.nd" > "$T/torn.nd"
 	run study-select --window w0 $(for a in $ARMS; do printf '%s ' "$FX/w0/$a.metrics.nd"; done) "$T/torn.nd"
 	assert_failure 1

@@ -51,7 +51,8 @@ copy_ref() {
 	[ "$(jq -r .fingerprints.trace "$REF/tiny/evidence.json")" = "$(stream-verify -p "$ROOT/tests/data/study/tiny.trace.ndjson.zst")" ]
 	run jq -r '.windows[0].policies[0].result_fingerprint' "$REF/tiny/evidence.json"
 	assert_output "$(cat "$REF/tiny/calibration/window-0000/native-fifo/result.fp")"
-	! grep -q '"job_id"' "$REF/tiny/evidence.json"
+	run grep -q '"job_id"' "$REF/tiny/evidence.json"
+	assert_failure 1
 	# The lock was frozen before any holdout output and names what calibration selected.
 	run jq -c 'select(.type == "selection-lock") | [.holdout_output_count_at_freeze, .holdout_outputs_absent]' "$REF/tiny/selection-lock.ndjson"
 	assert_output "[0,true]"
@@ -92,19 +93,19 @@ copy_ref() {
 	jq '.ranking.allocation_tie_band = 0.5' "$ROOT/configs/slos/schednav-demo-slo-v1.json" > "$BATS_TEST_TMPDIR/slo.json"
 	jq --arg slo "$BATS_TEST_TMPDIR/slo.json" '.slo = $slo' "$ROOT/$STUDY" > "$BATS_TEST_TMPDIR/tiny.json"
 	run make -C "$ROOT" --no-print-directory STUDY="$BATS_TEST_TMPDIR/tiny.json" STUDY_WORK="$W" STUDY_BIN="$BIN" selection-lock
-	assert_failure
+	assert_failure 2
 	assert_output --partial "study-lock: refusing to rewrite lock"
 	assert_output --partial "holdout outputs exist"
 	# Directly: same inputs are accepted, a lock without holdout output may be created.
 	cd "$W/tiny"
 	design=$(for f in "$ROOT/$STUDY" "$ROOT/configs/slos/schednav-demo-slo-v1.json" "$ROOT"/configs/policies/native-fifo.json; do printf -- '--design %s ' "$f"; done)
 	run study-lock $design --summary calibration/summary.ndjson --selection calibration/selection.ndjson --holdout-dir holdout -o selection-lock.ndjson
-	assert_failure
+	assert_failure 1
 	assert_output --partial "'design_fingerprint' would change"
 	run study-lock $design --summary calibration/summary.ndjson --selection calibration/selection.ndjson --holdout-dir "$BATS_TEST_TMPDIR/none" -o "$BATS_TEST_TMPDIR/new-lock.ndjson"
 	assert_success
 	run study-lock $design --summary calibration/summary.ndjson --selection calibration/selection.ndjson --holdout-dir holdout -o "$BATS_TEST_TMPDIR/other-lock.ndjson"
-	assert_failure
+	assert_failure 1
 	assert_output --partial "refusing to create lock"
 }
 
@@ -116,7 +117,7 @@ copy_ref() {
 		> "$BATS_TEST_TMPDIR/forged"
 	stream-seal -i "$BATS_TEST_TMPDIR/forged" -o "$lock"
 	run study_make "$W" holdout
-	assert_failure
+	assert_failure 2
 	assert_output --partial "study-lock: "
 	assert_output --regexp "own fingerprint does not verify|does not match the recomputed calibration"
 	# A lock of another calibration summary is refused too.
@@ -127,7 +128,7 @@ copy_ref() {
 	touch -r "$REF/tiny/calibration/summary.ndjson" "$W/tiny/calibration/summary.ndjson"
 	touch "$lock"
 	run study_make "$W" holdout
-	assert_failure
+	assert_failure 2
 	# the edited record's own fingerprint fails first (study-lock verifies every record it
 	# reads); a summary that verified would still not match the lock
 	assert_output --regexp "summary\.ndjson:2: aggregate_action record: 'aggregate_fingerprint' does not verify|does not match the recomputed calibration: 'calibration_summary_fingerprint' differs"
@@ -140,23 +141,24 @@ copy_ref() {
 	zstdcat -qf "$m" | sed 's/"allocation_rate_mean":0\./"allocation_rate_mean":1./' | zstd -q -c > "$m.new"
 	mv "$m.new" "$m"
 	run study_make "$W" holdout
-	assert_failure
+	assert_failure 2
 	assert_output --partial "fingerprint mismatch"
 	# A valid stream from elsewhere: a result of another window. With a new time the gate
 	# sees it was not made from this window's slice; with the old time study-verify does.
 	W2="$BATS_TEST_TMPDIR/w2"
-	mkdir "$W2" && cp -a "$REF/tiny" "$W2/tiny"
+	mkdir "$W2"
+	cp -a "$REF/tiny" "$W2/tiny"
 	r="$W2/tiny/holdout/window-0002/native-fifo/rep-1.result.ndjson.zst"
 	cp "$W2/tiny/holdout/window-0003/native-fifo/rep-1.result.ndjson.zst" "$r"
 	touch -r "$REF/tiny/holdout/window-0002/native-fifo/rep-1.result.ndjson.zst" "$r"
 	run study_make "$W2" -q holdout
 	assert_success
 	run study_make "$W2" study-verify
-	assert_failure
+	assert_failure 2
 	assert_output --partial "was not made from"
 	touch "$r"
 	run study_make "$W2" holdout
-	assert_failure
+	assert_failure 2
 	assert_output --partial "stream-verify: '$r' was not made from"
 }
 
@@ -168,13 +170,13 @@ copy_ref() {
 	rm "$arm"/rep-*.result.ndjson.zst
 	run env STUDY_TEST_PERTURB=native-preemptive-3600/rep-2 make -C "$ROOT" --no-print-directory STUDY=$STUDY \
 		STUDY_WORK="$W" STUDY_BIN="$BIN" SIM_LAUNCHER="$ROOT/tests/study-perturb" calibration
-	assert_failure
+	assert_failure 2
 	assert_output --regexp "study: determinism gate: window 'window-0000' arm 'native-preemptive-3600': '[^']*rep-2.result.ndjson.zst' has result fingerprint [0-9a-f]{32} but '[^']*rep-1.result.ndjson.zst' has [0-9a-f]{32}"
 	[ "$(grep -c '^\(sim-run\|.*study-perturb sim-run\) ' <<< "$output")" -eq 2 ] || fail "expected exactly the two repetitions to be simulated again"
 	# Without the perturbation the same launcher is transparent.
 	run make -C "$ROOT" --no-print-directory STUDY=$STUDY STUDY_WORK="$W" STUDY_BIN="$BIN" \
 		SIM_LAUNCHER="$ROOT/tests/study-perturb" calibration
-	assert_failure   # the perturbed file is still there: its newer twin must be rebuilt by hand
+	assert_failure 2   # the perturbed file is still there: its newer twin must be rebuilt by hand
 	assert_output --partial "determinism gate: window 'window-0000' arm 'native-preemptive-3600'"
 	rm "$arm/rep-2.result.ndjson.zst"
 	run make -C "$ROOT" --no-print-directory STUDY=$STUDY STUDY_WORK="$W" STUDY_BIN="$BIN" \
@@ -221,7 +223,8 @@ copy_ref() {
 	# semaphore), on the holdout of a copy of the reference's calibration and lock (sem
 	# starts a Perl interpreter per simulation: the holdout's 12 show the path).
 	W2="$BATS_TEST_TMPDIR/p2"
-	mkdir "$W2" && cp -a "$REF/tiny" "$W2/tiny"
+	mkdir "$W2"
+	cp -a "$REF/tiny" "$W2/tiny"
 	rm -r "$W2/tiny/holdout" "$W2/tiny/evidence.json" "$W2/tiny/summary.txt" "$W2/tiny/lock-verified"
 	run study_make "$W2" -j2 SIM_LAUNCHER="sem --will-cite --fg --id study-bats-$$ -j2" holdout
 	assert_success

@@ -109,9 +109,11 @@ $out"
 }
 
 @test "trace-analyze: --cutoff reads only the past (same past, different futures, same record)" {
-	require_shared
 	local S=4500
-	trace-import canonical "$GOLDEN/cases/g-chr-mix1-w" -o "$T/past.nd"
+	# Chronus MIX1 (tests/data) on a seeded 200-GPU Philly subset, evaluation window [3600, 18000]
+	trace-import csv --map "$ROOT/configs/maps/chronus-philly.json" --nodes-file "$DATA/philly-cluster_machine_list.zst" \
+		--node-subset-gpus 200 --seed 1 "$DATA/chronus-trace_job_Philly_MIX1.csv.zst" |
+		trace-window --eval-start 3600 --eval-end 18000 -o "$T/past.nd"
 	# the future variant: later jobs changed, and jobs still running at S run longer
 	zstdcat -f "$T/past.nd" | sed '$d' | python3 -c '
 import json, sys
@@ -126,7 +128,7 @@ for line in sys.stdin:
         sys.stdout.write(line); continue   # untouched lines keep their bytes
     print(json.dumps(rec, separators=(",", ":")))
 ' "$S" | stream-seal -o "$T/future.nd"
-	cmp -s "$T/past.nd" "$T/future.nd" && fail "the variant did not change the trace"
+	! cmp -s "$T/past.nd" "$T/future.nd" || fail "the variant did not change the trace"
 	trace-analyze --cutoff "$S" "$T/past.nd" -o "$T/a.nd"
 	trace-analyze --cutoff "$S" "$T/future.nd" -o "$T/b.nd"
 	sans_header "$T/a.nd" > "$T/a"

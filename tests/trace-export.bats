@@ -52,9 +52,11 @@ odd_case() {
 }
 
 @test "trace-export: re-importing the export gives the identical stream" {
-	require_shared
 	local c
-	for c in "$GOLDEN"/cases/g-syn-odd-ids "$GOLDEN"/cases/g-v23-default-w135 "$GOLDEN"/cases/g-micro-drift; do
+	odd_case odd
+	trace-export "$T/warmup" "$ROOT/tests/data/sim/warmup-window.trace.ndjson"
+	trace-export "$T/drift" "$ROOT/tests/data/sim/drift.trace.ndjson"
+	for c in "$T/odd" "$T/warmup" "$T/drift"; do
 		(cd "$c" && trace-import canonical .) > "$T/a.nd"
 		trace-export "$T/x" "$T/a.nd"
 		(cd "$T/x" && trace-import canonical .) > "$T/b.nd"
@@ -119,7 +121,7 @@ EOF
 	odd_case odd
 	trace-import canonical "$T/odd" > "$T/s.nd"
 	sed 's/"duration":100,/"duration":101,/' "$T/s.nd" > "$T/ed.nd"
-	! cmp -s "$T/s.nd" "$T/ed.nd"
+	! cmp -s "$T/s.nd" "$T/ed.nd" || fail "the edit changed nothing"
 	run trace-export "$T/out" < "$T/ed.nd"
 	assert_failure 1
 	assert_output --regexp "^trace-export: <stdin>:[0-9]+: fingerprint mismatch"
@@ -127,8 +129,8 @@ EOF
 }
 
 @test "trace-export: zstd and chunked input give identical files" {
-	require_shared
-	local c="$GOLDEN/cases/g-syn-odd-ids"
+	local c="$T/odd"
+	odd_case odd
 	trace-import canonical "$c" > "$T/s.nd"
 	zstd -q -c "$T/s.nd" | trace-export "$T/z"
 	same_dir "$c" "$T/z"
@@ -147,7 +149,7 @@ EOF
 	run trace-export "$T/out" < "$T/s.nd"
 	assert_failure 1
 	assert_output "trace-export: $T/out/nodes.csv: already exists (use --force to overwrite)"
-	! cmp -s "$T/odd/jobs.csv" "$T/out/jobs.csv"
+	! cmp -s "$T/odd/jobs.csv" "$T/out/jobs.csv" || fail "the refused export overwrote jobs.csv"
 	run trace-export -f "$T/out" < "$T/s.nd"
 	assert_success
 	same_dir "$T/odd" "$T/out"
@@ -155,7 +157,8 @@ EOF
 	assert_success
 	[ -z "$(ls "$T/out" | grep -v -x -e trace.json -e nodes.csv -e jobs.csv)" ] || fail "stray files in $T/out"
 	# other files in an existing directory are left alone
-	mkdir "$T/other" && echo keep > "$T/other/README"
+	mkdir "$T/other"
+	echo keep > "$T/other/README"
 	trace-export "$T/other" < "$T/s.nd"
 	[ "$(cat "$T/other/README")" = keep ]
 	touch "$T/file"

@@ -8,12 +8,6 @@ setup() {
 	T="$BATS_TEST_TMPDIR"
 }
 
-# A writable copy of a golden case (the originals are read-only).
-copy_case() {
-	cp -r "$GOLDEN/cases/$1" "$T/$2"
-	chmod -R u+w "$T/$2"
-}
-
 # Fixture: small valid case, then run a python edit of jobs.csv lines and re-seal.
 fixture() {
 	python3 "$FIX" make "$T/$1" "$2"
@@ -36,8 +30,9 @@ reseal() {
 }
 
 @test "canonical: the stream carries the manifest's facts and the three files' hashes" {
-	require_shared
-	local c="$GOLDEN/cases/g-syn-odd-ids"
+	fixture f v2
+	reseal "$T/f" 'evaluation_window_seconds={"start":10.0,"end":20.0}'
+	local c="$T/f"
 	trace-import canonical "$c" > "$T/out.nd"
 	local h; h=$(head -1 "$T/out.nd")
 	python3 - "$c" "$h" <<'EOF'
@@ -49,7 +44,7 @@ assert h["trace_id"] == m["trace_id"] and h["time_origin"] == m["time_origin"]
 assert h["source"] == m["source"]
 w = m["evaluation_window_seconds"]
 assert h["window"] == {"eval_start": w["start"], "eval_end": w["end"]}, h["window"]
-assert h["params"] == {"format": "canonical", "dir": d}, h["params"]
+assert h["params"] == {"format": "canonical", "dir": d, "trace_id": None}, h["params"]
 names = [i["path"].rsplit("/", 1)[1] for i in h["inputs"]]
 assert names == ["trace.json", "nodes.csv", "jobs.csv"], names
 for i in h["inputs"]:
@@ -94,35 +89,43 @@ EOF
 	done
 }
 
-@test "canonical: the golden preemption-small trace_fingerprint verifies; a manifest edit breaks it" {
+@test "canonical: the original's trace_fingerprint of the golden preemption-small case verifies" {
 	require_shared
 	grep -q '"trace_fingerprint": "ae8db123c9b6cdb7' "$GOLDEN/cases/g-micro-preemption-small/trace.json"
 	run trace-import canonical "$GOLDEN/cases/g-micro-preemption-small"
 	assert_success
-	copy_case g-micro-preemption-small e
-	sed -i 's/"dataset": "unit-fixture"/"dataset": "unit-fixturE"/' "$T/e/trace.json"
+}
+
+@test "canonical: an independently sealed trace_fingerprint verifies; a manifest edit breaks it" {
+	fixture e v1
+	run trace-import canonical "$T/e"
+	assert_success
+	sed -i 's/"dataset": "bats-fixture"/"dataset": "bats-fixturE"/' "$T/e/trace.json"
 	run trace-import canonical "$T/e"
 	assert_failure 1
 	assert_output --regexp "^trace-import: .*/e/trace\.json: trace_fingerprint does not match"
 }
 
 @test "canonical: int and float differ in the fingerprint (10 != 10.0)" {
-	require_shared
-	copy_case g-syn-odd-ids w
-	sed -i 's/"end": 34560.0,/"end": 34560,/' "$T/w/trace.json"
+	fixture w v1
+	reseal "$T/w" 'evaluation_window_seconds={"start":10.0,"end":20.0}'
+	run trace-import canonical "$T/w"
+	assert_success
+	grep -q '"end": 20.0,$' "$T/w/trace.json"
+	sed -i 's/"end": 20.0,$/"end": 20,/' "$T/w/trace.json"
 	run trace-import canonical "$T/w"
 	assert_failure 1
 	assert_output --partial "trace_fingerprint does not match"
 }
 
 @test "canonical: a changed byte or an added newline in jobs.csv fails the sha256" {
-	require_shared
-	copy_case g-micro-preemption-small b
-	sed -i 's/^hp,2,2,2,HP,A$/hp,3,2,2,HP,A/' "$T/b/jobs.csv"
+	fixture b v1
+	sed -i 's/^j1,5,100,2,HP,A$/j1,6,100,2,HP,A/' "$T/b/jobs.csv"
+	grep -q '^j1,6,' "$T/b/jobs.csv"
 	run trace-import canonical "$T/b"
 	assert_failure 1
 	assert_output --regexp "^trace-import: .*/b/jobs\.csv: sha256 [0-9a-f]{64} does not match 'jobs\.csv' in .*/trace\.json$"
-	copy_case g-micro-preemption-small n
+	fixture n v1
 	printf '\n' >> "$T/n/jobs.csv"
 	run trace-import canonical "$T/n"
 	assert_failure 1
@@ -223,7 +226,8 @@ EOF
 
 @test "canonical: file paths must be relative, without '..', inside the directory, regular files" {
 	fixture d v1
-	mkdir "$T/elsewhere" && cp "$T/d/nodes.csv" "$T/elsewhere/"
+	mkdir "$T/elsewhere"
+	cp "$T/d/nodes.csv" "$T/elsewhere/"
 	reseal "$T/d" 'nodes_file="../elsewhere/nodes.csv"'
 	run trace-import canonical "$T/d"
 	assert_failure 1
@@ -234,17 +238,21 @@ EOF
 	assert_failure 1
 	assert_output --partial "must be a relative path"
 	fixture d3 v1
-	mv "$T/d3/nodes.csv" "$T/elsewhere/n3.csv" && ln -s "$T/elsewhere/n3.csv" "$T/d3/nodes.csv"
+	mv "$T/d3/nodes.csv" "$T/elsewhere/n3.csv"
+	ln -s "$T/elsewhere/n3.csv" "$T/d3/nodes.csv"
 	run trace-import canonical "$T/d3"
 	assert_failure 1
 	assert_output --regexp "nodes_file: 'nodes\.csv' resolves outside"
 	# a symlink that stays inside is fine
 	fixture d4 v1
-	mkdir "$T/d4/sub" && mv "$T/d4/jobs.csv" "$T/d4/sub/j.csv" && ln -s sub/j.csv "$T/d4/jobs.csv"
+	mkdir "$T/d4/sub"
+	mv "$T/d4/jobs.csv" "$T/d4/sub/j.csv"
+	ln -s sub/j.csv "$T/d4/jobs.csv"
 	run trace-import canonical "$T/d4"
 	assert_success
 	fixture d5 v1
-	rm "$T/d5/jobs.csv" && mkdir "$T/d5/jobs.csv"
+	rm "$T/d5/jobs.csv"
+	mkdir "$T/d5/jobs.csv"
 	run trace-import canonical "$T/d5"
 	assert_failure 1
 	assert_output --partial "'jobs.csv' is not a regular file"
@@ -342,5 +350,5 @@ EOF
 	mkdir "$T/empty"
 	run trace-import canonical "$T/empty" -o "$T/out.nd"
 	assert_failure 1
-	[ ! -e "$T/out.nd" ] && [ ! -e "$T/out.nd.tmp" ]
+	assert_no_output "$T/out.nd"
 }

@@ -14,7 +14,7 @@ setup() {
 }
 
 hdr() { head -1 "$1" | jq -c "$2"; }
-jobs() { grep -c '"type":"job"' "$1" || true; }
+jobs() { awk '/"type":"job"/ { n++ } END { print n + 0 }' "$1"; }
 
 # ---- invariants ----
 
@@ -41,7 +41,7 @@ jobs() { grep -c '"type":"job"' "$1" || true; }
 	run trace-import alibaba-v2023 --nodes "$TMP/empty" --pods "$V23P" -o "$TMP/out"
 	assert_failure 1
 	assert_output "trace-import: $TMP/empty: empty file: expected a CSV header row"
-	[ ! -e "$TMP/out" ] && [ ! -e "$TMP/out.tmp" ]
+	assert_no_output "$TMP/out"
 	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/empty"
 	assert_failure 1
 	assert_output --partial "empty file"
@@ -62,7 +62,7 @@ jobs() { grep -c '"type":"job"' "$1" || true; }
 # ---- alibaba-v2023 ----
 
 @test "alibaba-v2023: default pod list gives 6,100 jobs (3,590 HP, 2,510 Spot) on 1,213 nodes / 6,212 GPUs" {
-	require_shared
+	require_shared data
 	D="$SHARED/data/alibaba-gpu-v2023"
 	trace-import alibaba-v2023 --nodes "$D/openb_node_list_gpu_node.csv" --pods "$D/openb_pod_list_default.csv" > "$TMP/t.nd"
 	[ "$(jobs "$TMP/t.nd")" -eq 6100 ]
@@ -80,7 +80,8 @@ jobs() { grep -c '"type":"job"' "$1" || true; }
 }
 
 @test "alibaba-v2023: every job equals the original importer's rows (golden g-v23-default-full)" {
-	require_shared
+	require_shared data
+	require_shared golden
 	D="$SHARED/data/alibaba-gpu-v2023"
 	trace-import alibaba-v2023 --nodes "$D/openb_node_list_gpu_node.csv" --pods "$D/openb_pod_list_default.csv" |
 		jq -r 'select(.type=="job") | [.job_id, .submit, .duration, .gpus, .class, .gpu_model] | @csv' | tr -d '"' > "$TMP/mine"
@@ -393,13 +394,15 @@ EOF
 	cmp "$TMP/a.nd" "$TMP/b.nd"
 	cap=$(grep '"type":"node"' "$TMP/a.nd" | jq -s 'map(.gpu_count) | add')
 	n=$(grep -c '"type":"node"' "$TMP/a.nd")
-	[ "$cap" -ge 500 ] && [ "$cap" -lt 508 ]
+	[ "$cap" -ge 500 ] || fail "subset capacity $cap < 500"
+	[ "$cap" -lt 508 ] || fail "subset capacity $cap overshoots"
 	[ "$(hdr "$TMP/a.nd" .source.node_subset.selected_capacity_gpus)" -eq "$cap" ]
 	[ "$(hdr "$TMP/a.nd" .source.node_subset.selected_node_count)" -eq "$n" ]
 	[ "$(hdr "$TMP/a.nd" .source.node_subset.seed)" -eq 1 ]
 	[ "$(hdr "$TMP/a.nd" .source.node_subset.source_capacity_gpus)" -eq 2490 ]
 	[ "$(hdr "$TMP/a.nd" .params.seed)" -eq 1 ]
-	! diff <(grep '"type":"node"' "$TMP/a.nd") <(grep '"type":"node"' "$TMP/c.nd") > /dev/null
+	run cmp -s <(grep '"type":"node"' "$TMP/a.nd") <(grep '"type":"node"' "$TMP/c.nd")
+	assert_failure 1
 	# jobs are the same, only the nodes change
 	diff <(grep '"type":"job"' "$TMP/a.nd") <(grep '"type":"job"' "$TMP/c.nd")
 }
@@ -468,4 +471,57 @@ EOF
 	cmp "$TMP/whole.nd" "$TMP/chunked.nd"
 	trace-import csv --map "$MAP" --nodes-file "$MACH" -o "$TMP/out.nd.zst" - < "$TMP/part.csv"
 	zstdcat "$TMP/out.nd.zst" | cmp - "$TMP/whole.nd"
+}
+
+# ---- every format ----
+
+# body_of FILE: the stream without its header line and end record (what --trace-id must not change).
+body_of() { sed -e 1d -e '$d' "$1"; }
+
+@test "trace-import: --trace-id replaces every format's own trace_id and params record it" {
+	python3 "$ROOT/tests/gen-philly-log.py" --jobs 50 --seed 3 "$TMP/log.json"
+	stream-seal -o "$TMP/small.nd" "$ROOT/tests/cases/trace-window/small.body"
+	trace-export "$TMP/canon" "$TMP/small.nd"
+	local f own
+	for f in "alibaba-spot-gpu alibaba-spot --nodes $SPOTN --jobs $SPOTJ" \
+	    "alibaba-gpu-v2023 alibaba-v2023 --nodes $V23N --pods $V23P" \
+	    "philly philly --machines $MACH --job-log $TMP/log.json --class Spot" \
+	    "small canonical $TMP/canon" \
+	    "chronus-philly csv --map $MAP --nodes-file $MACH $MIX1"; do
+		set -- $f
+		own=$1
+		shift
+		trace-import "$@" -o "$TMP/own.nd"
+		trace-import "$@" --trace-id "receipt-id 7" -o "$TMP/id.nd"
+		[ "$(hdr "$TMP/own.nd" .trace_id)" = "\"$own\"" ] || fail "$2: default trace_id $(hdr "$TMP/own.nd" .trace_id)"
+		[ "$(hdr "$TMP/own.nd" .params.trace_id)" = null ] || fail "$2: params.trace_id without --trace-id"
+		[ "$(hdr "$TMP/id.nd" .trace_id)" = '"receipt-id 7"' ] || fail "$2: --trace-id not applied"
+		[ "$(hdr "$TMP/id.nd" .params.trace_id)" = '"receipt-id 7"' ] || fail "$2: params.trace_id not recorded"
+		cmp <(body_of "$TMP/own.nd") <(body_of "$TMP/id.nd") || fail "$2: --trace-id changed the body"
+		stream-verify "$TMP/id.nd"
+	done
+	run trace-import canonical --trace-id "" "$TMP/canon"
+	assert_failure 2
+	assert_line --index 0 "trace-import: --trace-id: empty id"
+	run trace-import philly --trace-id
+	assert_failure 2
+	assert_line --index 0 "trace-import: option '--trace-id' needs an argument"
+}
+
+@test "alibaba-spot: a header-only job file (or node list) is named as such, not as filtered away" {
+	head -n 1 "$SPOTJ" > "$TMP/jobs-header.csv"
+	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/jobs-header.csv" -o "$TMP/out"
+	assert_failure 1
+	assert_output "trace-import: $TMP/jobs-header.csv: no job rows: the file holds only its header row (the real job_info_df.csv is not redistributed; see trace-import(1))"
+	assert_no_output "$TMP/out"
+	zstdcat "$SPOTN" | head -n 1 > "$TMP/nodes-header.csv"
+	run trace-import alibaba-spot --nodes "$TMP/nodes-header.csv" --jobs "$SPOTJ"
+	assert_failure 1
+	assert_output "trace-import: $TMP/nodes-header.csv: no node rows: the file holds only its header row"
+	# rows that the filters drop are still reported as filtered
+	awk -F, 'NR == 1 || $3 == "A10"' "$SPOTJ" > "$TMP/a10.csv"
+	[ "$(wc -l < "$TMP/a10.csv")" -gt 2 ]
+	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/a10.csv" --gpu-model H800
+	assert_failure 1
+	assert_output "trace-import: $TMP/a10.csv: no job left after the filters"
 }

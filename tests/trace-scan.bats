@@ -106,7 +106,7 @@ synth() { python3 "$CASES/gen-trace.py" "$@" | stream-seal; }
 	assert_success
 	# the reference does notice a different selection
 	run python3 "$CASES/reference.py" "$T/half.nd" "$T/out3.nd" --day-seconds 43200 --sample-seconds 900 --min-hp 15 --min-spot 10 --share-strata 2
-	assert_failure
+	assert_failure 1
 }
 
 @test "trace-scan: balanced parts on a synthetic trace" {
@@ -186,5 +186,5 @@ synth() { python3 "$CASES/gen-trace.py" "$@" | stream-seal; }
 	# a selected but ineligible window must not pass
 	sed '2s/"eligible":true/"eligible":false/; 2s/"eligible":false\(.*\)"selected":false/"eligible":false\1"selected":true/' "$T/all.nd" > "$T/bad.nd"
 	run python3 "$ROOT/tests/validate-schema.py" "$T/bad.nd"
-	assert_failure
+	assert_failure 1
 }

@@ -139,7 +139,7 @@ trace_sanity() {
 	# The schemas are strict: an extra key fails.
 	sed '6s/}$/,"extra":1}/' "$BATS_TEST_TMPDIR/tiny.ndjson" > "$BATS_TEST_TMPDIR/bad.ndjson"
 	run python3 "$ROOT/tests/validate-schema.py" "$BATS_TEST_TMPDIR/bad.ndjson"
-	assert_failure
+	assert_failure 1
 	assert_output --partial "bad.ndjson:6: job:"
 }
 
@@ -149,7 +149,7 @@ trace_sanity() {
 	trace-synth --profile "$TINY" --seed 8 -o "$BATS_TEST_TMPDIR/c.ndjson"
 	cmp "$BATS_TEST_TMPDIR/a.ndjson" "$BATS_TEST_TMPDIR/b.ndjson"
 	run cmp -s <(grep '"job"' "$BATS_TEST_TMPDIR/a.ndjson") <(grep '"job"' "$BATS_TEST_TMPDIR/c.ndjson")
-	assert_failure
+	assert_failure 1
 	run jq -r 'select(.type=="header").trace_id' "$BATS_TEST_TMPDIR/c.ndjson"
 	assert_output "synth-tiny-s8"
 	# Every seed gives the profile's exact counts.
@@ -269,7 +269,7 @@ bad_profile() {
 	run trace-synth --profile "$BATS_TEST_TMPDIR/bad.json" -o "$BATS_TEST_TMPDIR/out.ndjson"
 	assert_failure 1
 	assert_output "trace-synth: $BATS_TEST_TMPDIR/bad.json: $2"
-	[ ! -e "$BATS_TEST_TMPDIR/out.ndjson" ] && [ ! -e "$BATS_TEST_TMPDIR/out.ndjson.tmp" ]
+	assert_no_output "$BATS_TEST_TMPDIR/out.ndjson"
 }
 
 @test "trace-synth: bad profiles exit 1 with PATH: message and leave no output" {
@@ -340,7 +340,7 @@ bad_profile() {
 }
 
 @test "trace-synth: the shipped profile is rebuilt byte for byte from the shared tables" {
-	require_shared
+	require_shared data
 	python3 "$ROOT/configs/profiles/build-alibaba-spot-profile.py" "$SHARED/data" "$BATS_TEST_TMPDIR/p.json"
 	cmp "$BATS_TEST_TMPDIR/p.json" "$PROFILE"
 }

@@ -180,7 +180,7 @@ end_fp() { tail -n1 "$1" | jq -r .fingerprint; }
 	run trace-window --eval-start 20 --eval-end 30 -i "$T/win.nd" -o "$T/x.nd"
 	assert_failure 1
 	assert_output "trace-window: the input trace already has an evaluation window; slice a trace without one"
-	[ ! -e "$T/x.nd" ] && [ ! -e "$T/x.nd.tmp" ]
+	assert_no_output "$T/x.nd"
 }
 
 @test "trace-window: option errors exit 2 with the usage" {
@@ -264,7 +264,7 @@ end_fp() { tail -n1 "$1" | jq -r .fingerprint; }
 	# the schema check itself must be able to fail
 	sed '1s/"trace_id":"small"/"trace_id":7/' "$T/a.nd" > "$T/bad.nd"
 	run python3 "$ROOT/tests/validate-schema.py" "$T/bad.nd"
-	assert_failure
+	assert_failure 1
 	rm "$T/bad.nd"
 	# 'note' records have no schema: they are ours to pass through, not to describe
 	grep -v '"type":"note"' "$T/a.nd" | stream-seal > "$T/a2.nd"

@@ -1,6 +1,7 @@
 /* aggregate — multi-window summary (evaluation.md §6 "Aggregate"): per-window rankings,
  * metrics and audits in, one `aggregate_action` record per action and one
  * `aggregate_summary` record out. Each window is a `--window ID FILE...` group. */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "core/num.h"
@@ -22,9 +23,10 @@ static const char help[] =
 	"schednav.aggregate/1 stream: an `aggregate_action` record per action, then one\n"
 	"`aggregate_summary` record. See aggregate(1) for every field and the null rules.\n"
 	"\n"
-	"  -w, --window ID      start a window group; the FILEs after it belong to window ID\n"
-	"  -o, --output FILE    write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help           show this help\n";
+	"  -w, --window ID      start a window group; the FILEs after it (operands or -i)\n"
+	"                       belong to window ID\n";
+
+static const char version_schemas[] = "reads: " EV_METRICS_SCHEMA ", " EV_AUDIT_SCHEMA ", " EV_RANKING_SCHEMA "\nwrites: " EV_AGGREGATE_SCHEMA "\n";
 
 struct wact {                 /* one action in one window */
 	const char *action_id, *policy_fp;
@@ -321,21 +323,20 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "window", required_argument, NULL, 'w' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	tool_init(argc, argv, usage);
-	const char *output = "-";
+	struct cli cli;
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, version_schemas);
 	struct arena a;
 	arena_init(&a);
 	struct window *ws = NULL;
 	size_t nw = 0, cap = 0;
 	char err[1024];
 	int c;
-	opterr = 0;
-	/* Leading '-': operands come back in order as option 1, so each FILE joins the last --window. */
-	while ((c = getopt_long(argc, argv, "-w:o:h", opts, NULL)) != -1) {
+	/* Leading '-': operands come back in order as option 1, so each FILE (or -i FILE)
+	 * joins the last --window. */
+	while ((c = getopt_long(argc, argv, "-:w:i:o:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			for (size_t i = 0; i < nw; i++)
@@ -349,16 +350,16 @@ int main(int argc, char **argv)
 			ev_input_init(&ws[nw++].in);
 			break;
 		case 1:
+		case 'i':
 			if (!nw)
 				usage_fail(usage, "a FILE before the first --window");
 			if (ev_read(&ws[nw - 1].in, optarg, schemas, &a, err, sizeof err))
 				die("%s", err);
 			break;
-		case 'o': output = optarg; break;
-		case 'h': usage_print(stdout, usage); print_help(help);
-		default: usage_fail(usage, "unknown option or missing argument");
+		default: cli_option(&cli, c, argv);
 		}
 	}
+	const char *output = cli.output;
 	if (!nw)
 		usage_fail(usage, "no --window given");
 	for (size_t i = 0; i < nw; i++) {
@@ -401,5 +402,6 @@ int main(int argc, char **argv)
 	}
 	free(ws);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* approve — a person settles a tie or accepts a selection: verify a ranking and append one
  * self-fingerprinted, hash-chained `approval` record to an append-only log (agents.md:
  * "a separate command that no agent can reach"). */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/json.h"
 #include "core/ndjson.h"
@@ -20,24 +21,26 @@
 #define MAX_TEXT 4096 /* --by and --reason: keeps every log line far below a page */
 
 static const char usage[] =
-	"approve --ranking FILE --action ID --by NAME --reason TEXT [--log FILE] [--at ISO-TIME]\n"
+	"approve --action ID --by NAME --reason TEXT [--log FILE] [--at ISO-TIME] [FILE]\n"
 	"approve --verify [--log FILE]\n";
 
 static const char help[] =
 	"\n"
 	"Record that a person approved ACTION from a ranking's frontier (its\n"
-	"selected_action_ids): verify the ranking stream and its ranking_fingerprint, verify\n"
+	"selected_action_ids): verify the ranking stream (FILE, from rank(1); none or '-' =\n"
+	"stdin; --ranking FILE is the same) and its ranking_fingerprint, verify\n"
 	"the whole log, then append one `approval` record, chained to the previous one by\n"
 	"previous_fingerprint, with a single write(2) and fsync. --verify only checks the log.\n"
 	"\n"
-	"  -r, --ranking FILE   ranking stream from rank(1) (\"-\" = stdin)\n"
+	"  -r, --ranking FILE   the ranking stream, the same as the FILE operand or -i FILE\n"
 	"  -a, --action ID      the approved action; must be in selected_action_ids\n"
 	"  -b, --by NAME        who approves (a person)\n"
 	"  -m, --reason TEXT    why (at most 4096 bytes)\n"
 	"  -l, --log FILE       append-only approval log (default approvals.ndjson)\n"
 	"  -t, --at ISO-TIME    approval time as YYYY-MM-DDTHH:MM:SSZ (default: now, UTC)\n"
-	"  -V, --verify         check every line, fingerprint and link of the log; write nothing\n"
-	"  -h, --help           show this help\n";
+	"      --verify         check every line, fingerprint and link of the log; write nothing\n";
+
+static const char version_schemas[] = "reads: " EV_RANKING_SCHEMA ", the approval log\nwrites: one approval record appended to the log\n";
 
 static bool valid_time(const char *s)
 {
@@ -86,40 +89,41 @@ static const struct json *read_ranking(const char *path, struct ev_input *in, st
 
 int main(int argc, char **argv)
 {
+	enum { OPT_VERIFY = 256 };
 	static const struct option opts[] = {
-		{ "ranking", required_argument, NULL, 'r' }, { "action", required_argument, NULL, 'a' },
+		{ "ranking", required_argument, NULL, 'i' }, { "action", required_argument, NULL, 'a' },
 		{ "by", required_argument, NULL, 'b' }, { "reason", required_argument, NULL, 'm' },
 		{ "log", required_argument, NULL, 'l' }, { "at", required_argument, NULL, 't' },
-		{ "verify", no_argument, NULL, 'V' }, { "help", no_argument, NULL, 'h' },
+		{ "verify", no_argument, NULL, OPT_VERIFY },
+		CLI_OPTION_INPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	tool_init(argc, argv, usage);
-	const char *ranking = NULL, *action = NULL, *by = NULL, *reason = NULL, *log = "approvals.ndjson", *at = NULL;
+	const char *action = NULL, *by = NULL, *reason = NULL, *log = "approvals.ndjson", *at = NULL;
 	bool verify = false;
+	struct cli cli;
 	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "r:a:b:m:l:t:Vh", opts, NULL)) != -1) {
+	cli_init(&cli, argv, CLI_INPUT, usage, help, version_schemas);
+	while ((c = getopt_long(argc, argv, ":r:a:b:m:l:t:i:hV", opts, NULL)) != -1) {
 		switch (c) {
-		case 'r': ranking = optarg; break;
+		case 'r': cli_option(&cli, 'i', argv); break;
 		case 'a': action = optarg; break;
 		case 'b': by = optarg; break;
 		case 'm': reason = optarg; break;
 		case 'l': log = optarg; break;
 		case 't': at = optarg; break;
-		case 'V': verify = true; break;
-		case 'h': usage_print(stdout, usage); print_help(help);
-		default: usage_fail(usage, "unknown option or missing argument");
+		case OPT_VERIFY: verify = true; break;
+		default: cli_option(&cli, c, argv);
 		}
 	}
-	if (optind != argc)
-		usage_fail(usage, "unexpected operand");
 	if (verify) {
-		if (ranking || action || by || reason || at)
+		if (cli.ninputs || optind < argc || action || by || reason || at)
 			usage_fail(usage, "--verify takes only --log");
 		return do_verify(log);
 	}
-	if (!ranking || !action || !by || !reason)
-		usage_fail(usage, "--ranking, --action, --by and --reason are required");
+	cli_operands(&cli, argc, argv, 1);
+	const char *ranking = cli.inputs[0];
+	if (!action || !by || !reason)
+		usage_fail(usage, "--action, --by and --reason are required");
 	if (!*by || !*reason)
 		usage_fail(usage, "--by and --reason must not be empty");
 	if (strlen(by) > MAX_TEXT || strlen(reason) > MAX_TEXT)
@@ -180,5 +184,6 @@ int main(int argc, char **argv)
 		die("%s: %s", log, strerror(errno));
 	ev_input_release(&in);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

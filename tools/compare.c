@@ -1,6 +1,7 @@
 /* compare — neutral comparison of 2 metrics records (a `comparison` record) or of 3 to 5
  * (a `portfolio` record): comparability checks and per-metric values, never a winner
  * (evaluation.md §6 "Compare"). */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "core/num.h"
@@ -18,10 +19,9 @@ static const char help[] =
 	"schednav.comparison/1 stream: for 2 records a `comparison` record (comparability\n"
 	"checks and neutral deltas right - left for every catalogue metric), for 3 to 5 a\n"
 	"`portfolio` record (pairwise comparability and each metric's values per action).\n"
-	"No ranking, no winner: that is rank(1)'s job under a declared SLO.\n"
-	"\n"
-	"  -o, --output FILE   write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help          show this help\n";
+	"No ranking, no winner: that is rank(1)'s job under a declared SLO.\n";
+
+static const char schemas[] = "reads: " EV_METRICS_SCHEMA "\nwrites: " EV_COMPARISON_SCHEMA "\n";
 
 static const char comparison_definition[] =
 	"comparable is the AND of every check; right_minus_left = round(right - left, 6) and "
@@ -225,30 +225,20 @@ static void read_metrics(struct ev_input *in, const char *path, struct arena *a)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	tool_init(argc, argv, usage);
-	const char *output = "-";
+	static const struct option opts[] = { CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 } };
+	struct cli cli;
 	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': output = optarg; break;
-		case 'h': usage_print(stdout, usage); print_help(help);
-		default: usage_fail(usage, "unknown option or missing argument");
-		}
-	}
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	while ((c = getopt_long(argc, argv, ":i:o:hV", opts, NULL)) != -1)
+		cli_option(&cli, c, argv);
+	cli_operands(&cli, argc, argv, 0);
+	const char *output = cli.output;
 	struct arena a;
 	arena_init(&a);
 	struct ev_input in;
 	ev_input_init(&in);
-	if (optind == argc)
-		read_metrics(&in, "-", &a);
-	for (int i = optind; i < argc; i++)
-		read_metrics(&in, argv[i], &a);
+	for (size_t i = 0; i < cli.ninputs; i++)
+		read_metrics(&in, cli.inputs[i], &a);
 	if (in.n < 2 || in.n > 5)
 		die("%zu metrics records in input; compare takes 2 to 5", in.n);
 	struct json *rec = in.n == 2 ? comparison(&a, &in.items[0], &in.items[1]) : portfolio(&a, &in);
@@ -264,5 +254,6 @@ int main(int argc, char **argv)
 		die("%s", err);
 	ev_input_release(&in);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

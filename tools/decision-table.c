@@ -1,14 +1,16 @@
 /* decision-table — print the policy decision as a readable table: one row per policy
  * (allocation, HP and Spot p95 JCT, eviction rate, SLO verdict, ranking outcome), the
  * constraints not met, the decision and what a person must do to approve it. */
+#include "core/cli.h"
 #include "core/die.h"
+#include "core/zio.h"
 #include "report/report.h"
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "decision-table [--approvals LOG] [--approve-program PROG] [FILE...]\n";
+static const char usage[] = "decision-table [--approvals LOG] [--approve-program PROG] [-o OUT] [FILE...]\n";
 
 static const char help[] =
 	"\n"
@@ -22,39 +24,36 @@ static const char help[] =
 	"      --approvals LOG         approval log of approve(1): report an approval of this\n"
 	"                              ranking, and name LOG in the approve command (a LOG that\n"
 	"                              does not exist yet holds no approvals)\n"
-	"      --approve-program PROG  how to spell the approve command (default 'approve')\n"
-	"  -h, --help                  show this help\n";
+	"      --approve-program PROG  how to spell the approve command (default 'approve')\n";
+
+static const char schemas[] = "reads: schednav.metrics/1, schednav.audit/1, schednav.ranking/1, approval log lines\n"
+			      "writes: a plain-text table (not a stream)\n";
 
 int main(int argc, char **argv)
 {
-	tool_init(argc, argv, usage);
 	static const struct option longopts[] = {
 		{ "approvals", required_argument, NULL, 'A' },
 		{ "approve-program", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *approvals = NULL, *approve_program = NULL;
+	struct cli cli;
 	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	while ((c = getopt_long(argc, argv, ":i:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'A': approvals = optarg; break;
 		case 'P': approve_program = optarg; break;
-		case 'h':
-			usage_print(stdout, usage);
-			print_help(help);
-		default:
-			usage_fail(usage, "unknown option or missing argument");
+		default: cli_option(&cli, c, argv);
 		}
 	}
+	cli_operands(&cli, argc, argv, 0);
 	char err[1024];
 	struct rp_model m;
 	rp_model_init(&m);
-	if (optind == argc && rp_model_read(&m, "-", err, sizeof err))
-		die("%s", err);
-	for (int i = optind; i < argc; i++)
-		if (rp_model_read(&m, argv[i], err, sizeof err))
+	for (size_t i = 0; i < cli.ninputs; i++)
+		if (rp_model_read(&m, cli.inputs[i], err, sizeof err))
 			die("%s", err);
 	if (m.ninputs == 0)
 		die("no streams in the input");
@@ -69,10 +68,11 @@ int main(int argc, char **argv)
 	struct strbuf sb;
 	sb_init(&sb);
 	rp_table_write(&sb, &m);
-	fwrite(sb.buf, 1, sb.len, stdout);
+	struct zio_writer *w = zw_open(cli.output, false, err, sizeof err);
+	if (!w || zw_write(w, sb.buf, sb.len, err, sizeof err) || zw_commit(w, err, sizeof err))
+		die("%s", err);
 	sb_release(&sb);
 	rp_model_release(&m);
-	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0)
-		die("cannot write the table to stdout");
+	cli_release(&cli);
 	return 0;
 }

@@ -1,7 +1,9 @@
 /* forecast — the past-only cutoff bundle of a predictive controller for one trace stream. */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "predict/predict.h"
+#include "predict/tenant_config.h"
 #include "trace/trace.h"
 #include <getopt.h>
 #include <stdio.h>
@@ -17,60 +19,40 @@ static const char help[] =
 	"controller's update grid ending at the cutoff, and the bundle holds the last update's\n"
 	"observation snapshot, demand forecast and Spot quota plan with the prefix fingerprint.\n"
 	"\n"
-	"  -c, --controller FILE  schednav.predictive-controller/v1 JSON file (required)\n"
-	"  -t, --cutoff SECONDS   cutoff time, seconds from the trace origin (required)\n"
-	"  -i, --input FILE       trace stream to read, as the operand (default: stdin)\n"
-	"  -o, --output FILE      write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help             show this help\n"
-	"  -V, --version          show the version and the schemas read and written\n";
+	"  -c, --controller FILE  schednav.predictive-controller/v1 (aggregate) or\n"
+	"                         schednav.tenant-predictive-controller/v1 JSON file (required)\n"
+	"  -t, --cutoff SECONDS   cutoff time, seconds from the trace origin (required)\n";
 
 #define FORECAST_SCHEMA "schednav.forecast/1"
+
+static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " PC_CONFIG_SCHEMA ", " TC_CONFIG_SCHEMA "\nwrites: " FORECAST_SCHEMA "\n";
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "controller", required_argument, NULL, 'c' },
 		{ "cutoff", required_argument, NULL, 't' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *controller = NULL, *input = NULL, *output = "-", *cutoff_arg = NULL;
+	const char *controller = NULL, *cutoff_arg = NULL;
+	struct cli cli;
 	int c;
-	tool_init(argc, argv, usage);
-	opterr = 0;
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
 	while ((c = getopt_long(argc, argv, ":c:t:i:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': controller = optarg; break;
 		case 't': cutoff_arg = optarg; break;
-		case 'i':
-			if (input)
-				usage_fail(usage, "more than one trace stream");
-			input = optarg;
-			break;
-		case 'o': output = optarg; break;
-		case 'h':
-			usage_print(stdout, usage);
-			print_help(help);
-		case 'V': print_version("reads: schednav.trace/1, schednav.trace/2, schednav.predictive-controller/v1\nwrites: " FORECAST_SCHEMA "\n");
-		case ':': usage_fail(usage, "option requires an argument");
-		default: usage_fail(usage, "unknown option");
+		default: cli_option(&cli, c, argv);
 		}
 	}
-	for (; optind < argc; optind++) {
-		if (input)
-			usage_fail(usage, "more than one trace stream");
-		input = argv[optind];
-	}
+	cli_operands(&cli, argc, argv, 1);
+	const char *input = cli.inputs[0], *output = cli.output;
 	if (!controller)
 		usage_fail(usage, "missing --controller FILE");
 	if (!cutoff_arg)
 		usage_fail(usage, "missing --cutoff SECONDS");
 	double cutoff = opt_double("cutoff", cutoff_arg);
-	if (!input)
-		input = "-";
 
 	char err[2048];
 	struct arena a;
@@ -107,5 +89,6 @@ int main(int argc, char **argv)
 		die("%s", err);
 	trace_release(&t);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

@@ -1,49 +1,34 @@
 /* metrics — compute the flat metrics record from a result stream. */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "eval/metrics.h"
+#include "sim/result.h"
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "metrics [--input FILE] [-o OUT]\n";
+static const char usage[] = "metrics [-o OUT] [FILE]\n";
 
 static const char help[] =
 	"\n"
 	"Read one result stream (from sim-run), verify it, and write a metrics stream with\n"
 	"one metrics record: the effective policy, provenance, the 37 catalogue metrics,\n"
-	"extras and the three ledger-consistency flags.\n"
-	"\n"
-	"  -i, --input FILE   result stream to read (default: stdin; .zst accepted)\n"
-	"  -o, --output FILE  write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help         show this help\n";
+	"extras and the three ledger-consistency flags.\n";
+
+static const char schemas[] = "reads: " RESULT_SCHEMA "\nwrites: " METRICS_SCHEMA "\n";
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *input = "-", *output = "-";
+	static const struct option longopts[] = { CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 } };
+	struct cli cli;
 	int c;
-	tool_init(argc, argv, usage);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': input = optarg; break;
-		case 'o': output = optarg; break;
-		case 'h':
-			usage_print(stdout, usage);
-			print_help(help);
-		case ':': usage_fail(usage, "option requires an argument");
-		default: usage_fail(usage, "unknown option");
-		}
-	}
-	if (optind < argc)
-		usage_fail(usage, "unexpected operand");
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	while ((c = getopt_long(argc, argv, ":i:o:hV", longopts, NULL)) != -1)
+		cli_option(&cli, c, argv);
+	cli_operands(&cli, argc, argv, 1);
+	const char *input = cli.inputs[0], *output = cli.output;
 
 	char err[1024];
 	struct metrics_result m;
@@ -56,7 +41,7 @@ int main(int argc, char **argv)
 		die("%s", err);
 	ndr_close(r);
 	struct json *hdr = nd_header_new(&a, METRICS_SCHEMA, "metrics");
-	nd_header_add_stream(&a, hdr, strcmp(input, "-") ? input : "<stdin>", "schednav.result/1", m.fingerprint);
+	nd_header_add_stream(&a, hdr, strcmp(input, "-") ? input : "<stdin>", RESULT_SCHEMA, m.fingerprint);
 	struct json *rec = metrics_record(&a, &m);
 	struct nd_writer *w = ndw_open(output, err, sizeof err);
 	if (!w)
@@ -69,5 +54,6 @@ int main(int argc, char **argv)
 		die("%s", err);
 	metrics_result_release(&m);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

@@ -3,6 +3,7 @@
  * the task meta must match, exactly one stage must hash to its receipt, the Strategist's ids
  * and reason must equal the decision, a masked Analyst must equal the mask, and no stage may
  * be reused. Every violation stops with its own message. */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/json.h"
@@ -40,11 +41,7 @@ static const char help[] =
 	"  --model ID              the model every stage must name (default deepseek-v4-flash)\n"
 	"  --required-action ID    the safety action (default: the action space's safety action)\n"
 	"  --framework NAME        the plan source's framework (default AgentTeams)\n"
-	"  --require-isolation     every task needs a verified context-isolation.json\n"
-	"  -i, --input FILE        a decisions stream (same as a FILE operand)\n"
-	"  -o, --output FILE       write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -V, --version           print the version and the schemas read and written\n"
-	"  -h, --help              show this help\n";
+	"  --require-isolation     every task needs a verified context-isolation.json\n";
 
 #define DECISIONS_SCHEMA "schednav.agent-decisions/1"
 #define PLAN_STREAM_SCHEMA "schednav.agent-plan/1"
@@ -401,16 +398,14 @@ int main(int argc, char **argv)
 		{ "action-space", required_argument, NULL, O_SPACE }, { "windows", required_argument, NULL, O_WINDOWS },
 		{ "model", required_argument, NULL, O_MODEL }, { "required-action", required_argument, NULL, O_REQUIRED },
 		{ "framework", required_argument, NULL, O_FRAMEWORK }, { "require-isolation", no_argument, NULL, O_ISOLATION },
-		{ "input", required_argument, NULL, 'i' }, { "output", required_argument, NULL, 'o' },
-		{ "version", no_argument, NULL, 'V' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 },
 	};
+	static const char schemas[] = "reads: " DECISIONS_SCHEMA ", " STAGE_SCHEMA ", schednav.windows/1\nwrites: " PLAN_STREAM_SCHEMA "\n";
 	struct opts o = { .model = "deepseek-v4-flash", .framework = "AgentTeams", .output = "-" };
-	const char *inputs[64];
-	size_t n_inputs = 0;
+	struct cli cli;
 	int c;
-	tool_init(argc, argv, usage);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:o:Vh", longopts, NULL)) != -1) {
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	while ((c = getopt_long(argc, argv, ":i:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_ROLLING: o.rolling = true; break;
 		case O_ADAPTIVE: o.adaptive = true; break;
@@ -424,27 +419,13 @@ int main(int argc, char **argv)
 		case O_REQUIRED: o.required = optarg; break;
 		case O_FRAMEWORK: o.framework = optarg; break;
 		case O_ISOLATION: o.require_isolation = true; break;
-		case 'i':
-			if (n_inputs == 64)
-				usage_fail(usage, "at most 64 inputs");
-			inputs[n_inputs++] = optarg;
-			break;
-		case 'o': o.output = optarg; break;
-		case 'V': print_version("reads: " DECISIONS_SCHEMA ", " STAGE_SCHEMA ", schednav.windows/1\nwrites: " PLAN_STREAM_SCHEMA "\n");
-		case 'h':
-			usage_print(stdout, usage);
-			print_help(help);
-		case ':': usage_fail(usage, "option requires an argument");
-		default: usage_fail(usage, "unknown option");
+		default: cli_option(&cli, c, argv);
 		}
 	}
-	for (; optind < argc; optind++) {
-		if (n_inputs == 64)
-			usage_fail(usage, "at most 64 inputs");
-		inputs[n_inputs++] = argv[optind];
-	}
-	if (!n_inputs)
-		inputs[n_inputs++] = "-";
+	cli_operands(&cli, argc, argv, 0);
+	o.output = cli.output;
+	const char *const *inputs = cli.inputs;
+	size_t n_inputs = cli.ninputs;
 	if (o.rolling == o.adaptive)
 		usage_fail(usage, "give exactly one of --rolling and --adaptive");
 	if (!o.mode || !o.controller || !o.project || !o.tasks || !o.action_space)
@@ -533,5 +514,6 @@ int main(int argc, char **argv)
 		die("%s", err);
 	free(used);
 	arena_release(&A);
+	cli_release(&cli);
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* quota — the controller's quota function as a filter: forecast points, eta and inventory in,
  * one Spot quota plan per point set out (the same library code sim-run's controller calls). */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "predict/predict.h"
@@ -22,13 +23,12 @@ static const char help[] =
 	"\n"
 	"  -c, --controller FILE  schednav.predictive-controller/v1 JSON file (required)\n"
 	"  -e, --eta ETA          eta for every plan\n"
-	"  -C, --capacity GPUS    capacity for every plan\n"
-	"  -i, --input FILE       read FILE (as an operand; default: stdin)\n"
-	"  -o, --output FILE      write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help             show this help\n"
-	"  -V, --version          show the version and the schemas read and written\n";
+	"  -C, --capacity GPUS    capacity for every plan\n";
 
 #define QUOTA_SCHEMA "schednav.quota/1"
+
+static const char schemas[] = "reads: schednav.forecast/1 (observation_bundle), forecast_point and inventory records, " PC_CONFIG_SCHEMA "\n"
+			      "writes: " QUOTA_SCHEMA "\n";
 
 struct opt_num {
 	bool set;
@@ -264,43 +264,30 @@ int main(int argc, char **argv)
 		{ "controller", required_argument, NULL, 'c' },
 		{ "eta", required_argument, NULL, 'e' },
 		{ "capacity", required_argument, NULL, 'C' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *controller = NULL, *output = "-", **inputs = xcalloc((size_t)argc + 1, sizeof *inputs);
-	size_t n_inputs = 0;
+	const char *controller = NULL;
 	struct state st = { 0 };
+	struct cli cli;
 	int c;
-	tool_init(argc, argv, usage);
-	opterr = 0;
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
 	while ((c = getopt_long(argc, argv, ":c:e:C:i:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': controller = optarg; break;
 		case 'e': st.eta = (struct opt_num){ true, opt_double("eta", optarg) }; break;
 		case 'C': st.capacity = (struct opt_num){ true, opt_double("capacity", optarg) }; break;
-		case 'i': inputs[n_inputs++] = optarg; break;
-		case 'o': output = optarg; break;
-		case 'h':
-			usage_print(stdout, usage);
-			print_help(help);
-		case 'V': print_version("reads: schednav.forecast/1 (observation_bundle), forecast_point and inventory records, schednav.predictive-controller/v1\nwrites: " QUOTA_SCHEMA "\n");
-		case ':': usage_fail(usage, "option requires an argument");
-		default: usage_fail(usage, "unknown option");
+		default: cli_option(&cli, c, argv);
 		}
 	}
-	for (; optind < argc; optind++)
-		inputs[n_inputs++] = argv[optind];
+	cli_operands(&cli, argc, argv, 0);
+	const char *output = cli.output;
 	if (!controller)
 		usage_fail(usage, "missing --controller FILE");
 	if (st.eta.set && !(st.eta.v > 0))
 		usage_error(usage, "--eta: must be > 0, not '%.17g'", st.eta.v);
 	if (st.capacity.set && !(st.capacity.v > 0))
 		usage_error(usage, "--capacity: must be > 0, not '%.17g'", st.capacity.v);
-	if (n_inputs == 0)
-		inputs[n_inputs++] = "-";
 
 	char err[2048];
 	struct arena a;
@@ -308,13 +295,17 @@ int main(int argc, char **argv)
 	arena_init(&a);
 	if (pc_config_load(&cfg, controller, &a, err, sizeof err))
 		die("%s", err);
+	/* the tenant family's plan is per pool, from its own inventory: its bundle carries it */
+	if (cfg.tenant)
+		die("'%s' is a tenant controller: its per-pool quota plan is the bundle's spot_quota_plan (forecast), quota serves schednav.predictive-controller/v1",
+		    controller);
 	st.a = &a;
 	st.cfg = &cfg;
 	st.plans = json_array(&a);
 	struct json *hdr = nd_header_new(&a, QUOTA_SCHEMA, "quota");
 	st.inputs = hdr;
-	for (size_t i = 0; i < n_inputs; i++)
-		process(&st, inputs[i]);
+	for (size_t i = 0; i < cli.ninputs; i++)
+		process(&st, cli.inputs[i]);
 	struct json *params = json_get(hdr, "params");
 	json_set(&a, params, "controller_id", json_str(&a, cfg.controller_id));
 	json_set(&a, params, "controller_fingerprint", json_str(&a, cfg.fingerprint));
@@ -333,7 +324,7 @@ int main(int argc, char **argv)
 	if (ndw_close(w, err, sizeof err))
 		die("%s", err);
 	free(st.pts);
-	free(inputs);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

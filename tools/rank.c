@@ -1,5 +1,6 @@
-/* rank — rank 3 to 5 audited candidates by the SLO's declared hierarchy and write one
+/* rank — rank 3 to 5 (up to 8 with --max-candidates) audited candidates by the SLO's declared hierarchy and write one
  * self-fingerprinted `ranking` record (evaluation.md §6 "Rank"). */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
@@ -12,19 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "rank --slo SPEC [-o OUT] [FILE...]\n";
+static const char usage[] = "rank --slo SPEC [--max-candidates N] [-o OUT] [FILE...]\n";
 
 static const char help[] =
 	"\n"
-	"Read 3 to 5 metrics records and their audit records (metrics and audit streams,\n"
+	"Read 3 to 5 (--max-candidates N) metrics records and their audit records (metrics and audit streams,\n"
 	"concatenated in any order, from FILEs or stdin) and write one schednav.ranking/1\n"
 	"stream holding one `ranking` record: hard-SLO filter, allocation tie band, minimum\n"
 	"second metric, minimum third metric; status selected, tie_requires_human_approval or\n"
 	"no_eligible_policy. A tie is settled only by a person (approve(1)).\n"
 	"\n"
 	"  -s, --slo SPEC      SLO spec with a 'ranking' block (schednav.slo-spec/v1)\n"
-	"  -o, --output FILE   write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help          show this help\n";
+	"      --max-candidates N  accept up to N candidates, 3..8 (default 5, the original's\n"
+	"                      portfolio bound; a study with more arms asks for more)\n";
+
+static const char version_schemas[] = "reads: " EV_METRICS_SCHEMA ", " EV_AUDIT_SCHEMA ", " SLO_SPEC_SCHEMA "\nwrites: " EV_RANKING_SCHEMA "\n";
 
 static const char *const schemas[] = { EV_METRICS_SCHEMA, EV_AUDIT_SCHEMA, NULL };
 
@@ -45,22 +48,27 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "slo", required_argument, NULL, 's' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "max-candidates", required_argument, NULL, 'm' },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	tool_init(argc, argv, usage);
-	const char *slo_path = NULL, *output = "-";
+	const char *slo_path = NULL;
+	long long max = RANK_MAX_CANDIDATES;
+	struct cli cli;
 	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "s:o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': slo_path = optarg; break;
-		case 'o': output = optarg; break;
-		case 'h': usage_print(stdout, usage); print_help(help);
-		default: usage_fail(usage, "unknown option or missing argument");
-		}
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, version_schemas);
+	while ((c = getopt_long(argc, argv, ":s:i:o:hV", opts, NULL)) != -1) {
+		if (c == 's')
+			slo_path = optarg;
+		else if (c == 'm') {
+			max = opt_int("max-candidates", optarg);
+			if (max < RANK_MIN_CANDIDATES || max > RANK_LIMIT_CANDIDATES)
+				usage_error(usage, "--max-candidates: %lld is outside %d..%d", max, RANK_MIN_CANDIDATES, RANK_LIMIT_CANDIDATES);
+		} else
+			cli_option(&cli, c, argv);
 	}
+	cli_operands(&cli, argc, argv, 0);
+	const char *output = cli.output;
 	if (!slo_path)
 		usage_fail(usage, "missing --slo SPEC");
 	struct arena a;
@@ -73,13 +81,11 @@ int main(int argc, char **argv)
 		die("%s: the SLO spec has no 'ranking' block", slo_path);
 	struct ev_input in;
 	ev_input_init(&in);
-	if (optind == argc)
-		read_input(&in, "-", &a);
-	for (int i = optind; i < argc; i++)
-		read_input(&in, argv[i], &a);
+	for (size_t i = 0; i < cli.ninputs; i++)
+		read_input(&in, cli.inputs[i], &a);
 	if (in.n == 0)
 		die("no metrics or audit records in input");
-	struct json *rec = rank_build(&slo, &in, &a, err, sizeof err);
+	struct json *rec = rank_build(&slo, &in, (size_t)max, &a, err, sizeof err);
 	if (!rec)
 		die("%s", err);
 
@@ -104,5 +110,6 @@ int main(int argc, char **argv)
 	ev_input_release(&in);
 	slo_release(&slo);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

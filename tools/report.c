@@ -1,5 +1,6 @@
 /* report — render the streams of an evaluation (results, metrics, audits, ranking,
  * approvals, study records) as one self-contained HTML page with inline SVG charts. */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/zio.h"
 #include "report/report.h"
@@ -20,37 +21,37 @@ static const char help[] =
 	"Charts are drawn by gnuplot and embedded as inline SVG; the page loads nothing else.\n"
 	"\n"
 	"Options:\n"
-	"  -o, --output FILE    write the page to FILE (FILE.XXXXXX.tmp, then renamed); default stdout\n"
 	"  -t, --title TEXT     page title (default 'SchedNav policy report')\n"
 	"      --date TEXT      print TEXT as the report date (no date unless given)\n"
 	"      --bins N         time bins of the time-series charts (default 240)\n"
 	"      --approvals LOG  approval log of approve(1): show approvals of the ranking and\n"
 	"                       name LOG in the approve command (a missing LOG holds none)\n"
 	"      --approve-program PROG  how the page spells the approve command (default 'approve')\n"
-	"      --gnuplot PROG   gnuplot program to run (default 'gnuplot')\n"
-	"  -h, --help           show this help\n";
+	"      --gnuplot PROG   gnuplot program to run (default 'gnuplot')\n";
+
+static const char schemas[] = "reads: schednav.result/1, schednav.metrics/1, schednav.audit/1, schednav.ranking/1,\n"
+			      "       schednav.aggregate/1, schednav.selection/1, approval log lines\n"
+			      "writes: one HTML page (not a stream)\n";
 
 int main(int argc, char **argv)
 {
-	tool_init(argc, argv, usage);
 	struct rp_html_opts o = { .title = "SchedNav policy report", .gnuplot = "gnuplot", .bins = 240 };
-	const char *output = "-", *approvals = NULL, *approve_program = NULL;
+	const char *approvals = NULL, *approve_program = NULL;
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, 't' },
 		{ "date", required_argument, NULL, 'D' },
 		{ "bins", required_argument, NULL, 'b' },
 		{ "gnuplot", required_argument, NULL, 'g' },
 		{ "approvals", required_argument, NULL, 'A' },
 		{ "approve-program", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
+	struct cli cli;
 	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:t:h", longopts, NULL)) != -1) {
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	while ((c = getopt_long(argc, argv, ":t:i:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o': output = optarg; break;
 		case 't': o.title = optarg; break;
 		case 'D': o.date = optarg; break;
 		case 'g': o.gnuplot = optarg; break;
@@ -58,29 +59,21 @@ int main(int argc, char **argv)
 		case 'P': approve_program = optarg; break;
 		case 'b': {
 			long long n = opt_int("bins", optarg);
-			if (n < 2 || n > 100000) {
-				fprintf(stderr, "%s: --bins: must be between 2 and 100000\n", progname);
-				exit(2);
-			}
+			if (n < 2 || n > 100000)
+				usage_error(usage, "--bins: must be between 2 and 100000");
 			o.bins = (size_t)n;
 			break;
 		}
-		case 'h':
-			usage_print(stdout, usage);
-			print_help(help);
-		default:
-			usage_fail(usage, "unknown option or missing argument");
+		default: cli_option(&cli, c, argv);
 		}
 	}
+	cli_operands(&cli, argc, argv, 0);
+	const char *output = cli.output;
 	char err[1024];
 	struct rp_model m;
 	rp_model_init(&m);
-	if (optind == argc) {
-		if (rp_model_read(&m, "-", err, sizeof err))
-			die("%s", err);
-	}
-	for (int i = optind; i < argc; i++)
-		if (rp_model_read(&m, argv[i], err, sizeof err))
+	for (size_t i = 0; i < cli.ninputs; i++)
+		if (rp_model_read(&m, cli.inputs[i], err, sizeof err))
 			die("%s", err);
 	if (m.ninputs == 0)
 		die("no streams in the input");
@@ -102,5 +95,6 @@ int main(int argc, char **argv)
 		die("%s", err);
 	sb_release(&page);
 	rp_model_release(&m);
+	cli_release(&cli);
 	return 0;
 }

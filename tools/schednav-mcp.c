@@ -7,6 +7,7 @@
 #include "agents/jschema.h"
 #include "agents/spawn.h"
 #include "agents/workspace.h"
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/json.h"
@@ -46,9 +47,7 @@ static const char help[] =
 	"                         (default: $SCHEDNAV_CONFIGS, else EXEC/../configs)\n"
 	"  -x, --exec-path DIR    where the tools are (default: this program's directory)\n"
 	"  -a, --action-space ID  the declared action space (default static-v1)\n"
-	"      --verify-log       verify the workspace's audit log and exit\n"
-	"  -V, --version          print the version and the schemas read and written\n"
-	"  -h, --help             show this help\n";
+	"      --verify-log       verify the workspace's audit log and exit\n";
 
 #define MAX_BODY 65536
 #define MAX_ARTIFACT (512 * 1024)
@@ -1666,15 +1665,17 @@ int main(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'p' }, { "workspace", required_argument, NULL, 'w' },
 		{ "configs", required_argument, NULL, 'c' }, { "exec-path", required_argument, NULL, 'x' },
 		{ "action-space", required_argument, NULL, 'a' }, { "verify-log", no_argument, NULL, OPT_VERIFY },
-		{ "version", no_argument, NULL, 'V' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 },
 	};
+	static const char schemas[] = "reads: MCP JSON-RPC 2.0 (" PROTOCOL_LATEST "), schednav.agent-role/v1\n"
+				      "writes: " TASK_SCHEMA ", " SIMULATIONS_SCHEMA ", " AUDITS_SCHEMA ", bridge_call log\n";
 	struct server s = { .action_space_id = "static-v1", .audit_fd = -1 };
 	const char *workspace = NULL;
 	bool verify = false;
+	struct cli cli;
 	int c;
-	tool_init(argc, argv, usage);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:w:c:x:a:Vh", longopts, NULL)) != -1) {
+	cli_init(&cli, argv, 0, usage, help, schemas);
+	while ((c = getopt_long(argc, argv, ":p:w:c:x:a:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': s.profile = optarg; break;
 		case 'w': workspace = optarg; break;
@@ -1682,17 +1683,10 @@ int main(int argc, char **argv)
 		case 'x': s.exec_dir = optarg; break;
 		case 'a': s.action_space_id = optarg; break;
 		case OPT_VERIFY: verify = true; break;
-		case 'V': print_version("reads: MCP JSON-RPC 2.0 (" PROTOCOL_LATEST "), schednav.agent-role/v1\n"
-					"writes: " TASK_SCHEMA ", " SIMULATIONS_SCHEMA ", " AUDITS_SCHEMA ", bridge_call log\n");
-		case 'h':
-			usage_print(stdout, usage);
-			print_help(help);
-		case ':': usage_fail(usage, "option requires an argument");
-		default: usage_fail(usage, "unknown option");
+		default: cli_option(&cli, c, argv);
 		}
 	}
-	if (optind < argc)
-		usage_fail(usage, "unexpected operand");
+	cli_operands(&cli, argc, argv, 0);
 	if (!workspace || (!verify && !s.profile) || (verify && s.profile))
 		usage_fail(usage, verify ? "--verify-log takes only --workspace" : "--profile and --workspace are required");
 	arena_init(&s.arena);

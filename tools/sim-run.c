@@ -1,9 +1,11 @@
 /* sim-run — replay a trace stream under one policy (optionally with a predictive Spot
  * controller inside the event loop) and write the result stream. */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "core/strbuf.h"
 #include "predict/predict.h"
+#include "predict/tenant_control.h"
 #include "sim/engine.h"
 #include "sim/policy.h"
 #include "sim/result.h"
@@ -13,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "sim-run --policy FILE [--controller FILE] [--input FILE] [-o OUT]\n";
+static const char usage[] = "sim-run --policy FILE [--controller FILE] [-o OUT] [FILE]\n";
 
 static const char help[] =
 	"\n"
@@ -25,18 +27,62 @@ static const char help[] =
 	"control_decision record per controller update and one control_report.\n"
 	"\n"
 	"  -p, --policy FILE      schednav.simulation-policy/v1 JSON file (required)\n"
-	"  -c, --controller FILE  schednav.predictive-controller/v1 JSON file\n"
-	"  -i, --input FILE       trace stream to read (default: stdin; .zst accepted)\n"
-	"  -o, --output FILE      write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help             show this help\n";
+	"  -c, --controller FILE  schednav.predictive-controller/v1 (aggregate) or\n"
+	"                         schednav.tenant-predictive-controller/v1 JSON file\n";
+
+static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " POLICY_SCHEMA ", " PC_CONFIG_SCHEMA ", " TC_CONFIG_SCHEMA "\n"
+			      "writes: " RESULT_SCHEMA "\n";
+
+/* The tenant family's decisions are written as they happen (it keeps only the last one):
+ * they wait in a temporary file until the plain records are out. */
+struct spool {
+	FILE *f;
+	struct strbuf line;
+	bool failed;
+};
+
+static void spool_decision(void *ctx, const struct tenant_control *tc, const struct tc_decision *d)
+{
+	struct spool *sp = ctx;
+	sb_reset(&sp->line);
+	tc_write_decision(&sp->line, tc, d);
+	sb_addc(&sp->line, '\n');
+	if (fwrite(sp->line.buf, 1, sp->line.len, sp->f) != sp->line.len)
+		sp->failed = true;
+}
+
+static int copy_spool(struct nd_writer *w, struct spool *sp, char *err, size_t errlen)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = 0;
+	if (sp->failed || fflush(sp->f) || fseek(sp->f, 0, SEEK_SET)) {
+		snprintf(err, errlen, "cannot write the temporary file of the control decisions");
+		return -1;
+	}
+	while (!rc && (n = getline(&line, &cap, sp->f)) > 0)
+		rc = ndw_raw(w, line, (size_t)n - 1, err, errlen);
+	free(line);
+	return rc;
+}
 
 /* The controller records after the plain ones: every decision in update order, the report. */
-static int write_control(struct nd_writer *w, const struct pc_controller *pc, char *err, size_t errlen)
+static int write_control(struct nd_writer *w, const struct pc_controller *pc, struct spool *sp, char *err, size_t errlen)
 {
 	struct strbuf sb;
 	struct pc_report rep;
 	int rc = 0;
 	sb_init(&sb);
+	if (pc->tenant) {
+		rc = copy_spool(w, sp, err, errlen);
+		if (!rc) {
+			tc_write_report(&sb, pc->tenant);
+			rc = ndw_raw(w, sb.buf, sb.len, err, errlen);
+		}
+		sb_release(&sb);
+		return rc;
+	}
 	for (size_t i = 0; i < pc->n_decisions && !rc; i++) {
 		sb_reset(&sb);
 		pc_write_decision(&sb, pc, &pc->decisions[i]);
@@ -54,21 +100,20 @@ static int write_control(struct nd_writer *w, const struct pc_controller *pc, ch
 
 /* Simulate with the controller attached: its hooks gate and observe the session. */
 static int run_controlled(const struct trace *t, const struct sim_policy *pol, const struct pc_config *cfg, struct pc_controller *pc,
-			  struct sim_output *out, char *err, size_t errlen)
+			  struct spool *sp, struct sim_output *out, char *err, size_t errlen)
 {
 	struct pc_sim bind;
 	struct sim_hooks hooks;
-	long long cap = trace_capacity(t, "*");
-	double es = t->has_window ? t->eval_start : t->n_jobs ? t->jobs[0].submit : 0;
-	double ee = t->has_window ? t->eval_end : t->n_jobs ? t->jobs[t->n_jobs - 1].submit : 0;
-	if (pc_check_guarantee(cfg, pol, err, errlen))
+	if (pc_check_guarantee(cfg, pol, err, errlen) || pc_controller_open(pc, cfg, t, err, errlen))
 		return -1;
-	if (t->n_jobs == 0 || t->n_nodes == 0) {
-		snprintf(err, errlen, "trace has no jobs or no nodes");
-		return -1;
+	if (pc->tenant) {
+		sp->f = tmpfile();
+		if (!sp->f) {
+			snprintf(err, errlen, "cannot create a temporary file for the control decisions");
+			return -1;
+		}
+		tc_set_sink(pc->tenant, spool_decision, sp);
 	}
-	if (pc_controller_init(pc, cfg, (double)cap, t->jobs[0].submit, true, es, ee, err, errlen))
-		return -1;
 	pc_sim_bind(&bind, pc, &hooks);
 	struct sim *s = sim_open(t, pol, &hooks, err, errlen);
 	int rc = s ? sim_finish(s, out, err, errlen) : -1;
@@ -81,32 +126,24 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "controller", required_argument, NULL, 'c' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *policy_path = NULL, *controller_path = NULL, *input = "-", *output = "-";
+	const char *policy_path = NULL, *controller_path = NULL;
+	struct cli cli;
 	int c;
-	tool_init(argc, argv, usage);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:c:i:o:h", longopts, NULL)) != -1) {
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	while ((c = getopt_long(argc, argv, ":p:c:i:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': policy_path = optarg; break;
 		case 'c': controller_path = optarg; break;
-		case 'i': input = optarg; break;
-		case 'o': output = optarg; break;
-		case 'h':
-			usage_print(stdout, usage);
-			print_help(help);
-		case ':': usage_fail(usage, "option requires an argument");
-		default: usage_fail(usage, "unknown option");
+		default: cli_option(&cli, c, argv);
 		}
 	}
-	if (optind < argc)
-		usage_fail(usage, "unexpected operand");
+	cli_operands(&cli, argc, argv, 1);
 	if (!policy_path)
 		usage_fail(usage, "missing --policy FILE");
+	const char *input = cli.inputs[0], *output = cli.output;
 
 	char err[2048];
 	struct arena a;
@@ -115,7 +152,9 @@ int main(int argc, char **argv)
 	struct sim_output out;
 	struct pc_config cfg;
 	struct pc_controller pc;
+	struct spool sp = { 0 };
 	arena_init(&a);
+	sb_init(&sp.line);
 	trace_init(&t);
 	if (policy_load(&pol, policy_path, &a, err, sizeof err))
 		die("%s", err);
@@ -125,7 +164,7 @@ int main(int argc, char **argv)
 		die("%s", err);
 	if (trace_load(&t, input, err, sizeof err))
 		die("%s", err);
-	if (controller_path ? run_controlled(&t, &pol, &cfg, &pc, &out, err, sizeof err) : sim_run(&t, &pol, &out, err, sizeof err))
+	if (controller_path ? run_controlled(&t, &pol, &cfg, &pc, &sp, &out, err, sizeof err) : sim_run(&t, &pol, &out, err, sizeof err))
 		die("%s", err);
 	struct json *hdr = result_header(&a, &t, &pol, &out);
 	if (controller_path) {
@@ -135,7 +174,7 @@ int main(int argc, char **argv)
 	struct nd_writer *w = ndw_open(output, err, sizeof err);
 	if (!w)
 		die("%s", err);
-	if (result_write_records(w, hdr, &t, &out, err, sizeof err) || (controller_path && write_control(w, &pc, err, sizeof err)) ||
+	if (result_write_records(w, hdr, &t, &out, err, sizeof err) || (controller_path && write_control(w, &pc, &sp, err, sizeof err)) ||
 	    ndw_end(w, NULL, err, sizeof err)) {
 		ndw_abort(w);
 		die("%s", err);
@@ -144,8 +183,12 @@ int main(int argc, char **argv)
 		die("%s", err);
 	if (controller_path)
 		pc_controller_release(&pc);
+	if (sp.f)
+		fclose(sp.f);
+	sb_release(&sp.line);
 	sim_output_release(&out);
 	trace_release(&t);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* slo-audit — audit candidate metrics records against an SLO spec and a FIFO baseline:
  * one self-fingerprinted `audit` record per candidate (evaluation.md §5). */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
@@ -21,9 +22,9 @@ static const char help[] =
 	"  -s, --slo SPEC           SLO spec (schednav.slo-spec/v1 JSON)\n"
 	"  -b, --baseline FILE      the FIFO baseline's metrics stream; without it relative\n"
 	"                           thresholds are unavailable (so hard ones fail)\n"
-	"  -e, --exit-status        exit 3 when any audit failed\n"
-	"  -o, --output FILE        write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help               show this help\n";
+	"  -e, --exit-status        exit 3 when any audit failed\n";
+
+static const char version_schemas[] = "reads: " EV_METRICS_SCHEMA ", " SLO_SPEC_SCHEMA "\nwrites: " EV_AUDIT_SCHEMA "\n";
 
 static const char *const metrics_only[] = { EV_METRICS_SCHEMA, NULL };
 
@@ -45,25 +46,24 @@ int main(int argc, char **argv)
 		{ "slo", required_argument, NULL, 's' },
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "exit-status", no_argument, NULL, 'e' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	tool_init(argc, argv, usage);
-	const char *slo_path = NULL, *base_path = NULL, *output = "-";
+	const char *slo_path = NULL, *base_path = NULL;
 	bool exit_status = false;
+	struct cli cli;
 	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "s:b:eo:h", opts, NULL)) != -1) {
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, version_schemas);
+	while ((c = getopt_long(argc, argv, ":s:b:ei:o:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': slo_path = optarg; break;
 		case 'b': base_path = optarg; break;
 		case 'e': exit_status = true; break;
-		case 'o': output = optarg; break;
-		case 'h': usage_print(stdout, usage); print_help(help);
-		default: usage_fail(usage, optopt ? "unknown or incomplete option" : "unknown option");
+		default: cli_option(&cli, c, argv);
 		}
 	}
+	cli_operands(&cli, argc, argv, 0);
+	const char *output = cli.output;
 	if (!slo_path)
 		usage_fail(usage, "missing --slo SPEC");
 
@@ -82,10 +82,8 @@ int main(int argc, char **argv)
 		if (base.n != 1)
 			die("%s: the baseline must be exactly one metrics record, found %zu", base_path, base.n);
 	}
-	if (optind == argc)
-		read_metrics(&cand, "-", &a);
-	for (int i = optind; i < argc; i++)
-		read_metrics(&cand, argv[i], &a);
+	for (size_t i = 0; i < cli.ninputs; i++)
+		read_metrics(&cand, cli.inputs[i], &a);
 	if (cand.n == 0)
 		die("no metrics records in input");
 
@@ -126,5 +124,6 @@ int main(int argc, char **argv)
 	ev_input_release(&cand);
 	slo_release(&slo);
 	arena_release(&a);
+	cli_release(&cli);
 	return exit_status && any_failed ? 3 : 0;
 }

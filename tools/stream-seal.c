@@ -1,5 +1,6 @@
 /* stream-seal — stamp the end record on hand-written or hand-edited streams: read header
  * and body lines, drop any stale end record and write a fresh one (count + fingerprint). */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/json.h"
 #include "core/ndjson.h"
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "stream-seal [-i FILE] [-o OUT]\n";
+static const char usage[] = "stream-seal [-o OUT] [FILE...]\n";
 
 static const char help[] =
 	"\n"
@@ -17,18 +18,12 @@ static const char help[] =
 	"body lines) and write them with a correct end record after each stream's body. Body\n"
 	"lines are copied byte for byte; each header is rewritten canonically. An end record\n"
 	"in the input is dropped and replaced. Every line must be a JSON object with a string\n"
-	"'type'; a header needs a string 'schema'.\n"
-	"\n"
-	"  -i, --input FILE   read FILE instead of stdin (.zst is decompressed)\n"
-	"  -o, --output FILE  write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help         show this help\n";
+	"'type'; a header needs a string 'schema'. Several FILEs are sealed in order into one\n"
+	"output; each must hold whole streams (a header first).\n";
 
-static const struct option longopts[] = {
-	{ "input", required_argument, NULL, 'i' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+static const char schemas[] = "reads: any stream (header + body lines)\nwrites: the same streams, sealed\n";
+
+static const struct option longopts[] = { CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 } };
 
 /* Seal every stream of r into w; returns the number of streams written. */
 static unsigned seal(struct zio_reader *r, struct nd_writer *w)
@@ -85,34 +80,26 @@ static unsigned seal(struct zio_reader *r, struct nd_writer *w)
 
 int main(int argc, char **argv)
 {
-	tool_init(argc, argv, usage);
-	const char *input = "-", *output = "-";
+	struct cli cli;
 	int c;
-	while ((c = getopt_long(argc, argv, "hi:o:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': input = optarg; break;
-		case 'o': output = optarg; break;
-		case 'h':
-			printf("usage: %s", usage);
-			print_help(help);
-		default:
-			usage_fail(usage, NULL);
-		}
-	}
-	if (optind < argc)
-		usage_fail(usage, "unexpected operand");
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	while ((c = getopt_long(argc, argv, ":i:o:hV", longopts, NULL)) != -1)
+		cli_option(&cli, c, argv);
+	cli_operands(&cli, argc, argv, 0);
 	char err[512];
-	struct zio_reader *r = zr_open(input, false, err, sizeof err);
-	if (!r)
-		die("%s", err);
-	struct nd_writer *w = ndw_open(output, err, sizeof err);
+	struct nd_writer *w = ndw_open(cli.output, err, sizeof err);
 	if (!w)
 		die("%s", err);
-	unsigned streams = seal(r, w);
-	if (streams == 0)
-		die("%s: empty input: expected a header line", zr_name(r));
-	zr_close(r);
+	for (size_t i = 0; i < cli.ninputs; i++) {
+		struct zio_reader *r = zr_open(cli.inputs[i], false, err, sizeof err);
+		if (!r)
+			die("%s", err);
+		if (seal(r, w) == 0)
+			die("%s: empty input: expected a header line", zr_name(r));
+		zr_close(r);
+	}
 	if (ndw_close(w, err, sizeof err))
 		die("%s", err);
+	cli_release(&cli);
 	return 0;
 }

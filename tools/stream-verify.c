@@ -1,6 +1,7 @@
 /* stream-verify — check that files hold complete, unedited streams and, optionally,
  * that they were made from given input streams (their headers list those fingerprints). */
 #include "core/arena.h"
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"
 #include <getopt.h>
@@ -10,18 +11,20 @@
 #include <string.h>
 
 static const char usage[] =
-	"stream-verify [--made-from INPUT]... [--print-fingerprint] FILE...";
+	"stream-verify [--made-from INPUT]... [--print-fingerprint] [FILE...]";
 
 static const char help[] =
 	"\n"
-	"Read every stream in each FILE and verify it (header, end record, record count and\n"
-	"XXH3-128 fingerprint). With --made-from, also require that a header in FILE lists the\n"
-	"fingerprint of every stream in INPUT among its inputs: a consumer uses this to refuse\n"
-	"a producer's file that was not made from what it claims. Exit 1 on the first failure.\n"
+	"Read every stream in each FILE (none or '-': stdin) and verify it (header, end record,\n"
+	"record count, XXH3-128 fingerprint and header fingerprint). With --made-from, also\n"
+	"require that a header in FILE lists the fingerprint of every stream in INPUT among\n"
+	"its inputs: a consumer uses this to refuse a producer's file that was not made from\n"
+	"what it claims. Exit 1 on the first failure.\n"
 	"\n"
 	"  -m, --made-from INPUT    FILE must list INPUT's stream fingerprint(s) in its header inputs\n"
-	"  -p, --print-fingerprint  print the fingerprint of FILE's last stream, one line per FILE\n"
-	"  -h, --help               show this help\n";
+	"  -p, --print-fingerprint  print the fingerprint of FILE's last stream, one line per FILE\n";
+
+static const char schemas[] = "reads: any stream\nwrites: nothing (with -p, one fingerprint per FILE)\n";
 
 /* The fingerprints of a file's streams and the fingerprints its headers list as inputs. */
 struct facts {
@@ -89,43 +92,39 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "made-from", required_argument, NULL, 'm' },
 		{ "print-fingerprint", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTION_INPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **made_from = NULL;
 	size_t nmade = 0, capmade = 0;
 	bool print = false;
+	struct cli cli;
 	int c;
 
-	tool_init(argc, argv, usage);
-	while ((c = getopt_long(argc, argv, "m:ph", opts, NULL)) != -1) {
+	cli_init(&cli, argv, CLI_INPUT, usage, help, schemas);
+	while ((c = getopt_long(argc, argv, ":m:pi:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			made_from = xgrow(made_from, &capmade, nmade + 1, sizeof *made_from);
 			made_from[nmade++] = optarg;
 			break;
 		case 'p': print = true; break;
-		case 'h': usage_print(stdout, usage); print_help(help);
-		default: usage_print(stderr, usage); exit(2);
+		default: cli_option(&cli, c, argv);
 		}
 	}
-	if (optind == argc) {
-		fprintf(stderr, "%s: missing FILE\n", progname);
-		usage_print(stderr, usage);
-		exit(2);
-	}
+	cli_operands(&cli, argc, argv, 0);
 	/* Inputs first, so a bad input is reported as such. */
 	struct facts *in = xcalloc(nmade ? nmade : 1, sizeof *in);
 	for (size_t i = 0; i < nmade; i++)
 		read_facts(made_from[i], &in[i]);
-	for (int k = optind; k < argc; k++) {
+	for (size_t k = 0; k < cli.ninputs; k++) {
 		struct facts f = { 0 };
-		read_facts(argv[k], &f);
+		read_facts(cli.inputs[k], &f);
 		for (size_t i = 0; i < nmade; i++)
 			for (size_t j = 0; j < in[i].nfps; j++)
 				if (!listed(&f, in[i].fps[j]))
 					die("'%s' was not made from '%s': its header inputs do not list '%s'",
-					    argv[k], made_from[i], in[i].fps[j]);
+					    cli.inputs[k], made_from[i], in[i].fps[j]);
 		if (print)
 			printf("%s\n", f.fps[f.nfps - 1]);
 		facts_free(&f);
@@ -134,6 +133,7 @@ int main(int argc, char **argv)
 		facts_free(&in[i]);
 	free(in);
 	free(made_from);
+	cli_release(&cli);
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout))
 		die("cannot write standard output");
 	return 0;

@@ -2,6 +2,7 @@
  * and verify the frozen lock against the recomputed calibration summary and selection. */
 #define _XOPEN_SOURCE 700   /* nftw */
 #include "core/arena.h"
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
@@ -37,9 +38,11 @@ static const char help[] =
 	"  -s, --summary FILE      the calibration summary stream (aggregate output)\n"
 	"  -S, --selection FILE    the selection stream (study-select output)\n"
 	"  -H, --holdout-dir DIR   where holdout outputs are written\n"
-	"  -o, --output LOCK       the lock to write (LOCK.XXXXXX.tmp, then renamed)\n"
-	"  -V, --verify LOCK       check LOCK instead of writing one\n"
-	"  -h, --help              show this help\n";
+	"  -o, --output LOCK       the lock to write (a temporary file, renamed on success)\n"
+	"      --verify LOCK       check LOCK instead of writing one\n";
+
+static const char schemas[] = "reads: schednav.aggregate/1 (--summary), schednav.selection/1 (--selection), " LOCK_SCHEMA " (--verify)\n"
+			      "writes: " LOCK_SCHEMA "\n";
 
 /* Read a one-stream file: its schema (when schema is not NULL), its end fingerprint and its
  * single body record of type. */
@@ -176,22 +179,24 @@ static const char *first_difference(const struct json *have, const struct json *
 
 int main(int argc, char **argv)
 {
+	enum { OPT_VERIFY = 256 };
 	static const struct option opts[] = {
 		{ "design", required_argument, NULL, 'd' },
 		{ "summary", required_argument, NULL, 's' },
 		{ "selection", required_argument, NULL, 'S' },
 		{ "holdout-dir", required_argument, NULL, 'H' },
+		{ "verify", required_argument, NULL, OPT_VERIFY },
 		{ "output", required_argument, NULL, 'o' },
-		{ "verify", required_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **design = NULL, *summary = NULL, *selection = NULL, *holdout = NULL, *output = NULL, *verify = NULL;
 	size_t ndesign = 0, capdesign = 0;
+	struct cli cli;
 	int c;
 
-	tool_init(argc, argv, usage);
-	while ((c = getopt_long(argc, argv, "d:s:S:H:o:V:h", opts, NULL)) != -1) {
+	cli_init(&cli, argv, 0, usage, help, schemas);   /* -o LOCK is study-lock's own */
+	while ((c = getopt_long(argc, argv, ":d:s:S:H:o:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			design = xgrow(design, &capdesign, ndesign + 1, sizeof *design);
@@ -201,13 +206,12 @@ int main(int argc, char **argv)
 		case 'S': selection = optarg; break;
 		case 'H': holdout = optarg; break;
 		case 'o': output = optarg; break;
-		case 'V': verify = optarg; break;
-		case 'h': usage_print(stdout, usage); print_help(help);
-		default: usage_fail(usage, NULL);
+		case OPT_VERIFY: verify = optarg; break;
+		default: cli_option(&cli, c, argv);
 		}
 	}
 	if (optind < argc)
-		usage_fail(usage, "unexpected operand");
+		usage_error(usage, "unexpected operand '%s'", argv[optind]);
 	if (!ndesign || !summary || !selection)
 		usage_fail(usage, "need --design, --summary and --selection");
 	if (verify ? (output || holdout) != 0 : !(output && holdout))

@@ -2,6 +2,7 @@
  * pass every hard SLO in every window → allocation band on the mean → min mean Spot p95
  * JCT → min mean eviction rate. Writes one self-fingerprinted `selection` record. */
 #include "core/arena.h"
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
@@ -32,10 +33,11 @@ static const char help[] =
 	"Stages 3-4 run only while more than one arm remains. Status: no_eligible_arm,\n"
 	"selected or tie_requires_human_approval. Every window must hold the same arm set.\n"
 	"\n"
-	"  -w, --window ID   the FILEs that follow belong to window ID (chronological order)\n"
-	"  -b, --band B      allocation tie band, absolute (default 0.01)\n"
-	"  -o, --output OUT  write to OUT (OUT.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help        show this help\n";
+	"  -w, --window ID   the FILEs that follow (operands or -i) belong to window ID\n"
+	"                    (chronological order)\n"
+	"  -b, --band B      allocation tie band, absolute (default 0.01)\n";
+
+static const char schemas[] = "reads: schednav.metrics/1, schednav.audit/1\nwrites: " SELECTION_SCHEMA "\n";
 
 struct arm {
 	char *action_id, *policy_fp, *metrics_fp;
@@ -339,19 +341,18 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "window", required_argument, NULL, 'w' },
 		{ "band", required_argument, NULL, 'b' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *output = "-";
+	struct cli cli;
 	double band = 0.01;
 	struct study s = { 0 };
 	struct window *cur = NULL;
 	int c;
 
-	tool_init(argc, argv, usage);
-	/* A leading '-' keeps operands in place, so each FILE follows its --window. */
-	while ((c = getopt_long(argc, argv, "-w:b:o:h", opts, NULL)) != -1) {
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	/* A leading '-' keeps operands in place, so each FILE (or -i FILE) follows its --window. */
+	while ((c = getopt_long(argc, argv, "-:w:b:i:o:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			s.w = xgrow(s.w, &s.capw, s.nw + 1, sizeof *s.w);
@@ -365,6 +366,7 @@ int main(int argc, char **argv)
 					usage_error(usage, "window '%s' given twice", optarg);
 			break;
 		case 1:
+		case 'i':
 			if (!cur)
 				usage_error(usage, "'%s' comes before any --window", optarg);
 			read_file(&s, cur, optarg);
@@ -374,9 +376,7 @@ int main(int argc, char **argv)
 			if (!(band > 0))
 				usage_error(usage, "--band must be positive");
 			break;
-		case 'o': output = optarg; break;
-		case 'h': usage_print(stdout, usage); print_help(help);
-		default: usage_print(stderr, usage); exit(2);
+		default: cli_option(&cli, c, argv);
 		}
 		/* Close a window when the next one starts or the arguments end. */
 		if (c == 'w' && s.nw > 1)
@@ -395,7 +395,7 @@ int main(int argc, char **argv)
 	json_set(&a, params, "allocation_tie_band", json_real(&a, band));
 	for (size_t i = 0; i < s.nin; i++)
 		nd_header_add_stream(&a, hdr, s.in_path[i], s.in_schema[i], s.in_fp[i]);
-	struct nd_writer *w = ndw_open(output, err, sizeof err);
+	struct nd_writer *w = ndw_open(cli.output, err, sizeof err);
 	if (!w || ndw_header(w, hdr, err, sizeof err) || ndw_record(w, rec, err, sizeof err) ||
 	    ndw_end(w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
 		die("%s", err);
@@ -419,5 +419,6 @@ int main(int argc, char **argv)
 	free(s.in_schema);
 	free(s.in_fp);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

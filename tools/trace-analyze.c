@@ -1,6 +1,7 @@
 /* trace-analyze — the workload summary a Workload Analyst reads: one self-fingerprinted
  * `workload_summary` record for a trace window (agents.md "Workload summary"); with
  * --cutoff only the past of the cutoff. */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "eval/workload.h"
@@ -22,11 +23,9 @@ static const char help[] =
 	"  --sample-interval SECONDS  sampling interval, 60..86400 (default 3600)\n"
 	"  --eval-start S             window start (default: the trace's window, else the first submit)\n"
 	"  --eval-end E               window end (default: the trace's window, else the last submit)\n"
-	"  --cutoff T                 read only jobs submitted by T; the window ends by T\n"
-	"  -i, --input FILE           the trace stream (same as the FILE operand; default stdin)\n"
-	"  -o, --output FILE          write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -V, --version              print the version and the schemas read and written\n"
-	"  -h, --help                 show this help\n";
+	"  --cutoff T                 read only jobs submitted by T; the window ends by T\n";
+
+static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 "\nwrites: " WORKLOAD_SCHEMA "\n";
 
 enum { OPT_INTERVAL = 256, OPT_START, OPT_END, OPT_CUTOFF };
 
@@ -47,18 +46,14 @@ int main(int argc, char **argv)
 		{ "eval-start", required_argument, NULL, OPT_START },
 		{ "eval-end", required_argument, NULL, OPT_END },
 		{ "cutoff", required_argument, NULL, OPT_CUTOFF },
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct workload_opts o = { .sample_interval = 3600 };
-	const char *input = NULL, *output = "-";
+	struct cli cli;
 	int c;
-	tool_init(argc, argv, usage);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:o:Vh", longopts, NULL)) != -1) {
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	while ((c = getopt_long(argc, argv, ":i:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_INTERVAL:
 			o.sample_interval = opt_int("sample-interval", optarg);
@@ -68,23 +63,11 @@ int main(int argc, char **argv)
 		case OPT_START: o.has_start = true; o.start = opt_double("eval-start", optarg); break;
 		case OPT_END: o.has_end = true; o.end = opt_double("eval-end", optarg); break;
 		case OPT_CUTOFF: o.has_cutoff = true; o.cutoff = opt_double("cutoff", optarg); break;
-		case 'i': input = optarg; break;
-		case 'o': output = optarg; break;
-		case 'V': print_version("reads: schednav.trace/1, schednav.trace/2\nwrites: " WORKLOAD_SCHEMA "\n");
-		case 'h':
-			usage_print(stdout, usage);
-			print_help(help);
-		case ':': usage_fail(usage, "option requires an argument");
-		default: usage_fail(usage, "unknown option");
+		default: cli_option(&cli, c, argv);
 		}
 	}
-	if (optind < argc) {
-		if (input || argc - optind > 1)
-			usage_fail(usage, "expected one trace stream");
-		input = argv[optind];
-	}
-	if (!input)
-		input = "-";
+	cli_operands(&cli, argc, argv, 1);
+	const char *input = cli.inputs[0], *output = cli.output;
 
 	char err[1024];
 	struct trace t;
@@ -108,5 +91,6 @@ int main(int argc, char **argv)
 		die("%s", err);
 	trace_release(&t);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

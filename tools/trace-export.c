@@ -1,5 +1,6 @@
 /* trace-export — write a trace stream as the original engine's three-file directory
  * (trace.json, nodes.csv, jobs.csv), byte for byte as its writer did. */
+#include "core/cli.h"
 #include "core/die.h"
 #include "trace/export.h"
 #include "trace/trace.h"
@@ -9,51 +10,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "trace-export [-f] [-v] DIR [TRACE]\n";
+static const char usage[] =
+	"trace-export [-f] [-v] DIR [FILE]\n"
+	"trace-export [-f] [-v] -o DIR [FILE]\n";
 
 static const char help[] =
 	"\n"
-	"Read one trace stream (TRACE, or stdin; zstd is sniffed) and write DIR/nodes.csv,\n"
+	"Read one trace stream (FILE, or stdin; zstd is sniffed) and write DIR/nodes.csv,\n"
 	"DIR/jobs.csv and DIR/trace.json (schednav.trace/v1 or /v2) as the original engine\n"
 	"writes them. DIR is created when missing.\n"
 	"\n"
 	"Options:\n"
-	"  -f, --force    overwrite trace files already in DIR\n"
-	"  -v, --verbose  report what was written on stderr\n"
-	"  -h, --help     show this help\n";
+	"  -o, --output DIR   the directory to write (then every operand is an input)\n"
+	"  -f, --force        overwrite trace files already in DIR\n"
+	"  -v, --verbose      report what was written on stderr\n";
+
+static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 "\nwrites: the original trace directory, " CANON_SCHEMA_V1 " or " CANON_SCHEMA_V2 "\n";
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "output", required_argument, NULL, 'o' },
+		CLI_OPTION_INPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	bool force = false, verbose = false;
+	const char *dir = NULL;
+	struct cli cli;
 	int ch;
-	tool_init(argc, argv, usage);
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "fvh", longopts, NULL)) != -1) {
+	cli_init(&cli, argv, CLI_INPUT, usage, help, schemas);
+	while ((ch = getopt_long(argc, argv, ":fvo:i:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f': force = true; break;
 		case 'v': verbose = true; break;
-		case 'h':
-			printf("usage: %s", usage);
-			print_help(help);
-		default: {
-			char msg[128];
-			snprintf(msg, sizeof msg, "unknown option '%s'", argv[optind - 1]);
-			usage_fail(usage, msg);
-		}
+		case 'o': dir = optarg; break;
+		default: cli_option(&cli, ch, argv);
 		}
 	}
-	if (argc - optind < 1)
-		usage_fail(usage, "missing DIR");
-	if (argc - optind > 2)
-		usage_fail(usage, "too many operands");
-	const char *dir = argv[optind];
-	const char *input = argc - optind == 2 ? argv[optind + 1] : "-";
+	/* Without -o the first operand is DIR. */
+	if (!dir) {
+		if (optind == argc)
+			usage_fail(usage, "missing DIR");
+		dir = argv[optind++];
+	}
+	cli_operands(&cli, argc, argv, 1);
+	const char *input = cli.inputs[0];
 	struct trace t;
 	char err[1024];
 	trace_init(&t);
@@ -64,5 +67,6 @@ int main(int argc, char **argv)
 	if (verbose)
 		fprintf(stderr, "%s: wrote %s (%zu nodes, %zu jobs, schema v%d)\n", progname, dir, t.n_nodes, t.n_jobs, t.version);
 	trace_release(&t);
+	cli_release(&cli);
 	return 0;
 }

@@ -1,20 +1,25 @@
 /* trace-import — read a source trace (Alibaba, Philly, the original directory, any CSV)
- * and write a canonical trace stream. */
+ * and write a canonical trace stream. This file owns the command line: each format's
+ * options are parsed and checked here into its struct import_*_opts (lib/trace/import.h). */
+#include "core/cli.h"
+#include "core/text.h"
 #include "core/die.h"
 #include "core/ndjson.h"
+#include "core/num.h"
 #include "trace/import.h"
 #include "trace/trace.h"
 #include <getopt.h>
-#include <stdlib.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
-	"trace-import alibaba-spot --nodes FILE --jobs FILE [--gpu-model M]... [--max-submit T] [--eval-start S --eval-end E] [--warmup-start W] [--no-warmup-spot] [-o OUT]\n"
-	"trace-import alibaba-v2023 --nodes FILE --pods FILE [--phase P]... [-o OUT]\n"
-	"trace-import philly --machines FILE --job-log FILE --class HP|Spot [-o OUT]\n"
-	"trace-import canonical DIR [-o OUT]\n"
-	"trace-import csv --map SPEC [--nodes-file FILE] [--node-subset-gpus N --seed S] FILE... [-o OUT]\n";
+	"trace-import alibaba-spot --nodes FILE --jobs FILE [--gpu-model M]... [--max-submit T] [--eval-start S --eval-end E] [--warmup-start W] [--no-warmup-spot] [--trace-id ID] [-o OUT]\n"
+	"trace-import alibaba-v2023 --nodes FILE --pods FILE [--phase P]... [--trace-id ID] [-o OUT]\n"
+	"trace-import philly --machines FILE --job-log FILE --class HP|Spot [--trace-id ID] [-o OUT]\n"
+	"trace-import canonical [--trace-id ID] [-o OUT] DIR\n"
+	"trace-import csv --map SPEC [--nodes-file FILE] [--node-subset-gpus N --seed S] [--trace-id ID] [-o OUT] FILE...\n";
 
 static const char help[] =
 	"\n"
@@ -25,71 +30,281 @@ static const char help[] =
 	"  alibaba-spot    Alibaba cluster-trace-v2026-spot-gpu (node_info_df.csv, job_info_df.csv)\n"
 	"  alibaba-v2023   Alibaba cluster-trace-gpu-v2023 openb node and pod lists\n"
 	"  philly          Microsoft Philly cluster_job_log (streamed) + cluster_machine_list\n"
-	"  canonical       the original three-file directory (trace.json, nodes.csv, jobs.csv)\n"
-	"  csv             any CSV with an explicit column and label mapping\n"
+	"  canonical       the original three-file directory (trace.json, nodes.csv, jobs.csv);\n"
+	"                  -i DIR is the same as the DIR operand\n"
+	"  csv             any CSV with an explicit column and label mapping; -i FILE is the\n"
+	"                  same as a FILE operand\n"
 	"\n"
-	"Common options:\n"
-	"  -o, --output FILE  write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help         show this help\n"
+	"Every format:\n"
+	"  --trace-id ID      the trace's trace_id instead of the format's own (alibaba-spot-gpu,\n"
+	"                     alibaba-gpu-v2023, philly, the manifest's, the mapping's)\n"
 	"\n"
 	"See trace-import(1) for every format's options.\n";
 
-static const struct { const char *name; import_fn *fn; } formats[] = {
-	{ "alibaba-spot", trace_import_alibaba_spot },
-	{ "alibaba-v2023", trace_import_alibaba_v2023 },
-	{ "philly", trace_import_philly },
-	{ "canonical", trace_import_canonical },
-	{ "csv", trace_import_csv },
+static const char schemas[] = "reads: source files (CSV, the Philly JSON job log, the original trace directory " "schednav.trace/v1, /v2)\n"
+			      "writes: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 "\n";
+
+enum {
+	OPT_TRACE_ID = 256, OPT_NODES, OPT_JOBS, OPT_GPU_MODEL, OPT_MAX_SUBMIT, OPT_EVAL_START, OPT_EVAL_END,
+	OPT_WARMUP_START, OPT_NO_WARMUP_SPOT, OPT_PODS, OPT_PHASE, OPT_MACHINES, OPT_JOB_LOG, OPT_CLASS,
+	OPT_MAP, OPT_NODES_FILE, OPT_SUBSET, OPT_SEED,
+};
+
+#define COMMON_OPTIONS { "trace-id", required_argument, NULL, OPT_TRACE_ID }, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 }
+
+static const struct option spot_options[] = {
+	{ "nodes", required_argument, NULL, OPT_NODES }, { "jobs", required_argument, NULL, OPT_JOBS },
+	{ "gpu-model", required_argument, NULL, OPT_GPU_MODEL }, { "max-submit", required_argument, NULL, OPT_MAX_SUBMIT },
+	{ "eval-start", required_argument, NULL, OPT_EVAL_START }, { "eval-end", required_argument, NULL, OPT_EVAL_END },
+	{ "warmup-start", required_argument, NULL, OPT_WARMUP_START }, { "no-warmup-spot", no_argument, NULL, OPT_NO_WARMUP_SPOT },
+	COMMON_OPTIONS,
+};
+static const struct option v2023_options[] = {
+	{ "nodes", required_argument, NULL, OPT_NODES }, { "pods", required_argument, NULL, OPT_PODS },
+	{ "phase", required_argument, NULL, OPT_PHASE },
+	COMMON_OPTIONS,
+};
+static const struct option philly_options[] = {
+	{ "machines", required_argument, NULL, OPT_MACHINES }, { "job-log", required_argument, NULL, OPT_JOB_LOG },
+	{ "class", required_argument, NULL, OPT_CLASS },
+	COMMON_OPTIONS,
+};
+static const struct option canonical_options[] = { CLI_OPTION_INPUT, COMMON_OPTIONS };
+static const struct option csv_options[] = {
+	{ "map", required_argument, NULL, OPT_MAP }, { "nodes-file", required_argument, NULL, OPT_NODES_FILE },
+	{ "node-subset-gpus", required_argument, NULL, OPT_SUBSET }, { "seed", required_argument, NULL, OPT_SEED },
+	CLI_OPTION_INPUT, COMMON_OPTIONS,
+};
+
+/* What every format shares: the cli state and --trace-id. */
+struct run {
+	struct cli cli;
+	const char *trace_id;
+};
+
+/* getopt_long over argv[1..] (argv[0] is the format) with one format's table; every value
+ * that is not the format's own goes through the common options. Returns the next value
+ * for the format, or -1 at the end. */
+static int next_option(struct run *r, int argc, char **argv, const struct option *table)
+{
+	int c;
+	while ((c = getopt_long(argc, argv, (r->cli.flags & CLI_INPUT) ? ":o:i:hV" : ":o:hV", table, NULL)) != -1) {
+		if (c >= OPT_NODES)
+			return c;
+		if (c == OPT_TRACE_ID) {
+			if (!*optarg)
+				usage_error(usage, "--trace-id: empty id");
+			if (text_id_problem(optarg, strlen(optarg)))
+				usage_error(usage, "--trace-id: the id %s", text_id_problem(optarg, strlen(optarg)));
+			r->trace_id = optarg;
+		} else
+			cli_option(&r->cli, c, argv);
+	}
+	return -1;
+}
+
+static double number(const char *option, const char *s)
+{
+	double v;
+	if (num_parse_double(s, &v))
+		usage_error(usage, "--%s: invalid number '%s'", option, s);
+	return v;
+}
+
+static long long integer_at_least(const char *option, const char *s, long long min, const char *what)
+{
+	long long v;
+	if (num_parse_int(s, &v) || v < min)
+		usage_error(usage, "--%s: invalid %s '%s'", option, what, s);
+	return v;
+}
+
+static void not_both_stdin(const char *a, const char *b)
+{
+	if (a && b && !strcmp(a, "-") && !strcmp(b, "-"))
+		usage_error(usage, "only one input can be standard input");
+}
+
+static int import_spot(struct run *r, int argc, char **argv, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
+{
+	struct import_alibaba_spot_opts o = { .include_warmup_spot = true };
+	const char **models = xcalloc((size_t)argc, sizeof *models);
+	bool has_start = false, has_end = false;
+	int c;
+	while ((c = next_option(r, argc, argv, spot_options)) != -1) {
+		switch (c) {
+		case OPT_NODES: o.nodes = optarg; break;
+		case OPT_JOBS: o.jobs = optarg; break;
+		case OPT_GPU_MODEL: models[o.n_gpu_models++] = optarg; break;
+		case OPT_MAX_SUBMIT: o.has_max_submit = true; o.max_submit = number("max-submit", optarg); break;
+		case OPT_EVAL_START: has_start = true; o.eval_start = number("eval-start", optarg); break;
+		case OPT_EVAL_END: has_end = true; o.eval_end = number("eval-end", optarg); break;
+		case OPT_WARMUP_START: o.has_warmup = true; o.warmup_start = number("warmup-start", optarg); break;
+		case OPT_NO_WARMUP_SPOT: o.include_warmup_spot = false; break;
+		}
+	}
+	cli_operands(&r->cli, argc, argv, 0);
+	if (!o.nodes || !o.jobs)
+		usage_error(usage, "alibaba-spot needs --nodes and --jobs");
+	not_both_stdin(o.nodes, o.jobs);
+	if (has_start != has_end)
+		usage_error(usage, "--eval-start and --eval-end go together");
+	o.has_window = has_start;
+	if (o.has_window && !(o.eval_start >= 0 && o.eval_start < o.eval_end))
+		usage_error(usage, "the evaluation window needs 0 <= start < end");
+	if (o.has_window && o.has_max_submit && o.max_submit != o.eval_end)
+		usage_error(usage, "--max-submit must equal --eval-end when a window is given");
+	if (o.has_warmup && !(o.has_window && o.warmup_start >= 0 && o.warmup_start <= o.eval_start))
+		usage_error(usage, "--warmup-start needs a window and 0 <= warmup-start <= eval-start");
+	if (!o.include_warmup_spot && !o.has_window)
+		usage_error(usage, "--no-warmup-spot needs --eval-start and --eval-end");
+	o.gpu_models = models;
+	int rc = trace_import_alibaba_spot(&o, t, hdr, a, err, errlen);
+	free(models);
+	return rc;
+}
+
+static int import_v2023(struct run *r, int argc, char **argv, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
+{
+	struct import_alibaba_v2023_opts o = { 0 };
+	bool any_phase = false;
+	int c;
+	while ((c = next_option(r, argc, argv, v2023_options)) != -1) {
+		switch (c) {
+		case OPT_NODES: o.nodes = optarg; break;
+		case OPT_PODS: o.pods = optarg; break;
+		case OPT_PHASE: {
+			int i = 0;
+			while (i < IMPORT_V2023_NPHASES && strcmp(optarg, IMPORT_V2023_PHASES[i]))
+				i++;
+			if (i == IMPORT_V2023_NPHASES)
+				usage_error(usage, "--phase: unknown pod phase '%s' (Running, Failed or Succeeded)", optarg);
+			o.phases[i] = any_phase = true;
+			break;
+		}
+		}
+	}
+	cli_operands(&r->cli, argc, argv, 0);
+	if (!o.nodes || !o.pods)
+		usage_error(usage, "alibaba-v2023 needs --nodes and --pods");
+	not_both_stdin(o.nodes, o.pods);
+	for (int i = 0; !any_phase && i < IMPORT_V2023_NPHASES; i++)
+		o.phases[i] = true;
+	return trace_import_alibaba_v2023(&o, t, hdr, a, err, errlen);
+}
+
+static int import_philly(struct run *r, int argc, char **argv, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
+{
+	struct import_philly_opts o = { 0 };
+	const char *cls = NULL;
+	int c;
+	while ((c = next_option(r, argc, argv, philly_options)) != -1) {
+		switch (c) {
+		case OPT_MACHINES: o.machines = optarg; break;
+		case OPT_JOB_LOG: o.job_log = optarg; break;
+		case OPT_CLASS: cls = optarg; break;
+		}
+	}
+	cli_operands(&r->cli, argc, argv, 0);
+	if (!o.machines || !o.job_log || !cls)
+		usage_error(usage, "philly needs --machines, --job-log and --class");
+	if (strcmp(cls, "HP") && strcmp(cls, "Spot"))
+		usage_error(usage, "--class must be 'HP' or 'Spot', not '%s'", cls);
+	o.hp = !strcmp(cls, "HP");
+	not_both_stdin(o.machines, o.job_log);
+	return trace_import_philly(&o, t, hdr, a, err, errlen);
+}
+
+static int import_canonical(struct run *r, int argc, char **argv, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
+{
+	while (next_option(r, argc, argv, canonical_options) != -1)
+		;
+	if (optind == argc && r->cli.ninputs == 0)
+		usage_error(usage, "canonical needs one DIR");
+	cli_operands(&r->cli, argc, argv, 1);
+	struct import_canonical_opts o = { .dir = r->cli.inputs[0] };
+	return trace_import_canonical(&o, t, hdr, a, err, errlen);
+}
+
+static int import_csv(struct run *r, int argc, char **argv, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
+{
+	struct import_csv_opts o = { 0 };
+	bool has_seed = false;
+	int c;
+	while ((c = next_option(r, argc, argv, csv_options)) != -1) {
+		switch (c) {
+		case OPT_MAP: o.map = optarg; break;
+		case OPT_NODES_FILE: o.nodes_file = optarg; break;
+		case OPT_SUBSET:
+			o.node_subset_gpus = integer_at_least("node-subset-gpus", optarg, 1, "positive integer");
+			o.has_node_subset = true;
+			break;
+		case OPT_SEED:
+			o.seed = (unsigned long long)integer_at_least("seed", optarg, 0, "non-negative integer");
+			has_seed = true;
+			break;
+		}
+	}
+	size_t given = r->cli.ninputs + (size_t)(argc - optind);
+	cli_operands(&r->cli, argc, argv, 0);
+	if (!o.map || given == 0)
+		usage_error(usage, "csv needs --map SPEC and at least one FILE");
+	if (o.has_node_subset != has_seed)
+		usage_error(usage, "--node-subset-gpus and --seed go together");
+	int stdin_uses = !strcmp(o.map, "-") + (o.nodes_file && !strcmp(o.nodes_file, "-"));
+	for (size_t i = 0; i < r->cli.ninputs; i++)
+		stdin_uses += !strcmp(r->cli.inputs[i], "-");
+	if (stdin_uses > 1)
+		usage_error(usage, "only one input can be standard input");
+	o.files = r->cli.inputs;
+	o.n_files = r->cli.ninputs;
+	return trace_import_csv(&o, t, hdr, a, err, errlen);
+}
+
+typedef int import_run(struct run *, int, char **, struct trace *, struct json *, struct arena *, char *, size_t);
+
+static const struct { const char *name; import_run *run; int flags; } formats[] = {
+	{ "alibaba-spot", import_spot, CLI_OUTPUT },
+	{ "alibaba-v2023", import_v2023, CLI_OUTPUT },
+	{ "philly", import_philly, CLI_OUTPUT },
+	{ "canonical", import_canonical, CLI_INPUT | CLI_OUTPUT },
+	{ "csv", import_csv, CLI_INPUT | CLI_OUTPUT },
 };
 
 int main(int argc, char **argv)
 {
-	tool_init(argc, argv, usage);
-	const char *output = "-";
-	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage_print(stdout, usage);
-		print_help(help);
+	struct run r = { 0 };
+	cli_init(&r.cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	if (argc >= 2 && argv[1][0] == '-' && argv[1][1]) {
+		/* Only -h and -V come before FORMAT. */
+		static const struct option top[] = { CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 } };
+		int c = getopt_long(2, argv, ":hV", top, NULL);
+		cli_option(&r.cli, c == -1 ? '?' : c, argv);
 	}
 	if (argc < 2)
 		usage_fail(usage, "missing FORMAT");
-	if (argv[1][0] == '-')
-		usage_fail(usage, NULL);
-	import_fn *fn = NULL;
-	for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
-		if (!strcmp(argv[1], formats[i].name))
-			fn = formats[i].fn;
-	if (!fn) {
-		fprintf(stderr, "%s: unknown format '%s'\n", progname, argv[1]);
-		usage_fail(usage, NULL);
-	}
-	/* Pull the common -o/--output out of the argument list before the format parses it. */
-	char **args = xcalloc((size_t)argc, sizeof *args);
-	int nargs = 0;
-	args[nargs++] = argv[1];
-	for (int i = 2; i < argc; i++) {
-		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
-			output = argv[++i];
-		else if (!strncmp(argv[i], "--output=", 9))
-			output = argv[i] + 9;
-		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage_print(stdout, usage);
-			print_help(help);
-		} else
-			args[nargs++] = argv[i];
-	}
+	size_t f = 0;
+	while (f < sizeof formats / sizeof *formats && strcmp(argv[1], formats[f].name))
+		f++;
+	if (f == sizeof formats / sizeof *formats)
+		usage_error(usage, "unknown format '%s'", argv[1]);
+	r.cli.flags = formats[f].flags;
+
 	struct trace t;
 	struct arena a;
 	char err[1024];
 	trace_init(&t);
 	arena_init(&a);
 	struct json *hdr = nd_header_new(&a, TRACE_SCHEMA_V1, "trace-import");
-	optind = 1;
-	opterr = 0;
-	int rc = fn(nargs, args, &t, hdr, &a, err, sizeof err);
+	int rc = formats[f].run(&r, argc - 1, argv + 1, &t, hdr, &a, err, sizeof err);
 	if (rc == IMPORT_USAGE_ERROR)
 		usage_fail(usage, err);
 	if (rc != 0)
 		die("%s", err);
+	/* --trace-id replaces the format's own id; params record it either way. */
+	if (r.trace_id)
+		t.trace_id = trace_strdup(&t, r.trace_id);
+	json_set(&a, json_get(hdr, "params"), "trace_id", r.trace_id ? json_str(&a, r.trace_id) : json_null(&a));
 	trace_sort(&t);
 	trace_assign_phases(&t);
 	if (trace_validate(&t, err, sizeof err))
@@ -98,13 +313,13 @@ int main(int argc, char **argv)
 	struct json *out_hdr = trace_header(&t, &a, "trace-import");
 	json_set(&a, out_hdr, "inputs", json_get(hdr, "inputs"));
 	json_set(&a, out_hdr, "params", json_get(hdr, "params"));
-	struct nd_writer *w = ndw_open(output, err, sizeof err);
+	struct nd_writer *w = ndw_open(r.cli.output, err, sizeof err);
 	if (!w)
 		die("%s", err);
 	if (trace_write(&t, out_hdr, w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
 		die("%s", err);
-	free(args);
 	trace_release(&t);
 	arena_release(&a);
+	cli_release(&r.cli);
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* trace-scan — find the eligible day windows of a trace, measure their pressure and Spot
  * share, and pick one medoid window per (pressure, share) stratum. */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "trace/scan.h"
@@ -13,7 +14,7 @@
 
 static const char usage[] =
 	"trace-scan [--day-seconds W] [--sample-seconds I] [--min-hp N] [--min-spot N] [--pressure-strata P]\n"
-	"[--share-strata S] [--warmup-days D] [--all-eligible] [--all-days] [-i FILE] [-o OUT]\n";
+	"[--share-strata S] [--warmup-days D] [--all-eligible] [--all-days] [-o OUT] [FILE]\n";
 
 static const char help[] =
 	"\n"
@@ -29,10 +30,9 @@ static const char help[] =
 	"  --share-strata S     Spot-share strata inside each pressure stratum (default 4)\n"
 	"  --warmup-days D      warmup_start = max(0, start - D days) (default 30)\n"
 	"  --all-eligible       select every eligible window instead of the medoids\n"
-	"  --all-days           also write ineligible windows (eligible: false)\n"
-	"  -i, --input FILE     read FILE instead of stdin (.zst is decompressed)\n"
-	"  -o, --output FILE    write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help           show this help\n";
+	"  --all-days           also write ineligible windows (eligible: false)\n";
+
+static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 "\nwrites: " WINDOWS_SCHEMA "\n";
 
 enum { OPT_DAY = 256, OPT_SAMPLE, OPT_MIN_HP, OPT_MIN_SPOT, OPT_PSTRATA, OPT_SSTRATA, OPT_WARMUP, OPT_ALL_ELIGIBLE, OPT_ALL_DAYS };
 
@@ -46,9 +46,7 @@ static const struct option longopts[] = {
 	{ "warmup-days", required_argument, NULL, OPT_WARMUP },
 	{ "all-eligible", no_argument, NULL, OPT_ALL_ELIGIBLE },
 	{ "all-days", no_argument, NULL, OPT_ALL_DAYS },
-	{ "input", required_argument, NULL, 'i' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
+	CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -119,13 +117,13 @@ static struct json *window_record(struct arena *a, const struct scan_day *d, lon
 
 int main(int argc, char **argv)
 {
-	tool_init(argc, argv, usage);
+	struct cli cli;
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
 	struct scan_opts o = { .day_seconds = 86400, .sample_seconds = 3600, .min_hp = 20, .min_spot = 20,
 			       .pressure_strata = 3, .share_strata = 4, .warmup_days = 30 };
-	const char *input = "-", *output = "-";
 	bool all_days = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "hi:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_DAY: o.day_seconds = int_at_least("day-seconds", optarg, 1); break;
 		case OPT_SAMPLE: o.sample_seconds = int_at_least("sample-seconds", optarg, 1); break;
@@ -136,17 +134,11 @@ int main(int argc, char **argv)
 		case OPT_WARMUP: o.warmup_days = int_at_least("warmup-days", optarg, 0); break;
 		case OPT_ALL_ELIGIBLE: o.all_eligible = true; break;
 		case OPT_ALL_DAYS: all_days = true; break;
-		case 'i': input = optarg; break;
-		case 'o': output = optarg; break;
-		case 'h':
-			usage_print(stdout, usage);
-			print_help(help);
-		default:
-			usage_fail(usage, NULL);
+		default: cli_option(&cli, c, argv);
 		}
 	}
-	if (optind < argc)
-		usage_fail(usage, "unexpected operand");
+	cli_operands(&cli, argc, argv, 1);
+	const char *input = cli.inputs[0], *output = cli.output;
 	if (o.day_seconds % o.sample_seconds)
 		usage_fail(usage, "--day-seconds must be a multiple of --sample-seconds");
 
@@ -189,5 +181,6 @@ int main(int argc, char **argv)
 	scan_result_release(&res);
 	trace_release(&t);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

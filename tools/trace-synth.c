@@ -1,5 +1,6 @@
 /* trace-synth — write a seeded synthetic trace stream calibrated to a profile of
  * aggregate tables (docs/profiles.md), optionally with a Markdown fit report. */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
@@ -28,9 +29,9 @@ static const char help[] =
 	"  --days A-B         keep jobs submitted on days A..B (0-based, inclusive; 'A' = one day);\n"
 	"                     submit times stay seconds from the profile's time origin\n"
 	"  --gpu-model M      keep only nodes and jobs of model M (repeatable)\n"
-	"  --report FILE      also write a Markdown fit report to FILE\n"
-	"  -o, --output FILE  write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help         show this help\n";
+	"  --report FILE      also write a Markdown fit report to FILE\n";
+
+static const char schemas[] = "reads: " SYNTH_PROFILE_SCHEMA ", " SYNTH_PROFILE_SCHEMA2 " (--profile)\nwrites: " TRACE_SCHEMA_V2 "\n";
 
 static void parse_days(const char *s, struct synth_options *o)
 {
@@ -87,17 +88,16 @@ int main(int argc, char **argv)
 		{ "days", required_argument, NULL, 'd' },
 		{ "gpu-model", required_argument, NULL, 'm' },
 		{ "report", required_argument, NULL, 'r' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	tool_init(argc, argv, usage);
-	const char *profile = NULL, *output = "-", *report = NULL;
+	struct cli cli;
+	cli_init(&cli, argv, CLI_OUTPUT, usage, help, schemas);
+	const char *profile = NULL, *report = NULL;
 	struct synth_options o = { .seed = 1, .load_factor = 1.0 };
 	const char **models = xcalloc((size_t)argc + 1, sizeof *models);
 	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'P': profile = optarg; break;
 		case 's': {
@@ -115,17 +115,14 @@ int main(int argc, char **argv)
 		case 'd': parse_days(optarg, &o); break;
 		case 'm': models[o.n_gpu_models++] = optarg; break;
 		case 'r': report = optarg; break;
-		case 'o': output = optarg; break;
-		case 'h':
-			usage_print(stdout, usage);
-			free(models);
-			print_help(help);
-		case ':': usage_error(usage, "option '%s' needs an argument", argv[optind - 1]);
-		default: usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+		default:
+			if (c == 'h' || c == 'V')
+				free(models);
+			cli_option(&cli, c, argv);
 		}
 	}
-	if (optind < argc)
-		usage_error(usage, "unexpected operand '%s'", argv[optind]);
+	cli_operands(&cli, argc, argv, 0);
+	const char *output = cli.output;
 	if (!profile)
 		usage_error(usage, "missing --profile");
 	o.gpu_models = models;

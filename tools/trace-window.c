@@ -1,5 +1,6 @@
 /* trace-window — cut a trace stream: a prefix slice (submit time, GPU models) and/or an
  * evaluation slice (window with a warm-up start), as the original slicers do. */
+#include "core/cli.h"
 #include "core/die.h"
 #include "core/text.h"
 #include "core/ndjson.h"
@@ -12,7 +13,7 @@
 
 static const char usage[] =
 	"trace-window [--max-submit T] [--gpu-model M]... [--eval-start S --eval-end E [--warmup-start W]] [--no-warmup-spot]\n"
-	"[--trace-id ID] [-i FILE] [-o OUT]\n";
+	"[--trace-id ID] [-o OUT] [FILE]\n";
 
 static const char help[] =
 	"\n"
@@ -30,10 +31,9 @@ static const char help[] =
 	"  --warmup-start W     keep jobs from W on (default 0: full carry-in)\n"
 	"  --no-warmup-spot     drop Spot jobs submitted before S\n"
 	"Other:\n"
-	"  --trace-id ID        trace_id of the slice (default: the input's)\n"
-	"  -i, --input FILE     read FILE instead of stdin (.zst is decompressed)\n"
-	"  -o, --output FILE    write to FILE (FILE.XXXXXX.tmp, then renamed; .zst compresses)\n"
-	"  -h, --help           show this help\n";
+	"  --trace-id ID        trace_id of the slice (default: the input's)\n";
+
+static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 "\nwrites: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 " (as the input)\n";
 
 enum { OPT_MAX_SUBMIT = 256, OPT_GPU_MODEL, OPT_EVAL_START, OPT_EVAL_END, OPT_WARMUP_START, OPT_NO_WARMUP_SPOT, OPT_TRACE_ID };
 
@@ -45,24 +45,22 @@ static const struct option longopts[] = {
 	{ "warmup-start", required_argument, NULL, OPT_WARMUP_START },
 	{ "no-warmup-spot", no_argument, NULL, OPT_NO_WARMUP_SPOT },
 	{ "trace-id", required_argument, NULL, OPT_TRACE_ID },
-	{ "input", required_argument, NULL, 'i' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
+	CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 	{ NULL, 0, NULL, 0 },
 };
 
 struct opts {
-	const char *input, *output, *trace_id;
+	const char *trace_id;
 	bool has_max, has_start, has_end, has_warmup, no_warmup_spot;
 	double max_submit, eval_start, eval_end, warmup_start;
 	const char **models;
 	size_t n_models;
 };
 
-static void parse_options(int argc, char **argv, struct opts *o)
+static void parse_options(int argc, char **argv, struct cli *cli, struct opts *o)
 {
 	int c;
-	while ((c = getopt_long(argc, argv, "hi:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_MAX_SUBMIT: o->max_submit = opt_double("max-submit", optarg); o->has_max = true; break;
 		case OPT_GPU_MODEL:
@@ -80,17 +78,10 @@ static void parse_options(int argc, char **argv, struct opts *o)
 				usage_error(usage, "--trace-id: the id %s", text_id_problem(optarg, strlen(optarg)));
 			o->trace_id = optarg;
 			break;
-		case 'i': o->input = optarg; break;
-		case 'o': o->output = optarg; break;
-		case 'h':
-			usage_print(stdout, usage);
-			print_help(help);
-		default:
-			usage_fail(usage, NULL);
+		default: cli_option(cli, c, argv);
 		}
 	}
-	if (optind < argc)
-		usage_fail(usage, "unexpected operand");
+	cli_operands(cli, argc, argv, 1);
 	if (o->has_start != o->has_end)
 		usage_fail(usage, "--eval-start and --eval-end go together");
 	if ((o->has_warmup || o->no_warmup_spot) && !o->has_start)
@@ -156,16 +147,17 @@ static void slice(struct trace *t, const struct opts *o)
 
 int main(int argc, char **argv)
 {
-	tool_init(argc, argv, usage);
-	struct opts o = { .input = "-", .output = "-" };
-	parse_options(argc, argv, &o);
+	struct cli cli;
+	struct opts o = { 0 };
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	parse_options(argc, argv, &cli, &o);
 
 	struct trace t;
 	struct arena a;
 	char err[1024];
 	trace_init(&t);
 	arena_init(&a);
-	if (trace_load(&t, o.input, err, sizeof err))
+	if (trace_load(&t, cli.inputs[0], err, sizeof err))
 		die("%s", err);
 	const char *in_schema = t.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1;
 	char in_fp[33], in_name[256];
@@ -176,7 +168,7 @@ int main(int argc, char **argv)
 	struct json *hdr = trace_header(&t, &a, "trace-window");
 	nd_header_add_stream(&a, hdr, in_name, in_schema, in_fp);
 	json_set(&a, hdr, "params", params_of(&a, &o));
-	struct nd_writer *w = ndw_open(o.output, err, sizeof err);
+	struct nd_writer *w = ndw_open(cli.output, err, sizeof err);
 	if (!w)
 		die("%s", err);
 	if (trace_write(&t, hdr, w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
@@ -184,5 +176,6 @@ int main(int argc, char **argv)
 	free(o.models);
 	trace_release(&t);
 	arena_release(&a);
+	cli_release(&cli);
 	return 0;
 }

@@ -1,4 +1,5 @@
 #include "core/arena.h"
+#include "core/die.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,15 +48,15 @@ void arena_reset(struct arena *a)
 
 void *arena_alloc(struct arena *a, size_t n)
 {
+	if (n > ((size_t)-1) / 4)
+		xalloc_die();
 	n = (n + 15) & ~(size_t)15;
 	struct arena_chunk *c = a->head;
 	if (!c || c->size - c->used < n) {
 		size_t size = 64 * 1024;
 		while (size < n)
 			size *= 2;
-		c = malloc(sizeof *c + size);
-		if (!c)
-			return NULL;
+		c = xmalloc(sizeof *c + size);
 		c->size = size;
 		c->used = 0;
 		c->next = a->head;
@@ -70,8 +71,6 @@ void *arena_alloc(struct arena *a, size_t n)
 char *arena_strndup(struct arena *a, const char *s, size_t n)
 {
 	char *p = arena_alloc(a, n + 1);
-	if (!p)
-		return NULL;
 	memcpy(p, s, n);
 	p[n] = 0;
 	return p;

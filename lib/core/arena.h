@@ -15,6 +15,6 @@ struct arena {
 void arena_init(struct arena *a);
 void arena_release(struct arena *a);
 void arena_reset(struct arena *a);                       /* keep the largest chunk */
-void *arena_alloc(struct arena *a, size_t n);           /* 16-aligned, NULL on OOM */
+void *arena_alloc(struct arena *a, size_t n);           /* 16-aligned; never NULL (xalloc) */
 char *arena_strndup(struct arena *a, const char *s, size_t n); /* NUL-terminated copy */
 #endif

@@ -15,20 +15,6 @@ void set_progname(const char *argv0)
 	progname = p ? p + 1 : argv0;
 }
 
-void tool_init(int argc, char **argv, const char *usage)
-{
-	set_progname(argc > 0 && argv[0] ? argv[0] : "schednav");
-	for (int i = 1; i < argc; i++) {
-		size_t len = strlen(argv[i]);
-		if (text_utf8_ok(argv[i], len))
-			continue;
-		char q[100], msg[200];
-		text_quote(q, sizeof q, argv[i], len);
-		snprintf(msg, sizeof msg, "argument %d is not valid UTF-8: '%s' (arguments can reach the output, which is UTF-8)", i, q);
-		usage_fail(usage, msg);
-	}
-}
-
 static void vmsg(const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: ", progname);
@@ -127,6 +113,18 @@ void *xcalloc_large(size_t n, size_t size)
 	return p;
 }
 
+void xalloc_die(void)
+{
+	die("out of memory");
+}
+
+void *xnonnull(void *p)
+{
+	if (!p)
+		xalloc_die();
+	return p;
+}
+
 char *xstrdup(const char *s)
 {
 	return xstrndup(s, strlen(s));
@@ -145,8 +143,11 @@ void *xgrow(void *p, size_t *cap, size_t need, size_t elem)
 	if (need <= *cap)
 		return p;
 	size_t c = *cap ? *cap : 8;
-	while (c < need)
+	while (c < need) {
+		if (c > ((size_t)-1) / 2 / (elem ? elem : 1))
+			die("out of memory");
 		c *= 2;
+	}
 	p = xrealloc(p, c * elem);
 	*cap = c;
 	return p;

@@ -1,7 +1,13 @@
 /*
- * die — the only module that may end the process; only tools call it.
- * Messages go to stderr as "PROG: message" (git grammar: lowercase, no final period).
- * xalloc wrappers never return NULL.
+ * die — the only module that may end the process. Tools call die(), usage_*() and the
+ * option helpers; messages go to stderr as "PROG: message" (git grammar: lowercase, no
+ * final period).
+ *
+ * It is also the one xalloc module, and the out-of-memory rule for all code, lib/
+ * included (docs/design.md): memory is allocated only through the x* wrappers below (or
+ * an arena, which uses them), which never return NULL: on failure they print
+ * "PROG: out of memory" and exit 1. No function returns an out-of-memory error, and lib/
+ * calls nothing else here.
  */
 #ifndef SCHEDNAV_DIE_H
 #define SCHEDNAV_DIE_H
@@ -11,10 +17,6 @@
 extern const char *progname;
 
 void set_progname(const char *argv0);                       /* basename of argv0 */
-/* First call of every tool's main: set_progname, then refuse (usage_fail, exit 2) any
- * argument that is not valid UTF-8: option values and file names can be written into the
- * output, and every byte a tool writes is UTF-8 (docs/hardening.md). */
-void tool_init(int argc, char **argv, const char *usage);
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));   /* exit 1 */
 void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));          /* no exit */
 /* Print "usage: " + the first line of usage, further lines indented to match. */
@@ -30,6 +32,10 @@ char *xstrdup(const char *s);
 void *xcalloc_large(size_t n, size_t size);
 char *xstrndup(const char *s, size_t n);
 void *xgrow(void *p, size_t *cap, size_t need, size_t elem); /* grow array to hold need elems */
+/* p, or "out of memory" and exit 1: for objects a library allocates (yajl, XXH3, zstd). */
+void *xnonnull(void *p);
+/* "out of memory" and exit 1: for a size no allocator can give (an overflowing count). */
+void xalloc_die(void) __attribute__((noreturn));
 /* Parse an option's number; on failure "PROG: --NAME: invalid number 'S'" and exit 2. */
 double opt_double(const char *name, const char *s);
 long long opt_int(const char *name, const char *s);

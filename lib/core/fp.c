@@ -19,9 +19,7 @@ static void hex(const unsigned char *b, size_t n, char *out)
 
 void fp_xxh3_init(struct fp_xxh3 *h)
 {
-	h->state = XXH3_createState();
-	if (!h->state)
-		die("out of memory");
+	h->state = xnonnull(XXH3_createState());
 	XXH3_128bits_reset(h->state);
 }
 

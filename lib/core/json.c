@@ -13,8 +13,6 @@
 static void *aalloc(struct arena *a, size_t n)
 {
 	void *p = arena_alloc(a, n);
-	if (!p)
-		die("out of memory");
 	memset(p, 0, n);
 	return p;
 }
@@ -298,13 +296,9 @@ static const yajl_callbacks callbacks = {
 
 int json_parse(struct arena *a, const char *buf, size_t len, struct json **out, char *err, size_t errlen)
 {
-	struct pstate *ps = calloc(1, sizeof *ps);
-	if (!ps)
-		die("out of memory");
+	struct pstate *ps = xcalloc(1, sizeof *ps);
 	ps->a = a;
-	yajl_handle h = yajl_alloc(&callbacks, NULL, ps);
-	if (!h)
-		die("out of memory");
+	yajl_handle h = xnonnull(yajl_alloc(&callbacks, NULL, ps));
 	yajl_status st = yajl_parse(h, (const unsigned char *)buf, len);
 	if (st == yajl_status_ok)
 		st = yajl_complete_parse(h);

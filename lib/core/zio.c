@@ -1,4 +1,5 @@
 #include "core/zio.h"
+#include "core/die.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
 #include <errno.h>
@@ -39,22 +40,18 @@ struct zio_reader *zr_open(const char *path, bool want_sha256, char *err, size_t
 		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
 	}
-	struct zio_reader *r = calloc(1, sizeof *r);
-	if (!r) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
+	struct zio_reader *r = xcalloc(1, sizeof *r);
 	r->fd = fd;
-	r->name = strdup(fd == 0 ? "<stdin>" : path);
+	r->name = xstrdup(fd == 0 ? "<stdin>" : path);
 	/* a small regular file gets small buffers (configs, fixtures, fuzz inputs): the raw
 	 * buffer holds it whole, the decoded one grows to zstd's block size only for zstd */
 	struct stat st;
 	r->raw_cap = RAW_CHUNK;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < RAW_CHUNK)
 		r->raw_cap = (size_t)st.st_size < 4096 ? 4096 : (size_t)st.st_size + 1;
-	r->raw = malloc(r->raw_cap);
+	r->raw = xmalloc(r->raw_cap);
 	r->dec_cap = r->raw_cap;
-	r->dec = malloc(r->dec_cap);
+	r->dec = xmalloc(r->dec_cap);
 	sb_init(&r->line);
 	fp_xxh3_init(&r->xxh);
 	r->want_sha = want_sha256;
@@ -111,8 +108,8 @@ static int fill_dec(struct zio_reader *r, char *err, size_t errlen)
 			if (r->zstd) {
 				r->dec_cap = ZSTD_DStreamOutSize();
 				free(r->dec);
-				r->dec = malloc(r->dec_cap);
-				r->dctx = ZSTD_createDCtx();
+				r->dec = xmalloc(r->dec_cap);
+				r->dctx = xnonnull(ZSTD_createDCtx());
 				ZSTD_inBuffer in = { magic, 4, 0 };
 				ZSTD_outBuffer out = { r->dec, r->dec_cap, 0 };
 				r->zret = ZSTD_decompressStream(r->dctx, &out, &in);
@@ -344,11 +341,7 @@ static mode_t create_mode(void)
 
 struct zio_writer *zw_open(const char *path, bool force_zstd, char *err, size_t errlen)
 {
-	struct zio_writer *w = calloc(1, sizeof *w);
-	if (!w) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
+	struct zio_writer *w = xcalloc(1, sizeof *w);
 	bool zstd = force_zstd;
 	struct stat st;
 	if (!path || !strcmp(path, "-"))
@@ -362,15 +355,15 @@ struct zio_writer *zw_open(const char *path, bool force_zstd, char *err, size_t 
 			free(w);
 			return NULL;
 		}
-		w->path = strdup(path);
+		w->path = xstrdup(path);
 		w->direct = 1;
 	} else {
 		/* A temporary file of our own beside the target (mkstemp: a name no other writer
 		 * can have, created O_EXCL), renamed over it only by zw_commit. */
 		zstd = zstd || ends_with(path, ".zst");
-		w->path = strdup(path);
+		w->path = xstrdup(path);
 		size_t n = strlen(path) + sizeof ZIO_TMP_SUFFIX;
-		w->tmp = malloc(n);
+		w->tmp = xmalloc(n);
 		snprintf(w->tmp, n, "%s" ZIO_TMP_SUFFIX, path);
 		w->fd = mkstemps(w->tmp, 4);
 		if (w->fd < 0 || fchmod(w->fd, create_mode()) != 0) {
@@ -392,11 +385,11 @@ struct zio_writer *zw_open(const char *path, bool force_zstd, char *err, size_t 
 		open_writers = w;
 	}
 	if (zstd) {
-		w->cctx = ZSTD_createCCtx();
+		w->cctx = xnonnull(ZSTD_createCCtx());
 		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, 6);
 		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
 		w->out_cap = ZSTD_CStreamOutSize();
-		w->out = malloc(w->out_cap);
+		w->out = xmalloc(w->out_cap);
 	}
 	return w;
 }

@@ -92,6 +92,14 @@ int ev_metrics_check(const struct json *rec, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < rec->u.obj.n; i++) {
 		const char *k = rec->u.obj.keys[i];
+		/* the one optional key: a controlled run's summary (predictive-records.md §1.3) */
+		if (!strcmp(k, "predictive_control")) {
+			if (rec->u.obj.vals[i]->kind != JSON_OBJECT) {
+				snprintf(err, errlen, "metrics record: 'predictive_control' must be an object");
+				return -1;
+			}
+			continue;
+		}
 		bool known = ev_is_catalogue(k);
 		for (size_t j = 0; !known && j < NMETRICS_KEYS; j++)
 			known = !strcmp(metrics_keys[j].key, k);

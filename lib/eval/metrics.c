@@ -268,32 +268,56 @@ static bool bool_at(const struct json *o, const char *k)
 	return x && (x->kind == JSON_TRUE || x->kind == JSON_FALSE);
 }
 
-/* The control_report keys metrics carries into predictive_control, checked for kind. */
+#define TENANT_CONTROLLER_SCHEMA "schednav.tenant-predictive-controller/v1"
+
+/* The controller family of a controlled run, from the header's controller echo. */
+static bool tenant_family(const struct json *hdr)
+{
+	const struct json *c = json_get(hdr, "controller"), *sv = c ? json_get(c, "schema_version") : NULL;
+	return sv && sv->kind == JSON_STRING && !strcmp(sv->u.str.s, TENANT_CONTROLLER_SCHEMA);
+}
+
+static bool obj_at(const struct json *o, const char *k)
+{
+	const struct json *x = json_get(o, k);
+	return x && x->kind == JSON_OBJECT;
+}
+
+/* The control_report keys metrics carries into predictive_control, checked for kind: the
+ * aggregate family's (predictive-records.md §1.2) or the tenant family's (predictive.md §2:
+ * eta final per pool, scored_point_count, the admission diagnostics). */
 static int control_check(struct nd_reader *r, const struct json *v, const struct json *hdr, char *err, size_t errlen)
 {
 	static const char *const objs[] = { "information_boundary", "evidence_window_seconds", "eta", "spot_quota_gpus", "forecast_evaluation", NULL };
 	const struct json *id = json_get(v, "controller_id"), *fp = json_get(v, "controller_fingerprint");
 	const char *bad = NULL;
+	bool tenant = tenant_family(hdr);
 	if (!json_get(hdr, "controller"))
 		bad = "control_report in a result stream without a controller";
 	else if (!id || id->kind != JSON_STRING || !fp || fp->kind != JSON_STRING || !json_identical(fp, json_get(hdr, "controller_fingerprint")))
 		bad = "control_report: controller_id and controller_fingerprint must be strings matching the header";
 	else if (!count_at(v, "update_count") || !count_at(v, "total_runtime_update_count"))
 		bad = "control_report: update counts must be non-negative integers";
-	for (const char *const *k = objs; !bad && *k; k++) {
-		const struct json *o = json_get(v, *k);
-		if (!o || o->kind != JSON_OBJECT)
+	for (const char *const *k = objs; !bad && *k; k++)
+		if (!obj_at(v, *k))
 			bad = "control_report: a summary block is missing or not an object";
-	}
+	if (!bad && tenant && (!obj_at(v, "admission_diagnostics") || !obj_at(v, "forecast_evaluation_sums")))
+		bad = "control_report: a summary block is missing or not an object";
 	if (!bad) {
 		const struct json *ib = json_get(v, "information_boundary"), *w = json_get(v, "evidence_window_seconds"),
 				  *eta = json_get(v, "eta"), *q = json_get(v, "spot_quota_gpus"), *f = json_get(v, "forecast_evaluation");
-		if (!bool_at(ib, "future_workload_fields_accepted") || !bool_at(ib, "forecast_scoring_occurs_after_target_observation") ||
-		    !num_or_null(w, "start") || !num_or_null(w, "end") || !num_or_null(eta, "initial") || !num_or_null(eta, "final") ||
-		    !num_or_null(eta, "minimum_observed") || !num_or_null(eta, "maximum_observed") || !num_or_null(q, "mean") ||
-		    !num_or_null(q, "minimum") || !num_or_null(q, "maximum") || !count_at(f, "evaluated_point_count") ||
-		    !num_or_null(f, "mae_gpus") || !num_or_null(f, "wape") || !num_or_null(f, "mean_error_gpus") ||
-		    !num_or_null(f, "guarantee_quantile_coverage") || !num_or_null(f, "pinball_loss"))
+		bool ok = bool_at(ib, "forecast_scoring_occurs_after_target_observation") && num_or_null(w, "start") &&
+			  num_or_null(w, "end") && num_or_null(eta, "initial") && num_or_null(eta, "minimum_observed") &&
+			  num_or_null(eta, "maximum_observed") && num_or_null(q, "mean") && num_or_null(q, "minimum") &&
+			  num_or_null(q, "maximum") && num_or_null(f, "mae_gpus") && num_or_null(f, "wape") &&
+			  num_or_null(f, "mean_error_gpus") && num_or_null(f, "guarantee_quantile_coverage") && num_or_null(f, "pinball_loss");
+		if (tenant)
+			ok = ok && bool_at(ib, "actual_future_demand_used_for_prediction") && obj_at(eta, "final_by_resource_pool") &&
+			     count_at(f, "scored_point_count");
+		else
+			ok = ok && bool_at(ib, "future_workload_fields_accepted") && num_or_null(eta, "final") &&
+			     count_at(f, "evaluated_point_count");
+		if (!ok)
 			bad = "control_report: a summary value has the wrong type";
 	}
 	if (bad) {
@@ -641,10 +665,16 @@ struct json *metrics_record(struct arena *a, const struct metrics_result *m)
 	if (m->control) {
 		static const char *const keys[] = { "controller_id", "controller_fingerprint", "update_count", "total_runtime_update_count",
 			"evidence_window_seconds", "eta", "spot_quota_gpus", "forecast_evaluation", "information_boundary", NULL };
+		/* the tenant family adds its estimator, the scoring sums (to pool windows exactly)
+		 * and the starvation diagnostic */
+		static const char *const tenant_keys[] = { "estimator", "forecast_evaluation_sums", "admission_diagnostics", NULL };
 		struct json *pcb = json_object(a);
 		json_set(a, pcb, "available", json_bool(a, true));
 		for (const char *const *k = keys; *k; k++)
 			json_set(a, pcb, *k, json_clone(a, json_get(m->control, *k)));
+		for (const char *const *k = tenant_keys; tenant_family(m->header) && *k; k++)
+			if (json_get(m->control, *k))
+				json_set(a, pcb, *k, json_clone(a, json_get(m->control, *k)));
 		json_set(a, o, "predictive_control", pcb);
 	}
 	return o;

@@ -86,7 +86,8 @@ static int find_metrics(const struct ev_input *in, const char *fp)
 	return -1;
 }
 
-static int build_candidates(const struct slo_spec *s, const struct ev_input *in, struct cand *c, size_t *nc, char *err, size_t errlen)
+static int build_candidates(const struct slo_spec *s, const struct ev_input *in, size_t max, struct cand *c, size_t *nc,
+                            char *err, size_t errlen)
 {
 	char e[512];
 	size_t n = 0;
@@ -100,8 +101,8 @@ static int build_candidates(const struct slo_spec *s, const struct ev_input *in,
 			snprintf(err, errlen, "%s: %s", ev_where(it), e);
 			goto out;
 		}
-		if (n == RANK_MAX_CANDIDATES) {
-			snprintf(err, errlen, "%s: more than %d audit records (rank takes 3 to 5 candidates)", ev_where(it), RANK_MAX_CANDIDATES);
+		if (n == max) {
+			snprintf(err, errlen, "%s: more than %zu audit records (rank takes 3 to %zu candidates)", ev_where(it), max, max);
 			goto out;
 		}
 		const char *slo_fp = ev_str(it->rec, "slo_fingerprint");
@@ -137,7 +138,7 @@ static int build_candidates(const struct slo_spec *s, const struct ev_input *in,
 			goto out;
 		}
 	if (n < RANK_MIN_CANDIDATES) {
-		snprintf(err, errlen, "%zu candidates (audit + metrics pairs); rank takes 3 to 5", n);
+		snprintf(err, errlen, "%zu candidates (audit + metrics pairs); rank takes 3 to %zu", n, max);
 		goto out;
 	}
 	*nc = n;
@@ -147,20 +148,25 @@ out:
 	return rc;
 }
 
-struct json *rank_build(const struct slo_spec *s, const struct ev_input *in, struct arena *a, char *err, size_t errlen)
+struct json *rank_build(const struct slo_spec *s, const struct ev_input *in, size_t max, struct arena *a, char *err,
+                        size_t errlen)
 {
+	if (max < RANK_MIN_CANDIDATES || max > RANK_LIMIT_CANDIDATES) {
+		snprintf(err, errlen, "the candidate bound must be %d to %d", RANK_MIN_CANDIDATES, RANK_LIMIT_CANDIDATES);
+		return NULL;
+	}
 	if (!s->has_ranking) {
 		snprintf(err, errlen, "the SLO spec has no 'ranking' block");
 		return NULL;
 	}
-	struct cand c[RANK_MAX_CANDIDATES];
+	struct cand c[RANK_LIMIT_CANDIDATES];
 	memset(c, 0, sizeof c);
 	size_t n = 0;
-	if (build_candidates(s, in, c, &n, err, errlen))
+	if (build_candidates(s, in, max, c, &n, err, errlen))
 		return NULL;
 	const char *names[3] = { s->allocation_metric, s->second_metric, s->third_metric };
 	struct json *cands = json_array(a);
-	bool alive[RANK_MAX_CANDIDATES];
+	bool alive[RANK_LIMIT_CANDIDATES];
 	for (size_t i = 0; i < n; i++) {
 		const struct json *au = c[i].audit->rec, *me = c[i].metrics->rec;
 		bool evidence = ev_self_fp_ok(au, "audit_fingerprint") && is_true(au, "metrics_schema_supported") &&

@@ -14,13 +14,16 @@
 #include <stddef.h>
 
 #define RANK_MIN_CANDIDATES 3
-#define RANK_MAX_CANDIDATES 5
+#define RANK_MAX_CANDIDATES 5      /* the portfolio bound of the original (default) */
+#define RANK_LIMIT_CANDIDATES 8    /* the largest bound a caller may ask for (a study's arms) */
 
 /* Build the ranking record from the audit items and metrics items of in (audit order).
  * Errors: a spec without ranking, an audit for another SLO or for metrics not supplied,
- * a metrics record without audit, a count outside 3..5, duplicate actions, a null
- * ranking metric on a candidate that passes stage 1. Messages name "PATH:LINE". */
-struct json *rank_build(const struct slo_spec *s, const struct ev_input *in, struct arena *a, char *err, size_t errlen);
+ * a metrics record without audit, a count outside 3..max (max in 3..RANK_LIMIT_CANDIDATES,
+ * normally RANK_MAX_CANDIDATES), duplicate actions, a null ranking metric on a candidate
+ * that passes stage 1. Messages name "PATH:LINE". */
+struct json *rank_build(const struct slo_spec *s, const struct ev_input *in, size_t max, struct arena *a, char *err,
+                        size_t errlen);
 
 /* Check a ranking record's shape and its ranking_fingerprint. */
 int rank_check(const struct json *rec, char *err, size_t errlen);

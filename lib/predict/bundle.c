@@ -13,6 +13,7 @@
  * capacity only).
  */
 #include "predict/predict.h"
+#include "predict/tenant_control.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/num.h"
@@ -194,6 +195,8 @@ static struct json *quota_doc(struct arena *a, const struct pc_controller *c, co
 
 struct json *pc_bundle(struct arena *a, const struct trace *t, const struct pc_config *cfg, double cutoff, char *err, size_t errlen)
 {
+	if (cfg->tenant)
+		return tc_bundle(a, t, cfg, cutoff, err, errlen);
 	if (t->n_jobs == 0 || t->n_nodes == 0) {
 		snprintf(err, errlen, "trace has no jobs or no nodes");
 		return NULL;

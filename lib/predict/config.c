@@ -1,6 +1,8 @@
 /* The controller configuration (predictive.md §1): the original's exact key set, coercions
  * and validation rules, its to_dict() and the SHA-256 fingerprint of that dict. */
 #include "predict/predict.h"
+#include "predict/internal.h"
+#include "predict/tenant_config.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
 #include <math.h>
@@ -18,95 +20,51 @@ static const char *const config_keys[] = { "schema_version", "controller_id", "m
 #define MAX_SECONDS 3153600000LL   /* 100 years */
 #define MAX_HOURS 876000LL
 
-static int get_int(const struct json *v, const char *key, long long *out, char *err, size_t errlen)
-{
-	if (v->kind == JSON_INT) {
-		*out = v->u.i;
-	} else if (v->kind == JSON_REAL && isfinite(v->u.d) && v->u.d == floor(v->u.d) && fabs(v->u.d) < 9e15) {
-		*out = (long long)v->u.d;
-	} else {
-		snprintf(err, errlen, "'%s' must be an integer", key);
-		return -1;
-	}
-	return 0;
-}
-
-static int get_real(const struct json *v, const char *key, double *out, char *err, size_t errlen)
-{
-	if (!json_is_num(v) || !isfinite(json_num(v))) {
-		snprintf(err, errlen, "'%s' must be a finite number", key);
-		return -1;
-	}
-	*out = json_num(v);
-	return 0;
-}
-
-static int get_str(const struct json *v, const char *key, const char **out, char *err, size_t errlen)
-{
-	if (v->kind != JSON_STRING) {
-		snprintf(err, errlen, "'%s' must be a string", key);
-		return -1;
-	}
-	for (size_t i = 0; i < v->u.str.len; i++)
-		if ((unsigned char)v->u.str.s[i] < 0x20) {
-			snprintf(err, errlen, "'%s' must not contain control characters", key);
-			return -1;
-		}
-	*out = v->u.str.s;
-	return 0;
-}
-
-static int fail(char *err, size_t errlen, const char *msg)
-{
-	snprintf(err, errlen, "%s", msg);
-	return -1;
-}
-
 static int validate(const struct pc_config *c, char *err, size_t errlen)
 {
 	if (!*c->controller_id)
-		return fail(err, errlen, "controller_id cannot be empty");
+		return pcf_fail(err, errlen, "controller_id cannot be empty");
 	if (strcmp(c->model, pc_seasonal_gaussian.model)) {
 		snprintf(err, errlen, "unknown model '%s' (want '%s')", c->model, pc_seasonal_gaussian.model);
 		return -1;
 	}
 	if (c->observation_interval_seconds <= 0)
-		return fail(err, errlen, "observation_interval_seconds must be positive");
+		return pcf_fail(err, errlen, "observation_interval_seconds must be positive");
 	if (c->aggregation_interval_seconds <= 0 || c->aggregation_interval_seconds % c->observation_interval_seconds != 0)
-		return fail(err, errlen, "aggregation_interval_seconds must be a positive multiple of the observation interval");
+		return pcf_fail(err, errlen, "aggregation_interval_seconds must be a positive multiple of the observation interval");
 	if (c->aggregation_interval_seconds != 3600)
-		return fail(err, errlen, "predictive-controller/v1 requires hourly aggregation (aggregation_interval_seconds 3600)");
+		return pcf_fail(err, errlen, "predictive-controller/v1 requires hourly aggregation (aggregation_interval_seconds 3600)");
 	if (c->lookback_hours <= 0 || c->forecast_horizon_hours <= 0)
-		return fail(err, errlen, "lookback_hours and forecast_horizon_hours must be positive");
+		return pcf_fail(err, errlen, "lookback_hours and forecast_horizon_hours must be positive");
 	if (c->retrain_interval_seconds < c->aggregation_interval_seconds)
-		return fail(err, errlen, "retrain_interval_seconds cannot be shorter than aggregation");
+		return pcf_fail(err, errlen, "retrain_interval_seconds cannot be shorter than aggregation");
 	if (!(0.5 < c->guarantee_probability && c->guarantee_probability < 1.0))
-		return fail(err, errlen, "guarantee_probability must be between 0.5 and 1");
+		return pcf_fail(err, errlen, "guarantee_probability must be between 0.5 and 1");
 	if (c->n_horizons == 0 || c->horizons[0] <= 0 || c->horizons[c->n_horizons - 1] > c->forecast_horizon_hours)
-		return fail(err, errlen, "guarantee_horizons_hours must be unique, increasing, positive, and inside the forecast horizon");
+		return pcf_fail(err, errlen, "guarantee_horizons_hours must be unique, increasing, positive, and inside the forecast horizon");
 	for (size_t i = 1; i < c->n_horizons; i++)
 		if (c->horizons[i] <= c->horizons[i - 1])
-			return fail(err, errlen, "guarantee_horizons_hours must be unique, increasing, positive, and inside the forecast horizon");
+			return pcf_fail(err, errlen, "guarantee_horizons_hours must be unique, increasing, positive, and inside the forecast horizon");
 	if (!(1 <= c->minimum_history_hours && c->minimum_history_hours <= c->lookback_hours))
-		return fail(err, errlen, "minimum_history_hours must be inside the lookback");
+		return pcf_fail(err, errlen, "minimum_history_hours must be inside the lookback");
 	if (c->minimum_sigma_gpus < 0)
-		return fail(err, errlen, "minimum_sigma_gpus cannot be negative");
+		return pcf_fail(err, errlen, "minimum_sigma_gpus cannot be negative");
 	if (!(0 < c->minimum_eta && c->minimum_eta <= c->initial_eta && c->initial_eta <= c->maximum_eta))
-		return fail(err, errlen, "expected 0 < minimum_eta <= initial_eta <= maximum_eta");
+		return pcf_fail(err, errlen, "expected 0 < minimum_eta <= initial_eta <= maximum_eta");
 	if (c->feedback_window_seconds <= 0)
-		return fail(err, errlen, "feedback_window_seconds must be positive");
+		return pcf_fail(err, errlen, "feedback_window_seconds must be positive");
 	if (c->starvation_increase_after_seconds <= 0)
-		return fail(err, errlen, "starvation_increase_after_seconds must be positive");
+		return pcf_fail(err, errlen, "starvation_increase_after_seconds must be positive");
 	if (!(1.0 <= c->high_eviction_ratio))
-		return fail(err, errlen, "high_eviction_ratio must be at least 1");
+		return pcf_fail(err, errlen, "high_eviction_ratio must be at least 1");
 	if (!(0.0 <= c->low_eviction_ratio && c->low_eviction_ratio <= 1.0))
-		return fail(err, errlen, "low_eviction_ratio must be between 0 and 1");
+		return pcf_fail(err, errlen, "low_eviction_ratio must be between 0 and 1");
 	if (!(0.0 < c->eta_increase_step && c->eta_increase_step <= 1.0))
-		return fail(err, errlen, "eta_increase_step must be between 0 and 1");
+		return pcf_fail(err, errlen, "eta_increase_step must be between 0 and 1");
 	if (c->observation_interval_seconds > MAX_SECONDS || c->retrain_interval_seconds > MAX_SECONDS ||
 	    c->feedback_window_seconds > MAX_SECONDS || c->starvation_increase_after_seconds > MAX_SECONDS ||
 	    c->lookback_hours > MAX_HOURS || c->forecast_horizon_hours > 168)
-		return fail(err, errlen, "an interval is out of range (at most 100 years; forecast_horizon_hours at most 168)");
+		return pcf_fail(err, errlen, "an interval is out of range (at most 100 years; forecast_horizon_hours at most 168)");
 	return 0;
 }
 
@@ -138,6 +96,43 @@ static struct json *canonical(struct arena *a, const struct pc_config *c)
 	return d;
 }
 
+/* The tenant family (predictive.md §2): its own schema and key set (tenant_config.c), and
+ * the fields the engine reads in common, with the switches that make it per pool. */
+static int tenant_family(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen)
+{
+	struct tc_config *t = arena_alloc(a, sizeof *t);
+	if (!t)
+		return pcf_fail(err, errlen, "out of memory");
+	if (tc_config_from_json(t, doc, a, err, errlen))
+		return -1;
+	c->tenant = t;
+	c->schema_version = t->schema_version;
+	c->controller_id = t->controller_id;
+	c->model = t->model;
+	c->observation_interval_seconds = t->quota_interval_seconds;
+	c->aggregation_interval_seconds = t->aggregation_interval_seconds;
+	c->lookback_hours = t->lookback_hours;
+	c->forecast_horizon_hours = t->horizon_hours;
+	c->retrain_interval_seconds = t->retrain_interval_seconds;
+	c->guarantee_probability = t->guarantee_probability;
+	c->horizons = t->horizons;
+	c->n_horizons = t->n_horizons;
+	c->minimum_history_hours = tc_minimum_history_hours(t);
+	c->initial_eta = t->initial_eta;
+	c->minimum_eta = t->minimum_eta;
+	c->maximum_eta = t->maximum_eta;
+	c->feedback_window_seconds = t->feedback_window_seconds;
+	c->starvation_increase_after_seconds = t->queue_wait_threshold_seconds;
+	c->high_eviction_ratio = t->high_eviction_multiple;
+	c->low_eviction_ratio = t->low_eviction_multiple;
+	c->sw = (struct pc_switches){ .pools = PC_POOLS_PER_MODEL, .eta_law = PC_ETA_PER_DECISION, .floor_before_subtract = true,
+				      .inventory_cap = t->runtime_inventory_cap, .control_window_only = true,
+				      .gate_scope = PC_GATE_POOL };
+	c->canonical = t->canonical;
+	memcpy(c->fingerprint, t->fingerprint, sizeof c->fingerprint);
+	return 0;
+}
+
 void pc_canonical_sha256(const struct json *v, char out[65])
 {
 	struct strbuf sb;
@@ -150,25 +145,13 @@ void pc_canonical_sha256(const struct json *v, char out[65])
 int pc_config_from_json(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof *c);
-	if (!doc || doc->kind != JSON_OBJECT)
-		return fail(err, errlen, "controller config must be a JSON object");
-	for (size_t i = 0; i < doc->u.obj.n; i++) {
-		const char *const *k = config_keys;
-		while (*k && strcmp(*k, doc->u.obj.keys[i]))
-			k++;
-		if (!*k) {
-			snprintf(err, errlen, "unknown key '%s'", doc->u.obj.keys[i]);
-			return -1;
-		}
-	}
-	for (const char *const *k = config_keys; *k; k++)
-		if (!json_get(doc, *k)) {
-			snprintf(err, errlen, "missing required key '%s'", *k);
-			return -1;
-		}
-#define S(k, f) if (get_str(json_get(doc, k), k, &c->f, err, errlen)) return -1
-#define I(k, f) if (get_int(json_get(doc, k), k, &c->f, err, errlen)) return -1
-#define R(k, f) if (get_real(json_get(doc, k), k, &c->f, err, errlen)) return -1
+	if (tc_config_is_tenant(doc))
+		return tenant_family(c, doc, a, err, errlen);
+	if (pcf_keys(doc, config_keys, NULL, err, errlen))
+		return -1;
+#define S(k, f) if (pcf_str(json_get(doc, k), k, &c->f, err, errlen)) return -1
+#define I(k, f) if (pcf_int(json_get(doc, k), k, &c->f, err, errlen)) return -1
+#define R(k, f) if (pcf_real(json_get(doc, k), k, &c->f, err, errlen)) return -1
 	S("schema_version", schema_version);
 	if (strcmp(c->schema_version, PC_CONFIG_SCHEMA)) {
 		snprintf(err, errlen, "unsupported schema_version '%s' (want '%s')", c->schema_version, PC_CONFIG_SCHEMA);
@@ -195,18 +178,8 @@ int pc_config_from_json(struct pc_config *c, const struct json *doc, struct aren
 #undef S
 #undef I
 #undef R
-	const struct json *h = json_get(doc, "guarantee_horizons_hours");
-	if (h->kind != JSON_ARRAY)
-		return fail(err, errlen, "guarantee_horizons_hours must be a list");
-	if (h->u.arr.n > 64)
-		return fail(err, errlen, "guarantee_horizons_hours holds more than 64 horizons");
-	c->n_horizons = h->u.arr.n;
-	c->horizons = arena_alloc(a, (c->n_horizons + 1) * sizeof *c->horizons);
-	if (!c->horizons)
-		return fail(err, errlen, "out of memory");
-	for (size_t i = 0; i < c->n_horizons; i++)
-		if (get_int(h->u.arr.items[i], "guarantee_horizons_hours", &c->horizons[i], err, errlen))
-			return -1;
+	if (pcf_horizons(json_get(doc, "guarantee_horizons_hours"), a, &c->horizons, &c->n_horizons, err, errlen))
+		return -1;
 	if (validate(c, err, errlen))
 		return -1;
 	c->estimator = &pc_seasonal_gaussian;

@@ -5,6 +5,8 @@
  * same; sums run left to right in time order.
  */
 #include "predict/predict.h"
+#include "predict/internal.h"
+#include "predict/tenant_control.h"
 #include "core/die.h"
 #include "core/num.h"
 #include <math.h>
@@ -60,6 +62,9 @@ int pc_controller_init(struct pc_controller *c, const struct pc_config *cfg, dou
 
 void pc_controller_release(struct pc_controller *c)
 {
+	ptq_free(c->tenant_queue);
+	tc_close(c->tenant);
+	free(c->tenant_obs);
 	if (c->est)
 		c->cfg->estimator->destroy(c->est);
 	for (size_t i = 0; i < c->n_pools; i++) {
@@ -88,6 +93,12 @@ static void *dup_array(const void *p, size_t n, size_t elem)
 void pc_controller_clone(struct pc_controller *d, const struct pc_controller *s)
 {
 	*d = *s;
+	if (s->tenant) {
+		d->tenant = tc_clone(s->tenant);
+		d->tenant_obs = dup_array(s->tenant_obs, tc_pool_count(s->tenant), sizeof *s->tenant_obs);
+		d->tenant_queue = ptq_clone(s->tenant_queue);
+		return;
+	}
 	d->pools = dup_array(s->pools, s->n_pools, sizeof *s->pools);
 	for (size_t i = 0; i < s->n_pools; i++) {
 		d->pools[i].latest_quotas = dup_array(s->pools[i].latest_quotas, s->cfg->n_horizons, sizeof *s->pools[i].latest_quotas);

@@ -6,10 +6,12 @@
  * left into a Spot quota per guarantee horizon, gates Spot starts by that quota and corrects
  * its scale factor eta from the Spot runs that actually closed. One engine hosts every
  * controller family; a family is a config schema plus a set of switches (struct
- * pc_switches) and an estimator (struct pc_estimator_ops). Today it hosts the aggregate
- * `predictive-spot-v1` (`seasonal-gaussian-v1`) exactly as the original engine computes it.
+ * pc_switches) and an estimator. It hosts the aggregate `predictive-spot-v1`
+ * (`seasonal-gaussian-v1`, struct pc_estimator_ops) exactly as the original engine
+ * computes it, and the tenant family (`schednav.tenant-predictive-controller/v1`,
+ * predictive.md §2, docs/tenant-controller.md) with its deterministic estimators.
  *
- * Pieces, in the order a decision uses them (pc_update):
+ * Pieces, in the order an aggregate decision uses them (pc_update):
  *   1. observation  the HP demand sample (aggregate: HP outstanding = queued + running GPUs)
  *                   goes into the sample log (for scoring) and its hour bucket (max of the
  *                   bucket's samples); buckets older than the lookback are dropped for good;
@@ -19,9 +21,10 @@
  *                   and the guarantee quantile q, rounded to 6 dp as published;
  *   4. feedback     the eta law updates each pool's eta (event-triggered for the aggregate:
  *                   only when a Spot run closed since the last evaluation, plus the
- *                   starvation rule; per-decision for the tenant family, quirk Q1);
- *   5. quota        pc_quota(), the one quota function (the `quota` tool calls it too),
- *                   per pool and guarantee horizon, from the rounded q and the new eta.
+ *                   starvation rule; per-decision for the tenant family, pc_eta_per_decision);
+ *   5. quota        pc_quota(), the one quota function (the `quota` tool and the tenant
+ *                   family call it too), per pool and guarantee horizon, from the rounded q
+ *                   and the new eta.
  * The simulator binding (pc_sim_bind) calls pc_update at every point of the update grid
  * (first arrival, then now + interval, the event loop's own clock) after the arrivals of
  * that instant and before the start pass, consults pc_allows_spot from the start pass and
@@ -29,20 +32,16 @@
  * offline cutoff bundle (pc_bundle) replays the same controller over a past-only
  * occupancy reconstruction.
  *
- * Plugging in the tenant controller (issue 11, predictive.md §2):
- *   - add its config schema to pc_config_from_json and fill pc_switches: pools per model
- *     (PC_POOLS_PER_MODEL), eta law PC_ETA_PER_DECISION (pc_eta_per_decision is written and
- *     unit-tested), floor_before_subtract and inventory_cap on (pc_quota has both),
- *     control_window_only on, gate scope PC_GATE_POOL (pc_allows_spot reads the pool);
- *   - write its estimator behind struct pc_estimator_ops (fit on the history, forecast one
- *     point list per pool); the 60-s per-series sampling and the minute history belong in
- *     struct pc_history next to the hourly buckets (O(1) per sample with 12 offset-aligned
- *     hourly maxima, §6);
- *   - periodic guarantee events: register them as extra wake-ups in pc_sim's next_wakeup
- *     and emit them from sim's after_advance hook (the simulator calls it after the clock
- *     moves, before completions, which is where the original emits them);
- *   - the sim hooks give per-run allocations (node -> GPUs, nodes -> model) for the
- *     pool-weighted events, and sim_each_running / sim_each_queued for per-pool state.
+ * The tenant family: pc_config_from_json fills the shared fields and the switches (pools
+ * per model, per-decision eta law, floor before subtract, inventory cap, control window
+ * only, pool gate) and keeps the family's own config in cfg->tenant; pc_controller_open
+ * opens its state machine (tenant_control.h: 60-s per-series samples, the decision grid,
+ * retraining, per-pool feedback, scoring) in c->tenant, pc_sim_bind binds it through
+ * tenant_sim.c (its sample and guarantee-period wake-ups, after_advance, per-pool
+ * observations, the pool gate inside the evidence window, distinct-node feedback
+ * weights), pc_bundle builds its bundle and pc_controller_clone forks it. It uses
+ * pc_quota, pc_quota_free, pc_eta_per_decision, pc_normal_quantile and
+ * pc_canonical_sha256 from here.
  *
  * Memory: a pc_config's strings and canonical dict live in the arena given to the parser.
  * A pc_controller owns everything it allocates (pc_controller_release frees it); decision
@@ -121,6 +120,8 @@ double pc_normal_quantile(double p);
 
 /* ---- configuration ---- */
 
+struct tc_config;                 /* the tenant family's own fields (tenant_config.h) */
+
 struct pc_config {
 	const char *schema_version, *controller_id, *model;
 	long long observation_interval_seconds, aggregation_interval_seconds, lookback_hours;
@@ -136,9 +137,15 @@ struct pc_config {
 	const struct pc_estimator_ops *estimator;
 	struct json *canonical;       /* the original's to_dict(), coerced types */
 	char fingerprint[65];         /* SHA-256 of its canonical sorted JSON (predictive.md §0) */
+	/* The tenant family (schema schednav.tenant-predictive-controller/v1): its full config;
+	 * the fields above then hold what both families share (observation = the quota
+	 * interval, minimum history = 844 h, starvation = the queue-wait threshold, ratios = the
+	 * eviction multiples) and estimator is NULL. NULL for the aggregate family. */
+	const struct tc_config *tenant;
 };
 
-/* Validate a parsed config (exact key set, the original's rules) and fill c. 0 or -1 + message. */
+/* Validate a parsed config (exact key set, the original's rules) and fill c; the
+ * schema_version picks the family (PC_CONFIG_SCHEMA or the tenant's). 0 or -1 + message. */
 int pc_config_from_json(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen);
 /* Read and validate a config file ("PATH: message" errors). */
 int pc_config_load(struct pc_config *c, const char *path, struct arena *a, char *err, size_t errlen);
@@ -158,6 +165,8 @@ struct pc_quota_input {
 
 /* Integer Spot quota for a guarantee horizon of h hours (0 when fewer than h points). */
 long long pc_quota(const struct pc_quota_input *in, long long h);
+/* The forecast free capacity before eta and the cap: min over k <= h (0 when fewer than h points). */
+double pc_quota_free(const struct pc_quota_input *in, long long h);
 
 /* ---- feedback ---- */
 
@@ -231,8 +240,17 @@ struct pc_pool {                  /* per-pool control state: one pool "*" for th
 	double backlog_since;
 };
 
+struct tenant_control;            /* the tenant family's state machine (tenant_control.h) */
+struct tc_pool_observation;
+struct pc_tenant_queue;           /* the tenant binding's queued Spot jobs per pool (tenant_sim.c) */
+
 struct pc_controller {
 	const struct pc_config *cfg;
+	/* The tenant family (cfg->tenant): its state machine does the work and the fields
+	 * below stay empty; NULL for the aggregate family. */
+	struct tenant_control *tenant;
+	struct tc_pool_observation *tenant_obs;   /* per pool, the binding's scratch */
+	struct pc_tenant_queue *tenant_queue;     /* the binding's queued Spot jobs per pool */
 	double capacity, z;
 	bool has_evidence;
 	double evidence_start, evidence_end;
@@ -262,6 +280,12 @@ struct pc_controller {
 /* Start a controller at time start (the first update); evidence window optional. 0 or -1 + message. */
 int pc_controller_init(struct pc_controller *c, const struct pc_config *cfg, double capacity, double start,
 		       bool has_evidence, double evidence_start, double evidence_end, char *err, size_t errlen);
+/* Open the controller cfg describes for a simulation of trace t, either family: the
+ * evidence window is the trace's evaluation window, else [first, last arrival]; the
+ * aggregate runs on the cluster's capacity, the tenant family on one pool per gpu_model
+ * of the nodes (it requires schednav.trace/2, a tenant on every job and a concrete
+ * gpu_model that some node has) and samples from the first arrival. 0 or -1 + message. */
+int pc_controller_open(struct pc_controller *c, const struct pc_config *cfg, const struct trace *t, char *err, size_t errlen);
 void pc_controller_release(struct pc_controller *c);
 /* dst = an independent deep copy of src (for a forked simulation session, sim_clone). */
 void pc_controller_clone(struct pc_controller *dst, const struct pc_controller *src);
@@ -299,15 +323,25 @@ void pc_report(const struct pc_controller *c, struct pc_report *r);
 
 /* ---- the simulator binding ---- */
 
+#define PC_SIM_MAX_MODELS 64
+
 struct pc_sim {
 	struct pc_controller *c;
 	int horizon;                  /* horizon index for the current policy's guarantee */
 	bool enforce;                 /* the current policy's predictive_admission_mode */
+	/* tenant family: sim model index -> pool (filled at the first hook call), and an
+	 * error a void hook met, returned by the next at_instant */
+	bool mapped;
+	int pool_of_model[PC_SIM_MAX_MODELS];
+	int model_of_pool[PC_SIM_MAX_MODELS];
+	char failure[256];
 };
 
-/* Fill hooks that run c inside a simulation session (b must outlive it). For a fork
- * (sim_clone): pc_controller_clone the controller, bind the copy, then copy horizon and
- * enforce from the original binding (check_policy is not called again). */
+/* Fill hooks that run c inside a simulation session (b must outlive it), for either
+ * family (c->tenant: the tenant hooks of tenant_sim.c). For a fork (sim_clone):
+ * pc_controller_clone the controller, bind the copy, then copy horizon and enforce from
+ * the original binding (check_policy is not called again); a tenant clone shares the
+ * original's decision sink until tc_set_sink gives it its own. */
 void pc_sim_bind(struct pc_sim *b, struct pc_controller *c, struct sim_hooks *hooks);
 /* The error a too-long guarantee gets (also from sim_open / sim_set_policy through the hooks). */
 int pc_check_guarantee(const struct pc_config *cfg, const struct sim_policy *p, char *err, size_t errlen);

@@ -15,12 +15,10 @@ static double clip(double x, double lo, double hi)
 	return m > lo ? m : lo;
 }
 
-long long pc_quota(const struct pc_quota_input *in, long long h)
+/* min over k < h of the free capacity the forecast leaves (h <= n) */
+static double min_free(const struct pc_quota_input *in, long long h)
 {
-	double C = in->capacity;
-	if (h <= 0 || (size_t)h > in->n)
-		return 0;
-	double free = 0.0;
+	double C = in->capacity, free = 0.0;
 	for (long long k = 0; k < h; k++) {
 		double f;
 		if (in->floor_before_subtract)
@@ -32,7 +30,20 @@ long long pc_quota(const struct pc_quota_input *in, long long h)
 		if (k == 0 || f < free)
 			free = f;
 	}
-	double q = free * in->eta;
+	return free;
+}
+
+double pc_quota_free(const struct pc_quota_input *in, long long h)
+{
+	return h <= 0 || (size_t)h > in->n ? 0.0 : min_free(in, h);
+}
+
+long long pc_quota(const struct pc_quota_input *in, long long h)
+{
+	double C = in->capacity;
+	if (h <= 0 || (size_t)h > in->n)
+		return 0;
+	double q = min_free(in, h) * in->eta;
 	if (in->inventory_cap) {
 		double inv = in->idle_gpus + in->running_spot_gpus;
 		q = q < inv ? q : inv;

@@ -23,6 +23,7 @@ void rp_model_release(struct rp_model *m)
 		free(m->results[i].jobs);
 		free(m->results[i].runs);
 		free(m->results[i].preemptions);
+		rp_control_release(&m->results[i].control);
 	}
 	free(m->results);
 	free(m->metrics);
@@ -290,6 +291,17 @@ static int record(struct reader_state *st, const struct json *rec, char *err, si
 		return add_preemption(st, rec, err, errlen);
 	if (!strcmp(type, "cluster"))
 		return add_cluster(st, rec, err, errlen);
+	if (in_result && !strcmp(type, "control_decision")) {
+		struct rp_result *res = current_result(st, err, errlen);
+		char why[256];
+		if (!res)
+			return -1;
+		if (rp_control_add(m, res, rec, why, sizeof why)) {
+			ndr_errorf(st->r, err, errlen, "%s", why);
+			return -1;
+		}
+		return 0;
+	}
 	if (!strcmp(type, "metrics")) {
 		const char *id;
 		if (need_str(st, rec, "action_id", &id, err, errlen))

@@ -31,6 +31,25 @@ struct rp_run {
 	bool preempted;
 };
 
+/* One retained decision of a predictive controller, for one pool. */
+struct rp_control_point {
+	double t, hp;                 /* decision time; actual HP demand (tenant: the pool's running HP GPUs) */
+	double target, mu, q;         /* the step-1 forecast point (NAN before the first fit) */
+	double quota, eta;            /* shortest-horizon quota; eta after feedback */
+	double admitted, held;        /* Spot runs started since the previous decision, Spot jobs held (tenant; else NAN) */
+};
+
+#define RP_CONTROL_MAX_POOLS 8
+
+/* The control_decision records of a result stream: v[decision * npools + pool]. */
+struct rp_control {
+	bool tenant;                  /* per-pool decisions (the aggregate family: one pool, the cluster) */
+	const char *pools[RP_CONTROL_MAX_POOLS];
+	size_t npools, ndecisions;
+	struct rp_control_point *v;
+	size_t n, cap;
+};
+
 /* One result stream (one simulated policy). */
 struct rp_result {
 	const char *action_id, *policy_fingerprint, *fingerprint, *path;
@@ -42,6 +61,7 @@ struct rp_result {
 	size_t nruns, cap_runs;
 	double *preemptions;                    /* event times */
 	size_t npreemptions, cap_preemptions;
+	struct rp_control control;              /* empty without a controller */
 };
 
 /* A record kept verbatim with the fingerprint of the stream it came in and its path. */
@@ -135,4 +155,18 @@ struct rp_chart {
 };
 /* Run gnuplot once over all charts; fills each chart's svg (ids made unique per chart). */
 int rp_gnuplot_run(const char *program, struct rp_chart *charts, size_t n, char *err, size_t errlen);
+
+/* ---- the predictive controller (control.c) ---- */
+
+/* Add one control_decision record of res (retained ones only; strings in m's arena). */
+int rp_control_add(struct rp_model *m, struct rp_result *res, const struct json *rec, char *err, size_t errlen);
+void rp_control_release(struct rp_control *c);
+/* Fill ch (preamble already in its script) with the decisions of one pool: actual HP
+ * demand against mu and the P90 band at each forecast's target time, the quota, eta,
+ * Spot runs started and Spot jobs held. Every label goes through datastr into the data
+ * file (title columnheader); the script holds only constants and numbers. */
+void rp_control_chart(const struct rp_result *res, size_t pool, struct rp_chart *ch, void (*datastr)(struct strbuf *, const char *));
+/* The forecast quality table (one row per metrics record with a predictive_control
+ * block), every value through esc. Returns the number of rows (0: nothing written). */
+size_t rp_control_quality_table(struct strbuf *sb, const struct rp_model *m, void (*esc)(struct strbuf *, const char *));
 #endif

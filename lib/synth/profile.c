@@ -1,6 +1,7 @@
 /* Load and validate a schednav.synth-profile/1 or /2 document (docs/profiles.md). */
 #include "synth/synth.h"
 #include "core/text.h"
+#include "core/die.h"
 #include "core/zio.h"
 #include <math.h>
 #include <stdarg.h>
@@ -181,9 +182,7 @@ static int load_nodes(struct ctx *c, const struct json *root)
 		p->nodes[i].gpus = x[2]->u.i;
 	}
 	/* Unique ids: sort a copy of the pointers. */
-	const char **ids = malloc(p->n_nodes * sizeof *ids);
-	if (!ids)
-		return fail(c, "out of memory");
+	const char **ids = xmalloc(p->n_nodes * sizeof *ids);
 	for (size_t i = 0; i < p->n_nodes; i++)
 		ids[i] = p->nodes[i].id;
 	qsort(ids, p->n_nodes, sizeof *ids, strptr_cmp);

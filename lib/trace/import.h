@@ -1,29 +1,74 @@
 /*
- * import — one function per source format, called by tools/trace-import.c.
- * Each parses its own options from argv (argv[0] is the format name; getopt state is
- * reset by the caller), fills the empty trace t (nodes, jobs, version, trace_id,
- * time_origin, source, skipped_rows, window), records its parameters in params and
- * each source file in hdr.inputs (via nd_header_add_file), all in arena a.
- * The trace is sorted and validated by the caller afterwards.
- * Returns 0, IMPORT_DATA_ERROR (message in err: "PATH:LINE: message" for a bad row)
- * or IMPORT_USAGE_ERROR (message in err, the caller prints the usage and exits 2).
- * Nothing here prints or exits.
+ * import — one function per source format, called by tools/trace-import.c, which parses
+ * and checks the command line into the format's options struct (lib sees no argv).
+ * Each function fills the empty trace t (nodes, jobs, version, trace_id, time_origin,
+ * source, skipped_rows, window), records its parameters in hdr.params and each source
+ * file in hdr.inputs (via nd_header_add_file), all in arena a. The caller sorts and
+ * validates the trace afterwards, and may then replace trace_id.
+ * Option structs hold pointers the caller owns (argv strings); they must outlive the call.
+ * Returns 0, IMPORT_DATA_ERROR (message in err: "PATH:LINE: message" for a bad row) or
+ * IMPORT_USAGE_ERROR (an option the data makes unusable; the caller prints the usage and
+ * exits 2). Nothing here prints or exits.
  */
 #ifndef SCHEDNAV_IMPORT_H
 #define SCHEDNAV_IMPORT_H
 #include "core/arena.h"
 #include "core/json.h"
 #include "trace/trace.h"
+#include <stdbool.h>
 #include <stddef.h>
 
 #define IMPORT_DATA_ERROR (-1)
 #define IMPORT_USAGE_ERROR (-2)
 
-typedef int import_fn(int argc, char **argv, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
+/* alibaba-spot: cluster-trace-v2026-spot-gpu. The caller has checked: nodes and jobs set
+ * (not both "-"); a window has 0 <= eval_start < eval_end and, when max_submit is also
+ * given, max_submit == eval_end; a warm-up needs a window and 0 <= warmup_start <=
+ * eval_start; !include_warmup_spot needs a window. With a window, max_submit is eval_end. */
+struct import_alibaba_spot_opts {
+	const char *nodes, *jobs;              /* node_info_df.csv, job_info_df.csv */
+	const char *const *gpu_models;         /* keep only these raw models; NULL: all */
+	size_t n_gpu_models;
+	bool has_max_submit, has_window, has_warmup;
+	double max_submit, eval_start, eval_end, warmup_start;
+	bool include_warmup_spot;              /* default true */
+};
 
-import_fn trace_import_alibaba_spot;
-import_fn trace_import_alibaba_v2023;
-import_fn trace_import_philly;
-import_fn trace_import_canonical;
-import_fn trace_import_csv;
+/* alibaba-v2023: the openb node and pod lists; phases[i] keeps pods in phase
+ * IMPORT_V2023_PHASES[i] (at least one true). */
+#define IMPORT_V2023_NPHASES 3
+extern const char *const IMPORT_V2023_PHASES[IMPORT_V2023_NPHASES];   /* Failed, Running, Succeeded */
+struct import_alibaba_v2023_opts {
+	const char *nodes, *pods;
+	bool phases[IMPORT_V2023_NPHASES];
+};
+
+/* philly: cluster_machine_list + cluster_job_log; every job gets the caller's class. */
+struct import_philly_opts {
+	const char *machines, *job_log;
+	bool hp;                               /* class HP (true) or Spot */
+};
+
+/* canonical: the original three-file directory. */
+struct import_canonical_opts {
+	const char *dir;
+};
+
+/* csv: any CSV through a JSON column/label mapping. nodes_file (when set) replaces the
+ * mapping's; has_node_subset picks a seeded subset of at least node_subset_gpus GPUs. */
+struct import_csv_opts {
+	const char *map;
+	const char *nodes_file;
+	bool has_node_subset;
+	long long node_subset_gpus;            /* > 0 */
+	unsigned long long seed;
+	const char *const *files;              /* job files, at least one */
+	size_t n_files;
+};
+
+int trace_import_alibaba_spot(const struct import_alibaba_spot_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
+int trace_import_alibaba_v2023(const struct import_alibaba_v2023_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
+int trace_import_philly(const struct import_philly_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
+int trace_import_canonical(const struct import_canonical_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
+int trace_import_csv(const struct import_csv_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
 #endif

@@ -6,30 +6,22 @@
 #include "trace/import_util.h"
 #include "core/die.h"
 #include "core/num.h"
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct spot_opts {
-	const char *nodes, *jobs;
-	const char **models;         /* F, NULL when no --gpu-model */
-	size_t n_models;
-	bool has_max, has_window, has_warmup, warmup_spot;
-	double max_submit, start, end, warmup;
-};
 
-static bool model_wanted(const struct spot_opts *o, const char *raw)
+static bool model_wanted(const struct import_alibaba_spot_opts *o, const char *raw)
 {
-	if (!o->models)
+	if (!o->gpu_models)
 		return true;
-	for (size_t i = 0; i < o->n_models; i++)
-		if (!strcmp(o->models[i], raw))
+	for (size_t i = 0; i < o->n_gpu_models; i++)
+		if (!strcmp(o->gpu_models[i], raw))
 			return true;
 	return false;
 }
 
-static int read_nodes(struct trace *t, const struct spot_opts *o, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
+static int read_nodes(struct trace *t, const struct import_alibaba_spot_opts *o, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
 {
 	struct imp_csv f;
 	struct imp_nodes seen;
@@ -42,8 +34,10 @@ static int read_nodes(struct trace *t, const struct spot_opts *o, struct json *h
 	if (name < 0)
 		goto out;
 	int r;
+	unsigned long rows = 0;
 	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
 		char **c = f.c.fields;
+		rows++;
 		if (!model_wanted(o, c[model])) {
 			imp_count(&t->arena, t->skipped_rows, "node_gpu_model_not_selected");
 			continue;
@@ -63,6 +57,10 @@ static int read_nodes(struct trace *t, const struct spot_opts *o, struct json *h
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
 		goto out;
+	if (rows == 0) {
+		snprintf(err, errlen, "%s: no node rows: the file holds only its header row", imp_csv_name(&f));
+		goto out;
+	}
 	if (t->n_nodes == 0) {
 		snprintf(err, errlen, "%s: no node left after the GPU model filter", imp_csv_name(&f));
 		goto out;
@@ -74,7 +72,7 @@ out:
 	return rc;
 }
 
-static int read_jobs(struct trace *t, const struct spot_opts *o, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
+static int read_jobs(struct trace *t, const struct import_alibaba_spot_opts *o, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
 {
 	static const char *const cols[] = { "job_name", "organization", "gpu_model", "gpu_request", "worker_num", "submit_time", "duration", "job_type" };
 	enum { NAME, ORG, MODEL, GPU_REQUEST, WORKERS, SUBMIT, DURATION, TYPE };
@@ -91,9 +89,11 @@ static int read_jobs(struct trace *t, const struct spot_opts *o, struct json *hd
 		if ((idx[i] = imp_csv_col(&f, cols[i], err, errlen)) < 0)
 			goto out;
 	int r;
+	unsigned long rows = 0;
 	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
 		char **c = f.c.fields;
 		const char *name = imp_csv_name(&f);
+		rows++;
 		unsigned long line = imp_csv_line(&f);
 		if (!model_wanted(o, c[idx[MODEL]])) {
 			imp_count(&t->arena, t->skipped_rows, "gpu_model_not_selected");
@@ -104,16 +104,16 @@ static int read_jobs(struct trace *t, const struct spot_opts *o, struct json *hd
 			imp_errf(err, errlen, name, line, "'submit_time' is not a finite number: '%s'", c[idx[SUBMIT]]);
 			goto out;
 		}
-		if (o->has_max && submit > o->max_submit) {
+		if (o->has_max_submit && submit > o->max_submit) {
 			imp_count(&t->arena, t->skipped_rows, "after_max_submit");
 			continue;
 		}
-		if (o->has_warmup && submit < o->warmup) {
+		if (o->has_warmup && submit < o->warmup_start) {
 			imp_count(&t->arena, t->skipped_rows, "before_warmup_start");
 			continue;
 		}
 		const char *cls = csv_trim(c[idx[TYPE]]);
-		if (!o->warmup_spot && !strcmp(cls, "Spot") && submit < o->start) {
+		if (!o->include_warmup_spot && !strcmp(cls, "Spot") && submit < o->eval_start) {
 			imp_count(&t->arena, t->skipped_rows, "warmup_spot_excluded");
 			continue;
 		}
@@ -180,6 +180,10 @@ static int read_jobs(struct trace *t, const struct spot_opts *o, struct json *hd
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
 		goto out;
+	if (rows == 0) {
+		snprintf(err, errlen, "%s: no job rows: the file holds only its header row (the real job_info_df.csv is not redistributed; see trace-import(1))", imp_csv_name(&f));
+		goto out;
+	}
 	if (t->n_jobs == 0) {
 		snprintf(err, errlen, "%s: no job left after the filters", imp_csv_name(&f));
 		goto out;
@@ -202,7 +206,7 @@ static struct json *real_or_null(struct arena *a, bool has, double v)
 	return has ? json_real(a, v) : json_null(a);
 }
 
-static void build_source(struct trace *t, const struct spot_opts *o, const char *node_sha, const char *job_sha)
+static void build_source(struct trace *t, const struct import_alibaba_spot_opts *o, const char *node_sha, const char *job_sha)
 {
 	struct arena *ta = &t->arena;
 	struct json *s = t->source, *f = json_object(ta);
@@ -213,22 +217,22 @@ static void build_source(struct trace *t, const struct spot_opts *o, const char 
 	json_set(ta, s, "node_info_sha256", json_str(ta, node_sha));
 	json_set(ta, s, "job_info_sha256", json_str(ta, job_sha));
 	struct json *models = json_null(ta);
-	if (o->models) {
-		const char **sorted = xmalloc(o->n_models * sizeof *sorted);
-		memcpy(sorted, o->models, o->n_models * sizeof *sorted);
-		qsort(sorted, o->n_models, sizeof *sorted, strcmp_ptr);
+	if (o->gpu_models) {
+		const char **sorted = xmalloc(o->n_gpu_models * sizeof *sorted);
+		memcpy(sorted, o->gpu_models, o->n_gpu_models * sizeof *sorted);
+		qsort(sorted, o->n_gpu_models, sizeof *sorted, strcmp_ptr);
 		models = json_array(ta);
-		for (size_t i = 0; i < o->n_models; i++)
+		for (size_t i = 0; i < o->n_gpu_models; i++)
 			if (!i || strcmp(sorted[i - 1], sorted[i]))
 				json_push(ta, models, json_str(ta, sorted[i]));
 		free(sorted);
 	}
 	json_set(ta, f, "gpu_models", models);
-	json_set(ta, f, "max_submit_time_seconds", real_or_null(ta, o->has_max, o->max_submit));
-	json_set(ta, f, "evaluation_start_seconds", real_or_null(ta, o->has_window, o->start));
-	json_set(ta, f, "evaluation_end_seconds", real_or_null(ta, o->has_window, o->end));
-	json_set(ta, f, "warmup_start_seconds", real_or_null(ta, o->has_warmup, o->warmup));
-	json_set(ta, f, "include_warmup_spot", json_bool(ta, o->warmup_spot));
+	json_set(ta, f, "max_submit_time_seconds", real_or_null(ta, o->has_max_submit, o->max_submit));
+	json_set(ta, f, "evaluation_start_seconds", real_or_null(ta, o->has_window, o->eval_start));
+	json_set(ta, f, "evaluation_end_seconds", real_or_null(ta, o->has_window, o->eval_end));
+	json_set(ta, f, "warmup_start_seconds", real_or_null(ta, o->has_warmup, o->warmup_start));
+	json_set(ta, f, "include_warmup_spot", json_bool(ta, o->include_warmup_spot));
 	const char *sem = o->has_warmup
 		? "bounded warm-up: arrivals in [warmup_start, evaluation_end] are replayed; arrivals in [evaluation_start, evaluation_end] are the evaluation population; all selected jobs drain to completion"
 		: o->has_window
@@ -239,124 +243,42 @@ static void build_source(struct trace *t, const struct spot_opts *o, const char 
 	json_set(ta, s, "filter", f);
 }
 
-static int bad_number(char *err, size_t errlen, const char *opt, const char *s)
+int trace_import_alibaba_spot(const struct import_alibaba_spot_opts *opts, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "--%s: invalid number '%s'", opt, s);
-	return IMPORT_USAGE_ERROR;
-}
-
-int trace_import_alibaba_spot(int argc, char **argv, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
-{
-	static const struct option longopts[] = {
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "gpu-model", required_argument, NULL, 'm' },
-		{ "max-submit", required_argument, NULL, 'M' },
-		{ "eval-start", required_argument, NULL, 's' },
-		{ "eval-end", required_argument, NULL, 'e' },
-		{ "warmup-start", required_argument, NULL, 'w' },
-		{ "no-warmup-spot", no_argument, NULL, 'W' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct spot_opts o = { .warmup_spot = true };
-	bool has_start = false, has_end = false;
-	int c, rc = IMPORT_USAGE_ERROR;
-	const char **models = xcalloc((size_t)argc, sizeof *models);
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		double v = 0;
-		if (strchr("Msew", c) && num_parse_double(optarg, &v)) {
-			const char *name = c == 'M' ? "max-submit" : c == 's' ? "eval-start" : c == 'e' ? "eval-end" : "warmup-start";
-			rc = bad_number(err, errlen, name, optarg);
-			goto out;
-		}
-		switch (c) {
-		case 'n': o.nodes = optarg; break;
-		case 'j': o.jobs = optarg; break;
-		case 'm': models[o.n_models++] = optarg; break;
-		case 'M': o.has_max = true; o.max_submit = v; break;
-		case 's': has_start = true; o.start = v; break;
-		case 'e': has_end = true; o.end = v; break;
-		case 'w': o.has_warmup = true; o.warmup = v; break;
-		case 'W': o.warmup_spot = false; break;
-		case ':':
-			snprintf(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
-			goto out;
-		default:
-			snprintf(err, errlen, "unknown option '%s'", argv[optind - 1]);
-			goto out;
-		}
-	}
-	if (optind < argc) {
-		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
-		goto out;
-	}
-	if (!o.nodes || !o.jobs) {
-		snprintf(err, errlen, "alibaba-spot needs --nodes and --jobs");
-		goto out;
-	}
-	if (!strcmp(o.nodes, "-") && !strcmp(o.jobs, "-")) {
-		snprintf(err, errlen, "only one input can be standard input");
-		goto out;
-	}
-	if (has_start != has_end) {
-		snprintf(err, errlen, "--eval-start and --eval-end go together");
-		goto out;
-	}
-	o.has_window = has_start;
-	if (o.has_window && !(o.start >= 0 && o.start < o.end)) {
-		snprintf(err, errlen, "the evaluation window needs 0 <= start < end");
-		goto out;
-	}
+	struct import_alibaba_spot_opts o = *opts;
 	if (o.has_window) {
-		if (o.has_max && o.max_submit != o.end) {
-			snprintf(err, errlen, "--max-submit must equal --eval-end when a window is given");
-			goto out;
-		}
-		o.has_max = true;
-		o.max_submit = o.end;
+		o.has_max_submit = true;
+		o.max_submit = o.eval_end;
 	}
-	if (o.has_warmup && !(o.has_window && o.warmup >= 0 && o.warmup <= o.start)) {
-		snprintf(err, errlen, "--warmup-start needs a window and 0 <= warmup-start <= eval-start");
-		goto out;
-	}
-	if (!o.warmup_spot && !o.has_window) {
-		snprintf(err, errlen, "--no-warmup-spot needs --eval-start and --eval-end");
-		goto out;
-	}
-	if (o.n_models)
-		o.models = models;
-
+	if (!o.n_gpu_models)
+		o.gpu_models = NULL;
 	struct json *pm = json_array(a);
-	for (size_t i = 0; i < o.n_models; i++)
-		json_push(a, pm, json_str(a, models[i]));
+	for (size_t i = 0; i < o.n_gpu_models; i++)
+		json_push(a, pm, json_str(a, o.gpu_models[i]));
 	imp_param(a, hdr, "format", json_str(a, "alibaba-spot"));
 	imp_param(a, hdr, "nodes", json_str(a, o.nodes));
 	imp_param(a, hdr, "jobs", json_str(a, o.jobs));
-	imp_param(a, hdr, "gpu_models", o.n_models ? pm : json_null(a));
-	imp_param(a, hdr, "max_submit", real_or_null(a, o.has_max, o.max_submit));
-	imp_param(a, hdr, "eval_start", real_or_null(a, o.has_window, o.start));
-	imp_param(a, hdr, "eval_end", real_or_null(a, o.has_window, o.end));
-	imp_param(a, hdr, "warmup_start", real_or_null(a, o.has_warmup, o.warmup));
-	imp_param(a, hdr, "include_warmup_spot", json_bool(a, o.warmup_spot));
+	imp_param(a, hdr, "gpu_models", o.n_gpu_models ? pm : json_null(a));
+	imp_param(a, hdr, "max_submit", real_or_null(a, o.has_max_submit, o.max_submit));
+	imp_param(a, hdr, "eval_start", real_or_null(a, o.has_window, o.eval_start));
+	imp_param(a, hdr, "eval_end", real_or_null(a, o.has_window, o.eval_end));
+	imp_param(a, hdr, "warmup_start", real_or_null(a, o.has_warmup, o.warmup_start));
+	imp_param(a, hdr, "include_warmup_spot", json_bool(a, o.include_warmup_spot));
 
 	t->version = 2;
 	t->trace_id = trace_strdup(t, "alibaba-spot-gpu");
 	t->time_origin = trace_strdup(t, "2024-03-01 00:00:00");
 	t->has_window = o.has_window;
-	t->eval_start = o.start;
-	t->eval_end = o.end;
+	t->eval_start = o.eval_start;
+	t->eval_end = o.eval_end;
 	t->has_warmup = o.has_warmup;
-	t->warmup_start = o.warmup;
+	t->warmup_start = o.warmup_start;
 	static const char *const reasons[] = { "node_gpu_model_not_selected", "gpu_model_not_selected", "after_max_submit", "before_warmup_start", "warmup_spot_excluded" };
 	for (size_t i = 0; i < sizeof reasons / sizeof *reasons; i++)
 		imp_reason(&t->arena, t->skipped_rows, reasons[i]);
 	char node_sha[65], job_sha[65];
-	rc = IMPORT_DATA_ERROR;
 	if (read_nodes(t, &o, hdr, a, node_sha, err, errlen) || read_jobs(t, &o, hdr, a, job_sha, err, errlen))
-		goto out;
+		return IMPORT_DATA_ERROR;
 	build_source(t, &o, node_sha, job_sha);
-	rc = 0;
-out:
-	free(models);
-	return rc;
+	return 0;
 }

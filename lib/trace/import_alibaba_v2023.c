@@ -4,13 +4,12 @@
 #include "trace/import.h"
 #include "trace/import_util.h"
 #include "core/die.h"
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const phases[] = { "Failed", "Running", "Succeeded" };   /* sorted */
-enum { NPHASES = 3 };
+const char *const IMPORT_V2023_PHASES[IMPORT_V2023_NPHASES] = { "Failed", "Running", "Succeeded" };   /* sorted */
+enum { NPHASES = IMPORT_V2023_NPHASES };
 
 static const char *const reasons[] = { "unsupported_qos", "excluded_phase", "no_gpu", "missing_or_invalid_interval" };
 
@@ -68,7 +67,7 @@ struct pods {
 static int phase_index(const char *p)
 {
 	for (int i = 0; i < NPHASES; i++)
-		if (!strcmp(p, phases[i]))
+		if (!strcmp(p, IMPORT_V2023_PHASES[i]))
 			return i;
 	return -1;
 }
@@ -210,8 +209,8 @@ static void build_source(struct trace *t, const struct pods *p, const char *node
 	struct json *ph = json_array(ta), *counts = json_object(ta);
 	for (int i = 0; i < NPHASES; i++)
 		if (p->want[i]) {
-			json_push(ta, ph, json_str(ta, phases[i]));
-			json_set(ta, counts, phases[i], json_int(ta, p->kept[i]));
+			json_push(ta, ph, json_str(ta, IMPORT_V2023_PHASES[i]));
+			json_set(ta, counts, IMPORT_V2023_PHASES[i], json_int(ta, p->kept[i]));
 		}
 	json_set(ta, s, "included_source_phases", ph);
 	json_set(ta, s, "included_source_phase_counts", counts);
@@ -222,59 +221,16 @@ static void build_source(struct trace *t, const struct pods *p, const char *node
 	json_set(ta, s, "redistribution", json_str(ta, "Derived per-job rows of a public trace released for research and study use; cite the FGD paper (USENIX ATC '23) and keep the upstream terms."));
 }
 
-int trace_import_alibaba_v2023(int argc, char **argv, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
+int trace_import_alibaba_v2023(const struct import_alibaba_v2023_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
 {
-	static const struct option longopts[] = {
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "pods", required_argument, NULL, 'p' },
-		{ "phase", required_argument, NULL, 'P' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *nodes = NULL, *pods = NULL;
+	const char *nodes = o->nodes, *pods = o->pods;
 	struct pods p = { 0 };
-	bool any_phase = false;
-	int c;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n': nodes = optarg; break;
-		case 'p': pods = optarg; break;
-		case 'P': {
-			int i = phase_index(optarg);
-			if (i < 0) {
-				snprintf(err, errlen, "--phase: unknown pod phase '%s' (Running, Failed or Succeeded)", optarg);
-				return IMPORT_USAGE_ERROR;
-			}
-			p.want[i] = true;
-			any_phase = true;
-			break;
-		}
-		case ':':
-			snprintf(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
-			return IMPORT_USAGE_ERROR;
-		default:
-			snprintf(err, errlen, "unknown option '%s'", argv[optind - 1]);
-			return IMPORT_USAGE_ERROR;
-		}
-	}
-	if (optind < argc) {
-		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
-		return IMPORT_USAGE_ERROR;
-	}
-	if (!nodes || !pods) {
-		snprintf(err, errlen, "alibaba-v2023 needs --nodes and --pods");
-		return IMPORT_USAGE_ERROR;
-	}
-	if (!strcmp(nodes, "-") && !strcmp(pods, "-")) {
-		snprintf(err, errlen, "only one input can be standard input");
-		return IMPORT_USAGE_ERROR;
-	}
-	if (!any_phase)
-		for (int i = 0; i < NPHASES; i++)
-			p.want[i] = true;
+	for (int i = 0; i < NPHASES; i++)
+		p.want[i] = o->phases[i];
 	struct json *ph = json_array(a);
 	for (int i = 0; i < NPHASES; i++)
 		if (p.want[i])
-			json_push(a, ph, json_str(a, phases[i]));
+			json_push(a, ph, json_str(a, IMPORT_V2023_PHASES[i]));
 	imp_param(a, hdr, "format", json_str(a, "alibaba-v2023"));
 	imp_param(a, hdr, "nodes", json_str(a, nodes));
 	imp_param(a, hdr, "pods", json_str(a, pods));

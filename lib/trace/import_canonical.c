@@ -19,7 +19,7 @@
 #include "core/fp.h"
 #include "core/zio.h"
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -637,19 +637,9 @@ static int check_files(const struct json *files, struct cfile *fl, const char *n
 	return 0;
 }
 
-int trace_import_canonical(int argc, char **argv, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
+int trace_import_canonical(const struct import_canonical_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
 {
-	static const struct option longopts[] = { { NULL, 0, NULL, 0 } };
-	int ch;
-	while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
-		snprintf(err, errlen, "canonical: unknown option '%s'", argv[optind - 1]);
-		return IMPORT_USAGE_ERROR;
-	}
-	if (argc - optind != 1) {
-		snprintf(err, errlen, "canonical: expected exactly one DIR");
-		return IMPORT_USAGE_ERROR;
-	}
-	const char *dir = argv[optind];
+	const char *dir = o->dir;
 	struct cfile fl[3] = { { 0 } };        /* nodes, jobs, manifest */
 	struct trace_caps caps = { 0 };
 	char *rdir = NULL, perr[512];

@@ -8,7 +8,6 @@
 #include "core/die.h"
 #include "core/num.h"
 #include "core/strbuf.h"
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -537,55 +536,9 @@ out:
 	return rc;
 }
 
-int trace_import_csv(int argc, char **argv, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
+int trace_import_csv(const struct import_csv_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
 {
-	static const struct option longopts[] = {
-		{ "map", required_argument, NULL, 'm' },
-		{ "nodes-file", required_argument, NULL, 'n' },
-		{ "node-subset-gpus", required_argument, NULL, 'g' },
-		{ "seed", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *map_path = NULL, *nodes_file = NULL;
-	long long subset = -1, seed = -1;
-	int c;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm': map_path = optarg; break;
-		case 'n': nodes_file = optarg; break;
-		case 'g':
-		case 's': {
-			long long v;
-			if (num_parse_int(optarg, &v) || v < (c == 'g' ? 1 : 0)) {
-				snprintf(err, errlen, "--%s: invalid %s '%s'", c == 'g' ? "node-subset-gpus" : "seed", c == 'g' ? "positive integer" : "non-negative integer", optarg);
-				return IMPORT_USAGE_ERROR;
-			}
-			*(c == 'g' ? &subset : &seed) = v;
-			break;
-		}
-		case ':':
-			snprintf(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
-			return IMPORT_USAGE_ERROR;
-		default:
-			snprintf(err, errlen, "unknown option '%s'", argv[optind - 1]);
-			return IMPORT_USAGE_ERROR;
-		}
-	}
-	if (!map_path || optind >= argc) {
-		snprintf(err, errlen, "csv needs --map SPEC and at least one FILE");
-		return IMPORT_USAGE_ERROR;
-	}
-	if ((subset < 0) != (seed < 0)) {
-		snprintf(err, errlen, "--node-subset-gpus and --seed go together");
-		return IMPORT_USAGE_ERROR;
-	}
-	int stdin_uses = !strcmp(map_path, "-") + (nodes_file && !strcmp(nodes_file, "-"));
-	for (int i = optind; i < argc; i++)
-		stdin_uses += !strcmp(argv[i], "-");
-	if (stdin_uses > 1) {
-		snprintf(err, errlen, "only one input can be standard input");
-		return IMPORT_USAGE_ERROR;
-	}
+	const char *map_path = o->map, *nodes_file = o->nodes_file;
 	struct map m;
 	memset(&m, 0, sizeof m);
 	char map_sha[65], node_sha[65];
@@ -596,10 +549,10 @@ int trace_import_csv(int argc, char **argv, struct trace *t, struct json *hdr, s
 		goto out;
 	if (nodes_file)
 		m.nodes_file = nodes_file;
-	if (subset > 0) {
+	if (o->has_node_subset) {
 		m.has_subset = true;
-		m.subset_gpus = subset;
-		m.subset_seed = (unsigned long long)seed;
+		m.subset_gpus = o->node_subset_gpus;
+		m.subset_seed = o->seed;
 	}
 	if (!m.nodes_file) {
 		snprintf(err, errlen, "no node list: give --nodes-file or 'nodes.file' in the mapping");
@@ -607,8 +560,8 @@ int trace_import_csv(int argc, char **argv, struct trace *t, struct json *hdr, s
 		goto out;
 	}
 	struct json *files = json_array(a);
-	for (int i = optind; i < argc; i++)
-		json_push(a, files, json_str(a, argv[i]));
+	for (size_t i = 0; i < o->n_files; i++)
+		json_push(a, files, json_str(a, o->files[i]));
 	imp_param(a, hdr, "format", json_str(a, "csv"));
 	imp_param(a, hdr, "map", json_str(a, map_path));
 	imp_param(a, hdr, "files", files);
@@ -628,8 +581,8 @@ int trace_import_csv(int argc, char **argv, struct trace *t, struct json *hdr, s
 		goto out;
 	trace_caps_build(&js.caps, t);
 	struct json *job_files = json_array(&t->arena);
-	for (int i = optind; i < argc; i++)
-		if (read_jobs(t, &m, argv[i], (size_t)(i - optind), &js, job_files, hdr, a, err, errlen))
+	for (size_t i = 0; i < o->n_files; i++)
+		if (read_jobs(t, &m, o->files[i], i, &js, job_files, hdr, a, err, errlen))
 			goto out;
 	if (t->n_jobs == 0) {
 		snprintf(err, errlen, "no job kept from the input files");
@@ -649,7 +602,7 @@ int trace_import_csv(int argc, char **argv, struct trace *t, struct json *hdr, s
 			t->jobs[i].submit_int = t->jobs[i].submit_int && origin_int;
 			if (!(t->jobs[i].submit <= TRACE_MAX_SECONDS)) {
 				const struct job_where *w = &js.where[i];
-				imp_errf(err, errlen, strcmp(argv[optind + (int)w->file], "-") ? argv[optind + (int)w->file] : "<stdin>", w->line,
+				imp_errf(err, errlen, strcmp(o->files[w->file], "-") ? o->files[w->file] : "<stdin>", w->line,
 					 "job '%s': submit is %.17g seconds after the earliest submit, more than 1e12", t->jobs[i].id, t->jobs[i].submit);
 				goto out;
 			}

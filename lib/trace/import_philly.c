@@ -7,7 +7,6 @@
 #include "core/die.h"
 #include "core/strbuf.h"
 #include <ctype.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,45 +404,9 @@ out:
 	return rc;
 }
 
-int trace_import_philly(int argc, char **argv, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
+int trace_import_philly(const struct import_philly_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
 {
-	static const struct option longopts[] = {
-		{ "machines", required_argument, NULL, 'm' },
-		{ "job-log", required_argument, NULL, 'l' },
-		{ "class", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *machines = NULL, *log = NULL, *cls = NULL;
-	int c;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm': machines = optarg; break;
-		case 'l': log = optarg; break;
-		case 'c': cls = optarg; break;
-		case ':':
-			snprintf(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
-			return IMPORT_USAGE_ERROR;
-		default:
-			snprintf(err, errlen, "unknown option '%s'", argv[optind - 1]);
-			return IMPORT_USAGE_ERROR;
-		}
-	}
-	if (optind < argc) {
-		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
-		return IMPORT_USAGE_ERROR;
-	}
-	if (!machines || !log || !cls) {
-		snprintf(err, errlen, "philly needs --machines, --job-log and --class");
-		return IMPORT_USAGE_ERROR;
-	}
-	if (strcmp(cls, "HP") && strcmp(cls, "Spot")) {
-		snprintf(err, errlen, "--class must be 'HP' or 'Spot', not '%s'", cls);
-		return IMPORT_USAGE_ERROR;
-	}
-	if (!strcmp(machines, "-") && !strcmp(log, "-")) {
-		snprintf(err, errlen, "only one input can be standard input");
-		return IMPORT_USAGE_ERROR;
-	}
+	const char *machines = o->machines, *log = o->job_log, *cls = o->hp ? "HP" : "Spot";
 	imp_param(a, hdr, "format", json_str(a, "philly"));
 	imp_param(a, hdr, "machines", json_str(a, machines));
 	imp_param(a, hdr, "job_log", json_str(a, log));
@@ -464,7 +427,7 @@ int trace_import_philly(int argc, char **argv, struct trace *t, struct json *hdr
 	if (read_machines(t, machines, hdr, a, mach_sha, err, errlen))
 		goto out;
 	trace_caps_build(&p.caps, t);
-	if (read_log(&p, log, !strcmp(cls, "HP"), hdr, a, log_sha, err, errlen))
+	if (read_log(&p, log, o->hp, hdr, a, log_sha, err, errlen))
 		goto out;
 	if (t->n_jobs == 0) {
 		snprintf(err, errlen, "%s: no job kept", strcmp(log, "-") ? log : "<stdin>");

@@ -46,10 +46,7 @@ struct trace_job *trace_add_job(struct trace *t)
 
 char *trace_strdup(struct trace *t, const char *s)
 {
-	char *p = arena_strndup(&t->arena, s, strlen(s));
-	if (!p)
-		die("out of memory");
-	return p;
+	return arena_strndup(&t->arena, s, strlen(s));
 }
 
 static int node_cmp(const void *a, const void *b)

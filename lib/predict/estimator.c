@@ -1,0 +1,474 @@
+/* The shared half of the tenant estimators: features, the seasonal rule, split-conformal
+ * calibration, the fit and forecast driver, the model fingerprint. */
+#include "core/arena.h"
+#include "core/die.h"
+#include "core/json.h"
+#include "core/num.h"
+#include "core/strbuf.h"
+#include "predict/estimator_internal.h"
+#include "predict/predict.h"
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *est_id(enum est_kind kind)
+{
+	return kind == EST_LINEAR ? EST_LINEAR_ID : EST_SEASONAL_ID;
+}
+
+int est_kind_from_id(const char *id, enum est_kind *kind)
+{
+	if (!strcmp(id, EST_LINEAR_ID))
+		*kind = EST_LINEAR;
+	else if (!strcmp(id, EST_SEASONAL_ID))
+		*kind = EST_SEASONAL;
+	else
+		return -1;
+	return 0;
+}
+
+int est_init(struct tenant_estimator *e, const struct est_config *cfg, char *err, size_t errlen)
+{
+	memset(e, 0, sizeof *e);
+	int L = cfg->lookback_hours, K = cfg->horizon_hours, w = cfg->moving_average_window;
+	if (L < 48 || K < 1 || K > EST_MAX_STEPS || cfg->validation_hours < K || w < 3 || w % 2 == 0 || 2 * w - 1 > L ||
+	    (L >= 168 && K > 168) || !(cfg->probability > 0.5 && cfg->probability < 1) || !cfg->calendar) {
+		snprintf(err, errlen, "estimator '%s' needs lookback >= 48 h, 1..%d horizon steps, validation >= horizon, "
+		         "an odd moving-average window of 3..(lookback+1)/2 h and 0.5 < p < 1", est_id(cfg->kind), EST_MAX_STEPS);
+		return -1;
+	}
+	e->cfg = *cfg;
+	return 0;
+}
+
+void est_release(struct tenant_estimator *e)
+{
+	for (int k = 0; k < EST_MAX_STEPS; k++) {
+		free(e->acc.xtx[k]);
+		free(e->acc.xty[k]);
+		free(e->beta[k]);
+	}
+	free(e->solve_of_reg);
+	free(e->pool_fitted);
+	free(e->cal);
+	memset(e, 0, sizeof *e);
+}
+
+static void *dup_or_null(const void *p, size_t n)
+{
+	if (!p)
+		return NULL;
+	void *q = xmalloc(n ? n : 1);
+	memcpy(q, p, n);
+	return q;
+}
+
+int est_clone(struct tenant_estimator *d, const struct tenant_estimator *s)
+{
+	*d = *s;
+	for (int k = 0; k < EST_MAX_STEPS; k++) {
+		d->acc.xtx[k] = dup_or_null(s->acc.xtx[k], s->acc.cap * s->acc.cap * sizeof(double));
+		d->acc.xty[k] = dup_or_null(s->acc.xty[k], s->acc.cap * sizeof(double));
+		d->beta[k] = dup_or_null(s->beta[k], s->n_cols * sizeof(double));
+	}
+	d->solve_of_reg = dup_or_null(s->solve_of_reg, s->reg_cap * sizeof *s->solve_of_reg);
+	d->pool_fitted = dup_or_null(s->pool_fitted, s->cal_pools * sizeof *s->pool_fitted);
+	d->cal = dup_or_null(s->cal, s->cal_pools * (size_t)s->cfg.horizon_hours * sizeof *s->cal);
+	return 0;
+}
+
+/* ---- features ---- */
+
+/* mean of x[from..to) from the prefix sums */
+static double mean_of(const double *P, size_t from, size_t to)
+{
+	return (P[to] - P[from]) / (double)(to - from);
+}
+
+size_t est_span_start(const struct est_config *c)
+{
+	size_t L = (size_t)c->lookback_hours, w = (size_t)c->moving_average_window;
+	if (c->kind == EST_SEASONAL)
+		return L >= 192 ? L - 192 : L - 48;
+	size_t a = L >= 168 ? L - 168 : L - 24, b = L - (2 * w - 1);
+	return a < b ? a : b;
+}
+
+void est_row_features(const struct est_config *c, const double *x, const double *P, struct est_row *r)
+{
+	size_t L = (size_t)c->lookback_hours, w = (size_t)c->moving_average_window;
+	int K = c->horizon_hours;
+	r->last = x[L - 1];
+	r->max4 = x[L - 4];
+	for (size_t j = L - 3; j < L; j++)
+		if (x[j] > r->max4)
+			r->max4 = x[j];
+	r->mean24 = mean_of(P, L - 24, L);
+	r->slope = (mean_of(P, L - w, L) - mean_of(P, L - 2 * w + 1, L - w + 1)) / (double)(w - 1);
+	bool any = r->last != 0 || r->max4 != 0 || r->mean24 != 0 || r->slope != 0;
+	for (int k = 0; k < K; k++) {
+		r->lag_day[k] = x[L - 24 + (size_t)k];
+		r->lag_week[k] = L >= 168 ? x[L - 168 + (size_t)k] : r->lag_day[k];
+		any = any || r->lag_day[k] != 0 || r->lag_week[k] != 0;
+	}
+	r->active = any;
+}
+
+/* seasonal-conformal-v1: same hour a week (else a day) earlier plus the level of the last
+ * 24 h against the same hours one period earlier. */
+static double seasonal_mu(const struct est_config *c, const double *x, const double *P, int k)
+{
+	size_t L = (size_t)c->lookback_hours, period = L >= 192 ? 168 : 24;
+	double level = ((P[L] - P[L - 24]) - (P[L - period] - P[L - period - 24])) / 24;
+	double v = x[L - period + (size_t)k] + level;
+	return v > 0 ? v : 0;
+}
+
+int est_time_at(const struct est_config *c, double t, struct est_time *out, char *err, size_t errlen)
+{
+	struct civil_time ct;
+	bool wd;
+	if (cal_civil(&c->origin, t, &ct)) {
+		snprintf(err, errlen, "trace time %.17g is out of the calendar's range", t);
+		return -1;
+	}
+	if (cal_is_workday(c->calendar, &ct, &wd, err, errlen))
+		return -1;
+	out->workday = wd;
+	out->weekday = ct.weekday;
+	out->hour = ct.hour;
+	return 0;
+}
+
+/* mu of series i in a window whose hourly maxima start at x. */
+static double series_mu(const struct tenant_estimator *e, const struct tenant_history *h, size_t i, const double *x,
+                        const double *P, bool maybe_active, const struct est_time *t, int k, struct est_row *row,
+                        bool *row_done)
+{
+	if (!maybe_active)
+		return 0;
+	if (e->cfg.kind == EST_SEASONAL)
+		return seasonal_mu(&e->cfg, x, P, k);
+	if (!*row_done) {
+		est_row_features(&e->cfg, x, P, row);
+		*row_done = true;
+	}
+	return est_linear_mu(e, h, i, row, t, k);
+}
+
+/* ---- conformal ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+void est_conformal(double *res, size_t n, double probability, struct est_calibration *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!n)
+		return;
+	qsort(res, n, sizeof *res, cmp_double);
+	double want = ceil(probability * (double)n) - 1;
+	size_t r = want < 0 ? 0 : want > (double)(n - 1) ? n - 1 : (size_t)want;
+	out->n = n;
+	out->rank = r + 1;
+	out->offset = num_round(res[r], 6);
+	size_t raw = 0, cal = 0;
+	for (size_t i = 0; i < n; i++) {
+		raw += res[i] <= 0;
+		cal += res[i] <= out->offset;
+	}
+	out->raw_coverage = (double)raw / (double)n;
+	out->calibrated_coverage = (double)cal / (double)n;
+}
+
+/* ---- fingerprint ---- */
+
+static void add_le_double(struct fp_sha256 *sh, double v)
+{
+	uint64_t u;
+	unsigned char b[8];
+	memcpy(&u, &v, 8);
+	for (int i = 0; i < 8; i++)
+		b[i] = (unsigned char)(u >> (8 * i));
+	fp_sha256_update(sh, b, 8);
+}
+
+static void fingerprint(struct tenant_estimator *e, const struct tenant_history *h)
+{
+	const struct est_config *c = &e->cfg;
+	struct arena a;
+	arena_init(&a);
+	struct json *m = json_object(&a), *series = json_array(&a), *meta = json_object(&a), *maps = json_array(&a);
+	struct json *pools = json_object(&a), *clusters = json_object(&a), *tenants = json_object(&a);
+	for (size_t si = 0; si < h->n_series; si++) {
+		const struct th_series *s = &h->series[h->sorted[si]];
+		json_push(&a, series, json_str(&a, s->id));
+		struct json *md = json_object(&a);
+		json_set(&a, md, "cluster", json_str(&a, "cluster"));
+		json_set(&a, md, "pool", json_str(&a, s->pool));
+		json_set(&a, md, "tenant", json_str(&a, s->tenant));
+		json_set(&a, meta, s->id, md);
+	}
+	long long np = 0;
+	for (size_t p = 0; p < h->n_pools; p++)
+		if (h->n_pool_series[p])
+			json_set(&a, pools, h->pools[p], json_int(&a, np++));
+	json_set(&a, clusters, "cluster", json_int(&a, 0));
+	/* tenants are indexed in name order: the sorted writer orders the keys, the
+	 * values must follow that order too */
+	char **names = xmalloc((h->n_tenants ? h->n_tenants : 1) * sizeof *names);
+	for (size_t t = 0; t < h->n_tenants; t++)
+		names[t] = h->tenants[t];
+	for (size_t i = 1; i < h->n_tenants; i++) {
+		char *v = names[i];
+		size_t j = i;
+		while (j && strcmp(names[j - 1], v) > 0) {
+			names[j] = names[j - 1];
+			j--;
+		}
+		names[j] = v;
+	}
+	for (size_t t = 0; t < h->n_tenants; t++)
+		json_set(&a, tenants, names[t], json_int(&a, (long long)t));
+	free(names);
+	json_push(&a, maps, pools);
+	json_push(&a, maps, clusters);
+	json_push(&a, maps, tenants);
+	struct json *cal = json_object(&a), *est = json_object(&a);
+	json_set(&a, cal, "name", json_str(&a, c->calendar->name));
+	json_set(&a, cal, "fingerprint", c->calendar->table ? json_str(&a, c->calendar->fingerprint) : json_null(&a));
+	json_set(&a, est, "lookback_hours", json_int(&a, c->lookback_hours));
+	json_set(&a, est, "horizon_hours", json_int(&a, c->horizon_hours));
+	json_set(&a, est, "validation_hours", json_int(&a, c->validation_hours));
+	json_set(&a, est, "moving_average_window", json_int(&a, c->moving_average_window));
+	json_set(&a, est, "guarantee_probability", json_real(&a, c->probability));
+	json_set(&a, est, "spread", json_str(&a, "RMS of the validation residuals of mu per (pool, step)"));
+	json_set(&a, est, "calibration", c->calibrate ? json_str(&a, "validation-residual-nearest-rank") : json_null(&a));
+	if (c->kind == EST_LINEAR) {
+		json_set(&a, est, "ridge_relative", json_real(&a, EST_RIDGE_RELATIVE));
+		json_set(&a, est, "ridge_absolute", json_real(&a, EST_RIDGE_ABSOLUTE));
+		json_set(&a, est, "inactive_rows", json_str(&a, "skipped by the fit, predict 0"));
+	}
+	json_set(&a, m, "model", json_str(&a, est_id(c->kind)));
+	json_set(&a, m, "controller_fingerprint", json_str(&a, c->controller_fingerprint));
+	json_set(&a, m, "series", series);
+	json_set(&a, m, "series_metadata", meta);
+	json_set(&a, m, "category_maps", maps);
+	json_set(&a, m, "trained_at_seconds", json_real(&a, e->trained_at));
+	json_set(&a, m, "training_generation", json_int(&a, e->generation));
+	json_set(&a, m, "calendar", cal);
+	json_set(&a, m, "estimator", est);
+	struct strbuf sb;
+	sb_init(&sb);
+	json_write_sorted(&sb, m);
+	struct fp_sha256 sh;
+	fp_sha256_init(&sh);
+	fp_sha256_update(&sh, sb.buf, sb.len);
+	if (c->kind == EST_LINEAR)
+		for (int k = 0; k < c->horizon_hours; k++)
+			for (size_t j = 0; j < e->n_cols; j++)
+				add_le_double(&sh, e->beta[k][j]);
+	for (size_t p = 0; p < h->n_pools; p++)
+		if (e->pool_fitted[p])
+			for (int k = 0; k < c->horizon_hours; k++)
+			{
+				add_le_double(&sh, e->cal[p * (size_t)c->horizon_hours + (size_t)k].sigma);
+				add_le_double(&sh, e->cal[p * (size_t)c->horizon_hours + (size_t)k].offset);
+			}
+	fp_sha256_hex(&sh, e->fingerprint);
+	sb_release(&sb);
+	arena_release(&a);
+}
+
+/* ---- fit ---- */
+
+/* Per-pool, per-step actuals (the hourly maximum of the pool's total: what a reservation
+ * must cover at every minute of the target hour) and mu totals of the validation windows. Each cell
+ * (pool, step, window) receives the pool's series in id order whatever the loop nesting,
+ * so the loops run series by series and, inside, window by window of one offset: the
+ * hourly arrays are then read in order (memory, not arithmetic, is what costs here). */
+static int validation_totals(const struct tenant_estimator *e, const struct tenant_history *h, const struct th_split *sp,
+                             double *actual, double *mu, char *err, size_t errlen)
+{
+	const struct est_config *c = &e->cfg;
+	size_t L = (size_t)c->lookback_hours, K = (size_t)c->horizon_hours, span = est_span_start(c);
+	size_t nv = sp->validation_end - sp->validation_first;
+	struct est_time *times = xmalloc((nv ? nv : 1) * sizeof *times);
+	struct th_window *wins = xmalloc((nv ? nv : 1) * sizeof *wins);
+	for (size_t v = 0; v < nv; v++) {
+		wins[v] = th_window_at(h, sp->validation_first + v, c->lookback_hours);
+		if (est_time_at(c, wins[v].target_start, &times[v], err, errlen)) {
+			free(times), free(wins);
+			return -1;
+		}
+	}
+	for (size_t x = 0; x < h->n_pools * K * nv; x++)
+		actual[x] = mu[x] = 0;
+	size_t n_off = (size_t)h->n_offsets;
+	for (size_t p = 0; p < h->n_pools; p++) {
+		double *a = actual + p * K * nv, *m = mu + p * K * nv;
+		for (size_t v = 0; v < nv; v++) {
+			const double *y = th_pool_hourly(h, p, wins[v].offset_index) + wins[v].first_block + L;
+			for (size_t k = 0; k < K; k++)
+				a[k * nv + v] = y[k];
+		}
+		for (size_t q = 0; q < h->n_pool_series[p]; q++) {
+			size_t i = h->pool_series[p][q];
+			for (size_t r = 0; r < n_off && r < nv; r++) {
+				size_t o = wins[r].offset_index;
+				const double *X = th_hourly(h, i, o), *PX = th_prefix(h, i, o);
+				long long last = h->series[i].last_nonzero[o];
+				for (size_t v = r; v < nv; v += n_off) {
+					const double *x = X + wins[v].first_block, *P = PX + wins[v].first_block;
+					bool maybe = last >= (long long)(wins[v].first_block + span), done = false;
+					struct est_row row;
+					for (size_t k = 0; k < K; k++)
+						m[k * nv + v] += series_mu(e, h, i, x, P, maybe, &times[v], (int)k, &row, &done);
+				}
+			}
+		}
+	}
+	free(times), free(wins);
+	return 0;
+}
+
+/* sigma, then the raw residuals and (v2) their conformal offset, of one (pool, step). */
+static void calibrate_one(const struct est_config *c, double z, const double *actual, const double *mu, size_t n,
+                          double *res, struct est_calibration *out)
+{
+	double ss = 0;
+	for (size_t v = 0; v < n; v++) {
+		double r = actual[v] - mu[v];
+		ss += r * r;
+	}
+	double sigma = sqrt(ss / (double)n);
+	for (size_t v = 0; v < n; v++)
+		res[v] = actual[v] - (mu[v] + z * sigma);
+	if (c->calibrate)
+		est_conformal(res, n, c->probability, out);
+	else {
+		memset(out, 0, sizeof *out);
+		out->n = n;
+		size_t raw = 0;
+		for (size_t v = 0; v < n; v++)
+			raw += res[v] <= 0;
+		out->raw_coverage = out->calibrated_coverage = (double)raw / (double)n;
+	}
+	out->sigma = sigma;
+}
+
+int est_fit(struct tenant_estimator *e, const struct tenant_history *h, double trained_at, char *err, size_t errlen)
+{
+	const struct est_config *c = &e->cfg;
+	struct th_split sp;
+	th_split_at(h, trained_at, c->lookback_hours, c->horizon_hours, c->validation_hours, &sp);
+	if (!sp.n_train || sp.validation_end == sp.validation_first) {
+		snprintf(err, errlen, "insufficient history at %.17g for lookback, training targets and validation targets "
+		         "(%zu train, %zu validation windows)", trained_at, sp.n_train, sp.validation_end - sp.validation_first);
+		return -1;
+	}
+	if (!h->n_series) {
+		snprintf(err, errlen, "at least one observed demand series is required");
+		return -1;
+	}
+	if (c->kind == EST_LINEAR &&
+	    (est_linear_accumulate(e, h, sp.n_train, err, errlen) || est_linear_solve(e, h, err, errlen)))
+		return -1;
+	size_t K = (size_t)c->horizon_hours, nv = sp.validation_end - sp.validation_first;
+	free(e->pool_fitted);
+	free(e->cal);
+	e->cal_pools = h->n_pools;
+	e->pool_fitted = xcalloc(h->n_pools, sizeof *e->pool_fitted);
+	e->cal = xcalloc(h->n_pools * K, sizeof *e->cal);
+	double *actual = xmalloc(h->n_pools * K * nv * sizeof *actual), *mu = xmalloc(h->n_pools * K * nv * sizeof *mu);
+	double *res = xmalloc(nv * sizeof *res), z = pc_normal_quantile(c->probability);
+	if (validation_totals(e, h, &sp, actual, mu, err, errlen)) {
+		free(actual), free(mu), free(res);
+		return -1;
+	}
+	for (size_t p = 0; p < h->n_pools; p++) {
+		e->pool_fitted[p] = h->n_pool_series[p] > 0;
+		if (e->pool_fitted[p])
+			for (size_t k = 0; k < K; k++)
+				calibrate_one(c, z, actual + (p * K + k) * nv, mu + (p * K + k) * nv, nv, res, &e->cal[p * K + k]);
+	}
+	free(actual), free(mu), free(res);
+	e->trained = true;
+	e->trained_at = trained_at;
+	e->generation++;
+	e->fit_series = h->n_series;
+	e->train_windows = sp.n_train;
+	e->validation_windows = nv;
+	e->history_samples = h->n_samples;
+	e->train_rows = e->acc.rows;
+	fingerprint(e, h);
+	return 0;
+}
+
+/* ---- forecast ---- */
+
+int est_forecast(const struct tenant_estimator *e, const struct tenant_history *h, double now, struct est_point *points,
+                 size_t *n_points, char *err, size_t errlen)
+{
+	const struct est_config *c = &e->cfg;
+	size_t L = (size_t)c->lookback_hours, K = (size_t)c->horizon_hours, pph = (size_t)h->points_per_hour;
+	*n_points = 0;
+	if (!e->trained) {
+		snprintf(err, errlen, "the tenant estimator must be fitted before forecasting");
+		return -1;
+	}
+	if (e->fit_series != h->n_series) {
+		snprintf(err, errlen, "the demand series changed since the last fit");
+		return -1;
+	}
+	size_t n = h->n_samples ? h->n_samples - 1 : 0;
+	if (!h->n_samples || n < L * pph || n % (size_t)h->stride_points) {
+		snprintf(err, errlen, "forecast needs %zu samples of history on the %d-sample grid", L * pph + 1, h->stride_points);
+		return -1;
+	}
+	size_t s = n - L * pph, o = (s % pph) / (size_t)h->stride_points, fb = s / pph;
+	if (fb + L > h->n_blocks[o]) {
+		snprintf(err, errlen, "forecast window is not complete");
+		return -1;
+	}
+	struct est_time t;
+	if (est_time_at(c, th_sample_time(h, n), &t, err, errlen))
+		return -1;
+	double z = pc_normal_quantile(c->probability);
+	size_t span = est_span_start(c);
+	double *mu = xmalloc(K * sizeof *mu);
+	for (size_t p = 0; p < h->n_pools; p++) {
+		if (p >= e->cal_pools || !e->pool_fitted[p])
+			continue;
+		for (size_t k = 0; k < K; k++)
+			mu[k] = 0;
+		for (size_t q = 0; q < h->n_pool_series[p]; q++) {
+			size_t i = h->pool_series[p][q];
+			const double *x = th_hourly(h, i, o) + fb, *P = th_prefix(h, i, o) + fb;
+			bool maybe = h->series[i].last_nonzero[o] >= (long long)(fb + span), done = false;
+			struct est_row row;
+			for (size_t k = 0; k < K; k++)
+				mu[k] += series_mu(e, h, i, x, P, maybe, &t, (int)k, &row, &done);
+		}
+		for (size_t k = 0; k < K; k++) {
+			const struct est_calibration *cal = &e->cal[p * K + k];
+			struct est_point *pt = &points[(*n_points)++];
+			double raw = mu[k] + z * cal->sigma, q = raw + cal->offset;
+			pt->pool = p;
+			pt->step = (int)k + 1;
+			pt->target = now + 3600.0 * (double)(k + 1);
+			pt->mu = num_round(mu[k], 6);
+			pt->sigma = num_round(cal->sigma, 6);
+			pt->raw = num_round(raw, 6);
+			pt->offset = cal->offset;
+			pt->quantile = num_round(q > 0 ? q : 0, 6);
+		}
+	}
+	free(mu);
+	return 0;
+}

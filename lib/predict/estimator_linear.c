@@ -1,0 +1,222 @@
+/* tenant-quantile-linear-v1: the normal equations, kept incrementally, and their
+ * Cholesky solve. Registration columns: the 38 fixed ones, then every history pool (in
+ * pool order), then every tenant in registration order; a fit solves over the fixed
+ * columns, the pools that have series, and the tenants sorted by name. */
+#include "core/die.h"
+#include "predict/estimator_internal.h"
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROW_ENTRIES 11
+
+static size_t reg_dim(const struct tenant_history *h)
+{
+	return EST_FIXED_COLUMNS + h->n_pools + h->n_tenants;
+}
+
+static void acc_reserve(struct ridge_acc *a, int steps, size_t dim)
+{
+	if (dim <= a->cap)
+		return;
+	size_t cap = a->cap ? a->cap : 64;
+	while (cap < dim)
+		cap *= 2;
+	for (int k = 0; k < steps; k++) {
+		double *m = xcalloc(cap * cap, sizeof *m), *v = xcalloc(cap, sizeof *v);
+		for (size_t i = 0; i < a->cap; i++) {
+			memcpy(m + i * cap, a->xtx[k] + i * a->cap, a->cap * sizeof *m);
+			v[i] = a->xty[k][i];
+		}
+		free(a->xtx[k]);
+		free(a->xty[k]);
+		a->xtx[k] = m;
+		a->xty[k] = v;
+	}
+	a->cap = cap;
+}
+
+int est_linear_accumulate(struct tenant_estimator *e, const struct tenant_history *h, size_t n_train, char *err,
+                          size_t errlen)
+{
+	const struct est_config *c = &e->cfg;
+	struct ridge_acc *a = &e->acc;
+	int K = c->horizon_hours, L = c->lookback_hours;
+	if (n_train < a->windows_added) {
+		snprintf(err, errlen, "training windows went backwards (%zu after %zu)", n_train, a->windows_added);
+		return -1;
+	}
+	acc_reserve(a, K, reg_dim(h));
+	size_t cap = a->cap, span = est_span_start(c);
+	for (size_t w = a->windows_added; w < n_train; w++) {
+		struct th_window win = th_window_at(h, w, L);
+		struct est_time t;
+		if (est_time_at(c, win.target_start, &t, err, errlen))
+			return -1;
+		for (size_t si = 0; si < h->n_series; si++) {
+			size_t i = h->sorted[si];
+			const struct th_series *s = &h->series[i];
+			if (s->last_nonzero[win.offset_index] < (long long)(win.first_block + span))
+				continue;  /* no demand anywhere in the feature span: inactive */
+			const double *x = th_hourly(h, i, win.offset_index) + win.first_block;
+			const double *P = th_prefix(h, i, win.offset_index) + win.first_block;
+			struct est_row r;
+			est_row_features(c, x, P, &r);
+			if (!r.active)
+				continue;
+			size_t col[ROW_ENTRIES] = { 0, 1, 2, 3, 4, 5, 6, 7 + (size_t)t.hour, 31 + (size_t)t.weekday,
+				                    EST_FIXED_COLUMNS + s->pool_index,
+				                    EST_FIXED_COLUMNS + h->n_pools + s->tenant_index };
+			for (int k = 0; k < K; k++) {
+				double v[ROW_ENTRIES] = { r.last, r.max4, r.mean24, r.lag_day[k], r.lag_week[k], r.slope,
+					                  (double)t.workday, 1, 1, 1, 1 };
+				double y = x[L + k];
+				double *m = a->xtx[k], *b = a->xty[k];
+				for (int p = 0; p < ROW_ENTRIES; p++) {
+					double *mrow = m + col[p] * cap;
+					for (int q = p; q < ROW_ENTRIES; q++)
+						mrow[col[q]] += v[p] * v[q];
+					b[col[p]] += v[p] * y;
+				}
+			}
+			a->rows++;
+		}
+	}
+	a->windows_added = n_train;
+	return 0;
+}
+
+static int cmp_tenant(const void *x, const void *y, void *ctx)
+{
+	char **names = ctx;
+	return strcmp(names[*(const size_t *)x], names[*(const size_t *)y]);
+}
+
+/* Insertion sort with a context (n is small: the tenants). */
+static void sort_tenants(size_t *idx, size_t n, char **names)
+{
+	for (size_t i = 1; i < n; i++) {
+		size_t v = idx[i], j = i;
+		while (j && cmp_tenant(&idx[j - 1], &v, names) > 0) {
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = v;
+	}
+}
+
+/* Cholesky of the n x n symmetric positive definite a (lower triangle written in place),
+ * then a x = b. Every inner sum runs over increasing index. */
+static int cholesky_solve(double *a, size_t n, double *b)
+{
+	for (size_t j = 0; j < n; j++) {
+		double d = a[j * n + j];
+		for (size_t m = 0; m < j; m++)
+			d -= a[j * n + m] * a[j * n + m];
+		if (!(d > 0))
+			return -1;
+		double l = sqrt(d);
+		a[j * n + j] = l;
+		for (size_t i = j + 1; i < n; i++) {
+			double s = a[i * n + j];
+			for (size_t m = 0; m < j; m++)
+				s -= a[i * n + m] * a[j * n + m];
+			a[i * n + j] = s / l;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		double s = b[i];
+		for (size_t m = 0; m < i; m++)
+			s -= a[i * n + m] * b[m];
+		b[i] = s / a[i * n + i];
+	}
+	for (size_t i = n; i-- > 0;) {
+		double s = b[i];
+		for (size_t m = i + 1; m < n; m++)
+			s -= a[m * n + i] * b[m];
+		b[i] = s / a[i * n + i];
+	}
+	return 0;
+}
+
+int est_linear_solve(struct tenant_estimator *e, const struct tenant_history *h, char *err, size_t errlen)
+{
+	struct ridge_acc *a = &e->acc;
+	int K = e->cfg.horizon_hours;
+	size_t rdim = reg_dim(h);
+	acc_reserve(a, K, rdim);
+	/* solve columns */
+	size_t *reg_of_solve = xmalloc(rdim * sizeof *reg_of_solve), n = 0;
+	for (size_t j = 0; j < EST_FIXED_COLUMNS; j++)
+		reg_of_solve[n++] = j;
+	for (size_t p = 0; p < h->n_pools; p++)
+		if (h->n_pool_series[p])
+			reg_of_solve[n++] = EST_FIXED_COLUMNS + p;
+	size_t *tenants = xmalloc((h->n_tenants ? h->n_tenants : 1) * sizeof *tenants);
+	for (size_t t = 0; t < h->n_tenants; t++)
+		tenants[t] = t;
+	sort_tenants(tenants, h->n_tenants, h->tenants);
+	for (size_t t = 0; t < h->n_tenants; t++)
+		reg_of_solve[n++] = EST_FIXED_COLUMNS + h->n_pools + tenants[t];
+	free(tenants);
+	free(e->solve_of_reg);
+	e->solve_of_reg = xmalloc(rdim * sizeof *e->solve_of_reg);
+	e->reg_cap = rdim;
+	for (size_t j = 0; j < rdim; j++)
+		e->solve_of_reg[j] = SIZE_MAX;
+	for (size_t j = 0; j < n; j++)
+		e->solve_of_reg[reg_of_solve[j]] = j;
+	e->n_cols = n;
+	double *m = xmalloc(n * n * sizeof *m);
+	for (int k = 0; k < K; k++) {
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j <= i; j++) {
+				size_t ri = reg_of_solve[i], rj = reg_of_solve[j];
+				double v = ri <= rj ? a->xtx[k][ri * a->cap + rj] : a->xtx[k][rj * a->cap + ri];
+				m[i * n + j] = m[j * n + i] = v;
+			}
+		for (size_t j = 0; j < n; j++) {
+			double d = m[j * n + j];
+			m[j * n + j] = d + (EST_RIDGE_RELATIVE * d + EST_RIDGE_ABSOLUTE);
+		}
+		free(e->beta[k]);
+		e->beta[k] = xmalloc(n * sizeof *e->beta[k]);
+		for (size_t j = 0; j < n; j++)
+			e->beta[k][j] = a->xty[k][reg_of_solve[j]];
+		if (cholesky_solve(m, n, e->beta[k])) {
+			snprintf(err, errlen, "ridge system of step %d is not positive definite", k + 1);
+			free(m);
+			free(reg_of_solve);
+			return -1;
+		}
+	}
+	free(m);
+	free(reg_of_solve);
+	return 0;
+}
+
+double est_linear_mu(const struct tenant_estimator *e, const struct tenant_history *h, size_t series,
+                     const struct est_row *r, const struct est_time *t, int k)
+{
+	if (!r->active)
+		return 0;
+	const double *b = e->beta[k];
+	const struct th_series *s = &h->series[series];
+	size_t pc = EST_FIXED_COLUMNS + s->pool_index, tc = EST_FIXED_COLUMNS + h->n_pools + s->tenant_index;
+	double v = r->last * b[0];
+	v += r->max4 * b[1];
+	v += r->mean24 * b[2];
+	v += r->lag_day[k] * b[3];
+	v += r->lag_week[k] * b[4];
+	v += r->slope * b[5];
+	v += (double)t->workday * b[6];
+	v += b[7 + t->hour];
+	v += b[31 + t->weekday];
+	if (pc < e->reg_cap && e->solve_of_reg[pc] != SIZE_MAX)
+		v += b[e->solve_of_reg[pc]];
+	if (tc < e->reg_cap && e->solve_of_reg[tc] != SIZE_MAX)
+		v += b[e->solve_of_reg[tc]];
+	return v > 0 ? v : 0;
+}

@@ -1,0 +1,1046 @@
+/* The tenant controller's state machine (predictive.md §2): sampling, the decision
+ * grid, retraining, the per-pool feedback and quotas, scoring, and its two records. */
+#include "predict/tenant_control.h"
+#include "core/die.h"
+#include "core/num.h"
+#include "sim/result.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EPS TC_EPS
+
+struct spot_run {
+	bool active;
+	size_t pool;
+	double nodes, gpus, guarantee, checkpoint;
+};
+
+struct wake { double t; size_t job; };
+
+struct pending { size_t sample; size_t pool; double mu, q; };
+
+struct tenant_control {
+	const struct pc_config *pc;        /* the engine's view (eta law fields) */
+	const struct tc_config *cfg;       /* pc->tenant */
+	struct workday_calendar cal;
+	struct tenant_history hist;
+	struct tenant_estimator est;
+	size_t n_pools, n_horizons, steps, points_per_hour, samples_per_decision;
+	double *capacity, *eta;
+	double *running_spot;              /* per pool: GPUs of the Spot runs in progress */
+	size_t *running_spot_runs;
+	struct tf_window *fb;
+	double *by_kind;                   /* n_pools x TC_EVENT_KINDS weights */
+	double start, evidence_start, evidence_end;
+	double next_sample, next_quota, next_retrain;
+	/* HP series: running job counts and values, by series index */
+	size_t *series_runs;
+	double *series_value;
+	size_t cap_series;
+	/* Spot runs by job, and the guarantee-period wake-ups (a min-heap on t, then job) */
+	size_t n_jobs;
+	struct spot_run *runs;
+	struct wake *heap;
+	size_t n_heap, cap_heap;
+	/* gate counts since the previous decision */
+	long long *admitted;               /* Spot run starts per pool since the previous decision */
+	/* decisions */
+	struct tc_decision last;
+	bool have_last, last_update_decided;
+	size_t decision_count, retained_count;
+	/* scoring: one FIFO per step, targets in increasing sample order */
+	struct pending **pend;
+	size_t *pend_head, *pend_n, *pend_cap;
+	struct tc_scores scores;
+	/* report sums over retained decisions */
+	double first_cutoff, last_cutoff, eta_min, eta_max, quota_sum;
+	long long quota_min, quota_max;
+	size_t quota_n;
+	size_t pool_updates, flagged;
+	double flagged_idle_seconds, flagged_max_wait;
+	tc_sink sink;
+	void *sink_ctx;
+	/* CPU seconds by part, for benchmarks (never written to a record) */
+	struct tc_cpu cpu;
+};
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+const char *tc_reason_name(const struct tc_pool_decision *pd)
+{
+	if (pd->skipped)
+		return "no_new_events";
+	switch (pd->reason) {
+	case PC_HIGH_EVICTION_DECREASE: return "high_eviction";
+	case PC_LOW_EVICTION_BACKLOG_INCREASE: return "low_eviction_high_queue";
+	default: return "unchanged";
+	}
+}
+
+const char *tc_event_kind_name(enum tc_event_kind k)
+{
+	static const char *const names[] = { "job_completed", "preempted", "guarantee_duration_completed" };
+	return names[k];
+}
+
+static void decision_alloc(struct tc_decision *d, size_t n_pools, size_t n_horizons, size_t steps)
+{
+	memset(d, 0, sizeof *d);
+	d->points = xcalloc(n_pools * steps + 1, sizeof *d->points);
+	d->pools = xcalloc(n_pools, sizeof *d->pools);
+	d->quota = xcalloc(n_horizons, sizeof *d->quota);
+	for (size_t p = 0; p < n_pools; p++) {
+		d->pools[p].quota = xcalloc(n_horizons, sizeof *d->pools[p].quota);
+		d->pools[p].free = xcalloc(n_horizons, sizeof *d->pools[p].free);
+	}
+}
+
+static void decision_release(struct tc_decision *d, size_t n_pools)
+{
+	if (d->pools)
+		for (size_t p = 0; p < n_pools; p++) {
+			free(d->pools[p].quota);
+			free(d->pools[p].free);
+		}
+	free(d->pools);
+	free(d->points);
+	free(d->quota);
+	memset(d, 0, sizeof *d);
+}
+
+static void decision_copy(struct tc_decision *dst, const struct tc_decision *src, size_t n_pools, size_t n_horizons,
+                          size_t steps)
+{
+	struct est_point *pts = dst->points;
+	struct tc_pool_decision *pools = dst->pools;
+	long long *quota = dst->quota;
+	*dst = *src;
+	dst->points = pts;
+	dst->pools = pools;
+	dst->quota = quota;
+	memcpy(dst->points, src->points, (n_pools * steps + 1) * sizeof *src->points);
+	memcpy(dst->quota, src->quota, n_horizons * sizeof *src->quota);
+	for (size_t p = 0; p < n_pools; p++) {
+		long long *q = dst->pools[p].quota;
+		double *f = dst->pools[p].free;
+		dst->pools[p] = src->pools[p];
+		dst->pools[p].quota = q;
+		dst->pools[p].free = f;
+		memcpy(q, src->pools[p].quota, n_horizons * sizeof *q);
+		memcpy(f, src->pools[p].free, n_horizons * sizeof *f);
+	}
+}
+
+struct tenant_control *tc_open(const struct pc_config *pc, const char *const *pools, const double *capacities,
+                               size_t n_pools, const char *time_origin, double start, double evidence_start,
+                               double evidence_end, size_t n_jobs, char *err, size_t errlen)
+{
+	struct civil_origin origin;
+	const struct tc_config *cfg = pc->tenant;
+	if (!cfg) {
+		snprintf(err, errlen, "controller '%s' is not a tenant controller", pc->controller_id);
+		return NULL;
+	}
+	if (!n_pools) {
+		snprintf(err, errlen, "the tenant controller needs at least one resource pool");
+		return NULL;
+	}
+	for (size_t p = 0; p < n_pools; p++)
+		if (!(capacities[p] > 0) || !isfinite(capacities[p])) {
+			snprintf(err, errlen, "resource pool '%s' needs positive capacity", pools[p]);
+			return NULL;
+		}
+	if (!isfinite(start) || !isfinite(evidence_start) || !isfinite(evidence_end) || evidence_end + EPS < evidence_start) {
+		snprintf(err, errlen, "the evidence window end cannot precede its start");
+		return NULL;
+	}
+	if (cal_origin_parse(time_origin, &origin)) {
+		snprintf(err, errlen, "time_origin '%s' is not an ISO 8601 date-time", time_origin ? time_origin : "");
+		return NULL;
+	}
+	struct tenant_control *tc = xcalloc(1, sizeof *tc);
+	tc->pc = pc;
+	tc->cfg = cfg;
+	if (cal_load(&tc->cal, cfg->business_calendar, err, errlen))
+		goto fail;
+	/* every date a window's target start can take must be covered */
+	if (cal_check_span(&tc->cal, &origin, start, evidence_end + (double)cfg->horizon_hours * 3600.0, err, errlen))
+		goto fail;
+	tc->points_per_hour = (size_t)(3600 / cfg->sample_interval_seconds);
+	tc->samples_per_decision = (size_t)(cfg->quota_interval_seconds / cfg->sample_interval_seconds);
+	if (th_init(&tc->hist, start, (double)cfg->sample_interval_seconds, (int)tc->points_per_hour,
+	            (int)(cfg->stride_seconds / cfg->sample_interval_seconds), pools, n_pools, err, errlen))
+		goto fail;
+	/* the history runs from the start to the evidence end: size it once */
+	double span = evidence_end - start;
+	if (span > 0 && span < 1e9)
+		th_reserve(&tc->hist, (size_t)(span / 3600.0) + 2, (size_t)(span / (double)cfg->sample_interval_seconds) + 2);
+	struct est_config ec = { .kind = cfg->estimator, .lookback_hours = (int)cfg->lookback_hours,
+		                 .horizon_hours = (int)cfg->horizon_hours, .validation_hours = (int)cfg->validation_hours,
+		                 .moving_average_window = (int)cfg->moving_average_window,
+		                 .probability = cfg->guarantee_probability, .calibrate = cfg->calibration_method != NULL,
+		                 .calendar = &tc->cal, .origin = origin };
+	memcpy(ec.controller_fingerprint, cfg->fingerprint, sizeof ec.controller_fingerprint);
+	if (est_init(&tc->est, &ec, err, errlen))
+		goto fail;
+	tc->n_pools = tc->hist.n_pools;
+	tc->n_horizons = cfg->n_horizons;
+	tc->steps = (size_t)cfg->horizon_hours;
+	tc->capacity = xcalloc(tc->n_pools, sizeof *tc->capacity);
+	for (size_t i = 0; i < n_pools; i++) {
+		size_t p;
+		th_pool_index(&tc->hist, pools[i], &p);
+		tc->capacity[p] = capacities[i];
+	}
+	tc->eta = xcalloc(tc->n_pools, sizeof *tc->eta);
+	tc->running_spot = xcalloc(tc->n_pools, sizeof *tc->running_spot);
+	tc->running_spot_runs = xcalloc(tc->n_pools, sizeof *tc->running_spot_runs);
+	for (size_t p = 0; p < tc->n_pools; p++)
+		tc->eta[p] = cfg->initial_eta;
+	tc->fb = xcalloc(tc->n_pools, sizeof *tc->fb);
+	tc->by_kind = xcalloc(tc->n_pools * TC_EVENT_KINDS, sizeof *tc->by_kind);
+	tc->start = start;
+	tc->evidence_start = evidence_start;
+	tc->evidence_end = evidence_end;
+	tc->next_sample = tc->next_quota = start;
+	tc->next_retrain = evidence_start;
+	tc->n_jobs = n_jobs;
+	tc->runs = xcalloc(n_jobs + 1, sizeof *tc->runs);
+	tc->admitted = xcalloc(tc->n_pools, sizeof *tc->admitted);
+	decision_alloc(&tc->last, tc->n_pools, tc->n_horizons, tc->steps);
+	tc->pend = xcalloc(tc->steps, sizeof *tc->pend);
+	tc->pend_head = xcalloc(tc->steps, sizeof *tc->pend_head);
+	tc->pend_n = xcalloc(tc->steps, sizeof *tc->pend_n);
+	tc->pend_cap = xcalloc(tc->steps, sizeof *tc->pend_cap);
+	return tc;
+fail:
+	tc_close(tc);
+	return NULL;
+}
+
+void tc_close(struct tenant_control *tc)
+{
+	if (!tc)
+		return;
+	cal_release(&tc->cal);
+	if (tc->hist.pools)
+		th_release(&tc->hist);
+	est_release(&tc->est);
+	if (tc->fb)
+		for (size_t p = 0; p < tc->n_pools; p++)
+			tf_release(&tc->fb[p]);
+	free(tc->fb);
+	free(tc->capacity);
+	free(tc->eta);
+	free(tc->running_spot);
+	free(tc->running_spot_runs);
+	free(tc->by_kind);
+	free(tc->series_runs);
+	free(tc->series_value);
+	free(tc->runs);
+	free(tc->heap);
+	free(tc->admitted);
+	decision_release(&tc->last, tc->n_pools);
+	if (tc->pend)
+		for (size_t k = 0; k < tc->steps; k++)
+			free(tc->pend[k]);
+	free(tc->pend);
+	free(tc->pend_head);
+	free(tc->pend_n);
+	free(tc->pend_cap);
+	free(tc);
+}
+
+static void *dup_mem(const void *p, size_t n)
+{
+	void *q = xmalloc(n ? n : 1);
+	if (n)
+		memcpy(q, p, n);
+	return q;
+}
+
+struct tenant_control *tc_clone(const struct tenant_control *s)
+{
+	char err[256];
+	struct tenant_control *d = xmalloc(sizeof *d);
+	*d = *s;
+	/* the calendar's tables are read-only after load: share nothing, copy them */
+	d->cal.years = dup_mem(s->cal.years, s->cal.n_years * sizeof *s->cal.years);
+	d->cal.holidays = dup_mem(s->cal.holidays, s->cal.n_holidays * sizeof *s->cal.holidays);
+	d->cal.makeup = dup_mem(s->cal.makeup, s->cal.n_makeup * sizeof *s->cal.makeup);
+	th_clone(&d->hist, &s->hist, err, sizeof err);
+	est_clone(&d->est, &s->est);
+	d->est.cfg.calendar = &d->cal;
+	d->capacity = dup_mem(s->capacity, s->n_pools * sizeof *s->capacity);
+	d->eta = dup_mem(s->eta, s->n_pools * sizeof *s->eta);
+	d->running_spot = dup_mem(s->running_spot, s->n_pools * sizeof *s->running_spot);
+	d->running_spot_runs = dup_mem(s->running_spot_runs, s->n_pools * sizeof *s->running_spot_runs);
+	d->fb = xcalloc(s->n_pools, sizeof *d->fb);
+	for (size_t p = 0; p < s->n_pools; p++)
+		tf_clone(&d->fb[p], &s->fb[p]);
+	d->by_kind = dup_mem(s->by_kind, s->n_pools * TC_EVENT_KINDS * sizeof *s->by_kind);
+	d->series_runs = dup_mem(s->series_runs, s->cap_series * sizeof *s->series_runs);
+	d->series_value = dup_mem(s->series_value, s->cap_series * sizeof *s->series_value);
+	d->runs = dup_mem(s->runs, (s->n_jobs + 1) * sizeof *s->runs);
+	d->heap = dup_mem(s->heap, s->cap_heap * sizeof *s->heap);
+	d->admitted = dup_mem(s->admitted, s->n_pools * sizeof *s->admitted);
+	decision_alloc(&d->last, s->n_pools, s->n_horizons, s->steps);
+	decision_copy(&d->last, &s->last, s->n_pools, s->n_horizons, s->steps);
+	d->pend = xcalloc(s->steps, sizeof *d->pend);
+	for (size_t k = 0; k < s->steps; k++)
+		d->pend[k] = dup_mem(s->pend[k], s->pend_cap[k] * sizeof *s->pend[k]);
+	d->pend_head = dup_mem(s->pend_head, s->steps * sizeof *s->pend_head);
+	d->pend_n = dup_mem(s->pend_n, s->steps * sizeof *s->pend_n);
+	d->pend_cap = dup_mem(s->pend_cap, s->steps * sizeof *s->pend_cap);
+	return d;
+}
+
+void tc_set_sink(struct tenant_control *tc, tc_sink sink, void *ctx)
+{
+	tc->sink = sink;
+	tc->sink_ctx = ctx;
+}
+
+int tc_pool_index(const struct tenant_control *tc, const char *pool)
+{
+	size_t p;
+	return th_pool_index(&tc->hist, pool, &p) ? -1 : (int)p;
+}
+
+size_t tc_pool_count(const struct tenant_control *tc)
+{
+	return tc->n_pools;
+}
+
+const char *tc_pool_name(const struct tenant_control *tc, size_t pool)
+{
+	return tc->hist.pools[pool];
+}
+
+/* ---- observations from the driver ---- */
+
+int tc_hp_run(struct tenant_control *tc, const char *pool, const char *tenant, double gpus, bool started, char *err,
+              size_t errlen)
+{
+	size_t i;
+	if (started) {
+		if (th_series_index(&tc->hist, pool, tenant, &i, err, errlen))
+			return -1;
+	} else if (th_find_series(&tc->hist, pool, tenant, &i)) {
+		snprintf(err, errlen, "HP run of tenant '%s' on pool '%s' stopped without starting", tenant, pool);
+		return -1;
+	}
+	if (tc->hist.n_series > tc->cap_series) {
+		size_t cap = tc->cap_series ? tc->cap_series * 2 : 64;
+		while (cap < tc->hist.n_series)
+			cap *= 2;
+		tc->series_runs = xrealloc(tc->series_runs, cap * sizeof *tc->series_runs);
+		tc->series_value = xrealloc(tc->series_value, cap * sizeof *tc->series_value);
+		for (size_t k = tc->cap_series; k < cap; k++) {
+			tc->series_runs[k] = 0;
+			tc->series_value[k] = 0;
+		}
+		tc->cap_series = cap;
+	}
+	if (started) {
+		tc->series_runs[i]++;
+		tc->series_value[i] += gpus;
+	} else {
+		if (!tc->series_runs[i]) {
+			snprintf(err, errlen, "HP run of tenant '%s' on pool '%s' stopped without starting", tenant, pool);
+			return -1;
+		}
+		tc->series_runs[i]--;
+		tc->series_value[i] -= gpus;
+		/* no drift: a series with nothing running reads exactly 0 */
+		if (!tc->series_runs[i] || tc->series_value[i] < 0)
+			tc->series_value[i] = 0;
+	}
+	th_set(&tc->hist, i, tc->series_value[i]);
+	return 0;
+}
+
+static bool wake_less(const struct wake *a, const struct wake *b)
+{
+	return a->t < b->t || (a->t == b->t && a->job < b->job);
+}
+
+static void heap_push(struct tenant_control *tc, double t, size_t job)
+{
+	tc->heap = xgrow(tc->heap, &tc->cap_heap, tc->n_heap + 1, sizeof *tc->heap);
+	size_t i = tc->n_heap++;
+	tc->heap[i] = (struct wake){ t, job };
+	while (i && wake_less(&tc->heap[i], &tc->heap[(i - 1) / 2])) {
+		struct wake x = tc->heap[i];
+		tc->heap[i] = tc->heap[(i - 1) / 2];
+		tc->heap[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+static void heap_pop(struct tenant_control *tc)
+{
+	tc->heap[0] = tc->heap[--tc->n_heap];
+	size_t i = 0;
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < tc->n_heap && wake_less(&tc->heap[l], &tc->heap[m]))
+			m = l;
+		if (r < tc->n_heap && wake_less(&tc->heap[r], &tc->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		struct wake x = tc->heap[i];
+		tc->heap[i] = tc->heap[m];
+		tc->heap[m] = x;
+		i = m;
+	}
+}
+
+/* Drop wake-ups whose run closed or moved on. */
+static void heap_clean(struct tenant_control *tc)
+{
+	while (tc->n_heap) {
+		const struct wake *w = &tc->heap[0];
+		const struct spot_run *r = &tc->runs[w->job];
+		if (r->active && r->guarantee > 0 && r->checkpoint + r->guarantee == w->t)
+			return;
+		heap_pop(tc);
+	}
+}
+
+static void feedback_event(struct tenant_control *tc, size_t pool, double time, bool failure, double weight,
+                           enum tc_event_kind kind)
+{
+	tf_add(&tc->fb[pool], time, failure, weight);
+	tc->by_kind[pool * TC_EVENT_KINDS + kind] += weight;
+}
+
+void tc_spot_run_started(struct tenant_control *tc, size_t job, size_t pool, double nodes, double gpus, double now,
+                         double guarantee_seconds)
+{
+	if (job >= tc->n_jobs || pool >= tc->n_pools || tc->runs[job].active)
+		return;
+	tc->runs[job] = (struct spot_run){ .active = true, .pool = pool, .nodes = nodes, .gpus = gpus,
+		                           .guarantee = guarantee_seconds, .checkpoint = now };
+	tc->running_spot[pool] += gpus;
+	tc->running_spot_runs[pool]++;
+	tc->admitted[pool]++;
+	if (guarantee_seconds > 0)
+		heap_push(tc, now + guarantee_seconds, job);
+	heap_clean(tc);
+}
+
+void tc_spot_run_closed(struct tenant_control *tc, size_t job, double now, bool evicted)
+{
+	if (job >= tc->n_jobs || !tc->runs[job].active)
+		return;
+	struct spot_run *r = &tc->runs[job];
+	if (r->nodes > 0)
+		feedback_event(tc, r->pool, now, evicted, r->nodes, evicted ? TC_EVENT_PREEMPTED : TC_EVENT_COMPLETED);
+	r->active = false;
+	/* no drift: a pool with no Spot run reads exactly 0 */
+	if (!--tc->running_spot_runs[r->pool] || tc->running_spot[r->pool] - r->gpus < 0)
+		tc->running_spot[r->pool] = 0;
+	else
+		tc->running_spot[r->pool] -= r->gpus;
+	heap_clean(tc);
+}
+
+void tc_after_advance(struct tenant_control *tc, double now)
+{
+	for (heap_clean(tc); tc->n_heap && tc->heap[0].t <= now + EPS; heap_clean(tc)) {
+		size_t job = tc->heap[0].job;
+		struct spot_run *r = &tc->runs[job];
+		heap_pop(tc);
+		while (r->checkpoint + r->guarantee <= now + EPS) {
+			r->checkpoint += r->guarantee;
+			if (r->nodes > 0)
+				feedback_event(tc, r->pool, r->checkpoint, false, r->nodes, TC_EVENT_GUARANTEE);
+		}
+		heap_push(tc, r->checkpoint + r->guarantee, job);
+	}
+}
+
+double tc_next_wakeup(const struct tenant_control *tc, double after)
+{
+	double t = INFINITY;
+	if (tc->next_sample > after + EPS)
+		t = tc->next_sample;
+	if (after < tc->evidence_end - EPS && tc->evidence_end < t)
+		t = tc->evidence_end;
+	/* every mutation cleans the heap, so its top is a live run's next period end */
+	if (tc->n_heap && tc->heap[0].t > after + EPS && tc->heap[0].t < t)
+		t = tc->heap[0].t;
+	return t;
+}
+
+bool tc_update_due(const struct tenant_control *tc, double now)
+{
+	return now + EPS >= tc->next_sample;
+}
+
+bool tc_update_decides(const struct tenant_control *tc, double now)
+{
+	return tc_update_due(tc, now) && now <= tc->evidence_end + EPS && now + EPS >= tc->next_quota &&
+	       now + EPS >= tc->evidence_start;
+}
+
+double tc_running_spot(const struct tenant_control *tc, size_t pool)
+{
+	return pool < tc->n_pools ? tc->running_spot[pool] : 0;
+}
+
+double tc_evidence_start(const struct tenant_control *tc)
+{
+	return tc->evidence_start;
+}
+
+double tc_evidence_end(const struct tenant_control *tc)
+{
+	return tc->evidence_end;
+}
+
+bool tc_gate_active(const struct tenant_control *tc, double now)
+{
+	return !(now < tc->evidence_start - EPS || now >= tc->evidence_end - EPS);
+}
+
+long long tc_decision_quota(const struct tc_decision *d, size_t pool, int horizon_index)
+{
+	return d && horizon_index >= 0 ? d->pools[pool].quota[horizon_index] : 0;
+}
+
+bool tc_allows_spot_frozen(const struct tc_decision *d, size_t pool, int horizon_index, double requested,
+                           double running_pool)
+{
+	return running_pool + requested <= (double)tc_decision_quota(d, pool, horizon_index) + EPS;
+}
+
+bool tc_allows_spot(const struct tenant_control *tc, size_t pool, int horizon_index, double requested, double running_pool)
+{
+	/* before the first decision every quota is 0 */
+	return tc_allows_spot_frozen(tc->have_last ? &tc->last : NULL, pool, horizon_index, requested, running_pool);
+}
+
+/* ---- the update ---- */
+
+static void pend_push(struct tenant_control *tc, size_t k, struct pending x)
+{
+	if (tc->pend_head[k] && tc->pend_n[k] == tc->pend_cap[k]) {
+		memmove(tc->pend[k], tc->pend[k] + tc->pend_head[k], (tc->pend_n[k] - tc->pend_head[k]) * sizeof **tc->pend);
+		tc->pend_n[k] -= tc->pend_head[k];
+		tc->pend_head[k] = 0;
+	}
+	tc->pend[k] = xgrow(tc->pend[k], &tc->pend_cap[k], tc->pend_n[k] + 1, sizeof **tc->pend);
+	tc->pend[k][tc->pend_n[k]++] = x;
+}
+
+static void score(struct tenant_control *tc, size_t sample)
+{
+	double p = tc->cfg->guarantee_probability;
+	for (size_t k = 0; k < tc->steps; k++)
+		while (tc->pend_head[k] < tc->pend_n[k] && tc->pend[k][tc->pend_head[k]].sample <= sample) {
+			struct pending x = tc->pend[k][tc->pend_head[k]++];
+			if (x.sample != sample)
+				continue;  /* cannot happen: every sample is recorded */
+			double actual = th_pool_total(&tc->hist, x.pool, sample);
+			double error = tc->cfg->quirks_fixed ? actual - x.mu : x.mu - actual;
+			double residual = actual - x.q;
+			tc->scores.n++;
+			tc->scores.abs_error += fabs(error);
+			tc->scores.error += error;
+			tc->scores.actual += actual;
+			tc->scores.covered += actual <= x.q + EPS;
+			tc->scores.pinball += residual >= 0 ? p * residual : (p - 1) * residual;
+		}
+}
+
+static bool inside_evidence(const struct tenant_control *tc, double now)
+{
+	return tc->evidence_start - EPS <= now && now <= tc->evidence_end + EPS;
+}
+
+static int decide(struct tenant_control *tc, double now, const struct tc_observation *obs, char *err, size_t errlen)
+{
+	const struct tc_config *c = tc->cfg;
+	struct tc_decision *d = &tc->last;
+	struct tenant_history *h = &tc->hist;
+	size_t n = h->n_samples - 1;
+	d->now = now;
+	d->sample_index = n;
+	d->history_ready = h->n_series > 0 &&
+	                   now - h->first_time >= (double)tc_minimum_history_hours(c) * 3600.0 - EPS;
+	d->training_performed = false;
+	if (d->history_ready &&
+	    (!tc->est.trained || now + EPS >= tc->next_retrain || tc->est.fit_series != h->n_series)) {
+		double t0 = cpu_now();
+		int fit = est_fit(&tc->est, h, now, err, errlen);
+		tc->cpu.training += cpu_now() - t0;
+		if (fit)
+			return -1;
+		tc->next_retrain = now + (double)c->retrain_interval_seconds;
+		d->training_performed = true;
+	}
+	for (size_t p = 0; p < tc->n_pools; p++) {
+		struct tc_pool_decision *pd = &d->pools[p];
+		pd->obs = obs->pools[p];
+		pd->eta_before = tc->eta[p];
+		struct tf_window *fb = &tc->fb[p];
+		double total, failed;
+		pd->has_rate = tf_rate(fb, now, (double)c->feedback_window_seconds, &total, &failed);
+		pd->event_weight = total;
+		pd->eviction_rate = pd->has_rate ? failed / total : 0;
+		pd->skipped = c->quirks_fixed && fb->version == fb->evaluated;   /* Q1 fixed: new evidence only */
+		if (pd->skipped)
+			pd->reason = PC_NO_NEW_COMPLETED_RUNS;
+		else {
+			fb->evaluated = fb->version;
+			tc->eta[p] = pc_eta_per_decision(tc->eta[p], failed, total, obs->pools[p].maximum_spot_wait_seconds, tc->pc,
+							 (double)c->queue_wait_threshold_seconds, &pd->reason);
+		}
+		pd->eta_after = tc->eta[p];
+		pd->hp_running_gpus = th_pool_total(h, p, n);
+	}
+	d->n_points = 0;
+	if (tc->est.trained && est_forecast(&tc->est, h, now, d->points, &d->n_points, err, errlen))
+		return -1;
+	for (size_t i = 0; i < d->n_points; i++) {
+		const struct est_point *pt = &d->points[i];
+		if (pt->target <= tc->evidence_end + EPS)
+			pend_push(tc, (size_t)pt->step - 1,
+			          (struct pending){ .sample = n + (size_t)pt->step * tc->points_per_hour, .pool = pt->pool,
+			                            .mu = pt->mu, .q = pt->quantile });
+	}
+	struct pc_point q[EST_MAX_STEPS];
+	for (size_t hi = 0; hi < tc->n_horizons; hi++)
+		d->quota[hi] = 0;
+	d->eta = INFINITY;
+	for (size_t p = 0, i = 0; p < tc->n_pools; p++) {
+		struct tc_pool_decision *pd = &d->pools[p];
+		size_t nq = 0;
+		while (i < d->n_points && d->points[i].pool == p)
+			q[nq++].q = d->points[i++].quantile;
+		struct pc_quota_input in = { .points = q, .n = nq, .capacity = tc->capacity[p], .eta = tc->eta[p],
+					     .floor_before_subtract = tc->pc->sw.floor_before_subtract,
+					     .inventory_cap = tc->pc->sw.inventory_cap, .idle_gpus = pd->obs.idle_gpus,
+					     .running_spot_gpus = pd->obs.running_spot_gpus };
+		for (size_t hi = 0; hi < tc->n_horizons; hi++) {
+			pd->quota[hi] = pc_quota(&in, c->horizons[hi]);
+			pd->free[hi] = num_round(pc_quota_free(&in, c->horizons[hi]), 6);
+			d->quota[hi] += pd->quota[hi];
+		}
+		pd->starvation = pd->quota[0] == 0 && pd->obs.idle_gpus > EPS && pd->obs.spot_backlog_gpus > EPS;
+		pd->admitted_runs = tc->admitted[p];
+		tc->admitted[p] = 0;
+		pd->held_jobs = 0;
+		if (obs->gating && obs->count_queued_spot) {
+			double headroom = (double)pd->quota[obs->gate_horizon] - pd->obs.running_spot_gpus + EPS;
+			pd->held_jobs = obs->count_queued_spot(obs->count_ctx, p, headroom, pd->obs.idle_gpus + EPS);
+		}
+		if (tc->eta[p] < d->eta)
+			d->eta = tc->eta[p];
+	}
+	d->hp_outstanding_gpus = obs->hp_outstanding_gpus;
+	d->spot_backlog_gpus = obs->spot_backlog_gpus;
+	d->running_spot_gpus = obs->running_spot_gpus;
+	double hp = 0;
+	for (size_t p = 0; p < tc->n_pools; p++)
+		hp += d->pools[p].hp_running_gpus;
+	d->hp_running_gpus = hp;
+	d->retained = inside_evidence(tc, now);
+	tc->decision_count++;
+	tc->have_last = true;
+	if (d->retained) {
+		if (!tc->retained_count)
+			tc->first_cutoff = now;
+		tc->last_cutoff = now;
+		for (size_t p = 0; p < tc->n_pools; p++) {
+			const struct tc_pool_decision *pd = &d->pools[p];
+			double e = num_round(pd->eta_after, 9);
+			if (!tc->retained_count && !p)
+				tc->eta_min = tc->eta_max = e;
+			tc->eta_min = e < tc->eta_min ? e : tc->eta_min;
+			tc->eta_max = e > tc->eta_max ? e : tc->eta_max;
+			for (size_t hi = 0; hi < tc->n_horizons; hi++) {
+				long long v = pd->quota[hi];
+				if (!tc->quota_n)
+					tc->quota_min = tc->quota_max = v;
+				tc->quota_min = v < tc->quota_min ? v : tc->quota_min;
+				tc->quota_max = v > tc->quota_max ? v : tc->quota_max;
+				tc->quota_sum += (double)v;
+				tc->quota_n++;
+			}
+			tc->pool_updates++;
+			if (pd->starvation) {
+				tc->flagged++;
+				tc->flagged_idle_seconds += pd->obs.idle_gpus * (double)c->quota_interval_seconds;
+				if (pd->obs.maximum_spot_wait_seconds > tc->flagged_max_wait)
+					tc->flagged_max_wait = pd->obs.maximum_spot_wait_seconds;
+			}
+		}
+		tc->retained_count++;
+	}
+	if (tc->sink) {
+		double t0 = cpu_now();
+		tc->sink(tc->sink_ctx, tc, d);
+		tc->cpu.records += cpu_now() - t0;
+	}
+	return 1;
+}
+
+int tc_update(struct tenant_control *tc, double now, const struct tc_observation *obs, char *err, size_t errlen)
+{
+	if (!tc_update_due(tc, now)) {
+		snprintf(err, errlen, "controller update at %.17g before the next sample time %.17g", now, tc->next_sample);
+		return -1;
+	}
+	tc->last_update_decided = false;
+	if (now > tc->evidence_end + EPS) {
+		tc->next_sample = INFINITY;
+		return 0;
+	}
+	double t0 = cpu_now();
+	if (th_sample(&tc->hist, now, err, errlen))
+		return -1;
+	score(tc, tc->hist.n_samples - 1);
+	tc->cpu.sampling += cpu_now() - t0;
+	tc->next_sample = now + (double)tc->cfg->sample_interval_seconds;
+	if (now + EPS < tc->next_quota)
+		return 0;
+	tc->next_quota = now + (double)tc->cfg->quota_interval_seconds;
+	if (now + EPS < tc->evidence_start)
+		return 0;
+	t0 = cpu_now();
+	double before = tc->cpu.training + tc->cpu.records;
+	int rc = decide(tc, now, obs, err, errlen);
+	tc->cpu.deciding += cpu_now() - t0 - (tc->cpu.training + tc->cpu.records - before);
+	if (rc == 1)
+		tc->last_update_decided = true;
+	return rc;
+}
+
+const struct tc_decision *tc_last_decision(const struct tenant_control *tc)
+{
+	return tc->have_last ? &tc->last : NULL;
+}
+
+const struct tc_decision *tc_latest_update(const struct tenant_control *tc)
+{
+	return tc->last_update_decided ? &tc->last : NULL;
+}
+
+const struct tc_config *tc_config(const struct tenant_control *tc)
+{
+	return tc->cfg;
+}
+
+const struct tenant_history *tc_history(const struct tenant_control *tc)
+{
+	return &tc->hist;
+}
+
+const struct tenant_estimator *tc_estimator(const struct tenant_control *tc)
+{
+	return &tc->est;
+}
+
+const struct tc_scores *tc_scores(const struct tenant_control *tc)
+{
+	return &tc->scores;
+}
+
+const struct tc_cpu *tc_cpu_seconds(const struct tenant_control *tc)
+{
+	return &tc->cpu;
+}
+
+/* ---- records ---- */
+
+static void num6(struct strbuf *sb, double v)
+{
+	result_add_double(sb, num_round(v, 6));
+}
+
+static void quotas_by_hour(struct strbuf *sb, const struct tc_config *c, const long long *q)
+{
+	sb_addc(sb, '{');
+	for (size_t hi = 0; hi < c->n_horizons; hi++) {
+		sb_addf(sb, "%s\"%lld\":%lld", hi ? "," : "", c->horizons[hi], q[hi]);
+	}
+	sb_addc(sb, '}');
+}
+
+static const char *point_method(const struct tc_config *c)
+{
+	return c->calibration_method ? c->calibration_method : "gaussian-validation-rms";
+}
+
+void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const struct tc_decision *d)
+{
+	const struct tc_config *c = tc->cfg;
+	const struct tenant_estimator *e = &tc->est;
+	sb_adds(sb, "{\"type\":\"control_decision\",\"controller_id\":");
+	sb_add_jstr(sb, c->controller_id, strlen(c->controller_id));
+	sb_adds(sb, ",\"cutoff_time_seconds\":");
+	result_add_double(sb, d->now);
+	sb_addf(sb, ",\"retained\":%s,\"history_ready\":%s,\"training_performed\":%s", d->retained ? "true" : "false",
+	        d->history_ready ? "true" : "false", d->training_performed ? "true" : "false");
+	sb_adds(sb, ",\"trained_at_seconds\":");
+	if (e->trained)
+		result_add_double(sb, e->trained_at);
+	else
+		sb_adds(sb, "null");
+	sb_adds(sb, ",\"model_fingerprint\":");
+	if (e->trained)
+		sb_addf(sb, "\"%s\"", e->fingerprint);
+	else
+		sb_adds(sb, "null");
+	sb_addf(sb, ",\"demand_sample_count\":%zu,\"series_count\":%zu", d->sample_index + 1, tc->hist.n_series);
+	sb_adds(sb, ",\"hp_outstanding_requested_gpus\":");
+	num6(sb, d->hp_outstanding_gpus);
+	sb_adds(sb, ",\"hp_running_requested_gpus\":");
+	num6(sb, d->hp_running_gpus);
+	sb_adds(sb, ",\"spot_backlog_gpus\":");
+	num6(sb, d->spot_backlog_gpus);
+	sb_adds(sb, ",\"running_spot_gpus\":");
+	num6(sb, d->running_spot_gpus);
+	sb_adds(sb, ",\"eta\":");
+	result_add_double(sb, num_round(d->eta, 9));
+	sb_adds(sb, ",\"spot_quota_gpus_by_guarantee_hour\":");
+	quotas_by_hour(sb, c, d->quota);
+	sb_adds(sb, ",\"points\":[");
+	for (size_t i = 0; i < d->n_points; i++) {
+		const struct est_point *pt = &d->points[i];
+		const char *pool = tc->hist.pools[pt->pool];
+		sb_adds(sb, i ? ",{\"resource_pool\":" : "{\"resource_pool\":");
+		sb_add_jstr(sb, pool, strlen(pool));
+		sb_addf(sb, ",\"horizon_step\":%d,\"target_time_seconds\":", pt->step);
+		result_add_double(sb, pt->target);
+		sb_adds(sb, ",\"mu_gpus\":");
+		result_add_double(sb, pt->mu);
+		sb_adds(sb, ",\"sigma_gpus\":");
+		result_add_double(sb, pt->sigma);
+		sb_adds(sb, ",\"guarantee_quantile_gpus\":");
+		result_add_double(sb, pt->quantile);
+		sb_adds(sb, ",\"raw_quantile_gpus\":");
+		result_add_double(sb, pt->raw);
+		sb_adds(sb, ",\"calibration_offset_gpus\":");
+		result_add_double(sb, pt->offset);
+		sb_addf(sb, ",\"method\":\"%s\"}", point_method(c));
+	}
+	sb_adds(sb, "],\"resource_pools\":{");
+	for (size_t p = 0; p < tc->n_pools; p++) {
+		const struct tc_pool_decision *pd = &d->pools[p];
+		if (p)
+			sb_addc(sb, ',');
+		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
+		sb_adds(sb, ":{\"capacity_gpus\":");
+		result_add_double(sb, tc->capacity[p]);
+		sb_adds(sb, ",\"hp_running_gpus\":");
+		num6(sb, pd->hp_running_gpus);
+		sb_adds(sb, ",\"idle_gpus\":");
+		num6(sb, pd->obs.idle_gpus);
+		sb_adds(sb, ",\"running_spot_gpus\":");
+		num6(sb, pd->obs.running_spot_gpus);
+		sb_adds(sb, ",\"spot_backlog_gpus\":");
+		num6(sb, pd->obs.spot_backlog_gpus);
+		sb_adds(sb, ",\"maximum_spot_queue_wait_seconds\":");
+		num6(sb, pd->obs.maximum_spot_wait_seconds);
+		sb_adds(sb, ",\"feedback\":{\"event_weight\":");
+		num6(sb, pd->event_weight);
+		sb_adds(sb, ",\"eviction_rate\":");
+		if (pd->has_rate)
+			result_add_double(sb, num_round(pd->eviction_rate, 9));
+		else
+			sb_adds(sb, "null");
+		sb_adds(sb, ",\"eta_before\":");
+		result_add_double(sb, num_round(pd->eta_before, 9));
+		sb_adds(sb, ",\"eta_after\":");
+		result_add_double(sb, num_round(pd->eta_after, 9));
+		sb_addf(sb, ",\"reason\":\"%s\"}", tc_reason_name(pd));
+		sb_adds(sb, ",\"predicted_free_gpus_by_guarantee_hour\":{");
+		for (size_t hi = 0; hi < tc->n_horizons; hi++) {
+			sb_addf(sb, "%s\"%lld\":", hi ? "," : "", c->horizons[hi]);
+			result_add_double(sb, pd->free[hi]);
+		}
+		sb_adds(sb, "},\"spot_quota_gpus_by_guarantee_hour\":");
+		quotas_by_hour(sb, c, pd->quota);
+		sb_addf(sb, ",\"starvation\":%s,\"gate\":{\"admitted_spot_runs\":%lld,\"held_spot_jobs\":%lld}}",
+		        pd->starvation ? "true" : "false", pd->admitted_runs, pd->held_jobs);
+	}
+	sb_adds(sb, "}}");
+}
+
+static void ratio(struct strbuf *sb, double num, double den, int digits, bool ok)
+{
+	if (ok)
+		result_add_double(sb, num_round(num / den, digits));
+	else
+		sb_adds(sb, "null");
+}
+
+void tc_write_report(struct strbuf *sb, const struct tenant_control *tc)
+{
+	const struct tc_config *c = tc->cfg;
+	const struct tenant_estimator *e = &tc->est;
+	const struct tc_scores *s = &tc->scores;
+	sb_adds(sb, "{\"type\":\"control_report\",\"schema_version\":\"" TC_REPORT_SCHEMA "\",\"controller_id\":");
+	sb_add_jstr(sb, c->controller_id, strlen(c->controller_id));
+	sb_addf(sb, ",\"controller_fingerprint\":\"%s\",\"estimator\":\"%s\"", c->fingerprint, est_id(c->estimator));
+	sb_adds(sb, ",\"information_boundary\":{\"scheduler_state_and_past_history_only\":true,"
+	            "\"actual_future_demand_used_for_prediction\":false,"
+	            "\"forecast_scoring_occurs_after_target_observation\":true,"
+	            "\"tenant_categories_registered_only_after_observation\":true}");
+	sb_addf(sb, ",\"quirks_fixed\":{\"q1_eta_on_new_events_only\":%s,\"q2_last_decision_kept\":%s,"
+	            "\"q3_mean_error_actual_minus_mu\":%s}",
+	        c->quirks_fixed ? "true" : "false", c->quirks_fixed ? "true" : "false", c->quirks_fixed ? "true" : "false");
+	sb_adds(sb, ",\"evidence_window_seconds\":{\"start\":");
+	result_add_double(sb, tc->evidence_start);
+	sb_adds(sb, ",\"end\":");
+	result_add_double(sb, tc->evidence_end);
+	sb_addf(sb, "},\"update_count\":%zu,\"total_runtime_update_count\":%zu,\"demand_sample_count\":%zu",
+	        tc->retained_count, tc->decision_count, tc->hist.n_samples);
+	sb_adds(sb, ",\"first_cutoff_time_seconds\":");
+	if (tc->retained_count)
+		result_add_double(sb, tc->first_cutoff);
+	else
+		sb_adds(sb, "null");
+	sb_adds(sb, ",\"last_cutoff_time_seconds\":");
+	if (tc->retained_count)
+		result_add_double(sb, tc->last_cutoff);
+	else
+		sb_adds(sb, "null");
+	sb_addf(sb, ",\"forecast_evaluation\":{\"scored_point_count\":%zu,\"mae_gpus\":", s->n);
+	ratio(sb, s->abs_error, (double)s->n, 6, s->n > 0);
+	sb_adds(sb, ",\"wape\":");
+	ratio(sb, s->abs_error, s->actual, 9, s->n > 0 && s->actual > 0);
+	sb_adds(sb, ",\"mean_error_gpus\":");
+	ratio(sb, s->error, (double)s->n, 6, s->n > 0);
+	sb_adds(sb, ",\"guarantee_quantile_coverage\":");
+	ratio(sb, (double)s->covered, (double)s->n, 9, s->n > 0);
+	sb_adds(sb, ",\"pinball_loss\":");
+	ratio(sb, s->pinball, (double)s->n, 6, s->n > 0);
+	sb_addf(sb, "},\"forecast_evaluation_sums\":{\"scored_point_count\":%zu,\"absolute_error_gpus\":", s->n);
+	result_add_double(sb, s->abs_error);
+	sb_adds(sb, ",\"error_gpus\":");
+	result_add_double(sb, s->error);
+	sb_adds(sb, ",\"actual_gpus\":");
+	result_add_double(sb, s->actual);
+	sb_addf(sb, ",\"covered_point_count\":%zu,\"pinball_loss\":", s->covered);
+	result_add_double(sb, s->pinball);
+	sb_adds(sb, "},\"eta\":{\"initial\":");
+	result_add_double(sb, c->initial_eta);
+	sb_adds(sb, ",\"final_by_resource_pool\":{");
+	for (size_t p = 0; p < tc->n_pools; p++) {
+		if (p)
+			sb_addc(sb, ',');
+		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
+		sb_addc(sb, ':');
+		result_add_double(sb, num_round(tc->eta[p], 9));
+	}
+	sb_adds(sb, "},\"minimum_observed\":");
+	if (tc->retained_count)
+		result_add_double(sb, tc->eta_min);
+	else
+		sb_adds(sb, "null");
+	sb_adds(sb, ",\"maximum_observed\":");
+	if (tc->retained_count)
+		result_add_double(sb, tc->eta_max);
+	else
+		sb_adds(sb, "null");
+	sb_adds(sb, "},\"spot_quota_gpus\":{\"mean\":");
+	ratio(sb, tc->quota_sum, (double)tc->quota_n, 6, tc->quota_n > 0);
+	if (tc->quota_n)
+		sb_addf(sb, ",\"minimum\":%lld,\"maximum\":%lld", tc->quota_min, tc->quota_max);
+	else
+		sb_adds(sb, ",\"minimum\":null,\"maximum\":null");
+	sb_adds(sb, ",\"latest_by_resource_pool\":{");
+	for (size_t p = 0; p < tc->n_pools; p++) {
+		static const long long zeros[64];
+		if (p)
+			sb_addc(sb, ',');
+		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
+		sb_addc(sb, ':');
+		quotas_by_hour(sb, c, tc->have_last ? tc->last.pools[p].quota : zeros);
+	}
+	sb_addf(sb, "}},\"admission_diagnostics\":{\"pool_update_count\":%zu,\"starvation_flagged_count\":%zu,"
+	            "\"starvation_flagged_fraction\":", tc->pool_updates, tc->flagged);
+	ratio(sb, (double)tc->flagged, (double)tc->pool_updates, 9, tc->pool_updates > 0);
+	sb_adds(sb, ",\"idle_gpu_seconds_while_flagged\":");
+	num6(sb, tc->flagged_idle_seconds);
+	sb_adds(sb, ",\"maximum_spot_wait_seconds_while_flagged\":");
+	num6(sb, tc->flagged_max_wait);
+	sb_adds(sb, "},\"feedback_events\":{");
+	for (size_t p = 0; p < tc->n_pools; p++) {
+		const struct tf_window *f = &tc->fb[p];
+		if (p)
+			sb_addc(sb, ',');
+		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
+		sb_addf(sb, ":{\"event_count\":%lld,\"success_weight\":", f->event_count);
+		num6(sb, f->success_weight);
+		sb_adds(sb, ",\"failure_weight\":");
+		num6(sb, f->failure_weight);
+		sb_adds(sb, ",\"total_weight\":");
+		num6(sb, f->success_weight + f->failure_weight);
+		sb_adds(sb, ",\"weight_by_event_kind\":{");
+		bool first = true;
+		static const enum tc_event_kind sorted[] = { TC_EVENT_GUARANTEE, TC_EVENT_COMPLETED, TC_EVENT_PREEMPTED };
+		for (size_t k = 0; k < TC_EVENT_KINDS; k++) {
+			double w = tc->by_kind[p * TC_EVENT_KINDS + sorted[k]];
+			if (w == 0)
+				continue;
+			sb_addf(sb, "%s\"%s\":", first ? "" : ",", tc_event_kind_name(sorted[k]));
+			num6(sb, w);
+			first = false;
+		}
+		sb_adds(sb, "}}");
+	}
+	sb_addf(sb, "},\"model\":{\"model\":\"%s\",\"model_fingerprint\":", est_id(c->estimator));
+	if (e->trained) {
+		sb_addf(sb, "\"%s\",\"trained_at_seconds\":", e->fingerprint);
+		result_add_double(sb, e->trained_at);
+		sb_addf(sb, ",\"training\":{\"training_generation\":%lld,\"series_count\":%zu,\"history_sample_count\":%zu,"
+		            "\"train_window_count\":%zu,\"validation_window_count\":%zu,\"train_row_count\":%zu,"
+		            "\"epochs_completed\":null,\"best_validation_gaussian_nll\":null,\"calibration\":{",
+		        e->generation, e->fit_series, e->history_samples, e->train_windows, e->validation_windows, e->train_rows);
+		bool first = true;
+		for (size_t p = 0; p < tc->n_pools; p++) {
+			if (!e->pool_fitted[p])
+				continue;
+			if (!first)
+				sb_addc(sb, ',');
+			first = false;
+			sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
+			sb_adds(sb, ":[");
+			for (size_t k = 0; k < tc->steps; k++) {
+				const struct est_calibration *cal = &e->cal[p * tc->steps + k];
+				sb_addf(sb, "%s{\"horizon_step\":%zu,\"n\":%zu,\"rank\":", k ? "," : "", k + 1, cal->n);
+				if (c->calibration_method)
+					sb_addf(sb, "%zu", cal->rank);
+				else
+					sb_adds(sb, "null");
+				sb_adds(sb, ",\"sigma\":");
+				num6(sb, cal->sigma);
+				sb_adds(sb, ",\"offset\":");
+				result_add_double(sb, cal->offset);
+				sb_adds(sb, ",\"raw_coverage\":");
+				result_add_double(sb, num_round(cal->raw_coverage, 9));
+				sb_adds(sb, ",\"calibrated_coverage\":");
+				result_add_double(sb, num_round(cal->calibrated_coverage, 9));
+				sb_addc(sb, '}');
+			}
+			sb_addc(sb, ']');
+		}
+		sb_adds(sb, "}}}}");
+	} else
+		sb_adds(sb, "null,\"trained_at_seconds\":null,\"training\":null}}");
+}

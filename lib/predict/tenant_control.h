@@ -1,0 +1,221 @@
+/*
+ * tenant_control — the tenant-aware predictive Spot controller (predictive.md §2) with
+ * the deterministic estimators of §6, as a state machine its driver feeds: the
+ * simulator binding inside sim-run, or the offline replay of the cutoff bundle.
+ *
+ * Cadence. Samples every sample_interval (60 s) from the start time, by repeated
+ * addition now + 60 (the driver's clock), until the evidence end; every fifth sample
+ * (quota_update_interval, a grid anchored at the start) is a decision, and grid points
+ * before the evidence start make none. A sample records every series' running HP GPUs
+ * (series = [pool, tenant], pool = gpu_model, registered at its first run and kept).
+ *
+ * A decision, in this order: sample -> retrain (when ready: span >= lookback +
+ * validation + horizon = 844 h and >= 1 series; and never trained, now >= next_retrain,
+ * or the series set changed; next_retrain starts at the evidence start and becomes
+ * now + retrain_interval after each fit) -> feedback (the η law per pool) -> forecast
+ * (empty before the first fit) -> quota per pool and guarantee horizon (pc_quota,
+ * inventory cap as configured) -> the decision record -> diagnostics (starvation: the
+ * shortest-horizon quota 0 while idle > EPS and Spot backlog > EPS).
+ *
+ * Gate: Spot only, enforce mode only, and only when evidence_start - EPS <= now <
+ * evidence_end - EPS (the evidence end is a wake-up): admit iff the pool's running Spot
+ * GPUs + request <= the pool's quota of the policy's horizon + EPS. A denied job stays
+ * queued; lowering a quota never evicts.
+ *
+ * Feedback events per pool, weight = distinct nodes of the pool in the run's allocation:
+ * a Spot run start sets its checkpoint; each time checkpoint + g <= now (g > 0) the
+ * checkpoint advances by g and a success "guarantee_duration_completed" is logged (these
+ * times are wake-ups, emitted by tc_after_advance); a completion is a success
+ * "job_completed", an eviction a failure "preempted"; events older than the feedback
+ * window are dropped.
+ *
+ * Quirks, fixed when the controller id is ours (tenant_config.h): Q1 the η law runs only
+ * when the pool gained an event since its last application (original: every decision);
+ * Q2 tc_last_decision() is the last decision at any time, where the original's
+ * tc_latest_update() is NULL after a minute-only sample; Q3 mean_error = actual - mu as
+ * in the aggregate controller (original: mu - actual).
+ *
+ * Scoring: every point whose target <= evidence end + EPS is scored against the pool's
+ * running-HP total at the sample of its target minute (sample n + 60 k).
+ *
+ * For the rolling controller (issue 12): tc_clone() forks the whole state (history,
+ * estimator, feedback windows, runs, pending scores, report sums); tc_last_decision()
+ * gives the last decision with its quotas per pool and horizon, which a frozen-quota gate
+ * reads through tc_decision_quota(); tc_allows_spot_frozen() is that gate.
+ *
+ * Memory: the controller owns everything it allocates; tc_close frees it (NULL is fine).
+ * The config and the trace strings it was opened with are borrowed and must outlive it.
+ * Decision records go to the sink as they happen. Nothing here prints or exits.
+ */
+#ifndef SCHEDNAV_PREDICT_TENANT_CONTROL_H
+#define SCHEDNAV_PREDICT_TENANT_CONTROL_H
+#include "core/arena.h"
+#include "core/json.h"
+#include "core/strbuf.h"
+#include "predict/calendar.h"
+#include "predict/estimator.h"
+#include "predict/tenant_config.h"
+#include "predict/tenant_history.h"
+#include "predict/predict.h"
+#include "predict/tenant_feedback.h"
+#include "trace/trace.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#define TC_EPS 1e-9
+#define TC_REPORT_SCHEMA "schednav.predictive-control-report/v1"
+
+enum tc_event_kind { TC_EVENT_COMPLETED, TC_EVENT_PREEMPTED, TC_EVENT_GUARANTEE, TC_EVENT_KINDS };
+const char *tc_event_kind_name(enum tc_event_kind k);
+
+struct tc_pool_observation {      /* one pool at an update, before admission at that instant */
+	double idle_gpus;             /* free GPUs of the pool */
+	double running_spot_gpus;     /* Spot GPUs allocated on the pool's nodes */
+	double spot_backlog_gpus;     /* queued Spot demand of the pool */
+	double maximum_spot_wait_seconds;  /* longest current wait (now - queued_since) */
+};
+
+struct tc_observation {
+	double hp_outstanding_gpus, spot_backlog_gpus, running_spot_gpus;   /* cluster */
+	const struct tc_pool_observation *pools;                          /* tc pool order */
+	bool gating;                  /* the gate enforces at this instant ... */
+	int gate_horizon;             /* ... at this horizon index (the policy's guarantee) */
+	/* The queued Spot jobs of pool whose demand d satisfies above < d <= at_most: with the
+	 * new quota the decision counts those that fit the idle GPUs but not its headroom
+	 * (held_spot_jobs). NULL: none counted. */
+	long long (*count_queued_spot)(const void *ctx, size_t pool, double above, double at_most);
+	const void *count_ctx;
+};
+
+struct tc_pool_decision {
+	double eta_before, eta_after;
+	bool has_rate;
+	double event_weight, eviction_rate;
+	enum pc_reason reason;        /* of pc_eta_per_decision; named by tc_reason_name */
+	bool skipped;                 /* Q1 fixed: no new event since the law last ran */
+	long long *quota;             /* per horizon */
+	double *free;                 /* predicted free per horizon (round6) */
+	struct tc_pool_observation obs;
+	double hp_running_gpus;       /* the pool's total at this sample */
+	bool starvation;
+	long long admitted_runs;      /* Spot run starts since the previous decision */
+	long long held_jobs;          /* fitting queued Spot jobs above the new quota's headroom (gating only) */
+};
+
+struct tc_decision {
+	double now;
+	size_t sample_index;
+	bool retained, history_ready, training_performed;
+	double hp_outstanding_gpus, spot_backlog_gpus, running_spot_gpus, hp_running_gpus;
+	struct est_point *points;     /* n_points, pool then step */
+	size_t n_points;
+	struct tc_pool_decision *pools;
+	long long *quota;             /* per horizon, summed over pools */
+	double eta;                   /* minimum over pools (round9 when written) */
+};
+
+struct tc_scores {                /* forecast evaluation sums, in scoring order */
+	size_t n;
+	double abs_error, error, actual, pinball;
+	size_t covered;
+};
+
+struct tc_cpu {                   /* CPU seconds spent in each part, for benchmarks */
+	double sampling;              /* the 60-s samples: hourly maxima, prefix sums, scoring */
+	double training;              /* fits (est_fit) */
+	double deciding;              /* the rest of each decision: feedback, forecast, quota, report sums */
+	double records;               /* the decision sink (writing records) */
+};
+
+struct tenant_control;            /* opaque */
+typedef void (*tc_sink)(void *ctx, const struct tenant_control *tc, const struct tc_decision *d);
+
+/* Open a controller of the tenant family (cfg->tenant set): pools (gpu models, with their
+ * node GPUs) in any order, the trace's time_origin, the first sample time and the
+ * evidence window. The config is borrowed. */
+struct tenant_control *tc_open(const struct pc_config *cfg, const char *const *pools, const double *capacities, size_t n_pools,
+                        const char *time_origin, double start, double evidence_start, double evidence_end, size_t n_jobs,
+                        char *err, size_t errlen);
+void tc_close(struct tenant_control *tc);
+struct tenant_control *tc_clone(const struct tenant_control *tc);
+void tc_set_sink(struct tenant_control *tc, tc_sink sink, void *ctx);
+
+/* The pool index of a gpu model, or -1. */
+int tc_pool_index(const struct tenant_control *tc, const char *pool);
+size_t tc_pool_count(const struct tenant_control *tc);
+const char *tc_pool_name(const struct tenant_control *tc, size_t pool);
+
+/* An HP run of tenant on pool started (+gpus) or stopped (-gpus); the series is
+ * registered at its first start. Errors: unknown pool, bad tenant. */
+int tc_hp_run(struct tenant_control *tc, const char *pool, const char *tenant, double gpus, bool started, char *err, size_t errlen);
+/* A Spot run of job started at now with gpus GPUs on `nodes` distinct nodes of pool,
+ * guarantee g (a job already running is ignored). */
+void tc_spot_run_started(struct tenant_control *tc, size_t job, size_t pool, double nodes, double gpus, double now,
+                         double guarantee_seconds);
+/* The Spot run of job closed at now (evicted: a failure). */
+void tc_spot_run_closed(struct tenant_control *tc, size_t job, double now, bool evicted);
+/* After the clock moved to now: the guarantee-period events due by now + EPS. */
+void tc_after_advance(struct tenant_control *tc, double now);
+
+/* The earliest wake-up strictly after `after` (a sample, the evidence end, a guarantee
+ * period's end), or INFINITY. */
+double tc_next_wakeup(const struct tenant_control *tc, double after);
+bool tc_update_due(const struct tenant_control *tc, double now);
+/* tc_update at now would make a decision (so the driver gathers the pool observations). */
+bool tc_update_decides(const struct tenant_control *tc, double now);
+/* GPUs of the pool's Spot runs in progress (the gate's running term); 0 for an unknown pool. */
+double tc_running_spot(const struct tenant_control *tc, size_t pool);
+double tc_evidence_start(const struct tenant_control *tc);
+double tc_evidence_end(const struct tenant_control *tc);
+/* One update at now (due): the sample and, on the decision grid, the decision. Returns
+ * 1 when a decision was made, 0 for a sample only, -1 + message on error. */
+int tc_update(struct tenant_control *tc, double now, const struct tc_observation *obs, char *err, size_t errlen);
+
+/* Gate. */
+bool tc_gate_active(const struct tenant_control *tc, double now);
+bool tc_allows_spot(const struct tenant_control *tc, size_t pool, int horizon_index, double requested, double running_pool);
+
+/* Q2: the last decision at any time (NULL before the first); the original's view is
+ * tc_latest_update: NULL when the last update was a minute-only sample. */
+const struct tc_decision *tc_last_decision(const struct tenant_control *tc);
+const struct tc_decision *tc_latest_update(const struct tenant_control *tc);
+long long tc_decision_quota(const struct tc_decision *d, size_t pool, int horizon_index);
+bool tc_allows_spot_frozen(const struct tc_decision *d, size_t pool, int horizon_index, double requested, double running_pool);
+
+/* The original's name of a pool's eta adjustment: high_eviction, low_eviction_high_queue,
+ * unchanged; no_new_events when Q1's fix skipped the law. */
+const char *tc_reason_name(const struct tc_pool_decision *pd);
+
+/* Read-only views for the records and the report. */
+const struct tc_config *tc_config(const struct tenant_control *tc);
+const struct tenant_history *tc_history(const struct tenant_control *tc);
+const struct tenant_estimator *tc_estimator(const struct tenant_control *tc);
+const struct tc_scores *tc_scores(const struct tenant_control *tc);
+const struct tc_cpu *tc_cpu_seconds(const struct tenant_control *tc);
+
+/* Records: one control_decision line (no '\n'), the control_report line. */
+void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const struct tc_decision *d);
+void tc_write_report(struct strbuf *sb, const struct tenant_control *tc);
+
+/* The trace the tenant controller needs: schednav.trace/2, a tenant on every job, a
+ * concrete gpu_model on every job. 0, or -1 + message. */
+int tc_check_trace(const struct trace *t, char *err, size_t errlen);
+/* Pools (sorted gpu models of the nodes) and their capacities, malloc'd; free both. */
+size_t tc_trace_pools(const struct trace *t, char ***pools, double **capacities);
+
+/*
+ * The past-only cutoff bundle (§2 "Cutoff bundle", tenant_bundle.c): jobs with submit <=
+ * cutoff only; offline occupancy from submit to submit + duration, the end applied only
+ * when <= cutoff + EPS (ends before arrivals at one instant, then job id); no Spot backlog;
+ * idle = C - HP - Spot per pool; samples from floor(first submit / 60) * 60 by + 60 to the
+ * cutoff, which must lie on that grid and on the 300-s grid; the controller's evidence
+ * window is [cutoff, cutoff], so it trains at the cutoff when ready. The record mirrors
+ * the original's schednav.predictive-observation-bundle/v1 (snapshot, forecast, quota plan,
+ * boundary flags, SHA-256 fingerprints of each document). Q10 fixed for our ids: the
+ * observed-prefix fingerprint takes a duration only for jobs that ended by the cutoff
+ * (null for the others), so a different future never changes a byte.
+ * Built in a; NULL + message on error.
+ */
+struct json *tc_bundle(struct arena *a, const struct trace *t, const struct pc_config *cfg, double cutoff, char *err,
+                       size_t errlen);
+#endif

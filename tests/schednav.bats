@@ -1,0 +1,181 @@
+#!/usr/bin/env bats
+# schednav: the front command (exec path, help, running a tool), make install/uninstall
+# into a DESTDIR, and the Debian package check of make demo / make check.
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	stream-seal -o small.nd "$ROOT/tests/cases/trace-window/small.body"
+	POLICY="$ROOT/configs/policies/native-fifo.json"
+}
+
+@test "schednav: --help matches the man page, bad option exits 2" {
+	assert_tool_invariants schednav
+}
+
+@test "schednav: in the build tree the exec path is bin/, and a tool runs exactly as itself" {
+	run schednav --exec-path
+	assert_success
+	assert_output "$(cd "$BIN" && pwd -P)"
+	sim-run --policy "$POLICY" small.nd > direct.nd
+	schednav sim-run --policy "$POLICY" small.nd > front.nd
+	cmp direct.nd front.nd
+	# stdin, stdout, messages and exit status are the tool's own
+	schednav sim-run --policy "$POLICY" < small.nd | schednav metrics > m.nd
+	stream-verify m.nd
+	run schednav sim-run --bogus
+	assert_failure 2
+	assert_line --index 0 "sim-run: unknown option '--bogus'"
+	run schednav stream-verify /nonexistent
+	assert_failure 1
+	assert_output --partial "stream-verify: "
+	run schednav metrics -V
+	assert_success
+	assert_line --index 0 --regexp '^metrics \(SchedNav\) '
+}
+
+@test "schednav: an unknown or malformed tool name is a usage error" {
+	local t
+	for t in nope ../bin/sim-run sim-run/ /bin/sh SIM-RUN schednav ''; do
+		run schednav "$t" --help
+		assert_failure 2
+		assert_line --index 0 "schednav: '$t' is not a schednav tool; see 'schednav help'"
+	done
+	run schednav
+	assert_failure 2
+	assert_line --index 0 "schednav: missing TOOL (see 'schednav help')"
+	run schednav --exec-path sim-run
+	assert_failure 2
+}
+
+@test "schednav: help lists every tool; help TOOL shows its man page, or its --help without one" {
+	run schednav help
+	assert_success
+	local t
+	for t in $(ls "$ROOT"/tools/*.c | sed 's|.*/||; s|\.c$||' | grep -vx schednav); do
+		assert_line "  $t"
+	done
+	refute_line "  schednav"
+	run schednav help sim-run
+	assert_success
+	assert_output --partial "SYNOPSIS"
+	assert_output --partial "sim-run --policy FILE"
+	# a copy of the tools without man pages beside them: the tool's --help
+	mkdir -p alone
+	cp "$BIN/schednav" "$BIN/metrics" alone/
+	run alone/schednav help metrics
+	assert_success
+	assert_line --index 0 "usage: metrics [-o OUT] [FILE]"
+	run schednav help nope
+	assert_failure 2
+}
+
+@test "schednav: SCHEDNAV_EXEC_PATH names the tools' directory" {
+	mkdir -p other
+	printf '#!/bin/sh\necho "fake metrics: $*"\n' > other/metrics
+	chmod +x other/metrics
+	run env SCHEDNAV_EXEC_PATH="$PWD/other" schednav metrics a b
+	assert_success
+	assert_output "fake metrics: a b"
+	run env SCHEDNAV_EXEC_PATH="$PWD/other" schednav --exec-path
+	assert_output "$PWD/other"
+	run env SCHEDNAV_EXEC_PATH="$PWD/other" schednav sim-run
+	assert_failure 2
+}
+
+@test "make install puts schednav in bin, the tools in libexec/schednav, the pages in man1 and man7; uninstall removes exactly that" {
+	local dest="$BATS_TEST_TMPDIR/dest" prefix=/opt/sn
+	mkdir -p "$dest$prefix/bin"
+	echo keep > "$dest$prefix/bin/other-program"
+	make -C "$ROOT" --no-print-directory install DESTDIR="$dest" PREFIX="$prefix" > install.log
+	[ -x "$dest$prefix/bin/schednav" ]
+	run ls "$dest$prefix/bin"
+	assert_output "other-program
+schednav"
+	local t
+	for t in $(ls "$ROOT"/tools/*.c | sed 's|.*/||; s|\.c$||' | grep -vx schednav); do
+		[ -x "$dest$prefix/libexec/schednav/$t" ] || fail "$t not installed"
+		[ -f "$dest$prefix/share/man/man1/$t.1" ] || fail "$t.1 not installed"
+	done
+	[ -f "$dest$prefix/share/man/man1/schednav.1" ]
+	[ -f "$dest$prefix/share/man/man7/schednav.7" ]
+	[ "$(ls "$dest$prefix/libexec/schednav" | wc -l)" -eq "$(ls "$ROOT"/tools/*.c | grep -vc '/schednav\.c$')" ]
+	# the installed front command finds the installed tools and pages (under DESTDIR too)
+	run "$dest$prefix/bin/schednav" --exec-path
+	assert_output "$dest$prefix/libexec/schednav"
+	"$dest$prefix/bin/schednav" sim-run --policy "$POLICY" small.nd | "$dest$prefix/bin/schednav" metrics > m.nd
+	stream-verify m.nd
+	run "$dest$prefix/bin/schednav" help trace-window
+	assert_output --partial "SYNOPSIS"
+	find "$dest" | sort > installed.txt
+	make -C "$ROOT" --no-print-directory uninstall DESTDIR="$dest" PREFIX="$prefix" > uninstall.log
+	# only the directories install -d made and the foreign file remain
+	run find "$dest" -type f
+	assert_output "$dest$prefix/bin/other-program"
+	[ ! -e "$dest$prefix/libexec/schednav" ]
+	[ -d "$dest$prefix/share/man/man1" ]
+	# a second uninstall finds nothing to remove and still succeeds
+	make -C "$ROOT" --no-print-directory uninstall DESTDIR="$dest" PREFIX="$prefix" > /dev/null
+}
+
+# Run the package check of make TARGET with a stub apt-get and dpkg-query on PATH.
+stub_tools() {
+	mkdir -p stub
+	printf '#!/bin/sh\necho "apt-get $*" >> "%s/apt.log"\n' "$PWD" > stub/apt-get
+	chmod +x stub/apt-get
+}
+
+@test "make demo / make check: a missing package stops them with the one apt-get line, or is installed as root" {
+	run make -C "$ROOT" --no-print-directory demo DEPS_INSTALL=no DEMO_PACKAGES="build-essential schednav-test-no-such-package"
+	assert_failure 2
+	assert_line "make demo: missing Debian packages: schednav-test-no-such-package; run this, then 'make demo' again:"
+	assert_line "  sudo apt-get install schednav-test-no-such-package"
+	refute_output --partial "demo: import"
+	run make -C "$ROOT" --no-print-directory check DEPS_INSTALL=no CHECK_PACKAGES="bats schednav-test-a schednav-test-b"
+	assert_failure 2
+	assert_line "  sudo apt-get install schednav-test-a schednav-test-b"
+	refute_output --partial "unit: "
+	# as root (or DEPS_INSTALL=yes) the missing ones are installed first
+	stub_tools
+	run env PATH="$PWD/stub:$PATH" "$ROOT/pipelines/need-packages.sh" demo build-essential schednav-test-a
+	assert_success
+	assert_output "make demo: installing the missing Debian packages: schednav-test-a"
+	run cat apt.log
+	assert_line --index 0 "apt-get update -qq"
+	assert_line --index 1 "apt-get install -y -qq schednav-test-a"
+	# nothing missing: silent, nothing installed; PACKAGE:COMMAND is satisfied by COMMAND
+	rm apt.log
+	run env PATH="$PWD/stub:$PATH" "$ROOT/pipelines/need-packages.sh" demo build-essential schednav-test-sh:sh
+	assert_success
+	assert_output ""
+	[ ! -e apt.log ]
+	run env DEPS_INSTALL=no "$ROOT/pipelines/need-packages.sh" check schednav-test-x:schednav-no-such-command
+	assert_failure 1
+	assert_line "  sudo apt-get install schednav-test-x"
+	run env DEPS_INSTALL=maybe "$ROOT/pipelines/need-packages.sh" demo schednav-test-a
+	assert_failure 2
+}
+
+@test "make demo needs no browser; make check names what the tests use" {
+	local demo check
+	demo=$(make -C "$ROOT" --no-print-directory -pn help | sed -n 's/^DEMO_PACKAGES := //p')
+	check=$(make -C "$ROOT" --no-print-directory -pn help | sed -n 's/^CHECK_PACKAGES := //p')
+	[ -n "$demo" ] || fail "no DEMO_PACKAGES"
+	[[ " $demo " != *" chromium "* ]] || fail "the demo pulls a browser: $demo"
+	[[ " $demo " != *" bats "* ]] || fail "the demo pulls bats: $demo"
+	local p
+	for p in pkgconf libyajl-dev libxxhash-dev libzstd-dev libmd-dev gnuplot-nox; do
+		[[ " $demo " == *" $p "* ]] || fail "the demo does not pull $p"
+	done
+	for p in bats bats-assert bats-support python3-jsonschema chromium jq zstd parallel gnuplot-nox; do
+		[[ " $check " == *" $p "* ]] || fail "make check does not pull $p"
+	done
+}
+
+@test "the build names a missing library (pkg-config) before compiling" {
+	run make -C "$ROOT" --no-print-directory BUILD="$BATS_TEST_TMPDIR/b" OUT="$BATS_TEST_TMPDIR/o" PKGS="yajl schednav-test-nolib"
+	assert_failure 2
+	assert_output --partial "schednav: the build needs these libraries, found through pkg-config: schednav-test-nolib"
+	assert_output --partial "apt-get install pkgconf"
+	[ ! -e "$BATS_TEST_TMPDIR/o" ]
+}
