@@ -42,7 +42,7 @@ FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz-replay/%)
 FUZZ_CC      ?= clang
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?=
 FUZZ_DIR     := build-fuzz
 PLUMBING := $(filter-out schednav,$(TOOLS))
 MAN1     := $(sort $(wildcard docs/*.1))
@@ -123,13 +123,13 @@ fuzz-replay: $(REPLAY_BIN) $(BINS)
 	@set -e; for n in $(FUZZ_NAMES); do $(BUILD)/fuzz-replay/$$n tests/fuzz/regressions/$$n $(BUILD)/fuzz-seeds/$$n; done
 	@python3 tests/fuzz/study_config.py --replay tests/fuzz/regressions/study_config
 
-## fuzz: FUZZ_SECONDS=N (or FUZZ_RUNS=N): build the libFuzzer harnesses (clang) into build-fuzz/, run each for N s (default 60) or N executions, one at a time
+## fuzz: FUZZ_SECONDS=S and/or FUZZ_RUNS=N: build the libFuzzer harnesses (clang) into build-fuzz/, run each for S s (default 60) or N executions (with both: whichever comes first), one at a time
 fuzz: all
 	$(MAKE) BUILD=$(FUZZ_DIR) OUT=$(FUZZ_DIR)/bin CC=$(FUZZ_CC) CFLAGS='-O1 -g' \
 		SANITIZE='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all' fuzz-build
 	tests/fuzz/seeds.sh $(abspath $(OUT)) $(FUZZ_DIR)/seeds
-	ASAN_OPTIONS=detect_leaks=1 FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_NAMES)
-	python3 tests/fuzz/study_config.py $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
+	ASAN_OPTIONS=detect_leaks=1 FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_DIR) '$(FUZZ_SECONDS)' $(FUZZ_NAMES)
+	python3 tests/fuzz/study_config.py $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS)) $(if $(FUZZ_SECONDS),--seconds $(FUZZ_SECONDS),$(if $(FUZZ_RUNS),,--seconds 60))
 
 fuzz-build: $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
 

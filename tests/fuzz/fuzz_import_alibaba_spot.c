@@ -7,10 +7,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *part[2];
 	size_t len[2];
 	fz_split(data, size, part, len, 2);
-	char *nodes = (char *)fz_file(0, part[0], len[0]), *jobs = (char *)fz_file(1, part[1], len[1]);
-	char *plain[] = { "alibaba-spot", "--nodes", nodes, "--jobs", jobs, NULL };
-	import_one(trace_import_alibaba_spot, 5, plain);
-	char *window[] = { "alibaba-spot", "--nodes", nodes, "--jobs", jobs, "--eval-start", "3600", "--eval-end", "86400",
-		"--warmup-start", "600", "--no-warmup-spot", "--gpu-model", "A100", "--gpu-model", "H800", NULL };
-	return import_one(trace_import_alibaba_spot, 16, window);
+	const char *nodes = fz_file(0, part[0], len[0]), *jobs = fz_file(1, part[1], len[1]);
+	struct import_alibaba_spot_opts plain = { .nodes = nodes, .jobs = jobs, .include_warmup_spot = true };
+	IMPORT(trace_import_alibaba_spot, plain);
+	static const char *const models[] = { "A100", "H800" };
+	struct import_alibaba_spot_opts window = {
+		.nodes = nodes, .jobs = jobs, .gpu_models = models, .n_gpu_models = 2,
+		.has_window = true, .eval_start = 3600, .eval_end = 86400, .max_submit = 86400,
+		.has_warmup = true, .warmup_start = 600, .include_warmup_spot = false,
+	};
+	IMPORT(trace_import_alibaba_spot, window);
+	return 0;
 }

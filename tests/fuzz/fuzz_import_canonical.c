@@ -39,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else
 		fz_write("trace.json", part[0], len[0]);
 	arena_release(&a);
-	char *argv[] = { "canonical", (char *)fz_dir(), NULL };
-	return import_one(trace_import_canonical, 2, argv);
+	struct import_canonical_opts o = { .dir = fz_dir() };
+	IMPORT(trace_import_canonical, o);
+	return 0;
 }

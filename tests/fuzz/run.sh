@@ -2,8 +2,9 @@
 # run.sh DIR SECONDS NAME... — run each libFuzzer harness DIR/fuzz/NAME in turn (one process
 # at a time: the machine is shared) for SECONDS, on its corpus DIR/corpus/NAME (started
 # from the seeds in DIR/seeds/NAME), with crashes written to tests/fuzz/regressions/NAME/
-# (which make check replays). FUZZ_RUNS=N instead stops each harness after N executions;
-# FUZZ_MAX_LEN sets the largest input (default 16384 bytes).
+# (which make check replays). FUZZ_RUNS=N stops each harness after N executions instead,
+# or after SECONDS when SECONDS is not empty, whichever comes first (a time cap for slow
+# harnesses); FUZZ_MAX_LEN sets the largest input (default 16384 bytes).
 # Prints one line per harness and writes the table to DIR/fuzz-results.md:
 # executions, coverage (cov = edges, ft = features) and the inputs it saved as crashes.
 set -u
@@ -12,8 +13,11 @@ SECONDS_EACH=$2
 shift 2
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RESULTS="$DIR/fuzz-results.md"
-LIMIT="-max_total_time=$SECONDS_EACH"
-[ -n "${FUZZ_RUNS:-}" ] && LIMIT="-runs=$FUZZ_RUNS"
+if [ -n "${FUZZ_RUNS:-}" ]; then
+	LIMIT="-runs=$FUZZ_RUNS${SECONDS_EACH:+ -max_total_time=$SECONDS_EACH}"
+else
+	LIMIT="-max_total_time=${SECONDS_EACH:-60}"
+fi
 # Inputs up to 16 KiB (FUZZ_MAX_LEN): the readers' bugs are structural, and small inputs
 # run several times faster. A smaller ASan quarantine keeps fresh-page faults down; leaks
 # are still detected. The canonical importer's files go to tmpfs when there is one.

@@ -16,8 +16,12 @@ import argparse, glob, json, os, random, re, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LOADER = os.environ.get("STUDY_CONFIG_JQ", os.path.join(ROOT, "pipelines", "study-config.jq"))
-VARS = ["TRACE_KIND", "TRACE_ARGS", "TRACE_FILES", "TRACE_STREAM", "SCAN_ARGS", "EXCLUDE", "WARMUP_SECONDS",
-        "WARMUP_SPOT", "SPLIT", "ARMS", "BASELINE", "SLO", "REPETITIONS"]
+# The variables in order; after CONTROLLERS come zero or more CONTROLLER_ARM and POLICY_ARM
+# lines (one per controller arm and per arm whose policy is a file of its own).
+VARS_HEAD = ["TRACE_KIND", "TRACE_ARGS", "TRACE_FILES", "TRACE_STREAM", "SCAN_ARGS", "EXCLUDE", "MIN_START",
+             "WARMUP_SECONDS", "WARMUP_SPOT", "SPLIT", "ARMS", "CONTROLLERS"]
+VARS_TAIL = ["BASELINE", "SLO", "REPETITIONS"]
+ARM_VAR = re.compile(r"^(CONTROLLER|POLICY)_[A-Za-z0-9][A-Za-z0-9._-]*$")
 HOSTILE = ["\n", "\nall:\n\ttouch pwned\n", "\t", "\r", "\x1b[2J", "\x00", "$", "$(shell id)", "#", "# comment", "'", '"', "\\",
            "\\\n", " ", "", "native-fifo", "a b", ";rm -rf x;", "`id`", "\u2028", "\u00e9", "x" * 300, "--flag", "-"]
 
@@ -81,13 +85,15 @@ def check(out):
         return "no header comment"
     names = []
     for line in lines[1:]:
-        m = re.match(r"^([A-Z_]+) := (.*)$", line)
+        m = re.match(r"^([A-Za-z0-9_.-]+) := (.*)$", line)
         if not m:
             return "not a variable line: %r" % line[:80]
         if not value_ok(m.group(2)):
             return "unsafe value: %r" % line[:120]
         names.append(m.group(1))
-    if names != VARS:
+    k = len(VARS_HEAD)
+    if names[:k] != VARS_HEAD or names[len(names) - len(VARS_TAIL):] != VARS_TAIL or len(names) < k + len(VARS_TAIL) \
+            or not all(ARM_VAR.match(n) for n in names[k:len(names) - len(VARS_TAIL)]):
         return "variables %r" % names
     return None
 
