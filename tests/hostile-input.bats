@@ -229,7 +229,28 @@ seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
 	run study-select --window $'w\n1' "$EV/native-fifo.metrics.ndjson"
 	assert_failure 2
 	assert_line --index 0 "study-select: --window: the id contains a control character"
+	run trace-import alibaba-spot --nodes x --jobs y --trace-id $'id\n2'
+	assert_failure 2
+	assert_line --index 0 "trace-import: --trace-id: the id contains a control character"
+	# every string of a controller config (both families) follows the identifier rule
+	local c
+	for c in predictive-spot-v1 schednav-tenant-linear-v1; do
+		jq '.controller_id = "ctl\u0085x"' "$ROOT/configs/controllers/$c.json" > ctl.json
+		run sim-run --policy "$POL/native-fifo.json" --controller ctl.json -i "$SMALL"
+		assert_failure 1
+		assert_output "sim-run: ctl.json: 'controller_id' 'ctl\xc2\x85x' contains a control character"
+	done
 	[ ! -e pwned ]
+}
+
+@test "defect 1 (class): the readers added with the predictive tools keep the identifier rule (quota)" {
+	printf '%s\n' '{"type":"header","schema":"schednav.forecast/1","tool":"t","version":"0.2.0","inputs":[],"params":{}}' \
+		'{"type":"forecast_point","cutoff_time_seconds":3600,"horizon_step":1,"target_time_seconds":7200,"mu_gpus":1,"sigma_gpus":0.5,"guarantee_quantile_gpus":2,"resource_pool":"p\u0007"}' \
+		| stream-seal -o f.nd
+	run quota --controller "$ROOT/configs/controllers/predictive-spot-v1.json" --capacity 8 -o q.nd f.nd
+	assert_failure 1
+	assert_output "quota: f.nd:2: forecast_point record: 'resource_pool' 'p\x07' contains a control character"
+	[ ! -e q.nd ]
 }
 
 @test "defect 13: trace-import validation errors name PATH:LINE (unknown model, duplicate node) in every format" {
