@@ -8,6 +8,9 @@ BINDIR   ?= $(PREFIX)/bin
 # that names like compare, rank, metrics and report never collide with other software.
 LIBEXECDIR ?= $(PREFIX)/libexec/schednav
 MANDIR   ?= $(PREFIX)/share/man
+# configs/ (policies, SLOs, controllers, agent roles, action spaces) for the installed
+# schednav-mcp, which looks there when it has no --configs (LIBEXECDIR/../../share/schednav)
+DATADIR  ?= $(PREFIX)/share/schednav
 MAN1DIR  ?= $(MANDIR)/man1
 MAN7DIR  ?= $(MANDIR)/man7
 BUILD    ?= build
@@ -149,9 +152,12 @@ ubsan:
 bench: all
 	tests/bench/run.sh
 
-## install: schednav into BINDIR, the tools into LIBEXECDIR, man pages into MAN1DIR/MAN7DIR (PREFIX, DESTDIR)
+## install: schednav into BINDIR, the tools into LIBEXECDIR, man pages into MAN1DIR/MAN7DIR, configs/ into DATADIR (PREFIX, DESTDIR)
+CONFIG_FILES := $(sort $(shell find configs -type f -name '*.json'))
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(MAN7DIR)
+	for d in $(sort $(dir $(CONFIG_FILES))); do install -d $(DESTDIR)$(DATADIR)/$$d; done
+	for f in $(CONFIG_FILES); do install -m 644 $$f $(DESTDIR)$(DATADIR)/$$f; done
 	install -m 755 $(OUT)/schednav $(DESTDIR)$(BINDIR)/schednav
 	install -m 755 $(PLUMBING:%=$(OUT)/%) $(DESTDIR)$(LIBEXECDIR)
 	install -m 644 $(MAN1) $(DESTDIR)$(MAN1DIR)
@@ -161,6 +167,9 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/schednav $(PLUMBING:%=$(DESTDIR)$(LIBEXECDIR)/%)
 	rm -f $(MAN1:docs/%=$(DESTDIR)$(MAN1DIR)/%) $(MAN7:docs/%=$(DESTDIR)$(MAN7DIR)/%)
+	for f in $(CONFIG_FILES); do rm -f $(DESTDIR)$(DATADIR)/$$f; done
+	if [ -d $(DESTDIR)$(DATADIR)/configs ]; then find $(DESTDIR)$(DATADIR)/configs -depth -type d -empty -delete; fi
+	if [ -d $(DESTDIR)$(DATADIR) ]; then rmdir $(DESTDIR)$(DATADIR) 2>/dev/null || true; fi
 	if [ -d $(DESTDIR)$(LIBEXECDIR) ]; then rmdir $(DESTDIR)$(LIBEXECDIR); fi
 
 # The Debian packages each entry point needs; pipelines/need-packages.sh installs the

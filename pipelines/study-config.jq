@@ -12,7 +12,7 @@ def known(keys): (keys_unsorted - keys) as $extra
 
 if .schema_version != "schednav.study/v1" then fail("schema_version must be 'schednav.study/v1'") else . end
 | known(["schema_version", "description", "trace", "windows", "warmup_seconds", "warmup_spot",
-         "split", "arms", "baseline", "slo", "repetitions"])
+         "split", "arms", "baseline", "slo", "repetitions", "adaptive"])
 | (.trace // fail("missing 'trace'")) as $t
 | (.windows // fail("missing 'windows'")) as $w
 | (.split // fail("missing 'split'")) as $s
@@ -50,6 +50,15 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
       then fail("split.calibration_fraction must be in (0, 1)") else . end)
    elif ($s.calibration_windows | type) == "number" and ($s.holdout_windows | type) == "number" then .
    else fail("split needs calibration_fraction, or calibration_windows and holdout_windows") end)
+| (if .adaptive != null then
+     (.adaptive | if type != "object" then fail("'adaptive' must be an object") else . end
+      | known(["agent_selections", "rule"])
+      | if (.agent_selections | type) != "string" or .agent_selections == "" then fail("adaptive.agent_selections must name the agent's selections file") else . end
+      | if (.rule // "workload-rule-v1") != "workload-rule-v1" then fail("adaptive.rule must be 'workload-rule-v1'") else . end)
+     | if $w.rule != "all-eligible" then fail("an adaptive study takes every eligible window: windows.rule must be 'all-eligible'") else . end
+     | if ($s.calibration_fraction | type) != "number" or $s.calibration_fraction < 0.5
+       then fail("an adaptive study splits by split.calibration_fraction in [0.5, 1) (cut = int(f*n))") else . end
+   else . end) as $_
 | ($t | known(["import", "synth", "stream", "files"])) as $_
 | ([$t.import, $t.synth, $t.stream] | map(select(. != null)) | length) as $nsrc
 | (if $nsrc != 1 then fail("trace needs exactly one of 'import', 'synth', 'stream'") else . end)
@@ -79,5 +88,8 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
   ($armobjs[] | select(.file) | "POLICY_\(.policy | mk) := \(.file | mk)"),
   "BASELINE := " + ($base | mk),
   "SLO := " + ((.slo // "configs/slos/schednav-demo-slo-v1.json") | mk),
-  "REPETITIONS := \($reps)"
+  "REPETITIONS := \($reps)",
+  "ADAPTIVE := " + (if .adaptive != null then "yes" else "" end),
+  "AGENT_SELECTIONS := " + ((.adaptive.agent_selections // "") | mk),
+  "CALIBRATION_FRACTION := \($s.calibration_fraction // "")"
   ] | join("\n")

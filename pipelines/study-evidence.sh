@@ -1,22 +1,32 @@
 #!/bin/sh
-# study-evidence.sh SW STUDY_CONFIG 'CAL_WINDOWS' 'HOLD_WINDOWS' — the study's receipt.
+# study-evidence.sh SW STUDY_CONFIG 'CAL_WINDOWS' 'HOLD_WINDOWS' [PART] — the study's receipt.
 # Writes SW/evidence.json (the fingerprint chain, per-window decisions, per-arm summaries of
 # both partitions, the evidence status; no trace rows) and SW/summary.txt (one screen).
+# PART is the second partition: holdout (default) or evaluation (an adaptive study, whose
+# receipt adds the design, the controllers and the adaptive benchmark of
+# SW/evaluation/adaptive.ndjson without its per-window lists).
 set -eu
-sw=$1 config=$2 cal=$3 hold=$4
-files="$sw/selection-lock.ndjson $sw/calibration/selection.ndjson $sw/calibration/summary.ndjson $sw/holdout/summary.ndjson $sw/windows.ndjson"
+sw=$1 config=$2 cal=$3 hold=$4 part=${5:-holdout}
+files="$sw/selection-lock.ndjson $sw/calibration/selection.ndjson $sw/calibration/summary.ndjson $sw/$part/summary.ndjson $sw/windows.ndjson"
+adaptive=
+if [ "$part" = evaluation ]; then
+	adaptive="$sw/controllers.ndjson $sw/evaluation/adaptive.ndjson"
+fi
 receipts=
 for w in $cal; do receipts="$receipts $sw/calibration/$w/window.ndjson"; done
-for w in $hold; do receipts="$receipts $sw/holdout/$w/window.ndjson"; done
-# One stream-verify call verifies every file and prints the fingerprints of the first five.
-fps=$(stream-verify --print-fingerprint $files $receipts)
+for w in $hold; do receipts="$receipts $sw/$part/$w/window.ndjson"; done
+# One stream-verify call verifies every file and prints the fingerprints of the first five
+# (seven for an adaptive study).
+fps=$(stream-verify --print-fingerprint $files $adaptive $receipts)
 fp() { echo "$fps" | sed -n "$1p"; }
 
-zstdcat -qf $receipts "$sw/selection-lock.ndjson" "$sw/calibration/selection.ndjson" |
-	jq -c 'select(.type == "window_result" or .type == "selection-lock" or .type == "selection")' | jq -s --arg study "$(basename "$config" .json)" --arg config "$config" \
+zstdcat -qf $receipts "$sw/selection-lock.ndjson" "$sw/calibration/selection.ndjson" $adaptive |
+	jq -c 'select(.type == "window_result" or .type == "selection-lock" or .type == "selection" or .type == "adaptive_design" or .type == "rule_selections" or .type == "controller_selections" or .type == "adaptive_controller")' |
+	jq -s --arg study "$(basename "$config" .json)" --arg config "$config" --arg part "$part" \
 	--arg trace_fp "$(cat "$sw/trace.fp")" --arg windows_fp "$(fp 5)" \
 	--arg lock_fp "$(fp 1)" --arg selection_fp "$(fp 2)" \
-	--arg cal_summary_fp "$(fp 3)" --arg hold_summary_fp "$(fp 4)" '
+	--arg cal_summary_fp "$(fp 3)" --arg hold_summary_fp "$(fp 4)" \
+	--arg controllers_fp "$(if [ -n "$adaptive" ]; then fp 6; fi)" --arg adaptive_fp "$(if [ -n "$adaptive" ]; then fp 7; fi)" '
 def r9: . * 1e9 | round / 1e9;
 def stats: if length == 0 then null else sort as $s | ($s | length) as $n
   | {mean: (add / $n | r9), median: (if $n % 2 == 1 then $s[($n - 1) / 2] else ($s[$n / 2 - 1] + $s[$n / 2]) / 2 end | r9),
@@ -41,47 +51,80 @@ def partition_summary($ws):
          spot_jct_p95_seconds: ($rows | map(.spot_jct_p95_seconds | select(. != null)) | stats),
          spot_eviction_rate_per_run: ($rows | map(.spot_eviction_rate_per_run | select(. != null)) | stats)} ];
 (map(select(.type == "window_result" and .partition == "calibration"))) as $cal
-| (map(select(.type == "window_result" and .partition == "holdout"))) as $hold
+| (map(select(.type == "window_result" and .partition == $part))) as $hold
 | (map(select(.type == "selection-lock")) | first) as $lock
 | (map(select(.type == "selection")) | first) as $sel
 | ($lock.selected_action_ids) as $chosen
-| (if $lock.selection_status == "no_eligible_arm" then "no_calibration_eligible_arm"
+| (map(select(.type == "adaptive_design")) | first) as $design
+| (if $part == "evaluation" then
+     (if $lock.selection_status == "selected" then "adaptive_evaluated"
+      else "adaptive_evaluated_best_static_\($lock.selection_status)" end)
+   elif $lock.selection_status == "no_eligible_arm" then "no_calibration_eligible_arm"
    elif $lock.selection_status == "tie_requires_human_approval" then "holdout_tie_requires_human_approval"
    elif all($hold[]; .policies[] | select(.action_id == $chosen[0]) | .hard_slo_passed) then "holdout_passed"
    else "holdout_rejected" end) as $status
 | {schema_version: "schednav.study-evidence/v1", study: $study, config: $config,
    evidence_status: $status,
-   fingerprints: {design: $lock.design_fingerprint, trace: $trace_fp, windows: $windows_fp,
+   fingerprints: ({design: $lock.design_fingerprint, trace: $trace_fp, windows: $windows_fp,
                   calibration_summary: $cal_summary_fp, selection: $selection_fp,
                   selection_lock: $lock_fp, selection_lock_record: $lock.fingerprint,
-                  holdout_summary: $hold_summary_fp},
+                  ($part + "_summary"): $hold_summary_fp}
+                 + (if $design then {adaptive_design: $design.design_fingerprint, controllers: $controllers_fp,
+                                     adaptive_evaluation: $adaptive_fp} else {} end)),
    calibration: {window_ids: ($cal | map(.window_id)), selection_status: $sel.selection_status,
                  selected_action_ids: $sel.selected_action_ids, stages: $sel.stages,
                  candidates: $sel.candidates, arms: partition_summary($cal)},
    lock: {selection_status: $lock.selection_status, selected_action_ids: $chosen,
           human_approval_required: $lock.human_approval_required,
           holdout_output_count_at_freeze: $lock.holdout_output_count_at_freeze},
-   holdout: {window_ids: ($hold | map(.window_id)),
+   ($part): {window_ids: ($hold | map(.window_id)),
              selected_arm_hard_slo_passed_windows: (if ($chosen | length) == 1 then
                [$hold[] | .policies[] | select(.action_id == $chosen[0] and .hard_slo_passed)] | length else null end),
-             arms: partition_summary($hold)},
-   windows: ($cal + $hold | map(del(.type)))}' > "$sw/evidence.json.tmp"
+             arms: partition_summary($hold)}}
+  + (if $design then {adaptive: {
+       design: ($design | {design_fingerprint, trace_id, trace_fingerprint, capacity_gpus, window_rule, carry_in,
+                           baseline_action_id, actions, split, workload_rule}),
+       controllers: [.[] | select(.type == "rule_selections" or .type == "controller_selections")
+                     | {controller_id, model_id: (.model_id // null),
+                        fingerprint: (.fingerprint // .selections_fingerprint),
+                        candidate_evaluations: ((.windows // .selections) | map(.candidate_action_ids | length) | add)}],
+       best_static: {selection_status: $lock.selection_status, selected_action_ids: $chosen},
+       benchmark: [.[] | select(.type == "adaptive_controller") | del(.type, .windows)]}} else {} end)
+  + {windows: ($cal + $hold | map(del(.type)))}' > "$sw/evidence.json.tmp"
 mv "$sw/evidence.json.tmp" "$sw/evidence.json"
 
-jq -r '
+jq -r --arg part "$part" '
 def pad($n): tostring | . + (" " * ([$n - length, 0] | max));
+def pp: if . == null then "-" else (. * 1e6 | round / 1e4 | tostring) end;   # a rate as percentage points, 4 digits
 def f6: if . == null then "-" else (. * 1e6 | round / 1e6 | tostring) end;
-(.holdout.arms | map({key: .action_id, value: .}) | from_entries) as $h
+(.[$part].arms | map({key: .action_id, value: .}) | from_entries) as $h
 | ([42, (.calibration.arms[] | .action_id | length + 2)] | max) as $w
-| "study \(.study): \(.calibration.window_ids | length) calibration + \(.holdout.window_ids | length) holdout windows, \(.calibration.arms | length) arms",
+| "study \(.study): \(.calibration.window_ids | length) calibration + \(.[$part].window_ids | length) \($part) windows, \(.calibration.arms | length) arms",
   "calibration: \(.calibration.selection_status) \(.calibration.selected_action_ids | join(", "))",
   "lock: \(.fingerprints.selection_lock)  design \(.fingerprints.design)",
   "",
-  ("arm" | pad($w)) + ("cal pass" | pad(10)) + ("hold pass" | pad(11)) + ("hold alloc" | pad(12)) + "vs baseline +/=/-",
+  ("arm" | pad($w)) + ("cal pass" | pad(10)) + ("\($part[:4]) pass" | pad(11)) + ("\($part[:4]) alloc" | pad(12)) + "vs baseline +/=/-",
   (.calibration.arms[] | . as $c | $h[.action_id] as $x
    | (.action_id | pad($w)) + ("\(.hard_slo_passed_windows)/\(.windows)" | pad(10))
      + ("\($x.hard_slo_passed_windows)/\($x.windows)" | pad(11)) + ($x.allocation_rate_mean.mean | f6 | pad(12))
      + "\($x.allocation_vs_baseline_counts.above)/\($x.allocation_vs_baseline_counts.equal)/\($x.allocation_vs_baseline_counts.below)"),
+  (if .adaptive then
+     "",
+     "adaptive benchmark over the \(.evaluation.window_ids | length) evaluation windows (uplift and regret in percentage points):",
+     ("controller" | pad(16)) + ("evaluations" | pad(13)) + ("reduction" | pad(11)) + ("feasible" | pad(10)) + ("coverage" | pad(10))
+       + ("exact" | pad(8)) + ("uplift range vs FIFO" | pad(22)) + ("lower +/=/-" | pad(13)) + "regret mean",
+     (.adaptive.benchmark[] | . as $c
+      | (.controller_id | pad(16)) +
+        (if .status != "evaluated" then .status + ": " + ($c.source.kind) else
+          ("\(.candidate_evaluation_count)" | pad(13)) + ("\(.evaluation_reduction_vs_catalogue * 1000 | round / 10)%" | pad(11))
+          + ("\(.hard_slo_feasible_window_count)/\(.evaluation_window_count)" | pad(10))
+          + ("\(.frontier_coverage_window_count)/\(.catalogue_feasible_window_count)" | pad(10))
+          + ("\(.frontier_exact_match_window_count)/\(.catalogue_feasible_window_count)" | pad(8))
+          + ("\(.allocation_uplift_vs_fifo.mean_lower_bound | pp) to \(.allocation_uplift_vs_fifo.mean_upper_bound | pp)" | pad(22))
+          + ("\(.allocation_uplift_vs_fifo.lower_bound_positive_window_count)/\(.allocation_uplift_vs_fifo.lower_bound_equal_window_count)/\(.allocation_uplift_vs_fifo.lower_bound_negative_window_count)" | pad(13))
+          + (.allocation_regret_vs_catalogue_best.mean | pp) end)),
+     "best static on calibration: \(.adaptive.best_static.selection_status) \(.adaptive.best_static.selected_action_ids | join(", "))"
+   else empty end),
   "",
   "evidence: \(.evidence_status)"' "$sw/evidence.json" > "$sw/summary.txt.tmp"
 echo "receipt: $sw/evidence.json" >> "$sw/summary.txt.tmp"

@@ -1,14 +1,15 @@
 #!/bin/sh
-# study-verify.sh SW — re-check every fingerprint of a finished study without trusting
+# study-verify.sh SW [BAND] — re-check every fingerprint of a finished study without trusting
 # file times: each window's determinism gate and receipt are recomputed into a scratch
-# directory and compared byte for byte, then the lock is verified again.
+# directory and compared byte for byte, then the lock is verified again. An adaptive study's
+# benchmark (SW/evaluation/adaptive.ndjson) is recomputed too, with allocation band BAND.
 set -eu
-sw=$1
-shift
+sw=$1 band=${2:-0.01}
+shift $#
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bad=0
-for part in calibration holdout; do
+for part in calibration holdout evaluation; do
 	[ -d "$sw/$part" ] || continue
 	for dir in "$sw/$part"/*/; do
 		dir=${dir%/}
@@ -27,5 +28,14 @@ for part in calibration holdout; do
 		cmp -s "$tmp/window.ndjson" "$dir/window.ndjson" || { echo "study: '$dir/window.ndjson' does not match its window's files" >&2; bad=1; }
 	done
 done
+if [ -f "$sw/evaluation/adaptive.ndjson" ]; then
+	if adaptive-eval --design "$sw/controllers.ndjson" --selection "$sw/calibration/selection.ndjson" --band "$band" \
+		-o "$tmp/adaptive.ndjson" "$sw"/evaluation/*/window.ndjson; then
+		[ "$(stream-verify -p "$tmp/adaptive.ndjson")" = "$(stream-verify -p "$sw/evaluation/adaptive.ndjson")" ] ||
+			{ echo "study: '$sw/evaluation/adaptive.ndjson' does not match its design, selection and receipts" >&2; bad=1; }
+	else
+		bad=1
+	fi
+fi
 [ $bad -eq 0 ] || exit 1
 echo "study: every fingerprint of '$sw' verifies"

@@ -4,6 +4,7 @@
 load helper
 load eval_fixtures
 load plan_fixtures
+load adaptive_fixtures
 
 # Every tool the build makes.
 tools() { ls "$ROOT"/tools/*.c | sed 's|.*/||; s|\.c$||' | LC_ALL=C sort; }
@@ -67,7 +68,7 @@ setup() {
 		assert_failure 2
 		assert_line --index 0 "$t: option '--help' takes no argument"
 	done
-	for t in aggregate compare decision-table forecast metrics plan-check quota rank report sim-run slo-audit stream-seal study-lock \
+	for t in adaptive-design adaptive-eval aggregate compare decision-table forecast metrics plan-check quota rank report sim-run slo-audit stream-seal study-lock \
 	    study-select trace-analyze trace-scan trace-synth trace-window; do
 		run "$t" -o
 		assert_failure 2
@@ -136,6 +137,16 @@ same_as_operand() {
 	same_as_operand trace-scan --day-seconds 100 --sample-seconds 10 --min-hp 1 --min-spot 1 --all-eligible -- "$FIX/small.trace.nd"
 	same_as_operand trace-window --max-submit 30 -- "$FIX/small.trace.nd"
 	same_as_operand trace-analyze --sample-interval 60 -- "$FIX/small.trace.nd"
+	mkdir ad
+	make_design ad
+	same_as_operand adaptive-design $(design_args) -- ad/scan.nd
+	agent_stream ad/agent.nd ad/design.nd
+	adaptive-design $(design_args) --agent ad/agent.nd -o ad/ctl.nd ad/scan.nd
+	calibration_selection ad ad/sel.nd
+	for d in 4 5 6 7; do
+		window_receipt ad/r$d.nd ad/design.nd day-000$d "pass 0.8 1 0" "pass 0.8 1 0" "pass 0.8 1 0" "pass 0.8 1 0" "pass 0.8 1 0"
+	done
+	same_as_operand adaptive-eval --design ad/ctl.nd --selection ad/sel.nd -- ad/r4.nd ad/r5.nd ad/r6.nd ad/r7.nd
 	local ctrl="$ROOT/configs/controllers/predictive-spot-v1.json" warm="$ROOT/tests/data/sim/warmup-window.trace.ndjson"
 	same_as_operand forecast --controller "$ctrl" --cutoff 100000 -- "$warm"
 	forecast --controller "$ctrl" --cutoff 100000 -o bundle.nd "$warm"
@@ -170,7 +181,7 @@ same_as_operand() {
 
 @test "cli: the -i test above covers every tool" {
 	# Update this list (and the test above) when a tool is added.
-	local covered="aggregate approve compare decision-table forecast metrics plan-check quota rank report schednav
+	local covered="adaptive-design adaptive-eval aggregate approve compare decision-table forecast metrics plan-check quota rank report schednav
 		schednav-mcp sim-run slo-audit stream-seal stream-verify study-lock study-select trace-analyze trace-export
 		trace-import trace-scan trace-synth trace-window"
 	diff <(tools) <(printf '%s\n' $covered | sort) || fail "tools/ and the -i test differ"

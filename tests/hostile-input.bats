@@ -202,6 +202,10 @@ seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
 	run sim-run --policy "$POL/native-fifo.json" -i nul.nd
 	assert_failure 1
 	assert_output "sim-run: nul.nd:3: invalid JSON: NUL character (\\u0000) in a string"
+	# stream-verify's body-line fast path leaves such a line to the full parse
+	run stream-verify nul.nd
+	assert_failure 1
+	assert_output "stream-verify: nul.nd:3: invalid JSON: NUL character (\\u0000) in a string"
 	csv_fixture
 	printf 'j\0x,6,10,1,A,o3\n' >> jobs.csv
 	run trace-import csv --map map.json jobs.csv
@@ -362,6 +366,12 @@ tamper() { jq -c "$1" "$2" | stream-seal; }
 	run metrics -i h.nd
 	assert_failure 1
 	assert_output --partial "job_result: 'job_id' must be an identifier"
+	# lines in sim-run's exact form take metrics' fast path, which keeps the same rules
+	tamper 'if .type == "job_result" then .gpu_model = "A " else . end' "$R" > i.nd
+	head -n 2 i.nd | tail -n 1 | grep -q '^{"type":"job_result","job_id":"[^"]*","service_class":' || fail "i.nd is not in sim-run's key order"
+	run metrics -i i.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: i\.nd:2: job_result: 'gpu_model' must be an identifier, not this string$"
 }
 
 # The audits of $EV with the first audit's audit_passed flipped, resealed: a stream that

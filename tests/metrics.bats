@@ -57,6 +57,29 @@ setup() {
 	grep -q '"dataset":"hp-only",' "$TMP/m"
 }
 
+@test "metrics: job_result lines read by the fast path or by the JSON parser give the same record" {
+	# the fast path takes job_result lines exactly as sim-run writes them; move each line's
+	# "type" to the end (the parser reads it), or spell a count as 0.0 / a time with 17 digits
+	metrics --input "$TMP/result" > "$TMP/fast"
+	grep -c '^{"type":"job_result"' "$TMP/result" > "$TMP/n"
+	[ "$(cat "$TMP/n")" -gt 3 ]
+	sed -e '/^{"type":"job_result",/s/^{"type":"job_result",\(.*\)}$/{\1,"type":"job_result"}/' "$TMP/result" | grep -v '"type":"end"' |
+		stream-seal -o "$TMP/moved"
+	[ "$(grep -c '^{"type":"job_result"' "$TMP/moved")" -eq 0 ]
+	metrics --input "$TMP/moved" > "$TMP/slow"
+	diff <(sed -n 2p "$TMP/fast" | jq -S 'del(.result_fingerprint)') <(sed -n 2p "$TMP/slow" | jq -S 'del(.result_fingerprint)')
+	# a count the fast path declines (not an integer) is the parser's error, as before
+	sed '0,/"run_count":1,/s//"run_count":1.0,/' "$TMP/result" | grep -v '"type":"end"' | stream-seal -o "$TMP/real"
+	run metrics --input "$TMP/real"
+	assert_failure 1
+	assert_output --regexp "^metrics: $TMP/real:[0-9]+: 'run_count' must be a non-negative integer$"
+	# an unsorted job_result on the fast path gets the same message as on the slow one
+	awk 'NR == 2 { held = $0; next } NR == 3 { print; print held; next } { print }' "$TMP/result" | grep -v '"type":"end"' | stream-seal -o "$TMP/unsorted"
+	run metrics --input "$TMP/unsorted"
+	assert_failure 1
+	assert_output --partial "not sorted by job_id or duplicate"
+}
+
 @test "metrics: empty input is an error" {
 	run metrics < /dev/null
 	assert_failure 1

@@ -83,7 +83,7 @@ setup() {
 	assert_failure 2
 }
 
-@test "make install puts schednav in bin, the tools in libexec/schednav, the pages in man1 and man7; uninstall removes exactly that" {
+@test "make install puts schednav in bin, the tools in libexec/schednav, the pages in man1 and man7, configs in share/schednav; uninstall removes exactly that" {
 	local dest="$BATS_TEST_TMPDIR/dest" prefix=/opt/sn
 	mkdir -p "$dest$prefix/bin"
 	echo keep > "$dest$prefix/bin/other-program"
@@ -107,6 +107,12 @@ schednav"
 	stream-verify m.nd
 	run "$dest$prefix/bin/schednav" help trace-window
 	assert_output --partial "SYNOPSIS"
+	# the configs are installed, and the installed schednav-mcp finds its roles there
+	cmp "$ROOT/configs/agents/analyst.json" "$dest$prefix/share/schednav/configs/agents/analyst.json" || fail "configs not installed"
+	mkdir ws
+	run sh -c 'printf "%s\n" "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}" | env -u SCHEDNAV_CONFIGS "$1" schednav-mcp --profile analyst --workspace ws' sh "$dest$prefix/bin/schednav"
+	assert_success
+	assert_output --partial '"name":"analyze_workload"'
 	find "$dest" | sort > installed.txt
 	make -C "$ROOT" --no-print-directory uninstall DESTDIR="$dest" PREFIX="$prefix" > uninstall.log
 	# only the directories install -d made and the foreign file remain

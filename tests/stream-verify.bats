@@ -86,6 +86,28 @@ $(end_fp "$FX/result.nd")"
 	assert_output --regexp "^stream-verify: $T/short.nd:8: "
 }
 
+@test "stream-verify: body lines are read without their tree but still checked as JSON objects with a type" {
+	# the quick path only accepts a JSON object whose first key is a plain "type" other than
+	# header or end; everything else gets the reader's full parse and its message
+	bad() {   # bad SED MESSAGE: line 3 of the trace edited by SED is refused with MESSAGE
+		sed "3$1" "$FX/trace.nd" > "$T/bad.nd"
+		run stream-verify "$T/bad.nd"
+		assert_failure 1
+		assert_output --partial "stream-verify: $T/bad.nd:3: $2"
+	}
+	bad 's/}$/,}/' "invalid JSON"
+	bad 's/}$/}x/' "invalid JSON"
+	bad 's/^{"type":"\([a-z]*\)"/{"type":"\1","type":"x"/' "invalid JSON: duplicate key 'type'"
+	bad 's/^{"type":"[a-z]*"/{"type":"header"/' "'header' inside a stream"
+	bad 's/^{"type":"[a-z]*",/{/' "record has no string 'type'"
+	bad 's/^{"type":"[a-z]*"/{"type":"\\u0065nd"/' "unknown key 'job_id'"   # an escaped "end" is read as an end record
+	bad 's/"/\xff"/4' "invalid JSON"
+	# a valid line of another shape (type not first) still verifies through the full parse
+	sed '3s/^{"type":"\([a-z]*\)",\(.*\)}$/{\2,"type":"\1"}/' "$FX/trace.nd" | grep -v '"type":"end"' | stream-seal -o "$T/moved.nd"
+	head -3 "$T/moved.nd" | tail -1 | grep -q '^{"job_id"'
+	stream-verify "$T/moved.nd"
+}
+
 @test "stream-verify: an edited header (the evaluation window) exits 1 naming the header fingerprint" {
 	sed '1s/"eval_end":150/"eval_end":140/' "$FX/slice.nd" > "$T/edited.nd"
 	! cmp -s "$T/edited.nd" "$FX/slice.nd" || fail "the edit changed nothing"

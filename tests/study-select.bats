@@ -126,6 +126,82 @@ select_in() {
 	[ "$(jq -c '[.candidates[].hard_slo_failed_window_ids]' <<< "$rec")" = '[["w1"],["w1"],["w1"]]' ]
 }
 
+@test "study-select: best-static records a tie of identical arms; its means are over hard passes, rounded to 9 digits" {
+	run select_in "$FX" --rule best-static
+	assert_success
+	rec=$output
+	[ "$(jq -r .rule <<< "$rec")" = calibration-best-static/v1 ]
+	[ "$(jq -r .selection_status <<< "$rec")" = tie_requires_human_approval ]
+	[ "$(jq -r .human_approval_required <<< "$rec")" = true ]
+	[ "$(jq -c .allocation_tie_band <<< "$rec")" = null ]
+	[ "$(jq -c '[.stages[] | [.stage, (.remaining_action_ids | length)]]' <<< "$rec")" = \
+	  '[["maximize_hard_slo_passed_windows",3],["maximize_mean_allocation_rate_on_hard_passes",3],["minimize_mean_spot_p95_jct_on_hard_passes",3],["minimize_mean_spot_eviction_rate_per_run_on_hard_passes",3]]' ]
+	# (0.25 + 0.18636363636363637) / 2 = 0.2181818181818182, rounded to 9 digits as the original compares it
+	[ "$(jq -c '.candidates[0] | [.hard_slo_passed_windows, .eligible, .allocation_rate_mean_on_hard_passes, .spot_jct_p95_seconds_mean_on_hard_passes, .spot_eviction_rate_per_run_mean_on_hard_passes]' <<< "$rec")" = \
+	  '[2,true,0.218181818,46,0]' ]
+	grep -q '"allocation_rate_mean_on_hard_passes":0.218181818,"spot_jct_p95_seconds_mean_on_hard_passes":46.0,' "$T/sel.nd"
+	[ "$(jq -c 'select(.type == "header") | .params' "$T/sel.nd")" = '{"rule":"best-static","allocation_tie_band":null}' ]
+	assert_schema "$T/sel.nd"
+	# all-windows keeps the unrounded mean
+	run select_in "$FX"
+	assert_success
+	grep -q '"allocation_rate_mean_mean":0.2181818181818182,' "$T/sel.nd"
+}
+
+@test "study-select: best-static has no allocation band: a 5e-8 higher mean wins at stage 2" {
+	variant v w0 native-preemptive-g3600-b09-loss-aware 's/"allocation_rate_mean":0\.25,/"allocation_rate_mean":0.2500001,/'
+	run select_in "$T/v" --rule best-static
+	assert_success
+	[ "$(jq -r .selection_status <<< "$output")" = selected ]
+	[ "$(jq -c .selected_action_ids <<< "$output")" = '["native-preemptive-g3600-b09-loss-aware"]' ]
+	[ "$(jq -c '[.stages[].stage]' <<< "$output")" = '["maximize_hard_slo_passed_windows","maximize_mean_allocation_rate_on_hard_passes"]' ]
+	[ "$(jq -c '[.candidates[].allocation_rate_mean_on_hard_passes]' <<< "$output")" = '[0.218181818,0.218181818,0.218181868]' ]
+	# the same numbers inside the all-windows band stay tied
+	run select_in "$T/v"
+	[ "$(jq -r .selection_status <<< "$output")" = tie_requires_human_approval ]
+}
+
+@test "study-select: best-static counts hard-pass windows first, then averages over each arm's own passes" {
+	# loss-aware: the highest allocation where it passes (0.3 in w0) but it fails w1
+	mkdir -p "$T/c"
+	cp -r "$FX/w0" "$FX/w1" "$T/c/"
+	a=native-preemptive-g3600-b09-loss-aware
+	sed 's/"allocation_rate_mean":0\.25,/"allocation_rate_mean":0.3,/' "$FX/w0/$a.metrics.nd" | stream-seal -o "$T/c/w0/$a.metrics.nd"
+	sed 's/"hp_completion_rate":1\.0,/"hp_completion_rate":0.5,/' "$FX/w1/$a.metrics.nd" | stream-seal -o "$T/c/w1/$a.metrics.nd"
+	audit "$T/c/w0"
+	audit "$T/c/w1"
+	run select_in "$T/c" --rule best-static
+	assert_success
+	rec=$output
+	[ "$(jq -c '.stages[0]' <<< "$rec")" = '{"stage":"maximize_hard_slo_passed_windows","remaining_action_ids":["native-fifo","native-preemptive-3600"]}' ]
+	[ "$(jq -c ".candidates[2] | [.hard_slo_passed_windows, .hard_slo_failed_window_ids, .eligible, .allocation_rate_mean_on_hard_passes]" <<< "$rec")" = '[1,["w1"],true,0.3]' ]
+	[ "$(jq -r .selection_status <<< "$rec")" = tie_requires_human_approval ]
+	[ "$(jq -c .selected_action_ids <<< "$rec")" = '["native-fifo","native-preemptive-3600"]' ]
+}
+
+@test "study-select: best-static with no hard pass anywhere is no_eligible_arm; a band or an unknown rule is misuse" {
+	mkdir "$T/none"
+	cp -r "$FX/w0" "$FX/w1" "$T/none/"
+	for w in w0 w1; do
+		for a in $ARMS; do
+			sed 's/"hp_completion_rate":1\.0,/"hp_completion_rate":0.5,/' "$FX/$w/$a.metrics.nd" | stream-seal -o "$T/none/$w/$a.metrics.nd"
+		done
+		audit "$T/none/$w"
+	done
+	run select_in "$T/none" --rule best-static
+	assert_success
+	rec=$output
+	[ "$(jq -r .selection_status <<< "$rec")" = no_eligible_arm ]
+	[ "$(jq -c .stages <<< "$rec")" = '[{"stage":"maximize_hard_slo_passed_windows","remaining_action_ids":[]}]' ]
+	[ "$(jq -c '[.candidates[] | [.eligible, .allocation_rate_mean_on_hard_passes]] | unique' <<< "$rec")" = '[[false,null]]' ]
+	run study-select --rule best-static --band 0.01 --window w0 $(files "$FX/w0")
+	assert_failure 2
+	assert_output --partial "best-static has no band"
+	run study-select --rule best --window w0 $(files "$FX/w0")
+	assert_failure 2
+	assert_output --partial "--rule must be 'all-windows' or 'best-static', not 'best'"
+}
+
 @test "study-select: windows that do not fit together are refused" {
 	# an audit of another window's metrics
 	run study-select --window w0 $(for a in $ARMS; do printf '%s ' "$FX/w0/$a.metrics.nd"; done) "$FX/w1/audit.nd"

@@ -44,7 +44,8 @@ static const char help[] =
 	"  -p, --profile ROLE     the role profile whose operations are listed and accepted\n"
 	"  -w, --workspace DIR    the workspace root every id and ref resolves under\n"
 	"  -c, --configs DIR      agents/, action_spaces/, policies/, slos/, controllers/, rolling/\n"
-	"                         (default: $SCHEDNAV_CONFIGS, else EXEC/../configs)\n"
+	"                         (default: $SCHEDNAV_CONFIGS, else EXEC/../configs,\n"
+	"                         else EXEC/../../share/schednav/configs)\n"
 	"  -x, --exec-path DIR    where the tools are (default: this program's directory)\n"
 	"  -a, --action-space ID  the declared action space (default static-v1)\n"
 	"      --verify-log       verify the workspace's audit log and exit\n";
@@ -1704,8 +1705,14 @@ int main(int argc, char **argv)
 		s.exec_dir = exec_dir_default(&s.arena);
 	if (!s.config_dir)
 		s.config_dir = getenv("SCHEDNAV_CONFIGS");
-	if (!s.config_dir || !*s.config_dir)
+	if (!s.config_dir || !*s.config_dir) {
+		/* the source tree (bin/../configs), else the installed layout
+		 * (PREFIX/libexec/schednav/../../share/schednav/configs, as make install puts it) */
+		struct stat st;
 		s.config_dir = joinpath(&s.arena, s.exec_dir, "../configs");
+		if (stat(s.config_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+			s.config_dir = joinpath(&s.arena, s.exec_dir, "../../share/schednav/configs");
+	}
 	/* tools run in the workspace: the exec and config dirs must not stay relative */
 	s.exec_dir = absolute(&s.arena, s.exec_dir, "--exec-path");
 	s.config_dir = absolute(&s.arena, s.config_dir, "--configs");

@@ -1,14 +1,19 @@
-/* study-select — choose the best static arm over the calibration windows of a study:
- * pass every hard SLO in every window → allocation band on the mean → min mean Spot p95
- * JCT → min mean eviction rate. Writes one self-fingerprinted `selection` record. */
+/* study-select — choose the static arm a study carries past calibration, by one of two
+ * declared hierarchies: all-windows (the holdout study: pass every hard SLO in every window
+ * → allocation band on the mean → min mean Spot p95 JCT → min mean eviction rate) or
+ * best-static (the adaptive study: most hard-pass windows → highest mean allocation over
+ * them, exact → min mean Spot p95 JCT → min mean eviction rate, means over hard passes).
+ * Writes one self-fingerprinted `selection` record. */
 #include "core/arena.h"
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
+#include "core/num.h"
 #include "core/strbuf.h"
 #include "core/text.h"
 #include "eval/evidence.h"
+#include "eval/ranking.h"
 #include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
@@ -17,25 +22,32 @@
 #include <string.h>
 
 #define SELECTION_SCHEMA "schednav.selection/1"
-#define SELECTION_RULE "calibration-all-windows-hard-pass/v1"
 
 static const char usage[] =
-	"study-select [--band B] [-o OUT] --window ID FILE... [--window ID FILE...]...";
+	"study-select [--rule all-windows|best-static] [--band B] [-o OUT] --window ID FILE... [--window ID FILE...]...";
 
 static const char help[] =
 	"\n"
 	"Read, for each calibration window, the metrics streams of every arm and the window's\n"
-	"audit stream (slo-audit output), and select the arm to carry into the holdout:\n"
+	"audit stream (slo-audit output), and select the arm to carry past calibration.\n"
+	"--rule all-windows (default; the holdout study):\n"
 	"  1. hard_slo_filter                 the audit passed in every window\n"
 	"  2. maximize_mean_allocation_rate   mean allocation within B of the best (strict)\n"
 	"  3. minimize_mean_spot_p95_jct      exact minimum of the mean Spot p95 JCT\n"
-	"  4. minimize_mean_spot_eviction_rate exact minimum of the mean evictions per run\n"
+	"  4. minimize_mean_spot_eviction_rate_per_run  exact minimum of the mean evictions per run\n"
+	"--rule best-static (the adaptive study; means over each arm's hard-pass windows,\n"
+	"rounded to 9 digits; no band):\n"
+	"  1. maximize_hard_slo_passed_windows            the most hard-pass windows (none: no arm)\n"
+	"  2. maximize_mean_allocation_rate_on_hard_passes  the exact maximum\n"
+	"  3. minimize_mean_spot_p95_jct_on_hard_passes     the exact minimum\n"
+	"  4. minimize_mean_spot_eviction_rate_per_run_on_hard_passes  the exact minimum\n"
 	"Stages 3-4 run only while more than one arm remains. Status: no_eligible_arm,\n"
 	"selected or tie_requires_human_approval. Every window must hold the same arm set.\n"
 	"\n"
 	"  -w, --window ID   the FILEs that follow (operands or -i) belong to window ID\n"
 	"                    (chronological order)\n"
-	"  -b, --band B      allocation tie band, absolute (default 0.01)\n";
+	"  -r, --rule R      all-windows (default) or best-static\n"
+	"  -b, --band B      allocation tie band of all-windows, absolute (default 0.01)\n";
 
 static const char schemas[] = "reads: schednav.metrics/1, schednav.audit/1\nwrites: " SELECTION_SCHEMA "\n";
 
@@ -183,29 +195,74 @@ static const struct arm *find_arm(const struct window *w, const char *id)
 	return NULL;
 }
 
+/* The two rules. all-windows (the holdout study): eligible = hard pass in every window,
+ * means over every window, allocation band. best-static (the adaptive study, studies.md
+ * §4): most hard-pass windows first, means over each arm's hard-pass windows rounded to 9
+ * digits (as the original compares them), exact maximum allocation (no band). */
+enum rule { RULE_ALL_WINDOWS, RULE_BEST_STATIC };
+
+static const char *const rule_names[] = { "calibration-all-windows-hard-pass/v1", "calibration-best-static/v1" };
+static const char *const stage_names[2][4] = {
+	{ "hard_slo_filter", "maximize_mean_allocation_rate", "minimize_mean_spot_p95_jct",
+	  "minimize_mean_spot_eviction_rate_per_run" },
+	{ "maximize_hard_slo_passed_windows", "maximize_mean_allocation_rate_on_hard_passes",
+	  "minimize_mean_spot_p95_jct_on_hard_passes", "minimize_mean_spot_eviction_rate_per_run_on_hard_passes" },
+};
+static const char *const metric_names[3] = { "allocation_rate_mean", "spot_jct_p95_seconds", "spot_eviction_rate_per_run" };
+static const char *const mean_keys[2][3] = {
+	{ "allocation_rate_mean_mean", "spot_jct_p95_seconds_mean", "spot_eviction_rate_per_run_mean" },
+	{ "allocation_rate_mean_on_hard_passes", "spot_jct_p95_seconds_mean_on_hard_passes",
+	  "spot_eviction_rate_per_run_mean_on_hard_passes" },
+};
+
 struct candidate {
 	const char *action_id, *policy_fp;
 	size_t hard_passes;
-	bool eligible, has_alloc, has_spot_p95, has_eviction;
-	double alloc, spot_p95, eviction;
-	bool alive;
+	bool eligible;
+	bool has[3];            /* the mean exists: no null among the windows it is taken over */
+	double mean[3];         /* allocation, Spot p95 JCT, evictions per run */
+	const char *null_window[3]; /* the first window whose value is null, for the error */
 };
 
-static void means(const struct study *s, struct candidate *c)
+static void arm_values(const struct arm *m, bool has[3], double v[3])
 {
-	double sa = 0, sp = 0, se = 0;
-	c->has_alloc = c->has_spot_p95 = c->has_eviction = true;
-	for (size_t k = 0; k < s->nw; k++) {
-		const struct arm *m = find_arm(&s->w[k], c->action_id);
+	has[0] = m->has_alloc, v[0] = m->alloc;
+	has[1] = m->has_spot_p95, v[1] = m->spot_p95;
+	has[2] = m->has_eviction, v[2] = m->eviction;
+}
+
+/* Means in window order: over every window (all-windows) or over the hard-pass ones. */
+static void means(const struct study *s, struct candidate *c, enum rule rule)
+{
+	double sum[3] = { 0, 0, 0 };
+	size_t n = 0;
+	for (int k = 0; k < 3; k++)
+		c->has[k] = true;
+	for (size_t w = 0; w < s->nw; w++) {
+		const struct arm *m = find_arm(&s->w[w], c->action_id);
 		c->hard_passes += m->hard_passed;
-		if (m->has_alloc) sa += m->alloc; else c->has_alloc = false;
-		if (m->has_spot_p95) sp += m->spot_p95; else c->has_spot_p95 = false;
-		if (m->has_eviction) se += m->eviction; else c->has_eviction = false;
+		if (rule == RULE_BEST_STATIC && !m->hard_passed)
+			continue;
+		bool has[3];
+		double v[3];
+		arm_values(m, has, v);
+		n++;
+		for (int k = 0; k < 3; k++) {
+			if (has[k])
+				sum[k] += v[k];
+			else if (c->has[k]) {
+				c->has[k] = false;
+				c->null_window[k] = s->w[w].id;
+			}
+		}
 	}
-	c->alloc = sa / (double)s->nw;
-	c->spot_p95 = sp / (double)s->nw;
-	c->eviction = se / (double)s->nw;
-	c->eligible = c->hard_passes == s->nw;
+	for (int k = 0; k < 3; k++) {
+		c->has[k] = c->has[k] && n > 0;
+		c->mean[k] = n > 0 ? sum[k] / (double)n : 0;
+		if (rule == RULE_BEST_STATIC && c->has[k])
+			c->mean[k] = num_round(c->mean[k], 9);
+	}
+	c->eligible = rule == RULE_ALL_WINDOWS ? c->hard_passes == s->nw : c->hard_passes > 0;
 }
 
 static struct json *num_json(struct arena *a, bool has, double v)
@@ -213,51 +270,33 @@ static struct json *num_json(struct arena *a, bool has, double v)
 	return has ? json_real(a, v) : json_null(a);
 }
 
-static struct json *alive_ids(struct arena *a, const struct candidate *c, size_t n, size_t *count)
+struct stage_log {
+	struct arena *a;
+	struct json *stages;
+	const struct candidate *c;
+	size_t n;
+	enum rule rule;
+};
+
+static void log_stage(void *ctx, int stage, const bool *alive)
 {
-	struct json *ids = json_array(a);
-	*count = 0;
-	for (size_t i = 0; i < n; i++)
-		if (c[i].alive) {
-			json_push(a, ids, json_str(a, c[i].action_id));
-			(*count)++;
-		}
-	return ids;
+	struct stage_log *lg = ctx;
+	struct json *st = json_object(lg->a), *ids = json_array(lg->a);
+	for (size_t i = 0; i < lg->n; i++)
+		if (alive[i])
+			json_push(lg->a, ids, json_str(lg->a, lg->c[i].action_id));
+	json_set(lg->a, st, "stage", json_str(lg->a, stage_names[lg->rule][stage]));
+	json_set(lg->a, st, "remaining_action_ids", ids);
+	json_push(lg->a, lg->stages, st);
 }
 
-static void log_stage(struct arena *a, struct json *stages, const char *name, const struct candidate *c, size_t n, size_t *alive)
-{
-	struct json *st = json_object(a);
-	json_set(a, st, "stage", json_str(a, name));
-	json_set(a, st, "remaining_action_ids", alive_ids(a, c, n, alive));
-	json_push(a, stages, st);
-}
-
-/* Stage 3/4: keep the exact minimum of a mean; a missing mean on a survivor is an error. */
-static void keep_min(struct candidate *c, size_t n, int which)
-{
-	double best = INFINITY;
-	for (size_t i = 0; i < n; i++) {
-		if (!c[i].alive)
-			continue;
-		bool has = which == 3 ? c[i].has_spot_p95 : c[i].has_eviction;
-		if (!has)
-			die("arm '%s' passes every hard SLO but its %s is null in a calibration window",
-			    c[i].action_id, which == 3 ? "'spot_jct_p95_seconds'" : "'spot_eviction_rate_per_run'");
-		double v = which == 3 ? c[i].spot_p95 : c[i].eviction;
-		if (v < best)
-			best = v;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (c[i].alive && (which == 3 ? c[i].spot_p95 : c[i].eviction) != best)
-			c[i].alive = false;
-}
-
-static struct json *select_arms(struct arena *a, const struct study *s, double band)
+static struct json *select_arms(struct arena *a, const struct study *s, enum rule rule, double band)
 {
 	const struct window *w0 = &s->w[0];
-	size_t n = w0->narms, alive;
+	size_t n = w0->narms, nsel = 0, best_passes = 0;
 	struct candidate *c = xcalloc(n, sizeof *c);
+	bool *alive = xcalloc(n, sizeof *alive);
+	double (*v)[3] = xcalloc(n, sizeof *v);
 	for (size_t k = 1; k < s->nw; k++) {
 		if (s->w[k].narms != n)
 			die("window '%s' has %zu arms, window '%s' has %zu", s->w[k].id, s->w[k].narms, w0->id, n);
@@ -273,38 +312,30 @@ static struct json *select_arms(struct arena *a, const struct study *s, double b
 	for (size_t i = 0; i < n; i++) {
 		c[i].action_id = w0->arms[i].action_id;
 		c[i].policy_fp = w0->arms[i].policy_fp;
-		means(s, &c[i]);
-		c[i].alive = c[i].eligible;
+		means(s, &c[i], rule);
+		if (c[i].hard_passes > best_passes)
+			best_passes = c[i].hard_passes;
 	}
+	/* Stage 1: the all-windows filter, or the most hard-pass windows (none: nobody). */
+	for (size_t i = 0; i < n; i++)
+		alive[i] = rule == RULE_ALL_WINDOWS ? c[i].eligible : best_passes > 0 && c[i].hard_passes == best_passes;
+	/* A survivor of stage 1 must have every mean the later stages compare. */
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; alive[i] && k < 3; k++) {
+			if (!c[i].has[k])
+				die("arm '%s' passes stage 1 but its '%s' is null in calibration window '%s'",
+				    c[i].action_id, metric_names[k], c[i].null_window[k]);
+			v[i][k] = c[i].mean[k];
+		}
 	struct json *stages = json_array(a);
-	log_stage(a, stages, "hard_slo_filter", c, n, &alive);
-	if (alive > 0) {
-		double best = -INFINITY;
-		for (size_t i = 0; i < n; i++)
-			if (c[i].alive) {
-				if (!c[i].has_alloc)
-					die("arm '%s' passes every hard SLO but its allocation is null", c[i].action_id);
-				if (c[i].alloc > best)
-					best = c[i].alloc;
-			}
-		for (size_t i = 0; i < n; i++)
-			if (c[i].alive && !(best - c[i].alloc < band))
-				c[i].alive = false;
-		log_stage(a, stages, "maximize_mean_allocation_rate", c, n, &alive);
-	}
-	if (alive > 1) {
-		keep_min(c, n, 3);
-		log_stage(a, stages, "minimize_mean_spot_p95_jct", c, n, &alive);
-	}
-	if (alive > 1) {
-		keep_min(c, n, 4);
-		log_stage(a, stages, "minimize_mean_spot_eviction_rate_per_run", c, n, &alive);
-	}
+	struct stage_log lg = { a, stages, c, n, rule };
+	log_stage(&lg, 0, alive);
+	nsel = rank_narrow((const double (*)[3])v, alive, n, rule == RULE_ALL_WINDOWS ? band : 0, log_stage, &lg);
 
-	struct json *rec = json_object(a), *ids = json_array(a), *cands = json_array(a);
+	struct json *rec = json_object(a), *ids = json_array(a), *cands = json_array(a), *selected = json_array(a);
 	json_set(a, rec, "type", json_str(a, "selection"));
-	json_set(a, rec, "rule", json_str(a, SELECTION_RULE));
-	json_set(a, rec, "allocation_tie_band", json_real(a, band));
+	json_set(a, rec, "rule", json_str(a, rule_names[rule]));
+	json_set(a, rec, "allocation_tie_band", rule == RULE_ALL_WINDOWS ? json_real(a, band) : json_null(a));
 	for (size_t k = 0; k < s->nw; k++)
 		json_push(a, ids, json_str(a, s->w[k].id));
 	json_set(a, rec, "window_ids", ids);
@@ -319,20 +350,21 @@ static struct json *select_arms(struct arena *a, const struct study *s, double b
 		json_set(a, o, "hard_slo_passed_windows", json_int(a, (long long)c[i].hard_passes));
 		json_set(a, o, "hard_slo_failed_window_ids", failed);
 		json_set(a, o, "eligible", json_bool(a, c[i].eligible));
-		json_set(a, o, "allocation_rate_mean_mean", num_json(a, c[i].has_alloc, c[i].alloc));
-		json_set(a, o, "spot_jct_p95_seconds_mean", num_json(a, c[i].has_spot_p95, c[i].spot_p95));
-		json_set(a, o, "spot_eviction_rate_per_run_mean", num_json(a, c[i].has_eviction, c[i].eviction));
+		for (int k = 0; k < 3; k++)
+			json_set(a, o, mean_keys[rule][k], num_json(a, c[i].has[k], c[i].mean[k]));
 		json_push(a, cands, o);
+		if (alive[i])
+			json_push(a, selected, json_str(a, c[i].action_id));
 	}
 	json_set(a, rec, "candidates", cands);
 	json_set(a, rec, "stages", stages);
-	size_t nsel;
-	struct json *selected = alive_ids(a, c, n, &nsel);
 	json_set(a, rec, "selection_status", json_str(a, nsel == 0 ? "no_eligible_arm" : nsel == 1 ? "selected" : "tie_requires_human_approval"));
 	json_set(a, rec, "selected_action_ids", selected);
 	json_set(a, rec, "human_approval_required", json_bool(a, nsel > 1));
 	ev_self_fp_stamp(a, rec, "fingerprint");
 	free(c);
+	free(alive);
+	free(v);
 	return rec;
 }
 
@@ -340,19 +372,22 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "window", required_argument, NULL, 'w' },
+		{ "rule", required_argument, NULL, 'r' },
 		{ "band", required_argument, NULL, 'b' },
 		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli cli;
 	double band = 0.01;
+	bool band_given = false;
+	enum rule rule = RULE_ALL_WINDOWS;
 	struct study s = { 0 };
 	struct window *cur = NULL;
 	int c;
 
 	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
 	/* A leading '-' keeps operands in place, so each FILE (or -i FILE) follows its --window. */
-	while ((c = getopt_long(argc, argv, "-:w:b:i:o:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-:w:r:b:i:o:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			s.w = xgrow(s.w, &s.capw, s.nw + 1, sizeof *s.w);
@@ -371,7 +406,16 @@ int main(int argc, char **argv)
 				usage_error(usage, "'%s' comes before any --window", optarg);
 			read_file(&s, cur, optarg);
 			break;
+		case 'r':
+			if (!strcmp(optarg, "all-windows"))
+				rule = RULE_ALL_WINDOWS;
+			else if (!strcmp(optarg, "best-static"))
+				rule = RULE_BEST_STATIC;
+			else
+				usage_error(usage, "--rule must be 'all-windows' or 'best-static', not '%s'", optarg);
+			break;
 		case 'b':
+			band_given = true;
 			band = opt_double("band", optarg);
 			if (!(band > 0))
 				usage_error(usage, "--band must be positive");
@@ -384,15 +428,18 @@ int main(int argc, char **argv)
 	}
 	if (s.nw == 0)
 		usage_error(usage, "missing --window");
+	if (band_given && rule == RULE_BEST_STATIC)
+		usage_error(usage, "--band belongs to --rule all-windows (best-static has no band)");
 	close_window(&s, &s.w[s.nw - 1]);
 
 	char err[1024];
 	struct arena a;
 	arena_init(&a);
-	struct json *rec = select_arms(&a, &s, band);
+	struct json *rec = select_arms(&a, &s, rule, band);
 	struct json *hdr = nd_header_new(&a, SELECTION_SCHEMA, "study-select");
 	struct json *params = json_get(hdr, "params");
-	json_set(&a, params, "allocation_tie_band", json_real(&a, band));
+	json_set(&a, params, "rule", json_str(&a, rule == RULE_ALL_WINDOWS ? "all-windows" : "best-static"));
+	json_set(&a, params, "allocation_tie_band", rule == RULE_ALL_WINDOWS ? json_real(&a, band) : json_null(&a));
 	for (size_t i = 0; i < s.nin; i++)
 		nd_header_add_stream(&a, hdr, s.in_path[i], s.in_schema[i], s.in_fp[i]);
 	struct nd_writer *w = ndw_open(cli.output, err, sizeof err);

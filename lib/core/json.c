@@ -220,7 +220,9 @@ static int cb_number(void *ctx, const char *s, size_t n)
 {
 	struct pstate *ps = ctx;
 	char buf[512];
-	bool real = memchr(s, '.', n) || memchr(s, 'e', n) || memchr(s, 'E', n);
+	bool real = false;
+	for (size_t i = 0; i < n && !real; i++)
+		real = s[i] == '.' || s[i] == 'e' || s[i] == 'E';
 	if (n >= sizeof buf) {
 		snprintf(ps->err, sizeof ps->err, "number too long");
 		return 0;
@@ -279,7 +281,7 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
 		return 0;
 	}
 	for (size_t i = 0; i < top->u.obj.n; i++)
-		if (strlen(top->u.obj.keys[i]) == n && !memcmp(top->u.obj.keys[i], s, n)) {
+		if (top->u.obj.keys[i][0] == (n ? (char)s[0] : 0) && strlen(top->u.obj.keys[i]) == n && !memcmp(top->u.obj.keys[i], s, n)) {
 			snprintf(ps->err, sizeof ps->err, "duplicate key '%.*s'", (int)(n > 60 ? 60 : n), s);
 			return 0;
 		}
@@ -296,8 +298,13 @@ static const yajl_callbacks callbacks = {
 
 int json_parse(struct arena *a, const char *buf, size_t len, struct json **out, char *err, size_t errlen)
 {
-	struct pstate *ps = xcalloc(1, sizeof *ps);
+	/* Every record of every stream comes through here: the parse state lives on the stack and
+	 * only what is read before it is written is initialised (the stacks are written on push). */
+	struct pstate state, *ps = &state;
 	ps->a = a;
+	ps->depth = 0;
+	ps->root = NULL;
+	ps->err[0] = 0;
 	yajl_handle h = xnonnull(yajl_alloc(&callbacks, NULL, ps));
 	yajl_status st = yajl_parse(h, (const unsigned char *)buf, len);
 	if (st == yajl_status_ok)
@@ -324,7 +331,6 @@ int json_parse(struct arena *a, const char *buf, size_t len, struct json **out, 
 	} else
 		*out = ps->root;
 	yajl_free(h);
-	free(ps);
 	return rc;
 }
 

@@ -368,7 +368,8 @@ static const char *self_fp_key(const char *type)
 		{ "audit", "audit_fingerprint" }, { "ranking", "ranking_fingerprint" }, { "approval", "approval_fingerprint" },
 		{ "selection", "fingerprint" }, { "selection-lock", "fingerprint" }, { "comparison", "comparison_fingerprint" },
 		{ "portfolio", "portfolio_fingerprint" }, { "aggregate_action", "aggregate_fingerprint" },
-		{ "aggregate_summary", "summary_fingerprint" },
+		{ "aggregate_summary", "summary_fingerprint" }, { "adaptive_design", "design_fingerprint" },
+		{ "controller_selections", "selections_fingerprint" }, { "rule_selections", "fingerprint" },
 	};
 	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
 		if (!strcmp(t[i].type, type))

@@ -69,7 +69,8 @@ void ev_self_fp_stamp(struct arena *a, struct json *rec, const char *key);
  * study-select, study-lock, decision-table, report): metrics (ev_metrics_check), audit
  * (slo_audit_check and audit_fingerprint), ranking (rank_check, ranking_fingerprint),
  * approval (ev_approval_check), selection and selection-lock ('fingerprint'), comparison,
- * portfolio, aggregate_action and aggregate_summary (their *_fingerprint). Records of
+ * portfolio, aggregate_action and aggregate_summary (their *_fingerprint), the adaptive
+ * study's adaptive_design, controller_selections and rule_selections. Records of
  * other types pass. 0, or -1 + "TYPE record: ..." naming what does not verify. */
 int ev_verify(const struct json *rec, char *err, size_t errlen);
 

@@ -55,6 +55,20 @@ static void log_stage(struct arena *a, struct json *stages, const char *name, st
 	json_push(a, stages, st);
 }
 
+struct stage_log {
+	struct arena *a;
+	struct json *stages;
+	struct cand *c;
+	size_t n;
+};
+
+static void log_next_stage(void *ctx, int stage, const bool *alive)
+{
+	static const char *const names[] = { "maximize_allocation_rate", "minimize_spot_p95_jct", "minimize_spot_eviction_rate_per_run" };
+	struct stage_log *lg = ctx;
+	log_stage(lg->a, lg->stages, names[stage - 1], lg->c, alive, lg->n);
+}
+
 static size_t count_alive(const bool *alive, size_t n)
 {
 	size_t k = 0;
@@ -63,19 +77,44 @@ static size_t count_alive(const bool *alive, size_t n)
 	return k;
 }
 
-/* Keep the exact minimum of metric m. */
-static void keep_min(struct cand *c, bool *alive, size_t n, int m)
+/* Keep the exact minimum of metric m among the alive. */
+static void keep_min(const double (*v)[3], bool *alive, size_t n, int m)
 {
 	double best = 0;
 	bool have = false;
 	for (size_t i = 0; i < n; i++)
-		if (alive[i] && (!have || c[i].v[m] < best)) {
-			best = c[i].v[m];
+		if (alive[i] && (!have || v[i][m] < best)) {
+			best = v[i][m];
 			have = true;
 		}
 	for (size_t i = 0; i < n; i++)
-		if (alive[i] && c[i].v[m] != best)
+		if (alive[i] && v[i][m] != best)
 			alive[i] = false;
+}
+
+size_t rank_narrow(const double (*v)[3], bool *alive, size_t n, double band, rank_stage_fn *stage, void *ctx)
+{
+	if (count_alive(alive, n) >= 1) {
+		double best = 0;
+		bool have = false;
+		for (size_t i = 0; i < n; i++)
+			if (alive[i] && (!have || v[i][0] > best)) {
+				best = v[i][0];
+				have = true;
+			}
+		for (size_t i = 0; i < n; i++)
+			if (alive[i] && !(band > 0 ? best - v[i][0] < band : v[i][0] == best))
+				alive[i] = false;
+		if (stage)
+			stage(ctx, 1, alive);
+	}
+	for (int m = 1; m <= 2; m++)
+		if (count_alive(alive, n) > 1) {
+			keep_min(v, alive, n, m);
+			if (stage)
+				stage(ctx, m + 1, alive);
+		}
+	return count_alive(alive, n);
 }
 
 static int find_metrics(const struct ev_input *in, const char *fp)
@@ -199,27 +238,11 @@ struct json *rank_build(const struct slo_spec *s, const struct ev_input *in, siz
 	}
 	struct json *stages = json_array(a);
 	log_stage(a, stages, "hard_slo_filter", c, alive, n);
-	if (count_alive(alive, n) >= 1) {
-		double best = 0;
-		bool have = false;
-		for (size_t i = 0; i < n; i++)
-			if (alive[i] && (!have || c[i].v[0] > best)) {
-				best = c[i].v[0];
-				have = true;
-			}
-		for (size_t i = 0; i < n; i++)
-			if (alive[i] && !(best - c[i].v[0] < s->tie_band))
-				alive[i] = false;
-		log_stage(a, stages, "maximize_allocation_rate", c, alive, n);
-	}
-	if (count_alive(alive, n) > 1) {
-		keep_min(c, alive, n, 1);
-		log_stage(a, stages, "minimize_spot_p95_jct", c, alive, n);
-	}
-	if (count_alive(alive, n) > 1) {
-		keep_min(c, alive, n, 2);
-		log_stage(a, stages, "minimize_spot_eviction_rate_per_run", c, alive, n);
-	}
+	struct stage_log lg = { a, stages, c, n };
+	double v[RANK_MAX_CANDIDATES][3];
+	for (size_t i = 0; i < n; i++)
+		memcpy(v[i], c[i].v, sizeof v[i]);
+	rank_narrow((const double (*)[3])v, alive, n, s->tie_band, log_next_stage, &lg);
 	size_t left = count_alive(alive, n);
 	struct json *ids = json_array(a), *fps = json_array(a);
 	for (size_t i = 0; i < n; i++)

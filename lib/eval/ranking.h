@@ -11,11 +11,24 @@
 #include "core/json.h"
 #include "eval/evidence.h"
 #include "eval/slo.h"
+#include <stdbool.h>
 #include <stddef.h>
 
 #define RANK_MIN_CANDIDATES 3
 #define RANK_MAX_CANDIDATES 5      /* the portfolio bound of the original (default) */
 #define RANK_LIMIT_CANDIDATES 8    /* the largest bound a caller may ask for (a study's arms) */
+
+/* Called after each stage of rank_narrow that ran: stage 1 = the allocation band, 2 = the
+ * minimum of the second metric, 3 = of the third; alive holds the survivors. */
+typedef void rank_stage_fn(void *ctx, int stage, const bool *alive);
+
+/* The hierarchy after the hard-SLO filter, shared by rank, study-select and adaptive-eval:
+ * alive[i] (the filter's verdict) is narrowed in place to the candidates whose v[i][0] is
+ * within band of the best (max - v < band, strict, on the double difference; band 0 keeps
+ * the exact maximum), then to the exact minimum of v[i][1], then of v[i][2], the last two
+ * only while more than one remains. stage (may be NULL) sees each stage that ran. Returns
+ * the number of survivors. Values of candidates that are not alive are never read. */
+size_t rank_narrow(const double (*v)[3], bool *alive, size_t n, double band, rank_stage_fn *stage, void *ctx);
 
 /* Build the ranking record from the audit items and metrics items of in (audit order).
  * Errors: a spec without ranking, an audit for another SLO or for metrics not supplied,

@@ -1,4 +1,5 @@
 #include "trace/trace.h"
+#include "core/canon.h"
 #include "core/die.h"
 #include "core/num.h"
 #include "core/strbuf.h"
@@ -503,83 +504,6 @@ struct fastctx {
 	struct jobrec f;
 };
 
-static const double pow10_exact[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
-
-static bool lit(char **p, const char *end, const char *s, size_t n)
-{
-	if ((size_t)(end - *p) < n || memcmp(*p, s, n))
-		return false;
-	*p += n;
-	return true;
-}
-
-/* "..." of bytes 0x20..0x7e except '"' and '\\'; NUL-terminates in place. */
-static bool fstr(char **p, const char *end, const char **out)
-{
-	char *q = *p;
-	if (q >= end || *q != '"')
-		return false;
-	char *s = ++q;
-	while (q < end && *q != '"') {
-		unsigned char c = (unsigned char)*q;
-		if (c < 0x20 || c > 0x7e || c == '\\')
-			return false;
-		q++;
-	}
-	if (q >= end)
-		return false;
-	*q = 0;
-	*out = s;
-	*p = q + 1;
-	return true;
-}
-
-/* -?(0|[1-9][0-9]*)(.[0-9]+)? ; integers of up to 18 digits; reals of up to 15 significant
- * digits, converted as m / 10^k (exact operands, one correctly rounded division = strtod). */
-static bool fnum(char **p, const char *end, double *d, bool *is_int)
-{
-	char *q = *p;
-	bool neg = false;
-	if (q < end && *q == '-') {
-		neg = true;
-		q++;
-	}
-	if (q >= end || *q < '0' || *q > '9')
-		return false;
-	long long m = 0;
-	int nd = 0, nf = 0;
-	if (*q == '0') {
-		q++;
-		nd = 1;
-	} else
-		for (; q < end && *q >= '0' && *q <= '9'; q++, nd++) {
-			if (nd >= 18)
-				return false;
-			m = m * 10 + (*q - '0');
-		}
-	if (q < end && *q == '.') {
-		q++;
-		for (; q < end && *q >= '0' && *q <= '9'; q++, nf++) {
-			if (nd + nf >= 15)
-				return false;
-			m = m * 10 + (*q - '0');
-		}
-		if (nf == 0)
-			return false;
-		double v = (double)m / pow10_exact[nf];
-		*d = neg ? -v : v;
-		*is_int = false;
-	} else {
-		long long i = neg ? -m : m;
-		*d = (double)i;
-		*is_int = true;
-	}
-	if (q < end && (*q == 'e' || *q == 'E'))
-		return false;
-	*p = q;
-	return true;
-}
-
 static int fast_job(void *vctx, const char *line, size_t len)
 {
 	static const char pre[] = "{\"type\":\"job\",\"job_id\":";
@@ -592,18 +516,18 @@ static int fast_job(void *vctx, const char *line, size_t len)
 	char *p = c->buf + sizeof pre - 1, *end = c->buf + len;
 	struct jobrec *f = &c->f;
 	memset(f, 0, sizeof *f);
-	if (!fstr(&p, end, &f->id) || !lit(&p, end, ",\"submit\":", 10) || !fnum(&p, end, &f->submit, &f->submit_int) ||
-	    !lit(&p, end, ",\"duration\":", 12) || !fnum(&p, end, &f->duration, &f->duration_int) ||
-	    !lit(&p, end, ",\"gpus\":", 8) || !fnum(&p, end, &f->gpus, &f->gpus_int) || !lit(&p, end, ",\"class\":", 9) ||
-	    !fstr(&p, end, &f->cls) || !lit(&p, end, ",\"gpu_model\":", 13) || !fstr(&p, end, &f->model))
+	if (!canon_str(&p, end, &f->id) || !canon_lit(&p, end, ",\"submit\":", 10) || !canon_num(&p, end, &f->submit, &f->submit_int) ||
+	    !canon_lit(&p, end, ",\"duration\":", 12) || !canon_num(&p, end, &f->duration, &f->duration_int) ||
+	    !canon_lit(&p, end, ",\"gpus\":", 8) || !canon_num(&p, end, &f->gpus, &f->gpus_int) || !canon_lit(&p, end, ",\"class\":", 9) ||
+	    !canon_str(&p, end, &f->cls) || !canon_lit(&p, end, ",\"gpu_model\":", 13) || !canon_str(&p, end, &f->model))
 		return 0;
-	if (lit(&p, end, ",\"tenant\":", 10)) {
-		if (!fstr(&p, end, &f->tenant))
+	if (canon_lit(&p, end, ",\"tenant\":", 10)) {
+		if (!canon_str(&p, end, &f->tenant))
 			return 0;
 		f->has_tenant = true;
 	}
-	if (lit(&p, end, ",\"phase\":", 9)) {
-		if (!fstr(&p, end, &f->phase))
+	if (canon_lit(&p, end, ",\"phase\":", 9)) {
+		if (!canon_str(&p, end, &f->phase))
 			return 0;
 		f->has_phase = true;
 	}
