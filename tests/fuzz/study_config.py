@@ -20,7 +20,7 @@ LOADER = os.environ.get("STUDY_CONFIG_JQ", os.path.join(ROOT, "pipelines", "stud
 # lines (one per controller arm and per arm whose policy is a file of its own).
 VARS_HEAD = ["TRACE_KIND", "TRACE_ARGS", "TRACE_FILES", "TRACE_STREAM", "SCAN_ARGS", "EXCLUDE", "MIN_START",
              "WARMUP_SECONDS", "WARMUP_SPOT", "SPLIT", "ARMS", "CONTROLLERS"]
-VARS_TAIL = ["BASELINE", "SLO", "REPETITIONS"]
+VARS_TAIL = ["BASELINE", "SLO", "REPETITIONS", "ADAPTIVE", "AGENT_SELECTIONS", "CALIBRATION_FRACTION"]
 ARM_VAR = re.compile(r"^(CONTROLLER|POLICY)_[A-Za-z0-9][A-Za-z0-9._-]*$")
 HOSTILE = ["\n", "\nall:\n\ttouch pwned\n", "\t", "\r", "\x1b[2J", "\x00", "$", "$(shell id)", "#", "# comment", "'", '"', "\\",
            "\\\n", " ", "", "native-fifo", "a b", ";rm -rf x;", "`id`", "\u2028", "\u00e9", "x" * 300, "--flag", "-"]
