@@ -33,12 +33,7 @@ SW := $(STUDY_WORK)/$(STUDY_NAME)
 # The tools: bin/ of this tree unless told otherwise (a colon list is fine).
 STUDY_BIN ?= $(abspath $(OUT))
 export PATH := $(STUDY_BIN):$(PATH)
-# Prefix of every simulation command, e.g. 'srun -n1 --exclusive' (docs/studies.md);
-# SIM_LAUNCHER=slurm sends each one to Slurm through srun (pipelines/slurm-sim.sh, options
-# in SLURM_SIM_ARGS, e.g. '--partition=cpu --account=proj').
-SIM_LAUNCHER ?=
-SIM_PREFIX := $(if $(filter slurm,$(SIM_LAUNCHER)),sh pipelines/slurm-sim.sh,$(SIM_LAUNCHER))
-export SLURM_SIM_ARGS
+# Every simulation command starts with $(SIM_PREFIX) (pipelines/launcher.mk).
 STUDY_TOOLS := trace-scan trace-window sim-run metrics slo-audit rank aggregate \
 	stream-verify stream-seal study-select study-lock adaptive-design adaptive-eval jq zstd
 

@@ -68,8 +68,8 @@ setup() {
 		assert_failure 2
 		assert_line --index 0 "$t: option '--help' takes no argument"
 	done
-	for t in adaptive-design adaptive-eval aggregate compare decision-table forecast metrics plan-check quota rank report sim-run slo-audit stream-seal study-lock \
-	    study-select trace-analyze trace-scan trace-synth trace-window; do
+	for t in adaptive-design adaptive-eval aggregate compare decision-table forecast metrics plan-check quota rank report roll roll-ablation \
+	    sim-run slo-audit stream-seal study-lock study-select trace-analyze trace-scan trace-synth trace-window; do
 		run "$t" -o
 		assert_failure 2
 		assert_line --index 0 "$t: option '-o' needs an argument"
@@ -155,6 +155,11 @@ same_as_operand() {
 	mkdir -p "$T/tasks"
 	two_decisions
 	same_as_operand plan-check "${ROLLING[@]}" --mode multi_agent --tasks "$T/tasks" --action-space "$SPACE" -- "$T/decisions.nd"
+	trace-synth --profile "$DATA/synth/tiny.json" --seed 3 --load-factor 0.3 --days 0-1 -o full.nd
+	trace-window --eval-start 86400 --eval-end 129599 --warmup-start 0 --no-warmup-spot -i full.nd -o exec.nd
+	trace-window --eval-start 86400 --eval-end 129599 --warmup-start 72000 -i full.nd -o hist.nd
+	same_as_operand roll --config "$ROOT/configs/rolling/rolling-v3.json" --history hist.nd --decider rule -- exec.nd
+	# roll-ablation's -i inside a --window group: tests/rolling-ablation.bats (it needs a study's outputs)
 	# tools whose output is a file or a directory
 	approve --action native-fifo --by me --reason r --at 2026-01-01T00:00:00Z --log op.log "$SEL/ranking.ndjson"
 	approve --action native-fifo --by me --reason r --at 2026-01-01T00:00:00Z --log in.log -i "$SEL/ranking.ndjson"
@@ -181,9 +186,9 @@ same_as_operand() {
 
 @test "cli: the -i test above covers every tool" {
 	# Update this list (and the test above) when a tool is added.
-	local covered="adaptive-design adaptive-eval aggregate approve compare decision-table forecast metrics plan-check quota rank report schednav
-		schednav-mcp sim-run slo-audit stream-seal stream-verify study-lock study-select trace-analyze trace-export
-		trace-import trace-scan trace-synth trace-window"
+	local covered="adaptive-design adaptive-eval aggregate approve compare decision-table forecast metrics plan-check quota rank report
+		roll roll-ablation schednav schednav-mcp sim-run slo-audit stream-seal stream-verify study-lock study-select trace-analyze
+		trace-export trace-import trace-scan trace-synth trace-window"
 	diff <(tools) <(printf '%s\n' $covered | sort) || fail "tools/ and the -i test differ"
 }
 

@@ -88,6 +88,31 @@ require_chromium() {
 	assert_failure 1
 }
 
+@test "report: a rolling arm gets the rolling section: active action and demand charts, one row per decision" {
+	cd "$BATS_TEST_TMPDIR"
+	trace-synth --profile "$DATA/synth/tiny.json" --seed 3 --load-factor 0.3 -o full.nd
+	trace-window --eval-start 86400 --eval-end 172799 --warmup-start 0 --no-warmup-spot -i full.nd -o exec.nd
+	trace-window --eval-start 86400 --eval-end 172799 --warmup-start 72000 -i full.nd -o hist.nd
+	roll --config "$ROOT/configs/rolling/rolling-v3.json" --history hist.nd --controller "$ROOT/configs/controllers/predictive-spot-v1.json" \
+		--decider rule -o rule.nd exec.nd
+	metrics -i rule.nd -o rule.metrics.nd
+	run report -o r.html rule.nd rule.metrics.nd
+	assert_success
+	grep -q '<section id="rolling">' r.html
+	for chart in rolling-actions rolling-demand; do
+		grep -q "<svg class=\"chart\" role=\"img\" data-chart=\"$chart\"" r.html || fail "chart '$chart' missing"
+	done
+	grep -q '12 decisions of 12 expected, 72 scenario simulations, 0 rejected replies' r.html
+	[ "$(grep -o '<tr><td class="num">[0-9.]*</td>' r.html | wc -l)" -eq 12 ]
+	grep -q 'rolling-fifo-open' r.html
+	# a plain result has no rolling section
+	sim-run -p "$ROOT/configs/policies/native-fifo.json" -i exec.nd -o fifo.nd
+	metrics -i fifo.nd -o fifo.metrics.nd
+	report -o plain.html fifo.nd fifo.metrics.nd
+	run grep -q '<section id="rolling">' plain.html
+	assert_failure 1
+}
+
 @test "report: same inputs give byte-identical pages; the date only when asked" {
 	report -o "$BATS_TEST_TMPDIR/a.html" "${ALL[@]}"
 	report -o "$BATS_TEST_TMPDIR/b.html" "${ALL[@]}"

@@ -32,9 +32,9 @@ setup() {
 	[ "$(tool_names simulation)" = "get_task read_artifact simulate_policy simulate_run_set" ]
 	[ "$(tool_names auditor)" = "audit_run_set audit_slo get_task read_artifact" ]
 	[ "$(tool_names manager)" = "compare_policies get_task rank_policies read_artifact" ]
-	# forecast and sim-run --controller are built: the predictive operations are listed; roll is not yet
+	# forecast, sim-run --controller and roll are built: the predictive and rolling operations are listed
 	[ "$(tool_names predictive)" = "audit_slo compare_policies forecast_demand get_task rank_policies read_artifact simulate_predictive_policy" ]
-	[ "$(tool_names rolling)" = "get_task read_artifact" ]
+	[ "$(tool_names rolling)" = "advance_rolling_policy get_task read_artifact" ]
 	# every schema is closed and names no path, job, node or GPU field
 	for p in analyst strategist simulation auditor manager predictive rolling; do
 		mcp "$p" --method tools/list > "$BATS_TEST_TMPDIR/$p.json"
@@ -65,7 +65,14 @@ setup() {
 
 @test "schednav-mcp: an operation whose tool is missing is refused cleanly, and appears once the tool exists" {
 	require_inspector
-	run mcp rolling --method tools/call --tool-name advance_rolling_policy --tool-arg run_config_id=mix1-w
+	# an exec dir without roll hides advance_rolling_policy and refuses a call to it
+	local r="$BATS_TEST_TMPDIR/exec-no-roll"
+	mkdir -p "$r"
+	for t in "$BIN"/*; do [ "$(basename "$t")" = roll ] || ln -s "$t" "$r/"; done
+	run "$INSPECTOR" --cli "$BIN/schednav-mcp" --profile rolling --workspace "$W" --exec-path "$r" --configs "$ROOT/configs" --method tools/list
+	assert_success
+	[ "$(echo "$output" | jq -r '[.tools[].name] | sort | join(" ")')" = "get_task read_artifact" ] || fail "advance_rolling_policy listed without roll: $output"
+	run "$INSPECTOR" --cli "$BIN/schednav-mcp" --profile rolling --workspace "$W" --exec-path "$r" --configs "$ROOT/configs" --method tools/call --tool-name advance_rolling_policy --tool-arg run_config_id=mix1-w
 	assert_failure 1
 	assert_output --partial "MCP error -32602"
 	assert_output --partial "is not available: its tool is not installed"
@@ -84,6 +91,49 @@ setup() {
 	run "$INSPECTOR" --cli "$BIN/schednav-mcp" --profile predictive --workspace "$W" --exec-path "$x" --configs "$ROOT/configs" --method tools/list
 	assert_success
 	[ "$(echo "$output" | jq -r '[.tools[].name] | sort | join(" ")')" = "audit_slo compare_policies forecast_demand get_task rank_policies read_artifact simulate_predictive_policy" ]
+}
+
+@test "schednav-mcp: advance_rolling_policy: a planning checkpoint, then the day with the decision; equals roll --decider plan: directly" {
+	require_inspector
+	local T="$BATS_TEST_TMPDIR" trace="$W/traces/mix1-w.ndjson.zst" ctl="$ROOT/configs/controllers/predictive-spot-v1.json" cfg="$ROOT/configs/rolling/rolling-v3.json"
+	local args=(run_config_id=mix1-w controller_id=predictive-spot-v1 rolling_controller_id=rolling-v3 mode=single_agent)
+	# no decision yet: the checkpoint names the one pending request (evaluation [3600, 5400]: one cutoff)
+	call rolling advance_rolling_policy "${args[@]}" 'decisions=[]' > "$T/a1.json"
+	[ "$(jq -r .state "$T/a1.json")" = succeeded ] || fail "advance 1: $(head -c 2000 "$T/a1.json")"
+	[ "$(jq -r .result.complete "$T/a1.json")" = false ]
+	[ "$(jq -r '[.result.records[].type] | join(" ")' "$T/a1.json")" = rolling_planning_checkpoint ]
+	local rid rec
+	rid=$(jq -r '.result.records[0].pending_request.request_id' "$T/a1.json")
+	rec=$(jq -r '.result.records[0].pending_request.recommended_action_id' "$T/a1.json")
+	[[ "$rid" =~ ^[0-9a-f]{32}$ ]] || fail "no pending request id: $rid"
+	# the same checkpoint as roll itself writes
+	: > "$T/empty.nd"
+	roll --config "$cfg" --controller "$ctl" --history "$trace" --decider "plan:$T/empty.nd" --arm-id rolling-single-agent -o "$T/cp.nd" "$trace"
+	[ "$(jq -r '.artifacts[0].fingerprint' "$T/a1.json")" = "$(body_fp "$T/cp.nd")" ] || fail "checkpoint differs from roll's"
+	# the decision: the day runs to the end, with the arm's metrics
+	local d="{\"request_id\":\"$rid\",\"action_id\":\"$rec\",\"reason_code\":\"scripted: the recommendation\",\"llm_call_count\":1}"
+	call rolling advance_rolling_policy "${args[@]}" "decisions=[$d]" > "$T/a2.json"
+	[ "$(jq -r .state "$T/a2.json")" = succeeded ] || fail "advance 2: $(head -c 2000 "$T/a2.json")"
+	[ "$(jq -r .result.complete "$T/a2.json")" = true ]
+	[ "$(jq -r '.result.records[] | select(.type == "rolling_decision") | .decider_reply.status' "$T/a2.json")" = accepted ]
+	[ "$(jq -r '.result.records[] | select(.type == "rolling_decision") | .selected_action_id' "$T/a2.json")" = "$rec" ]
+	[ "$(jq -r '.result.metrics.rolling_control.decision_count' "$T/a2.json")" = 1 ]
+	run jq -r '.result.records[].type' "$T/a2.json"
+	refute_output --regexp '^(job_result|run|preemption|cluster|job)$'
+	echo "$d" | jq -c '{type: "decision"} + .' > "$T/plan.nd"
+	roll --config "$cfg" --controller "$ctl" --history "$trace" --decider "plan:$T/plan.nd" --arm-id rolling-single-agent -o "$T/r.nd" "$trace"
+	metrics -i "$T/r.nd" -o "$T/r.metrics"
+	[ "$(jq -r '.artifacts[0].fingerprint' "$T/a2.json")" = "$(body_fp "$T/r.nd")" ] || fail "result differs from roll's"
+	[ "$(jq -r .result.metrics_fingerprint "$T/a2.json")" = "$(body_fp "$T/r.metrics")" ] || fail "metrics differ"
+	# an action outside the candidates is roll's to reject: recorded, and the safety action applies
+	d="{\"request_id\":\"$rid\",\"action_id\":\"native-preemptive-3600\",\"reason_code\":\"outside\"}"
+	call rolling advance_rolling_policy "${args[@]}" "decisions=[$d]" > "$T/a3.json"
+	[ "$(jq -r '.result.records[] | select(.type == "rolling_decision") | .decider_reply.rejection_reason' "$T/a3.json")" = action_not_in_candidates ]
+	[ "$(jq -r '.result.records[] | select(.type == "rolling_decision") | .selected_action_id' "$T/a3.json")" = rolling-fifo-open ]
+	# a reason code over two lines never reaches roll
+	run mcp rolling --method tools/call --tool-name advance_rolling_policy --tool-arg "${args[@]}" "decisions=[{\"request_id\":\"$rid\",\"action_id\":\"$rec\",\"reason_code\":\"a\\nb\"}]"
+	assert_failure 1
+	assert_output --partial "MCP error -32602"
 }
 
 @test "schednav-mcp: a full static evaluation (analyze, simulate x3, audit x3, compare, rank) equals running the tools" {

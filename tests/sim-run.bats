@@ -127,7 +127,7 @@ body() { grep -v '"type":"header"\|"type":"end"' "$1" > "$1.body"; echo "$1.body
 		run sim-run --policy "$p" --input "$SMALL"
 		assert_success
 	done
-	[ "$(ls "$POL"/*.json | wc -l)" -eq 11 ]
+	[ "$(ls "$POL"/*.json | wc -l)" -eq 15 ]   # 11 native + 4 rolling-* (the rolling action spaces)
 }
 
 @test "sim-run: a result that stalls exits 1 naming the stuck jobs and leaves no output" {

@@ -68,6 +68,26 @@ setup() {
 	same_study tiny "$T/local" "$T/slurm"
 }
 
+@test "slurm: the rolling ablation study through Slurm (roll and sim-run as srun jobs) gives the local run's results and evidence" {
+	require_slurm
+	cd "$ROOT"
+	local study=tests/data/roll/tiny-ablation.json
+	make -s -j2 rolling-ablation ROLLING_STUDY=$study ROLLING_WORK="$T/local" ROLLING_BIN="$BIN" > /dev/null
+	run make --no-print-directory -j2 rolling-ablation ROLLING_STUDY=$study ROLLING_WORK="$T/slurm" ROLLING_BIN="$BIN" SIM_LAUNCHER=slurm
+	assert_success
+	# 3 days x 5 arms x 2 repetitions, the three rolling arms through roll
+	[ "$(grep -c '^sh pipelines/slurm-sim.sh roll ' <<< "$output")" -eq 18 ]
+	[ "$(grep -c '^sh pipelines/slurm-sim.sh sim-run ' <<< "$output")" -eq 12 ]
+	[ "$(grep -c '^\(roll\|sim-run\) ' <<< "$output")" -eq 0 ]
+	local files
+	files=$(cd "$T/local/tiny-ablation" && find . -name 'rep-*.result.ndjson.zst' | sort)
+	[ "$(echo "$files" | wc -l)" -eq 30 ]
+	diff <(cd "$T/local/tiny-ablation" && stream-verify -p $files) <(cd "$T/slurm/tiny-ablation" && stream-verify -p $files) ||
+		fail "results through Slurm differ from the local run's"
+	# the evidence header names its work directory; the body is the evidence
+	[ "$(stream-verify -p "$T/local/tiny-ablation/evidence.ndjson")" = "$(stream-verify -p "$T/slurm/tiny-ablation/evidence.ndjson")" ] || fail "evidence differs"
+}
+
 @test "slurm: SLURM_SIM_ARGS reaches srun; a failing simulation fails its recipe" {
 	require_slurm
 	cd "$ROOT"

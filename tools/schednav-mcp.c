@@ -68,6 +68,7 @@ enum { RPC_PARSE = -32700, RPC_INVALID = -32600, RPC_METHOD = -32601, RPC_PARAMS
 	"\"description\":\"repeat a call with the same key and arguments to get the stored result\"}"
 #define OBJ_S "{\"type\":\"object\"}"
 #define STR_S "{\"type\":\"string\"}"
+#define COUNT_S "{\"type\":\"integer\",\"minimum\":0}"
 #define FP_S "{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{32}$\"}"
 #define STRS_S "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
 #define INPUT(req, props) "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[" req "],\"properties\":{" props "}}"
@@ -133,17 +134,19 @@ static const struct op ops[] = {
 		 ",\"metrics_ref\":" STR_S ",\"metrics_fingerprint\":" FP_S ",\"metrics\":" OBJ_S),
 	  "sim-run", "--controller", true, op_simulate_predictive },
 	{ "advance_rolling_policy", "Advance a rolling controller with accepted decisions",
-	  "Replay the rolling day with the accepted decisions (roll): a planning checkpoint at the first unknown observation, "
-	  "or the result, metrics, FIFO baseline, audit and plan once complete.",
-	  INPUT("\"run_config_id\",\"controller_id\",\"slo_spec_id\",\"rolling_controller_id\",\"mode\",\"source_project_id\",\"decisions\"",
-		"\"run_config_id\":" ID_S ",\"controller_id\":" ID_S ",\"slo_spec_id\":" ID_S ",\"rolling_controller_id\":" ID_S
-		",\"mode\":{\"enum\":[\"single_agent\",\"multi_agent\",\"multi_agent_masked\"]},\"source_project_id\":" ID_S
+	  "Replay the rolling day (roll --decider plan:) with the accepted decisions, one per decision_request: "
+	  "a planning checkpoint with the next pending request (its observation, the candidates and their scenario evidence), "
+	  "or, once every request has its decision, the result's rolling records and report and the arm's metrics.",
+	  INPUT("\"run_config_id\",\"controller_id\",\"rolling_controller_id\",\"mode\",\"decisions\"",
+		"\"run_config_id\":" ID_S ",\"controller_id\":" ID_S ",\"rolling_controller_id\":" ID_S
+		",\"mode\":{\"enum\":[\"single_agent\",\"multi_agent\",\"multi_agent_masked\"]}"
 		",\"decisions\":{\"type\":\"array\",\"maxItems\":12,\"items\":{\"type\":\"object\",\"additionalProperties\":false,"
-		"\"required\":[\"observation_fingerprint\",\"candidate_action_ids\",\"reason_code\"],\"properties\":{"
-		"\"observation_fingerprint\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{32,64}$\"},"
-		"\"candidate_action_ids\":{\"type\":\"array\",\"minItems\":3,\"maxItems\":3,\"uniqueItems\":true,\"items\":" ID_S "},"
-		"\"reason_code\":" ONE_LINE_256 "}}}," KEY_S),
-	  OUTPUT("\"run_config_id\",\"records\"", "\"run_config_id\":" STR_S ",\"records\":{\"type\":\"array\",\"items\":" OBJ_S "}"),
+		"\"required\":[\"request_id\",\"action_id\",\"reason_code\"],\"properties\":{"
+		"\"request_id\":" FP_S ",\"action_id\":" ID_S ",\"reason_code\":" ONE_LINE_256
+		",\"llm_call_count\":" COUNT_S ",\"prompt_tokens\":" COUNT_S ",\"completion_tokens\":" COUNT_S "}}}," KEY_S),
+	  OUTPUT("\"run_config_id\",\"complete\",\"records\"", "\"run_config_id\":" STR_S ",\"complete\":{\"type\":\"boolean\"}"
+		 ",\"records\":{\"type\":\"array\",\"items\":" OBJ_S "},\"metrics_ref\":" STR_S ",\"metrics_fingerprint\":" FP_S
+		 ",\"metrics\":" OBJ_S),
 	  "roll", NULL, true, op_rolling },
 	{ "compare_policies", "Neutral comparison",
 	  "Neutral portfolio of 3-5 metrics records (compare): comparability checks and every catalogue metric; never a winner.",
@@ -620,7 +623,7 @@ static struct json *headline(struct arena *a, const struct json *m)
 {
 	static const char *const keys[] = {
 		"action_id", "allocation_rate_mean", "hp_jct_p95_seconds", "hp_queue_p95_seconds", "spot_jct_p95_seconds",
-		"spot_eviction_rate_per_run", "spot_guarantee_success_rate", "hp_preempted_job_count", "predictive_control", NULL,
+		"spot_eviction_rate_per_run", "spot_guarantee_success_rate", "hp_preempted_job_count", "predictive_control", "rolling_control", NULL,
 	};
 	struct json *o = json_object(a);
 	for (const char *const *k = keys; *k; k++) {
@@ -689,34 +692,32 @@ static int simulate_common(struct call *c, bool predictive)
 static int op_simulate(struct call *c) { return simulate_common(c, false); }
 static int op_simulate_predictive(struct call *c) { return simulate_common(c, true); }
 
-/* Against roll's documented interface (rolling.md "Agent replay"; issue 12): the accepted
- * decisions go in as a file, the records come back as one stream. Listed only once roll exists. */
+/* roll --decider plan:FILE (docs/rolling.md "The decision protocol"): the accepted decisions go
+ * in as recorded reply lines, one per request id; roll replays the day and stops at the first
+ * request without one (a planning checkpoint) or runs it to the end. roll itself checks each
+ * reply against its request's candidates and records a rejection (the safety action then
+ * applies), so the bridge checks only the shape. Listed only once roll exists. */
 static int op_rolling(struct call *c)
 {
 	const char *history = NULL, *rc_id = str_arg(c, "run_config_id");
 	const char *trace = run_config_trace(c, rc_id, &history);
 	const char *ctl = trace ? config_file(c, "controllers", str_arg(c, "controller_id"), "controller_id") : NULL;
-	const char *slo = ctl ? config_file(c, "slos", str_arg(c, "slo_spec_id"), "slo_spec_id") : NULL;
-	const char *rolling = slo ? config_file(c, "rolling", str_arg(c, "rolling_controller_id"), "rolling_controller_id") : NULL;
-	if (!rolling)
+	const char *rolling = ctl ? config_file(c, "rolling", str_arg(c, "rolling_controller_id"), "rolling_controller_id") : NULL;
+	if (!rolling || begin_task(c))
 		return -1;
 	struct json *decisions = json_get(c->args, "decisions");
-	for (size_t i = 0; i < decisions->u.arr.n; i++) {
-		struct json *ids = json_get(decisions->u.arr.items[i], "candidate_action_ids");
-		for (size_t k = 0; k < ids->u.arr.n; k++)
-			if (!declared_action(c->s, ids->u.arr.items[k]->u.str.s)) {
-				snprintf(c->refusal, sizeof c->refusal, "decisions[%zu]: action '%s' is not declared", i, ids->u.arr.items[k]->u.str.s);
-				return -1;
-			}
-	}
-	if (begin_task(c))
-		return -1;
-	char path[PATH_MAX];
-	const char *dref = artifact_ref(c, "decisions.json");
+	char path[PATH_MAX], arm[64];
+	const char *dref = artifact_ref(c, "decisions.ndjson");
 	struct strbuf sb;
 	sb_init(&sb);
-	json_write(&sb, decisions);
-	sb_addc(&sb, '\n');
+	for (size_t i = 0; i < decisions->u.arr.n; i++) {
+		struct json *d = json_object(c->a), *x = decisions->u.arr.items[i];
+		json_set(c->a, d, "type", json_str(c->a, "decision"));
+		for (size_t k = 0; k < x->u.obj.n; k++)
+			json_set(c->a, d, x->u.obj.keys[k], x->u.obj.vals[k]);
+		json_write(&sb, d);
+		sb_addc(&sb, '\n');
+	}
 	snprintf(path, sizeof path, "%s/%s", c->s->ws.root, dref);
 	int w = write_atomic(path, sb.buf, sb.len);
 	sb_release(&sb);
@@ -724,22 +725,42 @@ static int op_rolling(struct call *c)
 		sb_addf(&c->failure, "cannot write %s\n", dref);
 		return -1;
 	}
+	/* the arm id names the mode: rolling-single-agent, rolling-multi-agent, rolling-multi-agent-masked */
+	snprintf(arm, sizeof arm, "rolling-%s", str_arg(c, "mode"));
+	for (char *q = arm; *q; q++)
+		if (*q == '_')
+			*q = '-';
+	size_t dn = strlen(dref) + 6;
+	char *decider = arena_alloc(c->a, dn);
+	snprintf(decider, dn, "plan:%s", dref);
 	const char *out = artifact_ref(c, "rolling.ndjson.zst");
-	const char *argv[] = { "roll", "--rolling", rolling, "--controller", ctl, "--slo", slo, "--mode", str_arg(c, "mode"),
-			       "--project", str_arg(c, "source_project_id"), "--decisions", dref, "--history", history ? history : trace,
-			       "-o", out, trace, NULL };
+	const char *argv[] = { "roll", "--config", rolling, "--controller", ctl, "--history", history ? history : trace,
+			       "--decider", decider, "--arm-id", arm, "-o", out, trace, NULL };
 	struct stream_info si;
 	if (run_tool(c, argv) || add_artifact(c, out, true, &si))
 		return -1;
 	struct json *keep = json_array(c->a);
 	for (size_t i = 0; i < si.records->u.arr.n; i++) {
 		const char *t = ev_str(si.records->u.arr.items[i], "type");
-		/* the agent sees the plan, checkpoint and summary records, never the job ledgers */
-		if (t && strcmp(t, "job_result") && strcmp(t, "run") && strcmp(t, "preemption") && strcmp(t, "job"))
+		/* the agent sees the checkpoint and the rolling records, never the job ledgers */
+		if (t && strcmp(t, "job_result") && strcmp(t, "run") && strcmp(t, "preemption") && strcmp(t, "job") && strcmp(t, "cluster") &&
+		    strcmp(t, "control_decision"))
 			json_push(c->a, keep, si.records->u.arr.items[i]);
 	}
+	bool complete = !si.schema || strcmp(si.schema, "schednav.rolling-planning-checkpoint/1");
 	json_set(c->a, c->result, "run_config_id", json_str(c->a, rc_id));
+	json_set(c->a, c->result, "complete", json_bool(c->a, complete));
 	json_set(c->a, c->result, "records", keep);
+	if (complete) {
+		/* the arm's metrics, which audit_slo (auditor profile) audits against FIFO */
+		const char *met = artifact_ref(c, "metrics.ndjson");
+		const char *mt[] = { "metrics", "--input", out, "-o", met, NULL };
+		if (run_tool(c, mt) || add_artifact(c, met, true, &si))
+			return -1;
+		json_set(c->a, c->result, "metrics_ref", json_str(c->a, met));
+		json_set(c->a, c->result, "metrics_fingerprint", json_str(c->a, si.fp));
+		json_set(c->a, c->result, "metrics", headline(c->a, si.records->u.arr.items[0]));
+	}
 	return 0;
 }
 

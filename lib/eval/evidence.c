@@ -92,10 +92,11 @@ int ev_metrics_check(const struct json *rec, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < rec->u.obj.n; i++) {
 		const char *k = rec->u.obj.keys[i];
-		/* the one optional key: a controlled run's summary (predictive-records.md §1.3) */
-		if (!strcmp(k, "predictive_control")) {
+		/* the optional keys: a controlled run's summary (predictive-records.md §1.3), a
+		 * rolling arm's (roll) */
+		if (!strcmp(k, "predictive_control") || !strcmp(k, "rolling_control")) {
 			if (rec->u.obj.vals[i]->kind != JSON_OBJECT) {
-				snprintf(err, errlen, "metrics record: 'predictive_control' must be an object");
+				snprintf(err, errlen, "metrics record: '%s' must be an object", k);
 				return -1;
 			}
 			continue;

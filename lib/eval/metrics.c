@@ -345,6 +345,40 @@ static int control_check(struct nd_reader *r, const struct json *v, const struct
 	return 0;
 }
 
+/* The rolling_report keys metrics carries into rolling_control (roll(1)), checked for kind. */
+static const char *const rolling_keys[] = { "controller_id", "controller_fingerprint", "arm_id", "decider_kind", "deployable",
+	"non_deployable", "decision_count", "expected_decision_count", "candidate_budget_per_decision", "baseline_action_id",
+	"candidate_scenario_set_id", "candidate_simulation_count", "llm_usage", "rejected_reply_count", "minimum_hold_override_count",
+	"selected_action_sequence", "report_fingerprint", NULL };
+
+static int rolling_check(struct nd_reader *r, const struct json *v, char *err, size_t errlen)
+{
+	static const char *const strs[] = { "controller_id", "controller_fingerprint", "arm_id", "decider_kind", "baseline_action_id",
+		"candidate_scenario_set_id", "report_fingerprint", NULL };
+	static const char *const counts[] = { "decision_count", "expected_decision_count", "candidate_budget_per_decision",
+		"candidate_simulation_count", "rejected_reply_count", "minimum_hold_override_count", NULL };
+	const char *bad = NULL;
+	for (const char *const *k = strs; !bad && *k; k++)
+		if (!json_get(v, *k) || json_get(v, *k)->kind != JSON_STRING)
+			bad = "rolling_report: ids and fingerprints must be strings";
+	for (const char *const *k = counts; !bad && *k; k++)
+		if (!count_at(v, *k))
+			bad = "rolling_report: counts must be non-negative integers";
+	const struct json *u = json_get(v, "llm_usage"), *seq = json_get(v, "selected_action_sequence");
+	if (!bad && (!bool_at(v, "deployable") || !bool_at(v, "non_deployable")))
+		bad = "rolling_report: 'deployable' and 'non_deployable' must be booleans";
+	if (!bad && (!u || u->kind != JSON_OBJECT || !count_at(u, "call_count") || !count_at(u, "prompt_tokens") || !count_at(u, "completion_tokens")))
+		bad = "rolling_report: 'llm_usage' must hold three counts";
+	if (!bad && (!seq || seq->kind != JSON_ARRAY))
+		bad = "rolling_report: 'selected_action_sequence' must be an array";
+	if (bad) {
+		ndr_errorf(r, err, errlen, "%s", bad);
+		return -1;
+	}
+	return 0;
+}
+
+
 /* A job_result's fields, from the parsed record or from the fast path. */
 struct jobfields {
 	const char *id, *cls;
@@ -564,6 +598,17 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 			if (control_check(r, v, m->header, err, errlen))
 				goto out;
 			m->control = json_clone(&m->arena, v);
+		} else if (!strcmp(type, "rolling_observation") || !strcmp(type, "scenario") || !strcmp(type, "candidate_evidence") ||
+			   !strcmp(type, "rolling_decision")) {
+			m->rolling_records = true;   /* roll's decision records: read by report, not by metrics */
+		} else if (!strcmp(type, "rolling_report")) {
+			if (m->rolling) {
+				ndr_errorf(r, err, errlen, "more than one rolling_report record");
+				goto out;
+			}
+			if (rolling_check(r, v, err, errlen))
+				goto out;
+			m->rolling = json_clone(&m->arena, v);
 		} else {
 			ndr_errorf(r, err, errlen, "unknown record type '%s' in a result stream", type);
 			goto out;
@@ -576,6 +621,10 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 	}
 	if (!m->cluster) {
 		ndr_errorf(r, err, errlen, "result stream has no cluster record");
+		goto out;
+	}
+	if (m->rolling_records && !m->rolling) {
+		ndr_errorf(r, err, errlen, "result stream with rolling records has no rolling_report record");
 		goto out;
 	}
 	if (json_get(m->header, "controller") && !m->control) {
@@ -803,6 +852,14 @@ struct json *metrics_record(struct arena *a, const struct metrics_result *m)
 			if (json_get(m->control, *k))
 				json_set(a, pcb, *k, json_clone(a, json_get(m->control, *k)));
 		json_set(a, o, "predictive_control", pcb);
+	}
+	/* 7. the rolling controller's summary (roll(1)) */
+	if (m->rolling) {
+		struct json *rcb = json_object(a);
+		json_set(a, rcb, "available", json_bool(a, true));
+		for (const char *const *k = rolling_keys; *k; k++)
+			json_set(a, rcb, *k, json_clone(a, json_get(m->rolling, *k)));
+		json_set(a, o, "rolling_control", rcb);
 	}
 	return o;
 }

@@ -47,6 +47,8 @@ struct metrics_result {
 	size_t n_events, cap_events;
 	struct json *cluster;       /* the cluster record */
 	struct json *control;       /* the control_report record (sim-run --controller), or NULL */
+	struct json *rolling;       /* the rolling_report record (roll), or NULL */
+	bool rolling_records;       /* the stream holds rolling_* records */
 };
 
 /* Read exactly one result stream from r into m (initialised here). 0 or -1 + message. */

@@ -753,6 +753,21 @@ const struct tenant_estimator *tc_estimator(const struct tenant_control *tc)
 	return &tc->est;
 }
 
+double tc_eta(const struct tenant_control *tc, size_t pool)
+{
+	return tc->eta[pool];
+}
+
+const struct tf_window *tc_feedback(const struct tenant_control *tc, size_t pool)
+{
+	return &tc->fb[pool];
+}
+
+size_t tc_decision_count(const struct tenant_control *tc)
+{
+	return tc->decision_count;
+}
+
 const struct tc_scores *tc_scores(const struct tenant_control *tc)
 {
 	return &tc->scores;

@@ -186,6 +186,13 @@ bool tc_allows_spot_frozen(const struct tc_decision *d, size_t pool, int horizon
  * unchanged; no_new_events when Q1's fix skipped the law. */
 const char *tc_reason_name(const struct tc_pool_decision *pd);
 
+/* The learned feedback state of a pool, for checkpoints (roll writes it into its state files
+ * and checks a resumed run against it): its current eta, its feedback window, and the
+ * number of decisions made so far. */
+double tc_eta(const struct tenant_control *tc, size_t pool);
+const struct tf_window *tc_feedback(const struct tenant_control *tc, size_t pool);
+size_t tc_decision_count(const struct tenant_control *tc);
+
 /* Read-only views for the records and the report. */
 const struct tc_config *tc_config(const struct tenant_control *tc);
 const struct tenant_history *tc_history(const struct tenant_control *tc);

@@ -23,6 +23,7 @@ void rp_model_release(struct rp_model *m)
 		free(m->results[i].jobs);
 		free(m->results[i].runs);
 		free(m->results[i].preemptions);
+		free(m->results[i].decisions);
 		rp_control_release(&m->results[i].control);
 	}
 	free(m->results);
@@ -242,6 +243,29 @@ static int add_preemption(struct reader_state *st, const struct json *rec, char 
 	return 0;
 }
 
+/* roll's decisions and report, kept with the arm's result for the rolling timeline. */
+static int add_rolling(struct reader_state *st, const struct json *rec, bool report, char *err, size_t errlen)
+{
+	struct rp_result *res = current_result(st, err, errlen);
+	double t;
+	const char *sel;
+	if (!res)
+		return -1;
+	if (report) {
+		res->rolling_report = json_clone(&st->m->a, rec);
+		return 0;
+	}
+	if (need_num(st, rec, "cutoff_time_seconds", &t, err, errlen) || need_str(st, rec, "selected_action_id", &sel, err, errlen))
+		return -1;
+	if (res->ndecisions && rp_num(res->decisions[res->ndecisions - 1], "cutoff_time_seconds") >= t) {
+		ndr_errorf(st->r, err, errlen, "'rolling_decision' record: cutoffs must increase");
+		return -1;
+	}
+	res->decisions = xgrow(res->decisions, &res->cap_decisions, res->ndecisions + 1, sizeof *res->decisions);
+	res->decisions[res->ndecisions++] = json_clone(&st->m->a, rec);
+	return 0;
+}
+
 static int add_cluster(struct reader_state *st, const struct json *rec, char *err, size_t errlen)
 {
 	struct rp_result *res = current_result(st, err, errlen);
@@ -291,6 +315,8 @@ static int record(struct reader_state *st, const struct json *rec, char *err, si
 		return add_preemption(st, rec, err, errlen);
 	if (!strcmp(type, "cluster"))
 		return add_cluster(st, rec, err, errlen);
+	if (in_result && (!strcmp(type, "rolling_decision") || !strcmp(type, "rolling_report")))
+		return add_rolling(st, rec, !strcmp(type, "rolling_report"), err, errlen);
 	if (in_result && !strcmp(type, "control_decision")) {
 		struct rp_result *res = current_result(st, err, errlen);
 		char why[256];

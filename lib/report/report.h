@@ -62,6 +62,10 @@ struct rp_result {
 	double *preemptions;                    /* event times */
 	size_t npreemptions, cap_preemptions;
 	struct rp_control control;              /* empty without a controller */
+	/* rolling control (roll): the frozen decisions in order and the report, or none */
+	const struct json **decisions;
+	size_t ndecisions, cap_decisions;
+	const struct json *rolling_report;
 };
 
 /* A record kept verbatim with the fingerprint of the stream it came in and its path. */

@@ -167,7 +167,7 @@ static void evict(struct sim *s, struct sim_job *v, struct sim_job *trigger)
 	release(s, v);
 	v->preemptions++;
 	v->qsince = s->now;
-	v->eo = (long long)s->n + s->k++;
+	v->eo = s->eo_base + s->k++;
 	queue_insert(s, v);
 }
 
@@ -382,12 +382,46 @@ static int model_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+int sim_model_of(const struct sim *s, const char *model)
+{
+	if (!strcmp(model, "*"))
+		return -1;
+	const char **hit = bsearch(&model, s->sorted_models, (size_t)s->n_models, sizeof model, model_cmp);
+	if (!hit)
+		return -2;
+	for (int k = 0; k < s->n_models; k++)
+		if (s->models[k] == *hit)
+			return k;
+	return -2;
+}
+
+int sim_job_init(const struct sim *s, struct sim_job *j, const struct trace_job *tj, long long eo, double eval_start, double eval_end)
+{
+	j->tj = tj;
+	j->submit = tj->submit;
+	j->gpu = tj->gpus;
+	j->hp = tj->hp;
+	j->rem = tj->duration;
+	j->qsince = tj->submit;
+	j->eo = eo;
+	j->model = sim_model_of(s, tj->model);
+	j->eval_pop = tj->submit >= eval_start && tj->submit <= eval_end;
+	j->eval_spot = j->eval_pop && !j->hp;
+	return j->model == -2 ? -1 : 0;
+}
+
 static int check_policy(struct sim *s, const struct sim_policy *p, char *err, size_t errlen)
 {
 	return s->hooks.check_policy ? s->hooks.check_policy(s->hooks.ctx, p, err, errlen) : 0;
 }
 
 struct sim *sim_open(const struct trace *t, const struct sim_policy *p, const struct sim_hooks *h, char *err, size_t errlen)
+{
+	return sim_open_reserve(t, p, h, 0, err, errlen);
+}
+
+struct sim *sim_open_reserve(const struct trace *t, const struct sim_policy *p, const struct sim_hooks *h, size_t reserve, char *err,
+			     size_t errlen)
 {
 	struct sim *s = xcalloc(1, sizeof *s);
 	struct sim_output *out = &s->res;
@@ -448,33 +482,15 @@ struct sim *sim_open(const struct trace *t, const struct sim_policy *p, const st
 		out->evaluation_end = t->jobs[t->n_jobs - 1].submit;
 	}
 	out->n_jobs = s->n;
-	out->jobs = xcalloc_large(s->n, sizeof *out->jobs);
-	s->jobs = xcalloc_large(s->n, sizeof *s->jobs);
-	for (size_t i = 0; i < s->n; i++) {
-		const struct trace_job *tj = &t->jobs[i];
-		struct sim_job *j = &s->jobs[i];
-		j->tj = tj;
-		j->submit = tj->submit;
-		j->gpu = tj->gpus;
-		j->hp = tj->hp;
-		j->rem = tj->duration;
-		j->qsince = tj->submit;
-		j->eo = (long long)i;
-		j->model = -1;
-		if (strcmp(tj->model, "*")) {
-			const char *key = tj->model;
-			const char **hit = bsearch(&key, s->sorted_models, (size_t)s->n_models, sizeof key, model_cmp);
-			if (!hit) {
-				snprintf(err, errlen, "job '%s' asks for model '%s' that no node has", tj->id, tj->model);
-				goto fail;
-			}
-			for (int k = 0; k < s->n_models; k++)
-				if (s->models[k] == *hit)
-					j->model = k;
+	s->cap_n = s->n + reserve;
+	s->eo_base = (long long)s->cap_n;
+	out->jobs = xcalloc_large(s->cap_n, sizeof *out->jobs);
+	s->jobs = xcalloc_large(s->cap_n, sizeof *s->jobs);
+	for (size_t i = 0; i < s->n; i++)
+		if (sim_job_init(s, &s->jobs[i], &t->jobs[i], (long long)i, out->evaluation_start, out->evaluation_end)) {
+			snprintf(err, errlen, "job '%s' asks for model '%s' that no node has", t->jobs[i].id, t->jobs[i].model);
+			goto fail;
 		}
-		j->eval_pop = tj->submit >= out->evaluation_start && tj->submit <= out->evaluation_end;
-		j->eval_spot = j->eval_pop && !j->hp;
-	}
 	if (structures_init(s, err, errlen))
 		goto fail;
 	s->now = s->jobs[0].submit;
@@ -504,23 +520,11 @@ int sim_set_policy(struct sim *s, const struct sim_policy *p, char *err, size_t 
 int sim_finish(struct sim *s, struct sim_output *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
-	if (sim_advance(s, INFINITY, err, errlen))
+	if (sim_drain(s, err, errlen))
 		return -1;
 	struct sim_output *o = s->out;
-	o->simulation_end = s->now;
-	o->drain_allocated = o->allocated - o->warmup_allocated - o->evaluation_allocated;
-	o->allocation_rate_mean = o->evaluation_end > o->evaluation_start ?
-		o->evaluation_allocated / ((double)o->capacity_gpus * (o->evaluation_end - o->evaluation_start)) : 0.0;
-	for (size_t i = 0; i < s->n; i++) {
-		struct sim_job *j = &s->jobs[i];
-		struct sim_job_result *r = &o->jobs[i];
-		r->start = j->first_start;
-		r->completion = j->completion;
-		r->queue_seconds = j->qsec;
-		r->preemptions = j->preemptions;
-		r->runs = j->runs;
-		r->evaluation_population = j->eval_pop;
-	}
+	for (size_t i = 0; i < s->n; i++)
+		sim_job_result_of(s, i, &o->jobs[i]);
 	*out = *o;
 	memset(o, 0, sizeof *o);
 	return 0;
@@ -569,13 +573,15 @@ struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err,
 		d->hooks = *h;
 	d->out = &d->res;
 	const struct sim_output *o = &s->res;
-	d->res.jobs = mem_dup(o->jobs, o->n_jobs * sizeof *o->jobs);
+	d->res.jobs = mem_dup(o->jobs, s->cap_n * sizeof *o->jobs);   /* the reserve too (sim_replace_future) */
 	d->res.runs = mem_dup(o->runs, o->cap_runs * sizeof *o->runs);
 	d->res.events = mem_dup(o->events, o->cap_events * sizeof *o->events);
-	d->jobs = mem_dup(s->jobs, s->n * sizeof *s->jobs);
+	d->jobs = mem_dup(s->jobs, s->cap_n * sizeof *s->jobs);
 	for (size_t i = 0; i < s->n; i++) {
 		struct sim_job *j = &d->jobs[i];
-		j->alloc = j->cap_alloc ? mem_dup(s->jobs[i].alloc, j->cap_alloc * sizeof *j->alloc) : NULL;
+		/* only a placed job's pieces mean anything: the others get their buffer when placed */
+		j->cap_alloc = j->n_alloc;
+		j->alloc = j->n_alloc ? mem_dup(s->jobs[i].alloc, j->n_alloc * sizeof *j->alloc) : NULL;
 		j->snext = REBASE(d, s, s->jobs[i].snext);
 		j->sprev = REBASE(d, s, s->jobs[i].sprev);
 	}

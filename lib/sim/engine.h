@@ -134,6 +134,9 @@ struct sim_hooks {
 
 /* A session at the first arrival, nothing processed yet; hooks may be NULL (copied). NULL + message. */
 struct sim *sim_open(const struct trace *t, const struct sim_policy *p, const struct sim_hooks *h, char *err, size_t errlen);
+/* sim_open with room for `reserve` more jobs than the trace holds, for sim_replace_future. */
+struct sim *sim_open_reserve(const struct trace *t, const struct sim_policy *p, const struct sim_hooks *h, size_t reserve, char *err,
+			     size_t errlen);
 /*
  * Run loop iterations while the current instant is before 'until' (INFINITY: to the end).
  * On return either sim_done(s), or sim_now(s) >= until - EPS and the instant at sim_now(s)
@@ -175,4 +178,38 @@ size_t sim_queued_spot_count(const struct sim *s);
 /* Visit every running / queued job (deterministic order, not key order; O(n)). */
 void sim_each_running(const struct sim *s, void (*fn)(void *ctx, const struct sim_job_view *j), void *ctx);
 void sim_each_queued(const struct sim *s, void (*fn)(void *ctx, const struct sim_job_view *j), void *ctx);
+
+/* ---- counterfactual branches (lib/sim/branch.c) ---- */
+
+struct sim_job_state {           /* a job's private state (remaining work is never shown to agents) */
+	bool queued, running, done;
+	double remaining;            /* current remaining work */
+	double queued_since, queue_seconds, run_start, run_guarantee, first_start, completion;
+	long long preemptions, runs, eo;
+	bool evaluation_population;
+};
+size_t sim_admitted(const struct sim *s);           /* jobs admitted so far (trace order prefix) */
+size_t sim_job_count(const struct sim *s);          /* jobs of the session (after sim_replace_future: admitted + new) */
+const struct trace_job *sim_job_trace(const struct sim *s, size_t index);
+bool sim_job_in_population(const struct sim *s, size_t index);   /* in the evaluation population */
+void sim_job_state(struct sim *s, size_t index, struct sim_job_state *out);
+/*
+ * Replace the future of a session (opened with sim_open_reserve): the jobs not admitted yet
+ * are dropped and jobs[0..n) take their place (submit >= now, in (submit, id) order, the
+ * array outliving the session; models must exist). Everything admitted keeps its state.
+ * The evaluation population becomes the admitted jobs still queued or running that were in
+ * it plus the new jobs with start <= submit <= end; the window is [start, end] and the
+ * allocation integrals restart at zero. Meant for a fork()ed copy of a live session.
+ */
+int sim_replace_future(struct sim *s, const struct trace_job *jobs, size_t n, double start, double end, char *err, size_t errlen);
+/* Run to the end and finalise the integrals like sim_finish, without collecting a result
+ * per job (the session stays open: read it with the functions below). */
+int sim_drain(struct sim *s, char *err, size_t errlen);
+/* The ledgers and integrals so far (jobs[] is filled only by sim_finish). */
+const struct sim_output *sim_output_so_far(const struct sim *s);
+/* The result of one job as sim_finish would give it. */
+void sim_job_result_of(const struct sim *s, size_t index, struct sim_job_result *r);
+/* Replace the hooks of a session opened with hooks (h NULL: none from now on); the queue is
+ * rebuilt since its lanes depend on the gate. 0, or -1 + message. */
+int sim_set_hooks(struct sim *s, const struct sim_hooks *h, char *err, size_t errlen);
 #endif

@@ -72,6 +72,8 @@ struct sim {
 	bool idle_fits;                    /* some queued job would fit if the gate allowed it */
 	struct sim_job *jobs;
 	size_t n, completed;
+	size_t cap_n;                      /* jobs[] capacity: n plus the reserve of sim_open_reserve */
+	long long eo_base;                 /* a victim's eo is eo_base + k (eo_base = cap_n, fixed) */
 	struct sim_node *nodes;
 	size_t n_nodes;
 	const char **models, **sorted_models;
@@ -102,6 +104,11 @@ struct sim {
 };
 
 int structures_init(struct sim *s, char *err, size_t errlen);
+/* A node model's index, -1 for "*" (any), -2 for one no node has. */
+int sim_model_of(const struct sim *s, const char *model);
+/* A fresh job slot from its trace job (the execution-order key eo, population by submit in
+ * [eval_start, eval_end]): -1 when it asks for a model no node has (j->model is then -2). */
+int sim_job_init(const struct sim *s, struct sim_job *j, const struct trace_job *tj, long long eo, double eval_start, double eval_end);
 void *mem_dup(const void *p, size_t n);             /* xmalloc'd copy (n may be 0) */
 /* Deep copies for sim_clone: d is a copy of s's scalars whose jobs array is already copied;
  * job pointers are rebased from s->jobs to d->jobs. */

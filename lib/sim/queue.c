@@ -166,7 +166,7 @@ void queue_release(struct sim *s)
 
 static size_t segment_of(const struct sim *s, const struct sim_job *j)
 {
-	size_t seg = j->eo >= (long long)s->n ? 1 : 0;
+	size_t seg = j->eo >= s->eo_base ? 1 : 0;
 	if (s->p->scheduler == SCHED_PRIORITY_PREEMPTIVE && !j->hp)
 		seg += 2;
 	return seg;

@@ -1,0 +1,104 @@
+#include "roll/audit.h"
+#include "core/die.h"
+#include "eval/evidence.h"
+#include "eval/metrics.h"
+#include "roll/config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long long population(const struct json *m, const char *metric)
+{
+	const char *key = !strncmp(metric, "hp_", 3) ? "hp_job_count" : !strncmp(metric, "spot_", 5) ? "spot_job_count" : NULL;
+	struct json *v = key ? json_get(m, key) : NULL;
+	return v && v->kind == JSON_INT ? v->u.i : -1;
+}
+
+struct json *roll_scenario_audit(const struct slo_spec *s, struct arena *a, const struct json *cand, const char *cand_fp,
+				 const struct json *safety, const char *safety_fp, bool *passed)
+{
+	struct json *rec = slo_audit(s, a, cand, cand_fp, safety, safety_fp);
+	struct json *cons = json_get(rec, "constraints"), *failed = json_array(a), *unavail = json_array(a);
+	bool hard_ok = true;
+	long long soft_bad = 0;
+	for (size_t i = 0; i < cons->u.arr.n; i++) {
+		struct json *c = cons->u.arr.items[i];
+		const char *status = ev_str(c, "status"), *metric = ev_str(c, "metric");
+		struct json *obs = json_get(c, "observed");
+		bool pass = json_get(c, "passed")->kind == JSON_TRUE;
+		if (!strcmp(status, "unavailable") && obs->kind == JSON_NULL && population(cand, metric) == 0) {
+			json_set(a, c, "status", json_str(a, "not_applicable_zero_population"));
+			json_set(a, c, "passed", json_bool(a, true));
+			pass = true;
+			status = "not_applicable_zero_population";
+		}
+		if (!strcmp(status, "failed"))
+			json_push(a, failed, json_str(a, ev_str(c, "id")));
+		if (!strcmp(status, "unavailable"))
+			json_push(a, unavail, json_str(a, ev_str(c, "id")));
+		if (!strcmp(ev_str(c, "severity"), "hard"))
+			hard_ok = hard_ok && pass;
+		else if (!pass)
+			soft_bad++;
+	}
+	json_set(a, rec, "failed_constraint_ids", failed);
+	json_set(a, rec, "unavailable_constraint_ids", unavail);
+	bool ok = hard_ok;
+	struct json *ev = json_get(rec, "evidence_checks");
+	for (size_t i = 0; i < ev->u.obj.n; i++)
+		if (strcmp(ev->u.obj.keys[i], "baseline_required"))
+			ok = ok && ev->u.obj.vals[i]->kind == JSON_TRUE;
+	json_set(a, rec, "audit_passed", json_bool(a, ok));
+	json_set(a, rec, "soft_violation_count", json_int(a, soft_bad));
+	struct json *scope = json_object(a);
+	json_set(a, scope, "baseline", json_str(a, "the safety candidate in the same scenario"));
+	json_set(a, scope, "every_hard_constraint_checked", json_bool(a, true));
+	json_set(a, scope, "zero_population_constraints_are_vacuous", json_bool(a, true));
+	json_set(a, rec, "definition", json_str(a, "scenario audit (Q5 fixed): every hard constraint of the SLO, relative thresholds "
+		"against the safety candidate in the same scenario; a class constraint with no job of that class passes"));
+	json_set(a, rec, "scenario_scope", scope);
+	/* Re-stamp: drop the old fingerprint, then append it again as the last key. */
+	struct json *body = json_object(a);
+	for (size_t i = 0; i < rec->u.obj.n; i++)
+		if (strcmp(rec->u.obj.keys[i], "audit_fingerprint"))
+			json_set(a, body, rec->u.obj.keys[i], rec->u.obj.vals[i]);
+	ev_self_fp_stamp(a, body, "audit_fingerprint");
+	*passed = ok;
+	return body;
+}
+
+int roll_guard_threshold(const struct slo_spec *s, const char *id, double *threshold, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct slo_constraint *c = &s->c[i];
+		if (strcmp(c->id, id))
+			continue;
+		if (!c->hard || c->relative || strcmp(c->op, "<=")) {
+			snprintf(err, errlen, "queue guard constraint '%s' must be hard, absolute and '<='", id);
+			return -1;
+		}
+		*threshold = c->threshold;
+		return 0;
+	}
+	snprintf(err, errlen, "the SLO has no queue guard constraint '%s'", id);
+	return -1;
+}
+
+void roll_queue_guard(double threshold, const double *completed, size_t nc, const double *scenario, size_t ns, struct roll_guard *g)
+{
+	memset(g, 0, sizeof *g);
+	g->threshold = threshold;
+	g->passed = true;
+	size_t n = nc + ns;
+	if (n == 0)
+		return;
+	double *v = xmalloc(n * sizeof *v);
+	if (nc)
+		memcpy(v, completed, nc * sizeof *v);
+	if (ns)
+		memcpy(v + nc, scenario, ns * sizeof *v);
+	g->p95 = metrics_quantile(v, n, 0.95);
+	free(v);
+	g->has_p95 = true;
+	g->passed = g->p95 <= threshold + ROLL_EPS;
+}

@@ -1,0 +1,378 @@
+#include "roll/decider.h"
+#include "core/die.h"
+#include "core/zio.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int roll_decider_parse(struct roll_decider *d, const char *spec, double timeout, char *err, size_t errlen)
+{
+	memset(d, 0, sizeof *d);
+	d->spec = spec;
+	d->timeout = timeout;
+	d->pid = -1;
+	d->to_child = d->from_child = -1;
+	sb_init(&d->inbuf);
+	arena_init(&d->plan_arena);
+	if (!strcmp(spec, "rule"))
+		d->kind = DECIDER_RULE;
+	else if (!strcmp(spec, "oracle"))
+		d->kind = DECIDER_ORACLE;
+	else if (!strncmp(spec, "fixed:", 6) && spec[6]) {
+		d->kind = DECIDER_FIXED;
+		d->fixed_id = spec + 6;
+	} else if (!strncmp(spec, "plan:", 5) && spec[5])
+		d->kind = DECIDER_PLAN;
+	else if (!strncmp(spec, "exec:", 5)) {
+		d->kind = DECIDER_EXEC;
+		const char *p = spec + 5;
+		size_t cap = 0;
+		while (*p) {
+			while (*p == ' ')
+				p++;
+			if (!*p)
+				break;
+			const char *q = p;
+			while (*q && *q != ' ')
+				q++;
+			d->argv = xgrow(d->argv, &cap, d->argc + 2, sizeof *d->argv);
+			d->argv[d->argc++] = xstrndup(p, (size_t)(q - p));
+			p = q;
+		}
+		if (!d->argc) {
+			snprintf(err, errlen, "decider 'exec:' names no program");
+			return -1;
+		}
+		d->argv[d->argc] = NULL;
+		if (!(timeout > 0)) {
+			snprintf(err, errlen, "the decider timeout must be > 0 seconds");
+			return -1;
+		}
+	} else {
+		snprintf(err, errlen, "unknown decider '%s' (expected fixed:ACTION, rule, oracle, exec:CMD or plan:FILE)", spec);
+		return -1;
+	}
+	return 0;
+}
+
+bool roll_decider_deployable(const struct roll_decider *d)
+{
+	return d->kind != DECIDER_ORACLE;
+}
+
+const char *roll_decider_kind_name(const struct roll_decider *d)
+{
+	static const char *const names[] = { "fixed", "rule", "oracle", "exec", "plan" };
+	return names[d->kind];
+}
+
+static int load_plan(struct roll_decider *d, char *err, size_t errlen)
+{
+	const char *path = d->spec + 5;
+	char *buf, e[512];
+	size_t len, cap = 0;
+	if (zio_slurp(path, &buf, &len, e, sizeof e)) {
+		snprintf(err, errlen, "%s", e);
+		return -1;
+	}
+	size_t line = 0;
+	for (size_t i = 0; i < len;) {
+		size_t j = i;
+		while (j < len && buf[j] != '\n')
+			j++;
+		line++;
+		if (j > i) {
+			const char *rid = roll_reply_request_id(&d->plan_arena, buf + i, j - i);
+			if (!rid) {
+				snprintf(err, errlen, "%s:%zu: not a decision with a string request_id", path, line);
+				free(buf);
+				return -1;
+			}
+			for (size_t k = 0; k < d->n_plan; k++)
+				if (!strcmp(d->plan[k].request_id, rid)) {
+					snprintf(err, errlen, "%s:%zu: a second reply for request '%s'", path, line, rid);
+					free(buf);
+					return -1;
+				}
+			d->plan = xgrow(d->plan, &cap, d->n_plan + 1, sizeof *d->plan);
+			d->plan[d->n_plan++] = (struct roll_plan_entry){ rid, arena_strndup(&d->plan_arena, buf + i, j - i), j - i };
+		}
+		i = j + 1;
+	}
+	free(buf);
+	return 0;
+}
+
+static int spawn(struct roll_decider *d, char *err, size_t errlen)
+{
+	int in[2], out[2], st[2];
+	if (pipe(in) || pipe(out) || pipe(st)) {
+		snprintf(err, errlen, "cannot create pipes for decider '%s': %s", d->argv[0], strerror(errno));
+		return -1;
+	}
+	fcntl(st[1], F_SETFD, FD_CLOEXEC);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot fork decider '%s': %s", d->argv[0], strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		long maxfd = sysconf(_SC_OPEN_MAX);
+		for (long fd = 3; fd < (maxfd > 0 && maxfd < 65536 ? maxfd : 65536); fd++)
+			if (fd != st[1])
+				close((int)fd);
+		execvp(d->argv[0], d->argv);
+		int e = errno;
+		if (write(st[1], &e, sizeof e) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(st[1]);
+	int child_errno = 0;
+	ssize_t k;
+	do
+		k = read(st[0], &child_errno, sizeof child_errno);
+	while (k < 0 && errno == EINTR);
+	close(st[0]);
+	d->pid = pid;
+	d->to_child = in[1];
+	d->from_child = out[0];
+	fcntl(d->to_child, F_SETFL, O_NONBLOCK);
+	fcntl(d->to_child, F_SETFD, FD_CLOEXEC);
+	fcntl(d->from_child, F_SETFD, FD_CLOEXEC);
+	if (k == (ssize_t)sizeof child_errno) {
+		snprintf(err, errlen, "cannot run decider '%s': %s", d->argv[0], strerror(child_errno));
+		return -1;
+	}
+	return 0;
+}
+
+int roll_decider_start(struct roll_decider *d, char *err, size_t errlen)
+{
+	if (d->kind == DECIDER_PLAN)
+		return load_plan(d, err, errlen);
+	if (d->kind == DECIDER_EXEC)
+		return spawn(d, err, errlen);
+	return 0;
+}
+
+static void reap(struct roll_decider *d, bool block)
+{
+	if (d->pid <= 0 || d->exited)
+		return;
+	int status;
+	pid_t r;
+	do
+		r = waitpid(d->pid, &status, block ? 0 : WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r == d->pid) {
+		d->exited = true;
+		d->exit_status = status;
+	}
+}
+
+static void mark_gone(struct roll_decider *d)
+{
+	if (d->to_child >= 0)
+		close(d->to_child);
+	if (d->from_child >= 0)
+		close(d->from_child);
+	d->to_child = d->from_child = -1;
+	reap(d, false);
+	if (!d->exited) {
+		/* Its stdout is closed but it still runs: it cannot answer anything any more. */
+		kill(d->pid, SIGKILL);
+		reap(d, true);
+	}
+}
+
+static bool is_stale(const struct roll_decider *d, const char *rid)
+{
+	for (size_t i = 0; rid && i < d->n_stale; i++)
+		if (!strcmp(d->stale[i], rid))
+			return true;
+	return false;
+}
+
+/* Exchange one line with the coprocess. */
+static void exec_decide(struct roll_decider *d, struct arena *a, const char *line, size_t len, const char *request_id,
+			const char *const *cands, size_t n, struct roll_reply *out)
+{
+	double start = now_s(), deadline = start + d->timeout;
+	memset(out, 0, sizeof *out);
+	if (d->to_child < 0) {
+		roll_reply_reject(out, ROLL_REJECT_EXITED, "the decider has exited and is not restarted");
+		return;
+	}
+	struct strbuf msg;
+	sb_init(&msg);
+	sb_add(&msg, line, len);
+	sb_addc(&msg, '\n');
+	size_t sent = 0;
+	for (;;) {
+		/* A complete line already buffered? */
+		char *nl = d->inbuf.len ? memchr(d->inbuf.buf, '\n', d->inbuf.len) : NULL;
+		if (nl) {
+			size_t ll = (size_t)(nl - d->inbuf.buf);
+			char *copy = arena_strndup(a, d->inbuf.buf, ll);
+			memmove(d->inbuf.buf, nl + 1, d->inbuf.len - ll - 1);
+			d->inbuf.len -= ll + 1;
+			d->inbuf.buf[d->inbuf.len] = '\0';
+			const char *rid = ll <= ROLL_REPLY_MAX ? roll_reply_request_id(a, copy, ll) : NULL;
+			if (is_stale(d, rid) && strcmp(rid, request_id))
+				continue;   /* the late answer to a request that already timed out */
+			roll_reply_parse(a, copy, ll, request_id, cands, n, out);
+			break;
+		}
+		if (d->inbuf.len > ROLL_REPLY_MAX) {
+			char *copy = arena_strndup(a, d->inbuf.buf, d->inbuf.len);
+			roll_reply_parse(a, copy, d->inbuf.len, request_id, cands, n, out);
+			sb_reset(&d->inbuf);
+			/* The rest of that line is unusable: the decider is no longer in step. */
+			mark_gone(d);
+			break;
+		}
+		double left = deadline - now_s();
+		if (left <= 0) {
+			roll_reply_reject(out, ROLL_REJECT_TIMEOUT, "no reply within the decider timeout");
+			d->stale = xgrow(d->stale, &d->cap_stale, d->n_stale + 1, sizeof *d->stale);
+			d->stale[d->n_stale++] = xstrdup(request_id);
+			break;
+		}
+		struct pollfd pf[2] = { { d->from_child, POLLIN, 0 }, { sent < msg.len ? d->to_child : -1, POLLOUT, 0 } };
+		int ms = (int)(left * 1000) + 1;
+		int pr = poll(pf, 2, ms);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0) {
+			roll_reply_reject(out, ROLL_REJECT_EXITED, "poll failed on the decider pipes");
+			mark_gone(d);
+			break;
+		}
+		if (pf[1].revents & (POLLOUT | POLLERR | POLLHUP)) {
+			ssize_t w = write(d->to_child, msg.buf + sent, msg.len - sent);
+			if (w > 0)
+				sent += (size_t)w;
+			else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+				/* EPIPE: it closed its stdin; a reply may still come, so keep reading. */
+				close(d->to_child);
+				d->to_child = -1;
+				sent = msg.len;
+			}
+		}
+		if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			char buf[65536];
+			ssize_t r = read(d->from_child, buf, sizeof buf);
+			if (r > 0)
+				sb_add(&d->inbuf, buf, (size_t)r);
+			else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+				mark_gone(d);
+				char *detail = arena_alloc(a, 96);
+				if (d->exited && WIFEXITED(d->exit_status))
+					snprintf(detail, 96, "the decider exited with status %d before replying", WEXITSTATUS(d->exit_status));
+				else if (d->exited && WIFSIGNALED(d->exit_status))
+					snprintf(detail, 96, "the decider was killed by signal %d before replying", WTERMSIG(d->exit_status));
+				else
+					snprintf(detail, 96, "the decider closed its output before replying");
+				roll_reply_reject(out, ROLL_REJECT_EXITED, detail);
+				break;
+			}
+		}
+	}
+	if (d->to_child < 0 && d->from_child >= 0 && !out->accepted && out->reject_reason && !strcmp(out->reject_reason, ROLL_REJECT_TIMEOUT))
+		mark_gone(d);
+	sb_release(&msg);
+	out->seconds = now_s() - start;
+}
+
+int roll_decide(struct roll_decider *d, struct arena *a, const char *line, size_t len, const char *request_id,
+		const char *const *cands, size_t n, const char *recommended_id, const char *recommended_reason, struct roll_reply *out)
+{
+	char buf[1024];
+	struct strbuf sb;
+	switch (d->kind) {
+	case DECIDER_EXEC:
+		exec_decide(d, a, line, len, request_id, cands, n, out);
+		return ROLL_DECIDE_DONE;
+	case DECIDER_PLAN:
+		for (size_t i = 0; i < d->n_plan; i++)
+			if (!strcmp(d->plan[i].request_id, request_id)) {
+				roll_reply_parse(a, d->plan[i].line, d->plan[i].len, request_id, cands, n, out);
+				return ROLL_DECIDE_DONE;
+			}
+		memset(out, 0, sizeof *out);
+		return ROLL_DECIDE_PENDING;
+	default:
+		break;
+	}
+	/* Built-ins answer through the same validation as an external decider. */
+	const char *act = d->kind == DECIDER_FIXED ? d->fixed_id : recommended_id;
+	const char *why = d->kind == DECIDER_FIXED ? "fixed-action" : recommended_reason;
+	sb_init(&sb);
+	sb_adds(&sb, "{\"type\":\"decision\",\"request_id\":");
+	sb_add_jstr(&sb, request_id, strlen(request_id));
+	sb_adds(&sb, ",\"action_id\":");
+	sb_add_jstr(&sb, act, strlen(act));
+	sb_adds(&sb, ",\"reason_code\":");
+	snprintf(buf, sizeof buf, "%s", why);
+	sb_add_jstr(&sb, buf, strlen(buf));
+	sb_addc(&sb, '}');
+	char *copy = arena_strndup(a, sb.buf, sb.len);
+	roll_reply_parse(a, copy, sb.len, request_id, cands, n, out);
+	sb_release(&sb);
+	return ROLL_DECIDE_DONE;
+}
+
+void roll_decider_close(struct roll_decider *d)
+{
+	if (d->kind == DECIDER_EXEC && d->pid > 0) {
+		if (d->to_child >= 0)
+			close(d->to_child);
+		d->to_child = -1;
+		for (int i = 0; i < 100 && !d->exited; i++) {
+			reap(d, false);
+			if (!d->exited) {
+				struct timespec ts = { 0, 10 * 1000 * 1000 };
+				nanosleep(&ts, NULL);
+			}
+		}
+		if (!d->exited) {
+			kill(d->pid, SIGKILL);
+			reap(d, true);
+		}
+		if (d->from_child >= 0)
+			close(d->from_child);
+		d->from_child = -1;
+	}
+	for (size_t i = 0; i < d->argc; i++)
+		free(d->argv[i]);
+	free(d->argv);
+	for (size_t i = 0; i < d->n_stale; i++)
+		free(d->stale[i]);
+	free(d->stale);
+	free(d->plan);
+	sb_release(&d->inbuf);
+	arena_release(&d->plan_arena);
+	memset(d, 0, sizeof *d);
+	d->pid = -1;
+	d->to_child = d->from_child = -1;
+}

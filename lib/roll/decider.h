@@ -1,0 +1,72 @@
+/*
+ * decider — who answers a decision_request (protocol.h). Specs:
+ *   fixed:ACTION  always ACTION (rejected like any reply when ACTION is not a candidate);
+ *   rule          the workload rule's candidates, answered with the declared hierarchy's
+ *                 selection after the v3 hold (`rolling-workload-rule-v1`);
+ *   oracle        the whole catalog evaluated on the actual future, answered like rule:
+ *                 non-deployable, for analysis only, and marked so in every record;
+ *   exec:CMD      an external program run as a coprocess (CMD split on spaces, no shell,
+ *                 PATH lookup, stdin/stdout pipes, stderr inherited, SIGPIPE reset): one
+ *                 request line in, one reply line out, within the timeout. A late reply to
+ *                 an earlier (timed-out) request is discarded; a decider that exits is never
+ *                 restarted and every later request is rejected (`decider_exited`);
+ *   plan:FILE     recorded replies (one `decision` line per request_id, for agents that
+ *                 answer asynchronously); the first request without a reply stops the run
+ *                 with a planning checkpoint (ROLL_DECIDE_PENDING).
+ * The caller must ignore SIGPIPE (roll does) so a decider closing its stdin is an error
+ * code, not a signal. roll_decider_close ends the coprocess: it closes its stdin, waits
+ * up to one second, then kills it, and always reaps it. Nothing here prints or exits
+ * (the child calls _exit only when exec fails, after reporting errno to the parent).
+ */
+#ifndef SCHEDNAV_ROLL_DECIDER_H
+#define SCHEDNAV_ROLL_DECIDER_H
+#include "core/arena.h"
+#include "core/json.h"
+#include "core/strbuf.h"
+#include "roll/protocol.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum roll_decider_kind { DECIDER_FIXED, DECIDER_RULE, DECIDER_ORACLE, DECIDER_EXEC, DECIDER_PLAN };
+
+struct roll_plan_entry { const char *request_id; const char *line; size_t len; };
+
+struct roll_decider {
+	enum roll_decider_kind kind;
+	const char *spec;                  /* as given */
+	const char *fixed_id;              /* fixed:ACTION */
+	char **argv;                       /* exec:CMD (malloc'd) */
+	size_t argc;
+	double timeout;                    /* seconds, exec only */
+	pid_t pid;
+	int to_child, from_child;          /* -1 when closed */
+	bool exited;
+	int exit_status;                   /* waitpid status once exited */
+	struct strbuf inbuf;               /* bytes read past the last line */
+	char **stale;                      /* request ids that timed out (malloc'd) */
+	size_t n_stale, cap_stale;
+	struct roll_plan_entry *plan;      /* plan:FILE (malloc'd; strings in plan_arena) */
+	size_t n_plan;
+	struct arena plan_arena;
+};
+
+/* Parse a decider spec; 0 or -1 + message (usage errors). */
+int roll_decider_parse(struct roll_decider *d, const char *spec, double timeout, char *err, size_t errlen);
+/* Start it: spawn the coprocess, or read the plan. 0 or -1 + message. */
+int roll_decider_start(struct roll_decider *d, char *err, size_t errlen);
+bool roll_decider_deployable(const struct roll_decider *d);
+const char *roll_decider_kind_name(const struct roll_decider *d);
+
+#define ROLL_DECIDE_DONE 0
+#define ROLL_DECIDE_PENDING 1          /* plan:FILE has no reply for this request */
+
+/* Answer one request (request_line without '\n'; request_id; candidate ids; the hierarchy's
+ * recommendation). Fills out (accepted or rejected); returns ROLL_DECIDE_DONE or
+ * ROLL_DECIDE_PENDING. */
+int roll_decide(struct roll_decider *d, struct arena *a, const char *request_line, size_t len, const char *request_id,
+		const char *const *candidates, size_t n, const char *recommended_id, const char *recommended_reason,
+		struct roll_reply *out);
+/* End the coprocess (if any) and free everything; safe on a parsed-only decider. */
+void roll_decider_close(struct roll_decider *d);
+#endif

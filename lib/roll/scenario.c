@@ -1,0 +1,567 @@
+#include "roll/scenario.h"
+#include "core/die.h"
+#include "core/num.h"
+#include "eval/evidence.h"
+#include "roll/config.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sample { bool hp; const char *model; double d; };
+
+static int sample_cmp(const void *x, const void *y)
+{
+	const struct sample *a = x, *b = y;
+	if (a->hp != b->hp)
+		return a->hp ? -1 : 1;
+	int c = strcmp(a->model, b->model);
+	if (c)
+		return c;
+	return a->d < b->d ? -1 : a->d > b->d;
+}
+
+static int class_cmp(const void *x, const void *y)
+{
+	const struct sample *a = x, *b = y;
+	if (a->hp != b->hp)
+		return a->hp ? -1 : 1;
+	return a->d < b->d ? -1 : a->d > b->d;
+}
+
+/* Duration samples of the jobs visible and completed at the cutoff, kept sorted two ways
+ * and grown as the cutoff moves forward: a job enters when submit + duration <= cut + EPS. */
+struct roll_samples {
+	struct sample *by_pool, *by_class;   /* (class, pool, d) and (class, d) order */
+	double *dur_pool, *dur_class;        /* the durations in the same orders */
+	size_t n, cap;
+	const struct trace *exec, *hist;
+	size_t *exec_end, *hist_end;         /* job indices by completion time */
+	size_t pe, ph;                       /* how many of them entered */
+	double cut;
+	/* keys (id, class) of the history jobs that entered: an execution job with the same
+	 * key is the same job and counts once */
+	const struct trace_job **slot;
+	size_t scap, sn;
+};
+
+static bool done_by(const struct trace_job *j, double cut)
+{
+	return j->submit <= cut + ROLL_EPS && j->submit + j->duration <= cut + ROLL_EPS;
+}
+
+static unsigned long long key_hash(const struct trace_job *j)
+{
+	unsigned long long h = 1469598103934665603ULL;
+	for (const unsigned char *p = (const unsigned char *)j->id; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return h ^ (j->hp ? 0x9e3779b97f4a7c15ULL : 0);
+}
+
+static bool key_eq(const struct trace_job *a, const struct trace_job *b)
+{
+	return a->hp == b->hp && !strcmp(a->id, b->id);
+}
+
+static bool key_has(const struct roll_samples *s, const struct trace_job *j)
+{
+	for (size_t i = key_hash(j) & (s->scap - 1); s->slot[i]; i = (i + 1) & (s->scap - 1))
+		if (key_eq(s->slot[i], j))
+			return true;
+	return false;
+}
+
+static void key_add(struct roll_samples *s, const struct trace_job *j)
+{
+	size_t i = key_hash(j) & (s->scap - 1);
+	while (s->slot[i] && !key_eq(s->slot[i], j))
+		i = (i + 1) & (s->scap - 1);
+	if (!s->slot[i])
+		s->sn++;
+	s->slot[i] = j;
+}
+
+static const struct trace *sort_t;
+
+static int by_end(const void *x, const void *y)
+{
+	const struct trace_job *a = &sort_t->jobs[*(const size_t *)x], *b = &sort_t->jobs[*(const size_t *)y];
+	double ea = a->submit + a->duration, eb = b->submit + b->duration;
+	if (ea != eb)
+		return ea < eb ? -1 : 1;
+	return *(const size_t *)x < *(const size_t *)y ? -1 : *(const size_t *)x > *(const size_t *)y;
+}
+
+static size_t *end_order(const struct trace *t)
+{
+	size_t *v = xmalloc((t->n_jobs + 1) * sizeof *v);
+	for (size_t i = 0; i < t->n_jobs; i++)
+		v[i] = i;
+	sort_t = t;
+	if (t->n_jobs)
+		qsort(v, t->n_jobs, sizeof *v, by_end);
+	return v;
+}
+
+struct roll_samples *roll_samples_new(const struct trace *exec, const struct trace *history)
+{
+	struct roll_samples *s = xcalloc(1, sizeof *s);
+	s->exec = exec;
+	s->hist = history;
+	s->exec_end = end_order(exec);
+	s->hist_end = end_order(history);
+	s->scap = 16;
+	while (s->scap < 2 * history->n_jobs + 16)
+		s->scap *= 2;
+	s->slot = xcalloc(s->scap, sizeof *s->slot);
+	s->cut = -INFINITY;
+	return s;
+}
+
+void roll_samples_free(struct roll_samples *s)
+{
+	if (!s)
+		return;
+	free(s->by_pool);
+	free(s->by_class);
+	free(s->dur_pool);
+	free(s->dur_class);
+	free(s->exec_end);
+	free(s->hist_end);
+	free(s->slot);
+	free(s);
+}
+
+/* Merge the sorted batch b[0..nb) into the sorted array v[0..n) (room for n + nb). */
+static void merge(struct sample *v, size_t n, struct sample *b, size_t nb, int (*cmp)(const void *, const void *), struct sample *tmp)
+{
+	size_t i = 0, k = 0, o = 0;
+	while (i < n || k < nb)
+		tmp[o++] = k == nb || (i < n && cmp(&v[i], &b[k]) <= 0) ? v[i++] : b[k++];
+	memcpy(v, tmp, (n + nb) * sizeof *v);
+}
+
+void roll_samples_advance(struct roll_samples *s, double cut)
+{
+	if (cut <= s->cut)
+		return;
+	s->cut = cut;
+	struct sample *batch = NULL;
+	size_t nb = 0, bcap = 0;
+	/* the history's jobs first: their keys decide which execution jobs are duplicates */
+	for (; s->ph < s->hist->n_jobs; s->ph++) {
+		const struct trace_job *j = &s->hist->jobs[s->hist_end[s->ph]];
+		if (!(j->submit + j->duration <= cut + ROLL_EPS))
+			break;
+		if (j->submit <= cut + ROLL_EPS && !key_has(s, j)) {
+			key_add(s, j);
+			batch = xgrow(batch, &bcap, nb + 1, sizeof *batch);
+			batch[nb++] = (struct sample){ j->hp, j->model, j->duration };
+		}
+	}
+	for (; s->pe < s->exec->n_jobs; s->pe++) {
+		const struct trace_job *j = &s->exec->jobs[s->exec_end[s->pe]];
+		if (!(j->submit + j->duration <= cut + ROLL_EPS))
+			break;
+		if (j->submit <= cut + ROLL_EPS && !key_has(s, j)) {
+			batch = xgrow(batch, &bcap, nb + 1, sizeof *batch);
+			batch[nb++] = (struct sample){ j->hp, j->model, j->duration };
+		}
+	}
+	if (nb) {
+		size_t need = s->n + nb;
+		if (need > s->cap) {
+			s->cap = need * 2;
+			s->by_pool = xrealloc(s->by_pool, s->cap * sizeof *s->by_pool);
+			s->by_class = xrealloc(s->by_class, s->cap * sizeof *s->by_class);
+			s->dur_pool = xrealloc(s->dur_pool, s->cap * sizeof *s->dur_pool);
+			s->dur_class = xrealloc(s->dur_class, s->cap * sizeof *s->dur_class);
+		}
+		struct sample *tmp = xmalloc(need * sizeof *tmp);
+		qsort(batch, nb, sizeof *batch, sample_cmp);
+		merge(s->by_pool, s->n, batch, nb, sample_cmp, tmp);
+		qsort(batch, nb, sizeof *batch, class_cmp);
+		merge(s->by_class, s->n, batch, nb, class_cmp, tmp);
+		free(tmp);
+		s->n = need;
+		for (size_t i = 0; i < s->n; i++) {
+			s->dur_pool[i] = s->by_pool[i].d;
+			s->dur_class[i] = s->by_class[i].d;
+		}
+	}
+	free(batch);
+}
+
+/* First index of by_pool at or after (hp, model); with after, first index past it. */
+static size_t group_bound(const struct roll_samples *s, bool hp, const char *model, bool after)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct sample *x = &s->by_pool[mid];
+		int c = x->hp != hp ? (x->hp ? -1 : 1) : strcmp(x->model, model);
+		if (c < 0 || (after && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+
+/* The sorted durations of (class, pool), else of the class (O(log n)). */
+static const double *samples_for(const struct roll_samples *s, bool hp, const char *model, size_t *n)
+{
+	size_t lo = group_bound(s, hp, model, false), end = group_bound(s, hp, model, true);
+	if (end > lo) {
+		*n = end - lo;
+		return s->dur_pool + lo;
+	}
+	/* by_class holds HP first, then Spot */
+	size_t split = 0, a = 0, b = s->n;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (s->by_class[mid].hp)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	split = a;
+	*n = hp ? split : s->n - split;
+	return s->dur_class + (hp ? 0 : split);
+}
+
+double roll_estimate_remaining(const double *d, size_t n, double elapsed, long long horizon, const char **method, long long *samples)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {   /* first d > elapsed */
+		size_t mid = lo + (hi - lo) / 2;
+		if (d[mid] > elapsed)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	size_t m = n - lo;
+	double est;
+	if (m > 0) {
+		/* statistics.median of the survivors d − elapsed, which sort like d. */
+		size_t i = lo + m / 2;
+		est = m % 2 ? d[i] - elapsed : ((d[i - 1] - elapsed) + (d[i] - elapsed)) / 2;
+		*method = "conditional-survival-median";
+		*samples = (long long)m;
+	} else if (n > 0) {
+		size_t i = n / 2;
+		double med = n % 2 ? d[i] : (d[i - 1] + d[i]) / 2;
+		est = med > 3600.0 ? med : 3600.0;
+		*method = "right-censored-class-median-fallback";
+		*samples = (long long)n;
+	} else {
+		est = 3600.0;
+		*method = "sparse-history-one-hour-fallback";
+		*samples = 0;
+	}
+	if (est < 60.0)
+		est = 60.0;
+	return est < (double)horizon ? est : (double)horizon;
+}
+
+size_t roll_decompose(double requested, const struct roll_piece *templates, size_t n_templates, double capacity,
+		      size_t point_index, struct roll_piece out[ROLL_MAX_PIECES])
+{
+	double req = requested > 0 ? requested : 0.0;
+	if (req > capacity)
+		req = capacity;
+	if (req <= ROLL_EPS)
+		return 0;
+	struct roll_piece *usable = xmalloc((n_templates + 1) * sizeof *usable), *ordered = xmalloc((n_templates + 1) * sizeof *ordered);
+	size_t nu = 0;
+	for (size_t i = 0; i < n_templates; i++)
+		if (ROLL_EPS < templates[i].gpus && templates[i].gpus <= capacity + ROLL_EPS)
+			usable[nu++] = templates[i];
+	if (nu > 0) {
+		size_t off = point_index % nu;
+		for (size_t i = 0; i < nu; i++)
+			ordered[i] = usable[(off + i) % nu];
+	} else {
+		double g = capacity / 64.0 > 1.0 ? capacity / 64.0 : 1.0;
+		ordered[0] = (struct roll_piece){ req < g ? req : g, "forecast-aggregate", NULL };
+		nu = 1;
+	}
+	double min_piece = req / ROLL_MAX_PIECES, rem = req;
+	size_t n = 0;
+	while (rem > ROLL_EPS && n < ROLL_MAX_PIECES) {
+		const struct roll_piece *t = &ordered[n % nu];
+		double size = min_piece > t->gpus ? min_piece : t->gpus;
+		double g = rem < size ? rem : size;
+		out[n++] = (struct roll_piece){ g, t->tenant ? t->tenant : "forecast-aggregate", t->source_id };
+		rem -= g;
+	}
+	if (rem > ROLL_EPS)
+		out[n - 1].gpus += rem;
+	free(usable);
+	free(ordered);
+	return n;
+}
+
+static int scn_cmp(const void *x, const void *y)
+{
+	const struct roll_scn_job *a = x, *b = y;
+	if (a->submit != b->submit)
+		return a->submit < b->submit ? -1 : 1;
+	return strcmp(a->id, b->id);
+}
+
+static const char *fmt_id(struct arena *a, const char *fmt, size_t i, const char *rest)
+{
+	size_t need = strlen(fmt) + strlen(rest) + 32;
+	char *s = arena_alloc(a, need);
+	snprintf(s, need, fmt, i, rest);
+	return s;
+}
+
+struct jobvec { struct roll_scn_job *v; size_t n, cap; };
+
+static struct roll_scn_job *push(struct jobvec *jv)
+{
+	jv->v = xgrow(jv->v, &jv->cap, jv->n + 1, sizeof *jv->v);
+	struct roll_scn_job *j = &jv->v[jv->n++];
+	memset(j, 0, sizeof *j);
+	return j;
+}
+
+static bool pool_matches(const char *pool, const char *model)
+{
+	return !strcmp(pool, "*") || !strcmp(model, pool) || !strcmp(model, "*");
+}
+
+static double r6(double v) { return num_round(v, 6); }
+
+void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, struct roll_scenario *s)
+{
+	memset(s, 0, sizeof *s);
+	s->profile_id = in->profile_id;
+	s->stress = in->stress;
+	s->actual_future = in->actual_future;
+	s->cut = in->cut;
+	s->horizon = in->horizon;
+	double cut = in->cut, H = (double)in->horizon;
+	const struct roll_state *st = in->state;
+	const struct trace *hist = in->history;
+	struct jobvec jv = { NULL, 0, 0 };
+	struct roll_samples *own = NULL;
+	const struct roll_samples *smp = in->samples;
+	if (!smp) {
+		own = roll_samples_new(in->exec, hist);
+		roll_samples_advance(own, cut);
+		smp = own;
+	}
+
+	/* Completed workload history of (cut − H, cut]: replay material and HP templates. */
+	size_t h_lo = roll_first_after(hist, cut - H), h_hi = roll_first_after(hist, cut + ROLL_EPS);
+	size_t n_tpl = 0, cap_tpl = h_hi - h_lo + st->n_carry + 1;
+	struct roll_piece *tpl = xmalloc(cap_tpl * sizeof *tpl);
+	const char **tpl_pool = xmalloc(cap_tpl * sizeof *tpl_pool);
+	for (size_t i = h_lo; i < h_hi; i++) {
+		const struct trace_job *j = &hist->jobs[i];
+		if (j->hp && done_by(j, cut)) {
+			tpl_pool[n_tpl] = j->model;
+			tpl[n_tpl++] = (struct roll_piece){ j->gpus, j->tenant, j->id };
+		}
+	}
+
+	/* 2. carryover estimates (the jobs themselves stay in the live simulator state). */
+	s->est = arena_alloc(a, (st->n_carry + 1) * sizeof *s->est);
+	for (size_t i = 0; i < st->n_carry; i++) {
+		const struct roll_carry *c = &st->carry[i];
+		size_t n;
+		const double *d = samples_for(smp, c->hp, c->model, &n);
+		struct roll_estimate *e = &s->est[s->n_est++];
+		e->carry = c;
+		e->scenario_id = fmt_id(a, "carryover::%06zu::%s", i, c->id);
+		e->estimate = roll_estimate_remaining(d, n, c->running ? c->run_elapsed : 0.0, in->horizon, &e->method, &e->samples);
+		struct roll_scn_job *j = push(&jv);
+		*j = (struct roll_scn_job){ e->scenario_id, cut, e->estimate, c->gpus, c->hp, c->model, c->tenant, SCN_CARRYOVER, c->id,
+			!c->running && c->queue_wait > ROLL_EPS, !c->running ? c->queue_wait : 0.0 };
+		if (c->hp) {
+			tpl_pool[n_tpl] = c->model;
+			tpl[n_tpl++] = (struct roll_piece){ c->gpus, c->tenant, c->id };
+		}
+	}
+
+	if (in->actual_future) {
+		const struct trace *t = in->exec;
+		size_t lo = roll_first_after(t, cut), hi = roll_first_after(t, cut + H);
+		for (size_t i = lo; i < hi; i++) {
+			const struct trace_job *x = &t->jobs[i];
+			struct roll_scn_job *j = push(&jv);
+			*j = (struct roll_scn_job){ fmt_id(a, "future::%06zu::%s", i - lo, x->id), x->submit, x->duration, x->gpus, x->hp,
+				x->model, x->tenant, SCN_FUTURE, x->id, false, 0.0 };
+		}
+	} else {
+		/* 3. replay of the completed history, shifted by +H. */
+		size_t k = 0;
+		for (size_t i = h_lo; i < h_hi; i++) {
+			const struct trace_job *x = &hist->jobs[i];
+			if (!done_by(x, cut))
+				continue;
+			size_t idx = k++;
+			if (in->n_points && x->hp)
+				continue;
+			struct roll_scn_job *j = push(&jv);
+			*j = (struct roll_scn_job){ fmt_id(a, "history::%06zu::%s", idx, x->id), x->submit + H, x->duration, x->gpus, x->hp,
+				x->model, x->tenant, SCN_HISTORY, x->id, false, 0.0 };
+		}
+		/* 4–5. forecast increments over the surviving carryover, decomposed into pieces. */
+		s->decomposition = in->n_points ? json_array(a) : json_null(a);
+		struct roll_piece *ptpl = xmalloc((n_tpl + 1) * sizeof *ptpl), pieces[ROLL_MAX_PIECES];
+		for (size_t pi = 0; pi < in->n_points; pi++) {
+			const struct roll_point *p = &in->points[pi];
+			if (p->target <= cut + ROLL_EPS || p->target > cut + H + ROLL_EPS)
+				continue;
+			const char *pool = p->pool ? p->pool : "*";
+			long long capl = trace_capacity(in->exec, pool);
+			if (strcmp(pool, "*") && capl <= 0)
+				continue;
+			double cap = (double)capl, q = p->q > 0 ? p->q : 0.0;
+			double total = cap < q ? cap : q, surviving = 0;
+			for (size_t i = 0; i < s->n_est; i++) {
+				const struct roll_carry *c = s->est[i].carry;
+				if (c->hp && c->running && pool_matches(pool, c->model) && s->est[i].estimate > p->target - cut + ROLL_EPS)
+					surviving += c->gpus;
+			}
+			double requested = total - surviving > 0 ? total - surviving : 0.0;
+			if (requested <= ROLL_EPS)
+				continue;
+			double duration = cut + H - (p->target - 3600.0);
+			if (duration > 3600.0)
+				duration = 3600.0;
+			size_t nt = 0;
+			for (size_t i = 0; i < n_tpl; i++)
+				if (!strcmp(pool, "*") || !strcmp(tpl_pool[i], pool))
+					ptpl[nt++] = tpl[i];
+			for (size_t i = 0; strcmp(pool, "*") && i < n_tpl; i++)
+				if (!strcmp(tpl_pool[i], "*"))
+					ptpl[nt++] = tpl[i];
+			size_t np = roll_decompose(requested, ptpl, nt, cap, pi, pieces);
+			double max_piece = 0;
+			for (size_t k2 = 0; k2 < np; k2++) {
+				char rest[64 + 1];
+				snprintf(rest, sizeof rest, "%04zu::", k2);
+				size_t need = strlen(pool) + 64;
+				char *id = arena_alloc(a, need);
+				snprintf(id, need, "forecast-hp::%06zu::%s%s", pi, rest, pool);
+				struct roll_scn_job *j = push(&jv);
+				double sub = p->target - 3600.0 > cut ? p->target - 3600.0 : cut;
+				*j = (struct roll_scn_job){ id, sub, duration > 60.0 ? duration : 60.0, pieces[k2].gpus, true, pool,
+					pieces[k2].tenant, SCN_FORECAST, NULL, false, 0.0 };
+				if (pieces[k2].gpus > max_piece)
+					max_piece = pieces[k2].gpus;
+			}
+			struct json *d = json_object(a);
+			json_set(a, d, "target_time_seconds", json_real(a, p->target));
+			json_set(a, d, "resource_pool", json_str(a, pool));
+			json_set(a, d, "forecast_quantile_gpus", json_real(a, r6(p->q)));
+			json_set(a, d, "forecast_total_active_gpus", json_real(a, r6(total)));
+			json_set(a, d, "surviving_carryover_hp_gpus", json_real(a, r6(surviving)));
+			json_set(a, d, "scenario_incremental_hp_gpus", json_real(a, r6(requested)));
+			json_set(a, d, "visible_template_count", json_int(a, (long long)nt));
+			json_set(a, d, "synthetic_job_count", json_int(a, (long long)np));
+			json_set(a, d, "maximum_synthetic_job_gpus", json_real(a, r6(max_piece)));
+			json_push(a, s->decomposition, d);
+		}
+		free(ptpl);
+	}
+	if (!s->decomposition)
+		s->decomposition = json_null(a);
+	free(tpl);
+	free(tpl_pool);
+	s->jobs = arena_alloc(a, (jv.n + 1) * sizeof *s->jobs);
+	if (jv.n) {
+		qsort(jv.v, jv.n, sizeof *jv.v, scn_cmp);
+		memcpy(s->jobs, jv.v, jv.n * sizeof *jv.v);
+	}
+	s->n_jobs = jv.n;
+	free(jv.v);
+	roll_samples_free(own);
+}
+
+static const char *kind_name(enum roll_scn_kind k)
+{
+	return k == SCN_CARRYOVER ? "carryover" : k == SCN_HISTORY ? "history-replay" : k == SCN_FORECAST ? "forecast-piece" : "actual-future";
+}
+
+struct json *roll_scenario_json(struct arena *a, struct roll_scenario *s, const char *trace_id, const char *snapshot_fp,
+				const char *projection_fp, long long decision_index)
+{
+	struct json *o = json_object(a), *x;
+	char id[512];
+	snprintf(id, sizeof id, "%s-scenario-%lld", trace_id, (long long)s->cut);
+	json_set(a, o, "type", json_str(a, "scenario"));
+	json_set(a, o, "decision_index", json_int(a, decision_index));
+	json_set(a, o, "cutoff_time_seconds", json_real(a, s->cut));
+	json_set(a, o, "scenario_profile_id", json_str(a, s->profile_id));
+	json_set(a, o, "selection_role", json_str(a, s->stress ? "stress" : "decision"));
+	json_set(a, o, "trace_id", json_str(a, id));
+	json_set(a, o, "generator", json_str(a, ROLL_SCENARIO_GENERATOR));
+	json_set(a, o, "start_state", json_str(a, "live-simulator-state-at-cutoff"));
+	json_set(a, o, "horizon_seconds", json_int(a, s->horizon));
+	json_set(a, o, "evaluation_window_seconds", x = json_object(a));
+	json_set(a, x, "start", json_real(a, s->cut));
+	json_set(a, x, "end", json_real(a, s->cut + (double)s->horizon));
+	json_set(a, o, "scheduler_snapshot_fingerprint", json_str(a, snapshot_fp));
+	json_set(a, o, "future_arrivals_visible", json_bool(a, s->actual_future));
+	json_set(a, o, "non_deployable", json_bool(a, s->actual_future));
+	json_set(a, o, "carryover_runtime_estimator", json_str(a, "cutoff-visible-conditional-survival-median/v1"));
+	struct json *est = json_array(a), *waits = json_object(a);
+	for (size_t i = 0; i < s->n_est; i++) {
+		const struct roll_estimate *e = &s->est[i];
+		/* the job's class, pool, size, status, wait and elapsed run time are in the observation */
+		x = json_object(a);
+		json_set(a, x, "scenario_job_id", json_str(a, e->scenario_id));
+		json_set(a, x, "estimated_remaining_seconds", json_real(a, e->estimate));
+		json_set(a, x, "estimator_method", json_str(a, e->method));
+		json_set(a, x, "estimator_sample_count", json_int(a, e->samples));
+		json_push(a, est, x);
+		if (!e->carry->running && e->carry->queue_wait > ROLL_EPS)
+			json_set(a, waits, e->scenario_id, json_real(a, e->carry->queue_wait));
+	}
+	json_set(a, o, "carryover_runtime_estimates", est);
+	json_set(a, o, "initial_queue_wait_seconds_by_job_id", waits);
+	bool forecast = s->decomposition->kind == JSON_ARRAY;
+	json_set(a, o, "forecast_derived_hp_jobs", json_bool(a, forecast));
+	if (forecast) {
+		x = json_object(a);
+		json_set(a, x, "method", json_str(a, "cutoff-visible-job-shape-after-carryover/v2"));
+		json_set(a, x, "aggregate_demand_preserved", json_bool(a, true));
+		json_set(a, x, "surviving_carryover_subtracted_before_decomposition", json_bool(a, true));
+		json_set(a, x, "future_job_shapes_visible", json_bool(a, false));
+		json_set(a, x, "maximum_jobs_per_forecast_point", json_int(a, ROLL_MAX_PIECES));
+		json_set(a, x, "points", s->decomposition);
+		json_set(a, o, "forecast_hp_decomposition", x);
+	} else
+		json_set(a, o, "forecast_hp_decomposition", json_null(a));
+	json_set(a, o, "forecast_projection_fingerprint", projection_fp && !s->actual_future ? json_str(a, projection_fp) : json_null(a));
+	struct json *jobs = json_array(a);
+	long long n_inj = 0;
+	for (size_t i = 0; i < s->n_jobs; i++) {
+		const struct roll_scn_job *j = &s->jobs[i];
+		if (j->kind == SCN_CARRYOVER)
+			continue;
+		n_inj++;
+		x = json_object(a);
+		json_set(a, x, "job_id", json_str(a, j->id));
+		json_set(a, x, "kind", json_str(a, kind_name(j->kind)));
+		json_set(a, x, "submit", json_real(a, j->submit));
+		json_set(a, x, "duration", json_real(a, j->duration));
+		json_set(a, x, "gpus", json_real(a, j->gpus));
+		json_set(a, x, "class", json_str(a, j->hp ? "HP" : "Spot"));
+		json_set(a, x, "gpu_model", json_str(a, j->model));
+		json_set(a, x, "tenant", j->tenant ? json_str(a, j->tenant) : json_null(a));
+		json_push(a, jobs, x);
+	}
+	json_set(a, o, "injected_job_count", json_int(a, n_inj));
+	json_set(a, o, "injected_jobs", jobs);
+	ev_self_fp_stamp(a, o, "scenario_fingerprint");
+	snprintf(s->fp, sizeof s->fp, "%s", ev_str(o, "scenario_fingerprint"));
+	return o;
+}

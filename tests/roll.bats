@@ -1,0 +1,339 @@
+#!/usr/bin/env bats
+# roll: one rolling arm over one evaluation day with the tenant controller as the inner
+# predictor. The trace is drawn by trace-synth from the shipped v2026 profile (one GPU pool,
+# half the load, days 0-36, as tests/tenant-controller.bats), so the test needs no
+# ../shared: day 36 is the evaluation window with 864 h of history before it (the
+# controller trains at the window start), HP from the origin, Spot of the day only; the
+# workload-history trace starts 4 h before the window.
+load helper
+
+CFG="$ROOT/configs/rolling/rolling-v3.json"
+CTL="$ROOT/configs/controllers/schednav-tenant-linear-v2.json"
+AGG="$ROOT/configs/controllers/predictive-spot-v1.json"
+DEC="$ROOT/tests/roll"
+DAY=86400
+T0=$((36 * DAY))
+
+setup_file() {
+	local d="$BATS_FILE_TMPDIR/d"
+	mkdir -p "$d"
+	cd "$d"
+	trace-synth --profile "$ROOT/configs/profiles/alibaba-spot-gpu-v2026.json" --gpu-model GPU-series-2 \
+		--days 0-36 --load-factor 0.5 -o full.nd
+	trace-window --eval-start $T0 --eval-end $((T0 + DAY - 1)) --warmup-start 0 --no-warmup-spot -i full.nd -o exec.nd
+	trace-window --eval-start $T0 --eval-end $((T0 + DAY - 1)) --warmup-start $((T0 - 14400)) -i full.nd -o hist.nd
+	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule -o rule.nd exec.nd
+}
+
+setup() {
+	D="$BATS_FILE_TMPDIR/d"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+roll_day() { roll --config "$CFG" --history "$D/hist.nd" --controller "$CTL" "$@"; }
+
+# The rolling records of a result stream, one per line.
+rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" or .type == "candidate_evidence" or .type == "rolling_decision")' "$1"; }
+
+@test "roll: --help matches the man page; a bad option exits 2; -V names the schemas" {
+	assert_tool_invariants roll
+	run roll -V
+	assert_success
+	assert_output --partial "schednav.result/1"
+}
+
+@test "roll: --config, --history and --decider are required; a bad decider is a usage error" {
+	run roll --history "$D/hist.nd" --decider rule "$D/exec.nd"
+	assert_failure 2
+	assert_output --partial "usage: roll"
+	run roll_day --decider 'nope' "$D/exec.nd"
+	assert_failure 2
+	assert_output --partial "unknown decider 'nope'"
+	run roll_day --decider rule --decider-timeout 0 "$D/exec.nd"
+	assert_failure 2
+}
+
+@test "roll: empty input and a truncated trace fail with exit 1" {
+	run roll_day --decider rule < /dev/null
+	assert_failure 1
+	assert_output --partial "empty input"
+	head -n 5 "$D/exec.nd" > cut.nd
+	run roll_day --decider rule cut.nd
+	assert_failure 1
+	assert_output --partial "cut.nd:5: truncated stream"
+	[ ! -e out.nd ] || fail "partial output left behind"
+}
+
+@test "roll: v3 timing: 12 decisions, 3 candidates x 2 scenarios = 72 simulations, the safety action among them" {
+	R="$D/rule.nd"
+	[ "$(jq -s '[.[] | select(.type == "rolling_decision")] | length' "$R")" -eq 12 ]
+	[ "$(jq -s '[.[] | select(.type == "scenario")] | length' "$R")" -eq 24 ]
+	[ "$(jq -s '[.[] | select(.type == "candidate_evidence")] | length' "$R")" -eq 36 ]
+	run jq -c 'select(.type == "rolling_report") | [.decision_count, .expected_decision_count, .candidate_simulation_count, .candidate_budget_per_decision, .baseline_action_id, .candidate_scenario_set_id, .deployable]' "$R"
+	assert_output '[12,12,72,3,"rolling-fifo-open","dual-forecast-replay-v1",true]'
+	run jq -r 'select(.type == "rolling_decision") | [.cutoff_time_seconds, (.candidate_selection.candidate_action_ids | index("rolling-fifo-open") != null), .real_future_execution_frozen_after_selection, .candidate_simulation_count] | @tsv' "$R"
+	assert_line --index 0 "$T0	true	true	6"
+	assert_line --index 11 "$((T0 + 11 * 7200))	true	true	6"
+	# each decision's chain fingerprint names the previous one
+	run jq -s -r '[.[] | select(.type == "rolling_decision")] | [range(1; length) as $i | (.[$i].previous_decision_fingerprint == .[$i - 1].decision_fingerprint)] | all' "$R"
+	assert_output true
+}
+
+@test "roll: metrics, slo-audit and rank read the result stream unchanged" {
+	sim-run --policy "$ROOT/configs/policies/native-fifo.json" -i "$D/exec.nd" | metrics -o fifo.m
+	sim-run --policy "$ROOT/configs/policies/native-preemptive-3600.json" -i "$D/exec.nd" | metrics -o p.m
+	metrics -i "$D/rule.nd" -o rule.m
+	run jq -c '[.action_id, .rolling_control.decision_count, .rolling_control.deployable, .predictive_control.available]' rule.m
+	assert_output --partial '["rolling-v3-live:rule",12,true,true]'
+	assert_schema rule.m
+	slo-audit --slo "$ROOT/configs/slos/schednav-demo-slo-v1.json" --baseline fifo.m fifo.m p.m rule.m -o audit.nd
+	run rank --slo "$ROOT/configs/slos/schednav-demo-slo-v1.json" fifo.m p.m rule.m audit.nd
+	assert_success
+	assert_output --partial '"type":"ranking"'
+}
+
+@test "roll: the same inputs give byte-identical results (the live session is untouched by the scenario forks)" {
+	roll_day --decider rule -o again.nd "$D/exec.nd"
+	cmp <(sans_header "$D/rule.nd") <(sans_header again.nd)
+	# every decision of this day froze the safety action: the plain records equal sim-run's
+	run jq -r 'select(.type == "rolling_decision") | .selected_action_id' "$D/rule.nd"
+	refute_output --partial "preemptive"
+	sim-run --policy "$ROOT/configs/policies/rolling-fifo-open.json" --controller "$CTL" -i "$D/exec.nd" -o plain.nd
+	cmp <(jq -c 'select(.type == "job_result" or .type == "run" or .type == "cluster" or .type == "control_decision")' plain.nd) \
+	    <(jq -c 'select(.type == "job_result" or .type == "run" or .type == "cluster" or .type == "control_decision")' "$D/rule.nd")
+}
+
+@test "roll: --evaluator snapshot (in-memory copies of the session) gives the fork evaluator's bytes" {
+	roll_day --decider rule --evaluator snapshot -o snap.nd "$D/exec.nd"
+	roll_day --decider rule -o fork.nd "$D/exec.nd"
+	cmp fork.nd snap.nd
+	roll_day --decider oracle --evaluator snapshot -o snap-oracle.nd "$D/exec.nd"
+	roll_day --decider oracle -o fork-oracle.nd "$D/exec.nd"
+	cmp fork-oracle.nd snap-oracle.nd
+	run roll_day --decider rule --evaluator threads "$D/exec.nd"
+	assert_failure 2
+}
+
+@test "roll: no leakage: a different future after 12:00 leaves every record up to the divergence byte-identical" {
+	# B = the same trace with every job submitted after day 36, 12:00 (3153600) changed: other
+	# durations and GPU counts, one job dropped, two added. History trace likewise.
+	for t in exec hist; do
+		python3 - "$D/$t.nd" > "$t.b.body" <<-'EOF'
+		import json, sys
+		head, jobs, dropped = [], [], False
+		for line in open(sys.argv[1]):
+		    r = json.loads(line)
+		    if r["type"] == "end":
+		        continue
+		    if r["type"] != "job":
+		        head.append(line)
+		        continue
+		    if r["submit"] > 3153600:
+		        if not dropped:
+		            dropped = True
+		            continue
+		        r["duration"] = r["duration"] * 3 + 7
+		        r["gpus"] = 1.0
+		        line = json.dumps(r, separators=(",", ":")) + "\n"
+		    jobs.append((r["submit"], r["job_id"], line))
+		for r in ({"type": "job", "job_id": "zz-new-1", "submit": 3174000.0, "duration": 9000.0, "gpus": 2.0, "class": "HP", "gpu_model": "GPU-series-2", "tenant": "org-x", "phase": "eval"},
+		          {"type": "job", "job_id": "zz-new-2", "submit": 3184000.0, "duration": 100.0, "gpus": 1.0, "class": "Spot", "gpu_model": "GPU-series-2", "tenant": "org-x", "phase": "eval"}):
+		    jobs.append((r["submit"], r["job_id"], json.dumps(r, separators=(",", ":")) + "\n"))
+		jobs.sort()
+		sys.stdout.write("".join(head) + "".join(l for _, _, l in jobs))
+		EOF
+		stream-seal -i "$t.b.body" -o "$t.b.nd"
+	done
+	roll --config "$CFG" --history hist.b.nd --controller "$CTL" --decider rule -o b.nd exec.b.nd
+	rolling "$D/rule.nd" > a.rec
+	rolling b.nd > b.rec
+	# decisions at 00:00 .. 10:00 cut before the divergence (12:00 is itself a cutoff with the same past)
+	jq -c 'select(.cutoff_time_seconds <= 3153600)' a.rec > a.past
+	jq -c 'select(.cutoff_time_seconds <= 3153600)' b.rec > b.past
+	[ "$(wc -l < a.past)" -eq "$((7 * 7))" ] || fail "expected 7 decisions x 7 records before the divergence"
+	cmp a.past b.past || fail "a record before the divergence depends on the future"
+	# and the futures really differ afterwards
+	! cmp -s a.rec b.rec || fail "the two futures gave the same records: the test proves nothing"
+	# no observation or request holds a future job id
+	run grep -c 'zz-new' b.past
+	assert_output 0
+}
+
+@test "roll: an exec: decider that times out, answers garbage, names an outsider or exits: safety action, recorded rejection, no hang" {
+	for d in slow garbage outsider once; do
+		start=$(date +%s)
+		run timeout 120 roll --config "$CFG" --history "$D/hist.nd" --controller "$CTL" --decider "exec:$DEC/$d.sh" --decider-timeout 0.3 \
+			-o "$d.nd" "$D/exec.nd"
+		assert_success
+		[ $(( $(date +%s) - start )) -lt 60 ] || fail "decider $d made the run take too long"
+		run jq -r 'select(.type == "rolling_decision") | [.decider_reply.status, (.decider_reply.rejection_reason // "-"), .selected_action_id, .safety_action_applied_after_rejection] | @tsv' "$d.nd"
+		case $d in
+		slow) assert_line --index 0 "rejected	timeout	rolling-fifo-open	true"; assert_line --index 11 "rejected	timeout	rolling-fifo-open	true" ;;
+		garbage) assert_line --index 0 "rejected	malformed_json	rolling-fifo-open	true" ;;
+		outsider) assert_line --index 0 "rejected	action_not_in_candidates	rolling-fifo-open	true" ;;
+		once) assert_line --index 0 --partial "accepted	-	"; assert_line --index 1 "rejected	decider_exited	rolling-fifo-open	true"
+		      assert_line --index 11 "rejected	decider_exited	rolling-fifo-open	true" ;;
+		esac
+		run jq -r 'select(.type == "rolling_report") | .rejected_reply_count' "$d.nd"
+		case $d in once) assert_output 11 ;; *) assert_output 12 ;; esac
+	done
+	# the garbage reply is kept as a UTF-8-safe excerpt with its length and fingerprint
+	run jq -r 'select(.type == "rolling_decision" and .decision_index == 0) | .decider_reply | [.reply_excerpt, .reply_bytes] | @tsv' garbage.nd
+	assert_output "FIFO please, it is obviously best	33"
+}
+
+@test "roll: the scripted agent (exec: jq) is accepted and its reason codes recorded" {
+	roll_day --decider "exec:jq -c --unbuffered -f $DEC/scripted-agent.jq" -o agent.nd "$D/exec.nd"
+	run jq -r 'select(.type == "rolling_decision") | [.decider_reply.status, .decider_reply.reason_code] | @tsv' agent.nd
+	assert_line --index 0 --regexp '^accepted	scripted-agent-v1:'
+	refute_output --partial rejected
+	# the requests it saw: past-only, no full-trace fingerprint
+	fp=$(jq -r 'select(.type == "header") | .trace_fingerprint' "$D/rule.nd")
+	cat > tee.sh <<-EOF
+	#!/bin/sh
+	tee -a "$PWD/requests.ndjson" | jq -c --unbuffered -f "$DEC/scripted-agent.jq"
+	EOF
+	chmod +x tee.sh
+	roll_day --decider "exec:$PWD/tee.sh" -o agent2.nd "$D/exec.nd"
+	cmp <(rolling agent.nd) <(rolling agent2.nd)
+	[ "$(wc -l < requests.ndjson)" -eq 12 ]
+	run grep -c "$fp" requests.ndjson
+	assert_output 0
+	run jq -r '.observation.information_boundary | [.jobs_with_submit_time_after_cutoff_excluded, .full_trace_fingerprint_exposed] | @tsv' requests.ndjson
+	assert_line --index 0 "true	false"
+	# every request_id is the request's own fingerprint, and the reply named it
+	run jq -r 'select(.request_id != .request_fingerprint) | .decision_index' requests.ndjson
+	assert_output ""
+}
+
+@test "roll: fixed:ACTION with --candidates; an action outside the candidates is rejected" {
+	roll_day --decider fixed:rolling-preemptive-open-d0000 --candidates rolling-fifo-open,rolling-preemptive-open-d0000,native-fifo \
+		--arm-id fixed-open -o fixed.nd "$D/exec.nd"
+	run jq -r 'select(.type == "rolling_decision") | .selected_action_id' fixed.nd
+	assert_line --index 0 rolling-preemptive-open-d0000
+	assert_line --index 11 rolling-preemptive-open-d0000
+	run jq -r 'select(.type == "header") | .policy.action_id' fixed.nd
+	assert_output fixed-open
+	run roll_day --decider fixed:rolling-preemptive-open-d0000 --candidates rolling-preemptive-open-d0000,native-fifo,rolling-preemptive-open-loss-aware "$D/exec.nd"
+	assert_failure 1
+	assert_output --partial "must include the safety action"
+	roll_day --decider fixed:native-preemptive-g3600-b09-d0000 -o f2.nd "$D/exec.nd"
+	run jq -r 'select(.type == "rolling_decision") | .decider_reply.rejection_reason' f2.nd
+	assert_line --index 0 action_not_in_candidates
+}
+
+@test "roll: the oracle evaluates the whole catalog on the actual future and is marked non-deployable everywhere" {
+	roll_day --decider oracle --arm-id posthoc-catalog-oracle -o oracle.nd "$D/exec.nd"
+	run jq -c 'select(.type == "rolling_report") | [.candidate_simulation_count, .candidate_budget_per_decision, .deployable, .non_deployable, .candidate_scenario_set_id]' oracle.nd
+	assert_output '[60,5,false,true,"actual-future-oracle"]'
+	run jq -r 'select(.type == "rolling_decision" or .type == "candidate_evidence") | .non_deployable' oracle.nd
+	refute_output --partial false
+	run jq -r 'select(.type == "scenario") | [.scenario_profile_id, .future_arrivals_visible, .non_deployable] | @tsv' oracle.nd
+	assert_line --index 0 "actual-future	true	true"
+	run jq -r 'select(.type == "header") | .params.deployable' oracle.nd
+	assert_output false
+	metrics -i oracle.nd | jq -s -e '.[1].rolling_control.non_deployable == true'
+}
+
+@test "roll: plan: replays recorded replies and stops at the first unknown request with a planning checkpoint" {
+	: > plan.ndjson
+	run roll_day --decider plan:plan.ndjson -o cp.nd "$D/exec.nd"
+	assert_success
+	run jq -r 'select(.type == "rolling_planning_checkpoint") | [.completed_decision_count, .pending_request.decision_index] | @tsv' cp.nd
+	assert_output "0	0"
+	for k in 1 2 3; do
+		jq -c 'select(.type == "rolling_planning_checkpoint") | .pending_request | {type: "decision", request_id, action_id: .recommended_action_id, reason_code: "agent-accepts-recommendation"}' cp.nd >> plan.ndjson
+		roll_day --decider plan:plan.ndjson -o cp.nd "$D/exec.nd"
+		run jq -r 'select(.type == "rolling_planning_checkpoint") | .completed_decision_count' cp.nd
+		assert_output "$k"
+	done
+	# the replayed decisions equal the rule arm's (same recommendation, same state)
+	run jq -r 'select(.type == "rolling_planning_checkpoint") | .completed_request_fingerprints | length' cp.nd
+	assert_output 3
+}
+
+@test "roll: kill -9 anywhere, --resume: byte-identical to an uninterrupted run" {
+	cp "$D/exec.nd" "$D/hist.nd" .
+	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule -o ref.nd exec.nd
+	for t in 0.05 0.12 0.08 0.2 0.1 0.3 0.15 0.25; do
+		timeout -s KILL "$t" roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule --resume ck -o res.nd exec.nd || true
+	done
+	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule --resume ck -o res.nd exec.nd
+	cmp ref.nd res.nd
+	ls ck/state-0012.ndjson.zst
+	stream-verify ck/state-0012.ndjson.zst
+	run jq -r 'select(.type == "engine_state") | .state_handoff_fingerprint' <(zstdcat ck/state-0012.ndjson.zst)
+	assert_output --regexp '^[0-9a-f]{32}$'
+	# the inner predictor's learned state in every state file equals an uninterrupted run's
+	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule --checkpoint ck2 -o ref2.nd exec.nd
+	cmp ref.nd ref2.nd
+	for k in 0002 0007 0012; do
+		[ -e "ck/state-$k.ndjson.zst" ] || continue
+		cmp <(zstdcat "ck/state-$k.ndjson.zst" | grep '"type":"predictor_state"') <(zstdcat "ck2/state-$k.ndjson.zst" | grep '"type":"predictor_state"') ||
+			fail "state-$k: the resumed run's predictor state differs"
+	done
+}
+
+@test "roll: the inner predictor is the rolling config's tenant controller; its state carries across decisions and into checkpoints" {
+	# without --controller the rolling config's inner_predictor (the tenant controller) runs
+	roll --config "$CFG" --history "$D/hist.nd" --decider rule --checkpoint ck -o dflt.nd "$D/exec.nd"
+	cmp <(sans_header "$D/rule.nd") <(sans_header dflt.nd)
+	run jq -r 'select(.type == "header") | .controller.schema_version' dflt.nd
+	assert_output schednav.tenant-predictive-controller/v1
+	# each observation after the first cutoff projects the controller's last decision before
+	# it: the same per-horizon quotas (summed over pools) and the pool's forecast points
+	jq -c 'select(.type == "control_decision") | [.cutoff_time_seconds, .spot_quota_gpus_by_guarantee_hour]' dflt.nd > dec.tsv
+	run jq -r --slurpfile d dec.tsv 'select(.type == "rolling_observation" and .predictive_projection != null) | .cutoff_time_seconds as $c
+		| ([$d[] | select(.[0] <= $c)] | last | .[1]) as $q
+		| [.cutoff_time_seconds, (.predictive_projection.spot_quota_gpus_by_guarantee_hour == $q), (.predictive_projection.forecast_points[0].resource_pool)] | @tsv' dflt.nd
+	[ "${#lines[@]}" -ge 11 ] || fail "expected a projection at 11 cutoffs or more, got ${#lines[@]}"
+	refute_output --partial false
+	assert_line --index 0 --partial "GPU-series-2"
+	# its learned state grows in one session: decisions, samples and feedback events never restart
+	for k in $(seq -f %04g 1 12); do zstdcat "ck/state-$k.ndjson.zst" | grep '"type":"predictor_state"'; done > ps.nd
+	assert_schema ps.nd
+	run jq -s -r '[.[] | .decision_count] as $n | [.[] | .pools[0].feedback_event_count] as $f | [.[] | .model.demand_sample_count] as $s
+		| [($n | . == sort and .[0] < .[-1]), ($f | . == sort and .[-1] > 0), ($s | . == sort), (.[-1].model.trained)] | @tsv' ps.nd
+	assert_output "true	true	true	true"
+	# the aggregate family stays selectable, and "none" runs without an inner predictor
+	roll_day --decider rule --controller "$AGG" -o agg.nd "$D/exec.nd"
+	run jq -r 'select(.type == "header") | .controller.controller_id' agg.nd
+	assert_output predictive-spot-v1
+	roll_day --decider rule --controller none -o none.nd "$D/exec.nd"
+	run jq -r 'select(.type == "rolling_observation") | .predictive_projection' none.nd
+	refute_output --partial '{'
+}
+
+@test "roll: a rolling config whose inner_predictor is not a string or not a readable predictor config is refused" {
+	jq '.inner_predictor = 5' "$CFG" > bad-type.json
+	jq '.inner_predictor = "configs/controllers/no-such-controller.json"' "$CFG" > bad-path.json
+	cd "$ROOT"
+	run roll --config "$BATS_TEST_TMPDIR/bad-type.json" --history "$D/hist.nd" --decider rule -o "$BATS_TEST_TMPDIR/x.nd" "$D/exec.nd"
+	assert_failure 1
+	assert_output --partial "'inner_predictor' must be a non-empty string"
+	run roll --config "$BATS_TEST_TMPDIR/bad-path.json" --history "$D/hist.nd" --decider rule -o "$BATS_TEST_TMPDIR/x.nd" "$D/exec.nd"
+	assert_failure 1
+	assert_output --partial "no-such-controller.json"
+	assert_no_output "$BATS_TEST_TMPDIR/x.nd"
+}
+
+@test "roll: --checkpoint refuses a directory holding a checkpoint; --resume refuses another run's" {
+	roll_day --decider rule -o ref.nd "$D/exec.nd"
+	roll_day --decider rule --checkpoint ck -o a.nd "$D/exec.nd"
+	run roll_day --decider rule --checkpoint ck -o a.nd "$D/exec.nd"
+	assert_failure 1
+	assert_output --partial "holds a checkpoint already"
+	run roll_day --decider oracle --resume ck -o a.nd "$D/exec.nd"
+	assert_failure 1
+	assert_output --partial "belongs to another run"
+	cmp ref.nd a.nd
+}
+
+@test "roll: every record of the result, planning-checkpoint and state streams matches its schema" {
+	assert_schema "$D/rule.nd"
+	: > plan.ndjson
+	roll_day --decider plan:plan.ndjson -o cp.nd "$D/exec.nd"
+	roll_day --decider oracle --checkpoint ck -o oracle.nd "$D/exec.nd"
+	zstdcat ck/state-0003.ndjson.zst > state.nd
+	assert_schema cp.nd oracle.nd state.nd
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bats
+# The rolling ablation study as a Make graph (pipelines/rolling.mk) on a small study:
+# days 36-38 of the shipped v2026 profile's pool GPU-series-2 at half the load, the tenant
+# controller as the inner predictor, the five arms (ordinary FIFO, the fixed
+# tenant-predictive policy, the workload rule, the scripted exec: agent, the oracle), two
+# repetitions each, evidence, gates and a closeout that waits for a person.
+load helper
+
+STUDY=tests/data/roll/tiny-ablation.json
+
+setup_file() {
+	W="$BATS_FILE_TMPDIR/work"
+	cd "$ROOT"
+	make -s rolling-ablation ROLLING_STUDY="$STUDY" ROLLING_WORK="$W" ROLLING_BIN="$BIN" > "$BATS_FILE_TMPDIR/summary.out"
+}
+
+setup() {
+	W="$BATS_FILE_TMPDIR/work"
+	E="$W/tiny-ablation/evidence.ndjson"
+	cd "$ROOT"
+}
+
+@test "roll-ablation: --help matches the man page; a bad option exits 2" {
+	assert_tool_invariants roll-ablation
+}
+
+@test "rolling ablation: one record per (window, arm), each from two identical repetitions, audited against the window's ordinary FIFO" {
+	run jq -s '[.[] | select(.type == "rolling_ablation_record")] | length' "$E"
+	assert_output 15
+	for w in day-036 day-037 day-038; do
+		for a in ordinary-fifo fixed-tenant-predictive rolling-workload-rule rolling-exec-agent posthoc-catalog-oracle; do
+			f1=$(stream-verify -p "$W/tiny-ablation/$w/$a/rep-1.result.ndjson.zst")
+			f2=$(stream-verify -p "$W/tiny-ablation/$w/$a/rep-2.result.ndjson.zst")
+			[ "$f1" = "$f2" ] || fail "$w/$a: repetitions differ"
+			[ "$(cat "$W/tiny-ablation/$w/$a/result.fp")" = "$f1" ]
+		done
+	done
+	fifo=$(jq -r 'select(.type == "rolling_ablation_record" and .arm_id == "ordinary-fifo" and .window_id == "day-037") | .metrics_fingerprint' "$E")
+	run jq -r 'select(.type == "rolling_ablation_record" and .window_id == "day-037") | .audited_against_metrics_fingerprint' "$E"
+	for l in "${lines[@]}"; do [ "$l" = "$fifo" ] || fail "audited against $l, not the window's FIFO"; done
+	run jq -r 'select(.type == "rolling_ablation_record" and .arm_id == "posthoc-catalog-oracle") | [.deployable, .rolling.non_deployable] | @tsv' "$E"
+	assert_line --index 0 "false	true"
+	run jq -r 'select(.type == "rolling_ablation_record" and .arm_id == "rolling-workload-rule") | .rolling.candidate_simulation_count' "$E"
+	assert_line --index 0 72   # 12 decisions a day x 3 candidates x 2 scenarios
+}
+
+@test "roll-ablation: -i FILE equals the FILE operand inside a --window group (tests/cli.bats names this test)" {
+	local d="$W/tiny-ablation" op=() in=() w f
+	for w in day-036 day-037 day-038; do
+		op+=(--window "$w" "$d/$w/audit.ndjson.zst")
+		in+=(--window "$w" -i "$d/$w/audit.ndjson.zst")
+		for f in "$d/$w"/*/metrics.ndjson.zst; do op+=("$f"); in+=(-i "$f"); done
+	done
+	roll-ablation --study "$STUDY" "${op[@]}" -o "$BATS_TEST_TMPDIR/op.nd"
+	roll-ablation --study "$STUDY" "${in[@]}" -o "$BATS_TEST_TMPDIR/in.nd"
+	cmp "$BATS_TEST_TMPDIR/op.nd" "$BATS_TEST_TMPDIR/in.nd"
+	run roll-ablation --study "$STUDY" -i "$d/day-036/audit.ndjson.zst"
+	assert_failure 2
+	assert_line --index 0 "roll-ablation: a FILE before the first --window"
+}
+
+@test "rolling ablation: gates with their exact conditions, and a closeout that waits for a person" {
+	run jq -r 'select(.type == "rolling_ablation_summary") | [.agent_superiority_gate, .agent_vs_ordinary_gate, .analyst_causal_value_gate] | @tsv' "$E"
+	assert_output "not_established	not_established	incomplete"
+	run jq -r 'select(.type == "rolling_closeout") | [.project_status, .outcome, .production_change_applied, .human_approval_required, .claim_supported] | @tsv' "$E"
+	assert_output "completed	approval_pending	false	true	false"
+	# the oracle is never eligible and never compared
+	run jq -r 'select(.type == "rolling_closeout") | .eligible_arm_ids | index("posthoc-catalog-oracle")' "$E"
+	assert_output null
+	run jq -r 'select(.type == "rolling_ablation_summary") | .agent_pairwise_hierarchy | has("posthoc-catalog-oracle")' "$E"
+	assert_output false
+	grep -q "closeout: .*approval_pending production_change_applied=false" "$BATS_FILE_TMPDIR/summary.out"
+}
+
+@test "rolling ablation: every record matches its schema; a second make does nothing" {
+	assert_schema "$E"
+	run make -q "$W/tiny-ablation/evidence.ndjson" ROLLING_STUDY="$STUDY" ROLLING_WORK="$W" ROLLING_BIN="$BIN"
+	assert_success
+}
+
+@test "rolling ablation: a repetition that differs stops the study at the determinism gate" {
+	cp -a "$W" "$BATS_TEST_TMPDIR/w"
+	d="$BATS_TEST_TMPDIR/w/tiny-ablation/day-036/rolling-workload-rule"
+	zstdcat "$d/rep-2.result.ndjson.zst" | grep -v '"type":"end"' | sed '2s/"queue_seconds":/"queue_seconds":1/' | stream-seal -o "$d/rep-2.result.ndjson.zst"
+	rm -f "$d/result.fp"
+	run make -s "$BATS_TEST_TMPDIR/w/tiny-ablation/evidence.ndjson" ROLLING_STUDY="$STUDY" ROLLING_WORK="$BATS_TEST_TMPDIR/w" ROLLING_BIN="$BIN"
+	assert_failure 2
+	assert_output --partial "determinism gate: window 'day-036' arm 'rolling-workload-rule'"
+}
+
+@test "rolling ablation: a config with an unknown key or a window inside the predictor's history is refused" {
+	jq '.colour = "blue"' "$STUDY" > bad.json
+	run jq -r -f pipelines/rolling-config.jq bad.json
+	assert_failure 5
+	assert_output --partial "unknown key 'colour'"
+	jq '.minimum_history_hours = 900' "$STUDY" > early.json
+	run jq -r -f pipelines/rolling-config.jq early.json
+	assert_failure 5
+	assert_output --partial "before minimum_history_hours"
+	rm -f bad.json early.json
+}

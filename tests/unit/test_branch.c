@@ -1,0 +1,199 @@
+/* Unit tests for lib/sim/branch.c (counterfactual branches of a live session): replacing
+ * the future with the very same jobs changes nothing; a different future changes only what
+ * comes after; sim_drain matches sim_finish; swapped hooks take effect; the reserve and
+ * the victims' enqueue order survive the swap. */
+#include "core/die.h"
+#include "sim/engine.h"
+#include "sim/policy.h"
+#include "trace/trace.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures, checks;
+
+#define CHECK(cond, ...) do { checks++; if (!(cond)) { failures++; fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+
+static struct trace T;
+static struct arena A;
+
+static void job(const char *id, double submit, double dur, double gpus, bool hp)
+{
+	struct trace_job *j = trace_add_job(&T);
+	j->id = trace_strdup(&T, id);
+	j->submit = submit;
+	j->duration = dur;
+	j->gpus = gpus;
+	j->hp = hp;
+	j->model = trace_strdup(&T, "A");
+}
+
+static struct sim_policy policy(const char *sched)
+{
+	char buf[512], err[200];
+	snprintf(buf, sizeof buf,
+		 "{\"schema_version\":\"schednav.simulation-policy/v1\",\"action_id\":\"p\",\"scheduler\":\"%s\",\"spot_guarantee_seconds\":5,"
+		 "\"checkpoint_interval_seconds\":3,\"preemption_overhead_seconds\":1,\"placement_strategy\":\"deterministic_best_fit\"}", sched);
+	struct json *doc;
+	struct sim_policy p;
+	if (json_parse(&A, buf, strlen(buf), &doc, err, sizeof err) || policy_from_json(&p, doc, &A, err, sizeof err)) {
+		fprintf(stderr, "policy: %s\n", err);
+		exit(1);
+	}
+	return p;
+}
+
+/* A small preemptive workload: Spot fills the node, HP arrives and evicts. */
+static void build(void)
+{
+	trace_init(&T);
+	T.trace_id = trace_strdup(&T, "branch");
+	T.time_origin = trace_strdup(&T, "2026-01-01 00:00:00");
+	struct trace_node *n = trace_add_node(&T);
+	n->id = trace_strdup(&T, "n1"), n->model = trace_strdup(&T, "A"), n->gpu_count = 4;
+	n = trace_add_node(&T);
+	n->id = trace_strdup(&T, "n2"), n->model = trace_strdup(&T, "A"), n->gpu_count = 2;
+	char id[16];
+	for (int i = 0; i < 24; i++) {
+		snprintf(id, sizeof id, "j%02d", i);
+		job(id, i * 2.5, 3 + (i * 7) % 11, 1 + i % 3, i % 3 == 0);
+	}
+	trace_sort(&T);
+	trace_assign_phases(&T);
+}
+
+static int noop_instant(void *ctx, struct sim *s, char *err, size_t errlen)
+{
+	(void)ctx, (void)s, (void)err, (void)errlen;
+	return 0;
+}
+
+static bool deny_spot(void *ctx, const struct sim *s, const struct sim_job_view *j)
+{
+	(void)ctx, (void)s, (void)j;
+	return false;
+}
+
+static double no_limit(void *ctx, const struct sim *s, int model)
+{
+	(void)ctx, (void)s, (void)model;
+	return INFINITY;
+}
+
+static double wake_at_35(void *ctx, const struct sim *s, double after)
+{
+	(void)ctx, (void)s;
+	return after < 35.0 ? 35.0 : INFINITY;
+}
+
+static void same_future(const char *sched)
+{
+	char err[512];
+	struct sim_policy p = policy(sched);
+	struct sim_hooks h = { .at_instant = noop_instant };
+	struct sim_output ref, out;
+	struct sim *s = sim_open_reserve(&T, &p, &h, 8, err, sizeof err);
+	CHECK(s != NULL, "open: %s", err);
+	CHECK(sim_advance(s, 20.0, err, sizeof err) == 0, "advance: %s", err);
+	size_t adm = sim_admitted(s);
+	CHECK(adm > 0 && adm < T.n_jobs, "some jobs admitted by 20: %zu", adm);
+	struct sim *c = sim_clone(s, &h, err, sizeof err);
+	CHECK(c != NULL, "clone: %s", err);
+	CHECK(sim_finish(s, &ref, err, sizeof err) == 0, "finish: %s", err);
+	/* the same future, as a separate array */
+	size_t m = T.n_jobs - adm;
+	struct trace_job *fut = xcalloc(m + 1, sizeof *fut);
+	memcpy(fut, &T.jobs[adm], m * sizeof *fut);
+	CHECK(sim_replace_future(c, fut, m, T.jobs[0].submit, T.jobs[T.n_jobs - 1].submit, err, sizeof err) == 0, "replace: %s", err);
+	CHECK(sim_finish(c, &out, err, sizeof err) == 0, "finish the branch: %s", err);
+	CHECK(out.n_jobs == ref.n_jobs, "job count %zu vs %zu", out.n_jobs, ref.n_jobs);
+	for (size_t i = 0; i < ref.n_jobs && i < out.n_jobs; i++)
+		CHECK(out.jobs[i].start == ref.jobs[i].start && out.jobs[i].completion == ref.jobs[i].completion &&
+		      out.jobs[i].queue_seconds == ref.jobs[i].queue_seconds && out.jobs[i].runs == ref.jobs[i].runs &&
+		      out.jobs[i].preemptions == ref.jobs[i].preemptions,
+		      "%s: job %s differs after replacing the future by itself", sched, T.jobs[i].id);
+	CHECK(out.n_runs == ref.n_runs && out.n_events == ref.n_events && out.simulation_end == ref.simulation_end,
+	      "%s: ledgers %zu/%zu runs, %zu/%zu events", sched, out.n_runs, ref.n_runs, out.n_events, ref.n_events);
+	/* done jobs left the population; the future's are in it */
+	for (size_t i = 0; i < adm; i++)
+		if (out.jobs[i].completion <= 20.0)
+			CHECK(!out.jobs[i].evaluation_population, "%s: %s completed before the cut stays out", sched, T.jobs[i].id);
+	CHECK(out.jobs[T.n_jobs - 1].evaluation_population, "the new future is in the population");
+	sim_output_release(&ref);
+	sim_output_release(&out);
+	sim_close(s);
+	sim_close(c);
+	free(fut);
+}
+
+static void other_future(void)
+{
+	char err[512];
+	struct sim_policy p = policy("priority_preemptive");
+	struct sim_hooks h = { .at_instant = noop_instant };
+	struct sim *s = sim_open_reserve(&T, &p, &h, 4, err, sizeof err);
+	CHECK(sim_advance(s, 20.0, err, sizeof err) == 0, "advance: %s", err);
+	size_t adm = sim_admitted(s);
+	struct sim *c = sim_clone(s, &h, err, sizeof err), *d = sim_clone(s, &h, err, sizeof err);
+	/* three new jobs, one more than the future slots the trace leaves plus the reserve allows? */
+	struct trace_job fut[3];
+	memset(fut, 0, sizeof fut);
+	const char *ids[3] = { "x1", "x2", "x3" };
+	for (int i = 0; i < 3; i++) {
+		fut[i].id = (char *)ids[i];
+		fut[i].submit = 21.0 + i;
+		fut[i].duration = 4;
+		fut[i].gpus = 2;
+		fut[i].hp = i == 1;
+		fut[i].model = (char *)"A";
+	}
+	CHECK(sim_replace_future(c, fut, 3, 20.0, 40.0, err, sizeof err) == 0, "replace: %s", err);
+	CHECK(sim_job_count(c) == adm + 3, "admitted + 3 jobs: %zu", sim_job_count(c));
+	CHECK(sim_drain(c, err, sizeof err) == 0, "drain: %s", err);
+	const struct sim_output *o = sim_output_so_far(c);
+	CHECK(o->evaluation_start == 20.0 && o->evaluation_end == 40.0, "window [20, 40]");
+	CHECK(o->allocation_rate_mean >= 0 && o->allocation_rate_mean <= 1.0, "allocation over the new window: %g", o->allocation_rate_mean);
+	struct sim_job_result r;
+	sim_job_result_of(c, adm + 1, &r);
+	CHECK(r.completion > 22.0 && r.evaluation_population, "the new HP job ran: %g", r.completion);
+	/* an unsorted, too large, or unknown-model future is refused */
+	struct trace_job bad[2] = { fut[1], fut[0] };
+	CHECK(sim_replace_future(d, bad, 2, 20, 40, err, sizeof err) == -1, "out of order refused");
+	struct trace_job *big = xcalloc(T.n_jobs + 8, sizeof *big);
+	for (size_t i = 0; i < T.n_jobs + 8; i++)
+		big[i] = fut[0];
+	CHECK(sim_replace_future(d, big, T.n_jobs + 8, 20, 40, err, sizeof err) == -1 && strstr(err, "reserve"), "beyond the reserve: %s", err);
+	struct trace_job um = fut[0];
+	um.model = (char *)"Z";
+	CHECK(sim_replace_future(d, &um, 1, 20, 40, err, sizeof err) == -1 && strstr(err, "model"), "unknown model: %s", err);
+	free(big);
+	/* swapped hooks take effect: a gate that denies every Spot start */
+	struct sim_hooks g = { .next_wakeup = wake_at_35, .gate_limit = no_limit, .gate_admit = deny_spot };
+	CHECK(sim_replace_future(d, fut, 3, 20.0, 40.0, err, sizeof err) == 0, "replace: %s", err);
+	CHECK(sim_set_hooks(d, &g, err, sizeof err) == 0, "set hooks: %s", err);
+	CHECK(sim_advance(d, 30.0, err, sizeof err) == 0, "advance: %s", err);
+	struct sim_job_state js;
+	sim_job_state(d, adm, &js);
+	CHECK(!js.running && !js.done && js.queued, "the gated Spot job x1 waits");
+	sim_close(c);
+	sim_close(d);
+	/* a session opened without hooks cannot take hooks later */
+	struct sim *u = sim_open_reserve(&T, &p, NULL, 0, err, sizeof err);
+	CHECK(sim_set_hooks(u, &g, err, sizeof err) == -1, "hooks on an unhooked session refused");
+	sim_close(u);
+	sim_close(s);
+}
+
+int main(void)
+{
+	arena_init(&A);
+	build();
+	same_future("fifo");
+	same_future("priority_preemptive");
+	other_future();
+	trace_release(&T);
+	arena_release(&A);
+	printf("test_branch: %d checks, %d failures\n", checks, failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,493 @@
+/* roll — one rolling-control arm over one evaluation window (rolling.md §3): decide every
+ * interval from the past only, evaluate the candidates in scenarios from the live state,
+ * freeze one action, then let the simulator advance into the hidden future. */
+#include "core/cli.h"
+#include "core/die.h"
+#include "core/fp.h"
+#include "core/ndjson.h"
+#include "core/strbuf.h"
+#include "core/zio.h"
+#include "eval/slo.h"
+#include "roll/predictor.h"
+#include "roll/config.h"
+#include "roll/control.h"
+#include "roll/decider.h"
+#include "roll/session.h"
+#include "sim/result.h"
+#include "trace/trace.h"
+
+#define ROLL_STATE_SCHEMA "schednav.rolling-state/1"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"roll --config FILE --history FILE --decider SPEC [--controller FILE] [--candidates IDS]\n"
+	"[--arm-id ID] [--decider-timeout SECONDS] [--checkpoint DIR | --resume DIR] [-o OUT] [FILE]\n";
+
+static const char help[] =
+	"\n"
+	"Run one rolling arm over the evaluation window of the execution trace FILE (stdin by\n"
+	"default): at every cutoff eval_start + k*interval, observe the past, evaluate the\n"
+	"candidates in past-only scenarios started from the live simulator state, ask the\n"
+	"decider, freeze the action and advance. Writes one schednav.result/1 stream: the\n"
+	"plain result records, the inner predictor's records, then rolling_observation,\n"
+	"scenario, candidate_evidence and rolling_decision records per decision and one\n"
+	"rolling_report. With a plan: decider and no reply for a request, writes a\n"
+	"rolling_planning_checkpoint stream instead.\n"
+	"\n"
+	"  -c, --config FILE           rolling controller config (schednav.rolling-controller/v1)\n"
+	"  -H, --history FILE          workload-history trace (read through cutoff filters only)\n"
+	"  -d, --decider SPEC          fixed:ACTION | rule | oracle | exec:CMD | plan:FILE\n"
+	"  -p, --controller FILE       inner predictor config (tenant or aggregate family; default: the\n"
+	"                              rolling config's inner_predictor; none: no inner predictor)\n"
+	"      --candidates IDS        comma-separated candidate list instead of the workload rule\n"
+	"  -a, --arm-id ID             the action id of this arm in metrics (default CONTROLLER:DECIDER)\n"
+	"  -t, --decider-timeout SEC   seconds an exec: decider has for a reply (default 30)\n"
+	"      --checkpoint DIR        write the engine and controller state after each decision\n"
+	"      --resume DIR            continue a run checkpointed in DIR (same arguments)\n"
+	"      --evaluator KIND        snapshot (default: scenarios on in-memory copies of the session)\n"
+	"                              or fork (scenarios in forked processes); the same bytes\n"
+	"      --timing FILE           write CPU and wall seconds of the phases there (benchmarks)\n";
+
+static const char schemas[] = "reads: schednav.trace/1, schednav.trace/2\n"
+			      "writes: schednav.result/1, schednav.rolling-planning-checkpoint/1\n";
+
+/* The rolling records of the run so far: in memory for the output, and appended to
+ * DIR/records.ndjson when checkpointing (the state files name its length and XXH3). */
+struct spool {
+	struct strbuf sb;
+	const char *dir;
+	int fd;                         /* records.ndjson, -1 without checkpoints */
+	char run_fp[33];                /* what the run is (inputs, configs, decider, arm) */
+	struct roll_controller *ctl;
+	struct roll_live *live;
+	const char *pred_state;         /* resume: the checkpoint's predictor_state line */
+};
+
+static int spool_emit(void *ctx, const struct json *rec, char *err, size_t errlen)
+{
+	struct spool *sp = ctx;
+	size_t from = sp->sb.len;
+	json_write(&sp->sb, rec);
+	sb_addc(&sp->sb, '\n');
+	if (sp->fd >= 0) {
+		const char *p = sp->sb.buf + from;
+		size_t n = sp->sb.len - from;
+		while (n) {
+			ssize_t w = write(sp->fd, p, n);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				snprintf(err, errlen, "%s/records.ndjson: %s", sp->dir, strerror(errno));
+				return -1;
+			}
+			p += w, n -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+static int state_emit(void *ctx, const struct json *rec, char *err, size_t errlen)
+{
+	return ndw_record(ctx, rec, err, errlen);
+}
+
+/* After each frozen decision: DIR/state-NNNN.ndjson.zst, written then renamed. */
+static int checkpoint_write(void *ctx, struct arena *a, char *err, size_t errlen)
+{
+	struct spool *sp = ctx;
+	char path[4096], fp[33];
+	long long k = sp->ctl->p.index;
+	snprintf(path, sizeof path, "%s/state-%04lld.ndjson.zst", sp->dir, k);
+	fp_xxh3_of(sp->sb.buf, sp->sb.len, fp);
+	struct json *hdr = nd_header_new(a, ROLL_STATE_SCHEMA, "roll"), *c = json_object(a);
+	json_set(a, c, "type", json_str(a, "rolling_checkpoint"));
+	json_set(a, c, "run_fingerprint", json_str(a, sp->run_fp));
+	json_set(a, c, "decision_count", json_int(a, k));
+	json_set(a, c, "cutoff_time_seconds", json_real(a, roll_next_cutoff(sp->ctl) - (double)sp->ctl->cfg->interval));
+	json_set(a, c, "records_bytes", json_int(a, (long long)sp->sb.len));
+	json_set(a, c, "records_fingerprint", json_str(a, fp));
+	struct nd_writer *w = ndw_open(path, err, errlen);
+	if (!w)
+		return -1;
+	if (ndw_header(w, hdr, err, errlen) || ndw_record(w, c, err, errlen) || ndw_record(w, roll_progress_json(sp->ctl, a), err, errlen) ||
+	    roll_live_state_records(sp->live, a, state_emit, w, err, errlen) || ndw_end(w, NULL, err, errlen)) {
+		ndw_abort(w);
+		return -1;
+	}
+	return ndw_close(w, err, errlen);
+}
+
+/* Resume: the newest state file of this run that verifies; the records file cut back to
+ * the length it names (its bytes must hash to the recorded fingerprint). Returns the
+ * number of decisions restored (0: start over). */
+static long long checkpoint_resume(struct spool *sp, struct arena *a)
+{
+	char err[2048], path[4096];
+	DIR *d = opendir(sp->dir);
+	long long best = -1;
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			long long k;
+			char tail[32];
+			if (sscanf(e->d_name, "state-%lld.ndjson%31s", &k, tail) == 2 && !strcmp(tail, ".zst") && k > best)
+				best = k;
+		}
+		closedir(d);
+	}
+	for (; best > 0; best--) {
+		snprintf(path, sizeof path, "%s/state-%04lld.ndjson.zst", sp->dir, best);
+		struct nd_reader *r = ndr_open(path, err, sizeof err);
+		if (!r)
+			continue;
+		struct json *v, *ck = NULL, *prog = NULL, *pst = NULL;
+		enum nd_event ev;
+		struct arena sa;
+		arena_init(&sa);
+		while ((ev = ndr_next(r, &sa, &v, err, sizeof err)) > 0)
+			if (ev == ND_RECORD) {
+				const char *t = json_get(v, "type")->u.str.s;
+				if (!strcmp(t, "rolling_checkpoint"))
+					ck = json_clone(a, v);
+				else if (!strcmp(t, "rolling_controller_state"))
+					prog = json_clone(a, v);
+				else if (!strcmp(t, "predictor_state"))
+					pst = json_clone(a, v);
+			}
+		ndr_close(r);
+		arena_release(&sa);
+		if (ev != ND_EOF || !ck || !prog)
+			continue;   /* torn or foreign: an older one may still be good */
+		const char *rfp = json_get(ck, "run_fingerprint") ? json_get(ck, "run_fingerprint")->u.str.s : "";
+		if (strcmp(rfp, sp->run_fp))
+			die("%s: the checkpoint belongs to another run (different inputs, configs, decider or arm)", path);
+		struct json *bytes = json_get(ck, "records_bytes"), *rec_fp = json_get(ck, "records_fingerprint");
+		char *buf, fp[33];
+		size_t len;
+		snprintf(path, sizeof path, "%s/records.ndjson", sp->dir);
+		if (!bytes || bytes->kind != JSON_INT || !rec_fp || rec_fp->kind != JSON_STRING || zio_slurp(path, &buf, &len, err, sizeof err))
+			die("%s: cannot resume: %s", sp->dir, err);
+		if ((long long)len < bytes->u.i)
+			die("%s: records.ndjson is shorter than its checkpoint says", sp->dir);
+		fp_xxh3_of(buf, (size_t)bytes->u.i, fp);
+		if (strcmp(fp, rec_fp->u.str.s))
+			die("%s: records.ndjson does not match its checkpoint", sp->dir);
+		sb_add(&sp->sb, buf, (size_t)bytes->u.i);
+		free(buf);
+		if (ftruncate(sp->fd, (off_t)bytes->u.i) || lseek(sp->fd, 0, SEEK_END) < 0)
+			die("%s: %s", path, strerror(errno));
+		if (roll_progress_load(sp->ctl, prog, err, sizeof err))
+			die("%s: %s", sp->dir, err);
+		if (pst) {
+			struct strbuf ps;
+			sb_init(&ps);
+			json_write(&ps, pst);
+			sp->pred_state = arena_strndup(a, ps.buf, ps.len);
+			sb_release(&ps);
+		}
+		return sp->ctl->p.index;
+	}
+	if (ftruncate(sp->fd, 0))
+		die("%s/records.ndjson: %s", sp->dir, strerror(errno));
+	return 0;
+}
+
+/* What makes two runs the same run: inputs, configs, decider, candidates and arm id. */
+static void run_fingerprint(char out[33], const char *const *parts, size_t n)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	for (size_t i = 0; i < n; i++) {
+		sb_adds(&sb, parts[i] ? parts[i] : "");
+		sb_addc(&sb, '\n');
+	}
+	fp_xxh3_of(sb.buf, sb.len, out);
+	sb_release(&sb);
+}
+
+/* Comma-separated ids, in arena a. */
+static size_t split_ids(struct arena *a, const char *s, const char **out, size_t cap)
+{
+	size_t n = 0;
+	while (*s) {
+		const char *e = strchr(s, ',');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		if (len == 0 || n == cap)
+			usage_fail(usage, "--candidates: empty id or too many ids");
+		out[n++] = arena_strndup(a, s, len);
+		s += len + (e ? 1 : 0);
+	}
+	return n;
+}
+
+/* The arm's policy for the result header: the safety action under the arm's id. */
+static void arm_policy(struct sim_policy *out, const struct sim_policy *safety, const char *arm_id, struct arena *a)
+{
+	char err[300];
+	struct json *doc = json_object(a);
+	json_set(a, doc, "schema_version", json_str(a, POLICY_SCHEMA));
+	for (size_t i = 0; i < safety->canonical->u.obj.n; i++)
+		json_set(a, doc, safety->canonical->u.obj.keys[i], json_clone(a, safety->canonical->u.obj.vals[i]));
+	json_set(a, doc, "action_id", json_str(a, arm_id));
+	if (policy_from_json(out, doc, a, err, sizeof err))
+		die("--arm-id '%s': %s", arm_id, err);
+}
+
+static void add_file(struct arena *a, struct json *hdr, const char *path)
+{
+	char *buf, err[512], fp[33];
+	size_t len;
+	if (zio_slurp(path, &buf, &len, err, sizeof err))
+		die("%s", err);
+	fp_xxh3_of(buf, len, fp);
+	free(buf);
+	nd_header_add_file(a, hdr, path, len, fp, NULL);
+}
+
+static size_t model_count(const struct trace *t)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->n_nodes; i++) {
+		size_t k = 0;
+		while (k < i && strcmp(t->nodes[k].model, t->nodes[i].model))
+			k++;
+		n += k == i;
+	}
+	return n;
+}
+
+static int write_spool(struct nd_writer *w, const struct spool *sp, char *err, size_t errlen)
+{
+	const char *p = sp->sb.buf, *end = sp->sb.buf + sp->sb.len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (ndw_raw(w, p, (size_t)(nl - p), err, errlen))
+			return -1;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_CANDIDATES = 256, OPT_CHECKPOINT, OPT_RESUME, OPT_TIMING, OPT_EVALUATOR };
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "history", required_argument, NULL, 'H' },
+		{ "decider", required_argument, NULL, 'd' },
+		{ "controller", required_argument, NULL, 'p' },
+		{ "candidates", required_argument, NULL, OPT_CANDIDATES },
+		{ "arm-id", required_argument, NULL, 'a' },
+		{ "decider-timeout", required_argument, NULL, 't' },
+		{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
+		{ "resume", required_argument, NULL, OPT_RESUME },
+		{ "timing", required_argument, NULL, OPT_TIMING },
+		{ "evaluator", required_argument, NULL, OPT_EVALUATOR },
+		CLI_OPTION_INPUT,
+		CLI_OPTION_OUTPUT,
+		CLI_OPTIONS_HELP,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli cli;
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	const char *config_path = NULL, *history_path = NULL, *decider_spec = NULL, *controller_path = NULL, *candidates = NULL;
+	const char *arm_id = NULL, *checkpoint = NULL, *resume = NULL, *timing = NULL;
+	double timeout = 30;
+	bool snapshot = true;
+	int c;
+	while ((c = getopt_long(argc, argv, ":c:H:d:p:a:t:i:o:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': config_path = optarg; break;
+		case 'H': history_path = optarg; break;
+		case 'd': decider_spec = optarg; break;
+		case 'p': controller_path = optarg; break;
+		case OPT_CANDIDATES: candidates = optarg; break;
+		case 'a': arm_id = optarg; break;
+		case 't': timeout = opt_double("decider-timeout", optarg); break;
+		case OPT_CHECKPOINT: checkpoint = optarg; break;
+		case OPT_RESUME: resume = optarg; break;
+		case OPT_TIMING: timing = optarg; break;
+		case OPT_EVALUATOR:
+			if (strcmp(optarg, "fork") && strcmp(optarg, "snapshot"))
+				usage_fail(usage, "--evaluator must be fork or snapshot");
+			snapshot = !strcmp(optarg, "snapshot");
+			break;
+		default: cli_option(&cli, c, argv);
+		}
+	}
+	cli_operands(&cli, argc, argv, 1);
+	const char *input = cli.inputs[0], *output = cli.output;
+	if (!config_path || !history_path || !decider_spec)
+		usage_fail(usage, "--config, --history and --decider are required");
+	if (checkpoint && resume)
+		usage_fail(usage, "--checkpoint and --resume are exclusive");
+	if (!(timeout > 0) || timeout > 86400)
+		usage_fail(usage, "--decider-timeout must be in (0, 86400]");
+	signal(SIGPIPE, SIG_IGN);
+
+	char err[4096];
+	struct arena a;
+	arena_init(&a);
+	struct roll_config cfg;
+	struct roll_catalog cat;
+	struct slo_spec slo;
+	struct roll_decider dec;
+	if (roll_decider_parse(&dec, decider_spec, timeout, err, sizeof err))
+		usage_fail(usage, err);
+	const char *fixed[ROLL_MAX_CANDIDATES];
+	size_t n_fixed = candidates ? split_ids(&a, candidates, fixed, ROLL_MAX_CANDIDATES) : 0;
+	if (roll_config_load(&cfg, config_path, &a, err, sizeof err) || roll_catalog_load(&cat, cfg.action_space_path, &a, err, sizeof err) ||
+	    slo_load(&slo, cfg.slo_path, &a, err, sizeof err))
+		die("%s", err);
+	/* the inner predictor: --controller, else the one the rolling config names; "none": none */
+	if (!controller_path)
+		controller_path = cfg.inner_predictor_path;
+	else if (!strcmp(controller_path, "none"))
+		controller_path = NULL;
+	struct roll_predictor pred;
+	if (controller_path && roll_predictor_load(&pred, controller_path, &a, err, sizeof err))
+		die("%s", err);
+	struct trace exec, hist;
+	trace_init(&exec);
+	trace_init(&hist);
+	if (trace_load(&exec, input, err, sizeof err) || trace_load(&hist, history_path, err, sizeof err))
+		die("%s", err);
+	if (exec.n_jobs == 0 || exec.n_nodes == 0)
+		die("%s: the execution trace has no jobs or no nodes", input);
+	if (!arm_id) {
+		size_t n = strlen(cfg.controller_id) + strlen(roll_decider_kind_name(&dec)) + 2;
+		char *id = arena_alloc(&a, n);
+		snprintf(id, n, "%s:%s", cfg.controller_id, roll_decider_kind_name(&dec));
+		arm_id = id;
+	}
+	if (!roll_id_ok(arm_id))
+		usage_fail(usage, "--arm-id must be a non-empty id without control characters");
+	struct roll_controller ctl;
+	if (roll_controller_init(&ctl, &cfg, &cat, &slo, &exec, &hist, &dec, candidates ? fixed : NULL, n_fixed, arm_id, err, sizeof err))
+		die("%s", err);
+	if (controller_path)
+		for (size_t i = 0; i < cat.n; i++)
+			if (roll_predictor_check(&pred, &cat.actions[i], err, sizeof err))
+				die("%s: %s", cfg.action_space_path, err);
+	if (controller_path && roll_predictor_start(&pred, &exec, err, sizeof err))
+		die("%s", err);
+	if (roll_decider_start(&dec, err, sizeof err))
+		die("%s", err);
+	struct spool sp = { { 0 }, checkpoint ? checkpoint : resume, -1, "", &ctl, NULL, NULL };
+	sb_init(&sp.sb);
+	struct roll_live live;
+	long long restored = 0;
+	if (sp.dir) {
+		const char *parts[] = { exec.fingerprint, hist.fingerprint, cfg.fingerprint, cat.fingerprint, slo.fingerprint,
+			controller_path ? pred.fingerprint : "", decider_spec, candidates, arm_id };
+		run_fingerprint(sp.run_fp, parts, sizeof parts / sizeof *parts);
+		if (mkdir(sp.dir, 0777) && errno != EEXIST)
+			die("%s: %s", sp.dir, strerror(errno));
+		char path[4096];
+		snprintf(path, sizeof path, "%s/records.ndjson", sp.dir);
+		if (checkpoint && access(path, F_OK) == 0)
+			die("%s: holds a checkpoint already: continue it with --resume, or use an empty directory", sp.dir);
+		if ((sp.fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0)
+			die("%s: %s", path, strerror(errno));
+		if (resume)
+			restored = checkpoint_resume(&sp, &a);
+	}
+	size_t pools = model_count(&exec);
+	if (roll_live_open(&live, &ctl, &exec, controller_path ? &pred : NULL, roll_live_reserve(&ctl, &exec, &hist, pools), err, sizeof err))
+		die("%s", err);
+	live.snapshot = snapshot;
+	live.emit = spool_emit;
+	live.emit_ctx = &sp;
+	live.replay_n = restored;
+	live.pred_state_expect = sp.pred_state;
+	sp.live = &live;
+	if (sp.dir) {
+		live.frozen = checkpoint_write;
+		live.frozen_ctx = &sp;
+	}
+	struct sim_output out;
+	double t_start = roll_clock(), c_start = roll_cpu();
+	int rc = roll_live_run(&live, &out, err, sizeof err);
+	double t_end = roll_clock(), c_end = roll_cpu();
+	if (rc < 0)
+		die("%s", err);
+	struct nd_writer *w;
+	if (rc == ROLL_STEP_PENDING) {
+		struct json *hdr = nd_header_new(&a, "schednav.rolling-planning-checkpoint/1", "roll");
+		nd_header_add_stream(&a, hdr, input, exec.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1, exec.fingerprint);
+		if (!(w = ndw_open(output, err, sizeof err)) || ndw_header(w, hdr, err, sizeof err) ||
+		    ndw_record(w, roll_planning_checkpoint(&ctl, &a), err, sizeof err) || ndw_end(w, NULL, err, sizeof err) ||
+		    ndw_close(w, err, sizeof err))
+			die("%s", err);
+	} else {
+		struct sim_policy apol;
+		arm_policy(&apol, &cat.actions[roll_catalog_index(&cat, cfg.safety_id)], arm_id, &a);
+		struct json *hdr = result_header(&a, &exec, &apol, &out);
+		nd_header_add_stream(&a, hdr, history_path, hist.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1, hist.fingerprint);
+		add_file(&a, hdr, config_path);
+		add_file(&a, hdr, cfg.action_space_path);
+		add_file(&a, hdr, cfg.slo_path);
+		if (controller_path) {
+			add_file(&a, hdr, controller_path);
+			json_set(&a, hdr, "controller", json_clone(&a, pred.canonical));
+			json_set(&a, hdr, "controller_fingerprint", json_str(&a, pred.fingerprint));
+		}
+		struct json *pr = json_get(hdr, "params");
+		json_set(&a, pr, "rolling_controller_id", json_str(&a, cfg.controller_id));
+		json_set(&a, pr, "rolling_controller_fingerprint", json_str(&a, cfg.fingerprint));
+		json_set(&a, pr, "action_space_fingerprint", json_str(&a, cat.fingerprint));
+		json_set(&a, pr, "slo_fingerprint", json_str(&a, slo.fingerprint));
+		json_set(&a, pr, "decider", json_str(&a, decider_spec));
+		json_set(&a, pr, "deployable", json_bool(&a, roll_decider_deployable(&dec)));
+		json_set(&a, pr, "arm_id", json_str(&a, arm_id));
+		if (!(w = ndw_open(output, err, sizeof err)))
+			die("%s", err);
+		if (result_write_records(w, hdr, &exec, &out, err, sizeof err) || (controller_path && roll_predictor_write(&pred, w, err, sizeof err)) ||
+		    write_spool(w, &sp, err, sizeof err) || ndw_record(w, roll_report(&ctl, &a), err, sizeof err) ||
+		    ndw_end(w, NULL, err, sizeof err)) {
+			ndw_abort(w);
+			die("%s", err);
+		}
+		if (ndw_close(w, err, sizeof err))
+			die("%s", err);
+		sim_output_release(&out);
+	}
+	if (timing) {
+		/* wall-clock seconds for benchmarks: not part of any stream (they differ run to run) */
+		struct rusage self, kids;
+		getrusage(RUSAGE_SELF, &self);
+		getrusage(RUSAGE_CHILDREN, &kids);
+		double cpu_self = (double)self.ru_utime.tv_sec + (double)self.ru_utime.tv_usec / 1e6 + (double)self.ru_stime.tv_sec + (double)self.ru_stime.tv_usec / 1e6;
+		double cpu_kids = (double)kids.ru_utime.tv_sec + (double)kids.ru_utime.tv_usec / 1e6 + (double)kids.ru_stime.tv_sec + (double)kids.ru_stime.tv_usec / 1e6;
+		FILE *f = fopen(timing, "w");
+		if (!f || fprintf(f, "{\"cpu_before_first_cutoff\":%.3f,\"cpu_window\":%.3f,\"cpu_drain\":%.3f,\"cpu_rolling_day\":%.3f,\"cpu_seconds\":%.3f,\"scenario_cpu_seconds\":%.3f,\"peak_rss_kb\":%ld,\"session_seconds\":%.6f,\"before_first_cutoff_seconds\":%.6f,\"rolling_day_seconds\":%.6f,"
+				     "\"decision_seconds\":%.6f,\"scenario_evaluations\":%lld,\"evaluation_seconds\":%.6f,\"fork_seconds\":%.6f}\n",
+				     live.first_cutoff_cpu - c_start, live.window_end_cpu - live.first_cutoff_cpu, c_end - live.window_end_cpu, c_end - live.first_cutoff_cpu, cpu_self, cpu_kids, self.ru_maxrss, t_end - t_start, live.first_cutoff_clock - t_start, t_end - live.first_cutoff_clock, live.decide_seconds,
+				     live.evaluations, live.eval_seconds, live.fork_seconds) < 0 || fclose(f))
+			die("%s: cannot write", timing);
+	}
+	roll_live_close(&live);
+	roll_controller_release(&ctl);
+	roll_decider_close(&dec);
+	if (controller_path)
+		roll_predictor_release(&pred);
+	sb_release(&sp.sb);
+	if (sp.fd >= 0)
+		close(sp.fd);
+	slo_release(&slo);
+	trace_release(&exec);
+	trace_release(&hist);
+	arena_release(&a);
+	cli_release(&cli);
+	return 0;
+}
