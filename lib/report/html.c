@@ -31,6 +31,22 @@ static void esc(struct strbuf *sb, const char *s)
  * as one backslash; a '"' would end the string and is written as '\''; a control
  * character (which the identifier rule already refuses) would end the line and becomes '?'.
  */
+/* The one place a value reaches a gnuplot command (the rolling timeline's ytics labels):
+ * a complete single-quoted string, where gnuplot gives no character a meaning but the
+ * quote, written twice; a control character (the identifier rule refuses them) becomes
+ * '?', so nothing can end the command. */
+static void gp_str(struct strbuf *sb, const char *s)
+{
+	sb_addc(sb, '\'');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\'')
+			sb_addc(sb, '\'');
+		sb_addc(sb, c < 0x20 || c == 0x7f ? '?' : (char)c);
+	}
+	sb_addc(sb, '\'');
+}
+
 static void gp_datastr(struct strbuf *sb, const char *s)
 {
 	sb_addc(sb, '"');
