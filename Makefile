@@ -39,15 +39,24 @@ UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 OUT      ?= bin
 BINS     := $(TOOLS:%=$(OUT)/%)
+# Fuzz harnesses (tests/fuzz/fuzz_NAME.c): libFuzzer builds for make fuzz, replay builds
+# (normal compiler) that make check runs over tests/fuzz/regressions/ and the seeds.
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz-replay/%)
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?=
+FUZZ_DIR     := build-fuzz
 PLUMBING := $(filter-out schednav,$(TOOLS))
 MAN1     := $(sort $(wildcard docs/*.1))
 MAN7     := $(sort $(wildcard docs/*.7))
 
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
-# Keep the tools' objects (make would delete them as intermediates and recompile each time).
-.SECONDARY: $(TOOLS:%=$(BUILD)/tools/%.o) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.o)
-.PHONY: all check check-run lint unit asan ubsan bench install uninstall help clean deps mcp-inspector FORCE
+# Keep the tools' and harnesses' objects (make would delete them as intermediates and recompile each time).
+.SECONDARY: $(TOOLS:%=$(BUILD)/tools/%.o) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.o) \
+	$(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/tests/fuzz/replay.o
+.PHONY: all check check-run lint unit asan ubsan bench install uninstall help clean deps mcp-inspector FORCE fuzz fuzz-build fuzz-replay
 
 ## all: build every tool into bin/
 all: $(BINS) $(UNIT_BIN)
@@ -89,19 +98,43 @@ $(BUILD)/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/libschednav.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libschednav.a $(LDLIBS)
 
+$(BUILD)/fuzz-replay/%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/tests/fuzz/replay.o $(BUILD)/libschednav.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/tests/fuzz/replay.o $(BUILD)/libschednav.a $(LDLIBS)
+
+$(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/libschednav.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/libschednav.a $(LDLIBS)
+
 ## check: install the Debian packages the tests need (as root; else name them), build, lint, run every test
 check:
 	@pipelines/need-packages.sh check $(CHECK_PACKAGES)
 	@$(MAKE) --no-print-directory check-run
 
-## check-run: build, lint the Bats suites, run the C unit tests and every Bats suite (no package check)
-check-run: all lint
+## check-run: build, lint the Bats suites, run the C unit tests, replay the fuzz regressions and seeds, run every Bats suite (no package check)
+check-run: all lint fuzz-replay
 	@set -e; for t in $(UNIT_BIN); do echo "unit: $$t"; $$t; done
 	SCHEDNAV_BIN=$(abspath $(OUT)) tests/run-bats.sh
 
 ## lint: reject Bats lines that can never fail a test (tests/lint-bats.py)
 lint:
 	tests/lint-bats.py tests/*.bats
+
+## fuzz-replay: run every fuzz harness (normal build, no clang) over its regressions and seeds
+fuzz-replay: $(REPLAY_BIN) $(BINS)
+	@tests/fuzz/seeds.sh $(abspath $(OUT)) $(BUILD)/fuzz-seeds
+	@set -e; for n in $(FUZZ_NAMES); do $(BUILD)/fuzz-replay/$$n tests/fuzz/regressions/$$n $(BUILD)/fuzz-seeds/$$n; done
+	@python3 tests/fuzz/study_config.py --replay tests/fuzz/regressions/study_config
+
+## fuzz: FUZZ_SECONDS=S and/or FUZZ_RUNS=N: build the libFuzzer harnesses (clang) into build-fuzz/, run each for S s (default 60) or N executions (with both: whichever comes first), one at a time
+fuzz: all
+	$(MAKE) BUILD=$(FUZZ_DIR) OUT=$(FUZZ_DIR)/bin CC=$(FUZZ_CC) CFLAGS='-O1 -g' \
+		SANITIZE='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all' fuzz-build
+	tests/fuzz/seeds.sh $(abspath $(OUT)) $(FUZZ_DIR)/seeds
+	ASAN_OPTIONS=detect_leaks=1 FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_DIR) '$(FUZZ_SECONDS)' $(FUZZ_NAMES)
+	python3 tests/fuzz/study_config.py $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS)) $(if $(FUZZ_SECONDS),--seconds $(FUZZ_SECONDS),$(if $(FUZZ_RUNS),,--seconds 60))
+
+fuzz-build: $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
 
 ## unit: run only the C unit tests
 unit: $(UNIT_BIN)
@@ -165,7 +198,8 @@ help:
 
 ## clean: remove build outputs
 clean:
-	rm -rf $(BUILD) build-asan build-ubsan bin
+	rm -rf $(BUILD) build-asan build-ubsan build-fuzz bin
 
 -include $(LIB_OBJ:.o=.d) $(GEN_OBJ:.o=.d) $(TOOLS:%=$(BUILD)/tools/%.d) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d)
+-include $(FUZZ_SRC:%.c=$(BUILD)/%.d) $(BUILD)/tests/fuzz/fuzz.d $(BUILD)/tests/fuzz/replay.d
 -include pipelines/*.mk

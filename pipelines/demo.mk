@@ -5,7 +5,7 @@
 # Philly machine list, small enough that jobs queue (the full 2,490 GPUs never contend).
 # Pipeline: import -> evaluation slice with warm-up -> the five catalogue policies ->
 # metrics -> SLO audit against FIFO -> rank -> decision table (stdout) and HTML report.
-# Every intermediate is written as FILE.tmp and renamed by the tool that makes it; every
+# Every intermediate is written to a temporary file and renamed by the tool that makes it; every
 # step depends on this file, so changing a parameter below reruns what it affects.
 
 DEMO_DIR        := work/demo

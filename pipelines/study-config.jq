@@ -1,7 +1,10 @@
 # study-config.jq — turn a study config (schednav.study/v1) into make variable assignments.
 # Every value is checked here, so a typo in the config stops the study before any work.
 def fail(m): error("study config: " + m);
-def mk: tostring | gsub("\\$"; "$$");                        # make-safe
+# make-safe: a control character (a newline would start a new make line) is refused;
+# '$' and '#' (a comment) are escaped
+def mk: tostring | (if test("[[:cntrl:]]") then fail("control character in '\(. | @json)'") else . end)
+  | gsub("\\$"; "$$") | gsub("#"; "\\#");
 def shq: "'" + (tostring | gsub("'"; "'\\''")) + "'" | mk;      # shell-quoted, make-safe
 def num(k): (.[k] | if type == "number" then . else fail("'\(k)' must be a number") end);
 def known(keys): (keys_unsorted - keys) as $extra
@@ -66,16 +69,16 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
   "TRACE_FILES := " + (($t.files // []) + (if $t.stream then [$t.stream] else [] end) | map(mk) | join(" ")),
   "TRACE_STREAM := " + (($t.stream // "") | mk),
   "SCAN_ARGS := " + ([
-      (if $w.day_seconds then "--day-seconds \($w.day_seconds)" else empty end),
-      (if $w.sample_seconds then "--sample-seconds \($w.sample_seconds)" else empty end),
-      (if $w.min_hp then "--min-hp \($w.min_hp)" else empty end),
-      (if $w.min_spot then "--min-spot \($w.min_spot)" else empty end),
-      (if $w.pressure_strata then "--pressure-strata \($w.pressure_strata)" else empty end),
-      (if $w.share_strata then "--share-strata \($w.share_strata)" else empty end),
+      (if $w.day_seconds then "--day-seconds \($w | num("day_seconds"))" else empty end),
+      (if $w.sample_seconds then "--sample-seconds \($w | num("sample_seconds"))" else empty end),
+      (if $w.min_hp then "--min-hp \($w | num("min_hp"))" else empty end),
+      (if $w.min_spot then "--min-spot \($w | num("min_spot"))" else empty end),
+      (if $w.pressure_strata then "--pressure-strata \($w | num("pressure_strata"))" else empty end),
+      (if $w.share_strata then "--share-strata \($w | num("share_strata"))" else empty end),
       (if $w.rule == "all-eligible" then "--all-eligible" else empty end)] | join(" ")),
   "EXCLUDE := " + (($w.exclude // []) | map(mk) | join(" ")),
   "MIN_START := \(($w.min_history_hours // 0) * 3600)",
-  "WARMUP_SECONDS := \(.warmup_seconds // 2592000)",
+  "WARMUP_SECONDS := \(if .warmup_seconds == null then 2592000 else num("warmup_seconds") end)",
   "WARMUP_SPOT := " + (if .warmup_spot == false then "no" else "yes" end),
   "SPLIT := " + (if $s.calibration_fraction != null then "fraction \($s.calibration_fraction)"
                  else "counts \($s.calibration_windows) \($s.holdout_windows)" end),

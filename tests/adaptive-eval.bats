@@ -195,7 +195,7 @@ catalog_oracle 20 0 5 5 5"
 	refuse "no agent controller_selections record (make the design with adaptive-design --agent)" --design "$FX/design.nd" --selection "$FX/fifo.nd" "$FX"/r[4567].nd
 	# a selection of other windows, or by the all-windows rule
 	sed '2s/"day-0003"/"day-0009"/' "$FX/fifo.nd" | stream-seal -o "$T/sel-w.nd"
-	refuse "the selection's fingerprint does not verify" --design "$FX/ctl.nd" --selection "$T/sel-w.nd" "$FX"/r[4567].nd
+	refuse "selection record: 'fingerprint' does not verify (the record was edited)" --design "$FX/ctl.nd" --selection "$T/sel-w.nd" "$FX"/r[4567].nd
 	sel() {   # sel OUT PREFIX ARGS...: study-select over the cached calibration windows, ids PREFIXday-000N
 		local out=$1 prefix=$2 w a
 		shift 2

@@ -92,7 +92,8 @@ setup() {
 	run decision-table --approvals "$log" --approve-program bin/approve "${DECISION[@]}"
 	assert_success
 	assert_output --partial "bin/approve --ranking $FX/ranking.ndjson --action native-fifo --log $log --by"
-	printf '{"type":"approval","ranking_fingerprint":"%s","action_id":"native-fifo","approved_by":"A Person","approved_at":"2026-11-29T12:00:00Z"}\n' "$fp" > "$log"
+	approve --ranking "$FX/ranking.ndjson" --action native-fifo --by "A Person" --reason fixture --at 2026-11-29T12:00:00Z --log "$log"
+	[ "$(jq -r .ranking_fingerprint "$log")" = "$fp" ]
 	run decision-table --approvals "$log" "${DECISION[@]}"
 	assert_success
 	assert_output --partial "approval: approved native-fifo by A Person at 2026-11-29T12:00:00Z"

@@ -143,7 +143,7 @@ redo() { seal_decisions "$T/decisions.nd" < "$T/decisions.lines"; }
 	decision $OBS1 "$IDS1" hp-pressure-high 2 "$(receipt "Scheduling Strategist" s1 "$ss1")" | seal_decisions "$T/decisions.nd"
 	run check multi_agent
 	assert_failure 1
-	assert_output "plan-check: decision 1: the multi_agent plan needs a Workload Analyst receipt"
+	assert_output "plan-check: $T/decisions.nd:2: decision 1: the multi_agent plan needs a Workload Analyst receipt"
 	run check single_agent -o "$T/single.nd"
 	assert_success
 	decision $OBS1 "$IDS1" hp-pressure-high 0 "$(receipt "Scheduling Strategist" s1 "$ss1")" | seal_decisions "$T/decisions.nd"
@@ -198,7 +198,7 @@ redo() { seal_decisions "$T/decisions.nd" < "$T/decisions.lines"; }
 	seal_decisions "$T/decisions.nd" < "$T/dup"
 	run check multi_agent
 	assert_failure 1
-	assert_output "plan-check: decision 2: observation '$OBS1' appears twice"
+	assert_output "plan-check: $T/decisions.nd:3: decision 2: observation '$OBS1' appears twice"
 }
 
 @test "plan-check: a meta.json ending in a literal \\n is read, listed in source_anomalies and never rewritten" {
@@ -276,7 +276,12 @@ PY
 	jq -c '.window_id = "day-0001"' "$T/decisions.lines" | seal_decisions "$T/twice.nd"
 	run plan-check "${A[@]}" "$T/twice.nd"
 	assert_failure 1
-	assert_output "plan-check: decision 2: window 'day-0001' appears twice"
+	assert_output "plan-check: $T/twice.nd:3: decision 2: window 'day-0001' appears twice"
+	# a window id follows the identifier rule (docs/hardening.md), named at its line
+	jq -c '.window_id = "day-0001\u0007"' <(sed -n 1p "$T/decisions.lines") | seal_decisions "$T/ctl.nd"
+	run plan-check "${A[@]}" "$T/ctl.nd"
+	assert_failure 1
+	assert_output "plan-check: $T/ctl.nd:2: decision 1: agent_decision record: 'window_id' 'day-0001\x07' contains a control character"
 	jq -c '.window_id = "day-0001" | .candidate_action_ids = ["native-fifo","native-preemptive-3600","native-preemptive-g3600-b09-d0000","native-preemptive-g3600-b09-d0900","native-preemptive-g3600-b09-loss-aware","native-fifo"]' \
 		<(sed -n 1p "$T/decisions.lines") | seal_decisions "$T/six.nd"
 	run plan-check "${A[@]}" "$T/six.nd"

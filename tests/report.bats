@@ -163,9 +163,8 @@ require_chromium() {
 }
 
 @test "report: an approval of this ranking in the log is shown" {
-	fp=$(jq -r 'select(.type=="ranking") | .ranking_fingerprint' "$FX/ranking.ndjson")
 	log="$BATS_TEST_TMPDIR/approvals.ndjson"
-	printf '{"type":"approval","ranking_fingerprint":"%s","action_id":"native-fifo","approved_by":"A Person","approved_at":"2026-11-29T12:00:00Z"}\n' "$fp" > "$log"
+	approve --ranking "$FX/ranking.ndjson" --action native-fifo --by "A Person" --reason fixture --at 2026-11-29T12:00:00Z --log "$log"
 	report --approvals "$log" -o "$BATS_TEST_TMPDIR/r.html" "${ALL[@]}"
 	grep -q 'Approved:</strong> native-fifo by A Person' "$BATS_TEST_TMPDIR/r.html"
 	report -o "$BATS_TEST_TMPDIR/none.html" "${ALL[@]}"

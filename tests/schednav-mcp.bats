@@ -293,7 +293,7 @@ lines = [
     b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"analyze_workload","arguments":{"run_config_id":"mix1-w","extra":1}}}',
     b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"analyze_workload","arguments":{"run_config_id":"mix1-w","sample_interval_seconds":59}}}',
     b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"analyze_workload","arguments":{"run_config_id":7}}}',
-    b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"analyze_workload","arguments":{"run_config_id":"mix1-w\\u0000x"}}}',
+    b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"analyze_workload","arguments":{"run_config_id":"mix1-w\\u0000x"}}}',  # NUL: no SchedNav JSON string holds one
     b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"analyze_workload","arguments":{"run_config_id":"\xff\xfe"}}}',
     b'{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"approve","arguments":{}}}',
     b'{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"analyze_workload","arguments":{"run_config_id":"' + b'a' * 70000 + b'"}}}',
@@ -317,7 +317,7 @@ PY
 [5,-32602]
 [6,-32602]
 [7,-32602]
-[8,-32602]
+[null,-32700]
 [null,-32700]
 [10,-32602]
 [null,-32600]

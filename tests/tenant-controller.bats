@@ -169,11 +169,13 @@ for i in range(len(data)):
 	assert_failure 1
 	assert_output --partial "requires a schednav.trace/2 trace"
 	[ ! -e "$TMP/o.nd" ]
-	# a job without a tenant: the trace reader refuses a missing one, the controller an empty one
+	# a job without a tenant: the trace reader refuses a missing one and, by the identifier
+	# rule (docs/hardening.md), an empty one, at its line
 	sed '0,/"type":"job"/{/"type":"job"/s/,"tenant":"[^"]*"/,"tenant":""/}' "$READY" | grep -v '"type":"end"' | stream-seal -o "$TMP/notenant.nd"
 	run sim-run -p "$POLICY" -c "$TENANT_LINEAR" -i "$TMP/notenant.nd" -o "$TMP/o.nd"
 	assert_failure 1
-	assert_output --partial "needs a non-empty tenant"
+	assert_output --regexp "^sim-run: $TMP/notenant.nd:[0-9]+: job '[^']+': tenant '' is empty$"
+	[ ! -e "$TMP/o.nd" ]
 	# gpu_model '*', and a model no node has
 	sed '0,/"type":"job"/{/"type":"job"/s/"gpu_model":"GPU-series-2"/"gpu_model":"*"/}' "$READY" | grep -v '"type":"end"' | stream-seal -o "$TMP/star.nd"
 	run sim-run -p "$POLICY" -c "$TENANT_LINEAR" -i "$TMP/star.nd" -o "$TMP/o.nd"

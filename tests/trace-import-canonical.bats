@@ -328,7 +328,7 @@ EOF
 	reseal "$T/z"
 	run trace-import canonical "$T/z"
 	assert_failure 1
-	assert_output "trace-import: $T/z/jobs.csv:5: invalid UTF-8"
+	assert_output "trace-import: $T/z/jobs.csv:5: not valid UTF-8 (byte 0xff at column 19)"
 }
 
 @test "canonical: empty or missing directory, missing operand" {

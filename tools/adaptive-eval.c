@@ -185,8 +185,9 @@ static void read_selection(struct input *in, const char *path, struct arena *a)
 	const char *rule = ev_str(rec, "rule");
 	if (!rule || strcmp(rule, "calibration-best-static/v1"))
 		die("%s: the selection's rule is '%s', not 'calibration-best-static/v1' (study-select --rule best-static)", path, rule ? rule : "?");
-	if (!ev_self_fp_ok(rec, "fingerprint"))
-		die("%s: the selection's fingerprint does not verify (edited?)", path);
+	char verr[400];
+	if (ev_verify(rec, verr, sizeof verr))
+		die("%s: %s", path, verr);
 	const struct json *ids = json_get(rec, "window_ids");
 	bool same = ids && ids->kind == JSON_ARRAY && ids->u.arr.n == in->d.ncalibration;
 	for (size_t i = 0; same && i < in->d.ncalibration; i++)

@@ -76,14 +76,8 @@ static void load_window(struct window *w)
 	const struct ev_item *rk = NULL;
 	for (size_t i = 0; i < w->in.n; i++) {
 		const struct ev_item *it = &w->in.items[i];
-		if (!strcmp(it->type, "metrics") && ev_metrics_check(it->rec, err, sizeof err))
+		if (ev_verify(it->rec, err, sizeof err))
 			die("%s: %s", ev_where(it), err);
-		if (!strcmp(it->type, "audit")) {
-			if (slo_audit_check(it->rec, err, sizeof err))
-				die("%s: %s", ev_where(it), err);
-			if (!ev_self_fp_ok(it->rec, "audit_fingerprint"))
-				die("%s: 'audit_fingerprint' does not verify (the record was edited)", ev_where(it));
-		}
 		if (!strcmp(it->type, "ranking")) {
 			if (rk)
 				die("%s: window '%s' has a second ranking", ev_where(it), w->id);
@@ -92,8 +86,6 @@ static void load_window(struct window *w)
 	}
 	if (!rk)
 		die("window '%s' has no ranking", w->id);
-	if (rank_check(rk->rec, err, sizeof err))
-		die("%s: %s", ev_where(rk), err);
 	w->ranking = rk->rec;
 	w->status = ev_str(rk->rec, "selection_status");
 	const char *slo_fp = ev_str(rk->rec, "slo_fingerprint");

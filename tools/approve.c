@@ -6,6 +6,7 @@
 #include "core/json.h"
 #include "core/ndjson.h"
 #include "core/strbuf.h"
+#include "core/text.h"
 #include "eval/chainlog.h"
 #include "eval/evidence.h"
 #include "eval/ranking.h"
@@ -62,21 +63,11 @@ static void now_utc(char out[21])
 	strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static const char *const approval_keys[] = {
-	"type", "ranking_fingerprint", "action_id", "policy_fingerprint", "approved_by", "approved_at",
-	"reason", "selection_status", "previous_fingerprint", "approval_fingerprint", NULL
-};
-
-static const struct chainlog_spec approval_log = {
-	.type = "approval", .keys = approval_keys, .fp_key = "approval_fingerprint",
-	.prev_key = "previous_fingerprint", .retry = "approve",
-};
-
 static int do_verify(const char *log)
 {
 	char last[33], err[1024];
 	unsigned long n;
-	int fd = chainlog_open(log, &approval_log, false, false, last, &n, err, sizeof err);
+	int fd = chainlog_open(log, &ev_approval_log, false, false, last, &n, err, sizeof err);
 	if (fd < 0)
 		die("%s", err);
 	close(fd);
@@ -91,7 +82,7 @@ static const struct json *read_ranking(const char *path, struct ev_input *in, st
 		die("%s", err);
 	if (in->n != 1)
 		die("%s: expected one ranking stream, found %zu ranking records", path, in->n);
-	if (rank_check(in->items[0].rec, err, sizeof err))
+	if (ev_verify(in->items[0].rec, err, sizeof err))
 		die("%s: %s", ev_where(&in->items[0]), err);
 	return in->items[0].rec;
 }
@@ -137,6 +128,12 @@ int main(int argc, char **argv)
 		usage_fail(usage, "--by and --reason must not be empty");
 	if (strlen(by) > MAX_TEXT || strlen(reason) > MAX_TEXT)
 		usage_fail(usage, "--by and --reason take at most 4096 bytes");
+	/* A name is shown in tables and pages: the identifier rule; a reason may span lines. */
+	const char *why;
+	if ((why = text_id_problem(by, strlen(by))))
+		usage_error(usage, "--by: the name %s", why);
+	if ((why = text_plain_problem(reason, strlen(reason))))
+		usage_error(usage, "--reason %s", why);
 	if (at && !valid_time(at))
 		usage_fail(usage, "--at wants YYYY-MM-DDTHH:MM:SSZ (UTC)");
 	char when[21];
@@ -168,7 +165,7 @@ int main(int argc, char **argv)
 
 	char last[33], err[1024];
 	unsigned long n;
-	int fd = chainlog_open(log, &approval_log, true, true, last, &n, err, sizeof err);
+	int fd = chainlog_open(log, &ev_approval_log, true, true, last, &n, err, sizeof err);
 	if (fd < 0)
 		die("%s", err);
 
@@ -181,7 +178,7 @@ int main(int argc, char **argv)
 	json_set(&a, rec, "approved_at", json_str(&a, when));
 	json_set(&a, rec, "reason", json_str(&a, reason));
 	json_set(&a, rec, "selection_status", json_str(&a, status));
-	if (chainlog_append(fd, log, &approval_log, &a, rec, last, &n, err, sizeof err))
+	if (chainlog_append(fd, log, &ev_approval_log, &a, rec, last, &n, err, sizeof err))
 		die("%s; run 'approve --verify --log %s'", err, log);
 	if (close(fd))
 		die("%s: %s", log, strerror(errno));

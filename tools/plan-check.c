@@ -257,31 +257,34 @@ static void check_stage_shape(const char *path, const struct json *s, bool analy
 	static const char *const strategist_keys[] = { "schema_version", "observation_fingerprint", "role", "worker_id", "task_id",
 						       "model_id", "candidate_action_ids", "reason_code", NULL };
 	char err[256];
-	if (nd_check_keys(s, analyst ? analyst_keys : strategist_keys, err, sizeof err))
+	if ((analyst ? nd_check_keys(s, ND_KEYS(analyst_keys), err, sizeof err) : nd_check_keys(s, ND_KEYS(strategist_keys), err, sizeof err)))
 		die("%s: %s", path, err);
 	struct json *v = json_get(s, analyst ? "analysis" : "candidate_action_ids");
 	if (!v || v->kind != (analyst ? JSON_OBJECT : JSON_ARRAY) || (!analyst && !ev_str(s, "reason_code")))
 		die("%s: a %s stage needs %s", path, analyst ? ANALYST : STRATEGIST, analyst ? "an analysis object" : "candidate_action_ids and reason_code");
 }
 
+/* PATH:LINE of the agent_decision record being checked, for its messages. */
+static char where[PATH_MAX + 32];
+
 static void check_receipt(const struct opts *o, const struct json *receipt, const struct json *decision, unsigned long k,
 			  const char *observation)
 {
 	static const char *const keys[] = { "role", "worker_id", "task_id", "output_fingerprint", NULL };
 	char err[256];
-	if (receipt->kind != JSON_OBJECT || nd_check_keys(receipt, keys, err, sizeof err))
-		die("decision %lu: a receipt is {role, worker_id, task_id, output_fingerprint}", k);
+	if (receipt->kind != JSON_OBJECT || nd_check_keys(receipt, ND_KEYS(keys), err, sizeof err))
+		die("%s: decision %lu: a receipt is {role, worker_id, task_id, output_fingerprint}", where, k);
 	const char *role = ev_str(receipt, "role"), *worker = ev_str(receipt, "worker_id"), *task = ev_str(receipt, "task_id");
 	const char *fp = ev_str(receipt, "output_fingerprint");
 	bool analyst = role && !strcmp(role, ANALYST);
 	if (!role || (!analyst && strcmp(role, STRATEGIST)))
-		die("decision %lu: receipt role '%s' is neither '" ANALYST "' nor '" STRATEGIST "'", k, role ? role : "");
+		die("%s: decision %lu: receipt role '%s' is neither '" ANALYST "' nor '" STRATEGIST "'", where, k, role ? role : "");
 	if (!worker || strcmp(worker, analyst ? "workload-analyst" : "scheduling-strategist"))
-		die("decision %lu: the %s receipt names worker '%s'", k, role, worker ? worker : "");
+		die("%s: decision %lu: the %s receipt names worker '%s'", where, k, role, worker ? worker : "");
 	if (!task || !*task || strchr(task, '/') || !strcmp(task, ".") || !strcmp(task, "..") || strlen(task) >= sizeof used->task)
-		die("decision %lu: receipt task id '%s' is not a task directory name", k, task ? task : "");
+		die("%s: decision %lu: receipt task id '%s' is not a task directory name", where, k, task ? task : "");
 	if (!fp || strlen(fp) != 64 || !fp_is_hex(fp, 64))
-		die("decision %lu: receipt output_fingerprint must be a SHA-256 (64 hex)", k);
+		die("%s: decision %lu: receipt output_fingerprint must be a SHA-256 (64 hex)", where, k);
 	struct json *meta = read_meta(o->tasks, task);
 	static const char *const statuses[] = { "submitted", "completed", NULL };
 	const char *field = !str_is(meta, "task_id", task) ? "task_id" : !str_is(meta, "project_id", o->project) ? "project_id" :
@@ -320,39 +323,41 @@ static void check_decision(const struct opts *o, const struct json *d, unsigned 
 	static const char *const keys[] = { "type", "window_id", "observation_fingerprint", "candidate_action_ids", "reason_code",
 					    "llm_call_count", "agent_stage_receipts", NULL };
 	char err[256];
-	if (nd_check_keys(d, keys, err, sizeof err))
-		die("decision %lu: %s", k, err);
+	if (nd_check_keys(d, ND_KEYS(keys), err, sizeof err))
+		die("%s: decision %lu: %s", where, k, err);
 	const char *obs = ev_str(d, "observation_fingerprint"), *reason = ev_str(d, "reason_code");
 	if (!obs || strlen(obs) < 32 || strlen(obs) > 64 || !fp_is_hex(obs, strlen(obs)))
-		die("decision %lu: observation_fingerprint must be 32-64 hex digits", k);
+		die("%s: decision %lu: observation_fingerprint must be 32-64 hex digits", where, k);
 	const char *key = obs;
 	if (o->adaptive) {
 		key = ev_str(d, "window_id");
 		if (!key)
-			die("decision %lu: an adaptive selection names its window_id", k);
+			die("%s: decision %lu: an adaptive selection names its window_id", where, k);
+		if (ev_check_id(d, "window_id", err, sizeof err))
+			die("%s: decision %lu: %s", where, k, err);
 	}
 	if (in_array(seen, key))
-		die("decision %lu: %s '%s' appears twice", k, o->adaptive ? "window" : "observation", key);
+		die("%s: decision %lu: %s '%s' appears twice", where, k, o->adaptive ? "window" : "observation", key);
 	json_push(&A, seen, json_str(&A, key));
 	struct json *ids = json_get(d, "candidate_action_ids");
 	size_t lo = 3, hi = o->rolling ? 3 : 5;
 	if (!ids || ids->kind != JSON_ARRAY || ids->u.arr.n < lo || ids->u.arr.n > hi)
-		die("decision %lu: %s candidate action ids", k, o->rolling ? "a rolling decision takes exactly 3" : "a selection takes 3 to 5");
+		die("%s: decision %lu: %s candidate action ids", where, k, o->rolling ? "a rolling decision takes exactly 3" : "a selection takes 3 to 5");
 	for (size_t i = 0; i < ids->u.arr.n; i++) {
 		struct json *v = ids->u.arr.items[i];
 		if (v->kind != JSON_STRING || !in_array(declared, v->u.str.s))
-			die("decision %lu: '%s' is not a declared action", k, v->kind == JSON_STRING ? v->u.str.s : "?");
+			die("%s: decision %lu: '%s' is not a declared action", where, k, v->kind == JSON_STRING ? v->u.str.s : "?");
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(ids->u.arr.items[j]->u.str.s, v->u.str.s))
-				die("decision %lu: candidate '%s' appears twice", k, v->u.str.s);
+				die("%s: decision %lu: candidate '%s' appears twice", where, k, v->u.str.s);
 	}
 	if (!in_array(ids, o->required))
-		die("decision %lu: the candidates must include the safety action '%s'", k, o->required);
+		die("%s: decision %lu: the candidates must include the safety action '%s'", where, k, o->required);
 	if (!reason || !*reason || strlen(reason) > 256 || strpbrk(reason, "\r\n"))
-		die("decision %lu: reason_code must be one non-empty line of at most 256 bytes", k);
+		die("%s: decision %lu: reason_code must be one non-empty line of at most 256 bytes", where, k);
 	struct json *receipts = json_get(d, "agent_stage_receipts"), *calls = json_get(d, "llm_call_count");
 	if (!receipts || receipts->kind != JSON_ARRAY)
-		die("decision %lu: agent_stage_receipts must be an array", k);
+		die("%s: decision %lu: agent_stage_receipts must be an array", where, k);
 	bool single = !strcmp(o->mode, "single_agent");
 	long long roles = single ? 1 : 2;
 	bool has_a = false, has_s = false;
@@ -361,9 +366,9 @@ static void check_decision(const struct opts *o, const struct json *d, unsigned 
 		has_s = has_s || str_is(receipts->u.arr.items[i], "role", STRATEGIST);
 	}
 	if (!has_s || (!single && !has_a))
-		die("decision %lu: the %s plan needs a %s receipt", k, o->mode, !has_s ? STRATEGIST : ANALYST);
+		die("%s: decision %lu: the %s plan needs a %s receipt", where, k, o->mode, !has_s ? STRATEGIST : ANALYST);
 	if (!calls || calls->kind != JSON_INT || calls->u.i < roles)
-		die("decision %lu: llm_call_count must be an integer >= %lld (one per role)", k, roles);
+		die("%s: decision %lu: llm_call_count must be an integer >= %lld (one per role)", where, k, roles);
 	for (size_t i = 0; i < receipts->u.arr.n; i++)
 		check_receipt(o, receipts->u.arr.items[i], d, k, obs);
 }
@@ -468,6 +473,7 @@ int main(int argc, char **argv)
 			if (ev != ND_RECORD || !str_is(rec, "type", "agent_decision"))
 				continue;
 			k++;
+			snprintf(where, sizeof where, "%s:%lu", ndr_name(r), ndr_lineno(r));
 			check_decision(&o, rec, k, declared, seen);
 			struct json *copy = json_object(&A);   /* the decision as given, without its record type */
 			for (size_t j = 0; j < rec->u.obj.n; j++)

@@ -3,6 +3,7 @@
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"
+#include "eval/evidence.h"
 #include "predict/predict.h"
 #include <getopt.h>
 #include <math.h>
@@ -116,7 +117,7 @@ static int read_point(struct state *st, struct nd_reader *r, const struct json *
 	static const char *const keys[] = { "type", "cutoff_time_seconds", "horizon_step", "target_time_seconds", "mu_gpus", "sigma_gpus",
 		"guarantee_quantile_gpus", "resource_pool", NULL };
 	char kerr[200];
-	if (nd_check_keys(v, keys, kerr, sizeof kerr)) {
+	if (nd_check_keys(v, ND_KEYS(keys), kerr, sizeof kerr)) {
 		ndr_errorf(r, err, errlen, "forecast_point: %s", kerr);
 		return -1;
 	}
@@ -126,6 +127,10 @@ static int read_point(struct state *st, struct nd_reader *r, const struct json *
 	    !(sg = need(r, v, "sigma_gpus", JSON_REAL, err, errlen)) || !(q = need(r, v, "guarantee_quantile_gpus", JSON_REAL, err, errlen)) ||
 	    (pool && !need(r, v, "resource_pool", JSON_STRING, err, errlen)))
 		return -1;
+	if (pool && ev_check_id(v, "resource_pool", kerr, sizeof kerr)) {
+		ndr_errorf(r, err, errlen, "%s", kerr);
+		return -1;
+	}
 	const char *pname = pool ? pool->u.str.s : NULL;
 	bool same = st->n > 0 && st->cutoff == json_num(cut) && (st->pool == pname || (st->pool && pname && !strcmp(st->pool, pname)));
 	if (st->n > 0 && !same && flush(st, r, err, errlen))
@@ -150,7 +155,7 @@ static int read_inventory(struct state *st, struct nd_reader *r, const struct js
 {
 	static const char *const keys[] = { "type", "cutoff_time_seconds", "resource_pool", "capacity_gpus", "eta", "idle_gpus", "running_spot_gpus", NULL };
 	char kerr[200];
-	if (nd_check_keys(v, keys, kerr, sizeof kerr)) {
+	if (nd_check_keys(v, ND_KEYS(keys), kerr, sizeof kerr)) {
 		ndr_errorf(r, err, errlen, "inventory: %s", kerr);
 		return -1;
 	}
@@ -200,6 +205,12 @@ static int read_bundle(struct state *st, struct nd_reader *r, const struct json 
 	    !(cap = need(r, plan, "capacity_gpus", JSON_REAL, err, errlen)) || !(eta = need(r, plan, "eta", JSON_REAL, err, errlen))) {
 		if (!*err)
 			ndr_errorf(r, err, errlen, "observation_bundle without demand_forecast points or a spot_quota_plan");
+		return -1;
+	}
+	/* the forecast's fingerprint is copied into the plan: an identifier like any other */
+	char kerr[200];
+	if (ev_check_id(fc, "forecast_fingerprint", kerr, sizeof kerr)) {
+		ndr_errorf(r, err, errlen, "observation_bundle: %s", kerr);
 		return -1;
 	}
 	struct pc_point *p = xcalloc(pts->u.arr.n + 1, sizeof *p);

@@ -374,7 +374,7 @@ static const char *run_config_trace(struct call *c, const char *id, const char *
 		return NULL;
 	}
 	const char *schema = ev_str(rc, "schema_version"), *trace = ev_str(rc, "trace_ref");
-	if (nd_check_keys(rc, keys, e, sizeof e) || !schema || strcmp(schema, "schednav.run-config/v1") || !trace) {
+	if (nd_check_keys(rc, ND_KEYS(keys), e, sizeof e) || !schema || strcmp(schema, "schednav.run-config/v1") || !trace) {
 		snprintf(c->refusal, sizeof c->refusal, "run config '%s' is not a schednav.run-config/v1 document with a trace_ref", id);
 		return NULL;
 	}
@@ -395,21 +395,18 @@ static void state_path(const struct server *s, char *out, size_t n, const char *
 		die("path of '%s' is too long", name);
 }
 
-/* Write bytes to path through path.tmp + rename. */
+/* Write bytes to path through a temporary file of its own (zio: mkstemps beside it) + rename. */
 static int write_atomic(const char *path, const char *buf, size_t len)
 {
-	char tmp[PATH_MAX + 8];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
+	char err[PATH_MAX + 200];
+	struct zio_writer *w = zw_open(path, false, err, sizeof err);
+	if (!w)
 		return -1;
-	bool ok = write(fd, buf, len) == (ssize_t)len && fsync(fd) == 0;
-	ok = close(fd) == 0 && ok;
-	if (!ok || rename(tmp, path)) {
-		unlink(tmp);
+	if (zw_write(w, buf, len, err, sizeof err)) {
+		zw_abort(w);
 		return -1;
 	}
-	return 0;
+	return zw_commit(w, err, sizeof err);
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -894,7 +891,7 @@ static struct json *run_set_configs(struct call *c, const char *id)
 	}
 	struct json *ids = json_get(rs, "run_config_ids");
 	const char *schema = ev_str(rs, "schema_version");
-	bool ok = !nd_check_keys(rs, keys, e, sizeof e) && schema && !strcmp(schema, "schednav.run-set/v1") && ids &&
+	bool ok = !nd_check_keys(rs, ND_KEYS(keys), e, sizeof e) && schema && !strcmp(schema, "schednav.run-set/v1") && ids &&
 		  ids->kind == JSON_ARRAY && ids->u.arr.n >= 1 && ids->u.arr.n <= 12;
 	for (size_t i = 0; ok && i < ids->u.arr.n; i++) {
 		ok = ids->u.arr.items[i]->kind == JSON_STRING && ws_id_ok(ids->u.arr.items[i]->u.str.s);
@@ -1604,7 +1601,7 @@ static void load_profile(struct server *s)
 	struct json *allowed = json_get(s->role, "allowed_operations");
 	const char *schema = ev_str(s->role, "schema_version"), *profile = ev_str(s->role, "profile");
 	s->prompt = ev_str(s->role, "prompt");
-	if (nd_check_keys(s->role, keys, err, sizeof err))
+	if (nd_check_keys(s->role, ND_KEYS(keys), err, sizeof err))
 		die("%s: %s", path, err);
 	if (!schema || strcmp(schema, "schednav.agent-role/v1") || !profile || strcmp(profile, s->profile) || !s->prompt ||
 	    !allowed || allowed->kind != JSON_ARRAY)

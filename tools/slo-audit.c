@@ -36,7 +36,7 @@ static void read_metrics(struct ev_input *in, const char *path, struct arena *a)
 	if (ev_read(in, path, metrics_only, a, err, sizeof err))
 		die("%s", err);
 	for (size_t i = first; i < in->n; i++)
-		if (ev_metrics_check(in->items[i].rec, err, sizeof err))
+		if (ev_verify(in->items[i].rec, err, sizeof err))
 			die("%s: %s", ev_where(&in->items[i]), err);
 }
 

@@ -8,6 +8,7 @@
 #include "core/ndjson.h"
 #include "core/strbuf.h"
 #include "core/zio.h"
+#include "eval/evidence.h"
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
@@ -50,11 +51,17 @@ static struct json *read_one(struct arena *a, const char *path, const char *type
 	char err[1024];
 	struct json *rec, *found = NULL;
 	enum nd_event ev;
+	char bad[1200] = "";     /* the first record that does not verify, reported once its stream does */
 	struct nd_reader *r = ndr_open(path, err, sizeof err);
 	if (!r)
 		die("%s", err);
 	while ((ev = ndr_next(r, a, &rec, err, sizeof err)) > 0) {
 		const struct json *t = json_get(rec, "type");
+		/* every record must verify (a resealed, edited selection or summary is refused);
+		 * the lock's own fingerprint is checked by the caller, which names the lock */
+		if (ev == ND_RECORD && !bad[0] && !(t && t->kind == JSON_STRING && !strcmp(t->u.str.s, "selection-lock")) &&
+		    ev_verify(rec, err, sizeof err))
+			snprintf(bad, sizeof bad, "%s:%lu: %s", ndr_name(r), ndr_lineno(r), err);
 		if (ev == ND_HEADER && schema) {
 			const struct json *s = json_get(rec, "schema");
 			*schema = s && s->kind == JSON_STRING ? s->u.str.s : "";
@@ -68,6 +75,8 @@ static struct json *read_one(struct arena *a, const char *path, const char *type
 	}
 	if (ev == ND_ERROR)
 		die("%s", err);
+	if (bad[0])
+		die("%s", bad);
 	if (ndr_streams(r) != 1)
 		die("%s: expected one stream, found %u", ndr_name(r), ndr_streams(r));
 	if (type && !found)
@@ -140,17 +149,6 @@ static void design_fingerprint(const char **files, size_t n, char fp[FP_HEX_XXH3
 	fp_xxh3_release(&h);
 }
 
-static void stamp(struct arena *a, struct json *rec)
-{
-	struct strbuf sb;
-	char fp[FP_HEX_XXH3];
-	sb_init(&sb);
-	json_write(&sb, rec);
-	fp_xxh3_of(sb.buf, sb.len, fp);
-	sb_release(&sb);
-	json_set(a, rec, "fingerprint", json_str(a, fp));
-}
-
 static struct json *make_lock(struct arena *a, const char *design_fp, const char *summary_fp,
 			      const char *selection_fp, const struct json *sel, const char *sel_path)
 {
@@ -164,7 +162,7 @@ static struct json *make_lock(struct arena *a, const char *design_fp, const char
 	json_set(a, rec, "holdout_output_count_at_freeze", json_int(a, 0));
 	json_set(a, rec, "holdout_outputs_absent", json_bool(a, true));
 	json_set(a, rec, "human_approval_required", json_clone(a, need(sel, "human_approval_required", JSON_TRUE, sel_path)));
-	stamp(a, rec);
+	ev_self_fp_stamp(a, rec, "fingerprint");
 	return rec;
 }
 
@@ -234,13 +232,7 @@ int main(int argc, char **argv)
 	if (verify || stat(lock, &st) == 0) {
 		have = read_one(&a, lock, "selection-lock", old_fp, NULL);
 		/* The lock's own fingerprint must verify before its fields mean anything. */
-		struct json *copy = json_object(&a);
-		const struct json *own = json_get(have, "fingerprint");
-		for (size_t i = 0; i < have->u.obj.n; i++)
-			if (strcmp(have->u.obj.keys[i], "fingerprint"))
-				json_set(&a, copy, have->u.obj.keys[i], have->u.obj.vals[i]);
-		stamp(&a, copy);
-		if (!own || own->kind != JSON_STRING || !json_identical(json_get(copy, "fingerprint"), own))
+		if (!ev_self_fp_ok(have, "fingerprint"))
 			die("%s: the lock's own fingerprint does not verify", lock);
 	}
 	if (verify) {

@@ -11,6 +11,7 @@
 #include "core/ndjson.h"
 #include "core/num.h"
 #include "core/strbuf.h"
+#include "core/text.h"
 #include "eval/evidence.h"
 #include "eval/ranking.h"
 #include <getopt.h>
@@ -112,13 +113,19 @@ static void read_file(struct study *s, struct window *w, const char *path)
 	enum nd_event ev;
 	struct nd_reader *r = ndr_open(path, err, sizeof err);
 	size_t first_unstamped = w->narms;
-	char schema[256] = "";
+	char schema[256] = "", bad[2400] = "";
 	if (!r)
 		die("%s", err);
 	arena_init(&a);
 	while ((ev = ndr_next(r, &a, &rec, err, sizeof err)) > 0) {
 		snprintf(where, sizeof where, "%s:%lu", ndr_name(r), ndr_lineno(r));
 		const struct json *t = json_get(rec, "type");
+		/* the same verification rank and aggregate run: a resealed, edited audit is refused
+		 * (reported once the stream itself verifies, so a plain edit reads as one) */
+		if (ev == ND_RECORD && !bad[0] && ev_verify(rec, err, sizeof err))
+			snprintf(bad, sizeof bad, "%s: %s", where, err);
+		if (ev == ND_END && bad[0])
+			die("%s", bad);
 		if (ev == ND_HEADER) {
 			const struct json *sc = json_get(rec, "schema");
 			snprintf(schema, sizeof schema, "%s", sc && sc->kind == JSON_STRING ? sc->u.str.s : "");
@@ -387,6 +394,8 @@ int main(int argc, char **argv)
 			cur = &s.w[s.nw++];
 			memset(cur, 0, sizeof *cur);
 			cur->id = optarg;
+			if (text_id_problem(optarg, strlen(optarg)))
+				usage_error(usage, "--window: the id %s", text_id_problem(optarg, strlen(optarg)));
 			for (size_t k = 0; k + 1 < s.nw; k++)
 				if (!strcmp(s.w[k].id, optarg))
 					usage_error(usage, "window '%s' given twice", optarg);

@@ -2,6 +2,7 @@
  * and write a canonical trace stream. This file owns the command line: each format's
  * options are parsed and checked here into its struct import_*_opts (lib/trace/import.h). */
 #include "core/cli.h"
+#include "core/text.h"
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "core/num.h"
@@ -93,6 +94,8 @@ static int next_option(struct run *r, int argc, char **argv, const struct option
 		if (c == OPT_TRACE_ID) {
 			if (!*optarg)
 				usage_error(usage, "--trace-id: empty id");
+			if (text_id_problem(optarg, strlen(optarg)))
+				usage_error(usage, "--trace-id: the id %s", text_id_problem(optarg, strlen(optarg)));
 			r->trace_id = optarg;
 		} else
 			cli_option(&r->cli, c, argv);

@@ -2,6 +2,7 @@
  * evaluation slice (window with a warm-up start), as the original slicers do. */
 #include "core/cli.h"
 #include "core/die.h"
+#include "core/text.h"
 #include "core/ndjson.h"
 #include "trace/trace.h"
 #include "trace/window.h"
@@ -73,8 +74,8 @@ static void parse_options(int argc, char **argv, struct cli *cli, struct opts *o
 		case OPT_WARMUP_START: o->warmup_start = opt_double("warmup-start", optarg); o->has_warmup = true; break;
 		case OPT_NO_WARMUP_SPOT: o->no_warmup_spot = true; break;
 		case OPT_TRACE_ID:
-			if (!*optarg)
-				usage_fail(usage, "--trace-id: empty id");
+			if (text_id_problem(optarg, strlen(optarg)))
+				usage_error(usage, "--trace-id: the id %s", text_id_problem(optarg, strlen(optarg)));
 			o->trace_id = optarg;
 			break;
 		default: cli_option(cli, c, argv);

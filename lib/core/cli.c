@@ -1,13 +1,24 @@
 #include "core/cli.h"
 #include "core/die.h"
+#include "core/text.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 void cli_init(struct cli *c, char **argv, int flags, const char *usage, const char *help, const char *schemas)
 {
-	set_progname(argv[0]);
+	set_progname(argv[0] ? argv[0] : "schednav");
 	opterr = 0;
+	/* Option values and file names can be written into the output, and every byte a tool
+	 * writes is UTF-8 (docs/hardening.md): refuse any argument that is not. */
+	for (int i = 1; argv[0] && argv[i]; i++) {
+		size_t len = strlen(argv[i]);
+		if (text_utf8_ok(argv[i], len))
+			continue;
+		char q[100];
+		text_quote(q, sizeof q, argv[i], len);
+		usage_error(usage, "argument %d is not valid UTF-8: '%s' (arguments can reach the output, which is UTF-8)", i, q);
+	}
 	memset(c, 0, sizeof *c);
 	c->usage = usage;
 	c->help = help;
@@ -58,8 +69,9 @@ void cli_option(struct cli *c, int opt, char **argv)
 		if (c->flags & CLI_INPUT)
 			fputs("  -i, --input FILE   an input stream, the same as a FILE operand ('-' = stdin)\n", stdout);
 		if (c->flags & CLI_OUTPUT)
-			fputs("  -o, --output FILE  write FILE instead of stdout (a temporary file renamed into\n"
-			      "                     place on success; a name ending in .zst is compressed)\n", stdout);
+			fputs("  -o, --output FILE  write FILE instead of stdout (a unique temporary file,\n"
+			      "                     FILE.XXXXXX.tmp, renamed into place on success; a name\n"
+			      "                     ending in .zst is compressed)\n", stdout);
 		print_help("  -h, --help         show this help\n"
 			   "  -V, --version      print the version and the stream schemas read and written\n");
 	case 'V':

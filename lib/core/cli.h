@@ -41,7 +41,8 @@ struct cli {
 	const char *output;    /* -o value, "-" (stdout) when not given */
 };
 
-/* Set progname from argv[0], silence getopt's own messages, fill c. */
+/* Set progname from argv[0], silence getopt's own messages, fill c; refuse (exit 2) an
+ * argument that is not valid UTF-8 (it could reach the output). */
 void cli_init(struct cli *c, char **argv, int flags, const char *usage, const char *help, const char *schemas);
 /* Handle a getopt_long value the tool does not: 'i', 'o', 'h', 'V', ':' and '?'. Exits 0
  * for -h and -V, 2 with the usage for an unknown option or a missing argument. */

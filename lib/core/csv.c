@@ -1,5 +1,6 @@
 #include "core/csv.h"
 #include "core/die.h"
+#include "core/text.h"
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,11 +13,18 @@ void csv_init(struct csv_reader *c, struct zio_reader *z)
 	c->z = z;
 	c->next_line = 1;
 	sb_init(&c->buf);
+	sb_init(&c->conv);
+}
+
+void csv_set_latin1(struct csv_reader *c, bool latin1)
+{
+	c->latin1 = latin1;
 }
 
 void csv_release(struct csv_reader *c)
 {
 	sb_release(&c->buf);
+	sb_release(&c->conv);
 	free(c->offs);
 	free(c->lens);
 	free(c->fields);
@@ -36,6 +44,29 @@ static void end_field(struct csv_reader *c, size_t start)
 	sb_addc(&c->buf, 0);
 }
 
+/* Check (or transcode) one physical line before it is parsed: 0, or -1 + "PATH:LINE: ...". */
+static int text_line(struct csv_reader *c, unsigned long line_no, const char **line, size_t *len, char *err, size_t errlen)
+{
+	size_t bad = text_utf8_bad(*line, *len);
+	if (bad == *len)
+		return 0;
+	const char *nul = memchr(*line, 0, *len);
+	if (nul) {
+		snprintf(err, errlen, "%s:%lu: NUL byte at column %zu", zr_name(c->z), line_no, (size_t)(nul - *line) + 1);
+		return -1;
+	}
+	if (!c->latin1) {
+		snprintf(err, errlen, "%s:%lu: not valid UTF-8 (byte 0x%02x at column %zu)", zr_name(c->z), line_no,
+			 (unsigned char)(*line)[bad], bad + 1);
+		return -1;
+	}
+	sb_reset(&c->conv);
+	text_latin1_to_utf8(&c->conv, *line, *len);
+	*line = c->conv.buf;
+	*len = c->conv.len;
+	return 0;
+}
+
 int csv_next(struct csv_reader *c, char *err, size_t errlen)
 {
 	const char *line;
@@ -53,6 +84,8 @@ int csv_next(struct csv_reader *c, char *err, size_t errlen)
 	if (rc == 0)
 		return 0;
 	c->lineno = c->next_line++;
+	if (text_line(c, c->lineno, &line, &len, err, errlen))
+		return -1;
 	size_t start = 0, i = 0;
 	bool quoted = false, after_quote = false;
 	sb_add(&c->buf, "", 0);
@@ -69,7 +102,14 @@ int csv_next(struct csv_reader *c, char *err, size_t errlen)
 					snprintf(err, errlen, "%s:%lu: unterminated quoted field", zr_name(c->z), c->lineno);
 					return -1;
 				}
+				if (text_line(c, c->next_line, &line, &len, err, errlen))
+					return -1;
 				c->next_line++;
+				if (c->buf.len + len >= ZIO_MAX_LINE) {
+					snprintf(err, errlen, "%s:%lu: record longer than %d bytes (the limit, docs/hardening.md)", zr_name(c->z),
+						 c->lineno, ZIO_MAX_LINE);
+					return -1;
+				}
 				sb_addc(&c->buf, '\n');
 				i = 0;
 				continue;

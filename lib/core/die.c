@@ -1,5 +1,6 @@
 #include "core/die.h"
 #include "core/num.h"
+#include "core/text.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>

@@ -248,6 +248,11 @@ static int cb_number(void *ctx, const char *s, size_t n)
 static int cb_string(void *ctx, const unsigned char *s, size_t n)
 {
 	struct pstate *ps = ctx;
+	/* yajl checks UTF-8 but lets \u0000 through; a NUL would cut every C string after it */
+	if (memchr(s, 0, n)) {
+		snprintf(ps->err, sizeof ps->err, "NUL character (\\u0000) in a string");
+		return 0;
+	}
 	return add_value(ps, json_strn(ps->a, (const char *)s, n));
 }
 

@@ -3,6 +3,8 @@
  * Every value lives in the arena passed to the parser or builder; nothing is freed
  * individually. Objects keep their keys in insertion order and never hold a key twice.
  * Numbers keep their lexical kind: JSON_INT (no '.', 'e') or JSON_REAL (a double).
+ * The parser accepts only valid UTF-8 (yajl checks it) and refuses a NUL character in a
+ * string or key ("\u0000"), so every string is also a C string.
  */
 #ifndef SCHEDNAV_JSON_H
 #define SCHEDNAV_JSON_H

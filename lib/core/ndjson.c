@@ -178,7 +178,7 @@ static enum nd_event next(struct nd_reader *r, struct arena *a, struct json **re
 	if (!strcmp(type, "end")) {
 		struct json *n = json_get(v, "records"), *f = json_get(v, "fingerprint"), *hf = json_get(v, "header_fingerprint");
 		static const char *const keys[] = { "type", "records", "fingerprint", "header_fingerprint", NULL };
-		if (nd_check_keys(v, keys, jerr, sizeof jerr)) {
+		if (nd_check_keys(v, ND_KEYS(keys), jerr, sizeof jerr)) {
 			ndr_errorf(r, err, errlen, "%s", jerr);
 			return ND_ERROR;
 		}
@@ -339,15 +339,15 @@ void nd_header_add_file(struct arena *a, struct json *hdr, const char *path, uns
 	json_push(a, json_get(hdr, "inputs"), in);
 }
 
-int nd_check_keys(const struct json *rec, const char *const *allowed, char *err, size_t errlen)
+int nd_check_keys(const struct json *rec, const char *const *allowed, size_t n, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < rec->u.obj.n; i++) {
 		const char *k = rec->u.obj.keys[i];
-		const char *const *p = allowed;
-		for (; *p; p++)
-			if (!strcmp(*p, k))
+		size_t j = 0;
+		for (; j < n; j++)
+			if (allowed[j] && !strcmp(allowed[j], k))
 				break;
-		if (!*p) {
+		if (j == n) {
 			snprintf(err, errlen, "unknown key '%s'", k);
 			return -1;
 		}

@@ -53,6 +53,12 @@ struct json *nd_header_new(struct arena *a, const char *schema, const char *tool
 void nd_header_add_stream(struct arena *a, struct json *hdr, const char *path, const char *schema, const char *fingerprint);
 /* Append {"path":..,"bytes":..,"xxh3":..[,"sha256":..]} to header.inputs. */
 void nd_header_add_file(struct arena *a, struct json *hdr, const char *path, unsigned long long bytes, const char *xxh3, const char *sha256);
-/* Check a record's keys: every key must be in allowed (NULL-terminated). -1 + message naming the first unknown. */
-int nd_check_keys(const struct json *rec, const char *const *allowed, char *err, size_t errlen);
+/* Check a record's keys: every key must be one of allowed[0..n) (NULL entries are skipped, so
+ * NULL-terminated lists work too). -1 + message naming the first unknown. Pass a list as
+ * ND_KEYS(array): the count comes from the array itself, so it cannot run off its end. */
+int nd_check_keys(const struct json *rec, const char *const *allowed, size_t n, char *err, size_t errlen);
+/* "array, its element count"; refuses to compile for a pointer. */
+#define ND_KEYS(arr) (arr), (sizeof(arr) / sizeof((arr)[0]) + ND_MUST_BE_ARRAY(arr))
+#define ND_MUST_BE_ARRAY(a) \
+	(0 * sizeof(struct { int not_an_array : __builtin_types_compatible_p(__typeof__(a), __typeof__(&(a)[0])) ? -1 : 1; }))
 #endif

@@ -17,13 +17,14 @@ struct zio_reader {
 	int fd;
 	char *name;
 	unsigned char *raw;           /* raw input buffer */
-	size_t raw_len, raw_pos;
+	size_t raw_len, raw_pos, raw_cap;
 	bool raw_eof, sniffed, zstd;
 	ZSTD_DCtx *dctx;
 	size_t zret;                  /* last ZSTD_decompressStream result: 0 = frame complete */
 	unsigned char *dec;           /* decoded bytes */
 	size_t dec_len, dec_pos, dec_cap;
 	struct strbuf line;
+	unsigned long lineno;         /* lines handed out so far */
 	uint64_t raw_bytes;
 	struct fp_xxh3 xxh;
 	bool want_sha;
@@ -42,8 +43,14 @@ struct zio_reader *zr_open(const char *path, bool want_sha256, char *err, size_t
 	struct zio_reader *r = xcalloc(1, sizeof *r);
 	r->fd = fd;
 	r->name = xstrdup(fd == 0 ? "<stdin>" : path);
-	r->raw = xmalloc(RAW_CHUNK);
-	r->dec_cap = ZSTD_DStreamOutSize();
+	/* a small regular file gets small buffers (configs, fixtures, fuzz inputs): the raw
+	 * buffer holds it whole, the decoded one grows to zstd's block size only for zstd */
+	struct stat st;
+	r->raw_cap = RAW_CHUNK;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < RAW_CHUNK)
+		r->raw_cap = (size_t)st.st_size < 4096 ? 4096 : (size_t)st.st_size + 1;
+	r->raw = xmalloc(r->raw_cap);
+	r->dec_cap = r->raw_cap;
 	r->dec = xmalloc(r->dec_cap);
 	sb_init(&r->line);
 	fp_xxh3_init(&r->xxh);
@@ -59,7 +66,7 @@ static int fill_raw(struct zio_reader *r, char *err, size_t errlen)
 		return 0;
 	ssize_t n;
 	do
-		n = read(r->fd, r->raw, RAW_CHUNK);
+		n = read(r->fd, r->raw, r->raw_cap);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		snprintf(err, errlen, "%s: read error: %s", r->name, strerror(errno));
@@ -97,8 +104,11 @@ static int fill_dec(struct zio_reader *r, char *err, size_t errlen)
 				magic[have++] = r->raw[r->raw_pos++];
 			}
 			r->sniffed = true;
-			r->zstd = have == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd;
+			r->zstd = have == 4 && zio_is_zstd_magic(magic);
 			if (r->zstd) {
+				r->dec_cap = ZSTD_DStreamOutSize();
+				free(r->dec);
+				r->dec = xmalloc(r->dec_cap);
 				r->dctx = xnonnull(ZSTD_createDCtx());
 				ZSTD_inBuffer in = { magic, 4, 0 };
 				ZSTD_outBuffer out = { r->dec, r->dec_cap, 0 };
@@ -152,6 +162,20 @@ static int fill_dec(struct zio_reader *r, char *err, size_t errlen)
 	return 0;
 }
 
+bool zio_is_zstd_magic(const unsigned char m[4])
+{
+	/* a frame (28 b5 2f fd) or a skippable frame (5? 2a 4d 18), both little-endian */
+	return (m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd) ||
+	       ((m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d && m[3] == 0x18);
+}
+
+static int too_long(struct zio_reader *r, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s:%lu: line longer than %d bytes (the limit of every SchedNav reader, docs/hardening.md)", r->name,
+		 r->lineno + 1, ZIO_MAX_LINE);
+	return -1;
+}
+
 int zr_getline(struct zio_reader *r, const char **line, size_t *len, bool *has_nl, char *err, size_t errlen)
 {
 	sb_reset(&r->line);
@@ -164,11 +188,15 @@ int zr_getline(struct zio_reader *r, const char **line, size_t *len, bool *has_n
 			*line = r->line.buf;
 			*len = r->line.len;
 			*has_nl = false;
+			r->lineno++;
 			return 1;
 		}
 		unsigned char *s = r->dec + r->dec_pos;
 		size_t avail = r->dec_len - r->dec_pos;
 		unsigned char *nl = memchr(s, '\n', avail);
+		size_t take = nl ? (size_t)(nl - s) : avail;
+		if (take > ZIO_MAX_LINE - r->line.len)
+			return too_long(r, err, errlen);
 		if (nl) {
 			sb_add(&r->line, s, (size_t)(nl - s));
 			r->dec_pos += (size_t)(nl - s) + 1;
@@ -177,6 +205,7 @@ int zr_getline(struct zio_reader *r, const char **line, size_t *len, bool *has_n
 			*line = r->line.buf;
 			*len = r->line.len;
 			*has_nl = true;
+			r->lineno++;
 			return 1;
 		}
 		sb_add(&r->line, s, avail);
@@ -184,7 +213,48 @@ int zr_getline(struct zio_reader *r, const char **line, size_t *len, bool *has_n
 	}
 }
 
+ssize_t zr_read(struct zio_reader *r, void *buf, size_t cap, char *err, size_t errlen)
+{
+	if (fill_dec(r, err, errlen))
+		return -1;
+	size_t n = r->dec_len - r->dec_pos;
+	if (n > cap)
+		n = cap;
+	memcpy(buf, r->dec + r->dec_pos, n);
+	r->dec_pos += n;
+	return (ssize_t)n;
+}
+
+int zr_slurp(struct zio_reader *r, char **buf, size_t *len, char *err, size_t errlen)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	for (;;) {
+		if (fill_dec(r, err, errlen)) {
+			sb_release(&sb);
+			return -1;
+		}
+		size_t n = r->dec_len - r->dec_pos;
+		if (n == 0)
+			break;
+		if (n > ZIO_MAX_SLURP - sb.len) {
+			snprintf(err, errlen, "%s: larger than %d bytes (the limit for a whole file read at once, docs/hardening.md)", r->name,
+				 ZIO_MAX_SLURP);
+			sb_release(&sb);
+			return -1;
+		}
+		sb_add(&sb, r->dec + r->dec_pos, n);
+		r->dec_pos = r->dec_len;
+	}
+	if (!sb.buf)
+		sb_add(&sb, "", 0);
+	*buf = sb.buf;
+	*len = sb.len;
+	return 0;
+}
+
 const char *zr_name(const struct zio_reader *r) { return r->name; }
+unsigned long zr_lineno(const struct zio_reader *r) { return r->lineno; }
 uint64_t zr_raw_bytes(const struct zio_reader *r) { return r->raw_bytes; }
 void zr_raw_xxh3(struct zio_reader *r, char out[33]) { fp_xxh3_hex(&r->xxh, out); }
 void zr_raw_sha256(struct zio_reader *r, char out[65]) { fp_sha256_hex(&r->sha, out); }
@@ -210,25 +280,9 @@ int zio_slurp(const char *path, char **buf, size_t *len, char *err, size_t errle
 	struct zio_reader *r = zr_open(path, false, err, errlen);
 	if (!r)
 		return -1;
-	struct strbuf sb;
-	sb_init(&sb);
-	for (;;) {
-		if (fill_dec(r, err, errlen)) {
-			sb_release(&sb);
-			zr_close(r);
-			return -1;
-		}
-		if (r->dec_pos >= r->dec_len)
-			break;
-		sb_add(&sb, r->dec + r->dec_pos, r->dec_len - r->dec_pos);
-		r->dec_pos = r->dec_len;
-	}
+	int rc = zr_slurp(r, buf, len, err, errlen);
 	zr_close(r);
-	if (!sb.buf)
-		sb_add(&sb, "", 0);
-	*buf = sb.buf;
-	*len = sb.len;
-	return 0;
+	return rc;
 }
 
 /* ---- writer ---- */
@@ -271,6 +325,20 @@ static bool ends_with(const char *s, const char *suf)
 	return a >= b && !strcmp(s + a - b, suf);
 }
 
+/* The mode a plain creat(path, 0666) would give: mkstemp makes 0600 files. */
+static mode_t create_mode(void)
+{
+	static mode_t mode;
+	static bool known;
+	if (!known) {
+		mode_t mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
+		known = true;
+	}
+	return mode;
+}
+
 struct zio_writer *zw_open(const char *path, bool force_zstd, char *err, size_t errlen)
 {
 	struct zio_writer *w = xcalloc(1, sizeof *w);
@@ -287,16 +355,23 @@ struct zio_writer *zw_open(const char *path, bool force_zstd, char *err, size_t 
 			free(w);
 			return NULL;
 		}
+		w->path = xstrdup(path);
 		w->direct = 1;
 	} else {
+		/* A temporary file of our own beside the target (mkstemp: a name no other writer
+		 * can have, created O_EXCL), renamed over it only by zw_commit. */
 		zstd = zstd || ends_with(path, ".zst");
 		w->path = xstrdup(path);
-		size_t n = strlen(path) + 5;
+		size_t n = strlen(path) + sizeof ZIO_TMP_SUFFIX;
 		w->tmp = xmalloc(n);
-		snprintf(w->tmp, n, "%s.tmp", path);
-		w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (w->fd < 0) {
-			snprintf(err, errlen, "cannot create '%s': %s", w->tmp, strerror(errno));
+		snprintf(w->tmp, n, "%s" ZIO_TMP_SUFFIX, path);
+		w->fd = mkstemps(w->tmp, 4);
+		if (w->fd < 0 || fchmod(w->fd, create_mode()) != 0) {
+			snprintf(err, errlen, "cannot create a temporary file for '%s': %s", path, strerror(errno));
+			if (w->fd >= 0) {
+				close(w->fd);
+				unlink(w->tmp);
+			}
 			free(w->path);
 			free(w->tmp);
 			free(w);
@@ -334,7 +409,7 @@ static int write_all(struct zio_writer *w, const void *p, size_t n, char *err, s
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0) {
-			snprintf(err, errlen, "write error on '%s': %s", w->path ? w->path : "<stdout>", strerror(errno));
+			snprintf(err, errlen, "write error on '%s': %s", path_or(w), strerror(errno));
 			w->failed = 1;
 			return -1;
 		}
@@ -372,7 +447,7 @@ int zw_write(struct zio_writer *w, const void *p, size_t n, char *err, size_t er
 {
 	const unsigned char *s = p;
 	if (w->failed) {
-		snprintf(err, errlen, "write error");
+		snprintf(err, errlen, "write error on '%s'", path_or(w));
 		return -1;
 	}
 	while (n) {
@@ -404,7 +479,7 @@ int zw_commit(struct zio_writer *w, char *err, size_t errlen)
 {
 	int rc = w->failed ? -1 : flush_buf(w, ZSTD_e_end, err, errlen);
 	if (w->failed && rc == 0)
-		snprintf(err, errlen, "write error");
+		snprintf(err, errlen, "write error on '%s'", path_or(w));
 	if (w->direct) {
 		if (close(w->fd) != 0 && rc == 0) {
 			snprintf(err, errlen, "cannot close '%s': %s", path_or(w), strerror(errno));
@@ -412,15 +487,15 @@ int zw_commit(struct zio_writer *w, char *err, size_t errlen)
 		}
 	} else if (w->fd != 1) {
 		if (rc == 0 && fsync(w->fd) != 0 && errno != EINVAL) {
-			snprintf(err, errlen, "cannot sync '%s': %s", w->tmp, strerror(errno));
+			snprintf(err, errlen, "cannot sync '%s': %s", w->path, strerror(errno));
 			rc = -1;
 		}
 		if (close(w->fd) != 0 && rc == 0) {
-			snprintf(err, errlen, "cannot close '%s': %s", w->tmp, strerror(errno));
+			snprintf(err, errlen, "cannot close '%s': %s", w->path, strerror(errno));
 			rc = -1;
 		}
 		if (rc == 0 && rename(w->tmp, w->path) != 0) {
-			snprintf(err, errlen, "cannot rename '%s': %s", w->tmp, strerror(errno));
+			snprintf(err, errlen, "cannot rename '%s' to '%s': %s", w->tmp, w->path, strerror(errno));
 			rc = -1;
 		}
 		if (rc != 0)

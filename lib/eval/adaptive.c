@@ -1,4 +1,5 @@
 #include "eval/adaptive.h"
+#include "core/text.h"
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "eval/evidence.h"
@@ -20,12 +21,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 bool ad_id_ok(const char *s)
 {
-	if (!s || !*s)
-		return false;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return false;
-	return true;
+	return s && !text_id_problem(s, strlen(s));   /* the one identifier rule (docs/hardening.md) */
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -80,12 +76,22 @@ static const struct json *kind_of(const struct json *o, const char *key, enum js
 	return v;
 }
 
-static int keys_exactly(const struct json *o, const char *const *keys, const char *what, char *err, size_t errlen)
+/* Entries of a NULL-terminated key list, the NULL included (what ND_KEYS gives an array). */
+static size_t key_count(const char *const *keys)
+{
+	size_t n = 0;
+	while (keys[n])
+		n++;
+	return n + 1;
+}
+
+/* keys: a NULL-terminated list of nkeys entries (the NULL counted); pass ND_KEYS(array). */
+static int keys_exactly(const struct json *o, const char *const *keys, size_t nkeys, const char *what, char *err, size_t errlen)
 {
 	char e[256];
 	if (!o || o->kind != JSON_OBJECT)
 		return fail(err, errlen, "%s: not an object", what);
-	if (nd_check_keys(o, keys, e, sizeof e))
+	if (nd_check_keys(o, keys, nkeys, e, sizeof e))
 		return fail(err, errlen, "%s: %s", what, e);
 	for (const char *const *k = keys; *k; k++)
 		if (!json_get(o, *k))
@@ -112,7 +118,7 @@ int ad_design_parse(struct ad_design *d, const struct json *rec, struct arena *a
 	static const char *const rule_keys[] = { "rule_id", "source", "peak_pressure_threshold", "spot_share_threshold", NULL };
 	const char *what = "adaptive_design";
 	memset(d, 0, sizeof *d);
-	if (keys_exactly(rec, keys, what, err, errlen))
+	if (keys_exactly(rec, ND_KEYS(keys), what, err, errlen))
 		return -1;
 	const struct json *sv = json_get(rec, "schema_version");
 	if (sv->kind != JSON_STRING || strcmp(sv->u.str.s, AD_DESIGN_SCHEMA))
@@ -132,7 +138,7 @@ int ad_design_parse(struct ad_design *d, const struct json *rec, struct arena *a
 	d->policy_fps = alloc(a, d->nactions * sizeof *d->policy_fps);
 	for (size_t i = 0; i < d->nactions; i++) {
 		const struct json *o = acts->u.arr.items[i];
-		if (keys_exactly(o, action_keys, "adaptive_design action", err, errlen) ||
+		if (keys_exactly(o, ND_KEYS(action_keys), "adaptive_design action", err, errlen) ||
 		    !(d->actions[i] = id_of(o, "action_id", "adaptive_design action", err, errlen)) ||
 		    !(d->policy_fps[i] = id_of(o, "policy_fingerprint", "adaptive_design action", err, errlen)))
 			return -1;
@@ -143,7 +149,7 @@ int ad_design_parse(struct ad_design *d, const struct json *rec, struct arena *a
 	if (action_index(d, d->baseline) < 0)
 		return fail(err, errlen, "%s: the baseline '%s' is not in the catalogue", what, d->baseline);
 	const struct json *rule = json_get(rec, "workload_rule");
-	if (keys_exactly(rule, rule_keys, "adaptive_design workload_rule", err, errlen) ||
+	if (keys_exactly(rule, ND_KEYS(rule_keys), "adaptive_design workload_rule", err, errlen) ||
 	    num_of(rule, "peak_pressure_threshold", &d->peak_threshold, what, err, errlen) ||
 	    num_of(rule, "spot_share_threshold", &d->share_threshold, what, err, errlen))
 		return -1;
@@ -156,7 +162,7 @@ int ad_design_parse(struct ad_design *d, const struct json *rec, struct arena *a
 		const struct json *o = ws->u.arr.items[i];
 		struct ad_window *w = &d->windows[i];
 		const char *part;
-		if (keys_exactly(o, window_keys, "adaptive_design window", err, errlen) ||
+		if (keys_exactly(o, ND_KEYS(window_keys), "adaptive_design window", err, errlen) ||
 		    !(w->id = id_of(o, "window_id", "adaptive_design window", err, errlen)) ||
 		    !(part = id_of(o, "partition", "adaptive_design window", err, errlen)) ||
 		    num_of(o, "start", &w->start, w->id, err, errlen) || num_of(o, "end", &w->end, w->id, err, errlen) ||
@@ -257,7 +263,7 @@ static int parse_windows(struct ad_selections *s, const struct json *list, const
 		const struct json *o = list->u.arr.items[i];
 		char wwhat[360];
 		snprintf(wwhat, sizeof wwhat, "%s: item %zu", what, i);
-		if (keys_exactly(o, item_keys, wwhat, err, errlen))
+		if (keys_exactly(o, item_keys, key_count(item_keys), wwhat, err, errlen))
 			return -1;
 		const char *wid = id_of(o, "window_id", wwhat, err, errlen);
 		if (!wid)
@@ -335,7 +341,7 @@ int ad_agent_parse(struct ad_selections *s, const struct json *rec, const struct
 	if (!rec || rec->kind != JSON_OBJECT)
 		return fail(err, errlen, "controller_selections: not an object");
 	what_of(rec, what, sizeof what);
-	if (keys_exactly(rec, keys, what, err, errlen))
+	if (keys_exactly(rec, ND_KEYS(keys), what, err, errlen))
 		return -1;
 	const struct json *sv = json_get(rec, "schema_version");
 	if (sv->kind != JSON_STRING || strcmp(sv->u.str.s, AD_SELECTIONS_SCHEMA))
@@ -365,7 +371,7 @@ int ad_rule_parse(struct ad_selections *s, const struct json *rec, const struct 
 	if (!rec || rec->kind != JSON_OBJECT)
 		return fail(err, errlen, "rule_selections: not an object");
 	what_of(rec, what, sizeof what);
-	if (keys_exactly(rec, keys, what, err, errlen))
+	if (keys_exactly(rec, ND_KEYS(keys), what, err, errlen))
 		return -1;
 	const struct json *sv = json_get(rec, "schema_version");
 	if (sv->kind != JSON_STRING || strcmp(sv->u.str.s, AD_RULE_SCHEMA))

@@ -64,8 +64,8 @@ struct ad_selections {
 	const char **reasons;
 };
 
-/* An identifier we write and compare: non-empty, valid UTF-8 is the reader's job, no
- * control character (bytes below 0x20, 0x7f). */
+/* An identifier we write and compare: the one identifier rule, text_id_problem (no control
+ * character of C0 or C1, no NUL, valid UTF-8, no white space at either end, 1..1024 bytes). */
 bool ad_id_ok(const char *s);
 
 /* Python's statistics.median of v[0..n) (n > 0): sorts v in place. */

@@ -31,10 +31,13 @@ static int read_all(int fd, const char *log, struct strbuf *sb, char *err, size_
 }
 
 static int check_line(struct arena *a, const char *line, size_t len, const char *where, const struct chainlog_spec *spec,
-		      const char *last_fp, unsigned long count, char fp_out[33], char *err, size_t errlen)
+		      const char *last_fp, unsigned long count, char fp_out[33], struct json **out, char *err, size_t errlen)
 {
 	struct json *rec;
 	char e[256];
+	size_t nkeys = 0;
+	while (spec->keys[nkeys])
+		nkeys++;
 	if (json_parse(a, line, len, &rec, e, sizeof e)) {
 		snprintf(err, errlen, "%s: %s", where, e);
 		return -1;
@@ -44,7 +47,7 @@ static int check_line(struct arena *a, const char *line, size_t len, const char 
 		snprintf(err, errlen, "%s: not an '%s' record", where, spec->type);
 		return -1;
 	}
-	if (nd_check_keys(rec, spec->keys, e, sizeof e)) {
+	if (nd_check_keys(rec, spec->keys, nkeys, e, sizeof e)) {
 		snprintf(err, errlen, "%s: %s", where, e);
 		return -1;
 	}
@@ -53,6 +56,10 @@ static int check_line(struct arena *a, const char *line, size_t len, const char 
 			snprintf(err, errlen, "%s: missing key '%s'", where, *k);
 			return -1;
 		}
+	if (spec->check && spec->check(rec, e, sizeof e)) {
+		snprintf(err, errlen, "%s: %s", where, e);
+		return -1;
+	}
 	if (!ev_self_fp_ok(rec, spec->fp_key)) {
 		snprintf(err, errlen, "%s: '%s' does not verify (the line was edited)", where, spec->fp_key);
 		return -1;
@@ -65,24 +72,27 @@ static int check_line(struct arena *a, const char *line, size_t len, const char 
 		return -1;
 	}
 	snprintf(fp_out, 33, "%s", ev_str(rec, spec->fp_key));
+	*out = rec;
 	return 0;
 }
 
-int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, char last_fp[33], unsigned long *count,
-		    char *err, size_t errlen)
+int chainlog_read(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *keep,
+		  struct json ***recs, char last_fp[33], unsigned long *count, char *err, size_t errlen)
 {
-	struct strbuf sb;
-	sb_init(&sb);
-	struct arena a;
-	arena_init(&a);
+	struct arena scratch;
+	size_t cap = 0;
+	arena_init(&scratch);
 	last_fp[0] = 0;
 	*count = 0;
-	int rc = read_all(fd, log, &sb, err, errlen);
+	if (recs)
+		*recs = NULL;
+	int rc = 0;
 	size_t pos = 0;
-	while (rc == 0 && pos < sb.len) {
+	while (rc == 0 && pos < len) {
 		char where[600];
+		struct json *rec;
 		snprintf(where, sizeof where, "%s:%lu", log, *count + 1);
-		char *nl = memchr(sb.buf + pos, '\n', sb.len - pos);
+		const char *nl = memchr(buf + pos, '\n', len - pos);
 		if (!nl) {
 			snprintf(err, errlen,
 				 "%s: torn last line (no newline: an earlier write was interrupted); refusing to append after it. "
@@ -91,14 +101,31 @@ int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, c
 			rc = -1;
 			break;
 		}
-		size_t len = (size_t)(nl - (sb.buf + pos));
-		rc = check_line(&a, sb.buf + pos, len, where, spec, last_fp, *count, last_fp, err, errlen);
+		size_t n = (size_t)(nl - (buf + pos));
+		rc = check_line(recs ? keep : &scratch, buf + pos, n, where, spec, last_fp, *count, last_fp, &rec, err, errlen);
+		if (rc == 0 && recs) {
+			*recs = xgrow(*recs, &cap, *count + 1, sizeof **recs);
+			(*recs)[*count] = rec;
+		}
 		if (rc == 0)
 			(*count)++;
-		pos += len + 1;
-		arena_reset(&a);
+		pos += n + 1;
+		arena_reset(&scratch);
 	}
-	arena_release(&a);
+	arena_release(&scratch);
+	return rc;
+}
+
+int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, char last_fp[33], unsigned long *count,
+		    char *err, size_t errlen)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	last_fp[0] = 0;
+	*count = 0;
+	int rc = read_all(fd, log, &sb, err, errlen);
+	if (rc == 0)
+		rc = chainlog_read(sb.buf ? sb.buf : "", sb.len, log, spec, NULL, NULL, last_fp, count, err, errlen);
 	sb_release(&sb);
 	return rc;
 }

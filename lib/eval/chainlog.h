@@ -19,11 +19,18 @@ struct chainlog_spec {
 	const char *fp_key;          /* the self-fingerprint key (last) */
 	const char *prev_key;        /* the chain key */
 	const char *retry;           /* command named in the torn-line advice, e.g. "approve" */
+	/* optional: the record type's own rules (value kinds, identifiers), after the key set */
+	int (*check)(const struct json *rec, char *err, size_t errlen);
 };
 
 /* Verify the log read from fd: last fingerprint ("" when empty) and line count out. */
 int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, char last_fp[33], unsigned long *count,
 		    char *err, size_t errlen);
+/* Verify a whole log held in buf[0..len) (named log in messages), as chainlog_verify does.
+ * When recs is not NULL every record is kept, parsed into a: *recs (malloc'd, free it) and
+ * *count of them. */
+int chainlog_read(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *a,
+		  struct json ***recs, char last_fp[33], unsigned long *count, char *err, size_t errlen);
 /* Open log (created 0644 when create), take a shared or exclusive flock, verify it; the fd or -1. */
 int chainlog_open(const char *log, const struct chainlog_spec *spec, bool create, bool exclusive, char last_fp[33],
 		  unsigned long *count, char *err, size_t errlen);

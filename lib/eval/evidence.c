@@ -1,9 +1,13 @@
 #include "eval/evidence.h"
+#include "eval/chainlog.h"
+#include "eval/ranking.h"
+#include "eval/slo.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/num.h"
 #include "core/strbuf.h"
+#include "core/text.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +132,8 @@ int ev_metrics_check(const struct json *rec, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	if (ev_check_id(rec, "action_id", err, errlen) || ev_check_id(rec, "trace_id", err, errlen))
+		return -1;
 	char fp[33];
 	ev_sorted_fp(json_get(rec, "policy"), fp);
 	if (strcmp(fp, ev_str(rec, "policy_fingerprint"))) {
@@ -135,6 +141,22 @@ int ev_metrics_check(const struct json *rec, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+int ev_check_id(const struct json *rec, const char *key, char *err, size_t errlen)
+{
+	const struct json *v = json_get(rec, key);
+	if (!v || v->kind != JSON_STRING) {
+		snprintf(err, errlen, "%s record: '%s' must be a string", ev_str(rec, "type") ? ev_str(rec, "type") : "a", key);
+		return -1;
+	}
+	const char *why = text_id_problem(v->u.str.s, v->u.str.len);
+	if (!why)
+		return 0;
+	char q[100];
+	text_quote(q, sizeof q, v->u.str.s, v->u.str.len);
+	snprintf(err, errlen, "%s record: '%s' '%s' %s", ev_str(rec, "type") ? ev_str(rec, "type") : "a", key, q, why);
+	return -1;
 }
 
 void ev_input_init(struct ev_input *in)
@@ -282,6 +304,110 @@ void ev_self_fp_stamp(struct arena *a, struct json *rec, const char *key)
 	char fp[33];
 	ev_self_fp(rec, key, fp);
 	json_set(a, rec, key, json_str(a, fp));
+}
+
+static const char *const approval_keys[] = {
+	"type", "ranking_fingerprint", "action_id", "policy_fingerprint", "approved_by", "approved_at",
+	"reason", "selection_status", "previous_fingerprint", "approval_fingerprint", NULL
+};
+
+/* An approval's values: strings (previous_fingerprint null or a string), the identifier rule
+ * for action_id and approved_by. The key set and the fingerprints are checked by the caller. */
+static int approval_values(const struct json *rec, char *err, size_t errlen)
+{
+	for (const char *const *k = approval_keys; *k; k++) {
+		const struct json *v = json_get(rec, *k);
+		bool prev = !strcmp(*k, "previous_fingerprint");
+		if (!v || (v->kind != JSON_STRING && !(prev && v->kind == JSON_NULL))) {
+			snprintf(err, errlen, "'%s' must be a string%s", *k, prev ? " or null" : "");
+			return -1;
+		}
+	}
+	return ev_check_id(rec, "action_id", err, errlen) || ev_check_id(rec, "approved_by", err, errlen) ? -1 : 0;
+}
+
+const struct chainlog_spec ev_approval_log = {
+	.type = "approval", .keys = approval_keys, .fp_key = "approval_fingerprint",
+	.prev_key = "previous_fingerprint", .retry = "approve", .check = approval_values,
+};
+
+int ev_approval_check(const struct json *rec, char *err, size_t errlen)
+{
+	char e[200];
+	if (nd_check_keys(rec, ND_KEYS(approval_keys), e, sizeof e)) {
+		snprintf(err, errlen, "%s", e);
+		return -1;
+	}
+	if (approval_values(rec, err, errlen))
+		return -1;
+	if (!ev_self_fp_ok(rec, "approval_fingerprint")) {
+		snprintf(err, errlen, "'approval_fingerprint' does not verify (the line was edited)");
+		return -1;
+	}
+	return 0;
+}
+
+int ev_approvals_read(struct ev_approvals *log, const char *buf, size_t len, const char *name, struct arena *a, char *err, size_t errlen)
+{
+	unsigned long n;
+	memset(log, 0, sizeof *log);
+	int rc = chainlog_read(buf, len, name, &ev_approval_log, a, &log->rec, log->last, &n, err, errlen);
+	log->n = n;
+	return rc;
+}
+
+void ev_approvals_release(struct ev_approvals *log)
+{
+	free(log->rec);
+	memset(log, 0, sizeof *log);
+}
+
+/* The key of the record's own fingerprint, by type (NULL: the type carries none). */
+static const char *self_fp_key(const char *type)
+{
+	static const struct { const char *type, *key; } t[] = {
+		{ "audit", "audit_fingerprint" }, { "ranking", "ranking_fingerprint" }, { "approval", "approval_fingerprint" },
+		{ "selection", "fingerprint" }, { "selection-lock", "fingerprint" }, { "comparison", "comparison_fingerprint" },
+		{ "portfolio", "portfolio_fingerprint" }, { "aggregate_action", "aggregate_fingerprint" },
+		{ "aggregate_summary", "summary_fingerprint" }, { "adaptive_design", "design_fingerprint" },
+		{ "controller_selections", "selections_fingerprint" }, { "rule_selections", "fingerprint" },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (!strcmp(t[i].type, type))
+			return t[i].key;
+	return NULL;
+}
+
+int ev_verify(const struct json *rec, char *err, size_t errlen)
+{
+	const char *type = ev_str(rec, "type");
+	char e[300];
+	if (!type)
+		return 0;
+	int rc = 0;
+	if (!strcmp(type, "metrics"))
+		return ev_metrics_check(rec, err, errlen);
+	if (!strcmp(type, "audit"))
+		rc = slo_audit_check(rec, e, sizeof e);
+	else if (!strcmp(type, "ranking"))
+		return rank_check(rec, err, errlen);
+	else if (!strcmp(type, "approval")) {
+		if (ev_approval_check(rec, e, sizeof e)) {
+			snprintf(err, errlen, "approval record: %s", e);
+			return -1;
+		}
+		return 0;
+	}
+	if (rc) {
+		snprintf(err, errlen, "%s", e);
+		return -1;
+	}
+	const char *key = self_fp_key(type);
+	if (key && !ev_self_fp_ok(rec, key)) {
+		snprintf(err, errlen, "%s record: '%s' does not verify (the record was edited)", type, key);
+		return -1;
+	}
+	return 0;
 }
 
 void ev_sorted_fp(const struct json *v, char out[33])

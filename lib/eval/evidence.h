@@ -64,8 +64,43 @@ bool ev_self_fp_ok(const struct json *rec, const char *key);
 /* Append key = self-fingerprint (must be the last key, absent before). */
 void ev_self_fp_stamp(struct arena *a, struct json *rec, const char *key);
 
+/* The one check for every record that carries its own fingerprint or whose contract the
+ * evaluation defines, used by every consumer (slo-audit, rank, compare, aggregate, approve,
+ * study-select, study-lock, decision-table, report): metrics (ev_metrics_check), audit
+ * (slo_audit_check and audit_fingerprint), ranking (rank_check, ranking_fingerprint),
+ * approval (ev_approval_check), selection and selection-lock ('fingerprint'), comparison,
+ * portfolio, aggregate_action and aggregate_summary (their *_fingerprint), the adaptive
+ * study's adaptive_design, controller_selections and rule_selections. Records of
+ * other types pass. 0, or -1 + "TYPE record: ..." naming what does not verify. */
+int ev_verify(const struct json *rec, char *err, size_t errlen);
+
+/* An approval record (approve(1)): exactly its keys, strings where strings belong
+ * (previous_fingerprint null or a string) and a verifying approval_fingerprint. */
+int ev_approval_check(const struct json *rec, char *err, size_t errlen);
+
+/* The approval log of approve(1) as a chainlog (eval/chainlog.h): its key set, its
+ * fingerprint and chain keys, and approval_values as the record check. approve writes and
+ * verifies the log with it; decision-table and report read it with ev_approvals_read. */
+struct chainlog_spec;
+extern const struct chainlog_spec ev_approval_log;
+
+/* A whole approval log held in buf, verified as approve --verify does (chainlog_read with
+ * ev_approval_log): every line a checked approval record, chained to the one before, the
+ * last line terminated. Records are parsed into a; log->last is the last
+ * approval_fingerprint ("" when empty). Errors read "NAME:LINE: message". */
+struct ev_approvals {
+	struct json **rec;
+	size_t n;
+	char last[33];
+};
+int ev_approvals_read(struct ev_approvals *log, const char *buf, size_t len, const char *name, struct arena *a, char *err, size_t errlen);
+void ev_approvals_release(struct ev_approvals *log);
+
 /* XXH3-128 of json_write_sorted(v). */
 void ev_sorted_fp(const struct json *v, char out[33]);
+
+/* rec[key] is a string that follows the identifier rule (core/text.h): 0, or -1 + "TYPE record: 'KEY' ... ". */
+int ev_check_id(const struct json *rec, const char *key, char *err, size_t errlen);
 
 /* String member or NULL. */
 const char *ev_str(const struct json *obj, const char *key);

@@ -4,53 +4,153 @@
 #include "core/fp.h"
 #include "core/num.h"
 #include "core/strbuf.h"
+#include "core/text.h"
 #include "sim/result.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The result stream, validated as strictly as a trace (issue 9, defect 12): every record's
+ * exact key set, the kind of each value and its range, then the cross-record rules (jobs
+ * sorted and unique, runs and preemptions of known jobs, one cluster whose capacity and
+ * allocation are possible). Every error is "PATH:LINE: TYPE: message".
+ */
+enum vkind {
+	V_ID,        /* string, identifier rule */
+	V_CLASS,     /* "HP" | "Spot" */
+	V_REASON,    /* "completed" | "preempted" */
+	V_NUM,       /* finite number */
+	V_TIME,      /* finite number >= 0 */
+	V_POS,       /* finite number > 0 */
+	V_COUNT,     /* integer >= 0 */
+	V_COUNT1,    /* integer >= 1 */
+	V_BOOL,
+};
+
+struct vkey {
+	const char *key;
+	enum vkind kind;
+	bool optional;
+};
+
+static const struct vkey job_spec[] = {
+	{ "type", V_ID, false }, { "job_id", V_ID, false }, { "service_class", V_CLASS, false },
+	{ "submit_time_seconds", V_TIME, false }, { "start_time_seconds", V_TIME, false },
+	{ "completion_time_seconds", V_TIME, false }, { "duration_seconds", V_POS, false }, { "gpu_count", V_POS, false },
+	{ "gpu_model", V_ID, false }, { "tenant_id", V_ID, true }, { "queue_seconds", V_TIME, false },
+	{ "jct_seconds", V_TIME, false }, { "preemption_count", V_COUNT, false }, { "run_count", V_COUNT1, false },
+	{ "evaluation_population", V_BOOL, false },
+};
+static const struct vkey run_spec[] = {
+	{ "type", V_ID, false }, { "job_id", V_ID, false }, { "run_ordinal", V_COUNT1, false },
+	{ "start_time_seconds", V_TIME, false }, { "end_time_seconds", V_TIME, false }, { "end_reason", V_REASON, false },
+	{ "uninterrupted_seconds", V_TIME, false }, { "guarantee_seconds", V_COUNT, false }, { "guarantee_succeeded", V_BOOL, false },
+};
+static const struct vkey event_spec[] = {
+	{ "type", V_ID, false }, { "time_seconds", V_TIME, false }, { "preempted_job_id", V_ID, false },
+	{ "triggering_job_id", V_ID, false }, { "rollback_seconds", V_TIME, false }, { "overhead_seconds", V_TIME, false },
+	{ "added_gpu_seconds", V_TIME, false },
+};
+static const struct vkey cluster_spec[] = {
+	{ "type", V_ID, false }, { "node_count", V_COUNT1, false }, { "capacity_gpus", V_COUNT1, false },
+	{ "simulation_start", V_TIME, false }, { "simulation_end", V_TIME, false }, { "allocated_gpu_seconds", V_TIME, false },
+	{ "warmup_allocated_gpu_seconds", V_TIME, false }, { "evaluation_allocated_gpu_seconds", V_TIME, false },
+	{ "drain_allocated_gpu_seconds", V_NUM, false }, { "allocation_rate_mean", V_TIME, false }, { "drain_end", V_TIME, false },
+};
+#define SPEC(a) (a), (sizeof(a) / sizeof((a)[0]))
+
 static const char *const header_keys[] = { "type", "schema", "tool", "version", "inputs", "params", "policy",
 	"policy_fingerprint", "trace_id", "trace_fingerprint", "time_origin", "source", "evaluation_start", "evaluation_end",
-	"controller", "controller_fingerprint", NULL };
-static const char *const job_keys[] = { "type", "job_id", "service_class", "submit_time_seconds", "start_time_seconds",
-	"completion_time_seconds", "duration_seconds", "gpu_count", "gpu_model", "tenant_id", "queue_seconds", "jct_seconds",
-	"preemption_count", "run_count", "evaluation_population", NULL };
-static const char *const run_keys[] = { "type", "job_id", "run_ordinal", "start_time_seconds", "end_time_seconds",
-	"end_reason", "uninterrupted_seconds", "guarantee_seconds", "guarantee_succeeded", NULL };
-static const char *const event_keys[] = { "type", "time_seconds", "preempted_job_id", "triggering_job_id",
-	"rollback_seconds", "overhead_seconds", "added_gpu_seconds", NULL };
-static const char *const cluster_keys[] = { "type", "node_count", "capacity_gpus", "simulation_start", "simulation_end",
-	"allocated_gpu_seconds", "warmup_allocated_gpu_seconds", "evaluation_allocated_gpu_seconds",
-	"drain_allocated_gpu_seconds", "allocation_rate_mean", "drain_end", NULL };
+	"controller", "controller_fingerprint" };
+
+static const char *kind_text(enum vkind k)
+{
+	static const char *const t[] = { "an identifier", "'HP' or 'Spot'", "'completed' or 'preempted'", "a finite number", "a finite number >= 0",
+		"a finite number > 0", "an integer >= 0", "an integer >= 1", "a boolean" };
+	return t[k];
+}
+
+static bool value_ok(const struct json *x, enum vkind k)
+{
+	switch (k) {
+	case V_ID: return x->kind == JSON_STRING && !text_id_problem(x->u.str.s, x->u.str.len);
+	case V_CLASS: return x->kind == JSON_STRING && (!strcmp(x->u.str.s, "HP") || !strcmp(x->u.str.s, "Spot"));
+	case V_REASON: return x->kind == JSON_STRING && (!strcmp(x->u.str.s, "completed") || !strcmp(x->u.str.s, "preempted"));
+	case V_NUM: return json_is_num(x) && isfinite(json_num(x));
+	case V_TIME: return json_is_num(x) && isfinite(json_num(x)) && json_num(x) >= 0;
+	case V_POS: return json_is_num(x) && isfinite(json_num(x)) && json_num(x) > 0;
+	case V_COUNT: return x->kind == JSON_INT && x->u.i >= 0;
+	case V_COUNT1: return x->kind == JSON_INT && x->u.i >= 1;
+	case V_BOOL: return x->kind == JSON_TRUE || x->kind == JSON_FALSE;
+	}
+	return false;
+}
+
+/* Exact key set and every value's kind and range. */
+static int check_record(struct nd_reader *r, const struct json *v, const struct vkey *spec, size_t n, char *err, size_t errlen)
+{
+	const char *type = json_get(v, "type")->u.str.s;
+	for (size_t i = 0; i < v->u.obj.n; i++) {
+		size_t k = 0;
+		while (k < n && strcmp(spec[k].key, v->u.obj.keys[i]))
+			k++;
+		if (k == n) {
+			ndr_errorf(r, err, errlen, "%s: unknown key '%s'", type, v->u.obj.keys[i]);
+			return -1;
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		const struct json *x = json_get(v, spec[k].key);
+		if (!x) {
+			if (spec[k].optional)
+				continue;
+			ndr_errorf(r, err, errlen, "%s: missing key '%s'", type, spec[k].key);
+			return -1;
+		}
+		if (!value_ok(x, spec[k].kind)) {
+			ndr_errorf(r, err, errlen, "%s: '%s' must be %s, not %s", type, spec[k].key, kind_text(spec[k].kind),
+				   x->kind == JSON_STRING ? "this string" : json_kind_name(x->kind));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static double num_of(const struct json *v, const char *k) { return json_num(json_get(v, k)); }
+static long long int_of(const struct json *v, const char *k) { return json_get(v, k)->u.i; }
+static const char *str_of(const struct json *v, const char *k) { return json_get(v, k)->u.str.s; }
+static bool bool_of(const struct json *v, const char *k) { return json_get(v, k)->kind == JSON_TRUE; }
 
 /* The common case, checked in one pass: the record's keys are the list's, in its order (as
- * sim-run writes them; tenant_id may be absent). Anything else takes need_keys' full check. */
-static bool keys_in_order(const struct json *v, const char *const *keys)
+ * sim-run writes them; controller and controller_fingerprint may be absent). Anything else
+ * takes need_keys' full check. */
+static bool keys_in_order(const struct json *v, const char *const *keys, size_t nkeys)
 {
 	size_t i = 0;
-	for (const char *const *k = keys; *k; k++) {
-		if (i < v->u.obj.n && !strcmp(v->u.obj.keys[i], *k))
+	for (size_t k = 0; k < nkeys; k++) {
+		if (i < v->u.obj.n && !strcmp(v->u.obj.keys[i], keys[k]))
 			i++;
-		else if (strcmp(*k, "tenant_id"))
+		else if (strcmp(keys[k], "controller") && strcmp(keys[k], "controller_fingerprint"))
 			return false;
 	}
 	return i == v->u.obj.n;
 }
 
-static int need_keys(struct nd_reader *r, const struct json *v, const char *const *keys, char *err, size_t errlen)
+static int need_keys(struct nd_reader *r, const struct json *v, const char *const *keys, size_t nkeys, char *err, size_t errlen)
 {
 	char kerr[200];
-	if (keys_in_order(v, keys))
+	if (keys_in_order(v, keys, nkeys))
 		return 0;
 	const char *type = json_get(v, "type")->u.str.s;
-	if (nd_check_keys(v, keys, kerr, sizeof kerr)) {
+	if (nd_check_keys(v, keys, nkeys, kerr, sizeof kerr)) {
 		ndr_errorf(r, err, errlen, "%s: %s", type, kerr);
 		return -1;
 	}
-	for (const char *const *k = keys; *k; k++)
-		if (!json_get(v, *k) && strcmp(*k, "tenant_id") && strcmp(*k, "controller") && strcmp(*k, "controller_fingerprint")) {
-			ndr_errorf(r, err, errlen, "%s: missing key '%s'", type, *k);
+	for (size_t i = 0; i < nkeys; i++)
+		if (!json_get(v, keys[i]) && strcmp(keys[i], "controller") && strcmp(keys[i], "controller_fingerprint")) {
+			ndr_errorf(r, err, errlen, "%s: missing key '%s'", type, keys[i]);
 			return -1;
 		}
 	return 0;
@@ -64,28 +164,6 @@ static int num(struct nd_reader *r, const struct json *v, const char *k, double 
 		return -1;
 	}
 	*out = json_num(x);
-	return 0;
-}
-
-static int integer(struct nd_reader *r, const struct json *v, const char *k, long long *out, char *err, size_t errlen)
-{
-	struct json *x = json_get(v, k);
-	if (!x || x->kind != JSON_INT || x->u.i < 0) {
-		ndr_errorf(r, err, errlen, "'%s' must be a non-negative integer", k);
-		return -1;
-	}
-	*out = x->u.i;
-	return 0;
-}
-
-static int boolean(struct nd_reader *r, const struct json *v, const char *k, bool *out, char *err, size_t errlen)
-{
-	struct json *x = json_get(v, k);
-	if (!x || (x->kind != JSON_TRUE && x->kind != JSON_FALSE)) {
-		ndr_errorf(r, err, errlen, "'%s' must be a boolean", k);
-		return -1;
-	}
-	*out = x->kind == JSON_TRUE;
 	return 0;
 }
 
@@ -122,7 +200,7 @@ static int read_header(struct metrics_result *m, struct nd_reader *r, const stru
 		ndr_errorf(r, err, errlen, "not a result stream (want schema '%s')", RESULT_SCHEMA);
 		return -1;
 	}
-	if (need_keys(r, h, header_keys, err, errlen))
+	if (need_keys(r, h, ND_KEYS(header_keys), err, errlen))
 		return -1;
 	double d;
 	const char *s;
@@ -133,6 +211,15 @@ static int read_header(struct metrics_result *m, struct nd_reader *r, const stru
 	struct json *src = json_get(h, "source"), *pol = json_get(h, "policy");
 	if (src->kind != JSON_OBJECT || pol->kind != JSON_OBJECT) {
 		ndr_errorf(r, err, errlen, "'source' and 'policy' must be objects");
+		return -1;
+	}
+	if (!value_ok(json_get(h, "trace_id"), V_ID)) {
+		ndr_errorf(r, err, errlen, "header: 'trace_id' must be %s", kind_text(V_ID));
+		return -1;
+	}
+	double es = num_of(h, "evaluation_start"), ee = num_of(h, "evaluation_end");
+	if (!(es >= 0 && es <= ee)) {
+		ndr_errorf(r, err, errlen, "header: the evaluation window needs 0 <= evaluation_start <= evaluation_end");
 		return -1;
 	}
 	m->header = json_clone(&m->arena, h);
@@ -148,6 +235,33 @@ static int read_header(struct metrics_result *m, struct nd_reader *r, const stru
 	}
 	if (!json_identical(m->policy.canonical, pol) || strcmp(m->policy.fingerprint, s)) {
 		ndr_errorf(r, err, errlen, "policy is not canonical or does not match 'policy_fingerprint'");
+		return -1;
+	}
+	return 0;
+}
+
+/* The cluster record describes a possible cluster: a capacity that holds the largest job,
+ * a simulation that ends after it starts, allocations no larger than capacity x time (with
+ * room for rounding) whose parts add up, a mean allocation rate in [0, 1]. */
+static int check_cluster(struct nd_reader *r, const struct json *v, double max_gpus, char *err, size_t errlen)
+{
+	double cap = (double)int_of(v, "capacity_gpus"), t0 = num_of(v, "simulation_start"), t1 = num_of(v, "simulation_end");
+	double all = num_of(v, "allocated_gpu_seconds"), warm = num_of(v, "warmup_allocated_gpu_seconds");
+	double eval = num_of(v, "evaluation_allocated_gpu_seconds"), rate = num_of(v, "allocation_rate_mean");
+	double slack = 1e-9 * (cap * (t1 - t0) + 1);
+	const char *why = NULL;
+	if (max_gpus > cap)
+		why = "a job asks for more GPUs than 'capacity_gpus'";
+	else if (!(t0 <= t1) || num_of(v, "drain_end") < t0)
+		why = "the simulation ends before it starts";
+	else if (!(all <= cap * (t1 - t0) + slack))
+		why = "'allocated_gpu_seconds' is more than capacity_gpus x (simulation_end - simulation_start)";
+	else if (!(warm + eval <= all + slack) || !(num_of(v, "drain_allocated_gpu_seconds") >= -slack))
+		why = "the warm-up and evaluation allocations add up to more than 'allocated_gpu_seconds'";
+	else if (!(rate <= 1 + 1e-9))
+		why = "'allocation_rate_mean' is above 1";
+	if (why) {
+		ndr_errorf(r, err, errlen, "cluster: %s", why);
 		return -1;
 	}
 	return 0;
@@ -268,20 +382,37 @@ static int rolling_check(struct nd_reader *r, const struct json *v, char *err, s
 /* A job_result's fields, from the parsed record or from the fast path. */
 struct jobfields {
 	const char *id, *cls;
-	double jct, queue;
+	double submit, start, end, gpus, jct, queue;
 	long long preemptions, runs;
 	bool eval_pop;
 };
 
-/* Checks every job_result passes, however it was read. */
-static int add_job(struct metrics_result *m, struct nd_reader *r, const struct jobfields *f, char *err, size_t errlen)
+/* The record's fields once check_record has passed it against job_spec. */
+static void job_from_tree(const struct json *v, struct jobfields *f)
+{
+	f->id = str_of(v, "job_id");
+	f->cls = str_of(v, "service_class");
+	f->submit = num_of(v, "submit_time_seconds");
+	f->start = num_of(v, "start_time_seconds");
+	f->end = num_of(v, "completion_time_seconds");
+	f->gpus = num_of(v, "gpu_count");
+	f->jct = num_of(v, "jct_seconds");
+	f->queue = num_of(v, "queue_seconds");
+	f->preemptions = int_of(v, "preemption_count");
+	f->runs = int_of(v, "run_count");
+	f->eval_pop = bool_of(v, "evaluation_population");
+}
+
+/* The cross-record rules every job_result passes, however it was read; *max_gpus tracks the
+ * largest job for the cluster check. */
+static int add_job(struct metrics_result *m, struct nd_reader *r, const struct jobfields *f, double *max_gpus, char *err, size_t errlen)
 {
 	if (m->n_runs || m->n_events || m->cluster) {
 		ndr_errorf(r, err, errlen, "job_result after run, preemption or cluster records");
 		return -1;
 	}
-	if (strcmp(f->cls, "HP") && strcmp(f->cls, "Spot")) {
-		ndr_errorf(r, err, errlen, "service_class must be 'HP' or 'Spot', not '%s'", f->cls);
+	if (!(f->submit <= f->start && f->start <= f->end)) {
+		ndr_errorf(r, err, errlen, "job_result '%s': needs submit <= start <= completion", f->id);
 		return -1;
 	}
 	if (m->n_jobs && strcmp(m->jobs[m->n_jobs - 1].id, f->id) >= 0) {
@@ -297,15 +428,19 @@ static int add_job(struct metrics_result *m, struct nd_reader *r, const struct j
 	j->eval_pop = f->eval_pop;
 	j->hp = !strcmp(f->cls, "HP");
 	j->id = arena_strndup(&m->arena, f->id, strlen(f->id));
+	if (f->gpus > *max_gpus)
+		*max_gpus = f->gpus;
 	return 0;
 }
 
 /*
  * Fast path for job_result lines exactly as sim-run writes them: every key in order (tenant_id
- * optional), plain strings and decimals, counts as non-negative integers. Such a line is the
- * record the parser would give, so it goes through the same add_job; any other line (a null
- * time, an escape, another order) is declined and parsed as before, with the same errors.
- * Result streams are mostly job_result lines; this is most of metrics' reading time.
+ * optional), plain strings and decimals, and every value inside job_spec's kind and range
+ * (identifiers by the identifier rule). Such a line is the record the parser would give and
+ * check_record would pass, so it goes through the same add_job; any other line (a null time,
+ * an escape, another order, a value out of range) is declined and parsed and checked as
+ * before, with the same errors. Result streams are mostly job_result lines; this is most of
+ * metrics' reading time.
  */
 struct fastjob {
 	char *buf;
@@ -315,11 +450,14 @@ struct fastjob {
 
 #define LIT(p, end, s) canon_lit(p, end, s, sizeof s - 1)
 
+static bool fast_id(const char *s)
+{
+	return !text_id_problem(s, strlen(s));
+}
+
 static int fast_job(void *vctx, const char *line, size_t len)
 {
 	static const char pre[] = "{\"type\":\"job_result\",\"job_id\":";
-	static const char *const times[] = { ",\"submit_time_seconds\":", ",\"start_time_seconds\":", ",\"completion_time_seconds\":",
-		",\"duration_seconds\":", ",\"gpu_count\":", NULL };
 	struct fastjob *c = vctx;
 	if (len < sizeof pre - 1 || memcmp(line, pre, sizeof pre - 1))
 		return 0;
@@ -327,15 +465,17 @@ static int fast_job(void *vctx, const char *line, size_t len)
 	memcpy(c->buf, line, len);
 	c->buf[len] = 0;
 	char *p = c->buf + sizeof pre - 1, *end = c->buf + len;
-	const char *model, *tenant;
-	double d, pre_d, runs_d;
+	const char *model, *tenant = NULL;
+	double duration, pre_d, runs_d;
 	bool is_int, pre_int, runs_int;
 	struct jobfields *f = &c->f;
-	if (!canon_str(&p, end, &f->id) || !LIT(&p, end, ",\"service_class\":") || !canon_str(&p, end, &f->cls))
+	if (!canon_str(&p, end, &f->id) || !LIT(&p, end, ",\"service_class\":") || !canon_str(&p, end, &f->cls) ||
+	    !LIT(&p, end, ",\"submit_time_seconds\":") || !canon_num(&p, end, &f->submit, &is_int) ||
+	    !LIT(&p, end, ",\"start_time_seconds\":") || !canon_num(&p, end, &f->start, &is_int) ||
+	    !LIT(&p, end, ",\"completion_time_seconds\":") || !canon_num(&p, end, &f->end, &is_int) ||
+	    !LIT(&p, end, ",\"duration_seconds\":") || !canon_num(&p, end, &duration, &is_int) ||
+	    !LIT(&p, end, ",\"gpu_count\":") || !canon_num(&p, end, &f->gpus, &is_int))
 		return 0;
-	for (const char *const *k = times; *k; k++)
-		if (!canon_lit(&p, end, *k, strlen(*k)) || !canon_num(&p, end, &d, &is_int))
-			return 0;
 	if (!LIT(&p, end, ",\"gpu_model\":") || !canon_str(&p, end, &model))
 		return 0;
 	if (LIT(&p, end, ",\"tenant_id\":") && !canon_str(&p, end, &tenant))
@@ -343,7 +483,7 @@ static int fast_job(void *vctx, const char *line, size_t len)
 	if (!LIT(&p, end, ",\"queue_seconds\":") || !canon_num(&p, end, &f->queue, &is_int) ||
 	    !LIT(&p, end, ",\"jct_seconds\":") || !canon_num(&p, end, &f->jct, &is_int) ||
 	    !LIT(&p, end, ",\"preemption_count\":") || !canon_num(&p, end, &pre_d, &pre_int) || !pre_int || pre_d < 0 ||
-	    !LIT(&p, end, ",\"run_count\":") || !canon_num(&p, end, &runs_d, &runs_int) || !runs_int || runs_d < 0 ||
+	    !LIT(&p, end, ",\"run_count\":") || !canon_num(&p, end, &runs_d, &runs_int) || !runs_int || runs_d < 1 ||
 	    !LIT(&p, end, ",\"evaluation_population\":"))
 		return 0;
 	if (LIT(&p, end, "true"))
@@ -353,6 +493,10 @@ static int fast_job(void *vctx, const char *line, size_t len)
 	else
 		return 0;
 	if (p + 1 != end || *p != '}')
+		return 0;
+	/* job_spec's kinds and ranges: anything else is left to check_record and its message */
+	if (!fast_id(f->id) || (strcmp(f->cls, "HP") && strcmp(f->cls, "Spot")) || !fast_id(model) || (tenant && !fast_id(tenant)) ||
+	    !(f->submit >= 0 && f->start >= 0 && f->end >= 0 && duration > 0 && f->gpus > 0 && f->queue >= 0 && f->jct >= 0))
 		return 0;
 	f->preemptions = (long long)pre_d;
 	f->runs = (long long)runs_d;
@@ -365,6 +509,7 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 	struct arena scratch;
 	struct json *v;
 	int rc = -1;
+	double max_gpus = 0;     /* the largest job, checked against the cluster's capacity */
 	memset(m, 0, sizeof *m);
 	arena_init(&m->arena);
 	arena_init(&scratch);
@@ -383,70 +528,62 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 		if (ev == ND_END)
 			break;
 		if (ev == ND_RECORD && !v) {
-			if (add_job(m, r, &fast.f, err, errlen))
+			if (add_job(m, r, &fast.f, &max_gpus, err, errlen))
 				goto out;
 			continue;
 		}
 		const char *type = json_get(v, "type")->u.str.s;
 		if (!strcmp(type, "job_result")) {
 			struct jobfields f;
-			if (need_keys(r, v, job_keys, err, errlen) || !(f.id = string(r, v, "job_id", err, errlen)) ||
-			    !(f.cls = string(r, v, "service_class", err, errlen)) || num(r, v, "jct_seconds", &f.jct, err, errlen) ||
-			    num(r, v, "queue_seconds", &f.queue, err, errlen) ||
-			    integer(r, v, "preemption_count", &f.preemptions, err, errlen) || integer(r, v, "run_count", &f.runs, err, errlen) ||
-			    boolean(r, v, "evaluation_population", &f.eval_pop, err, errlen) || add_job(m, r, &f, err, errlen))
+			if (check_record(r, v, SPEC(job_spec), err, errlen))
+				goto out;
+			job_from_tree(v, &f);
+			if (add_job(m, r, &f, &max_gpus, err, errlen))
 				goto out;
 		} else if (!strcmp(type, "run")) {
-			if (need_keys(r, v, run_keys, err, errlen))
+			if (check_record(r, v, SPEC(run_spec), err, errlen))
 				goto out;
-			m->runs = xgrow(m->runs, &m->cap_runs, m->n_runs + 1, sizeof *m->runs);
-			struct mres_run *x = &m->runs[m->n_runs];
-			const char *id = string(r, v, "job_id", err, errlen), *reason = id ? string(r, v, "end_reason", err, errlen) : NULL;
-			if (!reason || num(r, v, "start_time_seconds", &x->start, err, errlen) ||
-			    boolean(r, v, "guarantee_succeeded", &x->succeeded, err, errlen))
-				goto out;
+			const char *id = str_of(v, "job_id");
 			long k = find_job(m, id);
 			if (k < 0) {
 				ndr_errorf(r, err, errlen, "run of unknown job '%s'", id);
 				goto out;
 			}
-			if (strcmp(reason, "completed") && strcmp(reason, "preempted")) {
-				ndr_errorf(r, err, errlen, "end_reason must be 'completed' or 'preempted'");
+			if (!(num_of(v, "start_time_seconds") <= num_of(v, "end_time_seconds"))) {
+				ndr_errorf(r, err, errlen, "run of '%s' ends before it starts", id);
 				goto out;
 			}
+			m->runs = xgrow(m->runs, &m->cap_runs, m->n_runs + 1, sizeof *m->runs);
+			struct mres_run *x = &m->runs[m->n_runs++];
 			x->job = (size_t)k;
-			x->preempted = !strcmp(reason, "preempted");
-			m->n_runs++;
+			x->start = num_of(v, "start_time_seconds");
+			x->preempted = !strcmp(str_of(v, "end_reason"), "preempted");
+			x->succeeded = bool_of(v, "guarantee_succeeded");
 		} else if (!strcmp(type, "preemption")) {
-			if (need_keys(r, v, event_keys, err, errlen))
+			if (check_record(r, v, SPEC(event_spec), err, errlen))
 				goto out;
-			m->events = xgrow(m->events, &m->cap_events, m->n_events + 1, sizeof *m->events);
-			struct mres_event *e = &m->events[m->n_events];
-			const char *id = string(r, v, "preempted_job_id", err, errlen);
-			if (!id || num(r, v, "time_seconds", &e->time, err, errlen) || num(r, v, "rollback_seconds", &e->rollback, err, errlen) ||
-			    num(r, v, "overhead_seconds", &e->overhead, err, errlen) || num(r, v, "added_gpu_seconds", &e->added, err, errlen))
-				goto out;
+			const char *id = str_of(v, "preempted_job_id"), *by = str_of(v, "triggering_job_id");
 			long k = find_job(m, id);
-			if (k < 0) {
-				ndr_errorf(r, err, errlen, "preemption of unknown job '%s'", id);
+			if (k < 0 || find_job(m, by) < 0) {
+				ndr_errorf(r, err, errlen, "preemption of unknown job '%s'", k < 0 ? id : by);
 				goto out;
 			}
+			m->events = xgrow(m->events, &m->cap_events, m->n_events + 1, sizeof *m->events);
+			struct mres_event *e = &m->events[m->n_events++];
 			e->victim = (size_t)k;
-			m->n_events++;
+			e->time = num_of(v, "time_seconds");
+			e->rollback = num_of(v, "rollback_seconds");
+			e->overhead = num_of(v, "overhead_seconds");
+			e->added = num_of(v, "added_gpu_seconds");
 		} else if (!strcmp(type, "cluster")) {
-			if (need_keys(r, v, cluster_keys, err, errlen))
+			if (check_record(r, v, SPEC(cluster_spec), err, errlen))
 				goto out;
 			if (m->cluster) {
 				ndr_errorf(r, err, errlen, "more than one cluster record");
 				goto out;
 			}
-			long long i;
-			double d;
-			if (integer(r, v, "node_count", &i, err, errlen) || integer(r, v, "capacity_gpus", &i, err, errlen))
+			if (check_cluster(r, v, max_gpus, err, errlen))
 				goto out;
-			for (const char *const *k = cluster_keys + 3; *k; k++)
-				if (num(r, v, *k, &d, err, errlen))
-					goto out;
 			m->cluster = json_clone(&m->arena, v);
 		} else if (!strcmp(type, "control_decision")) {
 			if (!json_get(m->header, "controller")) {
@@ -478,6 +615,10 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 		}
 	}
 	memcpy(m->fingerprint, ndr_fingerprint(r), 33);
+	if (!m->n_jobs) {
+		ndr_errorf(r, err, errlen, "result stream has no job_result records");
+		goto out;
+	}
 	if (!m->cluster) {
 		ndr_errorf(r, err, errlen, "result stream has no cluster record");
 		goto out;

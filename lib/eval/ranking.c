@@ -1,4 +1,5 @@
 #include "eval/ranking.h"
+#include "core/text.h"
 #include "core/die.h"
 #include "core/ndjson.h"
 #include <stdio.h>
@@ -276,7 +277,7 @@ int rank_check(const struct json *rec, char *err, size_t errlen)
 		"selected_action_ids", "selected_policy_fingerprints", "ranking_fingerprint", NULL
 	};
 	char e[200];
-	if (nd_check_keys(rec, keys, e, sizeof e)) {
+	if (nd_check_keys(rec, ND_KEYS(keys), e, sizeof e)) {
 		snprintf(err, errlen, "ranking record: %s", e);
 		return -1;
 	}
@@ -296,11 +297,17 @@ int rank_check(const struct json *rec, char *err, size_t errlen)
 		snprintf(err, errlen, "ranking record: malformed selection or candidates");
 		return -1;
 	}
-	for (size_t i = 0; i < ids->u.arr.n; i++)
-		if (ids->u.arr.items[i]->kind != JSON_STRING || fps->u.arr.items[i]->kind != JSON_STRING) {
+	for (size_t i = 0; i < ids->u.arr.n; i++) {
+		const struct json *id = ids->u.arr.items[i];
+		if (id->kind != JSON_STRING || fps->u.arr.items[i]->kind != JSON_STRING) {
 			snprintf(err, errlen, "ranking record: selected ids and fingerprints must be strings");
 			return -1;
 		}
+		if (text_id_problem(id->u.str.s, id->u.str.len)) {
+			snprintf(err, errlen, "ranking record: a selected action id %s", text_id_problem(id->u.str.s, id->u.str.len));
+			return -1;
+		}
+	}
 	if (!ev_self_fp_ok(rec, "ranking_fingerprint")) {
 		snprintf(err, errlen, "ranking record: 'ranking_fingerprint' does not verify (the record was edited)");
 		return -1;

@@ -2,6 +2,7 @@
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
+#include "core/text.h"
 #include "core/zio.h"
 #include "eval/evidence.h"
 #include <stdio.h>
@@ -25,6 +26,18 @@ static int fail(char *err, size_t errlen, const char *path, const char *what, co
 	return -1;
 }
 
+/* SLO and constraint ids follow the identifier rule (core/text.h). */
+static int id_bad(char *err, size_t errlen, const char *path, const char *what, const char *key, const struct json *v)
+{
+	const char *why = text_id_problem(v->u.str.s, v->u.str.len);
+	if (!why)
+		return 0;
+	char q[100], msg[200];
+	text_quote(q, sizeof q, v->u.str.s, v->u.str.len);
+	snprintf(msg, sizeof msg, "'%s' '%s' %s", key, q, why);
+	return fail(err, errlen, path, what, msg);
+}
+
 static int load_constraint(struct slo_constraint *c, const struct json *v, const char *path, size_t idx, char *err, size_t errlen)
 {
 	static const char *const keys[] = { "id", "metric", "operator", "threshold", "severity", NULL };
@@ -33,11 +46,13 @@ static int load_constraint(struct slo_constraint *c, const struct json *v, const
 	snprintf(what, sizeof what, "constraint %zu", idx + 1);
 	if (v->kind != JSON_OBJECT)
 		return fail(err, errlen, path, what, "not an object");
-	if (nd_check_keys(v, keys, e, sizeof e))
+	if (nd_check_keys(v, ND_KEYS(keys), e, sizeof e))
 		return fail(err, errlen, path, what, e);
 	struct json *id = json_get(v, "id");
 	if (!nonempty_str(id))
 		return fail(err, errlen, path, what, "'id' must be a non-empty string");
+	if (id_bad(err, errlen, path, what, "id", id))
+		return -1;
 	c->id = id->u.str.s;
 	snprintf(what, sizeof what, "constraint '%s'", c->id);
 	struct json *m = json_get(v, "metric");
@@ -74,7 +89,7 @@ static int load_constraint(struct slo_constraint *c, const struct json *v, const
 	}
 	if (t->kind != JSON_OBJECT)
 		return fail(err, errlen, path, what, "'threshold' must be a number or a baseline_relative object");
-	if (nd_check_keys(t, tkeys, e, sizeof e))
+	if (nd_check_keys(t, ND_KEYS(tkeys), e, sizeof e))
 		return fail(err, errlen, path, what, e);
 	const char *kind = ev_str(t, "kind");
 	if (!kind || strcmp(kind, "baseline_relative")) {
@@ -110,7 +125,7 @@ static int load_ranking(struct slo_spec *s, const struct json *r, const char *pa
 	char e[200];
 	if (r->kind != JSON_OBJECT)
 		return fail(err, errlen, path, "ranking", "not an object");
-	if (nd_check_keys(r, keys, e, sizeof e))
+	if (nd_check_keys(r, ND_KEYS(keys), e, sizeof e))
 		return fail(err, errlen, path, "ranking", e);
 	for (int i = 0; i < 3; i++) {
 		const char *m = ev_str(r, names[i]);
@@ -156,7 +171,7 @@ int slo_load(struct slo_spec *s, const char *path, struct arena *a, char *err, s
 		return fail(err, errlen, path, "", e);
 	if (doc->kind != JSON_OBJECT)
 		return fail(err, errlen, path, "", "SLO spec is not a JSON object");
-	if (nd_check_keys(doc, keys, e, sizeof e))
+	if (nd_check_keys(doc, ND_KEYS(keys), e, sizeof e))
 		return fail(err, errlen, path, "", e);
 	const char *schema = ev_str(doc, "schema_version");
 	if (!schema || strcmp(schema, SLO_SPEC_SCHEMA)) {
@@ -166,6 +181,8 @@ int slo_load(struct slo_spec *s, const char *path, struct arena *a, char *err, s
 	struct json *name = json_get(doc, "name");
 	if (!nonempty_str(name))
 		return fail(err, errlen, path, "", "'name' must be a non-empty string");
+	if (id_bad(err, errlen, path, "", "name", name))
+		return -1;
 	s->name = name->u.str.s;
 	struct json *cs = json_get(doc, "constraints");
 	if (!cs || cs->kind != JSON_ARRAY || cs->u.arr.n == 0)
@@ -329,7 +346,7 @@ int slo_audit_check(const struct json *rec, char *err, size_t errlen)
 		"soft_violation_count", "hard_constraint_count", "definition", "audit_fingerprint", NULL
 	};
 	char e[200];
-	if (nd_check_keys(rec, keys, e, sizeof e)) {
+	if (nd_check_keys(rec, ND_KEYS(keys), e, sizeof e)) {
 		snprintf(err, errlen, "audit record: %s", e);
 		return -1;
 	}
@@ -369,5 +386,10 @@ int slo_audit_check(const struct json *rec, char *err, size_t errlen)
 		snprintf(err, errlen, "audit record: 'baseline' must be an object");
 		return -1;
 	}
+	if (ev_check_id(rec, "action_id", err, errlen))
+		return -1;
+	for (size_t i = 0; i < cons->u.arr.n; i++)
+		if (ev_check_id(cons->u.arr.items[i], "id", err, errlen))
+			return -1;
 	return 0;
 }

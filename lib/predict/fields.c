@@ -1,5 +1,6 @@
 /* Checked readers of controller config fields, shared by both controller families. */
 #include "predict/internal.h"
+#include "core/text.h"
 #include "predict/predict.h"
 #include <math.h>
 #include <stdio.h>
@@ -50,11 +51,16 @@ int pcf_str(const struct json *v, const char *key, const char **out, char *err, 
 		snprintf(err, errlen, "'%s' must be a string", key);
 		return -1;
 	}
-	for (size_t i = 0; i < v->u.str.len; i++)
-		if ((unsigned char)v->u.str.s[i] < 0x20 || v->u.str.s[i] == 0x7f) {
-			snprintf(err, errlen, "'%s' must not contain control characters", key);
-			return -1;
-		}
+	/* Every string of a controller config is an identifier (ids, model and calendar
+	 * names) that can reach a result header, a page or a chart: the one identifier rule
+	 * (an empty one is left to the field's own check). */
+	const char *why = v->u.str.len ? text_id_problem(v->u.str.s, v->u.str.len) : NULL;
+	if (why) {
+		char q[100];
+		text_quote(q, sizeof q, v->u.str.s, v->u.str.len);
+		snprintf(err, errlen, "'%s' '%s' %s", key, q, why);
+		return -1;
+	}
 	*out = v->u.str.s;
 	return 0;
 }

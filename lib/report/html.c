@@ -23,24 +23,40 @@ static void esc(struct strbuf *sb, const char *s)
 	}
 }
 
-/* A gnuplot single-quoted string (noenhanced charts: only quotes need care). */
+/*
+ * Data never enters gnuplot's command language: every label that comes from the input
+ * (policy and arm ids, window ids, stage names, the baseline's name) is a double-quoted
+ * string in a chart's data file, read back with xtic(N) or title columnheader(N). The
+ * scripts hold only constants and numbers we format. In a data file gnuplot reads '\\'
+ * as one backslash; a '"' would end the string and is written as '\''; a control
+ * character (which the identifier rule already refuses) would end the line and becomes '?'.
+ */
+/* The one place a value reaches a gnuplot command (the rolling timeline's ytics labels):
+ * a complete single-quoted string, where gnuplot gives no character a meaning but the
+ * quote, written twice; a control character (the identifier rule refuses them) becomes
+ * '?', so nothing can end the command. */
 static void gp_str(struct strbuf *sb, const char *s)
 {
 	sb_addc(sb, '\'');
 	for (; s && *s; s++) {
-		if (*s == '\'')
+		unsigned char c = (unsigned char)*s;
+		if (c == '\'')
 			sb_addc(sb, '\'');
-		sb_addc(sb, *s);
+		sb_addc(sb, c < 0x20 || c == 0x7f ? '?' : (char)c);
 	}
 	sb_addc(sb, '\'');
 }
 
-/* A double-quoted string in a gnuplot data file (for xtic labels). */
 static void gp_datastr(struct strbuf *sb, const char *s)
 {
 	sb_addc(sb, '"');
-	for (; s && *s; s++)
-		sb_addc(sb, *s == '"' || *s == '\n' ? '\'' : *s);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\\')
+			sb_adds(sb, "\\\\");
+		else
+			sb_addc(sb, c == '"' ? '\'' : c < 0x20 || c == 0x7f ? '?' : (char)c);
+	}
 	sb_addc(sb, '"');
 }
 
@@ -177,6 +193,12 @@ static int series_charts(struct page *pg, char *err, size_t errlen)
 	for (size_t c = 0; c < sizeof kinds / sizeof *kinds; c++) {
 		struct rp_chart *ch = new_chart(pg, kinds[c].id, 960, kinds[c].which == 0 ? 400 : 340);
 		size_t nb = pg->o->bins;
+		gp_datastr(&ch->data, "hours");
+		for (size_t p = 0; p < n; p++) {
+			sb_addc(&ch->data, ' ');
+			gp_datastr(&ch->data, pol[p]->action_id);
+		}
+		sb_addc(&ch->data, '\n');
 		for (size_t b = 0; b <= nb; b++) {
 			size_t bi = b < nb ? b : nb - 1;
 			double x = b < nb ? pg->t0 + (pg->t1 - pg->t0) * (double)b / (double)nb : pg->t1;
@@ -189,15 +211,13 @@ static int series_charts(struct page *pg, char *err, size_t errlen)
 			sb_addc(&ch->data, '\n');
 		}
 		struct strbuf *s = &ch->script;
-		sb_addf(s, "set xlabel 'hours since the trace origin'\nset ylabel ");
-		gp_str(s, kinds[c].ylabel);
+		sb_addf(s, "set xlabel 'hours since the trace origin'\nset ylabel '%s'", kinds[c].ylabel);
 		sb_addf(s, "\nset xrange [%.9g:%.9g]\nset yrange [0:*]\n", pg->t0 / 3600.0, pg->t1 / 3600.0);
 		window_object(s, pg);
 		sb_adds(s, "plot ");
-		for (size_t p = 0; p < n; p++) {
-			sb_addf(s, "%sdatafile using 1:%zu with steps lt %zu lw %.1f title ", p ? ", " : "", p + 2, p + 1, p < 5 ? 3.4 - 0.6 * (double)p : 1.0);
-			gp_str(s, pol[p]->action_id);
-		}
+		for (size_t p = 0; p < n; p++)
+			sb_addf(s, "%sdatafile using 1:%zu with steps lt %zu lw %.1f title columnheader(%zu)", p ? ", " : "", p + 2, p + 1,
+				p < 5 ? 3.4 - 0.6 * (double)p : 1.0, p + 2);
 		if (kinds[c].which == 0) {
 			double cap = pol[0]->result->capacity_gpus;
 			bool same = true;
@@ -355,6 +375,15 @@ static void uplift_chart(struct page *pg)
 		/* Per window: each arm's allocation minus the baseline's, as clustered bars. */
 		struct rp_chart *ch = new_chart(pg, "uplift", 960, 360);
 		size_t row = 0;
+		gp_datastr(&ch->data, "row");
+		sb_addc(&ch->data, ' ');
+		gp_datastr(&ch->data, "window");
+		for (size_t a = 0; a < narms; a++)
+			if (strcmp(arms[a], base)) {
+				sb_addc(&ch->data, ' ');
+				gp_datastr(&ch->data, arms[a]);
+			}
+		sb_addc(&ch->data, '\n');
 		for (size_t i = 0; i < m->nstudy; i++) {
 			const struct json *w = m->study[i].rec;
 			if (!is_window_record(w))
@@ -375,15 +404,15 @@ static void uplift_chart(struct page *pg)
 			sb_addc(&ch->data, '\n');
 		}
 		struct strbuf *s = &ch->script;
-		sb_addf(s, "set ylabel 'allocation minus %s (pp)'\nset xlabel 'evaluation window'\n"
+		sb_addf(s, "set ylabel 'allocation minus the baseline (pp)'\nset xlabel 'evaluation window'\n"
 			   "set style data histogram\nset style histogram clustered gap 1\nset style fill solid 0.85 noborder\n"
-			   "set xrange [-0.6:%zu.6]\nset xtics rotate by -30 left font ',10'\nset xzeroaxis lt -1 lw 1\nplot ", base, row ? row - 1 : 0);
+			   "set xrange [-0.6:%zu.6]\nset xtics rotate by -30 left font ',10'\nset xzeroaxis lt -1 lw 1\nplot ", row ? row - 1 : 0);
 		size_t col = 3;
 		for (size_t a = 0; a < narms; a++) {
 			if (!strcmp(arms[a], base))
 				continue;
-			sb_addf(s, "%sdatafile using %zu%s lt %zu title ", col > 3 ? ", " : "", col, col == 3 ? ":xtic(2)" : "", a + 1);
-			gp_str(s, arms[a]);
+			sb_addf(s, "%sdatafile using %zu%s lt %zu title columnheader(%zu)", col > 3 ? ", " : "", col, col == 3 ? ":xtic(2)" : "",
+				a + 1, col);
 			col++;
 		}
 		sb_addc(s, '\n');
@@ -408,10 +437,10 @@ static void uplift_chart(struct page *pg)
 		sb_addc(&ch->data, '\n');
 	}
 	if (ch)
-		sb_addf(&ch->script, "unset key\nset ylabel 'allocation minus %s (pp)'\nset xrange [-0.6:%zu.6]\nset boxwidth 0.55\n"
+		sb_addf(&ch->script, "unset key\nset ylabel 'allocation minus the baseline (pp)'\nset xrange [-0.6:%zu.6]\nset boxwidth 0.55\n"
 				     "set style fill solid 0.85 noborder\nset xzeroaxis lt -1 lw 1\nset xtics font ',10'\n"
 				     "plot datafile using 1:2:xtic(5) with boxes lc rgb '#4a78b0', '' using 1:2:3:4 with yerrorbars lc rgb '#333333' pt -1\n",
-			base, row ? row - 1 : 0);
+			row ? row - 1 : 0);
 }
 
 static void stage_table(struct strbuf *sb, const struct json *stages)
@@ -555,8 +584,13 @@ static void study_section(struct strbuf *sb, const struct page *pg)
 		grid_from_windows(sb, m, arms, narms);
 	else if (sel)
 		grid_from_selection(sb, sel);
-	figure(sb, pg, "uplift", nwindow_records(m) ? "Allocation uplift over the FIFO baseline per window and arm (percentage points of capacity)."
-						    : "Mean allocation uplift over the FIFO baseline per arm, with the range over windows (percentage points).");
+	struct strbuf cap;
+	sb_init(&cap);
+	sb_addf(&cap, nwindow_records(m) ? "Allocation uplift over the baseline %s per window and arm (percentage points of capacity)."
+					 : "Mean allocation uplift over the baseline %s per arm, with the range over windows (percentage points).",
+		study_baseline(m) ? study_baseline(m) : "");
+	figure(sb, pg, "uplift", cap.buf);   /* escaped there, as every caption */
+	sb_release(&cap);
 	aggregate_table(sb, m);
 	if (sel) {
 		const struct json *ids = rp_ranking_selected(sel);
@@ -929,7 +963,9 @@ static void threshold_head(struct strbuf *sb, const struct json *r)
 			sb_addf(sb, " %+.4g", add);
 	} else
 		metric_html(sb, rp_str(r, "metric"), rp_num(r, "threshold"));
-	sb_addf(sb, " &middot; %s</small>", rp_str(r, "severity") ? rp_str(r, "severity") : "?");
+	sb_adds(sb, " &middot; ");
+	esc(sb, rp_str(r, "severity") ? rp_str(r, "severity") : "?");
+	sb_adds(sb, "</small>");
 }
 
 static void slo_section(struct strbuf *sb, const struct page *pg)
@@ -980,8 +1016,9 @@ static void slo_section(struct strbuf *sb, const struct page *pg)
 			}
 			const char *st = rp_str(r, "status");
 			const char *cls = st && !strcmp(st, "passed") ? "pass" : st && !strcmp(st, "failed") ? "fail" : "na";
-			sb_addf(sb, "<td class=\"%s\" title=\"%s\">%s ", cls, st ? st : "?",
-				!strcmp(cls, "pass") ? "&#10003;" : !strcmp(cls, "fail") ? "&#10007;" : "?");
+			sb_addf(sb, "<td class=\"%s\" title=\"", cls);
+			esc(sb, st ? st : "?");
+			sb_addf(sb, "\">%s ", !strcmp(cls, "pass") ? "&#10003;" : !strcmp(cls, "fail") ? "&#10007;" : "?");
 			metric_html(sb, rp_str(r, "metric"), rp_num(r, "observed"));
 			sb_addf(sb, "<small>%s ", op_html(rp_str(r, "operator")));
 			metric_html(sb, rp_str(r, "metric"), rp_num(r, "threshold"));

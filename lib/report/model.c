@@ -2,7 +2,9 @@
 #include "report/report.h"
 #include "core/die.h"
 #include "core/ndjson.h"
+#include "core/text.h"
 #include "core/zio.h"
+#include "eval/evidence.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +100,7 @@ struct reader_state {
 	/* records of the current stream waiting for its end fingerprint */
 	struct { struct rp_rec **list; size_t *count; size_t first; } pending[5];
 	size_t npending;
+	char bad[1024];                /* the first record of the stream that does not verify */
 };
 
 static char *keep(struct rp_model *m, const char *s)
@@ -297,6 +300,11 @@ static int record(struct reader_state *st, const struct json *rec, char *err, si
 {
 	struct rp_model *m = st->m;
 	const char *type = rp_str(rec, "type");
+	char e[600];
+	/* the verification rank, aggregate and approve --verify run: an edited audit, ranking or
+	 * study record (even in a resealed stream) is refused, not shown */
+	if (!st->bad[0] && ev_verify(rec, e, sizeof e))
+		ndr_errorf(st->r, st->bad, sizeof st->bad, "%s", e);   /* reported once the stream verifies */
 	const char *schema = rp_str(st->header, "schema");
 	bool in_result = schema && strstr(schema, "result");
 	if (!strcmp(type, "job_result") || (in_result && !strcmp(type, "job")))
@@ -364,10 +372,19 @@ int rp_model_read(struct rp_model *m, const char *path, char *err, size_t errlen
 			st.header = json_clone(&m->a, rec);
 			st.result = NULL;
 			st.npending = 0;
+			const char *action = header_action_id(rec);
+			if (action && text_id_problem(action, strlen(action))) {
+				ndr_errorf(st.r, err, errlen, "header: 'policy.action_id' %s", text_id_problem(action, strlen(action)));
+				goto out;
+			}
 		} else if (ev == ND_RECORD) {
 			if (record(&st, rec, err, errlen))
 				goto out;
 		} else {
+			if (st.bad[0]) {
+				snprintf(err, errlen, "%s", st.bad);
+				goto out;
+			}
 			const char *fp = keep(m, ndr_fingerprint(st.r));
 			for (size_t k = 0; k < st.npending; k++)
 				for (size_t i = st.pending[k].first; i < *st.pending[k].count; i++)
@@ -393,38 +410,20 @@ int rp_model_read_approvals(struct rp_model *m, const char *path, char *err, siz
 {
 	if (access(path, F_OK) != 0)
 		return 0;   /* nobody has approved anything yet */
-	struct zio_reader *z = zr_open(path, false, err, errlen);
-	if (!z)
-		return -1;
-	struct arena scratch;
-	arena_init(&scratch);
-	const char *line;
+	char *buf;
 	size_t len;
-	bool nl;
-	unsigned long lineno = 0;
-	int rc;
-	while ((rc = zr_getline(z, &line, &len, &nl, err, errlen)) == 1) {
-		lineno++;
-		struct json *rec;
-		char jerr[200];
-		if (!nl) {
-			snprintf(err, errlen, "%s:%lu: torn last line (no newline)", path, lineno);
-			rc = -1;
-			break;
-		}
-		if (json_parse(&scratch, line, len, &rec, jerr, sizeof jerr) || rec->kind != JSON_OBJECT ||
-		    !rp_str(rec, "type") || strcmp(rp_str(rec, "type"), "approval") || !rp_str(rec, "ranking_fingerprint")) {
-			snprintf(err, errlen, "%s:%lu: not an 'approval' record", path, lineno);
-			rc = -1;
-			break;
-		}
+	if (zio_slurp(path, &buf, &len, err, errlen))
+		return -1;
+	/* the whole log, verified exactly as approve --verify does: fingerprints and chain */
+	struct ev_approvals log;
+	int rc = ev_approvals_read(&log, buf, len, path, &m->a, err, errlen);
+	free(buf);
+	for (size_t i = 0; rc == 0 && i < log.n; i++) {
 		m->approvals = xgrow(m->approvals, &m->cap_approvals, m->napprovals + 1, sizeof *m->approvals);
-		m->approvals[m->napprovals++] = (struct rp_rec){ json_clone(&m->a, rec), NULL, keep(m, path) };
-		arena_reset(&scratch);
+		m->approvals[m->napprovals++] = (struct rp_rec){ log.rec[i], NULL, keep(m, path) };
 	}
-	arena_release(&scratch);
-	zr_close(z);
-	return rc < 0 ? -1 : 0;
+	ev_approvals_release(&log);
+	return rc;
 }
 
 /* ---- joining ---- */

@@ -116,7 +116,7 @@ int roll_config_load(struct roll_config *c, const char *path, struct arena *a, c
 	if (roll_json_load(path, a, &c->doc, err, errlen))
 		return -1;
 	const struct json *d = c->doc;
-	if (nd_check_keys(d, keys, e, sizeof e))
+	if (nd_check_keys(d, ND_KEYS(keys), e, sizeof e))
 		return fail(err, errlen, path, e);
 	const char *schema = str_key(d, "schema_version", true, e, sizeof e);
 	if (!schema)
@@ -245,7 +245,7 @@ int roll_catalog_load(struct roll_catalog *cat, const char *path, struct arena *
 	memset(cat, 0, sizeof *cat);
 	if (roll_json_load(path, a, &d, err, errlen))
 		return -1;
-	if (nd_check_keys(d, keys, e, sizeof e))
+	if (nd_check_keys(d, ND_KEYS(keys), e, sizeof e))
 		return fail(err, errlen, path, e);
 	const char *schema = str_key(d, "schema_version", true, e, sizeof e);
 	if (!schema)
@@ -273,7 +273,7 @@ int roll_catalog_load(struct roll_catalog *cat, const char *path, struct arena *
 	struct json *fx = json_get(d, "fixed_execution_controls");
 	if (!fx || fx->kind != JSON_OBJECT)
 		return fail(err, errlen, path, "'fixed_execution_controls' must be an object");
-	if (nd_check_keys(fx, fixed_keys, e, sizeof e))
+	if (nd_check_keys(fx, ND_KEYS(fixed_keys), e, sizeof e))
 		return fail(err, errlen, path, e);
 	struct json *fb = json_get(d, "forbidden");
 	if (fb && fb->kind != JSON_ARRAY)

@@ -633,7 +633,7 @@ int roll_progress_load(struct roll_controller *c, const struct json *rec, char *
 		"request_fingerprints", NULL };
 	struct roll_progress p;
 	memset(&p, 0, sizeof p);
-	if (nd_check_keys(rec, keys, err, errlen))
+	if (nd_check_keys(rec, ND_KEYS(keys), err, errlen))
 		return -1;
 	if (get_count(rec, "decision_index", &p.index, err, errlen) || get_count(rec, "candidate_simulation_count", &p.simulations, err, errlen) ||
 	    get_count(rec, "llm_call_count", &p.llm_calls, err, errlen) || get_count(rec, "prompt_tokens", &p.prompt_tokens, err, errlen) ||

@@ -267,6 +267,28 @@ static int idle_check(struct sim *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* A futile eviction cycle: the step was reached only through a Spot guarantee expiring,
+ * it evicted, and no HP job it evicted for could start. The original repeats such a step
+ * every guarantee period until the Spot work is done (forever when rollback and overhead
+ * eat the progress); after SIM_MAX_FUTILE_STEPS in a row sim-run stops and names the jobs. */
+static int futile_check(struct sim *s, size_t first_event, char *err, size_t errlen)
+{
+	const struct sim_output *o = s->out;
+	bool futile = s->by_guarantee;
+	for (size_t i = first_event; i < o->n_events && futile; i++)
+		futile = !s->jobs[o->events[i].trigger].running;
+	s->futile_steps = futile ? s->futile_steps + 1 : 0;
+	if (s->futile_steps < SIM_MAX_FUTILE_STEPS)
+		return 0;
+	const struct sim_preemption *e = &o->events[o->n_events - 1];
+	snprintf(err, errlen, "futile eviction cycle: %d guarantee expiries in a row each evicted Spot work for HP jobs that still "
+		 "could not start (last at time %.17g: Spot '%s' evicted for HP '%s', %zu eviction(s) in that step); the original engine "
+		 "repeats this every %lld s until the Spot jobs finish: stopped (limit SIM_MAX_FUTILE_STEPS, see sim-run(1) LIMITS)",
+		 SIM_MAX_FUTILE_STEPS, s->now, s->jobs[e->victim].tj->id, s->jobs[e->trigger].tj->id, o->n_events - first_event,
+		 s->p->guarantee_seconds);
+	return -1;
+}
+
 /* One loop iteration (simulator.md §3.3): the instant at now, then the clock moves to the
  * next event time and that time's completions are processed. */
 static int step(struct sim *s, char *err, size_t errlen)
@@ -285,8 +307,14 @@ static int step(struct sim *s, char *err, size_t errlen)
 	if (s->hooks.at_instant && s->hooks.at_instant(s->hooks.ctx, s, err, errlen))
 		return -1;
 	start_pass(s);
-	if (preempt(s))
+	size_t first_event = o->n_events;
+	if (preempt(s)) {
 		start_pass(s);
+		if (futile_check(s, first_event, err, errlen))
+			return -1;
+	} else
+		s->futile_steps = 0;
+	bool by_guarantee = false;     /* the next step's time comes from a guarantee expiry alone */
 	double thr = s->now + SIM_EPS, next = INFINITY;
 	if (s->next_arrival < s->n && s->jobs[s->next_arrival].submit > thr)
 		next = s->jobs[s->next_arrival].submit;
@@ -298,8 +326,10 @@ static int step(struct sim *s, char *err, size_t errlen)
 		if (c < next)
 			next = c;
 		c = running_next_guarantee(s, thr);
-		if (c < next)
+		if (c < next) {
 			next = c;
+			by_guarantee = true;
+		}
 	}
 	if (s->hooked) {
 		if (next == INFINITY) {
@@ -309,12 +339,15 @@ static int step(struct sim *s, char *err, size_t errlen)
 			s->idle_since = NAN;
 		if (s->hooks.next_wakeup) {
 			c = s->hooks.next_wakeup(s->hooks.ctx, s, thr);
-			if (c > thr && c < next)
+			if (c > thr && c < next) {
 				next = c;
+				by_guarantee = false;
+			}
 		}
 	}
 	if (next == INFINITY)
 		return stuck(s, err, errlen);
+	s->by_guarantee = by_guarantee;
 	double delta = next - s->now;
 	double a = s->cap - s->tfree;
 	o->allocated += a * delta;

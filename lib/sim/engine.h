@@ -26,6 +26,10 @@
 #include <stddef.h>
 
 #define SIM_EPS 1e-9
+/* Consecutive futile eviction steps (reached only by a guarantee expiring; no HP job the
+ * evictions were for could start) after which sim_run stops with an error naming the jobs:
+ * the original repeats such a step every guarantee period until the Spot work is done. */
+#define SIM_MAX_FUTILE_STEPS 100000
 
 struct sim_job_result {
 	double start;              /* first start */
@@ -66,7 +70,8 @@ struct sim_output {
 	unsigned long long iterations;         /* main-loop steps, for benchmarks */
 };
 
-/* Run the simulation. 0, or -1 with a message (e.g. "cannot make progress ..." naming the stuck jobs). */
+/* Run the simulation. 0, or -1 with a message naming the jobs ("cannot make progress ...",
+ * "futile eviction cycle ..."). */
 int sim_run(const struct trace *t, const struct sim_policy *p, struct sim_output *out, char *err, size_t errlen);
 void sim_output_release(struct sim_output *out);
 

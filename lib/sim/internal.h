@@ -62,6 +62,8 @@ struct sim {
 	bool class_lanes;                  /* queue lanes also split by class (fifo with a gate) */
 	size_t next_arrival;
 	double cap;
+	bool by_guarantee;                 /* this step's time came from a guarantee expiry alone */
+	long futile_steps;                 /* futile eviction steps in a row (engine.c, SIM_MAX_FUTILE_STEPS) */
 	/* kept only when hooked */
 	double hp_outstanding;
 	struct xsum spot_backlog, running_spot;

@@ -1,6 +1,7 @@
 #include "sim/policy.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
+#include "core/text.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,13 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 		snprintf(err, errlen, "'action_id' must not be empty");
 		return -1;
 	}
+	const char *why = text_id_problem(p->action_id, strlen(p->action_id));
+	if (why) {
+		char q[100];
+		text_quote(q, sizeof q, p->action_id, strlen(p->action_id));
+		snprintf(err, errlen, "'action_id' '%s' %s", q, why);
+		return -1;
+	}
 	if (!(s = get_string(doc, "scheduler", err, errlen)))
 		return -1;
 	if (!strcmp(s, "fifo"))
@@ -132,6 +140,15 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 		snprintf(err, errlen, "'hp_preemption_delay_seconds' must be >= 0");
 		return -1;
 	}
+	/* the trace model's time bound: sums of policy seconds and trace times stay exact */
+	const long long *secs[] = { &p->guarantee_seconds, &p->checkpoint_seconds, &p->overhead_seconds, &p->hp_delay_seconds };
+	static const char *const names[] = { "spot_guarantee_seconds", "checkpoint_interval_seconds", "preemption_overhead_seconds",
+		"hp_preemption_delay_seconds" };
+	for (int i = 0; i < 4; i++)
+		if (*secs[i] > POLICY_MAX_SECONDS) {
+			snprintf(err, errlen, "'%s' must be at most %lld", names[i], POLICY_MAX_SECONDS);
+			return -1;
+		}
 	if (!(s = get_string(doc, "placement_strategy", err, errlen)))
 		return -1;
 	if (strcmp(s, "deterministic_best_fit")) {

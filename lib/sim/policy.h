@@ -4,7 +4,8 @@
  * Strings point into the arena given to policy_parse; nothing here prints or exits.
  *
  * Divergence from the original: policy seconds must be integers (3600 or 3600.0);
- * the original's int() silently truncated 1800.7 to 1800, we reject it.
+ * the original's int() silently truncated 1800.7 to 1800, we reject it. They must also be
+ * at most POLICY_MAX_SECONDS, and action_id follows the identifier rule (core/text.h).
  */
 #ifndef SCHEDNAV_SIM_POLICY_H
 #define SCHEDNAV_SIM_POLICY_H
@@ -14,6 +15,7 @@
 #include <stddef.h>
 
 #define POLICY_SCHEMA "schednav.simulation-policy/v1"
+#define POLICY_MAX_SECONDS 1000000000000LL   /* every policy duration: the trace model's bound (1e12 s) */
 
 enum sim_scheduler { SCHED_FIFO, SCHED_PRIORITY_PREEMPTIVE };
 enum sim_victim_order { VICTIM_LONGEST_REMAINING, VICTIM_LOWEST_CHECKPOINT_LOSS };

@@ -1,5 +1,6 @@
 /* Load and validate a schednav.synth-profile/1 or /2 document (docs/profiles.md). */
 #include "synth/synth.h"
+#include "core/text.h"
 #include "core/die.h"
 #include "core/zio.h"
 #include <math.h>
@@ -34,6 +35,17 @@ static void *alloc(struct ctx *c, size_t n, size_t size)
 	return q;
 }
 
+/* The identifier rule (core/text.h) for a name that becomes a node id, model or tenant. */
+static int id_bad(struct ctx *c, const struct json *s, const char *list, size_t i)
+{
+	const char *why = text_id_problem(s->u.str.s, s->u.str.len);
+	if (!why)
+		return 0;
+	char q[100];
+	text_quote(q, sizeof q, s->u.str.s, s->u.str.len);
+	return fail(c, "'%s[%zu]': '%s' %s", list, i, q, why);
+}
+
 static char *dup(struct ctx *c, const struct json *s)
 {
 	return arena_strndup(&c->p->arena, s->u.str.s, s->u.str.len);
@@ -62,6 +74,9 @@ static int count(struct ctx *c, const struct json *v, const char *what, size_t i
 		return fail(c, "'%s[%zu]': count must be an integer", what, i);
 	if (v->u.i < 0)
 		return fail(c, "'%s[%zu]': negative count %lld", what, i, v->u.i);
+	/* every sum of counts stays far below 2^63 (docs/hardening.md) */
+	if (v->u.i > SYNTH_MAX_COUNT)
+		return fail(c, "'%s[%zu]': count %lld is more than %lld", what, i, v->u.i, SYNTH_MAX_COUNT);
 	*out = v->u.i;
 	return 0;
 }
@@ -158,6 +173,8 @@ static int load_nodes(struct ctx *c, const struct json *root)
 		struct json **x = n->u.arr.items[i]->u.arr.items;
 		if (x[0]->kind != JSON_STRING || !x[0]->u.str.len || x[1]->kind != JSON_STRING || !x[1]->u.str.len)
 			return fail(c, "'nodes[%zu]': node id and model must be non-empty strings", i);
+		if (id_bad(c, x[0], "nodes", i) || id_bad(c, x[1], "nodes", i))
+			return -1;
 		if (x[2]->kind != JSON_INT || x[2]->u.i <= 0 || x[2]->u.i > 1000000)
 			return fail(c, "'nodes[%zu]': GPU count must be a positive integer", i);
 		p->nodes[i].id = dup(c, x[0]);
@@ -225,7 +242,7 @@ static int load_models(struct ctx *c, const struct json *root)
 		snprintf(where, sizeof where, "'gpu_models[%zu]'", i);
 		if (x->kind != JSON_OBJECT)
 			return fail(c, "%s: must be an object", where);
-		if (nd_check_keys(x, p->version == 2 ? keys2 : keys1, msg, sizeof msg))
+		if ((p->version == 2 ? nd_check_keys(x, ND_KEYS(keys2), msg, sizeof msg) : nd_check_keys(x, ND_KEYS(keys1), msg, sizeof msg)))
 			return fail(c, "%s: %s", where, msg);
 		struct json *name = need(c, x, "model", JSON_STRING, where), *jobs, *gpw = NULL, *cells = NULL;
 		if (!name || !(jobs = need(c, x, "jobs", JSON_INT, where)))
@@ -234,6 +251,8 @@ static int load_models(struct ctx *c, const struct json *root)
 			return -1;
 		if (!name->u.str.len || !strcmp(name->u.str.s, "*"))
 			return fail(c, "%s: model must be a concrete model name", where);
+		if (id_bad(c, name, "gpu_models", i))
+			return -1;
 		if (count(c, jobs, "gpu_models", i, &sm->jobs))
 			return -1;
 		sm->name = dup(c, name);
@@ -390,6 +409,8 @@ static int load_orgs(struct ctx *c, const struct json *root)
 		const struct json *name = o->u.arr.items[i]->u.arr.items[0];
 		if (name->kind != JSON_STRING || !name->u.str.len)
 			return fail(c, "'organizations[%zu]': name must be a non-empty string", i);
+		if (id_bad(c, name, "organizations", i))
+			return -1;
 		if (count(c, o->u.arr.items[i]->u.arr.items[1], "organizations", i, &p->org_jobs[i]))
 			return -1;
 		p->org_name[i] = dup(c, name);
@@ -419,7 +440,7 @@ static int load_classes(struct ctx *c, const struct json *root)
 	char msg[128];
 	if (cl->kind != JSON_OBJECT)
 		return fail(c, "'classes' must be an object");
-	if (nd_check_keys(cl, names, msg, sizeof msg))
+	if (nd_check_keys(cl, ND_KEYS(names), msg, sizeof msg))
 		return fail(c, "'classes': %s", msg);
 	for (int k = 0; k < 2; k++) {
 		const struct json *x = json_get(cl, names[k]);
@@ -429,7 +450,7 @@ static int load_classes(struct ctx *c, const struct json *root)
 		snprintf(what, sizeof what, "'classes.%s'", names[k]);
 		if (x->kind != JSON_OBJECT)
 			return fail(c, "%s must be an object", what);
-		if (nd_check_keys(x, keys, msg, sizeof msg))
+		if (nd_check_keys(x, ND_KEYS(keys), msg, sizeof msg))
 			return fail(c, "%s: %s", what, msg);
 		if (optional(c, json_get(x, "gpu_seconds"), what, &p->class_gpu_seconds[k]) ||
 		    optional(c, json_get(x, "median_duration"), what, &p->class_median[k]) ||
@@ -454,27 +475,18 @@ int synth_profile_load(struct synth_profile *p, const char *path, char *err, siz
 	struct zio_reader *r = zr_open(path, false, err, errlen);
 	if (!r)
 		return -1;
-	struct strbuf sb;
-	sb_init(&sb);
-	const char *line;
+	char *buf;
 	size_t len;
-	bool nl;
-	int rc;
-	while ((rc = zr_getline(r, &line, &len, &nl, err, errlen)) == 1) {
-		sb_add(&sb, line, len);
-		sb_addc(&sb, '\n');
-	}
+	int rc = zr_slurp(r, &buf, &len, err, errlen);
 	p->bytes = zr_raw_bytes(r);
 	zr_raw_xxh3(r, p->xxh3);
 	zr_close(r);
-	if (rc < 0) {
-		sb_release(&sb);
+	if (rc < 0)
 		return -1;
-	}
 	struct json *root;
 	char msg[400];
-	rc = json_parse(&p->arena, sb.buf, sb.len, &root, msg, sizeof msg);
-	sb_release(&sb);
+	rc = json_parse(&p->arena, buf, len, &root, msg, sizeof msg);
+	free(buf);
 	if (rc)
 		return fail(&c, "%s", msg);
 	if (root->kind != JSON_OBJECT)
@@ -488,7 +500,7 @@ int synth_profile_load(struct synth_profile *p, const char *path, char *err, siz
 		p->version = 2;
 	else
 		return fail(&c, "unsupported schema '%s' (want '%s' or '%s')", schema->u.str.s, SYNTH_PROFILE_SCHEMA, SYNTH_PROFILE_SCHEMA2);
-	if (nd_check_keys(root, p->version == 2 ? keys2 : keys1, msg, sizeof msg))
+	if ((p->version == 2 ? nd_check_keys(root, ND_KEYS(keys2), msg, sizeof msg) : nd_check_keys(root, ND_KEYS(keys1), msg, sizeof msg)))
 		return fail(&c, "%s", msg);
 	if (!(name = need(&c, root, "name", JSON_STRING, "profile")) || !(origin = need(&c, root, "time_origin", JSON_STRING, "profile")))
 		return -1;

@@ -22,6 +22,7 @@
 
 #define SYNTH_PROFILE_SCHEMA "schednav.synth-profile/1"
 #define SYNTH_PROFILE_SCHEMA2 "schednav.synth-profile/2"
+#define SYNTH_MAX_COUNT 1000000000LL   /* any count in a profile (jobs per hour, per model, ...) */
 #define SYNTH_HOUR 3600
 #define SYNTH_DAY 86400
 

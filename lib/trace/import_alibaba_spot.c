@@ -24,7 +24,9 @@ static bool model_wanted(const struct import_alibaba_spot_opts *o, const char *r
 static int read_nodes(struct trace *t, const struct import_alibaba_spot_opts *o, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
 {
 	struct imp_csv f;
+	struct imp_nodes seen;
 	int rc = -1;
+	imp_nodes_init(&seen);
 	if (imp_csv_open(&f, o->nodes, true, err, errlen))
 		goto out;
 	int model = imp_csv_col(&f, "gpu_model", err, errlen), cap = model < 0 ? -1 : imp_csv_col(&f, "gpu_capacity_num", err, errlen);
@@ -50,10 +52,8 @@ static int read_nodes(struct trace *t, const struct import_alibaba_spot_opts *o,
 			imp_errf(err, errlen, imp_csv_name(&f), imp_csv_line(&f), "empty 'node_name' or 'gpu_model'");
 			goto out;
 		}
-		struct trace_node *nd = trace_add_node(t);
-		nd->id = trace_strdup(t, id);
-		nd->model = trace_strdup(t, m);
-		nd->gpu_count = n;
+		if (imp_node(t, t, &seen, id, m, n, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
+			goto out;
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
 		goto out;
@@ -67,6 +67,7 @@ static int read_nodes(struct trace *t, const struct import_alibaba_spot_opts *o,
 	}
 	rc = 0;
 out:
+	imp_nodes_release(&seen);
 	imp_csv_close(&f);
 	return rc;
 }
@@ -78,8 +79,10 @@ static int read_jobs(struct trace *t, const struct import_alibaba_spot_opts *o, 
 	int idx[8];
 	struct imp_csv f;
 	struct imp_strset seen;
+	struct trace_caps caps;
 	int rc = -1;
 	imp_strset_init(&seen);
+	trace_caps_build(&caps, t);
 	if (imp_csv_open(&f, o->jobs, true, err, errlen))
 		goto out;
 	for (int i = 0; i < 8; i++)
@@ -172,6 +175,8 @@ static int read_jobs(struct trace *t, const struct import_alibaba_spot_opts *o, 
 		j->hp = !strcmp(cls, "HP");
 		j->model = trace_strdup(t, model);
 		j->tenant = trace_strdup(t, org);
+		if (imp_job_check(t, &caps, j, name, line, err, errlen))
+			goto out;
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
 		goto out;
@@ -185,6 +190,7 @@ static int read_jobs(struct trace *t, const struct import_alibaba_spot_opts *o, 
 	}
 	rc = 0;
 out:
+	trace_caps_release(&caps);
 	imp_strset_release(&seen);
 	imp_csv_close(&f);
 	return rc;

@@ -16,7 +16,9 @@ static const char *const reasons[] = { "unsupported_qos", "excluded_phase", "no_
 static int read_nodes(struct trace *t, const char *path, struct json *hdr, struct arena *a, char sha[65], long long *node_skips, char *err, size_t errlen)
 {
 	struct imp_csv f;
+	struct imp_nodes seen;
 	int rc = -1;
+	imp_nodes_init(&seen);
 	if (imp_csv_open(&f, path, true, err, errlen))
 		goto out;
 	int sn = imp_csv_col(&f, "sn", err, errlen), gpu = sn < 0 ? -1 : imp_csv_col(&f, "gpu", err, errlen);
@@ -40,10 +42,8 @@ static int read_nodes(struct trace *t, const char *path, struct json *hdr, struc
 			imp_errf(err, errlen, imp_csv_name(&f), imp_csv_line(&f), "empty 'sn' or 'model'");
 			goto out;
 		}
-		struct trace_node *nd = trace_add_node(t);
-		nd->id = trace_strdup(t, id);
-		nd->model = trace_strdup(t, m);
-		nd->gpu_count = n;
+		if (imp_node(t, t, &seen, id, m, n, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
+			goto out;
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
 		goto out;
@@ -53,6 +53,7 @@ static int read_nodes(struct trace *t, const char *path, struct json *hdr, struc
 	}
 	rc = 0;
 out:
+	imp_nodes_release(&seen);
 	imp_csv_close(&f);
 	return rc;
 }
@@ -78,8 +79,10 @@ static int read_pods(struct trace *t, const char *path, struct pods *p, struct j
 	int idx[8];
 	struct imp_csv f;
 	struct imp_strset seen;
+	struct trace_caps caps;
 	int rc = -1;
 	imp_strset_init(&seen);
+	trace_caps_build(&caps, t);
 	if (imp_csv_open(&f, path, true, err, errlen))
 		goto out;
 	for (int i = 0; i < 8; i++)
@@ -159,6 +162,8 @@ static int read_pods(struct trace *t, const char *path, struct pods *p, struct j
 		j->gpus = req;
 		j->hp = !strcmp(qos, "LS");
 		j->model = trace_strdup(t, "*");
+		if (imp_job_check(t, &caps, j, name, line, err, errlen))
+			goto out;
 		p->kept[ph]++;
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
@@ -175,6 +180,7 @@ static int read_pods(struct trace *t, const char *path, struct pods *p, struct j
 		t->jobs[i].submit -= p->min_creation;
 	rc = 0;
 out:
+	trace_caps_release(&caps);
 	imp_strset_release(&seen);
 	imp_csv_close(&f);
 	return rc;

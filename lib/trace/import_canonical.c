@@ -9,7 +9,8 @@
  * Number cells are read as Python's int()/float() read them; each job number keeps
  * whether its cell was an integer literal, so trace-export writes "10" back, not "10.0".
  * Stricter than the original: NaN/inf cells, durations <= 1e-9, a non-string trace_id,
- * rows with a wrong field count and invalid UTF-8 are rejected.
+ * rows with a wrong field count, invalid UTF-8, identifiers with control characters and
+ * values beyond the trace model's bounds (trace.h) are rejected.
  */
 #include "trace/import.h"
 #include "trace/export.h"
@@ -116,48 +117,6 @@ static int read_raw(const char *path, char **buf, size_t *len, char *err, size_t
 	*buf = b;
 	*len = n;
 	return 0;
-}
-
-/* Offset of the first invalid UTF-8 sequence or NUL byte, or len when the text is clean. */
-static size_t utf8_bad(const unsigned char *s, size_t len)
-{
-	size_t i = 0;
-	while (i < len) {
-		unsigned c = s[i];
-		if (c == 0)
-			return i;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		size_t k;
-		unsigned cp;
-		if (c >= 0xC2 && c <= 0xDF)
-			k = 1, cp = c & 0x1F;
-		else if (c >= 0xE0 && c <= 0xEF)
-			k = 2, cp = c & 0x0F;
-		else if (c >= 0xF0 && c <= 0xF4)
-			k = 3, cp = c & 0x07;
-		else
-			return i;
-		for (size_t j = 1; j <= k; j++) {
-			if (i + j >= len || (s[i + j] & 0xC0) != 0x80)
-				return i;
-			cp = (cp << 6) | (s[i + j] & 0x3F);
-		}
-		if ((k == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (k == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
-			return i;
-		i += k + 1;
-	}
-	return len;
-}
-
-static unsigned long line_at(const char *buf, size_t off)
-{
-	unsigned long line = 1;
-	for (size_t i = 0; i < off; i++)
-		line += buf[i] == '\n';
-	return line;
 }
 
 /* ---- numbers as Python reads them ---- */
@@ -337,17 +296,12 @@ static int check_path(const char *dir, const char *rdir, const char *name, char 
 	return rc;
 }
 
-/* Open a file for CSV reading; refuses zstd bytes and checks UTF-8 first. */
+/* Open a file for CSV reading; refuses zstd bytes (the CSV reader checks UTF-8 line by line). */
 static int csv_open(struct cfile *f, struct zio_reader **z, struct csv_reader *c, char *err, size_t errlen)
 {
 	static const unsigned char zmagic[4] = { 0x28, 0xB5, 0x2F, 0xFD };
 	if (f->len >= 4 && !memcmp(f->buf, zmagic, 4)) {
 		snprintf(err, errlen, "%s: is zstd-compressed, expected plain CSV", f->path);
-		return -1;
-	}
-	size_t bad = utf8_bad((const unsigned char *)f->buf, f->len);
-	if (bad < f->len) {
-		snprintf(err, errlen, "%s:%lu: %s", f->path, line_at(f->buf, bad), f->buf[bad] ? "invalid UTF-8" : "NUL byte");
 		return -1;
 	}
 	*z = zr_open(f->path, true, err, errlen);
@@ -409,19 +363,8 @@ static int csv_row(struct cfile *f, struct csv_reader *c, size_t n, char *err, s
 	}
 }
 
-struct modelcap {
-	const char *model;
-	long long cap;
-};
-
-static int mc_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct modelcap *)a)->model, ((const struct modelcap *)b)->model);
-}
-
 /* Step 4. Fills t->nodes (file order) and the capacity table. */
-static int load_nodes(struct trace *t, struct cfile *f, struct modelcap **mcp, size_t *nmc, long long *total,
-                      char *err, size_t errlen)
+static int load_nodes(struct trace *t, struct cfile *f, struct trace_caps *caps, char *err, size_t errlen)
 {
 	static const char *const cols[] = { "node_id", "gpu_model", "gpu_count" };
 	struct zio_reader *z;
@@ -430,9 +373,9 @@ static int load_nodes(struct trace *t, struct cfile *f, struct modelcap **mcp, s
 	int rc = -1, r;
 	if (csv_open(f, &z, &c, err, errlen))
 		return -1;
+	long long sum = 0, *total = &sum;
 	if (csv_header(f, &c, cols, 3, err, errlen))
 		goto out;
-	*total = 0;
 	while ((r = csv_row(f, &c, 3, err, errlen)) == 1) {
 		char *id = csv_trim(c.fields[0]), *model = csv_trim(c.fields[1]);
 		long long cnt;
@@ -459,12 +402,12 @@ static int load_nodes(struct trace *t, struct cfile *f, struct modelcap **mcp, s
 			snprintf(err, errlen, "%s:%lu: node '%s': gpu_count must be > 0", f->path, c.lineno, id);
 			goto out;
 		}
-		if (cnt > LLONG_MAX / 4 - *total) {
-			snprintf(err, errlen, "%s:%lu: node '%s': gpu_count too large", f->path, c.lineno, id);
+		n->gpu_count = cnt;
+		char e[400];
+		if (trace_check_node(n, total, e, sizeof e)) {
+			snprintf(err, errlen, "%s:%lu: %s", f->path, c.lineno, e);
 			goto out;
 		}
-		n->gpu_count = cnt;
-		*total += cnt;
 	}
 	if (r < 0)
 		goto out;
@@ -478,20 +421,7 @@ out:
 	rc = csv_close(f, z, &c, rc, err, errlen);
 	if (rc)
 		return -1;
-	/* capacity per model */
-	struct modelcap *mc = xmalloc(t->n_nodes * sizeof *mc);
-	for (size_t i = 0; i < t->n_nodes; i++)
-		mc[i] = (struct modelcap){ t->nodes[i].model, t->nodes[i].gpu_count };
-	qsort(mc, t->n_nodes, sizeof *mc, mc_cmp);
-	size_t k = 0;
-	for (size_t i = 0; i < t->n_nodes; i++) {
-		if (k && !strcmp(mc[k - 1].model, mc[i].model))
-			mc[k - 1].cap += mc[i].cap;
-		else
-			mc[k++] = mc[i];
-	}
-	*mcp = mc;
-	*nmc = k;
+	trace_caps_build(caps, t);
 	return 0;
 }
 
@@ -507,8 +437,7 @@ static int job_number(struct cfile *f, unsigned long line, const char *id, const
 }
 
 /* Step 5. */
-static int load_jobs(struct trace *t, struct cfile *f, const struct modelcap *mc, size_t nmc, long long total,
-                     char *err, size_t errlen)
+static int load_jobs(struct trace *t, struct cfile *f, const struct trace_caps *caps, char *err, size_t errlen)
 {
 	static const char *const cols[] = { "job_id", "submit_time_seconds", "duration_seconds", "gpu_count",
 		"service_class", "gpu_model", "tenant_id" };
@@ -559,12 +488,7 @@ static int load_jobs(struct trace *t, struct cfile *f, const struct modelcap *mc
 			}
 			j->tenant = trace_strdup(t, tenant);
 		}
-		long long cap = total;
-		if (strcmp(model, "*")) {
-			struct modelcap key = { model, 0 };
-			const struct modelcap *hit = bsearch(&key, mc, nmc, sizeof *mc, mc_cmp);
-			cap = hit ? hit->cap : 0;
-		}
+		long long cap = trace_caps_get(caps, model);
 		if (j->gpus > (double)cap) {
 			snprintf(err, errlen, "%s:%lu: job '%s': asks for %s GPUs of model '%s', capacity is %lld", f->path, ln, id,
 			         csv_trim(c.fields[3]), model, cap);
@@ -580,6 +504,12 @@ static int load_jobs(struct trace *t, struct cfile *f, const struct modelcap *mc
 			goto out;
 		if (!(j->submit >= 0)) {
 			snprintf(err, errlen, "%s:%lu: job '%s': submit_time_seconds must be >= 0", f->path, ln, id);
+			goto out;
+		}
+		/* stricter than the original: the identifier rule and the trace model's bounds */
+		char e[400];
+		if (trace_check_job(j, t->version, e, sizeof e)) {
+			snprintf(err, errlen, "%s:%lu: %s", f->path, ln, e);
 			goto out;
 		}
 	}
@@ -711,9 +641,7 @@ int trace_import_canonical(const struct import_canonical_opts *o, struct trace *
 {
 	const char *dir = o->dir;
 	struct cfile fl[3] = { { 0 } };        /* nodes, jobs, manifest */
-	struct modelcap *mc = NULL;
-	size_t nmc = 0;
-	long long total = 0;
+	struct trace_caps caps = { 0 };
 	char *rdir = NULL, perr[512];
 	struct arena scratch;
 	struct json *m;
@@ -760,7 +688,7 @@ int trace_import_canonical(const struct import_canonical_opts *o, struct trace *
 	if (check_files(json_get(m, "files"), fl, nname, jname, mpath, err, errlen))
 		goto out;
 	/* 4, 5 */
-	if (load_nodes(t, &fl[0], &mc, &nmc, &total, err, errlen) || load_jobs(t, &fl[1], mc, nmc, total, err, errlen))
+	if (load_nodes(t, &fl[0], &caps, err, errlen) || load_jobs(t, &fl[1], &caps, err, errlen))
 		goto out;
 	/* 6, 7 */
 	trace_sort(t);
@@ -785,7 +713,7 @@ int trace_import_canonical(const struct import_canonical_opts *o, struct trace *
 out:
 	for (int i = 0; i < 3; i++)
 		cfile_release(&fl[i]);
-	free(mc);
+	trace_caps_release(&caps);
 	free(rdir);
 	arena_release(&scratch);
 	return rc;

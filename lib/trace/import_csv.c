@@ -41,7 +41,7 @@ struct map {
 	struct ref f[NFIELDS];
 	const struct json *class_mapping;
 	double time_scale;
-	bool origin_min, all_float, skip_oversize;
+	bool origin_min, all_float, skip_oversize, latin1;
 	struct skip_rule *skips;
 	size_t n_skips;
 	const char *nodes_file;
@@ -59,12 +59,12 @@ static int map_err(char *err, size_t errlen, const char *path, const char *msg, 
 	return -1;
 }
 
-static int check_keys(const struct json *o, const char *const *allowed, const char *path, const char *what, char *err, size_t errlen)
+static int check_keys(const struct json *o, const char *const *allowed, size_t nallowed, const char *path, const char *what, char *err, size_t errlen)
 {
 	char kerr[160];
 	if (o->kind != JSON_OBJECT)
 		return map_err(err, errlen, path, what, NULL);
-	if (nd_check_keys(o, allowed, kerr, sizeof kerr)) {
+	if (nd_check_keys(o, allowed, nallowed, kerr, sizeof kerr)) {
 		snprintf(err, errlen, "%s: %s: %s", path, what, kerr);
 		return -1;
 	}
@@ -97,33 +97,29 @@ static const char *opt_str(const struct json *o, const char *key, const char *de
 
 static int load_map(struct map *m, const char *path, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
 {
-	struct imp_raw *r = imp_raw_open(path, err, errlen);
+	struct zio_reader *r = zr_open(path, true, err, errlen);
 	if (!r)
 		return -1;
-	struct strbuf sb;
-	sb_init(&sb);
-	char buf[8192];
-	ssize_t n;
-	while ((n = imp_raw_read(r, buf, sizeof buf, err, errlen)) > 0)
-		sb_add(&sb, buf, (size_t)n);
-	const char *name = imp_raw_name(r);
+	char *buf = NULL;
+	size_t len = 0;
+	const char *name = zr_name(r);
 	int rc = -1;
 	char perr[256];
-	if (n < 0)
+	if (zr_slurp(r, &buf, &len, err, errlen))
 		goto out;
-	if (sb.len == 0) {
+	if (len == 0) {
 		map_err(err, errlen, name, "empty mapping file", NULL);
 		goto out;
 	}
-	if (json_parse(a, sb.buf, sb.len, &m->doc, perr, sizeof perr)) {
+	if (json_parse(a, buf, len, &m->doc, perr, sizeof perr)) {
 		snprintf(err, errlen, "%s: %s", name, perr);
 		goto out;
 	}
-	imp_raw_record(r, a, hdr, path, sha);
+	imp_record_file(r, a, hdr, path, sha);
 	static const char *const top[] = { "format", "trace_id", "time_origin", "source", "columns", "class_mapping", "time_scale",
-		"submit_origin", "numbers", "skip", "nodes", "oversize_jobs", NULL };
+		"submit_origin", "numbers", "skip", "nodes", "oversize_jobs", "encoding", NULL };
 	struct json *d = m->doc;
-	if (check_keys(d, top, name, "the mapping must be an object", err, errlen))
+	if (check_keys(d, ND_KEYS(top), name, "the mapping must be an object", err, errlen))
 		goto out;
 	if (strcmp(opt_str(d, "format", ""), MAP_FORMAT)) {
 		map_err(err, errlen, name, "'format' must be", MAP_FORMAT);
@@ -141,7 +137,7 @@ static int load_map(struct map *m, const char *path, struct json *hdr, struct ar
 		goto out;
 	}
 	struct json *cols = json_get(d, "columns");
-	if (!cols || check_keys(cols, field_names, name, "'columns' must be an object of job fields", err, errlen)) {
+	if (!cols || check_keys(cols, ND_KEYS(field_names), name, "'columns' must be an object of job fields", err, errlen)) {
 		if (!cols)
 			map_err(err, errlen, name, "missing", "columns");
 		goto out;
@@ -195,6 +191,12 @@ static int load_map(struct map *m, const char *path, struct json *hdr, struct ar
 	m->origin_min = !strcmp(so, "min_submit");
 	m->all_float = !strcmp(nums, "float");
 	m->skip_oversize = !strcmp(ov, "skip");
+	const char *enc = opt_str(d, "encoding", "utf-8");
+	if ((json_get(d, "encoding") && json_get(d, "encoding")->kind != JSON_STRING) || (strcmp(enc, "utf-8") && strcmp(enc, "latin-1"))) {
+		map_err(err, errlen, name, "'encoding' is utf-8 (the default: invalid bytes are an error) or latin-1 (transcoded to UTF-8)", NULL);
+		goto out;
+	}
+	m->latin1 = !strcmp(enc, "latin-1");
 	struct json *sk = json_get(d, "skip");
 	if (sk && sk->kind != JSON_ARRAY) {
 		map_err(err, errlen, name, "'skip' must be an array of rules", NULL);
@@ -207,7 +209,7 @@ static int load_map(struct map *m, const char *path, struct json *hdr, struct ar
 		for (size_t i = 0; i < sk->u.arr.n; i++) {
 			struct json *rule = sk->u.arr.items[i];
 			struct skip_rule *s = &m->skips[m->n_skips++];
-			if (check_keys(rule, rk, name, "a skip rule must be an object", err, errlen))
+			if (check_keys(rule, ND_KEYS(rk), name, "a skip rule must be an object", err, errlen))
 				goto out;
 			s->column = opt_str(rule, "column", NULL);
 			s->reason = opt_str(rule, "reason", NULL);
@@ -232,7 +234,7 @@ static int load_map(struct map *m, const char *path, struct json *hdr, struct ar
 	}
 	struct json *nodes = json_get(d, "nodes");
 	static const char *const nk[] = { "file", "id_column", "gpu_count_column", "gpu_model", "subset", NULL };
-	if (!nodes || check_keys(nodes, nk, name, "'nodes' must be an object", err, errlen)) {
+	if (!nodes || check_keys(nodes, ND_KEYS(nk), name, "'nodes' must be an object", err, errlen)) {
 		if (!nodes)
 			map_err(err, errlen, name, "missing", "nodes");
 		goto out;
@@ -251,7 +253,7 @@ static int load_map(struct map *m, const char *path, struct json *hdr, struct ar
 	if (sub) {
 		static const char *const sk2[] = { "gpus", "seed", NULL };
 		struct json *g = json_get(sub, "gpus"), *s = json_get(sub, "seed");
-		if (check_keys(sub, sk2, name, "'nodes.subset' must be an object", err, errlen))
+		if (check_keys(sub, ND_KEYS(sk2), name, "'nodes.subset' must be an object", err, errlen))
 			goto out;
 		if (!g || g->kind != JSON_INT || g->u.i <= 0 || !s || s->kind != JSON_INT || s->u.i < 0) {
 			map_err(err, errlen, name, "'nodes.subset' needs integers 'gpus' > 0 and 'seed' >= 0", NULL);
@@ -263,8 +265,8 @@ static int load_map(struct map *m, const char *path, struct json *hdr, struct ar
 	}
 	rc = 0;
 out:
-	sb_release(&sb);
-	imp_raw_close(r);
+	free(buf);
+	zr_close(r);
 	return rc;
 }
 
@@ -273,10 +275,12 @@ out:
 static int read_nodes(struct trace *t, struct map *m, struct json *hdr, struct arena *a, char sha[65], struct json **subset_info, char *err, size_t errlen)
 {
 	struct imp_csv f;
+	struct imp_nodes seen;
 	int rc = -1, r;
 	struct trace all;
 	trace_init(&all);
-	if (imp_csv_open(&f, m->nodes_file, true, err, errlen))
+	imp_nodes_init(&seen);
+	if (imp_csv_open_enc(&f, m->nodes_file, true, m->latin1, err, errlen))
 		goto out;
 	int id = imp_csv_col(&f, m->node_id.column, err, errlen);
 	int cnt = id < 0 ? -1 : imp_csv_col(&f, m->node_count.column, err, errlen);
@@ -296,10 +300,8 @@ static int read_nodes(struct trace *t, struct map *m, struct json *hdr, struct a
 			imp_errf(err, errlen, imp_csv_name(&f), imp_csv_line(&f), "node '%s': GPU count must be a positive integer, not '%s'", nid, c[cnt]);
 			goto out;
 		}
-		struct trace_node *nd = trace_add_node(&all);
-		nd->id = trace_strdup(t, nid);
-		nd->model = trace_strdup(t, nm);
-		nd->gpu_count = n;
+		if (imp_node(&all, t, &seen, nid, nm, n, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
+			goto out;
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
 		goto out;
@@ -339,6 +341,7 @@ static int read_nodes(struct trace *t, struct map *m, struct json *hdr, struct a
 	free(gpus);
 	rc = 0;
 out:
+	imp_nodes_release(&seen);
 	trace_release(&all);
 	imp_csv_close(&f);
 	return rc;
@@ -407,14 +410,17 @@ static const char *str_field(const struct ref *r, char **c, const int *col, int 
 
 struct jobs_state {
 	struct imp_strset ids;
-	long long total_cap;
+	struct trace_caps caps;
+	struct job_where { size_t file; unsigned long line; } *where;   /* per job, for min_submit errors */
+	size_t cap_where;
 };
 
-static int read_jobs(struct trace *t, const struct map *m, const char *path, struct jobs_state *js, struct json *files, struct json *hdr, struct arena *a, char *err, size_t errlen)
+static int read_jobs(struct trace *t, const struct map *m, const char *path, size_t file_index, struct jobs_state *js, struct json *files,
+		     struct json *hdr, struct arena *a, char *err, size_t errlen)
 {
 	struct imp_csv f;
 	int rc = -1, r, col[NFIELDS];
-	if (imp_csv_open(&f, path, true, err, errlen))
+	if (imp_csv_open_enc(&f, path, true, m->latin1, err, errlen))
 		goto out;
 	for (int i = 0; i < NFIELDS; i++)
 		if (m->f[i].column && (col[i] = imp_csv_col(&f, m->f[i].column, err, errlen)) < 0)
@@ -482,7 +488,7 @@ static int read_jobs(struct trace *t, const struct map *m, const char *path, str
 			imp_errf(err, errlen, name, line, "job '%s': empty %s", id, !*model ? "gpu_model" : "tenant");
 			goto out;
 		}
-		long long cap = strcmp(model, "*") ? trace_capacity(t, model) : js->total_cap;
+		long long cap = trace_caps_get(&js->caps, model);
 		if (gpus > (double)cap) {
 			if (m->skip_oversize) {
 				imp_count(&t->arena, t->skipped_rows, "larger_than_node_capacity");
@@ -507,6 +513,15 @@ static int read_jobs(struct trace *t, const struct map *m, const char *path, str
 		j->hp = !strcmp(cls, "HP");
 		j->model = trace_strdup(t, model);
 		j->tenant = tenant ? trace_strdup(t, tenant) : NULL;
+		/* a min_submit origin is subtracted later: check the bounds on the shifted value then */
+		double raw = j->submit;
+		if (m->origin_min)
+			j->submit = 0;
+		if (imp_job_check(t, &js->caps, j, name, line, err, errlen))
+			goto out;
+		j->submit = raw;
+		js->where = xgrow(js->where, &js->cap_where, t->n_jobs, sizeof *js->where);
+		js->where[t->n_jobs - 1] = (struct job_where){ file_index, line };
 	}
 	char sha[65];
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
@@ -527,7 +542,7 @@ int trace_import_csv(const struct import_csv_opts *o, struct trace *t, struct js
 	struct map m;
 	memset(&m, 0, sizeof m);
 	char map_sha[65], node_sha[65];
-	struct jobs_state js;
+	struct jobs_state js = { 0 };
 	imp_strset_init(&js.ids);
 	int rc = IMPORT_DATA_ERROR;
 	if (load_map(&m, map_path, hdr, a, map_sha, err, errlen))
@@ -564,10 +579,10 @@ int trace_import_csv(const struct import_csv_opts *o, struct trace *t, struct js
 	struct json *subset_info;
 	if (read_nodes(t, &m, hdr, a, node_sha, &subset_info, err, errlen))
 		goto out;
-	js.total_cap = trace_capacity(t, "*");
+	trace_caps_build(&js.caps, t);
 	struct json *job_files = json_array(&t->arena);
 	for (size_t i = 0; i < o->n_files; i++)
-		if (read_jobs(t, &m, o->files[i], &js, job_files, hdr, a, err, errlen))
+		if (read_jobs(t, &m, o->files[i], i, &js, job_files, hdr, a, err, errlen))
 			goto out;
 	if (t->n_jobs == 0) {
 		snprintf(err, errlen, "no job kept from the input files");
@@ -585,6 +600,12 @@ int trace_import_csv(const struct import_csv_opts *o, struct trace *t, struct js
 		for (size_t i = 0; i < t->n_jobs; i++) {
 			t->jobs[i].submit -= origin;
 			t->jobs[i].submit_int = t->jobs[i].submit_int && origin_int;
+			if (!(t->jobs[i].submit <= TRACE_MAX_SECONDS)) {
+				const struct job_where *w = &js.where[i];
+				imp_errf(err, errlen, strcmp(o->files[w->file], "-") ? o->files[w->file] : "<stdin>", w->line,
+					 "job '%s': submit is %.17g seconds after the earliest submit, more than 1e12", t->jobs[i].id, t->jobs[i].submit);
+				goto out;
+			}
 		}
 	}
 
@@ -616,9 +637,12 @@ int trace_import_csv(const struct import_csv_opts *o, struct trace *t, struct js
 	json_set(ta, so, "subtracted_seconds", json_real(ta, origin));
 	json_set(ta, s, "submit_origin", so);
 	json_set(ta, s, "time_scale", json_real(ta, m.time_scale));
+	json_set(ta, s, "text_encoding", json_str(ta, m.latin1 ? "latin-1, transcoded to UTF-8" : "utf-8, invalid bytes rejected"));
 	json_set(ta, s, "skipped_rows", json_clone(ta, t->skipped_rows));
 	rc = 0;
 out:
+	trace_caps_release(&js.caps);
+	free(js.where);
 	imp_strset_release(&js.ids);
 	free(m.skips);
 	return rc;

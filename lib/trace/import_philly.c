@@ -21,7 +21,9 @@ static const char *const reasons[] = { "missing_submitted_time", "attempts_not_a
 static int read_machines(struct trace *t, const char *path, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
 {
 	struct imp_csv f;
+	struct imp_nodes seen;
 	int rc = -1, r;
+	imp_nodes_init(&seen);
 	if (imp_csv_open(&f, path, false, err, errlen))
 		goto out;
 	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
@@ -43,10 +45,8 @@ static int read_machines(struct trace *t, const char *path, struct json *hdr, st
 			imp_errf(err, errlen, imp_csv_name(&f), imp_csv_line(&f), "machine '%s': GPU count must be a positive integer, not '%s'", id, c[1]);
 			goto out;
 		}
-		struct trace_node *nd = trace_add_node(t);
-		nd->id = trace_strdup(t, id);
-		nd->model = trace_strdup(t, "philly-gpu");
-		nd->gpu_count = n;
+		if (imp_node(t, t, &seen, id, "philly-gpu", n, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
+			goto out;
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
 		goto out;
@@ -56,6 +56,7 @@ static int read_machines(struct trace *t, const char *path, struct json *hdr, st
 	}
 	rc = 0;
 out:
+	imp_nodes_release(&seen);
 	imp_csv_close(&f);
 	return rc;
 }
@@ -154,6 +155,7 @@ struct plog {
 	int64_t *submit_us;             /* absolute submit per kept job, parallel to t->jobs */
 	size_t cap_submit;
 	struct imp_strset ids;
+	struct trace_caps caps;         /* of the machines */
 };
 
 static int job_record(struct plog *p, const struct json *o, char *err, size_t errlen)
@@ -246,7 +248,8 @@ static int job_record(struct plog *p, const struct json *o, char *err, size_t er
 	j->gpus = (double)max_g;
 	j->gpus_int = true;
 	j->model = trace_strdup(t, "philly-gpu");
-	return 0;
+	/* submit is made relative to the earliest submit once the whole log is read */
+	return imp_job_check(t, &p->caps, j, p->name, p->elem_line, err, errlen);
 }
 
 /* ---- the incremental array scanner ---- */
@@ -355,8 +358,9 @@ static int scan(struct plog *p, struct scanner *s, const char *buf, size_t n, bo
 	}
 	if (s->st == S_ELEM) {
 		sb_add(&p->elem, buf + mark, n - mark);
-		if (p->elem.len > ((size_t)1 << 30)) {
-			imp_errf(err, errlen, p->name, p->elem_line, "job record %lu is larger than 1 GiB", p->elements);
+		if (p->elem.len > ZIO_MAX_LINE) {
+			imp_errf(err, errlen, p->name, p->elem_line, "job record %lu is larger than %d bytes (the record limit, docs/hardening.md)",
+				 p->elements, ZIO_MAX_LINE);
 			return -1;
 		}
 	}
@@ -365,17 +369,17 @@ static int scan(struct plog *p, struct scanner *s, const char *buf, size_t n, bo
 
 static int read_log(struct plog *p, const char *path, bool hp, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
 {
-	struct imp_raw *r = imp_raw_open(path, err, errlen);
+	struct zio_reader *r = zr_open(path, true, err, errlen);
 	if (!r)
 		return -1;
-	p->name = imp_raw_name(r);
+	p->name = zr_name(r);
 	p->line = 1;
 	struct scanner s = { S_BEFORE_ARRAY, 0, false, false };
 	char *buf = xmalloc(CHUNK);
 	int rc = -1;
 	bool any = false;
 	for (;;) {
-		ssize_t n = imp_raw_read(r, buf, CHUNK, err, errlen);
+		ssize_t n = zr_read(r, buf, CHUNK, err, errlen);
 		if (n < 0)
 			goto out;
 		if (n == 0)
@@ -392,11 +396,11 @@ static int read_log(struct plog *p, const char *path, bool hp, struct json *hdr,
 		imp_errf(err, errlen, p->name, p->line, s.st == S_ELEM ? "truncated job record %lu" : "truncated job log: missing ']'", p->elements);
 		goto out;
 	}
-	imp_raw_record(r, a, hdr, path, sha);
+	imp_record_file(r, a, hdr, path, sha);
 	rc = 0;
 out:
 	free(buf);
-	imp_raw_close(r);
+	zr_close(r);
 	return rc;
 }
 
@@ -420,7 +424,10 @@ int trace_import_philly(const struct import_philly_opts *o, struct trace *t, str
 	sb_init(&p.elem);
 	imp_strset_init(&p.ids);
 	int rc = IMPORT_DATA_ERROR;
-	if (read_machines(t, machines, hdr, a, mach_sha, err, errlen) || read_log(&p, log, o->hp, hdr, a, log_sha, err, errlen))
+	if (read_machines(t, machines, hdr, a, mach_sha, err, errlen))
+		goto out;
+	trace_caps_build(&p.caps, t);
+	if (read_log(&p, log, o->hp, hdr, a, log_sha, err, errlen))
 		goto out;
 	if (t->n_jobs == 0) {
 		snprintf(err, errlen, "%s: no job kept", strcmp(log, "-") ? log : "<stdin>");
@@ -450,6 +457,7 @@ int trace_import_philly(const struct import_philly_opts *o, struct trace *t, str
 	json_set(ta, s, "skipped_job_count", json_int(ta, skipped));
 	rc = 0;
 out:
+	trace_caps_release(&p.caps);
 	free(p.submit_us);
 	imp_strset_release(&p.ids);
 	sb_release(&p.elem);

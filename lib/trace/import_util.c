@@ -4,14 +4,10 @@
 #include "core/ndjson.h"
 #include "core/num.h"
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <zstd.h>
 
 void imp_errf(char *err, size_t errlen, const char *path, unsigned long line, const char *fmt, ...)
 {
@@ -28,6 +24,11 @@ void imp_errf(char *err, size_t errlen, const char *path, unsigned long line, co
 
 int imp_csv_open(struct imp_csv *f, const char *path, bool has_header, char *err, size_t errlen)
 {
+	return imp_csv_open_enc(f, path, has_header, false, err, errlen);
+}
+
+int imp_csv_open_enc(struct imp_csv *f, const char *path, bool has_header, bool latin1, char *err, size_t errlen)
+{
 	memset(f, 0, sizeof *f);
 	f->path = path;
 	f->has_header = has_header;
@@ -35,6 +36,7 @@ int imp_csv_open(struct imp_csv *f, const char *path, bool has_header, char *err
 	if (!f->z)
 		return -1;
 	csv_init(&f->c, f->z);
+	csv_set_latin1(&f->c, latin1);
 	if (!has_header)
 		return 0;
 	int rc = csv_next(&f->c, err, errlen);
@@ -97,11 +99,16 @@ int imp_csv_finish(struct imp_csv *f, struct arena *a, struct json *hdr, char sh
 		;
 	if (rc < 0)
 		return -1;
-	char xxh[33];
-	zr_raw_xxh3(f->z, xxh);
-	zr_raw_sha256(f->z, sha);
-	nd_header_add_file(a, hdr, f->path, zr_raw_bytes(f->z), xxh, sha);
+	imp_record_file(f->z, a, hdr, f->path, sha);
 	return 0;
+}
+
+void imp_record_file(struct zio_reader *z, struct arena *a, struct json *hdr, const char *path, char sha[65])
+{
+	char xxh[33];
+	zr_raw_xxh3(z, xxh);
+	zr_raw_sha256(z, sha);
+	nd_header_add_file(a, hdr, path, zr_raw_bytes(z), xxh, sha);
 }
 
 void imp_csv_close(struct imp_csv *f)
@@ -114,134 +121,6 @@ void imp_csv_close(struct imp_csv *f)
 		free(f->cols[i]);
 	free(f->cols);
 	memset(f, 0, sizeof *f);
-}
-
-/* ---- raw decoded chunks ---- */
-
-#define RAW_IN (1 << 17)
-
-struct imp_raw {
-	int fd;
-	char *name;
-	unsigned char *in;
-	size_t in_len, in_pos;
-	bool eof, sniffed, zstd;
-	ZSTD_DCtx *dctx;
-	size_t zret;
-	unsigned long long bytes;
-	struct fp_xxh3 xxh;
-	struct fp_sha256 sha;
-};
-
-struct imp_raw *imp_raw_open(const char *path, char *err, size_t errlen)
-{
-	int fd = 0;
-	if (strcmp(path, "-") && (fd = open(path, O_RDONLY)) < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return NULL;
-	}
-	struct imp_raw *r = xcalloc(1, sizeof *r);
-	r->fd = fd;
-	r->name = xstrdup(fd == 0 ? "<stdin>" : path);
-	r->in = xmalloc(RAW_IN);
-	fp_xxh3_init(&r->xxh);
-	fp_sha256_init(&r->sha);
-	return r;
-}
-
-/* Append raw bytes to in[] (keeping unread ones); 0 ok, -1 error. Sets eof. */
-static int raw_fill(struct imp_raw *r, char *err, size_t errlen)
-{
-	if (r->in_pos > 0) {
-		memmove(r->in, r->in + r->in_pos, r->in_len - r->in_pos);
-		r->in_len -= r->in_pos;
-		r->in_pos = 0;
-	}
-	ssize_t n;
-	do
-		n = read(r->fd, r->in + r->in_len, RAW_IN - r->in_len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		snprintf(err, errlen, "%s: read error: %s", r->name, strerror(errno));
-		return -1;
-	}
-	if (n == 0)
-		r->eof = true;
-	fp_xxh3_update(&r->xxh, r->in + r->in_len, (size_t)n);
-	fp_sha256_update(&r->sha, r->in + r->in_len, (size_t)n);
-	r->bytes += (unsigned long long)n;
-	r->in_len += (size_t)n;
-	return 0;
-}
-
-ssize_t imp_raw_read(struct imp_raw *r, char *buf, size_t cap, char *err, size_t errlen)
-{
-	if (!r->sniffed) {
-		/* a trickling pipe may hand out the magic number a byte at a time */
-		while (r->in_len < 4 && !r->eof)
-			if (raw_fill(r, err, errlen))
-				return -1;
-		r->sniffed = true;
-		r->zstd = r->in_len >= 4 && !memcmp(r->in, "\x28\xb5\x2f\xfd", 4);
-		if (r->zstd)
-			r->dctx = xnonnull(ZSTD_createDCtx());
-	}
-	for (;;) {
-		if (r->in_pos == r->in_len) {
-			if (r->eof) {
-				if (r->zstd && r->zret != 0) {
-					snprintf(err, errlen, "%s: truncated zstd stream", r->name);
-					return -1;
-				}
-				return 0;
-			}
-			if (raw_fill(r, err, errlen))
-				return -1;
-			continue;
-		}
-		if (!r->zstd) {
-			size_t n = r->in_len - r->in_pos;
-			if (n > cap)
-				n = cap;
-			memcpy(buf, r->in + r->in_pos, n);
-			r->in_pos += n;
-			return (ssize_t)n;
-		}
-		ZSTD_inBuffer in = { r->in, r->in_len, r->in_pos };
-		ZSTD_outBuffer out = { buf, cap, 0 };
-		r->zret = ZSTD_decompressStream(r->dctx, &out, &in);
-		if (ZSTD_isError(r->zret)) {
-			snprintf(err, errlen, "%s: zstd: %s", r->name, ZSTD_getErrorName(r->zret));
-			return -1;
-		}
-		r->in_pos = in.pos;
-		if (out.pos)
-			return (ssize_t)out.pos;
-	}
-}
-
-const char *imp_raw_name(const struct imp_raw *r) { return r->name; }
-
-void imp_raw_record(struct imp_raw *r, struct arena *a, struct json *hdr, const char *path, char sha[65])
-{
-	char xxh[33];
-	fp_xxh3_hex(&r->xxh, xxh);
-	fp_sha256_hex(&r->sha, sha);
-	nd_header_add_file(a, hdr, path, r->bytes, xxh, sha);
-}
-
-void imp_raw_close(struct imp_raw *r)
-{
-	if (!r)
-		return;
-	if (r->fd > 0)
-		close(r->fd);
-	if (r->dctx)
-		ZSTD_freeDCtx(r->dctx);
-	fp_xxh3_release(&r->xxh);
-	free(r->in);
-	free(r->name);
-	free(r);
 }
 
 /* ---- numbers ---- */
@@ -362,6 +241,60 @@ void imp_strset_release(struct imp_strset *s)
 {
 	free(s->slots);
 	memset(s, 0, sizeof *s);
+}
+
+/* ---- row checks ---- */
+
+void imp_nodes_init(struct imp_nodes *s)
+{
+	imp_strset_init(&s->ids);
+	s->total = 0;
+}
+
+void imp_nodes_release(struct imp_nodes *s)
+{
+	imp_strset_release(&s->ids);
+}
+
+int imp_node(struct trace *dst, struct trace *owner, struct imp_nodes *s, const char *id, const char *model, long long gpus,
+	     const char *path, unsigned long line, char *err, size_t errlen)
+{
+	struct trace_node n = { (char *)id, (char *)model, gpus };
+	char e[400];
+	if (trace_check_node(&n, &s->total, e, sizeof e)) {
+		imp_errf(err, errlen, path, line, "%s", e);
+		return -1;
+	}
+	char *kid = trace_strdup(owner, id);
+	if (imp_strset_add(&s->ids, kid)) {
+		imp_errf(err, errlen, path, line, "duplicate node_id '%s'", id);
+		return -1;
+	}
+	struct trace_node *nd = trace_add_node(dst);
+	nd->id = kid;
+	nd->model = trace_strdup(owner, model);
+	nd->gpu_count = gpus;
+	return 0;
+}
+
+int imp_job_check(const struct trace *t, const struct trace_caps *caps, const struct trace_job *j, const char *path,
+		  unsigned long line, char *err, size_t errlen)
+{
+	char e[400];
+	if (trace_check_job(j, t->version, e, sizeof e)) {
+		imp_errf(err, errlen, path, line, "%s", e);
+		return -1;
+	}
+	long long cap = trace_caps_get(caps, j->model);
+	if (cap == 0) {
+		imp_errf(err, errlen, path, line, "job '%s': no node has GPU model '%s'", j->id, j->model);
+		return -1;
+	}
+	if (j->gpus > (double)cap) {
+		imp_errf(err, errlen, path, line, "job '%s': asks for %g GPUs of model '%s', the nodes have %lld", j->id, j->gpus, j->model, cap);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- seeded subset ---- */

@@ -1,7 +1,7 @@
 /*
  * import_util — pieces the source-format importers share: CSV files with a header row
  * and strict field counts, Python-compatible int()/float() cell parsing, skip counters,
- * a string set for duplicate ids, a raw decoded-chunk reader for huge inputs, and the
+ * a string set for duplicate ids, and the
  * seeded SplitMix64 node subset. Every source file is hashed as it is read (raw bytes:
  * size, XXH3-128, SHA-256) and recorded in the header's inputs when finished.
  * Nothing here prints or exits; errors come back as "PATH:LINE: message" in err.
@@ -13,6 +13,7 @@
 #include "core/csv.h"
 #include "core/json.h"
 #include "core/zio.h"
+#include "trace/trace.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,6 +31,9 @@ struct imp_csv {
 };
 
 int imp_csv_open(struct imp_csv *f, const char *path, bool has_header, char *err, size_t errlen);
+/* imp_csv_open for a file declared ISO-8859-1 (latin1: every line is transcoded to UTF-8;
+ * otherwise invalid UTF-8 is an error with its PATH:LINE, see core/csv.h). */
+int imp_csv_open_enc(struct imp_csv *f, const char *path, bool has_header, bool latin1, char *err, size_t errlen);
 /* Index of a header column (trimmed name) or -1 with "PATH:1: missing column 'NAME'". */
 int imp_csv_col(const struct imp_csv *f, const char *name, char *err, size_t errlen);
 /* 1 = a row in f->c.fields[0..f->c.nfields), 0 = end of input, -1 = error. */
@@ -40,14 +44,9 @@ unsigned long imp_csv_line(const struct imp_csv *f);    /* first line of the cur
 int imp_csv_finish(struct imp_csv *f, struct arena *a, struct json *hdr, char sha[65], char *err, size_t errlen);
 void imp_csv_close(struct imp_csv *f);                  /* safe after a failed open */
 
-/* Decoded bytes of a (possibly zstd) file in chunks, for inputs too big for lines. */
-struct imp_raw;
-struct imp_raw *imp_raw_open(const char *path, char *err, size_t errlen);
-/* Up to cap decoded bytes into buf; returns the count, 0 at end of input, -1 on error. */
-ssize_t imp_raw_read(struct imp_raw *r, char *buf, size_t cap, char *err, size_t errlen);
-const char *imp_raw_name(const struct imp_raw *r);
-void imp_raw_record(struct imp_raw *r, struct arena *a, struct json *hdr, const char *path, char sha[65]);
-void imp_raw_close(struct imp_raw *r);
+/* Append a source file read through z (opened with want_sha256) to hdr.inputs: its path,
+ * raw size, XXH3-128 and SHA-256 (copied into sha). Call once, after the last read. */
+void imp_record_file(struct zio_reader *z, struct arena *a, struct json *hdr, const char *path, char sha[65]);
 
 /* Python int(): surrounding whitespace, a sign and single '_' between digits allowed. */
 int imp_py_int(const char *s, long long *out);
@@ -67,6 +66,19 @@ struct imp_strset { const char **slots; size_t cap, n; };
 void imp_strset_init(struct imp_strset *s);
 int imp_strset_add(struct imp_strset *s, const char *str);
 void imp_strset_release(struct imp_strset *s);
+
+/* The trace model's rules applied row by row, so that every error names PATH:LINE:
+ * imp_node checks a node (identifier rule, 1..TRACE_MAX_NODE_GPUS, a node_id seen before,
+ * the capacity sum) and appends it to dst, its strings copied into owner's arena;
+ * imp_job_check checks a filled job (trace_check_job, and its GPUs against the capacity
+ * of its model: "no node has GPU model 'X'"). */
+struct imp_nodes { struct imp_strset ids; long long total; };
+void imp_nodes_init(struct imp_nodes *s);
+void imp_nodes_release(struct imp_nodes *s);
+int imp_node(struct trace *dst, struct trace *owner, struct imp_nodes *s, const char *id, const char *model, long long gpus,
+	     const char *path, unsigned long line, char *err, size_t errlen);
+int imp_job_check(const struct trace *t, const struct trace_caps *caps, const struct trace_job *j, const char *path,
+		  unsigned long line, char *err, size_t errlen);
 
 /* Deterministic seeded subset: Fisher-Yates shuffle of indices 0..n-1 driven by SplitMix64(seed),
  * then the shortest prefix whose gpu sum reaches target. order gets the chosen indices;

@@ -3,6 +3,7 @@
 #include "core/die.h"
 #include "core/num.h"
 #include "core/strbuf.h"
+#include "core/text.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,25 +91,120 @@ long long trace_capacity(const struct trace *t, const char *model)
 	return c;
 }
 
-/* Capacity per model, looked up by binary search over a sorted copy. */
-struct modelcap { const char *model; long long cap; };
+int trace_check_id(const char *what, const char *s, char *err, size_t errlen)
+{
+	const char *why = text_id_problem(s, strlen(s));
+	if (!why)
+		return 0;
+	char q[100];
+	text_quote(q, sizeof q, s, strlen(s));
+	snprintf(err, errlen, "%s '%s' %s", what, q, why);
+	return -1;
+}
+
+int trace_check_node(const struct trace_node *n, long long *total, char *err, size_t errlen)
+{
+	char e[200];
+	if (trace_check_id("node_id", n->id, err, errlen))
+		return -1;
+	if (trace_check_id("gpu_model", n->model, e, sizeof e)) {
+		snprintf(err, errlen, "node '%s': %s", n->id, e);
+		return -1;
+	}
+	if (n->gpu_count <= 0 || n->gpu_count > TRACE_MAX_NODE_GPUS) {
+		snprintf(err, errlen, "node '%s': gpu_count %lld is outside 1..%lld", n->id, n->gpu_count, TRACE_MAX_NODE_GPUS);
+		return -1;
+	}
+	if (total) {
+		if (n->gpu_count > TRACE_MAX_CAPACITY - *total) {
+			snprintf(err, errlen, "node '%s': the nodes' GPUs add up to more than %lld", n->id, TRACE_MAX_CAPACITY);
+			return -1;
+		}
+		*total += n->gpu_count;
+	}
+	return 0;
+}
+
+int trace_check_job(const struct trace_job *j, int version, char *err, size_t errlen)
+{
+	char e[200];
+	if (trace_check_id("job_id", j->id, err, errlen))
+		return -1;
+	if (trace_check_id("gpu_model", j->model, e, sizeof e) || (j->tenant && trace_check_id("tenant", j->tenant, e, sizeof e))) {
+		snprintf(err, errlen, "job '%s': %s", j->id, e);
+		return -1;
+	}
+	if (version == 2 && !j->tenant) {
+		snprintf(err, errlen, "job '%s': schema v2 needs a non-empty tenant", j->id);
+		return -1;
+	}
+	if (version == 1 && j->tenant) {
+		snprintf(err, errlen, "job '%s': tenant in a schema v1 trace", j->id);
+		return -1;
+	}
+	if (!(j->gpus > 0 && j->gpus <= (double)TRACE_MAX_CAPACITY)) {
+		snprintf(err, errlen, "job '%s': gpus must be in (0, %lld]", j->id, TRACE_MAX_CAPACITY);
+		return -1;
+	}
+	if (!(j->duration > EPS && j->duration <= TRACE_MAX_SECONDS)) {
+		snprintf(err, errlen, "job '%s': duration must be in (1e-9, 1e12] seconds", j->id);
+		return -1;
+	}
+	if (!(j->submit >= 0 && j->submit <= TRACE_MAX_SECONDS)) {
+		snprintf(err, errlen, "job '%s': submit must be in [0, 1e12] seconds", j->id);
+		return -1;
+	}
+	return 0;
+}
+
+static int mc_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct trace_modelcap *)a)->model, ((const struct trace_modelcap *)b)->model);
+}
+
+void trace_caps_build(struct trace_caps *c, const struct trace *t)
+{
+	c->m = xmalloc((t->n_nodes + 1) * sizeof *c->m);
+	c->total = 0;
+	for (size_t i = 0; i < t->n_nodes; i++) {
+		c->m[i].model = t->nodes[i].model;
+		c->m[i].cap = t->nodes[i].gpu_count;
+		c->total += t->nodes[i].gpu_count;
+	}
+	qsort(c->m, t->n_nodes, sizeof *c->m, mc_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < t->n_nodes; i++) {
+		if (k && !strcmp(c->m[k - 1].model, c->m[i].model))
+			c->m[k - 1].cap += c->m[i].cap;
+		else
+			c->m[k++] = c->m[i];
+	}
+	c->n = k;
+}
+
+long long trace_caps_get(const struct trace_caps *c, const char *model)
+{
+	if (!strcmp(model, "*"))
+		return c->total;
+	struct trace_modelcap key = { model, 0 }, *hit = bsearch(&key, c->m, c->n, sizeof *c->m, mc_cmp);
+	return hit ? hit->cap : 0;
+}
+
+void trace_caps_release(struct trace_caps *c)
+{
+	free(c->m);
+	memset(c, 0, sizeof *c);
+}
 
 static int strptr_cmp(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int mc_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct modelcap *)a)->model, ((const struct modelcap *)b)->model);
-}
-
 int trace_validate(const struct trace *t, char *err, size_t errlen)
 {
-	if (!t->trace_id || !*t->trace_id) {
-		snprintf(err, errlen, "trace_id is empty");
+	if (!t->trace_id || trace_check_id("trace_id", t->trace_id, err, errlen))
 		return -1;
-	}
 	if (t->n_nodes == 0) {
 		snprintf(err, errlen, "trace has no nodes");
 		return -1;
@@ -117,72 +213,24 @@ int trace_validate(const struct trace *t, char *err, size_t errlen)
 		snprintf(err, errlen, "trace has no jobs");
 		return -1;
 	}
-	struct modelcap *mc = xmalloc(t->n_nodes * sizeof *mc);
-	size_t nm = 0;
 	long long total = 0;
 	for (size_t i = 0; i < t->n_nodes; i++) {
 		const struct trace_node *n = &t->nodes[i];
-		if (!*n->id || !*n->model) {
-			snprintf(err, errlen, "node %zu has an empty id or model", i + 1);
-			goto fail;
-		}
-		if (n->gpu_count <= 0) {
-			snprintf(err, errlen, "node '%s': gpu_count must be a positive integer", n->id);
-			goto fail;
-		}
+		if (trace_check_node(n, &total, err, errlen))
+			return -1;
 		if (i && strcmp(t->nodes[i - 1].id, n->id) >= 0) {
 			snprintf(err, errlen, !strcmp(t->nodes[i - 1].id, n->id) ? "duplicate node_id '%s'" : "nodes not sorted by node_id at '%s'", n->id);
-			goto fail;
+			return -1;
 		}
-		mc[nm].model = n->model;
-		mc[nm++].cap = n->gpu_count;
-		total += n->gpu_count;
 	}
-	qsort(mc, nm, sizeof *mc, mc_cmp);
-	size_t k = 0;
-	for (size_t i = 0; i < nm; i++) {
-		if (k && !strcmp(mc[k - 1].model, mc[i].model))
-			mc[k - 1].cap += mc[i].cap;
-		else
-			mc[k++] = mc[i];
-	}
-	nm = k;
+	struct trace_caps caps;
+	trace_caps_build(&caps, t);
 	size_t in_window = 0;
 	for (size_t i = 0; i < t->n_jobs; i++) {
 		const struct trace_job *j = &t->jobs[i];
-		if (!*j->id) {
-			snprintf(err, errlen, "job %zu has an empty job_id", i + 1);
+		if (trace_check_job(j, t->version, err, errlen))
 			goto fail;
-		}
-		if (!isfinite(j->gpus) || !(j->gpus > 0)) {
-			snprintf(err, errlen, "job '%s': gpus must be > 0", j->id);
-			goto fail;
-		}
-		if (!isfinite(j->duration) || !(j->duration > EPS)) {
-			snprintf(err, errlen, "job '%s': duration must be > 1e-9", j->id);
-			goto fail;
-		}
-		if (!isfinite(j->submit) || !(j->submit >= 0)) {
-			snprintf(err, errlen, "job '%s': submit must be >= 0", j->id);
-			goto fail;
-		}
-		if (!*j->model) {
-			snprintf(err, errlen, "job '%s': empty gpu_model", j->id);
-			goto fail;
-		}
-		if (t->version == 2 && (!j->tenant || !*j->tenant)) {
-			snprintf(err, errlen, "job '%s': schema v2 needs a non-empty tenant", j->id);
-			goto fail;
-		}
-		if (t->version == 1 && j->tenant) {
-			snprintf(err, errlen, "job '%s': tenant in a schema v1 trace", j->id);
-			goto fail;
-		}
-		long long cap = total;
-		if (strcmp(j->model, "*")) {
-			struct modelcap key = { j->model, 0 }, *hit = bsearch(&key, mc, nm, sizeof *mc, mc_cmp);
-			cap = hit ? hit->cap : 0;
-		}
+		long long cap = trace_caps_get(&caps, j->model);
 		if (j->gpus > (double)cap) {
 			snprintf(err, errlen, "job '%s': asks for %g GPUs of model '%s', capacity is %lld", j->id, j->gpus, j->model, cap);
 			goto fail;
@@ -216,8 +264,12 @@ int trace_validate(const struct trace *t, char *err, size_t errlen)
 		free(ids);
 	}
 	if (t->has_window) {
-		if (!(t->eval_start >= 0 && t->eval_start < t->eval_end)) {
-			snprintf(err, errlen, "window needs 0 <= start < end");
+		if (!(t->eval_start >= 0 && t->eval_start < t->eval_end && t->eval_end <= TRACE_MAX_SECONDS)) {
+			snprintf(err, errlen, "window needs 0 <= start < end <= 1e12");
+			goto fail;
+		}
+		if (t->has_warmup && !(t->warmup_start >= 0 && t->warmup_start <= t->eval_start)) {
+			snprintf(err, errlen, "window needs 0 <= warmup_start <= start");
 			goto fail;
 		}
 		if (t->jobs[0].submit > t->eval_start) {
@@ -233,10 +285,10 @@ int trace_validate(const struct trace *t, char *err, size_t errlen)
 			goto fail;
 		}
 	}
-	free(mc);
+	trace_caps_release(&caps);
 	return 0;
 fail:
-	free(mc);
+	trace_caps_release(&caps);
 	return -1;
 }
 
@@ -276,7 +328,7 @@ static int read_header(struct trace *t, struct nd_reader *r, const struct json *
 		ndr_errorf(r, err, errlen, "not a trace stream (schema '%s')", schema);
 		return -1;
 	}
-	if (nd_check_keys(h, header_keys, kerr, sizeof kerr)) {
+	if (nd_check_keys(h, ND_KEYS(header_keys), kerr, sizeof kerr)) {
 		ndr_errorf(r, err, errlen, "trace header: %s", kerr);
 		return -1;
 	}
@@ -287,6 +339,11 @@ static int read_header(struct trace *t, struct nd_reader *r, const struct json *
 		ndr_errorf(r, err, errlen, "trace header needs string 'trace_id', 'time_origin', object 'source' and 'window'");
 		return -1;
 	}
+	char e[300];
+	if (trace_check_id("trace_id", id, e, sizeof e) || trace_check_id("time_origin", origin, e, sizeof e)) {
+		ndr_errorf(r, err, errlen, "trace header: %s", e);
+		return -1;
+	}
 	t->trace_id = trace_strdup(t, id);
 	t->time_origin = trace_strdup(t, origin);
 	t->source = json_clone(&t->arena, src);
@@ -294,7 +351,7 @@ static int read_header(struct trace *t, struct nd_reader *r, const struct json *
 		t->skipped_rows = json_clone(&t->arena, sk);
 	if (win->kind == JSON_OBJECT) {
 		static const char *const wkeys[] = { "eval_start", "eval_end", "warmup_start", NULL };
-		if (nd_check_keys(win, wkeys, kerr, sizeof kerr) || get_num(win, "eval_start", &t->eval_start, NULL) ||
+		if (nd_check_keys(win, ND_KEYS(wkeys), kerr, sizeof kerr) || get_num(win, "eval_start", &t->eval_start, NULL) ||
 		    get_num(win, "eval_end", &t->eval_end, NULL)) {
 			ndr_errorf(r, err, errlen, "trace header: malformed 'window'");
 			return -1;
@@ -307,14 +364,20 @@ static int read_header(struct trace *t, struct nd_reader *r, const struct json *
 			}
 			t->has_warmup = true;
 		}
+		double hi = TRACE_MAX_SECONDS;
+		if (!(t->eval_start >= 0 && t->eval_start <= hi && t->eval_end >= 0 && t->eval_end <= hi) ||
+		    (t->has_warmup && !(t->warmup_start >= 0 && t->warmup_start <= hi))) {
+			ndr_errorf(r, err, errlen, "trace header: window times must be in [0, 1e12] seconds");
+			return -1;
+		}
 	}
 	return 0;
 }
 
-static int read_node(struct trace *t, struct nd_reader *r, const struct json *v, char *err, size_t errlen)
+static int read_node(struct trace *t, struct nd_reader *r, const struct json *v, long long *total, char *err, size_t errlen)
 {
 	char kerr[128];
-	if (nd_check_keys(v, node_keys, kerr, sizeof kerr)) {
+	if (nd_check_keys(v, ND_KEYS(node_keys), kerr, sizeof kerr)) {
 		ndr_errorf(r, err, errlen, "node: %s", kerr);
 		return -1;
 	}
@@ -328,10 +391,16 @@ static int read_node(struct trace *t, struct nd_reader *r, const struct json *v,
 		ndr_errorf(r, err, errlen, "node record after job records");
 		return -1;
 	}
-	struct trace_node *n = trace_add_node(t);
-	n->id = trace_strdup(t, id);
-	n->model = trace_strdup(t, model);
-	n->gpu_count = c->u.i;
+	struct trace_node n = { (char *)id, (char *)model, c->u.i };
+	char e[300];
+	if (trace_check_node(&n, total, e, sizeof e)) {
+		ndr_errorf(r, err, errlen, "%s", e);
+		return -1;
+	}
+	struct trace_node *nd = trace_add_node(t);
+	nd->id = trace_strdup(t, id);
+	nd->model = trace_strdup(t, model);
+	nd->gpu_count = c->u.i;
 	return 0;
 }
 
@@ -384,8 +453,13 @@ static int apply_job(struct trace *t, struct nd_reader *r, const struct jobrec *
 			return -1;
 		}
 	}
-	if (!(j->duration > EPS) || !(j->gpus > 0) || !(j->submit >= 0)) {
-		ndr_errorf(r, err, errlen, "job '%s': needs submit >= 0, duration > 1e-9 and gpus > 0", id);
+	j->id = (char *)id;
+	j->model = (char *)model;
+	j->tenant = (char *)tenant;
+	char e[300];
+	if (trace_check_job(j, t->version, e, sizeof e)) {
+		j->id = j->model = j->tenant = NULL;
+		ndr_errorf(r, err, errlen, "%s", e);
 		return -1;
 	}
 	j->id = trace_strdup(t, id);
@@ -401,7 +475,7 @@ static int apply_job(struct trace *t, struct nd_reader *r, const struct jobrec *
 static int read_job(struct trace *t, struct nd_reader *r, const struct json *v, char *err, size_t errlen)
 {
 	char kerr[128];
-	if (nd_check_keys(v, job_keys, kerr, sizeof kerr)) {
+	if (nd_check_keys(v, ND_KEYS(job_keys), kerr, sizeof kerr)) {
 		ndr_errorf(r, err, errlen, "job: %s", kerr);
 		return -1;
 	}
@@ -469,6 +543,7 @@ int trace_read(struct trace *t, struct nd_reader *r, char *err, size_t errlen)
 	struct json *v;
 	int rc = -1;
 	struct fastctx fc = { 0 };
+	long long total = 0;
 	arena_init(&scratch);
 	enum nd_event ev = ndr_next(r, &scratch, &v, err, errlen);
 	if (ev == ND_EOF) {
@@ -491,7 +566,7 @@ int trace_read(struct trace *t, struct nd_reader *r, char *err, size_t errlen)
 		}
 		const char *type = get_str(v, "type");
 		if (!strcmp(type, "node")) {
-			if (read_node(t, r, v, err, errlen))
+			if (read_node(t, r, v, &total, err, errlen))
 				goto out;
 		} else if (!strcmp(type, "job")) {
 			if (read_job(t, r, v, err, errlen))

@@ -9,6 +9,9 @@
  *   node:   type, node_id, gpu_model, gpu_count (integer)
  *   job:    type, job_id, submit, duration, gpus, class, gpu_model[, tenant][, phase]
  * Numbers keep their lexical kind (10 vs 10.0) so the original CSV cells round-trip.
+ * Every identifier (trace_id, node_id, job_id, gpu_model, tenant) follows the identifier
+ * rule of core/text.h: no control character, no white space at either end, so nothing
+ * a reader accepts changes when trace-export and trace-import canonical trim cells.
  */
 #ifndef SCHEDNAV_TRACE_H
 #define SCHEDNAV_TRACE_H
@@ -20,6 +23,12 @@
 
 #define TRACE_SCHEMA_V1 "schednav.trace/1"
 #define TRACE_SCHEMA_V2 "schednav.trace/2"
+
+/* Bounds of the trace model (docs/hardening.md): every reader and importer enforces them,
+ * so no sum over nodes or jobs can overflow and every time is an exact-enough double. */
+#define TRACE_MAX_NODE_GPUS (1LL << 20)   /* gpu_count of one node */
+#define TRACE_MAX_CAPACITY (1LL << 40)    /* sum of gpu_count over all nodes */
+#define TRACE_MAX_SECONDS 1e12            /* submit, duration and window times (~31,700 years) */
 
 enum trace_phase { PHASE_NONE, PHASE_WARMUP, PHASE_EVAL };
 
@@ -80,4 +89,25 @@ int trace_write(const struct trace *t, const struct json *header, struct nd_writ
 /* Capacity (sum of gpu_count) of a model, or of all nodes when model is "*". */
 long long trace_capacity(const struct trace *t, const char *model);
 int trace_job_cmp(const struct trace_job *a, const struct trace_job *b);
+
+/* The per-record rules, shared by the stream reader, every importer and trace_validate:
+ * ids and models follow the identifier rule (core/text.h), gpu_count is 1..TRACE_MAX_NODE_GPUS;
+ * a job has submit in [0, TRACE_MAX_SECONDS], duration in (1e-9, TRACE_MAX_SECONDS],
+ * gpus in (0, TRACE_MAX_CAPACITY], and a tenant exactly in schema v2. 0, or -1 and a
+ * message naming the record ("node 'n1': ..."). *total (may be NULL) is the capacity so
+ * far: trace_check_node adds the node's GPUs and fails beyond TRACE_MAX_CAPACITY. */
+int trace_check_node(const struct trace_node *n, long long *total, char *err, size_t errlen);
+int trace_check_job(const struct trace_job *j, int version, char *err, size_t errlen);
+/* An identifier's problem ("job_id 'x' contains a control character") or 0. */
+int trace_check_id(const char *what, const char *s, char *err, size_t errlen);
+
+/* Capacity per GPU model, for checking jobs row by row: built from valid nodes. */
+struct trace_caps {
+	struct trace_modelcap { const char *model; long long cap; } *m;
+	size_t n;
+	long long total;
+};
+void trace_caps_build(struct trace_caps *c, const struct trace *t);
+long long trace_caps_get(const struct trace_caps *c, const char *model);   /* "*" = all; 0 = no such model */
+void trace_caps_release(struct trace_caps *c);
 #endif

@@ -3,6 +3,8 @@
 #include "core/ndjson.h"
 #include "core/num.h"
 #include "core/fp.h"
+#include "core/text.h"
+#include "trace/trace.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,8 +97,75 @@ static int stream_case(const char *content)
 	return ev;
 }
 
+static void utf8_case(const char *s, size_t len, size_t want_bad)
+{
+	size_t got = text_utf8_bad(s, len);
+	CHECK(got == want_bad, "text_utf8_bad of %zu bytes = %zu, want %zu", len, got, want_bad);
+}
+
+static void id_case(const char *s, bool ok)
+{
+	const char *why = text_id_problem(s, strlen(s));
+	CHECK((why == NULL) == ok, "id '%s': %s", s, why ? why : "accepted");
+}
+
+static void text_cases(void)
+{
+	utf8_case("plain ascii text, longer than eight bytes", 41, 41);
+	utf8_case("caf\xc3\xa9", 5, 5);
+	utf8_case("Jos\xe9", 4, 3);                          /* Latin-1 e-acute */
+	utf8_case("abcdefgh\xc0\xafxyz", 13, 8);          /* overlong '/' */
+	utf8_case("\xed\xa0\x80", 3, 0);                   /* a surrogate */
+	utf8_case("\xf4\x90\x80\x80", 4, 0);               /* above U+10FFFF */
+	utf8_case("\xe2\x82", 2, 0);                        /* truncated sequence */
+	utf8_case("abcdefghij\0kl", 13, 10);               /* NUL inside an ASCII run */
+	utf8_case("\xf0\x9f\x98\x80 ok", 7, 7);
+	id_case("native-fifo", true);
+	id_case("org 13", true);
+	id_case("Jos\xc3\xa9", true);
+	id_case("*", true);
+	id_case("", false);
+	id_case(" sp ", false);
+	id_case("sp\t", false);
+	id_case("evil\nsystem(\"touch /tmp/pwned\")\n#", false);
+	id_case("a\x1b[31mred", false);
+	id_case("c1\xc2\x85next", false);                    /* U+0085 NEL */
+	id_case("line\xe2\x80\xa8sep", false);              /* U+2028 */
+	id_case("\xc2\xa0nbsp", false);                       /* no-break space at the start */
+	CHECK(text_plain_problem("two\nlines\tand a tab", 19) == NULL, "free text with newline and tab refused");
+	CHECK(text_plain_problem("bell\a", 5) != NULL, "free text with BEL accepted");
+	char big[TEXT_ID_MAX + 2];
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	id_case(big, false);
+	big[TEXT_ID_MAX] = 0;
+	id_case(big, true);
+	struct strbuf sb;
+	sb_init(&sb);
+	text_latin1_to_utf8(&sb, "Jos\xe9 \xff!", 7);
+	CHECK(sb.len == 9 && !memcmp(sb.buf, "Jos\xc3\xa9 \xc3\xbf!", 9), "latin-1 transcoding: '%s'", sb.buf);
+	sb_release(&sb);
+	char q[64];
+	text_quote(q, sizeof q, "a\nb\xe9", 4);
+	CHECK(!strcmp(q, "a\\x0ab\\xe9"), "text_quote: '%s'", q);
+	/* the trace model's capacity bound: the sum is checked before it is added */
+	char err[300];
+	long long total = TRACE_MAX_CAPACITY - TRACE_MAX_NODE_GPUS;
+	struct trace_node n = { "n", "A", TRACE_MAX_NODE_GPUS };
+	CHECK(trace_check_node(&n, &total, err, sizeof err) == 0 && total == TRACE_MAX_CAPACITY, "capacity at the bound refused: %s", err);
+	n.gpu_count = 1;
+	CHECK(trace_check_node(&n, &total, err, sizeof err) != 0 && total == TRACE_MAX_CAPACITY, "capacity beyond the bound accepted");
+	CHECK(strstr(err, "add up to more than 1099511627776") != NULL, "capacity message: %s", err);
+	n.gpu_count = TRACE_MAX_NODE_GPUS + 1;
+	CHECK(trace_check_node(&n, NULL, err, sizeof err) != 0, "node beyond 2^20 GPUs accepted");
+	/* the JSON parser refuses NUL in strings: no C string is ever cut short */
+	json_case("{\"job_id\":\"j\\u0000a\"}", NULL);
+	json_case("\"j\\u0000\"", NULL);
+}
+
 int main(void)
 {
+	text_cases();
 	fmt_case(3628800.0, "3628800.0");
 	fmt_case(0.0001, "0.0001");
 	fmt_case(9999999999999998.0, "9999999999999998.0");

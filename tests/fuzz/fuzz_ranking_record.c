@@ -1,0 +1,8 @@
+/* The ranking record validator (ev_read + ev_verify on a sealed schednav.ranking/1 stream). */
+#include "fuzz_evidence.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const schemas[] = { EV_RANKING_SCHEMA, NULL };
+	return evidence_one(data, size, schemas);
+}

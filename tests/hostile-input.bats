@@ -1,0 +1,478 @@
+#!/usr/bin/env bats
+# Regression tests for issue 9 (input and output hardening): each test names the defect it
+# pins down and fails on the code before the fix. Classes, not cases: where a test shows a
+# rule (UTF-8, identifiers, bounds, temporary files, record verification), it tries it on
+# more than one tool. docs/hardening.md documents every rule and limit tested here.
+load helper
+
+POL="$ROOT/configs/policies"
+SMALL="$ROOT/tests/data/sim/preemption-small.trace.ndjson"
+
+setup() {
+	T="$BATS_TEST_TMPDIR"
+	cd "$T"
+}
+
+# A node file and a job file for trace-import csv, and a map for them.
+csv_fixture() {
+	printf 'node,gpus\nn1,4\nn2,4\n' > nodes.csv
+	printf 'id,submit,duration,gpus,model,org\nj1,0,10,2,A,o1\nj2,5,10,4,A,o2\n' > jobs.csv
+	cat > map.json <<-EOF
+	{"format":"schednav.csv-map/1","trace_id":"hostile","columns":{"job_id":"id","submit":"submit","duration":"duration",
+	 "gpus":"gpus","class":{"constant":"HP"},"gpu_model":"model","tenant":"org"},
+	 "nodes":{"file":"$T/nodes.csv","id_column":"node","gpu_count_column":"gpus","gpu_model":{"constant":"A"}}}
+	EOF
+}
+
+@test "defect 2: an unknown key in a map's 'columns' is reported, not read past the end of the key list" {
+	csv_fixture
+	jq -c '.columns.bogus = "x"' map.json > bad.json
+	run trace-import csv --map bad.json jobs.csv
+	assert_failure 1
+	assert_output "trace-import: bad.json: 'columns' must be an object of job fields: unknown key 'bogus'"
+	run trace-import csv --map map.json jobs.csv -o ok.nd
+	assert_success
+	stream-verify ok.nd
+}
+
+# An evaluation of the small preemption trace under the five catalogue policies: metrics,
+# audits (FIFO baseline) and a ranking (a five-way tie), built once for the file.
+setup_file() {
+	export EV="$BATS_FILE_TMPDIR/eval"
+	mkdir -p "$EV"
+	local p slo="$ROOT/configs/slos/schednav-demo-slo-v1.json"
+	for p in native-fifo native-preemptive-3600 native-preemptive-g3600-b09-d0000 native-preemptive-g3600-b09-d0900 native-preemptive-g3600-b09-loss-aware; do
+		sim-run --policy "$ROOT/configs/policies/$p.json" -i "$ROOT/tests/data/sim/preemption-small.trace.ndjson" -o "$EV/$p.result.ndjson"
+		metrics -i "$EV/$p.result.ndjson" -o "$EV/$p.metrics.ndjson"
+	done
+	slo-audit --slo "$slo" --baseline "$EV/native-fifo.metrics.ndjson" "$EV"/*.metrics.ndjson > "$EV/audits.ndjson"
+	rank --slo "$slo" -o "$EV/ranking.ndjson" "$EV/audits.ndjson" "$EV"/*.metrics.ndjson
+}
+
+@test "defect 3: approve refuses a --by that is not UTF-8 before writing, and the log stays verifiable" {
+	run approve --ranking "$EV/ranking.ndjson" --action native-fifo --by $'Jos\xe9' --reason pilot --log log.ndjson
+	assert_failure 2
+	assert_line --index 0 "approve: argument 6 is not valid UTF-8: 'Jos\\xe9' (arguments can reach the output, which is UTF-8)"
+	[ ! -e log.ndjson ] || fail "a log line was written"
+	run approve --ranking "$EV/ranking.ndjson" --action native-fifo --by $'A. Person\e[2J' --reason pilot --log log.ndjson
+	assert_failure 2
+	assert_line --index 0 "approve: --by: the name contains a control character"
+	approve --ranking "$EV/ranking.ndjson" --action native-fifo --by $'Jos\xc3\xa9' --reason $'two\nlines' --log log.ndjson
+	run approve --verify --log log.ndjson
+	assert_success
+	approve --ranking "$EV/ranking.ndjson" --action native-fifo --by 'B. Person' --reason again --log log.ndjson
+	[ "$(wc -l < log.ndjson)" -eq 2 ]
+}
+
+@test "defect 5: no argument that is not UTF-8 reaches an output (file names, option values)" {
+	cp "$SMALL" $'tr\xe9.nd'
+	run sim-run --policy "$POL/native-fifo.json" -i $'tr\xe9.nd' -o out.nd
+	assert_failure 2
+	assert_line --index 0 --partial "sim-run: argument 4 is not valid UTF-8: 'tr\\xe9.nd'"
+	run trace-window --trace-id $'slice\xff' -i "$SMALL" -o out.nd
+	assert_failure 2
+	assert_line --index 0 --partial "is not valid UTF-8: 'slice\\xff'"
+	csv_fixture
+	cp jobs.csv $'jobs\xe9.csv'
+	run trace-import csv --map map.json $'jobs\xe9.csv' -o out.nd
+	assert_failure 2
+	[ ! -e out.nd ]
+}
+
+@test "defect 5: a Latin-1 CSV cell is an error at its line, or transcoded when the map says latin-1 (recorded in the header)" {
+	csv_fixture
+	printf 'j3,6,10,1,A,Jos\xe9\n' >> jobs.csv
+	run trace-import csv --map map.json jobs.csv -o out.nd
+	assert_failure 1
+	assert_output "trace-import: jobs.csv:4: not valid UTF-8 (byte 0xe9 at column 16)"
+	[ ! -e out.nd ]
+	jq -c '.encoding = "latin-1"' map.json > latin1.json
+	trace-import csv --map latin1.json jobs.csv -o out.nd
+	stream-verify out.nd
+	iconv -f UTF-8 -t UTF-8 out.nd > /dev/null || fail "output is not UTF-8"
+	run jq -r 'select(.type == "job" and .job_id == "j3") | .tenant' out.nd
+	assert_output $'Jos\xc3\xa9'
+	run jq -r 'select(.type == "header") | .source.text_encoding' out.nd
+	assert_output "latin-1, transcoded to UTF-8"
+	printf 'j4,7,10,1,A,x\0y\n' >> jobs.csv
+	run trace-import csv --map latin1.json jobs.csv -o out.nd
+	assert_failure 1
+	assert_output "trace-import: jobs.csv:5: NUL byte at column 14"
+}
+
+@test "defect 4: two writers of the same -o path use their own temporary files; the last one wins whole" {
+	head -n 3 "$SMALL" | sed '$d' > small.in            # header + node: a short stream
+	grep -v '"type":"end"' "$SMALL" > big.in               # header + node + two jobs
+	mkfifo in1 in2
+	stream-seal -i in1 -o out.nd 2> err1 3>&- & local p1=$!
+	stream-seal -i in2 -o out.nd 2> err2 3>&- & local p2=$!
+	exec 7> in1 8> in2
+	local i
+	for i in $(seq 100); do
+		[ "$(ls | grep -c '^out\.nd\..*\.tmp$')" -ge 2 ] && break
+		sleep 0.05
+	done
+	[ "$(ls | grep -c '^out\.nd\..*\.tmp$')" -eq 2 ] || fail "the two writers do not have two temporary files: $(ls)"
+	cat big.in >&8
+	exec 8>&-
+	wait "$p2" || fail "second writer failed: $(cat err2)"
+	cat small.in >&7
+	exec 7>&-
+	wait "$p1" || fail "first writer failed: $(cat err1)"
+	stream-verify out.nd
+	stream-seal -i small.in -o want.nd
+	cmp out.nd want.nd
+	[ "$(ls | grep -c '\.tmp$')" -eq 0 ] || fail "temporary files left: $(ls)"
+}
+
+@test "defect 13: a write error names the file given to -o" {
+	run stream-seal -i "$SMALL" -o /dev/full
+	assert_failure 1
+	assert_output "stream-seal: write error on '/dev/full': No space left on device"
+	run sim-run --policy "$POL/native-fifo.json" -i "$SMALL" -o /dev/full
+	assert_failure 1
+	assert_output --partial "'/dev/full'"
+}
+
+@test "defect 13: a line over the documented limit is an error with PATH:LINE, in bounded memory (zstd bomb)" {
+	# 300 MiB of one line, compressed to a few KiB
+	{ head -n 1 "$SMALL"; head -c 314572800 /dev/zero | tr '\0' a; } | zstd -q -3 > bomb.zst
+	run python3 -c '
+import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+print(p.stderr.strip())' stream-verify bomb.zst
+	assert_line --index 0 --regexp '^1 [0-9]+$'
+	assert_line --index 1 "stream-verify: bomb.zst:2: line longer than 67108864 bytes (the limit of every SchedNav reader, docs/hardening.md)"
+	local rss=${lines[0]#1 }
+	[ "$rss" -lt 250 ] || fail "peak memory ${rss} MiB for a 300 MiB line"
+	csv_fixture
+	{ printf 'id,submit,duration,gpus,model,org\n"'; head -c 70000000 /dev/zero | tr '\0' '\n'; } > tall.csv
+	run trace-import csv --map map.json tall.csv
+	assert_failure 1
+	assert_output "trace-import: tall.csv:2: record longer than 67108864 bytes (the limit, docs/hardening.md)"
+}
+
+@test "defect 13: a zstd file that starts with a skippable frame is read like any zstd file" {
+	zstd -q -c "$SMALL" > plain.zst
+	{ printf '\x50\x2a\x4d\x18\x05\x00\x00\x00hello'; cat plain.zst; } > skip.zst
+	run stream-verify --print-fingerprint skip.zst
+	assert_success
+	assert_output "$(stream-verify --print-fingerprint "$SMALL")"
+	sim-run --policy "$POL/native-fifo.json" -i skip.zst -o a.nd
+	sim-run --policy "$POL/native-fifo.json" < skip.zst > b.nd
+	diff <(sans_header a.nd) <(sans_header b.nd)
+}
+
+# seal BODY-FILE > STREAM: the preemption-small header, then the given body lines.
+seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
+
+@test "defect 6: a node's gpu_count near 2^63 is refused with PATH:LINE, in a stream and in a CSV" {
+	printf '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":9223372036854775000}\n{"type":"node","node_id":"n2","gpu_model":"A","gpu_count":9223372036854775000}\n{"type":"job","job_id":"j","submit":0,"duration":1,"gpus":1,"class":"HP","gpu_model":"A"}\n' > body
+	seal_trace body > huge.nd
+	local tool
+	for tool in "sim-run --policy $POL/native-fifo.json -i" "trace-window --max-submit 10 -i" "trace-export $T/x" "trace-scan -i"; do
+		run $tool huge.nd
+		assert_failure 1
+		assert_output --regexp "huge\.nd:2: node 'n1': gpu_count 9223372036854775000 is outside 1\.\.1048576$"
+	done
+	csv_fixture
+	printf 'n3,9223372036854775000\n' >> nodes.csv
+	run trace-import csv --map map.json jobs.csv
+	assert_failure 1
+	assert_output "trace-import: $T/nodes.csv:4: node 'n3': gpu_count 9223372036854775000 is outside 1..1048576"
+	sed 's/"gpus":1,/"gpus":1e300,/' body | sed 's/9223372036854775000/4/' > body2
+	seal_trace body2 > big-job.nd
+	run sim-run --policy "$POL/native-fifo.json" -i big-job.nd
+	assert_failure 1
+	assert_output --partial "big-job.nd:4: job 'j': gpus must be in (0, 1099511627776]"
+	sed 's/"duration":1,/"duration":1e13,/' body | sed 's/9223372036854775000/4/' > body3
+	seal_trace body3 > long-job.nd
+	run sim-run --policy "$POL/native-fifo.json" -i long-job.nd
+	assert_failure 1
+	assert_output --partial "long-job.nd:4: job 'j': duration must be in (1e-9, 1e12] seconds"
+}
+
+@test "defect 11: NUL in an identifier is refused, never cut short (JSON \\u0000, a raw NUL in a CSV cell)" {
+	printf '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":2}\n{"type":"job","job_id":"j\\u0000a","submit":0,"duration":1,"gpus":1,"class":"HP","gpu_model":"A"}\n' > body
+	run seal_trace body
+	assert_failure 1
+	assert_output "stream-seal: <stdin>:3: invalid JSON: NUL character (\\u0000) in a string"
+	{ head -n 1 "$SMALL"; cat body; } > nul.nd
+	run sim-run --policy "$POL/native-fifo.json" -i nul.nd
+	assert_failure 1
+	assert_output "sim-run: nul.nd:3: invalid JSON: NUL character (\\u0000) in a string"
+	# stream-verify's body-line fast path leaves such a line to the full parse
+	run stream-verify nul.nd
+	assert_failure 1
+	assert_output "stream-verify: nul.nd:3: invalid JSON: NUL character (\\u0000) in a string"
+	csv_fixture
+	printf 'j\0x,6,10,1,A,o3\n' >> jobs.csv
+	run trace-import csv --map map.json jobs.csv
+	assert_failure 1
+	assert_output "trace-import: jobs.csv:4: NUL byte at column 2"
+}
+
+@test "defect 1 (loader): an action_id with a newline or other control character is refused where it is loaded" {
+	jq '.action_id = "evil\nsystem(\"touch '"$T"'/pwned\")\n#"' "$POL/native-fifo.json" > evil.json
+	run sim-run --policy evil.json -i "$SMALL"
+	assert_failure 1
+	assert_output "sim-run: evil.json: 'action_id' 'evil\\x0asystem(\"touch $T/pwned\")\\x0a#' contains a control character"
+	jq '.constraints[0].id = "x\ty"' "$ROOT/configs/slos/schednav-demo-slo-v1.json" > slo.json
+	run slo-audit --slo slo.json --baseline "$EV/native-fifo.metrics.ndjson" "$EV/native-fifo.metrics.ndjson"
+	assert_failure 1
+	assert_output --partial "'id' 'x\\x09y' contains a control character"
+	# a metrics record carrying such an id (a hand-made stream) is refused by its readers
+	jq -c 'if .type == "metrics" then .action_id = "a\nb" else . end' "$EV/native-fifo.metrics.ndjson" | stream-seal > m.nd
+	run slo-audit --slo "$ROOT/configs/slos/schednav-demo-slo-v1.json" --baseline m.nd m.nd
+	assert_failure 1
+	assert_output --partial "m.nd:2: metrics record: 'action_id' 'a\\x0ab' contains a control character"
+	run trace-window --trace-id $'slice\t2' --max-submit 10 -i "$SMALL"
+	assert_failure 2
+	assert_line --index 0 "trace-window: --trace-id: the id contains a control character"
+	run study-select --window $'w\n1' "$EV/native-fifo.metrics.ndjson"
+	assert_failure 2
+	assert_line --index 0 "study-select: --window: the id contains a control character"
+	run trace-import alibaba-spot --nodes x --jobs y --trace-id $'id\n2'
+	assert_failure 2
+	assert_line --index 0 "trace-import: --trace-id: the id contains a control character"
+	# every string of a controller config (both families) follows the identifier rule
+	local c
+	for c in predictive-spot-v1 schednav-tenant-linear-v1; do
+		jq '.controller_id = "ctl\u0085x"' "$ROOT/configs/controllers/$c.json" > ctl.json
+		run sim-run --policy "$POL/native-fifo.json" --controller ctl.json -i "$SMALL"
+		assert_failure 1
+		assert_output "sim-run: ctl.json: 'controller_id' 'ctl\xc2\x85x' contains a control character"
+	done
+	[ ! -e pwned ]
+}
+
+@test "defect 1 (class): the readers added with the predictive tools keep the identifier rule (quota)" {
+	printf '%s\n' '{"type":"header","schema":"schednav.forecast/1","tool":"t","version":"0.2.0","inputs":[],"params":{}}' \
+		'{"type":"forecast_point","cutoff_time_seconds":3600,"horizon_step":1,"target_time_seconds":7200,"mu_gpus":1,"sigma_gpus":0.5,"guarantee_quantile_gpus":2,"resource_pool":"p\u0007"}' \
+		| stream-seal -o f.nd
+	run quota --controller "$ROOT/configs/controllers/predictive-spot-v1.json" --capacity 8 -o q.nd f.nd
+	assert_failure 1
+	assert_output "quota: f.nd:2: forecast_point record: 'resource_pool' 'p\x07' contains a control character"
+	[ ! -e q.nd ]
+}
+
+@test "defect 13: trace-import validation errors name PATH:LINE (unknown model, duplicate node) in every format" {
+	printf 'gpu_model,gpu_capacity_num,cpu_num,node_name\nA100,8,96,n1\nA100,8,96,n2\n' > spot-nodes.csv
+	printf 'job_name,organization,gpu_model,gpu_request,worker_num,submit_time,duration,job_type\nj1,o,A100,1,1,0,10,HP\nj2,o,H800,1,1,5,10,Spot\n' > spot-jobs.csv
+	run trace-import alibaba-spot --nodes spot-nodes.csv --jobs spot-jobs.csv
+	assert_failure 1
+	assert_output "trace-import: spot-jobs.csv:3: job 'j2': no node has GPU model 'H800'"
+	printf 'A100,8,96,n1\n' >> spot-nodes.csv
+	run trace-import alibaba-spot --nodes spot-nodes.csv --jobs spot-jobs.csv
+	assert_failure 1
+	assert_output "trace-import: spot-nodes.csv:4: duplicate node_id 'n1'"
+	printf 'm1,8\nm2,4\nm1,2\n' > machines.csv
+	printf '[{"jobid":"a","submitted_time":"2017-10-01 00:00:00","attempts":[{"start_time":"2017-10-01 00:00:01","end_time":"2017-10-01 00:01:00","detail":[{"gpus":["g0"]}]}]}]' > log.json
+	run trace-import philly --machines machines.csv --job-log log.json --class HP
+	assert_failure 1
+	assert_output "trace-import: machines.csv:3: duplicate node_id 'm1'"
+	printf 'sn,gpu,model\ns1,8,V100\ns1,8,V100\n' > v23-nodes.csv
+	run trace-import alibaba-v2023 --nodes v23-nodes.csv --pods /dev/null
+	assert_failure 1
+	assert_output "trace-import: v23-nodes.csv:3: duplicate node_id 's1'"
+	csv_fixture
+	printf 'n1,8\n' >> nodes.csv
+	run trace-import csv --map map.json jobs.csv
+	assert_failure 1
+	assert_output "trace-import: $T/nodes.csv:4: duplicate node_id 'n1'"
+}
+
+@test "defect 13: a tenant ' sp ' cannot survive to be trimmed by trace-export and trace-import canonical: streams refuse it" {
+	printf '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":2}\n{"type":"job","job_id":"j","submit":0,"duration":1,"gpus":1,"class":"HP","gpu_model":"A","tenant":" sp "}\n' > body
+	{ head -n 1 "$SMALL" | sed 's|schednav.trace/1|schednav.trace/2|'; cat body; } | stream-seal > sp.nd
+	run trace-export "$T/out" sp.nd
+	assert_failure 1
+	assert_output "trace-export: sp.nd:3: job 'j': tenant ' sp ' has white space at its start or end"
+	[ ! -e "$T/out/jobs.csv" ]
+	sed 's/" sp "/"sp"/' body > body2
+	{ head -n 1 "$SMALL" | sed 's|schednav.trace/1|schednav.trace/2|'; cat body2; } | stream-seal > ok.nd
+	trace-export "$T/out" ok.nd
+	trace-import canonical "$T/out" -o back.nd
+	diff <(sed '1d;$d' ok.nd) <(sed '1d;$d' back.nd)
+}
+
+@test "defect 7: a futile eviction cycle (1e12 s jobs, one 4-GPU node) stops with an error naming the jobs, in bounded memory" {
+	cat > body <<-'EOF2'
+	{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":4}
+	{"type":"job","job_id":"h1","submit":0,"duration":1000000000000,"gpus":2,"class":"HP","gpu_model":"A"}
+	{"type":"job","job_id":"s1","submit":0,"duration":1000000000000,"gpus":2,"class":"Spot","gpu_model":"A"}
+	{"type":"job","job_id":"h2","submit":1,"duration":1000000000000,"gpus":4,"class":"HP","gpu_model":"A"}
+	{"type":"job","job_id":"s2","submit":2,"duration":1000000000000,"gpus":1,"class":"Spot","gpu_model":"A"}
+	{"type":"job","job_id":"s3","submit":3,"duration":1000000000000,"gpus":1,"class":"Spot","gpu_model":"A"}
+	EOF2
+	seal_trace body > live.nd
+	# with overhead 80 s the Spot work shrinks by 3520 s a cycle; with a checkpoint longer
+	# than the guarantee it never shrinks at all: both are the same cycle
+	jq '.checkpoint_interval_seconds = 1000000000' "$POL/native-preemptive-3600.json" > stuck.json
+	local pol
+	for pol in "$POL/native-preemptive-3600.json" stuck.json; do
+		run python3 -c '
+import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=120)
+print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+print(p.stderr.strip())' sim-run --policy "$pol" -i live.nd -o out.nd
+		assert_line --index 0 --regexp '^1 [0-9]+$'
+		assert_line --index 1 --regexp "^sim-run: futile eviction cycle: 100000 guarantee expiries in a row .* Spot 's[123]' evicted for HP 'h2'"
+		[ "${lines[0]#1 }" -lt 300 ] || fail "peak memory ${lines[0]#1 } MiB"
+		[ ! -e out.nd ]
+	done
+	# the same trace under FIFO has no evictions and simply runs to its end
+	sim-run --policy "$POL/native-fifo.json" -i live.nd -o fifo.nd
+	run jq -r 'select(.type == "cluster") | .simulation_end' fifo.nd
+	assert_output "3000000000000"
+}
+
+# tamper JQ-FILTER RESULT > STREAM: edit the body records of a result stream and reseal it.
+tamper() { jq -c "$1" "$2" | stream-seal; }
+
+@test "defect 12: metrics validates a result stream as strictly as a trace" {
+	local R="$EV/native-fifo.result.ndjson"
+	metrics -i "$R" -o ok.nd
+	tamper 'if .type == "job_result" then .gpu_count = "2" else . end' "$R" > a.nd
+	run metrics -i a.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: a\.nd:2: job_result: 'gpu_count' must be a finite number > 0, not this string$"
+	tamper 'if .type == "cluster" then .capacity_gpus = 0 else . end' "$R" > b.nd
+	run metrics -i b.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: b\.nd:[0-9]+: cluster: 'capacity_gpus' must be an integer >= 1, not integer$"
+	tamper 'if .type == "cluster" then .allocated_gpu_seconds = 1e9 else . end' "$R" > c.nd
+	run metrics -i c.nd
+	assert_failure 1
+	assert_output --partial "cluster: 'allocated_gpu_seconds' is more than capacity_gpus x (simulation_end - simulation_start)"
+	tamper 'select(.type == "header" or .type == "cluster")' "$R" > d.nd
+	run metrics -i d.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: d\.nd:[0-9]+: result stream has no job_result records$"
+	tamper 'if .type == "job_result" and .job_id == "hp" then .start_time_seconds = 0.5 else . end' "$R" > e.nd
+	run metrics -i e.nd
+	assert_failure 1
+	assert_output --partial "job_result 'hp': needs submit <= start <= completion"
+	tamper 'if .type == "job_result" then .gpu_count = 3 else . end' "$R" > f.nd
+	run metrics -i f.nd
+	assert_failure 1
+	assert_output --partial "cluster: a job asks for more GPUs than 'capacity_gpus'"
+	tamper 'if .type == "job_result" then .run_count = 0 else . end' "$R" > g.nd
+	run metrics -i g.nd
+	assert_failure 1
+	assert_output --partial "job_result: 'run_count' must be an integer >= 1, not integer"
+	tamper 'if .type == "job_result" then .job_id = "a\u001bb" else . end' "$R" > h.nd
+	run metrics -i h.nd
+	assert_failure 1
+	assert_output --partial "job_result: 'job_id' must be an identifier"
+	# lines in sim-run's exact form take metrics' fast path, which keeps the same rules
+	tamper 'if .type == "job_result" then .gpu_model = "A " else . end' "$R" > i.nd
+	head -n 2 i.nd | tail -n 1 | grep -q '^{"type":"job_result","job_id":"[^"]*","service_class":' || fail "i.nd is not in sim-run's key order"
+	run metrics -i i.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: i\.nd:2: job_result: 'gpu_model' must be an identifier, not this string$"
+}
+
+# The audits of $EV with the first audit's audit_passed flipped, resealed: a stream that
+# verifies, holding a record whose own fingerprint does not.
+flipped_audits() {
+	jq -c 'if .type == "audit" and .action_id == "native-preemptive-3600" then .audit_passed = (.audit_passed | not) else . end' \
+		"$EV/audits.ndjson" | stream-seal > flipped.ndjson
+	stream-verify flipped.ndjson
+}
+
+@test "defect 9: study-select verifies every audit's own fingerprint (flip audit_passed, reseal: refused)" {
+	study-select --window w1 "$EV"/*.metrics.ndjson "$EV/audits.ndjson" -o sel.nd
+	flipped_audits
+	run study-select --window w1 "$EV"/*.metrics.ndjson flipped.ndjson -o sel2.nd
+	assert_failure 1
+	assert_output --regexp "^study-select: flipped\.ndjson:[0-9]+: audit record: 'audit_fingerprint' does not verify \(the record was edited\)$"
+	[ ! -e sel2.nd ]
+	# aggregate and rank, which already caught it, go through the same check
+	run rank --slo "$ROOT/configs/slos/schednav-demo-slo-v1.json" flipped.ndjson "$EV"/*.metrics.ndjson
+	assert_success
+	run jq -c 'select(.type == "ranking") | [.candidates[] | select(.action.action_id == "native-preemptive-3600") | .evidence_valid]' <<< "$output"
+	assert_output "[false]"
+}
+
+@test "defect 10: decision-table and report refuse a tampered audit and an edited approval line, as rank and approve --verify do" {
+	flipped_audits
+	local tool
+	for tool in decision-table "report -o page.html"; do
+		run $tool "$EV"/*.metrics.ndjson flipped.ndjson "$EV/ranking.ndjson"
+		assert_failure 1
+		assert_output --regexp "flipped\.ndjson:[0-9]+: audit record: 'audit_fingerprint' does not verify \(the record was edited\)$"
+	done
+	[ ! -e page.html ]
+	approve --ranking "$EV/ranking.ndjson" --action native-fifo --by "A Person" --reason pilot --log log.ndjson
+	sed 's/"reason":"pilot"/"reason":"other"/' log.ndjson > edited.ndjson
+	run approve --verify --log edited.ndjson
+	assert_failure 1
+	local want="edited.ndjson:1: 'approval_fingerprint' does not verify (the line was edited)"
+	assert_output "approve: $want"
+	run decision-table --approvals edited.ndjson "$EV"/*.metrics.ndjson "$EV/audits.ndjson" "$EV/ranking.ndjson"
+	assert_failure 1
+	assert_output "decision-table: $want"
+	run report --approvals edited.ndjson -o page.html "$EV"/*.metrics.ndjson "$EV/audits.ndjson" "$EV/ranking.ndjson"
+	assert_failure 1
+	assert_output "report: $want"
+	# a ranking edited and resealed is refused by all three
+	jq -c 'if .type == "ranking" then .selected_action_ids = ["native-fifo"] else . end' "$EV/ranking.ndjson" | stream-seal > rk.nd
+	for tool in decision-table "report -o page.html"; do
+		run $tool "$EV"/*.metrics.ndjson "$EV/audits.ndjson" rk.nd
+		assert_failure 1
+		assert_output --partial "rk.nd:2: ranking record:"
+	done
+	run decision-table --approvals log.ndjson "$EV"/*.metrics.ndjson "$EV/audits.ndjson" "$EV/ranking.ndjson"
+	assert_success
+	assert_output --partial "approval: approved native-fifo by A Person"
+}
+
+@test "defect 1: report never puts data into gnuplot's command language, and escapes it in the page" {
+	# an action id the identifier rule allows, full of gnuplot, shell and HTML syntax
+	local evil="evil'\"; system(\"touch $T/pwned\") # <b>&amp;"
+	jq --arg id "$evil" '.action_id = $id' "$POL/native-preemptive-3600.json" > evil.json
+	sim-run --policy evil.json -i "$SMALL" -o evil.result.nd
+	metrics -i evil.result.nd -o evil.metrics.nd
+	# a gnuplot that keeps a copy of every script it is given
+	cat > gp <<-EOF2
+	#!/bin/sh
+	cp "\$1" "$T/script.gp"
+	exec gnuplot "\$@"
+	EOF2
+	chmod +x gp
+	report --gnuplot "$T/gp" -o page.html evil.result.nd evil.metrics.nd "$EV/native-fifo.result.ndjson" "$EV/native-fifo.metrics.ndjson"
+	[ -s script.gp ] || fail "gnuplot was not run"
+	run grep -c -F 'evil' script.gp
+	assert_output 0
+	run grep -c -F 'native-fifo' script.gp
+	assert_output 0
+	[ ! -e pwned ] || fail "gnuplot ran a command from the data"
+	# in the page the id is escaped everywhere, in tables and in the charts' SVG text
+	run grep -c -F '<b>' page.html
+	assert_output 0
+	grep -q -F 'evil&#39;&quot;; system(&quot;touch' page.html
+	grep -q -F 'evil&#39;' page.html
+	# and an id with a newline, in a result stream made by hand, is refused at load
+	jq -c 'if .type == "header" then .policy.action_id = "a\nb" else . end' evil.result.nd | stream-seal > nl.nd
+	run report --gnuplot "$T/gp" -o page2.html nl.nd
+	assert_failure 1
+	assert_output "report: nl.nd:1: header: 'policy.action_id' contains a control character"
+	[ ! -e page2.html ]
+}
+
+@test "defect 1 (class): the study config loader lets no string break out of its make variable" {
+	local cfg="$ROOT/configs/studies/tiny.json" key
+	for key in '.slo' '.trace.stream' '.windows.exclude[0]' '.warmup_seconds' '.windows.min_hp'; do
+		jq "$key = \"x\\nall:\\n\\ttouch $T/pwned\"" "$cfg" > evil.json
+		run jq -r -f "$ROOT/pipelines/study-config.jq" evil.json
+		assert_failure 5
+		assert_output --regexp "study config: (control character in|'[a-z_]+' must be a number)"
+	done
+	jq '.slo = "a#b$c.json"' "$cfg" > hash.json
+	run jq -r -f "$ROOT/pipelines/study-config.jq" hash.json
+	assert_success
+	assert_line 'SLO := a\#b$$c.json'
+	[ ! -e pwned ]
+}
