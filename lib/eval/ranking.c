@@ -239,7 +239,7 @@ struct json *rank_build(const struct slo_spec *s, const struct ev_input *in, siz
 	struct json *stages = json_array(a);
 	log_stage(a, stages, "hard_slo_filter", c, alive, n);
 	struct stage_log lg = { a, stages, c, n };
-	double v[RANK_MAX_CANDIDATES][3];
+	double v[RANK_LIMIT_CANDIDATES][3];
 	for (size_t i = 0; i < n; i++)
 		memcpy(v[i], c[i].v, sizeof v[i]);
 	rank_narrow((const double (*)[3])v, alive, n, s->tie_band, log_next_stage, &lg);

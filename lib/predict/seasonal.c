@@ -92,7 +92,7 @@ static void model_fingerprint(struct seasonal *s)
 	struct arena a;
 	arena_init(&a);
 	struct json *d = json_object(&a), *day = json_object(&a), *week = json_object(&a);
-	char key[8];
+	char key[16];   /* an int in decimal, as the compiler counts it */
 	json_set(&a, d, "model", json_str(&a, s->cfg->model));
 	json_set(&a, d, "trained_at_seconds", json_real(&a, s->trained_at));
 	json_set(&a, d, "history_point_count", json_int(&a, (long long)s->count));
