@@ -21,6 +21,23 @@ setup() {
 # The end fingerprint of a stream file, read independently of stream-verify.
 end_fp() { zstdcat -qf "$1" | tail -n 1 | jq -r 'select(.type == "end") | .fingerprint'; }
 
+# seal_broken_last_line SRC DST: SRC with its last body line made invalid JSON (",}"), and an
+# end record with correct fingerprints (computed by tests/stream_edit.py, not by lib/core).
+seal_broken_last_line() {
+	python3 - "$ROOT/tests" "$1" "$2" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+del sys.argv[1]
+from stream_edit import xxh3, canon
+lines = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
+head, body = lines[0], lines[1:-1]
+body[-1] = body[-1][:-1] + b",}"
+raw = b"".join(l + b"\n" for l in body)
+end = canon({"type": "end", "records": len(body), "fingerprint": xxh3(raw), "header_fingerprint": xxh3(head + b"\n")}).encode()
+open(sys.argv[2], "wb").write(b"".join(l + b"\n" for l in [head] + body + [end]))
+PY
+}
+
 @test "stream-verify: --help matches the man page, bad option exits 2, no FILE reads stdin" {
 	assert_tool_invariants stream-verify
 	run stream-verify -p < "$FX/trace.nd"
@@ -203,18 +220,7 @@ $(end_fp "$FX/result.nd")"
 $(end_fp "$FX/result.nd")"
 	# a repetition whose last body line is no JSON, sealed with correct fingerprints: it differs
 	# from the first, so it is parsed, and refused at its line
-	python3 - "$ROOT/tests" "$FX/result.nd" "$T/bad.nd" <<'PY'
-import sys
-sys.path.insert(0, sys.argv[1])
-del sys.argv[1]
-from stream_edit import xxh3, canon
-lines = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
-head, body = lines[0], lines[1:-1]
-body[-1] = body[-1][:-1] + b",}"
-raw = b"".join(l + b"\n" for l in body)
-end = canon({"type": "end", "records": len(body), "fingerprint": xxh3(raw), "header_fingerprint": xxh3(head + b"\n")}).encode()
-open(sys.argv[2], "wb").write(b"".join(l + b"\n" for l in [head] + body + [end]))
-PY
+	seal_broken_last_line "$FX/result.nd" "$T/bad.nd"
 	local n
 	n=$(wc -l < "$T/bad.nd")
 	run stream-verify -p -r "$T/rep-1.nd" "$T/bad.nd"
@@ -239,18 +245,7 @@ PY
 @test "stream-verify: a --made-from INPUT is checked for its framing and fingerprints, not parsed again" {
 	# a slice whose last body line is no JSON, sealed with correct fingerprints: as an INPUT it
 	# gives its fingerprint (the link is refused: the result was not made from it), as a FILE it fails
-	python3 - "$ROOT/tests" "$FX/slice.nd" "$T/bad.nd" <<'PY'
-import sys
-sys.path.insert(0, sys.argv[1])
-del sys.argv[1]
-from stream_edit import xxh3, canon
-lines = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
-head, body = lines[0], lines[1:-1]
-body[-1] = body[-1][:-1] + b",}"
-raw = b"".join(l + b"\n" for l in body)
-end = canon({"type": "end", "records": len(body), "fingerprint": xxh3(raw), "header_fingerprint": xxh3(head + b"\n")}).encode()
-open(sys.argv[2], "wb").write(b"".join(l + b"\n" for l in [head] + body + [end]))
-PY
+	seal_broken_last_line "$FX/slice.nd" "$T/bad.nd"
 	run stream-verify --made-from "$T/bad.nd" "$FX/result.nd"
 	assert_failure 1
 	assert_output --partial "was not made from '$T/bad.nd'"
