@@ -140,12 +140,13 @@ static int read_point(struct state *st, struct nd_reader *r, const struct json *
 			   step->u.i, st->n + 1);
 		return -1;
 	}
-	if (json_num(q) < 0) {
-		ndr_errorf(r, err, errlen, "forecast_point: guarantee_quantile_gpus must be >= 0");
+	struct pc_point pt = { (int)step->u.i, json_num(tgt), json_num(mu), json_num(sg), json_num(q) };
+	if (pc_point_check(json_num(cut), &pt, 0, kerr, sizeof kerr)) {
+		ndr_errorf(r, err, errlen, "forecast_point: %s", kerr);
 		return -1;
 	}
 	st->pts = xgrow(st->pts, &st->cap, st->n + 1, sizeof *st->pts);
-	st->pts[st->n++] = (struct pc_point){ (int)step->u.i, json_num(tgt), json_num(mu), json_num(sg), json_num(q) };
+	st->pts[st->n++] = pt;
 	st->cutoff = json_num(cut);
 	st->pool = pname ? arena_strndup(st->a, pname, strlen(pname)) : NULL;
 	return 0;
@@ -162,8 +163,8 @@ static int read_inventory(struct state *st, struct nd_reader *r, const struct js
 	const struct json *cap = need(r, v, "capacity_gpus", JSON_REAL, err, errlen), *x;
 	if (!cap || flush(st, r, err, errlen))
 		return -1;
-	if (!(json_num(cap) > 0)) {
-		ndr_errorf(r, err, errlen, "inventory: capacity_gpus must be > 0");
+	if (!(json_num(cap) > 0 && json_num(cap) <= PC_MAX_CAPACITY)) {
+		ndr_errorf(r, err, errlen, "inventory: capacity_gpus must be in (0, 2^40 = 1099511627776], not %.17g", json_num(cap));
 		return -1;
 	}
 	st->inv_capacity = (struct opt_num){ true, json_num(cap) };
@@ -183,49 +184,43 @@ static int read_inventory(struct state *st, struct nd_reader *r, const struct js
 			return -1;
 		st->inv_idle = json_num(x);
 	}
+	if (!(st->inv_idle >= 0 && st->inv_idle <= PC_MAX_CAPACITY)) {
+		ndr_errorf(r, err, errlen, "inventory: idle_gpus must be in [0, 2^40]");
+		return -1;
+	}
 	if (json_get(v, "running_spot_gpus")) {
 		if (!(x = need(r, v, "running_spot_gpus", JSON_REAL, err, errlen)))
 			return -1;
 		st->inv_running = json_num(x);
 	}
+	if (!(st->inv_running >= 0 && st->inv_running <= PC_MAX_CAPACITY)) {
+		ndr_errorf(r, err, errlen, "inventory: running_spot_gpus must be in [0, 2^40]");
+		return -1;
+	}
 	return 0;
 }
 
+/* A bundle is evidence only when it verifies (pc_bundle_verify): its own fingerprints, the
+ * links between its documents and every value range; the options and inventory override
+ * its capacity and eta as documented. */
 static int read_bundle(struct state *st, struct nd_reader *r, const struct json *v, char *err, size_t errlen)
 {
+	struct pc_bundle_view bv;
+	char verr[512];
 	if (flush(st, r, err, errlen))
 		return -1;
-	const struct json *fp = json_get(v, "controller_fingerprint"), *fc = json_get(v, "demand_forecast"), *plan = json_get(v, "spot_quota_plan");
-	if (!fp || fp->kind != JSON_STRING || strcmp(fp->u.str.s, st->cfg->fingerprint)) {
-		ndr_errorf(r, err, errlen, "observation_bundle of another controller (controller_fingerprint differs from --controller)");
-		return -1;
-	}
-	const struct json *pts = json_get(fc, "points"), *ffp = json_get(fc, "forecast_fingerprint"), *cut, *cap, *eta;
-	if (!pts || pts->kind != JSON_ARRAY || !ffp || ffp->kind != JSON_STRING || !plan || !(cut = need(r, v, "cutoff_time_seconds", JSON_REAL, err, errlen)) ||
-	    !(cap = need(r, plan, "capacity_gpus", JSON_REAL, err, errlen)) || !(eta = need(r, plan, "eta", JSON_REAL, err, errlen))) {
-		if (!*err)
-			ndr_errorf(r, err, errlen, "observation_bundle without demand_forecast points or a spot_quota_plan");
+	if (pc_bundle_verify(v, st->cfg, st->a, &bv, verr, sizeof verr)) {
+		ndr_errorf(r, err, errlen, "%s", verr);
 		return -1;
 	}
 	/* the forecast's fingerprint is copied into the plan: an identifier like any other */
 	char kerr[200];
-	if (ev_check_id(fc, "forecast_fingerprint", kerr, sizeof kerr)) {
+	if (ev_check_id(json_get(v, "demand_forecast"), "forecast_fingerprint", kerr, sizeof kerr)) {
 		ndr_errorf(r, err, errlen, "observation_bundle: %s", kerr);
 		return -1;
 	}
-	struct pc_point *p = xcalloc(pts->u.arr.n + 1, sizeof *p);
-	for (size_t i = 0; i < pts->u.arr.n; i++) {
-		const struct json *o = pts->u.arr.items[i], *q = json_get(o, "guarantee_quantile_gpus");
-		if (!q || !json_is_num(q) || !isfinite(json_num(q)) || json_num(q) < 0) {
-			free(p);
-			ndr_errorf(r, err, errlen, "observation_bundle: point %zu has no finite guarantee_quantile_gpus >= 0", i + 1);
-			return -1;
-		}
-		p[i] = (struct pc_point){ (int)i + 1, 0, 0, 0, json_num(q) };
-	}
-	emit(st, json_num(cut), st->capacity.set ? st->capacity.v : st->inv_capacity.set ? st->inv_capacity.v : json_num(cap),
-	     st->eta.set ? st->eta.v : st->inv_eta.set ? st->inv_eta.v : json_num(eta), p, pts->u.arr.n, ffp->u.str.s, NULL);
-	free(p);
+	emit(st, bv.cutoff, st->capacity.set ? st->capacity.v : st->inv_capacity.set ? st->inv_capacity.v : bv.capacity,
+	     st->eta.set ? st->eta.v : st->inv_eta.set ? st->inv_eta.v : bv.eta, bv.points, bv.n, bv.forecast_fingerprint, NULL);
 	return 0;
 }
 
@@ -297,8 +292,8 @@ int main(int argc, char **argv)
 		usage_fail(usage, "missing --controller FILE");
 	if (st.eta.set && !(st.eta.v > 0))
 		usage_error(usage, "--eta: must be > 0, not '%.17g'", st.eta.v);
-	if (st.capacity.set && !(st.capacity.v > 0))
-		usage_error(usage, "--capacity: must be > 0, not '%.17g'", st.capacity.v);
+	if (st.capacity.set && !(st.capacity.v > 0 && st.capacity.v <= PC_MAX_CAPACITY))
+		usage_error(usage, "--capacity: must be in (0, 2^40 = 1099511627776], not '%.17g'", st.capacity.v);
 
 	char err[2048];
 	struct arena a;

@@ -13,6 +13,7 @@
  * capacity only).
  */
 #include "predict/predict.h"
+#include "predict/internal.h"
 #include "predict/tenant_control.h"
 #include "core/die.h"
 #include "core/fp.h"
@@ -280,4 +281,140 @@ struct json *pc_bundle(struct arena *a, const struct trace *t, const struct pc_c
 	json_set(a, b, "observation_bundle_fingerprint", json_str(a, fp));
 	pc_controller_release(&c);
 	return b;
+}
+
+/* ---- verifying a bundle (quota) ---- */
+
+int pc_point_check(double cutoff, const struct pc_point *p, double capacity, char *err, size_t errlen)
+{
+	const char *bad = NULL;
+	if (!(isfinite(cutoff) && cutoff >= 0 && cutoff <= 1e12))
+		bad = "cutoff_time_seconds must be in [0, 1e12]";
+	else if (!(isfinite(p->target) && p->target > cutoff && p->target - cutoff <= 1e12))
+		bad = "target_time_seconds must lie after the cutoff (by at most 1e12 s)";
+	else if (!(isfinite(p->mu) && p->mu >= 0))
+		bad = "mu_gpus must be a finite number >= 0";
+	else if (!(isfinite(p->sigma) && p->sigma >= 0))
+		bad = "sigma_gpus must be a finite number >= 0";
+	else if (!(isfinite(p->q) && p->q >= 0))
+		bad = "guarantee_quantile_gpus must be a finite number >= 0";
+	else if (capacity > 0 && (p->mu > capacity || p->q > capacity))
+		bad = "mu_gpus and guarantee_quantile_gpus must not exceed the capacity";
+	if (!bad)
+		return 0;
+	snprintf(err, errlen, "%s (step %d: cutoff %.17g, target %.17g, mu %.17g, sigma %.17g, q %.17g)", bad, p->step, cutoff,
+		 p->target, p->mu, p->sigma, p->q);
+	return -1;
+}
+
+/* doc without key, hashed: does it equal doc's key? */
+static bool self_fingerprint_ok(struct arena *a, const struct json *doc, const char *key)
+{
+	const struct json *fp = json_get(doc, key);
+	if (!fp || fp->kind != JSON_STRING || doc->kind != JSON_OBJECT)
+		return false;
+	struct json *rest = json_object(a);
+	for (size_t i = 0; i < doc->u.obj.n; i++)
+		if (strcmp(doc->u.obj.keys[i], key) && strcmp(doc->u.obj.keys[i], "type"))
+			json_set(a, rest, doc->u.obj.keys[i], doc->u.obj.vals[i]);
+	char want[65];
+	pc_canonical_sha256(rest, want);
+	return !strcmp(want, fp->u.str.s);
+}
+
+static bool str_is(const struct json *o, const char *key, const char *want)
+{
+	const struct json *v = json_get(o, key);
+	return v && v->kind == JSON_STRING && want && !strcmp(v->u.str.s, want);
+}
+
+static bool num_of(const struct json *o, const char *key, double *out)
+{
+	const struct json *v = json_get(o, key);
+	if (!v || !json_is_num(v) || !isfinite(json_num(v)))
+		return false;
+	*out = json_num(v);
+	return true;
+}
+
+static int vfail(char *err, size_t errlen, const char *msg)
+{
+	snprintf(err, errlen, "observation_bundle: %s", msg);
+	return -1;
+}
+
+int pc_bundle_verify(const struct json *b, const struct pc_config *cfg, struct arena *a, struct pc_bundle_view *out, char *err,
+		     size_t errlen)
+{
+	const struct json *snap = json_get(b, "observation_snapshot"), *fc = json_get(b, "demand_forecast"),
+			  *plan = json_get(b, "spot_quota_plan");
+	memset(out, 0, sizeof *out);
+	if (!str_is(b, "controller_fingerprint", cfg->fingerprint) || !str_is(fc, "controller_fingerprint", cfg->fingerprint) ||
+	    !str_is(plan, "controller_fingerprint", cfg->fingerprint))
+		return pcf_fail(err, errlen, "observation_bundle of another controller (controller_fingerprint differs from --controller)");
+	if (!str_is(b, "schema_version", PC_BUNDLE_SCHEMA) || !snap || snap->kind != JSON_OBJECT || !fc || fc->kind != JSON_OBJECT ||
+	    !plan || plan->kind != JSON_OBJECT)
+		return vfail(err, errlen, "not a " PC_BUNDLE_SCHEMA " record with observation_snapshot, demand_forecast and spot_quota_plan");
+	/* each document's own fingerprint, then the chain snapshot -> forecast -> plan, then the whole */
+	if (!self_fingerprint_ok(a, snap, "snapshot_fingerprint"))
+		return vfail(err, errlen, "observation_snapshot does not match its snapshot_fingerprint (edited or missing)");
+	if (!self_fingerprint_ok(a, fc, "forecast_fingerprint"))
+		return vfail(err, errlen, "demand_forecast does not match its forecast_fingerprint (edited or missing)");
+	if (!self_fingerprint_ok(a, plan, "quota_plan_fingerprint"))
+		return vfail(err, errlen, "spot_quota_plan does not match its quota_plan_fingerprint (edited or missing)");
+	if (!str_is(fc, "observation_snapshot_fingerprint", json_get(snap, "snapshot_fingerprint")->u.str.s) ||
+	    !str_is(plan, "forecast_fingerprint", json_get(fc, "forecast_fingerprint")->u.str.s))
+		return vfail(err, errlen, "the forecast does not name its snapshot, or the plan its forecast, by fingerprint");
+	if (!self_fingerprint_ok(a, b, "observation_bundle_fingerprint"))
+		return vfail(err, errlen, "the record does not match its observation_bundle_fingerprint (edited or missing)");
+	/* one cutoff everywhere; then the ranges */
+	double cut, c2, c3, c4, cap, eta;
+	if (!num_of(b, "cutoff_time_seconds", &cut) || !num_of(snap, "cutoff_time_seconds", &c2) ||
+	    !num_of(fc, "cutoff_time_seconds", &c3) || !num_of(plan, "cutoff_time_seconds", &c4) || cut != c2 || cut != c3 || cut != c4)
+		return vfail(err, errlen, "the bundle, snapshot, forecast and plan must carry one finite cutoff_time_seconds");
+	if (!num_of(plan, "capacity_gpus", &cap) || !(cap >= 1 && cap <= PC_MAX_CAPACITY) || cap != floor(cap))
+		return vfail(err, errlen, "spot_quota_plan: capacity_gpus must be an integer in [1, 2^40]");
+	if (!num_of(plan, "eta", &eta) || !(eta >= cfg->minimum_eta - PC_EPS && eta <= cfg->maximum_eta + PC_EPS))
+		return vfail(err, errlen, "spot_quota_plan: eta must lie within the controller's [minimum_eta, maximum_eta]");
+	const struct json *pts = json_get(fc, "points"), *ffp = json_get(fc, "forecast_fingerprint");
+	if (!pts || pts->kind != JSON_ARRAY || pts->u.arr.n != (size_t)cfg->forecast_horizon_hours)
+		return vfail(err, errlen, "demand_forecast: points must hold one point per forecast horizon hour of the controller");
+	struct pc_point *p = arena_alloc(a, (pts->u.arr.n + 1) * sizeof *p);
+	for (size_t i = 0; i < pts->u.arr.n; i++) {
+		const struct json *o = pts->u.arr.items[i], *step = json_get(o, "horizon_step");
+		char perr[300];
+		p[i].step = (int)i + 1;
+		if (!step || step->kind != JSON_INT || step->u.i != (long long)i + 1 || !num_of(o, "target_time_seconds", &p[i].target) ||
+		    !num_of(o, "mu_gpus", &p[i].mu) || !num_of(o, "sigma_gpus", &p[i].sigma) || !num_of(o, "guarantee_quantile_gpus", &p[i].q)) {
+			snprintf(err, errlen, "observation_bundle: point %zu must have horizon_step %zu and finite target_time_seconds, mu_gpus, sigma_gpus, guarantee_quantile_gpus",
+				 i + 1, i + 1);
+			return -1;
+		}
+		if (pc_point_check(cut, &p[i], cap, perr, sizeof perr)) {
+			snprintf(err, errlen, "observation_bundle: point %zu: %s", i + 1, perr);
+			return -1;
+		}
+	}
+	/* the plan's quotas are the quota function of its own inputs (the controller used eta
+	 * before its 9-digit rounding: the quota at eta -+ 1e-9 brackets it) */
+	const struct json *by = json_get(plan, "spot_quota_gpus_by_guarantee_hour");
+	struct pc_quota_input lo = { p, pts->u.arr.n, cap, eta - PC_EPS, cfg->sw.floor_before_subtract, false, 0, 0 }, hi = lo;
+	hi.eta = eta + PC_EPS;
+	for (size_t i = 0; i < cfg->n_horizons; i++) {
+		char hk[24];
+		snprintf(hk, sizeof hk, "%lld", cfg->horizons[i]);
+		const struct json *q = json_get(by, hk);
+		if (!q || q->kind != JSON_INT || q->u.i < pc_quota(&lo, cfg->horizons[i]) || q->u.i > pc_quota(&hi, cfg->horizons[i])) {
+			snprintf(err, errlen, "observation_bundle: spot_quota_plan: the quota of horizon %s h is not the quota function of the plan's forecast, capacity and eta",
+				 hk);
+			return -1;
+		}
+	}
+	out->cutoff = cut;
+	out->capacity = cap;
+	out->eta = eta;
+	out->points = p;
+	out->n = pts->u.arr.n;
+	out->forecast_fingerprint = ffp->u.str.s;
+	return 0;
 }

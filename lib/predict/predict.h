@@ -359,6 +359,28 @@ void pc_write_report(struct strbuf *sb, const struct pc_controller *c, const str
  * only, replayed offline on the update grid that ends at the cutoff. Built in a. NULL + message
  * (a cutoff before the first arrival, a trace without jobs). */
 struct json *pc_bundle(struct arena *a, const struct trace *t, const struct pc_config *cfg, double cutoff, char *err, size_t errlen);
+/* What a reader (quota) may take from a verified bundle: the plan's cutoff, capacity and eta,
+ * and the forecast's points (arena-owned, steps 1..n). */
+struct pc_bundle_view {
+	double cutoff, capacity, eta;
+	struct pc_point *points;
+	size_t n;
+	const char *forecast_fingerprint;
+};
+/* Largest capacity a quota is computed for: the trace model's capacity bound (2^40 GPUs). */
+#define PC_MAX_CAPACITY 1099511627776.0
+/* The value ranges of one forecast point: cutoff in [0, 1e12]; target after the cutoff and
+ * at most 1e12 s past it; mu, sigma, q finite and >= 0; mu and q <= capacity when
+ * capacity > 0. 0 or -1 + message naming the field. */
+int pc_point_check(double cutoff, const struct pc_point *p, double capacity, char *err, size_t errlen);
+/* Verify an observation_bundle record of the aggregate family against cfg before anything
+ * is read from it: its own four SHA-256 fingerprints (snapshot, forecast, quota plan, the
+ * bundle's), the links between them, the controller fingerprint everywhere, one cutoff,
+ * every value range (pc_point_check, capacity an integer in [1, 2^40], eta within the
+ * config's [minimum_eta, maximum_eta]) and the plan's quotas recomputed. Fills *out. 0 or -1
+ * + message. */
+int pc_bundle_verify(const struct json *b, const struct pc_config *cfg, struct arena *a, struct pc_bundle_view *out, char *err,
+		     size_t errlen);
 /* SHA-256 hex of the canonical sorted JSON of v (predictive.md §0). */
 void pc_canonical_sha256(const struct json *v, char out[65]);
 #endif

@@ -72,4 +72,11 @@ for f in "$ROOT"/configs/controllers/*.json; do seed controller "$(basename "$f"
 # results with the controller's records (control_decision, control_report)
 sim-run --policy "$P/native-preemptive-3600.json" --controller "$ROOT/configs/controllers/predictive-spot-v1.json" \
 	-i "$D/sim/warmup-window.trace.ndjson" -o "$W/ctl.result" 2>/dev/null && seed result controlled < "$W/ctl.result" || true
+# observation bundles (forecast) and forecast_point records for quota
+C1="$ROOT/configs/controllers/predictive-spot-v1.json"
+for t in 3600 86400 100000; do forecast -c "$C1" -t "$t" "$D/sim/warmup-window.trace.ndjson" | seed quota_bundle "warmup-$t"; done
+printf '%s\n' '{"type":"header","schema":"schednav.forecast-points/1","tool":"seed","version":"0","inputs":[],"params":{}}' \
+	'{"type":"inventory","capacity_gpus":12}' \
+	'{"type":"forecast_point","cutoff_time_seconds":0.0,"horizon_step":1,"target_time_seconds":3600.0,"mu_gpus":4.0,"sigma_gpus":1.0,"guarantee_quantile_gpus":5.281552}' \
+	| stream-seal | seed quota_bundle points
 rm -rf "$W"
