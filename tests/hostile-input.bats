@@ -341,7 +341,7 @@ tamper() { jq -c "$1" "$2" | stream-seal; }
 	tamper 'if .type == "cluster" then .capacity_gpus = 0 else . end' "$R" > b.nd
 	run metrics -i b.nd
 	assert_failure 1
-	assert_output --regexp "^metrics: b\.nd:[0-9]+: cluster: 'capacity_gpus' must be an integer >= 1, not integer$"
+	assert_output --regexp "^metrics: b\.nd:[0-9]+: cluster: 'capacity_gpus' must be an integer >= 1, not 0$"
 	tamper 'if .type == "cluster" then .allocated_gpu_seconds = 1e9 else . end' "$R" > c.nd
 	run metrics -i c.nd
 	assert_failure 1
@@ -361,7 +361,7 @@ tamper() { jq -c "$1" "$2" | stream-seal; }
 	tamper 'if .type == "job_result" then .run_count = 0 else . end' "$R" > g.nd
 	run metrics -i g.nd
 	assert_failure 1
-	assert_output --partial "job_result: 'run_count' must be an integer >= 1, not integer"
+	assert_output --partial "job_result: 'run_count' must be an integer >= 1, not 0"
 	tamper 'if .type == "job_result" then .job_id = "a\u001bb" else . end' "$R" > h.nd
 	run metrics -i h.nd
 	assert_failure 1
@@ -475,4 +475,167 @@ flipped_audits() {
 	assert_success
 	assert_line 'SLO := a\#b$$c.json'
 	[ ! -e pwned ]
+}
+
+# ---- issue 19 (hardening II) ----
+
+@test "issue 19 defect 15: fractional submits under every catalogue policy and under the controller: float noise in queue_seconds is accepted" {
+	local p res noisy=0 n=0
+	# a completion a hair below the next submit starts that job a hair before its submit
+	for p in "$POL"/*.json; do
+		res="$(basename "$p" .json).nd"
+		sim-run --policy "$p" -i "$ROOT/tests/data/sim/fractional-submits.trace.ndjson" -o "$res"
+		run metrics -i "$res" -o "$res.metrics"
+		assert_success
+		n=$((n + 1))
+		run jq -s '[.[] | select(.type == "job_result" and .queue_seconds < 0 and .queue_seconds > -1e-9 and .start_time_seconds < .submit_time_seconds)] | length' "$res"
+		assert_success
+		if [ "$output" -gt 0 ]; then noisy=$((noisy + 1)); fi
+	done
+	[ "$n" -eq 15 ] || fail "expected the 15 catalogue policies, found $n"
+	[ "$noisy" -eq "$n" ] || fail "only $noisy of $n runs start a job before its submit: the fixture no longer shows the noise"
+	# the controller's update grid (first arrival 0.37, now + 300) drifts a hair below the
+	# submits at 0.37 + 300k, and jobs start on it
+	for p in native-fifo native-preemptive-3600; do
+		sim-run --policy "$POL/$p.json" --controller "$ROOT/configs/controllers/predictive-spot-v1.json" \
+			-i "$ROOT/tests/data/sim/predictive-grid-fractional.trace.ndjson" -o "$p.ctl.nd"
+		run jq -s '[.[] | select(.type == "job_result" and .queue_seconds < 0)] | length' "$p.ctl.nd"
+		assert_success
+		[ "$output" -gt 0 ] || fail "no noisy start under the controller"
+		run metrics -i "$p.ctl.nd" -o "$p.ctl.metrics"
+		assert_success
+	done
+	# noise is bounded: a queue of -1e-5 s is not noise (METRICS_TIME_EPS = 1e-6 s)
+	tamper 'if .type == "job_result" and .queue_seconds < 0 then .queue_seconds = -0.00001 | .start_time_seconds = .submit_time_seconds - 0.00001 else . end' native-fifo.nd > far.nd
+	run metrics -i far.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: far\.nd:[0-9]+: job_result: 'queue_seconds' must be a finite number >= 0 \(float noise down to -1e-06 allowed\), not -1.0000000000000001e-05$"
+}
+
+@test "issue 19 poor message 7: metrics names the value it refuses (-5), not its JSON kind" {
+	tamper 'if .type == "job_result" and .job_id == "hp" then .queue_seconds = -5 else . end' "$EV/native-fifo.result.ndjson" > q.nd
+	run metrics -i q.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: q\.nd:[0-9]+: job_result: 'queue_seconds' must be a finite number >= 0 \(float noise down to -1e-06 allowed\), not -5$"
+	tamper 'if .type == "job_result" and .job_id == "hp" then .preemption_count = -5 else . end' "$EV/native-fifo.result.ndjson" > p.nd
+	run metrics -i p.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: p\.nd:[0-9]+: job_result: 'preemption_count' must be an integer >= 0, not -5$"
+}
+
+@test "issue 19 silent acceptance 2: metrics checks each derived field of a job_result against what it derives from, on both paths" {
+	local R="$EV/native-preemptive-3600.result.ndjson"
+	run jq -c 'select(.type == "job_result" and .job_id == "hp") | [.submit_time_seconds, .start_time_seconds, .completion_time_seconds, .queue_seconds, .jct_seconds]' "$R"
+	assert_output '[2,10,12,8,10]'
+	tamper 'if .type == "job_result" and .job_id == "hp" then .jct_seconds = 0.001 else . end' "$R" > jct.nd
+	tamper 'if .type == "job_result" and .job_id == "hp" then .queue_seconds = 1.5 else . end' "$R" > queue.nd
+	tamper 'if .type == "job_result" and .job_id == "spot" then .queue_seconds = 0.001 else . end' "$R" > spotq.nd
+	tamper 'if .type == "job_result" and .job_id == "hp" then .completion_time_seconds = 1e308 else . end' "$R" > end.nd
+	tamper 'if .type == "job_result" and .job_id == "hp" then .completion_time_seconds = 1e308 | .jct_seconds = 1e308 else . end' "$R" > end2.nd
+	# the edited lines keep sim-run's exact form: they take the fast path, which checks the same
+	run grep -c '^{"type":"job_result","job_id":"hp","service_class":"HP","submit_time_seconds":2,"start_time_seconds":10,' jct.nd queue.nd
+	assert_output "$(printf 'jct.nd:1\nqueue.nd:1')"
+	run metrics -i jct.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: jct\.nd:[0-9]+: job_result 'hp': jct_seconds is not completion_time_seconds - submit_time_seconds$"
+	run metrics -i queue.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: queue\.nd:[0-9]+: job_result 'hp': queue_seconds must lie between start - submit and jct_seconds - duration_seconds$"
+	run metrics -i spotq.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: spotq\.nd:[0-9]+: job_result 'spot': queue_seconds .*$"
+	run metrics -i end.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: end\.nd:[0-9]+: job_result 'hp': jct_seconds is not completion_time_seconds - submit_time_seconds$"
+	run metrics -i end2.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: end2\.nd:[0-9]+: cluster: a job completes after 'simulation_end'$"
+	# the same edit through the parser (keys moved out of sim-run's order) gives the same error
+	jq -c 'if .type == "job_result" then {jct_seconds} + . else . end' jct.nd | grep -v '"type":"end"' | stream-seal > slow.nd
+	run metrics -i slow.nd
+	assert_failure 1
+	assert_output --regexp "^metrics: slow\.nd:[0-9]+: job_result 'hp': jct_seconds is not completion_time_seconds - submit_time_seconds$"
+}
+
+@test "issue 19 silent acceptance 6: trace-analyze refuses a window outside the trace instead of writing an empty summary" {
+	local W="$ROOT/tests/data/sim/warmup-window.trace.ndjson"   # jobs from 480 s, the last ends at 144510 s
+	run trace-analyze --eval-start 1e12 --eval-end 1e12 -o s.nd "$W"
+	assert_failure 1
+	assert_output "trace-analyze: $W: window [1000000000000, 1000000000000] lies outside the trace (jobs from 480 to 144510 s): nothing to summarise"
+	assert_no_output s.nd
+	run trace-analyze --eval-start 0 --eval-end 100 "$W"
+	assert_failure 1
+	assert_output --partial "window [0, 100] lies outside the trace (jobs from 480 to 144510 s)"
+	# a window that only active jobs reach (after the last submit, before the last end) is a summary
+	run trace-analyze --eval-start 144000 --eval-end 144500 -o s.nd "$W"
+	assert_success
+	run jq -c 'select(.type == "workload_summary") | .window_seconds' s.nd
+	assert_output '{"start":144000,"end":144500}'
+}
+
+@test "issue 19 poor message 4: forecast --cutoff beyond the range of trace times says so (both controller families)" {
+	local c
+	for c in predictive-spot-v1 schednav-tenant-linear-v2; do
+		run forecast -c "$ROOT/configs/controllers/$c.json" --cutoff 1e308 -o b.nd "$ROOT/tests/data/sim/warmup-window.trace.ndjson"
+		assert_failure 1
+		assert_output "forecast: cutoff 1e+308 is beyond the range of trace times (at most 1e12 s; the trace's last job ends at 144510 s)"
+		assert_no_output b.nd
+	done
+}
+
+@test "issue 19 poor message 5: an unsorted or duplicate node is reported at the node's own line" {
+	printf '%s\n' '{"type":"node","node_id":"n2","gpu_model":"A","gpu_count":4}' '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":4}' \
+		'{"type":"job","job_id":"j","submit":0,"duration":1,"gpus":1,"class":"HP","gpu_model":"A"}' > body
+	seal_trace body > unsorted.nd
+	printf '%s\n' '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":4}' '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":4}' \
+		'{"type":"job","job_id":"j","submit":0,"duration":1,"gpus":1,"class":"HP","gpu_model":"A"}' > body
+	seal_trace body > dup.nd
+	local tool
+	for tool in "trace-scan -i" "sim-run --policy $POL/native-fifo.json -i" "trace-analyze"; do
+		run $tool unsorted.nd
+		assert_failure 1
+		assert_output --regexp ": unsorted\.nd:3: node 'n1': nodes must be sorted by node_id \(after 'n2'\)$"
+		run $tool dup.nd
+		assert_failure 1
+		assert_output --regexp ": dup\.nd:3: node 'n1': duplicate node_id$"
+	done
+}
+
+# peak_mib CMD...: run CMD (stdout discarded), print its exit status and its peak RSS in MiB
+peak_mib() {
+	python3 -c '
+import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+sys.stderr.write(p.stderr)' "$@"
+}
+
+@test "issue 19 defect 13: sim-run --controller keeps memory flat however long the simulated time (both controller families)" {
+	# one Spot job of D seconds: the aggregate controller updates every 300 s to its end
+	# (D/300 decisions, written as they are made); the tenant controller sees a guarantee
+	# period end every 3600 s. Ten times the simulated time must not take more memory: the
+	# simulator's per-step delta log, the controller's decision log and the tenant feedback
+	# window all grew with it (24 GB for D = 1e12 under predictive-spot-v1).
+	local d ctl
+	for d in 3000000 30000000 1000000000 10000000000; do
+		printf '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":4}\n{"type":"job","job_id":"j","submit":0,"duration":%s,"gpus":1,"class":"Spot","gpu_model":"A","tenant":"t"}\n' "$d" > body
+		{ head -n 1 "$SMALL" | jq -c '.schema = "schednav.trace/2"'; cat body; } | stream-seal > "long-$d.nd"
+	done
+	local agg="$ROOT/configs/controllers/predictive-spot-v1.json" ten="$ROOT/configs/controllers/schednav-tenant-linear-v2.json"
+	run peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$agg" -i long-3000000.nd
+	assert_line --index 0 --regexp '^0 [0-9]+$'
+	local small=${lines[0]#0 }
+	run peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$agg" -i long-30000000.nd
+	assert_line --index 0 --regexp '^0 [0-9]+$'
+	[ "${lines[0]#0 }" -le $((small + 8)) ] || fail "aggregate: 1e4 decisions took $small MiB, 1e5 took ${lines[0]#0 } MiB"
+	run peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$ten" -i long-1000000000.nd
+	assert_line --index 0 --regexp '^0 [0-9]+$'
+	small=${lines[0]#0 }
+	run peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$ten" -i long-10000000000.nd
+	assert_line --index 0 --regexp '^0 [0-9]+$'
+	[ "${lines[0]#0 }" -le $((small + 8)) ] || fail "tenant: 2.8e5 guarantee periods took $small MiB, 2.8e6 took ${lines[0]#0 } MiB"
+	# the decisions are all there, in order, and the report counts them
+	sim-run --policy "$POL/native-preemptive-3600.json" --controller "$agg" -i long-3000000.nd -o agg.nd
+	run jq -s -c '[([.[] | select(.type == "control_decision")] | length), (map(select(.type == "control_decision") | .cutoff_time_seconds) | . == sort), (.[] | select(.type == "control_report") | .total_runtime_update_count)]' agg.nd
+	assert_output '[10000,true,10000]'
 }

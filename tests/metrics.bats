@@ -72,7 +72,7 @@ setup() {
 	sed '0,/"run_count":1,/s//"run_count":1.0,/' "$TMP/result" | grep -v '"type":"end"' | stream-seal -o "$TMP/real"
 	run metrics --input "$TMP/real"
 	assert_failure 1
-	assert_output --regexp "^metrics: $TMP/real:[0-9]+: job_result: 'run_count' must be an integer >= 1, not number$"
+	assert_output --regexp "^metrics: $TMP/real:[0-9]+: job_result: 'run_count' must be an integer >= 1, not 1 written as a real number$"
 	# an unsorted job_result on the fast path gets the same message as on the slow one
 	awk 'NR == 2 { held = $0; next } NR == 3 { print; print held; next } { print }' "$TMP/result" | grep -v '"type":"end"' | stream-seal -o "$TMP/unsorted"
 	run metrics --input "$TMP/unsorted"

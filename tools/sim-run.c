@@ -33,8 +33,9 @@ static const char help[] =
 static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " POLICY_SCHEMA ", " PC_CONFIG_SCHEMA ", " TC_CONFIG_SCHEMA "\n"
 			      "writes: " RESULT_SCHEMA "\n";
 
-/* The tenant family's decisions are written as they happen (it keeps only the last one):
- * they wait in a temporary file until the plain records are out. */
+/* Both families' decisions are written as they happen (the controllers keep only the last
+ * one: memory does not grow with the updates of a long drain): they wait in a temporary
+ * file until the plain records are out. */
 struct spool {
 	FILE *f;
 	struct strbuf line;
@@ -46,6 +47,16 @@ static void spool_decision(void *ctx, const struct tenant_control *tc, const str
 	struct spool *sp = ctx;
 	sb_reset(&sp->line);
 	tc_write_decision(&sp->line, tc, d);
+	sb_addc(&sp->line, '\n');
+	if (fwrite(sp->line.buf, 1, sp->line.len, sp->f) != sp->line.len)
+		sp->failed = true;
+}
+
+static void spool_pc_decision(void *ctx, const struct pc_controller *c, const struct pc_decision *d)
+{
+	struct spool *sp = ctx;
+	sb_reset(&sp->line);
+	pc_write_decision(&sp->line, c, d);
 	sb_addc(&sp->line, '\n');
 	if (fwrite(sp->line.buf, 1, sp->line.len, sp->f) != sp->line.len)
 		sp->failed = true;
@@ -74,26 +85,15 @@ static int write_control(struct nd_writer *w, const struct pc_controller *pc, st
 	struct pc_report rep;
 	int rc = 0;
 	sb_init(&sb);
-	if (pc->tenant) {
-		rc = copy_spool(w, sp, err, errlen);
-		if (!rc) {
-			tc_write_report(&sb, pc->tenant);
-			rc = ndw_raw(w, sb.buf, sb.len, err, errlen);
-		}
-		sb_release(&sb);
-		return rc;
-	}
-	for (size_t i = 0; i < pc->n_decisions && !rc; i++) {
-		sb_reset(&sb);
-		pc_write_decision(&sb, pc, &pc->decisions[i]);
-		rc = ndw_raw(w, sb.buf, sb.len, err, errlen);
-	}
-	if (!rc) {
+	rc = copy_spool(w, sp, err, errlen);
+	if (!rc && pc->tenant)
+		tc_write_report(&sb, pc->tenant);
+	else if (!rc) {
 		pc_report(pc, &rep);
-		sb_reset(&sb);
 		pc_write_report(&sb, pc, &rep);
-		rc = ndw_raw(w, sb.buf, sb.len, err, errlen);
 	}
+	if (!rc)
+		rc = ndw_raw(w, sb.buf, sb.len, err, errlen);
 	sb_release(&sb);
 	return rc;
 }
@@ -106,14 +106,15 @@ static int run_controlled(const struct trace *t, const struct sim_policy *pol, c
 	struct sim_hooks hooks;
 	if (pc_check_guarantee(cfg, pol, err, errlen) || pc_controller_open(pc, cfg, t, err, errlen))
 		return -1;
-	if (pc->tenant) {
-		sp->f = tmpfile();
-		if (!sp->f) {
-			snprintf(err, errlen, "cannot create a temporary file for the control decisions");
-			return -1;
-		}
-		tc_set_sink(pc->tenant, spool_decision, sp);
+	sp->f = tmpfile();
+	if (!sp->f) {
+		snprintf(err, errlen, "cannot create a temporary file for the control decisions");
+		return -1;
 	}
+	if (pc->tenant)
+		tc_set_sink(pc->tenant, spool_decision, sp);
+	else
+		pc_controller_set_sink(pc, spool_pc_decision, sp);
 	pc_sim_bind(&bind, pc, &hooks);
 	struct sim *s = sim_open(t, pol, &hooks, err, errlen);
 	int rc = s ? sim_finish(s, out, err, errlen) : -1;

@@ -23,6 +23,7 @@ enum vkind {
 	V_REASON,    /* "completed" | "preempted" */
 	V_NUM,       /* finite number */
 	V_TIME,      /* finite number >= 0 */
+	V_WAIT,      /* finite number >= -METRICS_TIME_EPS (a difference of times, float noise) */
 	V_POS,       /* finite number > 0 */
 	V_COUNT,     /* integer >= 0 */
 	V_COUNT1,    /* integer >= 1 */
@@ -39,7 +40,7 @@ static const struct vkey job_spec[] = {
 	{ "type", V_ID, false }, { "job_id", V_ID, false }, { "service_class", V_CLASS, false },
 	{ "submit_time_seconds", V_TIME, false }, { "start_time_seconds", V_TIME, false },
 	{ "completion_time_seconds", V_TIME, false }, { "duration_seconds", V_POS, false }, { "gpu_count", V_POS, false },
-	{ "gpu_model", V_ID, false }, { "tenant_id", V_ID, true }, { "queue_seconds", V_TIME, false },
+	{ "gpu_model", V_ID, false }, { "tenant_id", V_ID, true }, { "queue_seconds", V_WAIT, false },
 	{ "jct_seconds", V_TIME, false }, { "preemption_count", V_COUNT, false }, { "run_count", V_COUNT1, false },
 	{ "evaluation_population", V_BOOL, false },
 };
@@ -68,7 +69,8 @@ static const char *const header_keys[] = { "type", "schema", "tool", "version", 
 static const char *kind_text(enum vkind k)
 {
 	static const char *const t[] = { "an identifier", "'HP' or 'Spot'", "'completed' or 'preempted'", "a finite number", "a finite number >= 0",
-		"a finite number > 0", "an integer >= 0", "an integer >= 1", "a boolean" };
+		"a finite number >= 0 (float noise down to -1e-06 allowed)", "a finite number > 0", "an integer >= 0", "an integer >= 1",
+		"a boolean" };
 	return t[k];
 }
 
@@ -80,6 +82,7 @@ static bool value_ok(const struct json *x, enum vkind k)
 	case V_REASON: return x->kind == JSON_STRING && (!strcmp(x->u.str.s, "completed") || !strcmp(x->u.str.s, "preempted"));
 	case V_NUM: return json_is_num(x) && isfinite(json_num(x));
 	case V_TIME: return json_is_num(x) && isfinite(json_num(x)) && json_num(x) >= 0;
+	case V_WAIT: return json_is_num(x) && isfinite(json_num(x)) && json_num(x) >= -METRICS_TIME_EPS;
 	case V_POS: return json_is_num(x) && isfinite(json_num(x)) && json_num(x) > 0;
 	case V_COUNT: return x->kind == JSON_INT && x->u.i >= 0;
 	case V_COUNT1: return x->kind == JSON_INT && x->u.i >= 1;
@@ -110,8 +113,16 @@ static int check_record(struct nd_reader *r, const struct json *v, const struct 
 			return -1;
 		}
 		if (!value_ok(x, spec[k].kind)) {
-			ndr_errorf(r, err, errlen, "%s: '%s' must be %s, not %s", type, spec[k].key, kind_text(spec[k].kind),
-				   x->kind == JSON_STRING ? "this string" : json_kind_name(x->kind));
+			/* a number is named by its value: "not integer" for -5 said nothing */
+			bool whole = spec[k].kind == V_COUNT || spec[k].kind == V_COUNT1;
+			if (x->kind == JSON_INT)
+				ndr_errorf(r, err, errlen, "%s: '%s' must be %s, not %lld", type, spec[k].key, kind_text(spec[k].kind), x->u.i);
+			else if (x->kind == JSON_REAL)
+				ndr_errorf(r, err, errlen, "%s: '%s' must be %s, not %.17g%s", type, spec[k].key, kind_text(spec[k].kind),
+					   x->u.d, whole ? " written as a real number" : "");
+			else
+				ndr_errorf(r, err, errlen, "%s: '%s' must be %s, not %s", type, spec[k].key, kind_text(spec[k].kind),
+					   x->kind == JSON_STRING ? "this string" : json_kind_name(x->kind));
 			return -1;
 		}
 	}
@@ -240,10 +251,17 @@ static int read_header(struct metrics_result *m, struct nd_reader *r, const stru
 	return 0;
 }
 
+/* How far a derived time may be from what it derives from: the noise bound plus 2^-40 of
+ * the largest time involved (the rounding of a few sums at that magnitude). */
+static double derived_tol(double largest)
+{
+	return METRICS_TIME_EPS + fabs(largest) * 0x1p-40;
+}
+
 /* The cluster record describes a possible cluster: a capacity that holds the largest job,
- * a simulation that ends after it starts, allocations no larger than capacity x time (with
+ * a simulation that ends after it starts and after the last completion, allocations no larger than capacity x time (with
  * room for rounding) whose parts add up, a mean allocation rate in [0, 1]. */
-static int check_cluster(struct nd_reader *r, const struct json *v, double max_gpus, char *err, size_t errlen)
+static int check_cluster(struct nd_reader *r, const struct json *v, double max_gpus, double max_end, char *err, size_t errlen)
 {
 	double cap = (double)int_of(v, "capacity_gpus"), t0 = num_of(v, "simulation_start"), t1 = num_of(v, "simulation_end");
 	double all = num_of(v, "allocated_gpu_seconds"), warm = num_of(v, "warmup_allocated_gpu_seconds");
@@ -254,6 +272,8 @@ static int check_cluster(struct nd_reader *r, const struct json *v, double max_g
 		why = "a job asks for more GPUs than 'capacity_gpus'";
 	else if (!(t0 <= t1) || num_of(v, "drain_end") < t0)
 		why = "the simulation ends before it starts";
+	else if (!(max_end <= t1 + derived_tol(t1)))
+		why = "a job completes after 'simulation_end'";
 	else if (!(all <= cap * (t1 - t0) + slack))
 		why = "'allocated_gpu_seconds' is more than capacity_gpus x (simulation_end - simulation_start)";
 	else if (!(warm + eval <= all + slack) || !(num_of(v, "drain_allocated_gpu_seconds") >= -slack))
@@ -382,7 +402,7 @@ static int rolling_check(struct nd_reader *r, const struct json *v, char *err, s
 /* A job_result's fields, from the parsed record or from the fast path. */
 struct jobfields {
 	const char *id, *cls;
-	double submit, start, end, gpus, jct, queue;
+	double submit, start, end, duration, gpus, jct, queue;
 	long long preemptions, runs;
 	bool eval_pop;
 };
@@ -395,6 +415,7 @@ static void job_from_tree(const struct json *v, struct jobfields *f)
 	f->submit = num_of(v, "submit_time_seconds");
 	f->start = num_of(v, "start_time_seconds");
 	f->end = num_of(v, "completion_time_seconds");
+	f->duration = num_of(v, "duration_seconds");
 	f->gpus = num_of(v, "gpu_count");
 	f->jct = num_of(v, "jct_seconds");
 	f->queue = num_of(v, "queue_seconds");
@@ -403,18 +424,40 @@ static void job_from_tree(const struct json *v, struct jobfields *f)
 	f->eval_pop = bool_of(v, "evaluation_population");
 }
 
+/* Each derived field of a job_result against the fields it derives from (docs/hardening.md):
+ * submit <= start <= completion (start may precede submit by float noise), jct =
+ * completion - submit, the time queued and the time run fit inside the jct, and a job never
+ * preempted queued exactly from its submit to its start. NULL or what is wrong. */
+static const char *job_derived_problem(const struct jobfields *f)
+{
+	double tol = derived_tol(f->end);
+	if (!(f->submit - METRICS_TIME_EPS <= f->start && f->start <= f->end))
+		return "needs submit <= start <= completion";
+	if (!(fabs(f->jct - (f->end - f->submit)) <= tol))
+		return "jct_seconds is not completion_time_seconds - submit_time_seconds";
+	if (!(f->queue <= f->jct - f->duration + tol) || !(f->queue >= f->start - f->submit - tol))
+		return "queue_seconds must lie between start - submit and jct_seconds - duration_seconds";
+	if (f->preemptions == 0 && !(fabs(f->queue - (f->start - f->submit)) <= tol))
+		return "queue_seconds of a job never preempted is not start_time_seconds - submit_time_seconds";
+	return NULL;
+}
+
 /* The cross-record rules every job_result passes, however it was read; *max_gpus tracks the
- * largest job for the cluster check. */
-static int add_job(struct metrics_result *m, struct nd_reader *r, const struct jobfields *f, double *max_gpus, char *err, size_t errlen)
+ * largest job for the cluster check, *max_end the last completion. */
+static int add_job(struct metrics_result *m, struct nd_reader *r, const struct jobfields *f, double *max_gpus, double *max_end, char *err,
+		   size_t errlen)
 {
 	if (m->n_runs || m->n_events || m->cluster) {
 		ndr_errorf(r, err, errlen, "job_result after run, preemption or cluster records");
 		return -1;
 	}
-	if (!(f->submit <= f->start && f->start <= f->end)) {
-		ndr_errorf(r, err, errlen, "job_result '%s': needs submit <= start <= completion", f->id);
+	const char *why = job_derived_problem(f);
+	if (why) {
+		ndr_errorf(r, err, errlen, "job_result '%s': %s", f->id, why);
 		return -1;
 	}
+	if (f->end > *max_end)
+		*max_end = f->end;
 	if (m->n_jobs && strcmp(m->jobs[m->n_jobs - 1].id, f->id) >= 0) {
 		ndr_errorf(r, err, errlen, "job_result '%s': not sorted by job_id or duplicate", f->id);
 		return -1;
@@ -466,14 +509,14 @@ static int fast_job(void *vctx, const char *line, size_t len)
 	c->buf[len] = 0;
 	char *p = c->buf + sizeof pre - 1, *end = c->buf + len;
 	const char *model, *tenant = NULL;
-	double duration, pre_d, runs_d;
+	double pre_d, runs_d;
 	bool is_int, pre_int, runs_int;
 	struct jobfields *f = &c->f;
 	if (!canon_str(&p, end, &f->id) || !LIT(&p, end, ",\"service_class\":") || !canon_str(&p, end, &f->cls) ||
 	    !LIT(&p, end, ",\"submit_time_seconds\":") || !canon_num(&p, end, &f->submit, &is_int) ||
 	    !LIT(&p, end, ",\"start_time_seconds\":") || !canon_num(&p, end, &f->start, &is_int) ||
 	    !LIT(&p, end, ",\"completion_time_seconds\":") || !canon_num(&p, end, &f->end, &is_int) ||
-	    !LIT(&p, end, ",\"duration_seconds\":") || !canon_num(&p, end, &duration, &is_int) ||
+	    !LIT(&p, end, ",\"duration_seconds\":") || !canon_num(&p, end, &f->duration, &is_int) ||
 	    !LIT(&p, end, ",\"gpu_count\":") || !canon_num(&p, end, &f->gpus, &is_int))
 		return 0;
 	if (!LIT(&p, end, ",\"gpu_model\":") || !canon_str(&p, end, &model))
@@ -496,7 +539,8 @@ static int fast_job(void *vctx, const char *line, size_t len)
 		return 0;
 	/* job_spec's kinds and ranges: anything else is left to check_record and its message */
 	if (!fast_id(f->id) || (strcmp(f->cls, "HP") && strcmp(f->cls, "Spot")) || !fast_id(model) || (tenant && !fast_id(tenant)) ||
-	    !(f->submit >= 0 && f->start >= 0 && f->end >= 0 && duration > 0 && f->gpus > 0 && f->queue >= 0 && f->jct >= 0))
+	    !(f->submit >= 0 && f->start >= 0 && f->end >= 0 && f->duration > 0 && f->gpus > 0 && f->queue >= -METRICS_TIME_EPS &&
+	      f->jct >= 0))
 		return 0;
 	f->preemptions = (long long)pre_d;
 	f->runs = (long long)runs_d;
@@ -510,6 +554,7 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 	struct json *v;
 	int rc = -1;
 	double max_gpus = 0;     /* the largest job, checked against the cluster's capacity */
+	double max_end = 0;      /* the last completion, checked against the simulation's end */
 	memset(m, 0, sizeof *m);
 	arena_init(&m->arena);
 	arena_init(&scratch);
@@ -528,7 +573,7 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 		if (ev == ND_END)
 			break;
 		if (ev == ND_RECORD && !v) {
-			if (add_job(m, r, &fast.f, &max_gpus, err, errlen))
+			if (add_job(m, r, &fast.f, &max_gpus, &max_end, err, errlen))
 				goto out;
 			continue;
 		}
@@ -538,7 +583,7 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 			if (check_record(r, v, SPEC(job_spec), err, errlen))
 				goto out;
 			job_from_tree(v, &f);
-			if (add_job(m, r, &f, &max_gpus, err, errlen))
+			if (add_job(m, r, &f, &max_gpus, &max_end, err, errlen))
 				goto out;
 		} else if (!strcmp(type, "run")) {
 			if (check_record(r, v, SPEC(run_spec), err, errlen))
@@ -582,7 +627,7 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 				ndr_errorf(r, err, errlen, "more than one cluster record");
 				goto out;
 			}
-			if (check_cluster(r, v, max_gpus, err, errlen))
+			if (check_cluster(r, v, max_gpus, max_end, err, errlen))
 				goto out;
 			m->cluster = json_clone(&m->arena, v);
 		} else if (!strcmp(type, "control_decision")) {

@@ -15,6 +15,12 @@
 #include <stddef.h>
 
 #define METRICS_SCHEMA "schednav.metrics/1"
+/* Float noise in a result's times (docs/hardening.md): the engine matches events within
+ * SIM_EPS (1e-9 s), so a job can start a hair before its submit and queue_seconds be a hair
+ * below 0. A time difference may fall short by at most METRICS_TIME_EPS; a derived field
+ * (jct, queue) may differ from what it derives from by METRICS_TIME_EPS plus 2^-40 of the
+ * largest time involved (a few hundred units in the last place). */
+#define METRICS_TIME_EPS 1e-6
 
 struct mres_job {
 	char *id;

@@ -288,6 +288,20 @@ int workload_summary(struct arena *a, const struct trace *t, const struct worklo
 		snprintf(err, errlen, "window end %.17g is after the cutoff %.17g: that would read the future", end, o->cutoff);
 		return -1;
 	}
+	/* a window that no job reaches summarises nothing: refuse it instead of writing an
+	 * empty summary (the trace's span: the first submit to the last job end) */
+	double first = n_visible ? t->jobs[0].submit : 0, last = first;
+	for (size_t i = 0; i < n_visible; i++)
+		last = fmax(last, t->jobs[i].submit + t->jobs[i].duration);
+	if (!n_visible || start > last || end < first) {
+		if (n_visible)
+			snprintf(err, errlen, "window [%.17g, %.17g] lies outside the trace (jobs from %.17g to %.17g s%s): nothing to summarise",
+				 start, end, first, last, o->has_cutoff ? " up to the cutoff" : "");
+		else
+			snprintf(err, errlen, "window [%.17g, %.17g]: no job %s: nothing to summarise", start, end,
+				 o->has_cutoff ? "submitted by the cutoff" : "in the trace");
+		return -1;
+	}
 	double capacity = (double)trace_capacity(t, "*");
 	if (capacity <= 0) {
 		snprintf(err, errlen, "the trace has no GPU capacity");

@@ -18,6 +18,7 @@
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/num.h"
+#include "trace/trace.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +197,16 @@ static struct json *quota_doc(struct arena *a, const struct pc_controller *c, co
 
 struct json *pc_bundle(struct arena *a, const struct trace *t, const struct pc_config *cfg, double cutoff, char *err, size_t errlen)
 {
+	/* beyond the trace model's time range the replay grid cannot advance (1e308 + 300 is
+	 * 1e308): say so, not that observations fail to advance */
+	if (!(cutoff <= TRACE_MAX_SECONDS)) {
+		double last = 0;
+		for (size_t i = 0; i < t->n_jobs; i++)
+			last = fmax(last, t->jobs[i].submit + t->jobs[i].duration);
+		snprintf(err, errlen, "cutoff %.17g is beyond the range of trace times (at most 1e12 s; the trace's last job ends at %.17g s)",
+			 cutoff, last);
+		return NULL;
+	}
 	if (cfg->tenant)
 		return tc_bundle(a, t, cfg, cutoff, err, errlen);
 	if (t->n_jobs == 0 || t->n_nodes == 0) {

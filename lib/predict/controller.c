@@ -56,6 +56,7 @@ int pc_controller_init(struct pc_controller *c, const struct pc_config *cfg, dou
 	c->pools[0].capacity = capacity;
 	c->pools[0].eta = cfg->initial_eta;
 	c->pools[0].latest_quotas = xcalloc(cfg->n_horizons, sizeof *c->pools[0].latest_quotas);
+	c->rs.last_quotas = xcalloc(cfg->n_horizons, sizeof *c->rs.last_quotas);
 	c->est = cfg->estimator->create(cfg, capacity);
 	return 0;
 }
@@ -78,6 +79,7 @@ void pc_controller_release(struct pc_controller *c)
 	free(c->points);
 	free(c->quotas);
 	free(c->targets);
+	free(c->rs.last_quotas);
 	memset(c, 0, sizeof *c);
 }
 
@@ -110,7 +112,15 @@ void pc_controller_clone(struct pc_controller *d, const struct pc_controller *s)
 	d->points = dup_array(s->points, s->cap_points, sizeof *s->points);
 	d->quotas = dup_array(s->quotas, s->cap_quotas, sizeof *s->quotas);
 	d->targets = dup_array(s->targets, s->cap_targets, sizeof *s->targets);
+	d->rs.last_quotas = dup_array(s->rs.last_quotas, s->cfg->n_horizons, sizeof *s->rs.last_quotas);
 	d->est = s->cfg->estimator->clone(s->est);
+}
+
+void pc_controller_set_sink(struct pc_controller *c, void (*sink)(void *ctx, const struct pc_controller *c, const struct pc_decision *d),
+			    void *ctx)
+{
+	c->sink = sink;
+	c->sink_ctx = ctx;
 }
 
 bool pc_update_due(const struct pc_controller *c, double now)
@@ -122,9 +132,13 @@ bool pc_update_due(const struct pc_controller *c, double now)
 
 static void observe_sample(struct pc_controller *c, double now, double observed)
 {
-	c->samples = xgrow(c->samples, &c->cap_samples, c->n_samples + 1, sizeof *c->samples);
-	c->samples[c->n_samples].key = num_round(now, 9);
-	c->samples[c->n_samples++].v = observed;
+	/* only a retained forecast's target (<= evidence end + EPS) is ever looked up: a sample
+	 * past the evidence window is never read, and the drain can be 3.3e9 updates long */
+	if (!c->has_evidence || now <= c->evidence_end + 1.0) {
+		c->samples = xgrow(c->samples, &c->cap_samples, c->n_samples + 1, sizeof *c->samples);
+		c->samples[c->n_samples].key = num_round(now, 9);
+		c->samples[c->n_samples++].v = observed;
+	}
 	double interval = (double)c->cfg->aggregation_interval_seconds;
 	double t = floor(now / interval + PC_EPS) * interval;
 	if (c->bucket_n > c->bucket_first && c->buckets[c->bucket_n - 1].t == t) {
@@ -254,6 +268,47 @@ double pc_eta_per_decision(double eta, double failure_weight, double total_weigh
 
 /* ---- the update ---- */
 
+/* The report's figures, one retained decision at a time (pc_report's order). */
+static void retained_sums_add(struct pc_controller *c, const struct pc_decision *d)
+{
+	struct pc_retained_sums *r = &c->rs;
+	if (!r->has_cutoffs) {
+		r->first_cutoff = d->now;
+		r->eta_min = r->eta_max = d->eta;
+	}
+	r->last_cutoff = d->now;
+	if (d->eta < r->eta_min)
+		r->eta_min = d->eta;
+	if (d->eta > r->eta_max)
+		r->eta_max = d->eta;
+	r->has_cutoffs = true;
+	for (size_t k = 0; k < c->cfg->n_horizons; k++) {
+		long long q = c->quotas[d->quotas_at + k];
+		r->qsum += (double)q;
+		if (!r->qn || q < r->quota_min)
+			r->quota_min = q;
+		if (!r->qn || q > r->quota_max)
+			r->quota_max = q;
+		r->qn++;
+		r->last_quotas[k] = q;
+	}
+	r->reason_counts[d->feedback.reason]++;
+}
+
+/* With a sink the log keeps only the last decision, its points and its quotas, at offset 0. */
+static void compact_log(struct pc_controller *c)
+{
+	struct pc_decision *d = &c->decisions[c->n_decisions - 1];
+	size_t H = (size_t)c->cfg->forecast_horizon_hours, nh = c->cfg->n_horizons;
+	memmove(c->points, c->points + d->points_at, H * sizeof *c->points);
+	memmove(c->quotas, c->quotas + d->quotas_at, nh * sizeof *c->quotas);
+	d->points_at = d->quotas_at = 0;
+	c->decisions[0] = *d;
+	c->n_decisions = 1;
+	c->n_points = H;
+	c->n_quotas = nh;
+}
+
 static void *log_slot(void **v, size_t *cap, size_t *n, size_t add, size_t elem)
 {
 	*v = xgrow(*v, cap, *n + add, elem);
@@ -269,7 +324,7 @@ int pc_update(struct pc_controller *c, double now, const struct pc_observation *
 		snprintf(err, errlen, "controller update at %.17g before its next update time %.17g", now, c->next_update);
 		return -1;
 	}
-	if (c->n_samples > 0 && now <= c->decisions[c->n_decisions - 1].now + PC_EPS) {
+	if (c->n_decisions > 0 && now <= c->decisions[c->n_decisions - 1].now + PC_EPS) {
 		snprintf(err, errlen, "controller observations must advance monotonically (%.17g after %.17g)", now,
 			 c->decisions[c->n_decisions - 1].now);
 		return -1;
@@ -319,6 +374,13 @@ int pc_update(struct pc_controller *c, double now, const struct pc_observation *
 		p->latest_quotas[i] = q[i] = pc_quota(&in, cfg->horizons[i]);
 	d->eta = num_round(p->eta, 9);
 	c->next_update = now + (double)cfg->observation_interval_seconds;
+	c->total_decisions++;
+	if (d->retained)
+		retained_sums_add(c, d);
+	if (c->sink) {
+		c->sink(c->sink_ctx, c, d);
+		compact_log(c);
+	}
 	return 0;
 }
 
@@ -364,41 +426,26 @@ static const struct pc_sample *sample_at(const struct pc_controller *c, double k
 void pc_report(const struct pc_controller *c, struct pc_report *r)
 {
 	const struct pc_config *cfg = c->cfg;
+	const struct pc_retained_sums *rs = &c->rs;
 	memset(r, 0, sizeof *r);
 	r->update_count = c->retained;
-	r->total_update_count = c->n_decisions;
+	r->total_update_count = c->total_decisions;
 	r->eta_initial = cfg->initial_eta;
 	r->eta_final = num_round(c->pools[0].eta, 9);
-	double qsum = 0.0;
-	size_t qn = 0;
-	for (size_t i = 0; i < c->n_decisions; i++) {
-		const struct pc_decision *d = &c->decisions[i];
-		if (!d->retained)
-			continue;
-		if (!r->has_cutoffs) {
-			r->has_cutoffs = true;
-			r->first_cutoff = d->now;
-		}
-		r->last_cutoff = d->now;
-		if (!r->has_etas || d->eta < r->eta_min)
-			r->eta_min = d->eta;
-		if (!r->has_etas || d->eta > r->eta_max)
-			r->eta_max = d->eta;
-		r->has_etas = true;
-		for (size_t k = 0; k < cfg->n_horizons; k++) {
-			long long q = c->quotas[d->quotas_at + k];
-			qsum += (double)q;
-			if (!qn || q < r->quota_min)
-				r->quota_min = q;
-			if (!qn || q > r->quota_max)
-				r->quota_max = q;
-			qn++;
-		}
-		r->reason_counts[d->feedback.reason]++;
+	r->has_cutoffs = r->has_etas = rs->has_cutoffs;
+	if (rs->has_cutoffs) {
+		r->first_cutoff = rs->first_cutoff;
+		r->last_cutoff = rs->last_cutoff;
+		r->eta_min = rs->eta_min;
+		r->eta_max = rs->eta_max;
 	}
-	r->has_quotas = qn > 0;
-	if (qn)
-		r->quota_mean = num_round(qsum / (double)qn, 6);
+	r->has_quotas = rs->qn > 0;
+	if (rs->qn) {
+		r->quota_min = rs->quota_min;
+		r->quota_max = rs->quota_max;
+		r->quota_mean = num_round(rs->qsum / (double)rs->qn, 6);
+	}
+	memcpy(r->reason_counts, rs->reason_counts, sizeof r->reason_counts);
 	double p = cfg->guarantee_probability, sum_err = 0, sum_abs = 0, sum_act = 0, sum_pin = 0;
 	size_t n = 0, covered = 0;
 	for (size_t i = 0; i < c->n_targets; i++) {

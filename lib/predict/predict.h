@@ -260,14 +260,27 @@ struct pc_controller {
 	/* history: retained hour buckets in time order, buckets[bucket_first .. bucket_n) */
 	struct pc_bucket *buckets;
 	size_t bucket_first, bucket_n, bucket_cap;
-	struct pc_sample *samples;    /* every update's demand sample, for scoring */
+	struct pc_sample *samples;    /* every update's demand sample a retained target can score */
 	size_t n_samples, cap_samples;
 	/* estimator */
 	void *est;
 	bool fitted;
-	/* logs */
+	/* logs (with a sink: the last decision only, its points and quotas at offset 0) */
 	struct pc_decision *decisions;
 	size_t n_decisions, cap_decisions, retained;
+	size_t total_decisions;       /* every update so far, logged or not */
+	void (*sink)(void *ctx, const struct pc_controller *c, const struct pc_decision *d);
+	void *sink_ctx;
+	/* the report's figures over the retained decisions, kept as they are made (the same
+	 * left-to-right order as a pass over the log) */
+	struct pc_retained_sums {
+		bool has_cutoffs;
+		double first_cutoff, last_cutoff, eta_min, eta_max, qsum;
+		size_t qn;
+		long long quota_min, quota_max;
+		size_t reason_counts[PC_REASONS];
+		long long *last_quotas;   /* the last retained decision's quotas, per horizon */
+	} rs;
 	struct pc_point *points;
 	size_t n_points, cap_points;
 	long long *quotas;
@@ -289,6 +302,11 @@ int pc_controller_open(struct pc_controller *c, const struct pc_config *cfg, con
 void pc_controller_release(struct pc_controller *c);
 /* dst = an independent deep copy of src (for a forked simulation session, sim_clone). */
 void pc_controller_clone(struct pc_controller *dst, const struct pc_controller *src);
+/* Hand every decision to sink(ctx, c, d) as it is made (pc_write_decision may read it and
+ * c then) and keep only the last one in the log: memory stays O(retained decisions), not
+ * O(updates) (a 10^12-s drain is 3.3e9 updates). pc_report is unchanged by it. */
+void pc_controller_set_sink(struct pc_controller *c, void (*sink)(void *ctx, const struct pc_controller *c, const struct pc_decision *d),
+			    void *ctx);
 bool pc_update_due(const struct pc_controller *c, double now);
 /* One update at now (due, and later than the previous one). 0 or -1 + message. */
 int pc_update(struct pc_controller *c, double now, const struct pc_observation *obs, char *err, size_t errlen);

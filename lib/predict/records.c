@@ -160,16 +160,11 @@ void pc_write_report(struct strbuf *sb, const struct pc_controller *c, const str
 		json_set(&a, x, pc_reason_name(k), json_int(&a, (long long)r->reason_counts[k]));
 	json_set(&a, o, "feedback_adjustment_reason_counts", x);
 	x = json_object(&a);
-	const struct pc_decision *last = NULL;
-	for (size_t i = c->n_decisions; i-- > 0;)
-		if (c->decisions[i].retained) {
-			last = &c->decisions[i];
-			break;
-		}
+	/* the last retained decision's quotas (kept by the controller: the log may hold only the last decision) */
 	char hk[24];
 	for (size_t i = 0; i < cfg->n_horizons; i++) {
 		snprintf(hk, sizeof hk, "%lld", cfg->horizons[i]);
-		json_set(&a, x, hk, int_or_null(&a, last != NULL, last ? c->quotas[last->quotas_at + i] : 0));
+		json_set(&a, x, hk, int_or_null(&a, c->rs.has_cutoffs, c->rs.has_cutoffs ? c->rs.last_quotas[i] : 0));
 	}
 	json_set(&a, o, "latest_spot_quota_gpus_by_guarantee_hour", x);
 	x = json_object(&a);

@@ -420,7 +420,15 @@ static void heap_clean(struct tenant_control *tc)
 static void feedback_event(struct tenant_control *tc, size_t pool, double time, bool failure, double weight,
                            enum tc_event_kind kind)
 {
-	tf_add(&tc->fb[pool], time, failure, weight);
+	/* no decision reads an event older than its own time minus the window, and every
+	 * later decision is at least this event's time (less EPS): before the window grows,
+	 * forget what no later decision can read (a 1-s margin keeps the rounding of now -
+	 * window out of it). After the evidence end no decision prunes the window at all, and a
+	 * long Spot run adds a guarantee event every period. */
+	struct tf_window *f = &tc->fb[pool];
+	if (f->n == f->cap)
+		tf_forget_before(f, time - (double)tc->cfg->feedback_window_seconds - 1.0);
+	tf_add(f, time, failure, weight);
 	tc->by_kind[pool * TC_EVENT_KINDS + kind] += weight;
 }
 

@@ -16,6 +16,15 @@ void tf_add(struct tf_window *f, double time, bool failure, double weight)
 		f->success_weight += weight;
 }
 
+void tf_forget_before(struct tf_window *f, double t)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < f->n; i++)
+		if (!(f->events[i].time < t))
+			f->events[keep++] = f->events[i];
+	f->n = keep;
+}
+
 bool tf_rate(struct tf_window *f, double now, double window_seconds, double *total, double *failed)
 {
 	double cutoff = now - window_seconds;

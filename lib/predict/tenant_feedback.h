@@ -25,6 +25,9 @@ void tf_add(struct tf_window *f, double time, bool failure, double weight);
 /* Drop events older than now - window (kept: time >= now - window); sum the window's
  * weights in order into *total and *failed. Returns whether any weight remains. */
 bool tf_rate(struct tf_window *f, double now, double window_seconds, double *total, double *failed);
+/* Drop the events with time < t, in order (only those tf_rate would drop at any now >= t +
+ * window: the window then never grows with the length of a simulation). */
+void tf_forget_before(struct tf_window *f, double t);
 void tf_release(struct tf_window *f);
 void tf_clone(struct tf_window *dst, const struct tf_window *src);
 #endif

@@ -397,6 +397,14 @@ static int read_node(struct trace *t, struct nd_reader *r, const struct json *v,
 		ndr_errorf(r, err, errlen, "%s", e);
 		return -1;
 	}
+	/* the order is checked at the node's own line (trace_validate checks built traces) */
+	if (t->n_nodes && strcmp(t->nodes[t->n_nodes - 1].id, id) >= 0) {
+		if (!strcmp(t->nodes[t->n_nodes - 1].id, id))
+			ndr_errorf(r, err, errlen, "node '%s': duplicate node_id", id);
+		else
+			ndr_errorf(r, err, errlen, "node '%s': nodes must be sorted by node_id (after '%s')", id, t->nodes[t->n_nodes - 1].id);
+		return -1;
+	}
 	struct trace_node *nd = trace_add_node(t);
 	nd->id = trace_strdup(t, id);
 	nd->model = trace_strdup(t, model);
