@@ -468,11 +468,11 @@ flipped_audits() {
 		jq "$key = \"x\\nall:\\n\\ttouch $T/pwned\"" "$cfg" > evil.json
 		run jq -r -f "$ROOT/pipelines/study-config.jq" evil.json
 		assert_failure 5
-		assert_output --regexp "study config: (control character in|'[a-z_]+' must be a number)"
+		assert_output --regexp "study config: (control character in|'[a-z_]+' must be a number|.* must be (a file name|an identifier) of)"
 	done
-	jq '.slo = "a#b$c.json"' "$cfg" > hash.json
+	jq '.trace = {synth: ["a#b$c.json"]}' "$cfg" > hash.json
 	run jq -r -f "$ROOT/pipelines/study-config.jq" hash.json
 	assert_success
-	assert_line 'SLO := a\#b$$c.json'
+	assert_line "TRACE_ARGS := 'a\\#b\$\$c.json'"
 	[ ! -e pwned ]
 }

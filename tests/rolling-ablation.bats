@@ -99,3 +99,32 @@ setup() {
 	assert_output --partial "before minimum_history_hours"
 	rm -f bad.json early.json
 }
+
+# Issue 19, defect 1, for the rolling study: every value is a file name or identifier of the
+# documented characters, a checked number, or one shell-quoted word.
+@test "rolling ablation: config values that could reach the shell are refused; a decider arrives as one intact word" {
+	local T="$BATS_TEST_TMPDIR" edit
+	for edit in \
+		".decider_timeout_seconds = \"1;touch $T/pwned\"" \
+		".history_seconds = \"0);touch $T/pwned;((0\"" \
+		".slo = \"configs/slos/schednav-demo-slo-v1.json;touch $T/pwned\"" \
+		".inner_controller = \"x\$(touch $T/pwned)\"" \
+		".rolling_config = \"-x\"" \
+		".gpu_model = \"A10 \`touch $T/pwned\`\"" \
+		".arms[0].policy = \"configs/policies/native-fifo.json;touch $T/pwned\"" \
+		".arms[2].candidates = [\"native-fifo;touch $T/pwned\"]" \
+		".arms[3].decider = \"exec:x\\n\\ttouch $T/pwned\""; do
+		jq "$edit" "$STUDY" > "$T/evil.json"
+		run jq -r -f pipelines/rolling-config.jq "$T/evil.json"
+		assert_failure 5
+		assert_output --regexp "rolling study config: .*(must be|control character)"
+	done
+	# A decider with '$', '#' and quotes reaches roll as one word, expanded by neither make nor sh.
+	local decider="exec:sh -c 'echo \$HOME' # \"q\" \$(touch $T/pwned)"
+	jq --arg d "$decider" '.arms[3].decider = $d' "$STUDY" > "$T/quoted.json"
+	run make -n --no-print-directory "$T/w/quoted/day-036/rolling-exec-agent/rep-1.result.ndjson.zst" \
+		ROLLING_STUDY="$T/quoted.json" ROLLING_WORK="$T/w" ROLLING_BIN="$BIN"
+	assert_success
+	assert_output --partial "--decider 'exec:sh -c '\\''echo \$HOME'\\'' # \"q\" \$(touch $T/pwned)' --arm-id rolling-exec-agent"
+	[ ! -e "$T/pwned" ]
+}

@@ -231,3 +231,38 @@ copy_ref() {
 	[ "$(grep -c '^sem --will-cite .* sim-run ' <<< "$output")" -eq 12 ]
 	same_streams "$W2" "$REF"
 }
+
+# Issue 19, defect 1: every value of a study config that reaches a recipe or $(shell) is
+# refused by the file-name / identifier rule or arrives as one intact argument (docs/hardening.md).
+@test "study: no study config value reaches the shell: the probe's values are refused before any command runs" {
+	local T="$BATS_TEST_TMPDIR" i=0 edit
+	local ctl="configs/controllers/predictive-spot-v1.json"
+	for edit in \
+		".slo = \"configs/slos/schednav-demo-slo-v1.json;touch $T/pwned\"" \
+		".slo = \"x\`touch $T/pwned\`\"" \
+		".slo = \"x\$(touch $T/pwned)\"" \
+		".windows.exclude = [\"w'; touch $T/pwned; '\"]" \
+		".trace.stream = \"tests/data/study/tiny.trace.ndjson.zst;touch $T/pwned\"" \
+		".arms[2] = {policy: \"native-preemptive-g3600-b09-loss-aware\", controller: \"$ctl;touch $T/pwned\"}" \
+		".arms[2] = {policy: \"configs/policies;touch $T/pwned;/native-preemptive-g3600-b09-loss-aware.json\"}" \
+		".adaptive = {agent_selections: \"x';touch $T/pwned;'\"} | .windows.rule = \"all-eligible\" | .split = {calibration_fraction: 0.5}" \
+		".slo = \"--version\""; do
+		i=$((i + 1))
+		jq "$edit" "$ROOT/$STUDY" > "$T/evil$i.json"
+		run make -C "$ROOT" --no-print-directory STUDY="$T/evil$i.json" STUDY_WORK="$T/w" STUDY_BIN="$BIN" calibration
+		assert_failure 2
+		assert_output --regexp "study config: .* must be (a file name|an identifier) of letters, digits"
+		[ ! -e "$T/pwned" ] || fail "'$edit' ran a command"
+		[ ! -e "$T/w/evil$i/config.mk" ]
+	done
+}
+
+@test "study: a trace-synth argument with shell and make characters arrives as one intact argument" {
+	local T="$BATS_TEST_TMPDIR"
+	local arg="x;touch $T/pwned \`touch $T/pwned\` \$(touch $T/pwned) \$HOME 'q' \"d\" # \\"
+	jq --arg arg "$arg" '.trace = {synth: ["--profile", $arg]}' "$ROOT/$STUDY" > "$T/quoted.json"
+	run make -C "$ROOT" --no-print-directory STUDY="$T/quoted.json" STUDY_WORK="$T/w" STUDY_BIN="$BIN" calibration
+	assert_failure 2
+	assert_output --partial "trace-synth: cannot open '$arg'"
+	[ ! -e "$T/pwned" ]
+}
