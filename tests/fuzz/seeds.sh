@@ -72,4 +72,10 @@ for f in "$ROOT"/configs/controllers/*.json; do seed controller "$(basename "$f"
 # results with the controller's records (control_decision, control_report)
 sim-run --policy "$P/native-preemptive-3600.json" --controller "$ROOT/configs/controllers/predictive-spot-v1.json" \
 	-i "$D/sim/warmup-window.trace.ndjson" -o "$W/ctl.result" 2>/dev/null && seed result controlled < "$W/ctl.result" || true
+# roll decider replies (the harness's pending request is 0123456789abcdef0123456789abcdef)
+rq=0123456789abcdef0123456789abcdef
+printf '{"type":"decision","request_id":"%s","action_id":"native-fifo","reason_code":"agent-accepts"}\n' $rq | seed roll_reply accepted
+printf '{"type":"decision","request_id":"%s","action_id":"native-fifo","reason_code":"r","llm_call_count":1,"prompt_tokens":9223372036854775807,"completion_tokens":1000000000000}\n' $rq | seed roll_reply usage
+printf '{"type":"decision","request_id":"other","action_id":"x","reason_code":"r"}\n{"type":"decision","request_id":"%s","action_id":"rolling-fifo-open","reason_code":"second"}\n' $rq | seed roll_reply plan
+printf '{"type":"decision","request_id":"%s","action_id":"native-fifo","reason_code":"a"}\n{"type":"decision","request_id":"%s","action_id":"native-fifo","reason_code":"b"}\n' $rq $rq | seed roll_reply duplicate
 rm -rf "$W"
