@@ -1,9 +1,10 @@
 # rolling-config.jq — a rolling ablation study config (schednav.rolling-ablation-study/v1)
 # as make variable assignments (pipelines/rolling.mk). Every value is checked here.
 def fail(m): error("rolling study config: " + m);
-# make-safe: a control character is refused, '$' and '#' (a comment) are escaped
+# make-safe: a control character is refused, '$' and '#' (a comment) are escaped, and so are
+# the backslashes before a '#' (make halves them: "\\#" would be one backslash and a comment)
 def mk: tostring | (if test("[[:cntrl:]]") then fail("control character in '\(. | @json)'") else . end)
-  | gsub("\\$"; "$$") | gsub("#"; "\\#");
+  | gsub("\\$"; "$$") | gsub("(?<b>\\\\*)#"; .b + .b + "\\#");
 def shq: "'" + (tostring | gsub("'"; "'\\''")) + "'" | mk;
 def known(keys): (keys_unsorted - keys) as $extra
   | if ($extra | length) > 0 then fail("unknown key '\($extra[0])'") else . end;

@@ -2,9 +2,10 @@
 # Every value is checked here, so a typo in the config stops the study before any work.
 def fail(m): error("study config: " + m);
 # make-safe: a control character (a newline would start a new make line) is refused;
-# '$' and '#' (a comment) are escaped
+# '$' and '#' (a comment) are escaped, and so are the backslashes before a '#' (make halves
+# them: "\\#" would be one backslash and a comment)
 def mk: tostring | (if test("[[:cntrl:]]") then fail("control character in '\(. | @json)'") else . end)
-  | gsub("\\$"; "$$") | gsub("#"; "\\#");
+  | gsub("\\$"; "$$") | gsub("(?<b>\\\\*)#"; .b + .b + "\\#");
 def shq: "'" + (tostring | gsub("'"; "'\\''")) + "'" | mk;      # shell-quoted, make-safe
 # Every other value reaches make rules and shell commands unquoted (several through $(eval),
 # which expands them twice), so it must mean nothing to either (docs/hardening.md, "Study

@@ -6,8 +6,8 @@ booleans, nulls, arrays and objects; keys removed and added) are fed to ONE jq p
 running the loader over each input, and every output is checked on two sides: either the
 loader refused the config (a jq error), or
 - make side: it wrote exactly the expected make variables, one a line, with no control
-  character, every '$' doubled and every '#' escaped, so no value can start a make line, a
-  rule or a comment of its own;
+  character, every '$' doubled and every '#' escaped (after an odd number of backslashes),
+  so no value can start a make line, a rule or a comment of its own;
 - shell side: every variable, put into a recipe unquoted the way pipelines/study.mk uses it
   (the file names and identifiers expanded twice, as through $(eval) in the window rules;
   the trace tool's arguments once), and run by make and sh, reaches printf as exactly the
@@ -78,13 +78,14 @@ def mutate(rnd, doc):
             parent[p[-1]] = rand_value(rnd)
     return doc
 
-# A value of a make variable: no control character, '$' only doubled, '#' only escaped.
+# A value of a make variable: no control character, '$' only doubled, '#' only escaped (make
+# halves the backslashes before a '#': an even number of them leaves a comment).
 def value_ok(v):
     if re.search(r"[\x00-\x1f\x7f]", v):
         return False
     if "$" in v.replace("$$", ""):
         return False
-    return re.search(r"(^|[^\\])#", v) is None
+    return all(len(m.group(1)) % 2 == 1 for m in re.finditer(r"(\\*)#", v))
 
 def check(out):
     lines = out.split("\n")
