@@ -199,9 +199,15 @@ def main():
     rnd = random.Random(a.seed)
     seeds = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(ROOT, "configs", "studies", "*.json")))]
     program = "def load:\n" + open(LOADER).read() + "\n;\ninputs | try {ok: load} catch {err: (. | tostring)}"
+    scratch = tempfile.mkdtemp(prefix="study-config-fuzz.")
+    try:
+        fuzz(a, rnd, seeds, program, scratch)
+    finally:
+        shutil.rmtree(scratch)
+
+def fuzz(a, rnd, seeds, program, scratch):
     done = accepted = 0
     start = time.time()
-    scratch = tempfile.mkdtemp(prefix="study-config-fuzz.")
     replay = sorted(glob.glob(os.path.join(a.replay, "*.json"))) if a.replay else None
     if replay is not None:
         a.runs = len(replay)
@@ -233,7 +239,6 @@ def main():
             if why and shell_check(doc, out, shell_batch([(k, out)], scratch).get(k)):
                 violation(a, replay, doc, "shell: " + why, done + int(k[1:]) + 1)
         done += n
-    shutil.rmtree(scratch)
     print("study_config: %d executions, %d accepted, %d refused, 0 violations (make and shell side)" % (done, accepted, done - accepted))
 
 def violation(a, replay, doc, why, n):
