@@ -106,9 +106,10 @@ $(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/fuzz.o $(BUILD
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/libschednav.a $(LDLIBS)
 
-## check: install the Debian packages the tests need (as root; else name them), build, lint, run every test
+## check: install the Debian packages the tests need (as root; else name them) and the MCP Inspector, build, lint, run every test
 check:
 	@pipelines/need-packages.sh check $(CHECK_PACKAGES)
+	@$(MAKE) --no-print-directory mcp-inspector
 	@$(MAKE) --no-print-directory check-run
 
 ## check-run: build, lint the Bats suites, run the C unit tests, replay the fuzz regressions and seeds, run every Bats suite (no package check)
@@ -187,10 +188,15 @@ deps:
 	@DEPS_INSTALL=$${DEPS_INSTALL:-yes} pipelines/need-packages.sh deps $(DEBIAN_PACKAGES)
 	@$(MAKE) --no-print-directory mcp-inspector
 
-## mcp-inspector: install the pinned MCP Inspector CLI the schednav-mcp tests drive (npm ci in tests/mcp)
+## mcp-inspector: install the pinned MCP Inspector CLI the schednav-mcp tests drive (npm ci in tests/mcp; once per lock file; without npm or its registry the tests skip)
+# Never a test's job (a test must not need the network): make check and make deps run it
+# first. Installed already for this lock file: nothing to do (npm writes
+# node_modules/.package-lock.json). No npm, or no registry: say so; those tests then skip.
 mcp-inspector:
-	@if command -v npm >/dev/null 2>&1; then cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error; \
-	else echo "npm not found: the MCP Inspector tests of schednav-mcp will skip"; fi
+	@if [ -x tests/mcp/node_modules/.bin/mcp-inspector ] && [ tests/mcp/node_modules/.package-lock.json -nt tests/mcp/package-lock.json ]; then :; \
+	elif ! command -v npm >/dev/null 2>&1; then echo "mcp-inspector: npm not found: the MCP Inspector tests of schednav-mcp will skip"; \
+	elif (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error); then :; \
+	else echo "mcp-inspector: npm ci failed (no npm registry?): the MCP Inspector tests of schednav-mcp will skip"; fi
 
 ## help: list the targets
 help:

@@ -1,11 +1,27 @@
 # rolling-config.jq — a rolling ablation study config (schednav.rolling-ablation-study/v1)
 # as make variable assignments (pipelines/rolling.mk). Every value is checked here.
 def fail(m): error("rolling study config: " + m);
-def mk: tostring | gsub("\\$"; "$$");
+# make-safe: a control character is refused, '$' and '#' (a comment) are escaped, and so are
+# the backslashes before a '#' (make halves them: "\\#" would be one backslash and a comment)
+def mk: tostring | (if test("[[:cntrl:]]") then fail("control character in '\(. | @json)'") else . end)
+  | gsub("\\$"; "$$") | gsub("(?<b>\\\\*)#"; .b + .b + "\\#");
 def shq: "'" + (tostring | gsub("'"; "'\\''")) + "'" | mk;
 def known(keys): (keys_unsorted - keys) as $extra
   | if ($extra | length) > 0 then fail("unknown key '\($extra[0])'") else . end;
 def int_in($lo; $hi): type == "number" and . == floor and . >= $lo and . <= $hi;
+# Every value below reaches make rules and shell commands (several through $(eval), which
+# expands them twice). Strings that cannot be plain words are refused (docs/hardening.md,
+# "Study configs"): file names of letters, digits, '.', '_', '/', '+', '-' (no component
+# starting with '-'), identifiers of letters, digits, '.', '_', '-'; the two free strings
+# (trace-synth's arguments and a decider) are one shell-quoted word each, referenced by
+# name inside $(eval) so that they are expanded once.
+def shown: tojson | if length > 80 then .[:77] + "..." else . end;
+def path(what): if type == "string" and test("\\A[A-Za-z0-9._/+-]{1,4096}\\z") and (test("(\\A|/)-") | not) then .
+  else fail("\(what) must be a file name of letters, digits, '.', '_', '/', '+', '-' (no part starting with '-'), not \(shown)") end;
+def ident(what): if type == "string" and test("\\A[A-Za-z0-9][A-Za-z0-9._-]{0,1023}\\z") then .
+  else fail("\(what) must be an identifier of letters, digits, '.', '_', '-', not \(shown)") end;
+def nocntrl(what): if type == "string" and (test("[[:cntrl:]]") | not) then .
+  else fail("\(what) must be a string without control characters, not \(shown)") end;
 
 if .schema_version != "schednav.rolling-ablation-study/v1" then fail("schema_version must be 'schednav.rolling-ablation-study/v1'") else . end
 | known(["schema_version", "study_id", "description", "trace", "gpu_model", "minimum_history_hours", "windows", "history_seconds",
@@ -15,6 +31,9 @@ if .schema_version != "schednav.rolling-ablation-study/v1" then fail("schema_ver
 | (if ([$t.synth, $t.stream] | map(select(. != null)) | length) != 1 then fail("trace needs exactly one of 'synth', 'stream'") else . end)
 | (.windows // fail("missing 'windows'")) as $w
 | ($w | known(["first_day", "count", "day_seconds"])) as $_
+| (if (.history_seconds // 14400 | int_in(0; 1000000000)) | not then fail("'history_seconds' must be an integer in 0..1000000000") else . end)
+| (if (.decider_timeout_seconds // 30 | type == "number" and . > 0 and . <= 86400) | not then fail("'decider_timeout_seconds' must be a number in (0, 86400]") else . end)
+| (if (.minimum_history_hours // 0 | type == "number" and . >= 0) | not then fail("'minimum_history_hours' must be a number >= 0") else . end)
 | (if ($w.first_day | int_in(0; 100000)) and ($w.count | int_in(1; 64)) and (($w.day_seconds // 86400) | int_in(3600; 864000)) | not
    then fail("windows needs integer first_day >= 0, count in 1..64, day_seconds >= 3600") else . end)
 | ($w.day_seconds // 86400) as $day
@@ -34,23 +53,27 @@ if .schema_version != "schednav.rolling-ablation-study/v1" then fail("schema_ver
 | [
   "# generated from the rolling study config by pipelines/rolling-config.jq: do not edit",
   "RA_TRACE_KIND := " + (if $t.synth then "synth" else "stream" end),
-  "RA_TRACE_ARGS := " + (($t.synth // []) | map(shq) | join(" ")),
-  "RA_TRACE_FILES := " + (($t.files // []) + (if $t.stream then [$t.stream] else [] end) | map(mk) | join(" ")),
-  "RA_TRACE_STREAM := " + (($t.stream // "") | mk),
-  "RA_MODEL := " + ((.gpu_model // "") | mk),
+  "RA_TRACE_ARGS := " + (($t.synth // []) | if type != "array" or any(.[]; type != "string") then fail("trace.synth must be a list of strings") else . end
+                         | map(nocntrl("an argument of trace.synth") | shq) | join(" ")),
+  "RA_TRACE_FILES := " + (($t.files // []) | if type != "array" then fail("trace.files must be a list of file names") else . end
+                          | map(path("a file of trace.files")) + (if $t.stream then [$t.stream | path("trace.stream")] else [] end) | join(" ")),
+  "RA_TRACE_STREAM := " + (if $t.stream then $t.stream | path("trace.stream") else "" end),
+  "RA_MODEL := " + (if .gpu_model != null then .gpu_model | ident("'gpu_model'") else "" end),
   "RA_HISTORY := \(.history_seconds // 14400)",
   "RA_DAY := \($day)",
   "RA_WINDOWS := " + ([range($w.first_day; $w.first_day + $w.count) | "day-" + (tostring | if length < 3 then ("000" + .)[-3:] else . end)] | join(" ")),
   ([range($w.first_day; $w.first_day + $w.count)] | map("RA_START_day-" + (tostring | if length < 3 then ("000" + .)[-3:] else . end) + " := \(. * $day)") | join("\n")),
-  "RA_CONFIG := " + ((.rolling_config // "configs/rolling/rolling-v3.json") | mk),
-  "RA_CONTROLLER := " + ((.inner_controller // "") | mk),
-  "RA_SLO := " + ((.slo // "configs/slos/schednav-demo-slo-v1.json") | mk),
+  "RA_CONFIG := " + ((.rolling_config // "configs/rolling/rolling-v3.json") | path("'rolling_config'")),
+  "RA_CONTROLLER := " + (if .inner_controller != null then .inner_controller | path("'inner_controller'") else "" end),
+  "RA_SLO := " + ((.slo // "configs/slos/schednav-demo-slo-v1.json") | path("'slo'")),
   "RA_REPS := \($reps)",
   "RA_TIMEOUT := \(.decider_timeout_seconds // 30)",
   "RA_ARMS := " + ($arms | map(.arm_id) | join(" ")),
   "RA_BASELINE := " + $base.arm_id,
   ($arms[] | "RA_KIND_\(.arm_id) := " + (if .decider then "rolling" elif .controller == true then "controlled" else "static" end)),
-  ($arms[] | select(.policy) | "RA_POLICY_\(.arm_id) := " + (.policy | mk)),
-  ($arms[] | select(.decider) | "RA_DECIDER_\(.arm_id) := " + (.decider | shq)),
-  ($arms[] | select(.candidates) | "RA_CANDIDATES_\(.arm_id) := " + (.candidates | join(",") | shq))
+  ($arms[] | select(.policy) | .arm_id as $id | "RA_POLICY_\($id) := " + (.policy | path("arm '\($id)': 'policy'"))),
+  ($arms[] | select(.decider) | .arm_id as $id | "RA_DECIDER_\($id) := " + (.decider | nocntrl("arm '\($id)': 'decider'") | shq)),
+  ($arms[] | select(.candidates) | .arm_id as $id | "RA_CANDIDATES_\($id) := " + (.candidates
+     | if type != "array" then fail("arm '\($id)': 'candidates' must be a list of action ids") else . end
+     | map(ident("a candidate")) | join(",")))
   ] | join("\n")

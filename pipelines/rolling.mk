@@ -47,12 +47,13 @@ RA_IMPL := $(foreach t,roll sim-run metrics slo-audit,$(ROLLING_BIN)/$t)
 $(RW)/trace.ndjson.zst: $(ROLLING_STUDY) $(RA_TRACE_FILES)
 	trace-synth $(RA_TRACE_ARGS) -o $@
 
-# $1 = window id, $2 = arm
+# $1 = window id, $2 = arm. The decider (a shell-quoted word that may hold '$') is named,
+# not expanded, here: $(eval) would expand its value a second time.
 define ra_arm
 $(RW)/$1/$2/rep-%.result.ndjson.zst: $(RW)/$1/exec.trace.ndjson.zst $(RW)/$1/history.trace.ndjson.zst $(call RA_DEPS,$2) $(RA_IMPL)
 	@mkdir -p $$(@D)
 	$(SIM_PREFIX) $(if $(filter rolling,$(RA_KIND_$2)),roll --config $(RA_CONFIG) --history $(RW)/$1/history.trace.ndjson.zst $(RA_CTL_ARG) \
-		--decider $(RA_DECIDER_$2) --arm-id $2 --decider-timeout $(RA_TIMEOUT) $(if $(RA_CANDIDATES_$2),--candidates $(RA_CANDIDATES_$2)) \
+		--decider $$(RA_DECIDER_$2) --arm-id $2 --decider-timeout $(RA_TIMEOUT) $(if $(RA_CANDIDATES_$2),--candidates $(RA_CANDIDATES_$2)) \
 		-o $$@ $(RW)/$1/exec.trace.ndjson.zst,sim-run --policy $(RA_POLICY_$2) $(if $(filter controlled,$(RA_KIND_$2)),$(RA_CTL_ARG)) \
 		-i $(RW)/$1/exec.trace.ndjson.zst -o $$@)
 

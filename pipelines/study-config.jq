@@ -2,10 +2,20 @@
 # Every value is checked here, so a typo in the config stops the study before any work.
 def fail(m): error("study config: " + m);
 # make-safe: a control character (a newline would start a new make line) is refused;
-# '$' and '#' (a comment) are escaped
+# '$' and '#' (a comment) are escaped, and so are the backslashes before a '#' (make halves
+# them: "\\#" would be one backslash and a comment)
 def mk: tostring | (if test("[[:cntrl:]]") then fail("control character in '\(. | @json)'") else . end)
-  | gsub("\\$"; "$$") | gsub("#"; "\\#");
+  | gsub("\\$"; "$$") | gsub("(?<b>\\\\*)#"; .b + .b + "\\#");
 def shq: "'" + (tostring | gsub("'"; "'\\''")) + "'" | mk;      # shell-quoted, make-safe
+# Every other value reaches make rules and shell commands unquoted (several through $(eval),
+# which expands them twice), so it must mean nothing to either (docs/hardening.md, "Study
+# configs"): a file name of letters, digits, '.', '_', '/', '+', '-' (no component starting
+# with '-', at most 4096 bytes), or an identifier (letters, digits, '.', '_', '-').
+def shown: tojson | if length > 80 then .[:77] + "..." else . end;
+def path(what): if type == "string" and test("\\A[A-Za-z0-9._/+-]{1,4096}\\z") and (test("(\\A|/)-") | not) then .
+  else fail("\(what) must be a file name of letters, digits, '.', '_', '/', '+', '-' (no part starting with '-'), not \(shown)") end;
+def ident(what): if type == "string" and test("\\A[A-Za-z0-9][A-Za-z0-9._-]{0,1023}\\z") then .
+  else fail("\(what) must be an identifier of letters, digits, '.', '_', '-', not \(shown)") end;
 def num(k): (.[k] | if type == "number" then . else fail("'\(k)' must be a number") end);
 def known(keys): (keys_unsorted - keys) as $extra
   | if ($extra | length) > 0 then fail("unknown key '\($extra[0])'") else . end;
@@ -34,7 +44,7 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
 | ($armobjs | map(.policy)) as $arms
 | (if ($arms | length) < 3 or ($arms | length) > 8 or ($arms | unique | length) != ($arms | length)
    then fail("'arms' must list 3 to 8 distinct policies") else . end)
-| (if any($arms[]; test("^[A-Za-z0-9][A-Za-z0-9._-]*$") | not) then fail("arm names may only use letters, digits, '.', '_', '-'") else . end)
+| (if any($arms[]; test("\\A[A-Za-z0-9][A-Za-z0-9._-]*\\z") | not) then fail("arm names may only use letters, digits, '.', '_', '-'") else . end)
 | (.baseline // "native-fifo") as $base
 | (if ($arms | index($base)) == null then fail("baseline '\($base)' is not an arm") else . end)
 | (.repetitions // 2) as $reps
@@ -65,9 +75,11 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
 | [
   "# generated from the study config by pipelines/study-config.jq: do not edit",
   "TRACE_KIND := " + (if $t.import then "import" elif $t.synth then "synth" else "stream" end),
-  "TRACE_ARGS := " + (($t.import // $t.synth // []) | map(shq) | join(" ")),
-  "TRACE_FILES := " + (($t.files // []) + (if $t.stream then [$t.stream] else [] end) | map(mk) | join(" ")),
-  "TRACE_STREAM := " + (($t.stream // "") | mk),
+  "TRACE_ARGS := " + (($t.import // $t.synth // []) | if type != "array" or any(.[]; type != "string") then fail("trace.import and trace.synth must be lists of strings") else . end
+                      | map(shq) | join(" ")),
+  "TRACE_FILES := " + (($t.files // []) | if type != "array" then fail("trace.files must be a list of file names") else . end
+                       | map(path("a file of trace.files")) + (if $t.stream then [$t.stream | path("trace.stream")] else [] end) | join(" ")),
+  "TRACE_STREAM := " + (if $t.stream then $t.stream | path("trace.stream") else "" end),
   "SCAN_ARGS := " + ([
       (if $w.day_seconds then "--day-seconds \($w | num("day_seconds"))" else empty end),
       (if $w.sample_seconds then "--sample-seconds \($w | num("sample_seconds"))" else empty end),
@@ -76,20 +88,21 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
       (if $w.pressure_strata then "--pressure-strata \($w | num("pressure_strata"))" else empty end),
       (if $w.share_strata then "--share-strata \($w | num("share_strata"))" else empty end),
       (if $w.rule == "all-eligible" then "--all-eligible" else empty end)] | join(" ")),
-  "EXCLUDE := " + (($w.exclude // []) | map(mk) | join(" ")),
+  "EXCLUDE := " + (($w.exclude // []) | if type != "array" then fail("windows.exclude must be a list of window ids") else . end
+                   | map(ident("a window id of windows.exclude")) | join(" ")),
   "MIN_START := \(($w.min_history_hours // 0) * 3600)",
   "WARMUP_SECONDS := \(if .warmup_seconds == null then 2592000 else num("warmup_seconds") end)",
   "WARMUP_SPOT := " + (if .warmup_spot == false then "no" else "yes" end),
   "SPLIT := " + (if $s.calibration_fraction != null then "fraction \($s.calibration_fraction)"
                  else "counts \($s.calibration_windows) \($s.holdout_windows)" end),
   "ARMS := " + ($arms | map(mk) | join(" ")),
-  "CONTROLLERS := " + ($armobjs | map(.controller // empty) | unique | map(mk) | join(" ")),
-  ($armobjs[] | select(.controller) | "CONTROLLER_\(.policy | mk) := \(.controller | mk)"),
-  ($armobjs[] | select(.file) | "POLICY_\(.policy | mk) := \(.file | mk)"),
-  "BASELINE := " + ($base | mk),
-  "SLO := " + ((.slo // "configs/slos/schednav-demo-slo-v1.json") | mk),
+  "CONTROLLERS := " + ($armobjs | map(.controller // empty | path("an arm's 'controller'")) | unique | join(" ")),
+  ($armobjs[] | select(.controller) | "CONTROLLER_\(.policy) := \(.controller | path("a 'controller'"))"),
+  ($armobjs[] | select(.file) | "POLICY_\(.policy) := \(.file | path("an arm's 'policy' file"))"),
+  "BASELINE := " + ($base | ident("'baseline'")),
+  "SLO := " + ((.slo // "configs/slos/schednav-demo-slo-v1.json") | path("'slo'")),
   "REPETITIONS := \($reps)",
   "ADAPTIVE := " + (if .adaptive != null then "yes" else "" end),
-  "AGENT_SELECTIONS := " + ((.adaptive.agent_selections // "") | mk),
+  "AGENT_SELECTIONS := " + (if .adaptive != null then .adaptive.agent_selections | path("adaptive.agent_selections") else "" end),
   "CALIBRATION_FRACTION := \($s.calibration_fraction // "")"
   ] | join("\n")

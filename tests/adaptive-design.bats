@@ -95,14 +95,14 @@ setup() {
 	# evaluation: both high, pressure only, share only, neither; then exactly at both thresholds
 	scan_stream "$T/s.nd" 0.4 0.1 0.5 0.2 0.6 0.3 0.7 0.4  0.9 0.5 0.9 0.1 0.2 0.5 0.2 0.1
 	adaptive-design $(catalogue_args) -o "$T/d.nd" "$T/s.nd"
-	run jq -r 'select(.type == "rule_selections") | .windows[] | "\(.window_id) \(.reason_code) \(.candidate_action_ids | join(","))"' "$T/d.nd"
+	run -0 jq -r 'select(.type == "rule_selections") | .windows[] | "\(.window_id) \(.reason_code) \(.candidate_action_ids | join(","))"' "$T/d.nd"
 	assert_output "day-0004 high-pressure-high-spot-share native-fifo,native-preemptive-g3600-b09-d0000,native-preemptive-g3600-b09-loss-aware
 day-0005 high-pressure-lower-spot-share native-fifo,native-preemptive-3600,native-preemptive-g3600-b09-d0000
 day-0006 lower-pressure-high-spot-share native-fifo,native-preemptive-g3600-b09-d0900,native-preemptive-g3600-b09-loss-aware
 day-0007 lower-pressure-lower-spot-share native-fifo,native-preemptive-g3600-b09-d0000,native-preemptive-g3600-b09-d0900"
 	scan_stream "$T/s.nd" 0.4 0.1 0.5 0.2 0.6 0.3 0.7 0.4  0.55 0.25 0.5499999 0.2499999 9 9 9 9
 	adaptive-design $(catalogue_args) -o "$T/d.nd" "$T/s.nd"
-	run jq -r 'select(.type == "rule_selections") | .windows[:2][] | .reason_code' "$T/d.nd"
+	run -0 jq -r 'select(.type == "rule_selections") | .windows[:2][] | .reason_code' "$T/d.nd"
 	assert_output "high-pressure-high-spot-share
 lower-pressure-lower-spot-share"
 	rule=$(jq -c 'select(.type == "rule_selections")' "$T/d.nd")
@@ -125,7 +125,8 @@ lower-pressure-lower-spot-share"
 	[ "$(design_rec "$T/a.nd" '[.trace_fingerprint, .windows_fingerprint, .capacity_gpus, (.actions | length), .baseline_action_id]')" = \
 	  "[\"$(stream-verify -p "$ROOT/tests/data/study/adaptive.trace.ndjson.zst")\",\"$(stream-verify -p "$T/scan.nd")\",24,5,\"native-fifo\"]" ]
 	# the policy fingerprints are the ones metrics reports
-	sim-run --policy "$ROOT/configs/policies/native-preemptive-3600.json" -i "$ROOT/tests/data/study/tiny.trace.ndjson.zst" | metrics -o "$T/m.nd"
+	sim-run --policy "$ROOT/configs/policies/native-preemptive-3600.json" -i "$ROOT/tests/data/study/tiny.trace.ndjson.zst" -o "$T/r.nd"
+	metrics -i "$T/r.nd" -o "$T/m.nd"
 	[ "$(design_rec "$T/a.nd" '.actions[1].policy_fingerprint')" = "$(jq -c 'select(.type == "metrics") | .policy_fingerprint' "$T/m.nd")" ]
 	# an edited design no longer verifies (adaptive-eval reads it through the same check)
 	stream-verify "$T/a.nd"

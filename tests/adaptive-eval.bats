@@ -103,7 +103,7 @@ py() { python3 -c "print(repr($1))"; }
 	# two empty frontiers are neither covered nor exact
 	[ "$(win catalog_oracle day-0005 '[.frontier_covered, .frontier_exact_match]')" = '[false,false]' ]
 	# counts over the windows where the catalogue has a hard pass (4, 6, 7)
-	run jq -r 'select(.type == "adaptive_controller") | "\(.controller_id) \(.catalogue_feasible_window_count) \(.hard_slo_feasible_window_count) \(.frontier_coverage_window_count) \(.frontier_coverage_rate) \(.frontier_exact_match_window_count) \(.frontier_exact_match_rate)"' "$FX/eval.nd"
+	run -0 jq -r 'select(.type == "adaptive_controller") | "\(.controller_id) \(.catalogue_feasible_window_count) \(.hard_slo_feasible_window_count) \(.frontier_coverage_window_count) \(.frontier_coverage_rate) \(.frontier_exact_match_window_count) \(.frontier_exact_match_rate)"' "$FX/eval.nd"
 	assert_output "fifo 3 1 0 0 0 0
 best_static 3 1 0 0 0 0
 workload_rule 3 3 3 1 1 0.333333333
@@ -142,7 +142,7 @@ catalog_oracle 3 3 3 1 3 1"
 }
 
 @test "adaptive-eval: evaluations and their reduction against windows x catalogue" {
-	run jq -r 'select(.type == "adaptive_controller") | "\(.controller_id) \(.candidate_evaluation_count) \(.evaluation_reduction_vs_catalogue) \(.candidate_count_per_window | [.mean, .min, .max] | join(" "))"' "$FX/eval.nd"
+	run -0 jq -r 'select(.type == "adaptive_controller") | "\(.controller_id) \(.candidate_evaluation_count) \(.evaluation_reduction_vs_catalogue) \(.candidate_count_per_window | [.mean, .min, .max] | join(" "))"' "$FX/eval.nd"
 	assert_output "fifo 4 0.8 1 1 1
 best_static 4 0.8 1 1 1
 workload_rule 12 0.4 3 3 3

@@ -34,7 +34,7 @@ config_with() {
 }
 
 @test "adaptive: the reference run writes the benchmark and a receipt without trace rows" {
-	run jq -r .evidence_status "$S/evidence.json"
+	run -0 jq -r .evidence_status "$S/evidence.json"
 	assert_output adaptive_evaluated
 	[ "$(jq -c '[(.calibration.window_ids | length), (.evaluation.window_ids | length)]' "$S/evidence.json")" = '[6,4]' ]
 	[ "$(jq -r '[.adaptive.benchmark[].controller_id] | join(" ")' "$S/evidence.json")" = "fifo best_static workload_rule agent catalog_oracle" ]
@@ -47,9 +47,9 @@ config_with() {
 	[ "$(jq -r .fingerprints.adaptive_design "$S/evidence.json")" = "$(jq -r 'select(.type == "adaptive_design") | .design_fingerprint' "$S/controllers.ndjson")" ]
 	# the benchmark in the receipt is the tool's, without its per-window lists
 	[ "$(jq -c '.adaptive.benchmark' "$S/evidence.json")" = "$(jq -sc 'map(select(.type == "adaptive_controller") | del(.type, .windows))' "$S/evidence.json" "$S/evaluation/adaptive.ndjson")" ]
-	run grep -c '"job_id"\|"type":"job"' "$S/evidence.json"
+	run -1 grep -c '"job_id"\|"type":"job"' "$S/evidence.json"
 	assert_output 0
-	run cat "$S/summary.txt"
+	run -0 cat "$S/summary.txt"
 	assert_output --partial "adaptive benchmark over the 4 evaluation windows"
 	assert_output --regexp "workload_rule +12 +40%"
 	assert_output --partial "evidence: adaptive_evaluated"
@@ -74,13 +74,13 @@ config_with() {
 	done
 	[ "$(find "$S" -name result.fp | wc -l)" -eq 50 ]
 	# the design and both controllers' selections are older than every simulation
-	run find "$S" -name 'rep-*.result.ndjson.zst' ! -newer "$S/controllers.ndjson"
+	run -0 find "$S" -name 'rep-*.result.ndjson.zst' ! -newer "$S/controllers.ndjson"
 	assert_output ""
 	# the lock (calibration summary + best static) is older than every evaluation file
 	[ -n "$(find "$S/evaluation" -type f)" ]
-	run find "$S/evaluation" -type f ! -newer "$S/selection-lock.ndjson"
+	run -0 find "$S/evaluation" -type f ! -newer "$S/selection-lock.ndjson"
 	assert_output ""
-	run jq -c 'select(.type == "selection-lock") | [.holdout_output_count_at_freeze, .holdout_outputs_absent]' "$S/selection-lock.ndjson"
+	run -0 jq -c 'select(.type == "selection-lock") | [.holdout_output_count_at_freeze, .holdout_outputs_absent]' "$S/selection-lock.ndjson"
 	assert_output "[0,true]"
 	# the lock covers the controllers, by their stream fingerprint
 	[ "$(cat "$S/controllers.fp")" = "$(stream-verify -p "$S/controllers.ndjson")" ]
@@ -199,7 +199,9 @@ config_with() {
 	assert_success
 	files=$(cd "$S" && find . \( -name '*.ndjson' -o -name '*.ndjson.zst' \) | sort)
 	[ "$(echo "$files" | wc -l)" -gt 100 ]
-	diff <(cd "$S" && stream-verify -p $files) <(cd "$K/adaptive-tiny" && stream-verify -p $files)
+	(cd "$S" && stream-verify -p $files) > "$BATS_TEST_TMPDIR/fps.1"
+	(cd "$K/adaptive-tiny" && stream-verify -p $files) > "$BATS_TEST_TMPDIR/fps.2"
+	diff "$BATS_TEST_TMPDIR/fps.1" "$BATS_TEST_TMPDIR/fps.2"
 	cmp "$S/evidence.json" "$K/adaptive-tiny/evidence.json"
 	if cmp -s "$S/selection-lock.ndjson" "$K/adaptive-tiny/selection-lock.ndjson"; then fail "the lock's header should name its own paths"; fi
 	[ "$(stream-verify -p "$S/selection-lock.ndjson")" = "$(stream-verify -p "$K/adaptive-tiny/selection-lock.ndjson")" ]

@@ -58,11 +58,11 @@ rec() { sed -n "$(( $2 + 1 ))p" "$1" | jq -c "$3"; }
 	aggregate -o agg.ndjson $(win ps "$FIX/ps") $(win big "$FIX/tie") $(win odd "$FIX/sel")
 	body agg.ndjson > b.ndjson
 	assert_schema b.ndjson
-	run check_self aggregate_fingerprint < agg.ndjson
+	run -0 check_self aggregate_fingerprint < agg.ndjson
 	assert_output "verified 5"
-	run check_self summary_fingerprint < agg.ndjson
+	run -0 check_self summary_fingerprint < agg.ndjson
 	assert_output "verified 1"
-	run python3 - agg.ndjson "$FIX/ps" "$FIX/tie" "$FIX/sel" <<'PY'
+	run -0 python3 - agg.ndjson "$FIX/ps" "$FIX/tie" "$FIX/sel" <<'PY'
 import json, statistics, sys
 def body(p): return [json.loads(l) for l in open(p)][1:-1]
 def stats(v):
@@ -109,7 +109,7 @@ if summ["best_hard_pass_uplift"]["stats"] != stats(ups): bad.append(("uplift", s
 print(bad or "all equal", len(acts))
 PY
 	assert_output "all equal 5"
-	run rec agg.ndjson 6 '[.window_ids, .baseline_action_id, .selection_status_counts]'
+	run -0 rec agg.ndjson 6 '[.window_ids, .baseline_action_id, .selection_status_counts]'
 	assert_output '[["ps","big","odd"],"native-fifo",{"selected":1,"tie_requires_human_approval":2,"no_eligible_policy":0}]'
 }
 
@@ -119,28 +119,28 @@ PY
 	mk_metrics ps native-fifo hp_jct_p95_seconds=0.0 > z/native-fifo.metrics.ndjson
 	audit_and_rank z
 	aggregate -o agg.ndjson $(win zero z) $(win ps "$FIX/ps")
-	run rec agg.ndjson 2 '.hp_jct_p95_relative_to_fifo'
+	run -0 rec agg.ndjson 2 '.hp_jct_p95_relative_to_fifo'
 	assert_output '{"count":1,"null_count":0,"stats":{"mean":0,"median":0,"min":0,"max":0},"relative_undefined_count":1}'
 }
 
 @test "aggregate: null values are excluded and counted; no hard-pass window gives a reason" {
 	aggregate -o agg.ndjson $(win none "$FIX/none") $(win hponly "$FIX/hponly")
-	run rec agg.ndjson 1 '[.hard_pass_window_count, .spot_eviction_rate_per_run.count, .spot_eviction_rate_per_run.null_count]'
+	run -0 rec agg.ndjson 1 '[.hard_pass_window_count, .spot_eviction_rate_per_run.count, .spot_eviction_rate_per_run.null_count]'
 	assert_output '[0,1,1]'
-	run rec agg.ndjson 6 '[.all_hard_pass_window_count, .selection_status_counts.no_eligible_policy, .best_hard_pass_uplift]'
+	run -0 rec agg.ndjson 6 '[.all_hard_pass_window_count, .selection_status_counts.no_eligible_policy, .best_hard_pass_uplift]'
 	assert_output '[0,2,{"window_count":0,"null_count":0,"stats":null,"by_window":[],"reason":"no window has a hard-passing action"}]'
 }
 
 @test "aggregate: repetitions: identical runs are deterministic, a differing run is not" {
 	d="$FIX/sel"
 	aggregate -o same.ndjson $(win a "$d") "$d/native-fifo.metrics.ndjson" "$d/native-preemptive-3600.metrics.ndjson"
-	run rec same.ndjson 1 '.deterministic_window_count'
+	run -0 rec same.ndjson 1 '.deterministic_window_count'
 	assert_output '1'
 	mk_metrics sel native-preemptive-3600 'result_fingerprint="ffffffffffffffffffffffffffffffff"' > rerun.ndjson
 	aggregate -o diff.ndjson $(win a "$d") rerun.ndjson
-	run rec diff.ndjson 2 '[.action_id, .deterministic_window_count]'
+	run -0 rec diff.ndjson 2 '[.action_id, .deterministic_window_count]'
 	assert_output '["native-preemptive-3600",0]'
-	run rec diff.ndjson 1 '.deterministic_window_count'
+	run -0 rec diff.ndjson 1 '.deterministic_window_count'
 	assert_output '1'
 }
 

@@ -64,9 +64,9 @@ ok_approve() {
 	approve --ranking "$SEL" --action native-fifo --by "C. Person" --reason "accept" --at 2026-03-02T00:00:00Z --log log.ndjson
 	[ "$(wc -l < log.ndjson)" -eq 3 ]
 	assert_schema log.ndjson
-	run check_self approval_fingerprint < log.ndjson
+	run -0 check_self approval_fingerprint < log.ndjson
 	assert_output "verified 3"
-	run jq -sc '[.[0].previous_fingerprint, .[1].previous_fingerprint == .[0].approval_fingerprint, .[2].previous_fingerprint == .[1].approval_fingerprint, [.[].selection_status], .[0].approved_at, .[1].reason]' log.ndjson
+	run -0 jq -sc '[.[0].previous_fingerprint, .[1].previous_fingerprint == .[0].approval_fingerprint, .[2].previous_fingerprint == .[1].approval_fingerprint, [.[].selection_status], .[0].approved_at, .[1].reason]' log.ndjson
 	assert_output '[null,true,true,["tie_requires_human_approval","tie_requires_human_approval","selected"],"2026-03-01T10:00:00Z","second, \"quoted\""]'
 	ranking_fp=$(sed -n 2p "$TIE" | jq -r .ranking_fingerprint)
 	[ "$(sed -n 1p log.ndjson | jq -r .ranking_fingerprint)" = "$ranking_fp" ]

@@ -53,12 +53,12 @@ rec() { sed -n 2p "$1" | jq -c "$2"; }
 	compare "$SEL/native-fifo.metrics.ndjson" "$SEL/native-preemptive-3600.metrics.ndjson" > c.ndjson
 	body c.ndjson > b.ndjson
 	assert_schema b.ndjson
-	run check_self comparison_fingerprint < c.ndjson
+	run -0 check_self comparison_fingerprint < c.ndjson
 	assert_output "verified 1"
-	run rec c.ndjson '[.comparable, ([.checks[]] | all), (.deltas | length)]'
+	run -0 rec c.ndjson '[.comparable, ([.checks[]] | all), (.deltas | length)]'
 	assert_output '[true,true,37]'
 	# Recompute every delta independently from the two metrics records.
-	run python3 - "$SEL/native-fifo.metrics.ndjson" "$SEL/native-preemptive-3600.metrics.ndjson" c.ndjson <<'PY'
+	run -0 python3 - "$SEL/native-fifo.metrics.ndjson" "$SEL/native-preemptive-3600.metrics.ndjson" c.ndjson <<'PY'
 import json, sys
 l = json.loads(open(sys.argv[1]).read().split("\n")[1])
 r = json.loads(open(sys.argv[2]).read().split("\n")[1])
@@ -82,16 +82,16 @@ PY
 
 @test "compare: null values give null deltas, a zero left gives a null relative" {
 	compare "$FIX/hponly/native-fifo.metrics.ndjson" "$FIX/hponly/native-preemptive-3600.metrics.ndjson" > c.ndjson
-	run rec c.ndjson '[.deltas[] | select(.metric == "spot_jct_p95_seconds" or .metric == "warmup_allocated_gpu_seconds") | [.right_minus_left, .relative_to_left]]'
+	run -0 rec c.ndjson '[.deltas[] | select(.metric == "spot_jct_p95_seconds" or .metric == "warmup_allocated_gpu_seconds") | [.right_minus_left, .relative_to_left]]'
 	assert_output '[[0,null],[null,null]]'
-	run rec c.ndjson '.checks.both_complete'
+	run -0 rec c.ndjson '.checks.both_complete'
 	assert_output 'true'
 }
 
 @test "compare: each failed check makes the pair not comparable" {
 	check() {
 		compare "$PS/native-fifo.metrics.ndjson" "$1" > c.ndjson
-		run rec c.ndjson "[.comparable, .checks.$2]"
+		run -0 rec c.ndjson "[.comparable, .checks.$2]"
 		assert_output '[false,false]'
 	}
 	mk_metrics ps native-preemptive-3600 'trace_id="x"' > t.ndjson; check t.ndjson trace_id_equal
@@ -108,22 +108,22 @@ PY
 	compare $(catalogue_files "$SEL") > p.ndjson
 	body p.ndjson > b.ndjson
 	assert_schema b.ndjson
-	run check_self portfolio_fingerprint < p.ndjson
+	run -0 check_self portfolio_fingerprint < p.ndjson
 	assert_output "verified 1"
-	run rec p.ndjson '[.type, .comparable, .actions_unique, (.pairs | length), (.metrics | length), (.metrics[] | select(.metric == "hp_jct_p95_seconds") | .values)]'
+	run -0 rec p.ndjson '[.type, .comparable, .actions_unique, (.pairs | length), (.metrics | length), (.metrics[] | select(.metric == "hp_jct_p95_seconds") | .values)]'
 	assert_output '["portfolio",true,true,10,37,[8950,8500,8800,8800,8800]]'
 }
 
 @test "compare: the portfolio compares canonical bytes (0 != 0.0), the pair compares numbers" {
 	mk_metrics ps native-preemptive-3600 evaluation_start=0 > int.ndjson
 	compare "$PS/native-fifo.metrics.ndjson" int.ndjson > c.ndjson
-	run rec c.ndjson '.checks.window_equal'
+	run -0 rec c.ndjson '.checks.window_equal'
 	assert_output 'true'
 	compare "$PS/native-fifo.metrics.ndjson" int.ndjson "$PS/native-preemptive-g3600-b09-d0000.metrics.ndjson" > p.ndjson
-	run rec p.ndjson '[.comparable, [.pairs[] | .checks.window_equal]]'
+	run -0 rec p.ndjson '[.comparable, [.pairs[] | .checks.window_equal]]'
 	assert_output '[false,[false,true,false]]'
 	compare "$PS/native-fifo.metrics.ndjson" "$PS/native-fifo.metrics.ndjson" "$PS/native-preemptive-3600.metrics.ndjson" > d.ndjson
-	run rec d.ndjson '[.comparable, .actions_unique]'
+	run -0 rec d.ndjson '[.comparable, .actions_unique]'
 	assert_output '[false,false]'
 }
 

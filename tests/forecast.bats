@@ -69,16 +69,16 @@ bundle() { sed -n 2p "$1"; }
 @test "forecast: the bundle record, its fingerprints and no full-trace fingerprint" {
 	forecast -c "$CTRL" -t 90000 "$WARM" > "$TMP/f"
 	assert_schema "$TMP/f"
-	run jq -c 'select(.type == "observation_bundle") | [.trace_id, .cutoff_time_seconds, .controller_fingerprint[:8],
+	run -0 jq -c 'select(.type == "observation_bundle") | [.trace_id, .cutoff_time_seconds, .controller_fingerprint[:8],
 		.observation_snapshot.cutoff_time_seconds, (.demand_forecast.points | length), (.spot_quota_plan.spot_quota_gpus_by_guarantee_hour | keys),
 		.information_boundary.full_trace_fingerprint_exposed]' "$TMP/f"
 	assert_output '["g-syn-warmup-window",90000,"efe5a0c8",90000,4,["1","2","4"],false]'
 	# the whole trace's fingerprint appears nowhere in the output, header included
 	full=$(tail -n 1 "$WARM" | jq -r .fingerprint)
-	run grep -c "$full" "$TMP/f"
+	run -1 grep -c "$full" "$TMP/f"
 	assert_output 0
 	# the history ends at the cutoff's hour and starts on an hour boundary
-	run jq -c 'select(.type == "observation_bundle") | .observation_snapshot | [.history_window_seconds.start, .history_window_seconds.end,
+	run -0 jq -c 'select(.type == "observation_bundle") | .observation_snapshot | [.history_window_seconds.start, .history_window_seconds.end,
 		(.hourly_max_hp_requested_gpus[-1].time_seconds), (.hourly_max_hp_requested_gpus | length)]' "$TMP/f"
 	assert_output '[0,90000,90000,26]'
 }
@@ -92,7 +92,7 @@ bundle() { sed -n 2p "$1"; }
 	forecast -c "$CTRL" -t 90000 < "$TMP/same.nd" > "$TMP/same"
 	forecast -c "$CTRL" -t 90000 < "$TMP/other.nd" > "$TMP/other"
 	cmp "$TMP/base" "$TMP/same"
-	run python3 -c '
+	run -0 python3 -c '
 import json, sys
 a, b = (json.loads(open(p).read().splitlines()[1]) for p in sys.argv[1:])
 print(sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k)))' "$TMP/base" "$TMP/other"

@@ -1,6 +1,8 @@
 # Shared Bats helper: bin/ first on PATH, C locale, UTC, paths to fixtures and ../shared.
 load /usr/lib/bats/bats-support/load
 load /usr/lib/bats/bats-assert/load
+# `run -N` (expect exit status N) and `run !`: tests/lint-bats.py wants every run checked.
+bats_require_minimum_version 1.5.0
 
 export LC_ALL=C TZ=UTC
 ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"

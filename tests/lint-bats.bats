@@ -95,3 +95,31 @@ good() {
 	assert_failure 1
 	assert_output "usage: lint-bats.py FILE..."
 }
+
+@test "lint-bats: a run whose status nothing checks is rejected" {
+	bad $'\trun jq . f\n\tassert_output x' "nothing checks the status of this 'run'"
+	bad $'\trun jq . f\n\trun -0 jq . g' "nothing checks the status of this 'run'"
+	bad $'\trun grep -c x f\n\t[ "$output" -eq 0 ]' "nothing checks the status of this 'run'"
+	bad $'\tfor f in a b; do run jq . "$f"\n\t\tassert_output x\n\tdone' "nothing checks the status of this 'run'"
+	good $'\trun jq . f\n\tassert_success\n\tassert_output x'
+	good $'\trun -0 jq . f'
+	good $'\trun -1 grep -c x f'
+	good $'\trun ! grep -q x f'
+	good $'\trun tool x\n\tassert_failure 2'
+	good $'\trun tool x\n\t[ "$status" -eq 2 ] || fail "status $status"'
+}
+
+@test "lint-bats: a project tool on the left of a pipe or inside <( ) is rejected, substitutions included" {
+	bad '	sim-run -p p.json -i t.nd | metrics -o m.nd' "'sim-run' on the left of a pipe loses its exit status"
+	bad '	run -0 jq . <(metrics -i r.nd)' "'metrics' inside <( ) loses its exit status"
+	bad '	[ "$(stream-verify -p a | head -n 1)" = x ]' "'stream-verify' on the left of a pipe"
+	bad '	diff <(cd d && stream-verify -p $f) b' "'stream-verify' inside <( )"
+	bad '	timeout 60 roll --decider rule t.nd | jq .' "'roll' on the left of a pipe"
+	bad $'\ttrace-import csv --map m.json f.csv |\n\t\ttrace-window -o w.nd' "'trace-import' on the left of a pipe"
+	good '	jq . f | sim-run -p p.json -o r.nd'
+	good '	zstdcat f | metrics -o m.nd'
+	good '	sim-run -p p.json -i t.nd -o r.nd'
+	good '	echo "metrics | jq"'
+	good "	jq 'select(.a) | .b' f"
+	good '	diff <(jq -S . a) <(jq -S . b)'
+}

@@ -11,12 +11,19 @@ negated with `!` or that is a non-last part of an `&&` list. So, in the middle o
   - an `a && b` list                           (write two lines, or `if`)
   - `|| true` / `|| :` after an assertion      ([, [[, test, assert_*, refute_*, cmp, diff, grep)
   - a bare `assert_failure`                    (give the exact exit status)
+  - a `run` whose status nothing checks        (before the next `run` or the end of the
+                                                function: assert_success, assert_failure N,
+                                                a test of $status; or `run -N` / `run !`)
+  - a project tool (tools/*.c) on the left of a pipe or inside `<( )` / `>( )`, in any
+    command, substitutions included: bash drops its exit status there
 
 A list that ends in `|| fail ...` (or `|| return|exit|skip`) is an explicit check and is
 allowed, and so are `cond && continue|break|return|skip|exit` (control flow) and the
 conditions of `if`, `elif`, `while` and `until`. Heredoc bodies, comments, quoted strings,
 `$( )`, `( )` subshells and `[[ ]]` are not looked into.
 """
+import glob
+import os
 import re
 import sys
 
@@ -152,6 +159,175 @@ def check_statement(st):
     return None
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOOLS = {os.path.basename(f)[:-2] for f in glob.glob(os.path.join(ROOT, "tools", "*.c"))}
+# Commands that run the command after their options (timeout N CMD, env A=B CMD, ...).
+WRAPPERS = {"timeout", "env", "nice", "setsid", "command", "exec", "time", "stdbuf", "nohup"}
+
+
+def run_checked(st):
+    """A run statement: True when run itself checks the status (run -N, run !)."""
+    w = st.split()
+    for x in w[1:]:
+        if x == "!" or re.fullmatch(r"-\d+", x):
+            return True
+        if not x.startswith("-"):
+            break
+    return False
+
+
+def run_findings(text):
+    """Line numbers of `run` statements whose status nothing checks before the next `run`
+    or the end of the function or test (a line '}' at the start). A check is
+    assert_success, assert_failure N, or any use of $status (quoted or not)."""
+    found, pending = [], None
+    for no, raw in raw_logical_lines(text):
+        if re.match(r"^}\s*$", raw):
+            if pending:
+                found.append(pending)
+            pending = None
+            continue
+        for st in statements(strip(raw)):
+            st = re.sub(r"^(if|elif|while|until|!)\s+", "", st)
+            if re.match(r"^run(\s|$)", st):
+                if pending:
+                    found.append(pending)
+                pending = None if run_checked(st) else no
+            elif re.match(r"^(assert_success|assert_failure\s+\d)", st):
+                pending = None
+        if re.search(r"\$\{?status\b", raw) and not re.match(r"^\s*run\s", raw):
+            pending = None
+    if pending:
+        found.append(pending)
+    return found
+
+
+def command_words(line):
+    """Every simple command of a raw logical line, looking into $( ), <( ), >( ), ( ) and
+    backquotes, also inside double quotes: (command name, followed by a pipe, inside a
+    process substitution)."""
+    out = []
+    stack = [{"cmd": None, "words": 0, "procsub": False, "dq": False}]
+    i, n, dq, word = 0, len(line), False, ""
+
+    def end_word():
+        nonlocal word
+        top = stack[-1]
+        if word:
+            if top["cmd"] is None and not re.match(r"^[A-Za-z_][A-Za-z_0-9]*=", word):
+                if top["words"] == 0 and word in ("if", "elif", "while", "until", "then", "do", "else", "!", "{", "time"):
+                    pass
+                elif top.get("wrap"):
+                    if not (word.startswith("-") or re.fullmatch(r"[0-9.]+[smhd]?", word) or "=" in word):
+                        top["cmd"] = word
+                        top["wrap"] = False
+                elif word in WRAPPERS:
+                    top["wrap"] = True
+                else:
+                    top["cmd"] = word
+            top["words"] += 1
+        word = ""
+
+    def end_command(piped):
+        end_word()
+        top = stack[-1]
+        if top["cmd"] is not None:
+            out.append((os.path.basename(top["cmd"].strip("\"'")), piped, any(c["procsub"] for c in stack)))
+        top["cmd"], top["words"], top["wrap"] = None, 0, False
+
+    while i < n:
+        c = line[i]
+        if c == "\\" and i + 1 < n:
+            word += line[i + 1]
+            i += 2
+            continue
+        if not dq and c == "'":
+            j = line.find("'", i + 1)
+            j = n if j < 0 else j
+            word += line[i + 1:j]
+            i = j + 1
+            continue
+        if c == '"':
+            dq = not dq
+            i += 1
+            continue
+        if c == "$" and line.startswith("$((", i):
+            j = line.find("))", i)
+            j = n if j < 0 else j + 2
+            word += "x"
+            i = j
+            continue
+        if line.startswith("$(", i) or (not dq and line.startswith(("<(", ">("), i)):
+            stack.append({"cmd": None, "words": 0, "procsub": line[i] in "<>", "dq": dq, "wrap": False})
+            dq = False
+            i += 2
+            continue
+        if dq:
+            word += c
+            i += 1
+            continue
+        if c == "#" and not word:
+            break
+        if c == ")" and len(stack) > 1:
+            end_command(False)
+            dq = stack.pop()["dq"]
+            word += "x"
+            i += 1
+            continue
+        if line.startswith("||", i) or line.startswith("&&", i):
+            end_command(False)
+            i += 2
+            continue
+        if c == "|":
+            end_command(True)
+            i += 1
+            continue
+        if c in ";&\n":
+            end_command(False)
+            i += 1
+            continue
+        if c in " \t":
+            end_word()
+            i += 1
+            continue
+        word += c
+        i += 1
+    while len(stack) > 1:
+        end_command(False)
+        stack.pop()
+    end_command(False)
+    return out
+
+
+def raw_logical_lines(text):
+    """(first line number, raw text) per logical line: heredoc bodies and comment lines
+    dropped, continuations joined (as logical_lines, without stripping)."""
+    lines = text.split("\n")
+    pending, start, heredoc = "", 0, None
+    for no, raw in enumerate(lines, 1):
+        if heredoc:
+            if raw.strip() == heredoc:
+                heredoc = None
+            continue
+        s = strip(raw)
+        m = HEREDOC.search(raw) if "<<" in s else None
+        if m:
+            heredoc = m.group(2)
+            raw = raw[:m.start()]
+        if not pending:
+            start = no
+        if s.rstrip().endswith("\\") and raw.rstrip().endswith("\\"):
+            pending += raw.rstrip()[:-1] + " "
+            continue
+        if re.search(r"(&&|\|\||\|)\s*$", s):
+            pending += raw + " "
+            continue
+        yield start, pending + raw
+        pending = ""
+    if pending:
+        yield start, pending
+
+
 def lint(path):
     text = open(path, encoding="utf-8", errors="replace").read()
     found = []
@@ -159,8 +335,19 @@ def lint(path):
         for st in statements(line):
             msg = check_statement(st)
             if msg:
-                found.append("%s:%d: %s" % (path, no, msg))
-    return found
+                found.append((no, msg))
+    for no in run_findings(text):
+        found.append((no, "nothing checks the status of this 'run': assert_success, assert_failure N, "
+                          "a test of $status, or 'run -N'"))
+    for no, raw in raw_logical_lines(text):
+        if re.match(r"^\s*(@test|#)", raw):
+            continue
+        for cmd, piped, procsub in command_words(raw):
+            if cmd in TOOLS and (piped or procsub):
+                found.append((no, "'%s' %s loses its exit status: write its output to a file, or 'run' it "
+                                  "and check $status" % (cmd, "inside <( )" if procsub else "on the left of a pipe")))
+                break
+    return ["%s:%d: %s" % (path, no, msg) for no, msg in sorted(found)]
 
 
 def main():

@@ -7,13 +7,10 @@ INSPECTOR="$ROOT/tests/mcp/node_modules/.bin/mcp-inspector"
 export SCHEDNAV_CONFIGS="$ROOT/configs"
 SLO_ID=schednav-demo-slo-v1
 
-# Install the pinned Inspector once if npm is there; skip visibly only without npm.
+# The pinned Inspector is installed by make check and make deps (make mcp-inspector), never
+# by a test: without it (no npm, no npm registry) the Inspector tests skip, saying why.
 require_inspector() {
-	if [ ! -x "$INSPECTOR" ]; then
-		command -v npm >/dev/null 2>&1 || skip "needs npm for the MCP Inspector CLI (@modelcontextprotocol/inspector 0.17.x)"
-		(cd "$ROOT/tests/mcp" && npm ci --no-audit --no-fund >/dev/null 2>&1) || fail "npm ci in tests/mcp failed"
-	fi
-	[ -x "$INSPECTOR" ] || fail "no $INSPECTOR after npm ci"
+	[ -x "$INSPECTOR" ] || skip "needs the MCP Inspector CLI (@modelcontextprotocol/inspector 0.17.x) in tests/mcp/node_modules: 'make mcp-inspector' (run by make check) installs it with npm; it was not installed (no npm, or no npm registry)"
 }
 
 # make_workspace DIR: traces/mix1-w.ndjson.zst (MIX1 on a seeded 200-GPU Philly subset,

@@ -20,18 +20,19 @@ setup() {
 	sed -n 2p "$TMP/m" > "$TMP/rec"
 	assert_schema "$TMP/rec"
 	want="type action_id scheduler spot_guarantee_seconds checkpoint_interval_seconds policy_preemption_overhead_seconds hp_preemption_delay_seconds spot_eviction_budget_rate preemption_victim_strategy placement_strategy policy policy_fingerprint trace_id trace_fingerprint dataset source engine evaluation_start evaluation_end result_fingerprint node_count capacity_gpus simulation_start simulation_end allocation_rate_mean allocated_gpu_seconds warmup_allocated_gpu_seconds evaluation_allocated_gpu_seconds drain_allocated_gpu_seconds hp_job_count hp_completed_count hp_completion_rate hp_jct_mean_seconds hp_jct_p50_seconds hp_jct_p95_seconds hp_queue_mean_seconds hp_queue_p50_seconds hp_queue_p95_seconds hp_preemption_count hp_preempted_job_count spot_job_count spot_completed_count spot_completion_rate spot_jct_mean_seconds spot_jct_p50_seconds spot_jct_p95_seconds spot_queue_mean_seconds spot_queue_p50_seconds spot_queue_p95_seconds spot_preemption_count spot_preempted_job_count spot_preempted_job_rate spot_run_count spot_eviction_rate_per_run preemption_event_count preemption_added_gpu_seconds preemption_rollback_seconds preemption_overhead_seconds spot_guarantee_success_rate spot_guarantee_succeeded_count spot_guarantee_failed_count hp_preempted_job_rate preempted_job_count preemption_events_during_evaluation_window preemption_events_during_drain spot_runs_during_evaluation_window spot_runs_during_drain preemption_ledger_consistent spot_run_ledger_consistent spot_guarantee_ledger_consistent"
-	run jq -r 'keys_unsorted | join(" ")' "$TMP/rec"
+	run -0 jq -r 'keys_unsorted | join(" ")' "$TMP/rec"
 	assert_output "$want"
 	rfp=$(tail -n1 "$TMP/result" | jq -r .fingerprint)
-	run jq -r '.result_fingerprint' "$TMP/rec"
+	run -0 jq -r '.result_fingerprint' "$TMP/rec"
 	assert_output "$rfp"
-	run jq -r '.inputs[0].fingerprint' <(head -n1 "$TMP/m")
+	run -0 jq -r '.inputs[0].fingerprint' <(head -n1 "$TMP/m")
 	assert_output "$rfp"
 }
 
 @test "metrics: the §3.8 golden values, int 0 preemption totals under fifo" {
-	sim-run --policy "$POL/native-fifo.json" --input "$SMALL" | metrics > "$TMP/m"
-	run jq -c 'select(.type=="metrics") | [.hp_jct_p95_seconds, .hp_queue_mean_seconds, .allocation_rate_mean, .spot_eviction_rate_per_run, .spot_guarantee_ledger_consistent, .dataset]' "$TMP/m"
+	sim-run --policy "$POL/native-fifo.json" --input "$SMALL" > "$TMP/r"
+	metrics < "$TMP/r" > "$TMP/m"
+	run -0 jq -c 'select(.type=="metrics") | [.hp_jct_p95_seconds, .hp_queue_mean_seconds, .allocation_rate_mean, .spot_eviction_rate_per_run, .spot_guarantee_ledger_consistent, .dataset]' "$TMP/m"
 	assert_output '[10,8,1,0,true,"unit-fixture"]'
 	# kinds matter: floats stay floats, the empty preemption totals are the integer 0
 	grep -q '"hp_jct_p95_seconds":10.0,' "$TMP/m"
@@ -41,13 +42,15 @@ setup() {
 }
 
 @test "metrics: after an eviction the totals are floats" {
-	sim-run --policy "$POL/native-preemptive-0000.json" --input "$SMALL" | metrics > "$TMP/m"
+	sim-run --policy "$POL/native-preemptive-0000.json" --input "$SMALL" > "$TMP/r"
+	metrics < "$TMP/r" > "$TMP/m"
 	grep -q '"preemption_added_gpu_seconds":164.0,"preemption_rollback_seconds":2.0,"preemption_overhead_seconds":80.0,' "$TMP/m"
 	grep -q '"spot_eviction_rate_per_run":0.5,' "$TMP/m"
 }
 
 @test "metrics: nulls, never 0, when a class has no job" {
-	sim-run --policy "$POL/native-preemptive-3600.json" --input "$ROOT/tests/data/sim/hp-only.trace.ndjson" | metrics > "$TMP/m"
+	sim-run --policy "$POL/native-preemptive-3600.json" --input "$ROOT/tests/data/sim/hp-only.trace.ndjson" > "$TMP/r"
+	metrics < "$TMP/r" > "$TMP/m"
 	for k in spot_completion_rate spot_jct_mean_seconds spot_jct_p50_seconds spot_jct_p95_seconds spot_queue_mean_seconds spot_queue_p95_seconds spot_preempted_job_rate spot_eviction_rate_per_run spot_guarantee_success_rate; do
 		grep -q "\"$k\":null," "$TMP/m" || fail "$k is not null"
 	done
@@ -120,9 +123,11 @@ setup() {
 @test "metrics: the predictive_control block only for a controlled run, and only with its control_report" {
 	CTRL="$ROOT/configs/controllers/predictive-spot-v1.json"
 	sim-run -p "$ROOT/configs/policies/native-fifo.json" -c "$CTRL" -i "$ROOT/tests/data/sim/micro-quota.trace.ndjson" > "$TMP/c"
-	run jq -c 'select(.type == "metrics") | .predictive_control | [.available, .update_count, .total_runtime_update_count, .evidence_window_seconds]' <(metrics -i "$TMP/c")
+	metrics -i "$TMP/c" -o "$TMP/c.m"
+	run -0 jq -c 'select(.type == "metrics") | .predictive_control | [.available, .update_count, .total_runtime_update_count, .evidence_window_seconds]' "$TMP/c.m"
 	assert_output '[true,673,864,{"start":0,"end":201600}]'
-	run jq -c 'select(.type == "metrics") | has("predictive_control")' <(metrics -i "$TMP/result")
+	metrics -i "$TMP/result" -o "$TMP/result.m"
+	run -0 jq -c 'select(.type == "metrics") | has("predictive_control")' "$TMP/result.m"
 	assert_output false
 	# a controlled stream without its report
 	grep -v '"type":"control_report"' "$TMP/c" | stream-seal > "$TMP/no-report"

@@ -28,7 +28,7 @@ redo() { seal_decisions "$T/decisions.nd" < "$T/decisions.lines"; }
 	two_decisions
 	check multi_agent -o "$T/plan.nd"
 	assert_schema "$T/plan.nd"
-	run jq -c 'select(.type == "rolling_agent_plan") | [.schema_version, .controller_id, .mode, .model_id, .source,
+	run -0 jq -c 'select(.type == "rolling_agent_plan") | [.schema_version, .controller_id, .mode, .model_id, .source,
 		(.decisions | length), .verified_stage_receipt_count, .source_anomalies, has("required_candidate_action_id")]' "$T/plan.nd"
 	assert_output '["schednav.rolling-agent-plan/v1","ctl-1","multi_agent","scripted-v1",{"framework":"AgentTeams","project_id":"proj-1"},2,4,[],false]'
 	# the same inputs give the same bytes

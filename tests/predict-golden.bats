@@ -41,6 +41,7 @@ count() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum
 	require_shared
 	diff <(jq -S . "$PGOLDEN/predictive-spot-v1.json") <(jq -S . "$ROOT/configs/controllers/predictive-spot-v1.json")
 	fp=$(jq -r .controller_fingerprint "$PGOLDEN/expected-predictive.json")
-	run jq -r 'select(.type == "observation_bundle") | .controller_fingerprint' <(forecast -c "$ROOT/configs/controllers/predictive-spot-v1.json" -t 0 "$ROOT/tests/data/sim/micro-quota.trace.ndjson")
+	forecast -c "$ROOT/configs/controllers/predictive-spot-v1.json" -t 0 "$ROOT/tests/data/sim/micro-quota.trace.ndjson" > "$BATS_TEST_TMPDIR/bundle.nd"
+	run -0 jq -r 'select(.type == "observation_bundle") | .controller_fingerprint' "$BATS_TEST_TMPDIR/bundle.nd"
 	assert_output "$fp"
 }

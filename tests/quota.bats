@@ -51,11 +51,11 @@ P
 	points > "$TMP/p.nd"
 	quota -c "$CTRL" "$TMP/p.nd" > "$TMP/q"
 	assert_schema "$TMP/q"
-	run jq -c 'select(.type == "quota_plan") | [.cutoff_time_seconds, .capacity_gpus, .eta, .spot_quota_gpus_by_guarantee_hour]' "$TMP/q"
+	run -0 jq -c 'select(.type == "quota_plan") | [.cutoff_time_seconds, .capacity_gpus, .eta, .spot_quota_gpus_by_guarantee_hour]' "$TMP/q"
 	assert_line --index 0 '[0,12,1,{"1":6,"2":6,"4":2}]'
 	assert_line --index 1 '[300,12,1.21,{"1":8,"2":0,"4":0}]'
 	# options override the inventory
-	run sh -c "quota -c '$CTRL' --eta 0.5 --capacity 24 '$TMP/p.nd' | jq -c 'select(.type == \"quota_plan\") | .spot_quota_gpus_by_guarantee_hour'"
+	run -0 sh -c "quota -c '$CTRL' --eta 0.5 --capacity 24 '$TMP/p.nd' | jq -c 'select(.type == \"quota_plan\") | .spot_quota_gpus_by_guarantee_hour'"
 	assert_line --index 0 '{"1":9,"2":9,"4":7}'
 }
 

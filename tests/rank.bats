@@ -73,48 +73,48 @@ three_way() {
 	rank --slo "$SLO" "$PS/audits.ndjson" $(catalogue_files "$PS") > r.ndjson
 	body r.ndjson > b.ndjson
 	assert_schema b.ndjson
-	run check_self ranking_fingerprint < r.ndjson
+	run -0 check_self ranking_fingerprint < r.ndjson
 	assert_output "verified 1"
-	run rec r.ndjson '[.selection_status, (.stages | length), .candidates[0].action, .candidates[2].action.spot_eviction_budget_rate]'
+	run -0 rec r.ndjson '[.selection_status, (.stages | length), .candidates[0].action, .candidates[2].action.spot_eviction_budget_rate]'
 	assert_output '["tie_requires_human_approval",4,{"action_id":"native-fifo","scheduler":"fifo","spot_guarantee_seconds":3600,"checkpoint_interval_seconds":3600},0.09]'
 }
 
 @test "rank: band 0.01 on doubles: 0.81 vs 0.805 tie" {
 	three_way 0.81 0.805 0.5
-	run rec r.ndjson '[.selection_status, .selected_action_ids, .stages[1].remaining_action_ids]'
+	run -0 rec r.ndjson '[.selection_status, .selected_action_ids, .stages[1].remaining_action_ids]'
 	assert_output '["tie_requires_human_approval",["native-preemptive-3600","native-preemptive-g3600-b09-d0000"],["native-preemptive-3600","native-preemptive-g3600-b09-d0000"]]'
 }
 
 @test "rank: band 0.01 on doubles: 0.81 vs 0.80 is out (0.010000000000000009)" {
 	three_way 0.81 0.80 0.5
-	run rec r.ndjson '[.selection_status, .selected_action_ids, (.stages | length)]'
+	run -0 rec r.ndjson '[.selection_status, .selected_action_ids, (.stages | length)]'
 	assert_output '["selected",["native-preemptive-3600"],2]'
 }
 
 @test "rank: band 0.01 on doubles: 0.11 vs 0.10 is in (0.009999999999999995)" {
 	three_way 0.11 0.10 0.05
-	run rec r.ndjson '.stages[1].remaining_action_ids'
+	run -0 rec r.ndjson '.stages[1].remaining_action_ids'
 	assert_output '["native-preemptive-3600","native-preemptive-g3600-b09-d0000"]'
 }
 
 @test "rank: stages 3 and 4 compare exactly and break a band tie" {
 	three_way 0.81 0.805 0.809 spot_jct_p95_seconds=9.999999999999998
-	run rec r.ndjson '[.selection_status, .selected_action_ids, [.stages[].stage]]'
+	run -0 rec r.ndjson '[.selection_status, .selected_action_ids, [.stages[].stage]]'
 	assert_output '["selected",["native-preemptive-g3600-b09-d0900"],["hard_slo_filter","maximize_allocation_rate","minimize_spot_p95_jct"]]'
 	three_way 0.81 0.805 0.809 spot_eviction_rate_per_run=0.0 spot_jct_p95_seconds=10.0
-	run rec r.ndjson '[.selection_status, (.stages | length)]'
+	run -0 rec r.ndjson '[.selection_status, (.stages | length)]'
 	assert_output '["tie_requires_human_approval",4]'
 }
 
 @test "rank: the three statuses" {
 	three_way 0.9 0.5 0.4
-	run rec r.ndjson '.selection_status'
+	run -0 rec r.ndjson '.selection_status'
 	assert_output '"selected"'
 	three_way 0.9 0.9 0.9
-	run rec r.ndjson '.selection_status'
+	run -0 rec r.ndjson '.selection_status'
 	assert_output '"tie_requires_human_approval"'
 	three_way 0.01 0.02 0.03
-	run rec r.ndjson '[.selection_status, .selected_action_ids, .stages]'
+	run -0 rec r.ndjson '[.selection_status, .selected_action_ids, .stages]'
 	assert_output '["no_eligible_policy",[],[{"stage":"hard_slo_filter","remaining_action_ids":[],"remaining_policy_fingerprints":[]}]]'
 }
 
@@ -136,18 +136,18 @@ three_way() {
 
 @test "rank: a null ranking metric on a hard-failed candidate is ignored" {
 	three_way 0.9 0.8 0.85 spot_jct_p95_seconds=null hp_preempted_job_count=1
-	run rec r.ndjson '[.selection_status, .selected_action_ids, .candidates[2].hard_slo_passed, .candidates[2].ranking_metrics.spot_jct_p95_seconds]'
+	run -0 rec r.ndjson '[.selection_status, .selected_action_ids, .candidates[2].hard_slo_passed, .candidates[2].ranking_metrics.spot_jct_p95_seconds]'
 	assert_output '["selected",["native-preemptive-3600"],false,null]'
 }
 
 @test "rank: a tampered audit (re-sealed stream, stale audit_fingerprint) is not eligible" {
 	three_way 0.9 0.8 0.85 hp_preempted_job_count=1
-	run rec r.ndjson '.selected_action_ids'
+	run -0 rec r.ndjson '.selected_action_ids'
 	assert_output '["native-preemptive-3600"]'
 	# Make the failed candidate look passed and the best look failed; reseal the stream.
 	awk 'NR==4{sub(/"audit_passed":false/,"\"audit_passed\":true")} NR==2{sub(/"audit_passed":true/,"\"audit_passed\":false")} {print}' audits.ndjson | reseal > forged.ndjson
 	rank --slo "$SLO" forged.ndjson c1.ndjson c2.ndjson c3.ndjson > r2.ndjson
-	run rec r2.ndjson '[.selection_status, [.candidates[].evidence_valid], .stages[0].remaining_action_ids]'
+	run -0 rec r2.ndjson '[.selection_status, [.candidates[].evidence_valid], .stages[0].remaining_action_ids]'
 	assert_output '["selected",[false,true,false],["native-preemptive-g3600-b09-d0000"]]'
 }
 
@@ -206,7 +206,7 @@ three_way() {
 	[ "$(grep -c '"type":"metrics"' six.ndjson)" -eq 6 ] || fail "the fixture does not hold six candidates"
 	run rank --slo "$SLO" --max-candidates 6 sixa.ndjson six.ndjson
 	assert_success
-	run jq -c 'select(.type == "ranking") | [(.candidates | length), .stages[0].stage]' <<< "$output"
+	run -0 jq -c 'select(.type == "ranking") | [(.candidates | length), .stages[0].stage]' <<< "$output"
 	assert_output '[6,"hard_slo_filter"]'
 	run rank --slo "$SLO" --max-candidates 9 sixa.ndjson six.ndjson
 	assert_failure 2

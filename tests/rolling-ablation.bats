@@ -25,7 +25,7 @@ setup() {
 }
 
 @test "rolling ablation: one record per (window, arm), each from two identical repetitions, audited against the window's ordinary FIFO" {
-	run jq -s '[.[] | select(.type == "rolling_ablation_record")] | length' "$E"
+	run -0 jq -s '[.[] | select(.type == "rolling_ablation_record")] | length' "$E"
 	assert_output 15
 	for w in day-036 day-037 day-038; do
 		for a in ordinary-fifo fixed-tenant-predictive rolling-workload-rule rolling-exec-agent posthoc-catalog-oracle; do
@@ -36,11 +36,11 @@ setup() {
 		done
 	done
 	fifo=$(jq -r 'select(.type == "rolling_ablation_record" and .arm_id == "ordinary-fifo" and .window_id == "day-037") | .metrics_fingerprint' "$E")
-	run jq -r 'select(.type == "rolling_ablation_record" and .window_id == "day-037") | .audited_against_metrics_fingerprint' "$E"
+	run -0 jq -r 'select(.type == "rolling_ablation_record" and .window_id == "day-037") | .audited_against_metrics_fingerprint' "$E"
 	for l in "${lines[@]}"; do [ "$l" = "$fifo" ] || fail "audited against $l, not the window's FIFO"; done
-	run jq -r 'select(.type == "rolling_ablation_record" and .arm_id == "posthoc-catalog-oracle") | [.deployable, .rolling.non_deployable] | @tsv' "$E"
+	run -0 jq -r 'select(.type == "rolling_ablation_record" and .arm_id == "posthoc-catalog-oracle") | [.deployable, .rolling.non_deployable] | @tsv' "$E"
 	assert_line --index 0 "false	true"
-	run jq -r 'select(.type == "rolling_ablation_record" and .arm_id == "rolling-workload-rule") | .rolling.candidate_simulation_count' "$E"
+	run -0 jq -r 'select(.type == "rolling_ablation_record" and .arm_id == "rolling-workload-rule") | .rolling.candidate_simulation_count' "$E"
 	assert_line --index 0 72   # 12 decisions a day x 3 candidates x 2 scenarios
 }
 
@@ -60,14 +60,14 @@ setup() {
 }
 
 @test "rolling ablation: gates with their exact conditions, and a closeout that waits for a person" {
-	run jq -r 'select(.type == "rolling_ablation_summary") | [.agent_superiority_gate, .agent_vs_ordinary_gate, .analyst_causal_value_gate] | @tsv' "$E"
+	run -0 jq -r 'select(.type == "rolling_ablation_summary") | [.agent_superiority_gate, .agent_vs_ordinary_gate, .analyst_causal_value_gate] | @tsv' "$E"
 	assert_output "not_established	not_established	incomplete"
-	run jq -r 'select(.type == "rolling_closeout") | [.project_status, .outcome, .production_change_applied, .human_approval_required, .claim_supported] | @tsv' "$E"
+	run -0 jq -r 'select(.type == "rolling_closeout") | [.project_status, .outcome, .production_change_applied, .human_approval_required, .claim_supported] | @tsv' "$E"
 	assert_output "completed	approval_pending	false	true	false"
 	# the oracle is never eligible and never compared
-	run jq -r 'select(.type == "rolling_closeout") | .eligible_arm_ids | index("posthoc-catalog-oracle")' "$E"
+	run -0 jq -r 'select(.type == "rolling_closeout") | .eligible_arm_ids | index("posthoc-catalog-oracle")' "$E"
 	assert_output null
-	run jq -r 'select(.type == "rolling_ablation_summary") | .agent_pairwise_hierarchy | has("posthoc-catalog-oracle")' "$E"
+	run -0 jq -r 'select(.type == "rolling_ablation_summary") | .agent_pairwise_hierarchy | has("posthoc-catalog-oracle")' "$E"
 	assert_output false
 	grep -q "closeout: .*approval_pending production_change_applied=false" "$BATS_FILE_TMPDIR/summary.out"
 }
@@ -98,4 +98,33 @@ setup() {
 	assert_failure 5
 	assert_output --partial "before minimum_history_hours"
 	rm -f bad.json early.json
+}
+
+# Issue 19, defect 1, for the rolling study: every value is a file name or identifier of the
+# documented characters, a checked number, or one shell-quoted word.
+@test "rolling ablation: config values that could reach the shell are refused; a decider arrives as one intact word" {
+	local T="$BATS_TEST_TMPDIR" edit
+	for edit in \
+		".decider_timeout_seconds = \"1;touch $T/pwned\"" \
+		".history_seconds = \"0);touch $T/pwned;((0\"" \
+		".slo = \"configs/slos/schednav-demo-slo-v1.json;touch $T/pwned\"" \
+		".inner_controller = \"x\$(touch $T/pwned)\"" \
+		".rolling_config = \"-x\"" \
+		".gpu_model = \"A10 \`touch $T/pwned\`\"" \
+		".arms[0].policy = \"configs/policies/native-fifo.json;touch $T/pwned\"" \
+		".arms[2].candidates = [\"native-fifo;touch $T/pwned\"]" \
+		".arms[3].decider = \"exec:x\\n\\ttouch $T/pwned\""; do
+		jq "$edit" "$STUDY" > "$T/evil.json"
+		run jq -r -f pipelines/rolling-config.jq "$T/evil.json"
+		assert_failure 5
+		assert_output --regexp "rolling study config: .*(must be|control character)"
+	done
+	# A decider with '$', '#' and quotes reaches roll as one word, expanded by neither make nor sh.
+	local decider="exec:sh -c 'echo \$HOME' # \"q\" \$(touch $T/pwned)"
+	jq --arg d "$decider" '.arms[3].decider = $d' "$STUDY" > "$T/quoted.json"
+	run make -n --no-print-directory "$T/w/quoted/day-036/rolling-exec-agent/rep-1.result.ndjson.zst" \
+		ROLLING_STUDY="$T/quoted.json" ROLLING_WORK="$T/w" ROLLING_BIN="$BIN"
+	assert_success
+	assert_output --partial "--decider 'exec:sh -c '\\''echo \$HOME'\\'' # \"q\" \$(touch $T/pwned)' --arm-id rolling-exec-agent"
+	[ ! -e "$T/pwned" ]
 }

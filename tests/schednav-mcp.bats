@@ -38,9 +38,9 @@ setup() {
 	# every schema is closed and names no path, job, node or GPU field
 	for p in analyst strategist simulation auditor manager predictive rolling; do
 		mcp "$p" --method tools/list > "$BATS_TEST_TMPDIR/$p.json"
-		run jq -r '.tools[] | select(.inputSchema.additionalProperties != false) | .name' "$BATS_TEST_TMPDIR/$p.json"
+		run -0 jq -r '.tools[] | select(.inputSchema.additionalProperties != false) | .name' "$BATS_TEST_TMPDIR/$p.json"
 		assert_output ""
-		run jq -r '[.tools[] | .name, (.inputSchema.properties | keys[])] | .[]' "$BATS_TEST_TMPDIR/$p.json"
+		run -0 jq -r '[.tools[] | .name, (.inputSchema.properties | keys[])] | .[]' "$BATS_TEST_TMPDIR/$p.json"
 		refute_output --regexp "approv|shell|command|path|job_id|node_id|gpu_id"
 	done
 }
@@ -118,7 +118,7 @@ setup() {
 	[ "$(jq -r '.result.records[] | select(.type == "rolling_decision") | .decider_reply.status' "$T/a2.json")" = accepted ]
 	[ "$(jq -r '.result.records[] | select(.type == "rolling_decision") | .selected_action_id' "$T/a2.json")" = "$rec" ]
 	[ "$(jq -r '.result.metrics.rolling_control.decision_count' "$T/a2.json")" = 1 ]
-	run jq -r '.result.records[].type' "$T/a2.json"
+	run -0 jq -r '.result.records[].type' "$T/a2.json"
 	refute_output --regexp '^(job_result|run|preemption|cluster|job)$'
 	echo "$d" | jq -c '{type: "decision"} + .' > "$T/plan.nd"
 	roll --config "$cfg" --controller "$ctl" --history "$trace" --decider "plan:$T/plan.nd" --arm-id rolling-single-agent -o "$T/r.nd" "$trace"
@@ -306,7 +306,7 @@ PY
 	raw analyst < "$T/in" > "$T/out"
 	# 18 messages, one a notification: 17 answers
 	[ "$(wc -l < "$T/out")" -eq 17 ] || fail "expected 17 responses: $(cut -c1-200 "$T/out")"
-	run jq -c '[.id, (.error.code // "ok")]' "$T/out"
+	run -0 jq -c '[.id, (.error.code // "ok")]' "$T/out"
 	assert_output '[1,-32600]
 [0,"ok"]
 [null,-32700]

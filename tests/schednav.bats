@@ -21,7 +21,8 @@ setup() {
 	schednav sim-run --policy "$POLICY" small.nd > front.nd
 	cmp direct.nd front.nd
 	# stdin, stdout, messages and exit status are the tool's own
-	schednav sim-run --policy "$POLICY" < small.nd | schednav metrics > m.nd
+	schednav sim-run --policy "$POLICY" < small.nd > r.nd
+	schednav metrics < r.nd > m.nd
 	stream-verify m.nd
 	run schednav sim-run --bogus
 	assert_failure 2
@@ -77,7 +78,7 @@ setup() {
 	run env SCHEDNAV_EXEC_PATH="$PWD/other" schednav metrics a b
 	assert_success
 	assert_output "fake metrics: a b"
-	run env SCHEDNAV_EXEC_PATH="$PWD/other" schednav --exec-path
+	run -0 env SCHEDNAV_EXEC_PATH="$PWD/other" schednav --exec-path
 	assert_output "$PWD/other"
 	run env SCHEDNAV_EXEC_PATH="$PWD/other" schednav sim-run
 	assert_failure 2
@@ -89,7 +90,7 @@ setup() {
 	echo keep > "$dest$prefix/bin/other-program"
 	make -C "$ROOT" --no-print-directory install DESTDIR="$dest" PREFIX="$prefix" > install.log
 	[ -x "$dest$prefix/bin/schednav" ]
-	run ls "$dest$prefix/bin"
+	run -0 ls "$dest$prefix/bin"
 	assert_output "other-program
 schednav"
 	local t
@@ -101,11 +102,12 @@ schednav"
 	[ -f "$dest$prefix/share/man/man7/schednav.7" ]
 	[ "$(ls "$dest$prefix/libexec/schednav" | wc -l)" -eq "$(ls "$ROOT"/tools/*.c | grep -vc '/schednav\.c$')" ]
 	# the installed front command finds the installed tools and pages (under DESTDIR too)
-	run "$dest$prefix/bin/schednav" --exec-path
+	run -0 "$dest$prefix/bin/schednav" --exec-path
 	assert_output "$dest$prefix/libexec/schednav"
-	"$dest$prefix/bin/schednav" sim-run --policy "$POLICY" small.nd | "$dest$prefix/bin/schednav" metrics > m.nd
+	"$dest$prefix/bin/schednav" sim-run --policy "$POLICY" small.nd > r.nd
+	"$dest$prefix/bin/schednav" metrics < r.nd > m.nd
 	stream-verify m.nd
-	run "$dest$prefix/bin/schednav" help trace-window
+	run -0 "$dest$prefix/bin/schednav" help trace-window
 	assert_output --partial "SYNOPSIS"
 	# the configs are installed, and the installed schednav-mcp finds its roles there
 	cmp "$ROOT/configs/agents/analyst.json" "$dest$prefix/share/schednav/configs/agents/analyst.json" || fail "configs not installed"
@@ -116,7 +118,7 @@ schednav"
 	find "$dest" | sort > installed.txt
 	make -C "$ROOT" --no-print-directory uninstall DESTDIR="$dest" PREFIX="$prefix" > uninstall.log
 	# only the directories install -d made and the foreign file remain
-	run find "$dest" -type f
+	run -0 find "$dest" -type f
 	assert_output "$dest$prefix/bin/other-program"
 	[ ! -e "$dest$prefix/libexec/schednav" ]
 	[ -d "$dest$prefix/share/man/man1" ]
@@ -146,7 +148,7 @@ stub_tools() {
 	run env PATH="$PWD/stub:$PATH" "$ROOT/pipelines/need-packages.sh" demo build-essential schednav-test-a
 	assert_success
 	assert_output "make demo: installing the missing Debian packages: schednav-test-a"
-	run cat apt.log
+	run -0 cat apt.log
 	assert_line --index 0 "apt-get update -qq"
 	assert_line --index 1 "apt-get install -y -qq schednav-test-a"
 	# nothing missing: silent, nothing installed; PACKAGE:COMMAND is satisfied by COMMAND

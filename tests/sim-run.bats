@@ -32,7 +32,7 @@ body() { grep -v '"type":"header"\|"type":"end"' "$1" > "$1.body"; echo "$1.body
 @test "sim-run: header carries the canonical policy, fingerprints, window and source" {
 	sim-run --policy "$POL/native-preemptive-g3600-b09-d0000.json" --input "$SMALL" > "$TMP/r"
 	head -n1 "$TMP/r" > "$TMP/h"
-	run jq -c '[.schema, .policy, .trace_id, .time_origin, .source, .evaluation_start, .evaluation_end, (.policy_fingerprint|length), .trace_fingerprint == .inputs[0].fingerprint]' "$TMP/h"
+	run -0 jq -c '[.schema, .policy, .trace_id, .time_origin, .source, .evaluation_start, .evaluation_end, (.policy_fingerprint|length), .trace_fingerprint == .inputs[0].fingerprint]' "$TMP/h"
 	assert_output '["schednav.result/1",{"action_id":"native-preemptive-g3600-b09-d0000","scheduler":"priority_preemptive","spot_guarantee_seconds":3600,"checkpoint_interval_seconds":3600,"preemption_overhead_seconds":80,"placement_strategy":"deterministic_best_fit","spot_eviction_budget_rate":0.09},"preemption-small","2026-01-01 00:00:00",{"dataset":"unit-fixture"},0,2,32,true]'
 	grep -q '"evaluation_start":0.0,"evaluation_end":2.0}' "$TMP/h"
 }
@@ -116,7 +116,7 @@ body() { grep -v '"type":"header"\|"type":"end"' "$1" > "$1.body"; echo "$1.body
 	# controller it changes nothing else
 	jq '. + {predictive_admission_mode: "bypass"}' "$POL/native-preemptive-3600.json" > "$TMP/y.json"
 	sim-run --policy "$TMP/y.json" --input "$SMALL" > "$TMP/c"
-	run jq -c 'select(.type == "header") | .policy.predictive_admission_mode' "$TMP/c"
+	run -0 jq -c 'select(.type == "header") | .policy.predictive_admission_mode' "$TMP/c"
 	assert_output '"bypass"'
 	[ "$(head -1 "$TMP/a" | jq -r .policy_fingerprint)" != "$(head -1 "$TMP/c" | jq -r .policy_fingerprint)" ]
 	diff <(grep -v '"type":"header"\|"type":"end"' "$TMP/a") <(grep -v '"type":"header"\|"type":"end"' "$TMP/c")
@@ -149,7 +149,7 @@ rows() { jq -c 'select(.type == "control_decision" and ([.cutoff_time_seconds] |
 
 @test "sim-run --controller: the worked example (C 12): quotas, eta paths and the decision before admission" {
 	sim-run -p "$POL/native-preemptive-3600.json" -c "$CTRL" -i "$MICRO" > "$TMP/r"
-	run rows "$TMP/r"
+	run -0 rows "$TMP/r"
 	assert_line --index 0 '[0,1,6,6,6,"no-new-completed-runs",10,0]'
 	assert_line --index 1 '[1800,1.1,7,7,7,"low-eviction-backlog-increase",4,4]'
 	assert_line --index 2 '[3600,1.21,8,8,8,"starvation-backlog-increase",1,7]'
@@ -158,27 +158,27 @@ rows() { jq -c 'select(.type == "control_decision" and ([.cutoff_time_seconds] |
 	assert_line --index 5 '[104400,1.21,8,8,3,"no-new-completed-runs",6,0]'
 	assert_line --index 6 '[115500,0.25,0,0,0,"high-eviction-decrease",2,4]'
 	# the gate: s01-s06 at t = 0, s07-s09 at 1800, s10 at 3600 (2 GPUs stay free at t = 0)
-	run jq -r 'select(.type == "job_result" and (.job_id | startswith("s"))) | "\(.job_id) \(.start_time_seconds)"' "$TMP/r"
+	run -0 jq -r 'select(.type == "job_result" and (.job_id | startswith("s"))) | "\(.job_id) \(.start_time_seconds)"' "$TMP/r"
 	assert_output "$(printf 's01 0\ns02 0\ns03 0\ns04 0\ns05 0\ns06 0\ns07 1800\ns08 1800\ns09 1800\ns10 3600')"
 	# at t = 86400 the fit: q = 5.309329, 5.337107, 5.364885, 5.392663, trend 1/36
-	run jq -c 'select(.type == "control_decision" and .cutoff_time_seconds == 86400) | [.trained_at_seconds, .history_point_count, .history_ready, [.points[].guarantee_quantile_gpus]]' "$TMP/r"
+	run -0 jq -c 'select(.type == "control_decision" and .cutoff_time_seconds == 86400) | [.trained_at_seconds, .history_point_count, .history_ready, [.points[].guarantee_quantile_gpus]]' "$TMP/r"
 	assert_output '[86400,25,true,[5.309329,5.337107,5.364885,5.392663]]'
 }
 
 @test "sim-run --controller: one decision per update on the 300-s grid, the report last, the header names the controller" {
 	sim-run -p "$POL/native-fifo.json" -c "$CTRL" -i "$MICRO" > "$TMP/r"
 	assert_schema "$TMP/r"
-	run jq -c 'select(.type == "control_report") | [.update_count, .total_runtime_update_count, .first_cutoff_time_seconds, .last_cutoff_time_seconds, .eta, .spot_quota_gpus, .forecast_evaluation]' "$TMP/r"
+	run -0 jq -c 'select(.type == "control_report") | [.update_count, .total_runtime_update_count, .first_cutoff_time_seconds, .last_cutoff_time_seconds, .eta, .spot_quota_gpus, .forecast_evaluation]' "$TMP/r"
 	assert_output '[673,864,0,201600,{"initial":1,"final":1.21,"minimum_observed":1,"maximum_observed":1.21},{"mean":5.750371,"minimum":0,"maximum":8},{"evaluated_point_count":2572,"mae_gpus":1.895419,"wape":0.344670432,"mean_error_gpus":0.345412,"guarantee_quantile_coverage":0.813374806,"pinball_loss":0.988753}]'
 	[ "$(grep -c '"type":"control_decision"' "$TMP/r")" -eq 864 ]
 	[ "$(grep -c '"type":"control_decision","cutoff_time_seconds":[0-9.]*,"retained":true' "$TMP/r")" -eq 673 ]
-	run sh -c "jq -r 'select(.type == \"control_decision\") | .cutoff_time_seconds' '$TMP/r' | awk 'NR > 1 && \$1 != prev + 300 { bad = 1 } { prev = \$1 } END { print bad ? \"off grid\" : \"grid\" }'"
+	run -0 sh -c "jq -r 'select(.type == \"control_decision\") | .cutoff_time_seconds' '$TMP/r' | awk 'NR > 1 && \$1 != prev + 300 { bad = 1 } { prev = \$1 } END { print bad ? \"off grid\" : \"grid\" }'"
 	assert_output grid
 	[ "$(tail -n 2 "$TMP/r" | head -n 1 | jq -r .type)" = control_report ]
-	run jq -c 'select(.type == "header") | [.controller.controller_id, .controller_fingerprint]' "$TMP/r"
+	run -0 jq -c 'select(.type == "header") | [.controller.controller_id, .controller_fingerprint]' "$TMP/r"
 	assert_output '["predictive-spot-v1","efe5a0c84905f24e2cc9c2dad5e0ced857a56fc53d5999f883daf875efe854d8"]'
 	# the plain records come first, the control records after the cluster record
-	run sh -c "jq -r .type '$TMP/r' | uniq | tr '\n' ' '"
+	run -0 sh -c "jq -r .type '$TMP/r' | uniq | tr '\n' ' '"
 	assert_output "header job_result run cluster control_decision control_report end "
 }
 
@@ -188,7 +188,7 @@ rows() { jq -c 'select(.type == "control_decision" and ([.cutoff_time_seconds] |
 	assert_failure 1
 	assert_output --partial "policy guarantee exceeds the predictive controller's declared horizons"
 	assert_no_output "$TMP/out"
-	run sh -c "sim-run -p '$TMP/g.json' -c '$CTRL' -i '$MICRO' 2>/dev/null | wc -c"
+	run -0 sh -c "sim-run -p '$TMP/g.json' -c '$CTRL' -i '$MICRO' 2>/dev/null | wc -c"
 	assert_output 0
 	jq '.spot_guarantee_seconds = 14400' "$POL/native-fifo.json" > "$TMP/g4.json"
 	run sim-run -p "$TMP/g4.json" -c "$CTRL" -i "$MICRO" -o "$TMP/out"
@@ -204,9 +204,9 @@ rows() { jq -c 'select(.type == "control_decision" and ([.cutoff_time_seconds] |
 	sim-run -p "$TMP/b.json" -i "$MICRO" > "$TMP/plain"
 	[ "$(grep -c '"type":"control_decision"' "$TMP/r")" -gt 800 ]
 	# s07 and s08 start at t = 0 (8 GPUs free) although the quota is 6
-	run jq -r 'select(.type == "job_result" and (.job_id == "s07" or .job_id == "s08")) | .start_time_seconds' "$TMP/r"
+	run -0 jq -r 'select(.type == "job_result" and (.job_id == "s07" or .job_id == "s08")) | .start_time_seconds' "$TMP/r"
 	assert_output "$(printf '0\n0')"
-	run jq -c 'select(.type == "control_decision" and .cutoff_time_seconds == 0) | .spot_quota_gpus_by_guarantee_hour' "$TMP/r"
+	run -0 jq -c 'select(.type == "control_decision" and .cutoff_time_seconds == 0) | .spot_quota_gpus_by_guarantee_hour' "$TMP/r"
 	assert_output '{"1":6,"2":6,"4":6}'
 	# with integer times the update wake-ups leave every plain record as in a plain run
 	diff <(grep '"type":"job_result"\|"type":"run"\|"type":"preemption"\|"type":"cluster"' "$TMP/plain") \
@@ -223,7 +223,7 @@ rows() { jq -c 'select(.type == "control_decision" and ([.cutoff_time_seconds] |
 	diff <(sans_header "$TMP/c") <(sans_header "$TMP/d.zst")
 	metrics -i "$TMP/a" > "$TMP/m"
 	assert_schema "$TMP/a" "$TMP/m"
-	run jq -c 'select(.type == "metrics") | .predictive_control | [.available, .controller_id, .update_count < .total_runtime_update_count]' "$TMP/m"
+	run -0 jq -c 'select(.type == "metrics") | .predictive_control | [.available, .controller_id, .update_count < .total_runtime_update_count]' "$TMP/m"
 	assert_output '[true,"predictive-spot-v1",true]'
 	diff <(jq -cS 'select(.type == "control_report") | {controller_id, controller_fingerprint, update_count, total_runtime_update_count, evidence_window_seconds, eta, spot_quota_gpus, forecast_evaluation, information_boundary}' "$TMP/a") \
 		<(jq -cS 'select(.type == "metrics") | .predictive_control | del(.available)' "$TMP/m")

@@ -88,10 +88,10 @@ field() { sed -n "$(( $2 + 1 ))p" "$1" | jq -c "$3"; }
 	mk_metrics ps native-preemptive-3600 hp_jct_p95_seconds=102.01 > ok.ndjson
 	mk_metrics ps native-preemptive-g3600-b09-d0000 hp_jct_p95_seconds=102.02 > bad.ndjson
 	slo-audit --slo "$SLO" --baseline base.ndjson ok.ndjson bad.ndjson > out.ndjson
-	run field out.ndjson 1 '.constraints[2] | [.threshold, .status, .threshold_source.baseline_observed, .threshold_source.multiplier]'
+	run -0 field out.ndjson 1 '.constraints[2] | [.threshold, .status, .threshold_source.baseline_observed, .threshold_source.multiplier]'
 	assert_output '[102.01,"passed",101,1.01]'
 	grep -q '"threshold":102.01,' out.ndjson
-	run field out.ndjson 2 '[.constraints[2].status, .audit_passed, .failed_constraint_ids]'
+	run -0 field out.ndjson 2 '[.constraints[2].status, .audit_passed, .failed_constraint_ids]'
 	assert_output '["failed",false,["hp-p95-jct-fifo-regression"]]'
 }
 
@@ -104,14 +104,14 @@ field() { sed -n "$(( $2 + 1 ))p" "$1" | jq -c "$3"; }
 @test "slo-audit: the baseline may be audited against itself" {
 	run slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" "$PS/native-fifo.metrics.ndjson"
 	assert_success
-	run field <(echo "$output") 1 '[.audit_passed, .baseline.compatible_fifo, .baseline.metrics_fingerprint == .metrics_fingerprint]'
+	run -0 field <(echo "$output") 1 '[.audit_passed, .baseline.compatible_fifo, .baseline.metrics_fingerprint == .metrics_fingerprint]'
 	assert_output '[true,true,true]'
 }
 
 # Each incompatible baseline makes both relative thresholds null => unavailable => hard fail.
 incompatible() {
 	slo-audit --slo "$SLO" --baseline "$1" "$PS/native-preemptive-3600.metrics.ndjson" > out.ndjson
-	run field out.ndjson 1 '[.audit_passed, .baseline.compatible_fifo, .evidence_checks.baseline_compatible_fifo, .unavailable_constraint_ids, .constraints[2].threshold, .constraints[7].status]'
+	run -0 field out.ndjson 1 '[.audit_passed, .baseline.compatible_fifo, .evidence_checks.baseline_compatible_fifo, .unavailable_constraint_ids, .constraints[2].threshold, .constraints[7].status]'
 	assert_output '[false,false,false,["hp-p95-jct-fifo-regression","allocation-fifo-nondegradation"],null,"unavailable"]'
 }
 
@@ -142,48 +142,48 @@ incompatible() {
 @test "slo-audit: compatibility is numeric equality (1 == 1.0)" {
 	mk_metrics ps native-fifo evaluation_start=0 evaluation_end=2 > b.ndjson
 	slo-audit --slo "$SLO" --baseline b.ndjson "$PS/native-preemptive-3600.metrics.ndjson" > out.ndjson
-	run field out.ndjson 1 '[.baseline.compatible_fifo, .audit_passed]'
+	run -0 field out.ndjson 1 '[.baseline.compatible_fifo, .audit_passed]'
 	assert_output '[true,true]'
 }
 
 @test "slo-audit: without --baseline relative constraints are unavailable and both baseline checks false" {
 	slo-audit --slo "$SLO" "$PS/native-preemptive-3600.metrics.ndjson" > out.ndjson
-	run field out.ndjson 1 '[.audit_passed, .baseline, .evidence_checks.baseline_metrics_fingerprint_valid, .evidence_checks.baseline_compatible_fifo, .unavailable_constraint_ids, .constraints[7].threshold_source.baseline_observed]'
+	run -0 field out.ndjson 1 '[.audit_passed, .baseline, .evidence_checks.baseline_metrics_fingerprint_valid, .evidence_checks.baseline_compatible_fifo, .unavailable_constraint_ids, .constraints[7].threshold_source.baseline_observed]'
 	assert_output '[false,{"required":true,"metrics_fingerprint":null,"policy_fingerprint":null,"compatible_fifo":false},false,false,["hp-p95-jct-fifo-regression","allocation-fifo-nondegradation"],null]'
 }
 
 @test "slo-audit: a spec without relative thresholds needs no baseline" {
 	jq '.constraints |= map(select(.threshold | type == "number"))' "$SLO" > abs.json
 	slo-audit --slo abs.json "$PS/native-preemptive-3600.metrics.ndjson" > out.ndjson
-	run field out.ndjson 1 '[.audit_passed, .evidence_checks.baseline_required, .evidence_checks.baseline_metrics_fingerprint_valid, .evidence_checks.baseline_compatible_fifo, .hard_constraint_count]'
+	run -0 field out.ndjson 1 '[.audit_passed, .evidence_checks.baseline_required, .evidence_checks.baseline_metrics_fingerprint_valid, .evidence_checks.baseline_compatible_fifo, .hard_constraint_count]'
 	assert_output '[true,false,true,true,6]'
 }
 
 @test "slo-audit: null Spot metrics are unavailable and fail hard; soft violations never gate" {
 	H="$FIX/hponly"
 	slo-audit --slo "$SLO" --baseline "$H/native-fifo.metrics.ndjson" "$H/native-preemptive-3600.metrics.ndjson" > out.ndjson
-	run field out.ndjson 1 '[.audit_passed, .unavailable_constraint_ids, .constraints[4].observed, .constraints[4].threshold]'
+	run -0 field out.ndjson 1 '[.audit_passed, .unavailable_constraint_ids, .constraints[4].observed, .constraints[4].threshold]'
 	assert_output '[false,["spot-completion-rate","spot-eviction-rate-per-run","spot-guarantee-success-rate"],null,1]'
 	mk_metrics ps native-preemptive-3600 allocation_rate_mean=0.5 > low.ndjson
 	mk_metrics ps native-fifo allocation_rate_mean=0.4 > base.ndjson
 	slo-audit --slo "$SLO" --baseline base.ndjson low.ndjson > out.ndjson
-	run field out.ndjson 1 '[.audit_passed, .soft_violation_count, .failed_constraint_ids]'
+	run -0 field out.ndjson 1 '[.audit_passed, .soft_violation_count, .failed_constraint_ids]'
 	assert_output '[true,1,["allocation-soft-target"]]'
 }
 
 @test "slo-audit: all three statuses in one audit" {
 	mk_metrics ps native-preemptive-3600 hp_preempted_job_count=1 spot_eviction_rate_per_run=null > c.ndjson
 	slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" c.ndjson > out.ndjson
-	run field out.ndjson 1 '[.constraints[] | .status] | unique'
+	run -0 field out.ndjson 1 '[.constraints[] | .status] | unique'
 	assert_output '["failed","passed","unavailable"]'
-	run field out.ndjson 1 '[.failed_constraint_ids, .unavailable_constraint_ids]'
+	run -0 field out.ndjson 1 '[.failed_constraint_ids, .unavailable_constraint_ids]'
 	assert_output '[["hp-preempted-job-count"],["spot-eviction-rate-per-run"]]'
 }
 
 @test "slo-audit: a false ledger flag fails the audit" {
 	mk_metrics ps native-preemptive-3600 spot_run_ledger_consistent=false > c.ndjson
 	slo-audit --slo "$SLO" --baseline "$PS/native-fifo.metrics.ndjson" c.ndjson > out.ndjson
-	run field out.ndjson 1 '[.audit_passed, .evidence_checks.spot_run_ledger_consistent, .failed_constraint_ids]'
+	run -0 field out.ndjson 1 '[.audit_passed, .evidence_checks.spot_run_ledger_consistent, .failed_constraint_ids]'
 	assert_output '[false,false,[]]'
 }
 

@@ -33,8 +33,10 @@ same_study() {   # same_study NAME DIR_A DIR_B
 	local files
 	files=$(cd "$2/$1" && find . \( -name '*.ndjson' -o -name '*.ndjson.zst' \) | sort)
 	[ "$(echo "$files" | wc -l)" -gt 40 ] || fail "too few streams to compare"
-	diff <(cd "$2/$1" && stream-verify -p $files | paste -d' ' <(echo "$files") -) \
-	     <(cd "$3/$1" && stream-verify -p $files | paste -d' ' <(echo "$files") -) || fail "streams of '$3' differ from '$2'"
+	(cd "$2/$1" && stream-verify -p $files) > "$BATS_TEST_TMPDIR/fps.a" || fail "a stream of '$2' does not verify"
+	(cd "$3/$1" && stream-verify -p $files) > "$BATS_TEST_TMPDIR/fps.b" || fail "a stream of '$3' does not verify"
+	diff <(paste -d' ' <(echo "$files") "$BATS_TEST_TMPDIR/fps.a") \
+	     <(paste -d' ' <(echo "$files") "$BATS_TEST_TMPDIR/fps.b") || fail "streams of '$3' differ from '$2'"
 	cmp "$2/$1/evidence.json" "$3/$1/evidence.json"
 	cmp "$2/$1/summary.txt" "$3/$1/summary.txt" 2>/dev/null ||
 		diff <(sed "s|$2|W|" "$2/$1/summary.txt") <(sed "s|$3|W|" "$3/$1/summary.txt")
@@ -55,7 +57,7 @@ setup() {
 	[ "$(grep -c '^sim-run ' <<< "$output")" -eq 0 ]
 	[ $(( $(jobs_submitted) - before )) -ge 100 ] || fail "slurmctld accepted only $(( $(jobs_submitted) - before )) jobs"
 	same_study adaptive-tiny "$T/local" "$T/slurm"
-	run jq -r .evidence_status "$T/slurm/adaptive-tiny/evidence.json"
+	run -0 jq -r .evidence_status "$T/slurm/adaptive-tiny/evidence.json"
 	assert_output adaptive_evaluated
 }
 
@@ -82,8 +84,9 @@ setup() {
 	local files
 	files=$(cd "$T/local/tiny-ablation" && find . -name 'rep-*.result.ndjson.zst' | sort)
 	[ "$(echo "$files" | wc -l)" -eq 30 ]
-	diff <(cd "$T/local/tiny-ablation" && stream-verify -p $files) <(cd "$T/slurm/tiny-ablation" && stream-verify -p $files) ||
-		fail "results through Slurm differ from the local run's"
+	(cd "$T/local/tiny-ablation" && stream-verify -p $files) > "$T/fps.local"
+	(cd "$T/slurm/tiny-ablation" && stream-verify -p $files) > "$T/fps.slurm"
+	diff "$T/fps.local" "$T/fps.slurm" || fail "results through Slurm differ from the local run's"
 	# the evidence header names its work directory; the body is the evidence
 	[ "$(stream-verify -p "$T/local/tiny-ablation/evidence.ndjson")" = "$(stream-verify -p "$T/slurm/tiny-ablation/evidence.ndjson")" ] || fail "evidence differs"
 }

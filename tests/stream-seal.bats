@@ -18,7 +18,7 @@ setup() {
 	head -n 5 "$T/known.nd" > "$T/part"
 	tail -n1 "$T/known.nd" >> "$T/part"
 	stream-seal -i "$T/part" -o "$T/resealed.nd"
-	run tail -n1 "$T/resealed.nd"
+	run -0 tail -n1 "$T/resealed.nd"
 	assert_output --regexp '^\{"type":"end","records":4,"fingerprint":"[0-9a-f]{32}","header_fingerprint":"[0-9a-f]{32}"\}$'
 	trace-scan "${SMALL[@]}" --all-eligible -i "$T/resealed.nd" > /dev/null
 	# body bytes are kept, two streams get two ends

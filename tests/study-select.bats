@@ -157,7 +157,7 @@ select_in() {
 	[ "$(jq -c '[.stages[].stage]' <<< "$output")" = '["maximize_hard_slo_passed_windows","maximize_mean_allocation_rate_on_hard_passes"]' ]
 	[ "$(jq -c '[.candidates[].allocation_rate_mean_on_hard_passes]' <<< "$output")" = '[0.218181818,0.218181818,0.218181868]' ]
 	# the same numbers inside the all-windows band stay tied
-	run select_in "$T/v"
+	run -0 select_in "$T/v"
 	[ "$(jq -r .selection_status <<< "$output")" = tie_requires_human_approval ]
 }
 

@@ -43,22 +43,22 @@ copy_ref() {
 	run jq -r '.evidence_status' "$REF/tiny/evidence.json"
 	assert_success
 	[[ "$output" =~ ^(no_calibration_eligible_arm|holdout_passed|holdout_tie_requires_human_approval|holdout_rejected)$ ]]
-	run jq -r '[.windows[].window_id] | join(" ")' "$REF/tiny/evidence.json"
+	run -0 jq -r '[.windows[].window_id] | join(" ")' "$REF/tiny/evidence.json"
 	assert_output "window-0000 window-0001 window-0002 window-0003"
 	# The chain: every fingerprint in the receipt is the fingerprint of the file it names.
 	[ "$(jq -r .fingerprints.selection_lock "$REF/tiny/evidence.json")" = "$(stream-verify -p "$REF/tiny/selection-lock.ndjson")" ]
 	[ "$(jq -r .fingerprints.calibration_summary "$REF/tiny/evidence.json")" = "$(stream-verify -p "$REF/tiny/calibration/summary.ndjson")" ]
 	[ "$(jq -r .fingerprints.trace "$REF/tiny/evidence.json")" = "$(stream-verify -p "$ROOT/tests/data/study/tiny.trace.ndjson.zst")" ]
-	run jq -r '.windows[0].policies[0].result_fingerprint' "$REF/tiny/evidence.json"
+	run -0 jq -r '.windows[0].policies[0].result_fingerprint' "$REF/tiny/evidence.json"
 	assert_output "$(cat "$REF/tiny/calibration/window-0000/native-fifo/result.fp")"
 	run grep -q '"job_id"' "$REF/tiny/evidence.json"
 	assert_failure 1
 	# The lock was frozen before any holdout output and names what calibration selected.
-	run jq -c 'select(.type == "selection-lock") | [.holdout_output_count_at_freeze, .holdout_outputs_absent]' "$REF/tiny/selection-lock.ndjson"
+	run -0 jq -c 'select(.type == "selection-lock") | [.holdout_output_count_at_freeze, .holdout_outputs_absent]' "$REF/tiny/selection-lock.ndjson"
 	assert_output "[0,true]"
 	[ "$(jq -c 'select(.type == "selection") | .selected_action_ids' "$REF/tiny/calibration/selection.ndjson")" = \
 	  "$(jq -c 'select(.type == "selection-lock") | .selected_action_ids' "$REF/tiny/selection-lock.ndjson")" ]
-	run cat "$REF/tiny/summary.txt"
+	run -0 cat "$REF/tiny/summary.txt"
 	assert_output --partial "evidence: "
 }
 
@@ -70,7 +70,7 @@ copy_ref() {
 	echo "$files" | grep -q '/window.ndjson$'
 	assert_schema $files
 	# a receipt carries each arm's soft-target verdict from its audit (the demo SLO has one)
-	run sh -c "zstdcat -qf '$REF'/tiny/*/window-*/window.ndjson | jq -c 'select(.type == \"window_result\") | .policies[].allocation_soft_target_met' | sort -u"
+	run -0 sh -c "zstdcat -qf '$REF'/tiny/*/window-*/window.ndjson | jq -c 'select(.type == \"window_result\") | .policies[].allocation_soft_target_met' | sort -u"
 	assert_output --regexp "^(true|false)"
 	refute_output --partial null
 }
@@ -211,7 +211,7 @@ copy_ref() {
 	study_make "$W" -n calibration | grep -E '^sim-run ' > "$BATS_TEST_TMPDIR/cal.jobs"
 	[ "$(wc -l < "$BATS_TEST_TMPDIR/cal.jobs")" -eq 12 ]
 	(cd "$ROOT" && PATH="$BIN:$PATH" parallel -j2 --halt now,fail=1 < "$BATS_TEST_TMPDIR/cal.jobs")
-	run study_make "$W" -n calibration
+	run -0 study_make "$W" -n calibration
 	refute_output --partial "sim-run "
 	study_make "$W" selection-lock holdout-slices
 	study_make "$W" -n holdout | grep -E '^sim-run ' > "$BATS_TEST_TMPDIR/hold.jobs"
@@ -230,4 +230,39 @@ copy_ref() {
 	assert_success
 	[ "$(grep -c '^sem --will-cite .* sim-run ' <<< "$output")" -eq 12 ]
 	same_streams "$W2" "$REF"
+}
+
+# Issue 19, defect 1: every value of a study config that reaches a recipe or $(shell) is
+# refused by the file-name / identifier rule or arrives as one intact argument (docs/hardening.md).
+@test "study: no study config value reaches the shell: the probe's values are refused before any command runs" {
+	local T="$BATS_TEST_TMPDIR" i=0 edit
+	local ctl="configs/controllers/predictive-spot-v1.json"
+	for edit in \
+		".slo = \"configs/slos/schednav-demo-slo-v1.json;touch $T/pwned\"" \
+		".slo = \"x\`touch $T/pwned\`\"" \
+		".slo = \"x\$(touch $T/pwned)\"" \
+		".windows.exclude = [\"w'; touch $T/pwned; '\"]" \
+		".trace.stream = \"tests/data/study/tiny.trace.ndjson.zst;touch $T/pwned\"" \
+		".arms[2] = {policy: \"native-preemptive-g3600-b09-loss-aware\", controller: \"$ctl;touch $T/pwned\"}" \
+		".arms[2] = {policy: \"configs/policies;touch $T/pwned;/native-preemptive-g3600-b09-loss-aware.json\"}" \
+		".adaptive = {agent_selections: \"x';touch $T/pwned;'\"} | .windows.rule = \"all-eligible\" | .split = {calibration_fraction: 0.5}" \
+		".slo = \"--version\""; do
+		i=$((i + 1))
+		jq "$edit" "$ROOT/$STUDY" > "$T/evil$i.json"
+		run make -C "$ROOT" --no-print-directory STUDY="$T/evil$i.json" STUDY_WORK="$T/w" STUDY_BIN="$BIN" calibration
+		assert_failure 2
+		assert_output --regexp "study config: .* must be (a file name|an identifier) of letters, digits"
+		[ ! -e "$T/pwned" ] || fail "'$edit' ran a command"
+		[ ! -e "$T/w/evil$i/config.mk" ]
+	done
+}
+
+@test "study: a trace-synth argument with shell and make characters arrives as one intact argument" {
+	local T="$BATS_TEST_TMPDIR"
+	local arg="x;touch $T/pwned \`touch $T/pwned\` \$(touch $T/pwned) \$HOME 'q' \"d\" a\\#b # \\"
+	jq --arg arg "$arg" '.trace = {synth: ["--profile", $arg]}' "$ROOT/$STUDY" > "$T/quoted.json"
+	run make -C "$ROOT" --no-print-directory STUDY="$T/quoted.json" STUDY_WORK="$T/w" STUDY_BIN="$BIN" calibration
+	assert_failure 2
+	assert_output --partial "trace-synth: cannot open '$arg'"
+	[ ! -e "$T/pwned" ]
 }

@@ -51,26 +51,26 @@ for i in range(len(data)):
 	sim-run -p "$POLICY" -c "$TENANT_LINEAR" -i "$READY" -o "$TMP/r.nd"
 	assert_schema "$TMP/r.nd"
 	local es=$((36 * DAY)) ee=$((37 * DAY - 1))
-	run jq -c 'select(.type == "header") | [.controller.schema_version, .controller.controller_id, .controller_fingerprint == .controller_fingerprint]' "$TMP/r.nd"
+	run -0 jq -c 'select(.type == "header") | [.controller.schema_version, .controller.controller_id, .controller_fingerprint == .controller_fingerprint]' "$TMP/r.nd"
 	assert_output '["schednav.tenant-predictive-controller/v1","schednav-tenant-spot-linear-v2",true]'
 	# one decision every 300 s of the grid anchored at the first arrival, none before the evidence start
 	[ "$(decisions "$TMP/r.nd" | wc -l)" -eq 288 ]
-	run sh -c "grep '\"type\":\"control_decision\"' '$TMP/r.nd' | jq -r .cutoff_time_seconds | awk -v es=$es -v ee=$ee 'NR == 1 && (\$1 < es || \$1 >= es + 300) { bad = \"first\" } NR > 1 && \$1 != prev + 300 { bad = \"grid\" } \$1 > ee { bad = \"end\" } { prev = \$1 } END { print bad ? bad : \"ok\" }'"
+	run -0 sh -c "grep '\"type\":\"control_decision\"' '$TMP/r.nd' | jq -r .cutoff_time_seconds | awk -v es=$es -v ee=$ee 'NR == 1 && (\$1 < es || \$1 >= es + 300) { bad = \"first\" } NR > 1 && \$1 != prev + 300 { bad = \"grid\" } \$1 > ee { bad = \"end\" } { prev = \$1 } END { print bad ? bad : \"ok\" }'"
 	assert_output ok
 	# the first decision trains (next_retrain starts at the evidence start); one fit per day
-	run sh -c "grep '\"type\":\"control_decision\"' '$TMP/r.nd' | jq -c 'select(.training_performed) | [.history_ready, .trained_at_seconds == .cutoff_time_seconds, (.points | length), (.points | map(.resource_pool) | unique)]'"
+	run -0 sh -c "grep '\"type\":\"control_decision\"' '$TMP/r.nd' | jq -c 'select(.training_performed) | [.history_ready, .trained_at_seconds == .cutoff_time_seconds, (.points | length), (.points | map(.resource_pool) | unique)]'"
 	assert_output '[true,true,4,["GPU-series-2"]]'
 	# every decision: quota per pool and horizon, the aggregate the sum, eta the pool minimum
-	run sh -c "grep '\"type\":\"control_decision\"' '$TMP/r.nd' | jq -c 'select(.spot_quota_gpus_by_guarantee_hour != .resource_pools[\"GPU-series-2\"].spot_quota_gpus_by_guarantee_hour or .eta != .resource_pools[\"GPU-series-2\"].feedback.eta_after)' | wc -l"
+	run -0 sh -c "grep '\"type\":\"control_decision\"' '$TMP/r.nd' | jq -c 'select(.spot_quota_gpus_by_guarantee_hour != .resource_pools[\"GPU-series-2\"].spot_quota_gpus_by_guarantee_hour or .eta != .resource_pools[\"GPU-series-2\"].feedback.eta_after)' | wc -l"
 	assert_output 0
-	run sh -c "grep '\"type\":\"control_decision\"' '$TMP/r.nd' | jq -r '.resource_pools[].feedback.reason' | sort -u | tr '\n' ' '"
+	run -0 sh -c "grep '\"type\":\"control_decision\"' '$TMP/r.nd' | jq -r '.resource_pools[].feedback.reason' | sort -u | tr '\n' ' '"
 	assert_output --regexp '^(no_new_events |unchanged |high_eviction |low_eviction_high_queue )+$'
-	run sh -c "grep '\"type\":\"control_report\"' '$TMP/r.nd' | jq -c '[.update_count, .total_runtime_update_count, .evidence_window_seconds, .estimator, .model.training.training_generation, .forecast_evaluation.scored_point_count > 0, (.forecast_evaluation | keys), (.admission_diagnostics | keys), .quirks_fixed.q1_eta_on_new_events_only]'"
+	run -0 sh -c "grep '\"type\":\"control_report\"' '$TMP/r.nd' | jq -c '[.update_count, .total_runtime_update_count, .evidence_window_seconds, .estimator, .model.training.training_generation, .forecast_evaluation.scored_point_count > 0, (.forecast_evaluation | keys), (.admission_diagnostics | keys), .quirks_fixed.q1_eta_on_new_events_only]'"
 	assert_output "[288,288,{\"start\":$es,\"end\":$ee},\"tenant-quantile-linear-v1\",1,true,[\"guarantee_quantile_coverage\",\"mae_gpus\",\"mean_error_gpus\",\"pinball_loss\",\"scored_point_count\",\"wape\"],[\"idle_gpu_seconds_while_flagged\",\"maximum_spot_wait_seconds_while_flagged\",\"pool_update_count\",\"starvation_flagged_count\",\"starvation_flagged_fraction\"],true]"
 	# metrics carries the summary with the estimator, the scoring sums and the starvation diagnostic
 	metrics -i "$TMP/r.nd" -o "$TMP/m.nd"
 	assert_schema "$TMP/m.nd"
-	run jq -c 'select(.type == "metrics") | .predictive_control | [.available, .estimator, .update_count, .forecast_evaluation == $r[0].forecast_evaluation, .forecast_evaluation_sums.scored_point_count == .forecast_evaluation.scored_point_count, (.admission_diagnostics | type)]' --slurpfile r <(control_report "$TMP/r.nd") "$TMP/m.nd"
+	run -0 jq -c 'select(.type == "metrics") | .predictive_control | [.available, .estimator, .update_count, .forecast_evaluation == $r[0].forecast_evaluation, .forecast_evaluation_sums.scored_point_count == .forecast_evaluation.scored_point_count, (.admission_diagnostics | type)]' --slurpfile r <(control_report "$TMP/r.nd") "$TMP/m.nd"
 	assert_output --partial '[true,"tenant-quantile-linear-v1",288,'
 	assert_output --partial ',true,"object"]'
 }
@@ -102,11 +102,11 @@ for i in range(len(data)):
 	sim-run -p "$BYPASS" -c "$TENANT_LINEAR" -i "$EARLY" -o "$TMP/free.nd"
 	local es=$((34 * DAY)) ee=$((35 * DAY - 1))
 	# 816 h of history at the window start: never ready, never trained, every quota 0
-	run sh -c "grep '\"type\":\"control_decision\"' '$TMP/gate.nd' | jq -c '[.history_ready, .training_performed, .spot_quota_gpus_by_guarantee_hour]' | sort -u"
+	run -0 sh -c "grep '\"type\":\"control_decision\"' '$TMP/gate.nd' | jq -c '[.history_ready, .training_performed, .spot_quota_gpus_by_guarantee_hour]' | sort -u"
 	assert_output '[false,false,{"1":0,"2":0,"4":0}]'
 	# enforce: no Spot job starts inside the window; each decision counts the queued Spot
 	# jobs that fit the idle GPUs and that its quota holds back
-	run jq -r --argjson es $es --argjson ee $ee 'select(.type == "job_result" and .service_class == "Spot" and .start_time_seconds >= $es and .start_time_seconds < $ee) | .job_id' "$TMP/gate.nd"
+	run -0 jq -r --argjson es $es --argjson ee $ee 'select(.type == "job_result" and .service_class == "Spot" and .start_time_seconds >= $es and .start_time_seconds < $ee) | .job_id' "$TMP/gate.nd"
 	assert_output ''
 	local spot_jobs held
 	spot_jobs=$(jq -r 'select(.type == "job_result" and .service_class == "Spot") | .job_id' "$TMP/gate.nd" | wc -l)
@@ -114,11 +114,11 @@ for i in range(len(data)):
 	held=$(decisions "$TMP/gate.nd" | jq -s 'map(.resource_pools[].gate.held_spot_jobs) | add')
 	[ "$held" -gt 0 ] || fail "no held Spot job counted"
 	# after the window the gate is off: every Spot job completes
-	run jq -r 'select(.type == "job_result" and .service_class == "Spot" and .completion_time_seconds == null) | .job_id' "$TMP/gate.nd"
+	run -0 jq -r 'select(.type == "job_result" and .service_class == "Spot" and .completion_time_seconds == null) | .job_id' "$TMP/gate.nd"
 	assert_output ''
 	# bypass: the same decisions and quotas, but Spot starts inside the window
 	[ "$(jq -r --argjson es $es --argjson ee $ee 'select(.type == "job_result" and .service_class == "Spot" and .start_time_seconds >= $es and .start_time_seconds < $ee) | .job_id' "$TMP/free.nd" | wc -l)" -gt 0 ]
-	run sh -c "grep '\"type\":\"control_decision\"' '$TMP/free.nd' | jq -c '.resource_pools[].gate.held_spot_jobs' | sort -u"
+	run -0 sh -c "grep '\"type\":\"control_decision\"' '$TMP/free.nd' | jq -c '.resource_pools[].gate.held_spot_jobs' | sort -u"
 	assert_output 0
 }
 
@@ -139,7 +139,7 @@ for i in range(len(data)):
 	local cut=$((36 * DAY + 9 * 3600))
 	forecast -c "$TENANT_LINEAR" -t $cut < "$TRACE" > "$TMP/a.nd"
 	assert_schema "$TMP/a.nd"
-	run jq -c 'select(.type == "observation_bundle") | [.controller_id, .observation_snapshot.history.history_ready, .demand_forecast.model.model, (.demand_forecast.points | length), .information_boundary.running_job_durations_exposed, (.spot_quota_plan.spot_quota_gpus_by_resource_pool_and_guarantee_hour | keys)]' "$TMP/a.nd"
+	run -0 jq -c 'select(.type == "observation_bundle") | [.controller_id, .observation_snapshot.history.history_ready, .demand_forecast.model.model, (.demand_forecast.points | length), .information_boundary.running_job_durations_exposed, (.spot_quota_plan.spot_quota_gpus_by_resource_pool_and_guarantee_hour | keys)]' "$TMP/a.nd"
 	assert_output '["schednav-tenant-spot-linear-v2",true,"tenant-quantile-linear-v1",4,false,["GPU-series-2"]]'
 	python3 "$VARIANT" "$TRACE" $cut | stream-seal -o "$TMP/future.nd"
 	forecast -c "$TENANT_LINEAR" -t $cut -o "$TMP/b.nd" "$TMP/future.nd"
@@ -258,20 +258,20 @@ for i in range(len(data)):
 	grep -q 'layout 4,1' "$TMP/seen/charts.gp" || fail "no four-panel chart"
 	grep -q 'layout 3,1' "$TMP/seen/charts.gp" || fail "no three-panel chart"
 	# the forecast quality table: one row per controlled metrics record, labels escaped
-	run grep -c '<td>seasonal-gaussian-v1</td>\|<td>tenant-quantile-linear-v1</td>' "$TMP/p.html"
+	run -0 grep -c '<td>seasonal-gaussian-v1</td>\|<td>tenant-quantile-linear-v1</td>' "$TMP/p.html"
 	assert_output 2
 	grep -q 'tenant&lt;i&gt;&quot;&#39;' "$TMP/p.html" || fail "the policy id is not escaped"
 	grep -q 'pool GPU&lt;b&gt;&quot;x&#39;\\;set output:' "$TMP/p.html" || fail "the pool name is not escaped"
-	run grep -c 'GPU<b>\|tenant<i>' "$TMP/p.html"
+	run -1 grep -c 'GPU<b>\|tenant<i>' "$TMP/p.html"
 	assert_output 0
 	# no label from the input in gnuplot's command language: the pool name nowhere in the
 	# script, the policy id not in the control charts' commands (the other charts' titles
 	# are the hardening branch's to move into data files); both in the data files only
-	run grep -c 'GPU<b>' "$TMP/seen/charts.gp"
+	run -1 grep -c 'GPU<b>' "$TMP/seen/charts.gp"
 	assert_output 0
-	run sh -c "awk '/^reset/ { keep = 0 } /control-[0-9]+\\.svg/ { keep = 1 } keep' '$TMP/seen/charts.gp' | grep -c 'tenant<i>\\|columnheader'"
+	run -0 sh -c "awk '/^reset/ { keep = 0 } /control-[0-9]+\\.svg/ { keep = 1 } keep' '$TMP/seen/charts.gp' | grep -c 'tenant<i>\\|columnheader'"
 	[ "$output" -eq 7 ] || fail "control charts: $output plot lines"
-	run sh -c "awk '/^reset/ { keep = 0 } /control-[0-9]+\\.svg/ { keep = 1 } keep' '$TMP/seen/charts.gp' | grep -c 'tenant<i>'"
+	run -1 sh -c "awk '/^reset/ { keep = 0 } /control-[0-9]+\\.svg/ { keep = 1 } keep' '$TMP/seen/charts.gp' | grep -c 'tenant<i>'"
 	assert_output 0
 	grep -q '"actual HP demand (running HP GPUs)"' "$TMP/seen/control-0.dat" || grep -q '"actual HP demand (running HP GPUs)"' "$TMP/seen/control-1.dat" ||
 		fail "the control charts' titles are not in their data files"

@@ -112,8 +112,8 @@ $out"
 	local S=4500
 	# Chronus MIX1 (tests/data) on a seeded 200-GPU Philly subset, evaluation window [3600, 18000]
 	trace-import csv --map "$ROOT/configs/maps/chronus-philly.json" --nodes-file "$DATA/philly-cluster_machine_list.zst" \
-		--node-subset-gpus 200 --seed 1 "$DATA/chronus-trace_job_Philly_MIX1.csv.zst" |
-		trace-window --eval-start 3600 --eval-end 18000 -o "$T/past.nd"
+		--node-subset-gpus 200 --seed 1 "$DATA/chronus-trace_job_Philly_MIX1.csv.zst" -o "$T/full.nd"
+	trace-window --eval-start 3600 --eval-end 18000 -i "$T/full.nd" -o "$T/past.nd"
 	# the future variant: later jobs changed, and jobs still running at S run longer
 	zstdcat -f "$T/past.nd" | sed '$d' | python3 -c '
 import json, sys

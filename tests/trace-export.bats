@@ -43,7 +43,8 @@ odd_case() {
 	local n=0 c name
 	for c in "$GOLDEN"/cases/*/; do
 		name=$(basename "$c")
-		trace-import canonical "$c" | trace-export "$T/$name" || fail "export failed: $name"
+		trace-import canonical "$c" -o "$T/$name.nd" || fail "import failed: $name"
+		trace-export "$T/$name" "$T/$name.nd" || fail "export failed: $name"
 		same_dir "$c" "$T/$name"
 		n=$((n + 1))
 	done
@@ -68,7 +69,7 @@ odd_case() {
 @test "trace-export: quoting, non-ASCII and number forms round-trip" {
 	odd_case odd
 	trace-import canonical "$T/odd" > "$T/odd.nd"
-	run grep -c '"type":"job"' "$T/odd.nd"
+	run -0 grep -c '"type":"job"' "$T/odd.nd"
 	assert_output 5
 	trace-export "$T/out" < "$T/odd.nd"
 	same_dir "$T/odd" "$T/out"
@@ -80,7 +81,8 @@ odd_case() {
 
 @test "trace-export: the written manifest verifies under an independent CJSHA" {
 	odd_case odd
-	trace-import canonical "$T/odd" | trace-export "$T/out"
+	trace-import canonical "$T/odd" -o "$T/odd.trace.nd"
+	trace-export "$T/out" "$T/odd.trace.nd"
 	python3 - "$T/out" <<'EOF'
 import hashlib, json, sys
 d = sys.argv[1]

@@ -52,7 +52,7 @@ for i in h["inputs"]:
     assert i["bytes"] == len(raw) and i["sha256"] == hashlib.sha256(raw).hexdigest(), i
 EOF
 	# jobs are sorted by (submit, job_id) with phases from the window
-	run jq -r 'select(.type=="job") | .phase' "$T/out.nd"
+	run -0 jq -r 'select(.type=="job") | .phase' "$T/out.nd"
 	assert_output --partial warmup
 	assert_output --partial eval
 }

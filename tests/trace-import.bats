@@ -83,8 +83,8 @@ jobs() { awk '/"type":"job"/ { n++ } END { print n + 0 }' "$1"; }
 	require_shared data
 	require_shared golden
 	D="$SHARED/data/alibaba-gpu-v2023"
-	trace-import alibaba-v2023 --nodes "$D/openb_node_list_gpu_node.csv" --pods "$D/openb_pod_list_default.csv" |
-		jq -r 'select(.type=="job") | [.job_id, .submit, .duration, .gpus, .class, .gpu_model] | @csv' | tr -d '"' > "$TMP/mine"
+	trace-import alibaba-v2023 --nodes "$D/openb_node_list_gpu_node.csv" --pods "$D/openb_pod_list_default.csv" -o "$TMP/v23.nd"
+	jq -r 'select(.type=="job") | [.job_id, .submit, .duration, .gpus, .class, .gpu_model] | @csv' "$TMP/v23.nd" | tr -d '"' > "$TMP/mine"
 	tail -n +2 "$GOLDEN/cases/g-v23-default-full/jobs.csv" | python3 -c '
 import sys
 for l in sys.stdin:
@@ -174,7 +174,7 @@ assert not bad, bad[:3]' "$TMP/mine" "$TMP/golden"
 	[ "$(grep '"type":"node"' "$TMP/s.nd" | jq -s 'map(.gpu_count) | add')" -eq 10412 ]
 	[ "$(jobs "$TMP/s.nd")" -eq 20 ]
 	# gpus = gpu_request x worker_num, a float; tenant = organization
-	run grep -F '"job_id":"301131"' "$TMP/s.nd"
+	run -0 grep -F '"job_id":"301131"' "$TMP/s.nd"
 	assert_output '{"type":"job","job_id":"301131","submit":43200.0,"duration":71718.0,"gpus":94.0,"class":"Spot","gpu_model":"A100-SXM4-80GB","tenant":"57"}'
 	grep -qF '"job_id":"301122","submit":1800.0,"duration":86400.0,"gpus":16.0,' "$TMP/s.nd"
 	[ "$(hdr "$TMP/s.nd" .source.filter.semantics)" != null ]
@@ -190,7 +190,7 @@ assert not bad, bad[:3]' "$TMP/mine" "$TMP/golden"
 	[ "$(hdr "$TMP/w.nd" .source.filter.gpu_models)" = '["A10","H800"]' ]
 	head -1 "$TMP/w.nd" | grep -qF '"max_submit_time_seconds":172800.0,'
 	[ "$(hdr "$TMP/w.nd" .source.filter.include_warmup_spot)" = false ]
-	run jq -r 'select(.type=="job") | "\(.job_id) \(.phase) \(.class)"' "$TMP/w.nd"
+	run -0 jq -r 'select(.type=="job") | "\(.job_id) \(.phase) \(.class)"' "$TMP/w.nd"
 	assert_output "301124 warmup HP
 301130 warmup HP
 301132 warmup HP
@@ -262,7 +262,7 @@ EOF
 	[ "$(hdr "$TMP/p.nd" .skipped_rows)" = '{"missing_submitted_time":1,"attempts_not_a_list":1,"no_positive_runtime":1,"no_gpus":1,"machine_rows_without_id":0}' ]
 	[ "$(hdr "$TMP/p.nd" .source.skipped_job_count)" -eq 4 ]
 	[ "$(hdr "$TMP/p.nd" .source.service_class_mapping)" = '{"mode":"caller_supplied_constant","value":"Spot","reason":"the Philly trace has no service-class labels; the caller chose one class for every job"}' ]
-	run grep '"type":"job"' "$TMP/p.nd"
+	run -0 grep '"type":"job"' "$TMP/p.nd"
 	assert_output '{"type":"job","job_id":"application_1","submit":698.5,"duration":134.0,"gpus":3,"class":"Spot","gpu_model":"philly-gpu"}
 {"type":"job","job_id":"philly-00000001","submit":3599.5,"duration":30.25,"gpus":1,"class":"Spot","gpu_model":"philly-gpu"}'
 }
@@ -362,7 +362,7 @@ EOF
 	[ "$(hdr "$TMP/m.nd" .source.map.format)" = '"schednav.csv-map/1"' ]
 	[ "$(hdr "$TMP/m.nd" .source.dataset)" = '"Philly-derived Chronus trace"' ]
 	[ "$(hdr "$TMP/m.nd" '.inputs | length')" -eq 3 ]
-	run jq -c 'select(.job_id=="2")' "$TMP/m.nd"
+	run -0 jq -c 'select(.job_id=="2")' "$TMP/m.nd"
 	assert_output '{"type":"job","job_id":"2","submit":14341,"duration":30,"gpus":1,"class":"Spot","gpu_model":"philly-gpu","tenant":"vc_ee9e8c"}'
 	# the 0/1 best_effort column gives the same classes
 	trace-import csv --map "$ROOT/configs/maps/chronus-philly-besteffort.json" --nodes-file "$MACH" "$MIX1" > "$TMP/b.nd"
@@ -372,7 +372,8 @@ EOF
 
 @test "csv: Chronus jobs equal the original corpus rows (golden g-chr-mix1-*)" {
 	require_shared
-	trace-import csv --map "$MAP" --nodes-file "$MACH" "$MIX1" | jq -c 'select(.type=="job")' > "$TMP/jobs"
+	trace-import csv --map "$MAP" --nodes-file "$MACH" "$MIX1" -o "$TMP/mix1.nd"
+	jq -c 'select(.type=="job")' "$TMP/mix1.nd" > "$TMP/jobs"
 	for c in g-chr-mix1-tight g-chr-mix1-v2-float g-chr-mix1-w; do
 		python3 - "$TMP/jobs" "$GOLDEN/cases/$c/jobs.csv" <<'EOF'
 import csv, json, sys
@@ -454,7 +455,7 @@ EOF
 EOF
 	trace-import csv --map "$TMP/map.json" --nodes-file "$MACH" --node-subset-gpus 16 --seed 3 "$TMP/j1.csv" "$TMP/j2.csv" > "$TMP/o.nd"
 	assert_schema "$TMP/o.nd"
-	run grep '"type":"job"' "$TMP/o.nd"
+	run -0 grep '"type":"job"' "$TMP/o.nd"
 	assert_output '{"type":"job","job_id":"a","submit":0.0,"duration":120.0,"gpus":1,"class":"HP","gpu_model":"*"}
 {"type":"job","job_id":"b","submit":3600.0,"duration":90.0,"gpus":4,"class":"HP","gpu_model":"*"}'
 	[ "$(hdr "$TMP/o.nd" .skipped_rows)" = '{"larger_than_node_capacity":1}' ]

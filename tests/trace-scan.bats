@@ -25,12 +25,12 @@ synth() { python3 "$CASES/gen-trace.py" "$@" | stream-seal; }
 	trace-scan "${SMALL[@]}" --pressure-strata 1 --share-strata 1 --warmup-days 0 -i "$T/known.nd" -o "$T/out.nd"
 	# day 0: the Spot job (1..6 s) covers no 10-s sample; day 1: 2 GPUs all day, 4 at 150 s;
 	# day 2: 9 GPUs for 50 s; the Spot job at 299 s starts after the last sample (290 s).
-	run grep '"type":"window"' "$T/out.nd"
+	run -0 grep '"type":"window"' "$T/out.nd"
 	assert_output '{"type":"window","window_id":"window-0000","index":0,"start":0.0,"end":99.0,"warmup_start":0.0,"eligible":true,"hp_arrivals":1,"spot_arrivals":1,"hp_requested_gpus":1.0,"spot_requested_gpus":1.0,"peak_pressure":0.1,"mean_pressure":0.1,"spot_share":0.5,"active_gpus_min":1.0,"active_gpus_mean":1.0,"active_gpus_max":1.0,"active_gpus_cv":0.0,"stratum":{"pressure":0,"share":0},"selected":false}
 {"type":"window","window_id":"window-0001","index":1,"start":100.0,"end":199.0,"warmup_start":100.0,"eligible":true,"hp_arrivals":1,"spot_arrivals":1,"hp_requested_gpus":2.0,"spot_requested_gpus":2.0,"peak_pressure":0.4,"mean_pressure":0.22,"spot_share":0.5,"active_gpus_min":2.0,"active_gpus_mean":2.2,"active_gpus_max":4.0,"active_gpus_cv":0.272727,"stratum":{"pressure":0,"share":0},"selected":true}
 {"type":"window","window_id":"window-0002","index":2,"start":200.0,"end":299.0,"warmup_start":200.0,"eligible":true,"hp_arrivals":1,"spot_arrivals":1,"hp_requested_gpus":9.0,"spot_requested_gpus":1.0,"peak_pressure":0.9,"mean_pressure":0.45,"spot_share":0.1,"active_gpus_min":0.0,"active_gpus_mean":4.5,"active_gpus_max":9.0,"active_gpus_cv":1.0,"stratum":{"pressure":0,"share":0},"selected":false}'
 	# medoid of one cell: medians (0.4, 0.5), spans (0.8, 0.4) => distances 0.375, 0, 1.625
-	run head -n1 "$T/out.nd"
+	run -0 head -n1 "$T/out.nd"
 	assert_output --partial '"trace_id":"known","capacity_gpus":10,"window_count":3,"eligible_count":3,"selected_count":1}'
 	assert_output --partial '"params":{"day_seconds":100,"sample_seconds":10,"min_hp_arrivals":1,"min_spot_arrivals":1,"pressure_strata":1,"share_strata":1,"warmup_days":0,"selection":"stratified_medoid","all_days":false}'
 	assert_output --partial "\"fingerprint\":\"$(tail -n1 "$T/known.nd" | jq -r .fingerprint)\""
@@ -61,7 +61,7 @@ synth() { python3 "$CASES/gen-trace.py" "$@" | stream-seal; }
 
 @test "trace-scan: eligibility thresholds, --all-days and --all-eligible" {
 	trace-scan --day-seconds 100 --sample-seconds 10 --min-hp 1 --min-spot 2 --all-eligible -i "$T/known.nd" -o "$T/out.nd"
-	run grep -c '"type":"window"' "$T/out.nd"
+	run -1 grep -c '"type":"window"' "$T/out.nd"
 	assert_output 0
 	head -n1 "$T/out.nd" | grep -q '"window_count":3,"eligible_count":0,"selected_count":0'
 	trace-scan --day-seconds 100 --sample-seconds 10 --min-hp 1 --min-spot 2 --all-eligible --all-days -i "$T/known.nd" -o "$T/all.nd"

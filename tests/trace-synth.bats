@@ -62,14 +62,14 @@ trace_sanity() {
 
 @test "trace-synth: full scale hourly, daily class, model and organization counts equal the profile" {
 	assert_profile_counts "$FULL" "$PROFILE"
-	run trace_sanity "$FULL"
+	run -0 trace_sanity "$FULL"
 	assert_output "466867 0 0 0"
-	run tail -n 1 "$FULL"
+	run -0 tail -n 1 "$FULL"
 	assert_output --regexp '^\{"type":"end","records":471145,"fingerprint":"[0-9a-f]{32}","header_fingerprint":"[0-9a-f]{32}"\}$'
 }
 
 @test "trace-synth: full scale keeps the real node inventory (4278 nodes, 10412 GPUs, 6 models)" {
-	run awk -F'"' '$4 == "node" { c = $15; sub(/^:/, "", c); n++; g += c; m[$12] = 1 } END { print n, g, length(m) }' "$FULL"
+	run -0 awk -F'"' '$4 == "node" { c = $15; sub(/^:/, "", c); n++; g += c; m[$12] = 1 } END { print n, g, length(m) }' "$FULL"
 	assert_output "4278 10412 6"
 	# The real node list, verbatim.
 	diff <(jq -r '.nodes[] | "\(.[0]) \(.[1]) \(.[2])"' "$PROFILE" | sort) \
@@ -77,18 +77,18 @@ trace_sanity() {
 }
 
 @test "trace-synth: provenance says synthetic and names the profile" {
-	run jq -c 'select(.type=="header") | [.schema, .trace_id, .time_origin, .source.dataset, .source.synthetic, .source.profile.name, .source.seed, .source.attribution.aggregates.license, .inputs[0].path, .inputs[0].bytes]' "$FULL"
+	run -0 jq -c 'select(.type=="header") | [.schema, .trace_id, .time_origin, .source.dataset, .source.synthetic, .source.profile.name, .source.seed, .source.attribution.aggregates.license, .inputs[0].path, .inputs[0].bytes]' "$FULL"
 	assert_output "[\"schednav.trace/2\",\"synth-alibaba-spot-gpu-v2026-s1\",\"2024-03-01 00:00:00\",\"synthetic\",true,\"alibaba-spot-gpu-v2026\",1,\"MIT\",\"$PROFILE\",$(stat -c %s "$PROFILE")]"
-	run jq -r 'select(.type=="header") | [.source.profile.xxh3 == .inputs[0].xxh3, (.inputs[0].xxh3|test("^[0-9a-f]{32}$")), .source.generator.name] | @tsv' "$FULL"
+	run -0 jq -r 'select(.type=="header") | [.source.profile.xxh3 == .inputs[0].xxh3, (.inputs[0].xxh3|test("^[0-9a-f]{32}$")), .source.generator.name] | @tsv' "$FULL"
 	assert_output "$(printf 'true\ttrue\ttrace-synth')"
-	run head -n 1 "$FULL"
+	run -0 head -n 1 "$FULL"
 	assert_output --partial '"load_factor":1.0,"days":null,"gpu_models":null,'
 	# Another profile file (one byte more) is another input: the hash follows the bytes.
 	cp "$TINY" "$BATS_TEST_TMPDIR/p.json"
 	trace-synth --profile "$BATS_TEST_TMPDIR/p.json" -o "$BATS_TEST_TMPDIR/a.ndjson"
 	echo >> "$BATS_TEST_TMPDIR/p.json"
 	trace-synth --profile "$BATS_TEST_TMPDIR/p.json" -o "$BATS_TEST_TMPDIR/b.ndjson"
-	run jq -r 'select(.type=="header").source.profile.xxh3' "$BATS_TEST_TMPDIR/a.ndjson" "$BATS_TEST_TMPDIR/b.ndjson"
+	run -0 jq -r 'select(.type=="header").source.profile.xxh3' "$BATS_TEST_TMPDIR/a.ndjson" "$BATS_TEST_TMPDIR/b.ndjson"
 	[ "${lines[0]}" != "${lines[1]}" ] || fail "profile hash did not change"
 }
 
@@ -97,7 +97,7 @@ trace_sanity() {
 	assert_success
 	run grep -F '| HP jobs | 415713 | 415713 |' "$FULLREPORT"
 	assert_success
-	run grep -c 'distance.*: 0.000000\.' "$FULLREPORT"
+	run -0 grep -c 'distance.*: 0.000000\.' "$FULLREPORT"
 	assert_output 3
 	run diff "$FULLREPORT" "$ROOT/docs/trace-synth-fit.md"
 	assert_success
@@ -105,7 +105,7 @@ trace_sanity() {
 
 @test "trace-synth: full scale joint fit (recomputed from the trace): per-model GPU demand within 0.1%, GPU-seconds within 2%, classes and total within 1%" {
 	# Per model: jobs, sum of gpus, sum of gpus x duration, against the profile's reference.
-	run bash -c "diff <(jq -r '.gpu_models[] | \"\\(.model) \\(.reference.gpu_demand) \\(.reference.gpu_seconds)\"' '$PROFILE' | sort) \
+	run -0 bash -c "diff <(jq -r '.gpu_models[] | \"\\(.model) \\(.reference.gpu_demand) \\(.reference.gpu_seconds)\"' '$PROFILE' | sort) \
 		<(awk -F'\"' '\$4 == \"job\" { d = \$13; g = \$15; sub(/^:/, \"\", d); sub(/,\$/, \"\", d); sub(/^:/, \"\", g); sub(/,\$/, \"\", g)
 			gp[\$22] += g; gs[\$22] += g * d; c[\$18] += g * d; t += g * d }
 			END { for (m in gp) printf \"%s %.17g %.17g\\n\", m, gp[m], gs[m]; printf \"HP %.17g\\nSpot %.17g\\nTOTAL %.17g\\n\", c[\"HP\"], c[\"Spot\"], t }' '$FULL' | sort) | grep '^>'"
@@ -150,26 +150,26 @@ trace_sanity() {
 	cmp "$BATS_TEST_TMPDIR/a.ndjson" "$BATS_TEST_TMPDIR/b.ndjson"
 	run cmp -s <(grep '"job"' "$BATS_TEST_TMPDIR/a.ndjson") <(grep '"job"' "$BATS_TEST_TMPDIR/c.ndjson")
 	assert_failure 1
-	run jq -r 'select(.type=="header").trace_id' "$BATS_TEST_TMPDIR/c.ndjson"
+	run -0 jq -r 'select(.type=="header").trace_id' "$BATS_TEST_TMPDIR/c.ndjson"
 	assert_output "synth-tiny-s8"
 	# Every seed gives the profile's exact counts.
 	assert_profile_counts "$BATS_TEST_TMPDIR/a.ndjson" "$TINY"
 	assert_profile_counts "$BATS_TEST_TMPDIR/c.ndjson" "$TINY"
-	run trace_sanity "$BATS_TEST_TMPDIR/c.ndjson"
+	run -0 trace_sanity "$BATS_TEST_TMPDIR/c.ndjson"
 	assert_output "753 0 0 0"
 }
 
 @test "trace-synth: jobs never exceed their model's capacity; oversize requests are capped and counted" {
 	trace-synth --profile "$TINY" -o "$BATS_TEST_TMPDIR/t.ndjson"
-	run trace_sanity "$BATS_TEST_TMPDIR/t.ndjson"
+	run -0 trace_sanity "$BATS_TEST_TMPDIR/t.ndjson"
 	assert_output "753 0 0 0"
 	# The 10 jobs with 64 workers ask for 64 or 256 GPUs of M1 (8 GPUs) or 32 of M2 (8 GPUs):
 	# all are cut to 8 and counted.
-	run jq -r 'select(.type=="header").source.capacity_capped_jobs' "$BATS_TEST_TMPDIR/t.ndjson"
+	run -0 jq -r 'select(.type=="header").source.capacity_capped_jobs' "$BATS_TEST_TMPDIR/t.ndjson"
 	assert_output 10
-	run jq -s -c '[.[]|select(.type=="job" and .gpu_model=="M2")|.gpus]|[max, (map(select(. == 8))|length)]' "$BATS_TEST_TMPDIR/t.ndjson"
+	run -0 jq -s -c '[.[]|select(.type=="job" and .gpu_model=="M2")|.gpus]|[max, (map(select(. == 8))|length)]' "$BATS_TEST_TMPDIR/t.ndjson"
 	assert_output --regexp '^\[8,[1-9][0-9]*\]$'
-	run jq -r 'select(.type=="header").source.capacity_capped_jobs' "$FULL"
+	run -0 jq -r 'select(.type=="header").source.capacity_capped_jobs' "$FULL"
 	assert_output 0
 }
 
@@ -177,17 +177,17 @@ trace_sanity() {
 	trace-synth --profile "$TINY" -o "$BATS_TEST_TMPDIR/all.ndjson"
 	trace-synth --profile "$TINY" --days 1-2 -o "$BATS_TEST_TMPDIR/d.ndjson"
 	diff <(jq -c 'select(.type=="job" and .submit >= 86400)' "$BATS_TEST_TMPDIR/all.ndjson") <(jq -c 'select(.type=="job")' "$BATS_TEST_TMPDIR/d.ndjson")
-	run jq -s -c '[.[]|select(.type=="job")|.submit]|[min >= 86400, length]' "$BATS_TEST_TMPDIR/d.ndjson"
+	run -0 jq -s -c '[.[]|select(.type=="job")|.submit]|[min >= 86400, length]' "$BATS_TEST_TMPDIR/d.ndjson"
 	assert_output "[true,467]"
-	run jq -c 'select(.type=="header")|[.trace_id,.source.days,.params.days]' "$BATS_TEST_TMPDIR/d.ndjson"
+	run -0 jq -c 'select(.type=="header")|[.trace_id,.source.days,.params.days]' "$BATS_TEST_TMPDIR/d.ndjson"
 	assert_output '["synth-tiny-s1-d1-2",[1,2],[1,2]]'
 	trace-synth --profile "$TINY" --days 0 -o "$BATS_TEST_TMPDIR/d0.ndjson"
-	run jq -s -c '[.[]|select(.type=="job")|.submit]|[max < 86400, length]' "$BATS_TEST_TMPDIR/d0.ndjson"
+	run -0 jq -s -c '[.[]|select(.type=="job")|.submit]|[max < 86400, length]' "$BATS_TEST_TMPDIR/d0.ndjson"
 	assert_output "[true,286]"
 	# Real profile, one day: exactly that day's hourly counts, the same jobs as the full trace.
 	trace-synth --profile "$PROFILE" --days 100 -o "$BATS_TEST_TMPDIR/r.ndjson"
 	diff <(hours_expected "$PROFILE" 1 | sed -n '2401,2424p') <(hours_actual "$BATS_TEST_TMPDIR/r.ndjson" 4418 | sed -n '2401,2424p')
-	run hours_actual "$BATS_TEST_TMPDIR/r.ndjson" 4418
+	run -0 hours_actual "$BATS_TEST_TMPDIR/r.ndjson" 4418
 	[ "$(printf '%s\n' "${lines[@]}" | awk '{ s += $1 } END { print s }')" = "$(jq '.hourly_jobs[2400:2424]|add' "$PROFILE")" ]
 	diff <(grep '"job"' "$BATS_TEST_TMPDIR/r.ndjson") <(awk -F'"' '$4 == "job" { s = $11; sub(/^:/, "", s); if (s + 0 >= 8640000 && s + 0 < 8726400) print }' "$FULL")
 	run trace-synth --profile "$TINY" --days 2-3
@@ -203,16 +203,16 @@ trace_sanity() {
 	trace-synth --profile "$TINY" -o "$BATS_TEST_TMPDIR/all.ndjson"
 	trace-synth --profile "$TINY" --gpu-model M2 -o "$BATS_TEST_TMPDIR/m.ndjson"
 	diff <(jq -c 'select(.type=="job" and .gpu_model=="M2")' "$BATS_TEST_TMPDIR/all.ndjson") <(jq -c 'select(.type=="job")' "$BATS_TEST_TMPDIR/m.ndjson")
-	run jq -c 'select(.type=="node")|.node_id' "$BATS_TEST_TMPDIR/m.ndjson"
+	run -0 jq -c 'select(.type=="node")|.node_id' "$BATS_TEST_TMPDIR/m.ndjson"
 	assert_output '"n3"'
-	run jq -c 'select(.type=="header")|[.source.gpu_models,.trace_id]' "$BATS_TEST_TMPDIR/m.ndjson"
+	run -0 jq -c 'select(.type=="header")|[.source.gpu_models,.trace_id]' "$BATS_TEST_TMPDIR/m.ndjson"
 	assert_output '[["M2"],"synth-tiny-s1-M2"]'
 	trace-synth --profile "$PROFILE" --gpu-model H800 --gpu-model A10 --days 5 -o "$BATS_TEST_TMPDIR/r.ndjson"
-	run jq -s -c '[.[]|select(.type=="job" or .type=="node")|.gpu_model]|unique' "$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 jq -s -c '[.[]|select(.type=="job" or .type=="node")|.gpu_model]|unique' "$BATS_TEST_TMPDIR/r.ndjson"
 	assert_output '["A10","H800"]'
-	run jq -s -c '[.[]|select(.type=="node")]|[length,(map(.gpu_count)|add)]' "$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 jq -s -c '[.[]|select(.type=="node")]|[length,(map(.gpu_count)|add)]' "$BATS_TEST_TMPDIR/r.ndjson"
 	assert_output '[2713,4246]'
-	run jq -c 'select(.type=="header").source.gpu_models' "$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 jq -c 'select(.type=="header").source.gpu_models' "$BATS_TEST_TMPDIR/r.ndjson"
 	assert_output '["A10","H800"]'
 	run trace-synth --profile "$TINY" --gpu-model M9
 	assert_failure 1
@@ -227,13 +227,13 @@ trace_sanity() {
 @test "trace-synth: --load-factor scales the hourly counts by cumulative rounding" {
 	trace-synth --profile "$TINY" --load-factor 2.5 -o "$BATS_TEST_TMPDIR/f.ndjson"
 	diff <(hours_expected "$TINY" 2.5) <(hours_actual "$BATS_TEST_TMPDIR/f.ndjson" 60)
-	run trace_sanity "$BATS_TEST_TMPDIR/f.ndjson"
+	run -0 trace_sanity "$BATS_TEST_TMPDIR/f.ndjson"
 	assert_output "$(( (753 * 5 + 1) / 2 )) 0 0 0"
 	trace-synth --profile "$TINY" --load-factor 0.3 -o "$BATS_TEST_TMPDIR/g.ndjson"
 	diff <(hours_expected "$TINY" 0.3) <(hours_actual "$BATS_TEST_TMPDIR/g.ndjson" 60)
-	run trace_sanity "$BATS_TEST_TMPDIR/g.ndjson"
+	run -0 trace_sanity "$BATS_TEST_TMPDIR/g.ndjson"
 	assert_output "226 0 0 0"
-	run jq -c 'select(.type=="header")|[.trace_id,.source.load_factor]' "$BATS_TEST_TMPDIR/g.ndjson"
+	run -0 jq -c 'select(.type=="header")|[.trace_id,.source.load_factor]' "$BATS_TEST_TMPDIR/g.ndjson"
 	assert_output '["synth-tiny-s1-f0.3",0.3]'
 	run trace-synth --profile "$TINY" --load-factor 0
 	assert_failure 2
@@ -259,7 +259,7 @@ trace_sanity() {
 	zstd -q -c "$TINY" | trace-synth --profile - > "$BATS_TEST_TMPDIR/b.ndjson"
 	# The compressed profile has other raw bytes, so only the header's input facts differ.
 	cmp <(sed '1d;$d' "$BATS_TEST_TMPDIR/a.ndjson") <(sed '1d;$d' "$BATS_TEST_TMPDIR/b.ndjson")
-	run jq -r 'select(.type=="header").inputs[0].path' "$BATS_TEST_TMPDIR/a.ndjson"
+	run -0 jq -r 'select(.type=="header").inputs[0].path' "$BATS_TEST_TMPDIR/a.ndjson"
 	[ "$output" = "-" ]
 }
 

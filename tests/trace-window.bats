@@ -35,7 +35,7 @@ end_fp() { tail -n1 "$1" | jq -r .fingerprint; }
 	[ "$(ids "$T/out.nd")" = "j01 j02 j03 j04" ]
 	[ "$(nodes "$T/out.nd")" = "a1 a2 h1 v1" ]
 	# exact bytes of the body: int/float kinds kept, no phase without a window, note passes
-	run grep -v '"type":"\(header\|end\)"' "$T/out.nd"
+	run -0 grep -v '"type":"\(header\|end\)"' "$T/out.nd"
 	assert_output '{"type":"node","node_id":"a1","gpu_model":"A100","gpu_count":8}
 {"type":"node","node_id":"a2","gpu_model":"A100","gpu_count":8}
 {"type":"node","node_id":"h1","gpu_model":"H100","gpu_count":4}
@@ -101,7 +101,7 @@ end_fp() { tail -n1 "$1" | jq -r .fingerprint; }
 	trace-window --max-submit 10 -i "$T/win.nd" -o "$T/drop.nd"
 	[ "$(hdr "$T/drop.nd" .window)" = null ]
 	[ "$(ids "$T/drop.nd")" = "j01 j02 j03" ]
-	run grep -c '"phase"' "$T/drop.nd"
+	run -1 grep -c '"phase"' "$T/drop.nd"
 	assert_output 0
 	# the evaluation record of the parent stays in source; the new one names the parent stream
 	[ "$(hdr "$T/drop.nd" .source.canonical_evaluation_slice.parent_trace_fingerprint)" = "$(end_fp "$T/small.nd")" ]
@@ -110,7 +110,7 @@ end_fp() { tail -n1 "$1" | jq -r .fingerprint; }
 
 @test "trace-window: evaluation slice with a warm-up start marks phases" {
 	trace-window --eval-start 20 --eval-end 40 --warmup-start 5 -i "$T/small.nd" -o "$T/out.nd"
-	run grep '"type":"job"' "$T/out.nd"
+	run -0 grep '"type":"job"' "$T/out.nd"
 	assert_output '{"type":"job","job_id":"j02","submit":5.5,"duration":50,"gpus":1.5,"class":"Spot","gpu_model":"*","phase":"warmup"}
 {"type":"job","job_id":"j03","submit":10,"duration":10,"gpus":4,"class":"HP","gpu_model":"H100","phase":"warmup"}
 {"type":"job","job_id":"j04","submit":20,"duration":10,"gpus":1,"class":"Spot","gpu_model":"V100","phase":"eval"}
@@ -118,7 +118,7 @@ end_fp() { tail -n1 "$1" | jq -r .fingerprint; }
 {"type":"job","job_id":"j06","submit":40,"duration":1,"gpus":1,"class":"Spot","gpu_model":"A100","phase":"eval"}'
 	[ "$(nodes "$T/out.nd")" = "a1 a2 h1 v1" ]
 	[ "$(hdr "$T/out.nd" .window)" = '{"eval_start":20.0,"eval_end":40.0,"warmup_start":5.0}' ]
-	run hdr "$T/out.nd" .source.canonical_evaluation_slice
+	run -0 hdr "$T/out.nd" .source.canonical_evaluation_slice
 	assert_output --regexp "^\{\"parent_trace_id\":\"small\",\"parent_trace_fingerprint\":\"$(end_fp "$T/small.nd")\",\"warmup_start_seconds\":5.0,\"evaluation_start_seconds\":20.0,\"evaluation_end_seconds\":40.0,\"include_warmup_spot\":true,\"semantics\":\"arrivals in .+\"\}$"
 }
 
@@ -144,7 +144,8 @@ end_fp() { tail -n1 "$1" | jq -r .fingerprint; }
 	[ "$(hdr "$T/out.nd" .source.canonical_slice.parent_trace_fingerprint)" = "$fp" ]
 	[ "$(hdr "$T/out.nd" .source.canonical_evaluation_slice.parent_trace_fingerprint)" = "$fp" ]
 	# the same as doing it in two steps, body for body
-	trace-window --max-submit 40 --gpu-model A100 -i "$T/small.nd" | trace-window --eval-start 20 --eval-end 40 -o "$T/two.nd"
+	trace-window --max-submit 40 --gpu-model A100 -i "$T/small.nd" -o "$T/one.nd"
+	trace-window --eval-start 20 --eval-end 40 -i "$T/one.nd" -o "$T/two.nd"
 	[ "$(end_fp "$T/two.nd")" = "$(end_fp "$T/out.nd")" ]
 }
 

@@ -419,7 +419,7 @@ int main(int argc, char **argv)
 	double t_start = roll_clock(), c_start = roll_cpu();
 	int rc = roll_live_run(&live, &out, err, sizeof err);
 	double t_end = roll_clock(), c_end = roll_cpu();
-	if (rc < 0)
+	if (rc < 0 || roll_plan_check(&ctl, err, sizeof err))
 		die("%s", err);
 	struct nd_writer *w;
 	if (rc == ROLL_STEP_PENDING) {

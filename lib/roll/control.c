@@ -471,6 +471,13 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	snprintf(c->p.handoff[i], 33, "%s", st.handoff_fp ? st.handoff_fp : "");
 	snprintf(c->p.request[i], 33, "%s", request_id);
 	snprintf(c->p.prev_fp, sizeof c->p.prev_fp, "%s", ev_str(d, "decision_fingerprint"));
+	/* Each count is at most ROLL_USAGE_MAX (protocol.c); the sums are bounded too. */
+	if (c->p.llm_calls > ROLL_USAGE_SUM_MAX - reply.llm_calls || c->p.prompt_tokens > ROLL_USAGE_SUM_MAX - reply.prompt_tokens ||
+	    c->p.completion_tokens > ROLL_USAGE_SUM_MAX - reply.completion_tokens) {
+		snprintf(err, errlen, "decision %lld: the run's llm_usage would exceed %lld (2^53) calls or tokens", c->p.index,
+			 ROLL_USAGE_SUM_MAX);
+		return -1;
+	}
 	c->p.simulations += sims;
 	c->p.llm_calls += reply.llm_calls;
 	c->p.prompt_tokens += reply.prompt_tokens;
@@ -479,6 +486,24 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	c->p.holds += sel.hold_applied;
 	c->p.index++;
 	return ROLL_STEP_DONE;
+}
+
+int roll_plan_check(const struct roll_controller *c, char *err, size_t errlen)
+{
+	const char *asked[MAX_DECISIONS + 1];
+	size_t n = 0;
+	for (long long i = 0; i < c->p.index && i < MAX_DECISIONS; i++)
+		asked[n++] = c->p.request[i];
+	const char *pending = c->pending_request ? ev_str(c->pending_request, "request_id") : NULL;
+	if (pending)
+		asked[n++] = pending;
+	const struct roll_plan_entry *e = c->decider->kind == DECIDER_PLAN ? roll_decider_plan_unasked(c->decider, asked, n) : NULL;
+	if (e) {
+		snprintf(err, errlen, "%s:%zu: a reply to request '%.40s', which this run did not ask%s", c->decider->spec + 5, e->lineno,
+			 e->request_id, pending ? " (answer the pending request of the planning checkpoint)" : "");
+		return -1;
+	}
+	return 0;
 }
 
 struct json *roll_report(const struct roll_controller *c, struct arena *a)
@@ -643,6 +668,8 @@ int roll_progress_load(struct roll_controller *c, const struct json *rec, char *
 		return -1;
 	if (p.index > MAX_DECISIONS)
 		return fail(err, errlen, "controller state: too many decisions");
+	if (p.llm_calls > ROLL_USAGE_SUM_MAX || p.prompt_tokens > ROLL_USAGE_SUM_MAX || p.completion_tokens > ROLL_USAGE_SUM_MAX)
+		return fail(err, errlen, "controller state: an llm_usage count is larger than 2^53");
 	p.active = roll_catalog_index(c->cat, ev_str(rec, "active_action_id"));
 	if (p.active < 0)
 		return fail(err, errlen, "controller state: the active action is not in the action space");

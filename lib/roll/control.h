@@ -104,6 +104,9 @@ bool roll_due(const struct roll_controller *c);
 const struct sim_policy *roll_active(const struct roll_controller *c);
 /* Make the decision due at roll_next_cutoff; the engine's clock must be there. */
 int roll_step(struct roll_controller *c, const struct roll_engine *e, struct arena *a, char *err, size_t errlen);
+/* plan:FILE deciders: -1 + message (PLAN:LINE) when the plan answers a request this run
+ * never asked (none of the decisions made, nor the pending one); else 0. */
+int roll_plan_check(const struct roll_controller *c, char *err, size_t errlen);
 /* The rolling_report record after the last decision. */
 struct json *roll_report(const struct roll_controller *c, struct arena *a);
 /* The rolling_planning_checkpoint record for the pending request. */

@@ -27,6 +27,7 @@ int roll_decider_parse(struct roll_decider *d, const char *spec, double timeout,
 	d->pid = -1;
 	d->to_child = d->from_child = -1;
 	sb_init(&d->inbuf);
+	sb_init(&d->outbuf);
 	arena_init(&d->plan_arena);
 	if (!strcmp(spec, "rule"))
 		d->kind = DECIDER_RULE;
@@ -109,7 +110,7 @@ static int load_plan(struct roll_decider *d, char *err, size_t errlen)
 					return -1;
 				}
 			d->plan = xgrow(d->plan, &cap, d->n_plan + 1, sizeof *d->plan);
-			d->plan[d->n_plan++] = (struct roll_plan_entry){ rid, arena_strndup(&d->plan_arena, buf + i, j - i), j - i };
+			d->plan[d->n_plan++] = (struct roll_plan_entry){ rid, arena_strndup(&d->plan_arena, buf + i, j - i), j - i, line };
 		}
 		i = j + 1;
 	}
@@ -197,6 +198,7 @@ static void mark_gone(struct roll_decider *d)
 	if (d->from_child >= 0)
 		close(d->from_child);
 	d->to_child = d->from_child = -1;
+	sb_reset(&d->outbuf);
 	reap(d, false);
 	if (!d->exited) {
 		/* Its stdout is closed but it still runs: it cannot answer anything any more. */
@@ -205,10 +207,10 @@ static void mark_gone(struct roll_decider *d)
 	}
 }
 
-static bool is_stale(const struct roll_decider *d, const char *rid)
+static bool was_asked(const struct roll_decider *d, const char *rid)
 {
-	for (size_t i = 0; rid && i < d->n_stale; i++)
-		if (!strcmp(d->stale[i], rid))
+	for (size_t i = 0; rid && i < d->n_asked; i++)
+		if (!strcmp(d->asked[i], rid))
 			return true;
 	return false;
 }
@@ -223,11 +225,21 @@ static void exec_decide(struct roll_decider *d, struct arena *a, const char *lin
 		roll_reply_reject(out, ROLL_REJECT_EXITED, "the decider has exited and is not restarted");
 		return;
 	}
+	/* The rest of a request cut off by its timeout goes first: the decider must never see
+	 * a line that is one request's start and another's end. */
 	struct strbuf msg;
 	sb_init(&msg);
+	size_t carried = d->outbuf.len;
+	if (carried)
+		sb_add(&msg, d->outbuf.buf, carried);
+	sb_reset(&d->outbuf);
 	sb_add(&msg, line, len);
 	sb_addc(&msg, '\n');
 	size_t sent = 0;
+	if (!was_asked(d, request_id)) {
+		d->asked = xgrow(d->asked, &d->cap_asked, d->n_asked + 1, sizeof *d->asked);
+		d->asked[d->n_asked++] = xstrdup(request_id);
+	}
 	for (;;) {
 		/* A complete line already buffered? */
 		char *nl = d->inbuf.len ? memchr(d->inbuf.buf, '\n', d->inbuf.len) : NULL;
@@ -238,8 +250,8 @@ static void exec_decide(struct roll_decider *d, struct arena *a, const char *lin
 			d->inbuf.len -= ll + 1;
 			d->inbuf.buf[d->inbuf.len] = '\0';
 			const char *rid = ll <= ROLL_REPLY_MAX ? roll_reply_request_id(a, copy, ll) : NULL;
-			if (is_stale(d, rid) && strcmp(rid, request_id))
-				continue;   /* the late answer to a request that already timed out */
+			if (rid && strcmp(rid, request_id) && was_asked(d, rid))
+				continue;   /* a late or second answer to an earlier request */
 			roll_reply_parse(a, copy, ll, request_id, cands, n, out);
 			break;
 		}
@@ -254,8 +266,6 @@ static void exec_decide(struct roll_decider *d, struct arena *a, const char *lin
 		double left = deadline - now_s();
 		if (left <= 0) {
 			roll_reply_reject(out, ROLL_REJECT_TIMEOUT, "no reply within the decider timeout");
-			d->stale = xgrow(d->stale, &d->cap_stale, d->n_stale + 1, sizeof *d->stale);
-			d->stale[d->n_stale++] = xstrdup(request_id);
 			break;
 		}
 		struct pollfd pf[2] = { { d->from_child, POLLIN, 0 }, { sent < msg.len ? d->to_child : -1, POLLOUT, 0 } };
@@ -298,6 +308,10 @@ static void exec_decide(struct roll_decider *d, struct arena *a, const char *lin
 			}
 		}
 	}
+	/* Timed out (or answered) with the line not all written: keep its unwritten rest for the
+	 * next exchange; a request not begun (the carried rest took the whole time) is not sent. */
+	if (d->to_child >= 0 && sent < msg.len)
+		sb_add(&d->outbuf, msg.buf + sent, (sent < carried ? carried : msg.len) - sent);
 	if (d->to_child < 0 && d->from_child >= 0 && !out->accepted && out->reject_reason && !strcmp(out->reject_reason, ROLL_REJECT_TIMEOUT))
 		mark_gone(d);
 	sb_release(&msg);
@@ -342,6 +356,18 @@ int roll_decide(struct roll_decider *d, struct arena *a, const char *line, size_
 	return ROLL_DECIDE_DONE;
 }
 
+const struct roll_plan_entry *roll_decider_plan_unasked(const struct roll_decider *d, const char *const *asked, size_t n)
+{
+	for (size_t i = 0; i < d->n_plan; i++) {
+		size_t k = 0;
+		while (k < n && strcmp(asked[k], d->plan[i].request_id))
+			k++;
+		if (k == n)
+			return &d->plan[i];
+	}
+	return NULL;
+}
+
 void roll_decider_close(struct roll_decider *d)
 {
 	if (d->kind == DECIDER_EXEC && d->pid > 0) {
@@ -366,11 +392,12 @@ void roll_decider_close(struct roll_decider *d)
 	for (size_t i = 0; i < d->argc; i++)
 		free(d->argv[i]);
 	free(d->argv);
-	for (size_t i = 0; i < d->n_stale; i++)
-		free(d->stale[i]);
-	free(d->stale);
+	for (size_t i = 0; i < d->n_asked; i++)
+		free(d->asked[i]);
+	free(d->asked);
 	free(d->plan);
 	sb_release(&d->inbuf);
+	sb_release(&d->outbuf);
 	arena_release(&d->plan_arena);
 	memset(d, 0, sizeof *d);
 	d->pid = -1;

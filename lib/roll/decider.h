@@ -7,12 +7,15 @@
  *                 non-deployable, for analysis only, and marked so in every record;
  *   exec:CMD      an external program run as a coprocess (CMD split on spaces, no shell,
  *                 PATH lookup, stdin/stdout pipes, stderr inherited, SIGPIPE reset): one
- *                 request line in, one reply line out, within the timeout. A late reply to
- *                 an earlier (timed-out) request is discarded; a decider that exits is never
+ *                 request line in, one reply line out, within the timeout. A reply that names
+ *                 an earlier request (late, or a second reply) is discarded; a request cut
+ *                 off mid-line by its timeout is finished before the next one is written, so
+ *                 the decider only ever sees whole lines; a decider that exits is never
  *                 restarted and every later request is rejected (`decider_exited`);
  *   plan:FILE     recorded replies (one `decision` line per request_id, for agents that
  *                 answer asynchronously); the first request without a reply stops the run
- *                 with a planning checkpoint (ROLL_DECIDE_PENDING).
+ *                 with a planning checkpoint (ROLL_DECIDE_PENDING); a reply to a request
+ *                 the run never asked is an error (roll_decider_plan_unasked).
  * The caller must ignore SIGPIPE (roll does) so a decider closing its stdin is an error
  * code, not a signal. roll_decider_close ends the coprocess: it closes its stdin, waits
  * up to one second, then kills it, and always reaps it. Nothing here prints or exits
@@ -30,7 +33,7 @@
 
 enum roll_decider_kind { DECIDER_FIXED, DECIDER_RULE, DECIDER_ORACLE, DECIDER_EXEC, DECIDER_PLAN };
 
-struct roll_plan_entry { const char *request_id; const char *line; size_t len; };
+struct roll_plan_entry { const char *request_id; const char *line; size_t len; size_t lineno; };
 
 struct roll_decider {
 	enum roll_decider_kind kind;
@@ -44,8 +47,9 @@ struct roll_decider {
 	bool exited;
 	int exit_status;                   /* waitpid status once exited */
 	struct strbuf inbuf;               /* bytes read past the last line */
-	char **stale;                      /* request ids that timed out (malloc'd) */
-	size_t n_stale, cap_stale;
+	struct strbuf outbuf;              /* the unwritten rest of a request cut off by its timeout */
+	char **asked;                      /* every request id written so far (malloc'd) */
+	size_t n_asked, cap_asked;
 	struct roll_plan_entry *plan;      /* plan:FILE (malloc'd; strings in plan_arena) */
 	size_t n_plan;
 	struct arena plan_arena;
@@ -67,6 +71,9 @@ const char *roll_decider_kind_name(const struct roll_decider *d);
 int roll_decide(struct roll_decider *d, struct arena *a, const char *request_line, size_t len, const char *request_id,
 		const char *const *candidates, size_t n, const char *recommended_id, const char *recommended_reason,
 		struct roll_reply *out);
+/* plan:FILE: the first entry (in file order) whose request_id is none of the n asked ids,
+ * or NULL. */
+const struct roll_plan_entry *roll_decider_plan_unasked(const struct roll_decider *d, const char *const *asked, size_t n);
 /* End the coprocess (if any) and free everything; safe on a parsed-only decider. */
 void roll_decider_close(struct roll_decider *d);
 #endif

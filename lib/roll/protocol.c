@@ -130,7 +130,7 @@ static bool count_ok(const struct json *o, const char *key, long long *out)
 	struct json *v = json_get(o, key);
 	if (!v)
 		return true;
-	if (v->kind != JSON_INT || v->u.i < 0)
+	if (v->kind != JSON_INT || v->u.i < 0 || v->u.i > ROLL_USAGE_MAX)
 		return false;
 	*out = v->u.i;
 	return true;
@@ -180,7 +180,7 @@ void roll_reply_parse(struct arena *a, const char *line, size_t len, const char 
 		return roll_reply_reject(r, ROLL_REJECT_REASON, "reason_code must be 1 to 256 characters on one line without control characters");
 	if (!count_ok(v, "llm_call_count", &r->llm_calls) || !count_ok(v, "prompt_tokens", &r->prompt_tokens) ||
 	    !count_ok(v, "completion_tokens", &r->completion_tokens))
-		return roll_reply_reject(r, ROLL_REJECT_USAGE, "usage counts must be non-negative integers");
+		return roll_reply_reject(r, ROLL_REJECT_USAGE, "usage counts must be integers in 0..1000000000000");
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(candidates[i], act)) {
 			r->accepted = true;

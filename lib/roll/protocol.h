@@ -14,7 +14,7 @@
  * A reply is accepted only if it is one JSON object with exactly those keys, its request_id
  * is the pending one, action_id names one of the request's candidates, reason_code is one
  * line of at most 256 characters of valid UTF-8 without control characters, and the usage
- * counts are non-negative integers. Anything else is rejected with a reason code and the
+ * counts are integers in 0..ROLL_USAGE_MAX (10^12). Anything else is rejected with a reason code and the
  * safety action applies; the raw reply is kept as its length, XXH3-128 and a UTF-8-safe
  * excerpt. Records live in the caller's arena. Nothing here prints or exits.
  */
@@ -29,6 +29,10 @@
 #define ROLL_REASON_MAX 256
 #define ROLL_REPLY_MAX (64 * 1024)
 #define ROLL_EXCERPT_MAX 200
+/* Bounds of the usage counts: each reply's, and a run's sums (exact in a double, far from
+ * the range of a 64-bit integer). */
+#define ROLL_USAGE_MAX 1000000000000LL
+#define ROLL_USAGE_SUM_MAX 9007199254740992LL
 
 /* Rejection reasons (stable codes written into rolling_decision records). */
 #define ROLL_REJECT_TIMEOUT "timeout"

@@ -79,4 +79,10 @@ printf '%s\n' '{"type":"header","schema":"schednav.forecast-points/1","tool":"se
 	'{"type":"inventory","capacity_gpus":12}' \
 	'{"type":"forecast_point","cutoff_time_seconds":0.0,"horizon_step":1,"target_time_seconds":3600.0,"mu_gpus":4.0,"sigma_gpus":1.0,"guarantee_quantile_gpus":5.281552}' \
 	| stream-seal | seed quota_bundle points
+# roll decider replies (the harness's pending request is 0123456789abcdef0123456789abcdef)
+rq=0123456789abcdef0123456789abcdef
+printf '{"type":"decision","request_id":"%s","action_id":"native-fifo","reason_code":"agent-accepts"}\n' $rq | seed roll_reply accepted
+printf '{"type":"decision","request_id":"%s","action_id":"native-fifo","reason_code":"r","llm_call_count":1,"prompt_tokens":9223372036854775807,"completion_tokens":1000000000000}\n' $rq | seed roll_reply usage
+printf '{"type":"decision","request_id":"other","action_id":"x","reason_code":"r"}\n{"type":"decision","request_id":"%s","action_id":"rolling-fifo-open","reason_code":"second"}\n' $rq | seed roll_reply plan
+printf '{"type":"decision","request_id":"%s","action_id":"native-fifo","reason_code":"a"}\n{"type":"decision","request_id":"%s","action_id":"native-fifo","reason_code":"b"}\n' $rq $rq | seed roll_reply duplicate
 rm -rf "$W"

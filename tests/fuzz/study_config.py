@@ -3,16 +3,23 @@
 reach it). Seeded structural mutations of configs/studies/*.json (values replaced by
 hostile strings with control characters, '$', '#', quotes and backslashes, numbers,
 booleans, nulls, arrays and objects; keys removed and added) are fed to ONE jq process
-running the loader over each input, and every output is checked: either the loader
-refused the config (a jq error), or it wrote exactly the expected make variables, one a
-line, with no control character, every '$' doubled and every '#' escaped, so no value can
-start a make line, a rule or a comment of its own.
+running the loader over each input, and every output is checked on two sides: either the
+loader refused the config (a jq error), or
+- make side: it wrote exactly the expected make variables, one a line, with no control
+  character, every '$' doubled and every '#' escaped (after an odd number of backslashes),
+  so no value can start a make line, a rule or a comment of its own;
+- shell side: every variable, put into a recipe unquoted the way pipelines/study.mk uses it
+  (the file names and identifiers expanded twice, as through $(eval) in the window rules;
+  the trace tool's arguments once), and run by make and sh, reaches printf as exactly the
+  config's values, one intact argv word each (numbers and fixed words as tokens that mean
+  nothing to the shell). One make per batch runs the recipes in a scratch directory, so a
+  value that did run a command could do no harm there.
 
 usage: study_config.py [--runs N | --seconds T] [--seed S] [--batch B] [--save DIR] [--replay DIR]
 Prints the executions and the accepted / refused counts; exit 1 (and the input saved
 under DIR, default tests/fuzz/regressions/study_config/) on the first violation.
 --replay DIR only checks the saved inputs in DIR (make check does)."""
-import argparse, glob, json, os, random, re, subprocess, sys, time
+import argparse, glob, json, os, random, re, shutil, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LOADER = os.environ.get("STUDY_CONFIG_JQ", os.path.join(ROOT, "pipelines", "study-config.jq"))
@@ -71,13 +78,14 @@ def mutate(rnd, doc):
             parent[p[-1]] = rand_value(rnd)
     return doc
 
-# A value of a make variable: no control character, '$' only doubled, '#' only escaped.
+# A value of a make variable: no control character, '$' only doubled, '#' only escaped (make
+# halves the backslashes before a '#': an even number of them leaves a comment).
 def value_ok(v):
     if re.search(r"[\x00-\x1f\x7f]", v):
         return False
     if "$" in v.replace("$$", ""):
         return False
-    return re.search(r"(^|[^\\])#", v) is None
+    return all(len(m.group(1)) % 2 == 1 for m in re.finditer(r"(\\*)#", v))
 
 def check(out):
     lines = out.split("\n")
@@ -97,6 +105,88 @@ def check(out):
         return "variables %r" % names
     return None
 
+# --- the shell side -------------------------------------------------------------------------
+DEFAULT_SLO = "configs/slos/schednav-demo-slo-v1.json"
+# Values that are not the config's strings: numbers and fixed words, which must be plain tokens.
+TOKEN = re.compile(r"^(--?[a-z][a-z-]*|[-+]?[0-9][0-9.eE+-]*|yes|no|import|synth|stream|fraction|counts)$")
+ONCE = {"TRACE_ARGS"}           # used only in plain rules and $(shell): expanded once
+TOKENS = {"TRACE_KIND", "SCAN_ARGS", "MIN_START", "WARMUP_SECONDS", "WARMUP_SPOT", "SPLIT", "REPETITIONS",
+          "ADAPTIVE", "CALIBRATION_FRACTION"}
+
+def expected_words(doc):
+    """What each variable must deliver to a command, from the config itself (None: tokens)."""
+    t, w = doc["trace"], doc["windows"]
+    arms, ctl, pol = [], {}, {}
+    for a in doc["arms"]:
+        a = {"policy": a} if isinstance(a, str) else a
+        name = a["policy"]
+        if name.endswith(".json"):
+            pol[name.split("/")[-1][:-5]] = name
+            name = name.split("/")[-1][:-5]
+        arms.append(name)
+        if a.get("controller") is not None:
+            ctl[name] = a["controller"]
+    stream = t.get("stream")
+    exp = {"TRACE_ARGS": list(t.get("import") or t.get("synth") or []),
+           "TRACE_FILES": list(t.get("files") or []) + ([stream] if stream else []),
+           "TRACE_STREAM": [stream] if stream else [], "EXCLUDE": list(w.get("exclude") or []),
+           "ARMS": arms, "CONTROLLERS": sorted(set(ctl.values())), "BASELINE": [doc.get("baseline") or "native-fifo"],
+           "SLO": [doc.get("slo") or DEFAULT_SLO],
+           "AGENT_SELECTIONS": [doc["adaptive"]["agent_selections"]] if doc.get("adaptive") is not None else []}
+    for k, v in ctl.items():
+        exp["CONTROLLER_" + k] = [v]
+    for k, v in pol.items():
+        exp["POLICY_" + k] = [v]
+    return exp
+
+def variables(out):
+    return [tuple(re.match(r"^([A-Za-z0-9_.-]+) := (.*)$", line).groups()) for line in out.split("\n")[1:]]
+
+def shell_batch(items, workdir):
+    """items: [(key, config.mk text)]. Runs every variable through make and sh; returns
+    {key: [[words of variable 1], ...]} for the configs whose recipe ran."""
+    mk = []
+    chunks = [items[i:i + 50] for i in range(0, len(items), 50)]   # one sh -c argument stays < 128 KiB
+    for c, chunk in enumerate(chunks):
+        recipe = []
+        for key, out in chunk:
+            recipe.append("printf '\\035%%s\\036' %s" % key)
+            for name, value in variables(out):
+                mk.append("C%s_%s := %s" % (key, name, value))
+                ref = "$$(C%s_%s)" % (key, name) if name in ONCE else "$(C%s_%s)" % (key, name)
+                recipe.append("printf '%%s\\037' x %s; printf '\\036'" % ref)
+        mk.append("define fz_%d\n%s\nendef" % (c, "; ".join(recipe)))
+        # $(call) expands the file names and identifiers once, the recipe a second time
+        mk.append("$(eval fz-%d: ; @$(call fz_%d))" % (c, c))
+    mk.append("all: " + " ".join("fz-%d" % c for c in range(len(chunks))))
+    path = os.path.join(workdir, "batch.mk")
+    with open(path, "w") as f:
+        f.write("\n".join(mk) + "\n")
+    p = subprocess.run(["make", "-k", "-s", "-f", path, "all"], cwd=workdir, capture_output=True)
+    got = {}
+    for seg in p.stdout.decode("utf-8", "replace").split("\035")[1:]:
+        parts = seg.split("\036")
+        got[parts[0]] = [f.split("\037")[:-1] for f in parts[1:-1]]
+    return got
+
+def shell_check(doc, out, words):
+    if words is None:
+        return "its recipe did not run (make or sh failed)"
+    exp = expected_words(doc)
+    names = [n for n, _ in variables(out)]
+    if len(words) != len(names):
+        return "%d variables reached the shell, not %d" % (len(words), len(names))
+    for name, got in zip(names, words):
+        if got[:1] != ["x"]:
+            return "variable %s lost its marker: %r" % (name, got[:3])
+        got = got[1:]
+        if name in TOKENS:
+            if not all(TOKEN.match(wd) for wd in got):
+                return "variable %s: %r is not a plain token" % (name, got)
+        elif got != exp.get(name):
+            return "variable %s reached the command as %r, not %r" % (name, got, exp.get(name))
+    return None
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=10 ** 9)
@@ -109,6 +199,13 @@ def main():
     rnd = random.Random(a.seed)
     seeds = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(ROOT, "configs", "studies", "*.json")))]
     program = "def load:\n" + open(LOADER).read() + "\n;\ninputs | try {ok: load} catch {err: (. | tostring)}"
+    scratch = tempfile.mkdtemp(prefix="study-config-fuzz.")
+    try:
+        fuzz(a, rnd, seeds, program, scratch)
+    finally:
+        shutil.rmtree(scratch)
+
+def fuzz(a, rnd, seeds, program, scratch):
     done = accepted = 0
     start = time.time()
     replay = sorted(glob.glob(os.path.join(a.replay, "*.json"))) if a.replay else None
@@ -127,21 +224,32 @@ def main():
         results = [json.loads(l) for l in p.stdout.decode().split("\n") if l]
         if len(results) != n:
             sys.exit("jq gave %d results for %d inputs" % (len(results), n))
-        for doc, r in zip(docs, results):
+        shell = []
+        for i, (doc, r) in enumerate(zip(docs, results)):
             if "ok" in r:
                 accepted += 1
                 why = check(r["ok"]) if isinstance(r["ok"], str) else "output is not text"
-                if why and replay is not None:
-                    print("study_config: VIOLATION (%s) in a saved input" % why)
-                    sys.exit(1)
                 if why:
-                    os.makedirs(a.save, exist_ok=True)
-                    path = os.path.join(a.save, "violation-%d.json" % (done + 1))
-                    json.dump(doc, open(path, "w"))
-                    print("study_config: VIOLATION (%s), input saved as %s" % (why, path))
-                    sys.exit(1)
+                    violation(a, replay, doc, why, done + i + 1)
+                shell.append(("k%d" % i, doc, r["ok"]))
+        got = shell_batch([(k, out) for k, _, out in shell], scratch)
+        for k, doc, out in shell:
+            why = shell_check(doc, out, got.get(k))
+            # a config that broke its chunk's recipe is found by running each config alone
+            if why and shell_check(doc, out, shell_batch([(k, out)], scratch).get(k)):
+                violation(a, replay, doc, "shell: " + why, done + int(k[1:]) + 1)
         done += n
-    print("study_config: %d executions, %d accepted, %d refused, 0 violations" % (done, accepted, done - accepted))
+    print("study_config: %d executions, %d accepted, %d refused, 0 violations (make and shell side)" % (done, accepted, done - accepted))
+
+def violation(a, replay, doc, why, n):
+    if replay is not None:
+        print("study_config: VIOLATION (%s) in a saved input" % why)
+        sys.exit(1)
+    os.makedirs(a.save, exist_ok=True)
+    path = os.path.join(a.save, "violation-%d.json" % n)
+    json.dump(doc, open(path, "w"))
+    print("study_config: VIOLATION (%s), input saved as %s" % (why, path))
+    sys.exit(1)
 
 if __name__ == "__main__":
     main()
