@@ -145,3 +145,35 @@ setup() {
 	assert_failure 1
 	assert_output --regexp "metrics: .*bad:[0-9]+: control_report: update counts must be non-negative integers"
 }
+
+@test "metrics: control_decision lines skimmed or parsed give the same record; what the skim declines gets the parser's message" {
+	CTRL="$ROOT/configs/controllers/predictive-spot-v1.json"
+	sim-run -p "$ROOT/configs/policies/native-fifo.json" -c "$CTRL" -i "$ROOT/tests/data/sim/micro-quota.trace.ndjson" > "$TMP/c"
+	metrics -i "$TMP/c" > "$TMP/fast"
+	# "type" moved to the end of every control_decision line: the skim declines, the parser reads
+	sed -e '/^{"type":"control_decision",/s/^{"type":"control_decision",\(.*\)}$/{\1,"type":"control_decision"}/' "$TMP/c" |
+		grep -v '"type":"end"' | stream-seal -o "$TMP/moved"
+	[ "$(grep -c '^{"type":"control_decision"' "$TMP/moved")" -eq 0 ]
+	[ "$(grep -c '"type":"control_decision"}$' "$TMP/moved")" -eq 864 ]
+	metrics -i "$TMP/moved" > "$TMP/slow"
+	diff <(sed -n 2p "$TMP/fast" | jq -S 'del(.result_fingerprint)') <(sed -n 2p "$TMP/slow" | jq -S 'del(.result_fingerprint)')
+	# a duplicate key, a number out of range, a NUL escape: declined, and the parser's error
+	# (on that line, before the end record would show the edit)
+	sed '0,/^{"type":"control_decision","cutoff_time_seconds":/s//{"type":"control_decision","eta":1,"eta":2,"cutoff_time_seconds":/' "$TMP/c" > "$TMP/dup"
+	run metrics -i "$TMP/dup"
+	assert_failure 1
+	assert_output --regexp "^metrics: $TMP/dup:[0-9]+: invalid JSON: duplicate key 'eta'$"
+	sed '0,/^{"type":"control_decision","cutoff_time_seconds":[0-9.]*/s//{"type":"control_decision","cutoff_time_seconds":1e999/' "$TMP/c" > "$TMP/huge"
+	run metrics -i "$TMP/huge"
+	assert_failure 1
+	assert_output --regexp "^metrics: $TMP/huge:[0-9]+: invalid JSON: number out of range '1e999'$"
+	sed '0,/^{"type":"control_decision",/s//{"type":"control_decision","x":"a\\u0000b",/' "$TMP/c" > "$TMP/nul"
+	run metrics -i "$TMP/nul"
+	assert_failure 1
+	assert_output --regexp "^metrics: $TMP/nul:[0-9]+: .*NUL"
+	# a skimmed control_decision in a plain stream is refused as before
+	{ grep -v '"type":"end"' "$TMP/result"; grep -m1 '^{"type":"control_decision"' "$TMP/c"; } | stream-seal > "$TMP/stray"
+	run metrics -i "$TMP/stray"
+	assert_failure 1
+	assert_output --regexp "^metrics: $TMP/stray:[0-9]+: control_decision in a result stream without a controller$"
+}

@@ -325,6 +325,27 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	done
 }
 
+@test "roll: on a backlogged day (thousands of HP jobs queued at every cutoff) kill -9 and --resume are byte-identical, and so are the two evaluators" {
+	# the same pool at 6 times the profile's load, Spot from the origin: HP queues for days
+	trace-synth --profile "$ROOT/configs/profiles/alibaba-spot-gpu-v2026.json" --gpu-model GPU-series-2 --days 0-4 --load-factor 6 -o full.nd
+	local t=$((4 * DAY))
+	trace-window --eval-start $t --eval-end $((t + DAY - 1)) --warmup-start 0 -i full.nd -o exec.nd
+	trace-window --eval-start $t --eval-end $((t + DAY - 1)) --warmup-start $((t - 14400)) -i full.nd -o hist.nd
+	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule -o ref.nd exec.nd
+	run jq -r 'select(.type == "rolling_observation") | .scheduler_state.queue.job_count' ref.nd
+	[ "${#lines[@]}" -eq 12 ] || fail "expected 12 decisions, got ${#lines[@]}"
+	for q in "${lines[@]}"; do [ "$q" -ge 4000 ] || fail "a cutoff with only $q queued jobs: not a backlogged day"; done
+	for k in 0.4 1.1 0.7 1.8 1.4 2.6 2.1 3.5; do
+		timeout -s KILL "$k" roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule --resume ck -o res.nd exec.nd || true
+	done
+	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule --resume ck -o res.nd exec.nd
+	cmp ref.nd res.nd
+	stream-verify ck/state-0012.ndjson.zst
+	# the snapshot evaluator copies the live state only; the fork evaluator the whole process
+	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule --evaluator fork -o fork.nd exec.nd
+	cmp ref.nd fork.nd
+}
+
 @test "roll: the inner predictor is the rolling config's tenant controller; its state carries across decisions and into checkpoints" {
 	# without --controller the rolling config's inner_predictor (the tenant controller) runs
 	roll --config "$CFG" --history "$D/hist.nd" --decider rule --checkpoint ck -o dflt.nd "$D/exec.nd"

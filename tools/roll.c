@@ -61,38 +61,67 @@ static const char help[] =
 static const char schemas[] = "reads: schednav.trace/1, schednav.trace/2\n"
 			      "writes: schednav.result/1, schednav.rolling-planning-checkpoint/1\n";
 
-/* The rolling records of the run so far: in memory for the output, and appended to
- * DIR/records.ndjson when checkpointing (the state files name its length and XXH3). */
+/* The rolling records of the run so far, written as soon as each decision emits them: to
+ * DIR/records.ndjson when checkpointing (the state files name its length and XXH3), else
+ * to an unlinked temporary file. The output stream puts them after the plain records,
+ * which exist only at the end, so they are copied from there; memory holds one record. */
 struct spool {
-	struct strbuf sb;
+	struct strbuf sb;               /* the record being written */
 	const char *dir;
-	int fd;                         /* records.ndjson, -1 without checkpoints */
+	int fd;                         /* the records file */
+	long long bytes;                /* its length */
+	struct fp_xxh3 h;               /* XXH3 of its bytes so far */
 	char run_fp[33];                /* what the run is (inputs, configs, decider, arm) */
 	struct roll_controller *ctl;
 	struct roll_live *live;
 	const char *pred_state;         /* resume: the checkpoint's predictor_state line */
 };
 
+static const char *spool_name(const struct spool *sp)
+{
+	return sp->dir ? "records.ndjson" : "the temporary records file";
+}
+
 static int spool_emit(void *ctx, const struct json *rec, char *err, size_t errlen)
 {
 	struct spool *sp = ctx;
-	size_t from = sp->sb.len;
+	sb_reset(&sp->sb);
 	json_write(&sp->sb, rec);
 	sb_addc(&sp->sb, '\n');
-	if (sp->fd >= 0) {
-		const char *p = sp->sb.buf + from;
-		size_t n = sp->sb.len - from;
-		while (n) {
-			ssize_t w = write(sp->fd, p, n);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				snprintf(err, errlen, "%s/records.ndjson: %s", sp->dir, strerror(errno));
-				return -1;
-			}
-			p += w, n -= (size_t)w;
+	const char *p = sp->sb.buf;
+	size_t n = sp->sb.len;
+	while (n) {
+		ssize_t w = write(sp->fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			snprintf(err, errlen, "%s%s%s: %s", sp->dir ? sp->dir : "", sp->dir ? "/" : "", spool_name(sp), strerror(errno));
+			return -1;
 		}
+		p += w, n -= (size_t)w;
 	}
+	fp_xxh3_update(&sp->h, sp->sb.buf, sp->sb.len);
+	sp->bytes += (long long)sp->sb.len;
+	return 0;
+}
+
+/* Hash the first n bytes of the records file into sp->h (resume). 0, or -1 on a read error
+ * or a file shorter than n. */
+static int spool_rehash(struct spool *sp, long long n)
+{
+	static char buf[1 << 16];
+	long long off = 0;
+	while (off < n) {
+		size_t want = n - off < (long long)sizeof buf ? (size_t)(n - off) : sizeof buf;
+		ssize_t k = pread(sp->fd, buf, want, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		fp_xxh3_update(&sp->h, buf, (size_t)k);
+		off += k;
+	}
+	sp->bytes = n;
 	return 0;
 }
 
@@ -108,13 +137,13 @@ static int checkpoint_write(void *ctx, struct arena *a, char *err, size_t errlen
 	char path[4096], fp[33];
 	long long k = sp->ctl->p.index;
 	snprintf(path, sizeof path, "%s/state-%04lld.ndjson.zst", sp->dir, k);
-	fp_xxh3_of(sp->sb.buf, sp->sb.len, fp);
+	fp_xxh3_hex(&sp->h, fp);
 	struct json *hdr = nd_header_new(a, ROLL_STATE_SCHEMA, "roll"), *c = json_object(a);
 	json_set(a, c, "type", json_str(a, "rolling_checkpoint"));
 	json_set(a, c, "run_fingerprint", json_str(a, sp->run_fp));
 	json_set(a, c, "decision_count", json_int(a, k));
 	json_set(a, c, "cutoff_time_seconds", json_real(a, roll_next_cutoff(sp->ctl) - (double)sp->ctl->cfg->interval));
-	json_set(a, c, "records_bytes", json_int(a, (long long)sp->sb.len));
+	json_set(a, c, "records_bytes", json_int(a, sp->bytes));
 	json_set(a, c, "records_fingerprint", json_str(a, fp));
 	struct nd_writer *w = ndw_open(path, err, errlen);
 	if (!w)
@@ -172,18 +201,16 @@ static long long checkpoint_resume(struct spool *sp, struct arena *a)
 		if (strcmp(rfp, sp->run_fp))
 			die("%s: the checkpoint belongs to another run (different inputs, configs, decider or arm)", path);
 		struct json *bytes = json_get(ck, "records_bytes"), *rec_fp = json_get(ck, "records_fingerprint");
-		char *buf, fp[33];
-		size_t len;
+		char fp[33];
+		struct stat stt;
 		snprintf(path, sizeof path, "%s/records.ndjson", sp->dir);
-		if (!bytes || bytes->kind != JSON_INT || !rec_fp || rec_fp->kind != JSON_STRING || zio_slurp(path, &buf, &len, err, sizeof err))
-			die("%s: cannot resume: %s", sp->dir, err);
-		if ((long long)len < bytes->u.i)
+		if (!bytes || bytes->kind != JSON_INT || bytes->u.i < 0 || !rec_fp || rec_fp->kind != JSON_STRING)
+			die("%s: cannot resume: the checkpoint names no records length and fingerprint", sp->dir);
+		if (fstat(sp->fd, &stt) || (long long)stt.st_size < bytes->u.i || spool_rehash(sp, bytes->u.i))
 			die("%s: records.ndjson is shorter than its checkpoint says", sp->dir);
-		fp_xxh3_of(buf, (size_t)bytes->u.i, fp);
+		fp_xxh3_hex(&sp->h, fp);
 		if (strcmp(fp, rec_fp->u.str.s))
 			die("%s: records.ndjson does not match its checkpoint", sp->dir);
-		sb_add(&sp->sb, buf, (size_t)bytes->u.i);
-		free(buf);
 		if (ftruncate(sp->fd, (off_t)bytes->u.i) || lseek(sp->fd, 0, SEEK_END) < 0)
 			die("%s: %s", path, strerror(errno));
 		if (roll_progress_load(sp->ctl, prog, err, sizeof err))
@@ -266,16 +293,43 @@ static size_t model_count(const struct trace *t)
 	return n;
 }
 
-static int write_spool(struct nd_writer *w, const struct spool *sp, char *err, size_t errlen)
+/* Copy the records file to the output, line by line, in bounded chunks. */
+static int write_spool(struct nd_writer *w, struct spool *sp, char *err, size_t errlen)
 {
-	const char *p = sp->sb.buf, *end = sp->sb.buf + sp->sb.len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (ndw_raw(w, p, (size_t)(nl - p), err, errlen))
-			return -1;
-		p = nl + 1;
+	static char buf[1 << 16];
+	struct strbuf line;
+	long long off = 0;
+	int rc = 0;
+	sb_init(&line);
+	while (off < sp->bytes && !rc) {
+		size_t want = sp->bytes - off < (long long)sizeof buf ? (size_t)(sp->bytes - off) : sizeof buf;
+		ssize_t k = pread(sp->fd, buf, want, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			snprintf(err, errlen, "%s: cannot read it back: %s", spool_name(sp), k < 0 ? strerror(errno) : "shorter than written");
+			rc = -1;
+			break;
+		}
+		off += k;
+		const char *p = buf, *end = buf + k;
+		while (p < end && !rc) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl) {
+				sb_add(&line, p, (size_t)(end - p));
+				break;
+			}
+			if (line.len) {
+				sb_add(&line, p, (size_t)(nl - p));
+				rc = ndw_raw(w, line.buf, line.len, err, errlen);
+				sb_reset(&line);
+			} else
+				rc = ndw_raw(w, p, (size_t)(nl - p), err, errlen);
+			p = nl + 1;
+		}
 	}
-	return 0;
+	sb_release(&line);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -383,8 +437,9 @@ int main(int argc, char **argv)
 		die("%s", err);
 	if (roll_decider_start(&dec, err, sizeof err))
 		die("%s", err);
-	struct spool sp = { { 0 }, checkpoint ? checkpoint : resume, -1, "", &ctl, NULL, NULL };
+	struct spool sp = { { 0 }, checkpoint ? checkpoint : resume, -1, 0, { 0 }, "", &ctl, NULL, NULL };
 	sb_init(&sp.sb);
+	fp_xxh3_init(&sp.h);
 	struct roll_live live;
 	long long restored = 0;
 	if (sp.dir) {
@@ -401,6 +456,13 @@ int main(int argc, char **argv)
 			die("%s: %s", path, strerror(errno));
 		if (resume)
 			restored = checkpoint_resume(&sp, &a);
+	} else {
+		const char *base = getenv("TMPDIR");
+		char path[4096];
+		snprintf(path, sizeof path, "%s/roll-records-XXXXXX", base && *base ? base : "/tmp");
+		if ((sp.fd = mkstemp(path)) < 0 || fcntl(sp.fd, F_SETFD, FD_CLOEXEC))
+			die("cannot create a temporary records file in '%s': %s", base && *base ? base : "/tmp", strerror(errno));
+		unlink(path);   /* nobody else needs its name; it goes away with the process */
 	}
 	size_t pools = model_count(&exec);
 	if (roll_live_open(&live, &ctl, &exec, controller_path ? &pred : NULL, roll_live_reserve(&ctl, &exec, &hist, pools), err, sizeof err))
@@ -482,8 +544,8 @@ int main(int argc, char **argv)
 	if (controller_path)
 		roll_predictor_release(&pred);
 	sb_release(&sp.sb);
-	if (sp.fd >= 0)
-		close(sp.fd);
+	fp_xxh3_release(&sp.h);
+	close(sp.fd);
 	slo_release(&slo);
 	trace_release(&exec);
 	trace_release(&hist);

@@ -81,6 +81,11 @@ void json_set(struct arena *a, struct json *obj, const char *key, struct json *v
 			obj->u.obj.vals[i] = v;
 			return;
 		}
+	json_add(a, obj, key, v);
+}
+
+void json_add(struct arena *a, struct json *obj, const char *key, struct json *v)
+{
 	size_t n = strlen(key);
 	char *k = aalloc(a, n + 1);
 	memcpy(k, key, n);

@@ -42,6 +42,8 @@ struct json *json_array(struct arena *a);
 struct json *json_object(struct arena *a);
 void json_push(struct arena *a, struct json *arr, struct json *v);
 void json_set(struct arena *a, struct json *obj, const char *key, struct json *v); /* replace or append */
+/* Append a key the caller knows obj does not hold yet (unique by construction): O(1), no scan. */
+void json_add(struct arena *a, struct json *obj, const char *key, struct json *v);
 struct json *json_clone(struct arena *a, const struct json *v);
 
 /* Access. json_get returns NULL when obj is not an object or has no such key. */

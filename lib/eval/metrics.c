@@ -489,6 +489,7 @@ struct fastjob {
 	char *buf;
 	size_t cap;
 	struct jobfields f;
+	const char *skimmed;        /* fast_counted: the type of the line it accepted */
 };
 
 #define LIT(p, end, s) canon_lit(p, end, s, sizeof s - 1)
@@ -547,6 +548,178 @@ static int fast_job(void *vctx, const char *line, size_t len)
 	return 1;
 }
 
+/*
+ * Fast path for the records metrics only counts: a control_decision (a controlled run has
+ * one per 300 s, ~1 KB of nested numbers each) and roll's decision records. metrics reads
+ * nothing in them, so a line need not become a tree: it only has to be one the parser
+ * would accept. skim_value accepts a strict subset of JSON that the parser accepts as is —
+ * no whitespace, strings of bytes 0x20..0x7e without '"' or '\\', numbers of at most 17
+ * digits with an exponent of at most 2 digits (finite; integers within long long), no key
+ * twice in an object (at most SKIM_KEYS keys each), nesting at most SKIM_DEPTH — and
+ * declines anything else, which the parser then reads as before, with its own errors.
+ */
+#define SKIM_DEPTH 16
+#define SKIM_KEYS 64
+
+static bool skim_string(const char **p, const char *end)
+{
+	const char *q = *p;
+	if (q >= end || *q != '"')
+		return false;
+	for (q++; q < end && *q != '"'; q++)
+		if ((unsigned char)*q < 0x20 || (unsigned char)*q > 0x7e || *q == '\\')
+			return false;
+	if (q >= end)
+		return false;
+	*p = q + 1;
+	return true;
+}
+
+static bool skim_digits(const char **p, const char *end, int *n)
+{
+	const char *q = *p;
+	while (q < end && *q >= '0' && *q <= '9')
+		q++;
+	*n = (int)(q - *p);
+	*p = q;
+	return *n > 0;
+}
+
+static bool skim_number(const char **p, const char *end)
+{
+	const char *q = *p;
+	int ni, nf = 0, ne = 0;
+	bool real = false;
+	if (q < end && *q == '-')
+		q++;
+	if (q < end && *q == '0' && q + 1 < end && q[1] >= '0' && q[1] <= '9')
+		return false;   /* a leading zero is not JSON */
+	if (!skim_digits(&q, end, &ni))
+		return false;
+	if (q < end && *q == '.') {
+		q++;
+		real = true;
+		if (!skim_digits(&q, end, &nf))
+			return false;
+	}
+	if (q < end && (*q == 'e' || *q == 'E')) {
+		q++;
+		real = true;
+		if (q < end && (*q == '+' || *q == '-'))
+			q++;
+		if (!skim_digits(&q, end, &ne) || ne > 2)
+			return false;
+	}
+	/* integers within long long; reals below 10^17 * 10^99, finite (the parser refuses a
+	 * non-finite real) */
+	if (real ? ni + nf > 17 : ni > 18)
+		return false;
+	*p = q;
+	return true;
+}
+
+static bool skim_value(const char **p, const char *end, int depth)
+{
+	const char *q = *p;
+	if (q >= end)
+		return false;
+	if (*q == '"')
+		return skim_string(p, end);
+	if (*q == '{' || *q == '[') {
+		bool obj = *q == '{';
+		const char *keys[SKIM_KEYS];
+		size_t klen[SKIM_KEYS], nk = 0;
+		if (depth >= SKIM_DEPTH)
+			return false;
+		q++;
+		if (q < end && *q == (obj ? '}' : ']')) {
+			*p = q + 1;
+			return true;
+		}
+		for (;;) {
+			if (obj) {
+				const char *k = q;
+				if (nk == SKIM_KEYS || !skim_string(&q, end) || q >= end || *q != ':')
+					return false;
+				size_t kl = (size_t)(q - k);
+				for (size_t i = 0; i < nk; i++)
+					if (klen[i] == kl && !memcmp(keys[i], k, kl))
+						return false;   /* a duplicate key: the parser names it */
+				keys[nk] = k;
+				klen[nk++] = kl;
+				q++;
+			}
+			if (!skim_value(&q, end, depth + 1) || q >= end)
+				return false;
+			if (*q == ',') {
+				q++;
+				continue;
+			}
+			if (*q != (obj ? '}' : ']'))
+				return false;
+			*p = q + 1;
+			return true;
+		}
+	}
+	if (*q == '-' || (*q >= '0' && *q <= '9'))
+		return skim_number(p, end);
+	static const char *const lits[] = { "true", "false", "null" };
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = strlen(lits[i]);
+		if ((size_t)(end - q) >= n && !memcmp(q, lits[i], n)) {
+			*p = q + n;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The record types skimmed, by the prefix their writers give them (type is the first key). */
+static const char *const skim_types[] = { "control_decision", "rolling_observation", "scenario", "candidate_evidence",
+	"rolling_decision", NULL };
+
+/* A line of a skimmed type that skim_value accepts whole: c->skimmed names its type. */
+static int fast_counted(struct fastjob *c, const char *line, size_t len)
+{
+	static const char pre[] = "{\"type\":\"";
+	if (len < sizeof pre - 1 || memcmp(line, pre, sizeof pre - 1))
+		return 0;
+	const char *t = line + sizeof pre - 1, *end = line + len;
+	for (const char *const *k = skim_types; *k; k++) {
+		size_t n = strlen(*k);
+		if ((size_t)(end - t) > n + 1 && !memcmp(t, *k, n) && t[n] == '"' && t[n + 1] == ',') {
+			const char *p = line;
+			if (!skim_value(&p, end, 0) || p != end)
+				return 0;
+			c->skimmed = *k;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The fast paths in turn: a job_result, or a record metrics only counts. */
+static int fast_record(void *vctx, const char *line, size_t len)
+{
+	struct fastjob *c = vctx;
+	c->skimmed = NULL;
+	return fast_job(vctx, line, len) || fast_counted(c, line, len);
+}
+
+/* What metrics does with a record it only counts, parsed or skimmed alike. */
+static int counted_record(struct metrics_result *m, struct nd_reader *r, const char *type, char *err, size_t errlen)
+{
+	if (!strcmp(type, "control_decision")) {
+		if (!json_get(m->header, "controller")) {
+			ndr_errorf(r, err, errlen, "control_decision in a result stream without a controller");
+			return -1;
+		}
+		return 0;
+	}
+	m->rolling_records = true;   /* roll's decision records: read by report, not by metrics */
+	return 0;
+}
+
 int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_t errlen)
 {
 	struct fastjob fast = { 0 };
@@ -567,11 +740,16 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 		goto out;
 	for (;;) {
 		arena_reset(&scratch);
-		ev = ndr_next_fast(r, &scratch, &v, fast_job, &fast, err, errlen);
+		ev = ndr_next_fast(r, &scratch, &v, fast_record, &fast, err, errlen);
 		if (ev == ND_ERROR)
 			goto out;
 		if (ev == ND_END)
 			break;
+		if (ev == ND_RECORD && !v && fast.skimmed) {
+			if (counted_record(m, r, fast.skimmed, err, errlen))
+				goto out;
+			continue;
+		}
 		if (ev == ND_RECORD && !v) {
 			if (add_job(m, r, &fast.f, &max_gpus, &max_end, err, errlen))
 				goto out;
@@ -631,10 +809,8 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 				goto out;
 			m->cluster = json_clone(&m->arena, v);
 		} else if (!strcmp(type, "control_decision")) {
-			if (!json_get(m->header, "controller")) {
-				ndr_errorf(r, err, errlen, "control_decision in a result stream without a controller");
+			if (counted_record(m, r, type, err, errlen))
 				goto out;
-			}
 		} else if (!strcmp(type, "control_report")) {
 			if (m->control) {
 				ndr_errorf(r, err, errlen, "more than one control_report record");
@@ -645,7 +821,8 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 			m->control = json_clone(&m->arena, v);
 		} else if (!strcmp(type, "rolling_observation") || !strcmp(type, "scenario") || !strcmp(type, "candidate_evidence") ||
 			   !strcmp(type, "rolling_decision")) {
-			m->rolling_records = true;   /* roll's decision records: read by report, not by metrics */
+			if (counted_record(m, r, type, err, errlen))
+				goto out;
 		} else if (!strcmp(type, "rolling_report")) {
 			if (m->rolling) {
 				ndr_errorf(r, err, errlen, "more than one rolling_report record");

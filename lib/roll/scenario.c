@@ -1,6 +1,8 @@
 #include "roll/scenario.h"
 #include "core/die.h"
+#include "core/fp.h"
 #include "core/num.h"
+#include "core/strbuf.h"
 #include "eval/evidence.h"
 #include "roll/config.h"
 #include <math.h>
@@ -512,7 +514,16 @@ struct json *roll_scenario_json(struct arena *a, struct roll_scenario *s, const 
 	json_set(a, o, "future_arrivals_visible", json_bool(a, s->actual_future));
 	json_set(a, o, "non_deployable", json_bool(a, s->actual_future));
 	json_set(a, o, "carryover_runtime_estimator", json_str(a, "cutoff-visible-conditional-survival-median/v1"));
-	struct json *est = json_array(a), *waits = json_object(a);
+	/* The queued carryover's initial waits are the observation's current waits (its carryover
+	 * list); a per-job map here grew every record with the backlog (issue 23), so the record
+	 * keeps their count and an XXH3-128 over "SCENARIO_JOB_ID<TAB>WAIT<LF>" lines in
+	 * estimate order, waits in Python repr. */
+	struct json *est = json_array(a);
+	struct strbuf wl;
+	struct fp_xxh3 wh;
+	long long n_waits = 0;
+	sb_init(&wl);
+	fp_xxh3_init(&wh);
 	for (size_t i = 0; i < s->n_est; i++) {
 		const struct roll_estimate *e = &s->est[i];
 		/* the job's class, pool, size, status, wait and elapsed run time are in the observation */
@@ -522,11 +533,23 @@ struct json *roll_scenario_json(struct arena *a, struct roll_scenario *s, const 
 		json_set(a, x, "estimator_method", json_str(a, e->method));
 		json_set(a, x, "estimator_sample_count", json_int(a, e->samples));
 		json_push(a, est, x);
-		if (!e->carry->running && e->carry->queue_wait > ROLL_EPS)
-			json_set(a, waits, e->scenario_id, json_real(a, e->carry->queue_wait));
+		if (!e->carry->running && e->carry->queue_wait > ROLL_EPS) {
+			sb_reset(&wl);
+			sb_adds(&wl, e->scenario_id);
+			sb_addc(&wl, '\t');
+			sb_add_double(&wl, e->carry->queue_wait);
+			sb_addc(&wl, '\n');
+			fp_xxh3_update(&wh, wl.buf, wl.len);
+			n_waits++;
+		}
 	}
+	char wfp[33];
+	fp_xxh3_hex(&wh, wfp);
+	fp_xxh3_release(&wh);
+	sb_release(&wl);
 	json_set(a, o, "carryover_runtime_estimates", est);
-	json_set(a, o, "initial_queue_wait_seconds_by_job_id", waits);
+	json_set(a, o, "initial_queue_wait_job_count", json_int(a, n_waits));
+	json_set(a, o, "initial_queue_wait_fingerprint", json_str(a, wfp));
 	bool forecast = s->decomposition->kind == JSON_ARRAY;
 	json_set(a, o, "forecast_derived_hp_jobs", json_bool(a, forecast));
 	if (forecast) {

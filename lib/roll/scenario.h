@@ -105,8 +105,8 @@ size_t roll_decompose(double requested, const struct roll_piece *templates, size
 		      size_t point_index, struct roll_piece out[ROLL_MAX_PIECES]);
 /* Median remaining estimate of step 2 for a job of class/pool with elapsed seconds. */
 double roll_estimate_remaining(const double *sorted, size_t n, double elapsed, long long horizon, const char **method, long long *samples);
-/* The `scenario` record (cutoff, profile, role, generator, snapshot fp, estimates, initial
- * waits, decomposition, the injected jobs — every job but the carryover, which the live
+/* The `scenario` record (cutoff, profile, role, generator, snapshot fp, estimates, the
+ * initial waits' count and fingerprint, decomposition, the injected jobs — every job but the carryover, which the live
  * simulator state already holds — and scenario_fingerprint, copied to s->fp). */
 struct json *roll_scenario_json(struct arena *a, struct roll_scenario *s, const char *trace_id, const char *snapshot_fp,
 				const char *projection_fp, long long decision_index);

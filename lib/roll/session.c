@@ -370,9 +370,10 @@ static void restrict_output(const struct sim *s, const struct trace *exec, const
 	bool *keep = xcalloc(n + 1, sizeof *keep), *pop = xcalloc(n + 1, sizeof *pop);
 	struct sim_job_result res;
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (sim_job_in_population(s, i))
-			keep[i] = pop[i] = true;
+	size_t *in = xmalloc((n + 1) * sizeof *in), n_in = sim_population_indices(s, in);
+	for (size_t x = 0; x < n_in; x++)
+		keep[in[x]] = pop[in[x]] = true;
+	free(in);
 	for (size_t i = 0; i < o->n_events; i++)
 		if (pop[o->events[i].victim])
 			keep[o->events[i].trigger] = true;
@@ -517,7 +518,7 @@ static bool admit_all(void *ctx, const struct sim *s, const struct sim_job_view 
 	return true;
 }
 
-/* The snapshot evaluator: an in-memory copy of the live session (sim_clone), run in this
+/* The snapshot evaluator: an in-memory copy of the live session's live state (sim_clone_live), run in this
  * process, its result through a private temporary file. */
 static int snapshot_evaluate(struct roll_live *l, struct arena *a, const struct sim_policy *p, const struct roll_scenario *sc,
 			     const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, struct roll_eval *out, char *err,
@@ -530,7 +531,7 @@ static int snapshot_evaluate(struct roll_live *l, struct arena *a, const struct 
 		h.gate_limit = admit_all_limit;
 		h.gate_admit = admit_all;
 	}
-	struct sim *c = sim_clone(l->sim, &h, err, errlen);
+	struct sim *c = sim_clone_live(l->sim, &h, err, errlen);   /* the live state only: its cost follows the backlog, not the history */
 	if (!c)
 		return -1;
 	l->fork_seconds += clock_s() - t0;

@@ -14,8 +14,8 @@
  * (sim_replace_future), installs the candidate and the frozen-quota gate, runs to the end
  * and streams the scenario's result (the scenario population only) back through a pipe;
  * the parent computes its metrics with lib/eval. The live session is never touched.
- * The snapshot evaluator does the same on an in-memory copy of the session (sim_clone) in
- * this process; both give the same bytes, the benchmark compares their cost.
+ * The snapshot evaluator does the same on an in-memory copy of the session's live state
+ * (sim_clone_live: the finished history is not copied) in this process; both give the same bytes, the benchmark compares their cost.
  * The frozen gate admits a Spot job while cut <= now < cut + H iff cluster running Spot +
  * its demand <= the cutoff's aggregate quota of its horizon + EPS (Q6); outside, always.
  *

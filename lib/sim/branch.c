@@ -64,9 +64,15 @@ int sim_replace_future(struct sim *s, const struct trace_job *jobs, size_t n, do
 		sim_job_init(s, &s->jobs[first + i], &jobs[i], (long long)(first + i), start, end);   /* models checked above */
 	/* The counterfactual's population: what is still queued or running and was in the real
 	 * one, plus the new future. eval_spot keeps its meaning for the eviction budget. */
-	for (size_t i = 0; i < first; i++)
-		if (s->jobs[i].done && s->jobs[i].eval_pop)   /* write only what changes (copy-on-write) */
+	size_t np, *slot = present_slots(s, &np);
+	for (size_t k = 0; k < np; k++) {
+		size_t i = slot ? slot[k] : k;
+		if (i < first && s->jobs[i].done && s->jobs[i].eval_pop)   /* write only what changes (copy-on-write) */
 			s->jobs[i].eval_pop = false;
+	}
+	free(slot);
+	if (s->live_only && first < s->fresh_from)
+		s->fresh_from = first;   /* the slots from first on now hold the new future */
 	s->n = first + n;
 	struct sim_output *o = s->out;
 	o->n_jobs = s->n;

@@ -222,7 +222,7 @@ static int stuck(struct sim *s, char *err, size_t errlen)
 	size_t shown = 0;
 	for (size_t i = 0; i < s->n && len + 1 < errlen; i++) {
 		struct sim_job *j = &s->jobs[i];
-		if (j->done)
+		if (j->done || !j->tj)   /* !tj: a finished job a live clone left out */
 			continue;
 		if (shown++ == 8) {
 			snprintf(err + len, errlen - len, " ...");
@@ -520,6 +520,10 @@ int sim_set_policy(struct sim *s, const struct sim_policy *p, char *err, size_t 
 int sim_finish(struct sim *s, struct sim_output *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
+	if (s->live_only) {
+		snprintf(err, errlen, "a live-state clone holds no finished jobs: it can be drained, not finished");
+		return -1;
+	}
 	if (sim_drain(s, err, errlen))
 		return -1;
 	struct sim_output *o = s->out;
@@ -562,7 +566,34 @@ void *mem_dup(const void *p, size_t n)
 
 #define REBASE(d, s, ptr) ((ptr) ? (d)->jobs + ((ptr) - (s)->jobs) : NULL)
 
-struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err, size_t errlen)
+size_t *present_slots(const struct sim *s, size_t *n)
+{
+	if (!s->live_only) {
+		*n = s->n;
+		return NULL;
+	}
+	size_t k = 0, *v = xmalloc((s->n_copied + (s->n > s->fresh_from ? s->n - s->fresh_from : 0) + 1) * sizeof *v);
+	for (size_t i = 0; i < s->n_copied && s->copied[i] < s->fresh_from; i++)
+		v[k++] = s->copied[i];
+	for (size_t i = s->fresh_from; i < s->n; i++)
+		v[k++] = i;
+	*n = k;
+	return v;
+}
+
+size_t sim_population_indices(const struct sim *s, size_t *out)
+{
+	size_t np, *slot = present_slots(s, &np), k = 0;
+	for (size_t x = 0; x < np; x++) {
+		size_t i = slot ? slot[x] : x;
+		if (s->jobs[i].eval_pop)
+			out[k++] = i;
+	}
+	free(slot);
+	return k;
+}
+
+static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h, bool live, char *err, size_t errlen)
 {
 	if ((h != NULL) != s->hooked || (h && (h->gate_limit && h->gate_admit) != s->gated)) {
 		snprintf(err, errlen, "a clone must have hooks (and a gate) exactly when the session it copies has");
@@ -571,13 +602,47 @@ struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err,
 	struct sim *d = mem_dup(s, sizeof *s);
 	if (h)
 		d->hooks = *h;
+	d->live_only = s->live_only || live;
+	d->copied = NULL;
+	d->n_copied = 0;
+	if (!live && s->live_only) {   /* a full copy of a live clone holds the same slots */
+		d->copied = mem_dup(s->copied, s->n_copied * sizeof *s->copied);
+		d->n_copied = s->n_copied;
+	}
 	d->out = &d->res;
 	const struct sim_output *o = &s->res;
-	d->res.jobs = mem_dup(o->jobs, s->cap_n * sizeof *o->jobs);   /* the reserve too (sim_replace_future) */
+	/* res.jobs is written only by sim_finish, which fills every entry: zero pages, not a copy
+	 * (the reserve too, for sim_replace_future). calloc, not xcalloc_large: a large calloc
+	 * gets fresh zero pages and touches none of them */
+	d->res.jobs = xcalloc(s->cap_n + 1, sizeof *o->jobs);
 	d->res.runs = mem_dup(o->runs, o->cap_runs * sizeof *o->runs);
 	d->res.events = mem_dup(o->events, o->cap_events * sizeof *o->events);
-	d->jobs = mem_dup(s->jobs, s->cap_n * sizeof *s->jobs);
-	for (size_t i = 0; i < s->n; i++) {
+	if (!live)
+		d->jobs = mem_dup(s->jobs, s->cap_n * sizeof *s->jobs);
+	else {
+		/* only the live jobs (queued, running, not admitted yet) and the jobs that evicted a
+		 * live one (a scenario result names them); the finished ones stay zero pages */
+		bool *need = xcalloc(s->n + 1, sizeof *need);
+		for (size_t i = 0; i < o->n_events; i++)
+			if (!s->jobs[o->events[i].victim].done)
+				need[o->events[i].trigger] = true;
+		size_t np, *from = present_slots(s, &np), cap = 0;
+		d->fresh_from = s->n;
+		d->jobs = xcalloc(s->cap_n + 1, sizeof *s->jobs);
+		for (size_t k = 0; k < (from ? np : s->n); k++) {
+			size_t i = from ? from[k] : k;
+			if (!s->jobs[i].done || need[i]) {
+				d->jobs[i] = s->jobs[i];
+				d->copied = xgrow(d->copied, &cap, d->n_copied + 1, sizeof *d->copied);
+				d->copied[d->n_copied++] = i;
+			}
+		}
+		free(from);
+		free(need);
+	}
+	size_t nslot, *slot = present_slots(d, &nslot);
+	for (size_t k = 0; k < (slot ? nslot : s->n); k++) {
+		size_t i = slot ? slot[k] : k;
 		struct sim_job *j = &d->jobs[i];
 		/* only a placed job's pieces mean anything: the others get their buffer when placed */
 		j->cap_alloc = j->n_alloc;
@@ -585,6 +650,7 @@ struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err,
 		j->snext = REBASE(d, s, s->jobs[i].snext);
 		j->sprev = REBASE(d, s, s->jobs[i].sprev);
 	}
+	free(slot);
 	d->nodes = mem_dup(s->nodes, s->n_nodes * sizeof *s->nodes);
 	d->models = mem_dup(s->models, s->n_nodes * sizeof *s->models);
 	d->sorted_models = mem_dup(s->sorted_models, s->n_nodes * sizeof *s->sorted_models);
@@ -595,9 +661,21 @@ struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err,
 		d->running[i] = REBASE(d, s, s->running[i]);
 	d->done = NULL;
 	d->dn = d->dcap = 0;
-	d->dlog = mem_dup(s->dlog, s->dcap_log * sizeof *s->dlog);
-	d->ms_idx = mem_dup(s->ms_idx, s->dcap_log * sizeof *s->ms_idx);
-	d->ms_g = mem_dup(s->ms_g, s->dcap_log * sizeof *s->ms_g);
+	/* The step log is read only from a running job's epoch on (running_rem): older steps are
+	 * history, left as zero pages; the monotone stack's first ms_n entries are its state. */
+	size_t from = s->steps;
+	for (size_t i = 0; i < s->rn; i++)
+		if (s->running[i]->ep < from)
+			from = s->running[i]->ep;
+	d->dlog = xcalloc(s->dcap_log + 1, sizeof *s->dlog);
+	if (s->steps > from)
+		memcpy(d->dlog + from, s->dlog + from, (s->steps - from) * sizeof *s->dlog);
+	d->ms_idx = xmalloc((s->dcap_log + 1) * sizeof *s->ms_idx);
+	d->ms_g = xmalloc((s->dcap_log + 1) * sizeof *s->ms_g);
+	if (s->ms_n) {
+		memcpy(d->ms_idx, s->ms_idx, s->ms_n * sizeof *s->ms_idx);
+		memcpy(d->ms_g, s->ms_g, s->ms_n * sizeof *s->ms_g);
+	}
 	d->shead = REBASE(d, s, s->shead);
 	d->stail = REBASE(d, s, s->stail);
 	d->gfront = REBASE(d, s, s->gfront);
@@ -606,6 +684,16 @@ struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err,
 	d->cand = NULL;
 	d->ccap = 0;
 	return d;
+}
+
+struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err, size_t errlen)
+{
+	return clone_session(s, h, false, err, errlen);
+}
+
+struct sim *sim_clone_live(const struct sim *s, const struct sim_hooks *h, char *err, size_t errlen)
+{
+	return clone_session(s, h, true, err, errlen);
 }
 
 /* ---- read-only state ---- */

@@ -153,6 +153,15 @@ int sim_set_policy(struct sim *s, const struct sim_policy *p, char *err, size_t 
  * must be given exactly when the original has hooks, with a gate exactly when it has one.
  * Both sessions are closed separately. NULL + message. */
 struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err, size_t errlen);
+/* sim_clone of the live state only, for a counterfactual (sim_replace_future + sim_drain):
+ * the queued, running and not yet admitted jobs and the jobs that evicted a live one are
+ * copied, the finished ones are not (their slots read as zero: not in the population, no
+ * result), nor the step log before the oldest running job's epoch. Its cost follows the
+ * live state, not the history. sim_finish refuses it. NULL + message. */
+struct sim *sim_clone_live(const struct sim *s, const struct sim_hooks *h, char *err, size_t errlen);
+/* The jobs in the evaluation population, ascending, into out (room for sim_job_count(s));
+ * returns their number. On a live clone it reads only the slots the clone holds. */
+size_t sim_population_indices(const struct sim *s, size_t *out);
 /* Run to the end and move the results into out (the session can only be closed then). */
 int sim_finish(struct sim *s, struct sim_output *out, char *err, size_t errlen);
 void sim_close(struct sim *s);   /* accepts NULL */

@@ -58,6 +58,9 @@ struct sim {
 	struct sim_output res;             /* the output being built (out points here) */
 	struct sim_hooks hooks;
 	bool hooked;                       /* any hook: keep the hook-side state below */
+	bool live_only;                    /* sim_clone_live: finished jobs not copied, no sim_finish */
+	size_t *copied, n_copied;          /* live_only: the slots below fresh_from it copied (ascending) */
+	size_t fresh_from;                 /* live_only: every slot from here to n holds a job */
 	bool gated;                        /* gate_limit and gate_admit set */
 	bool class_lanes;                  /* queue lanes also split by class (fifo with a gate) */
 	size_t next_arrival;
@@ -110,6 +113,10 @@ int sim_model_of(const struct sim *s, const char *model);
  * [eval_start, eval_end]): -1 when it asks for a model no node has (j->model is then -2). */
 int sim_job_init(const struct sim *s, struct sim_job *j, const struct trace_job *tj, long long eo, double eval_start, double eval_end);
 void *mem_dup(const void *p, size_t n);             /* xmalloc'd copy (n may be 0) */
+/* The slots that hold a job, ascending (malloc'd, *n of them), or NULL when every slot below
+ * s->n does (not a live clone): a live clone's zero slots are never read, so its cost
+ * follows the live state. */
+size_t *present_slots(const struct sim *s, size_t *n);
 /* Deep copies for sim_clone: d is a copy of s's scalars whose jobs array is already copied;
  * job pointers are rebased from s->jobs to d->jobs. */
 void queue_clone(struct sim *d, const struct sim *s);

@@ -95,9 +95,13 @@ int structures_init(struct sim *s, char *err, size_t errlen)
 void structures_release(struct sim *s)
 {
 	placement_release(s);
-	if (s->jobs)
-		for (size_t i = 0; i < s->n; i++)
-			free(s->jobs[i].alloc);
+	if (s->jobs) {
+		size_t np, *slot = present_slots(s, &np);
+		for (size_t k = 0; k < np; k++)
+			free(s->jobs[slot ? slot[k] : k].alloc);
+		free(slot);
+	}
+	free(s->copied);
 	if (s->vl)
 		for (int m = 0; m <= s->n_models; m++)
 			free(s->vl[m].v);

@@ -59,7 +59,7 @@ echo "|---|---|---|---|---|---|---|---|"
 cat "$WORK/rows.md"
 echo
 echo "fork: each scenario runs in a forked copy of the process (the kernel copies only the pages"
-echo "the scenario writes); snapshot: each runs on sim_clone(), a deep copy of the session in the"
+echo "the scenario writes); snapshot: each runs on sim_clone_live(), a copy of the session's live state in the"
 echo "process. Both give the same bytes (tests/roll.bats). The drain after the day (the live"
 echo "session runs its last jobs to completion) is not part of the rolling day."
 rm -f "$WORK/out.ndjson.zst" "$WORK/t.json" "$WORK/rows.md"

@@ -709,6 +709,32 @@ static void fork_session(void)
 		sim_output_release(&b);
 		sim_close(s);
 		sim_close(c);
+		/* a live-state clone drains like a full one: every job it copied ends alike, the
+		 * ledgers and integrals too; the finished ones read as absent; no sim_finish */
+		s = sim_open(&T, &P, NULL, ERR, sizeof ERR);
+		CHECK(s && sim_advance(s, 8.2, ERR, sizeof ERR) == 0, "%s", ERR);
+		struct sim *full = sim_clone(s, NULL, ERR, sizeof ERR), *live = sim_clone_live(s, NULL, ERR, sizeof ERR);
+		CHECK(full && live && sim_drain(full, ERR, sizeof ERR) == 0 && sim_drain(live, ERR, sizeof ERR) == 0, "%s", ERR);
+		size_t copied = 0, left_out = 0;
+		for (size_t i = 0; i < sim_job_count(full); i++) {
+			struct sim_job_result x, y;
+			sim_job_result_of(full, i, &x);
+			sim_job_result_of(live, i, &y);
+			if (sim_job_trace(live, i)) {
+				copied++;
+				CHECK(!memcmp(&x, &y, sizeof x), "variant %d: job %zu ends differently in the live clone", variant, i);
+			} else
+				left_out += !sim_job_in_population(live, i);
+		}
+		const struct sim_output *fo = sim_output_so_far(full), *lo = sim_output_so_far(live);
+		CHECK(copied > 0 && left_out > 0 && copied + left_out == sim_job_count(full), "variant %d: %zu copied, %zu left out", variant, copied, left_out);
+		CHECK(fo->n_runs == lo->n_runs && fo->n_events == lo->n_events && fo->allocated == lo->allocated &&
+		      fo->simulation_end == lo->simulation_end && !memcmp(fo->runs, lo->runs, fo->n_runs * sizeof *fo->runs),
+		      "variant %d: the live clone's ledgers differ", variant);
+		CHECK(sim_finish(live, &a, ERR, sizeof ERR) == -1 && strstr(ERR, "live-state clone"), "sim_finish on a live clone is refused");
+		sim_close(full);
+		sim_close(live);
+		sim_close(s);
 		done();
 	}
 	/* with a gate and wake-ups: the clone's probe sees the rest of the run */
