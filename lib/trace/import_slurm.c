@@ -468,6 +468,10 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 		imp_errf(err, errlen, l->name, l->line, "job '%s': %s: %s", id, tres == alloc ? "AllocTRES" : "ReqTRES", msg);
 		return -1;
 	}
+	/* Slurm gives a job cancelled while pending Start = End and no AllocTRES: a job that
+	 * never held resources never started, whatever Start says */
+	if (alloc && !*alloc)
+		start = -1;
 	const char *tname = p->tenant_col ? field(p, p->o->tenant_from == IMPORT_SLURM_TENANT_ACCOUNT ? C_ACCOUNT : C_USER) : NULL;
 	if (tname && *tname && (problem = text_id_problem(tname, strlen(tname)))) {
 		imp_errf(err, errlen, l->name, l->line, "job '%s': %s '%s' %s", id, p->tenant_col, tname, problem);
