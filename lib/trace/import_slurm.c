@@ -262,7 +262,9 @@ struct jobs {
 	size_t n, cap;
 	size_t *slot;                                /* open addressing: index + 1, 0 = empty */
 	size_t nslot;
-	struct arena strings;                        /* ids, models, tenants, QOS, partitions */
+	struct arena *strings;                       /* the trace's: ids, models, tenants, QOS, partitions */
+	const char **names;                          /* interned models, tenants, QOS, partitions */
+	size_t nnames, cap_names;
 };
 
 static uint64_t hash(const char *s)
@@ -276,7 +278,34 @@ static uint64_t hash(const char *s)
 static char *keep(struct jobs *j, const char *s)
 {
 	size_t n = strlen(s) + 1;
-	return memcpy(arena_alloc(&j->strings, n), s, n);
+	return memcpy(arena_alloc(j->strings, n), s, n);
+}
+
+/* One copy of each model, tenant, QOS and partition name: there are few, and jobs many. */
+static const char *intern(struct jobs *j, const char *s)
+{
+	if (2 * (j->nnames + 1) > j->cap_names) {
+		size_t cap = j->cap_names ? j->cap_names * 2 : 256;
+		const char **names = xcalloc(cap, sizeof *names);
+		for (size_t i = 0; i < j->cap_names; i++)
+			if (j->names[i]) {
+				size_t k = hash(j->names[i]) & (cap - 1);
+				while (names[k])
+					k = (k + 1) & (cap - 1);
+				names[k] = j->names[i];
+			}
+		free(j->names);
+		j->names = names;
+		j->cap_names = cap;
+	}
+	size_t k = hash(s) & (j->cap_names - 1);
+	while (j->names[k]) {
+		if (!strcmp(j->names[k], s))
+			return j->names[k];
+		k = (k + 1) & (j->cap_names - 1);
+	}
+	j->nnames++;
+	return j->names[k] = keep(j, s);
 }
 
 /* The record of id, *fresh when it was just made. */
@@ -501,11 +530,11 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 	r->state = st;
 	r->line = l->line;
 	r->gpus = gpus;
-	r->model = type ? keep(&p->jobs, type) : "*";
+	r->model = type ? intern(&p->jobs, type) : "*";
 	char hbuf[24];
-	r->tenant = tname && *tname ? keep(&p->jobs, tenant_of(p, tname, hbuf, sizeof hbuf)) : NULL;
-	r->qos = p->col[C_QOS] >= 0 ? keep(&p->jobs, field(p, C_QOS)) : "";
-	r->partition = p->col[C_PARTITION] >= 0 ? keep(&p->jobs, field(p, C_PARTITION)) : "";
+	r->tenant = tname && *tname ? intern(&p->jobs, tenant_of(p, tname, hbuf, sizeof hbuf)) : NULL;
+	r->qos = p->col[C_QOS] >= 0 ? intern(&p->jobs, field(p, C_QOS)) : "";
+	r->partition = p->col[C_PARTITION] >= 0 ? intern(&p->jobs, field(p, C_PARTITION)) : "";
 	return 0;
 }
 
@@ -570,14 +599,14 @@ static int finish_jobs(struct sacct *p, const struct trace_caps *caps, char *err
 			return -1;
 		}
 		struct trace_job *j = trace_add_job(t);
-		j->id = trace_strdup(t, r->id);
+		j->id = (char *)r->id;          /* in t->arena already */
 		j->submit = (double)r->first_submit;   /* made relative below */
 		j->submit_int = j->duration_int = j->gpus_int = true;
 		j->duration = (double)run;
 		j->gpus = (double)r->gpus;
 		j->hp = cls == 1;
-		j->model = trace_strdup(t, r->model);
-		j->tenant = r->tenant ? trace_strdup(t, r->tenant) : NULL;
+		j->model = (char *)r->model;
+		j->tenant = (char *)r->tenant;
 		if (imp_job_check(t, caps, j, p->l.name, r->line, err, errlen))
 			return -1;
 		if (r->first_submit < origin)
@@ -821,7 +850,7 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	imp_reason(&t->arena, p.kept_kinds, "heterogeneous_components");
 	imp_reason(&t->arena, p.kept_kinds, "requeued_jobs");
 	sb_init(&p.l.buf);
-	arena_init(&p.jobs.strings);
+	p.jobs.strings = &t->arena;
 	int rc = IMPORT_DATA_ERROR;
 	if (read_nodes(t, o->nodes, hdr, a, nodes_sha, err, errlen))
 		goto out;
@@ -855,6 +884,6 @@ out:
 	sb_release(&p.l.buf);
 	free(p.jobs.r);
 	free(p.jobs.slot);
-	arena_release(&p.jobs.strings);
+	free(p.jobs.names);
 	return rc;
 }
