@@ -260,7 +260,7 @@ struct rec {
 struct jobs {
 	struct rec *r;
 	size_t n, cap;
-	size_t *slot;                                /* open addressing: index + 1, 0 = empty */
+	struct slot { uint64_t hash; size_t index; } *slot;   /* open addressing: index + 1, 0 = empty */
 	size_t nslot;
 	struct arena *strings;                       /* the trace's: ids, models, tenants, QOS, partitions */
 	const char **names;                          /* interned models, tenants, QOS, partitions */
@@ -308,27 +308,30 @@ static const char *intern(struct jobs *j, const char *s)
 	return j->names[k] = keep(j, s);
 }
 
-/* The record of id, *fresh when it was just made. */
+/* The record of id, *fresh when it was just made. A slot keeps the id's hash, so a probe
+ * reads a record only when the hashes agree (a million ids do not fit in a cache). */
 static struct rec *lookup(struct jobs *j, const char *id, bool *fresh)
 {
 	if (2 * (j->n + 1) > j->nslot) {
 		size_t ns = j->nslot ? j->nslot * 2 : 1024;
-		size_t *slot = xcalloc(ns, sizeof *slot);
-		for (size_t i = 0; i < j->n; i++) {
-			size_t k = hash(j->r[i].id) & (ns - 1);
-			while (slot[k])
-				k = (k + 1) & (ns - 1);
-			slot[k] = i + 1;
-		}
+		struct slot *slot = xcalloc(ns, sizeof *slot);
+		for (size_t i = 0; i < j->nslot; i++)
+			if (j->slot[i].index) {
+				size_t k = j->slot[i].hash & (ns - 1);
+				while (slot[k].index)
+					k = (k + 1) & (ns - 1);
+				slot[k] = j->slot[i];
+			}
 		free(j->slot);
 		j->slot = slot;
 		j->nslot = ns;
 	}
-	size_t k = hash(id) & (j->nslot - 1);
-	while (j->slot[k]) {
-		if (!strcmp(j->r[j->slot[k] - 1].id, id)) {
+	uint64_t h = hash(id);
+	size_t k = h & (j->nslot - 1);
+	while (j->slot[k].index) {
+		if (j->slot[k].hash == h && !strcmp(j->r[j->slot[k].index - 1].id, id)) {
 			*fresh = false;
-			return &j->r[j->slot[k] - 1];
+			return &j->r[j->slot[k].index - 1];
 		}
 		k = (k + 1) & (j->nslot - 1);
 	}
@@ -336,7 +339,8 @@ static struct rec *lookup(struct jobs *j, const char *id, bool *fresh)
 	struct rec *r = &j->r[j->n];
 	memset(r, 0, sizeof *r);
 	r->id = keep(j, id);
-	j->slot[k] = ++j->n;
+	j->slot[k].hash = h;
+	j->slot[k].index = ++j->n;
 	*fresh = true;
 	return r;
 }
