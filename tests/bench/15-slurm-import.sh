@@ -18,6 +18,8 @@ bytes=$(wc -c < "$tmp/sacct.txt")
 	exit 1
 }
 jobs=$(grep -c '"type":"job"' "$tmp/out.ndjson")
+# four numbers, split on purpose
+# shellcheck disable=SC2046
 set -- $(cat "$tmp/time")
 echo "## trace-import slurm"
 echo
