@@ -34,11 +34,11 @@ job_ids() { grep '"type":"job"' "$TMP/t.nd" | jq -r .job_id | sort | tr '\n' ' '
 @test "slurm: the state fixture gives 11 jobs on 3 GPU nodes, every rule counted, provenance complete" {
 	imp
 	[ "$(grep -c '"type":"node"' "$TMP/t.nd")" -eq 3 ]
-	[ "$(job_ids)" = "100 101 102 104 105 106 109_1 109_2 112+0 112+1 " ]
+	[ "$(job_ids)" = "100 101 102 104 105 106 109_1 109_2 112+0 112+1 118 " ]
 	run jq -c .skipped_rows <(head -n 1 "$TMP/t.nd")
-	assert_output '{"job_step":5,"requeued_earlier_record":1,"pending_at_end":2,"running_at_end":1,"cancelled_before_start":2,"never_started":1,"zero_run_time":1,"no_gpus":1,"node_without_gpus":1}'
+	assert_output '{"job_step":6,"requeued_earlier_record":2,"pending_at_end":2,"running_at_end":1,"cancelled_before_start":2,"never_started":1,"zero_run_time":1,"no_gpus":1,"node_without_gpus":1}'
 	run jq -c '.source | [.service_class_mapping.rules, .tenant_mapping, .kept_by_final_state, .kept_job_kinds]' <(head -n 1 "$TMP/t.nd")
-	assert_output '[["qos:scavenger=Spot","qos:normal=HP","qos:high=HP"],{"from":"account","hashed":false},{"COMPLETED":6,"FAILED":1,"TIMEOUT":1,"CANCELLED":1,"PREEMPTED":1},{"array_tasks":2,"heterogeneous_components":2,"requeued_jobs":1}]'
+	assert_output '[["qos:scavenger=Spot","qos:normal=HP","qos:high=HP"],{"from":"account","hashed":false},{"COMPLETED":7,"FAILED":1,"TIMEOUT":1,"CANCELLED":1,"PREEMPTED":1},{"array_tasks":2,"heterogeneous_components":2,"requeued_jobs":2}]'
 	[ "$(head -n 1 "$TMP/t.nd" | jq -r '.time_origin + " " + .schema')" = "2026-11-02 08:00:00 schednav.trace/2" ]
 	[ "$(head -n 1 "$TMP/t.nd" | jq -r .source.sacct_sha256)" = "$(sha256sum < "$S/sacct-states.txt" | cut -c1-64)" ]
 	assert_schema "$TMP/t.nd"
@@ -53,7 +53,7 @@ job_ids() { grep '"type":"job"' "$TMP/t.nd" | jq -r .job_id | sort | tr '\n' ' '
 
 @test "slurm rule: job steps (JobID with a dot) are not jobs" {
 	imp
-	[ "$(skipped job_step)" -eq 5 ]
+	[ "$(skipped job_step)" -eq 6 ]
 	[ "$(grep -c '"job_id":"[^"]*\.' "$TMP/t.nd")" -eq 0 ]
 }
 
@@ -66,10 +66,13 @@ job_ids() { grep '"type":"job"' "$TMP/t.nd" | jq -r .job_id | sort | tr '\n' ' '
 	[ "$(job 104)" = '{"job_id":"104","submit":240,"duration":630,"gpus":1,"class":"HP","gpu_model":"*","tenant":"speech"}' ]
 }
 
-@test "slurm rule: a REQUEUED record and its rerun make one job (first submit, last run)" {
+@test "slurm rule: a REQUEUED or PREEMPTED record and its rerun make one job (first submit, last run)" {
 	imp
-	[ "$(skipped requeued_earlier_record)" -eq 1 ]
+	[ "$(skipped requeued_earlier_record)" -eq 2 ]
 	[ "$(job 105)" = '{"job_id":"105","submit":600,"duration":3600,"gpus":2,"class":"Spot","gpu_model":"*","tenant":"nlp"}' ]
+	# 118: preempted by QOS and requeued, as the live Slurm records it (PREEMPTED, then a
+	# new record with Submit reset to the preemption)
+	[ "$(job 118)" = '{"job_id":"118","submit":7200,"duration":3600,"gpus":8,"class":"Spot","gpu_model":"a100","tenant":"vision"}' ]
 	# the record order in the file does not matter
 	{ head -n 1 "$S/sacct-states.txt"; grep '^105|' "$S/sacct-states.txt" | tac; grep '^100|' "$S/sacct-states.txt"; } > "$TMP/rev.txt"
 	run trace-import slurm --jobs "$TMP/rev.txt" --nodes "$S/nodes.txt" "${CLASSES[@]}" -o "$TMP/t.nd"
@@ -145,7 +148,7 @@ job_ids() { grep '"type":"job"' "$TMP/t.nd" | jq -r .job_id | sort | tr '\n' ' '
 	assert_failure 1
 	assert_output "trace-import: $S/sacct-states.txt:12: job '105': no --class rule for QOS 'scavenger', partition 'gpu' (declare one; there is no default)"
 	imp --class '*=Spot'   # after the three rules: matches nothing new
-	[ "$(grep -c '"class":"Spot"' "$TMP/t.nd")" -eq 4 ]
+	[ "$(grep -c '"class":"Spot"' "$TMP/t.nd")" -eq 5 ]
 	run trace-import slurm --jobs "$S/sacct-states.txt" --nodes "$S/nodes.txt" --class partition:gpu=Spot --class '*=HP' -o "$TMP/p.nd"
 	assert_success
 	[ "$(grep -c '"class":"HP"' "$TMP/p.nd")" -eq 0 ]
