@@ -1,4 +1,4 @@
-/* trace-import — read a source trace (Alibaba, Philly, the original directory, any CSV)
+/* trace-import — read a source trace (Alibaba, Philly, the original directory, any CSV, Slurm)
  * and write a canonical trace stream. This file owns the command line: each format's
  * options are parsed and checked here into its struct import_*_opts (lib/trace/import.h). */
 #include "core/cli.h"
@@ -6,6 +6,7 @@
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "core/num.h"
+#include "core/zio.h"
 #include "trace/import.h"
 #include "trace/trace.h"
 #include <getopt.h>
@@ -19,7 +20,8 @@ static const char usage[] =
 	"trace-import alibaba-v2023 --nodes FILE --pods FILE [--phase P]... [--trace-id ID] [-o OUT]\n"
 	"trace-import philly --machines FILE --job-log FILE --class HP|Spot [--trace-id ID] [-o OUT]\n"
 	"trace-import canonical [--trace-id ID] [-o OUT] DIR\n"
-	"trace-import csv --map SPEC [--nodes-file FILE] [--node-subset-gpus N --seed S] [--trace-id ID] [-o OUT] FILE...\n";
+	"trace-import csv --map SPEC [--nodes-file FILE] [--node-subset-gpus N --seed S] [--trace-id ID] [-o OUT] FILE...\n"
+	"trace-import slurm --jobs FILE --nodes FILE --class RULE... [--tenant-from account|user|none] [--hash-key FILE] [--trace-id ID] [-o OUT]\n";
 
 static const char help[] =
 	"\n"
@@ -34,20 +36,22 @@ static const char help[] =
 	"                  -i DIR is the same as the DIR operand\n"
 	"  csv             any CSV with an explicit column and label mapping; -i FILE is the\n"
 	"                  same as a FILE operand\n"
+	"  slurm           sacct -P output and scontrol show node -o output; RULE is\n"
+	"                  qos:NAME=HP|Spot, partition:NAME=HP|Spot or *=HP|Spot (first match wins)\n"
 	"\n"
 	"Every format:\n"
 	"  --trace-id ID      the trace's trace_id instead of the format's own (alibaba-spot-gpu,\n"
-	"                     alibaba-gpu-v2023, philly, the manifest's, the mapping's)\n"
+	"                     alibaba-gpu-v2023, philly, slurm, the manifest's, the mapping's)\n"
 	"\n"
 	"See trace-import(1) for every format's options.\n";
 
-static const char schemas[] = "reads: source files (CSV, the Philly JSON job log, the original trace directory " "schednav.trace/v1, /v2)\n"
+static const char schemas[] = "reads: source files (CSV, the Philly JSON job log, sacct -P and scontrol show node -o output, the original trace directory " "schednav.trace/v1, /v2)\n"
 			      "writes: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 "\n";
 
 enum {
 	OPT_TRACE_ID = 256, OPT_NODES, OPT_JOBS, OPT_GPU_MODEL, OPT_MAX_SUBMIT, OPT_EVAL_START, OPT_EVAL_END,
 	OPT_WARMUP_START, OPT_NO_WARMUP_SPOT, OPT_PODS, OPT_PHASE, OPT_MACHINES, OPT_JOB_LOG, OPT_CLASS,
-	OPT_MAP, OPT_NODES_FILE, OPT_SUBSET, OPT_SEED,
+	OPT_MAP, OPT_NODES_FILE, OPT_SUBSET, OPT_SEED, OPT_TENANT_FROM, OPT_HASH_KEY,
 };
 
 #define COMMON_OPTIONS { "trace-id", required_argument, NULL, OPT_TRACE_ID }, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 }
@@ -74,6 +78,13 @@ static const struct option csv_options[] = {
 	{ "map", required_argument, NULL, OPT_MAP }, { "nodes-file", required_argument, NULL, OPT_NODES_FILE },
 	{ "node-subset-gpus", required_argument, NULL, OPT_SUBSET }, { "seed", required_argument, NULL, OPT_SEED },
 	CLI_OPTION_INPUT, COMMON_OPTIONS,
+};
+
+static const struct option slurm_options[] = {
+	{ "jobs", required_argument, NULL, OPT_JOBS }, { "nodes", required_argument, NULL, OPT_NODES },
+	{ "class", required_argument, NULL, OPT_CLASS }, { "tenant-from", required_argument, NULL, OPT_TENANT_FROM },
+	{ "hash-key", required_argument, NULL, OPT_HASH_KEY },
+	COMMON_OPTIONS,
 };
 
 /* What every format shares: the cli state and --trace-id. */
@@ -261,6 +272,79 @@ static int import_csv(struct run *r, int argc, char **argv, struct trace *t, str
 	return trace_import_csv(&o, t, hdr, a, err, errlen);
 }
 
+/* RULE: qos:NAME=CLASS, partition:NAME=CLASS or *=CLASS. */
+static struct import_slurm_rule slurm_rule(char *arg)
+{
+	struct import_slurm_rule u = { 0 };
+	char *eq = strrchr(arg, '=');
+	if (!eq || (strcmp(eq + 1, "HP") && strcmp(eq + 1, "Spot")))
+		usage_error(usage, "--class: '%s' is not qos:NAME=HP|Spot, partition:NAME=HP|Spot or *=HP|Spot", arg);
+	u.hp = !strcmp(eq + 1, "HP");
+	*eq = 0;
+	if (!strcmp(arg, "*"))
+		u.field = IMPORT_SLURM_BY_ANY;
+	else if (!strncmp(arg, "qos:", 4) && arg[4])
+		u.field = IMPORT_SLURM_BY_QOS, u.value = arg + 4;
+	else if (!strncmp(arg, "partition:", 10) && arg[10])
+		u.field = IMPORT_SLURM_BY_PARTITION, u.value = arg + 10;
+	else
+		usage_error(usage, "--class: '%s' names no QOS or partition (qos:NAME, partition:NAME or *)", arg);
+	return u;
+}
+
+static int import_slurm(struct run *r, int argc, char **argv, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
+{
+	struct import_slurm_opts o = { .tenant_from = IMPORT_SLURM_TENANT_ACCOUNT };
+	struct import_slurm_rule *rules = xcalloc((size_t)argc, sizeof *rules);
+	const char *key_file = NULL;
+	char *key = NULL;
+	int c;
+	while ((c = next_option(r, argc, argv, slurm_options)) != -1) {
+		switch (c) {
+		case OPT_JOBS: o.jobs = optarg; break;
+		case OPT_NODES: o.nodes = optarg; break;
+		case OPT_CLASS: rules[o.n_rules++] = slurm_rule(optarg); break;
+		case OPT_TENANT_FROM:
+			if (!strcmp(optarg, "account"))
+				o.tenant_from = IMPORT_SLURM_TENANT_ACCOUNT;
+			else if (!strcmp(optarg, "user"))
+				o.tenant_from = IMPORT_SLURM_TENANT_USER;
+			else if (!strcmp(optarg, "none"))
+				o.tenant_from = IMPORT_SLURM_TENANT_NONE;
+			else
+				usage_error(usage, "--tenant-from must be 'account', 'user' or 'none', not '%s'", optarg);
+			break;
+		case OPT_HASH_KEY: key_file = optarg; break;
+		}
+	}
+	cli_operands(&r->cli, argc, argv, 0);
+	if (!o.jobs || !o.nodes || o.n_rules == 0)
+		usage_error(usage, "slurm needs --jobs, --nodes and at least one --class rule");
+	not_both_stdin(o.jobs, o.nodes);
+	if (key_file) {
+		size_t len;
+		if (o.tenant_from == IMPORT_SLURM_TENANT_NONE)
+			usage_error(usage, "--hash-key hashes tenants, and --tenant-from none writes none");
+		if (!strcmp(key_file, "-") && (!strcmp(o.jobs, "-") || !strcmp(o.nodes, "-")))
+			usage_error(usage, "only one input can be standard input");
+		if (zio_slurp(key_file, &key, &len, err, errlen))
+			return IMPORT_DATA_ERROR;
+		while (len && (key[len - 1] == '\n' || key[len - 1] == '\r'))
+			key[--len] = 0;
+		if (len == 0 || strlen(key) != len) {
+			snprintf(err, errlen, "%s: the hash key must be one non-empty line without NUL bytes", key_file);
+			free(key);
+			return IMPORT_DATA_ERROR;
+		}
+		o.hash_key = key;
+	}
+	o.rules = rules;
+	int rc = trace_import_slurm(&o, t, hdr, a, err, errlen);
+	free(rules);
+	free(key);
+	return rc;
+}
+
 typedef int import_run(struct run *, int, char **, struct trace *, struct json *, struct arena *, char *, size_t);
 
 static const struct { const char *name; import_run *run; int flags; } formats[] = {
@@ -269,6 +353,7 @@ static const struct { const char *name; import_run *run; int flags; } formats[] 
 	{ "philly", import_philly, CLI_OUTPUT },
 	{ "canonical", import_canonical, CLI_INPUT | CLI_OUTPUT },
 	{ "csv", import_csv, CLI_INPUT | CLI_OUTPUT },
+	{ "slurm", import_slurm, CLI_OUTPUT },
 };
 
 int main(int argc, char **argv)

@@ -66,9 +66,29 @@ struct import_csv_opts {
 	size_t n_files;
 };
 
+/* slurm: sacct -P output (jobs) + scontrol show node -o output (nodes). Classes come from
+ * the declared rules, tried in order (the first that matches a job's QOS or partition wins;
+ * BY_ANY matches every job); a kept job no rule matches is an error. hash_key (NULL: none)
+ * replaces every tenant name by its keyed hash; the key itself is never recorded. */
+enum { IMPORT_SLURM_BY_QOS, IMPORT_SLURM_BY_PARTITION, IMPORT_SLURM_BY_ANY };
+enum { IMPORT_SLURM_TENANT_NONE, IMPORT_SLURM_TENANT_ACCOUNT, IMPORT_SLURM_TENANT_USER };
+struct import_slurm_rule {
+	int field;                             /* IMPORT_SLURM_BY_* */
+	const char *value;                     /* QOS or partition name; unused for BY_ANY */
+	bool hp;
+};
+struct import_slurm_opts {
+	const char *jobs, *nodes;
+	const struct import_slurm_rule *rules;
+	size_t n_rules;                        /* at least one */
+	int tenant_from;                       /* IMPORT_SLURM_TENANT_* */
+	const char *hash_key;
+};
+
 int trace_import_alibaba_spot(const struct import_alibaba_spot_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
 int trace_import_alibaba_v2023(const struct import_alibaba_v2023_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
 int trace_import_philly(const struct import_philly_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
 int trace_import_canonical(const struct import_canonical_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
 int trace_import_csv(const struct import_csv_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
+int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
 #endif

@@ -61,6 +61,9 @@ python3 "$ROOT/tests/gen-philly-log.py" --jobs 6 --seed 3 "$W/log.json" 2>/dev/n
 { cat "$ROOT/configs/maps/chronus-philly.json"; sep; zstdcat "$D/philly-cluster_machine_list.zst" | head -n 30; sep; zstdcat "$D/chronus-trace_job_Philly_MIX1.csv.zst" | head -n 25; } | seed import_csv chronus
 for m in "$ROOT"/configs/maps/*.json; do seed map "$(basename "$m" .json)" < "$m"; done
 printf '{"format":"schednav.csv-map/1","trace_id":"fz","encoding":"latin-1","columns":{"job_id":"id","submit":"submit","duration":"duration","gpus":"gpus","class":"class","gpu_model":"model","tenant":"org"},"class_mapping":{"strict":"HP","soft":"HP","best":"Spot"},"skip":[{"column":"submit","op":"empty","reason":"no_submit"},{"column":"gpus","op":">","value":8,"reason":"big"}],"oversize_jobs":"skip","submit_origin":"min_submit","nodes":{"file":"x","id_column":"node","gpu_count_column":"gpus","gpu_model":"model","subset":{"gpus":8,"seed":3}}}' | seed map full
+for f in "$D"/slurm/sacct-*.txt; do
+	{ cat "$D/slurm/nodes.txt"; sep; cat "$f"; } | seed import_slurm "$(basename "$f" .txt)"
+done
 trace-export "$W/canon" "$D/sim/warmup-window.trace.ndjson"
 { cat "$W/canon/trace.json"; sep; cat "$W/canon/nodes.csv"; sep; cat "$W/canon/jobs.csv"; } | seed import_canonical warmup
 

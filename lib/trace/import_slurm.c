@@ -1,0 +1,893 @@
+/* slurm — a Slurm cluster's own history: the parsable output of sacct (-P, '|'-separated,
+ * a header row naming the fields, any order) and the node inventory of
+ * `scontrol show node -o` → trace/2 (trace/1 without tenants). Both files are read one line
+ * at a time; memory holds one record per job id (steps are counted and dropped at once),
+ * never the file. Several records of one job id (a requeued job, with sacct --duplicates)
+ * become one job: submit from the earliest record, run time from the last attempt. Every
+ * state has a rule (docs/slurm-import.md); what is not a finished run is counted in
+ * skipped_rows by reason. Classes come only from the caller's declared rules. */
+#include "trace/import.h"
+#include "trace/import_util.h"
+#include "core/die.h"
+#include "core/fp.h"
+#include "core/strbuf.h"
+#include "core/text.h"
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const reasons[] = {
+	"job_step", "requeued_earlier_record", "pending_at_end", "running_at_end", "cancelled_before_start",
+	"never_started", "zero_run_time", "no_gpus", "node_without_gpus",
+};
+
+/* ---- lines and fields ---- */
+
+struct lines {
+	struct zio_reader *z;
+	const char *name;
+	unsigned long line;
+	struct strbuf buf;              /* the current line, NUL-terminated, fields cut in place */
+};
+
+/* 1 = a line in l->buf (without '\r\n'), 0 = end, -1 = error (not UTF-8, NUL, too long). */
+static int next_line(struct lines *l, char *err, size_t errlen)
+{
+	const char *s;
+	size_t n;
+	bool nl;
+	int rc = zr_getline(l->z, &s, &n, &nl, err, errlen);
+	if (rc <= 0)
+		return rc;
+	l->line++;
+	if (n && s[n - 1] == '\r')
+		n--;
+	size_t bad = text_utf8_bad(s, n);
+	if (bad != n) {
+		imp_errf(err, errlen, l->name, l->line, s[bad] ? "not UTF-8 (byte %zu)" : "NUL byte at byte %zu", bad + 1);
+		return -1;
+	}
+	sb_reset(&l->buf);
+	sb_add(&l->buf, s, n);
+	sb_addc(&l->buf, 0);
+	return 1;
+}
+
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = 0;
+	return s;
+}
+
+/* Cut s at every '|' into at most cap fields; returns the field count (cap + 1 = too many). */
+static size_t split_bar(char *s, char **f, size_t cap)
+{
+	size_t n = 0;
+	for (;;) {
+		char *bar = strchr(s, '|');
+		if (n == cap)
+			return cap + 1;
+		f[n++] = s;
+		if (!bar)
+			return n;
+		*bar = 0;
+		s = bar + 1;
+	}
+}
+
+/* ---- times ---- */
+
+static int64_t days_since_1970(int64_t y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+static int two(const char *s, int lo, int hi)
+{
+	if (!isdigit((unsigned char)s[0]) || !isdigit((unsigned char)s[1]))
+		return -1;
+	int v = (s[0] - '0') * 10 + s[1] - '0';
+	return v < lo || v > hi ? -1 : v;
+}
+
+/* sacct's time: "YYYY-MM-DDTHH:MM:SS" (ISO, SLURM_TIME_FORMAT unset or "standard") or
+ * whole seconds since 1970 (SLURM_TIME_FORMAT=%s); "Unknown", "None" or "" = not set.
+ * 1 = *t, 0 = not set, -1 = malformed. The clock is taken as written (see docs: TZ=UTC). */
+static int parse_time(const char *s, int64_t *t)
+{
+	if (!*s || !strcmp(s, "Unknown") || !strcmp(s, "None"))
+		return 0;
+	size_t n = strlen(s);
+	if (strspn(s, "0123456789") == n) {
+		long long v;
+		if (n > 12 || imp_py_int(s, &v))
+			return -1;
+		*t = v;
+		return 1;
+	}
+	if (n != 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || strspn(s, "0123456789") != 4)
+		return -1;
+	int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + s[3] - '0';
+	int mo = two(s + 5, 1, 12), d = two(s + 8, 1, 31), h = two(s + 11, 0, 23), mi = two(s + 14, 0, 59), sec = two(s + 17, 0, 59);
+	if (y < 1970 || mo < 0 || d < 0 || h < 0 || mi < 0 || sec < 0)
+		return -1;
+	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	bool leap = (y % 4 == 0 && y % 100) || y % 400 == 0;
+	if (d > mdays[mo - 1] + (mo == 2 && leap))
+		return -1;
+	*t = days_since_1970(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
+	return 1;
+}
+
+static void format_time(int64_t t, char *buf, size_t cap)
+{
+	int64_t days = t / 86400, rem = t % 86400;
+	int64_t z = days + 719468, era = z / 146097, doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+	int d = (int)(doy - (153 * mp + 2) / 5 + 1), m = (int)(mp < 10 ? mp + 3 : mp - 9);
+	snprintf(buf, cap, "%04lld-%02d-%02d %02d:%02d:%02d", (long long)(yoe + era * 400 + (m <= 2)), m, d, (int)(rem / 3600),
+		 (int)(rem / 60 % 60), (int)(rem % 60));
+}
+
+/* Elapsed "[D-]HH:MM:SS" (also "MM:SS"): seconds, or -1. */
+static long long parse_elapsed(const char *s)
+{
+	long long days = 0;
+	const char *dash = strchr(s, '-');
+	if (dash) {
+		if (dash == s || dash - s > 6 || (size_t)(dash - s) != strspn(s, "0123456789"))
+			return -1;
+		days = atoll(s);
+		s = dash + 1;
+	}
+	int part[3], k = 0;
+	for (;;) {
+		if (k == 3 || (part[k] = two(s, 0, 59)) < 0)
+			return -1;
+		k++;
+		if (s[2] == 0)
+			break;
+		if (s[2] != ':')
+			return -1;
+		s += 3;
+	}
+	if (k == 1 || (dash && k != 3))
+		return -1;
+	long long v = k == 3 ? part[0] * 3600LL + part[1] * 60 + part[2] : part[0] * 60LL + part[1];
+	return days * 86400 + v;
+}
+
+/* ---- TRES: "billing=1,cpu=1,gres/gpu:tesla=2,gres/gpu=2,mem=1G,node=1" ---- */
+
+/* GPUs and their type (NULL = untyped) from one TRES string: 0, or -1 with a message. */
+static int parse_tres(char *s, long long *gpus, char **type, char *msg, size_t msglen)
+{
+	long long untyped = -1, typed = 0;
+	*type = NULL;
+	*gpus = 0;
+	for (char *item = s, *next; item && *item; item = next) {
+		next = strchr(item, ',');
+		if (next)
+			*next++ = 0;
+		char *eq = strchr(item, '=');
+		if (!eq) {
+			snprintf(msg, msglen, "TRES item without '='");
+			return -1;
+		}
+		*eq = 0;
+		if (strncmp(item, "gres/gpu", 8) || (item[8] && item[8] != ':'))
+			continue;
+		long long v;
+		if (imp_py_int(eq + 1, &v) || v < 0 || v > TRACE_MAX_CAPACITY) {
+			snprintf(msg, msglen, "'%s' is not a GPU count", item);
+			return -1;
+		}
+		if (!item[8]) {
+			untyped = v;
+			continue;
+		}
+		if (*type && strcmp(*type, item + 9)) {
+			snprintf(msg, msglen, "GPUs of several types ('%s', '%s'): the trace gives a job one model", *type, item + 9);
+			return -1;
+		}
+		if (!item[9] || text_id_problem(item + 9, strlen(item + 9))) {
+			snprintf(msg, msglen, "GPU type '%s' is not an identifier", item + 9);
+			return -1;
+		}
+		*type = item + 9;
+		typed = v;
+	}
+	*gpus = untyped >= 0 ? untyped : typed;
+	if (*type && untyped >= 0 && typed != untyped) {
+		snprintf(msg, msglen, "gres/gpu=%lld but gres/gpu:%s=%lld", untyped, *type, typed);
+		return -1;
+	}
+	if (*gpus == 0)
+		*type = NULL;
+	return 0;
+}
+
+/* ---- states ---- */
+
+enum rule { R_RAN, R_PENDING, R_RUNNING };
+
+static const struct { const char *name; enum rule rule; } states[] = {
+	{ "BOOT_FAIL", R_RAN }, { "CANCELLED", R_RAN }, { "COMPLETED", R_RAN }, { "DEADLINE", R_RAN },
+	{ "FAILED", R_RAN }, { "NODE_FAIL", R_RAN }, { "OUT_OF_MEMORY", R_RAN }, { "PREEMPTED", R_RAN },
+	{ "REVOKED", R_RAN }, { "TIMEOUT", R_RAN },
+	{ "PENDING", R_PENDING }, { "REQUEUED", R_PENDING }, { "REQUEUE_FED", R_PENDING }, { "REQUEUE_HOLD", R_PENDING },
+	{ "SPECIAL_EXIT", R_PENDING },
+	{ "COMPLETING", R_RUNNING }, { "CONFIGURING", R_RUNNING }, { "RESIZING", R_RUNNING }, { "RUNNING", R_RUNNING },
+	{ "SIGNALING", R_RUNNING }, { "STAGE_OUT", R_RUNNING }, { "STOPPED", R_RUNNING }, { "SUSPENDED", R_RUNNING },
+};
+#define NSTATES (sizeof states / sizeof *states)
+
+/* "CANCELLED by 1000" → index of CANCELLED, or -1. */
+static int state_index(const char *s)
+{
+	size_t n = strcspn(s, " ");
+	for (size_t i = 0; i < NSTATES; i++)
+		if (strlen(states[i].name) == n && !strncmp(states[i].name, s, n))
+			return (int)i;
+	return -1;
+}
+
+/* ---- one record per job id ---- */
+
+struct rec {
+	const char *id;
+	int64_t first_submit, submit, start, end;   /* start/end -1 = not set */
+	long long elapsed;                           /* -1 = no Elapsed column */
+	long long gpus;
+	const char *model;                           /* "*" = untyped */
+	const char *tenant;                          /* NULL when not set or not wanted */
+	const char *qos, *partition;
+	int state;
+	unsigned long line, records;
+};
+
+struct jobs {
+	struct rec *r;
+	size_t n, cap;
+	struct slot { uint64_t hash; size_t index; } *slot;   /* open addressing: index + 1, 0 = empty */
+	size_t nslot;
+	struct arena *strings;                       /* the trace's: ids, models, tenants, QOS, partitions */
+	const char **names;                          /* interned models, tenants, QOS, partitions */
+	size_t nnames, cap_names;
+};
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static char *keep(struct jobs *j, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(arena_alloc(j->strings, n), s, n);
+}
+
+/* One copy of each model, tenant, QOS and partition name: there are few, and jobs many. */
+static const char *intern(struct jobs *j, const char *s)
+{
+	if (2 * (j->nnames + 1) > j->cap_names) {
+		size_t cap = j->cap_names ? j->cap_names * 2 : 256;
+		const char **names = xcalloc(cap, sizeof *names);
+		for (size_t i = 0; i < j->cap_names; i++)
+			if (j->names[i]) {
+				size_t k = hash(j->names[i]) & (cap - 1);
+				while (names[k])
+					k = (k + 1) & (cap - 1);
+				names[k] = j->names[i];
+			}
+		free(j->names);
+		j->names = names;
+		j->cap_names = cap;
+	}
+	size_t k = hash(s) & (j->cap_names - 1);
+	while (j->names[k]) {
+		if (!strcmp(j->names[k], s))
+			return j->names[k];
+		k = (k + 1) & (j->cap_names - 1);
+	}
+	j->nnames++;
+	return j->names[k] = keep(j, s);
+}
+
+/* The record of id, *fresh when it was just made. A slot keeps the id's hash, so a probe
+ * reads a record only when the hashes agree (a million ids do not fit in a cache). */
+static struct rec *lookup(struct jobs *j, const char *id, bool *fresh)
+{
+	if (2 * (j->n + 1) > j->nslot) {
+		size_t ns = j->nslot ? j->nslot * 2 : 1024;
+		struct slot *slot = xcalloc(ns, sizeof *slot);
+		for (size_t i = 0; i < j->nslot; i++)
+			if (j->slot[i].index) {
+				size_t k = j->slot[i].hash & (ns - 1);
+				while (slot[k].index)
+					k = (k + 1) & (ns - 1);
+				slot[k] = j->slot[i];
+			}
+		free(j->slot);
+		j->slot = slot;
+		j->nslot = ns;
+	}
+	uint64_t h = hash(id);
+	size_t k = h & (j->nslot - 1);
+	while (j->slot[k].index) {
+		if (j->slot[k].hash == h && !strcmp(j->r[j->slot[k].index - 1].id, id)) {
+			*fresh = false;
+			return &j->r[j->slot[k].index - 1];
+		}
+		k = (k + 1) & (j->nslot - 1);
+	}
+	j->r = xgrow(j->r, &j->cap, j->n + 1, sizeof *j->r);
+	struct rec *r = &j->r[j->n];
+	memset(r, 0, sizeof *r);
+	r->id = keep(j, id);
+	j->slot[k].hash = h;
+	j->slot[k].index = ++j->n;
+	*fresh = true;
+	return r;
+}
+
+/* ---- the sacct file ---- */
+
+enum col { C_JOBID, C_SUBMIT, C_START, C_END, C_ELAPSED, C_STATE, C_NNODES, C_ALLOCTRES, C_REQTRES, C_ACCOUNT, C_USER, C_QOS, C_PARTITION, NCOLS };
+static const char *const col_names[NCOLS] = { "JobID", "Submit", "Start", "End", "Elapsed", "State", "NNodes", "AllocTRES", "ReqTRES",
+					      "Account", "User", "QOS", "Partition" };
+#define MAX_FIELDS 256
+
+struct sacct {
+	const struct import_slurm_opts *o;
+	struct trace *t;
+	struct lines l;
+	int col[NCOLS];                 /* field index or -1 */
+	size_t nfields;
+	char *f[MAX_FIELDS + 1];
+	struct jobs jobs;
+	const char *tenant_col;         /* NULL: no tenant */
+	struct json *kept_states;       /* source.kept_by_final_state */
+	struct json *kept_kinds;        /* source.kept_job_kinds */
+};
+
+static int header_row(struct sacct *p, char *err, size_t errlen)
+{
+	char *s = p->l.buf.buf;
+	if (!strncmp(s, "\xef\xbb\xbf", 3))
+		s += 3;
+	size_t n = split_bar(s, p->f, MAX_FIELDS);
+	if (n > MAX_FIELDS) {
+		imp_errf(err, errlen, p->l.name, p->l.line, "more than %d fields in the header row", MAX_FIELDS);
+		return -1;
+	}
+	p->nfields = n;
+	for (int c = 0; c < NCOLS; c++)
+		p->col[c] = -1;
+	for (size_t i = 0; i < n; i++) {
+		char *name = trim(p->f[i]);
+		for (int c = 0; c < NCOLS; c++)
+			if (!strcasecmp(name, col_names[c])) {
+				if (p->col[c] >= 0) {
+					imp_errf(err, errlen, p->l.name, p->l.line, "field '%s' appears twice in the header row", col_names[c]);
+					return -1;
+				}
+				p->col[c] = (int)i;
+			}
+	}
+	static const enum col required[] = { C_JOBID, C_SUBMIT, C_START, C_END, C_STATE };
+	for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+		if (p->col[required[i]] < 0) {
+			imp_errf(err, errlen, p->l.name, p->l.line, "missing field '%s' in the header row (sacct -P --format=...: docs/slurm-import.md)",
+				 col_names[required[i]]);
+			return -1;
+		}
+	if (p->col[C_ALLOCTRES] < 0 && p->col[C_REQTRES] < 0) {
+		imp_errf(err, errlen, p->l.name, p->l.line, "missing field 'AllocTRES' (or 'ReqTRES') in the header row");
+		return -1;
+	}
+	const struct import_slurm_opts *o = p->o;
+	int need = o->tenant_from == IMPORT_SLURM_TENANT_ACCOUNT ? C_ACCOUNT : o->tenant_from == IMPORT_SLURM_TENANT_USER ? C_USER : -1;
+	if (need >= 0 && p->col[need] < 0) {
+		imp_errf(err, errlen, p->l.name, p->l.line, "missing field '%s' in the header row (the tenant comes from it: --tenant-from)", col_names[need]);
+		return -1;
+	}
+	for (size_t i = 0; i < o->n_rules; i++) {
+		int c = o->rules[i].field == IMPORT_SLURM_BY_QOS ? C_QOS : o->rules[i].field == IMPORT_SLURM_BY_PARTITION ? C_PARTITION : -1;
+		if (c >= 0 && p->col[c] < 0) {
+			imp_errf(err, errlen, p->l.name, p->l.line, "missing field '%s' in the header row (a --class rule reads it)", col_names[c]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static const char *field(const struct sacct *p, enum col c)
+{
+	return p->col[c] >= 0 ? trim(p->f[p->col[c]]) : NULL;
+}
+
+/* The tenant as the trace shows it: the name, or its keyed hash ("t-" + 16 hex digits). */
+static const char *tenant_of(struct sacct *p, const char *name, char *buf, size_t cap)
+{
+	if (!p->o->hash_key)
+		return name;
+	struct fp_sha256 h;
+	char hex[FP_HEX_SHA256];
+	fp_sha256_init(&h);
+	fp_sha256_update(&h, p->o->hash_key, strlen(p->o->hash_key));
+	fp_sha256_update(&h, "\n", 1);
+	fp_sha256_update(&h, name, strlen(name));
+	fp_sha256_hex(&h, hex);
+	snprintf(buf, cap, "t-%.16s", hex);
+	return buf;
+}
+
+static int job_row(struct sacct *p, char *err, size_t errlen)
+{
+	struct lines *l = &p->l;
+	size_t n = split_bar(l->buf.buf, p->f, p->nfields);
+	if (n != p->nfields) {
+		imp_errf(err, errlen, l->name, l->line, "expected %zu fields, found %s%zu (a '|' inside a field? leave free-text fields such as JobName out of --format)",
+			 p->nfields, n > p->nfields ? "more than " : "", n > p->nfields ? p->nfields : n);
+		return -1;
+	}
+	const char *id = field(p, C_JOBID);
+	const char *problem = text_id_problem(id, strlen(id));
+	if (problem) {
+		imp_errf(err, errlen, l->name, l->line, "JobID '%s' %s", id, problem);
+		return -1;
+	}
+	if (strchr(id, '.')) {          /* 123.batch, 123.0, 123_4.extern, 123+1.0 */
+		imp_count(&p->t->arena, p->t->skipped_rows, "job_step");
+		return 0;
+	}
+	const char *state = field(p, C_STATE);
+	int st = state_index(state);
+	if (st < 0) {
+		imp_errf(err, errlen, l->name, l->line, "job '%s': unknown State '%s'", id, state);
+		return -1;
+	}
+	int64_t submit, start = -1, end = -1;
+	static const enum col tcols[] = { C_SUBMIT, C_START, C_END };
+	int64_t *tv[] = { &submit, &start, &end };
+	for (int i = 0; i < 3; i++) {
+		int rc = parse_time(field(p, tcols[i]), tv[i]);
+		if (rc < 0 || (rc == 0 && i == 0)) {
+			imp_errf(err, errlen, l->name, l->line, "job '%s': %s time '%s' is not YYYY-MM-DDTHH:MM:SS or seconds since 1970", id,
+				 col_names[tcols[i]], field(p, tcols[i]));
+			return -1;
+		}
+	}
+	if ((start >= 0 && start < submit) || (end >= 0 && start >= 0 && end < start)) {
+		imp_errf(err, errlen, l->name, l->line, "job '%s': times out of order (Submit <= Start <= End)", id);
+		return -1;
+	}
+	long long elapsed = -1;
+	if (p->col[C_ELAPSED] >= 0) {
+		const char *e = field(p, C_ELAPSED);
+		if ((elapsed = parse_elapsed(e)) < 0) {
+			imp_errf(err, errlen, l->name, l->line, "job '%s': Elapsed '%s' is not [D-]HH:MM:SS", id, e);
+			return -1;
+		}
+	}
+	if (p->col[C_NNODES] >= 0) {
+		long long nn;
+		if (imp_py_int(field(p, C_NNODES), &nn) || nn < 0 || nn > TRACE_MAX_NODE_GPUS) {
+			imp_errf(err, errlen, l->name, l->line, "job '%s': NNodes '%s' is not a node count", id, field(p, C_NNODES));
+			return -1;
+		}
+	}
+	/* GPUs: AllocTRES once the job holds resources, else ReqTRES */
+	long long gpus = 0;
+	char *type = NULL, msg[200];
+	char *alloc = p->col[C_ALLOCTRES] >= 0 ? (char *)field(p, C_ALLOCTRES) : NULL;
+	char *tres = alloc && *alloc ? alloc : p->col[C_REQTRES] >= 0 ? (char *)field(p, C_REQTRES) : NULL;
+	if (tres && parse_tres(tres, &gpus, &type, msg, sizeof msg)) {
+		imp_errf(err, errlen, l->name, l->line, "job '%s': %s: %s", id, tres == alloc ? "AllocTRES" : "ReqTRES", msg);
+		return -1;
+	}
+	/* Slurm gives a job cancelled while pending Start = End and no AllocTRES: a job that
+	 * never held resources never started, whatever Start says */
+	if (alloc && !*alloc)
+		start = -1;
+	const char *tname = p->tenant_col ? field(p, p->o->tenant_from == IMPORT_SLURM_TENANT_ACCOUNT ? C_ACCOUNT : C_USER) : NULL;
+	if (tname && *tname && (problem = text_id_problem(tname, strlen(tname)))) {
+		imp_errf(err, errlen, l->name, l->line, "job '%s': %s '%s' %s", id, p->tenant_col, tname, problem);
+		return -1;
+	}
+
+	bool fresh;
+	struct rec *r = lookup(&p->jobs, id, &fresh);
+	if (!fresh) {
+		/* A later attempt of the same job id (requeue): the latest (Submit, Start) is the
+		 * final record; Start not set (pending again) sorts after every start. */
+		imp_count(&p->t->arena, p->t->skipped_rows, "requeued_earlier_record");
+		if (submit < r->first_submit)
+			r->first_submit = submit;
+		int64_t rs = r->start < 0 ? INT64_MAX : r->start, ns = start < 0 ? INT64_MAX : start;
+		r->records++;
+		if (submit < r->submit || (submit == r->submit && ns < rs))
+			return 0;
+	} else {
+		r->first_submit = submit;
+		r->records = 1;
+	}
+	r->submit = submit;
+	r->start = start;
+	r->end = end;
+	r->elapsed = elapsed;
+	r->state = st;
+	r->line = l->line;
+	r->gpus = gpus;
+	r->model = type ? intern(&p->jobs, type) : "*";
+	char hbuf[24];
+	r->tenant = tname && *tname ? intern(&p->jobs, tenant_of(p, tname, hbuf, sizeof hbuf)) : NULL;
+	r->qos = p->col[C_QOS] >= 0 ? intern(&p->jobs, field(p, C_QOS)) : "";
+	r->partition = p->col[C_PARTITION] >= 0 ? intern(&p->jobs, field(p, C_PARTITION)) : "";
+	return 0;
+}
+
+/* The class of a record by the first declared rule that matches: 1 HP, 0 Spot, -1 none. */
+static int class_of(const struct import_slurm_opts *o, const struct rec *r)
+{
+	for (size_t i = 0; i < o->n_rules; i++) {
+		const struct import_slurm_rule *u = &o->rules[i];
+		if (u->field == IMPORT_SLURM_BY_ANY || (u->field == IMPORT_SLURM_BY_QOS && !strcmp(u->value, r->qos)) ||
+		    (u->field == IMPORT_SLURM_BY_PARTITION && !strcmp(u->value, r->partition)))
+			return u->hp;
+	}
+	return -1;
+}
+
+/* The final record of every job id through the state rules into t. */
+static int finish_jobs(struct sacct *p, const struct trace_caps *caps, char *err, size_t errlen)
+{
+	struct trace *t = p->t;
+	int64_t origin = INT64_MAX;
+	size_t first = t->n_jobs;
+	for (size_t i = 0; i < p->jobs.n; i++) {
+		struct rec *r = &p->jobs.r[i];
+		const char *name = states[r->state].name;
+		if (states[r->state].rule != R_RAN) {
+			imp_count(&t->arena, t->skipped_rows, states[r->state].rule == R_PENDING ? "pending_at_end" : "running_at_end");
+			continue;
+		}
+		if (r->start < 0) {
+			imp_count(&t->arena, t->skipped_rows, !strcmp(name, "CANCELLED") ? "cancelled_before_start" : "never_started");
+			continue;
+		}
+		if (r->end < 0) {
+			imp_errf(err, errlen, p->l.name, r->line, "job '%s': State %s with a Start time but no End time", r->id, name);
+			return -1;
+		}
+		long long run = r->end - r->start;
+		if (r->elapsed >= 0) {
+			/* Elapsed leaves out suspended time; it can never exceed End - Start */
+			if (r->elapsed > run) {
+				imp_errf(err, errlen, p->l.name, r->line, "job '%s': Elapsed %llds is longer than End - Start (%llds)", r->id, r->elapsed, run);
+				return -1;
+			}
+			run = r->elapsed;
+		}
+		if (run == 0) {
+			imp_count(&t->arena, t->skipped_rows, "zero_run_time");
+			continue;
+		}
+		if (r->gpus == 0) {
+			imp_count(&t->arena, t->skipped_rows, "no_gpus");
+			continue;
+		}
+		int cls = class_of(p->o, r);
+		if (cls < 0) {
+			imp_errf(err, errlen, p->l.name, r->line, "job '%s': no --class rule for QOS '%s', partition '%s' (declare one; there is no default)",
+				 r->id, r->qos, r->partition);
+			return -1;
+		}
+		if (p->tenant_col && !r->tenant) {
+			imp_errf(err, errlen, p->l.name, r->line, "job '%s': empty %s (the tenant; --tenant-from none writes no tenants)", r->id, p->tenant_col);
+			return -1;
+		}
+		struct trace_job *j = trace_add_job(t);
+		j->id = (char *)r->id;          /* in t->arena already */
+		j->submit = (double)r->first_submit;   /* made relative below */
+		j->submit_int = j->duration_int = j->gpus_int = true;
+		j->duration = (double)run;
+		j->gpus = (double)r->gpus;
+		j->hp = cls == 1;
+		j->model = (char *)r->model;
+		j->tenant = (char *)r->tenant;
+		if (imp_job_check(t, caps, j, p->l.name, r->line, err, errlen))
+			return -1;
+		if (r->first_submit < origin)
+			origin = r->first_submit;
+		imp_count(&t->arena, p->kept_states, name);
+		if (strchr(r->id, '_'))
+			imp_count(&t->arena, p->kept_kinds, "array_tasks");
+		if (strchr(r->id, '+'))
+			imp_count(&t->arena, p->kept_kinds, "heterogeneous_components");
+		if (r->records > 1)
+			imp_count(&t->arena, p->kept_kinds, "requeued_jobs");
+	}
+	if (t->n_jobs == first) {
+		snprintf(err, errlen, "%s: no job kept (every row was skipped: see the state rules in docs/slurm-import.md)", p->l.name);
+		return -1;
+	}
+	for (size_t i = first; i < t->n_jobs; i++) {
+		t->jobs[i].submit -= (double)origin;
+		if (t->jobs[i].submit > TRACE_MAX_SECONDS) {
+			snprintf(err, errlen, "%s: job '%s' is submitted more than 1e12 s after the first", p->l.name, t->jobs[i].id);
+			return -1;
+		}
+	}
+	char buf[32];
+	format_time(origin, buf, sizeof buf);
+	t->time_origin = trace_strdup(t, buf);
+	return 0;
+}
+
+static int read_sacct(struct sacct *p, const char *path, const struct trace_caps *caps, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
+{
+	int rc;
+	p->l.z = zr_open(path, true, err, errlen);
+	if (!p->l.z)
+		return -1;
+	p->l.name = zr_name(p->l.z);
+	if ((rc = next_line(&p->l, err, errlen)) <= 0) {
+		if (rc == 0)
+			snprintf(err, errlen, "%s: empty file: expected the header row of sacct -P", p->l.name);
+		return -1;
+	}
+	if (header_row(p, err, errlen))
+		return -1;
+	while ((rc = next_line(&p->l, err, errlen)) > 0) {
+		if (!p->l.buf.buf[strspn(p->l.buf.buf, " \t")])
+			continue;       /* a blank line */
+		if (job_row(p, err, errlen))
+			return -1;
+	}
+	if (rc < 0 || finish_jobs(p, caps, err, errlen))
+		return -1;
+	imp_record_file(p->l.z, a, hdr, path, sha);
+	return 0;
+}
+
+/* ---- scontrol show node -o ---- */
+
+/* The value of KEY= in a one-line node record (up to the next space), or NULL. Values may
+ * hold spaces (OS=, Reason=), so a key is only recognised at the start of a word. */
+static char *node_value(char *line, const char *key)
+{
+	size_t kn = strlen(key);
+	for (char *s = line; *s;) {
+		if (!strncmp(s, key, kn) && s[kn] == '=') {
+			char *v = s + kn + 1;
+			v[strcspn(v, " ")] = 0;
+			return v;
+		}
+		s += strcspn(s, " ");
+		s += strspn(s, " ");
+	}
+	return NULL;
+}
+
+/* Gres "gpu:tesla:8(S:0-1),gpu:2,nic:1": GPUs and type (NULL = untyped); 0 or -1 + msg. */
+static int parse_gres(char *s, long long *gpus, char **type, char *msg, size_t msglen)
+{
+	*gpus = 0;
+	*type = NULL;
+	if (!strcmp(s, "(null)") || !*s)
+		return 0;
+	bool typed_any = false, untyped_any = false;
+	while (*s) {
+		/* one entry: up to a ',' outside parentheses */
+		char *e = s;
+		int depth = 0;
+		for (; *e && (depth || *e != ','); e++)
+			depth += *e == '(' ? 1 : *e == ')' ? -1 : 0;
+		char *next = *e ? e + 1 : e;
+		*e = 0;
+		char *paren = strchr(s, '(');
+		if (paren)
+			*paren = 0;
+		char *part[4];
+		int np = 0;
+		for (char *q = s; np < 4;) {
+			part[np++] = q;
+			char *c = strchr(q, ':');
+			if (!c)
+				break;
+			*c = 0;
+			q = c + 1;
+		}
+		if (!strcmp(part[0], "gpu")) {
+			/* gpu[:TYPE][:no_consume]:COUNT */
+			const char *cnt = part[np - 1], *ty = NULL;
+			for (int k = 1; k < np - 1; k++)
+				if (strcmp(part[k], "no_consume")) {
+					if (ty) {
+						snprintf(msg, msglen, "Gres entry 'gpu:...' has too many fields");
+						return -1;
+					}
+					ty = part[k];
+				}
+			long long v;
+			if (np < 2 || imp_py_int(cnt, &v) || v < 0 || v > TRACE_MAX_NODE_GPUS) {
+				snprintf(msg, msglen, "Gres GPU count '%s' is not an integer", np < 2 ? "" : cnt);
+				return -1;
+			}
+			if (v > 0) {
+				if (ty) {
+					if (*type && strcmp(*type, ty)) {
+						snprintf(msg, msglen, "GPUs of several types ('%s', '%s') on one node", *type, ty);
+						return -1;
+					}
+					*type = (char *)ty;
+					typed_any = true;
+				} else
+					untyped_any = true;
+				*gpus += v;
+			}
+		}
+		s = next;
+	}
+	if (typed_any && untyped_any) {
+		snprintf(msg, msglen, "typed and untyped GPUs on one node");
+		return -1;
+	}
+	return 0;
+}
+
+static int read_nodes(struct trace *t, const char *path, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
+{
+	struct lines l = { 0 };
+	struct imp_nodes seen;
+	int rc = -1, r;
+	imp_nodes_init(&seen);
+	sb_init(&l.buf);
+	l.z = zr_open(path, true, err, errlen);
+	if (!l.z)
+		goto out;
+	l.name = zr_name(l.z);
+	while ((r = next_line(&l, err, errlen)) > 0) {
+		char *s = l.buf.buf + strspn(l.buf.buf, " \t");
+		if (!*s)
+			continue;
+		if (strncmp(s, "NodeName=", 9)) {
+			imp_errf(err, errlen, l.name, l.line, "expected a 'NodeName=' record of scontrol show node -o (one node per line)");
+			goto out;
+		}
+		char *gres = node_value(s, "Gres"), *name = node_value(s, "NodeName");
+		const char *problem = text_id_problem(name, strlen(name));
+		if (problem) {
+			imp_errf(err, errlen, l.name, l.line, "NodeName '%s' %s", name, problem);
+			goto out;
+		}
+		long long gpus = 0;
+		char *type = NULL, msg[200];
+		if (gres && parse_gres(gres, &gpus, &type, msg, sizeof msg)) {
+			imp_errf(err, errlen, l.name, l.line, "node '%s': %s", name, msg);
+			goto out;
+		}
+		if (gpus == 0) {
+			imp_count(&t->arena, t->skipped_rows, "node_without_gpus");
+			continue;
+		}
+		if (type && text_id_problem(type, strlen(type))) {
+			imp_errf(err, errlen, l.name, l.line, "node '%s': GPU type '%s' %s", name, type, text_id_problem(type, strlen(type)));
+			goto out;
+		}
+		if (imp_node(t, t, &seen, name, type ? type : "gpu", gpus, l.name, l.line, err, errlen))
+			goto out;
+	}
+	if (r < 0)
+		goto out;
+	if (t->n_nodes == 0) {
+		snprintf(err, errlen, "%s: no node with GPUs (Gres=gpu:...)", l.name);
+		goto out;
+	}
+	imp_record_file(l.z, a, hdr, path, sha);
+	rc = 0;
+out:
+	if (l.z)
+		zr_close(l.z);
+	sb_release(&l.buf);
+	imp_nodes_release(&seen);
+	return rc;
+}
+
+/* ---- the importer ---- */
+
+static const char *const field_words[] = { "qos", "partition", "*" };
+
+int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
+{
+	static const char *const tenant_words[] = { "none", "account", "user" };
+	imp_param(a, hdr, "format", json_str(a, "slurm"));
+	imp_param(a, hdr, "jobs", json_str(a, o->jobs));
+	imp_param(a, hdr, "nodes", json_str(a, o->nodes));
+	struct json *rules = json_array(a);
+	for (size_t i = 0; i < o->n_rules; i++) {
+		const struct import_slurm_rule *u = &o->rules[i];
+		struct strbuf sb;
+		sb_init(&sb);
+		if (u->field != IMPORT_SLURM_BY_ANY)
+			sb_addf(&sb, "%s:%s", field_words[u->field], u->value);
+		else
+			sb_adds(&sb, "*");
+		sb_addf(&sb, "=%s", u->hp ? "HP" : "Spot");
+		json_push(a, rules, json_strn(a, sb.buf, sb.len));
+		sb_release(&sb);
+	}
+	imp_param(a, hdr, "class", rules);
+	imp_param(a, hdr, "tenant_from", json_str(a, tenant_words[o->tenant_from]));
+	imp_param(a, hdr, "hash_tenants", json_bool(a, o->hash_key != NULL));   /* never the key */
+
+	t->version = o->tenant_from == IMPORT_SLURM_TENANT_NONE ? 1 : 2;
+	t->trace_id = trace_strdup(t, "slurm");
+	for (size_t i = 0; i < sizeof reasons / sizeof *reasons; i++)
+		imp_reason(&t->arena, t->skipped_rows, reasons[i]);
+	char nodes_sha[65], jobs_sha[65];
+	struct sacct p;
+	struct trace_caps caps = { 0 };
+	memset(&p, 0, sizeof p);
+	p.o = o;
+	p.t = t;
+	p.tenant_col = o->tenant_from == IMPORT_SLURM_TENANT_ACCOUNT ? "Account" : o->tenant_from == IMPORT_SLURM_TENANT_USER ? "User" : NULL;
+	p.kept_states = json_object(&t->arena);
+	p.kept_kinds = json_object(&t->arena);
+	imp_reason(&t->arena, p.kept_kinds, "array_tasks");
+	imp_reason(&t->arena, p.kept_kinds, "heterogeneous_components");
+	imp_reason(&t->arena, p.kept_kinds, "requeued_jobs");
+	sb_init(&p.l.buf);
+	p.jobs.strings = &t->arena;
+	int rc = IMPORT_DATA_ERROR;
+	if (read_nodes(t, o->nodes, hdr, a, nodes_sha, err, errlen))
+		goto out;
+	trace_caps_build(&caps, t);
+	if (read_sacct(&p, o->jobs, &caps, hdr, a, jobs_sha, err, errlen))
+		goto out;
+
+	struct arena *ta = &t->arena;
+	struct json *s = t->source, *m = json_object(ta), *tm = json_object(ta);
+	json_set(ta, s, "dataset", json_str(ta, "Slurm accounting: sacct -P and scontrol show node -o"));
+	json_set(ta, s, "sacct_sha256", json_str(ta, jobs_sha));
+	json_set(ta, s, "nodes_sha256", json_str(ta, nodes_sha));
+	json_set(ta, m, "mode", json_str(ta, "declared_rules"));
+	json_set(ta, m, "rules", json_clone(ta, rules));
+	json_set(ta, m, "semantics", json_str(ta, "each job takes the class of the first rule that matches its QOS or partition; a job no rule matches stops the import"));
+	json_set(ta, s, "service_class_mapping", m);
+	json_set(ta, tm, "from", json_str(ta, tenant_words[o->tenant_from]));
+	json_set(ta, tm, "hashed", json_bool(ta, o->hash_key != NULL));
+	if (o->hash_key)
+		json_set(ta, tm, "method", json_str(ta, "t- and the first 16 hex digits of SHA-256(key, a newline, the name); the key is not recorded"));
+	json_set(ta, s, "tenant_mapping", tm);
+	json_set(ta, s, "duration_semantics", json_str(ta, "the final attempt's Elapsed (End - Start without suspended time); earlier attempts of a requeued job are not part of it"));
+	json_set(ta, s, "submit_semantics", json_str(ta, "the earliest Submit over every record of the job id, less the earliest over the jobs kept (time_origin, sacct's clock as written)"));
+	json_set(ta, s, "kept_by_final_state", p.kept_states);
+	json_set(ta, s, "kept_job_kinds", p.kept_kinds);
+	rc = 0;
+out:
+	trace_caps_release(&caps);
+	if (p.l.z)
+		zr_close(p.l.z);
+	sb_release(&p.l.buf);
+	free(p.jobs.r);
+	free(p.jobs.slot);
+	free(p.jobs.names);
+	return rc;
+}
