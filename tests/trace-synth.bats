@@ -278,7 +278,7 @@ bad_profile() {
 	bad_profile '.daily_class_jobs[1][0] += 1' "'daily_class_jobs[1]': HP + Spot = 306, the day's hours have 305 jobs"
 	bad_profile '.surprise = 1' "unknown key 'surprise'"
 	bad_profile 'del(.nodes)' "profile: missing key 'nodes'"
-	bad_profile '.schema = "x/2"' "unsupported schema 'x/2' (want 'schednav.synth-profile/1' or 'schednav.synth-profile/2')"
+	bad_profile '.schema = "x/2"' "unsupported schema 'x/2' (want 'schednav.synth-profile/1', 'schednav.synth-profile/2' or 'schednav.synth-profile/3')"
 	bad_profile '.gpu_models[0].gpus_per_worker[0][1] = 0.5' "'gpu_models[0]': 'gpus_per_worker' probabilities sum to 0.75, not 1"
 	bad_profile '.gpu_models[0].colour = 1' "'gpu_models[0]': unknown key 'colour'"
 	bad_profile '.duration_quantiles[2][1] = 5.0' "'duration_quantiles[2]': durations must not decrease"
