@@ -26,6 +26,22 @@
 enum { RNG3_SUBMIT = 101, RNG3_MODEL, RNG3_CLASS, RNG3_DECK, RNG3_DURATION, RNG3_ORG, RNG3_END };
 
 #define CANDIDATES 8          /* cells of the deck looked at for one job */
+#ifndef RESERVE
+#define RESERVE 1.0
+#endif
+#ifndef RESERVE_LATER
+#define RESERVE_LATER 1.0
+#endif
+#ifndef AIM
+#define AIM 0
+#endif
+#ifndef CUT
+#define CUT 0
+#endif
+#ifndef LARGEST
+#define LARGEST 1
+#endif
+#define NO_ROOM 0.3
 #define FIT 0.8               /* a job fills the deficit when deficit >= FIT x its GPUs */
 #define MAX_JOBS3 50000000LL
 
@@ -78,7 +94,7 @@ static void cdeck_take(struct cell_deck *d, double want, double *gpus, long long
 	for (size_t i = d->next; i < end; i++) {
 		if (d->gpus[i] < d->gpus[small])
 			small = i;
-		if (want >= 0 && d->gpus[i] <= want && (!fits || d->gpus[i] > d->gpus[best])) {
+		if (want >= 0 && d->gpus[i] <= want && (!fits || (LARGEST && d->gpus[i] > d->gpus[best]))) {
 			best = i;
 			fits = true;
 		}
@@ -95,27 +111,55 @@ static void cdeck_take(struct cell_deck *d, double want, double *gpus, long long
 	*workers = w;
 }
 
-/* A duration below one hour from the duration buckets whose lower edge is below 3600 s:
- * bucket by its job share, then log-uniform inside it (the first bucket uniform 1..edge). */
-static double short_duration(const struct synth_profile *p, struct synth_rng *r)
+/* The duration bucket an HP job aims at: the bucket furthest behind its share of the jobs
+ * placed so far (achieved counts every job's final bucket, so durations cut short by the
+ * skyline are made up by later jobs). */
+static size_t aim_bucket_upto(const struct synth_buckets *b, const double *share, const long long *achieved, long long placed, size_t last)
 {
-	const struct synth_buckets *b = &p->dur_buckets;
-	long long total = 0;
-	size_t n = 0;
-	while (n < b->n && n + 1 < b->n && b->edge[n + 1] <= SYNTH_HOUR)
-		total += b->jobs[n++];
-	if (total == 0)
-		return 1 + (double)synth_rng_below(r, SYNTH_HOUR - 1);
-	long long u = (long long)synth_rng_below(r, (uint64_t)total);
-	size_t i = 0;
-	while (u >= b->jobs[i]) {
-		u -= b->jobs[i];
-		i++;
+	size_t best = 0;
+	double gap = -1e300;
+	for (size_t i = 0; i <= last && i < b->n; i++) {
+		double g = share[i] * (double)(placed + 1) - (double)achieved[i];
+		if (g > gap) {
+			gap = g;
+			best = i;
+		}
 	}
-	double lo = b->edge[i] < 1 ? 1 : b->edge[i], hi = b->edge[i + 1];
+	return best;
+}
+
+static size_t aim_bucket(const struct synth_buckets *b, const double *share, const long long *achieved, long long placed)
+{
+	return aim_bucket_upto(b, share, achieved, placed, b->n - 1);
+}
+
+/* A duration inside bucket i: uniform in the first bucket, log-uniform in the others, the
+ * open last bucket up to top seconds. */
+static double bucket_duration(const struct synth_buckets *b, size_t i, double top, struct synth_rng *r)
+{
+	double lo = b->edge[i] < 1 ? 1 : b->edge[i], hi = i + 1 < b->n ? b->edge[i + 1] : top;
+	if (hi <= lo)
+		return floor(lo);
 	double v = i == 0 ? lo + synth_rng_unit(r) * (hi - lo) : exp(log(lo) + synth_rng_unit(r) * (log(hi) - log(lo)));
 	v = floor(v);
-	return v < 1 ? 1 : v > SYNTH_HOUR - 1 ? SYNTH_HOUR - 1 : v;
+	return v < lo ? lo : v >= hi ? hi - 1 : v;
+}
+
+static size_t bucket_of(const struct synth_buckets *b, double v)
+{
+	size_t i = 0;
+	while (i + 1 < b->n && v >= b->edge[i + 1])
+		i++;
+	return i;
+}
+
+/* The largest bucket index whose durations stay below one hour. */
+static size_t last_short_bucket(const struct synth_buckets *b)
+{
+	size_t i = 0;
+	while (i + 2 <= b->n && i + 1 < b->n && b->edge[i + 1] < SYNTH_HOUR && i + 1 < b->n - 1)
+		i++;
+	return i;
 }
 
 /* A Spot duration: log-linear through (0, 1 s), (0.5, median), (0.9, p90), and on to the
@@ -200,10 +244,17 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 	}
 	double spot_frac = jobs_all ? (double)spot_all / (double)jobs_all : 0;
 
-	/* Real rows per hour. */
+	/* Real rows per hour, committed before any job is drawn so the fills leave their room. */
 	long long *real_in_hour = xcalloc(nh, sizeof *real_in_hour);
-	for (size_t i = 0; i < p->n_real; i++)
-		real_in_hour[p->real[i].submit / SYNTH_HOUR]++;
+	for (size_t i = 0; i < p->n_real; i++) {
+		const struct synth_real *rj = &p->real[i];
+		size_t m = (size_t)rj->model;
+		real_in_hour[rj->submit / SYNTH_HOUR]++;
+		long long last = (rj->submit + rj->duration - 1) / SYNTH_HOUR;
+		for (long long x = rj->submit / SYNTH_HOUR; x <= last && x < (long long)nc; x++)
+			committed[m * nc + (size_t)x] += rj->gpw * (double)rj->workers;
+		budget[m] -= 1;
+	}
 
 	/* Nodes. */
 	char **model_name = xmalloc(nm * sizeof *model_name);
@@ -223,7 +274,42 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 		org_name[i] = trace_strdup(t, p->org_name[i]);
 
 	double *deficit = xmalloc(nm * sizeof *deficit), *weight = xmalloc(nm * sizeof *weight);
-	long long k = 0;
+	double *reserve = xmalloc(nm * sizeof *reserve), *median_gpus = xmalloc(nm * sizeof *median_gpus);
+	for (size_t m = 0; m < nm; m++) {
+		const struct synth_model *sm = &p->models[m];
+		long long half = (sm->jobs + 1) / 2, seen = 0;
+		median_gpus[m] = 1;
+		/* cells are sorted by (workers, GPUs per worker), not by size: walk sizes ascending */
+		for (;;) {
+			double best = 1e300;
+			for (size_t c = 0; c < sm->n_cells; c++) {
+				double g = sm->cell_gpw[c] * (double)sm->cell_workers[c];
+				if (g > (seen ? median_gpus[m] : 0) && g < best)
+					best = g;
+			}
+			if (best == 1e300)
+				break;
+			for (size_t c = 0; c < sm->n_cells; c++)
+				if (sm->cell_gpw[c] * (double)sm->cell_workers[c] == best)
+					seen += sm->cell_jobs[c];
+			median_gpus[m] = best;
+			if (seen >= half)
+				break;
+		}
+	}
+	/* HP durations aim at the duration buckets' job shares, less the Spot jobs' part (the
+	 * buckets count both classes; Spot durations follow their own class figures). */
+	const struct synth_buckets *db = &p->dur_buckets;
+	double dur_share[SYNTH_MAX_BUCKETS], top = p->quant_v[p->n_quant - 1];
+	long long dur_achieved[SYNTH_MAX_BUCKETS] = { 0 }, hp_placed = 0, bucket_total = 0;
+	for (size_t i = 0; i < db->n; i++)
+		bucket_total += db->jobs[i];
+	for (size_t i = 0; i < db->n; i++)
+		dur_share[i] = bucket_total ? (double)db->jobs[i] / (double)bucket_total : 1.0 / (double)db->n;
+	size_t short_last = last_short_bucket(db);
+	long long k = 0, n_total = 1;
+	for (size_t h = 0; h < nh; h++)
+		n_total += hours[h] > real_in_hour[h] ? hours[h] - real_in_hour[h] : 0;
 	size_t next_real = 0;
 	for (size_t h = 0; h < nh; h++) {
 		/* The real rows of this hour first. */
@@ -231,10 +317,6 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 			const struct synth_real *rj = &p->real[next_real];
 			size_t m = (size_t)rj->model;
 			double g = rj->gpw * (double)rj->workers;
-			long long last = (rj->submit + rj->duration - 1) / SYNTH_HOUR;
-			for (long long x = (long long)h; x <= last && x < (long long)nc; x++)
-				committed[m * nc + (size_t)x] += g;
-			budget[m] -= 1;
 			long long day = rj->submit / SYNTH_DAY;
 			if (!model_on[m] || (o->has_days && (day < o->day_first || day > o->day_last)))
 				continue;
@@ -253,15 +335,23 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 		long long n = hours[h] - real_in_hour[h];
 		for (size_t m = 0; m < nm; m++)
 			deficit[m] = F * p->models[m].concurrency[h] - committed[m * nc + h];
+		/* The room long jobs may take leaves a reserve for the short jobs still to come:
+		 * the hour's expected jobs of the model at its median size. */
+		for (size_t m = 0; m < nm; m++)
+			reserve[m] = RESERVE * (double)n * (double)p->models[m].jobs / (double)p->total_jobs * median_gpus[m];
 		size_t day = h / 24;
 		double day_spot = p->daily[day][0] + p->daily[day][1] > 0 ?
 			(double)p->daily[day][1] / (double)(p->daily[day][0] + p->daily[day][1]) : spot_frac;
 		for (long long i = 0; i < n; i++, k++) {
 			/* The model. */
-			double wsum = 0;
+			double wsum = 0, frac_left = (double)(n_total - k) / (double)n_total;
 			for (size_t m = 0; m < nm; m++) {
-				double b = budget[m] > 0 ? budget[m] : 0;
-				weight[m] = b * (1 + (deficit[m] > 0 ? deficit[m] / mean_gpus[m] : 0));
+				/* Pace: the model's remaining jobs against its share of the remaining
+				 * hours' jobs; a model ahead of its pace is damped hard. */
+				double expect = F * (double)p->models[m].jobs * frac_left;
+				double pace = budget[m] > 0 && expect > 0 ? budget[m] / expect : 0;
+				double x = 1 + deficit[m] / mean_gpus[m];
+				weight[m] = (double)p->models[m].jobs * pace * pace * pace * (x > NO_ROOM ? x : NO_ROOM);
 				wsum += weight[m];
 			}
 			if (!(wsum > 0))
@@ -287,28 +377,36 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 				gpus = (double)sm->capacity;
 			/* Submit and duration. */
 			long long submit = (long long)h * SYNTH_HOUR + (long long)synth_rng_below(&r_submit, SYNTH_HOUR);
-			double dur;
-			if (deficit[m] >= FIT * gpus) {
-				/* Room: the skyline end e, the first later hour the job would lift the
-				 * committed series past the published one. */
+			double dur, want;
+			if (hp) {
+				size_t bi = aim_bucket(db, dur_share, dur_achieved, hp_placed);
+				want = bucket_duration(db, bi, top, &r_dur);
+				if (!AIM && deficit[m] >= FIT * gpus)
+					want = 1e300;
+			} else
+				want = spot_duration(p, &r_dur);
+			if (want > (double)((long long)(h + 1) * SYNTH_HOUR - submit) && deficit[m] - reserve[m] * (double)(n - i) / (double)n >= FIT * gpus) {
+				/* A job past its hour needs room: it ends at the latest at the skyline end e,
+				 * the first later hour it would lift the committed series past the published one. */
 				size_t e = h + 1;
-				while (e < nc && committed[m * nc + e] + gpus <= F * sm->concurrency[e] + (1 - FIT) * gpus)
+				while (e < nc && committed[m * nc + e] + gpus <= F * sm->concurrency[e] - reserve[m] * RESERVE_LATER + (1 - FIT) * gpus)
 					e++;
-				/* Covers hours h .. e-1: duration in ((e-1)*3600 - s, e*3600 - s]. */
 				long long lo = (long long)(e - 1) * SYNTH_HOUR - submit + 1, hi = (long long)e * SYNTH_HOUR - submit;
 				if (lo < 1)
 					lo = 1;
 				dur = (double)(lo + (long long)synth_rng_below(&r_end, (uint64_t)(hi - lo + 1)));
-				if (!hp) {
-					/* Spot keeps its own length, cut at the skyline end. */
-					double want = spot_duration(p, &r_dur);
+				if (!hp || CUT)
 					dur = want < dur ? want : dur;
-				}
-			} else {
-				dur = hp ? short_duration(p, &r_dur) : spot_duration(p, &r_dur);
-				/* No room: end inside the next hour at the latest. */
+			} else if (want > (double)((long long)(h + 1) * SYNTH_HOUR - submit)) {
+				/* No room: a short job instead, ending inside the next hour at the latest. */
+				dur = hp ? bucket_duration(db, aim_bucket_upto(db, dur_share, dur_achieved, hp_placed, short_last), top, &r_dur) : want;
 				double cap = (double)((long long)(h + 2) * SYNTH_HOUR - submit);
 				dur = dur < cap ? dur : cap;
+			} else
+				dur = want;
+			if (hp) {
+				dur_achieved[bucket_of(db, dur)]++;
+				hp_placed++;
 			}
 			long long last = (submit + (long long)dur - 1) / SYNTH_HOUR;
 			for (long long x = (long long)h; x <= last && x < (long long)nc; x++)
@@ -352,7 +450,7 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 		free(decks[m].workers);
 	}
 	free(decks); free(committed); free(budget); free(mean_gpus); free(org_cum); free(real_in_hour);
-	free(deficit); free(weight); free(hours); free(model_name); free(org_name);
+	free(deficit); free(weight); free(reserve); free(median_gpus); free(hours); free(model_name); free(org_name);
 
 	t->version = 2;
 	synth_trace_id(p, o, model_on, t);
