@@ -152,6 +152,15 @@ for m in prof["gpu_models"]:
                       "; size_ratio 0.42: the real GPU-series-2 median-day Spot/HP GPUs-per-job ratio "
                       "(issue 18), assumed for every model",
     }
+    m["max_job_days"] = {
+        "value": 14 if m["model"] == gs2 else None,
+        "inferred": True,
+        "derivation": ("GPU-series-2: the original's per-day evidence on the real pool gives a 30-day-slice peak "
+                       "equal to the whole-trace peak on the median eligible day (1.000, min 0.918; issue 18), so "
+                       "that pool's load is carried by jobs shorter than 30 days; the generated jobs there are "
+                       "capped at 14 days (the series is refilled by later arrivals)" if m["model"] == gs2 else
+                       "no cap: the tables show this model's load held by long-running jobs"),
+    }
     m["concurrency"] = series[m["model"]]
     m["concurrency_gpu_seconds"] = round(sum(series[m["model"]]) * 3600, 2)
 

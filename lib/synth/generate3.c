@@ -389,7 +389,8 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 				/* A job past its hour needs room: it ends at the latest at the skyline end e,
 				 * the first later hour it would lift the committed series past the published one. */
 				size_t e = h + 1;
-				while (e < nc && committed[m * nc + e] + gpus <= F * sm->concurrency[e] - reserve[m] * RESERVE_LATER + (1 - FIT) * gpus)
+				size_t e_cap = sm->max_job_days > 0 ? h + (size_t)(sm->max_job_days * 24) : nc;
+				while (e < nc && e < e_cap && committed[m * nc + e] + gpus <= F * sm->concurrency[e] - reserve[m] * RESERVE_LATER + (1 - FIT) * gpus)
 					e++;
 				long long lo = (long long)(e - 1) * SYNTH_HOUR - submit + 1, hi = (long long)e * SYNTH_HOUR - submit;
 				if (lo < 1)

@@ -239,6 +239,16 @@ static int load_v3_model(struct ctx *c, struct synth_model *sm, const struct jso
 	if (!(v = need(c, spot, "size_ratio", JSON_REAL, where)) || !(json_num(v) > 0 && json_num(v) <= 1))
 		return v ? fail(c, "%s: 'spot.size_ratio' must be in (0, 1]", where) : -1;
 	sm->spot_size_ratio = json_num(v);
+	struct json *cap = need(c, x, "max_job_days", JSON_OBJECT, where);
+	if (!cap)
+		return -1;
+	v = json_get(cap, "value");
+	sm->max_job_days = 0;
+	if (v && v->kind != JSON_NULL) {
+		if (!json_is_num(v) || !(json_num(v) >= 1 && json_num(v) <= 100000))
+			return fail(c, "%s: 'max_job_days.value' must be null or 1..100000 days", where);
+		sm->max_job_days = json_num(v);
+	}
 	if (p->n_conc == 0) {
 		if (conc->u.arr.n < p->n_hours || conc->u.arr.n > p->n_hours + 100000)
 			return fail(c, "%s: 'concurrency' has %zu hours, 'hourly_jobs' %zu", where, conc->u.arr.n, p->n_hours);
@@ -260,7 +270,7 @@ static int load_models(struct ctx *c, const struct json *root)
 	static const char *const keys1[] = { "model", "jobs", "gpus_per_worker", "reference", NULL };
 	static const char *const keys2[] = { "model", "jobs", "workers", "gpu_seconds", "reference", NULL };
 	static const char *const keys3[] = { "model", "jobs", "workers", "gpu_seconds", "reference", "spot", "concurrency",
-		"concurrency_gpu_seconds", NULL };
+		"concurrency_gpu_seconds", "max_job_days", NULL };
 	struct synth_profile *p = c->p;
 	struct json *m = need(c, root, "gpu_models", JSON_ARRAY, "profile");
 	if (!m)

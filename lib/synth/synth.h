@@ -49,6 +49,7 @@ struct synth_model {
 	double ref_gpu_seconds;          /* reference.gpu_seconds, NAN when absent */
 	double *concurrency;             /* /3: requested GPUs active per hour, n_conc items */
 	double spot_share, spot_size_ratio;  /* /3: inferred Spot share of jobs, Spot/HP GPUs-per-job */
+	double max_job_days;             /* /3: cap of a generated job's duration in days, 0 = none */
 };
 
 /* /3: a real job row placed as it was (its model inferred by the profile's builder). */
