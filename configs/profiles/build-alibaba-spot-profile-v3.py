@@ -126,6 +126,50 @@ for name, r in sorted(rows.items(), key=lambda kv: (-float(kv[1]["gpu_request"])
     real.append([name, org, r["job_type"].strip(), pick, s, max(d, 1), num(gpw), w])
 real.sort(key=lambda x: (x[4], int(x[0])))
 
+# GPU demand: the /2 cells give each model two GPUs-per-worker values (the median request and
+# the node size), so single-worker jobs at the node size stand in for every size between.
+# The /3 profile moves single-worker node-size jobs to 2, 4, 0.5 and 1 GPUs so the jobs per
+# GPU-demand bucket of extra_bucket_gpu_demand.csv are met (as far as single-worker jobs can;
+# in proportion to each model's node-size cell); the models' GPU totals then no longer follow
+# demand_by_model.csv, which only the duration coupling of /2 used.
+gd = {r["gpu_demand_bucket"]: int(float(r["jobs"])) for r in table(AG + "/extra_bucket_gpu_demand.csv")}
+
+
+def demand_counts(models):
+    out = {"0": 0, "1": 0, "2 to 4": 0, "5 to 8": 0}
+    for m in models:
+        for w, g, n in m["workers"]:
+            d = w * g
+            k = "0" if d < 1 else "1" if d < 2 else "2 to 4" if d < 5 else "5 to 8" if d < 9 else None
+            if k:
+                out[k] += n
+    return out
+
+
+have = demand_counts(prof["gpu_models"])
+move = {"2 to 4": gd["2 to 4"] - have["2 to 4"], "0": gd["0"] - have["0"], "1": gd["1"] - have["1"]}
+move = {k: max(0, v) for k, v in move.items()}
+# GPU-series-2 keeps its /2 cells: its single-worker jobs already sit at its median of 4 GPUs
+# and the node size, and moving them lowers the hourly fit of the studies' pool.
+KEEP = {"GPU-series-2"}
+pool = sum(n for m in prof["gpu_models"] if m["model"] not in KEEP
+           for w, g, n in m["workers"] if w == 1 and g == node_max.get(m["model"], 0) and g >= 8)
+take = min(pool, sum(move.values()), max(0, have["5 to 8"] - gd["5 to 8"]))
+scale = take / sum(move.values()) if sum(move.values()) else 0
+want = {"2": move["2 to 4"] * scale / 2, "4": move["2 to 4"] * scale / 2, "0.5": move["0"] * scale, "1": move["1"] * scale}
+for m in prof["gpu_models"]:
+    cells = {(w, g): n for w, g, n in m["workers"]}
+    big = cells.get((1, float(node_max[m["model"]])), 0) if node_max[m["model"]] >= 8 else 0
+    if not big or not pool or m["model"] in KEEP:
+        continue
+    moved = 0
+    for gpw, total in sorted(want.items()):
+        n = int(total * big / pool)
+        cells[(1, float(gpw))] = cells.get((1, float(gpw)), 0) + n
+        moved += n
+    cells[(1, float(node_max[m["model"]]))] = big - moved
+    m["workers"] = [[w, g, n] for (w, g), n in sorted(cells.items()) if n > 0]
+
 # Spot per model: not published. Derivation (inferred): issue 18 reports that the original's
 # published per-day cumulative HP counts on GPU-series-2 give about 26 % Spot jobs there, and
 # a median-day Spot/HP GPUs-per-job ratio of 0.42. The other models share the remaining Spot
