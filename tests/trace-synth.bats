@@ -393,3 +393,29 @@ bad_profile() {
 	run grep -c '"class":"HP"' "$BATS_TEST_TMPDIR/g.ndjson"
 	assert_output 27105
 }
+
+bad_profile3() {
+	jq "$1" "$DATA/synth/tiny3.json" > "$BATS_TEST_TMPDIR/bad3.json"
+	run trace-synth --profile "$BATS_TEST_TMPDIR/bad3.json" -o "$BATS_TEST_TMPDIR/out.ndjson"
+	assert_failure 1
+	assert_output "trace-synth: $BATS_TEST_TMPDIR/bad3.json: $2"
+	assert_no_output "$BATS_TEST_TMPDIR/out.ndjson"
+}
+
+@test "trace-synth: bad /3 profiles exit 1 with PATH: message and leave no output" {
+	bad_profile3 'del(.v3)' "profile: missing key 'v3'"
+	bad_profile3 '.gpu_models[0].concurrency |= .[0:10]' "'gpu_models[0]': 'concurrency' has 10 hours, 'hourly_jobs' 48"
+	bad_profile3 '.gpu_models[0].concurrency[3] = -1' "'gpu_models[0]': 'concurrency[3]': must be 0..1e9 GPUs"
+	bad_profile3 '.gpu_models[0].concurrency[3] = "x"' "'concurrency[3]': not a finite number"
+	bad_profile3 '.gpu_models[0].spot.share = 1.5' "'gpu_models[0]': 'spot.share' must be 0..1"
+	bad_profile3 '.gpu_models[0].spot.size_ratio = 0' "'gpu_models[0]': 'spot.size_ratio' must be in (0, 1]"
+	bad_profile3 '.gpu_models[0].spot.extra = 1' "'gpu_models[0]': 'spot': unknown key 'extra'"
+	bad_profile3 '.gpu_models[0].max_job_days.value = 0' "'gpu_models[0]': 'max_job_days.value' must be null or 1..100000 days"
+	bad_profile3 '.v3.real_jobs.rows[0][3] = "M7"' "'v3.real_jobs.rows[0]': no GPU model 'M7'"
+	bad_profile3 '.v3.real_jobs.rows[0][4] = 172800' "'v3.real_jobs.rows[0]': submit inside the hours, duration >= 1, GPUs per worker > 0, workers >= 1"
+	bad_profile3 '.v3.real_jobs.rows[0][2] = "BE"' "'v3.real_jobs.rows[0]': class must be 'HP' or 'Spot'"
+	bad_profile3 '.v3.duration_buckets.edges_seconds = [0, 10, 5]' "'v3.duration_buckets': edges must increase"
+	bad_profile3 '.v3.duration_buckets.rows[1][0] = 7' "'v3.duration_buckets': 'rows[1]': bucket index must be 1 and GPU-seconds >= 0"
+	bad_profile3 '.v3.long_job_slices.rows[0][0] = "X"' "'v3.long_job_slices.rows[0]': class must be 'HP' or 'Spot'"
+	bad_profile3 '.v3.org_model_mix.rows[0][1] = 2' "'v3.org_model_mix.rows[0]': shares must be 0..1"
+}

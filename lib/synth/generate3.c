@@ -26,21 +26,7 @@
 enum { RNG3_SUBMIT = 101, RNG3_MODEL, RNG3_CLASS, RNG3_DECK, RNG3_DURATION, RNG3_ORG, RNG3_END };
 
 #define CANDIDATES 8          /* cells of the deck looked at for one job */
-#ifndef RESERVE
-#define RESERVE 1.0
-#endif
-#ifndef RESERVE_LATER
-#define RESERVE_LATER 1.0
-#endif
-#ifndef AIM
-#define AIM 0
-#endif
-#ifndef CUT
-#define CUT 0
-#endif
-#ifndef LARGEST
-#define LARGEST 1
-#endif
+#define RESERVE 1.0           /* short-job reserve: the hour's expected jobs of the model x its median GPUs */
 #define NO_ROOM 0.3
 #define FIT 0.8               /* a job fills the deficit when deficit >= FIT x its GPUs */
 #define MAX_JOBS3 50000000LL
@@ -94,7 +80,7 @@ static void cdeck_take(struct cell_deck *d, double want, double *gpus, long long
 	for (size_t i = d->next; i < end; i++) {
 		if (d->gpus[i] < d->gpus[small])
 			small = i;
-		if (want >= 0 && d->gpus[i] <= want && (!fits || (LARGEST && d->gpus[i] > d->gpus[best]))) {
+		if (want >= 0 && d->gpus[i] <= want && (!fits || d->gpus[i] > d->gpus[best])) {
 			best = i;
 			fits = true;
 		}
@@ -180,14 +166,15 @@ static double spot_duration(const struct synth_profile *p, struct synth_rng *r)
 }
 
 static const char method3[] =
-	"profile /3: hourly counts scaled by the load factor, less the real job rows placed in the hour as they were "
+	"profile /3: hourly counts scaled by the load factor, less the real job rows placed in their hours as they were "
 	"(ids 'real-' + job name); submit uniform over the whole seconds of its hour; per job a GPU model weighted by "
-	"its remaining jobs x (1 + the model's concurrency deficit / its mean GPUs per job), the class Spot with the "
-	"model's inferred Spot share scaled by the day's Spot fraction, a (workers, GPUs per worker) cell from the "
-	"model's shuffled joint table steered to the deficit among 8 candidates (Spot: the smallest), an organization "
-	"from the organization-model mix; an HP job that fits the deficit runs until the model's committed series "
-	"would pass the published concurrency (a skyline fill), other jobs take a sub-hour duration from the "
-	"duration buckets (Spot: log-linear through the class median and p90)";
+	"its jobs x its pace cubed x max(0.02, 1 + the model's concurrency deficit / its mean GPUs per job), the class "
+	"Spot with the model's inferred Spot share scaled by the day's Spot fraction, a (workers, GPUs per worker) cell "
+	"among the next 8 of the model's shuffled joint table (HP: the largest that fits the deficit, else the smallest; Spot: the smallest), an "
+	"organization from the organization-model mix; a job that fits the deficit less a short-job reserve runs until "
+	"the model's committed series would pass the published concurrency or its max_job_days (a skyline fill; Spot "
+	"keeps a shorter drawn length), other jobs end inside the next hour at the latest; HP durations aim at the "
+	"duration buckets' job shares, Spot durations are log-linear through the class median and p90 up to 7 days";
 
 int synth_generate3(const struct synth_profile *p, const struct synth_options *o, struct trace *t,
 	struct synth_stats *st, char *err, size_t errlen)
@@ -381,8 +368,8 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 			if (hp) {
 				size_t bi = aim_bucket(db, dur_share, dur_achieved, hp_placed);
 				want = bucket_duration(db, bi, top, &r_dur);
-				if (!AIM && deficit[m] >= FIT * gpus)
-					want = 1e300;
+				if (deficit[m] >= FIT * gpus)
+					want = 1e300;   /* room: fill it (the skyline sets the length) */
 			} else
 				want = spot_duration(p, &r_dur);
 			if (want > (double)((long long)(h + 1) * SYNTH_HOUR - submit) && deficit[m] - reserve[m] * (double)(n - i) / (double)n >= FIT * gpus) {
@@ -390,13 +377,13 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 				 * the first later hour it would lift the committed series past the published one. */
 				size_t e = h + 1;
 				size_t e_cap = sm->max_job_days > 0 ? h + (size_t)(sm->max_job_days * 24) : nc;
-				while (e < nc && e < e_cap && committed[m * nc + e] + gpus <= F * sm->concurrency[e] - reserve[m] * RESERVE_LATER + (1 - FIT) * gpus)
+				while (e < nc && e < e_cap && committed[m * nc + e] + gpus <= F * sm->concurrency[e] - reserve[m] + (1 - FIT) * gpus)
 					e++;
 				long long lo = (long long)(e - 1) * SYNTH_HOUR - submit + 1, hi = (long long)e * SYNTH_HOUR - submit;
 				if (lo < 1)
 					lo = 1;
 				dur = (double)(lo + (long long)synth_rng_below(&r_end, (uint64_t)(hi - lo + 1)));
-				if (!hp || CUT)
+				if (!hp)
 					dur = want < dur ? want : dur;
 			} else if (want > (double)((long long)(h + 1) * SYNTH_HOUR - submit)) {
 				/* No room: a short job instead, ending inside the next hour at the latest. */
