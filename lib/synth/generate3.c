@@ -73,6 +73,11 @@ static void cdeck_init(struct cell_deck *d, const struct synth_model *sm, struct
  * smallest); the smallest when none fits. */
 static void cdeck_take(struct cell_deck *d, double want, double *gpus, long long *workers)
 {
+	if (d->n == 0) {   /* a model without jobs drawn only when every budget is spent */
+		*gpus = 1;
+		*workers = 1;
+		return;
+	}
 	if (d->next == d->n)
 		cdeck_shuffle(d);
 	size_t end = d->next + CANDIDATES < d->n ? d->next + CANDIDATES : d->n, best = d->next, small = d->next;
