@@ -6,15 +6,17 @@
  * series holds the requested GPUs of the jobs placed so far in every hour they touch (the
  * profile's rule: hours floor(s/3600) .. floor((s+d-1)/3600)); its deficit in the current
  * hour is the published concurrency minus the committed GPUs. Deficits steer three draws:
- *  - the model: weight = remaining jobs of the model x (1 + deficit / mean GPUs per job);
- *  - the cell: among the next few cells of the model's shuffled deck, the largest that fits
- *    the deficit (the smallest when none fits or the job is Spot), swapped to the front, so a
- *    full pass of the deck still reproduces the model's joint table exactly;
- *  - the duration: an HP job that fits the deficit "fills" it: it runs until the first hour
- *    in which it would lift the committed series above the published one (a skyline
- *    decomposition of the series, so long jobs end when the real load falls); other jobs
- *    draw a duration below one hour from the published duration buckets (Spot: from the
- *    class's median and p90).
+ *  - the model: weight = the model's jobs x its pace cubed (remaining over expected remaining
+ *    jobs, so no model spends its jobs early) x max(0.02, 1 + deficit / mean GPUs per job);
+ *  - the cell: among the next few cells of the model's shuffled deck, for HP the largest that
+ *    fits the deficit (the smallest when none fits), for Spot the smallest, swapped to the
+ *    front, so a full pass of the deck still reproduces the model's joint table exactly;
+ *  - the duration: a job that fits the deficit (less a reserve for the hour's short jobs)
+ *    "fills" it: it runs until the first hour in which it would lift the committed series
+ *    above the published one, or the model's max_job_days (a skyline decomposition of the
+ *    series, so long jobs end when the real load falls; Spot keeps a shorter drawn length);
+ *    other jobs end inside the next hour at the latest, HP ones aiming at the duration
+ *    buckets' job shares, Spot ones log-linear through the class median and p90.
  * The real job rows go in first, as they were, and count in their hours' job totals. */
 #include "synth/synth.h"
 #include "core/die.h"
