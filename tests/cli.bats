@@ -69,7 +69,7 @@ setup() {
 		assert_line --index 0 "$t: option '--help' takes no argument"
 	done
 	for t in adaptive-design adaptive-eval aggregate compare decision-table forecast metrics plan-check quota rank report roll roll-ablation \
-	    sim-run slo-audit stream-seal study-lock study-select trace-analyze trace-scan trace-synth trace-window; do
+	    sim-run slo-audit stream-seal study-lock study-select trace-analyze trace-fidelity trace-scan trace-synth trace-window; do
 		run "$t" -o
 		assert_failure 2
 		assert_line --index 0 "$t: option '-o' needs an argument"
@@ -137,6 +137,7 @@ same_as_operand() {
 	same_as_operand trace-scan --day-seconds 100 --sample-seconds 10 --min-hp 1 --min-spot 1 --all-eligible -- "$FIX/small.trace.nd"
 	same_as_operand trace-window --max-submit 30 -- "$FIX/small.trace.nd"
 	same_as_operand trace-analyze --sample-interval 60 -- "$FIX/small.trace.nd"
+	same_as_operand trace-fidelity --profile "$ROOT/configs/profiles/alibaba-spot-gpu-v2026-v3.json" -- "$FIX/small.trace.nd"
 	mkdir ad
 	make_design ad
 	same_as_operand adaptive-design $(design_args) -- ad/scan.nd
@@ -188,7 +189,7 @@ same_as_operand() {
 	# Update this list (and the test above) when a tool is added.
 	local covered="adaptive-design adaptive-eval aggregate approve compare decision-table forecast metrics plan-check quota rank report
 		roll roll-ablation schednav schednav-mcp sim-run slo-audit stream-seal stream-verify study-lock study-select trace-analyze
-		trace-export trace-import trace-scan trace-synth trace-window"
+		trace-export trace-fidelity trace-import trace-scan trace-synth trace-window"
 	diff <(tools) <(printf '%s\n' $covered | sort) || fail "tools/ and the -i test differ"
 }
 

@@ -278,7 +278,7 @@ bad_profile() {
 	bad_profile '.daily_class_jobs[1][0] += 1' "'daily_class_jobs[1]': HP + Spot = 306, the day's hours have 305 jobs"
 	bad_profile '.surprise = 1' "unknown key 'surprise'"
 	bad_profile 'del(.nodes)' "profile: missing key 'nodes'"
-	bad_profile '.schema = "x/2"' "unsupported schema 'x/2' (want 'schednav.synth-profile/1' or 'schednav.synth-profile/2')"
+	bad_profile '.schema = "x/2"' "unsupported schema 'x/2' (want 'schednav.synth-profile/1', 'schednav.synth-profile/2' or 'schednav.synth-profile/3')"
 	bad_profile '.gpu_models[0].gpus_per_worker[0][1] = 0.5' "'gpu_models[0]': 'gpus_per_worker' probabilities sum to 0.75, not 1"
 	bad_profile '.gpu_models[0].colour = 1' "'gpu_models[0]': unknown key 'colour'"
 	bad_profile '.duration_quantiles[2][1] = 5.0' "'duration_quantiles[2]': durations must not decrease"
@@ -343,4 +343,79 @@ bad_profile() {
 	require_shared data
 	python3 "$ROOT/configs/profiles/build-alibaba-spot-profile.py" "$SHARED/data" "$BATS_TEST_TMPDIR/p.json"
 	cmp "$BATS_TEST_TMPDIR/p.json" "$PROFILE"
+}
+
+@test "trace-synth: the shipped /3 profile is rebuilt byte for byte from the shared tables" {
+	require_shared data
+	python3 "$ROOT/configs/profiles/build-alibaba-spot-profile-v3.py" "$SHARED/data" "$BATS_TEST_TMPDIR/p3.json"
+	cmp "$BATS_TEST_TMPDIR/p3.json" "$ROOT/configs/profiles/alibaba-spot-gpu-v2026-v3.json"
+}
+
+@test "trace-synth: /3 keeps every hour's job count, places the real rows as they were, same seed same bytes" {
+	local p3="$ROOT/configs/profiles/alibaba-spot-gpu-v2026-v3.json" n
+	trace-synth --profile "$p3" --seed 1 -o "$BATS_TEST_TMPDIR/a.ndjson"
+	trace-synth --profile "$p3" --seed 1 -o "$BATS_TEST_TMPDIR/b.ndjson"
+	cmp "$BATS_TEST_TMPDIR/a.ndjson" "$BATS_TEST_TMPDIR/b.ndjson"
+	n=$(jq '.hourly_jobs | length' "$p3")
+	diff <(hours_expected "$p3" 1) <(hours_actual "$BATS_TEST_TMPDIR/a.ndjson" "$n") > /dev/null || fail "hourly counts differ"
+	# The real rows: as many as the profile lists, each with its submit, duration, GPUs, class,
+	# organization and model.
+	jq -r '.v3.real_jobs.rows[] | "real-\(.[0]) \(.[4]) \(.[5]) \(.[6] * .[7]) \(.[2]) \(.[3]) \(.[1])"' "$p3" | sort > "$BATS_TEST_TMPDIR/want"
+	awk -F'"' '$4 == "job" && $8 ~ /^real-/ { sub(/^:/, "", $11); sub(/,$/, "", $11); sub(/^:/, "", $13); sub(/,$/, "", $13);
+		sub(/^:/, "", $15); sub(/,$/, "", $15); printf "%s %d %d %g %s %s %s\n", $8, $11, $13, $15, $18, $22, $26 }' \
+		"$BATS_TEST_TMPDIR/a.ndjson" | sort > "$BATS_TEST_TMPDIR/got"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/want")" -eq 1392 ] || fail "expected 1392 real rows in the profile"
+	diff "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got" > /dev/null || fail "real rows differ: $(diff "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got" | head -4)"
+	run jq -c 'select(.type == "header") | [.source.real_jobs.jobs, .source.real_jobs.id_prefix]' "$BATS_TEST_TMPDIR/a.ndjson"
+	assert_output '[1392,"real-"]'
+	# Another seed, other bytes.
+	trace-synth --profile "$p3" --seed 2 --days 10 -o "$BATS_TEST_TMPDIR/c.ndjson"
+	run jq -r 'select(.type == "header") | .trace_id' "$BATS_TEST_TMPDIR/c.ndjson"
+	assert_output "synth-alibaba-spot-gpu-v2026-s2-d10-10"
+}
+
+@test "trace-synth: a tiny /3 profile: exact hourly counts, its real job, the model filter" {
+	local p3="$DATA/synth/tiny3.json"
+	trace-synth --profile "$p3" --seed 5 -o "$BATS_TEST_TMPDIR/t.ndjson"
+	diff <(hours_expected "$p3" 1) <(hours_actual "$BATS_TEST_TMPDIR/t.ndjson" 48) > /dev/null || fail "hourly counts differ"
+	run jq -c 'select(.type == "job" and .job_id == "real-77") | [.submit, .duration, .gpus, .class, .gpu_model, .tenant]' "$BATS_TEST_TMPDIR/t.ndjson"
+	assert_output '[0,7200,4,"HP","M1","org-a"]'
+	run trace-synth --profile "$p3" --gpu-model M9
+	assert_failure 1
+	assert_output "trace-synth: profile 'tiny3' has no GPU model 'M9'"
+}
+
+@test "trace-synth: under --gpu-model the report compares the kept model's classes, not every model's" {
+	trace-synth --profile "$PROFILE" --gpu-model GPU-series-2 --report "$BATS_TEST_TMPDIR/r.md" -o "$BATS_TEST_TMPDIR/g.ndjson"
+	# GPU-series-2 has 30,397 of the 466,867 jobs: the expected HP jobs are 415,713 x that share.
+	run grep -F '| HP jobs |' "$BATS_TEST_TMPDIR/r.md"
+	assert_output '| HP jobs | 27066 | 27105 |'
+	run grep -c '"class":"HP"' "$BATS_TEST_TMPDIR/g.ndjson"
+	assert_output 27105
+}
+
+bad_profile3() {
+	jq "$1" "$DATA/synth/tiny3.json" > "$BATS_TEST_TMPDIR/bad3.json"
+	run trace-synth --profile "$BATS_TEST_TMPDIR/bad3.json" -o "$BATS_TEST_TMPDIR/out.ndjson"
+	assert_failure 1
+	assert_output "trace-synth: $BATS_TEST_TMPDIR/bad3.json: $2"
+	assert_no_output "$BATS_TEST_TMPDIR/out.ndjson"
+}
+
+@test "trace-synth: bad /3 profiles exit 1 with PATH: message and leave no output" {
+	bad_profile3 'del(.v3)' "profile: missing key 'v3'"
+	bad_profile3 '.gpu_models[0].concurrency |= .[0:10]' "'gpu_models[0]': 'concurrency' has 10 hours, 'hourly_jobs' 48"
+	bad_profile3 '.gpu_models[0].concurrency[3] = -1' "'gpu_models[0]': 'concurrency[3]': must be 0..1e9 GPUs"
+	bad_profile3 '.gpu_models[0].concurrency[3] = "x"' "'concurrency[3]': not a finite number"
+	bad_profile3 '.gpu_models[0].spot.share = 1.5' "'gpu_models[0]': 'spot.share' must be 0..1"
+	bad_profile3 '.gpu_models[0].spot.size_ratio = 0' "'gpu_models[0]': 'spot.size_ratio' must be in (0, 1]"
+	bad_profile3 '.gpu_models[0].spot.extra = 1' "'gpu_models[0]': 'spot': unknown key 'extra'"
+	bad_profile3 '.gpu_models[0].max_job_days.value = 0' "'gpu_models[0]': 'max_job_days.value' must be null or 1..100000 days"
+	bad_profile3 '.v3.real_jobs.rows[0][3] = "M7"' "'v3.real_jobs.rows[0]': no GPU model 'M7'"
+	bad_profile3 '.v3.real_jobs.rows[0][4] = 172800' "'v3.real_jobs.rows[0]': submit inside the hours, duration >= 1, GPUs per worker > 0, workers >= 1"
+	bad_profile3 '.v3.real_jobs.rows[0][2] = "BE"' "'v3.real_jobs.rows[0]': class must be 'HP' or 'Spot'"
+	bad_profile3 '.v3.duration_buckets.edges_seconds = [0, 10, 5]' "'v3.duration_buckets': edges must increase"
+	bad_profile3 '.v3.duration_buckets.rows[1][0] = 7' "'v3.duration_buckets': 'rows[1]': bucket index must be 1 and GPU-seconds >= 0"
+	bad_profile3 '.v3.long_job_slices.rows[0][0] = "X"' "'v3.long_job_slices.rows[0]': class must be 'HP' or 'Spot'"
+	bad_profile3 '.v3.org_model_mix.rows[0][1] = 2' "'v3.org_model_mix.rows[0]': shares must be 0..1"
 }

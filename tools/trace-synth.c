@@ -23,7 +23,7 @@ static const char help[] =
 	"give byte-identical output. The trace's source says synthetic and names the profile.\n"
 	"\n"
 	"Options:\n"
-	"  --profile FILE     the profile (schednav.synth-profile/1 or /2 JSON, .zst accepted)\n"
+	"  --profile FILE     the profile (schednav.synth-profile/1, /2 or /3 JSON, .zst accepted)\n"
 	"  --seed N           seed of the generator, 0..2^63-1 (default 1)\n"
 	"  --load-factor F    scale every hour's job count by F > 0 (default 1: the profile's counts)\n"
 	"  --days A-B         keep jobs submitted on days A..B (0-based, inclusive; 'A' = one day);\n"
@@ -31,7 +31,7 @@ static const char help[] =
 	"  --gpu-model M      keep only nodes and jobs of model M (repeatable)\n"
 	"  --report FILE      also write a Markdown fit report to FILE\n";
 
-static const char schemas[] = "reads: " SYNTH_PROFILE_SCHEMA ", " SYNTH_PROFILE_SCHEMA2 " (--profile)\nwrites: " TRACE_SCHEMA_V2 "\n";
+static const char schemas[] = "reads: " SYNTH_PROFILE_SCHEMA ", " SYNTH_PROFILE_SCHEMA2 ", " SYNTH_PROFILE_SCHEMA3 " (--profile)\nwrites: " TRACE_SCHEMA_V2 "\n";
 
 static void parse_days(const char *s, struct synth_options *o)
 {

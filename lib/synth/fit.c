@@ -82,11 +82,45 @@ static void fit_classes(const struct synth_profile *p, const struct synth_option
 			php += p->daily[d][0];
 			pall += p->daily[d][0] + p->daily[d][1];
 		}
+	/* With a GPU-model filter the profile's daily counts cover every model: compare the
+	 * kept models' expected share of them (/3: each model's inferred Spot share; /1 and /2:
+	 * the class is drawn independently of the model). */
+	double want_hp = (double)php, want_spot = (double)(pall - php);
+	long long all_jobs = 0, kept_jobs = 0;
+	double kept_spot = 0;
+	for (size_t m = 0; m < p->n_models; m++) {
+		bool on = o->n_gpu_models == 0;
+		for (size_t k = 0; k < o->n_gpu_models; k++)
+			on |= !strcmp(o->gpu_models[k], p->models[m].name);
+		all_jobs += p->models[m].jobs;
+		if (on) {
+			kept_jobs += p->models[m].jobs;
+			kept_spot += (double)p->models[m].jobs * (p->version == 3 ? p->models[m].spot_share : 0);
+		}
+	}
+	if (o->n_gpu_models && all_jobs > 0) {
+		double frac = (double)kept_jobs / (double)all_jobs;
+		if (p->version == 3) {
+			want_spot = (double)pall * kept_spot / (double)all_jobs;
+			want_hp = (double)pall * frac - want_spot;
+		} else {
+			want_hp *= frac;
+			want_spot *= frac;
+		}
+	}
 	sb_adds(out, "## Service class\n\n");
-	sb_adds(out, "Each day's HP/Spot split is exact (scaled by the load factor); the table covers the kept days.\n\n");
+	if (p->version == 3)
+		sb_adds(out, "Each job is Spot with its model's inferred Spot share, scaled by the day's Spot fraction; ");
+	else
+		sb_adds(out, "Each day's HP/Spot split is exact (scaled by the load factor); ");
+	if (o->n_gpu_models)
+		sb_adds(out, "with --gpu-model the profile column is the kept models' expected part of the kept days' jobs.\n\n");
+	else
+		sb_adds(out, "the table covers the kept days.\n\n");
 	sb_adds(out, "| | profile | generated |\n|---|---:|---:|\n");
-	sb_addf(out, "| HP share | %.6f | %.6f |\n", pall ? (double)php / (double)pall : 0, t->n_jobs ? (double)hp / (double)t->n_jobs : 0);
-	sb_addf(out, "| HP jobs | %lld | %lld |\n| Spot jobs | %lld | %lld |\n\n", php, hp, pall - php, (long long)t->n_jobs - hp);
+	sb_addf(out, "| HP share | %.6f | %.6f |\n", want_hp + want_spot > 0 ? want_hp / (want_hp + want_spot) : 0,
+		t->n_jobs ? (double)hp / (double)t->n_jobs : 0);
+	sb_addf(out, "| HP jobs | %.0f | %lld |\n| Spot jobs | %.0f | %lld |\n\n", want_hp, hp, want_spot, (long long)t->n_jobs - hp);
 }
 
 static void fit_models(const struct synth_profile *p, const struct synth_options *o, const struct trace *t,

@@ -101,8 +101,22 @@ static const char method[] =
 	"stratified probabilities, rounded to whole seconds, then (profile /2) permuted over the jobs by a "
 	"weighted random ranking fitted to the GPU-seconds of each model, class and organization";
 
-static void set_source(const struct synth_profile *p, const struct synth_options *o, const bool *model_on,
-	struct trace *t, long long capped)
+void synth_trace_id(const struct synth_profile *p, const struct synth_options *o, const bool *model_on, struct trace *t)
+{
+	char id[512];
+	int n = snprintf(id, sizeof id, "synth-%s-s%llu", p->name, (unsigned long long)o->seed);
+	if (o->load_factor != 1.0)
+		n += snprintf(id + n, sizeof id - (size_t)n, "-f%g", o->load_factor);
+	if (o->has_days)
+		n += snprintf(id + n, sizeof id - (size_t)n, "-d%lld-%lld", o->day_first, o->day_last);
+	for (size_t i = 0; i < p->n_models && o->n_gpu_models; i++)
+		if (model_on[i] && (size_t)n < sizeof id)
+			n += snprintf(id + n, sizeof id - (size_t)n, "-%s", p->models[i].name);
+	t->trace_id = trace_strdup(t, id);
+}
+
+void synth_set_source(const struct synth_profile *p, const struct synth_options *o, const bool *model_on,
+	struct trace *t, long long capped, const char *how)
 {
 	struct arena *a = &t->arena;
 	struct json *s = t->source, *prof = json_object(a), *gen = json_object(a);
@@ -138,13 +152,13 @@ static void set_source(const struct synth_profile *p, const struct synth_options
 	json_set(a, gen, "name", json_str(a, "trace-synth"));
 	json_set(a, gen, "version", json_str(a, SCHEDNAV_VERSION));
 	json_set(a, gen, "prng", json_str(a, "xoshiro256** seeded by splitmix64, one stream per attribute"));
-	json_set(a, gen, "method", json_str(a, method));
+	json_set(a, gen, "method", json_str(a, how));
 	json_set(a, s, "generator", gen);
 	json_set(a, s, "capacity_capped_jobs", json_int(a, capped));
 	json_set(a, s, "attribution", p->attribution ? json_clone(a, p->attribution) : json_null(a));
 }
 
-static int check_options(const struct synth_profile *p, const struct synth_options *o, bool *model_on, char *err, size_t errlen)
+int synth_check_options(const struct synth_profile *p, const struct synth_options *o, bool *model_on, char *err, size_t errlen)
 {
 	if (!isfinite(o->load_factor) || !(o->load_factor > 0)) {
 		snprintf(err, errlen, "load factor must be a finite number > 0");
@@ -354,9 +368,11 @@ static int couple_durations(const struct synth_profile *p, size_t n, const unsig
 int synth_generate(const struct synth_profile *p, const struct synth_options *o, struct trace *t,
 	struct synth_stats *st, char *err, size_t errlen)
 {
+	if (p->version == 3)
+		return synth_generate3(p, o, t, st, err, errlen);
 	memset(st, 0, sizeof *st);
 	bool *model_on = xcalloc(p->n_models, sizeof *model_on);
-	if (check_options(p, o, model_on, err, errlen)) {
+	if (synth_check_options(p, o, model_on, err, errlen)) {
 		free(model_on);
 		return -1;
 	}
@@ -525,18 +541,9 @@ int synth_generate(const struct synth_profile *p, const struct synth_options *o,
 	free(org_name);
 
 	t->version = 2;
-	char id[512];
-	int n = snprintf(id, sizeof id, "synth-%s-s%llu", p->name, (unsigned long long)o->seed);
-	if (o->load_factor != 1.0)
-		n += snprintf(id + n, sizeof id - (size_t)n, "-f%g", o->load_factor);
-	if (o->has_days)
-		n += snprintf(id + n, sizeof id - (size_t)n, "-d%lld-%lld", o->day_first, o->day_last);
-	for (size_t i = 0; i < p->n_models && o->n_gpu_models; i++)
-		if (model_on[i] && (size_t)n < sizeof id)
-			n += snprintf(id + n, sizeof id - (size_t)n, "-%s", p->models[i].name);
-	t->trace_id = trace_strdup(t, id);
+	synth_trace_id(p, o, model_on, t);
 	t->time_origin = trace_strdup(t, p->time_origin);
-	set_source(p, o, model_on, t, st->capped_jobs);
+	synth_set_source(p, o, model_on, t, st->capped_jobs, method);
 	free(model_on);
 	if (t->n_jobs == 0) {
 		snprintf(err, errlen, "the day range and GPU-model filters keep no jobs");

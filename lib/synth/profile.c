@@ -1,4 +1,4 @@
-/* Load and validate a schednav.synth-profile/1 or /2 document (docs/profiles.md). */
+/* Load and validate a schednav.synth-profile/1, /2 or /3 document (docs/profiles.md). */
 #include "synth/synth.h"
 #include "core/text.h"
 #include "core/die.h"
@@ -222,10 +222,55 @@ static int load_cells(struct ctx *c, struct synth_model *sm, const struct json *
 	return 0;
 }
 
+/* /3: a model's hourly concurrency series and its inferred Spot share and size ratio. */
+static int load_v3_model(struct ctx *c, struct synth_model *sm, const struct json *x, const char *where)
+{
+	static const char *const spot_keys[] = { "share", "size_ratio", "inferred", "derivation", NULL };
+	struct synth_profile *p = c->p;
+	struct json *conc = need(c, x, "concurrency", JSON_ARRAY, where), *spot, *v;
+	char msg[128];
+	if (!conc || !(spot = need(c, x, "spot", JSON_OBJECT, where)))
+		return -1;
+	if (nd_check_keys(spot, ND_KEYS(spot_keys), msg, sizeof msg))
+		return fail(c, "%s: 'spot': %s", where, msg);
+	if (!(v = need(c, spot, "share", JSON_REAL, where)) || !(json_num(v) >= 0 && json_num(v) <= 1))
+		return v ? fail(c, "%s: 'spot.share' must be 0..1", where) : -1;
+	sm->spot_share = json_num(v);
+	if (!(v = need(c, spot, "size_ratio", JSON_REAL, where)) || !(json_num(v) > 0 && json_num(v) <= 1))
+		return v ? fail(c, "%s: 'spot.size_ratio' must be in (0, 1]", where) : -1;
+	sm->spot_size_ratio = json_num(v);
+	struct json *cap = need(c, x, "max_job_days", JSON_OBJECT, where);
+	if (!cap)
+		return -1;
+	v = json_get(cap, "value");
+	sm->max_job_days = 0;
+	if (v && v->kind != JSON_NULL) {
+		if (!json_is_num(v) || !(json_num(v) >= 1 && json_num(v) <= 100000))
+			return fail(c, "%s: 'max_job_days.value' must be null or 1..100000 days", where);
+		sm->max_job_days = json_num(v);
+	}
+	if (p->n_conc == 0) {
+		if (conc->u.arr.n < p->n_hours || conc->u.arr.n > p->n_hours + 100000)
+			return fail(c, "%s: 'concurrency' has %zu hours, 'hourly_jobs' %zu", where, conc->u.arr.n, p->n_hours);
+		p->n_conc = conc->u.arr.n;
+	} else if (conc->u.arr.n != p->n_conc)
+		return fail(c, "%s: 'concurrency' has %zu hours, another model %zu", where, conc->u.arr.n, p->n_conc);
+	sm->concurrency = alloc(c, p->n_conc, sizeof *sm->concurrency);
+	for (size_t h = 0; h < p->n_conc; h++) {
+		if (number(c, conc->u.arr.items[h], "concurrency", h, &sm->concurrency[h]))
+			return -1;
+		if (sm->concurrency[h] < 0 || sm->concurrency[h] > 1e9)
+			return fail(c, "%s: 'concurrency[%zu]': must be 0..1e9 GPUs", where, h);
+	}
+	return 0;
+}
+
 static int load_models(struct ctx *c, const struct json *root)
 {
 	static const char *const keys1[] = { "model", "jobs", "gpus_per_worker", "reference", NULL };
 	static const char *const keys2[] = { "model", "jobs", "workers", "gpu_seconds", "reference", NULL };
+	static const char *const keys3[] = { "model", "jobs", "workers", "gpu_seconds", "reference", "spot", "concurrency",
+		"concurrency_gpu_seconds", "max_job_days", NULL };
 	struct synth_profile *p = c->p;
 	struct json *m = need(c, root, "gpu_models", JSON_ARRAY, "profile");
 	if (!m)
@@ -242,12 +287,15 @@ static int load_models(struct ctx *c, const struct json *root)
 		snprintf(where, sizeof where, "'gpu_models[%zu]'", i);
 		if (x->kind != JSON_OBJECT)
 			return fail(c, "%s: must be an object", where);
-		if ((p->version == 2 ? nd_check_keys(x, ND_KEYS(keys2), msg, sizeof msg) : nd_check_keys(x, ND_KEYS(keys1), msg, sizeof msg)))
+		if ((p->version == 3 ? nd_check_keys(x, ND_KEYS(keys3), msg, sizeof msg) :
+		     p->version == 2 ? nd_check_keys(x, ND_KEYS(keys2), msg, sizeof msg) : nd_check_keys(x, ND_KEYS(keys1), msg, sizeof msg)))
 			return fail(c, "%s: %s", where, msg);
+		if (p->version == 3 && load_v3_model(c, sm, x, where))
+			return -1;
 		struct json *name = need(c, x, "model", JSON_STRING, where), *jobs, *gpw = NULL, *cells = NULL;
 		if (!name || !(jobs = need(c, x, "jobs", JSON_INT, where)))
 			return -1;
-		if (p->version == 2 ? !(cells = need(c, x, "workers", JSON_ARRAY, where)) : !(gpw = need(c, x, "gpus_per_worker", JSON_ARRAY, where)))
+		if (p->version >= 2 ? !(cells = need(c, x, "workers", JSON_ARRAY, where)) : !(gpw = need(c, x, "gpus_per_worker", JSON_ARRAY, where)))
 			return -1;
 		if (!name->u.str.len || !strcmp(name->u.str.s, "*"))
 			return fail(c, "%s: model must be a concrete model name", where);
@@ -332,7 +380,7 @@ static int load_workers(struct ctx *c, const struct json *root)
 	if (total == 0)
 		return fail(c, "'worker_counts': no jobs");
 	/* /2: the models' tables must add up to this distribution. */
-	for (size_t i = 0; i < p->n_workers && p->version == 2; i++) {
+	for (size_t i = 0; i < p->n_workers && p->version >= 2; i++) {
 		long long sum = 0;
 		for (size_t m = 0; m < p->n_models; m++)
 			for (size_t k = 0; k < p->models[m].n_cells; k++)
@@ -341,7 +389,7 @@ static int load_workers(struct ctx *c, const struct json *root)
 			return fail(c, "'worker_counts[%zu]': %lld jobs with %lld workers, the models' tables have %lld", i,
 				p->worker_jobs[i], p->worker_value[i], sum);
 	}
-	for (size_t m = 0; m < p->n_models && p->version == 2; m++)
+	for (size_t m = 0; m < p->n_models && p->version >= 2; m++)
 		for (size_t k = 0; k < p->models[m].n_cells; k++) {
 			size_t i = 0;
 			while (i < p->n_workers && p->worker_value[i] != p->models[m].cell_workers[k])
@@ -395,7 +443,7 @@ static int load_orgs(struct ctx *c, const struct json *root)
 	long long total = 0;
 	for (size_t i = 0; i < p->n_orgs; i++) {
 		const struct json *x = o->u.arr.items[i];
-		if (p->version == 2 && x->kind == JSON_ARRAY && x->u.arr.n == 4) {
+		if (p->version >= 2 && x->kind == JSON_ARRAY && x->u.arr.n == 4) {
 			char what[64];
 			snprintf(what, sizeof what, "'organizations[%zu]'", i);
 			if (optional(c, x->u.arr.items[2], what, &p->org_gpu_seconds[i]) ||
@@ -460,6 +508,136 @@ static int load_classes(struct ctx *c, const struct json *root)
 	return 0;
 }
 
+static int load_buckets(struct ctx *c, const struct json *v3, const char *key, const char *edges_key, struct synth_buckets *b)
+{
+	char where[64];
+	snprintf(where, sizeof where, "'v3.%s'", key);
+	struct json *o = need(c, v3, key, JSON_OBJECT, "'v3'"), *edges, *rows;
+	if (!o || !(edges = need(c, o, edges_key, JSON_ARRAY, where)) || !(rows = need(c, o, "rows", JSON_ARRAY, where)))
+		return -1;
+	if (edges->u.arr.n == 0 || edges->u.arr.n > SYNTH_MAX_BUCKETS || rows->u.arr.n != edges->u.arr.n)
+		return fail(c, "%s: need 1..%d edges and one row per edge", where, SYNTH_MAX_BUCKETS);
+	b->n = edges->u.arr.n;
+	for (size_t i = 0; i < b->n; i++) {
+		if (number(c, edges->u.arr.items[i], edges_key, i, &b->edge[i]))
+			return -1;
+		if (i && !(b->edge[i] > b->edge[i - 1]))
+			return fail(c, "%s: edges must increase", where);
+	}
+	/* Rows name their bucket in the table's words; they are matched to edges by order of
+	 * their lower bound, which the builder writes in edge order after sorting. */
+	memset(b->jobs, 0, sizeof b->jobs);
+	for (size_t i = 0; i < b->n; i++) {
+		if (pairs(c, rows, "rows", 4, i))
+			return -1;
+		struct json **x = rows->u.arr.items[i]->u.arr.items;
+		long long at;
+		double gs;
+		if (count(c, x[0], "rows", i, &at) || count(c, x[2], "rows", i, &b->jobs[i]) || number(c, x[3], "rows", i, &gs))
+			return -1;
+		if ((size_t)at != i || gs < 0)
+			return fail(c, "%s: 'rows[%zu]': bucket index must be %zu and GPU-seconds >= 0", where, i, i);
+		b->gpu_seconds[i] = gs;
+	}
+	return 0;
+}
+
+/* /3: the bucket tables, long-job slices and the real job rows (docs/profiles.md). */
+static int load_v3(struct ctx *c, const struct json *root)
+{
+	struct synth_profile *p = c->p;
+	struct json *v3 = need(c, root, "v3", JSON_OBJECT, "profile"), *sl, *rows, *real, *rr;
+	if (!v3)
+		return -1;
+	if (load_buckets(c, v3, "duration_buckets", "edges_seconds", &p->dur_buckets) ||
+	    load_buckets(c, v3, "gpu_demand_buckets", "edges_gpus", &p->gpu_buckets))
+		return -1;
+	if (!(sl = need(c, v3, "long_job_slices", JSON_OBJECT, "'v3'")) || !(rows = need(c, sl, "rows", JSON_ARRAY, "'v3.long_job_slices'")))
+		return -1;
+	struct json *th = need(c, sl, "threshold_seconds", JSON_REAL, "'v3.long_job_slices'");
+	if (!th)
+		return -1;
+	p->long_threshold = json_num(th);
+	for (size_t i = 0; i < rows->u.arr.n; i++) {
+		if (pairs(c, rows, "long_job_slices.rows", 4, i))
+			return -1;
+		struct json **x = rows->u.arr.items[i]->u.arr.items;
+		if (x[0]->kind != JSON_STRING || (x[1]->kind != JSON_TRUE && x[1]->kind != JSON_FALSE))
+			return fail(c, "'v3.long_job_slices.rows[%zu]': need [class, is_long, jobs, gpu_seconds]", i);
+		int k = !strcmp(x[0]->u.str.s, "HP") ? 0 : !strcmp(x[0]->u.str.s, "Spot") ? 1 : -1, l = x[1]->kind == JSON_TRUE;
+		double gs;
+		if (k < 0)
+			return fail(c, "'v3.long_job_slices.rows[%zu]': class must be 'HP' or 'Spot'", i);
+		if (count(c, x[2], "long_job_slices.rows", i, &p->long_jobs[k][l]) || number(c, x[3], "long_job_slices.rows", i, &gs))
+			return -1;
+		p->long_gs[k][l] = gs;
+	}
+	struct json *mix = need(c, v3, "org_model_mix", JSON_OBJECT, "'v3'"), *mm, *mr;
+	if (!mix || !(mm = need(c, mix, "models", JSON_ARRAY, "'v3.org_model_mix'")) || !(mr = need(c, mix, "rows", JSON_ARRAY, "'v3.org_model_mix'")))
+		return -1;
+	p->org_mix = alloc(c, p->n_orgs * p->n_models, sizeof *p->org_mix);
+	int col[SYNTH_MAX_BUCKETS];
+	if (mm->u.arr.n > SYNTH_MAX_BUCKETS)
+		return fail(c, "'v3.org_model_mix.models': too many models");
+	for (size_t k = 0; k < mm->u.arr.n; k++) {
+		const struct json *x = mm->u.arr.items[k];
+		if (x->kind != JSON_STRING || (col[k] = synth_profile_model(p, x->u.str.s)) < 0)
+			return fail(c, "'v3.org_model_mix.models[%zu]': not a model of the profile", k);
+	}
+	for (size_t i = 0; i < mr->u.arr.n; i++) {
+		if (pairs(c, mr, "org_model_mix.rows", mm->u.arr.n + 1, i))
+			return -1;
+		struct json **x = mr->u.arr.items[i]->u.arr.items;
+		if (x[0]->kind != JSON_STRING)
+			return fail(c, "'v3.org_model_mix.rows[%zu]': organization must be a string", i);
+		size_t o = 0;
+		while (o < p->n_orgs && strcmp(p->org_name[o], x[0]->u.str.s))
+			o++;
+		if (o == p->n_orgs)
+			continue;   /* an organization without jobs in the table */
+		for (size_t k = 0; k < mm->u.arr.n; k++) {
+			double v;
+			if (number(c, x[k + 1], "org_model_mix.rows", i, &v))
+				return -1;
+			if (v < 0 || v > 1)
+				return fail(c, "'v3.org_model_mix.rows[%zu]': shares must be 0..1", i);
+			p->org_mix[o * p->n_models + (size_t)col[k]] = v;
+		}
+	}
+	if (!(real = need(c, v3, "real_jobs", JSON_OBJECT, "'v3'")) || !(rr = need(c, real, "rows", JSON_ARRAY, "'v3.real_jobs'")))
+		return -1;
+	p->n_real = rr->u.arr.n;
+	p->real = alloc(c, p->n_real, sizeof *p->real);
+	for (size_t i = 0; i < p->n_real; i++) {
+		if (pairs(c, rr, "real_jobs.rows", 8, i))
+			return -1;
+		struct json **x = rr->u.arr.items[i]->u.arr.items;
+		struct synth_real *j = &p->real[i];
+		for (int k = 0; k < 4; k++)
+			if (x[k]->kind != JSON_STRING || !x[k]->u.str.len)
+				return fail(c, "'v3.real_jobs.rows[%zu]': job name, organization, class and model must be non-empty strings", i);
+		if (id_bad(c, x[1], "real_jobs.rows", i) || id_bad(c, x[0], "real_jobs.rows", i))
+			return -1;
+		j->name = dup(c, x[0]);
+		j->org = dup(c, x[1]);
+		if (strcmp(x[2]->u.str.s, "HP") && strcmp(x[2]->u.str.s, "Spot"))
+			return fail(c, "'v3.real_jobs.rows[%zu]': class must be 'HP' or 'Spot'", i);
+		j->hp = !strcmp(x[2]->u.str.s, "HP");
+		j->model = synth_profile_model(p, x[3]->u.str.s);
+		if (j->model < 0)
+			return fail(c, "'v3.real_jobs.rows[%zu]': no GPU model '%s'", i, x[3]->u.str.s);
+		if (count(c, x[4], "real_jobs.rows", i, &j->submit) || count(c, x[5], "real_jobs.rows", i, &j->duration) ||
+		    number(c, x[6], "real_jobs.rows", i, &j->gpw) || count(c, x[7], "real_jobs.rows", i, &j->workers))
+			return -1;
+		if (j->submit >= (long long)p->n_hours * SYNTH_HOUR || j->duration < 1 || !(j->gpw > 0) || j->gpw > 1e6 ||
+		    j->workers < 1 || j->workers > 1000000)
+			return fail(c, "'v3.real_jobs.rows[%zu]': submit inside the hours, duration >= 1, GPUs per worker > 0, workers >= 1", i);
+		if (i && (j->submit < p->real[i - 1].submit))
+			return fail(c, "'v3.real_jobs.rows[%zu]': rows must be sorted by submit", i);
+	}
+	return 0;
+}
+
 int synth_profile_load(struct synth_profile *p, const char *path, char *err, size_t errlen)
 {
 	static const char *const keys1[] = { "schema", "name", "description", "attribution", "builder", "built_from",
@@ -468,6 +646,9 @@ int synth_profile_load(struct synth_profile *p, const char *path, char *err, siz
 	static const char *const keys2[] = { "schema", "name", "description", "attribution", "builder", "built_from",
 		"time_origin", "hourly_jobs", "daily_class_jobs", "gpu_models", "worker_counts", "duration_quantiles",
 		"organizations", "classes", "reference", "nodes", NULL };
+	static const char *const keys3[] = { "schema", "name", "description", "attribution", "builder", "built_from",
+		"time_origin", "hourly_jobs", "daily_class_jobs", "gpu_models", "worker_counts", "duration_quantiles",
+		"organizations", "classes", "reference", "nodes", "v3", NULL };
 	memset(p, 0, sizeof *p);
 	arena_init(&p->arena);
 	struct ctx c = { p, err, errlen };
@@ -498,9 +679,13 @@ int synth_profile_load(struct synth_profile *p, const char *path, char *err, siz
 		p->version = 1;
 	else if (!strcmp(schema->u.str.s, SYNTH_PROFILE_SCHEMA2))
 		p->version = 2;
+	else if (!strcmp(schema->u.str.s, SYNTH_PROFILE_SCHEMA3))
+		p->version = 3;
 	else
-		return fail(&c, "unsupported schema '%s' (want '%s' or '%s')", schema->u.str.s, SYNTH_PROFILE_SCHEMA, SYNTH_PROFILE_SCHEMA2);
-	if ((p->version == 2 ? nd_check_keys(root, ND_KEYS(keys2), msg, sizeof msg) : nd_check_keys(root, ND_KEYS(keys1), msg, sizeof msg)))
+		return fail(&c, "unsupported schema '%s' (want '%s', '%s' or '%s')", schema->u.str.s, SYNTH_PROFILE_SCHEMA,
+			SYNTH_PROFILE_SCHEMA2, SYNTH_PROFILE_SCHEMA3);
+	if ((p->version == 3 ? nd_check_keys(root, ND_KEYS(keys3), msg, sizeof msg) :
+	     p->version == 2 ? nd_check_keys(root, ND_KEYS(keys2), msg, sizeof msg) : nd_check_keys(root, ND_KEYS(keys1), msg, sizeof msg)))
 		return fail(&c, "%s", msg);
 	if (!(name = need(&c, root, "name", JSON_STRING, "profile")) || !(origin = need(&c, root, "time_origin", JSON_STRING, "profile")))
 		return -1;
@@ -510,7 +695,7 @@ int synth_profile_load(struct synth_profile *p, const char *path, char *err, siz
 	p->time_origin = dup(&c, origin);
 	p->attribution = json_get(root, "attribution");
 	if (load_counts(&c, root) || load_nodes(&c, root) || load_models(&c, root) || load_workers(&c, root) ||
-	    load_quantiles(&c, root) || load_orgs(&c, root) || load_classes(&c, root))
+	    load_quantiles(&c, root) || load_orgs(&c, root) || load_classes(&c, root) || (p->version == 3 && load_v3(&c, root)))
 		return -1;
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * synth — seeded synthetic traces calibrated to a profile of aggregate tables
- * (schednav.synth-profile/1 and /2, docs/profiles.md).
+ * (schednav.synth-profile/1, /2 and /3, docs/profiles.md).
  *
  * A profile is loaded and validated into struct synth_profile (all strings and arrays
  * owned by its arena; synth_profile_release frees them). synth_generate fills an empty
@@ -22,6 +22,8 @@
 
 #define SYNTH_PROFILE_SCHEMA "schednav.synth-profile/1"
 #define SYNTH_PROFILE_SCHEMA2 "schednav.synth-profile/2"
+#define SYNTH_PROFILE_SCHEMA3 "schednav.synth-profile/3"
+#define SYNTH_MAX_BUCKETS 32
 #define SYNTH_MAX_COUNT 1000000000LL   /* any count in a profile (jobs per hour, per model, ...) */
 #define SYNTH_HOUR 3600
 #define SYNTH_DAY 86400
@@ -45,6 +47,26 @@ struct synth_model {
 	long long capacity;              /* sum of the profile's nodes of this model */
 	double ref_demand;               /* reference.gpu_demand, NAN when absent */
 	double ref_gpu_seconds;          /* reference.gpu_seconds, NAN when absent */
+	double *concurrency;             /* /3: requested GPUs active per hour, n_conc items */
+	double spot_share, spot_size_ratio;  /* /3: inferred Spot share of jobs, Spot/HP GPUs-per-job */
+	double max_job_days;             /* /3: cap of a generated job's duration in days, 0 = none */
+};
+
+/* /3: a real job row placed as it was (its model inferred by the profile's builder). */
+struct synth_real {
+	char *name, *org;
+	bool hp;
+	int model;
+	long long submit, duration, workers;
+	double gpw;
+};
+
+/* /3: a bucket table: lower edges ascending (the last bucket is open), jobs and GPU-seconds. */
+struct synth_buckets {
+	size_t n;
+	double edge[SYNTH_MAX_BUCKETS];
+	long long jobs[SYNTH_MAX_BUCKETS];
+	double gpu_seconds[SYNTH_MAX_BUCKETS];
 };
 
 struct synth_node { char *id, *model; long long gpus; };
@@ -55,7 +77,7 @@ struct synth_profile {
 	unsigned long long bytes;
 	char xxh3[33];
 	struct json *attribution;        /* NULL when absent */
-	int version;                     /* 1 or 2 */
+	int version;                     /* 1, 2 or 3 */
 	size_t n_hours, n_days;
 	long long *hourly;               /* jobs submitted in hour h */
 	long long (*daily)[2];           /* HP, Spot jobs submitted in day d */
@@ -73,6 +95,15 @@ struct synth_profile {
 	size_t n_nodes;
 	struct synth_node *nodes;
 	long long total_jobs;            /* sum of hourly */
+	/* /3 only */
+	size_t n_conc;                   /* hours of the concurrency series (>= n_hours) */
+	size_t n_real;
+	struct synth_real *real;
+	struct synth_buckets dur_buckets, gpu_buckets;  /* by duration (s), by GPUs per job */
+	double long_threshold;           /* seconds; long_jobs/long_gs by [class HP=0 Spot=1][short=0 long=1] */
+	long long long_jobs[2][2];
+	double long_gs[2][2];
+	double *org_mix;                 /* n_orgs x n_models shares of each organization's jobs */
 };
 
 /* Read and validate a profile (".zst" accepted). Errors as "PATH: message". */
@@ -97,6 +128,7 @@ struct synth_stats {
 	long long *model_capped;         /* kept capped jobs per profile model (malloc'd) */
 	bool coupled;                    /* durations were coupled to the GPU-seconds targets */
 	int coupling_rounds;
+	long long real_jobs;             /* /3: kept real job rows */
 };
 void synth_stats_release(struct synth_stats *st);
 /* Jobs per hour after the load factor: differences of round(F * cumulative count), so the
@@ -109,6 +141,15 @@ long long synth_scaled_hp(const struct synth_profile *p, size_t day, long long n
  * p must outlive nothing: every string is copied into t. */
 int synth_generate(const struct synth_profile *p, const struct synth_options *o, struct trace *t,
 	struct synth_stats *st, char *err, size_t errlen);
+/* The /3 generator (generate3.c), called by synth_generate for /3 profiles. */
+int synth_generate3(const struct synth_profile *p, const struct synth_options *o, struct trace *t,
+	struct synth_stats *st, char *err, size_t errlen);
+/* Shared by the generators: option checks (model_on gets the kept models), the trace id,
+ * and the provenance object with the generator's method text. */
+int synth_check_options(const struct synth_profile *p, const struct synth_options *o, bool *model_on, char *err, size_t errlen);
+void synth_trace_id(const struct synth_profile *p, const struct synth_options *o, const bool *model_on, struct trace *t);
+void synth_set_source(const struct synth_profile *p, const struct synth_options *o, const bool *model_on,
+	struct trace *t, long long capped, const char *how);
 /* Append the Markdown fit report of trace t (made by synth_generate with p and o) to out. */
 void synth_fit(const struct synth_profile *p, const struct synth_options *o, const struct trace *t,
 	const struct synth_stats *st, struct strbuf *out);

@@ -30,3 +30,13 @@ run "full trace, zstd" full.ndjson.zst
 run "full trace + fit report" full2.ndjson --report "$tmp/fit.md"
 run "load factor 2" f2.ndjson --load-factor 2
 run "one week, A10 only" week.ndjson --days 30-36 --gpu-model A10
+profile=configs/profiles/alibaba-spot-gpu-v2026-v3.json
+echo
+echo "Profile /3 (\`$profile\`: each model follows its published hourly concurrency), same runs:"
+echo
+echo "| run | records | seconds | output MiB |"
+echo "|---|---:|---:|---:|"
+run "/3 full trace, NDJSON" full3.ndjson
+run "/3 full trace, zstd" full3.ndjson.zst
+run "/3 load factor 2" f32.ndjson --load-factor 2
+run "/3 one week, GPU-series-2 only" week3.ndjson --days 30-36 --gpu-model GPU-series-2

@@ -1,0 +1,467 @@
+/* The /3 generator: each GPU model's pool follows its own published hourly concurrency
+ * (docs/profiles.md, docs/trace-synth-fit.md, trace-synth(1)).
+ *
+ * Hour by hour, the hour's exact job count is split over the models and each job gets a
+ * model, a class, a (workers, GPUs per worker) cell and a duration. A model's "committed"
+ * series holds the requested GPUs of the jobs placed so far in every hour they touch (the
+ * profile's rule: hours floor(s/3600) .. floor((s+d-1)/3600)); its deficit in the current
+ * hour is the published concurrency minus the committed GPUs. Deficits steer three draws:
+ *  - the model: weight = the model's jobs x its pace cubed (remaining over expected remaining
+ *    jobs, so no model spends its jobs early) x max(0.02, 1 + deficit / mean GPUs per job);
+ *  - the cell: among the next few cells of the model's shuffled deck, for HP the largest that
+ *    fits the deficit (the smallest when none fits), for Spot the smallest, swapped to the
+ *    front, so a full pass of the deck still reproduces the model's joint table exactly;
+ *  - the duration: a job that fits the deficit (less a reserve for the hour's short jobs)
+ *    "fills" it: it runs until the first hour in which it would lift the committed series
+ *    above the published one, or the model's max_job_days (a skyline decomposition of the
+ *    series, so long jobs end when the real load falls; Spot keeps a shorter drawn length);
+ *    other jobs end inside the next hour at the latest, HP ones aiming at the duration
+ *    buckets' job shares, Spot ones log-linear through the class median and p90.
+ * The real job rows go in first, as they were, and count in their hours' job totals. */
+#include "synth/synth.h"
+#include "core/die.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { RNG3_SUBMIT = 101, RNG3_MODEL, RNG3_CLASS, RNG3_DECK, RNG3_DURATION, RNG3_ORG, RNG3_END };
+
+#define CANDIDATES 8          /* cells of the deck looked at for one job */
+#define RESERVE 1.0           /* short-job reserve: the hour's expected jobs of the model x its median GPUs */
+#define NO_ROOM 0.3
+#define FIT 0.8               /* a job fills the deficit when deficit >= FIT x its GPUs */
+#define MAX_JOBS3 50000000LL
+
+struct cell_deck {
+	double *gpus;             /* per item: GPUs of the job (workers x GPUs per worker) */
+	long long *workers;
+	size_t n, next;
+	struct synth_rng *rng;
+};
+
+static void cdeck_shuffle(struct cell_deck *d)
+{
+	for (size_t i = d->n; i > 1; i--) {
+		size_t k = (size_t)synth_rng_below(d->rng, i);
+		double g = d->gpus[i - 1];
+		long long w = d->workers[i - 1];
+		d->gpus[i - 1] = d->gpus[k];
+		d->workers[i - 1] = d->workers[k];
+		d->gpus[k] = g;
+		d->workers[k] = w;
+	}
+	d->next = 0;
+}
+
+static void cdeck_init(struct cell_deck *d, const struct synth_model *sm, struct synth_rng *rng)
+{
+	d->n = 0;
+	for (size_t k = 0; k < sm->n_cells; k++)
+		d->n += (size_t)sm->cell_jobs[k];
+	d->gpus = xmalloc((d->n ? d->n : 1) * sizeof *d->gpus);
+	d->workers = xmalloc((d->n ? d->n : 1) * sizeof *d->workers);
+	size_t i = 0;
+	for (size_t k = 0; k < sm->n_cells; k++)
+		for (long long c = 0; c < sm->cell_jobs[k]; c++, i++) {
+			d->gpus[i] = sm->cell_gpw[k] * (double)sm->cell_workers[k];
+			d->workers[i] = sm->cell_workers[k];
+		}
+	d->rng = rng;
+	cdeck_shuffle(d);
+}
+
+/* Take one cell: the largest among the next candidates with GPUs <= want (want < 0: the
+ * smallest); the smallest when none fits. */
+static void cdeck_take(struct cell_deck *d, double want, double *gpus, long long *workers)
+{
+	if (d->n == 0) {   /* a model without jobs drawn only when every budget is spent */
+		*gpus = 1;
+		*workers = 1;
+		return;
+	}
+	if (d->next == d->n)
+		cdeck_shuffle(d);
+	size_t end = d->next + CANDIDATES < d->n ? d->next + CANDIDATES : d->n, best = d->next, small = d->next;
+	bool fits = false;
+	for (size_t i = d->next; i < end; i++) {
+		if (d->gpus[i] < d->gpus[small])
+			small = i;
+		if (want >= 0 && d->gpus[i] <= want && (!fits || d->gpus[i] > d->gpus[best])) {
+			best = i;
+			fits = true;
+		}
+	}
+	size_t k = fits ? best : small;
+	double g = d->gpus[k];
+	long long w = d->workers[k];
+	d->gpus[k] = d->gpus[d->next];
+	d->workers[k] = d->workers[d->next];
+	d->gpus[d->next] = g;
+	d->workers[d->next] = w;
+	d->next++;
+	*gpus = g;
+	*workers = w;
+}
+
+/* The duration bucket an HP job aims at: the bucket furthest behind its share of the jobs
+ * placed so far (achieved counts every job's final bucket, so durations cut short by the
+ * skyline are made up by later jobs). */
+static size_t aim_bucket_upto(const struct synth_buckets *b, const double *share, const long long *achieved, long long placed, size_t last)
+{
+	size_t best = 0;
+	double gap = -1e300;
+	for (size_t i = 0; i <= last && i < b->n; i++) {
+		double g = share[i] * (double)(placed + 1) - (double)achieved[i];
+		if (g > gap) {
+			gap = g;
+			best = i;
+		}
+	}
+	return best;
+}
+
+static size_t aim_bucket(const struct synth_buckets *b, const double *share, const long long *achieved, long long placed)
+{
+	return aim_bucket_upto(b, share, achieved, placed, b->n - 1);
+}
+
+/* A duration inside bucket i: uniform in the first bucket, log-uniform in the others, the
+ * open last bucket up to top seconds. */
+static double bucket_duration(const struct synth_buckets *b, size_t i, double top, struct synth_rng *r)
+{
+	double lo = b->edge[i] < 1 ? 1 : b->edge[i], hi = i + 1 < b->n ? b->edge[i + 1] : top;
+	if (hi <= lo)
+		return floor(lo);
+	double v = i == 0 ? lo + synth_rng_unit(r) * (hi - lo) : exp(log(lo) + synth_rng_unit(r) * (log(hi) - log(lo)));
+	v = floor(v);
+	return v < lo ? lo : v >= hi ? hi - 1 : v;
+}
+
+static size_t bucket_of(const struct synth_buckets *b, double v)
+{
+	size_t i = 0;
+	while (i + 1 < b->n && v >= b->edge[i + 1])
+		i++;
+	return i;
+}
+
+/* The largest bucket index whose durations stay below one hour. */
+static size_t last_short_bucket(const struct synth_buckets *b)
+{
+	size_t i = 0;
+	while (i + 2 <= b->n && i + 1 < b->n && b->edge[i + 1] < SYNTH_HOUR && i + 1 < b->n - 1)
+		i++;
+	return i;
+}
+
+/* A Spot duration: log-linear through (0, 1 s), (0.5, median), (0.9, p90), and on to the
+ * longest duration of the profile's quantile knots at 1. */
+static double spot_duration(const struct synth_profile *p, struct synth_rng *r)
+{
+	double med = isfinite(p->class_median[1]) ? p->class_median[1] : 2095.5;
+	double p90 = isfinite(p->class_p90[1]) ? p->class_p90[1] : 21740;
+	double top = p->quant_v[p->n_quant - 1];
+	double kp[4] = { 0, 0.5, 0.9, 1 }, kv[4] = { 1, med, p90, top > p90 ? top : p90 };
+	(void)top;
+	kv[3] = 7.0 * SYNTH_DAY > p90 ? 7.0 * SYNTH_DAY : p90;
+	double u = synth_rng_unit(r);
+	int i = u < 0.5 ? 0 : u < 0.9 ? 1 : 2;
+	double f = (u - kp[i]) / (kp[i + 1] - kp[i]);
+	double v = floor(exp(log(kv[i]) + f * (log(kv[i + 1]) - log(kv[i]))));
+	return v < 1 ? 1 : v;
+}
+
+static const char method3[] =
+	"profile /3: hourly counts scaled by the load factor, less the real job rows placed in their hours as they were "
+	"(ids 'real-' + job name); submit uniform over the whole seconds of its hour; per job a GPU model weighted by "
+	"its jobs x its pace cubed x max(0.02, 1 + the model's concurrency deficit / its mean GPUs per job), the class "
+	"Spot with the model's inferred Spot share scaled by the day's Spot fraction, a (workers, GPUs per worker) cell "
+	"among the next 8 of the model's shuffled joint table (HP: the largest that fits the deficit, else the smallest; Spot: the smallest), an "
+	"organization from the organization-model mix; a job that fits the deficit less a short-job reserve runs until "
+	"the model's committed series would pass the published concurrency or its max_job_days (a skyline fill; Spot "
+	"keeps a shorter drawn length), other jobs end inside the next hour at the latest; HP durations aim at the "
+	"duration buckets' job shares, Spot durations are log-linear through the class median and p90 up to 7 days";
+
+int synth_generate3(const struct synth_profile *p, const struct synth_options *o, struct trace *t,
+	struct synth_stats *st, char *err, size_t errlen)
+{
+	memset(st, 0, sizeof *st);
+	size_t nm = p->n_models, nh = p->n_hours, nc = p->n_conc;
+	bool *model_on = xcalloc(nm, sizeof *model_on);
+	if (synth_check_options(p, o, model_on, err, errlen)) {
+		free(model_on);
+		return -1;
+	}
+	st->worker_hist = xcalloc(p->n_workers ? p->n_workers : 1, sizeof *st->worker_hist);
+	st->model_capped = xcalloc(nm, sizeof *st->model_capped);
+	long long *hours = xmalloc(nh * sizeof *hours);
+	synth_scaled_hours(p, o->load_factor, hours);
+	double F = o->load_factor;
+
+	struct synth_rng r_submit, r_model, r_class, r_deck, r_dur, r_org, r_end;
+	synth_rng_seed(&r_submit, o->seed, RNG3_SUBMIT);
+	synth_rng_seed(&r_model, o->seed, RNG3_MODEL);
+	synth_rng_seed(&r_class, o->seed, RNG3_CLASS);
+	synth_rng_seed(&r_deck, o->seed, RNG3_DECK);
+	synth_rng_seed(&r_dur, o->seed, RNG3_DURATION);
+	synth_rng_seed(&r_org, o->seed, RNG3_ORG);
+	synth_rng_seed(&r_end, o->seed, RNG3_END);
+
+	/* Committed GPUs per model and hour, and the budgets. */
+	double *committed = xcalloc(nm * nc, sizeof *committed);
+	double *budget = xmalloc(nm * sizeof *budget), *mean_gpus = xmalloc(nm * sizeof *mean_gpus);
+	struct cell_deck *decks = xcalloc(nm, sizeof *decks);
+	for (size_t m = 0; m < nm; m++) {
+		const struct synth_model *sm = &p->models[m];
+		cdeck_init(&decks[m], sm, &r_deck);
+		double g = 0;
+		for (size_t k = 0; k < sm->n_cells; k++)
+			g += sm->cell_gpw[k] * (double)sm->cell_workers[k] * (double)sm->cell_jobs[k];
+		mean_gpus[m] = sm->jobs > 0 ? g / (double)sm->jobs : 1;
+		budget[m] = F * (double)sm->jobs;
+	}
+	/* Organizations per model: cumulative weights org_jobs x mix share. */
+	size_t no = p->n_orgs;
+	double *org_cum = xcalloc(nm * (no ? no : 1), sizeof *org_cum);
+	for (size_t m = 0; m < nm; m++) {
+		double cum = 0;
+		for (size_t k = 0; k < no; k++) {
+			cum += (double)p->org_jobs[k] * p->org_mix[k * nm + m];
+			org_cum[m * no + k] = cum;
+		}
+	}
+	long long spot_all = 0, jobs_all = 0;
+	for (size_t d = 0; d < p->n_days; d++) {
+		spot_all += p->daily[d][1];
+		jobs_all += p->daily[d][0] + p->daily[d][1];
+	}
+	double spot_frac = jobs_all ? (double)spot_all / (double)jobs_all : 0;
+
+	/* Real rows per hour, committed before any job is drawn so the fills leave their room. */
+	long long *real_in_hour = xcalloc(nh, sizeof *real_in_hour);
+	for (size_t i = 0; i < p->n_real; i++) {
+		const struct synth_real *rj = &p->real[i];
+		size_t m = (size_t)rj->model;
+		real_in_hour[rj->submit / SYNTH_HOUR]++;
+		long long last = (rj->submit + rj->duration - 1) / SYNTH_HOUR;
+		for (long long x = rj->submit / SYNTH_HOUR; x <= last && x < (long long)nc; x++)
+			committed[m * nc + (size_t)x] += rj->gpw * (double)rj->workers;
+		budget[m] -= 1;
+	}
+
+	/* Nodes. */
+	char **model_name = xmalloc(nm * sizeof *model_name);
+	for (size_t i = 0; i < nm; i++)
+		model_name[i] = trace_strdup(t, p->models[i].name);
+	for (size_t i = 0; i < p->n_nodes; i++) {
+		int m = synth_profile_model(p, p->nodes[i].model);
+		if (m >= 0 ? !model_on[m] : o->n_gpu_models > 0)
+			continue;
+		struct trace_node *n = trace_add_node(t);
+		n->id = trace_strdup(t, p->nodes[i].id);
+		n->model = trace_strdup(t, p->nodes[i].model);
+		n->gpu_count = p->nodes[i].gpus;
+	}
+	char **org_name = xmalloc((no ? no : 1) * sizeof *org_name);
+	for (size_t i = 0; i < no; i++)
+		org_name[i] = trace_strdup(t, p->org_name[i]);
+
+	double *deficit = xmalloc(nm * sizeof *deficit), *weight = xmalloc(nm * sizeof *weight);
+	double *reserve = xmalloc(nm * sizeof *reserve), *median_gpus = xmalloc(nm * sizeof *median_gpus);
+	for (size_t m = 0; m < nm; m++) {
+		const struct synth_model *sm = &p->models[m];
+		long long half = (sm->jobs + 1) / 2, seen = 0;
+		median_gpus[m] = 1;
+		/* cells are sorted by (workers, GPUs per worker), not by size: walk sizes ascending */
+		for (;;) {
+			double best = 1e300;
+			for (size_t c = 0; c < sm->n_cells; c++) {
+				double g = sm->cell_gpw[c] * (double)sm->cell_workers[c];
+				if (g > (seen ? median_gpus[m] : 0) && g < best)
+					best = g;
+			}
+			if (best == 1e300)
+				break;
+			for (size_t c = 0; c < sm->n_cells; c++)
+				if (sm->cell_gpw[c] * (double)sm->cell_workers[c] == best)
+					seen += sm->cell_jobs[c];
+			median_gpus[m] = best;
+			if (seen >= half)
+				break;
+		}
+	}
+	/* HP durations aim at the duration buckets' job shares, less the Spot jobs' part (the
+	 * buckets count both classes; Spot durations follow their own class figures). */
+	const struct synth_buckets *db = &p->dur_buckets;
+	double dur_share[SYNTH_MAX_BUCKETS], top = p->quant_v[p->n_quant - 1];
+	long long dur_achieved[SYNTH_MAX_BUCKETS] = { 0 }, hp_placed = 0, bucket_total = 0;
+	for (size_t i = 0; i < db->n; i++)
+		bucket_total += db->jobs[i];
+	for (size_t i = 0; i < db->n; i++)
+		dur_share[i] = bucket_total ? (double)db->jobs[i] / (double)bucket_total : 1.0 / (double)db->n;
+	size_t short_last = last_short_bucket(db);
+	long long k = 0, n_total = 1;
+	for (size_t h = 0; h < nh; h++)
+		n_total += hours[h] > real_in_hour[h] ? hours[h] - real_in_hour[h] : 0;
+	size_t next_real = 0;
+	for (size_t h = 0; h < nh; h++) {
+		/* The real rows of this hour first. */
+		for (; next_real < p->n_real && (size_t)(p->real[next_real].submit / SYNTH_HOUR) == h; next_real++) {
+			const struct synth_real *rj = &p->real[next_real];
+			size_t m = (size_t)rj->model;
+			double g = rj->gpw * (double)rj->workers;
+			long long day = rj->submit / SYNTH_DAY;
+			if (!model_on[m] || (o->has_days && (day < o->day_first || day > o->day_last)))
+				continue;
+			char id[96];
+			snprintf(id, sizeof id, "real-%s", rj->name);
+			struct trace_job *j = trace_add_job(t);
+			j->id = trace_strdup(t, id);
+			j->submit = (double)rj->submit;
+			j->duration = (double)rj->duration;
+			j->gpus = g > (double)p->models[m].capacity ? (double)p->models[m].capacity : g;
+			j->hp = rj->hp;
+			j->model = model_name[m];
+			j->tenant = trace_strdup(t, rj->org);
+			st->real_jobs++;
+		}
+		long long n = hours[h] - real_in_hour[h];
+		for (size_t m = 0; m < nm; m++)
+			deficit[m] = F * p->models[m].concurrency[h] - committed[m * nc + h];
+		/* The room long jobs may take leaves a reserve for the short jobs still to come:
+		 * the hour's expected jobs of the model at its median size. */
+		for (size_t m = 0; m < nm; m++)
+			reserve[m] = RESERVE * (double)n * (double)p->models[m].jobs / (double)p->total_jobs * median_gpus[m];
+		size_t day = h / 24;
+		double day_spot = p->daily[day][0] + p->daily[day][1] > 0 ?
+			(double)p->daily[day][1] / (double)(p->daily[day][0] + p->daily[day][1]) : spot_frac;
+		for (long long i = 0; i < n; i++, k++) {
+			/* The model. */
+			double wsum = 0, frac_left = (double)(n_total - k) / (double)n_total;
+			for (size_t m = 0; m < nm; m++) {
+				/* Pace: the model's remaining jobs against its share of the remaining
+				 * hours' jobs; a model ahead of its pace is damped hard. */
+				double expect = F * (double)p->models[m].jobs * frac_left;
+				double pace = budget[m] > 0 && expect > 0 ? budget[m] / expect : 0;
+				double x = 1 + deficit[m] / mean_gpus[m];
+				weight[m] = (double)p->models[m].jobs * pace * pace * pace * (x > NO_ROOM ? x : NO_ROOM);
+				wsum += weight[m];
+			}
+			if (!(wsum > 0))
+				for (size_t m = 0; m < nm; m++)
+					wsum += weight[m] = (double)p->models[m].jobs;
+			double u = synth_rng_unit(&r_model) * wsum;
+			size_t m = 0;
+			while (m + 1 < nm && u >= weight[m]) {
+				u -= weight[m];
+				m++;
+			}
+			budget[m] -= 1;
+			const struct synth_model *sm = &p->models[m];
+			/* The class. */
+			double ps = spot_frac > 0 ? sm->spot_share * day_spot / spot_frac : 0;
+			bool hp = !(synth_rng_unit(&r_class) < (ps > 1 ? 1 : ps));
+			/* The cell. */
+			double gpus;
+			long long workers;
+			cdeck_take(&decks[m], hp && deficit[m] > 0 ? deficit[m] : -1, &gpus, &workers);
+			bool capped = gpus > (double)sm->capacity;
+			if (capped)
+				gpus = (double)sm->capacity;
+			/* Submit and duration. */
+			long long submit = (long long)h * SYNTH_HOUR + (long long)synth_rng_below(&r_submit, SYNTH_HOUR);
+			double dur, want;
+			if (hp) {
+				size_t bi = aim_bucket(db, dur_share, dur_achieved, hp_placed);
+				want = bucket_duration(db, bi, top, &r_dur);
+				if (deficit[m] >= FIT * gpus)
+					want = 1e300;   /* room: fill it (the skyline sets the length) */
+			} else
+				want = spot_duration(p, &r_dur);
+			if (want > (double)((long long)(h + 1) * SYNTH_HOUR - submit) && deficit[m] - reserve[m] * (double)(n - i) / (double)n >= FIT * gpus) {
+				/* A job past its hour needs room: it ends at the latest at the skyline end e,
+				 * the first later hour it would lift the committed series past the published one. */
+				size_t e = h + 1;
+				size_t e_cap = sm->max_job_days > 0 ? h + (size_t)(sm->max_job_days * 24) : nc;
+				while (e < nc && e < e_cap && committed[m * nc + e] + gpus <= F * sm->concurrency[e] - reserve[m] + (1 - FIT) * gpus)
+					e++;
+				long long lo = (long long)(e - 1) * SYNTH_HOUR - submit + 1, hi = (long long)e * SYNTH_HOUR - submit;
+				if (lo < 1)
+					lo = 1;
+				dur = (double)(lo + (long long)synth_rng_below(&r_end, (uint64_t)(hi - lo + 1)));
+				if (!hp)
+					dur = want < dur ? want : dur;
+			} else if (want > (double)((long long)(h + 1) * SYNTH_HOUR - submit)) {
+				/* No room: a short job instead, ending inside the next hour at the latest. */
+				dur = hp ? bucket_duration(db, aim_bucket_upto(db, dur_share, dur_achieved, hp_placed, short_last), top, &r_dur) : want;
+				double cap = (double)((long long)(h + 2) * SYNTH_HOUR - submit);
+				dur = dur < cap ? dur : cap;
+			} else
+				dur = want;
+			if (hp) {
+				dur_achieved[bucket_of(db, dur)]++;
+				hp_placed++;
+			}
+			long long last = (submit + (long long)dur - 1) / SYNTH_HOUR;
+			for (long long x = (long long)h; x <= last && x < (long long)nc; x++)
+				committed[m * nc + (size_t)x] += gpus;
+			deficit[m] -= gpus;
+			/* The organization. */
+			size_t org = 0;
+			if (no && org_cum[m * no + no - 1] > 0) {
+				double v = synth_rng_unit(&r_org) * org_cum[m * no + no - 1];
+				while (org + 1 < no && v >= org_cum[m * no + org])
+					org++;
+			} else if (no)
+				org = (size_t)synth_rng_below(&r_org, no);
+			long long dday = submit / SYNTH_DAY;
+			if (!model_on[m] || (o->has_days && (dday < o->day_first || dday > o->day_last)))
+				continue;
+			char id[32];
+			snprintf(id, sizeof id, "j%07lld", k + 1);
+			struct trace_job *j = trace_add_job(t);
+			j->id = trace_strdup(t, id);
+			j->submit = (double)submit;
+			j->duration = dur;
+			j->gpus = gpus;
+			j->hp = hp;
+			j->model = model_name[m];
+			j->tenant = no ? org_name[org] : NULL;
+			for (size_t w = 0; w < p->n_workers; w++)
+				if (p->worker_value[w] == workers) {
+					st->worker_hist[w]++;
+					break;
+				}
+			if (capped) {
+				st->capped_jobs++;
+				st->model_capped[m]++;
+			}
+		}
+	}
+	st->generated_jobs = k + (long long)p->n_real;
+	for (size_t m = 0; m < nm; m++) {
+		free(decks[m].gpus);
+		free(decks[m].workers);
+	}
+	free(decks); free(committed); free(budget); free(mean_gpus); free(org_cum); free(real_in_hour);
+	free(deficit); free(weight); free(reserve); free(median_gpus); free(hours); free(model_name); free(org_name);
+
+	t->version = 2;
+	synth_trace_id(p, o, model_on, t);
+	t->time_origin = trace_strdup(t, p->time_origin);
+	synth_set_source(p, o, model_on, t, st->capped_jobs, method3);
+	struct json *real = json_object(&t->arena);
+	json_set(&t->arena, real, "id_prefix", json_str(&t->arena, "real-"));
+	json_set(&t->arena, real, "jobs", json_int(&t->arena, st->real_jobs));
+	json_set(&t->arena, real, "placed", json_str(&t->arena, "submit, duration, GPUs, class and organization as in the "
+		"published job-row tables; the GPU model as the profile's builder inferred it"));
+	json_set(&t->arena, t->source, "real_jobs", real);
+	free(model_on);
+	if (t->n_jobs == 0) {
+		snprintf(err, errlen, "the day range and GPU-model filters keep no jobs");
+		return -1;
+	}
+	trace_sort(t);
+	return 0;
+}
