@@ -37,7 +37,7 @@ run() {
 	: > "$work/$name.times"
 	load_before=$(load)
 	start=$(now)
-	TIMED_SHELL_LOG="$work/$name.times" make --no-print-directory -j2 adaptive STUDY=$study STUDY_WORK="$work/$name" \
+	TIMED_SHELL_LOG="$work/$name.times" make --no-print-directory -j2 adaptive STUDY="$study" STUDY_WORK="$work/$name" \
 		STUDY_BIN="$bin" SHELL="$root/tests/bench/timed-shell" "$@" > "$work/$name.log" 2>&1 ||
 		{ tail -20 "$work/$name.log" >&2; exit 1; }
 	wall=$(since "$start")
@@ -56,7 +56,7 @@ jobs=$(zstdcat -qf "$sw/trace.ndjson.zst" | grep -c '"type":"job"')
 local_wall=$wall local_cpu=$cpu local_load="$load_before / $load_after"
 noop_before=$(load)
 noop_start=$(now)
-make --no-print-directory -q adaptive STUDY=$study STUDY_WORK="$work/local" STUDY_BIN="$bin"
+make --no-print-directory -q adaptive STUDY="$study" STUDY_WORK="$work/local" STUDY_BIN="$bin"
 noop_wall=$(awk -v a="$noop_start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
 noop_load="$noop_before / $(load)"
 echo "\`$study\`: the 184-day trace of \`trace-synth\` (profile \`$profile\`,"
