@@ -7,8 +7,9 @@
 # every recipe, from make's rusage), the load beside it, each study's table next to the
 # original's published counts, and on how many days the arms allocate differently.
 # HEADLINE_BENCH_WORK keeps the studies in that (empty) directory; HEADLINE_BENCH_BIN overrides
-# bin/ (a colon list is fine); HEADLINE_BENCH_PREDICTIVE and HEADLINE_BENCH_ROLLING name other
-# configs (e.g. the same studies on another trace).
+# bin/ (one directory: the rolling graph names its tools' files as prerequisites);
+# HEADLINE_BENCH_PREDICTIVE and HEADLINE_BENCH_ROLLING name other configs (e.g. the same studies
+# on another trace).
 set -eu
 cd "$(dirname "$0")/../.."
 root=$(pwd)
