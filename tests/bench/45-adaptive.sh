@@ -1,6 +1,6 @@
 #!/bin/sh
 # The adaptive holdout study at full scale (configs/studies/adaptive-holdout.json: the 184-day
-# synthetic v2026 trace, its A10 pool, every eligible day, five actions twice each) from scratch
+# synthetic v2026 trace, its GPU-series-2 pool, every eligible day, five actions twice each) from scratch
 # with `make -j2 adaptive`, then, when a Slurm cluster is reachable, again with
 # SIM_LAUNCHER=slurm (evidence compared byte for byte). Every recipe runs under
 # tests/bench/timed-shell, so the study's own run gives each step's CPU; from those, the
@@ -11,7 +11,11 @@
 set -eu
 cd "$(dirname "$0")/../.."
 root=$(pwd)
-study=configs/studies/adaptive-holdout.json
+study=${ADAPTIVE_BENCH_STUDY:-configs/studies/adaptive-holdout.json}
+# the pool (trace-synth --gpu-model) and profile the study's trace is drawn from
+pool=$(jq -r '.trace.synth as $a | $a[($a | index("--gpu-model")) + 1]' "$study")
+profile=$(jq -r '.trace.synth as $a | $a[($a | index("--profile")) + 1]' "$study")
+seed=$(jq -r '.trace.synth as $a | if ($a | index("--seed")) then $a[($a | index("--seed")) + 1] else "1" end' "$study")
 bin=${ADAPTIVE_BENCH_BIN:-$root/bin}
 if [ -n "${ADAPTIVE_BENCH_WORK:-}" ]; then
 	work=$ADAPTIVE_BENCH_WORK
@@ -33,7 +37,7 @@ run() {
 	: > "$work/$name.times"
 	load_before=$(load)
 	start=$(now)
-	TIMED_SHELL_LOG="$work/$name.times" make --no-print-directory -j2 adaptive STUDY=$study STUDY_WORK="$work/$name" \
+	TIMED_SHELL_LOG="$work/$name.times" make --no-print-directory -j2 adaptive STUDY="$study" STUDY_WORK="$work/$name" \
 		STUDY_BIN="$bin" SHELL="$root/tests/bench/timed-shell" "$@" > "$work/$name.log" 2>&1 ||
 		{ tail -20 "$work/$name.log" >&2; exit 1; }
 	wall=$(since "$start")
@@ -44,7 +48,7 @@ run() {
 echo "## Study: adaptive holdout at full scale (make -j2 adaptive)"
 echo
 run local
-sw=$work/local/adaptive-holdout
+sw=$work/local/$(basename "$study" .json)
 ncal=$(jq '.calibration.window_ids | length' "$sw/evidence.json")
 neval=$(jq '.evaluation.window_ids | length' "$sw/evidence.json")
 sims=$(find "$sw" -name 'rep-*.result.ndjson.zst' | wc -l)
@@ -52,11 +56,11 @@ jobs=$(zstdcat -qf "$sw/trace.ndjson.zst" | grep -c '"type":"job"')
 local_wall=$wall local_cpu=$cpu local_load="$load_before / $load_after"
 noop_before=$(load)
 noop_start=$(now)
-make --no-print-directory -q adaptive STUDY=$study STUDY_WORK="$work/local" STUDY_BIN="$bin"
+make --no-print-directory -q adaptive STUDY="$study" STUDY_WORK="$work/local" STUDY_BIN="$bin"
 noop_wall=$(awk -v a="$noop_start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
 noop_load="$noop_before / $(load)"
-echo "\`configs/studies/adaptive-holdout.json\`: the 184-day trace of \`trace-synth\` (shipped v2026"
-echo "profile, seed 1), its A10 pool ($(jq -r .adaptive.design.capacity_gpus "$sw/evidence.json") GPUs, $jobs jobs), every eligible day:"
+echo "\`$study\`: the 184-day trace of \`trace-synth\` (profile \`$profile\`,"
+echo "seed $seed), its $pool pool ($(jq -r .adaptive.design.capacity_gpus "$sw/evidence.json") GPUs, $jobs jobs), every eligible day:"
 echo "$ncal calibration + $neval evaluation days, each with its 30-day HP+Spot carry-in drained to"
 echo "completion, five actions twice: $sims simulations, every pair fingerprint-identical."
 echo
@@ -70,7 +74,7 @@ if [ "${ADAPTIVE_BENCH_SLURM:-yes}" != no ] && command -v sinfo >/dev/null && si
 	cpus=$(sinfo -h -o %C | head -n 1 | awk -F/ '{print $4}')
 	run slurm SIM_LAUNCHER=slurm
 	same=no
-	cmp -s "$work/local/adaptive-holdout/evidence.json" "$work/slurm/adaptive-holdout/evidence.json" && same=yes
+	cmp -s "$sw/evidence.json" "$work/slurm/$(basename "$study" .json)/evidence.json" && same=yes
 	printf '| `make -j2 adaptive SIM_LAUNCHER=slurm`, local Slurm (%s node, %s CPUs) | %s s | %s s (Make side only: the simulations ran in slurmstepd) | %s / %s |\n' \
 		"$nodes" "$cpus" "$wall" "$cpu" "$load_before" "$load_after"
 	slurm=$work/slurm.times
@@ -143,9 +147,9 @@ echo "model takes the CPU means of this (loaded) run as each step's cost on a de
 echo
 echo "### The benchmark next to the original's"
 echo
-echo "The trace is synthetic (aggregate tables of the real trace, not its jobs), the pool is A10"
-echo "(not GPU-series-2) and the agent is the scripted stand-in, not deepseek-v4-flash: a"
-echo "comparison of shape, not of numbers."
+echo "The trace is synthetic (drawn from the profile's aggregate tables of the real trace, not its"
+echo "jobs), the pool is $pool and the agent is the scripted stand-in, not deepseek-v4-flash: a"
+echo "comparison of shape, not of numbers (docs/headline-studies.md)."
 echo
 echo "Each cell: ours / the original's published figure (docs/adaptive-holdout-evaluation.md of the"
 echo "original: 45 evaluation days, 41 with a hard-pass action; regret was published for two rows)."
@@ -162,17 +166,15 @@ def pp: if . == null then "-" else (. * 1e6 | round / 1e4 | tostring) end;
 | if .status != "evaluated" then "| \(.controller_id) | \(.status) | | | | | | | |" else
   "| \(.controller_id) | \(.candidate_evaluation_count) / \($o[0]) | \(.evaluation_reduction_vs_catalogue * 1000 | round / 10)% / \($o[1]) | \(.hard_slo_feasible_window_count)/\(.evaluation_window_count) / \($o[2]) | \(.frontier_coverage_window_count)/\(.catalogue_feasible_window_count) / \($o[3]) | \(.frontier_exact_match_window_count)/\(.catalogue_feasible_window_count) / \($o[4]) | \(.allocation_uplift_vs_fifo.mean_lower_bound | pp) to \(.allocation_uplift_vs_fifo.mean_upper_bound | pp) / \($o[5]) | \(.allocation_uplift_vs_fifo.lower_bound_positive_window_count)/\(.allocation_uplift_vs_fifo.lower_bound_equal_window_count)/\(.allocation_uplift_vs_fifo.lower_bound_negative_window_count) / \($o[6]) | \(.allocation_regret_vs_catalogue_best.mean | pp) / \($o[7]) |" end' "$sw/evidence.json"
 echo
-# why the shape is what it is: how often the five actions differ at all on the evaluation days
-same=$(jq '[.windows[] | select(.partition == "evaluation") | [.policies[].allocation_rate_mean] | unique | length == 1] | map(select(.)) | length' "$sw/evidence.json")
+# how often the five actions differ at all: days on which their mean allocations are not all equal
+differ() { jq --arg p "$1" '[.windows[] | select(.partition == $p) | [.policies[].allocation_rate_mean] | unique | length > 1] | map(select(.)) | length' "$sw/evidence.json"; }
 preempt=$(zstdcat -qf "$sw"/evaluation/*/*/metrics.ndjson.zst | jq -s '[.[] | select(.type == "metrics") | .preemption_event_count] | add')
 calfail=$(jq -r '[.calibration.arms[] | "\(.action_id | sub("native-"; "")) \(.hard_slo_passed_windows)/\(.windows)"] | join(", ")' "$sw/evidence.json")
-echo "On $same of the $neval evaluation days the five actions allocate exactly the same (the"
-echo "evaluation days' simulations record $preempt preemptions in all): on this pool the contention"
-echo "is Spot's, HP jobs do not queue, so the preemptive actions rarely act, and FIFO is on every"
-echo "oracle frontier (hence full coverage, no uplift, no regret); ties among identical actions make"
-echo "the frontiers differ in size, which exact match counts. Calibration days differ more (hard"
-echo "passes: $calfail). The original's GPU-series-2 pool is contended for HP"
-echo "(4 of 45 days without any hard pass); ours is not."
+echo "Separation: the five actions allocate differently on $(differ evaluation) of the $neval evaluation"
+echo "days and $(differ calibration) of the $ncal calibration days; the evaluation days' simulations record"
+echo "$preempt preemptions in all. Calibration hard passes: $calfail."
+echo "The original's GPU-series-2 pool: 4 of 45 evaluation days without any hard pass, FIFO off"
+echo "5 of 41 oracle frontiers."
 echo
 echo "Best static on calibration: \`$(jq -r '.adaptive.best_static | "\(.selection_status) \(.selected_action_ids | join(", "))"' "$sw/evidence.json")\`"
 echo "(the original: native-fifo). Evidence status: \`$(jq -r .evidence_status "$sw/evidence.json")\`."
