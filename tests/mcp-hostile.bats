@@ -206,6 +206,11 @@ PY
 	[ "$(grep -c 'invalid UTF-8' "$T/out")" -eq 5 ] || fail "$(cat "$T/out")"
 	# what was written, replies and log, is strict UTF-8
 	python3 -c 'import sys; [open(p, "rb").read().decode("utf-8") for p in sys.argv[1:]]' "$T/out" "$W/.schednav-mcp/audit.ndjson"
+	# the same rule as every other tool's: a stream holding an overlong form is refused too
+	printf '{"type":"header","schema":"x/1","tool":"t","version":"1","inputs":[],"params":{}}\n{"type":"r","s":"\xc0\xaf"}\n' > "$T/over.nd"
+	run stream-seal -i "$T/over.nd" -o "$T/over.out"
+	assert_failure 1
+	assert_output --partial "over.nd:2: invalid JSON: invalid UTF-8 (an overlong form, a surrogate or a bad byte) in a string"
 }
 
 @test "mcp-hostile: numbers are normalised before keying: 4000 and 4000.0 are the same arguments" {
