@@ -4,8 +4,12 @@
  * (queued -> running -> succeeded | failed) keyed for idempotency, and is appended to a
  * hash-chained audit log. Agents pass ids and relative refs only: never a path outside the
  * workspace, a shell command, an approval, or a job, node or GPU id. */
+#define _GNU_SOURCE   /* memfd_create: read_artifact parses exactly the bytes it hashed */
 #include "agents/jschema.h"
+#include "agents/manifest.h"
+#include "agents/rpc.h"
 #include "agents/spawn.h"
+#include "agents/tasks.h"
 #include "agents/workspace.h"
 #include "core/cli.h"
 #include "core/die.h"
@@ -14,6 +18,7 @@
 #include "core/ndjson.h"
 #include "core/num.h"
 #include "core/strbuf.h"
+#include "core/text.h"
 #include "core/zio.h"
 #include "eval/chainlog.h"
 #include "eval/evidence.h"
@@ -21,10 +26,12 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,21 +57,18 @@ static const char help[] =
 	"  -a, --action-space ID  the declared action space (default static-v1)\n"
 	"      --verify-log       verify the workspace's audit log and exit\n";
 
-#define MAX_BODY 65536
 #define MAX_ARTIFACT (512 * 1024)
+#define MAX_LOGGED_NAME 100   /* bytes of an unknown tool name the audit log keeps */
 #define PROTOCOL_LATEST "2025-11-25"
 #define STATE_DIR ".schednav-mcp"
-#define TASK_SCHEMA "schednav.bridge-task/v1"
-#define SIMULATIONS_SCHEMA "schednav.bridge-simulations/1"
+#define SIMULATIONS_SCHEMA MF_SIMULATIONS_SCHEMA
 #define AUDITS_SCHEMA "schednav.bridge-audits/1"
-
-enum { RPC_PARSE = -32700, RPC_INVALID = -32600, RPC_METHOD = -32601, RPC_PARAMS = -32602, RPC_INTERNAL = -32603 };
 
 /* ---- schema fragments ---- */
 #define ID_S "{\"type\":\"string\",\"pattern\":\"" WS_ID_PATTERN "\"}"
 #define REF_S "{\"type\":\"string\",\"maxLength\":512,\"pattern\":\"" WS_REF_PATTERN "\"}"
 #define REFS_S(min, max) "{\"type\":\"array\",\"minItems\":" #min ",\"maxItems\":" #max ",\"uniqueItems\":true,\"items\":" REF_S "}"
-#define KEY_S "\"idempotency_key\":{\"type\":\"string\",\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:/-]{7,127}$\"," \
+#define KEY_S "\"idempotency_key\":{\"type\":\"string\",\"pattern\":\"" TASK_KEY_PATTERN "\"," \
 	"\"description\":\"repeat a call with the same key and arguments to get the stored result\"}"
 #define OBJ_S "{\"type\":\"object\"}"
 #define STR_S "{\"type\":\"string\"}"
@@ -222,8 +226,8 @@ struct server {
 	bool allowed[N_OPS], available[N_OPS];
 	struct json *input[N_OPS], *output[N_OPS];
 	int audit_fd;
-	char audit_last[33];
-	unsigned long audit_count;
+	const char *audit_path;
+	struct chainlog_pos audit_pos;    /* how far this server has verified the shared log */
 };
 
 struct call {
@@ -237,15 +241,18 @@ struct call {
 	struct json *result, *artifacts;
 	char refusal[1024];      /* a clear message for the caller (bad id, ref outside, ...) */
 	struct strbuf failure;   /* local details of an execution failure */
+	bool transient;          /* a tool was killed by a signal: the failure is not the call's result */
 };
 
 static const char *const audit_keys[] = {
 	"type", "profile", "operation", "task_id", "arguments_fingerprint", "arguments", "result_fingerprints",
-	"duration_ms", "outcome", "previous_fingerprint", "call_fingerprint", NULL,
+	"task_fingerprint", "duration_ms", "outcome", "previous_fingerprint", "call_fingerprint", NULL,
 };
+/* lines written before tasks were bound to the log have no task_fingerprint */
+static const char *const audit_optional[] = { "task_fingerprint", NULL };
 static const struct chainlog_spec audit_log = {
 	.type = "bridge_call", .keys = audit_keys, .fp_key = "call_fingerprint", .prev_key = "previous_fingerprint",
-	.retry = "schednav-mcp",
+	.retry = "schednav-mcp", .optional = audit_optional,
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -334,58 +341,64 @@ static bool ref_readable(struct call *c, const char *ref)
 	return true;
 }
 
-/* Read a small JSON document of the workspace (a run config, a run set) by ref. */
-static struct json *read_ws_json(struct call *c, const char *ref)
+/* Read a small document of the workspace (a run config, a run set: WHAT 'ID' at ref) into sb:
+ * 0, 1 when there is no such file, or -1 with a refusal naming what is wrong. */
+static int read_ws_doc(struct call *c, const char *what, const char *id, const char *ref, struct strbuf *sb)
 {
 	char err[800];
 	int fd = ws_open_file(&c->s->ws, ref, err, sizeof err);
+	struct stat st;
 	if (fd < 0) {
-		snprintf(c->refusal, sizeof c->refusal, "%s", err);
-		return NULL;
+		if (fstatat(c->s->ws.root_fd, ref, &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT)
+			return 1;
+		snprintf(c->refusal, sizeof c->refusal, "%s '%s': %s", what, id, err);
+		return -1;
 	}
-	struct strbuf sb;
-	sb_init(&sb);
 	char buf[8192];
 	ssize_t n;
-	while ((n = read(fd, buf, sizeof buf)) > 0 && sb.len <= MAX_BODY)
-		sb_add(&sb, buf, (size_t)n);
+	while ((n = read(fd, buf, sizeof buf)) > 0 && sb->len <= MF_DOC_MAX)
+		sb_add(sb, buf, (size_t)n);
 	close(fd);
-	struct json *v = NULL;
-	if (sb.len > MAX_BODY)
-		snprintf(c->refusal, sizeof c->refusal, "'%s' is larger than 64 KiB", ref);
-	else if (json_parse(c->a, sb.buf, sb.len, &v, err, sizeof err) || v->kind != JSON_OBJECT) {
-		snprintf(c->refusal, sizeof c->refusal, "'%s' is not a JSON object", ref);
-		v = NULL;
+	if (n < 0) {
+		snprintf(c->refusal, sizeof c->refusal, "%s '%s': %s: %s", what, id, ref, strerror(errno));
+		return -1;
 	}
-	sb_release(&sb);
-	return v;
+	return 0;
 }
 
-/* run-configs/ID.json {"schema_version":"schednav.run-config/v1","trace_ref":REF[,"history_trace_ref":REF]}. */
+/* run-configs/ID.json (lib/agents/manifest.h): every ref it holds is checked when it is loaded. */
+static bool load_run_config(struct call *c, const char *id, struct run_config *rc)
+{
+	char ref[200], err[600];
+	snprintf(ref, sizeof ref, "run-configs/%s.json", id);
+	struct strbuf sb;
+	sb_init(&sb);
+	int got = read_ws_doc(c, "run config", id, ref, &sb);
+	bool ok = false;
+	if (got > 0)
+		snprintf(c->refusal, sizeof c->refusal, "unknown run_config_id '%s'", id);
+	else if (got == 0 && mf_run_config(c->a, sb.buf ? sb.buf : "", sb.len, rc, err, sizeof err))
+		snprintf(c->refusal, sizeof c->refusal, "run config '%s' (%s): %s", id, ref, err);
+	else if (got == 0)
+		ok = true;
+	sb_release(&sb);
+	if (ok && (!ref_readable(c, rc->trace_ref) || (rc->history_trace_ref && !ref_readable(c, rc->history_trace_ref)))) {
+		char why[sizeof c->refusal];
+		snprintf(why, sizeof why, "%s", c->refusal);
+		snprintf(c->refusal, sizeof c->refusal, "run config '%s': %.900s", id, why);
+		ok = false;
+	}
+	return ok;
+}
+
 static const char *run_config_trace(struct call *c, const char *id, const char **history)
 {
-	static const char *const keys[] = { "schema_version", "trace_ref", "history_trace_ref", "description", NULL };
-	char ref[200];
-	snprintf(ref, sizeof ref, "run-configs/%s.json", id);
-	struct json *rc = read_ws_json(c, ref);
-	char e[256];
-	if (!rc) {
-		snprintf(c->refusal, sizeof c->refusal, "unknown run_config_id '%s'", id);
+	struct run_config rc;
+	if (!load_run_config(c, id, &rc))
 		return NULL;
-	}
-	const char *schema = ev_str(rc, "schema_version"), *trace = ev_str(rc, "trace_ref");
-	if (nd_check_keys(rc, ND_KEYS(keys), e, sizeof e) || !schema || strcmp(schema, "schednav.run-config/v1") || !trace) {
-		snprintf(c->refusal, sizeof c->refusal, "run config '%s' is not a schednav.run-config/v1 document with a trace_ref", id);
-		return NULL;
-	}
-	if (!ref_readable(c, trace))
-		return NULL;
-	if (history) {
-		*history = ev_str(rc, "history_trace_ref");
-		if (*history && !ref_readable(c, *history))
-			return NULL;
-	}
-	return trace;
+	if (history)
+		*history = rc.history_trace_ref;
+	return rc.trace_ref;
 }
 
 static void state_path(const struct server *s, char *out, size_t n, const char *name)
@@ -514,6 +527,12 @@ static int run_tool(struct call *c, const char *const *argv)
 		sb_reset(&c->failure);
 		sb_add(&c->failure, buf, len);
 		free(buf);
+	}
+	if (rc >= SPAWN_SIGNALED) {
+		/* the OOM killer, a kill: not the deterministic answer of the tool to these arguments */
+		sb_addf(&c->failure, "%s: killed by signal %d\n", argv[0], rc - SPAWN_SIGNALED);
+		c->transient = true;
+		return -1;
 	}
 	if (rc != 0) {
 		sb_addf(&c->failure, "%s: %s\n", argv[0], rc < 0 ? err : "exited with a failure status");
@@ -703,9 +722,18 @@ static int op_rolling(struct call *c)
 	const char *trace = run_config_trace(c, rc_id, &history);
 	const char *ctl = trace ? config_file(c, "controllers", str_arg(c, "controller_id"), "controller_id") : NULL;
 	const char *rolling = ctl ? config_file(c, "rolling", str_arg(c, "rolling_controller_id"), "rolling_controller_id") : NULL;
+	struct json *decisions = json_get(c->args, "decisions");
+	/* roll refuses a second reply to one request; say so as roll does, before any task */
+	for (size_t i = 0; rolling && i < decisions->u.arr.n; i++)
+		for (size_t j = 0; j < i; j++) {
+			const char *rid = ev_str(decisions->u.arr.items[i], "request_id");
+			if (!strcmp(rid, ev_str(decisions->u.arr.items[j], "request_id"))) {
+				snprintf(c->refusal, sizeof c->refusal, "arguments.decisions[%zu]: a second reply for request '%s'", i, rid);
+				return -1;
+			}
+		}
 	if (!rolling || begin_task(c))
 		return -1;
-	struct json *decisions = json_get(c->args, "decisions");
 	char path[PATH_MAX], arm[64];
 	const char *dref = artifact_ref(c, "decisions.ndjson");
 	struct strbuf sb;
@@ -881,28 +909,18 @@ static int op_rank(struct call *c)
 /* run-sets/ID.json {"schema_version":"schednav.run-set/v1","run_config_ids":[1..12 unique ids]}. */
 static struct json *run_set_configs(struct call *c, const char *id)
 {
-	static const char *const keys[] = { "schema_version", "run_config_ids", "description", NULL };
-	char ref[200], e[256];
+	char ref[200], err[600];
 	snprintf(ref, sizeof ref, "run-sets/%s.json", id);
-	struct json *rs = read_ws_json(c, ref);
-	if (!rs) {
+	struct strbuf sb;
+	sb_init(&sb);
+	struct json *ids = NULL;
+	int got = read_ws_doc(c, "run set", id, ref, &sb);
+	if (got > 0)
 		snprintf(c->refusal, sizeof c->refusal, "unknown run_set_id '%s'", id);
-		return NULL;
-	}
-	struct json *ids = json_get(rs, "run_config_ids");
-	const char *schema = ev_str(rs, "schema_version");
-	bool ok = !nd_check_keys(rs, ND_KEYS(keys), e, sizeof e) && schema && !strcmp(schema, "schednav.run-set/v1") && ids &&
-		  ids->kind == JSON_ARRAY && ids->u.arr.n >= 1 && ids->u.arr.n <= 12;
-	for (size_t i = 0; ok && i < ids->u.arr.n; i++) {
-		ok = ids->u.arr.items[i]->kind == JSON_STRING && ws_id_ok(ids->u.arr.items[i]->u.str.s);
-		for (size_t j = 0; ok && j < i; j++)
-			ok = strcmp(ids->u.arr.items[i]->u.str.s, ids->u.arr.items[j]->u.str.s) != 0;
-	}
-	if (!ok) {
-		snprintf(c->refusal, sizeof c->refusal, "run set '%s' is not a schednav.run-set/v1 document with 1-12 unique run config ids", id);
-		return NULL;
-	}
-	return ids;
+	else if (got == 0 && mf_run_set(c->a, sb.buf ? sb.buf : "", sb.len, &ids, err, sizeof err))
+		snprintf(c->refusal, sizeof c->refusal, "run set '%s' (%s): %s", id, ref, err);
+	sb_release(&sb);
+	return c->refusal[0] ? NULL : ids;
 }
 
 static int write_manifest(struct call *c, const char *ref, const char *schema, struct json *records)
@@ -984,53 +1002,67 @@ static int op_simulate_run_set(struct call *c)
 	return 0;
 }
 
+/* Refs read from a manifest are confined exactly like refs from the agent: a verified metrics
+ * stream inside the workspace, reached without a symlink. */
 static int op_audit_run_set(struct call *c)
 {
 	const char *sref = str_arg(c, "simulations_ref"), *base_action = str_arg(c, "baseline_action_id");
 	const char *slo = config_file(c, "slos", str_arg(c, "slo_spec_id"), "slo_spec_id");
-	struct stream_info man;
+	struct run_set_simulation *sims;
+	size_t n;
 	char path[PATH_MAX], err[1024];
 	if (!slo || !ref_readable(c, sref))
 		return -1;
 	snprintf(path, sizeof path, "%s/%s", c->s->ws.root, sref);
-	if (read_stream_of(c->a, path, SIMULATIONS_SCHEMA, true, &man, err, sizeof err)) {
-		snprintf(c->refusal, sizeof c->refusal, "'%s' is not a verified %s stream", sref, SIMULATIONS_SCHEMA);
+	if (mf_simulations(c->a, path, &sims, &n, err, sizeof err)) {
+		char *rel = strstr(err, sref);
+		snprintf(c->refusal, sizeof c->refusal, "'%s' is not a verified %s manifest: %.700s", sref, SIMULATIONS_SCHEMA, rel ? rel : err);
 		return -1;
 	}
-	struct json *sims = man.records;
+	struct json *mrefs = json_array(c->a);
+	for (size_t i = 0; i < n; i++)
+		json_push(c->a, mrefs, json_str(c->a, sims[i].metrics_ref));
+	if (!refs_of_schema(c, mrefs, EV_METRICS_SCHEMA)) {
+		char why[sizeof c->refusal];
+		snprintf(why, sizeof why, "%s", c->refusal);
+		snprintf(c->refusal, sizeof c->refusal, "'%s': a metrics_ref: %.900s", sref, why);
+		return -1;
+	}
 	/* every run config of the manifest needs the baseline action */
-	for (size_t i = 0; i < sims->u.arr.n; i++) {
-		const char *rc_id = ev_str(sims->u.arr.items[i], "run_config_id");
+	for (size_t i = 0; i < n; i++) {
 		bool has = false;
-		for (size_t j = 0; j < sims->u.arr.n; j++)
-			has = has || (!strcmp(ev_str(sims->u.arr.items[j], "run_config_id"), rc_id) &&
-				      !strcmp(ev_str(sims->u.arr.items[j], "action_id"), base_action));
+		for (size_t j = 0; j < n; j++)
+			has = has || (!strcmp(sims[j].run_config_id, sims[i].run_config_id) && !strcmp(sims[j].action_id, base_action));
 		if (!has) {
-			snprintf(c->refusal, sizeof c->refusal, "run config '%s' has no simulation of the baseline '%s'", rc_id, base_action);
+			snprintf(c->refusal, sizeof c->refusal, "run config '%s' has no simulation of the baseline '%s'", sims[i].run_config_id,
+				 base_action);
 			return -1;
 		}
 	}
 	if (begin_task(c))
 		return -1;
 	struct json *entries = json_array(c->a);
-	for (size_t i = 0; i < sims->u.arr.n; i++) {
-		const char *rc_id = ev_str(sims->u.arr.items[i], "run_config_id");
+	for (size_t i = 0; i < n; i++) {
+		const char *rc_id = sims[i].run_config_id;
 		bool seen = false;
 		for (size_t j = 0; j < i; j++)
-			seen = seen || !strcmp(ev_str(sims->u.arr.items[j], "run_config_id"), rc_id);
+			seen = seen || !strcmp(sims[j].run_config_id, rc_id);
 		if (seen)
 			continue;
-		const char *argv[16] = { "slo-audit", "--slo", slo, "--baseline", NULL, "-o", NULL };
-		size_t n = 7;
-		for (size_t j = 0; j < sims->u.arr.n; j++) {
-			if (strcmp(ev_str(sims->u.arr.items[j], "run_config_id"), rc_id))
+		/* slo-audit --slo S --baseline B -o OUT, then this config's metrics (at most MF_ACTIONS_MAX) */
+		const char **argv = arena_alloc(c->a, (8 + n) * sizeof *argv);
+		const char **actions = arena_alloc(c->a, n * sizeof *actions);
+		size_t argc = 7, k = 0;
+		argv[0] = "slo-audit", argv[1] = "--slo", argv[2] = slo, argv[3] = "--baseline", argv[5] = "-o";
+		for (size_t j = 0; j < n; j++) {
+			if (strcmp(sims[j].run_config_id, rc_id))
 				continue;
-			const char *mref = ev_str(sims->u.arr.items[j], "metrics_ref");
-			if (!strcmp(ev_str(sims->u.arr.items[j], "action_id"), base_action))
-				argv[4] = mref;
-			argv[n++] = mref;
+			if (!strcmp(sims[j].action_id, base_action))
+				argv[4] = sims[j].metrics_ref;
+			argv[argc++] = sims[j].metrics_ref;
+			actions[k++] = sims[j].action_id;
 		}
-		argv[n] = NULL;
+		argv[argc] = NULL;
 		const char *out = artifact_ref(c, joinpath(c->a, rc_id, "audit.ndjson"));
 		argv[6] = out;
 		struct stream_info si;
@@ -1040,14 +1072,15 @@ static int op_audit_run_set(struct call *c)
 		}
 		if (run_tool(c, argv) || add_artifact(c, out, true, &si))
 			return -1;
+		if (si.records->u.arr.n != k) {
+			sb_addf(&c->failure, "%s: %zu audits for %zu metrics\n", out, si.records->u.arr.n, k);
+			return -1;
+		}
 		struct json *results = json_array(c->a);
-		for (size_t k = 0; k < si.records->u.arr.n; k++) {
-			struct json *r = json_object(c->a), *au = si.records->u.arr.items[k];
-			/* slo-audit writes one audit per metrics input, in argv order: the k-th
-			 * simulation of this config in the manifest */
-			for (size_t j = 0, idx = 0; j < sims->u.arr.n; j++)
-				if (!strcmp(ev_str(sims->u.arr.items[j], "run_config_id"), rc_id) && idx++ == k)
-					json_set(c->a, r, "action_id", json_str(c->a, ev_str(sims->u.arr.items[j], "action_id")));
+		for (size_t m = 0; m < k; m++) {
+			/* slo-audit writes one audit per metrics input, in argv order */
+			struct json *r = json_object(c->a), *au = si.records->u.arr.items[m];
+			json_set(c->a, r, "action_id", json_str(c->a, actions[m]));
 			json_set(c->a, r, "audit_passed", json_get(au, "audit_passed"));
 			json_set(c->a, r, "audit_fingerprint", json_get(au, "audit_fingerprint"));
 			json_push(c->a, results, r);
@@ -1071,28 +1104,29 @@ static int op_audit_run_set(struct call *c)
 	return 0;
 }
 
-static struct json *load_task(struct call *c, const char *task_id)
-{
-	char rel[64], path[PATH_MAX], err[256];
-	snprintf(rel, sizeof rel, "tasks/%s.json", task_id);
-	state_path(c->s, path, sizeof path, rel);
-	return access(path, F_OK) ? NULL : load_json_file(c->a, path, err, sizeof err);
-}
+static struct json *load_task(struct call *c, const char *task_id, char *bad, size_t badlen);
 
 static int op_get_task(struct call *c)
 {
-	struct json *t = load_task(c, str_arg(c, "task_id"));
+	const char *id = str_arg(c, "task_id");
+	char bad[700];
+	struct json *t = load_task(c, id, bad, sizeof bad);
 	if (!t) {
-		snprintf(c->refusal, sizeof c->refusal, "unknown task '%s'", str_arg(c, "task_id"));
+		if (bad[0])
+			snprintf(c->refusal, sizeof c->refusal, "stored task %s cannot be trusted: %s", id, bad);
+		else
+			snprintf(c->refusal, sizeof c->refusal, "unknown task '%s'", id);
 		return -1;
 	}
 	static const char *const keys[] = { "task_id", "operation", "state", "arguments_fingerprint", "artifacts", "error", NULL };
 	for (const char *const *k = keys; *k; k++)
-		if (json_get(t, *k))
-			json_set(c->a, c->result, *k, json_get(t, *k));
+		json_set(c->a, c->result, *k, json_get(t, *k));
 	return 0;
 }
 
+/* read_artifact serves one thing: a plain (uncompressed) NDJSON stream of an allow-listed
+ * schema, at most MAX_ARTIFACT bytes, read once; the records returned are parsed from exactly
+ * the bytes hashed. Nothing is decompressed, so no small file can expand. */
 static int op_read_artifact(struct call *c)
 {
 	const char *ref = str_arg(c, "ref");
@@ -1102,31 +1136,38 @@ static int op_read_artifact(struct call *c)
 		snprintf(c->refusal, sizeof c->refusal, "%s", err);
 		return -1;
 	}
-	struct stat st;
-	if (fstat(fd, &st) || st.st_size > MAX_ARTIFACT) {
-		close(fd);
-		snprintf(c->refusal, sizeof c->refusal, "'%s' is larger than 512 KiB", ref);
-		return -1;
-	}
 	struct strbuf raw;
 	sb_init(&raw);
 	char buf[65536];
-	ssize_t n;
-	while ((n = read(fd, buf, sizeof buf)) > 0 && raw.len <= MAX_ARTIFACT)
+	ssize_t n = 0;
+	while (raw.len <= MAX_ARTIFACT && (n = read(fd, buf, sizeof buf)) > 0)
 		sb_add(&raw, buf, (size_t)n);
 	close(fd);
-	/* a small compressed file could expand without bound: agents read plain streams only */
-	if (raw.len >= 4 && !memcmp(raw.buf, "\x28\xb5\x2f\xfd", 4)) {
+	if (n < 0 || raw.len > MAX_ARTIFACT || raw.len == 0 || raw.buf[0] != '{') {
+		snprintf(c->refusal, sizeof c->refusal,
+			 n < 0 ? "'%s' cannot be read" : raw.len > MAX_ARTIFACT ? "'%s' is larger than 512 KiB" :
+			 raw.len >= 4 && (!memcmp(raw.buf, "\x28\xb5\x2f\xfd", 4) || (!memcmp(raw.buf + 1, "\x2a\x4d\x18", 3) &&
+			 ((unsigned char)raw.buf[0] & 0xF0) == 0x50)) ? "'%s' is zstd-compressed; agents read plain streams only" :
+			 "'%s' is not a plain NDJSON stream (its first byte is not '{')", ref);
 		sb_release(&raw);
-		snprintf(c->refusal, sizeof c->refusal, "'%s' is zstd-compressed; agents read plain streams only", ref);
 		return -1;
 	}
-	char sha[65], path[PATH_MAX];
+	char sha[65], path[64];
 	fp_sha256_of(raw.buf, raw.len, sha);
+	int mfd = memfd_create("read_artifact", MFD_CLOEXEC);
+	bool copied = mfd >= 0 && write(mfd, raw.buf, raw.len) == (ssize_t)raw.len;
 	sb_release(&raw);
+	if (!copied) {
+		if (mfd >= 0)
+			close(mfd);
+		sb_addf(&c->failure, "read_artifact: memfd: %s\n", strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof path, "/proc/self/fd/%d", mfd);
 	struct stream_info si;
-	snprintf(path, sizeof path, "%s/%s", c->s->ws.root, ref);
-	if (read_stream(c->a, path, true, &si, err, sizeof err)) {
+	int rc = read_stream(c->a, path, true, &si, err, sizeof err);
+	close(mfd);
+	if (rc) {
 		snprintf(c->refusal, sizeof c->refusal, "'%s' is not a verified stream", ref);
 		return -1;
 	}
@@ -1134,52 +1175,14 @@ static int op_read_artifact(struct call *c)
 	for (const char *const *s = readable_schemas; *s && !allowed; s++)
 		allowed = si.schema && !strcmp(si.schema, *s);
 	if (!allowed) {
-		snprintf(c->refusal, sizeof c->refusal, "'%s' holds schema '%s', which is not readable by agents", ref, si.schema ? si.schema : "?");
+		snprintf(c->refusal, sizeof c->refusal, "'%s' holds schema '%.*s', which is not readable by agents", ref,
+			 si.schema ? utf8_clip(si.schema, 100) : 1, si.schema ? si.schema : "?");
 		return -1;
 	}
 	json_set(c->a, c->result, "ref", json_str(c->a, ref));
 	json_set(c->a, c->result, "schema", json_str(c->a, si.schema));
 	json_set(c->a, c->result, "sha256", json_str(c->a, sha));
 	json_set(c->a, c->result, "document", si.records);
-	return 0;
-}
-
-/* ---------------------------------------------------------------- tasks */
-
-static int save_task(struct call *c, const char *state, struct json *structured, bool failed)
-{
-	struct json *t = json_object(c->a);
-	json_set(c->a, t, "schema_version", json_str(c->a, TASK_SCHEMA));
-	json_set(c->a, t, "task_id", json_str(c->a, c->task_id));
-	json_set(c->a, t, "operation", json_str(c->a, c->op->name));
-	struct json *key = json_get(c->args, "idempotency_key");
-	json_set(c->a, t, "idempotency_key", key ? key : json_null(c->a));
-	json_set(c->a, t, "profile", json_str(c->a, c->s->profile));
-	json_set(c->a, t, "arguments_fingerprint", json_str(c->a, c->args_fp));
-	json_set(c->a, t, "state", json_str(c->a, state));
-	json_set(c->a, t, "artifacts", c->artifacts);
-	json_set(c->a, t, "error", failed ? json_str(c->a, "operation failed; the details are in the bridge's local task store") : json_null(c->a));
-	json_set(c->a, t, "result", structured ? structured : json_null(c->a));
-	struct strbuf sb;
-	sb_init(&sb);
-	json_write(&sb, t);
-	sb_addc(&sb, '\n');
-	char rel[64], path[PATH_MAX];
-	snprintf(rel, sizeof rel, "tasks/%s.json", c->task_id);
-	state_path(c->s, path, sizeof path, rel);
-	int rc = write_atomic(path, sb.buf, sb.len);
-	sb_release(&sb);
-	return rc;
-}
-
-/* queued, then running, and the task's artefact directory. */
-static int begin_task(struct call *c)
-{
-	char err[800];
-	if (save_task(c, "queued", NULL, false) || ws_mkdirs(&c->s->ws, c->dir, err, sizeof err) || save_task(c, "running", NULL, false)) {
-		sb_addf(&c->failure, "cannot start the task\n");
-		return -1;
-	}
 	return 0;
 }
 
@@ -1221,7 +1224,7 @@ static void send_error(const struct json *id, int code, const char *msg)
 	sb_release(&sb);
 }
 
-/* ---------------------------------------------------------------- tools/call */
+/* ---------------------------------------------------------------- the audit log */
 
 static long long now_ms(void)
 {
@@ -1230,13 +1233,24 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void audit_append(struct server *s, struct arena *a, const char *op, const char *task_id, const char *args_fp,
-			 struct json *args, struct json *artifacts, long long ms, const char *outcome)
+/* Lock the log and verify what other servers appended since this one last looked: the cost is
+ * the new lines, not the whole log (the whole log is verified once, when the server starts). */
+static void audit_lock(struct server *s)
+{
+	char err[1024];
+	if (flock(s->audit_fd, LOCK_EX) || chainlog_follow(s->audit_fd, s->audit_path, &audit_log, &s->audit_pos, err, sizeof err))
+		die("audit log: %s", err);   /* a call that cannot be logged must not be served */
+}
+
+/* Append one bridge_call line; its byte offset in the log. */
+static unsigned long long audit_append(struct server *s, struct arena *a, const char *op, const char *task_id, const char *args_fp,
+				       struct json *args, struct json *artifacts, const char *task_fp, long long ms, const char *outcome)
 {
 	struct json *rec = json_object(a);
 	json_set(a, rec, "type", json_str(a, "bridge_call"));
 	json_set(a, rec, "profile", json_str(a, s->profile));
-	json_set(a, rec, "operation", op ? json_str(a, op) : json_null(a));
+	/* an unknown tool's name is the agent's text: the log keeps at most MAX_LOGGED_NAME bytes */
+	json_set(a, rec, "operation", op ? json_strn(a, op, (size_t)utf8_clip(op, MAX_LOGGED_NAME)) : json_null(a));
 	json_set(a, rec, "task_id", task_id && *task_id ? json_str(a, task_id) : json_null(a));
 	json_set(a, rec, "arguments_fingerprint", args_fp && *args_fp ? json_str(a, args_fp) : json_null(a));
 	json_set(a, rec, "arguments", args ? args : json_null(a));
@@ -1244,16 +1258,175 @@ static void audit_append(struct server *s, struct arena *a, const char *op, cons
 	for (size_t i = 0; artifacts && i < artifacts->u.arr.n; i++)
 		json_push(a, fps, json_get(artifacts->u.arr.items[i], "fingerprint"));
 	json_set(a, rec, "result_fingerprints", fps);
+	json_set(a, rec, "task_fingerprint", task_fp ? json_str(a, task_fp) : json_null(a));
 	json_set(a, rec, "duration_ms", json_int(a, ms));
 	json_set(a, rec, "outcome", json_str(a, outcome));
-	char err[1024];
-	const char *log = joinpath(a, s->state_dir, "audit.ndjson");
+	char err[1024], last[33];
+	const char *log = s->audit_path;
 	/* other servers (one per role) may share the workspace: lock, pick up their lines, append */
-	if (flock(s->audit_fd, LOCK_EX) || chainlog_verify(s->audit_fd, log, &audit_log, s->audit_last, &s->audit_count, err, sizeof err) ||
-	    chainlog_append(s->audit_fd, log, &audit_log, a, rec, s->audit_last, &s->audit_count, err, sizeof err))
-		die("audit log: %s", err);   /* a call that cannot be logged must not be served */
+	audit_lock(s);
+	unsigned long long at = s->audit_pos.offset;
+	unsigned long count = s->audit_pos.count;
+	snprintf(last, sizeof last, "%s", s->audit_pos.last_fp);
+	if (chainlog_append(s->audit_fd, log, &audit_log, a, rec, last, &count, err, sizeof err) ||
+	    chainlog_follow(s->audit_fd, log, &audit_log, &s->audit_pos, err, sizeof err))
+		die("audit log: %s", err);
 	flock(s->audit_fd, LOCK_UN);
+	return at;
 }
+
+/* ---------------------------------------------------------------- tasks */
+
+static const struct op *op_named(const char *name)
+{
+	for (size_t k = 0; k < N_OPS; k++)
+		if (!strcmp(ops[k].name, name))
+			return &ops[k];
+	return NULL;
+}
+
+/* A finished task is bound to the audit line that recorded it (lib/agents/tasks.h): that line is
+ * in the verified log, verifies itself, and holds this task's id, outcome and fingerprint. */
+static int task_bound(struct call *c, const struct json *t, char *bad, size_t badlen)
+{
+	struct server *s = c->s;
+	unsigned long long off = (unsigned long long)json_get(t, "audit_offset")->u.i;
+	const char *state = ev_str(t, "state");
+	char tfp[33];
+	task_fingerprint(c->a, t, tfp);
+	audit_lock(s);
+	/* read from the byte before the line: it must be the newline that ends the line before */
+	bool inside = off < s->audit_pos.offset;
+	unsigned long long from = off ? off - 1 : 0;
+	size_t cap = inside ? (size_t)(s->audit_pos.offset - from) : 0;
+	if (cap > 4 * RPC_MAX_BODY)
+		cap = 4 * RPC_MAX_BODY;   /* a line holds at most one request's arguments */
+	char *buf = arena_alloc(c->a, cap + 1);
+	ssize_t n = inside ? pread(s->audit_fd, buf, cap, (off_t)from) : -1;
+	flock(s->audit_fd, LOCK_UN);
+	size_t skip = off ? 1 : 0;
+	char *nl = n > (ssize_t)skip && (!off || buf[0] == '\n') ? memchr(buf + skip, '\n', (size_t)n - skip) : NULL;
+	struct json *line = NULL;
+	char e[300];
+	if (!nl || json_parse(c->a, buf + skip, (size_t)(nl - buf - skip), &line, e, sizeof e) || line->kind != JSON_OBJECT) {
+		snprintf(bad, badlen, "its audit_offset names no line of the audit log");
+		return -1;
+	}
+	const char *type = ev_str(line, "type"), *id = ev_str(line, "task_id"), *lfp = ev_str(line, "task_fingerprint"),
+		   *outcome = ev_str(line, "outcome");
+	if (!type || strcmp(type, "bridge_call") || !ev_self_fp_ok(line, "call_fingerprint") || !id ||
+	    strcmp(id, ev_str(t, "task_id")) || !outcome || strcmp(outcome, state)) {
+		snprintf(bad, badlen, "the audit line at its audit_offset does not record it");
+		return -1;
+	}
+	if (!lfp || strcmp(lfp, tfp)) {
+		snprintf(bad, badlen, "it is not the task the audit log recorded (task_fingerprint differs: the task store was edited)");
+		return -1;
+	}
+	return 0;
+}
+
+/* The stored task TASK_ID, checked before anything of it is believed: NULL with bad "" when
+ * there is none, NULL with the reason in bad when it cannot be trusted. */
+static struct json *load_task(struct call *c, const char *task_id, char *bad, size_t badlen)
+{
+	char rel[64], path[PATH_MAX], err[600];
+	bad[0] = 0;
+	snprintf(rel, sizeof rel, "tasks/%s.json", task_id);
+	state_path(c->s, path, sizeof path, rel);
+	struct stat st;
+	if (lstat(path, &st) && errno == ENOENT)
+		return NULL;
+	if (lstat(path, &st) || !S_ISREG(st.st_mode) || st.st_size > 16 * 1024 * 1024) {
+		snprintf(bad, badlen, "it is not a regular file of at most 16 MiB");
+		return NULL;
+	}
+	struct json *t = load_json_file(c->a, path, err, sizeof err);
+	const char *opname = t ? ev_str(t, "operation") : NULL;
+	const struct op *op = opname ? op_named(opname) : NULL;
+	if (!t) {
+		char *m = strstr(err, "invalid JSON");
+		snprintf(bad, badlen, "%s", m ? m : "it cannot be read");
+		return NULL;
+	}
+	if (!op || !op->tasked) {
+		snprintf(bad, badlen, "'operation' is not a task operation");
+		return NULL;
+	}
+	if (task_check(t, task_id, op->name, err, sizeof err)) {
+		snprintf(bad, badlen, "%s", err);
+		return NULL;
+	}
+	const char *state = ev_str(t, "state");
+	if (!strcmp(state, "succeeded") && jschema_validate(c->s->output[op - ops], json_get(t, "result"), "result", err, sizeof err)) {
+		snprintf(bad, badlen, "%s", err);
+		return NULL;
+	}
+	if ((!strcmp(state, "succeeded") || !strcmp(state, "failed")) && task_bound(c, t, bad, badlen))
+		return NULL;
+	return t;
+}
+
+static struct json *task_doc(struct call *c, const char *state, struct json *structured, bool failed)
+{
+	struct json *t = json_object(c->a);
+	json_set(c->a, t, "schema_version", json_str(c->a, TASK_SCHEMA));
+	json_set(c->a, t, "task_id", json_str(c->a, c->task_id));
+	json_set(c->a, t, "operation", json_str(c->a, c->op->name));
+	struct json *key = json_get(c->args, "idempotency_key");
+	json_set(c->a, t, "idempotency_key", key ? key : json_null(c->a));
+	json_set(c->a, t, "profile", json_str(c->a, c->s->profile));
+	json_set(c->a, t, "arguments_fingerprint", json_str(c->a, c->args_fp));
+	json_set(c->a, t, "state", json_str(c->a, state));
+	json_set(c->a, t, "transient_failure", json_bool(c->a, failed && c->transient));
+	json_set(c->a, t, "artifacts", c->artifacts);
+	json_set(c->a, t, "error", failed ? json_str(c->a, "operation failed; the details are in the bridge's local task store") : json_null(c->a));
+	json_set(c->a, t, "result", structured ? structured : json_null(c->a));
+	json_set(c->a, t, "audit_offset", json_null(c->a));
+	return t;
+}
+
+static int write_task(struct call *c, const struct json *t)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	json_write(&sb, t);
+	sb_addc(&sb, '\n');
+	char rel[64], path[PATH_MAX];
+	snprintf(rel, sizeof rel, "tasks/%s.json", c->task_id);
+	state_path(c->s, path, sizeof path, rel);
+	int rc = write_atomic(path, sb.buf, sb.len);
+	sb_release(&sb);
+	return rc;
+}
+
+/* queued, then running, and the task's artefact directory. */
+static int begin_task(struct call *c)
+{
+	char err[800];
+	if (write_task(c, task_doc(c, "queued", NULL, false)) || ws_mkdirs(&c->s->ws, c->dir, err, sizeof err) ||
+	    write_task(c, task_doc(c, "running", NULL, false))) {
+		sb_addf(&c->failure, "cannot start the task\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* succeeded or failed: the audit line first (it holds the task's fingerprint), then the task
+ * with that line's offset. A crash between the two leaves the task running: it runs again. */
+static void finish_task(struct call *c, const char *state, struct json *env, long long t0)
+{
+	struct json *t = task_doc(c, state, env, !env);
+	char tfp[33];
+	task_fingerprint(c->a, t, tfp);
+	unsigned long long at = audit_append(c->s, c->a, c->op->name, c->task_id, c->args_fp, c->args, c->artifacts, tfp,
+					     now_ms() - t0, state);
+	json_set(c->a, t, "audit_offset", json_int(c->a, (long long)at));
+	if (write_task(c, t))
+		die("cannot save task %s", c->task_id);
+}
+
+/* ---------------------------------------------------------------- tools/call */
 
 static struct json *text_content(struct arena *a, const char *text)
 {
@@ -1279,22 +1452,45 @@ static struct json *tool_result(struct arena *a, struct json *structured, const 
 	return r;
 }
 
-/* Fill defaults, turn integral reals into integers, drop the idempotency key: the normalized arguments. */
+/* One number, one spelling: an integral real within 2^53 (4000.0, 4e3, -0.0) becomes the
+ * integer, so equal arguments name the same task and the same fingerprint. */
+static struct json *canon_numbers(struct arena *a, const struct json *v)
+{
+	struct json *c;
+	switch (v->kind) {
+	case JSON_REAL:
+		if (v->u.d == (double)(long long)v->u.d && fabs(v->u.d) <= 9007199254740992.0)
+			return json_int(a, (long long)v->u.d);
+		return json_real(a, v->u.d);
+	case JSON_ARRAY:
+		c = json_array(a);
+		for (size_t i = 0; i < v->u.arr.n; i++)
+			json_push(a, c, canon_numbers(a, v->u.arr.items[i]));
+		return c;
+	case JSON_OBJECT:
+		c = json_object(a);
+		for (size_t i = 0; i < v->u.obj.n; i++)
+			json_set(a, c, v->u.obj.keys[i], canon_numbers(a, v->u.obj.vals[i]));
+		return c;
+	default:
+		return json_clone(a, v);
+	}
+}
+
+/* Fill defaults, give every number one spelling, drop the idempotency key: the normalized arguments. */
 static struct json *normalize(struct arena *a, const struct json *schema, const struct json *args)
 {
 	struct json *n = json_object(a), *props = json_get(schema, "properties");
 	for (size_t i = 0; i < props->u.obj.n; i++) {
 		const char *k = props->u.obj.keys[i];
-		const struct json *ps = props->u.obj.vals[i], *v = json_get(args, k), *t = json_get(ps, "type");
+		const struct json *ps = props->u.obj.vals[i], *v = json_get(args, k);
 		if (!strcmp(k, "idempotency_key"))
 			continue;
 		if (!v)
 			v = json_get(ps, "default");
 		if (!v)
 			continue;
-		if (t && t->kind == JSON_STRING && !strcmp(t->u.str.s, "integer") && v->kind == JSON_REAL)
-			v = json_int(a, (long long)v->u.d);
-		json_set(a, n, k, json_clone(a, v));
+		json_set(a, n, k, canon_numbers(a, v));
 	}
 	return n;
 }
@@ -1315,7 +1511,7 @@ static void tools_call(struct server *s, struct arena *a, const struct json *id,
 		char msg[400];
 		snprintf(msg, sizeof msg, k < N_OPS && s->allowed[k] ? "tool '%.*s' is not available: its tool is not installed" :
 			 "unknown tool '%.*s' for profile '%s'", utf8_clip(name, 100), name, s->profile);
-		audit_append(s, a, name, NULL, NULL, NULL, NULL, now_ms() - t0, "refused");
+		audit_append(s, a, name, NULL, NULL, NULL, NULL, NULL, now_ms() - t0, "refused");
 		send_error(id, RPC_PARAMS, msg);
 		return;
 	}
@@ -1324,7 +1520,7 @@ static void tools_call(struct server *s, struct arena *a, const struct json *id,
 		args = json_object(a);
 	char err[1024];
 	if (jschema_validate(s->input[k], args, "arguments", err, sizeof err)) {
-		audit_append(s, a, name, NULL, NULL, NULL, NULL, now_ms() - t0, "invalid");
+		audit_append(s, a, name, NULL, NULL, NULL, NULL, NULL, now_ms() - t0, "invalid");
 		send_error(id, RPC_PARAMS, err);
 		return;
 	}
@@ -1346,46 +1542,55 @@ static void tools_call(struct server *s, struct arena *a, const struct json *id,
 		sb_addf(&sb, "%s\n%s", key ? "key" : "request", key ? key : c.args_fp);
 		fp_xxh3_of(sb.buf, sb.len, c.task_id);
 		snprintf(c.dir, sizeof c.dir, "artifacts/%s", c.task_id);
-		char rel[80];
+		char rel[80], bad[700];
 		snprintf(rel, sizeof rel, "tasks/%s.failure.log", c.task_id);
 		state_path(s, c.failure_path, sizeof c.failure_path, rel);
 		if (key)
 			json_set(a, c.args, "idempotency_key", json_str(a, key));
-		struct json *old = load_task(&c, c.task_id);
+		struct json *old = load_task(&c, c.task_id, bad, sizeof bad);
+		if (!old && bad[0]) {
+			/* an edited, forged or torn task is never replayed; a person looks at it */
+			snprintf(err, sizeof err, "stored task %s cannot be trusted: %.700s; remove .schednav-mcp/tasks/%s.json to run the call again",
+				 c.task_id, bad, c.task_id);
+			audit_append(s, a, name, c.task_id, c.args_fp, c.args, NULL, NULL, now_ms() - t0, "untrusted-task");
+			send_result(id, tool_result(a, NULL, err));
+			goto out;
+		}
 		if (old) {
 			const char *old_fp = ev_str(old, "arguments_fingerprint"), *state = ev_str(old, "state");
-			if (!old_fp || strcmp(old_fp, c.args_fp)) {
+			if (strcmp(ev_str(old, "operation"), op->name) || strcmp(old_fp, c.args_fp)) {
 				snprintf(err, sizeof err, "idempotency key '%s' was already used with different arguments", key ? key : "");
-				audit_append(s, a, name, c.task_id, c.args_fp, c.args, NULL, now_ms() - t0, "conflict");
+				audit_append(s, a, name, c.task_id, c.args_fp, c.args, NULL, NULL, now_ms() - t0, "conflict");
 				send_result(id, tool_result(a, NULL, err));
 				goto out;
 			}
-			if (state && !strcmp(state, "succeeded")) {
+			if (!strcmp(state, "succeeded")) {
 				struct json *stored = json_get(old, "result");
 				json_set(a, stored, "replayed", json_bool(a, true));
-				audit_append(s, a, name, c.task_id, c.args_fp, c.args, json_get(stored, "artifacts"), now_ms() - t0, "replayed");
+				audit_append(s, a, name, c.task_id, c.args_fp, c.args, json_get(stored, "artifacts"), NULL, now_ms() - t0, "replayed");
 				send_result(id, tool_result(a, stored, NULL));
 				goto out;
 			}
-			if (state && !strcmp(state, "failed")) {
+			if (!strcmp(state, "failed") && json_get(old, "transient_failure")->kind != JSON_TRUE) {
 				snprintf(err, sizeof err, "task %s failed; the details are in the bridge's local task store", c.task_id);
-				audit_append(s, a, name, c.task_id, c.args_fp, c.args, NULL, now_ms() - t0, "replayed-failure");
+				audit_append(s, a, name, c.task_id, c.args_fp, c.args, NULL, NULL, now_ms() - t0, "replayed-failure");
 				send_result(id, tool_result(a, NULL, err));
 				goto out;
 			}
-			/* queued or running: a server stopped mid-task; run it again from scratch */
+			/* queued or running (a server stopped mid-task), or a tool killed by a signal:
+			 * run it again from scratch */
 		}
 		unlink(c.failure_path);
 	}
 	int rc = op->run(&c);
 	if (c.refusal[0]) {
 		/* a bad id or ref: no task, a clear message, as for a schema violation */
-		audit_append(s, a, name, NULL, c.args_fp, c.args, NULL, now_ms() - t0, "refused");
+		audit_append(s, a, name, NULL, c.args_fp, c.args, NULL, NULL, now_ms() - t0, "refused");
 		send_error(id, RPC_PARAMS, c.refusal);
 		goto out;
 	}
 	if (!op->tasked) {
-		audit_append(s, a, name, NULL, c.args_fp, c.args, NULL, now_ms() - t0, rc ? "failed" : "succeeded");
+		audit_append(s, a, name, NULL, c.args_fp, c.args, NULL, NULL, now_ms() - t0, rc ? "failed" : "succeeded");
 		if (rc)
 			send_result(id, tool_result(a, NULL, "operation failed"));
 		else
@@ -1394,9 +1599,9 @@ static void tools_call(struct server *s, struct arena *a, const struct json *id,
 	}
 	if (rc) {
 		write_atomic(c.failure_path, c.failure.buf, c.failure.len);
-		save_task(&c, "failed", NULL, true);
-		audit_append(s, a, name, c.task_id, c.args_fp, c.args, c.artifacts, now_ms() - t0, "failed");
-		snprintf(err, sizeof err, "task %s failed; the details are in the bridge's local task store", c.task_id);
+		finish_task(&c, "failed", NULL, t0);
+		snprintf(err, sizeof err, "task %s failed%s; the details are in the bridge's local task store", c.task_id,
+			 c.transient ? " (a tool was killed by a signal: the same call runs again)" : "");
 		send_result(id, tool_result(a, NULL, err));
 		goto out;
 	}
@@ -1407,10 +1612,8 @@ static void tools_call(struct server *s, struct arena *a, const struct json *id,
 	json_set(a, env, "replayed", json_bool(a, false));
 	json_set(a, env, "artifacts", c.artifacts);
 	json_set(a, env, "result", c.result);
-	if (save_task(&c, "succeeded", env, false))
-		die("cannot save task %s", c.task_id);
+	finish_task(&c, "succeeded", env, t0);
 	unlink(c.failure_path);
-	audit_append(s, a, name, c.task_id, c.args_fp, c.args, c.artifacts, now_ms() - t0, "succeeded");
 	send_result(id, tool_result(a, env, NULL));
 out:
 	sb_release(&sb);
@@ -1438,13 +1641,20 @@ static struct json *tool_list(struct server *s, struct arena *a)
 	return r;
 }
 
+/* The MCP lifecycle: initialize is the first request and comes once, with protocolVersion,
+ * capabilities and clientInfo. */
 static void initialize(struct server *s, struct arena *a, const struct json *id, const struct json *params)
 {
-	const char *asked = ev_str(params, "protocolVersion");
-	const char *version = PROTOCOL_LATEST;
-	for (const char *const *p = protocols; asked && *p; p++)
-		if (!strcmp(*p, asked))
-			version = *p;
+	const char *version;
+	char err[300];
+	if (s->initialized) {
+		send_error(id, RPC_INVALID, "the server is already initialized: initialize comes once");
+		return;
+	}
+	if (rpc_initialize_params(params, protocols, &version, err, sizeof err)) {
+		send_error(id, RPC_PARAMS, err);
+		return;
+	}
 	struct json *r = json_object(a), *caps = json_object(a), *tools = json_object(a), *info = json_object(a);
 	json_set(a, r, "protocolVersion", json_str(a, version));
 	json_set(a, tools, "listChanged", json_bool(a, false));
@@ -1461,75 +1671,32 @@ static void initialize(struct server *s, struct arena *a, const struct json *id,
 
 static void handle(struct server *s, struct arena *a, const char *line, size_t len)
 {
-	struct json *msg;
+	struct rpc_msg m;
 	char err[512];
-	if (json_parse(a, line, len, &msg, err, sizeof err)) {
-		send_error(NULL, RPC_PARSE, "parse error: the message is not valid JSON");
+	int code = rpc_parse(a, line, len, &m, err, sizeof err);
+	if (code) {
+		if (m.answer)
+			send_error(m.id, code, err);
 		return;
 	}
-	if (msg->kind != JSON_OBJECT) {
-		send_error(NULL, RPC_INVALID, msg->kind == JSON_ARRAY ? "batches are not supported" : "a message must be a JSON object");
-		return;
-	}
-	struct json *id = json_get(msg, "id"), *params = json_get(msg, "params");
-	const char *jsonrpc = ev_str(msg, "jsonrpc"), *method = ev_str(msg, "method");
-	if (id && id->kind != JSON_STRING && id->kind != JSON_INT) {
-		send_error(NULL, RPC_INVALID, "id must be a string or an integer");
-		return;
-	}
-	if (!jsonrpc || strcmp(jsonrpc, "2.0")) {
-		send_error(id, RPC_INVALID, "jsonrpc must be \"2.0\"");
-		return;
-	}
-	if (!method) {
-		if (!id || (!json_get(msg, "result") && !json_get(msg, "error")))
-			send_error(id, RPC_INVALID, "a request needs a string method");
-		return;   /* a response to us: we send no requests, ignore it */
-	}
-	if (params && params->kind != JSON_OBJECT) {
-		if (id)
-			send_error(id, RPC_INVALID, "params must be an object");
-		return;
-	}
-	if (!id)
-		return;   /* notifications (initialized, cancelled, ...) need no answer */
-	if (!params)
-		params = json_object(a);
+	if (!m.method || !m.id)
+		return;   /* a response to us, or a notification (initialized, cancelled, ...): no answer */
+	const char *method = m.method;
 	if (!strcmp(method, "initialize"))
-		initialize(s, a, id, params);
+		initialize(s, a, m.id, m.params);
 	else if (!strcmp(method, "ping"))
-		send_result(id, json_object(a));
+		send_result(m.id, json_object(a));
 	else if (!strcmp(method, "tools/list") || !strcmp(method, "tools/call")) {
 		if (!s->initialized)
-			send_error(id, RPC_INVALID, "the server is not initialized: send initialize first");
+			send_error(m.id, RPC_INVALID, "the server is not initialized: send initialize first");
 		else if (method[6] == 'l')
-			send_result(id, tool_list(s, a));
+			send_result(m.id, tool_list(s, a));
 		else
-			tools_call(s, a, id, params);
+			tools_call(s, a, m.id, m.params);
 	} else {
 		snprintf(err, sizeof err, "method '%.*s' not found", utf8_clip(method, 100), method);
-		send_error(id, RPC_METHOD, err);
+		send_error(m.id, RPC_METHOD, err);
 	}
-}
-
-/* One line of at most MAX_BODY bytes; 1 = line, 0 = EOF, 2 = an oversize line (skipped). */
-static int read_message(char *buf, size_t *len)
-{
-	size_t n = 0;
-	bool over = false;
-	int ch;
-	while ((ch = getchar_unlocked()) != EOF && ch != '\n') {
-		if (n < MAX_BODY)
-			buf[n++] = (char)ch;
-		else
-			over = true;
-	}
-	if (ch == EOF && n == 0 && !over)
-		return 0;
-	if (n && buf[n - 1] == '\r')
-		n--;
-	*len = n;
-	return over ? 2 : 1;
 }
 
 /* ---------------------------------------------------------------- start-up */
@@ -1672,11 +1839,21 @@ static void open_state(struct server *s, bool create)
 		if (mkdir(tasks, 0755) && errno != EEXIST)
 			die("%s: %s", tasks, strerror(errno));
 	}
-	char err[1024];
-	s->audit_fd = chainlog_open(joinpath(&s->arena, s->state_dir, "audit.ndjson"), &audit_log, create, create, s->audit_last,
-				    &s->audit_count, err, sizeof err);
+	char err[1024], last[33];
+	unsigned long count;
+	const char *log = s->audit_path = joinpath(&s->arena, s->state_dir, "audit.ndjson");
+	if (!create) {
+		/* --verify-log: the whole log, every time */
+		s->audit_fd = chainlog_open(log, &audit_log, false, false, last, &count, err, sizeof err);
+		if (s->audit_fd < 0)
+			die("%s", err);
+		return;
+	}
+	s->audit_fd = open(log, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (s->audit_fd < 0)
-		die("%s", err);
+		die("%s: %s", log, strerror(errno));
+	/* verified in full once here; later calls verify only what was appended since (audit_lock) */
+	audit_lock(s);
 	flock(s->audit_fd, LOCK_UN);   /* held again only while a line is appended */
 }
 
@@ -1744,12 +1921,12 @@ int main(int argc, char **argv)
 		s.available[k] = !ops[k].need_tool || tool_has(&s, &s.arena, ops[k].need_tool, ops[k].need_option);
 	open_state(&s, true);
 
-	char *buf = xmalloc(MAX_BODY + 1);
+	char *buf = xmalloc(RPC_MAX_BODY + 1);
 	struct arena a;
 	arena_init(&a);
 	size_t len;
 	int got;
-	while ((got = read_message(buf, &len)) != 0) {
+	while ((got = rpc_read_line(stdin, buf, &len)) != 0) {
 		arena_reset(&a);
 		if (got == 2) {
 			send_error(NULL, RPC_INVALID, "message larger than 65536 bytes");

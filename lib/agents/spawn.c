@@ -39,5 +39,5 @@ int spawn_run(char *const argv[], const char *cwd, const char *out_path, const c
 			snprintf(err, errlen, "waiting for '%s': %s", argv[0], strerror(errno));
 			return -1;
 		}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : SPAWN_SIGNALED + WTERMSIG(st);   /* never mistaken for exit 130 */
 }

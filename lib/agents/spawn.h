@@ -7,7 +7,10 @@
 #define SCHEDNAV_AGENTS_SPAWN_H
 #include <stddef.h>
 
+#define SPAWN_SIGNALED 256
+
 /* Run argv[0] (an absolute path) in cwd with stdout to out_path (NULL: /dev/null) and stderr
- * appended to err_path. Returns the exit status (0..255), 128 + signal, or -1 + message. */
+ * appended to err_path. Returns the exit status (0..255), SPAWN_SIGNALED + the signal number
+ * when a signal ended it, or -1 + message. */
 int spawn_run(char *const argv[], const char *cwd, const char *out_path, const char *err_path, char *err, size_t errlen);
 #endif

@@ -71,8 +71,8 @@ bool ws_ref_ok(const char *ref)
 			start = true;
 			continue;
 		}
-		if (!ref_char(c) || (start && c == '.'))
-			return false;   /* ".", "..", hidden names */
+		if (!ref_char(c) || (start && (c == '.' || c == '-')))
+			return false;   /* ".", "..", hidden names; "-x" would read as an option (WS_REF_PATTERN) */
 		start = false;
 	}
 	return !start;

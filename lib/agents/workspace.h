@@ -1,7 +1,8 @@
 /*
  * workspace — confinement of everything an agent names to one workspace directory. Agents
  * give ids (^[a-z0-9][a-z0-9._-]{0,127}$) and relative refs (POSIX components that do not
- * start with '.', so no "..", no hidden state, no absolute path); opening a ref walks it one
+ * start with '.' or '-', so no "..", no hidden state, no absolute path, nothing a tool reads as
+ * an option); opening a ref walks it one
  * component at a time with O_NOFOLLOW from the root's descriptor, so a symlink anywhere on
  * the way is refused, and the target must be a regular file (or a directory where asked).
  * Nothing here prints or exits: 0 / -1 (or an fd) + message.

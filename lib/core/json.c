@@ -2,6 +2,7 @@
 #include "core/zio.h"
 #include "core/die.h"
 #include "core/num.h"
+#include "core/text.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,9 +254,14 @@ static int cb_number(void *ctx, const char *s, size_t n)
 static int cb_string(void *ctx, const unsigned char *s, size_t n)
 {
 	struct pstate *ps = ctx;
-	/* yajl checks UTF-8 but lets \u0000 through; a NUL would cut every C string after it */
+	/* yajl lets \u0000 through (a NUL would cut every C string after it), and its UTF-8 check
+	 * passes overlong forms and surrogates (raw or from \u escapes): the one strict rule */
 	if (memchr(s, 0, n)) {
 		snprintf(ps->err, sizeof ps->err, "NUL character (\\u0000) in a string");
+		return 0;
+	}
+	if (!text_utf8_ok((const char *)s, n)) {
+		snprintf(ps->err, sizeof ps->err, "invalid UTF-8 (an overlong form, a surrogate or a bad byte) in a string");
 		return 0;
 	}
 	return add_value(ps, json_strn(ps->a, (const char *)s, n));
@@ -277,6 +283,16 @@ static int cb_start_map(void *ctx) { struct pstate *ps = ctx; return push(ps, js
 static int cb_start_array(void *ctx) { struct pstate *ps = ctx; return push(ps, json_array(ps->a)); }
 static int cb_end(void *ctx) { struct pstate *ps = ctx; ps->depth--; return 1; }
 
+/* At most max bytes of s[0..n), cut on a character boundary (s is valid UTF-8). */
+static int clip(const unsigned char *s, size_t n, size_t max)
+{
+	if (n <= max)
+		return (int)n;
+	while (max > 0 && (s[max] & 0xC0) == 0x80)
+		max--;
+	return (int)max;
+}
+
 static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
 {
 	struct pstate *ps = ctx;
@@ -285,9 +301,13 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
 		snprintf(ps->err, sizeof ps->err, "NUL byte in key");
 		return 0;
 	}
+	if (!text_utf8_ok((const char *)s, n)) {
+		snprintf(ps->err, sizeof ps->err, "invalid UTF-8 (an overlong form, a surrogate or a bad byte) in a key");
+		return 0;
+	}
 	for (size_t i = 0; i < top->u.obj.n; i++)
 		if (top->u.obj.keys[i][0] == (n ? (char)s[0] : 0) && strlen(top->u.obj.keys[i]) == n && !memcmp(top->u.obj.keys[i], s, n)) {
-			snprintf(ps->err, sizeof ps->err, "duplicate key '%.*s'", (int)(n > 60 ? 60 : n), s);
+			snprintf(ps->err, sizeof ps->err, "duplicate key '%.*s'", clip(s, n, 60), s);
 			return 0;
 		}
 	char *k = aalloc(ps->a, n + 1);

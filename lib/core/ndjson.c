@@ -348,7 +348,15 @@ int nd_check_keys(const struct json *rec, const char *const *allowed, size_t n, 
 			if (allowed[j] && !strcmp(allowed[j], k))
 				break;
 		if (j == n) {
-			snprintf(err, errlen, "unknown key '%s'", k);
+			/* at most 100 bytes of the key, cut on a character boundary: a message must stay
+			 * UTF-8 however long the key (the bridge sends these to its client) */
+			int len = 0;
+			while (k[len] && len < 100)
+				len++;
+			bool cut = k[len] != 0;
+			while (cut && len > 0 && ((unsigned char)k[len] & 0xC0) == 0x80)
+				len--;
+			snprintf(err, errlen, "unknown key '%.*s%s'", len, k, cut ? "..." : "");
 			return -1;
 		}
 	}

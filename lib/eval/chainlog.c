@@ -1,6 +1,7 @@
 /* chainlog — hash-chained append-only NDJSON logs (see chainlog.h). */
 #include "eval/chainlog.h"
 #include "core/die.h"
+#include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/strbuf.h"
 #include "eval/evidence.h"
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int read_all(int fd, const char *log, struct strbuf *sb, char *err, size_t errlen)
@@ -28,6 +30,14 @@ static int read_all(int fd, const char *log, struct strbuf *sb, char *err, size_
 		sb_add(sb, buf, (size_t)n);
 		off += n;
 	}
+}
+
+static bool optional(const struct chainlog_spec *spec, const char *key)
+{
+	for (const char *const *k = spec->optional; k && *k; k++)
+		if (!strcmp(*k, key))
+			return true;
+	return false;
 }
 
 static int check_line(struct arena *a, const char *line, size_t len, const char *where, const struct chainlog_spec *spec,
@@ -52,7 +62,7 @@ static int check_line(struct arena *a, const char *line, size_t len, const char 
 		return -1;
 	}
 	for (const char *const *k = spec->keys; *k; k++)
-		if (!json_get(rec, *k)) {
+		if (!json_get(rec, *k) && !optional(spec, *k)) {
 			snprintf(err, errlen, "%s: missing key '%s'", where, *k);
 			return -1;
 		}
@@ -76,16 +86,15 @@ static int check_line(struct arena *a, const char *line, size_t len, const char 
 	return 0;
 }
 
-int chainlog_read(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *keep,
-		  struct json ***recs, char last_fp[33], unsigned long *count, char *err, size_t errlen)
+/* Verify the lines of buf[0..len) as lines *count + 1... of the log, chained to last_fp; *done
+ * the bytes of whole lines verified, *last_start the offset of the last one. */
+static int read_lines(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *keep,
+		      struct json ***recs, char last_fp[33], unsigned long *count, size_t base, size_t *done, size_t *last_start,
+		      char *err, size_t errlen)
 {
 	struct arena scratch;
 	size_t cap = 0;
 	arena_init(&scratch);
-	last_fp[0] = 0;
-	*count = 0;
-	if (recs)
-		*recs = NULL;
 	int rc = 0;
 	size_t pos = 0;
 	while (rc == 0 && pos < len) {
@@ -97,7 +106,7 @@ int chainlog_read(const char *buf, size_t len, const char *log, const struct cha
 			snprintf(err, errlen,
 				 "%s: torn last line (no newline: an earlier write was interrupted); refusing to append after it. "
 				 "Inspect it, then cut it off with 'truncate -s %zu %s' and run %s again",
-				 where, pos, log, spec->retry);
+				 where, base + pos, log, spec->retry);
 			rc = -1;
 			break;
 		}
@@ -107,12 +116,74 @@ int chainlog_read(const char *buf, size_t len, const char *log, const struct cha
 			*recs = xgrow(*recs, &cap, *count + 1, sizeof **recs);
 			(*recs)[*count] = rec;
 		}
-		if (rc == 0)
+		if (rc == 0) {
 			(*count)++;
+			if (last_start)
+				*last_start = base + pos;
+		}
 		pos += n + 1;
+		if (rc == 0 && done)
+			*done = pos;
 		arena_reset(&scratch);
 	}
 	arena_release(&scratch);
+	return rc;
+}
+
+int chainlog_read(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *keep,
+		  struct json ***recs, char last_fp[33], unsigned long *count, char *err, size_t errlen)
+{
+	last_fp[0] = 0;
+	*count = 0;
+	if (recs)
+		*recs = NULL;
+	return read_lines(buf, len, log, spec, keep, recs, last_fp, count, 0, NULL, NULL, err, errlen);
+}
+
+int chainlog_follow(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos, char *err, size_t errlen)
+{
+	struct stat st;
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "%s: %s", log, strerror(errno));
+		return -1;
+	}
+	if ((unsigned long long)st.st_size < pos->offset) {
+		snprintf(err, errlen, "%s: shorter than the %llu bytes verified before (lines were removed)", log, pos->offset);
+		return -1;
+	}
+	/* the last line verified must still be there, byte for byte: it is what the rest chains to */
+	size_t from = pos->count ? (size_t)pos->last_start : 0, len = (size_t)st.st_size - from;
+	char *buf = xmalloc(len + 1);
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = pread(fd, buf + got, len - got, (off_t)(from + got));
+		if (n <= 0) {
+			snprintf(err, errlen, "%s: %s", log, n < 0 ? strerror(errno) : "changed while read");
+			free(buf);
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	size_t skip = 0;
+	if (pos->count) {
+		char h[33];
+		skip = (size_t)(pos->offset - pos->last_start);
+		fp_xxh3_of(buf, skip, h);
+		if (strcmp(h, pos->last_line_hash)) {
+			snprintf(err, errlen, "%s:%lu: the line changed after it was verified", log, pos->count);
+			free(buf);
+			return -1;
+		}
+	}
+	size_t done = 0, last = (size_t)pos->last_start;
+	int rc = read_lines(buf + skip, len - skip, log, spec, NULL, NULL, pos->last_fp, &pos->count, pos->offset, &done, &last,
+			    err, errlen);
+	if (done) {
+		pos->offset += done;
+		pos->last_start = last;
+		fp_xxh3_of(buf + (last - from), (size_t)(pos->offset - last), pos->last_line_hash);
+	}
+	free(buf);
 	return rc;
 }
 

@@ -19,6 +19,7 @@ struct chainlog_spec {
 	const char *fp_key;          /* the self-fingerprint key (last) */
 	const char *prev_key;        /* the chain key */
 	const char *retry;           /* command named in the torn-line advice, e.g. "approve" */
+	const char *const *optional; /* keys of spec->keys older lines may lack (NULL: none) */
 	/* optional: the record type's own rules (value kinds, identifiers), after the key set */
 	int (*check)(const struct json *rec, char *err, size_t errlen);
 };
@@ -31,6 +32,18 @@ int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, c
  * *count of them. */
 int chainlog_read(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *a,
 		  struct json ***recs, char last_fp[33], unsigned long *count, char *err, size_t errlen);
+/* How far a log has been verified: chainlog_follow reads only what was appended since. */
+struct chainlog_pos {
+	unsigned long long offset;       /* bytes of whole lines verified */
+	unsigned long long last_start;   /* offset of the last verified line */
+	char last_line_hash[33];         /* XXH3-128 of that line's bytes (with its newline) */
+	char last_fp[33];                /* its fingerprint ("" when empty) */
+	unsigned long count;             /* lines verified */
+};
+/* Verify what follows pos (zeroed: the whole log) and advance pos; the last line verified
+ * before must be unchanged and the log no shorter. Cost: the bytes appended since. */
+int chainlog_follow(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos, char *err,
+		    size_t errlen);
 /* Open log (created 0644 when create), take a shared or exclusive flock, verify it; the fd or -1. */
 int chainlog_open(const char *log, const struct chainlog_spec *spec, bool create, bool exclusive, char last_fp[33],
 		  unsigned long *count, char *err, size_t errlen);

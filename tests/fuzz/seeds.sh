@@ -88,4 +88,26 @@ printf '{"type":"decision","request_id":"%s","action_id":"native-fifo","reason_c
 printf '{"type":"decision","request_id":"%s","action_id":"native-fifo","reason_code":"r","llm_call_count":1,"prompt_tokens":9223372036854775807,"completion_tokens":1000000000000}\n' $rq | seed roll_reply usage
 printf '{"type":"decision","request_id":"other","action_id":"x","reason_code":"r"}\n{"type":"decision","request_id":"%s","action_id":"rolling-fifo-open","reason_code":"second"}\n' $rq | seed roll_reply plan
 printf '{"type":"decision","request_id":"%s","action_id":"native-fifo","reason_code":"a"}\n{"type":"decision","request_id":"%s","action_id":"native-fifo","reason_code":"b"}\n' $rq $rq | seed roll_reply duplicate
+# the bridge: a client session, stored tasks, run configs + run sets + simulations manifests
+INIT='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"seed","version":"1"}}}'
+printf '%s\n' "$INIT" '{"jsonrpc":"2.0","method":"notifications/initialized"}' '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' \
+	'{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"analyze_workload","arguments":{"run_config_id":"mix1-w","cutoff_seconds":4000.0}}}' \
+	'{"jsonrpc":"2.0","id":2,"result":{}}' '{"jsonrpc":"2.0","id":3,"method":"ping","params":[1]}' | seed mcp_rpc session
+TASK='{"schema_version":"schednav.bridge-task/v2","task_id":"0123456789abcdef0123456789abcdef","operation":"analyze_workload","idempotency_key":"key-00000001","profile":"analyst","arguments_fingerprint":"00112233445566778899aabbccddeeff","state":"STATE","transient_failure":false,"artifacts":[{"ref":"artifacts/0123456789abcdef0123456789abcdef/workload.ndjson","schema":"schednav.workload/1","fingerprint":"00112233445566778899aabbccddeeff"}],"error":null,"result":RESULT,"audit_offset":OFFSET}'
+ENV='{"task_id":"0123456789abcdef0123456789abcdef","operation":"analyze_workload","state":"succeeded","replayed":false,"artifacts":[],"result":{"run_config_id":"mix1-w","workload_summary":{"regime_label":"x"}}}'
+echo "$TASK" | sed -e 's/STATE/succeeded/' -e "s/RESULT/$ENV/" -e 's/OFFSET/1234/' | seed mcp_task succeeded
+echo "$TASK" | sed -e 's/STATE/running/' -e 's/RESULT/null/' -e 's/OFFSET/null/' | seed mcp_task running
+echo "$TASK" | sed -e 's/STATE/failed/' -e 's/RESULT/null/' -e 's/OFFSET/0/' -e 's/"error":null/"error":"operation failed"/' | seed mcp_task failed
+{
+	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/mix1-w.ndjson.zst","history_trace_ref":"traces/mix1.ndjson.zst","description":"d"}'
+	sep
+	echo '{"schema_version":"schednav.run-set/v1","run_config_ids":["mix1-w","mix1-w2"]}'
+	sep
+	echo '{"type":"header","schema":"schednav.bridge-simulations/1","tool":"schednav-mcp","version":"0.2.0","inputs":[],"params":{},"task_id":"0123456789abcdef0123456789abcdef"}'
+	for c in mix1-w mix1-w2; do
+		for a in native-fifo native-preemptive-3600; do
+			printf '{"type":"run_set_simulation","run_config_id":"%s","action_id":"%s","repetitions":2,"deterministic":true,"result_fingerprint":"00112233445566778899aabbccddeeff","metrics_ref":"artifacts/t/%s/%s/rep-2/metrics.ndjson","metrics_fingerprint":"00112233445566778899aabbccddeeff"}\n' "$c" "$a" "$c" "$a"
+		done
+	done
+} | seed run_set_manifest two
 rm -rf "$W"
