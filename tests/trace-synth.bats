@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # trace-synth: seeded synthetic traces calibrated to a profile (docs/profiles.md).
 load helper
+bats_require_minimum_version 1.5.0
 
 PROFILE="$ROOT/configs/profiles/alibaba-spot-gpu-v2026.json"
 TINY="$DATA/synth/tiny.json"
@@ -343,4 +344,16 @@ bad_profile() {
 	require_shared data
 	python3 "$ROOT/configs/profiles/build-alibaba-spot-profile.py" "$SHARED/data" "$BATS_TEST_TMPDIR/p.json"
 	cmp "$BATS_TEST_TMPDIR/p.json" "$PROFILE"
+}
+
+@test "trace-synth: --progress says when generating and writing end; quiet without it off a terminal" {
+	run --separate-stderr trace-synth --profile "$PROFILE" --days 3 --gpu-model A10 --progress -o "$BATS_TEST_TMPDIR/p.nd"
+	assert_success
+	n=$(grep -c '"type":"job"' "$BATS_TEST_TMPDIR/p.nd")
+	[[ "${stderr_lines[0]}" == "trace-synth: generated $n jobs on "*" nodes in "* ]] || fail "stderr: $stderr"
+	[[ "${stderr_lines[1]}" == "trace-synth: wrote $n jobs to '$BATS_TEST_TMPDIR/p.nd' in "* ]] || fail "stderr: $stderr"
+	run --separate-stderr trace-synth --profile "$PROFILE" --days 3 --gpu-model A10 -o "$BATS_TEST_TMPDIR/q.nd"
+	assert_success
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	cmp "$BATS_TEST_TMPDIR/p.nd" "$BATS_TEST_TMPDIR/q.nd"
 }
