@@ -329,11 +329,14 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	run --separate-stderr roll_day --decider rule -o b.nd "$D/exec.nd"
 	assert_success
 	[ -z "$stderr" ] || fail "stderr: $stderr"
-	if command -v script >/dev/null; then
-		run script -qec "$(printf '%q ' roll --config "$CFG" --history "$D/hist.nd" --controller "$CTL" --decider rule --no-progress -o c.nd "$D/exec.nd")" /dev/null
-		assert_success
-		assert_output ""
-	fi
+	# on a terminal (script(1), bsdutils, gives one) it is shown by default, redrawn in place
+	run script -qec "$(printf '%q ' roll --config "$CFG" --history "$D/hist.nd" --controller "$CTL" --decider rule -o t.nd "$D/exec.nd")" /dev/null
+	assert_success
+	assert_output --partial "roll: decision 12/12 (100%) in "
+	[[ "$output" == *$'\r'"roll: decision 1/12 (8%), ETA "* ]] || fail "not redrawn in place: $output"
+	run script -qec "$(printf '%q ' roll --config "$CFG" --history "$D/hist.nd" --controller "$CTL" --decider rule --no-progress -o c.nd "$D/exec.nd")" /dev/null
+	assert_success
+	assert_output ""
 	# a killed run's temporary state files (the writer's pattern) go on --resume; look-alikes stay
 	touch ck/state-0013.ndjson.zst.Ab3xZ9.tmp ck/state-0004.ndjson.zst.000000.tmp ck/state-0013.ndjson.zst.toolong1.tmp ck/other.tmp
 	rm ck/state-0012.ndjson.zst ck/state-0011.ndjson.zst
