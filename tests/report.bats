@@ -197,11 +197,12 @@ require_chromium() {
 	grep -q 'CONSOLE.*chart ranking has no size' "$BATS_TEST_TMPDIR/chromium2.err"
 }
 
-@test "report: the difference view needs a baseline and another policy; its axis names the baseline" {
+@test "report: the difference view needs a baseline and another policy; its caption names the baseline (no input label in gnuplot commands)" {
 	cd "$BATS_TEST_TMPDIR"
 	report -o r.html "${ALL[@]}"
 	sed -n '/data-chart="allocation-diff"/,/<\/svg>/p' r.html > diff.svg
-	grep -q "allocated GPUs minus native-fifo's" diff.svg
+	grep -q "allocated GPUs minus the baseline's" diff.svg
+	grep -q '<figcaption>Allocated GPUs minus the baseline native-fifo&#39;s, over time' r.html
 	# its key lists the policies other than the baseline, identical ones marked
 	grep -q '>native-preemptive-3600<' diff.svg
 	grep -q '>native-preemptive-g3600-b09-d0000 (= native-preemptive-3600)<' diff.svg
