@@ -155,9 +155,18 @@ bench: all
 
 ## install: schednav into BINDIR, the tools into LIBEXECDIR, man pages into MAN1DIR/MAN7DIR, configs/ into DATADIR (PREFIX, DESTDIR)
 CONFIG_FILES := $(sort $(shell find configs -type f -name '*.json'))
+INSTALL_DIRS := $(BINDIR) $(LIBEXECDIR) $(MAN1DIR) $(MAN7DIR) $(DATADIR) $(patsubst %/,$(DATADIR)/%,$(sort $(dir $(CONFIG_FILES))))
+# The directories install had to create (each with its missing parents), one a line, without
+# DESTDIR: uninstall removes those, and only those, once they are empty.
+INSTALL_DIRS_RECORD := $(DATADIR)/installed-directories
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(MAN7DIR)
-	for d in $(sort $(dir $(CONFIG_FILES))); do install -d $(DESTDIR)$(DATADIR)/$$d; done
+	@set -e; made=; for d in $(INSTALL_DIRS); do p=$$d; \
+		while [ ! -d "$(DESTDIR)$$p" ]; do made="$$made $$p"; p=$$(dirname "$$p"); done; done; \
+	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS)); \
+	{ [ ! -f $(DESTDIR)$(INSTALL_DIRS_RECORD) ] || cat $(DESTDIR)$(INSTALL_DIRS_RECORD); \
+	  for p in $$made; do echo "$$p"; done; } | sort -u > $(DESTDIR)$(INSTALL_DIRS_RECORD).tmp; \
+	mv $(DESTDIR)$(INSTALL_DIRS_RECORD).tmp $(DESTDIR)$(INSTALL_DIRS_RECORD); \
+	echo "install: made $$(wc -l < $(DESTDIR)$(INSTALL_DIRS_RECORD)) directories (listed in $(DESTDIR)$(INSTALL_DIRS_RECORD))"
 	for f in $(CONFIG_FILES); do install -m 644 $$f $(DESTDIR)$(DATADIR)/$$f; done
 	install -m 755 $(OUT)/schednav $(DESTDIR)$(BINDIR)/schednav
 	install -m 755 $(PLUMBING:%=$(OUT)/%) $(DESTDIR)$(LIBEXECDIR)
@@ -169,9 +178,11 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/schednav $(PLUMBING:%=$(DESTDIR)$(LIBEXECDIR)/%)
 	rm -f $(MAN1:docs/%=$(DESTDIR)$(MAN1DIR)/%) $(MAN7:docs/%=$(DESTDIR)$(MAN7DIR)/%)
 	for f in $(CONFIG_FILES); do rm -f $(DESTDIR)$(DATADIR)/$$f; done
-	if [ -d $(DESTDIR)$(DATADIR)/configs ]; then find $(DESTDIR)$(DATADIR)/configs -depth -type d -empty -delete; fi
-	if [ -d $(DESTDIR)$(DATADIR) ]; then rmdir $(DESTDIR)$(DATADIR) 2>/dev/null || true; fi
-	if [ -d $(DESTDIR)$(LIBEXECDIR) ]; then rmdir $(DESTDIR)$(LIBEXECDIR); fi
+	@# the directories install made, deepest first, each only when empty; the rest stay
+	@if [ -f $(DESTDIR)$(INSTALL_DIRS_RECORD) ]; then \
+		dirs=$$(sort -r $(DESTDIR)$(INSTALL_DIRS_RECORD)); rm -f $(DESTDIR)$(INSTALL_DIRS_RECORD); \
+		for d in $$dirs; do if [ -d "$(DESTDIR)$$d" ]; then rmdir "$(DESTDIR)$$d" 2>/dev/null || echo "uninstall: kept '$(DESTDIR)$$d' (not empty)"; fi; done; \
+	fi
 
 # The Debian packages each entry point needs; pipelines/need-packages.sh installs the
 # missing ones when run as root (DEPS_INSTALL=auto; yes = always try, no = only report)

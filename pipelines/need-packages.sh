@@ -29,11 +29,14 @@ case "$mode" in auto | yes | no) ;; *) echo "make $target: DEPS_INSTALL must be 
 if [ "$mode" = yes ] || { [ "$mode" = auto ] && [ "$(id -u)" -eq 0 ]; }; then
 	echo "make $target: installing the missing Debian packages:$missing" >&2
 	apt-get update -qq
-	# $missing is a list of package names, split on purpose.
+	# $missing is a list of package names, split on purpose. Only what is asked for: the
+	# recommends (ImageMagick, Ghostscript, groff, mesa, printer tools...) are not needed;
+	# the one that matters, a font for chromium's screenshots, comes with fontconfig-config
+	# (it depends on fonts-dejavu-core), and gnuplot's SVG names fonts without loading any.
 	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
 	exit 0
 fi
 echo "make $target: missing Debian packages:$missing; run this, then 'make $target' again:" >&2
-echo "  sudo apt-get install$missing" >&2
+echo "  sudo apt-get install --no-install-recommends$missing" >&2
 exit 1

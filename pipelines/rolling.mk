@@ -54,8 +54,9 @@ $(RW)/$1/$2/rep-%.result.ndjson.zst: $(RW)/$1/exec.trace.ndjson.zst $(RW)/$1/his
 	@mkdir -p $$(@D)
 	$(SIM_PREFIX) $(if $(filter rolling,$(RA_KIND_$2)),roll --config $(RA_CONFIG) --history $(RW)/$1/history.trace.ndjson.zst $(RA_CTL_ARG) \
 		--decider $$(RA_DECIDER_$2) --arm-id $2 --decider-timeout $(RA_TIMEOUT) $(if $(RA_CANDIDATES_$2),--candidates $(RA_CANDIDATES_$2)) \
-		-o $$@ $(RW)/$1/exec.trace.ndjson.zst,sim-run --policy $(RA_POLICY_$2) $(if $(filter controlled,$(RA_KIND_$2)),$(RA_CTL_ARG)) \
+		--no-progress -o $$@ $(RW)/$1/exec.trace.ndjson.zst,sim-run --no-progress --policy $(RA_POLICY_$2) $(if $(filter controlled,$(RA_KIND_$2)),$(RA_CTL_ARG)) \
 		-i $(RW)/$1/exec.trace.ndjson.zst -o $$@)
+	@$$(RA_PROGRESS)
 
 $(RW)/$1/$2/result.fp: $(foreach r,$(RA_REPLIST),$(RW)/$1/$2/rep-$r.result.ndjson.zst)
 	@sh pipelines/study-gate.sh $1 $2 $(RW)/$1/exec.trace.ndjson.zst $$@ $$^
@@ -82,6 +83,13 @@ $(RW)/$1/audit.ndjson.zst: $(foreach a,$(RA_ARMS),$(RW)/$1/$a/metrics.ndjson.zst
 	cat $(foreach a,$(RA_ARMS),$(RW)/$1/$a/metrics.ndjson.zst) | slo-audit --slo $(RA_SLO) --baseline $(RW)/$1/$(RA_BASELINE)/metrics.ndjson.zst -o $$@
 
 endef
+
+# The progress line after each simulation (pipelines/progress.sh; PROGRESS=auto|yes|no).
+PROGRESS ?= auto
+RA_SIM_TOTAL := $(shell echo $$(( $(words $(RA_WINDOWS)) * $(words $(RA_ARMS)) * $(words $(RA_REPLIST)) )))
+RA_PROGRESS = sh pipelines/progress.sh $(PROGRESS) rolling:$(RA_NAME) $(RA_PROGRESS_START) $(RA_SIM_BEFORE) $(RA_SIM_TOTAL) $(RW) 'rep-*.result.ndjson.zst'
+RA_PROGRESS_START := $(shell date +%s)
+RA_SIM_BEFORE := $(shell find $(RW) -name 'rep-*.result.ndjson.zst' -type f 2>/dev/null | wc -l)
 
 $(foreach w,$(RA_WINDOWS),$(eval $(call ra_window,$w)))
 

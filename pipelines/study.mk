@@ -98,7 +98,8 @@ $(SW)/windows.mk: $(SW)/windows.ndjson $(SW)/stamp/windows.args pipelines/study-
 # Arms' simulations are one command line each so that SIM_LAUNCHER can ship them away.
 define study_arm
 $1/$4/rep-%.result.ndjson.zst: $1/slice.trace.ndjson.zst $(call POLICY,$4) $(call CONTROLLER,$4) $(SW)/stamp/sim.args
-	$$(SIM_PREFIX) sim-run --policy $(call POLICY,$4) $(call CONTROLLER_ARG,$4) -i $1/slice.trace.ndjson.zst -o $$@
+	$$(SIM_PREFIX) sim-run --no-progress --policy $(call POLICY,$4) $(call CONTROLLER_ARG,$4) -i $1/slice.trace.ndjson.zst -o $$@
+	@$$(STUDY_PROGRESS)
 
 $1/$4/result.fp: $(foreach r,$(REPS),$1/$4/rep-$r.result.ndjson.zst)
 	@sh pipelines/study-gate.sh $2 $4 $1/slice.trace.ndjson.zst $$@ $$^
@@ -127,6 +128,13 @@ $1/window.ndjson: $1/ranking.ndjson.zst $(SW)/trace.fp pipelines/study-receipt.s
 	@sh pipelines/study-receipt.sh $1 $2 $3 $(SW)/trace.fp '$(BASELINE)' $(ARMS)
 endef
 
+# The progress line after each simulation (pipelines/progress.sh; PROGRESS=auto|yes|no):
+# simulations done of every window's arms and repetitions, with an ETA from this run's rate.
+PROGRESS ?= auto
+STUDY_SIM_TOTAL := $(shell echo $$(( $(words $(CAL_WINDOWS) $(HOLD_WINDOWS)) * $(words $(ARMS)) * $(words $(REPS)) )))
+STUDY_PROGRESS = sh pipelines/progress.sh $(PROGRESS) study:$(STUDY_NAME) $(PROGRESS_START) $(STUDY_SIM_BEFORE) $(STUDY_SIM_TOTAL) $(SW) 'rep-*.result.ndjson.zst'
+PROGRESS_START := $(shell date +%s)
+STUDY_SIM_BEFORE := $(shell find $(SW) -name 'rep-*.result.ndjson.zst' -type f 2>/dev/null | wc -l)
 CAL_DIRS := $(CAL_WINDOWS:%=$(SW)/calibration/%)
 HOLD_DIRS := $(HOLD_WINDOWS:%=$(SW)/$(HOLD_PART)/%)
 $(foreach w,$(CAL_WINDOWS),$(eval $(call study_window,$(SW)/calibration/$w,$w,calibration)))

@@ -10,6 +10,8 @@ load helper
 	assert_success
 	assert_output --partial "outcome: approval_pending"
 	assert_output --regexp "decision: (selected|tie_requires_human_approval|no_eligible_policy): "
+	local printed
+	printed=$(printf '%s\n' "$output" | grep -m 1 "^  [^ ]*approve --ranking " || true)
 	# the strategist's 3 candidates, the safety action first, all simulated and audited
 	[ "$(jq -c '.candidate_action_ids | length, .[0]' "$w/agent-tasks/strategist-1/stage-1.json" | paste -sd' ')" = '3 "native-fifo"' ]
 	[ "$(jq -r .outcome "$w/workspace/.schednav-mcp/audit.ndjson" | sort | uniq -c | awk '{print $1, $2}')" = "9 succeeded" ]
@@ -32,7 +34,12 @@ PY
 	ranking="$w/workspace/$(jq -r .result.ranking_ref "$w/ranking.json")"
 	action=$(jq -r '.result.selected_action_ids[0] // empty' "$w/ranking.json")
 	if [ -n "$action" ]; then
-		approve --ranking "$ranking" --action "$action" --by "A. Person" --reason "test" --log "$w/approvals.ndjson"
-		approve --verify --log "$w/approvals.ndjson"
+		# the command the session printed runs as printed (bin/approve of the build tree)
+		[ -n "$printed" ] || fail "no approve command printed"
+		eval "$printed"
+		run approve --verify --log "$w/approvals.ndjson"
+		assert_success
+		assert_output --partial "1 approval, the chain verifies"
+		[ "$(jq -r .action_id "$w/approvals.ndjson")" = "$action" ]
 	fi
 }

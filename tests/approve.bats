@@ -2,6 +2,7 @@
 # approve: verified rankings only, frontier only, a hash-chained append-only log that
 # survives kills and refuses a torn or edited log.
 load helper
+bats_require_minimum_version 1.5.0
 load eval_fixtures
 
 setup_file() {
@@ -73,9 +74,15 @@ ok_approve() {
 	[ "$(sed -n 1p log.ndjson | jq -r .policy_fingerprint)" = "$(sed -n 2p "$TIE" | jq -r '.selected_policy_fingerprints[1]')" ]
 	# Without --at the current UTC time is recorded.
 	sed -n 2p log.ndjson | jq -r .approved_at | grep -Eq '^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$'
-	run approve --verify --log log.ndjson
+	# one line on stderr each time it succeeds, naming the log, the count and the chain's end
+	run --separate-stderr approve --verify --log log.ndjson
 	assert_success
 	assert_output ""
+	[ "$stderr" = "approve: 'log.ndjson': 3 approvals, the chain verifies (last fingerprint $(sed -n 3p log.ndjson | jq -r .approval_fingerprint))" ]
+	run --separate-stderr approve --ranking "$SEL" --action native-fifo --by "D. Person" --reason "again" --log log.ndjson
+	assert_success
+	assert_output ""
+	[ "$stderr" = "approve: approved 'native-fifo' as line 4 of 'log.ndjson' (fingerprint $(sed -n 4p log.ndjson | jq -r .approval_fingerprint))" ]
 }
 
 @test "approve: off-frontier actions and no-eligible rankings are refused" {

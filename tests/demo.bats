@@ -56,10 +56,13 @@ setup() {
 
 @test "demo: the report exists, has every chart, and an approval shows on the next run" {
 	[ -s "$D/report.html" ]
-	grep -q 'data-charts-expected="5"' "$D/report.html"   # no study records: no uplift chart
-	for chart in allocation queue-hp queue-spot preemptions ranking; do
+	grep -q 'data-charts-expected="6"' "$D/report.html"   # no study records: no uplift chart
+	for chart in allocation allocation-diff queue-hp queue-spot preemptions ranking; do
 		grep -q "data-chart=\"$chart\"" "$D/report.html" || fail "chart '$chart' missing"
 	done
+	# the tied policies allocate exactly alike, and the chart counts the preemptions the table counts
+	grep -q 'Identical allocation over time: native-preemptive-g3600-b09-d0000 = native-preemptive-3600;' "$D/report.html"
+	grep -q 'Dashed: every preemption event, warm-up and drain victims included: native-preemptive-3600 31 against 25;' "$D/report.html"
 	status=$(jq -r 'select(.type=="ranking") | .selection_status' "$D/ranking.ndjson")
 	[ "$status" != no_eligible_policy ] || skip "no eligible policy on this data: nothing to approve"
 	id=$(jq -r 'select(.type=="ranking") | .selected_action_ids[0]' "$D/ranking.ndjson")

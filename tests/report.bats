@@ -22,6 +22,12 @@ chromium_run() {
 		--user-data-dir="$profile" --enable-logging=stderr --v=0 "$@"
 }
 
+# The first x tick label of one chart's SVG (gnuplot centres x tick labels, right-aligns y's).
+ticks() {
+	sed -n "/<svg class=\"chart\" role=\"img\" data-chart=\"$1\"/,/<\/svg>/p" "$2" |
+		grep -A1 'text-anchor="middle"' | sed -n 's|^[[:space:]]*<text> *\([0-9.]*\)</text>$|\1|p' | head -n 1
+}
+
 require_chromium() {
 	command -v chromium >/dev/null || skip "chromium is not installed (apt-get install chromium) — browser checks of the page skipped"
 }
@@ -66,12 +72,15 @@ require_chromium() {
 	for id in decision summary slo ranking timeline study provenance; do
 		grep -q "<section id=\"$id\">" "$page" || fail "section '$id' missing"
 	done
-	for chart in allocation queue-hp queue-spot preemptions ranking uplift; do
+	for chart in allocation allocation-diff queue-hp queue-spot preemptions ranking uplift; do
 		grep -q "<figure class=\"chart-figure\" id=\"fig-$chart\">" "$page" || fail "chart '$chart' missing"
 		grep -q "<svg class=\"chart\" role=\"img\" data-chart=\"$chart\"" "$page" || fail "svg of '$chart' missing"
 	done
-	grep -q 'data-charts-expected="6"' "$page"
-	[ "$(grep -c '<svg class="chart"' "$page")" -eq 6 ]
+	grep -q 'data-charts-expected="7"' "$page"
+	[ "$(grep -c '<svg class="chart"' "$page")" -eq 7 ]
+	# the difference view subtracts the audits' baseline; identical allocations are named
+	grep -q '<figcaption>Allocated GPUs minus the baseline native-fifo&#39;s, over time' "$page"
+	grep -q 'Identical allocation over time: native-preemptive-g3600-b09-d0000 = native-preemptive-3600;' "$page"
 	# the title is escaped, every policy appears, the tie's approve commands are there
 	grep -q '<h1>fixture &lt;run&gt;</h1>' "$page"
 	for p in native-fifo native-preemptive-3600 native-preemptive-g3600-b09-d0000; do
@@ -177,13 +186,73 @@ require_chromium() {
 	report -o "$BATS_TEST_TMPDIR/r.html" "${ALL[@]}"
 	chromium_run --dump-dom "file://$BATS_TEST_TMPDIR/r.html" > "$BATS_TEST_TMPDIR/dom.html" 2> "$BATS_TEST_TMPDIR/chromium.err"
 	body=$(grep -o '<body[^>]*>' "$BATS_TEST_TMPDIR/dom.html")
-	[[ "$body" == *'data-charts-expected="6"'* ]] || fail "no chart count in '$body'"
-	[[ "$body" == *'data-charts-ok="6"'* ]] || fail "charts not all rendered: '$body'"
+	[[ "$body" == *'data-charts-expected="7"'* ]] || fail "no chart count in '$body'"
+	[[ "$body" == *'data-charts-ok="7"'* ]] || fail "charts not all rendered: '$body'"
 	run grep -E 'CONSOLE|Uncaught' "$BATS_TEST_TMPDIR/chromium.err"
 	assert_failure 1
 	# the check script is live: a page whose chart lost its size is caught and logged
 	sed 's|<svg class="chart" role="img" data-chart="ranking"|& style="display:none"|' "$BATS_TEST_TMPDIR/r.html" > "$BATS_TEST_TMPDIR/broken.html"
 	chromium_run --dump-dom "file://$BATS_TEST_TMPDIR/broken.html" > "$BATS_TEST_TMPDIR/dom2.html" 2> "$BATS_TEST_TMPDIR/chromium2.err"
-	grep -q 'data-charts-ok="5"' "$BATS_TEST_TMPDIR/dom2.html"
+	grep -q 'data-charts-ok="6"' "$BATS_TEST_TMPDIR/dom2.html"
 	grep -q 'CONSOLE.*chart ranking has no size' "$BATS_TEST_TMPDIR/chromium2.err"
+}
+
+@test "report: the difference view needs a baseline and another policy; its caption names the baseline (no input label in gnuplot commands)" {
+	cd "$BATS_TEST_TMPDIR"
+	report -o r.html "${ALL[@]}"
+	sed -n '/data-chart="allocation-diff"/,/<\/svg>/p' r.html > diff.svg
+	grep -q "allocated GPUs minus the baseline's" diff.svg
+	grep -q '<figcaption>Allocated GPUs minus the baseline native-fifo&#39;s, over time' r.html
+	# its key lists the policies other than the baseline, identical ones marked
+	grep -q '>native-preemptive-3600<' diff.svg
+	grep -q '>native-preemptive-g3600-b09-d0000 (= native-preemptive-3600)<' diff.svg
+	run grep -q '>native-fifo<' diff.svg
+	assert_failure 1
+	# one policy alone: nothing to subtract
+	report -o one.html "$FX/native-fifo.result.ndjson"
+	run grep -q 'data-chart="allocation-diff"' one.html
+	assert_failure 1
+}
+
+@test "report: the preemption chart counts what the table counts, and labels every event where that differs" {
+	cd "$BATS_TEST_TMPDIR"
+	trace-import csv --map "$ROOT/configs/maps/chronus-philly.json" --nodes-file "$DATA/philly-cluster_machine_list.zst" \
+		--node-subset-gpus 800 --seed 1 "$DATA/chronus-trace_job_Philly_MIX1.csv.zst" -o mix1.nd
+	trace-window --eval-start 3600 --eval-end 18000 --warmup-start 0 -i mix1.nd -o slice.nd
+	sim-run --policy "$ROOT/configs/policies/native-preemptive-3600.json" -i slice.nd -o p.nd
+	metrics -i p.nd -o p.metrics.nd
+	table=$(jq -r 'select(.type == "metrics") | .preemption_event_count' p.metrics.nd)
+	all=$(grep -c '"type":"preemption"' p.nd)
+	[ "$table" -lt "$all" ] || fail "the sample should preempt warm-up or drain victims too ($table of $all)"
+	report -o r.html p.nd p.metrics.nd
+	grep -q "counted as the table counts them: the events whose victim is a Spot job of the evaluation population. Dashed: every preemption event, warm-up and drain victims included: native-preemptive-3600 $all against $table;" r.html
+	grep -q 'native-preemptive-3600 (all events)' r.html
+}
+
+@test "report: a roll result whose window is a sliver of its history zooms to the window, with the whole run as context" {
+	require_chromium
+	cd "$BATS_TEST_TMPDIR"
+	trace-synth --profile "$ROOT/configs/profiles/alibaba-spot-gpu-v2026.json" --gpu-model GPU-series-2 --days 0-36 --load-factor 0.5 -o full.nd
+	trace-window --eval-start 3110400 --eval-end 3196799 --warmup-start 0 --no-warmup-spot -i full.nd -o exec.nd
+	trace-window --eval-start 3110400 --eval-end 3196799 --warmup-start 3096000 -i full.nd -o hist.nd
+	roll --config "$ROOT/configs/rolling/rolling-v3.json" --history hist.nd --decider rule -o rule.nd exec.nd
+	report -o r.html rule.nd
+	grep -q '<svg class="chart" role="img" data-chart="allocation-context"' r.html
+	grep -q 'The charts show the evaluation window with a margin' r.html
+	# the window [864, 888) h with 3 h either side: the allocation chart's hour ticks lie in it;
+	# the context chart's start at the origin
+	run ticks allocation r.html
+	assert_output 865
+	run ticks allocation-context r.html
+	assert_output 0
+	run grep -o '<svg class="chart" role="img" data-chart="[a-z-]*"' r.html
+	assert_line --index 0 '<svg class="chart" role="img" data-chart="allocation-context"'
+	chromium_run --dump-dom "file://$BATS_TEST_TMPDIR/r.html" > dom.html 2> chromium.err
+	n=$(grep -o 'data-charts-expected="[0-9]*"' dom.html | grep -o '[0-9]*')
+	grep -q "data-charts-ok=\"$n\"" dom.html || fail "not every chart rendered ($n expected)"
+	# a plain day (no rolling decisions) is not zoomed
+	sim-run --policy "$ROOT/configs/policies/native-fifo.json" -i exec.nd -o fifo.nd
+	report -o plain.html fifo.nd
+	run grep -q 'data-chart="allocation-context"' plain.html
+	assert_failure 1
 }

@@ -6,6 +6,7 @@
 # controller trains at the window start), HP from the origin, Spot of the day only; the
 # workload-history trace starts 4 h before the window.
 load helper
+bats_require_minimum_version 1.5.0
 
 CFG="$ROOT/configs/rolling/rolling-v3.json"
 CTL="$ROOT/configs/controllers/schednav-tenant-linear-v2.json"
@@ -387,6 +388,40 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	assert_failure 1
 	assert_output --partial "no-such-controller.json"
 	assert_no_output "$BATS_TEST_TMPDIR/x.nd"
+}
+
+@test "roll: --progress says decision K/12 on stderr (and where --resume starts); --resume removes stale state-*.tmp files, nothing else" {
+	run --separate-stderr roll_day --decider rule --progress --checkpoint ck -o a.nd "$D/exec.nd"
+	assert_success
+	cmp <(sans_header "$D/rule.nd") <(sans_header a.nd)
+	[ "${#stderr_lines[@]}" -eq 12 ] || fail "stderr: $stderr"
+	[[ "${stderr_lines[0]}" == "roll: decision 1/12 (8%), ETA "* ]] || fail "first line: ${stderr_lines[0]}"
+	[[ "${stderr_lines[11]}" == "roll: decision 12/12 (100%) in "* ]] || fail "last line: ${stderr_lines[11]}"
+	# quiet when stderr is not a terminal, unless forced; --no-progress wins over a terminal
+	run --separate-stderr roll_day --decider rule -o b.nd "$D/exec.nd"
+	assert_success
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	# on a terminal (script(1), bsdutils, gives one) it is shown by default, redrawn in place
+	run script -qec "$(printf '%q ' roll --config "$CFG" --history "$D/hist.nd" --controller "$CTL" --decider rule -o t.nd "$D/exec.nd")" /dev/null
+	assert_success
+	assert_output --partial "roll: decision 12/12 (100%) in "
+	[[ "$output" == *$'\r'"roll: decision 1/12 (8%), ETA "* ]] || fail "not redrawn in place: $output"
+	run script -qec "$(printf '%q ' roll --config "$CFG" --history "$D/hist.nd" --controller "$CTL" --decider rule --no-progress -o c.nd "$D/exec.nd")" /dev/null
+	assert_success
+	assert_output ""
+	# a killed run's temporary state files (the writer's pattern) go on --resume; look-alikes stay
+	touch ck/state-0013.ndjson.zst.Ab3xZ9.tmp ck/state-0004.ndjson.zst.000000.tmp ck/state-0013.ndjson.zst.toolong1.tmp ck/other.tmp
+	rm ck/state-0012.ndjson.zst ck/state-0011.ndjson.zst
+	run --separate-stderr roll_day --decider rule --progress --resume ck -o r.nd "$D/exec.nd"
+	assert_success
+	cmp a.nd r.nd
+	[ "${stderr_lines[0]}" = "roll: resuming after decision 10/12" ] || fail "stderr: $stderr"
+	[[ "${stderr_lines[1]}" == "roll: decision 11/12 (91%), ETA "* ]] || fail "stderr: $stderr"
+	run ls ck
+	refute_output --partial "Ab3xZ9"
+	refute_output --partial "000000"
+	assert_line state-0013.ndjson.zst.toolong1.tmp
+	assert_line other.tmp
 }
 
 @test "roll: --checkpoint refuses a directory holding a checkpoint; --resume refuses another run's" {

@@ -11,7 +11,8 @@ STUDY=tests/data/roll/tiny-ablation.json
 setup_file() {
 	W="$BATS_FILE_TMPDIR/work"
 	cd "$ROOT"
-	make -s rolling-ablation ROLLING_STUDY="$STUDY" ROLLING_WORK="$W" ROLLING_BIN="$BIN" > "$BATS_FILE_TMPDIR/summary.out"
+	make -s rolling-ablation ROLLING_STUDY="$STUDY" ROLLING_WORK="$W" ROLLING_BIN="$BIN" PROGRESS=yes > "$BATS_FILE_TMPDIR/summary.out" \
+		2> "$BATS_FILE_TMPDIR/progress.err"
 }
 
 setup() {
@@ -127,4 +128,11 @@ setup() {
 	assert_success
 	assert_output --partial "--decider 'exec:sh -c '\\''echo \$HOME'\\'' # \"q\" \$(touch $T/pwned)' --arm-id rolling-exec-agent"
 	[ ! -e "$T/pwned" ]
+}
+
+@test "rolling ablation: PROGRESS=yes prints simulations done/total, the last one all done" {
+	n=$(find "$W/tiny-ablation" -name 'rep-*.result.ndjson.zst' | wc -l)
+	run grep '^rolling:tiny-ablation: simulations ' "$BATS_FILE_TMPDIR/progress.err"
+	[ "${#lines[@]}" -eq "$n" ] || fail "expected $n progress lines: $output"
+	assert_line --index $((n - 1)) "rolling:tiny-ablation: simulations $n/$n (100%), all done"
 }

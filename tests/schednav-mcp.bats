@@ -4,6 +4,7 @@
 # for the malformed messages a real client never sends.
 
 load helper
+bats_require_minimum_version 1.5.0
 load mcp_fixtures
 
 POLICIES=(native-fifo native-preemptive-3600 native-preemptive-g3600-b09-d0000)
@@ -178,8 +179,10 @@ setup() {
 	[ "$(jq -r .sha256 "$T/read.json")" = "$(sha256sum "$W/$(jq -r .result.ranking_ref "$T/rank.json")" | cut -d' ' -f1)" ]
 	# every call is in the audit log, chained and verifiable
 	[ "$(grep -c '"type":"bridge_call"' "$W/.schednav-mcp/audit.ndjson")" -eq 10 ]
-	run schednav-mcp --verify-log --workspace "$W"
+	run --separate-stderr schednav-mcp --verify-log --workspace "$W"
 	assert_success
+	assert_output ""
+	[[ "$stderr" == "schednav-mcp: '"*"/.schednav-mcp/audit.ndjson': 10 calls, the chain verifies (last fingerprint $(tail -n 1 "$W/.schednav-mcp/audit.ndjson" | jq -r .call_fingerprint))" ]] || fail "stderr: $stderr"
 }
 
 @test "schednav-mcp: idempotency keys replay, conflict on different arguments; tasks end succeeded or failed" {

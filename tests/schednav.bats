@@ -86,8 +86,9 @@ setup() {
 
 @test "make install puts schednav in bin, the tools in libexec/schednav, the pages in man1 and man7, configs in share/schednav; uninstall removes exactly that" {
 	local dest="$BATS_TEST_TMPDIR/dest" prefix=/opt/sn
-	mkdir -p "$dest$prefix/bin"
+	mkdir -p "$dest$prefix/bin" "$dest$prefix/share/man/man7"
 	echo keep > "$dest$prefix/bin/other-program"
+	find "$dest" -type d | sort > before.txt
 	make -C "$ROOT" --no-print-directory install DESTDIR="$dest" PREFIX="$prefix" > install.log
 	[ -x "$dest$prefix/bin/schednav" ]
 	run -0 ls "$dest$prefix/bin"
@@ -117,11 +118,14 @@ schednav"
 	assert_output --partial '"name":"analyze_workload"'
 	find "$dest" | sort > installed.txt
 	make -C "$ROOT" --no-print-directory uninstall DESTDIR="$dest" PREFIX="$prefix" > uninstall.log
-	# only the directories install -d made and the foreign file remain
+	# the foreign file and exactly the directories that were there before remain (the
+	# empty man7 too: install did not make it, so uninstall does not remove it)
 	run -0 find "$dest" -type f
 	assert_output "$dest$prefix/bin/other-program"
-	[ ! -e "$dest$prefix/libexec/schednav" ]
-	[ -d "$dest$prefix/share/man/man1" ]
+	run diff before.txt <(find "$dest" -type d | sort)
+	assert_success
+	[ ! -e "$dest$prefix/libexec" ]
+	[ ! -e "$dest$prefix/share/man/man1" ]
 	# a second uninstall finds nothing to remove and still succeeds
 	make -C "$ROOT" --no-print-directory uninstall DESTDIR="$dest" PREFIX="$prefix" > /dev/null
 }
@@ -137,11 +141,11 @@ stub_tools() {
 	run make -C "$ROOT" --no-print-directory demo DEPS_INSTALL=no DEMO_PACKAGES="build-essential schednav-test-no-such-package"
 	assert_failure 2
 	assert_line "make demo: missing Debian packages: schednav-test-no-such-package; run this, then 'make demo' again:"
-	assert_line "  sudo apt-get install schednav-test-no-such-package"
+	assert_line "  sudo apt-get install --no-install-recommends schednav-test-no-such-package"
 	refute_output --partial "demo: import"
 	run make -C "$ROOT" --no-print-directory check DEPS_INSTALL=no CHECK_PACKAGES="bats schednav-test-a schednav-test-b"
 	assert_failure 2
-	assert_line "  sudo apt-get install schednav-test-a schednav-test-b"
+	assert_line "  sudo apt-get install --no-install-recommends schednav-test-a schednav-test-b"
 	refute_output --partial "unit: "
 	# as root (or DEPS_INSTALL=yes) the missing ones are installed first
 	stub_tools
@@ -150,7 +154,7 @@ stub_tools() {
 	assert_output "make demo: installing the missing Debian packages: schednav-test-a"
 	run -0 cat apt.log
 	assert_line --index 0 "apt-get update -qq"
-	assert_line --index 1 "apt-get install -y -qq schednav-test-a"
+	assert_line --index 1 "apt-get install -y -qq --no-install-recommends schednav-test-a"
 	# nothing missing: silent, nothing installed; PACKAGE:COMMAND is satisfied by COMMAND
 	rm apt.log
 	run env PATH="$PWD/stub:$PATH" "$ROOT/pipelines/need-packages.sh" demo build-essential schednav-test-sh:sh
@@ -159,7 +163,7 @@ stub_tools() {
 	[ ! -e apt.log ]
 	run env DEPS_INSTALL=no "$ROOT/pipelines/need-packages.sh" check schednav-test-x:schednav-no-such-command
 	assert_failure 1
-	assert_line "  sudo apt-get install schednav-test-x"
+	assert_line "  sudo apt-get install --no-install-recommends schednav-test-x"
 	run env DEPS_INSTALL=maybe "$ROOT/pipelines/need-packages.sh" demo schednav-test-a
 	assert_failure 2
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 load helper
+bats_require_minimum_version 1.5.0
 
 POL="$ROOT/configs/policies"
 SMALL="$ROOT/tests/data/sim/preemption-small.trace.ndjson"
@@ -244,4 +245,17 @@ rows() { jq -c 'select(.type == "control_decision" and ([.cutoff_time_seconds] |
 	assert_failure 1
 	assert_output --partial "sim-run: cannot make progress: the admission gate held 1 queued job(s) back for"
 	[ ! -e "$TMP/out" ]
+}
+
+@test "sim-run: --progress counts the jobs arrived on stderr; the output is the same bytes with or without it" {
+	run --separate-stderr sim-run --policy "$POL/native-preemptive-3600.json" --progress -o "$TMP/p.nd" "$SMALL"
+	assert_success
+	n=$(grep -c '"type":"job"' "$SMALL")
+	[[ "${stderr_lines[-1]}" == "sim-run: jobs arrived $n/$n (100%) in "* ]] || fail "stderr: $stderr"
+	run --separate-stderr sim-run --policy "$POL/native-preemptive-3600.json" -o "$TMP/q.nd" "$SMALL"
+	assert_success
+	[ -z "$stderr" ] || fail "not a terminal, yet: $stderr"
+	sim-run --policy "$POL/native-preemptive-3600.json" --no-progress -o "$TMP/r.nd" "$SMALL"
+	cmp "$TMP/p.nd" "$TMP/q.nd"
+	cmp "$TMP/p.nd" "$TMP/r.nd"
 }

@@ -15,7 +15,7 @@ study_make() {   # study_make WORKDIR [make args...]
 
 setup_file() {
 	export REF="$BATS_FILE_TMPDIR/ref"
-	make -C "$ROOT" --no-print-directory STUDY=$STUDY STUDY_WORK="$REF" STUDY_BIN="${SCHEDNAV_BIN:-$ROOT/bin}" -j2 holdout >"$BATS_FILE_TMPDIR/ref.log" 2>&1 ||
+	make -C "$ROOT" --no-print-directory STUDY=$STUDY STUDY_WORK="$REF" STUDY_BIN="${SCHEDNAV_BIN:-$ROOT/bin}" PROGRESS=yes -j2 holdout >"$BATS_FILE_TMPDIR/ref.log" 2>&1 ||
 		{ cat "$BATS_FILE_TMPDIR/ref.log" >&3; return 1; }
 }
 
@@ -73,6 +73,18 @@ copy_ref() {
 	run -0 sh -c "zstdcat -qf '$REF'/tiny/*/window-*/window.ndjson | jq -c 'select(.type == \"window_result\") | .policies[].allocation_soft_target_met' | sort -u"
 	assert_output --regexp "^(true|false)"
 	refute_output --partial null
+}
+
+@test "study: PROGRESS=yes prints simulations done/total after each simulation, the last one all done" {
+	run grep -c '^study:tiny: simulations [0-9]*/24 ([0-9]*%)' "$BATS_FILE_TMPDIR/ref.log"
+	assert_output 24
+	run grep '^study:tiny: simulations ' "$BATS_FILE_TMPDIR/ref.log"
+	assert_line --index 23 "study:tiny: simulations 24/24 (100%), all done"
+	assert_line --regexp '^study:tiny: simulations [0-9]+/24 \([0-9]+%\), ETA [0-9]+(s|m[0-9]{2}s)$'
+	# off a terminal and without PROGRESS=yes nothing is printed
+	run sh "$ROOT/pipelines/progress.sh" auto study:x 0 0 24 "$BATS_FILE_TMPDIR/ref" 'rep-*.result.ndjson.zst'
+	assert_success
+	assert_output ""
 }
 
 @test "study: a second make holdout does nothing (make -q is true)" {

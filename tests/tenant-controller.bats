@@ -276,3 +276,19 @@ for i in range(len(data)):
 	grep -q '"actual HP demand (running HP GPUs)"' "$TMP/seen/control-0.dat" || grep -q '"actual HP demand (running HP GPUs)"' "$TMP/seen/control-1.dat" ||
 		fail "the control charts' titles are not in their data files"
 }
+
+@test "tenant controller: a trace outside the china calendar names the config key to change and the shipped weekday copy, which runs" {
+	trace-import csv --map "$ROOT/configs/maps/chronus-philly.json" --nodes-file "$DATA/philly-cluster_machine_list.zst" \
+		--node-subset-gpus 200 --seed 1 "$DATA/chronus-trace_job_Philly_MIX1.csv.zst" -o "$TMP/mix1.nd"
+	trace-window --eval-start 3600 --eval-end 5400 --warmup-start 1800 -i "$TMP/mix1.nd" -o "$TMP/w.nd"
+	run sim-run --policy "$POLICY" --controller "$TENANT_LINEAR" -i "$TMP/w.nd" -o "$TMP/r.nd"
+	assert_failure 1
+	assert_output "sim-run: calendar 'china' covers 2016-2026, not 1970-01-01: copy the controller config and set \"business_calendar\": \"weekday\" in the copy (as configs/controllers/schednav-tenant-linear-v2-weekday.json does for schednav-tenant-linear-v2.json)"
+	assert_no_output "$TMP/r.nd"
+	# the copy differs in exactly that key and its id, and runs (never ready on 1.5 h of history)
+	run diff <(jq 'del(.business_calendar, .controller_id)' "$TENANT_LINEAR") <(jq 'del(.business_calendar, .controller_id)' "$ROOT/configs/controllers/schednav-tenant-linear-v2-weekday.json")
+	assert_success
+	sim-run --policy "$POLICY" --controller "$ROOT/configs/controllers/schednav-tenant-linear-v2-weekday.json" -i "$TMP/w.nd" -o "$TMP/r.nd"
+	run jq -r 'select(.type == "control_report") | .controller_id' "$TMP/r.nd"
+	assert_output schednav-tenant-spot-linear-v2-weekday
+}

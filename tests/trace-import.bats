@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # trace-import: the source-format importers (alibaba-spot, alibaba-v2023, philly, csv).
 load helper
+bats_require_minimum_version 1.5.0
 
 setup() {
 	TMP="$BATS_TEST_TMPDIR"
@@ -525,4 +526,16 @@ body_of() { sed -e 1d -e '$d' "$1"; }
 	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/a10.csv" --gpu-model H800
 	assert_failure 1
 	assert_output "trace-import: $TMP/a10.csv: no job left after the filters"
+}
+
+@test "trace-import: --progress says when reading and writing end, with the counts; quiet without it off a terminal" {
+	run --separate-stderr trace-import csv --map "$MAP" --nodes-file "$MACH" --node-subset-gpus 200 --seed 1 --progress -o "$TMP/p.nd" "$MIX1"
+	assert_success
+	n=$(jobs "$TMP/p.nd")
+	[[ "${stderr_lines[0]}" == "trace-import: read $n jobs on 40 nodes in "* ]] || fail "stderr: $stderr"
+	[[ "${stderr_lines[1]}" == "trace-import: wrote $n jobs to '$TMP/p.nd' in "* ]] || fail "stderr: $stderr"
+	run --separate-stderr trace-import csv --map "$MAP" --nodes-file "$MACH" --node-subset-gpus 200 --seed 1 -o "$TMP/q.nd" "$MIX1"
+	assert_success
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	cmp "$TMP/p.nd" "$TMP/q.nd"
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # trace-synth: seeded synthetic traces calibrated to a profile (docs/profiles.md).
 load helper
+bats_require_minimum_version 1.5.0
 
 PROFILE="$ROOT/configs/profiles/alibaba-spot-gpu-v2026.json"
 TINY="$DATA/synth/tiny.json"
@@ -418,4 +419,16 @@ bad_profile3() {
 	bad_profile3 '.v3.duration_buckets.rows[1][0] = 7' "'v3.duration_buckets': 'rows[1]': bucket index must be 1 and GPU-seconds >= 0"
 	bad_profile3 '.v3.long_job_slices.rows[0][0] = "X"' "'v3.long_job_slices.rows[0]': class must be 'HP' or 'Spot'"
 	bad_profile3 '.v3.org_model_mix.rows[0][1] = 2' "'v3.org_model_mix.rows[0]': shares must be 0..1"
+}
+
+@test "trace-synth: --progress says when generating and writing end; quiet without it off a terminal" {
+	run --separate-stderr trace-synth --profile "$PROFILE" --days 3 --gpu-model A10 --progress -o "$BATS_TEST_TMPDIR/p.nd"
+	assert_success
+	n=$(grep -c '"type":"job"' "$BATS_TEST_TMPDIR/p.nd")
+	[[ "${stderr_lines[0]}" == "trace-synth: generated $n jobs on "*" nodes in "* ]] || fail "stderr: $stderr"
+	[[ "${stderr_lines[1]}" == "trace-synth: wrote $n jobs to '$BATS_TEST_TMPDIR/p.nd' in "* ]] || fail "stderr: $stderr"
+	run --separate-stderr trace-synth --profile "$PROFILE" --days 3 --gpu-model A10 -o "$BATS_TEST_TMPDIR/q.nd"
+	assert_success
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	cmp "$BATS_TEST_TMPDIR/p.nd" "$BATS_TEST_TMPDIR/q.nd"
 }

@@ -71,6 +71,9 @@ static int do_verify(const char *log)
 	if (fd < 0)
 		die("%s", err);
 	close(fd);
+	/* the one line of a success: stderr, as stdout carries records only */
+	fprintf(stderr, "%s: '%s': %lu approval%s, the chain verifies (last fingerprint %s)\n", progname, log, n, n == 1 ? "" : "s",
+		n ? last : "none");
 	return 0;
 }
 
@@ -182,6 +185,7 @@ int main(int argc, char **argv)
 		die("%s; run 'approve --verify --log %s'", err, log);
 	if (close(fd))
 		die("%s: %s", log, strerror(errno));
+	fprintf(stderr, "%s: approved '%s' as line %lu of '%s' (fingerprint %s)\n", progname, action, n, log, last);
 	ev_input_release(&in);
 	arena_release(&a);
 	cli_release(&cli);

@@ -5,6 +5,7 @@
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
+#include "core/progress.h"
 #include "core/strbuf.h"
 #include "core/zio.h"
 #include "eval/slo.h"
@@ -31,7 +32,8 @@
 
 static const char usage[] =
 	"roll --config FILE --history FILE --decider SPEC [--controller FILE] [--candidates IDS]\n"
-	"[--arm-id ID] [--decider-timeout SECONDS] [--checkpoint DIR | --resume DIR] [-o OUT] [FILE]\n";
+	"[--arm-id ID] [--decider-timeout SECONDS] [--checkpoint DIR | --resume DIR]\n"
+	"[--progress | --no-progress] [-o OUT] [FILE]\n";
 
 static const char help[] =
 	"\n"
@@ -53,7 +55,10 @@ static const char help[] =
 	"  -a, --arm-id ID             the action id of this arm in metrics (default CONTROLLER:DECIDER)\n"
 	"  -t, --decider-timeout SEC   seconds an exec: decider has for a reply (default 30)\n"
 	"      --checkpoint DIR        write the engine and controller state after each decision\n"
-	"      --resume DIR            continue a run checkpointed in DIR (same arguments)\n"
+	"      --resume DIR            continue a run checkpointed in DIR (same arguments); removes\n"
+	"                              the temporary files a killed run left there (state-*.tmp)\n"
+	"      --progress              print \"decision K/N\" on stderr even when it is not a terminal\n"
+	"      --no-progress           never print progress (default: only when stderr is a terminal)\n"
 	"      --evaluator KIND        snapshot (default: scenarios on in-memory copies of the session)\n"
 	"                              or fork (scenarios in forked processes); the same bytes\n"
 	"      --timing FILE           write CPU and wall seconds of the phases there (benchmarks)\n";
@@ -75,6 +80,7 @@ struct spool {
 	struct roll_controller *ctl;
 	struct roll_live *live;
 	const char *pred_state;         /* resume: the checkpoint's predictor_state line */
+	struct progress progress;       /* decision K/N on stderr */
 };
 
 static const char *spool_name(const struct spool *sp)
@@ -156,6 +162,29 @@ static int checkpoint_write(void *ctx, struct arena *a, char *err, size_t errlen
 	return ndw_close(w, err, errlen);
 }
 
+/* A temporary file of checkpoint_write's own pattern: state-NNNN.ndjson.zst.XXXXXX.tmp. */
+static bool stale_state_tmp(const char *name)
+{
+	size_t n = strlen(name), digits = 0;
+	const char *p = name + 6;
+	if (strncmp(name, "state-", 6))
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++, digits++;
+	if (digits < 4 || strncmp(p, ".ndjson.zst.", 12))
+		return false;
+	p += 12;
+	return (size_t)(name + n - p) == 10 && !strcmp(p + 6, ".tmp") && strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") == 6;
+}
+
+/* After each frozen decision: the progress line, then the checkpoint when there is one. */
+static int decision_frozen(void *ctx, struct arena *a, char *err, size_t errlen)
+{
+	struct spool *sp = ctx;
+	progress_step(&sp->progress, sp->ctl->p.index);
+	return sp->dir ? checkpoint_write(ctx, a, err, errlen) : 0;
+}
+
 /* Resume: the newest state file of this run that verifies; the records file cut back to
  * the length it names (its bytes must hash to the recorded fingerprint). Returns the
  * number of decisions restored (0: start over). */
@@ -171,6 +200,13 @@ static long long checkpoint_resume(struct spool *sp, struct arena *a)
 			char tail[32];
 			if (sscanf(e->d_name, "state-%lld.ndjson%31s", &k, tail) == 2 && !strcmp(tail, ".zst") && k > best)
 				best = k;
+			else if (stale_state_tmp(e->d_name)) {
+				/* a state file a killed run was writing (ndw_open's NAME.XXXXXX.tmp): never
+				 * renamed, so never part of the checkpoint */
+				snprintf(path, sizeof path, "%s/%s", sp->dir, e->d_name);
+				if (unlink(path) && errno != ENOENT)
+					die("%s: %s", path, strerror(errno));
+			}
 		}
 		closedir(d);
 	}
@@ -335,6 +371,7 @@ static int write_spool(struct nd_writer *w, struct spool *sp, char *err, size_t 
 int main(int argc, char **argv)
 {
 	enum { OPT_CANDIDATES = 256, OPT_CHECKPOINT, OPT_RESUME, OPT_TIMING, OPT_EVALUATOR };
+	enum progress_mode progress_mode = PROGRESS_AUTO;
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "history", required_argument, NULL, 'H' },
@@ -347,6 +384,7 @@ int main(int argc, char **argv)
 		{ "resume", required_argument, NULL, OPT_RESUME },
 		{ "timing", required_argument, NULL, OPT_TIMING },
 		{ "evaluator", required_argument, NULL, OPT_EVALUATOR },
+		PROGRESS_OPTIONS,
 		CLI_OPTION_INPUT,
 		CLI_OPTION_OUTPUT,
 		CLI_OPTIONS_HELP,
@@ -376,6 +414,8 @@ int main(int argc, char **argv)
 				usage_fail(usage, "--evaluator must be fork or snapshot");
 			snapshot = !strcmp(optarg, "snapshot");
 			break;
+		case PROGRESS_OPT_ON: progress_mode = PROGRESS_ON; break;
+		case PROGRESS_OPT_OFF: progress_mode = PROGRESS_OFF; break;
 		default: cli_option(&cli, c, argv);
 		}
 	}
@@ -437,9 +477,10 @@ int main(int argc, char **argv)
 		die("%s", err);
 	if (roll_decider_start(&dec, err, sizeof err))
 		die("%s", err);
-	struct spool sp = { { 0 }, checkpoint ? checkpoint : resume, -1, 0, { 0 }, "", &ctl, NULL, NULL };
+	struct spool sp = { { 0 }, checkpoint ? checkpoint : resume, -1, 0, { 0 }, "", &ctl, NULL, NULL, { 0 } };
 	sb_init(&sp.sb);
 	fp_xxh3_init(&sp.h);
+	progress_init(&sp.progress, progress_mode, "decision", roll_expected_decisions(&ctl));
 	struct roll_live live;
 	long long restored = 0;
 	if (sp.dir) {
@@ -454,8 +495,10 @@ int main(int argc, char **argv)
 			die("%s: holds a checkpoint already: continue it with --resume, or use an empty directory", sp.dir);
 		if ((sp.fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0)
 			die("%s: %s", path, strerror(errno));
-		if (resume)
+		if (resume) {
 			restored = checkpoint_resume(&sp, &a);
+			progress_note(&sp.progress, "resuming after decision %lld/%lld", restored, roll_expected_decisions(&ctl));
+		}
 	} else {
 		const char *base = getenv("TMPDIR");
 		char path[4096];
@@ -473,16 +516,15 @@ int main(int argc, char **argv)
 	live.replay_n = restored;
 	live.pred_state_expect = sp.pred_state;
 	sp.live = &live;
-	if (sp.dir) {
-		live.frozen = checkpoint_write;
-		live.frozen_ctx = &sp;
-	}
+	live.frozen = decision_frozen;
+	live.frozen_ctx = &sp;
 	struct sim_output out;
 	double t_start = roll_clock(), c_start = roll_cpu();
 	int rc = roll_live_run(&live, &out, err, sizeof err);
 	double t_end = roll_clock(), c_end = roll_cpu();
 	if (rc < 0 || roll_plan_check(&ctl, err, sizeof err))
 		die("%s", err);
+	progress_finish(&sp.progress);
 	struct nd_writer *w;
 	if (rc == ROLL_STEP_PENDING) {
 		struct json *hdr = nd_header_new(&a, "schednav.rolling-planning-checkpoint/1", "roll");

@@ -1895,6 +1895,8 @@ int main(int argc, char **argv)
 	if (verify) {
 		open_state(&s, false);
 		close(s.audit_fd);
+		fprintf(stderr, "%s: '%s/audit.ndjson': %lu call%s, the chain verifies (last fingerprint %s)\n", progname,
+			s.state_dir, s.audit_count, s.audit_count == 1 ? "" : "s", s.audit_count ? s.audit_last : "none");
 		ws_close(&s.ws);
 		arena_release(&s.arena);
 		return 0;

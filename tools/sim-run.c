@@ -3,6 +3,7 @@
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"
+#include "core/progress.h"
 #include "core/strbuf.h"
 #include "predict/predict.h"
 #include "predict/tenant_control.h"
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "sim-run --policy FILE [--controller FILE] [-o OUT] [FILE]\n";
+static const char usage[] = "sim-run --policy FILE [--controller FILE] [--progress | --no-progress] [-o OUT] [FILE]\n";
 
 static const char help[] =
 	"\n"
@@ -28,7 +29,10 @@ static const char help[] =
 	"\n"
 	"  -p, --policy FILE      schednav.simulation-policy/v1 JSON file (required)\n"
 	"  -c, --controller FILE  schednav.predictive-controller/v1 (aggregate) or\n"
-	"                         schednav.tenant-predictive-controller/v1 JSON file\n";
+	"                         schednav.tenant-predictive-controller/v1 JSON file\n"
+	"      --progress         print the jobs arrived so far on stderr even when it is not a\n"
+	"                         terminal (default: on a terminal, after the first second)\n"
+	"      --no-progress      never print progress\n";
 
 static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " POLICY_SCHEMA ", " PC_CONFIG_SCHEMA ", " TC_CONFIG_SCHEMA "\n"
 			      "writes: " RESULT_SCHEMA "\n";
@@ -98,9 +102,24 @@ static int write_control(struct nd_writer *w, const struct pc_controller *pc, st
 	return rc;
 }
 
+/* Run the session to the end, an hour of simulated time at a time, so that progress can be
+ * shown: sim_advance takes exactly the steps sim_finish would, so the bytes are the same. */
+static int run_session(struct sim *s, struct progress *pr, struct sim_output *out, char *err, size_t errlen)
+{
+	while (!sim_done(s)) {
+		if (sim_advance(s, sim_now(s) + 3600, err, errlen))
+			return -1;
+		progress_update(pr, (long long)sim_admitted(s));
+	}
+	int rc = sim_finish(s, out, err, errlen);
+	if (!rc)
+		progress_finish(pr);
+	return rc;
+}
+
 /* Simulate with the controller attached: its hooks gate and observe the session. */
 static int run_controlled(const struct trace *t, const struct sim_policy *pol, const struct pc_config *cfg, struct pc_controller *pc,
-			  struct spool *sp, struct sim_output *out, char *err, size_t errlen)
+			  struct spool *sp, struct progress *pr, struct sim_output *out, char *err, size_t errlen)
 {
 	struct pc_sim bind;
 	struct sim_hooks hooks;
@@ -117,7 +136,7 @@ static int run_controlled(const struct trace *t, const struct sim_policy *pol, c
 		pc_controller_set_sink(pc, spool_pc_decision, sp);
 	pc_sim_bind(&bind, pc, &hooks);
 	struct sim *s = sim_open(t, pol, &hooks, err, errlen);
-	int rc = s ? sim_finish(s, out, err, errlen) : -1;
+	int rc = s ? run_session(s, pr, out, err, errlen) : -1;
 	sim_close(s);
 	return rc;
 }
@@ -127,10 +146,12 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "controller", required_argument, NULL, 'c' },
+		PROGRESS_OPTIONS,
 		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *policy_path = NULL, *controller_path = NULL;
+	enum progress_mode progress_mode = PROGRESS_AUTO;
 	struct cli cli;
 	int c;
 	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
@@ -138,6 +159,8 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'p': policy_path = optarg; break;
 		case 'c': controller_path = optarg; break;
+		case PROGRESS_OPT_ON: progress_mode = PROGRESS_ON; break;
+		case PROGRESS_OPT_OFF: progress_mode = PROGRESS_OFF; break;
 		default: cli_option(&cli, c, argv);
 		}
 	}
@@ -165,8 +188,17 @@ int main(int argc, char **argv)
 		die("%s", err);
 	if (trace_load(&t, input, err, sizeof err))
 		die("%s", err);
-	if (controller_path ? run_controlled(&t, &pol, &cfg, &pc, &sp, &out, err, sizeof err) : sim_run(&t, &pol, &out, err, sizeof err))
-		die("%s", err);
+	struct progress pr;
+	progress_init(&pr, progress_mode, "jobs arrived", (long long)t.n_jobs);
+	if (controller_path) {
+		if (run_controlled(&t, &pol, &cfg, &pc, &sp, &pr, &out, err, sizeof err))
+			die("%s", err);
+	} else {
+		struct sim *s = sim_open(&t, &pol, NULL, err, sizeof err);
+		if (!s || run_session(s, &pr, &out, err, sizeof err))
+			die("%s", err);
+		sim_close(s);
+	}
 	struct json *hdr = result_header(&a, &t, &pol, &out);
 	if (controller_path) {
 		json_set(&a, hdr, "controller", json_clone(&a, cfg.canonical));

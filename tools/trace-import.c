@@ -5,6 +5,7 @@
 #include "core/text.h"
 #include "core/die.h"
 #include "core/ndjson.h"
+#include "core/progress.h"
 #include "core/num.h"
 #include "core/zio.h"
 #include "trace/import.h"
@@ -16,12 +17,12 @@
 #include <string.h>
 
 static const char usage[] =
-	"trace-import alibaba-spot --nodes FILE --jobs FILE [--gpu-model M]... [--max-submit T] [--eval-start S --eval-end E] [--warmup-start W] [--no-warmup-spot] [--trace-id ID] [-o OUT]\n"
-	"trace-import alibaba-v2023 --nodes FILE --pods FILE [--phase P]... [--trace-id ID] [-o OUT]\n"
-	"trace-import philly --machines FILE --job-log FILE --class HP|Spot [--trace-id ID] [-o OUT]\n"
-	"trace-import canonical [--trace-id ID] [-o OUT] DIR\n"
-	"trace-import csv --map SPEC [--nodes-file FILE] [--node-subset-gpus N --seed S] [--trace-id ID] [-o OUT] FILE...\n"
-	"trace-import slurm --jobs FILE --nodes FILE --class RULE... [--tenant-from account|user|none] [--hash-key FILE] [--trace-id ID] [-o OUT]\n";
+	"trace-import alibaba-spot --nodes FILE --jobs FILE [--gpu-model M]... [--max-submit T] [--eval-start S --eval-end E] [--warmup-start W] [--no-warmup-spot] [--trace-id ID] [--progress | --no-progress] [-o OUT]\n"
+	"trace-import alibaba-v2023 --nodes FILE --pods FILE [--phase P]... [--trace-id ID] [--progress | --no-progress] [-o OUT]\n"
+	"trace-import philly --machines FILE --job-log FILE --class HP|Spot [--trace-id ID] [--progress | --no-progress] [-o OUT]\n"
+	"trace-import canonical [--trace-id ID] [--progress | --no-progress] [-o OUT] DIR\n"
+	"trace-import csv --map SPEC [--nodes-file FILE] [--node-subset-gpus N --seed S] [--trace-id ID] [--progress | --no-progress] [-o OUT] FILE...\n"
+	"trace-import slurm --jobs FILE --nodes FILE --class RULE... [--tenant-from account|user|none] [--hash-key FILE] [--trace-id ID] [--progress | --no-progress] [-o OUT]\n";
 
 static const char help[] =
 	"\n"
@@ -42,6 +43,9 @@ static const char help[] =
 	"Every format:\n"
 	"  --trace-id ID      the trace's trace_id instead of the format's own (alibaba-spot-gpu,\n"
 	"                     alibaba-gpu-v2023, philly, slurm, the manifest's, the mapping's)\n"
+	"  --progress         say on stderr when reading and writing end, even when it is not\n"
+	"                     a terminal (default: on a terminal, for steps of a second or more)\n"
+	"  --no-progress      never print progress\n"
 	"\n"
 	"See trace-import(1) for every format's options.\n";
 
@@ -54,7 +58,7 @@ enum {
 	OPT_MAP, OPT_NODES_FILE, OPT_SUBSET, OPT_SEED, OPT_TENANT_FROM, OPT_HASH_KEY,
 };
 
-#define COMMON_OPTIONS { "trace-id", required_argument, NULL, OPT_TRACE_ID }, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 }
+#define COMMON_OPTIONS { "trace-id", required_argument, NULL, OPT_TRACE_ID }, PROGRESS_OPTIONS, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 }
 
 static const struct option spot_options[] = {
 	{ "nodes", required_argument, NULL, OPT_NODES }, { "jobs", required_argument, NULL, OPT_JOBS },
@@ -91,6 +95,7 @@ static const struct option slurm_options[] = {
 struct run {
 	struct cli cli;
 	const char *trace_id;
+	enum progress_mode progress;
 };
 
 /* getopt_long over argv[1..] (argv[0] is the format) with one format's table; every value
@@ -100,6 +105,10 @@ static int next_option(struct run *r, int argc, char **argv, const struct option
 {
 	int c;
 	while ((c = getopt_long(argc, argv, (r->cli.flags & CLI_INPUT) ? ":o:i:hV" : ":o:hV", table, NULL)) != -1) {
+		if (c == PROGRESS_OPT_ON || c == PROGRESS_OPT_OFF) {
+			r->progress = c == PROGRESS_OPT_ON ? PROGRESS_ON : PROGRESS_OFF;
+			continue;
+		}
 		if (c >= OPT_NODES)
 			return c;
 		if (c == OPT_TRACE_ID) {
@@ -381,6 +390,8 @@ int main(int argc, char **argv)
 	trace_init(&t);
 	arena_init(&a);
 	struct json *hdr = nd_header_new(&a, TRACE_SCHEMA_V1, "trace-import");
+	struct progress pr;
+	progress_init(&pr, PROGRESS_AUTO, "", 0);
 	int rc = formats[f].run(&r, argc - 1, argv + 1, &t, hdr, &a, err, sizeof err);
 	if (rc == IMPORT_USAGE_ERROR)
 		usage_fail(usage, err);
@@ -394,6 +405,11 @@ int main(int argc, char **argv)
 	trace_assign_phases(&t);
 	if (trace_validate(&t, err, sizeof err))
 		die("invalid trace: %s", err);
+	/* the options are parsed only now: restart the clock in the mode they chose */
+	double read_start = pr.start;
+	progress_init(&pr, r.progress, "", 0);
+	pr.start = read_start;
+	progress_phase(&pr, "read %zu jobs on %zu nodes", t.n_jobs, t.n_nodes);
 	/* Build the final header: trace facts plus this run's inputs and params. */
 	struct json *out_hdr = trace_header(&t, &a, "trace-import");
 	json_set(&a, out_hdr, "inputs", json_get(hdr, "inputs"));
@@ -403,6 +419,7 @@ int main(int argc, char **argv)
 		die("%s", err);
 	if (trace_write(&t, out_hdr, w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
 		die("%s", err);
+	progress_phase(&pr, "wrote %zu jobs to '%s'", t.n_jobs, r.cli.output);
 	trace_release(&t);
 	arena_release(&a);
 	cli_release(&r.cli);

@@ -5,6 +5,7 @@
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/num.h"
+#include "core/progress.h"
 #include "core/zio.h"
 #include "synth/synth.h"
 #include "trace/trace.h"
@@ -14,7 +15,8 @@
 #include <string.h>
 
 static const char usage[] =
-	"trace-synth --profile FILE [--seed N] [--load-factor F] [--days A-B] [--gpu-model M]... [--report FILE] [-o OUT]\n";
+	"trace-synth --profile FILE [--seed N] [--load-factor F] [--days A-B] [--gpu-model M]... [--report FILE]\n"
+	"[--progress | --no-progress] [-o OUT]\n";
 
 static const char help[] =
 	"\n"
@@ -29,7 +31,10 @@ static const char help[] =
 	"  --days A-B         keep jobs submitted on days A..B (0-based, inclusive; 'A' = one day);\n"
 	"                     submit times stay seconds from the profile's time origin\n"
 	"  --gpu-model M      keep only nodes and jobs of model M (repeatable)\n"
-	"  --report FILE      also write a Markdown fit report to FILE\n";
+	"  --report FILE      also write a Markdown fit report to FILE\n"
+	"  --progress         say on stderr when generating and writing end, even when it is\n"
+	"                     not a terminal (default: on a terminal, for steps of a second or more)\n"
+	"  --no-progress      never print progress\n";
 
 static const char schemas[] = "reads: " SYNTH_PROFILE_SCHEMA ", " SYNTH_PROFILE_SCHEMA2 ", " SYNTH_PROFILE_SCHEMA3 " (--profile)\nwrites: " TRACE_SCHEMA_V2 "\n";
 
@@ -88,6 +93,7 @@ int main(int argc, char **argv)
 		{ "days", required_argument, NULL, 'd' },
 		{ "gpu-model", required_argument, NULL, 'm' },
 		{ "report", required_argument, NULL, 'r' },
+		PROGRESS_OPTIONS,
 		CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -95,6 +101,7 @@ int main(int argc, char **argv)
 	cli_init(&cli, argv, CLI_OUTPUT, usage, help, schemas);
 	const char *profile = NULL, *report = NULL;
 	struct synth_options o = { .seed = 1, .load_factor = 1.0 };
+	enum progress_mode progress_mode = PROGRESS_AUTO;
 	const char **models = xcalloc((size_t)argc + 1, sizeof *models);
 	int c;
 	while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
@@ -115,6 +122,8 @@ int main(int argc, char **argv)
 		case 'd': parse_days(optarg, &o); break;
 		case 'm': models[o.n_gpu_models++] = optarg; break;
 		case 'r': report = optarg; break;
+		case PROGRESS_OPT_ON: progress_mode = PROGRESS_ON; break;
+		case PROGRESS_OPT_OFF: progress_mode = PROGRESS_OFF; break;
 		default:
 			if (c == 'h' || c == 'V')
 				free(models);
@@ -133,11 +142,14 @@ int main(int argc, char **argv)
 		die("%s", err);
 	struct trace t;
 	struct synth_stats st;
+	struct progress pr;
+	progress_init(&pr, progress_mode, "", 0);
 	trace_init(&t);
 	if (synth_generate(&p, &o, &t, &st, err, sizeof err))
 		die("%s", err);
 	if (trace_validate(&t, err, sizeof err))
 		die("invalid trace: %s", err);
+	progress_phase(&pr, "generated %zu jobs on %zu nodes", t.n_jobs, t.n_nodes);
 
 	struct arena a;
 	arena_init(&a);
@@ -149,8 +161,11 @@ int main(int argc, char **argv)
 		die("%s", err);
 	if (trace_write(&t, hdr, w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
 		die("%s", err);
-	if (report)
+	progress_phase(&pr, "wrote %zu jobs to '%s'", t.n_jobs, output);
+	if (report) {
 		write_report(report, &p, &o, &t, &st);
+		progress_phase(&pr, "wrote the fit report '%s'", report);
+	}
 	synth_stats_release(&st);
 	trace_release(&t);
 	synth_profile_release(&p);

@@ -78,6 +78,11 @@ status=$(jq -r .result.selection_status "$work/ranking.json")
 frontier=$(jq -r '.result.selected_action_ids | join(", ")' "$work/ranking.json")
 echo "decision: $status: $frontier"
 echo "outcome: $(jq -r .result.outcome "$work/ranking.json") (a person approves; no agent can):"
+# the tool as this shell reaches it: bin/approve from the top of the clone
+case $SCHEDNAV_BIN in
+"$PWD"/*) approve=${SCHEDNAV_BIN#"$PWD"/}/approve ;;
+*) approve=$SCHEDNAV_BIN/approve ;;
+esac
 for id in $(jq -r '.result.selected_action_ids[]' "$work/ranking.json"); do
-	echo "  approve --ranking $WORKSPACE/$(jq -r .result.ranking_ref "$work/ranking.json") --action $id --by 'YOUR NAME' --reason 'WHY' --log $work/approvals.ndjson"
+	echo "  $approve --ranking $WORKSPACE/$(jq -r .result.ranking_ref "$work/ranking.json") --action $id --by 'YOUR NAME' --reason 'WHY' --log $work/approvals.ndjson"
 done

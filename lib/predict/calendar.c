@@ -308,7 +308,9 @@ int cal_is_workday(const struct workday_calendar *c, const struct civil_time *t,
 		return 0;
 	}
 	if (!covered(c, t->year)) {
-		snprintf(err, errlen, "calendar '%s' covers %d-%d, not %04d-%02d-%02d (use business_calendar 'weekday')", c->name,
+		snprintf(err, errlen, "calendar '%s' covers %d-%d, not %04d-%02d-%02d: copy the controller config and set "
+			 "\"business_calendar\": \"weekday\" in the copy (as configs/controllers/schednav-tenant-linear-v2-weekday.json "
+			 "does for schednav-tenant-linear-v2.json)", c->name,
 		         c->years[0], c->years[c->n_years - 1], t->year, t->month, t->day);
 		return -1;
 	}

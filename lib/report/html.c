@@ -107,6 +107,12 @@ struct page {
 	size_t ncharts, cap_charts;
 	double t0, t1, eval_start, eval_end;   /* common time axis (seconds) */
 	bool has_window;
+	/* what the time charts show: [t0, t1], or for a rolling result whose window is a
+	 * sliver of its history, the window with a margin (zoomed; a context chart shows all) */
+	double z0, z1;
+	bool zoomed;
+	struct strbuf alloc_note, preempt_note;   /* what the captions add (identical policies, ...) */
+	const char *diff_baseline;               /* the difference view's baseline, or NULL */
 };
 
 static struct rp_chart *new_chart(struct page *pg, const char *id, int w, int h)
@@ -163,6 +169,66 @@ static void window_object(struct strbuf *s, const struct page *pg)
 		(pg->eval_start + pg->eval_end) / 7200.0);
 }
 
+static const char *study_baseline(const struct rp_model *m);
+
+/* The policy the difference view subtracts: the one the audits were made against (their
+ * baseline's policy fingerprint), else the study's baseline, else native-fifo, else the first. */
+static size_t baseline_index(const struct rp_model *m, const struct rp_policy *const *pol, size_t n)
+{
+	for (size_t i = 0; i < m->naudits; i++) {
+		const char *fp = rp_str(json_get(m->audits[i].rec, "baseline"), "policy_fingerprint");
+		for (size_t k = 0; fp && k < n; k++)
+			if (pol[k]->result->policy_fingerprint && !strcmp(pol[k]->result->policy_fingerprint, fp))
+				return k;
+	}
+	const char *want[] = { study_baseline(m), "native-fifo" };
+	for (size_t w = 0; w < 2; w++)
+		for (size_t k = 0; want[w] && k < n; k++)
+			if (!strcmp(pol[k]->action_id, want[w]))
+				return k;
+	return 0;
+}
+
+static bool same_series(const double *a, const double *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/* One time-series chart: the x column, then one column per series (label[p] as header). */
+static struct rp_chart *series_chart(struct page *pg, const char *id, int height, double x0, double x1, size_t nb, size_t n,
+				     const char *const *label, const double *const *v)
+{
+	struct rp_chart *ch = new_chart(pg, id, 960, height);
+	gp_datastr(&ch->data, "hours");
+	for (size_t p = 0; p < n; p++) {
+		sb_addc(&ch->data, ' ');
+		gp_datastr(&ch->data, label[p]);
+	}
+	sb_addc(&ch->data, '\n');
+	for (size_t b = 0; b <= nb; b++) {
+		size_t bi = b < nb ? b : nb - 1;
+		double x = b < nb ? x0 + (x1 - x0) * (double)b / (double)nb : x1;
+		sb_addf(&ch->data, "%.9g", x / 3600.0);
+		for (size_t p = 0; p < n; p++)
+			sb_addf(&ch->data, " %.9g", v[p][bi]);
+		sb_addc(&ch->data, '\n');
+	}
+	sb_addf(&ch->script, "set xlabel 'hours since the trace origin'\nset xrange [%.9g:%.9g]\n", x0 / 3600.0, x1 / 3600.0);
+	return ch;
+}
+
+/* Plot columns 2..n+1 as steps, later ones thinner (identical series show as nested stripes);
+ * color[p] is the palette line type of column p. */
+static void plot_steps(struct strbuf *s, size_t n, const size_t *color, const char *dash)
+{
+	for (size_t p = 0; p < n; p++)
+		sb_addf(s, "%sdatafile using 1:%zu with steps lt %zu lw %.1f%s title columnheader(%zu)", p ? ", " : "", p + 2, color[p] + 1,
+			p < 5 ? 3.4 - 0.6 * (double)p : 1.0, dash ? dash : "", p + 2);
+}
+
 static int series_charts(struct page *pg, char *err, size_t errlen)
 {
 	const struct rp_model *m = pg->m;
@@ -171,69 +237,197 @@ static int series_charts(struct page *pg, char *err, size_t errlen)
 		return 0;
 	struct rp_series *ser = xcalloc(n, sizeof *ser);
 	const struct rp_policy **pol = xcalloc(n, sizeof *pol);
-	size_t k = 0;
+	const char **label = xcalloc(2 * n, sizeof *label);
+	const double **col = xcalloc(2 * n, sizeof *col);
+	size_t *color = xcalloc(2 * n, sizeof *color);
+	double **diff = xcalloc(n, sizeof *diff);
+	const char **dlabel = xcalloc(n, sizeof *dlabel);
+	struct strbuf names;
+	sb_init(&names);
+	size_t k = 0, nb = pg->o->bins;
 	int rc = -1;
 	for (size_t i = 0; i < m->npolicies; i++) {
 		if (!m->policies[i].result)
 			continue;
 		pol[k] = &m->policies[i];
-		if (rp_series_build(pol[k]->result, pg->t0, pg->t1, pg->o->bins, &ser[k], err, errlen))
+		if (rp_series_build(pol[k]->result, pg->z0, pg->z1, nb, &ser[k], err, errlen))
 			goto out;
+		label[k] = pol[k]->action_id;
+		color[k] = k;
 		k++;
 	}
+
+	/* Allocation: policies whose series equal an earlier one's say so in the key. */
+	const char **alabel = label + n;
+	size_t off[64], noff = 0;
+	for (size_t p = 0; p < n; p++) {
+		alabel[p] = pol[p]->action_id;
+		for (size_t q = 0; q < p; q++)
+			if (same_series(ser[p].allocated, ser[q].allocated, nb)) {
+				if (noff < 64)
+					off[noff++] = names.len;
+				sb_addf(&names, "%s (= %s)", pol[p]->action_id, pol[q]->action_id);
+				sb_addc(&names, '\0');
+				if (!pg->alloc_note.len)
+					sb_adds(&pg->alloc_note, " Identical allocation over time:");
+				sb_addf(&pg->alloc_note, " %s = %s;", pol[p]->action_id, pol[q]->action_id);
+				break;
+			}
+	}
+	for (size_t p = 0, u = 0; p < n; p++)
+		for (size_t q = 0; q < p; q++)
+			if (same_series(ser[p].allocated, ser[q].allocated, nb)) {
+				if (u < noff)
+					alabel[p] = names.buf + off[u++];
+				break;
+			}
+	for (size_t p = 0; p < n; p++)
+		col[p] = ser[p].allocated;
+	struct rp_chart *ch = series_chart(pg, "allocation", 400, pg->z0, pg->z1, nb, n, alabel, col);
+	struct strbuf *s = &ch->script;
+	sb_adds(s, "set ylabel 'allocated GPUs (mean per bin)'\nset yrange [0:*]\n");
+	window_object(s, pg);
+	sb_adds(s, "plot ");
+	plot_steps(s, n, color, NULL);
+	double cap = pol[0]->result->capacity_gpus, amax = 0;
+	bool same_cap = true;
+	for (size_t p = 1; p < n; p++)
+		same_cap &= pol[p]->result->capacity_gpus == cap;
+	if (same_cap)
+		sb_addf(s, ", %.9g with lines dt 2 lw 1.5 lc rgb '#777777' title 'capacity (%.9g GPUs)'", cap, cap);
+	sb_addc(s, '\n');
+
+	/* The difference view: each policy's allocation minus the baseline's, drawn when some
+	 * policy's mean difference over the bins is under 5% of the absolute chart's scale
+	 * (about 15 of its 400 pixels): most of the time its line hides under the baseline's. */
+	size_t base = baseline_index(m, pol, n), nd = 0;
+	double dmax = 0, dmean_min = INFINITY;
+	for (size_t p = 0; p < n; p++)
+		for (size_t b = 0; b < nb; b++)
+			amax = fmax(amax, ser[p].allocated[b]);
+	if (same_cap && cap > amax)
+		amax = cap;
+	for (size_t p = 0; p < n; p++) {
+		if (p == base)
+			continue;
+		diff[nd] = xcalloc(nb, sizeof **diff);
+		double sum = 0;
+		for (size_t b = 0; b < nb; b++) {
+			diff[nd][b] = ser[p].allocated[b] - ser[base].allocated[b];
+			dmax = fmax(dmax, fabs(diff[nd][b]));
+			sum += fabs(diff[nd][b]);
+		}
+		dmean_min = fmin(dmean_min, sum / (double)nb);
+		dlabel[nd] = alabel[p];
+		col[nd] = diff[nd];
+		color[n + nd] = p;
+		nd++;
+	}
+	if (nd > 0 && dmean_min < 0.05 * amax) {
+		pg->diff_baseline = pol[base]->action_id;
+		ch = series_chart(pg, "allocation-diff", 340, pg->z0, pg->z1, nb, nd, dlabel, col);
+		s = &ch->script;
+		/* the baseline is named in the caption: no label from the input in gnuplot's commands */
+		sb_adds(s, "set ylabel \"allocated GPUs minus the baseline's\"\n");
+		if (dmax == 0)
+			sb_adds(s, "set yrange [-1:1]\n");
+		window_object(s, pg);
+		sb_adds(s, "plot 0 with lines lw 1 lc rgb '#999999' notitle, ");
+		plot_steps(s, nd, color + n, NULL);
+		sb_addc(s, '\n');
+	}
+
+	/* Queues. */
 	static const struct {
 		const char *id, *ylabel;
-		size_t which;
-	} kinds[] = {
-		{ "allocation", "allocated GPUs (mean per bin)", 0 },
-		{ "queue-hp", "queued HP jobs (mean per bin)", 1 },
-		{ "queue-spot", "queued Spot jobs (mean per bin)", 2 },
-		{ "preemptions", "preemption events (cumulative)", 3 },
-	};
-	for (size_t c = 0; c < sizeof kinds / sizeof *kinds; c++) {
-		struct rp_chart *ch = new_chart(pg, kinds[c].id, 960, kinds[c].which == 0 ? 400 : 340);
-		size_t nb = pg->o->bins;
-		gp_datastr(&ch->data, "hours");
-		for (size_t p = 0; p < n; p++) {
-			sb_addc(&ch->data, ' ');
-			gp_datastr(&ch->data, pol[p]->action_id);
-		}
-		sb_addc(&ch->data, '\n');
-		for (size_t b = 0; b <= nb; b++) {
-			size_t bi = b < nb ? b : nb - 1;
-			double x = b < nb ? pg->t0 + (pg->t1 - pg->t0) * (double)b / (double)nb : pg->t1;
-			sb_addf(&ch->data, "%.9g", x / 3600.0);
-			for (size_t p = 0; p < n; p++) {
-				const double *v = kinds[c].which == 0 ? ser[p].allocated : kinds[c].which == 1 ? ser[p].queue_hp
-					       : kinds[c].which == 2 ? ser[p].queue_spot : ser[p].preemptions;
-				sb_addf(&ch->data, " %.9g", v[bi]);
-			}
-			sb_addc(&ch->data, '\n');
-		}
-		struct strbuf *s = &ch->script;
-		sb_addf(s, "set xlabel 'hours since the trace origin'\nset ylabel '%s'", kinds[c].ylabel);
-		sb_addf(s, "\nset xrange [%.9g:%.9g]\nset yrange [0:*]\n", pg->t0 / 3600.0, pg->t1 / 3600.0);
+		bool hp;
+	} queues[] = { { "queue-hp", "queued HP jobs (mean per bin)", true }, { "queue-spot", "queued Spot jobs (mean per bin)", false } };
+	for (size_t c = 0; c < 2; c++) {
+		for (size_t p = 0; p < n; p++)
+			col[p] = queues[c].hp ? ser[p].queue_hp : ser[p].queue_spot;
+		ch = series_chart(pg, queues[c].id, 340, pg->z0, pg->z1, nb, n, label, col);
+		s = &ch->script;
+		sb_addf(s, "set ylabel '%s'\nset yrange [0:*]\n", queues[c].ylabel);
 		window_object(s, pg);
 		sb_adds(s, "plot ");
-		for (size_t p = 0; p < n; p++)
-			sb_addf(s, "%sdatafile using 1:%zu with steps lt %zu lw %.1f title columnheader(%zu)", p ? ", " : "", p + 2, p + 1,
-				p < 5 ? 3.4 - 0.6 * (double)p : 1.0, p + 2);
-		if (kinds[c].which == 0) {
-			double cap = pol[0]->result->capacity_gpus;
-			bool same = true;
-			for (size_t p = 1; p < n; p++)
-				same &= pol[p]->result->capacity_gpus == cap;
-			if (same)
-				sb_addf(s, ", %.9g with lines dt 2 lw 1.5 lc rgb '#777777' title 'capacity (%.9g GPUs)'", cap, cap);
+		plot_steps(s, n, color, NULL);
+		sb_addc(s, '\n');
+	}
+
+	/* Preemptions: what the table counts (victims in the evaluation population); where
+	 * that differs from every event, those are drawn dashed and labelled as such. */
+	size_t nall = 0;
+	const char **plabel = xcalloc(2 * n, sizeof *plabel);
+	size_t *pcolor = xcalloc(2 * n, sizeof *pcolor);
+	for (size_t p = 0; p < n; p++) {
+		col[p] = ser[p].preemptions_eval;
+		plabel[p] = pol[p]->action_id;
+		pcolor[p] = p;
+	}
+	struct strbuf all_names;
+	sb_init(&all_names);
+	size_t all_off[64];
+	for (size_t p = 0; p < n && nall < 64; p++)
+		if (ser[p].preemptions[nb - 1] != ser[p].preemptions_eval[nb - 1]) {
+			all_off[nall] = all_names.len;
+			sb_addf(&all_names, "%s (all events)", pol[p]->action_id);
+			sb_addc(&all_names, '\0');
+			col[n + nall] = ser[p].preemptions;
+			pcolor[n + nall] = p;
+			if (!pg->preempt_note.len)
+				sb_adds(&pg->preempt_note, " Dashed: every preemption event, warm-up and drain victims included:");
+			sb_addf(&pg->preempt_note, " %s %.0f against %.0f;", pol[p]->action_id, ser[p].preemptions[nb - 1],
+				ser[p].preemptions_eval[nb - 1]);
+			nall++;
 		}
+	for (size_t a = 0; a < nall; a++)
+		plabel[n + a] = all_names.buf + all_off[a];
+	ch = series_chart(pg, "preemptions", 340, pg->z0, pg->z1, nb, n + nall, plabel, col);
+	s = &ch->script;
+	sb_adds(s, "set ylabel 'preemption events (cumulative)'\nset yrange [0:*]\n");
+	window_object(s, pg);
+	sb_adds(s, "plot ");
+	plot_steps(s, n, pcolor, NULL);
+	for (size_t a = 0; a < nall; a++)
+		sb_addf(s, ", datafile using 1:%zu with steps lt %zu lw 1.2 dt 2 title columnheader(%zu)", n + a + 2, pcolor[n + a] + 1,
+			n + a + 2);
+	sb_addc(s, '\n');
+	sb_release(&all_names);
+	free(plabel);
+	free(pcolor);
+
+	/* The context of a zoomed page: allocation over the whole simulation, the zoom shaded. */
+	if (pg->zoomed) {
+		for (size_t p = 0; p < n; p++)
+			rp_series_release(&ser[p]);
+		for (size_t p = 0; p < n; p++) {
+			if (rp_series_build(pol[p]->result, pg->t0, pg->t1, nb, &ser[p], err, errlen))
+				goto out;
+			col[p] = ser[p].allocated;
+		}
+		ch = series_chart(pg, "allocation-context", 220, pg->t0, pg->t1, nb, n, label, col);
+		s = &ch->script;
+		sb_addf(s, "set ylabel 'allocated GPUs'\nset yrange [0:*]\n"
+			   "set object 1 rect from %.9g, graph 0 to %.9g, graph 1 behind fillcolor rgb '#eaf1fb' fillstyle solid 1.0 noborder\n"
+			   "set tmargin 2.2\nset label 1 'shown above' at %.9g, graph 1 center offset 0,0.7 textcolor rgb '#4a6488' font ',10'\nplot ",
+			pg->z0 / 3600.0, pg->z1 / 3600.0, (pg->z0 + pg->z1) / 7200.0);
+		plot_steps(s, n, color, NULL);
 		sb_addc(s, '\n');
 	}
 	rc = 0;
 out:
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		rp_series_release(&ser[i]);
+		free(diff[i]);
+	}
+	sb_release(&names);
+	free(diff);
+	free(dlabel);
 	free(ser);
 	free(pol);
+	free(label);
+	free(col);
+	free(color);
 	return rc;
 }
 
@@ -1049,11 +1243,27 @@ static void series_section(struct strbuf *sb, const struct page *pg)
 		return;
 	sb_adds(sb, "<section id=\"timeline\">\n<h2>Over time</h2>\n");
 	sb_addf(sb, "<p class=\"note\">From the simulation ledgers (job results and Spot runs), averaged over %zu equal time bins; "
-		    "the shaded band is the evaluation window, before it the warm-up, after it the drain. Later policies are drawn with thinner lines, so policies that behave identically show as nested stripes.</p>\n", pg->o->bins);
-	figure(sb, pg, "allocation", "Allocated GPUs over time, per policy.");
+		    "the shaded band is the evaluation window, before it the warm-up, after it the drain. Later policies are drawn with thinner lines, so policies that behave identically show as nested stripes.%s</p>\n",
+		pg->o->bins, pg->zoomed ? " The charts show the evaluation window with a margin; the first chart shows the whole simulation, the history before the window included." : "");
+	struct strbuf cap;
+	sb_init(&cap);
+	if (pg->zoomed)
+		figure(sb, pg, "allocation-context", "Allocated GPUs over the whole simulation, per policy; the shaded part is what the charts below show.");
+	sb_addf(&cap, "Allocated GPUs over time, per policy.%s", pg->alloc_note.buf ? pg->alloc_note.buf : "");
+	figure(sb, pg, "allocation", cap.buf);
+	if (pg->diff_baseline) {
+		sb_reset(&cap);
+		sb_addf(&cap, "Allocated GPUs minus the baseline %s's, over time, per policy: the differences the chart above is too coarse to show "
+			      "(0 = the same allocation as %s).", pg->diff_baseline, pg->diff_baseline);
+		figure(sb, pg, "allocation-diff", cap.buf);
+	}
 	figure(sb, pg, "queue-hp", "Queued HP jobs over time, per policy.");
 	figure(sb, pg, "queue-spot", "Queued Spot jobs over time (evicted jobs re-enter the queue), per policy.");
-	figure(sb, pg, "preemptions", "Preemption events so far, per policy.");
+	sb_reset(&cap);
+	sb_addf(&cap, "Preemption events so far, per policy, counted as the table counts them: the events whose victim is a Spot job of the evaluation population.%s",
+		pg->preempt_note.buf ? pg->preempt_note.buf : "");
+	figure(sb, pg, "preemptions", cap.buf);
+	sb_release(&cap);
 	sb_adds(sb, "</section>\n");
 }
 
@@ -1196,11 +1406,26 @@ static void time_axis(struct page *pg)
 		}
 	if (!first && !(pg->t1 > pg->t0))
 		pg->t1 = pg->t0 + 1.0;
+	pg->z0 = pg->t0;
+	pg->z1 = pg->t1;
+	/* A rolling result carries its whole history: when the window is under a quarter of the
+	 * simulation, the time charts zoom to it (an eighth of it as margin on each side). */
+	bool rolling = false;
+	for (size_t i = 0; i < m->npolicies; i++)
+		rolling |= m->policies[i].result && m->policies[i].result->ndecisions > 0;
+	double w = pg->eval_end - pg->eval_start;
+	if (rolling && pg->has_window && w > 0 && w < 0.25 * (pg->t1 - pg->t0)) {
+		pg->zoomed = true;
+		pg->z0 = fmax(pg->t0, pg->eval_start - w / 8);
+		pg->z1 = fmin(pg->t1, pg->eval_end + w / 8);
+	}
 }
 
 int rp_html_render(struct strbuf *sb, const struct rp_model *m, const struct rp_html_opts *o, char *err, size_t errlen)
 {
 	struct page pg = { .m = m, .o = o };
+	sb_init(&pg.alloc_note);
+	sb_init(&pg.preempt_note);
 	time_axis(&pg);
 	int rc = -1;
 	if (series_charts(&pg, err, errlen))
@@ -1239,5 +1464,7 @@ out:
 		free(pg.charts[i].svg);
 	}
 	free(pg.charts);
+	sb_release(&pg.alloc_note);
+	sb_release(&pg.preempt_note);
 	return rc;
 }

@@ -205,6 +205,8 @@ static int add_job(struct reader_state *st, const struct json *rec, char *err, s
 		return -1;
 	}
 	j.hp = !strcmp(cls, "HP");
+	const struct json *pop = json_get(rec, "evaluation_population");
+	j.eval_pop = !pop || pop->kind != JSON_FALSE;
 	j.job_id = keep(st->m, id);
 	res->jobs = xgrow(res->jobs, &res->cap_jobs, res->njobs + 1, sizeof *res->jobs);
 	res->jobs[res->njobs++] = j;
@@ -238,8 +240,9 @@ static int add_preemption(struct reader_state *st, const struct json *rec, char 
 	double t;
 	if (!res || need_num(st, rec, "time_seconds", &t, err, errlen))
 		return -1;
+	const char *victim = rp_str(rec, "preempted_job_id");
 	res->preemptions = xgrow(res->preemptions, &res->cap_preemptions, res->npreemptions + 1, sizeof *res->preemptions);
-	res->preemptions[res->npreemptions++] = t;
+	res->preemptions[res->npreemptions++] = (struct rp_preemption){ t, victim ? keep(st->m, victim) : NULL };
 	return 0;
 }
 

@@ -22,6 +22,13 @@ struct rp_job {
 	const char *job_id;
 	double submit, start, completion, gpus;  /* start/completion NAN when absent */
 	bool hp;
+	bool eval_pop;                           /* in the evaluation population (true when not said) */
+};
+
+/* One preemption event: when, and whose run it ended. */
+struct rp_preemption {
+	double t;
+	const char *victim;                      /* job id, NULL when the record names none */
 };
 
 /* One Spot run of the run ledger. */
@@ -59,7 +66,7 @@ struct rp_result {
 	size_t njobs, cap_jobs;
 	struct rp_run *runs;
 	size_t nruns, cap_runs;
-	double *preemptions;                    /* event times */
+	struct rp_preemption *preemptions;
 	size_t npreemptions, cap_preemptions;
 	struct rp_control control;              /* empty without a controller */
 	/* rolling control (roll): the frozen decisions in order and the report, or none */
@@ -116,11 +123,13 @@ int rp_model_finish(struct rp_model *m, char *err, size_t errlen);
 const struct rp_rec *rp_model_ranking(const struct rp_model *m);
 
 /* Time series over [t0, t1) in nbins equal bins: time-weighted means of allocated GPUs
- * and of the HP / Spot queue lengths, and the cumulative preemption count at bin end. */
+ * and of the HP / Spot queue lengths, and the cumulative preemption counts at bin end
+ * (every event since the start, and those whose victim is an evaluation-population Spot
+ * job: what metrics' preemption_event_count counts). */
 struct rp_series {
 	size_t nbins;
 	double t0, t1;
-	double *allocated, *queue_hp, *queue_spot, *preemptions;
+	double *allocated, *queue_hp, *queue_spot, *preemptions, *preemptions_eval;
 };
 int rp_series_build(const struct rp_result *r, double t0, double t1, size_t nbins, struct rp_series *s, char *err, size_t errlen);
 void rp_series_release(struct rp_series *s);

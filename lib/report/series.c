@@ -90,6 +90,7 @@ int rp_series_build(const struct rp_result *r, double t0, double t1, size_t nbin
 	s->queue_hp = xcalloc(nbins, sizeof *s->queue_hp);
 	s->queue_spot = xcalloc(nbins, sizeof *s->queue_spot);
 	s->preemptions = xcalloc(nbins, sizeof *s->preemptions);
+	s->preemptions_eval = xcalloc(nbins, sizeof *s->preemptions_eval);
 
 	struct rp_job *jobs = xmalloc((r->njobs ? r->njobs : 1) * sizeof *jobs);
 	if (r->njobs)
@@ -137,19 +138,23 @@ int rp_series_build(const struct rp_result *r, double t0, double t1, size_t nbin
 	integrate(&qhp, t0, t1, nbins, s->queue_hp);
 	integrate(&qspot, t0, t1, nbins, s->queue_spot);
 
-	/* Cumulative preemption events at each bin's end. */
+	/* Cumulative preemption events at each bin's end: all, and those metrics counts
+	 * (the victim an evaluation-population Spot job). delta 1 marks the latter. */
 	struct events pe = { 0 };
-	for (size_t i = 0; i < r->npreemptions; i++)
-		push(&pe, r->preemptions[i], 1.0);
+	for (size_t i = 0; i < r->npreemptions; i++) {
+		const struct rp_job *v = r->preemptions[i].victim ? find_job(jobs, r->njobs, r->preemptions[i].victim) : NULL;
+		push(&pe, r->preemptions[i].t, v && v->eval_pop && !v->hp ? 1.0 : 0.0);
+	}
 	if (pe.n)
 		qsort(pe.v, pe.n, sizeof *pe.v, cmp_event);
-	size_t k = 0;
+	size_t k = 0, k_eval = 0;
 	double width = (t1 - t0) / (double)nbins;
 	for (size_t i = 0; i < nbins; i++) {
 		double end = i + 1 == nbins ? t1 : t0 + width * (double)(i + 1);
-		while (k < pe.n && pe.v[k].t <= end)
-			k++;
+		for (; k < pe.n && pe.v[k].t <= end; k++)
+			k_eval += pe.v[k].delta > 0;
 		s->preemptions[i] = (double)k;
+		s->preemptions_eval[i] = (double)k_eval;
 	}
 	free(pe.v);
 	free(alloc.v);
@@ -166,5 +171,6 @@ void rp_series_release(struct rp_series *s)
 	free(s->queue_hp);
 	free(s->queue_spot);
 	free(s->preemptions);
+	free(s->preemptions_eval);
 	memset(s, 0, sizeof *s);
 }

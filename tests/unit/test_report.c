@@ -22,19 +22,20 @@ static void near(double got, double want, const char *what, size_t bin)
  * queue HP:  bin0 = 5/10 = 0.5, then 0
  * queue Spot: s1 queued [12, 30), s2 queued [15, 20):
  *            bin0 = 0, bin1 = (8 + 5)/10 = 1.3, bin2 = 1, bin3 = 0
- * preemptions at 12: cumulative 0, 1, 1, 1 */
+ * preemptions at 12 (victim s1) and 32 (victim s2, not in the evaluation population):
+ *            every event 0, 1, 1, 2; the evaluation population's 0, 1, 1, 1 */
 static void sweep_case(void)
 {
 	struct rp_job jobs[] = {
-		{ "s2", 15, 20, 40, 4, false },
-		{ "h1", 0, 5, 25, 2, true },
-		{ "s1", 0, 0, 35, 1, false },
+		{ "s2", 15, 20, 40, 4, false, false },
+		{ "h1", 0, 5, 25, 2, true, true },
+		{ "s1", 0, 0, 35, 1, false, true },
 	};
 	struct rp_run runs[] = {
 		{ "s1", 0, 12, true },
 		{ "s1", 30, 35, false },
 	};
-	double pre[] = { 12 };
+	struct rp_preemption pre[] = { { 12, "s1" }, { 32, "s2" } };
 	struct rp_result r;
 	memset(&r, 0, sizeof r);
 	r.action_id = "hand";
@@ -44,16 +45,17 @@ static void sweep_case(void)
 	r.runs = runs;
 	r.nruns = 2;
 	r.preemptions = pre;
-	r.npreemptions = 1;
+	r.npreemptions = 2;
 	struct rp_series s;
 	char err[200];
 	CHECK(rp_series_build(&r, 0, 40, 4, &s, err, sizeof err) == 0, "build: %s", err);
-	const double alloc[] = { 2, 2.2, 5, 4.5 }, qhp[] = { 0.5, 0, 0, 0 }, qspot[] = { 0, 1.3, 1, 0 }, cum[] = { 0, 1, 1, 1 };
+	const double alloc[] = { 2, 2.2, 5, 4.5 }, qhp[] = { 0.5, 0, 0, 0 }, qspot[] = { 0, 1.3, 1, 0 }, cum[] = { 0, 1, 1, 2 }, cum_eval[] = { 0, 1, 1, 1 };
 	for (size_t i = 0; i < 4; i++) {
 		near(s.allocated[i], alloc[i], "allocated", i);
 		near(s.queue_hp[i], qhp[i], "queue_hp", i);
 		near(s.queue_spot[i], qspot[i], "queue_spot", i);
 		near(s.preemptions[i], cum[i], "preemptions", i);
+		near(s.preemptions_eval[i], cum_eval[i], "preemptions_eval", i);
 	}
 	rp_series_release(&s);
 
