@@ -1896,7 +1896,7 @@ int main(int argc, char **argv)
 		open_state(&s, false);
 		close(s.audit_fd);
 		fprintf(stderr, "%s: '%s/audit.ndjson': %lu call%s, the chain verifies (last fingerprint %s)\n", progname,
-			s.state_dir, s.audit_count, s.audit_count == 1 ? "" : "s", s.audit_count ? s.audit_last : "none");
+			s.state_dir, s.audit_pos.count, s.audit_pos.count == 1 ? "" : "s", s.audit_pos.count ? s.audit_pos.last_fp : "none");
 		ws_close(&s.ws);
 		arena_release(&s.arena);
 		return 0;
