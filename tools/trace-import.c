@@ -336,13 +336,16 @@ static int import_slurm(struct run *r, int argc, char **argv, struct trace *t, s
 			usage_error(usage, "--hash-key hashes tenants, and --tenant-from none writes none");
 		if (!strcmp(key_file, "-") && (!strcmp(o.jobs, "-") || !strcmp(o.nodes, "-")))
 			usage_error(usage, "only one input can be standard input");
-		if (zio_slurp(key_file, &key, &len, err, errlen))
+		if (zio_slurp(key_file, &key, &len, err, errlen)) {
+			free(rules);
 			return IMPORT_DATA_ERROR;
+		}
 		while (len && (key[len - 1] == '\n' || key[len - 1] == '\r'))
 			key[--len] = 0;
 		if (len == 0 || strlen(key) != len) {
 			snprintf(err, errlen, "%s: the hash key must be one non-empty line without NUL bytes", key_file);
 			free(key);
+			free(rules);
 			return IMPORT_DATA_ERROR;
 		}
 		o.hash_key = key;
