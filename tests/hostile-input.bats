@@ -525,7 +525,7 @@ flipped_audits() {
 
 @test "issue 19 silent acceptance 2: metrics checks each derived field of a job_result against what it derives from, on both paths" {
 	local R="$EV/native-preemptive-3600.result.ndjson"
-	run jq -c 'select(.type == "job_result" and .job_id == "hp") | [.submit_time_seconds, .start_time_seconds, .completion_time_seconds, .queue_seconds, .jct_seconds]' "$R"
+	run -0 jq -c 'select(.type == "job_result" and .job_id == "hp") | [.submit_time_seconds, .start_time_seconds, .completion_time_seconds, .queue_seconds, .jct_seconds]' "$R"
 	assert_output '[2,10,12,8,10]'
 	tamper 'if .type == "job_result" and .job_id == "hp" then .jct_seconds = 0.001 else . end' "$R" > jct.nd
 	tamper 'if .type == "job_result" and .job_id == "hp" then .queue_seconds = 1.5 else . end' "$R" > queue.nd
@@ -533,7 +533,7 @@ flipped_audits() {
 	tamper 'if .type == "job_result" and .job_id == "hp" then .completion_time_seconds = 1e308 else . end' "$R" > end.nd
 	tamper 'if .type == "job_result" and .job_id == "hp" then .completion_time_seconds = 1e308 | .jct_seconds = 1e308 else . end' "$R" > end2.nd
 	# the edited lines keep sim-run's exact form: they take the fast path, which checks the same
-	run grep -c '^{"type":"job_result","job_id":"hp","service_class":"HP","submit_time_seconds":2,"start_time_seconds":10,' jct.nd queue.nd
+	run -0 grep -c '^{"type":"job_result","job_id":"hp","service_class":"HP","submit_time_seconds":2,"start_time_seconds":10,' jct.nd queue.nd
 	assert_output "$(printf 'jct.nd:1\nqueue.nd:1')"
 	run metrics -i jct.nd
 	assert_failure 1
@@ -569,7 +569,7 @@ flipped_audits() {
 	# a window that only active jobs reach (after the last submit, before the last end) is a summary
 	run trace-analyze --eval-start 144000 --eval-end 144500 -o s.nd "$W"
 	assert_success
-	run jq -c 'select(.type == "workload_summary") | .window_seconds' s.nd
+	run -0 jq -c 'select(.type == "workload_summary") | .window_seconds' s.nd
 	assert_output '{"start":144000,"end":144500}'
 }
 
@@ -622,20 +622,20 @@ sys.stderr.write(p.stderr)' "$@"
 		{ head -n 1 "$SMALL" | jq -c '.schema = "schednav.trace/2"'; cat body; } | stream-seal > "long-$d.nd"
 	done
 	local agg="$ROOT/configs/controllers/predictive-spot-v1.json" ten="$ROOT/configs/controllers/schednav-tenant-linear-v2.json"
-	run peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$agg" -i long-3000000.nd
+	run -0 peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$agg" -i long-3000000.nd
 	assert_line --index 0 --regexp '^0 [0-9]+$'
 	local small=${lines[0]#0 }
-	run peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$agg" -i long-30000000.nd
+	run -0 peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$agg" -i long-30000000.nd
 	assert_line --index 0 --regexp '^0 [0-9]+$'
 	[ "${lines[0]#0 }" -le $((small + 8)) ] || fail "aggregate: 1e4 decisions took $small MiB, 1e5 took ${lines[0]#0 } MiB"
-	run peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$ten" -i long-1000000000.nd
+	run -0 peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$ten" -i long-1000000000.nd
 	assert_line --index 0 --regexp '^0 [0-9]+$'
 	small=${lines[0]#0 }
-	run peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$ten" -i long-10000000000.nd
+	run -0 peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$ten" -i long-10000000000.nd
 	assert_line --index 0 --regexp '^0 [0-9]+$'
 	[ "${lines[0]#0 }" -le $((small + 8)) ] || fail "tenant: 2.8e5 guarantee periods took $small MiB, 2.8e6 took ${lines[0]#0 } MiB"
 	# the decisions are all there, in order, and the report counts them
 	sim-run --policy "$POL/native-preemptive-3600.json" --controller "$agg" -i long-3000000.nd -o agg.nd
-	run jq -s -c '[([.[] | select(.type == "control_decision")] | length), (map(select(.type == "control_decision") | .cutoff_time_seconds) | . == sort), (.[] | select(.type == "control_report") | .total_runtime_update_count)]' agg.nd
+	run -0 jq -s -c '[([.[] | select(.type == "control_decision")] | length), (map(select(.type == "control_decision") | .cutoff_time_seconds) | . == sort), (.[] | select(.type == "control_report") | .total_runtime_update_count)]' agg.nd
 	assert_output '[10000,true,10000]'
 }

@@ -241,11 +241,11 @@ require_chromium() {
 	grep -q 'The charts show the evaluation window with a margin' r.html
 	# the window [864, 888) h with 3 h either side: the allocation chart's hour ticks lie in it;
 	# the context chart's start at the origin
-	run ticks allocation r.html
+	run -0 ticks allocation r.html
 	assert_output 865
-	run ticks allocation-context r.html
+	run -0 ticks allocation-context r.html
 	assert_output 0
-	run grep -o '<svg class="chart" role="img" data-chart="[a-z-]*"' r.html
+	run -0 grep -o '<svg class="chart" role="img" data-chart="[a-z-]*"' r.html
 	assert_line --index 0 '<svg class="chart" role="img" data-chart="allocation-context"'
 	chromium_run --dump-dom "file://$BATS_TEST_TMPDIR/r.html" > dom.html 2> chromium.err
 	n=$(grep -o 'data-charts-expected="[0-9]*"' dom.html | grep -o '[0-9]*')

@@ -333,7 +333,7 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	trace-window --eval-start $t --eval-end $((t + DAY - 1)) --warmup-start 0 -i full.nd -o exec.nd
 	trace-window --eval-start $t --eval-end $((t + DAY - 1)) --warmup-start $((t - 14400)) -i full.nd -o hist.nd
 	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule -o ref.nd exec.nd
-	run jq -r 'select(.type == "rolling_observation") | .scheduler_state.queue.job_count' ref.nd
+	run -0 jq -r 'select(.type == "rolling_observation") | .scheduler_state.queue.job_count' ref.nd
 	[ "${#lines[@]}" -eq 12 ] || fail "expected 12 decisions, got ${#lines[@]}"
 	for q in "${lines[@]}"; do [ "$q" -ge 4000 ] || fail "a cutoff with only $q queued jobs: not a backlogged day"; done
 	for k in 0.4 1.1 0.7 1.8 1.4 2.6 2.1 3.5; do
@@ -417,7 +417,7 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	cmp a.nd r.nd
 	[ "${stderr_lines[0]}" = "roll: resuming after decision 10/12" ] || fail "stderr: $stderr"
 	[[ "${stderr_lines[1]}" == "roll: decision 11/12 (91%), ETA "* ]] || fail "stderr: $stderr"
-	run ls ck
+	run -0 ls ck
 	refute_output --partial "Ab3xZ9"
 	refute_output --partial "000000"
 	assert_line state-0013.ndjson.zst.toolong1.tmp

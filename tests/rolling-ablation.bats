@@ -132,7 +132,7 @@ setup() {
 
 @test "rolling ablation: PROGRESS=yes prints simulations done/total, the last one all done" {
 	n=$(find "$W/tiny-ablation" -name 'rep-*.result.ndjson.zst' | wc -l)
-	run grep '^rolling:tiny-ablation: simulations ' "$BATS_FILE_TMPDIR/progress.err"
+	run -0 grep '^rolling:tiny-ablation: simulations ' "$BATS_FILE_TMPDIR/progress.err"
 	[ "${#lines[@]}" -eq "$n" ] || fail "expected $n progress lines: $output"
 	assert_line --index $((n - 1)) "rolling:tiny-ablation: simulations $n/$n (100%), all done"
 }

@@ -76,9 +76,9 @@ copy_ref() {
 }
 
 @test "study: PROGRESS=yes prints simulations done/total after each simulation, the last one all done" {
-	run grep -c '^study:tiny: simulations [0-9]*/24 ([0-9]*%)' "$BATS_FILE_TMPDIR/ref.log"
+	run -0 grep -c '^study:tiny: simulations [0-9]*/24 ([0-9]*%)' "$BATS_FILE_TMPDIR/ref.log"
 	assert_output 24
-	run grep '^study:tiny: simulations ' "$BATS_FILE_TMPDIR/ref.log"
+	run -0 grep '^study:tiny: simulations ' "$BATS_FILE_TMPDIR/ref.log"
 	assert_line --index 23 "study:tiny: simulations 24/24 (100%), all done"
 	assert_line --regexp '^study:tiny: simulations [0-9]+/24 \([0-9]+%\), ETA [0-9]+(s|m[0-9]{2}s)$'
 	# off a terminal and without PROGRESS=yes nothing is printed

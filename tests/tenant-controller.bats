@@ -289,6 +289,6 @@ for i in range(len(data)):
 	run diff <(jq 'del(.business_calendar, .controller_id)' "$TENANT_LINEAR") <(jq 'del(.business_calendar, .controller_id)' "$ROOT/configs/controllers/schednav-tenant-linear-v2-weekday.json")
 	assert_success
 	sim-run --policy "$POLICY" --controller "$ROOT/configs/controllers/schednav-tenant-linear-v2-weekday.json" -i "$TMP/w.nd" -o "$TMP/r.nd"
-	run jq -r 'select(.type == "control_report") | .controller_id' "$TMP/r.nd"
+	run -0 jq -r 'select(.type == "control_report") | .controller_id' "$TMP/r.nd"
 	assert_output schednav-tenant-spot-linear-v2-weekday
 }

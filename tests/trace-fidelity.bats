@@ -27,13 +27,13 @@ setup() {
 	assert_schema "$T/f.nd"
 	# trace series [7, 5, 1 x 7, 0 ...] against [4, 4, 0 ...] over 49 hours: r = 0.944421
 	# (computed by hand in Python); day 0 peak 7 vs 4: +0.75; GPU-seconds 58,920 vs 28,800.
-	run jq -c 'select(.type == "fidelity_model") | [.model, .jobs, .hours, .concurrency_pearson_r, .daily_peak_error.days,
+	run -0 jq -c 'select(.type == "fidelity_model") | [.model, .jobs, .hours, .concurrency_pearson_r, .daily_peak_error.days,
 		.daily_peak_error.p50, .gpu_seconds.relative_error, .spot.jobs, .spot.share, .spot.gpus_per_job_ratio, .eligible_days]' "$T/f.nd"
 	assert_output '["M1",3,49,0.944421,1,0.75,1.045833,1,0.333333,0.333333,0]'
-	run jq -c 'select(.type == "fidelity_summary") | [.jobs, [.duration_buckets[].trace_share], [.gpu_demand_buckets[].difference_pp],
+	run -0 jq -c 'select(.type == "fidelity_summary") | [.jobs, [.duration_buckets[].trace_share], [.gpu_demand_buckets[].difference_pp],
 		.long_gpu_seconds_share.Spot.trace_share, .long_gpu_seconds_share.HP.profile_share]' "$T/f.nd"
 	assert_output '[3,[0.333333,0.333333,0.333333],[0,-50,50],1,0.88]'
-	run grep -c '^| M1 | 3 | 0.944 | 1 | 0.0 % |' "$T/one.md"
+	run -0 grep -c '^| M1 | 3 | 0.944 | 1 | 0.0 % |' "$T/one.md"
 	assert_output 1
 }
 
@@ -46,7 +46,7 @@ setup() {
 	trace-fidelity --profile "$TINY3" -o "$T/c.nd" < "$T/s.nd"
 	cmp <(grep '"type":"fidelity_' "$T/a.nd") <(grep '"type":"fidelity_' "$T/c.nd")
 	assert_schema "$T/a.nd"
-	run jq -r 'select(.type == "fidelity_model") | .jobs' "$T/a.nd"
+	run -0 jq -r 'select(.type == "fidelity_model") | .jobs' "$T/a.nd"
 	assert_output 144
 }
 
@@ -95,11 +95,11 @@ setup() {
 	[ "$(m A100-SXM4-80GB '(.gpu_seconds.relative_error | fabs) <= 0.05')" = true ] || fail "A100 GPU-seconds"
 	[ "$(m A800-SXM4-80GB '(.gpu_seconds.relative_error | fabs) <= 0.07')" = true ] || fail "A800 GPU-seconds"
 	# Long-job GPU-seconds share of HP within 3 points; gap: Spot's is 34 points short.
-	run jq -r 'select(.type == "fidelity_summary") | [(.long_gpu_seconds_share.HP.difference_pp | fabs) <= 3,
+	run -0 jq -r 'select(.type == "fidelity_summary") | [(.long_gpu_seconds_share.HP.difference_pp | fabs) <= 3,
 		(.long_gpu_seconds_share.Spot.difference_pp | fabs) <= 40] | @tsv' "$T/f1.nd"
 	assert_output "$(printf 'true\ttrue')"
 	# GPU-demand bucket shares within 2 points; gap: duration buckets are off by up to 7 points.
-	run jq -r 'select(.type == "fidelity_summary") | [([.duration_buckets[].difference_pp | fabs] | max) <= 8,
+	run -0 jq -r 'select(.type == "fidelity_summary") | [([.duration_buckets[].difference_pp | fabs] | max) <= 8,
 		([.gpu_demand_buckets[].difference_pp | fabs] | max) <= 2] | @tsv' "$T/f1.nd"
 	assert_output "$(printf 'true\ttrue')"
 }

@@ -35,9 +35,9 @@ job_ids() { grep '"type":"job"' "$TMP/t.nd" | jq -r .job_id | sort | tr '\n' ' '
 	imp
 	[ "$(grep -c '"type":"node"' "$TMP/t.nd")" -eq 3 ]
 	[ "$(job_ids)" = "100 101 102 104 105 106 109_1 109_2 112+0 112+1 118 " ]
-	run jq -c .skipped_rows <(head -n 1 "$TMP/t.nd")
+	run -0 jq -c .skipped_rows <(head -n 1 "$TMP/t.nd")
 	assert_output '{"job_step":6,"requeued_earlier_record":2,"pending_at_end":2,"running_at_end":1,"cancelled_before_start":2,"never_started":1,"zero_run_time":1,"no_gpus":1,"node_without_gpus":1}'
-	run jq -c '.source | [.service_class_mapping.rules, .tenant_mapping, .kept_by_final_state, .kept_job_kinds]' <(head -n 1 "$TMP/t.nd")
+	run -0 jq -c '.source | [.service_class_mapping.rules, .tenant_mapping, .kept_by_final_state, .kept_job_kinds]' <(head -n 1 "$TMP/t.nd")
 	assert_output '[["qos:scavenger=Spot","qos:normal=HP","qos:high=HP"],{"from":"account","hashed":false},{"COMPLETED":7,"FAILED":1,"TIMEOUT":1,"CANCELLED":1,"PREEMPTED":1},{"array_tasks":2,"heterogeneous_components":2,"requeued_jobs":2}]'
 	[ "$(head -n 1 "$TMP/t.nd" | jq -r '.time_origin + " " + .schema')" = "2026-11-02 08:00:00 schednav.trace/2" ]
 	[ "$(head -n 1 "$TMP/t.nd" | jq -r .source.sacct_sha256)" = "$(sha256sum < "$S/sacct-states.txt" | cut -c1-64)" ]
@@ -131,7 +131,7 @@ job_ids() { grep '"type":"job"' "$TMP/t.nd" | jq -r .job_id | sort | tr '\n' ' '
 
 @test "slurm: the inventory reads Gres=gpu:a100:8(S:0-1) and gpu:8 and skips nodes without GPUs" {
 	imp
-	run grep '"type":"node"' "$TMP/t.nd"
+	run -0 grep '"type":"node"' "$TMP/t.nd"
 	assert_output '{"type":"node","node_id":"gpu-a01","gpu_model":"a100","gpu_count":8}
 {"type":"node","node_id":"gpu-a02","gpu_model":"a100","gpu_count":8}
 {"type":"node","node_id":"gpu-b01","gpu_model":"gpu","gpu_count":8}'
@@ -163,7 +163,7 @@ job_ids() { grep '"type":"job"' "$TMP/t.nd" | jq -r .job_id | sort | tr '\n' ' '
 	[ "$(grep -c '"tenant"' "$TMP/t.nd")" -eq 0 ]
 	printf 'a secret key\n' > "$TMP/key"
 	imp --hash-key "$TMP/key"
-	run grep -c 'vision\|nlp\|speech\|secret' "$TMP/t.nd"
+	run -1 grep -c 'vision\|nlp\|speech\|secret' "$TMP/t.nd"
 	[ "$output" -eq 0 ]
 	[ "$(job 100 | jq -r .tenant)" = "t-$(printf 'a secret key\nvision' | sha256sum | cut -c1-16)" ]
 	[ "$(head -n 1 "$TMP/t.nd" | jq -c '[.params.hash_tenants, .source.tenant_mapping.hashed]')" = '[true,true]' ]

@@ -369,11 +369,11 @@ bad_profile() {
 		"$BATS_TEST_TMPDIR/a.ndjson" | sort > "$BATS_TEST_TMPDIR/got"
 	[ "$(wc -l < "$BATS_TEST_TMPDIR/want")" -eq 1392 ] || fail "expected 1392 real rows in the profile"
 	diff "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got" > /dev/null || fail "real rows differ: $(diff "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got" | head -4)"
-	run jq -c 'select(.type == "header") | [.source.real_jobs.jobs, .source.real_jobs.id_prefix]' "$BATS_TEST_TMPDIR/a.ndjson"
+	run -0 jq -c 'select(.type == "header") | [.source.real_jobs.jobs, .source.real_jobs.id_prefix]' "$BATS_TEST_TMPDIR/a.ndjson"
 	assert_output '[1392,"real-"]'
 	# Another seed, other bytes.
 	trace-synth --profile "$p3" --seed 2 --days 10 -o "$BATS_TEST_TMPDIR/c.ndjson"
-	run jq -r 'select(.type == "header") | .trace_id' "$BATS_TEST_TMPDIR/c.ndjson"
+	run -0 jq -r 'select(.type == "header") | .trace_id' "$BATS_TEST_TMPDIR/c.ndjson"
 	assert_output "synth-alibaba-spot-gpu-v2026-s2-d10-10"
 }
 
@@ -381,7 +381,7 @@ bad_profile() {
 	local p3="$DATA/synth/tiny3.json"
 	trace-synth --profile "$p3" --seed 5 -o "$BATS_TEST_TMPDIR/t.ndjson"
 	diff <(hours_expected "$p3" 1) <(hours_actual "$BATS_TEST_TMPDIR/t.ndjson" 48) > /dev/null || fail "hourly counts differ"
-	run jq -c 'select(.type == "job" and .job_id == "real-77") | [.submit, .duration, .gpus, .class, .gpu_model, .tenant]' "$BATS_TEST_TMPDIR/t.ndjson"
+	run -0 jq -c 'select(.type == "job" and .job_id == "real-77") | [.submit, .duration, .gpus, .class, .gpu_model, .tenant]' "$BATS_TEST_TMPDIR/t.ndjson"
 	assert_output '[0,7200,4,"HP","M1","org-a"]'
 	run trace-synth --profile "$p3" --gpu-model M9
 	assert_failure 1
@@ -391,9 +391,9 @@ bad_profile() {
 @test "trace-synth: under --gpu-model the report compares the kept model's classes, not every model's" {
 	trace-synth --profile "$PROFILE" --gpu-model GPU-series-2 --report "$BATS_TEST_TMPDIR/r.md" -o "$BATS_TEST_TMPDIR/g.ndjson"
 	# GPU-series-2 has 30,397 of the 466,867 jobs: the expected HP jobs are 415,713 x that share.
-	run grep -F '| HP jobs |' "$BATS_TEST_TMPDIR/r.md"
+	run -0 grep -F '| HP jobs |' "$BATS_TEST_TMPDIR/r.md"
 	assert_output '| HP jobs | 27066 | 27105 |'
-	run grep -c '"class":"HP"' "$BATS_TEST_TMPDIR/g.ndjson"
+	run -0 grep -c '"class":"HP"' "$BATS_TEST_TMPDIR/g.ndjson"
 	assert_output 27105
 }
 
