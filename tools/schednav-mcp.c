@@ -1847,6 +1847,8 @@ static void open_state(struct server *s, bool create)
 		s->audit_fd = chainlog_open(log, &audit_log, false, false, last, &count, err, sizeof err);
 		if (s->audit_fd < 0)
 			die("%s", err);
+		s->audit_pos.count = count;   /* what the one-line confirmation reports */
+		snprintf(s->audit_pos.last_fp, sizeof s->audit_pos.last_fp, "%s", last);
 		return;
 	}
 	s->audit_fd = open(log, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
