@@ -88,20 +88,26 @@ void progress_step(struct progress *p, long long done)
 	draw(p, now_s());
 }
 
-void progress_note(struct progress *p, const char *fmt, ...)
+/* One whole line "PROGNAME: MESSAGE TAIL": ends an open progress line first. */
+static void say_line(struct progress *p, const char *tail, const char *fmt, va_list ap)
 {
-	if (!p->shown)
-		return;
 	if (p->open_line)
 		fputc('\n', stderr);
 	p->open_line = false;
 	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "%s\n", tail);
+	fflush(stderr);
+}
+
+void progress_note(struct progress *p, const char *fmt, ...)
+{
+	if (!p->shown)
+		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say_line(p, "", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	fflush(stderr);
 }
 
 void progress_phase(struct progress *p, const char *fmt, ...)
@@ -110,18 +116,13 @@ void progress_phase(struct progress *p, const char *fmt, ...)
 		return;
 	double t = now_s();
 	if (p->forced || t - p->start >= 1.0) {
-		char took[16];
+		char took[16], tail[20];
 		progress_format_seconds(took, sizeof took, t - p->start);
-		if (p->open_line)
-			fputc('\n', stderr);
-		p->open_line = false;
-		fprintf(stderr, "%s: ", progname);
+		snprintf(tail, sizeof tail, " in %s", took);
 		va_list ap;
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		say_line(p, tail, fmt, ap);
 		va_end(ap);
-		fprintf(stderr, " in %s\n", took);
-		fflush(stderr);
 	}
 	p->start = t;
 	p->last = -1;
