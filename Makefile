@@ -24,7 +24,7 @@ endif
 NUMERIC  := -std=c11 -ffp-contract=off -fno-fast-math -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 # The libraries come through pkg-config; the flags rule below names any that is missing.
 PKG_CONFIG ?= pkg-config
-PKGS     := yajl libxxhash libzstd libmd
+PKGS     := yajl libxxhash libzstd libcrypto
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = $(NUMERIC) $(WARN) $(CFLAGS) $(SANITIZE) -Ilib $(PKG_CFLAGS) -DSCHEDNAV_VERSION='"$(VERSION)"'
@@ -67,7 +67,7 @@ $(BUILD)/flags: FORCE
 	@missing=$$(for p in $(PKGS); do $(PKG_CONFIG) --exists $$p 2>/dev/null || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "schednav: the build needs these libraries, found through $(PKG_CONFIG):" $$missing >&2; \
-		echo "schednav: install them ('make deps' as root does), e.g.: apt-get install pkgconf libyajl-dev libxxhash-dev libzstd-dev libmd-dev" >&2; \
+		echo "schednav: install them ('make deps' as root does), e.g.: apt-get install pkgconf libyajl-dev libxxhash-dev libzstd-dev libssl-dev" >&2; \
 		exit 1; fi
 	@mkdir -p $(BUILD)
 	@echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(LDLIBS)' | cmp -s - $@ || echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(LDLIBS)' > $@
@@ -188,7 +188,7 @@ uninstall:
 # missing ones when run as root (DEPS_INSTALL=auto; yes = always try, no = only report)
 # and otherwise stops with the one apt-get line to run. PACKAGE:COMMAND is satisfied by
 # COMMAND on PATH from any source (nodejs and npm come from NodeSource on some machines).
-BUILD_PACKAGES := build-essential pkgconf libyajl-dev libxxhash-dev libzstd-dev libmd-dev
+BUILD_PACKAGES := build-essential pkgconf libyajl-dev libxxhash-dev libzstd-dev libssl-dev
 DEMO_PACKAGES  := $(BUILD_PACKAGES) gnuplot-nox
 CHECK_PACKAGES := $(BUILD_PACKAGES) zstd bats bats-assert bats-support jq python3 python3-jsonschema \
 	gnuplot-nox parallel chromium man-db nodejs:node npm:npm

@@ -176,7 +176,7 @@ stub_tools() {
 	[[ " $demo " != *" chromium "* ]] || fail "the demo pulls a browser: $demo"
 	[[ " $demo " != *" bats "* ]] || fail "the demo pulls bats: $demo"
 	local p
-	for p in pkgconf libyajl-dev libxxhash-dev libzstd-dev libmd-dev gnuplot-nox; do
+	for p in pkgconf libyajl-dev libxxhash-dev libzstd-dev libssl-dev gnuplot-nox; do
 		[[ " $demo " == *" $p "* ]] || fail "the demo does not pull $p"
 	done
 	for p in bats bats-assert bats-support python3-jsonschema chromium jq zstd parallel gnuplot-nox; do

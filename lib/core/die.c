@@ -113,6 +113,37 @@ void *xcalloc_large(size_t n, size_t size)
 	return p;
 }
 
+void *xgrow_large(void *p, size_t *cap, size_t need, size_t elem)
+{
+	const size_t huge = (size_t)2 << 20;
+	if (need <= *cap)
+		return p;
+	size_t c = *cap ? *cap : 8;
+	while (c < need) {
+		if (c > ((size_t)-1) / 2 / (elem ? elem : 1))
+			die("out of memory");
+		c *= 2;
+	}
+	size_t bytes = c * elem;
+	if (bytes < 4 * huge) {
+		p = xrealloc(p, bytes);
+		*cap = c;
+		return p;
+	}
+	void *q;
+	size_t rounded = (bytes + huge - 1) & ~(huge - 1);
+	if (posix_memalign(&q, huge, rounded) != 0)
+		die("out of memory");
+#ifdef MADV_HUGEPAGE
+	madvise(q, rounded, MADV_HUGEPAGE);
+#endif
+	if (p)
+		memcpy(q, p, *cap * elem);
+	free(p);
+	*cap = c;
+	return q;
+}
+
 void xalloc_die(void)
 {
 	die("out of memory");

@@ -32,6 +32,9 @@ char *xstrdup(const char *s);
 void *xcalloc_large(size_t n, size_t size);
 char *xstrndup(const char *s, size_t n);
 void *xgrow(void *p, size_t *cap, size_t need, size_t elem); /* grow array to hold need elems */
+/* xgrow for tables that reach many MiB: from 8 MiB on, a new huge-page block (fewer page
+ * faults) the old elements are copied into; the tail is not zeroed, as with xgrow. free() it. */
+void *xgrow_large(void *p, size_t *cap, size_t need, size_t elem);
 /* p, or "out of memory" and exit 1: for objects a library allocates (yajl, XXH3, zstd). */
 void *xnonnull(void *p);
 /* "out of memory" and exit 1: for a size no allocator can give (an overflowing count). */

@@ -268,6 +268,7 @@ void zr_close(struct zio_reader *r)
 	if (r->dctx)
 		ZSTD_freeDCtx(r->dctx);
 	fp_xxh3_release(&r->xxh);
+	fp_sha256_release(&r->sha);     /* unless zr_raw_sha256 finalised it */
 	sb_release(&r->line);
 	free(r->raw);
 	free(r->dec);

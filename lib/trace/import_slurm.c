@@ -314,7 +314,7 @@ static struct rec *lookup(struct jobs *j, const char *id, bool *fresh)
 {
 	if (2 * (j->n + 1) > j->nslot) {
 		size_t ns = j->nslot ? j->nslot * 2 : 1024;
-		struct slot *slot = xcalloc(ns, sizeof *slot);
+		struct slot *slot = xcalloc_large(ns, sizeof *slot);
 		for (size_t i = 0; i < j->nslot; i++)
 			if (j->slot[i].index) {
 				size_t k = j->slot[i].hash & (ns - 1);
@@ -335,7 +335,7 @@ static struct rec *lookup(struct jobs *j, const char *id, bool *fresh)
 		}
 		k = (k + 1) & (j->nslot - 1);
 	}
-	j->r = xgrow(j->r, &j->cap, j->n + 1, sizeof *j->r);
+	j->r = xgrow_large(j->r, &j->cap, j->n + 1, sizeof *j->r);
 	struct rec *r = &j->r[j->n];
 	memset(r, 0, sizeof *r);
 	r->id = keep(j, id);
@@ -560,6 +560,7 @@ static int finish_jobs(struct sacct *p, const struct trace_caps *caps, char *err
 	struct trace *t = p->t;
 	int64_t origin = INT64_MAX;
 	size_t first = t->n_jobs;
+	trace_reserve_jobs(t, p->jobs.n);       /* at most one job per id: one block, no copies */
 	for (size_t i = 0; i < p->jobs.n; i++) {
 		struct rec *r = &p->jobs.r[i];
 		const char *name = states[r->state].name;

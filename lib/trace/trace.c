@@ -45,6 +45,11 @@ struct trace_job *trace_add_job(struct trace *t)
 	return j;
 }
 
+void trace_reserve_jobs(struct trace *t, size_t n)
+{
+	t->jobs = xgrow_large(t->jobs, &t->cap_jobs, t->n_jobs + n, sizeof *t->jobs);
+}
+
 char *trace_strdup(struct trace *t, const char *s)
 {
 	return arena_strndup(&t->arena, s, strlen(s));

@@ -71,6 +71,7 @@ void trace_init(struct trace *t);
 void trace_release(struct trace *t);
 struct trace_node *trace_add_node(struct trace *t);   /* zeroed, appended */
 struct trace_job *trace_add_job(struct trace *t);     /* zeroed, appended */
+void trace_reserve_jobs(struct trace *t, size_t n);    /* room for n more jobs (an importer that knows its count) */
 char *trace_strdup(struct trace *t, const char *s);
 /* Sort nodes by id and jobs by (submit, id); bytewise string order. */
 void trace_sort(struct trace *t);
