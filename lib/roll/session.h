@@ -62,7 +62,6 @@ struct roll_live {
 	bool stopped;
 	struct arena pending_arena;
 	bool snapshot;                       /* evaluate in-process on a sim_clone instead of a fork() */
-	char tmpdir[256];                    /* the snapshot evaluator's private directory */
 	double fork_seconds, eval_seconds;   /* benchmark counters: fork() + setup, whole evaluations */
 	double decide_seconds;               /* whole decisions (observation, scenarios, evaluations, decider) */
 	double first_cutoff_clock;           /* clock_s() when the first decision started */
