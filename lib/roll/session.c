@@ -552,7 +552,9 @@ static int snapshot_evaluate(struct roll_live *l, struct arena *a, const struct 
 		h.gate_limit = admit_all_limit;
 		h.gate_admit = admit_all;
 	}
-	struct sim *c = sim_clone_live(l->sim, &h, err, errlen);   /* the live state only: its cost follows the backlog, not the history */
+	/* the live state only, into the last scenario's buffers: its cost follows the backlog, not the history */
+	struct sim *c = sim_clone_live_reuse(l->sim, &h, l->spare, err, errlen);
+	l->spare = NULL;
 	if (!c)
 		return -1;
 	l->fork_seconds += clock_s() - t0;
@@ -568,7 +570,10 @@ static int snapshot_evaluate(struct roll_live *l, struct arena *a, const struct 
 		}
 		scenario_out_release(&r);
 	}
-	sim_close(c);
+	if (rc)
+		sim_close(c);
+	else
+		l->spare = c;   /* the next clone reuses its buffers */
 	return rc;
 }
 
@@ -861,6 +866,7 @@ int roll_live_run(struct roll_live *l, struct sim_output *out, char *err, size_t
 
 void roll_live_close(struct roll_live *l)
 {
+	sim_close(l->spare);
 	sim_close(l->sim);
 	arena_release(&l->pending_arena);
 	fp_xxh3_release(&l->prefix);
