@@ -261,7 +261,7 @@ static double derived_tol(double largest)
 /* The cluster record describes a possible cluster: a capacity that holds the largest job,
  * a simulation that ends after it starts and after the last completion, allocations no larger than capacity x time (with
  * room for rounding) whose parts add up, a mean allocation rate in [0, 1]. */
-static int check_cluster(struct nd_reader *r, const struct json *v, double max_gpus, double max_end, char *err, size_t errlen)
+static const char *cluster_problem(const struct json *v, double max_gpus, double max_end)
 {
 	double cap = (double)int_of(v, "capacity_gpus"), t0 = num_of(v, "simulation_start"), t1 = num_of(v, "simulation_end");
 	double all = num_of(v, "allocated_gpu_seconds"), warm = num_of(v, "warmup_allocated_gpu_seconds");
@@ -280,6 +280,12 @@ static int check_cluster(struct nd_reader *r, const struct json *v, double max_g
 		why = "the warm-up and evaluation allocations add up to more than 'allocated_gpu_seconds'";
 	else if (!(rate <= 1 + 1e-9))
 		why = "'allocation_rate_mean' is above 1";
+	return why;
+}
+
+static int check_cluster(struct nd_reader *r, const struct json *v, double max_gpus, double max_end, char *err, size_t errlen)
+{
+	const char *why = cluster_problem(v, max_gpus, max_end);
 	if (why) {
 		ndr_errorf(r, err, errlen, "cluster: %s", why);
 		return -1;
@@ -864,6 +870,109 @@ int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_
 out:
 	free(fast.buf);
 	arena_release(&scratch);
+	return rc;
+}
+
+static const struct trace *sort_trace;
+
+static int by_id(const void *a, const void *b)
+{
+	return strcmp(sort_trace->jobs[*(const size_t *)a].id, sort_trace->jobs[*(const size_t *)b].id);
+}
+
+/*
+ * What metrics_read gives for the stream result_write would write (issue 23: a rolling
+ * scenario's metrics without writing and re-reading its result). The values are the ones
+ * written: every double is written in a form that reads back as the same double, jct is
+ * computed as the writer computes it, jobs are in job_id order, runs and preemptions keep
+ * their order. The checks a reader makes of a job, of the cluster and of an empty result
+ * are made too, with the same messages (without PATH:LINE).
+ */
+int metrics_from_output(struct metrics_result *m, const struct json *hdr, const struct sim_policy *p, const struct trace *t,
+			const struct sim_output *o, char *err, size_t errlen)
+{
+	memset(m, 0, sizeof *m);
+	arena_init(&m->arena);
+	m->header = json_clone(&m->arena, hdr);
+	m->policy = *p;
+	size_t n = o->n_jobs, *order = xmalloc((n + 1) * sizeof *order), *rank = xmalloc((n + 1) * sizeof *rank);
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	bool sorted = true;
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = strcmp(t->jobs[i - 1].id, t->jobs[i].id) < 0;
+	if (!sorted) {
+		sort_trace = t;
+		qsort(order, n, sizeof *order, by_id);
+	}
+	m->jobs = xmalloc((n + 1) * sizeof *m->jobs);
+	m->cap_jobs = n + 1;
+	double max_gpus = 0, max_end = 0;
+	int rc = -1;
+	for (size_t x = 0; x < n; x++) {
+		const struct trace_job *tj = &t->jobs[order[x]];
+		const struct sim_job_result *r = &o->jobs[order[x]];
+		struct jobfields f = { tj->id, tj->hp ? "HP" : "Spot", tj->submit, r->start, r->completion, tj->duration, tj->gpus,
+			r->completion - tj->submit, r->queue_seconds, r->preemptions, r->runs, r->evaluation_population };
+		const char *why = job_derived_problem(&f);
+		if (why) {
+			snprintf(err, errlen, "job_result '%s': %s", f.id, why);
+			goto out;
+		}
+		if (x && strcmp(m->jobs[x - 1].id, f.id) >= 0) {
+			snprintf(err, errlen, "job_result '%s': not sorted by job_id or duplicate", f.id);
+			goto out;
+		}
+		if (f.end > max_end)
+			max_end = f.end;
+		if (f.gpus > max_gpus)
+			max_gpus = f.gpus;
+		m->jobs[x] = (struct mres_job){ (char *)tj->id, tj->hp, f.eval_pop, f.jct, f.queue, f.preemptions, f.runs };
+		m->n_jobs = x + 1;
+		rank[order[x]] = x;
+	}
+	m->runs = xmalloc((o->n_runs + 1) * sizeof *m->runs);
+	m->cap_runs = o->n_runs + 1;
+	for (size_t i = 0; i < o->n_runs; i++) {
+		const struct sim_spot_run *r = &o->runs[i];
+		m->runs[m->n_runs++] = (struct mres_run){ rank[r->job], r->start, !r->completed, r->guarantee_succeeded };
+	}
+	m->events = xmalloc((o->n_events + 1) * sizeof *m->events);
+	m->cap_events = o->n_events + 1;
+	for (size_t i = 0; i < o->n_events; i++) {
+		const struct sim_preemption *e = &o->events[i];
+		m->events[m->n_events++] = (struct mres_event){ rank[e->victim], e->time, e->rollback, e->overhead, e->added_gpu_seconds };
+	}
+	struct arena *a = &m->arena;
+	struct json *c = json_object(a);
+	json_set(a, c, "type", json_str(a, "cluster"));
+	json_set(a, c, "node_count", json_int(a, (long long)o->node_count));
+	json_set(a, c, "capacity_gpus", json_int(a, o->capacity_gpus));
+	json_set(a, c, "simulation_start", json_real(a, o->simulation_start));
+	json_set(a, c, "simulation_end", json_real(a, o->simulation_end));
+	json_set(a, c, "allocated_gpu_seconds", json_real(a, o->allocated));
+	json_set(a, c, "warmup_allocated_gpu_seconds", json_real(a, o->warmup_allocated));
+	json_set(a, c, "evaluation_allocated_gpu_seconds", json_real(a, o->evaluation_allocated));
+	json_set(a, c, "drain_allocated_gpu_seconds", json_real(a, o->drain_allocated));
+	json_set(a, c, "allocation_rate_mean", json_real(a, o->allocation_rate_mean));
+	json_set(a, c, "drain_end", json_real(a, o->simulation_end));
+	const char *why = cluster_problem(c, max_gpus, max_end);
+	if (why) {
+		snprintf(err, errlen, "cluster: %s", why);
+		goto out;
+	}
+	m->cluster = c;
+	if (!m->n_jobs) {
+		snprintf(err, errlen, "result stream has no job_result records");
+		goto out;
+	}
+	result_fingerprint(t, o, m->fingerprint);
+	rc = 0;
+out:
+	free(order);
+	free(rank);
+	if (rc)
+		metrics_result_release(m);
 	return rc;
 }
 

@@ -10,7 +10,9 @@
 #include "core/arena.h"
 #include "core/json.h"
 #include "core/ndjson.h"
+#include "sim/engine.h"
 #include "sim/policy.h"
+#include "trace/trace.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -59,6 +61,11 @@ struct metrics_result {
 
 /* Read exactly one result stream from r into m (initialised here). 0 or -1 + message. */
 int metrics_read(struct metrics_result *m, struct nd_reader *r, char *err, size_t errlen);
+/* The same from a result never written: hdr as result_header builds it, p the run's policy
+ * (borrowed, as are t's job ids: they must outlive m), t and o as result_write takes them.
+ * Equal to metrics_read of the stream result_write would write. 0 or -1 + message. */
+int metrics_from_output(struct metrics_result *m, const struct json *hdr, const struct sim_policy *p, const struct trace *t,
+			const struct sim_output *o, char *err, size_t errlen);
 void metrics_result_release(struct metrics_result *m);
 /* The metrics record {"type":"metrics",...} in the documented key order. */
 struct json *metrics_record(struct arena *a, const struct metrics_result *m);

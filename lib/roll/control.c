@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_DECISIONS ((long long)(sizeof ((struct roll_progress *)0)->applied / sizeof(int)))
+#define MAX_DECISIONS ((long long)ROLL_MAX_DECISIONS)
 
 static int fail(char *err, size_t errlen, const char *msg)
 {

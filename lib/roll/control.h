@@ -55,6 +55,10 @@ struct roll_engine {
 	int (*emit)(void *ctx, const struct json *rec, char *err, size_t errlen);
 };
 
+/* The most decisions one window may hold: a whole 184-day trace at the v3 interval (7,200 s)
+ * is about 2,200, so 4,096 leaves room for a year. */
+#define ROLL_MAX_DECISIONS 4096
+
 /* The controller's checkpointed state. */
 struct roll_progress {
 	long long index;                   /* decisions frozen so far */
@@ -63,9 +67,9 @@ struct roll_progress {
 	double since;
 	char prev_fp[33];                  /* last decision_fingerprint, "" before the first */
 	long long simulations, llm_calls, prompt_tokens, completion_tokens, rejections, holds;
-	int applied[512];                  /* catalog index applied at each decision */
-	char handoff[512][33];             /* state_handoff_fingerprint of each decision */
-	char request[512][33];             /* request fingerprint of each decision */
+	int applied[ROLL_MAX_DECISIONS];   /* catalog index applied at each decision */
+	char handoff[ROLL_MAX_DECISIONS][33];   /* state_handoff_fingerprint of each decision */
+	char request[ROLL_MAX_DECISIONS][33];   /* request fingerprint of each decision */
 };
 
 struct roll_controller {

@@ -431,11 +431,11 @@ static void scenario_out_release(struct scenario_out *r)
 	arena_release(&r->t.arena);
 }
 
-/* Replace s's future by the scenario, install the candidate, run and write the scenario
- * population's result stream to path ("-": standard output). */
-static int scenario_run(struct roll_live *l, struct sim *s, const struct sim_policy *p, const struct roll_scenario *sc,
-			const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, const char *path, struct arena *a,
-			char *err, size_t errlen)
+/* Replace s's future by the scenario, install the candidate, run, and keep the scenario
+ * population's result in r with its header in *hdr (r released by the caller on success). */
+static int scenario_simulate(struct roll_live *l, struct sim *s, const struct sim_policy *p, const struct roll_scenario *sc,
+			     const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, struct arena *a,
+			     struct scenario_out *r, struct json **hdr, char *err, size_t errlen)
 {
 	struct frozen_gate g = { sc->cut, sc->cut + (double)sc->horizon, 0 };
 	struct sim_hooks h = { 0 };
@@ -454,27 +454,61 @@ static int scenario_run(struct roll_live *l, struct sim *s, const struct sim_pol
 		return -1;
 	if (sim_drain(s, err, errlen))
 		return -1;
-	struct scenario_out r;
-	restrict_output(s, l->exec, sc, &r);
-	char id[512];
-	snprintf(id, sizeof id, "%s-scenario-%lld", l->exec->trace_id, (long long)sc->cut);
-	r.t.trace_id = id;
+	restrict_output(s, l->exec, sc, r);
+	size_t need = strlen(l->exec->trace_id) + 64;
+	char *id = arena_alloc(a, need);
+	snprintf(id, need, "%s-scenario-%lld", l->exec->trace_id, (long long)sc->cut);
+	r->t.trace_id = id;
 	struct json *src = json_object(a);
 	json_set(a, src, "dataset", json_str(a, "rolling-decision-scenario"));
 	json_set(a, src, "generator", json_str(a, ROLL_SCENARIO_GENERATOR));
 	json_set(a, src, "scenario_profile_id", json_str(a, sc->profile_id));
 	json_set(a, src, "scenario_fingerprint", json_str(a, sc->fp));
 	json_set(a, src, "start_state", json_str(a, "live-simulator-state-at-cutoff"));
-	r.t.source = src;
-	snprintf(r.t.fingerprint, sizeof r.t.fingerprint, "%s", sc->fp);
-	snprintf(r.t.input_name, sizeof r.t.input_name, "scenario");
-	struct json *hdr = result_header(a, &r.t, p, &r.o);
+	r->t.source = src;
+	snprintf(r->t.fingerprint, sizeof r->t.fingerprint, "%s", sc->fp);
+	snprintf(r->t.input_name, sizeof r->t.input_name, "scenario");
+	*hdr = result_header(a, &r->t, p, &r->o);
+	return 0;
+}
+
+/* The fork evaluator's child: simulate and write the scenario population's result stream to
+ * path ("-": standard output), which the parent reads back (scenario_read). */
+static int scenario_run(struct roll_live *l, struct sim *s, const struct sim_policy *p, const struct roll_scenario *sc,
+			const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, const char *path, struct arena *a,
+			char *err, size_t errlen)
+{
+	struct scenario_out r;
+	struct json *hdr;
+	if (scenario_simulate(l, s, p, sc, frozen, jobs, m, a, &r, &hdr, err, errlen))
+		return -1;
 	struct nd_writer *w = ndw_open(path, err, errlen);
 	int rc = !w || result_write(w, hdr, &r.t, &r.o, err, errlen) || ndw_close(w, err, errlen) ? -1 : 0;
 	if (w && rc)
 		ndw_abort(w);
 	scenario_out_release(&r);
 	return rc;
+}
+
+/* A scenario's evaluation from its metrics: the metrics record, its fingerprint, the
+ * result's fingerprint and the population's HP queue times. */
+static void eval_of(struct arena *a, const struct metrics_result *mr, struct roll_eval *out)
+{
+	out->metrics = metrics_record(a, mr);
+	struct strbuf sb;
+	sb_init(&sb);
+	json_write(&sb, out->metrics);
+	sb_addc(&sb, '\n');
+	fp_xxh3_of(sb.buf, sb.len, out->metrics_fp);
+	sb_release(&sb);
+	snprintf(out->result_fp, sizeof out->result_fp, "%s", mr->fingerprint);
+	double *q = arena_alloc(a, (mr->n_jobs + 1) * sizeof *q);
+	size_t nq = 0;
+	for (size_t i = 0; i < mr->n_jobs; i++)
+		if (mr->jobs[i].hp && mr->jobs[i].eval_pop)
+			q[nq++] = mr->jobs[i].queue;
+	out->hp_queue = q;
+	out->n_hp_queue = nq;
 }
 
 /* The metrics of a scenario result stream at path, and its HP queue times. */
@@ -487,21 +521,7 @@ static int scenario_read(const char *path, struct arena *a, struct roll_eval *ou
 		ndr_close(r);
 	if (rc)
 		return -1;
-	out->metrics = metrics_record(a, &mr);
-	struct strbuf sb;
-	sb_init(&sb);
-	json_write(&sb, out->metrics);
-	sb_addc(&sb, '\n');
-	fp_xxh3_of(sb.buf, sb.len, out->metrics_fp);
-	sb_release(&sb);
-	snprintf(out->result_fp, sizeof out->result_fp, "%s", mr.fingerprint);
-	double *q = arena_alloc(a, (mr.n_jobs + 1) * sizeof *q);
-	size_t nq = 0;
-	for (size_t i = 0; i < mr.n_jobs; i++)
-		if (mr.jobs[i].hp && mr.jobs[i].eval_pop)
-			q[nq++] = mr.jobs[i].queue;
-	out->hp_queue = q;
-	out->n_hp_queue = nq;
+	eval_of(a, &mr, out);
 	metrics_result_release(&mr);
 	return 0;
 }
@@ -519,39 +539,41 @@ static bool admit_all(void *ctx, const struct sim *s, const struct sim_job_view 
 }
 
 /* The snapshot evaluator: an in-memory copy of the live session's live state (sim_clone_live), run in this
- * process, its result through a private temporary file. */
+ * process; the metrics come from the simulator's output as metrics_read would give them from
+ * the result stream (metrics_from_output), which is never written. */
 static int snapshot_evaluate(struct roll_live *l, struct arena *a, const struct sim_policy *p, const struct roll_scenario *sc,
 			     const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, struct roll_eval *out, char *err,
 			     size_t errlen)
 {
 	double t0 = clock_s();
-	/* the clone starts with hooks shaped like the live ones; scenario_run swaps them */
+	/* the clone starts with hooks shaped like the live ones; scenario_simulate swaps them */
 	struct sim_hooks h = { 0 };
 	if (l->pc_hooks.gate_limit && l->pc_hooks.gate_admit) {
 		h.gate_limit = admit_all_limit;
 		h.gate_admit = admit_all;
 	}
-	struct sim *c = sim_clone_live(l->sim, &h, err, errlen);   /* the live state only: its cost follows the backlog, not the history */
+	/* the live state only, into the last scenario's buffers: its cost follows the backlog, not the history */
+	struct sim *c = sim_clone_live_reuse(l->sim, &h, l->spare, err, errlen);
+	l->spare = NULL;
 	if (!c)
 		return -1;
 	l->fork_seconds += clock_s() - t0;
-	if (!l->tmpdir[0]) {
-		const char *base = getenv("TMPDIR");
-		snprintf(l->tmpdir, sizeof l->tmpdir, "%s/roll-XXXXXX", base && *base ? base : "/tmp");
-		if (!mkdtemp(l->tmpdir)) {
-			snprintf(err, errlen, "cannot create a temporary directory: %s", strerror(errno));
-			l->tmpdir[0] = '\0';
-			sim_close(c);
-			return -1;
+	struct scenario_out r;
+	struct json *hdr;
+	int rc = scenario_simulate(l, c, p, sc, frozen, jobs, m, a, &r, &hdr, err, errlen);
+	if (!rc) {
+		struct metrics_result mr;
+		rc = metrics_from_output(&mr, hdr, p, &r.t, &r.o, err, errlen);
+		if (!rc) {
+			eval_of(a, &mr, out);
+			metrics_result_release(&mr);
 		}
+		scenario_out_release(&r);
 	}
-	char path[sizeof l->tmpdir + 32];
-	snprintf(path, sizeof path, "%s/scenario.ndjson", l->tmpdir);
-	int rc = scenario_run(l, c, p, sc, frozen, jobs, m, path, a, err, errlen);
-	sim_close(c);
-	if (!rc)
-		rc = scenario_read(path, a, out, err, errlen);
-	unlink(path);
+	if (rc)
+		sim_close(c);
+	else
+		l->spare = c;   /* the next clone reuses its buffers */
 	return rc;
 }
 
@@ -844,9 +866,8 @@ int roll_live_run(struct roll_live *l, struct sim_output *out, char *err, size_t
 
 void roll_live_close(struct roll_live *l)
 {
+	sim_close(l->spare);
 	sim_close(l->sim);
-	if (l->tmpdir[0])
-		rmdir(l->tmpdir);
 	arena_release(&l->pending_arena);
 	fp_xxh3_release(&l->prefix);
 	free(l->hp_queue);

@@ -15,7 +15,11 @@
  * and streams the scenario's result (the scenario population only) back through a pipe;
  * the parent computes its metrics with lib/eval. The live session is never touched.
  * The snapshot evaluator does the same on an in-memory copy of the session's live state
- * (sim_clone_live: the finished history is not copied) in this process; both give the same bytes, the benchmark compares their cost.
+ * (sim_clone_live_reuse: neither the finished history nor the real future is copied, and
+ * each copy takes over the previous scenario's buffers) in this process, and computes the
+ * metrics from the simulator's output (metrics_from_output: no stream is written); both
+ * give the same bytes (the fork path reads a real stream, so comparing them checks the
+ * in-process metrics), the benchmark compares their cost.
  * The frozen gate admits a Spot job while cut <= now < cut + H iff cluster running Spot +
  * its demand <= the cutoff's aggregate quota of its horizon + EPS (Q6); outside, always.
  *
@@ -62,7 +66,7 @@ struct roll_live {
 	bool stopped;
 	struct arena pending_arena;
 	bool snapshot;                       /* evaluate in-process on a sim_clone instead of a fork() */
-	char tmpdir[256];                    /* the snapshot evaluator's private directory */
+	struct sim *spare;                   /* snapshot: the last scenario's clone, whose buffers the next one reuses */
 	double fork_seconds, eval_seconds;   /* benchmark counters: fork() + setup, whole evaluations */
 	double decide_seconds;               /* whole decisions (observation, scenarios, evaluations, decider) */
 	double first_cutoff_clock;           /* clock_s() when the first decision started */

@@ -593,12 +593,79 @@ size_t sim_population_indices(const struct sim *s, size_t *out)
 	return k;
 }
 
-static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h, bool live, char *err, size_t errlen)
+/* The large buffers of a live clone, taken over by the next one. */
+struct clone_buffers {
+	struct sim_job *jobs;               /* cap_n slots, all zero */
+	struct sim_job_result *res_jobs;    /* cap_n + 1, zero (a live clone never writes them) */
+	double *dlog;                       /* log_cap entries, contents unread below the copied epoch */
+	size_t *ms_idx;
+	int *ms_g;
+	size_t log_cap;
+};
+
+/* Take spare's buffers into b when they fit s (spare is then closed): its job slots are
+ * cleared one by one, only those it held. */
+static void take_buffers(struct sim *spare, const struct sim *s, struct clone_buffers *b)
+{
+	memset(b, 0, sizeof *b);
+	if (!spare)
+		return;
+	if (spare->live_only && spare->cap_n == s->cap_n && spare->t == s->t && spare->jobs && spare->res.jobs) {
+		size_t np, *slot = present_slots(spare, &np);
+		for (size_t k = 0; k < np; k++) {
+			struct sim_job *j = &spare->jobs[slot[k]];
+			free(j->alloc);
+			memset(j, 0, sizeof *j);
+		}
+		free(slot);
+		b->jobs = spare->jobs;
+		b->res_jobs = spare->res.jobs;
+		spare->jobs = NULL;
+		spare->res.jobs = NULL;
+		if (spare->dlog && spare->ms_idx && spare->ms_g && spare->dcap_log >= s->dcap_log) {
+			b->dlog = spare->dlog;
+			b->ms_idx = spare->ms_idx;
+			b->ms_g = spare->ms_g;
+			b->log_cap = spare->dcap_log;
+			spare->dlog = NULL;
+			spare->ms_idx = NULL;
+			spare->ms_g = NULL;
+		}
+	}
+	sim_close(spare);
+}
+
+/* The slots of live jobs, collected for a counterfactual clone. */
+struct live_set {
+	const struct sim *s;
+	size_t *v, n, cap;
+};
+
+static void add_live(void *ctx, struct sim_job *j)
+{
+	struct live_set *ls = ctx;
+	ls->v = xgrow(ls->v, &ls->cap, ls->n + 1, sizeof *ls->v);
+	ls->v[ls->n++] = (size_t)(j - ls->s->jobs);
+}
+
+static int slot_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h, bool live, bool counterfactual, struct sim *spare,
+				 char *err, size_t errlen)
 {
 	if ((h != NULL) != s->hooked || (h && (h->gate_limit && h->gate_admit) != s->gated)) {
 		snprintf(err, errlen, "a clone must have hooks (and a gate) exactly when the session it copies has");
+		sim_close(spare);
 		return NULL;
 	}
+	struct clone_buffers b;
+	take_buffers(live ? spare : NULL, s, &b);
+	if (!live)
+		sim_close(spare);
 	struct sim *d = mem_dup(s, sizeof *s);
 	if (h)
 		d->hooks = *h;
@@ -614,12 +681,35 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 	/* res.jobs is written only by sim_finish, which fills every entry: zero pages, not a copy
 	 * (the reserve too, for sim_replace_future). calloc, not xcalloc_large: a large calloc
 	 * gets fresh zero pages and touches none of them */
-	d->res.jobs = xcalloc(s->cap_n + 1, sizeof *o->jobs);
+	d->res.jobs = b.res_jobs ? b.res_jobs : xcalloc(s->cap_n + 1, sizeof *o->jobs);
 	d->res.runs = mem_dup(o->runs, o->cap_runs * sizeof *o->runs);
 	d->res.events = mem_dup(o->events, o->cap_events * sizeof *o->events);
 	if (!live)
 		d->jobs = mem_dup(s->jobs, s->cap_n * sizeof *s->jobs);
-	else {
+	else if (counterfactual && !s->live_only) {
+		/* only the queued and running jobs and the jobs that evicted one of them, found
+		 * from the queue, the running set and the eviction log rather than by a scan of
+		 * every slot; not the future, which sim_replace_future replaces */
+		struct live_set ls = { s, NULL, 0, 0 };
+		queue_each(s, add_live, &ls);
+		for (size_t i = 0; i < s->rn; i++)
+			add_live(&ls, s->running[i]);
+		for (size_t i = 0; i < o->n_events; i++)
+			if (!s->jobs[o->events[i].victim].done)
+				add_live(&ls, &s->jobs[o->events[i].trigger]);
+		if (ls.n > 1)
+			qsort(ls.v, ls.n, sizeof *ls.v, slot_cmp);
+		d->jobs = b.jobs ? b.jobs : xcalloc(s->cap_n + 1, sizeof *s->jobs);
+		d->copied = xmalloc((ls.n + 1) * sizeof *d->copied);
+		for (size_t k = 0; k < ls.n; k++)
+			if (!k || ls.v[k] != ls.v[k - 1]) {
+				d->jobs[ls.v[k]] = s->jobs[ls.v[k]];
+				d->copied[d->n_copied++] = ls.v[k];
+			}
+		free(ls.v);
+		d->n = d->fresh_from = s->next_arrival;
+		d->res.n_jobs = d->n;
+	} else {
 		/* only the live jobs (queued, running, not admitted yet) and the jobs that evicted a
 		 * live one (a scenario result names them); the finished ones stay zero pages */
 		bool *need = xcalloc(s->n + 1, sizeof *need);
@@ -628,7 +718,7 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 				need[o->events[i].trigger] = true;
 		size_t np, *from = present_slots(s, &np), cap = 0;
 		d->fresh_from = s->n;
-		d->jobs = xcalloc(s->cap_n + 1, sizeof *s->jobs);
+		d->jobs = b.jobs ? b.jobs : xcalloc(s->cap_n + 1, sizeof *s->jobs);
 		for (size_t k = 0; k < (from ? np : s->n); k++) {
 			size_t i = from ? from[k] : k;
 			if (!s->jobs[i].done || need[i]) {
@@ -667,11 +757,13 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 	for (size_t i = 0; i < s->rn; i++)
 		if (s->running[i]->ep < from)
 			from = s->running[i]->ep;
-	d->dlog = xcalloc(s->dcap_log + 1, sizeof *s->dlog);
+	/* (a reused log keeps an earlier clone's entries below from: unread, as zeros would be;
+	 * d->dcap_log stays s's, so the log grows and rebases exactly as s's would) */
+	d->dlog = b.dlog ? b.dlog : xcalloc(s->dcap_log + 1, sizeof *s->dlog);
 	if (s->steps > from)
 		memcpy(d->dlog + from, s->dlog + from, (s->steps - from) * sizeof *s->dlog);
-	d->ms_idx = xmalloc((s->dcap_log + 1) * sizeof *s->ms_idx);
-	d->ms_g = xmalloc((s->dcap_log + 1) * sizeof *s->ms_g);
+	d->ms_idx = b.ms_idx ? b.ms_idx : xmalloc((s->dcap_log + 1) * sizeof *s->ms_idx);
+	d->ms_g = b.ms_g ? b.ms_g : xmalloc((s->dcap_log + 1) * sizeof *s->ms_g);
 	if (s->ms_n) {
 		memcpy(d->ms_idx, s->ms_idx, s->ms_n * sizeof *s->ms_idx);
 		memcpy(d->ms_g, s->ms_g, s->ms_n * sizeof *s->ms_g);
@@ -688,12 +780,17 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 
 struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err, size_t errlen)
 {
-	return clone_session(s, h, false, err, errlen);
+	return clone_session(s, h, false, false, NULL, err, errlen);
 }
 
 struct sim *sim_clone_live(const struct sim *s, const struct sim_hooks *h, char *err, size_t errlen)
 {
-	return clone_session(s, h, true, err, errlen);
+	return clone_session(s, h, true, false, NULL, err, errlen);
+}
+
+struct sim *sim_clone_live_reuse(const struct sim *s, const struct sim_hooks *h, struct sim *spare, char *err, size_t errlen)
+{
+	return clone_session(s, h, true, true, spare, err, errlen);
 }
 
 /* ---- read-only state ---- */

@@ -159,6 +159,13 @@ struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err,
  * result), nor the step log before the oldest running job's epoch. Its cost follows the
  * live state, not the history. sim_finish refuses it. NULL + message. */
 struct sim *sim_clone_live(const struct sim *s, const struct sim_hooks *h, char *err, size_t errlen);
+/* sim_clone_live for a counterfactual whose future replaces s's at once: the jobs not yet
+ * admitted are not copied either (the clone holds none until sim_replace_future), the live
+ * ones are found from the queue and the running set, not by a scan of every slot, and the
+ * large buffers are those of spare, an earlier such clone of s the caller is done with
+ * (NULL: none), which is consumed (closed) either way: only the slots spare held are cleared.
+ * A run of clones then costs the live state each, not the trace (issue 23). */
+struct sim *sim_clone_live_reuse(const struct sim *s, const struct sim_hooks *h, struct sim *spare, char *err, size_t errlen);
 /* The jobs in the evaluation population, ascending, into out (room for sim_job_count(s));
  * returns their number. On a live clone it reads only the slots the clone holds. */
 size_t sim_population_indices(const struct sim *s, size_t *out);

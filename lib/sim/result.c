@@ -1,5 +1,6 @@
 #include "sim/result.h"
 #include "core/die.h"
+#include "core/fp.h"
 #include "core/strbuf.h"
 #include <math.h>
 #include <stdio.h>
@@ -278,7 +279,24 @@ int result_write(struct nd_writer *w, const struct json *hdr, const struct trace
 	return result_write_records(w, hdr, t, o, err, errlen) || ndw_end(w, NULL, err, errlen) ? -1 : 0;
 }
 
-int result_write_records(struct nd_writer *w, const struct json *hdr, const struct trace *t, const struct sim_output *o, char *err, size_t errlen)
+/* Where the body lines go: a stream (ndw_raw) or only its fingerprint. */
+struct line_sink {
+	struct nd_writer *w;        /* NULL: hash only */
+	struct fp_xxh3 h;
+};
+
+static int sink_line(struct line_sink *k, const struct strbuf *sb, char *err, size_t errlen)
+{
+	if (k->w)
+		return ndw_raw(k->w, sb->buf, sb->len, err, errlen);
+	/* what ndw_raw adds to the stream's fingerprint */
+	fp_xxh3_update(&k->h, sb->buf, sb->len);
+	fp_xxh3_update(&k->h, "\n", 1);
+	return 0;
+}
+
+/* The body lines (job_result, run, preemption, cluster) into k. */
+static int write_body(struct line_sink *k, const struct trace *t, const struct sim_output *o, char *err, size_t errlen)
 {
 	struct strbuf sb;
 	int rc = -1;
@@ -292,11 +310,9 @@ int result_write_records(struct nd_writer *w, const struct json *hdr, const stru
 		sorted = strcmp(t->jobs[i - 1].id, t->jobs[i].id) < 0;
 	if (!sorted)
 		qsort(order, o->n_jobs, sizeof *order, by_id);
-	if (ndw_header(w, hdr, err, errlen))
-		goto out;
-	for (size_t k = 0; k < o->n_jobs; k++) {
-		const struct trace_job *tj = &t->jobs[order[k]];
-		const struct sim_job_result *r = &o->jobs[order[k]];
+	for (size_t x = 0; x < o->n_jobs; x++) {
+		const struct trace_job *tj = &t->jobs[order[x]];
+		const struct sim_job_result *r = &o->jobs[order[x]];
 		sb_reset(&sb);
 		sb_adds(&sb, "{\"type\":\"job_result\"");
 		result_kstr(&sb, "job_id", tj->id);
@@ -315,7 +331,7 @@ int result_write_records(struct nd_writer *w, const struct json *hdr, const stru
 		result_kint(&sb, "run_count", r->runs);
 		result_key(&sb, "evaluation_population");
 		sb_adds(&sb, r->evaluation_population ? "true}" : "false}");
-		if (ndw_raw(w, sb.buf, sb.len, err, errlen))
+		if (sink_line(k, &sb, err, errlen))
 			goto out;
 	}
 	for (size_t i = 0; i < o->n_runs; i++) {
@@ -331,7 +347,7 @@ int result_write_records(struct nd_writer *w, const struct json *hdr, const stru
 		result_kint(&sb, "guarantee_seconds", r->guarantee);
 		result_key(&sb, "guarantee_succeeded");
 		sb_adds(&sb, r->guarantee_succeeded ? "true}" : "false}");
-		if (ndw_raw(w, sb.buf, sb.len, err, errlen))
+		if (sink_line(k, &sb, err, errlen))
 			goto out;
 	}
 	for (size_t i = 0; i < o->n_events; i++) {
@@ -345,7 +361,7 @@ int result_write_records(struct nd_writer *w, const struct json *hdr, const stru
 		result_kdbl(&sb, "overhead_seconds", e->overhead);
 		result_kdbl(&sb, "added_gpu_seconds", e->added_gpu_seconds);
 		sb_addc(&sb, '}');
-		if (ndw_raw(w, sb.buf, sb.len, err, errlen))
+		if (sink_line(k, &sb, err, errlen))
 			goto out;
 	}
 	sb_reset(&sb);
@@ -361,11 +377,27 @@ int result_write_records(struct nd_writer *w, const struct json *hdr, const stru
 	result_kdbl(&sb, "allocation_rate_mean", o->allocation_rate_mean);
 	result_kdbl(&sb, "drain_end", o->simulation_end);
 	sb_addc(&sb, '}');
-	if (ndw_raw(w, sb.buf, sb.len, err, errlen))
+	if (sink_line(k, &sb, err, errlen))
 		goto out;
 	rc = 0;
 out:
 	free(order);
 	sb_release(&sb);
 	return rc;
+}
+
+int result_write_records(struct nd_writer *w, const struct json *hdr, const struct trace *t, const struct sim_output *o, char *err, size_t errlen)
+{
+	struct line_sink k = { .w = w };
+	return ndw_header(w, hdr, err, errlen) || write_body(&k, t, o, err, errlen) ? -1 : 0;
+}
+
+void result_fingerprint(const struct trace *t, const struct sim_output *o, char fp[33])
+{
+	struct line_sink k = { .w = NULL };
+	char err[8];
+	fp_xxh3_init(&k.h);
+	write_body(&k, t, o, err, sizeof err);   /* hashing never fails */
+	fp_xxh3_hex(&k.h, fp);
+	fp_xxh3_release(&k.h);
 }

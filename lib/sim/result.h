@@ -36,6 +36,9 @@ int result_write(struct nd_writer *w, const struct json *hdr, const struct trace
 /* The same without the end record, for a caller that appends records of its own (sim-run
  * --controller adds control_decision and control_report records after the cluster record). */
 int result_write_records(struct nd_writer *w, const struct json *hdr, const struct trace *t, const struct sim_output *o, char *err, size_t errlen);
+/* The fingerprint of the body result_write would write for t and o (the end record's, what
+ * ndr_fingerprint gives a reader), without writing it. */
+void result_fingerprint(const struct trace *t, const struct sim_output *o, char fp[33]);
 /* Python repr of v (as sb_add_double), with a fast path for short decimals. */
 void result_add_double(struct strbuf *sb, double v);
 /* Record writing helpers: ,"k": then a value (the record's first key is written by hand). */

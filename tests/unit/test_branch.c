@@ -185,6 +185,55 @@ static void other_future(void)
 	sim_close(s);
 }
 
+/* sim_clone_live_reuse: at several cutoffs, each clone taking over the last one's buffers, a
+ * counterfactual drains to what a full sim_clone given the same future gives (every job of
+ * the clone's, the ledgers, the integrals), and it holds no job of the old future. */
+static void reused_clones(const char *sched)
+{
+	char err[512];
+	struct sim_policy p = policy(sched);
+	struct sim_hooks h = { .at_instant = noop_instant };
+	struct sim *s = sim_open_reserve(&T, &p, &h, 4, err, sizeof err), *spare = NULL;
+	struct trace_job fut[3];
+	memset(fut, 0, sizeof fut);
+	const char *ids[3] = { "y1", "y2", "y3" };
+	for (double cut = 12.0; cut <= 42.0; cut += 10.0) {
+		CHECK(sim_advance(s, cut, err, sizeof err) == 0, "advance: %s", err);
+		for (int i = 0; i < 3; i++)
+			fut[i] = (struct trace_job){ .id = (char *)ids[i], .submit = cut + 1 + i, .duration = 5, .gpus = 1 + i, .hp = i != 1,
+				.model = (char *)"A" };
+		for (int rep = 0; rep < 2; rep++) {
+			struct sim *full = sim_clone(s, &h, err, sizeof err), *c = sim_clone_live_reuse(s, &h, spare, err, sizeof err);
+			spare = NULL;
+			CHECK(full && c, "clone: %s", err);
+			CHECK(sim_job_count(c) == sim_admitted(s), "%s at %g: the clone holds no future before the new one (%zu jobs)", sched, cut,
+			      sim_job_count(c));
+			CHECK(sim_replace_future(full, fut, 3, cut, cut + 20, err, sizeof err) == 0 &&
+			      sim_replace_future(c, fut, 3, cut, cut + 20, err, sizeof err) == 0, "replace: %s", err);
+			CHECK(sim_drain(full, err, sizeof err) == 0 && sim_drain(c, err, sizeof err) == 0, "drain: %s", err);
+			size_t *pop = xmalloc((sim_job_count(c) + 1) * sizeof *pop), np = sim_population_indices(c, pop), bad = 0;
+			for (size_t i = 0; i < sim_job_count(c); i++) {
+				if (!sim_job_trace(c, i))
+					continue;
+				struct sim_job_result x, y;
+				sim_job_result_of(full, i, &x);
+				sim_job_result_of(c, i, &y);
+				bad += memcmp(&x, &y, sizeof x) != 0;
+			}
+			free(pop);
+			const struct sim_output *fo = sim_output_so_far(full), *co = sim_output_so_far(c);
+			CHECK(!bad && np >= 3, "%s at %g (reuse %d): %zu jobs end differently in the reused clone", sched, cut, rep, bad);
+			CHECK(fo->n_runs == co->n_runs && fo->n_events == co->n_events && fo->allocated == co->allocated &&
+			      fo->evaluation_allocated == co->evaluation_allocated && fo->simulation_end == co->simulation_end &&
+			      !memcmp(fo->runs, co->runs, fo->n_runs * sizeof *fo->runs), "%s at %g: the reused clone's ledgers differ", sched, cut);
+			sim_close(full);
+			spare = c;
+		}
+	}
+	sim_close(spare);
+	sim_close(s);
+}
+
 int main(void)
 {
 	arena_init(&A);
@@ -192,6 +241,8 @@ int main(void)
 	same_future("fifo");
 	same_future("priority_preemptive");
 	other_future();
+	reused_clones("fifo");
+	reused_clones("priority_preemptive");
 	trace_release(&T);
 	arena_release(&A);
 	printf("test_branch: %d checks, %d failures\n", checks, failures);
