@@ -220,7 +220,7 @@ capture_report() {
 	"$BIN/rank" --slo "$ROOT/configs/slos/schednav-demo-slo-v1.json" -o demo/ranking.ndjson $met demo/audit.ndjson
 	# shellcheck disable=SC2086
 	report_page demo --title 'SchedNav demo: Chronus Philly MIX1 on 800 Philly GPUs' --approvals demo/approvals.ndjson \
-		--approve-program "$BIN/approve" -o demo/report.html $res $met demo/audit.ndjson demo/ranking.ndjson
+		--approve-program approve -o demo/report.html $res $met demo/audit.ndjson demo/ranking.ndjson
 	for f in all dated decision one rolling predictive demo/report; do cp "$f.html" "$OUT/report/$(echo "$f" | tr / -).html"; done
 	cd "$ROOT"
 }
