@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- predictive control: one chart per controlled result and pool, the forecast quality ---- */
-
 static const char *const control_ids[] = { "control-0", "control-1", "control-2", "control-3", "control-4", "control-5",
 	"control-6", "control-7", "control-8", "control-9", "control-10", "control-11" };
 enum { NCONTROL = sizeof control_ids / sizeof *control_ids };

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- ranking ---- */
-
 static const struct json *ranking_stages(const struct rp_rec *rk)
 {
 	const struct json *st = rk ? json_get(rk->rec, "stages") : NULL;

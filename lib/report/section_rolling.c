@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- rolling control (roll): the active action over time, quota and HP demand, decisions ---- */
-
 static const struct json *jpath(const struct json *o, const char *a, const char *b)
 {
 	const struct json *x = json_get(o, a);

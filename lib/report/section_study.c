@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- study ---- */
-
 /* The study pipeline's records: `window_result` (one per window: each arm's hard-SLO
  * verdict and headline metrics, the window's ranking), `selection` (calibration choice:
  * per arm the windows it failed), `aggregate_action` / `aggregate_summary` (aggregate(1)). */

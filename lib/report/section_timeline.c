@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- time-series charts ---- */
-
 static size_t nresults_charted(const struct rp_model *m)
 {
 	size_t n = 0;
