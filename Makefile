@@ -33,8 +33,10 @@ LDLIBS   := $(PKG_LIBS) -lm
 TOOLS    := $(sort $(basename $(notdir $(wildcard tools/*.c))))
 LIB_SRC  := $(sort $(wildcard lib/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
-# Data compiled into the library: the workday calendar tables of configs/calendars/.
-GEN_OBJ  := $(BUILD)/gen/calendar_china.o
+# Data compiled into the library: the workday calendar tables of configs/calendars/ and the
+# schemas of the bridge's operations (schemas/mcp/NAME.json, read by lib/agents/opschema).
+MCP_SCHEMAS := $(sort $(wildcard schemas/mcp/*.json))
+GEN_OBJ  := $(BUILD)/gen/calendar_china.o $(BUILD)/gen/mcp_schemas.o
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 OUT      ?= bin
@@ -82,6 +84,19 @@ $(BUILD)/gen/calendar_china.c: configs/calendars/china.json
 	{ printf '/* generated from %s by the Makefile: do not edit */\n#include "predict/calendar.h"\nconst unsigned char calendar_china_json[] = {\n' '$<'; \
 	  od -An -v -tx1 $< | sed 's/[0-9a-f][0-9a-f]/0x&,/g'; \
 	  printf '};\nconst size_t calendar_china_json_len = sizeof calendar_china_json;\n'; } > $@.tmp && mv $@.tmp $@
+
+# Every operation schema as a NUL-terminated C array and one table of them, sorted by name
+# (the directory is a prerequisite, so adding or removing a file regenerates the table).
+$(BUILD)/gen/mcp_schemas.c: $(MCP_SCHEMAS) schemas/mcp
+	@mkdir -p $(dir $@)
+	{ printf '/* generated from schemas/mcp/ by the Makefile: do not edit */\n#include "agents/opschema.h"\n'; \
+	  i=0; for f in $(MCP_SCHEMAS); do \
+		printf '/* %s */\nstatic const unsigned char schema_%d[] = {\n' "$$f" $$i; \
+		od -An -v -tx1 "$$f" | sed 's/[0-9a-f][0-9a-f]/0x&,/g'; printf '0x00\n};\n'; i=$$((i + 1)); done; \
+	  printf 'const struct opschema opschemas[] = {\n'; \
+	  i=0; for f in $(MCP_SCHEMAS); do \
+		printf '\t{ "%s", (const char *)schema_%d, sizeof schema_%d - 1 },\n' "$$(basename "$$f" .json)" $$i $$i; i=$$((i + 1)); done; \
+	  printf '};\nconst size_t opschemas_count = sizeof opschemas / sizeof *opschemas;\n'; } > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/flags
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<

@@ -1,12 +1,17 @@
+/* Over 800 lines: the twelve operations (about 600 lines) and the call helpers they share stay with their table in one tool file; framing, task store, audit log and schemas are in lib/agents. */
 /* schednav-mcp — the bounded agent bridge: an MCP server (JSON-RPC 2.0, newline-delimited on
  * stdio) that exposes a role profile's whitelisted operations as MCP tools. Every operation
  * runs our tools as subprocesses with a fixed argv inside one workspace, is a task
  * (queued -> running -> succeeded | failed) keyed for idempotency, and is appended to a
  * hash-chained audit log. Agents pass ids and relative refs only: never a path outside the
- * workspace, a shell command, an approval, or a job, node or GPU id. */
+ * workspace, a shell command, an approval, or a job, node or GPU id. This file holds the
+ * operation table, the operations and main; the framing (agents/rpc), the task store and
+ * audit log (agents/tasks) and the operations' schemas (schemas/mcp/, agents/opschema) are
+ * lib/agents'. */
 #define _GNU_SOURCE   /* memfd_create: read_artifact parses exactly the bytes it hashed */
 #include "agents/jschema.h"
 #include "agents/manifest.h"
+#include "agents/opschema.h"
 #include "agents/rpc.h"
 #include "agents/spawn.h"
 #include "agents/tasks.h"
@@ -30,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -58,36 +62,18 @@ static const char help[] =
 	"      --verify-log       verify the workspace's audit log and exit\n";
 
 #define MAX_ARTIFACT (512 * 1024)
-#define MAX_LOGGED_NAME 100   /* bytes of an unknown tool name the audit log keeps */
 #define PROTOCOL_LATEST "2025-11-25"
-#define STATE_DIR ".schednav-mcp"
 #define SIMULATIONS_SCHEMA MF_SIMULATIONS_SCHEMA
 #define AUDITS_SCHEMA "schednav.bridge-audits/1"
-
-/* ---- schema fragments ---- */
-#define ID_S "{\"type\":\"string\",\"pattern\":\"" WS_ID_PATTERN "\"}"
-#define REF_S "{\"type\":\"string\",\"maxLength\":512,\"pattern\":\"" WS_REF_PATTERN "\"}"
-#define REFS_S(min, max) "{\"type\":\"array\",\"minItems\":" #min ",\"maxItems\":" #max ",\"uniqueItems\":true,\"items\":" REF_S "}"
-#define KEY_S "\"idempotency_key\":{\"type\":\"string\",\"pattern\":\"" TASK_KEY_PATTERN "\"," \
-	"\"description\":\"repeat a call with the same key and arguments to get the stored result\"}"
-#define OBJ_S "{\"type\":\"object\"}"
-#define STR_S "{\"type\":\"string\"}"
-#define COUNT_S "{\"type\":\"integer\",\"minimum\":0}"
-#define FP_S "{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{32}$\"}"
-#define STRS_S "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
-#define INPUT(req, props) "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[" req "],\"properties\":{" props "}}"
-#define OUTPUT(req, props) "{\"type\":\"object\",\"required\":[" req "],\"properties\":{" props "}}"
-#define ONE_LINE_256 "{\"type\":\"string\",\"minLength\":1,\"maxLength\":256,\"pattern\":\"^[^\\u000a\\u000d]*$\"}"
 
 struct server;
 struct call;
 typedef int (*op_fn)(struct call *c);
 
-/* One entry per operation: adding an operation is one entry here plus its function. */
+/* One entry per operation: adding an operation is one entry here, its function and its schema
+ * file schemas/mcp/NAME.json (title, description, input and result schemas; agents/opschema.h). */
 struct op {
-	const char *name, *title, *description;
-	const char *input_schema;    /* JSON Schema of arguments (validated by jschema) */
-	const char *result_schema;   /* JSON Schema of the operation's "result" */
+	const char *name;
 	const char *need_tool;       /* listed and callable only when this tool is in the exec dir */
 	const char *need_option;     /* ... and its --help mentions this option (NULL: any) */
 	bool tasked;                 /* a task with idempotency (false: a plain read) */
@@ -108,101 +94,18 @@ static int op_get_task(struct call *c);
 static int op_read_artifact(struct call *c);
 
 static const struct op ops[] = {
-	{ "analyze_workload", "Workload summary",
-	  "Past-only workload summary of a run config's trace window (trace-analyze): per class counts, requested GPUs, "
-	  "duration/arrival/active statistics, pressure, carry-in, model mix, tenant concentration, regime label.",
-	  INPUT("\"run_config_id\"", "\"run_config_id\":" ID_S ",\"sample_interval_seconds\":{\"type\":\"integer\",\"minimum\":60,"
-		"\"maximum\":86400,\"default\":3600},\"cutoff_seconds\":{\"type\":\"number\",\"minimum\":0}," KEY_S),
-	  OUTPUT("\"run_config_id\",\"workload_summary\"", "\"run_config_id\":" STR_S ",\"workload_summary\":" OBJ_S),
-	  "trace-analyze", NULL, true, op_analyze },
-	{ "forecast_demand", "Demand forecast",
-	  "Past-only observation bundle at a cutoff for a declared predictive controller (forecast --controller --cutoff).",
-	  INPUT("\"run_config_id\",\"controller_id\",\"cutoff_seconds\"", "\"run_config_id\":" ID_S ",\"controller_id\":" ID_S
-		",\"cutoff_seconds\":{\"type\":\"number\",\"minimum\":0}," KEY_S),
-	  OUTPUT("\"run_config_id\",\"observation_bundle\"", "\"run_config_id\":" STR_S ",\"observation_bundle\":" OBJ_S),
-	  "forecast", "--cutoff", true, op_forecast },
-	{ "simulate_policy", "Simulate a declared action",
-	  "Replay a run config's trace under one declared action of the action space (sim-run, metrics).",
-	  INPUT("\"run_config_id\",\"action_id\"", "\"run_config_id\":" ID_S ",\"action_id\":" ID_S "," KEY_S),
-	  OUTPUT("\"run_config_id\",\"action_id\",\"result_fingerprint\",\"metrics_ref\",\"metrics_fingerprint\",\"metrics\"",
-		 "\"run_config_id\":" STR_S ",\"action_id\":" STR_S ",\"result_fingerprint\":" FP_S ",\"metrics_ref\":" STR_S
-		 ",\"metrics_fingerprint\":" FP_S ",\"metrics\":" OBJ_S),
-	  "sim-run", NULL, true, op_simulate },
-	{ "simulate_predictive_policy", "Simulate a declared action with a predictive controller",
-	  "Replay a run config's trace under a declared action and predictive controller (sim-run --controller, metrics); "
-	  "the metrics carry the predictive_control block.",
-	  INPUT("\"run_config_id\",\"action_id\",\"controller_id\"", "\"run_config_id\":" ID_S ",\"action_id\":" ID_S
-		",\"controller_id\":" ID_S "," KEY_S),
-	  OUTPUT("\"run_config_id\",\"action_id\",\"controller_id\",\"result_fingerprint\",\"metrics_ref\",\"metrics_fingerprint\",\"metrics\"",
-		 "\"run_config_id\":" STR_S ",\"action_id\":" STR_S ",\"controller_id\":" STR_S ",\"result_fingerprint\":" FP_S
-		 ",\"metrics_ref\":" STR_S ",\"metrics_fingerprint\":" FP_S ",\"metrics\":" OBJ_S),
-	  "sim-run", "--controller", true, op_simulate_predictive },
-	{ "advance_rolling_policy", "Advance a rolling controller with accepted decisions",
-	  "Replay the rolling day (roll --decider plan:) with the accepted decisions, one per decision_request: "
-	  "a planning checkpoint with the next pending request (its observation, the candidates and their scenario evidence), "
-	  "or, once every request has its decision, the result's rolling records and report and the arm's metrics.",
-	  INPUT("\"run_config_id\",\"controller_id\",\"rolling_controller_id\",\"mode\",\"decisions\"",
-		"\"run_config_id\":" ID_S ",\"controller_id\":" ID_S ",\"rolling_controller_id\":" ID_S
-		",\"mode\":{\"enum\":[\"single_agent\",\"multi_agent\",\"multi_agent_masked\"]}"
-		",\"decisions\":{\"type\":\"array\",\"maxItems\":12,\"items\":{\"type\":\"object\",\"additionalProperties\":false,"
-		"\"required\":[\"request_id\",\"action_id\",\"reason_code\"],\"properties\":{"
-		"\"request_id\":" FP_S ",\"action_id\":" ID_S ",\"reason_code\":" ONE_LINE_256
-		",\"llm_call_count\":" COUNT_S ",\"prompt_tokens\":" COUNT_S ",\"completion_tokens\":" COUNT_S "}}}," KEY_S),
-	  OUTPUT("\"run_config_id\",\"complete\",\"records\"", "\"run_config_id\":" STR_S ",\"complete\":{\"type\":\"boolean\"}"
-		 ",\"records\":{\"type\":\"array\",\"items\":" OBJ_S "},\"metrics_ref\":" STR_S ",\"metrics_fingerprint\":" FP_S
-		 ",\"metrics\":" OBJ_S),
-	  "roll", NULL, true, op_rolling },
-	{ "compare_policies", "Neutral comparison",
-	  "Neutral portfolio of 3-5 metrics records (compare): comparability checks and every catalogue metric; never a winner.",
-	  INPUT("\"metrics_refs\"", "\"metrics_refs\":" REFS_S(3, 5) "," KEY_S),
-	  OUTPUT("\"portfolio\"", "\"portfolio\":" OBJ_S), "compare", NULL, true, op_compare },
-	{ "audit_slo", "SLO audit",
-	  "Audit one metrics record against a declared SLO spec and a FIFO baseline, given by ref or by the action id simulated "
-	  "on the same run config (slo-audit). Thresholds are fixed by the spec.",
-	  "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"metrics_ref\",\"slo_spec_id\"],"
-	  "\"oneOf\":[{\"required\":[\"baseline_metrics_ref\"]},{\"required\":[\"baseline_action_id\"]}],\"properties\":{"
-	  "\"metrics_ref\":" REF_S ",\"slo_spec_id\":" ID_S ",\"baseline_metrics_ref\":" REF_S ",\"baseline_action_id\":" ID_S "," KEY_S "}}",
-	  OUTPUT("\"audit_ref\",\"audit_fingerprint\",\"audit_passed\",\"failed_constraint_ids\",\"unavailable_constraint_ids\"",
-		 "\"audit_ref\":" STR_S ",\"audit_fingerprint\":" FP_S ",\"audit_passed\":{\"type\":\"boolean\"},"
-		 "\"failed_constraint_ids\":" STRS_S ",\"unavailable_constraint_ids\":" STRS_S),
-	  "slo-audit", NULL, true, op_audit },
-	{ "rank_policies", "Rank by the declared hierarchy",
-	  "Rank 3-5 audited candidates by the SLO's declared hierarchy (rank). A tie or a selection stays approval_pending: "
-	  "only a person settles it, with a command no agent can reach.",
-	  INPUT("\"metrics_refs\",\"audit_refs\",\"slo_spec_id\"", "\"metrics_refs\":" REFS_S(3, 5) ",\"audit_refs\":" REFS_S(1, 5)
-		",\"slo_spec_id\":" ID_S "," KEY_S),
-	  OUTPUT("\"ranking_ref\",\"ranking_fingerprint\",\"selection_status\",\"selected_action_ids\",\"outcome\"",
-		 "\"ranking_ref\":" STR_S ",\"ranking_fingerprint\":" FP_S ",\"selection_status\":{\"enum\":[\"selected\","
-		 "\"tie_requires_human_approval\",\"no_eligible_policy\"]},\"selected_action_ids\":" STRS_S
-		 ",\"outcome\":{\"const\":\"approval_pending\"}"),
-	  "rank", NULL, true, op_rank },
-	{ "simulate_run_set", "Simulate a run set",
-	  "Simulate 3-5 unique declared actions on every run config of a run set (1-12 configs), each 1 or 2 times; two "
-	  "repetitions must give the same result fingerprint.",
-	  INPUT("\"run_set_id\",\"action_ids\"", "\"run_set_id\":" ID_S ",\"action_ids\":{\"type\":\"array\",\"minItems\":3,"
-		"\"maxItems\":5,\"uniqueItems\":true,\"items\":" ID_S "},\"repetitions\":{\"type\":\"integer\",\"enum\":[1,2],\"default\":2}," KEY_S),
-	  OUTPUT("\"run_set_id\",\"simulations_ref\",\"simulations\"", "\"run_set_id\":" STR_S ",\"simulations_ref\":" STR_S
-		 ",\"simulations\":{\"type\":\"array\",\"items\":" OBJ_S "}"),
-	  "sim-run", NULL, true, op_simulate_run_set },
-	{ "audit_run_set", "Audit a run set",
-	  "Audit every simulation of a simulate_run_set result against a declared SLO, per run config with the given baseline action.",
-	  INPUT("\"simulations_ref\",\"slo_spec_id\",\"baseline_action_id\"", "\"simulations_ref\":" REF_S ",\"slo_spec_id\":" ID_S
-		",\"baseline_action_id\":" ID_S "," KEY_S),
-	  OUTPUT("\"simulations_ref\",\"audits_ref\",\"audits\"", "\"simulations_ref\":" STR_S ",\"audits_ref\":" STR_S
-		 ",\"audits\":{\"type\":\"array\",\"items\":" OBJ_S "}"),
-	  "slo-audit", NULL, true, op_audit_run_set },
-	{ "get_task", "Task state",
-	  "The state of a task (queued, running, succeeded, failed) and its artefacts; a failure's details stay local.",
-	  INPUT("\"task_id\"", "\"task_id\":" FP_S),
-	  OUTPUT("\"task_id\",\"operation\",\"state\"", "\"task_id\":" STR_S ",\"operation\":" STR_S
-		 ",\"state\":{\"enum\":[\"queued\",\"running\",\"succeeded\",\"failed\"]}"),
-	  NULL, NULL, false, op_get_task },
-	{ "read_artifact", "Read an artefact",
-	  "Read a workspace artefact of an allow-listed schema (at most 512 KiB): its verified body records.",
-	  INPUT("\"ref\"", "\"ref\":" REF_S),
-	  OUTPUT("\"ref\",\"schema\",\"sha256\",\"document\"", "\"ref\":" STR_S ",\"schema\":" STR_S ",\"sha256\":{\"type\":\"string\","
-		 "\"pattern\":\"^[0-9a-f]{64}$\"},\"document\":{\"type\":\"array\",\"items\":" OBJ_S "}"),
-	  NULL, NULL, false, op_read_artifact },
+	{ "analyze_workload", "trace-analyze", NULL, true, op_analyze },
+	{ "forecast_demand", "forecast", "--cutoff", true, op_forecast },
+	{ "simulate_policy", "sim-run", NULL, true, op_simulate },
+	{ "simulate_predictive_policy", "sim-run", "--controller", true, op_simulate_predictive },
+	{ "advance_rolling_policy", "roll", NULL, true, op_rolling },
+	{ "compare_policies", "compare", NULL, true, op_compare },
+	{ "audit_slo", "slo-audit", NULL, true, op_audit },
+	{ "rank_policies", "rank", NULL, true, op_rank },
+	{ "simulate_run_set", "sim-run", NULL, true, op_simulate_run_set },
+	{ "audit_run_set", "slo-audit", NULL, true, op_audit_run_set },
+	{ "get_task", NULL, NULL, false, op_get_task },
+	{ "read_artifact", NULL, NULL, false, op_read_artifact },
 };
 #define N_OPS (sizeof ops / sizeof ops[0])
 
@@ -221,13 +124,11 @@ struct server {
 	struct json *role, *action_ids;   /* the profile; the declared action ids */
 	const char *safety_action, *prompt;
 	struct workspace ws;
-	char state_dir[PATH_MAX];
+	struct task_store store;          /* the task store and the audit log (lib/agents/tasks.h) */
 	bool initialized;
 	bool allowed[N_OPS], available[N_OPS];
-	struct json *input[N_OPS], *output[N_OPS];
-	int audit_fd;
-	const char *audit_path;
-	struct chainlog_pos audit_pos;    /* how far this server has verified the shared log */
+	struct json *input[N_OPS], *output[N_OPS];   /* the schemas of schemas/mcp/ */
+	const char *title[N_OPS], *description[N_OPS];
 };
 
 struct call {
@@ -242,17 +143,6 @@ struct call {
 	char refusal[1024];      /* a clear message for the caller (bad id, ref outside, ...) */
 	struct strbuf failure;   /* local details of an execution failure */
 	bool transient;          /* a tool was killed by a signal: the failure is not the call's result */
-};
-
-static const char *const audit_keys[] = {
-	"type", "profile", "operation", "task_id", "arguments_fingerprint", "arguments", "result_fingerprints",
-	"task_fingerprint", "duration_ms", "outcome", "previous_fingerprint", "call_fingerprint", NULL,
-};
-/* lines written before tasks were bound to the log have no task_fingerprint */
-static const char *const audit_optional[] = { "task_fingerprint", NULL };
-static const struct chainlog_spec audit_log = {
-	.type = "bridge_call", .keys = audit_keys, .fp_key = "call_fingerprint", .prev_key = "previous_fingerprint",
-	.retry = "schednav-mcp", .optional = audit_optional,
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -403,23 +293,8 @@ static const char *run_config_trace(struct call *c, const char *id, const char *
 
 static void state_path(const struct server *s, char *out, size_t n, const char *name)
 {
-	int w = snprintf(out, n, "%s/%s", s->state_dir, name);
-	if (w < 0 || (size_t)w >= n)
+	if (task_store_path(&s->store, name, out, n))
 		die("path of '%s' is too long", name);
-}
-
-/* Write bytes to path through a temporary file of its own (zio: mkstemps beside it) + rename. */
-static int write_atomic(const char *path, const char *buf, size_t len)
-{
-	char err[PATH_MAX + 200];
-	struct zio_writer *w = zw_open(path, false, err, sizeof err);
-	if (!w)
-		return -1;
-	if (zw_write(w, buf, len, err, sizeof err)) {
-		zw_abort(w);
-		return -1;
-	}
-	return zw_commit(w, err, sizeof err);
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -518,7 +393,7 @@ static int run_tool(struct call *c, const char *const *argv)
 		sb_addf(&c->failure, " %s", argv[i]);
 	sb_addc(&c->failure, '\n');
 	/* flush our notes first so the tool's stderr lands after them in the failure file */
-	write_atomic(c->failure_path, c->failure.buf, c->failure.len);
+	task_write_atomic(c->failure_path, c->failure.buf, c->failure.len);
 	int rc = spawn_run(full, c->s->ws.root, NULL, c->failure_path, err, sizeof err);
 	char *buf;
 	size_t len;
@@ -562,12 +437,12 @@ static void index_simulation(struct call *c, const char *run_config, const char 
 	snprintf(path, sizeof path, "%s/%s", dir, run_config);
 	mkdir(path, 0755);
 	snprintf(path, sizeof path, "%s/%s/%s.json", dir, run_config, action);
-	write_atomic(path, sb.buf, sb.len);
+	task_write_atomic(path, sb.buf, sb.len);
 	state_path(c->s, dir, sizeof dir, "metrics");
 	mkdir(dir, 0755);
 	fp_xxh3_of(metrics_ref, strlen(metrics_ref), key);
 	snprintf(path, sizeof path, "%s/%s.json", dir, key);
-	write_atomic(path, sb.buf, sb.len);
+	task_write_atomic(path, sb.buf, sb.len);
 	sb_release(&sb);
 }
 
@@ -582,6 +457,7 @@ static struct json *index_lookup(struct call *c, const char *sub, const char *na
 /* ---------------------------------------------------------------- operations */
 
 static int begin_task(struct call *c);
+static struct json *load_task(struct call *c, const char *task_id, char *bad, size_t badlen);
 
 static int op_analyze(struct call *c)
 {
@@ -747,7 +623,7 @@ static int op_rolling(struct call *c)
 		sb_addc(&sb, '\n');
 	}
 	snprintf(path, sizeof path, "%s/%s", c->s->ws.root, dref);
-	int w = write_atomic(path, sb.buf, sb.len);
+	int w = task_write_atomic(path, sb.buf, sb.len);
 	sb_release(&sb);
 	if (w) {
 		sb_addf(&c->failure, "cannot write %s\n", dref);
@@ -1104,8 +980,6 @@ static int op_audit_run_set(struct call *c)
 	return 0;
 }
 
-static struct json *load_task(struct call *c, const char *task_id, char *bad, size_t badlen);
-
 static int op_get_task(struct call *c)
 {
 	const char *id = str_arg(c, "task_id");
@@ -1188,43 +1062,19 @@ static int op_read_artifact(struct call *c)
 
 /* ---------------------------------------------------------------- JSON-RPC output */
 
-static void send_line(struct strbuf *sb)
-{
-	sb_addc(sb, '\n');
-	if (fwrite(sb->buf, 1, sb->len, stdout) != sb->len || fflush(stdout))
-		die("stdout: %s", strerror(errno));
-}
-
 static void send_result(const struct json *id, const struct json *result)
 {
-	struct strbuf sb;
-	sb_init(&sb);
-	sb_adds(&sb, "{\"jsonrpc\":\"2.0\",\"id\":");
-	json_write(&sb, id);
-	sb_adds(&sb, ",\"result\":");
-	json_write(&sb, result);
-	sb_addc(&sb, '}');
-	send_line(&sb);
-	sb_release(&sb);
+	if (rpc_send_result(stdout, id, result))
+		die("stdout: %s", strerror(errno));
 }
 
 static void send_error(const struct json *id, int code, const char *msg)
 {
-	struct strbuf sb;
-	sb_init(&sb);
-	sb_adds(&sb, "{\"jsonrpc\":\"2.0\",\"id\":");
-	if (id)
-		json_write(&sb, id);
-	else
-		sb_adds(&sb, "null");
-	sb_addf(&sb, ",\"error\":{\"code\":%d,\"message\":", code);
-	sb_add_jstr(&sb, msg, strlen(msg));
-	sb_adds(&sb, "}}");
-	send_line(&sb);
-	sb_release(&sb);
+	if (rpc_send_error(stdout, id, code, msg))
+		die("stdout: %s", strerror(errno));
 }
 
-/* ---------------------------------------------------------------- the audit log */
+/* ---------------------------------------------------------------- tasks */
 
 static long long now_ms(void)
 {
@@ -1232,50 +1082,6 @@ static long long now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
-
-/* Lock the log and verify what other servers appended since this one last looked: the cost is
- * the new lines, not the whole log (the whole log is verified once, when the server starts). */
-static void audit_lock(struct server *s)
-{
-	char err[1024];
-	if (flock(s->audit_fd, LOCK_EX) || chainlog_follow(s->audit_fd, s->audit_path, &audit_log, &s->audit_pos, err, sizeof err))
-		die("audit log: %s", err);   /* a call that cannot be logged must not be served */
-}
-
-/* Append one bridge_call line; its byte offset in the log. */
-static unsigned long long audit_append(struct server *s, struct arena *a, const char *op, const char *task_id, const char *args_fp,
-				       struct json *args, struct json *artifacts, const char *task_fp, long long ms, const char *outcome)
-{
-	struct json *rec = json_object(a);
-	json_set(a, rec, "type", json_str(a, "bridge_call"));
-	json_set(a, rec, "profile", json_str(a, s->profile));
-	/* an unknown tool's name is the agent's text: the log keeps at most MAX_LOGGED_NAME bytes */
-	json_set(a, rec, "operation", op ? json_strn(a, op, (size_t)utf8_clip(op, MAX_LOGGED_NAME)) : json_null(a));
-	json_set(a, rec, "task_id", task_id && *task_id ? json_str(a, task_id) : json_null(a));
-	json_set(a, rec, "arguments_fingerprint", args_fp && *args_fp ? json_str(a, args_fp) : json_null(a));
-	json_set(a, rec, "arguments", args ? args : json_null(a));
-	struct json *fps = json_array(a);
-	for (size_t i = 0; artifacts && i < artifacts->u.arr.n; i++)
-		json_push(a, fps, json_get(artifacts->u.arr.items[i], "fingerprint"));
-	json_set(a, rec, "result_fingerprints", fps);
-	json_set(a, rec, "task_fingerprint", task_fp ? json_str(a, task_fp) : json_null(a));
-	json_set(a, rec, "duration_ms", json_int(a, ms));
-	json_set(a, rec, "outcome", json_str(a, outcome));
-	char err[1024], last[33];
-	const char *log = s->audit_path;
-	/* other servers (one per role) may share the workspace: lock, pick up their lines, append */
-	audit_lock(s);
-	unsigned long long at = s->audit_pos.offset;
-	unsigned long count = s->audit_pos.count;
-	snprintf(last, sizeof last, "%s", s->audit_pos.last_fp);
-	if (chainlog_append(s->audit_fd, log, &audit_log, a, rec, last, &count, err, sizeof err) ||
-	    chainlog_follow(s->audit_fd, log, &audit_log, &s->audit_pos, err, sizeof err))
-		die("audit log: %s", err);
-	flock(s->audit_fd, LOCK_UN);
-	return at;
-}
-
-/* ---------------------------------------------------------------- tasks */
 
 static const struct op *op_named(const char *name)
 {
@@ -1285,145 +1091,46 @@ static const struct op *op_named(const char *name)
 	return NULL;
 }
 
-/* A finished task is bound to the audit line that recorded it (lib/agents/tasks.h): that line is
- * in the verified log, verifies itself, and holds this task's id, outcome and fingerprint. */
-static int task_bound(struct call *c, const struct json *t, char *bad, size_t badlen)
+/* task_load's question: is this a task operation, and what is its result's schema? */
+static bool task_op(const char *name, const struct json **result_schema, void *ctx)
 {
-	struct server *s = c->s;
-	unsigned long long off = (unsigned long long)json_get(t, "audit_offset")->u.i;
-	const char *state = ev_str(t, "state");
-	char tfp[33];
-	task_fingerprint(c->a, t, tfp);
-	audit_lock(s);
-	/* read from the byte before the line: it must be the newline that ends the line before */
-	bool inside = off < s->audit_pos.offset;
-	unsigned long long from = off ? off - 1 : 0;
-	size_t cap = inside ? (size_t)(s->audit_pos.offset - from) : 0;
-	if (cap > 4 * RPC_MAX_BODY)
-		cap = 4 * RPC_MAX_BODY;   /* a line holds at most one request's arguments */
-	char *buf = arena_alloc(c->a, cap + 1);
-	ssize_t n = inside ? pread(s->audit_fd, buf, cap, (off_t)from) : -1;
-	flock(s->audit_fd, LOCK_UN);
-	size_t skip = off ? 1 : 0;
-	char *nl = n > (ssize_t)skip && (!off || buf[0] == '\n') ? memchr(buf + skip, '\n', (size_t)n - skip) : NULL;
-	struct json *line = NULL;
-	char e[300];
-	if (!nl || json_parse(c->a, buf + skip, (size_t)(nl - buf - skip), &line, e, sizeof e) || line->kind != JSON_OBJECT) {
-		snprintf(bad, badlen, "its audit_offset names no line of the audit log");
-		return -1;
-	}
-	const char *type = ev_str(line, "type"), *id = ev_str(line, "task_id"), *lfp = ev_str(line, "task_fingerprint"),
-		   *outcome = ev_str(line, "outcome");
-	if (!type || strcmp(type, "bridge_call") || !ev_self_fp_ok(line, "call_fingerprint") || !id ||
-	    strcmp(id, ev_str(t, "task_id")) || !outcome || strcmp(outcome, state)) {
-		snprintf(bad, badlen, "the audit line at its audit_offset does not record it");
-		return -1;
-	}
-	if (!lfp || strcmp(lfp, tfp)) {
-		snprintf(bad, badlen, "it is not the task the audit log recorded (task_fingerprint differs: the task store was edited)");
-		return -1;
-	}
-	return 0;
+	const struct server *s = ctx;
+	const struct op *op = op_named(name);
+	if (!op || !op->tasked)
+		return false;
+	*result_schema = s->output[op - ops];
+	return true;
 }
 
-/* The stored task TASK_ID, checked before anything of it is believed: NULL with bad "" when
- * there is none, NULL with the reason in bad when it cannot be trusted. */
+/* The stored task TASK_ID (lib/agents/tasks.h): NULL with bad "" when there is none, NULL
+ * with the reason in bad when it cannot be trusted. */
 static struct json *load_task(struct call *c, const char *task_id, char *bad, size_t badlen)
 {
-	char rel[64], path[PATH_MAX], err[600];
-	bad[0] = 0;
-	snprintf(rel, sizeof rel, "tasks/%s.json", task_id);
-	state_path(c->s, path, sizeof path, rel);
-	struct stat st;
-	if (lstat(path, &st) && errno == ENOENT)
-		return NULL;
-	if (lstat(path, &st) || !S_ISREG(st.st_mode) || st.st_size > 16 * 1024 * 1024) {
-		snprintf(bad, badlen, "it is not a regular file of at most 16 MiB");
-		return NULL;
-	}
-	struct json *t = load_json_file(c->a, path, err, sizeof err);
-	const char *opname = t ? ev_str(t, "operation") : NULL;
-	const struct op *op = opname ? op_named(opname) : NULL;
-	if (!t) {
-		char *m = strstr(err, "invalid JSON");
-		snprintf(bad, badlen, "%s", m ? m : "it cannot be read");
-		return NULL;
-	}
-	if (!op || !op->tasked) {
-		snprintf(bad, badlen, "'operation' is not a task operation");
-		return NULL;
-	}
-	if (task_check(t, task_id, op->name, err, sizeof err)) {
-		snprintf(bad, badlen, "%s", err);
-		return NULL;
-	}
-	const char *state = ev_str(t, "state");
-	if (!strcmp(state, "succeeded") && jschema_validate(c->s->output[op - ops], json_get(t, "result"), "result", err, sizeof err)) {
-		snprintf(bad, badlen, "%s", err);
-		return NULL;
-	}
-	if ((!strcmp(state, "succeeded") || !strcmp(state, "failed")) && task_bound(c, t, bad, badlen))
-		return NULL;
+	char err[1024];
+	struct json *t;
+	if (task_load(&c->s->store, c->a, task_id, task_op, c->s, &t, bad, badlen, err, sizeof err))
+		die("%s", err);
 	return t;
 }
 
-static struct json *task_doc(struct call *c, const char *state, struct json *structured, bool failed)
+static struct task_info task_of(const struct call *c)
 {
-	struct json *t = json_object(c->a);
-	json_set(c->a, t, "schema_version", json_str(c->a, TASK_SCHEMA));
-	json_set(c->a, t, "task_id", json_str(c->a, c->task_id));
-	json_set(c->a, t, "operation", json_str(c->a, c->op->name));
-	struct json *key = json_get(c->args, "idempotency_key");
-	json_set(c->a, t, "idempotency_key", key ? key : json_null(c->a));
-	json_set(c->a, t, "profile", json_str(c->a, c->s->profile));
-	json_set(c->a, t, "arguments_fingerprint", json_str(c->a, c->args_fp));
-	json_set(c->a, t, "state", json_str(c->a, state));
-	json_set(c->a, t, "transient_failure", json_bool(c->a, failed && c->transient));
-	json_set(c->a, t, "artifacts", c->artifacts);
-	json_set(c->a, t, "error", failed ? json_str(c->a, "operation failed; the details are in the bridge's local task store") : json_null(c->a));
-	json_set(c->a, t, "result", structured ? structured : json_null(c->a));
-	json_set(c->a, t, "audit_offset", json_null(c->a));
-	return t;
-}
-
-static int write_task(struct call *c, const struct json *t)
-{
-	struct strbuf sb;
-	sb_init(&sb);
-	json_write(&sb, t);
-	sb_addc(&sb, '\n');
-	char rel[64], path[PATH_MAX];
-	snprintf(rel, sizeof rel, "tasks/%s.json", c->task_id);
-	state_path(c->s, path, sizeof path, rel);
-	int rc = write_atomic(path, sb.buf, sb.len);
-	sb_release(&sb);
-	return rc;
+	return (struct task_info){ .task_id = c->task_id, .operation = c->op->name, .profile = c->s->profile, .args_fp = c->args_fp,
+				   .key = json_get(c->args, "idempotency_key"), .artifacts = c->artifacts };
 }
 
 /* queued, then running, and the task's artefact directory. */
 static int begin_task(struct call *c)
 {
 	char err[800];
-	if (write_task(c, task_doc(c, "queued", NULL, false)) || ws_mkdirs(&c->s->ws, c->dir, err, sizeof err) ||
-	    write_task(c, task_doc(c, "running", NULL, false))) {
+	struct task_info ti = task_of(c);
+	if (task_write(&c->s->store, c->task_id, task_record(c->a, &ti, "queued", false, false, NULL)) ||
+	    ws_mkdirs(&c->s->ws, c->dir, err, sizeof err) ||
+	    task_write(&c->s->store, c->task_id, task_record(c->a, &ti, "running", false, false, NULL))) {
 		sb_addf(&c->failure, "cannot start the task\n");
 		return -1;
 	}
 	return 0;
-}
-
-/* succeeded or failed: the audit line first (it holds the task's fingerprint), then the task
- * with that line's offset. A crash between the two leaves the task running: it runs again. */
-static void finish_task(struct call *c, const char *state, struct json *env, long long t0)
-{
-	struct json *t = task_doc(c, state, env, !env);
-	char tfp[33];
-	task_fingerprint(c->a, t, tfp);
-	unsigned long long at = audit_append(c->s, c->a, c->op->name, c->task_id, c->args_fp, c->args, c->artifacts, tfp,
-					     now_ms() - t0, state);
-	json_set(c->a, t, "audit_offset", json_int(c->a, (long long)at));
-	if (write_task(c, t))
-		die("cannot save task %s", c->task_id);
 }
 
 /* ---------------------------------------------------------------- tools/call */
@@ -1495,6 +1202,155 @@ static struct json *normalize(struct arena *a, const struct json *schema, const 
 	return n;
 }
 
+/* How a call ends: its audit line (log) and its reply, a JSON-RPC error (message) or a tool
+ * result (structured content, else error_text). A finished task's record is written after
+ * its audit line, with that line's offset. */
+struct reply {
+	struct task_call log;
+	int code;
+	const char *message;
+	struct json *structured;
+	const char *error_text;
+	struct json *task;
+};
+
+/* Audit the call, save a finished task, reply: every call ends here, once. */
+static void respond(struct server *s, struct arena *a, const struct json *id, long long t0, struct reply *r)
+{
+	char err[1024], tfp[33];
+	unsigned long long at;
+	r->log.profile = s->profile;
+	if (r->task) {
+		task_fingerprint(a, r->task, tfp);
+		r->log.task_fp = tfp;
+	}
+	r->log.duration_ms = now_ms() - t0;
+	if (task_audit_append(&s->store, a, &r->log, &at, err, sizeof err))
+		die("%s", err);   /* a call that cannot be logged must not be served */
+	if (r->task) {
+		json_set(a, r->task, "audit_offset", json_int(a, (long long)at));
+		if (task_write(&s->store, r->log.task_id, r->task))
+			die("cannot save task %s", r->log.task_id);
+	}
+	if (r->message)
+		send_error(id, r->code, r->message);
+	else
+		send_result(id, tool_result(a, r->structured, r->error_text));
+}
+
+/* Look up: the operation named in params, listed for this profile and installed; else a refusal. */
+static const struct op *look_up(struct server *s, const char *name, struct reply *r, char *msg, size_t msglen)
+{
+	size_t k = 0;
+	while (k < N_OPS && strcmp(ops[k].name, name))
+		k++;
+	if (k < N_OPS && s->allowed[k] && s->available[k])
+		return &ops[k];
+	snprintf(msg, msglen, k < N_OPS && s->allowed[k] ? "tool '%.*s' is not available: its tool is not installed" :
+		 "unknown tool '%.*s' for profile '%s'", utf8_clip(name, 100), name, s->profile);
+	r->log.outcome = "refused";
+	r->code = RPC_PARAMS;
+	r->message = msg;
+	return NULL;
+}
+
+/* Begin the task: name it (by the idempotency key when given, else by the arguments) and
+ * answer from the store when it already ran: the stored result, its failure, a conflict, or a
+ * refusal to trust an edited store. false: r is the answer; true: the operation runs. */
+static bool begin_call(struct call *c, const char *key, struct reply *r, char *msg, size_t msglen)
+{
+	struct arena *a = c->a;
+	struct strbuf sb;
+	sb_init(&sb);
+	sb_addf(&sb, "%s\n%s", key ? "key" : "request", key ? key : c->args_fp);
+	fp_xxh3_of(sb.buf, sb.len, c->task_id);
+	sb_release(&sb);
+	snprintf(c->dir, sizeof c->dir, "artifacts/%s", c->task_id);
+	char rel[80], bad[700];
+	snprintf(rel, sizeof rel, "tasks/%s.failure.log", c->task_id);
+	state_path(c->s, c->failure_path, sizeof c->failure_path, rel);
+	if (key)
+		json_set(a, c->args, "idempotency_key", json_str(a, key));
+	r->log.task_id = c->task_id;
+	struct json *old = load_task(c, c->task_id, bad, sizeof bad);
+	if (!old && bad[0]) {
+		/* an edited, forged or torn task is never replayed; a person looks at it */
+		snprintf(msg, msglen, "stored task %s cannot be trusted: %.700s; remove .schednav-mcp/tasks/%s.json to run the call again",
+			 c->task_id, bad, c->task_id);
+		r->log.outcome = "untrusted-task";
+		r->error_text = msg;
+		return false;
+	}
+	if (old) {
+		const char *old_fp = ev_str(old, "arguments_fingerprint"), *state = ev_str(old, "state");
+		if (strcmp(ev_str(old, "operation"), c->op->name) || strcmp(old_fp, c->args_fp)) {
+			snprintf(msg, msglen, "idempotency key '%s' was already used with different arguments", key ? key : "");
+			r->log.outcome = "conflict";
+			r->error_text = msg;
+			return false;
+		}
+		if (!strcmp(state, "succeeded")) {
+			struct json *stored = json_get(old, "result");
+			json_set(a, stored, "replayed", json_bool(a, true));
+			r->log.outcome = "replayed";
+			r->log.artifacts = json_get(stored, "artifacts");
+			r->structured = stored;
+			return false;
+		}
+		if (!strcmp(state, "failed") && json_get(old, "transient_failure")->kind != JSON_TRUE) {
+			snprintf(msg, msglen, "task %s failed; the details are in the bridge's local task store", c->task_id);
+			r->log.outcome = "replayed-failure";
+			r->error_text = msg;
+			return false;
+		}
+		/* queued or running (a server stopped mid-task), or a tool killed by a signal:
+		 * run it again from scratch */
+	}
+	unlink(c->failure_path);
+	return true;
+}
+
+/* Finish: what the operation's run gives the caller. A refusal (a bad id or ref) is no task:
+ * a clear message, as for a schema violation; a task's record is finished in respond. */
+static void finish_call(struct call *c, int rc, struct reply *r, char *msg, size_t msglen)
+{
+	struct arena *a = c->a;
+	if (c->refusal[0]) {
+		r->log.task_id = NULL;
+		r->log.outcome = "refused";
+		r->code = RPC_PARAMS;
+		r->message = c->refusal;
+		return;
+	}
+	r->log.outcome = rc ? "failed" : "succeeded";
+	if (!c->op->tasked) {
+		r->structured = rc ? NULL : c->result;
+		r->error_text = "operation failed";
+		return;
+	}
+	struct task_info ti = task_of(c);
+	r->log.artifacts = c->artifacts;
+	if (rc) {
+		task_write_atomic(c->failure_path, c->failure.buf, c->failure.len);
+		r->task = task_record(a, &ti, "failed", true, c->transient, NULL);
+		snprintf(msg, msglen, "task %s failed%s; the details are in the bridge's local task store", c->task_id,
+			 c->transient ? " (a tool was killed by a signal: the same call runs again)" : "");
+		r->error_text = msg;
+		return;
+	}
+	struct json *env = json_object(a);
+	json_set(a, env, "task_id", json_str(a, c->task_id));
+	json_set(a, env, "operation", json_str(a, c->op->name));
+	json_set(a, env, "state", json_str(a, "succeeded"));
+	json_set(a, env, "replayed", json_bool(a, false));
+	json_set(a, env, "artifacts", c->artifacts);
+	json_set(a, env, "result", c->result);
+	r->task = task_record(a, &ti, "succeeded", false, false, env);
+	r->structured = env;
+	unlink(c->failure_path);
+}
+
+/* tools/call: look up -> validate -> begin the task -> run -> finish, then respond. */
 static void tools_call(struct server *s, struct arena *a, const struct json *id, const struct json *params)
 {
 	long long t0 = now_ms();
@@ -1504,24 +1360,21 @@ static void tools_call(struct server *s, struct arena *a, const struct json *id,
 		send_error(id, RPC_PARAMS, "tools/call needs params.name");
 		return;
 	}
-	size_t k = 0;
-	while (k < N_OPS && strcmp(ops[k].name, name))
-		k++;
-	if (k == N_OPS || !s->allowed[k] || !s->available[k]) {
-		char msg[400];
-		snprintf(msg, sizeof msg, k < N_OPS && s->allowed[k] ? "tool '%.*s' is not available: its tool is not installed" :
-			 "unknown tool '%.*s' for profile '%s'", utf8_clip(name, 100), name, s->profile);
-		audit_append(s, a, name, NULL, NULL, NULL, NULL, NULL, now_ms() - t0, "refused");
-		send_error(id, RPC_PARAMS, msg);
+	struct reply r = { .log.operation = name };
+	char msg[1024];
+	const struct op *op = look_up(s, name, &r, msg, sizeof msg);
+	if (!op) {
+		respond(s, a, id, t0, &r);
 		return;
 	}
-	const struct op *op = &ops[k];
+	size_t k = (size_t)(op - ops);
 	if (!args)
 		args = json_object(a);
-	char err[1024];
-	if (jschema_validate(s->input[k], args, "arguments", err, sizeof err)) {
-		audit_append(s, a, name, NULL, NULL, NULL, NULL, NULL, now_ms() - t0, "invalid");
-		send_error(id, RPC_PARAMS, err);
+	if (jschema_validate(s->input[k], args, "arguments", msg, sizeof msg)) {
+		r.log.outcome = "invalid";
+		r.code = RPC_PARAMS;
+		r.message = msg;
+		respond(s, a, id, t0, &r);
 		return;
 	}
 	struct call c = { .s = s, .a = a, .op = op };
@@ -1535,88 +1388,12 @@ static void tools_call(struct server *s, struct arena *a, const struct json *id,
 	sb_addf(&sb, "%s\n", op->name);
 	json_write_sorted(&sb, c.args);
 	fp_xxh3_of(sb.buf, sb.len, c.args_fp);
-	const char *key = ev_str(args, "idempotency_key");
-	if (op->tasked) {
-		/* the task is named by the key when given, else by the arguments themselves */
-		sb_reset(&sb);
-		sb_addf(&sb, "%s\n%s", key ? "key" : "request", key ? key : c.args_fp);
-		fp_xxh3_of(sb.buf, sb.len, c.task_id);
-		snprintf(c.dir, sizeof c.dir, "artifacts/%s", c.task_id);
-		char rel[80], bad[700];
-		snprintf(rel, sizeof rel, "tasks/%s.failure.log", c.task_id);
-		state_path(s, c.failure_path, sizeof c.failure_path, rel);
-		if (key)
-			json_set(a, c.args, "idempotency_key", json_str(a, key));
-		struct json *old = load_task(&c, c.task_id, bad, sizeof bad);
-		if (!old && bad[0]) {
-			/* an edited, forged or torn task is never replayed; a person looks at it */
-			snprintf(err, sizeof err, "stored task %s cannot be trusted: %.700s; remove .schednav-mcp/tasks/%s.json to run the call again",
-				 c.task_id, bad, c.task_id);
-			audit_append(s, a, name, c.task_id, c.args_fp, c.args, NULL, NULL, now_ms() - t0, "untrusted-task");
-			send_result(id, tool_result(a, NULL, err));
-			goto out;
-		}
-		if (old) {
-			const char *old_fp = ev_str(old, "arguments_fingerprint"), *state = ev_str(old, "state");
-			if (strcmp(ev_str(old, "operation"), op->name) || strcmp(old_fp, c.args_fp)) {
-				snprintf(err, sizeof err, "idempotency key '%s' was already used with different arguments", key ? key : "");
-				audit_append(s, a, name, c.task_id, c.args_fp, c.args, NULL, NULL, now_ms() - t0, "conflict");
-				send_result(id, tool_result(a, NULL, err));
-				goto out;
-			}
-			if (!strcmp(state, "succeeded")) {
-				struct json *stored = json_get(old, "result");
-				json_set(a, stored, "replayed", json_bool(a, true));
-				audit_append(s, a, name, c.task_id, c.args_fp, c.args, json_get(stored, "artifacts"), NULL, now_ms() - t0, "replayed");
-				send_result(id, tool_result(a, stored, NULL));
-				goto out;
-			}
-			if (!strcmp(state, "failed") && json_get(old, "transient_failure")->kind != JSON_TRUE) {
-				snprintf(err, sizeof err, "task %s failed; the details are in the bridge's local task store", c.task_id);
-				audit_append(s, a, name, c.task_id, c.args_fp, c.args, NULL, NULL, now_ms() - t0, "replayed-failure");
-				send_result(id, tool_result(a, NULL, err));
-				goto out;
-			}
-			/* queued or running (a server stopped mid-task), or a tool killed by a signal:
-			 * run it again from scratch */
-		}
-		unlink(c.failure_path);
-	}
-	int rc = op->run(&c);
-	if (c.refusal[0]) {
-		/* a bad id or ref: no task, a clear message, as for a schema violation */
-		audit_append(s, a, name, NULL, c.args_fp, c.args, NULL, NULL, now_ms() - t0, "refused");
-		send_error(id, RPC_PARAMS, c.refusal);
-		goto out;
-	}
-	if (!op->tasked) {
-		audit_append(s, a, name, NULL, c.args_fp, c.args, NULL, NULL, now_ms() - t0, rc ? "failed" : "succeeded");
-		if (rc)
-			send_result(id, tool_result(a, NULL, "operation failed"));
-		else
-			send_result(id, tool_result(a, c.result, NULL));
-		goto out;
-	}
-	if (rc) {
-		write_atomic(c.failure_path, c.failure.buf, c.failure.len);
-		finish_task(&c, "failed", NULL, t0);
-		snprintf(err, sizeof err, "task %s failed%s; the details are in the bridge's local task store", c.task_id,
-			 c.transient ? " (a tool was killed by a signal: the same call runs again)" : "");
-		send_result(id, tool_result(a, NULL, err));
-		goto out;
-	}
-	struct json *env = json_object(a);
-	json_set(a, env, "task_id", json_str(a, c.task_id));
-	json_set(a, env, "operation", json_str(a, op->name));
-	json_set(a, env, "state", json_str(a, "succeeded"));
-	json_set(a, env, "replayed", json_bool(a, false));
-	json_set(a, env, "artifacts", c.artifacts);
-	json_set(a, env, "result", c.result);
-	finish_task(&c, "succeeded", env, t0);
-	unlink(c.failure_path);
-	send_result(id, tool_result(a, env, NULL));
-out:
 	sb_release(&sb);
+	r.log.args_fp = c.args_fp;
+	r.log.args = c.args;
+	if (!op->tasked || begin_call(&c, ev_str(args, "idempotency_key"), &r, msg, sizeof msg))
+		finish_call(&c, op->run(&c), &r, msg, sizeof msg);
+	respond(s, a, id, t0, &r);
 	sb_release(&c.failure);
 }
 
@@ -1630,8 +1407,8 @@ static struct json *tool_list(struct server *s, struct arena *a)
 			continue;
 		struct json *t = json_object(a);
 		json_set(a, t, "name", json_str(a, ops[k].name));
-		json_set(a, t, "title", json_str(a, ops[k].title));
-		json_set(a, t, "description", json_str(a, ops[k].description));
+		json_set(a, t, "title", json_str(a, s->title[k]));
+		json_set(a, t, "description", json_str(a, s->description[k]));
 		json_set(a, t, "inputSchema", s->input[k]);
 		json_set(a, t, "outputSchema", s->output[k]);
 		json_push(a, tools, t);
@@ -1802,61 +1579,40 @@ static void load_action_space(struct server *s)
 		die("%s: needs action_ids and safety_action_id", path);
 }
 
+/* The envelope every task operation returns around its result (its "result" set per operation). */
+static const char task_envelope[] =
+	"{\"type\":\"object\",\"required\":[\"task_id\",\"operation\",\"state\",\"replayed\",\"artifacts\",\"result\"],"
+	"\"properties\":{\"task_id\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{32}$\"},\"operation\":{\"const\":null},"
+	"\"state\":{\"const\":\"succeeded\"},\"replayed\":{\"type\":\"boolean\"},\"artifacts\":{\"type\":\"array\",\"items\":"
+	"{\"type\":\"object\",\"required\":[\"ref\",\"schema\",\"fingerprint\"],\"properties\":{\"ref\":{\"type\":\"string\"},"
+	"\"schema\":{\"type\":\"string\"},\"fingerprint\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{32}$\"}}}},\"result\":null}}";
+
 static void build_schemas(struct server *s)
 {
 	char err[512];
 	for (size_t k = 0; k < N_OPS; k++) {
-		s->input[k] = parse_or_die(&s->arena, ops[k].input_schema, ops[k].name);
-		struct json *res = parse_or_die(&s->arena, ops[k].result_schema, ops[k].name);
-		if (jschema_check(s->input[k], err, sizeof err))
-			die("internal input schema of '%s': %s", ops[k].name, err);
+		struct opschema_def def;
+		if (opschema_load(&s->arena, ops[k].name, &def, err, sizeof err))
+			die("internal schema of '%s': %s", ops[k].name, err);
+		s->title[k] = def.title;
+		s->description[k] = def.description;
+		s->input[k] = def.input;
 		if (!ops[k].tasked) {
-			s->output[k] = res;
+			s->output[k] = def.result;
 			continue;
 		}
-		/* the envelope every task operation returns around its result */
-		struct strbuf sb;
-		sb_init(&sb);
-		sb_addf(&sb, "{\"type\":\"object\",\"required\":[\"task_id\",\"operation\",\"state\",\"replayed\",\"artifacts\",\"result\"],"
-			     "\"properties\":{\"task_id\":" FP_S ",\"operation\":{\"const\":\"%s\"},\"state\":{\"const\":\"succeeded\"},"
-			     "\"replayed\":{\"type\":\"boolean\"},\"artifacts\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-			     "\"required\":[\"ref\",\"schema\",\"fingerprint\"],\"properties\":{\"ref\":" STR_S ",\"schema\":" STR_S
-			     ",\"fingerprint\":" FP_S "}}},\"result\":%s}}", ops[k].name, ops[k].result_schema);
-		s->output[k] = parse_or_die(&s->arena, sb.buf, ops[k].name);
-		sb_release(&sb);
-		(void)res;
+		struct json *env = parse_or_die(&s->arena, task_envelope, ops[k].name), *props = json_get(env, "properties");
+		json_set(&s->arena, json_get(props, "operation"), "const", json_str(&s->arena, ops[k].name));
+		json_set(&s->arena, props, "result", def.result);
+		s->output[k] = env;
 	}
 }
 
 static void open_state(struct server *s, bool create)
 {
-	snprintf(s->state_dir, sizeof s->state_dir, "%s/" STATE_DIR, s->ws.root);
-	if (create) {
-		char tasks[PATH_MAX + 8];
-		if (mkdir(s->state_dir, 0755) && errno != EEXIST)
-			die("%s: %s", s->state_dir, strerror(errno));
-		snprintf(tasks, sizeof tasks, "%s/tasks", s->state_dir);
-		if (mkdir(tasks, 0755) && errno != EEXIST)
-			die("%s: %s", tasks, strerror(errno));
-	}
-	char err[1024], last[33];
-	unsigned long count;
-	const char *log = s->audit_path = joinpath(&s->arena, s->state_dir, "audit.ndjson");
-	if (!create) {
-		/* --verify-log: the whole log, every time */
-		s->audit_fd = chainlog_open(log, &audit_log, false, false, last, &count, err, sizeof err);
-		if (s->audit_fd < 0)
-			die("%s", err);
-		s->audit_pos.count = count;   /* what the one-line confirmation reports */
-		snprintf(s->audit_pos.last_fp, sizeof s->audit_pos.last_fp, "%s", last);
-		return;
-	}
-	s->audit_fd = open(log, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (s->audit_fd < 0)
-		die("%s: %s", log, strerror(errno));
-	/* verified in full once here; later calls verify only what was appended since (audit_lock) */
-	audit_lock(s);
-	flock(s->audit_fd, LOCK_UN);   /* held again only while a line is appended */
+	char err[1024];
+	if (task_store_open(&s->store, s->ws.root, create, err, sizeof err))
+		die("%s", err);
 }
 
 int main(int argc, char **argv)
@@ -1870,7 +1626,7 @@ int main(int argc, char **argv)
 	};
 	static const char schemas[] = "reads: MCP JSON-RPC 2.0 (" PROTOCOL_LATEST "), schednav.agent-role/v1\n"
 				      "writes: " TASK_SCHEMA ", " SIMULATIONS_SCHEMA ", " AUDITS_SCHEMA ", bridge_call log\n";
-	struct server s = { .action_space_id = "static-v1", .audit_fd = -1 };
+	struct server s = { .action_space_id = "static-v1" };
 	const char *workspace = NULL;
 	bool verify = false;
 	struct cli cli;
@@ -1896,9 +1652,10 @@ int main(int argc, char **argv)
 		die("%s", err);
 	if (verify) {
 		open_state(&s, false);
-		close(s.audit_fd);
-		fprintf(stderr, "%s: '%s/audit.ndjson': %lu call%s, the chain verifies (last fingerprint %s)\n", progname,
-			s.state_dir, s.audit_pos.count, s.audit_pos.count == 1 ? "" : "s", s.audit_pos.count ? s.audit_pos.last_fp : "none");
+		task_store_close(&s.store);
+		const struct chainlog_pos *pos = &s.store.audit_pos;
+		fprintf(stderr, "%s: '%s/audit.ndjson': %lu call%s, the chain verifies (last fingerprint %s)\n", progname, s.store.dir,
+			pos->count, pos->count == 1 ? "" : "s", pos->count ? pos->last_fp : "none");
 		ws_close(&s.ws);
 		arena_release(&s.arena);
 		return 0;
@@ -1942,7 +1699,7 @@ int main(int argc, char **argv)
 	}
 	free(buf);
 	arena_release(&a);
-	close(s.audit_fd);
+	task_store_close(&s.store);
 	ws_close(&s.ws);
 	arena_release(&s.arena);
 	return 0;

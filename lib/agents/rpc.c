@@ -1,6 +1,8 @@
 /* rpc — JSON-RPC 2.0 framing of the bridge (see rpc.h). */
 #include "agents/rpc.h"
 #include "agents/jschema.h"
+#include "core/strbuf.h"
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -95,4 +97,40 @@ int rpc_initialize_params(const struct json *params, const char *const *supporte
 		if (!strcmp(*p, v->u.str.s))
 			*version = *p;
 	return 0;
+}
+
+static int send_line(FILE *f, struct strbuf *sb)
+{
+	sb_addc(sb, '\n');
+	int rc = fwrite(sb->buf, 1, sb->len, f) != sb->len || fflush(f) ? -1 : 0, saved = errno;
+	sb_release(sb);
+	errno = saved;
+	return rc;
+}
+
+int rpc_send_result(FILE *f, const struct json *id, const struct json *result)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	sb_adds(&sb, "{\"jsonrpc\":\"2.0\",\"id\":");
+	json_write(&sb, id);
+	sb_adds(&sb, ",\"result\":");
+	json_write(&sb, result);
+	sb_addc(&sb, '}');
+	return send_line(f, &sb);
+}
+
+int rpc_send_error(FILE *f, const struct json *id, int code, const char *msg)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	sb_adds(&sb, "{\"jsonrpc\":\"2.0\",\"id\":");
+	if (id)
+		json_write(&sb, id);
+	else
+		sb_adds(&sb, "null");
+	sb_addf(&sb, ",\"error\":{\"code\":%d,\"message\":", code);
+	sb_add_jstr(&sb, msg, strlen(msg));
+	sb_adds(&sb, "}}");
+	return send_line(f, &sb);
 }

@@ -3,9 +3,9 @@
  * RPC_MAX_BODY bytes, parsed strictly (lib/core/json: valid UTF-8 without overlong forms or
  * surrogates, no NUL, no duplicate key, numbers in range, nesting at most 256), classified
  * into a request, a notification or a response, with the JSON-RPC error code and a message
- * that says what is wrong. Also the MCP initialize parameters (lifecycle: protocolVersion,
- * capabilities, clientInfo). Every value lives in the caller's arena. Nothing here prints or
- * exits.
+ * that says what is wrong; and the replies, one line each, written to the stream the caller
+ * gives. Also the MCP initialize parameters (lifecycle: protocolVersion, capabilities,
+ * clientInfo). Every value lives in the caller's arena. Nothing here exits.
  */
 #ifndef SCHEDNAV_AGENTS_RPC_H
 #define SCHEDNAV_AGENTS_RPC_H
@@ -38,4 +38,9 @@ int rpc_parse(struct arena *a, const char *line, size_t len, struct rpc_msg *m, 
  * for when it is in supported, else supported[0]), or -1 and a message (invalid params). */
 int rpc_initialize_params(const struct json *params, const char *const *supported, const char **version, char *err,
 			  size_t errlen);
+/* Write {"jsonrpc":"2.0","id":ID,"result":RESULT} and a newline to f and flush it: 0, or -1
+ * with errno set. */
+int rpc_send_result(FILE *f, const struct json *id, const struct json *result);
+/* Write {"jsonrpc":"2.0","id":ID (NULL: null),"error":{"code":CODE,"message":MSG}} likewise. */
+int rpc_send_error(FILE *f, const struct json *id, int code, const char *msg);
 #endif

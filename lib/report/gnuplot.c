@@ -26,6 +26,43 @@ static void add_gp_string(struct strbuf *sb, const char *s)
 	sb_addc(sb, '\'');
 }
 
+/*
+ * Data never enters gnuplot's command language: every label that comes from the input
+ * (policy and arm ids, window ids, stage names, the baseline's name) is a double-quoted
+ * string in a chart's data file, read back with xtic(N) or title columnheader(N). The
+ * scripts hold only constants and numbers we format. In a data file gnuplot reads '\\'
+ * as one backslash; a '"' would end the string and is written as '\''; a control
+ * character (which the identifier rule already refuses) would end the line and becomes '?'.
+ */
+/* The one place a value reaches a gnuplot command (the rolling timeline's ytics labels, section_rolling.c):
+ * a complete single-quoted string, where gnuplot gives no character a meaning but the
+ * quote, written twice; a control character (the identifier rule refuses them) becomes
+ * '?', so nothing can end the command. */
+void rp_gp_str(struct strbuf *sb, const char *s)
+{
+	sb_addc(sb, '\'');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\'')
+			sb_addc(sb, '\'');
+		sb_addc(sb, c < 0x20 || c == 0x7f ? '?' : (char)c);
+	}
+	sb_addc(sb, '\'');
+}
+
+void rp_gp_datastr(struct strbuf *sb, const char *s)
+{
+	sb_addc(sb, '"');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\\')
+			sb_adds(sb, "\\\\");
+		else
+			sb_addc(sb, c == '"' ? '\'' : c < 0x20 || c == 0x7f ? '?' : (char)c);
+	}
+	sb_addc(sb, '"');
+}
+
 static int write_file(const char *path, const struct strbuf *sb, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "w");

@@ -166,6 +166,11 @@ struct rp_chart {
 	int width, height;
 	char *svg;               /* filled by rp_gnuplot_run, malloc'd */
 };
+/* Quoting for gnuplot (gnuplot.c): rp_gp_str a complete single-quoted command string (a quote
+ * doubled, a control character '?'); rp_gp_datastr a double-quoted data-file string (a '\\'
+ * doubled, '"' written as '\'', a control character '?'). */
+void rp_gp_str(struct strbuf *sb, const char *s);
+void rp_gp_datastr(struct strbuf *sb, const char *s);
 /* Run gnuplot once over all charts; fills each chart's svg (ids made unique per chart). */
 int rp_gnuplot_run(const char *program, struct rp_chart *charts, size_t n, char *err, size_t errlen);
 
