@@ -6,8 +6,9 @@
  * series holds the requested GPUs of the jobs placed so far in every hour they touch (the
  * profile's rule: hours floor(s/3600) .. floor((s+d-1)/3600)); its deficit in the current
  * hour is the published concurrency minus the committed GPUs. Deficits steer three draws:
- *  - the model: weight = the model's jobs x its pace cubed (remaining over expected remaining
- *    jobs, so no model spends its jobs early) x max(0.02, 1 + deficit / mean GPUs per job);
+ *  - the model: weight = the model's jobs x its pace cubed (remaining jobs over the jobs
+ *    expected from the share of its published concurrency still ahead, so each model's
+ *    arrivals follow its own load over time) x max(0.3, 1 + deficit / mean GPUs per job);
  *  - the cell: among the next few cells of the model's shuffled deck, for HP the largest that
  *    fits the deficit (the smallest when none fits), for Spot the smallest, swapped to the
  *    front, so a full pass of the deck still reproduces the model's joint table exactly;
@@ -16,7 +17,10 @@
  *    above the published one, or the model's max_job_days (a skyline decomposition of the
  *    series, so long jobs end when the real load falls; Spot keeps a shorter drawn length);
  *    other jobs end inside the next hour at the latest, HP ones aiming at the duration
- *    buckets' job shares, Spot ones log-linear through the class median and p90.
+ *    buckets' job shares, Spot ones log-linear through the class median and p90; before
+ *    that, a look-ahead keeps a drawn length where the series has room in every hour it
+ *    touches: small HP jobs (<= 1 % of the hour's load) aimed at 1 h - 3 d, and Spot jobs
+ *    (with 1 % tolerance), whose long jobs hold two thirds of the class's GPU-seconds.
  * The real job rows go in first, as they were, and count in their hours' job totals. */
 #include "synth/synth.h"
 #include "core/die.h"
@@ -31,6 +35,8 @@ enum { RNG3_SUBMIT = 101, RNG3_MODEL, RNG3_CLASS, RNG3_DECK, RNG3_DURATION, RNG3
 #define RESERVE 1.0           /* short-job reserve: the hour's expected jobs of the model x its median GPUs */
 #define NO_ROOM 0.3
 #define FIT 0.8               /* a job fills the deficit when deficit >= FIT x its GPUs */
+#define SMALL_JOB 0.01        /* an HP job keeps its aimed 1 h - 3 d duration when it is at most this share of the hour's published load... */
+#define SPOT_TOL 0.01         /* ...and a Spot job its drawn length when the published series, plus this share, has room for it */
 #define MAX_JOBS3 50000000LL
 
 struct cell_deck {
@@ -172,16 +178,34 @@ static double spot_duration(const struct synth_profile *p, struct synth_rng *r)
 	return v < 1 ? 1 : v;
 }
 
+/* Room for a job of gpus GPUs from submit for dur seconds: in every hour it touches, the
+ * model's committed series plus the job stays within the published one (less the reserve
+ * in the current hour), with a tolerance of tol x the published value. */
+static bool room_ahead(const double *committed, const double *conc, double F, size_t nc, size_t h,
+	long long submit, double dur, double gpus, double reserve_now, double tol)
+{
+	long long last = (submit + (long long)dur - 1) / SYNTH_HOUR;
+	for (long long x = (long long)h; x <= last && x < (long long)nc; x++) {
+		double room = F * conc[x] * (1 + tol) - committed[x] - (x == (long long)h ? reserve_now : 0);
+		if (room < FIT * gpus)
+			return false;
+	}
+	return true;
+}
+
 static const char method3[] =
 	"profile /3: hourly counts scaled by the load factor, less the real job rows placed in their hours as they were "
 	"(ids 'real-' + job name); submit uniform over the whole seconds of its hour; per job a GPU model weighted by "
-	"its jobs x its pace cubed x max(0.02, 1 + the model's concurrency deficit / its mean GPUs per job), the class "
+	"its jobs x its pace cubed (remaining jobs against the share of its published concurrency still ahead) x "
+	"max(0.3, 1 + the model's concurrency deficit / its mean GPUs per job), the class "
 	"Spot with the model's inferred Spot share scaled by the day's Spot fraction, a (workers, GPUs per worker) cell "
 	"among the next 8 of the model's shuffled joint table (HP: the largest that fits the deficit, else the smallest; Spot: the smallest), an "
 	"organization from the organization-model mix; a job that fits the deficit less a short-job reserve runs until "
 	"the model's committed series would pass the published concurrency or its max_job_days (a skyline fill; Spot "
 	"keeps a shorter drawn length), other jobs end inside the next hour at the latest; HP durations aim at the "
-	"duration buckets' job shares, Spot durations are log-linear through the class median and p90 up to 7 days";
+	"duration buckets' job shares (a job of at most 1 % of the hour's published load aimed at 1 h - 3 d keeps that "
+	"length where the series has room over every hour it touches), Spot durations are log-linear through the class "
+	"median and p90 up to 7 days and keep their length where the series plus 1 % has room";
 
 int synth_generate3(const struct synth_profile *p, const struct synth_options *o, struct trace *t,
 	struct synth_stats *st, char *err, size_t errlen)
@@ -305,6 +329,12 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 	for (size_t h = 0; h < nh; h++)
 		n_total += hours[h] > real_in_hour[h] ? hours[h] - real_in_hour[h] : 0;
 	size_t next_real = 0;
+	double *conc_left = xcalloc(nm, sizeof *conc_left), *conc_total = xcalloc(nm, sizeof *conc_total);
+	for (size_t m = 0; m < nm; m++) {
+		for (size_t x = 0; x < nh && x < nc; x++)
+			conc_left[m] += p->models[m].concurrency[x];
+		conc_total[m] = conc_left[m];
+	}
 	for (size_t h = 0; h < nh; h++) {
 		/* The real rows of this hour first. */
 		for (; next_real < p->n_real && (size_t)(p->real[next_real].submit / SYNTH_HOUR) == h; next_real++) {
@@ -327,6 +357,9 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 			st->real_jobs++;
 		}
 		long long n = hours[h] - real_in_hour[h];
+		if (h > 0)
+			for (size_t m = 0; m < nm; m++)
+				conc_left[m] -= p->models[m].concurrency[h - 1];
 		for (size_t m = 0; m < nm; m++)
 			deficit[m] = F * p->models[m].concurrency[h] - committed[m * nc + h];
 		/* The room long jobs may take leaves a reserve for the short jobs still to come:
@@ -342,7 +375,8 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 			for (size_t m = 0; m < nm; m++) {
 				/* Pace: the model's remaining jobs against its share of the remaining
 				 * hours' jobs; a model ahead of its pace is damped hard. */
-				double expect = F * (double)p->models[m].jobs * frac_left;
+				double lf = conc_total[m] > 0 ? conc_left[m] / conc_total[m] : frac_left;
+				double expect = F * (double)p->models[m].jobs * (lf > 0 ? lf : frac_left);
 				double pace = budget[m] > 0 && expect > 0 ? budget[m] / expect : 0;
 				double x = 1 + deficit[m] / mean_gpus[m];
 				weight[m] = (double)p->models[m].jobs * pace * pace * pace * (x > NO_ROOM ? x : NO_ROOM);
@@ -372,14 +406,29 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 			/* Submit and duration. */
 			long long submit = (long long)h * SYNTH_HOUR + (long long)synth_rng_below(&r_submit, SYNTH_HOUR);
 			double dur, want;
+			double res_now = reserve[m] * (double)(n - i) / (double)n;
+			bool keep = false;
 			if (hp) {
 				size_t bi = aim_bucket(db, dur_share, dur_achieved, hp_placed);
 				want = bucket_duration(db, bi, top, &r_dur);
-				if (deficit[m] >= FIT * gpus)
+				/* A small job aimed at 1 h - 3 d keeps that length where the published
+				 * series has room for it over every hour it touches. */
+				if (bi > short_last && bi + 1 < db->n && gpus <= SMALL_JOB * F * sm->concurrency[h] &&
+					room_ahead(&committed[m * nc], sm->concurrency, F, nc, h, submit, want, gpus, res_now, 0))
+					keep = true;
+				else if (deficit[m] >= FIT * gpus)
 					want = 1e300;   /* room: fill it (the skyline sets the length) */
-			} else
+			} else {
 				want = spot_duration(p, &r_dur);
-			if (want > (double)((long long)(h + 1) * SYNTH_HOUR - submit) && deficit[m] - reserve[m] * (double)(n - i) / (double)n >= FIT * gpus) {
+				/* A Spot job past its hour keeps its drawn length where the series has room
+				 * (the class's long jobs hold two thirds of its GPU-seconds). */
+				if (want > (double)((long long)(h + 1) * SYNTH_HOUR - submit) &&
+					room_ahead(&committed[m * nc], sm->concurrency, F, nc, h, submit, want, gpus, res_now, SPOT_TOL))
+					keep = true;
+			}
+			if (keep)
+				dur = want;
+			else if (want > (double)((long long)(h + 1) * SYNTH_HOUR - submit) && deficit[m] - reserve[m] * (double)(n - i) / (double)n >= FIT * gpus) {
 				/* A job past its hour needs room: it ends at the latest at the skyline end e,
 				 * the first later hour it would lift the committed series past the published one. */
 				size_t e = h + 1;
@@ -446,6 +495,7 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 	}
 	free(decks); free(committed); free(budget); free(mean_gpus); free(org_cum); free(real_in_hour);
 	free(deficit); free(weight); free(reserve); free(median_gpus); free(hours); free(model_name); free(org_name);
+	free(conc_left); free(conc_total);
 
 	t->version = 2;
 	synth_trace_id(p, o, model_on, t);
