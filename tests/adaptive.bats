@@ -169,12 +169,12 @@ config_with() {
 }
 
 @test "adaptive: the committed agent selections of the full-scale study fit its design" {
-	# the design of configs/studies/adaptive-holdout.json (trace-synth + trace-scan of the
-	# 184-day trace, about 10 s) without any simulation
+	# the design of configs/studies/adaptive-holdout.json (trace-synth v3 + trace-scan of the
+	# 184-day trace, without any simulation)
 	run make -C "$ROOT" --no-print-directory STUDY=configs/studies/adaptive-holdout.json STUDY_WORK="$T/full" STUDY_BIN="$BIN" adaptive-design
 	assert_success
 	D="$T/full/adaptive-holdout/design.ndjson"
-	[ "$(jq -c 'select(.type == "adaptive_design") | [.split.calibration_window_count, .split.evaluation_window_count, .capacity_gpus]' "$D")" = '[42,29,976]' ]
+	[ "$(jq -c 'select(.type == "adaptive_design") | [.split.calibration_window_count, .split.evaluation_window_count, .capacity_gpus]' "$D")" = '[72,48,976]' ]
 	"$ROOT/tests/adaptive/scripted-agent" "$D" "$T/agent.nd"
 	[ "$(sans_header "$T/agent.nd")" = "$(sans_header "$ROOT/configs/studies/adaptive-holdout.agent.ndjson")" ] ||
 		fail "configs/studies/adaptive-holdout.agent.ndjson is stale: regenerate it with tests/adaptive/scripted-agent"
@@ -184,16 +184,14 @@ config_with() {
 		--agent "$ROOT/configs/studies/adaptive-holdout.agent.ndjson" -o "$T/ctl.nd" "$T/full/adaptive-holdout/windows.ndjson"
 }
 
-@test "adaptive: the committed agent selections of the full-scale study on the v3 trace fit its design" {
-	[ -f "$ROOT/configs/profiles/alibaba-spot-gpu-v2026-v3.json" ] ||
-		skip "needs the v3 profile configs/profiles/alibaba-spot-gpu-v2026-v3.json (trace-synth v3, issue 18)"
-	run make -C "$ROOT" --no-print-directory STUDY=configs/studies/adaptive-holdout-v3.json STUDY_WORK="$T/full" STUDY_BIN="$BIN" adaptive-design
+@test "adaptive: the committed agent selections of the full-scale study on the v2 trace fit its design" {
+	run make -C "$ROOT" --no-print-directory STUDY=configs/studies/adaptive-holdout-v2.json STUDY_WORK="$T/full" STUDY_BIN="$BIN" adaptive-design
 	assert_success
-	D="$T/full/adaptive-holdout-v3/design.ndjson"
-	[ "$(jq -c 'select(.type == "adaptive_design") | [.split.calibration_window_count, .split.evaluation_window_count, .capacity_gpus]' "$D")" = '[72,48,976]' ]
+	D="$T/full/adaptive-holdout-v2/design.ndjson"
+	[ "$(jq -c 'select(.type == "adaptive_design") | [.split.calibration_window_count, .split.evaluation_window_count, .capacity_gpus]' "$D")" = '[42,29,976]' ]
 	"$ROOT/tests/adaptive/scripted-agent" "$D" "$T/agent.nd"
-	[ "$(sans_header "$T/agent.nd")" = "$(sans_header "$ROOT/configs/studies/adaptive-holdout-v3.agent.ndjson")" ] ||
-		fail "configs/studies/adaptive-holdout-v3.agent.ndjson is stale: regenerate it with tests/adaptive/scripted-agent"
+	[ "$(sans_header "$T/agent.nd")" = "$(sans_header "$ROOT/configs/studies/adaptive-holdout-v2.agent.ndjson")" ] ||
+		fail "configs/studies/adaptive-holdout-v2.agent.ndjson is stale: regenerate it with tests/adaptive/scripted-agent"
 }
 
 @test "adaptive: killed midway, then resumed in another directory: the same streams and evidence" {
