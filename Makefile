@@ -117,9 +117,10 @@ check-run: all lint fuzz-replay
 	@set -e; for t in $(UNIT_BIN); do echo "unit: $$t"; $$t; done
 	SCHEDNAV_BIN=$(abspath $(OUT)) tests/run-bats.sh
 
-## lint: reject Bats lines that can never fail a test (tests/lint-bats.py)
+## lint: reject Bats lines that can never fail a test (tests/lint-bats.py) and lib/ code that crosses the library boundary (tests/lint-boundary.sh)
 lint:
 	tests/lint-bats.py tests/*.bats
+	tests/lint-boundary.sh
 
 ## identity: every output of a fixed set of pipelines compared with the committed baseline, for a pure refactor (tests/output-identity.sh; a few minutes, not part of check)
 IDENTITY_BASELINE ?= tests/identity/baseline-05f2938.txt

@@ -8,7 +8,7 @@
 #include "agents/jschema.h"
 #include "agents/manifest.h"
 #include "agents/rpc.h"
-#include "agents/spawn.h"
+#include "core/spawn.h"
 #include "agents/tasks.h"
 #include "agents/workspace.h"
 #include "core/cli.h"

@@ -1,5 +1,5 @@
 #include "core/zio.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
 #include <errno.h>

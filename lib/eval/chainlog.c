@@ -1,6 +1,6 @@
 /* chainlog — hash-chained append-only NDJSON logs (see chainlog.h). */
 #include "eval/chainlog.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/strbuf.h"

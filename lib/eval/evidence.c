@@ -2,7 +2,7 @@
 #include "eval/chainlog.h"
 #include "eval/ranking.h"
 #include "eval/slo.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/num.h"

@@ -1,6 +1,6 @@
 /* workload — the workload summary of a trace window (see workload.h). */
 #include "eval/workload.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/num.h"
 #include "core/strbuf.h"

@@ -1,7 +1,7 @@
 /* The HTML page: one self-contained file, charts inline as SVG, no external resources. */
 #include "report/report.h"
 #include "report/format.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

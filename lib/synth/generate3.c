@@ -19,7 +19,7 @@
  *    buckets' job shares, Spot ones log-linear through the class median and p90.
  * The real job rows go in first, as they were, and count in their hours' job totals. */
 #include "synth/synth.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

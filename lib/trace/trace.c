@@ -1,6 +1,6 @@
 #include "trace/trace.h"
 #include "core/canon.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/num.h"
 #include "core/strbuf.h"
 #include "core/text.h"
