@@ -58,7 +58,7 @@ MAN7     := $(sort $(wildcard docs/*.7))
 # Keep the tools' and harnesses' objects (make would delete them as intermediates and recompile each time).
 .SECONDARY: $(TOOLS:%=$(BUILD)/tools/%.o) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.o) \
 	$(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/tests/fuzz/replay.o
-.PHONY: all check check-run lint unit asan ubsan bench install uninstall help clean deps mcp-inspector FORCE fuzz fuzz-build fuzz-replay
+.PHONY: all check check-run lint identity unit asan ubsan bench install uninstall help clean deps mcp-inspector FORCE fuzz fuzz-build fuzz-replay
 
 ## all: build every tool into bin/
 all: $(BINS) $(UNIT_BIN)
@@ -132,9 +132,15 @@ check-run: all lint fuzz-replay
 	@set -e; for t in $(UNIT_BIN); do echo "unit: $$t"; $$t; done
 	SCHEDNAV_BIN=$(abspath $(OUT)) tests/run-bats.sh
 
-## lint: reject Bats lines that can never fail a test (tests/lint-bats.py)
+## lint: reject Bats lines that can never fail a test (tests/lint-bats.py) and lib/ code that crosses the library boundary (tests/lint-boundary.sh)
 lint:
 	tests/lint-bats.py tests/*.bats
+	tests/lint-boundary.sh
+
+## identity: every output of a fixed set of pipelines compared with the committed baseline, for a pure refactor (tests/output-identity.sh; a few minutes, not part of check)
+IDENTITY_BASELINE ?= tests/identity/baseline-05f2938.txt
+identity: all
+	SCHEDNAV_BIN=$(abspath $(OUT)) tests/output-identity.sh --compare $(IDENTITY_BASELINE)
 
 ## fuzz-replay: run every fuzz harness (normal build, no clang) over its regressions and seeds
 fuzz-replay: $(REPLAY_BIN) $(BINS)

@@ -160,7 +160,7 @@ same_as_operand() {
 	trace-window --eval-start 86400 --eval-end 129599 --warmup-start 0 --no-warmup-spot -i full.nd -o exec.nd
 	trace-window --eval-start 86400 --eval-end 129599 --warmup-start 72000 -i full.nd -o hist.nd
 	same_as_operand roll --config "$ROOT/configs/rolling/rolling-v3.json" --history hist.nd --decider rule -- exec.nd
-	# roll-ablation's -i inside a --window group: tests/rolling-ablation.bats (it needs a study's outputs)
+	# roll-ablation's -i inside a --window group: tests/roll-ablation.bats (it needs a study's outputs)
 	# tools whose output is a file or a directory
 	approve --action native-fifo --by me --reason r --at 2026-01-01T00:00:00Z --log op.log "$SEL/ranking.ndjson"
 	approve --action native-fifo --by me --reason r --at 2026-01-01T00:00:00Z --log in.log -i "$SEL/ranking.ndjson"

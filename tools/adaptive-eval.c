@@ -210,8 +210,6 @@ static void read_selection(struct input *in, const char *path, struct arena *a)
 		die("%s: malformed selection record", path);
 	in->nstatic = sel->u.arr.n;
 	in->static_ids = arena_alloc(a, (in->nstatic + 1) * sizeof *in->static_ids);
-	if (!in->static_ids)
-		die("out of memory");
 	for (size_t i = 0; i < in->nstatic; i++) {
 		const struct json *v = sel->u.arr.items[i];
 		if (v->kind != JSON_STRING || action_index(&in->d, v->u.str.s) < 0)

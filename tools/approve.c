@@ -65,7 +65,7 @@ static void now_utc(char out[21])
 
 static int do_verify(const char *log)
 {
-	char last[33], err[1024];
+	char last[FP_HEX_XXH3], err[1024];
 	unsigned long n;
 	int fd = chainlog_open(log, &ev_approval_log, false, false, last, &n, err, sizeof err);
 	if (fd < 0)
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 		die("action '%s' is not on the ranking's frontier (selected: %s)", action, frontier.buf);
 	sb_release(&frontier);
 
-	char last[33], err[1024];
+	char last[FP_HEX_XXH3], err[1024];
 	unsigned long n;
 	int fd = chainlog_open(log, &ev_approval_log, true, true, last, &n, err, sizeof err);
 	if (fd < 0)

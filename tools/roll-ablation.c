@@ -68,7 +68,7 @@ static void add_file_fp(struct strbuf *sb, struct arena *a, const char *p, const
 {
 	if (!p)
 		return;
-	char *buf, fp[33], err[512];
+	char *buf, fp[FP_HEX_XXH3], err[512];
 	size_t len;
 	if (zio_slurp(roll_resolve_path(a, p, study), &buf, &len, err, sizeof err))
 		die("%s", err);
@@ -77,7 +77,7 @@ static void add_file_fp(struct strbuf *sb, struct arena *a, const char *p, const
 	sb_addf(sb, "\n%s %s", p, fp);
 }
 
-static size_t load_study(const char *path, struct arena *a, struct arm *arms, const char **study_id, char design_fp[33], long long *windows,
+static size_t load_study(const char *path, struct arena *a, struct arm *arms, const char **study_id, char design_fp[FP_HEX_XXH3], long long *windows,
 			 long long *reps)
 {
 	char err[1024];
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 	const char *output = cli.output;
 	if (!study || !nw)
 		usage_fail(usage, "--study and at least one --window are required");
-	char err[1024], design_fp[33], impl_fp[33];
+	char err[1024], design_fp[FP_HEX_XXH3], impl_fp[FP_HEX_XXH3];
 	struct arena a;
 	arena_init(&a);
 	struct arm arms[ROLL_ABLATION_MAX_ARMS];
@@ -205,7 +205,7 @@ int main(int argc, char **argv)
 	struct strbuf ib;
 	sb_init(&ib);
 	for (size_t i = 0; i < n_impl; i++) {
-		char *buf, fp[33];
+		char *buf, fp[FP_HEX_XXH3];
 		size_t len;
 		if (zio_slurp(impl[i], &buf, &len, err, sizeof err))
 			die("%s", err);

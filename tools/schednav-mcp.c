@@ -13,7 +13,7 @@
 #include "agents/manifest.h"
 #include "agents/opschema.h"
 #include "agents/rpc.h"
-#include "agents/spawn.h"
+#include "core/spawn.h"
 #include "agents/tasks.h"
 #include "agents/workspace.h"
 #include "core/cli.h"

@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 	struct json *hdr = nd_header_new(&a, EV_AUDIT_SCHEMA, "slo-audit");
 	char *raw;
 	size_t rawlen;
-	char fp[33];
+	char fp[FP_HEX_XXH3];
 	if (zio_slurp(slo_path, &raw, &rawlen, err, sizeof err))
 		die("%s", err);
 	fp_xxh3_of(raw, rawlen, fp);

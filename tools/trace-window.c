@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 	if (trace_load(&t, cli.inputs[0], err, sizeof err))
 		die("%s", err);
 	const char *in_schema = t.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1;
-	char in_fp[33], in_name[256];
+	char in_fp[FP_HEX_XXH3], in_name[256];
 	memcpy(in_fp, t.fingerprint, sizeof in_fp);
 	snprintf(in_name, sizeof in_name, "%s", t.input_name);
 	slice(&t, &o);

@@ -1,5 +1,5 @@
 #include "core/arena.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 #include "core/csv.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/text.h"
 #include <ctype.h>
 #include <stdbool.h>

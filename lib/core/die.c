@@ -5,9 +5,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-
-const char *progname = "schednav";
 
 void set_progname(const char *argv0)
 {
@@ -68,120 +65,6 @@ void usage_error(const char *usage, const char *fmt, ...)
 	}
 	usage_print(stderr, usage);
 	exit(2);
-}
-
-void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-void *xcalloc_large(size_t n, size_t size)
-{
-	const size_t huge = (size_t)2 << 20;
-	if (size && n > ((size_t)-1) / size)
-		die("out of memory");
-	size_t bytes = n * size;
-	if (bytes < 4 * huge)
-		return xcalloc(n, size);
-	void *p;
-	size_t rounded = (bytes + huge - 1) & ~(huge - 1);
-	if (posix_memalign(&p, huge, rounded) != 0)
-		die("out of memory");
-#ifdef MADV_HUGEPAGE
-	madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-	memset(p, 0, bytes);
-	return p;
-}
-
-void *xgrow_large(void *p, size_t *cap, size_t need, size_t elem)
-{
-	const size_t huge = (size_t)2 << 20;
-	if (need <= *cap)
-		return p;
-	size_t c = *cap ? *cap : 8;
-	while (c < need) {
-		if (c > ((size_t)-1) / 2 / (elem ? elem : 1))
-			die("out of memory");
-		c *= 2;
-	}
-	size_t bytes = c * elem;
-	if (bytes < 4 * huge) {
-		p = xrealloc(p, bytes);
-		*cap = c;
-		return p;
-	}
-	void *q;
-	size_t rounded = (bytes + huge - 1) & ~(huge - 1);
-	if (posix_memalign(&q, huge, rounded) != 0)
-		die("out of memory");
-#ifdef MADV_HUGEPAGE
-	madvise(q, rounded, MADV_HUGEPAGE);
-#endif
-	if (p)
-		memcpy(q, p, *cap * elem);
-	free(p);
-	*cap = c;
-	return q;
-}
-
-void xalloc_die(void)
-{
-	die("out of memory");
-}
-
-void *xnonnull(void *p)
-{
-	if (!p)
-		xalloc_die();
-	return p;
-}
-
-char *xstrdup(const char *s)
-{
-	return xstrndup(s, strlen(s));
-}
-
-char *xstrndup(const char *s, size_t n)
-{
-	char *p = xmalloc(n + 1);
-	memcpy(p, s, n);
-	p[n] = 0;
-	return p;
-}
-
-void *xgrow(void *p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return p;
-	size_t c = *cap ? *cap : 8;
-	while (c < need) {
-		if (c > ((size_t)-1) / 2 / (elem ? elem : 1))
-			die("out of memory");
-		c *= 2;
-	}
-	p = xrealloc(p, c * elem);
-	*cap = c;
-	return p;
 }
 
 double opt_double(const char *name, const char *s)

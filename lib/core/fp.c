@@ -1,5 +1,5 @@
 #include "core/fp.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <string.h>
 #include <openssl/evp.h>
 #include <xxhash.h>

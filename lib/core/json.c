@@ -1,6 +1,6 @@
 #include "core/json.h"
 #include "core/zio.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/num.h"
 #include "core/text.h"
 #include <math.h>

@@ -1,5 +1,5 @@
 #include "core/ndjson.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
 #include "core/zio.h"
@@ -20,8 +20,8 @@ struct nd_reader {
 	enum rstate state;
 	unsigned long long records;
 	struct fp_xxh3 h;
-	char fp[33];
-	char header_fp[33];           /* of the current stream's header line */
+	char fp[FP_HEX_XXH3];
+	char header_fp[FP_HEX_XXH3];           /* of the current stream's header line */
 	unsigned streams;
 	const char *raw;
 	size_t raw_len;
@@ -71,7 +71,7 @@ void ndr_errorf(const struct nd_reader *r, char *err, size_t errlen, const char 
 }
 
 /* XXH3-128 of a line and its '\n' (the header fingerprint). */
-static void line_fingerprint(const char *line, size_t len, char out[33])
+static void line_fingerprint(const char *line, size_t len, char out[FP_HEX_XXH3])
 {
 	struct fp_xxh3 h;
 	fp_xxh3_init(&h);
@@ -222,7 +222,7 @@ struct nd_writer {
 	struct strbuf sb;
 	struct fp_xxh3 h;
 	unsigned long long records;
-	char header_fp[33];
+	char header_fp[FP_HEX_XXH3];
 	int in_stream;
 };
 
@@ -272,9 +272,9 @@ int ndw_record(struct nd_writer *w, const struct json *rec, char *err, size_t er
 	return rc;
 }
 
-int ndw_end(struct nd_writer *w, char fp_out[33], char *err, size_t errlen)
+int ndw_end(struct nd_writer *w, char fp_out[FP_HEX_XXH3], char *err, size_t errlen)
 {
-	char fp[33];
+	char fp[FP_HEX_XXH3];
 	fp_xxh3_hex(&w->h, fp);
 	if (fp_out)
 		memcpy(fp_out, fp, 33);

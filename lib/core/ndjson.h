@@ -11,6 +11,7 @@
 #ifndef SCHEDNAV_NDJSON_H
 #define SCHEDNAV_NDJSON_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,7 +44,7 @@ int ndw_header(struct nd_writer *w, const struct json *hdr, char *err, size_t er
 int ndw_record(struct nd_writer *w, const struct json *rec, char *err, size_t errlen);
 int ndw_raw(struct nd_writer *w, const char *line, size_t len, char *err, size_t errlen); /* body line, no '\n' */
 /* Write the end record; its fingerprint is also copied to fp_out when not NULL. */
-int ndw_end(struct nd_writer *w, char fp_out[33], char *err, size_t errlen);
+int ndw_end(struct nd_writer *w, char fp_out[FP_HEX_XXH3], char *err, size_t errlen);
 int ndw_close(struct nd_writer *w, char *err, size_t errlen);   /* commit; frees w */
 void ndw_abort(struct nd_writer *w);
 

@@ -1,5 +1,5 @@
 #include "core/progress.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>

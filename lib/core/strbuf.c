@@ -1,5 +1,5 @@
 #include "core/strbuf.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/num.h"
 #include <stdarg.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 #include "core/zio.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
 #include <errno.h>
@@ -256,7 +256,7 @@ int zr_slurp(struct zio_reader *r, char **buf, size_t *len, char *err, size_t er
 const char *zr_name(const struct zio_reader *r) { return r->name; }
 unsigned long zr_lineno(const struct zio_reader *r) { return r->lineno; }
 uint64_t zr_raw_bytes(const struct zio_reader *r) { return r->raw_bytes; }
-void zr_raw_xxh3(struct zio_reader *r, char out[33]) { fp_xxh3_hex(&r->xxh, out); }
+void zr_raw_xxh3(struct zio_reader *r, char out[FP_HEX_XXH3]) { fp_xxh3_hex(&r->xxh, out); }
 void zr_raw_sha256(struct zio_reader *r, char out[65]) { fp_sha256_hex(&r->sha, out); }
 
 void zr_close(struct zio_reader *r)

@@ -11,6 +11,7 @@
  */
 #ifndef SCHEDNAV_ZIO_H
 #define SCHEDNAV_ZIO_H
+#include "core/fp.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,7 +37,7 @@ const char *zr_name(const struct zio_reader *r);         /* path, or "<stdin>" *
 unsigned long zr_lineno(const struct zio_reader *r);     /* lines handed out by zr_getline so far */
 bool zio_is_zstd_magic(const unsigned char m[4]);         /* a zstd frame or skippable frame starts */
 uint64_t zr_raw_bytes(const struct zio_reader *r);       /* raw bytes read so far */
-void zr_raw_xxh3(struct zio_reader *r, char out[33]);    /* of raw bytes read so far */
+void zr_raw_xxh3(struct zio_reader *r, char out[FP_HEX_XXH3]);    /* of raw bytes read so far */
 void zr_raw_sha256(struct zio_reader *r, char out[65]);  /* only if want_sha256; finalises */
 void zr_close(struct zio_reader *r);
 /* Read a whole file (decompressed, at most ZIO_MAX_SLURP bytes) into a malloc'd buffer. */

@@ -1,6 +1,6 @@
 #include "eval/adaptive.h"
 #include "core/text.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/ndjson.h"
 #include "eval/evidence.h"
 #include <math.h>
@@ -36,12 +36,10 @@ double ad_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Zeroed arena memory; out of memory ends the process as the json builders do. */
+/* Zeroed arena memory (arena_alloc never returns NULL: xalloc.h). */
 static void *alloc(struct arena *a, size_t n)
 {
 	void *p = arena_alloc(a, n ? n : 1);
-	if (!p)
-		die("out of memory");
 	memset(p, 0, n ? n : 1);
 	return p;
 }

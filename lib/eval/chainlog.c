@@ -1,6 +1,6 @@
 /* chainlog — hash-chained append-only NDJSON logs (see chainlog.h). */
 #include "eval/chainlog.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/strbuf.h"
@@ -41,7 +41,7 @@ static bool optional(const struct chainlog_spec *spec, const char *key)
 }
 
 static int check_line(struct arena *a, const char *line, size_t len, const char *where, const struct chainlog_spec *spec,
-		      const char *last_fp, unsigned long count, char fp_out[33], struct json **out, char *err, size_t errlen)
+		      const char *last_fp, unsigned long count, char fp_out[FP_HEX_XXH3], struct json **out, char *err, size_t errlen)
 {
 	struct json *rec;
 	char e[256];
@@ -89,7 +89,7 @@ static int check_line(struct arena *a, const char *line, size_t len, const char 
 /* Verify the lines of buf[0..len) as lines *count + 1... of the log, chained to last_fp; *done
  * the bytes of whole lines verified, *last_start the offset of the last one. */
 static int read_lines(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *keep,
-		      struct json ***recs, char last_fp[33], unsigned long *count, size_t base, size_t *done, size_t *last_start,
+		      struct json ***recs, char last_fp[FP_HEX_XXH3], unsigned long *count, size_t base, size_t *done, size_t *last_start,
 		      char *err, size_t errlen)
 {
 	struct arena scratch;
@@ -131,7 +131,7 @@ static int read_lines(const char *buf, size_t len, const char *log, const struct
 }
 
 int chainlog_read(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *keep,
-		  struct json ***recs, char last_fp[33], unsigned long *count, char *err, size_t errlen)
+		  struct json ***recs, char last_fp[FP_HEX_XXH3], unsigned long *count, char *err, size_t errlen)
 {
 	last_fp[0] = 0;
 	*count = 0;
@@ -166,7 +166,7 @@ int chainlog_follow(int fd, const char *log, const struct chainlog_spec *spec, s
 	}
 	size_t skip = 0;
 	if (pos->count) {
-		char h[33];
+		char h[FP_HEX_XXH3];
 		skip = (size_t)(pos->offset - pos->last_start);
 		fp_xxh3_of(buf, skip, h);
 		if (strcmp(h, pos->last_line_hash)) {
@@ -187,7 +187,7 @@ int chainlog_follow(int fd, const char *log, const struct chainlog_spec *spec, s
 	return rc;
 }
 
-int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, char last_fp[33], unsigned long *count,
+int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, char last_fp[FP_HEX_XXH3], unsigned long *count,
 		    char *err, size_t errlen)
 {
 	struct strbuf sb;
@@ -201,7 +201,7 @@ int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, c
 	return rc;
 }
 
-int chainlog_open(const char *log, const struct chainlog_spec *spec, bool create, bool exclusive, char last_fp[33],
+int chainlog_open(const char *log, const struct chainlog_spec *spec, bool create, bool exclusive, char last_fp[FP_HEX_XXH3],
 		  unsigned long *count, char *err, size_t errlen)
 {
 	int fd = open(log, (create ? O_RDWR | O_APPEND | O_CREAT : O_RDONLY) | O_CLOEXEC, 0644);
@@ -233,7 +233,7 @@ static void sync_parent_dir(const char *path)
 }
 
 int chainlog_append(int fd, const char *log, const struct chainlog_spec *spec, struct arena *a, struct json *rec,
-		    char last_fp[33], unsigned long *count, char *err, size_t errlen)
+		    char last_fp[FP_HEX_XXH3], unsigned long *count, char *err, size_t errlen)
 {
 	json_set(a, rec, spec->prev_key, *count ? json_str(a, last_fp) : json_null(a));
 	ev_self_fp_stamp(a, rec, spec->fp_key);

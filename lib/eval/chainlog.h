@@ -9,6 +9,7 @@
 #ifndef SCHEDNAV_EVAL_CHAINLOG_H
 #define SCHEDNAV_EVAL_CHAINLOG_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,19 +26,19 @@ struct chainlog_spec {
 };
 
 /* Verify the log read from fd: last fingerprint ("" when empty) and line count out. */
-int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, char last_fp[33], unsigned long *count,
+int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, char last_fp[FP_HEX_XXH3], unsigned long *count,
 		    char *err, size_t errlen);
 /* Verify a whole log held in buf[0..len) (named log in messages), as chainlog_verify does.
  * When recs is not NULL every record is kept, parsed into a: *recs (malloc'd, free it) and
  * *count of them. */
 int chainlog_read(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *a,
-		  struct json ***recs, char last_fp[33], unsigned long *count, char *err, size_t errlen);
+		  struct json ***recs, char last_fp[FP_HEX_XXH3], unsigned long *count, char *err, size_t errlen);
 /* How far a log has been verified: chainlog_follow reads only what was appended since. */
 struct chainlog_pos {
 	unsigned long long offset;       /* bytes of whole lines verified */
 	unsigned long long last_start;   /* offset of the last verified line */
-	char last_line_hash[33];         /* XXH3-128 of that line's bytes (with its newline) */
-	char last_fp[33];                /* its fingerprint ("" when empty) */
+	char last_line_hash[FP_HEX_XXH3];         /* XXH3-128 of that line's bytes (with its newline) */
+	char last_fp[FP_HEX_XXH3];                /* its fingerprint ("" when empty) */
 	unsigned long count;             /* lines verified */
 };
 /* Verify what follows pos (zeroed: the whole log) and advance pos; the last line verified
@@ -45,10 +46,10 @@ struct chainlog_pos {
 int chainlog_follow(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos, char *err,
 		    size_t errlen);
 /* Open log (created 0644 when create), take a shared or exclusive flock, verify it; the fd or -1. */
-int chainlog_open(const char *log, const struct chainlog_spec *spec, bool create, bool exclusive, char last_fp[33],
+int chainlog_open(const char *log, const struct chainlog_spec *spec, bool create, bool exclusive, char last_fp[FP_HEX_XXH3],
 		  unsigned long *count, char *err, size_t errlen);
 /* Set rec's prev_key (last_fp, null when count is 0) and fp_key, then append the line with one
  * write and fsync (the parent directory is synced after the first line). Updates last_fp, count. */
 int chainlog_append(int fd, const char *log, const struct chainlog_spec *spec, struct arena *a, struct json *rec,
-		    char last_fp[33], unsigned long *count, char *err, size_t errlen);
+		    char last_fp[FP_HEX_XXH3], unsigned long *count, char *err, size_t errlen);
 #endif

@@ -2,7 +2,7 @@
 #include "eval/chainlog.h"
 #include "eval/ranking.h"
 #include "eval/slo.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/num.h"
@@ -134,7 +134,7 @@ int ev_metrics_check(const struct json *rec, char *err, size_t errlen)
 	}
 	if (ev_check_id(rec, "action_id", err, errlen) || ev_check_id(rec, "trace_id", err, errlen))
 		return -1;
-	char fp[33];
+	char fp[FP_HEX_XXH3];
 	ev_sorted_fp(json_get(rec, "policy"), fp);
 	if (strcmp(fp, ev_str(rec, "policy_fingerprint"))) {
 		snprintf(err, errlen, "metrics record: 'policy_fingerprint' '%s' does not match its 'policy' (%s)", ev_str(rec, "policy_fingerprint"), fp);
@@ -280,7 +280,7 @@ static void write_without(struct strbuf *sb, const struct json *rec, const char 
 	free(vals);
 }
 
-void ev_self_fp(const struct json *rec, const char *key, char out[33])
+void ev_self_fp(const struct json *rec, const char *key, char out[FP_HEX_XXH3])
 {
 	struct strbuf sb;
 	sb_init(&sb);
@@ -294,14 +294,14 @@ bool ev_self_fp_ok(const struct json *rec, const char *key)
 	const char *have = ev_str(rec, key);
 	if (!have)
 		return false;
-	char fp[33];
+	char fp[FP_HEX_XXH3];
 	ev_self_fp(rec, key, fp);
 	return !strcmp(fp, have);
 }
 
 void ev_self_fp_stamp(struct arena *a, struct json *rec, const char *key)
 {
-	char fp[33];
+	char fp[FP_HEX_XXH3];
 	ev_self_fp(rec, key, fp);
 	json_set(a, rec, key, json_str(a, fp));
 }
@@ -410,7 +410,7 @@ int ev_verify(const struct json *rec, char *err, size_t errlen)
 	return 0;
 }
 
-void ev_sorted_fp(const struct json *v, char out[33])
+void ev_sorted_fp(const struct json *v, char out[FP_HEX_XXH3])
 {
 	struct strbuf sb;
 	sb_init(&sb);

@@ -9,6 +9,7 @@
 #ifndef SCHEDNAV_EVAL_EVIDENCE_H
 #define SCHEDNAV_EVAL_EVIDENCE_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,11 +36,11 @@ struct ev_item {
 	const char *schema;   /* its stream header's schema */
 	const char *path;     /* input name, "<stdin>" for stdin */
 	unsigned long line;   /* line of the record in that input */
-	char stream_fp[33];   /* fingerprint of the stream that carried it (verified) */
+	char stream_fp[FP_HEX_XXH3];   /* fingerprint of the stream that carried it (verified) */
 	unsigned stream_records; /* body records in that stream */
 };
 
-struct ev_stream { const char *path, *schema; char fp[33]; };
+struct ev_stream { const char *path, *schema; char fp[FP_HEX_XXH3]; };
 
 struct ev_input {
 	struct ev_item *items;
@@ -58,7 +59,7 @@ int ev_read(struct ev_input *in, const char *path, const char *const *schemas, s
 const char *ev_where(const struct ev_item *it);
 
 /* Self-fingerprint: XXH3-128 of json_write(rec) with key omitted. */
-void ev_self_fp(const struct json *rec, const char *key, char out[33]);
+void ev_self_fp(const struct json *rec, const char *key, char out[FP_HEX_XXH3]);
 /* true when rec[key] is a string equal to the recomputed self-fingerprint. */
 bool ev_self_fp_ok(const struct json *rec, const char *key);
 /* Append key = self-fingerprint (must be the last key, absent before). */
@@ -91,13 +92,13 @@ extern const struct chainlog_spec ev_approval_log;
 struct ev_approvals {
 	struct json **rec;
 	size_t n;
-	char last[33];
+	char last[FP_HEX_XXH3];
 };
 int ev_approvals_read(struct ev_approvals *log, const char *buf, size_t len, const char *name, struct arena *a, char *err, size_t errlen);
 void ev_approvals_release(struct ev_approvals *log);
 
 /* XXH3-128 of json_write_sorted(v). */
-void ev_sorted_fp(const struct json *v, char out[33]);
+void ev_sorted_fp(const struct json *v, char out[FP_HEX_XXH3]);
 
 /* rec[key] is a string that follows the identifier rule (core/text.h): 0, or -1 + "TYPE record: 'KEY' ... ". */
 int ev_check_id(const struct json *rec, const char *key, char *err, size_t errlen);

@@ -1,6 +1,6 @@
 #include "eval/metrics.h"
 #include "core/canon.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/num.h"
 #include "core/strbuf.h"

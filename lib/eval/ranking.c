@@ -1,6 +1,6 @@
 #include "eval/ranking.h"
 #include "core/text.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/ndjson.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 #include "eval/slo.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/text.h"

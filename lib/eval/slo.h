@@ -8,6 +8,7 @@
 #ifndef SCHEDNAV_EVAL_SLO_H
 #define SCHEDNAV_EVAL_SLO_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,7 +26,7 @@ struct slo_constraint {
 
 struct slo_spec {
 	const char *name;
-	char fingerprint[33];
+	char fingerprint[FP_HEX_XXH3];
 	struct slo_constraint *c;
 	size_t n;
 	bool baseline_required;       /* any relative threshold */

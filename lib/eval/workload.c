@@ -1,6 +1,6 @@
 /* workload — the workload summary of a trace window (see workload.h). */
 #include "eval/workload.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/num.h"
 #include "core/strbuf.h"
@@ -196,7 +196,7 @@ static const char *regime_label(double total_requested, double hp_peak, double c
 }
 
 /* XXH3-128 over what is visible at the cutoff: the nodes and the visible jobs' fields. */
-static void visible_fingerprint(const struct trace *t, size_t n_visible, double cutoff, char out[33])
+static void visible_fingerprint(const struct trace *t, size_t n_visible, double cutoff, char out[FP_HEX_XXH3])
 {
 	struct strbuf sb;
 	sb_init(&sb);
@@ -374,7 +374,7 @@ int workload_summary(struct arena *a, const struct trace *t, const struct worklo
 	json_set(a, r, "trace_id", json_str(a, t->trace_id));
 	if (o->has_cutoff) {
 		/* the whole trace's fingerprint would tell apart two futures of the same past */
-		char vfp[33];
+		char vfp[FP_HEX_XXH3];
 		visible_fingerprint(t, n_visible, o->cutoff, vfp);
 		json_set(a, r, "trace_fingerprint", json_null(a));
 		json_set(a, r, "visible_prefix_fingerprint", json_str(a, vfp));

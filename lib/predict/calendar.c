@@ -1,6 +1,7 @@
 #include "predict/calendar.h"
 #include "core/arena.h"
 #include "core/json.h"
+#include "core/xalloc.h"
 #include "trace/export.h"
 #include <math.h>
 #include <stdio.h>
@@ -158,11 +159,7 @@ static int load_dates(struct workday_calendar *c, const struct json *obj, const 
 		}
 		total += a->u.arr.n;
 	}
-	long long *v = malloc((total ? total : 1) * sizeof *v);
-	if (!v) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	long long *v = xmalloc((total ? total : 1) * sizeof *v);
 	size_t n = 0;
 	for (size_t i = 0; i < obj->u.obj.n; i++) {
 		const struct json *a = obj->u.obj.vals[i];
@@ -257,11 +254,7 @@ int cal_load_table(struct workday_calendar *c, const char *text, size_t len, cha
 		snprintf(err, errlen, "calendar '%s': 'years' must be a non-empty array", c->name);
 		goto out;
 	}
-	c->years = malloc(years->u.arr.n * sizeof *c->years);
-	if (!c->years) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
+	c->years = xmalloc(years->u.arr.n * sizeof *c->years);
 	for (size_t i = 0; i < years->u.arr.n; i++) {
 		const struct json *y = years->u.arr.items[i];
 		if (y->kind != JSON_INT || y->u.i < 1 || y->u.i > 9999 || (i && y->u.i <= c->years[i - 1])) {

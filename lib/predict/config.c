@@ -101,8 +101,6 @@ static struct json *canonical(struct arena *a, const struct pc_config *c)
 static int tenant_family(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen)
 {
 	struct tc_config *t = arena_alloc(a, sizeof *t);
-	if (!t)
-		return pcf_fail(err, errlen, "out of memory");
 	if (tc_config_from_json(t, doc, a, err, errlen))
 		return -1;
 	c->tenant = t;

@@ -7,7 +7,7 @@
 #include "predict/predict.h"
 #include "predict/internal.h"
 #include "predict/tenant_control.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/num.h"
 #include <math.h>
 #include <stdio.h>

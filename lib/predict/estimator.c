@@ -1,7 +1,7 @@
 /* The shared half of the tenant estimators: features, the seasonal rule, split-conformal
  * calibration, the fit and forecast driver, the model fingerprint. */
 #include "core/arena.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/json.h"
 #include "core/num.h"
 #include "core/strbuf.h"

@@ -2,7 +2,7 @@
  * Cholesky solve. Registration columns: the 38 fixed ones, then every history pool (in
  * pool order), then every tenant in registration order; a fit solves over the fixed
  * columns, the pools that have series, and the tenants sorted by name. */
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "predict/estimator_internal.h"
 #include <math.h>
 #include <stdint.h>

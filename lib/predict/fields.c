@@ -98,8 +98,6 @@ int pcf_horizons(const struct json *h, struct arena *a, long long **out, size_t 
 		return pcf_fail(err, errlen, "guarantee_horizons_hours holds more than 64 horizons");
 	*n = h->u.arr.n;
 	*out = arena_alloc(a, (*n + 1) * sizeof **out);
-	if (!*out)
-		return pcf_fail(err, errlen, "out of memory");
 	for (size_t i = 0; i < *n; i++)
 		if (pcf_int(h->u.arr.items[i], "guarantee_horizons_hours", &(*out)[i], err, errlen))
 			return -1;

@@ -6,9 +6,10 @@
  * hours. Every mean is a left-to-right sum in time order divided by the count.
  */
 #include "predict/predict.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/num.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

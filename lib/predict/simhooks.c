@@ -9,7 +9,7 @@
  * - run_closed: every Spot run that closes (completion or eviction) is one feedback event.
  */
 #include "predict/predict.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "predict/internal.h"
 #include "predict/tenant_control.h"
 #include <math.h>

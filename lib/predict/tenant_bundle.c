@@ -1,7 +1,7 @@
 /* The tenant controller outside a simulation: the trace checks it needs, and the
  * past-only cutoff bundle replayed over the offline occupancy of the jobs submitted by
  * the cutoff (predictive.md §2 "Cutoff bundle"). */
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/num.h"
 #include "predict/tenant_control.h"

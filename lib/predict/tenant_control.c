@@ -1,7 +1,7 @@
 /* The tenant controller's state machine (predictive.md §2): sampling, the decision
  * grid, retraining, the per-pool feedback and quotas, scoring, and its two records. */
 #include "predict/tenant_control.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/num.h"
 #include "sim/result.h"
 #include <math.h>

@@ -1,6 +1,6 @@
 /* The tenant controller's per-pool feedback window (tenant_feedback.h). */
 #include "predict/tenant_feedback.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 

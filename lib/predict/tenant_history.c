@@ -1,5 +1,5 @@
 #include "predict/tenant_history.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/strbuf.h"
 #include <math.h>
 #include <stdio.h>

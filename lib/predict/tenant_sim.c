@@ -13,7 +13,7 @@
  *   registered at its first run); Spot runs are feedback events weighted by the distinct
  *   nodes of the allocation (completion = success, eviction = failure).
  */
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "predict/internal.h"
 #include "predict/predict.h"
 #include "predict/tenant_control.h"

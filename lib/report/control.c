@@ -3,7 +3,7 @@
  * eta, admitted and held Spot), and the forecast quality table of the metrics records. */
 #include "report/report.h"
 #include "report/format.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

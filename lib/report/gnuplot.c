@@ -1,18 +1,14 @@
 /* Drawing charts with gnuplot: one child process over a generated script, working in a
  * private temporary directory that is removed afterwards whatever happens. */
 #include "report/report.h"
-#include "core/die.h"
+#include "core/spawn.h"
+#include "core/xalloc.h"
 #include "core/zio.h"
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* A gnuplot single-quoted string: a quote is doubled. */
 static void add_gp_string(struct strbuf *sb, const char *s)
@@ -122,26 +118,16 @@ static char *embeddable(const char *svg, const char *id)
 
 static int run_gnuplot(const char *program, const char *script, const char *log, char *err, size_t errlen)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
 	char *argv[] = { (char *)program, (char *)script, NULL };
-	pid_t pid;
-	int rc = posix_spawnp(&pid, program, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0) {
-		snprintf(err, errlen, "cannot run '%s': %s", program, strerror(rc));
+	struct spawn_spec sp = { .argv = argv, .flags = SPAWN_SEARCH_PATH, .in = { SPAWN_DEVNULL, NULL, 0 },
+				 .out = { SPAWN_FILE, log, 0600 }, .err = { SPAWN_TO_STDOUT, NULL, 0 } };
+	struct spawn_child child;
+	if (spawn_start(&sp, &child, err, errlen))
 		return -1;
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			snprintf(err, errlen, "waiting for '%s': %s", program, strerror(errno));
-			return -1;
-		}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	int status = spawn_wait(child.pid, program, err, errlen);
+	if (status < 0)
+		return -1;
+	if (status == 0)
 		return 0;
 	/* Show gnuplot's own complaint (its first line mentioning an error). */
 	char *text = NULL;
@@ -157,7 +143,7 @@ static int run_gnuplot(const char *program, const char *script, const char *log,
 				break;
 			}
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+	if (status == 127)
 		snprintf(err, errlen, "cannot run '%s' (not installed? Debian package gnuplot-nox)", program);
 	else
 		snprintf(err, errlen, "'%s' failed%s%s", program, *why ? ": " : "", why);

@@ -1,6 +1,6 @@
 /* Reading the streams of one evaluation into a report model. */
 #include "report/report.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/ndjson.h"
 #include "core/text.h"
 #include "core/zio.h"

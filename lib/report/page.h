@@ -10,7 +10,7 @@
 #define SCHEDNAV_REPORT_PAGE_H
 #include "report/format.h"
 #include "report/report.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 
 struct page {
 	const struct rp_model *m;

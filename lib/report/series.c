@@ -1,7 +1,8 @@
 /* Time series from a result's ledgers: a sweep over +/- events, averaged per time bin. */
 #include "report/report.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* The plain-text decision table: one row per policy, then the decision and its approval. */
 #include "report/report.h"
 #include "report/format.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>

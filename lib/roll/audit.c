@@ -1,5 +1,5 @@
 #include "roll/audit.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "eval/evidence.h"
 #include "eval/metrics.h"
 #include "roll/config.h"

@@ -1,5 +1,6 @@
 #include "roll/decider.h"
-#include "core/die.h"
+#include "core/spawn.h"
+#include "core/xalloc.h"
 #include "core/zio.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -118,52 +119,19 @@ static int load_plan(struct roll_decider *d, char *err, size_t errlen)
 	return 0;
 }
 
+/* The coprocess: its stdin and stdout are pipes to us, its stderr is ours, it keeps no other
+ * descriptor of ours, and SIGPIPE kills it as usual. */
 static int spawn(struct roll_decider *d, char *err, size_t errlen)
 {
-	int in[2], out[2], st[2];
-	if (pipe(in) || pipe(out) || pipe(st)) {
-		snprintf(err, errlen, "cannot create pipes for decider '%s': %s", d->argv[0], strerror(errno));
+	struct spawn_spec sp = { .argv = d->argv, .role = "decider", .in = { SPAWN_PIPE, NULL, 0 }, .out = { SPAWN_PIPE, NULL, 0 },
+				 .err = { SPAWN_INHERIT, NULL, 0 }, .flags = SPAWN_SEARCH_PATH | SPAWN_ONLY_STDIO | SPAWN_DEFAULT_SIGPIPE };
+	struct spawn_child child;
+	if (spawn_start(&sp, &child, err, errlen))
 		return -1;
-	}
-	fcntl(st[1], F_SETFD, FD_CLOEXEC);
-	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "cannot fork decider '%s': %s", d->argv[0], strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		signal(SIGPIPE, SIG_DFL);
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		long maxfd = sysconf(_SC_OPEN_MAX);
-		for (long fd = 3; fd < (maxfd > 0 && maxfd < 65536 ? maxfd : 65536); fd++)
-			if (fd != st[1])
-				close((int)fd);
-		execvp(d->argv[0], d->argv);
-		int e = errno;
-		if (write(st[1], &e, sizeof e) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	close(st[1]);
-	int child_errno = 0;
-	ssize_t k;
-	do
-		k = read(st[0], &child_errno, sizeof child_errno);
-	while (k < 0 && errno == EINTR);
-	close(st[0]);
-	d->pid = pid;
-	d->to_child = in[1];
-	d->from_child = out[0];
+	d->pid = child.pid;
+	d->to_child = child.to_child;
+	d->from_child = child.from_child;
 	fcntl(d->to_child, F_SETFL, O_NONBLOCK);
-	fcntl(d->to_child, F_SETFD, FD_CLOEXEC);
-	fcntl(d->from_child, F_SETFD, FD_CLOEXEC);
-	if (k == (ssize_t)sizeof child_errno) {
-		snprintf(err, errlen, "cannot run decider '%s': %s", d->argv[0], strerror(child_errno));
-		return -1;
-	}
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 #include "roll/predictor.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
 #include "eval/evidence.h"

@@ -1,5 +1,5 @@
 #include "roll/scenario.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/num.h"
 #include "core/strbuf.h"

@@ -1,5 +1,5 @@
 #include "roll/session.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/ndjson.h"
 #include "core/num.h"
 #include "core/strbuf.h"

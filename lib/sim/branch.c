@@ -7,7 +7,7 @@
  * itself is never touched.
  */
 #include "sim/internal.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

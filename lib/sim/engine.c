@@ -10,7 +10,7 @@
  */
 #include "sim/engine.h"
 #include "sim/internal.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

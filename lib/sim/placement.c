@@ -13,7 +13,7 @@
  *   is recomputed over that model's nodes in node order, as the original does.
  */
 #include "sim/internal.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

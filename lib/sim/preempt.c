@@ -1,6 +1,6 @@
 /* Victim lists for §3.7: built once per preemption call and HP model, then consumed in order. */
 #include "sim/internal.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -21,7 +21,7 @@
  * lanes; the jobs it never visits are exactly those the original would have skipped.
  */
 #include "sim/internal.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

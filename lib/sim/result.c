@@ -1,5 +1,5 @@
 #include "sim/result.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
 #include <math.h>

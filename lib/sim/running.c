@@ -15,7 +15,7 @@
  * whose guarantee has not passed (run_start + rg is monotone along the list).
  */
 #include "sim/internal.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* The Markdown fit report: the generated jobs against the profile's tables. */
 #include "synth/synth.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* Draw a synthetic job population from a profile (docs/profiles.md, trace-synth(1)). */
 #include "synth/synth.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,7 +23,7 @@
  *    (with 1 % tolerance), whose long jobs hold two thirds of the class's GPU-seconds.
  * The real job rows go in first, as they were, and count in their hours' job totals. */
 #include "synth/synth.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

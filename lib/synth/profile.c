@@ -1,7 +1,7 @@
 /* Load and validate a schednav.synth-profile/1, /2 or /3 document (docs/profiles.md). */
 #include "synth/synth.h"
 #include "core/text.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/zio.h"
 #include <math.h>
 #include <stdarg.h>

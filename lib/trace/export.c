@@ -1,5 +1,5 @@
 #include "trace/export.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/num.h"
 #include "core/zio.h"
 #include <errno.h>

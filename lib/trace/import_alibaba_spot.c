@@ -4,7 +4,7 @@
  * drop are counted by reason in the header's skipped_rows. */
 #include "trace/import.h"
 #include "trace/import_util.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/num.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * counted by reason (spec trace.md §2). */
 #include "trace/import.h"
 #include "trace/import_util.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -15,7 +15,7 @@
 #include "trace/import.h"
 #include "trace/export.h"
 #include "core/csv.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/zio.h"
 #include <errno.h>

@@ -5,7 +5,7 @@
  * Labels are never invented: every mapping is copied into the trace's source. */
 #include "trace/import.h"
 #include "trace/import_util.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/num.h"
 #include "core/strbuf.h"
 #include <math.h>

@@ -4,7 +4,7 @@
  * largest job record plus the jobs kept, never by the file size. */
 #include "trace/import.h"
 #include "trace/import_util.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/strbuf.h"
 #include <ctype.h>
 #include <stdint.h>

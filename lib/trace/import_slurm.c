@@ -8,7 +8,7 @@
  * skipped_rows by reason. Classes come only from the caller's declared rules. */
 #include "trace/import.h"
 #include "trace/import_util.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
 #include "core/text.h"

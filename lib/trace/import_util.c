@@ -1,5 +1,5 @@
 #include "trace/import_util.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/num.h"
@@ -105,7 +105,7 @@ int imp_csv_finish(struct imp_csv *f, struct arena *a, struct json *hdr, char sh
 
 void imp_record_file(struct zio_reader *z, struct arena *a, struct json *hdr, const char *path, char sha[65])
 {
-	char xxh[33];
+	char xxh[FP_HEX_XXH3];
 	zr_raw_xxh3(z, xxh);
 	zr_raw_sha256(z, sha);
 	nd_header_add_file(a, hdr, path, zr_raw_bytes(z), xxh, sha);

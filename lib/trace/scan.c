@@ -1,5 +1,5 @@
 #include "trace/scan.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/num.h"
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 #include "trace/trace.h"
 #include "core/canon.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/num.h"
 #include "core/strbuf.h"
 #include "core/text.h"
@@ -651,7 +651,7 @@ static void add_num(struct strbuf *sb, double v, bool is_int)
 		sb_add_double(sb, v);
 }
 
-int trace_write(const struct trace *t, const struct json *header, struct nd_writer *w, char fp_out[33], char *err, size_t errlen)
+int trace_write(const struct trace *t, const struct json *header, struct nd_writer *w, char fp_out[FP_HEX_XXH3], char *err, size_t errlen)
 {
 	struct strbuf sb;
 	int rc = 0;

@@ -16,6 +16,7 @@
 #ifndef SCHEDNAV_TRACE_H
 #define SCHEDNAV_TRACE_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
 #include "core/ndjson.h"
 #include <stdbool.h>
@@ -63,7 +64,7 @@ struct trace {
 	size_t n_jobs, cap_jobs;
 	char **extra;                   /* raw lines of unknown record types, passed through */
 	size_t n_extra, cap_extra;
-	char fingerprint[33];           /* end fingerprint of the stream read, "" if built */
+	char fingerprint[FP_HEX_XXH3];           /* end fingerprint of the stream read, "" if built */
 	char input_name[256];
 };
 
@@ -86,7 +87,7 @@ int trace_load(struct trace *t, const char *path, char *err, size_t errlen);
 /* Header for a trace stream written by tool (inputs and params empty, for the caller to fill). */
 struct json *trace_header(struct trace *t, struct arena *a, const char *tool);
 /* Write header, nodes, jobs, extra records and end. fp_out (may be NULL) gets the fingerprint. */
-int trace_write(const struct trace *t, const struct json *header, struct nd_writer *w, char fp_out[33], char *err, size_t errlen);
+int trace_write(const struct trace *t, const struct json *header, struct nd_writer *w, char fp_out[FP_HEX_XXH3], char *err, size_t errlen);
 /* Capacity (sum of gpu_count) of a model, or of all nodes when model is "*". */
 long long trace_capacity(const struct trace *t, const char *model);
 int trace_job_cmp(const struct trace_job *a, const struct trace_job *b);

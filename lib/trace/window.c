@@ -1,5 +1,5 @@
 #include "trace/window.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/num.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -54,7 +54,7 @@ void fz_seal(const uint8_t *data, size_t size, struct strbuf *out)
 {
 	const char *p = (const char *)data, *end = p + size;
 	struct fp_xxh3 body;
-	char fp[33], hfp[33];
+	char fp[FP_HEX_XXH3], hfp[FP_HEX_XXH3];
 	unsigned long long records = 0;
 	sb_init(out);
 	fp_xxh3_init(&body);

@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct json *o = json_get(t, "operation");
 		const char *op = o && o->kind == JSON_STRING ? o->u.str.s : "analyze_workload";
 		if (task_check(t, "0123456789abcdef0123456789abcdef", op, err, sizeof err) == 0) {
-			char fp[33];
+			char fp[FP_HEX_XXH3];
 			task_fingerprint(&a, t, fp);
 			struct json *result = json_get(t, "result");
 			if (result->kind == JSON_OBJECT && jschema_validate(schema, result, "result", err, sizeof err))

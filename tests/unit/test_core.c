@@ -223,7 +223,7 @@ int main(void)
 	json_case("{\"a\":", NULL);
 	json_case("NaN", NULL);
 	json_case("1.5e3", "1500.0");
-	char fp[33], hfp[33];
+	char fp[FP_HEX_XXH3], hfp[FP_HEX_XXH3];
 	fp_xxh3_of("{\"type\":\"x\"}\n", 13, fp);
 	fp_xxh3_of("{\"type\":\"header\",\"schema\":\"t\"}\n", 31, hfp);
 	char good[400];

@@ -783,7 +783,7 @@ static void scenario_build(void)
 	CHECK(json_get(rec, "injected_job_count")->u.i == 2, "carryover is not injected (live state holds it)");
 	/* the queued job's wait: counted and fingerprinted, not listed per job (issue 23) */
 	{
-		char want[33], line[128];
+		char want[FP_HEX_XXH3], line[128];
 		struct roll_estimate *qe = NULL;
 		for (size_t i = 0; i < s.n_est; i++)
 			if (!strcmp(s.est[i].scenario_id, "carryover::000000::q-spot"))
