@@ -165,22 +165,6 @@ end_fp() { tail -n1 "$1" | jq -r .fingerprint; }
 	[ -s "$T/x.nd" ] || fail "no output file"
 }
 
-@test "trace-window: option errors exit 2 with the usage" {
-	for args in "" "--eval-start 1" "--eval-end 5" "--no-warmup-spot --max-submit 5" "--warmup-start 0 --max-submit 5" \
-	    "--max-submit -1" "--eval-start 5 --eval-end 5" "--eval-start -1 --eval-end 5" \
-	    "--eval-start 5 --eval-end 9 --warmup-start 6" "--eval-start 5 --eval-end 9 --warmup-start -1" \
-	    "--gpu-model=" "--max-submit 5 extra" "--trace-id="; do
-		run trace-window $args -i "$T/small.nd"
-		[ "$status" -eq 2 ] || fail "args '$args': status $status"
-		[[ "$output" == *"usage: trace-window"* ]] || fail "args '$args': no usage in '$output'"
-	done
-	for n in abc nan inf 1e999 ""; do
-		run trace-window --max-submit "$n" -i "$T/small.nd"
-		assert_failure 2
-		assert_output "trace-window: --max-submit: invalid number '$n'"
-	done
-}
-
 @test "trace-window: the error cases (tests/cases/trace-window/*.case)" {
 	trace-window --eval-start 10 --eval-end 40 -i "$T/small.nd" -o "$T/win.nd"
 	run_cases trace-window small="$T/small.nd" windowed="$T/win.nd"
