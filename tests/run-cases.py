@@ -29,7 +29,7 @@ KEYS = {
     "stderr-matches": True, "no-file": True,
 }
 EDITS = ("replace", "line", "head", "drop-last-lines", "drop-last-bytes", "drop-end", "seal",
-         "reseal", "set", "jq")
+         "reseal", "set", "jq", "jq-line")
 
 
 class Malformed(Exception):
@@ -139,6 +139,12 @@ def apply_edit(path, no, edit, data):
         out = tool([sys.executable, EDIT, "--set"] + shlex.split(rest), data)
     elif verb == "jq":
         out = tool(["jq", rest], data)
+    elif verb == "jq-line":
+        n, _, flt = rest.partition(" ")
+        if not n.isdigit() or not 1 <= int(n) < len(lines) or not flt:
+            raise Malformed("%s:%d: jq-line N FILTER, with N an input line" % (path, no))
+        lines[int(n) - 1] = tool(["jq", "-c", flt], lines[int(n) - 1]).rstrip(b"\n")
+        out = b"\n".join(lines)
     if verb != "seal" and verb != "reseal" and out == data:
         raise Malformed("%s:%d: the edit '%s' changed nothing" % (path, no, edit))
     return out
