@@ -3,6 +3,7 @@
 # same prefix + different futures give the same bundle; another trace id changes only the
 # trace id and the two fingerprints that hash it.
 load helper
+load run_cases
 
 CTRL="$ROOT/configs/controllers/predictive-spot-v1.json"
 WARM="$ROOT/tests/data/sim/warmup-window.trace.ndjson"
@@ -21,49 +22,14 @@ bundle() { sed -n 2p "$1"; }
 	assert_output --partial "writes: schednav.forecast/1"
 }
 
-@test "forecast: --controller and --cutoff are required; a bad number is a usage error" {
-	run forecast --cutoff 0 "$WARM"
-	assert_failure 2
-	assert_output --partial "missing --controller"
-	run forecast --controller "$CTRL" "$WARM"
-	assert_failure 2
-	assert_output --partial "missing --cutoff"
-	run forecast --controller "$CTRL" --cutoff 1e5x "$WARM"
-	assert_failure 2
-	assert_output --partial "forecast: --cutoff: invalid number '1e5x'"
-	run forecast --controller "$CTRL" --cutoff 0 "$WARM" "$WARM"
-	assert_failure 2
-}
-
-@test "forecast: empty input and a truncated stream are errors with PATH:LINE; no output file" {
-	run forecast -c "$CTRL" -t 0 < /dev/null
-	assert_failure 1
-	assert_output --partial "empty input"
-	head -n 40 "$WARM" > "$TMP/t.nd"
-	run forecast -c "$CTRL" -t 90000 -o "$TMP/out" "$TMP/t.nd"
-	assert_failure 1
-	assert_output --regexp "^forecast: .*t\.nd:[0-9]+: "
-	assert_no_output "$TMP/out"
-}
-
-@test "forecast: a cutoff before the first arrival is an error" {
+@test "forecast: a cutoff at the first arrival is accepted" {
 	first=$(jq -r 'select(.type == "job") | .submit' "$WARM" | head -n 1)
-	run forecast -c "$CTRL" -t -1 "$WARM"
-	assert_failure 1
-	assert_output --partial "precedes the first trace arrival"
 	run forecast -c "$CTRL" -t "$first" "$WARM"
 	assert_success
 }
 
-@test "forecast: a controller file with an unknown or a missing key is refused" {
-	jq '. + {colour: 1}' "$CTRL" > "$TMP/c1.json"
-	run forecast -c "$TMP/c1.json" -t 90000 "$WARM"
-	assert_failure 1
-	assert_output --partial "unknown key 'colour'"
-	jq 'del(.eta_increase_step)' "$CTRL" > "$TMP/c2.json"
-	run forecast -c "$TMP/c2.json" -t 90000 "$WARM"
-	assert_failure 1
-	assert_output --partial "missing required key 'eta_increase_step'"
+@test "forecast: the error cases (tests/cases/forecast/*.case)" {
+	run_cases forecast ctrl="$CTRL" warm="$WARM"
 }
 
 @test "forecast: the bundle record, its fingerprints and no full-trace fingerprint" {

@@ -2,6 +2,7 @@
 # rank: the declared hierarchy, the tie band on doubles, the three statuses, evidence, errors.
 load helper
 load eval_fixtures
+load run_cases
 
 setup_file() {
 	export FIX="$BATS_FILE_TMPDIR/fix"
@@ -29,22 +30,6 @@ three_way() {
 
 @test "rank: --help matches the man page, bad option exits 2" {
 	assert_tool_invariants rank
-	run rank audits.ndjson
-	assert_failure 2
-}
-
-@test "rank: empty input is an error" {
-	run rank --slo "$SLO" < /dev/null
-	assert_failure 1
-	assert_output "rank: no metrics or audit records in input"
-}
-
-@test "rank: a truncated audit stream fails with PATH:LINE and leaves no output" {
-	head -n 3 "$PS/audits.ndjson" > cut.ndjson
-	run rank --slo "$SLO" -o out.ndjson cut.ndjson $(catalogue_files "$PS")
-	assert_failure 1
-	assert_output --partial "cut.ndjson:3: truncated stream"
-	[ ! -e out.ndjson ]
 }
 
 @test "rank: zstd in and out, chunked input, any stream order give identical bytes" {
@@ -118,15 +103,6 @@ three_way() {
 	assert_output '["no_eligible_policy",[],[{"stage":"hard_slo_filter","remaining_action_ids":[],"remaining_policy_fingerprints":[]}]]'
 }
 
-@test "rank: a tie band <= 0 is rejected, not an empty ranking" {
-	for band in 0 -0.01; do
-		jq ".ranking.allocation_tie_band = $band" "$SLO" > band.json
-		run rank --slo band.json "$PS/audits.ndjson" $(catalogue_files "$PS")
-		assert_failure 1
-		assert_output --partial "'allocation_tie_band' must be > 0"
-	done
-}
-
 @test "rank: a null ranking metric on an eligible candidate is an error" {
 	run three_way 0.9 0.8 0.85 spot_jct_p95_seconds=null
 	assert_failure 1
@@ -151,44 +127,12 @@ three_way() {
 	assert_output '["selected",[false,true,false],["native-preemptive-g3600-b09-d0000"]]'
 }
 
-@test "rank: a tampered metrics record no longer matches its audit" {
+@test "rank: the error cases (tests/cases/rank/*.case)" {
+	# w: three candidates with their audits; dup: a second candidate of the same action
 	three_way 0.9 0.8 0.85
-	sed 's/"allocation_rate_mean":0.8,/"allocation_rate_mean":0.95,/' c2.ndjson | reseal > c2x.ndjson
-	run rank --slo "$SLO" audits.ndjson c1.ndjson c2x.ndjson c3.ndjson
-	assert_failure 1
-	assert_output --partial "audit refers to metrics"
-	sed 's/"allocation_rate_mean":0.8,/"allocation_rate_mean":0.95,/' c2.ndjson > c2y.ndjson
-	run rank --slo "$SLO" audits.ndjson c1.ndjson c2y.ndjson c3.ndjson
-	assert_failure 1
-	assert_output --partial "c2y.ndjson:3: fingerprint mismatch"
-}
-
-@test "rank: evidence errors: counts, missing audits, other SLO, duplicate actions" {
-	three_way 0.9 0.8 0.85
-	run rank --slo "$SLO" audits.ndjson c1.ndjson c2.ndjson
-	assert_failure 1
-	assert_output --partial "audit refers to metrics"
-	head -n 3 audits.ndjson | { cat; echo '{"type":"end","records":2,"fingerprint":"0"}'; } | reseal > two.ndjson
-	run rank --slo "$SLO" two.ndjson c1.ndjson c2.ndjson
-	assert_failure 1
-	assert_output "rank: 2 candidates (audit + metrics pairs); rank takes 3 to 5"
-	run rank --slo "$SLO" two.ndjson c1.ndjson c2.ndjson c3.ndjson
-	assert_failure 1
-	assert_output --partial "c3.ndjson:2: metrics record"
-	assert_output --partial "has no audit"
-	jq '.name = "Other SLO"' "$SLO" > other.json
-	run rank --slo other.json audits.ndjson c1.ndjson c2.ndjson c3.ndjson
-	assert_failure 1
-	assert_output --partial "audit was made with SLO"
-	jq 'del(.ranking)' "$SLO" > noranking.json
-	run rank --slo noranking.json audits.ndjson c1.ndjson c2.ndjson c3.ndjson
-	assert_failure 1
-	assert_output --partial "has no 'ranking' block"
 	mk_metrics ps native-preemptive-3600 allocation_rate_mean=0.7 > dup.ndjson
 	slo-audit --slo "$SLO" --baseline base.ndjson dup.ndjson > dupa.ndjson
-	run rank --slo "$SLO" audits.ndjson dupa.ndjson c1.ndjson c2.ndjson c3.ndjson dup.ndjson
-	assert_failure 1
-	assert_output --partial "action 'native-preemptive-3600' appears twice"
+	run_cases rank slo="$SLO" ps="$PS" w="$PWD"
 }
 
 @test "rank: more than five candidates is an error" {

@@ -2,6 +2,7 @@
 # slo-audit: SLO validation, thresholds, baseline compatibility, statuses, evidence, golden parity.
 load helper
 load eval_fixtures
+load run_cases
 
 setup_file() {
 	export FIX="$BATS_FILE_TMPDIR/fix"
@@ -18,33 +19,6 @@ field() { sed -n "$(( $2 + 1 ))p" "$1" | jq -c "$3"; }
 
 @test "slo-audit: --help matches the man page, bad option exits 2" {
 	assert_tool_invariants slo-audit
-}
-
-@test "slo-audit: missing --slo is a usage error" {
-	run slo-audit "$PS/native-fifo.metrics.ndjson"
-	assert_failure 2
-	assert_output --partial "missing --slo"
-}
-
-@test "slo-audit: empty input is an error" {
-	run slo-audit --slo "$SLO" < /dev/null
-	assert_failure 1
-	assert_output "slo-audit: no metrics records in input"
-}
-
-@test "slo-audit: a truncated metrics stream fails with PATH:LINE and leaves no output" {
-	head -n 2 "$PS/native-fifo.metrics.ndjson" > cut.ndjson
-	run slo-audit --slo "$SLO" -o out.ndjson cut.ndjson
-	assert_failure 1
-	assert_output --partial "cut.ndjson:2: truncated stream"
-	assert_no_output out.ndjson
-}
-
-@test "slo-audit: an edited metrics line fails the stream fingerprint" {
-	sed 's/"hp_preempted_job_count":0/"hp_preempted_job_count":1/' "$PS/native-preemptive-3600.metrics.ndjson" > edited.ndjson
-	run slo-audit --slo "$SLO" edited.ndjson
-	assert_failure 1
-	assert_output --partial "edited.ndjson:3: fingerprint mismatch"
 }
 
 @test "slo-audit: zstd in and out, chunked input gives identical bytes" {
@@ -196,49 +170,6 @@ incompatible() {
 	assert_success
 }
 
-spec_error() {
-	jq "$1" "$SLO" > bad.json
-	run slo-audit --slo bad.json "$PS/native-fifo.metrics.ndjson"
-	assert_failure 1
-	assert_output --partial "$2"
-}
-
-@test "slo-audit: SLO spec errors are clear" {
-	spec_error '.constraints[2].threshold.kind = "ratio"' "constraint 'hp-p95-jct-fifo-regression': unknown threshold kind 'ratio'"
-	spec_error '.constraints[0].metric = "hp_completion"' "constraint 'hp-completion-rate': unknown metric 'hp_completion'"
-	spec_error '.constraints[0].operator = "=="' "unknown operator '=='"
-	spec_error '.constraints[0].severity = "medium"' "unknown severity 'medium'"
-	spec_error '.constraints[1].id = "hp-completion-rate"' "duplicate constraint id 'hp-completion-rate'"
-	spec_error '.constraints[0].thresold = 1' "unknown key 'thresold'"
-	spec_error '.schema_version = "schednav.slo-spec/v2"' "unsupported schema_version"
-	spec_error '.constraints = []' "'constraints' must be a non-empty array"
-	spec_error '.name = ""' "'name' must be a non-empty string"
-	spec_error '.constraints[2].threshold.baseline_metric = "nope"' "unknown baseline_metric 'nope'"
-	spec_error '.ranking.allocation_tie_band = 0' "'allocation_tie_band' must be > 0"
-	echo '{' > broken.json
-	run slo-audit --slo broken.json "$PS/native-fifo.metrics.ndjson"
-	assert_failure 1
-	assert_output --partial "broken.json: "
-}
-
-@test "slo-audit: hostile metrics records are rejected with PATH:LINE" {
-	mk_metrics ps native-fifo > m.ndjson
-	sed 's/"spot_guarantee_failed_count":0,/"spot_guarantee_failed_count":0,"bogus":1,/' m.ndjson | reseal > unknown.ndjson
-	run slo-audit --slo "$SLO" unknown.ndjson
-	assert_failure 1
-	assert_output "slo-audit: unknown.ndjson:2: metrics record: unknown key 'bogus'"
-	mk_metrics ps native-fifo 'hp_completion_rate="1.0"' > str.ndjson
-	run slo-audit --slo "$SLO" str.ndjson
-	assert_failure 1
-	assert_output --partial "str.ndjson:2: metrics record: 'hp_completion_rate' must be a number or null"
-	sed 's/"hp_completion_rate":1.0/"hp_completion_rate":NaN/' m.ndjson > nan.ndjson
-	run slo-audit --slo "$SLO" nan.ndjson
-	assert_failure 1
-	assert_output --partial "nan.ndjson:2:"
-	mk_metrics ps native-fifo 'policy_fingerprint="00000000000000000000000000000000"' > pfp.ndjson
-	run slo-audit --slo "$SLO" pfp.ndjson
-	assert_failure 1
-	assert_output --partial "does not match its 'policy'"
-	run slo-audit --slo "$SLO" --baseline "$SLO" m.ndjson
-	assert_failure 1
+@test "slo-audit: the error cases (tests/cases/slo-audit/*.case)" {
+	run_cases slo-audit slo="$SLO" ps="$PS"
 }

@@ -3,6 +3,7 @@
 # tiny trace and against an independent Python implementation on seeded synthetic traces.
 
 load helper
+load run_cases
 
 CASES="$ROOT/tests/cases/trace-scan"
 SMALL=(--day-seconds 100 --sample-seconds 10 --min-hp 1 --min-spot 1)
@@ -73,17 +74,6 @@ synth() { python3 "$CASES/gen-trace.py" "$@" | stream-seal; }
 	[ "$(jq -r 'select(.type=="window") | "\(.index):\(.eligible):\(.spot_share)"' "$T/z.nd" | paste -sd' ')" = "0:true:0.5 1:false:null 2:true:0 3:true:1 4:true:0 5:true:1" ]
 }
 
-@test "trace-scan: too few eligible windows for the strata exits 1" {
-	run trace-scan "${SMALL[@]}" --pressure-strata 2 --share-strata 2 -i "$T/known.nd" -o "$T/x.nd"
-	assert_failure 1
-	assert_output "trace-scan: stratified selection needs at least 4 eligible windows (2 pressure x 2 share strata), found 3"
-	[ ! -e "$T/x.nd" ]
-	# default 86400-s days: this trace has no complete day at all
-	run trace-scan -i "$T/known.nd"
-	assert_failure 1
-	assert_output --partial "found 0"
-}
-
 @test "trace-scan: stratified selection equals the independent Python reference" {
 	for seed in 3 11; do
 		synth $seed 36 > "$T/syn.nd"
@@ -125,41 +115,8 @@ synth() { python3 "$CASES/gen-trace.py" "$@" | stream-seal; }
 	jq -s '[.[] | select(.type=="window")] | all(.warmup_start == ([0, .start - 2592000] | max)) and any(.warmup_start > 0)' "$T/out.nd" | grep -qx true
 }
 
-@test "trace-scan: option errors exit 2" {
-	for args in "--day-seconds 0" "--sample-seconds 0" "--day-seconds 100 --sample-seconds 30" "--min-hp -1" \
-	    "--pressure-strata 0" "--share-strata 0" "--warmup-days -1" "extra"; do
-		run trace-scan $args -i "$T/known.nd"
-		[ "$status" -eq 2 ] || fail "args '$args': status $status"
-		[[ "$output" == *"usage: trace-scan"* ]] || fail "args '$args': no usage in '$output'"
-	done
-	run trace-scan --day-seconds 1.5 -i "$T/known.nd"
-	assert_failure 2
-	assert_output "trace-scan: --day-seconds: invalid integer '1.5'"
-}
-
-@test "trace-scan: empty input exits 1" {
-	run trace-scan < /dev/null
-	assert_failure 1
-	assert_output "trace-scan: <stdin>: empty input: expected a trace stream"
-}
-
-@test "trace-scan: truncated stream exits 1 with PATH:LINE" {
-	head -n -1 "$T/known.nd" > "$T/trunc.nd"
-	run trace-scan "${SMALL[@]}" --all-eligible -i "$T/trunc.nd" -o "$T/x.nd"
-	assert_failure 1
-	assert_output "trace-scan: $T/trunc.nd:8: truncated stream: no 'end' record"
-	[ ! -e "$T/x.nd" ]
-	sed 's/"gpus":9,/"gpus":9.5,/' "$T/known.nd" > "$T/edited.nd"
-	run trace-scan "${SMALL[@]}" --all-eligible -i "$T/edited.nd"
-	assert_failure 1
-	assert_output --partial "$T/edited.nd:9: fingerprint mismatch"
-}
-
-@test "trace-scan: a trace spanning too many windows is refused, not allocated" {
-	sed 's/"submit":299,/"submit":1e12,/' "$CASES/known.body" | stream-seal > "$T/far.nd"
-	run trace-scan -i "$T/far.nd"
-	assert_failure 1
-	assert_output --partial "trace-scan: trace spans 11574074 windows of 86400 s"
+@test "trace-scan: the error cases (tests/cases/trace-scan/*.case)" {
+	run_cases trace-scan known="$T/known.nd"
 }
 
 @test "trace-scan: zstd in and out, chunked input, deterministic output" {

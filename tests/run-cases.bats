@@ -1,0 +1,101 @@
+#!/usr/bin/env bats
+# run-cases.py, the runner of the error cases in tests/cases/TOOL/*.case: a passing case,
+# a case that fails (status, stderr, stdout, a file left behind) and a malformed case file
+# each give the right verdict; nothing in a case reaches a shell.
+load helper
+
+RUNNER="$ROOT/tests/run-cases.py"
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	# a private case directory for the tool 'stream-seal': the runner looks beside itself
+	mkdir -p t/cases/stream-seal
+	cp "$RUNNER" "$ROOT/tests/stream_edit.py" t/
+	C=t/cases/stream-seal
+	printf '%s\n' '{"type":"header","schema":"x/1","tool":"hand","version":"0","inputs":[],"params":{}}' '{"type":"note","text":"a"}' > body.nd
+}
+
+# good: a case whose expectations hold
+good() {
+	cat > "$C/good.case" <<'CASE'
+# a body line that is not JSON is refused at its line
+args: -i {input} -o {tmp}/out
+input: {body}
+edit: replace {"type":"note","text":"a"} => not json
+status: 1
+stderr-matches: ^stream-seal: .*/body\.nd:2: 
+no-file: {tmp}/out
+CASE
+}
+
+cases() { run python3 t/run-cases.py --var body="$PWD/body.nd" "$@"; }
+
+@test "run-cases: a case that holds passes and is named" {
+	good
+	cases stream-seal "$PWD/s"
+	assert_success
+	assert_line "ok good: a body line that is not JSON is refused at its line"
+	assert_line "stream-seal: 1 cases, 0 failed, 0 malformed"
+}
+
+@test "run-cases: a wrong status, stderr, non-empty stdout or a file left behind fail the case" {
+	good
+	sed 's/^status: 1/status: 2/' "$C/good.case" > "$C/status.case"
+	sed 's/^stderr-matches: .*/stderr: something else/' "$C/good.case" > "$C/stderr.case"
+	sed 's/^stderr-matches: .*/stderr-has: not there/' "$C/good.case" > "$C/has.case"
+	printf '# a run that succeeds\nargs: {body}\nstatus: 0\nstderr:\n' > "$C/stdout.case"
+	printf '# the output file stays\nargs: -o {tmp}/out {body}\nstatus: 0\nstderr:\nno-file: {tmp}/out\n' > "$C/left.case"
+	cases stream-seal "$PWD/s"
+	assert_failure 1
+	assert_line "ok good: a body line that is not JSON is refused at its line"
+	assert_line --partial "not ok status: "
+	assert_line "    exit status 1, expected 2"
+	assert_line --partial "not ok stderr: "
+	assert_line "    stderr differs; expected:"
+	assert_line "    stderr lacks: not there"
+	assert_line --partial "    stdout is not empty: "
+	assert_line --regexp "^    left behind after the failed run: .*/s/left/out$"
+	assert_line "stream-seal: 6 cases, 5 failed, 0 malformed"
+}
+
+@test "run-cases: a malformed case file is reported at its line, never run" {
+	local bad
+	for bad in 'args: x\nstatus: 1\nstderr: y' '# d\nargs: x\nstatus: one\nstderr: y' '# d\nargs: x\nstatus: 1' \
+		'# d\nargs: x\nstatus: 1\nstderr: y\ncolour: 1' '# d\nargs: x\nargs: y\nstatus: 1\nstderr: y' \
+		'# d\nargs: {nope}\nstatus: 1\nstderr: y' '# d\nargs: x\nedit: sed s/a/b/\ninput: {body}\nstatus: 1\nstderr: y' \
+		'# d\nargs: x\nedit: replace absent => b\ninput: {body}\nstatus: 1\nstderr: y' '# d\nargs: "x\nstatus: 1\nstderr: y' \
+		'# d\nargs x\nstatus: 1\nstderr: y' '# d\nargs: x\nstatus: 1\nstderr-matches: (' '# d\nargs: x\nedit: head 1\nstatus: 1\nstderr: y'; do
+		rm -f "$C"/*.case
+		printf "$bad\n" > "$C/m.case"
+		cases stream-seal "$PWD/s"
+		[ "$status" -eq 2 ] || fail "case '$bad': status $status, output: $output"
+		assert_line --regexp "^not ok m: malformed case: .*m\.case"
+		assert_line "stream-seal: 1 cases, 0 failed, 1 malformed"
+	done
+	rm -f "$C"/*.case
+	cases stream-seal "$PWD/s"
+	assert_failure 2
+	assert_output "run-cases: no case files tests/cases/stream-seal/*.case"
+}
+
+@test "run-cases: argv words go to the tool as they are, never through a shell" {
+	printf '%s\n' '# a file name with shell syntax is one operand' 'args: "$(touch pwned); x" {body}' 'status: 1' \
+		"stderr-has: \$(touch pwned); x" > "$C/quote.case"
+	cases stream-seal "$PWD/s"
+	assert_success
+	[ ! -e s/quote/pwned ] || fail "a shell ran the case's argv"
+	[ ! -e pwned ] || fail "a shell ran the case's argv"
+}
+
+@test "run-cases: every case file under tests/cases starts with what it tests" {
+	local d n=0
+	for d in "$ROOT"/tests/cases/*/; do
+		for f in "$d"*.case; do
+			[ -e "$f" ] || continue
+			n=$((n + 1))
+			run -0 head -n 1 "$f"
+			[[ "$output" == "# "?* ]] || fail "$f: the first line is not a '# description'"
+		done
+	done
+	[ "$n" -gt 0 ] || fail "no case files under tests/cases"
+}
