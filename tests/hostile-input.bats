@@ -213,6 +213,56 @@ seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
 	assert_output "trace-import: jobs.csv:4: NUL byte at column 2"
 }
 
+@test "issue 19: an unpaired UTF-16 surrogate escape is refused by every JSON reader, never turned into '?'" {
+	# yajl decodes \ud800 alone as '?' and a high surrogate before any other \u escape into
+	# some other character: json_parse checks the escapes in the text (docs/hardening.md)
+	local node='{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":2}'
+	local job='{"type":"job","job_id":"%s","submit":0,"duration":1,"gpus":1,"class":"HP","gpu_model":"A"}\n'
+	local id want
+	for id in 'j\ud800a' 'j\udc00' 'j\uD800\u0041' 'j\ud800\ud800' 'j\ud800' 'j\udbff\\udc00'; do
+		case "$id" in
+		'j\ud800a' | 'j\ud800') want='\ud800 in a string (a high surrogate not followed by a low one)' ;;
+		'j\udc00') want='\udc00 in a string (a low surrogate without a high one before it)' ;;
+		'j\uD800\u0041') want='\uD800 in a string (followed by \u0041, not by a low surrogate)' ;;
+		'j\ud800\ud800') want='\ud800 in a string (followed by \ud800, not by a low surrogate)' ;;
+		*) want='\udbff in a string (a high surrogate not followed by a low one)' ;;
+		esac
+		{ echo "$node"; printf "$job" "$id"; } > body
+		run seal_trace body
+		assert_failure 1
+		assert_output "stream-seal: <stdin>:3: invalid JSON: unpaired surrogate escape $want"
+	done
+	# in a key too
+	{ echo "$node"; printf '{"type":"job","\\udfff":1}\n'; } > body
+	run seal_trace body
+	assert_failure 1
+	assert_output 'stream-seal: <stdin>:3: invalid JSON: unpaired surrogate escape \udfff in a string (a low surrogate without a high one before it)'
+	# in a stream: the full reader and stream-verify's body-line fast path
+	{ head -n 1 "$SMALL"; echo "$node"; printf "$job" 'j\ud800'; } > lone.nd
+	run sim-run --policy "$POL/native-fifo.json" -i lone.nd
+	assert_failure 1
+	assert_output 'sim-run: lone.nd:3: invalid JSON: unpaired surrogate escape \ud800 in a string (a high surrogate not followed by a low one)'
+	run stream-verify lone.nd
+	assert_failure 1
+	assert_output 'stream-verify: lone.nd:3: invalid JSON: unpaired surrogate escape \ud800 in a string (a high surrogate not followed by a low one)'
+	# a JSON file (a policy)
+	sed 's/"action_id": *"/&x\\ud800/' "$POL/native-fifo.json" > pol.json
+	run sim-run --policy pol.json -i "$SMALL"
+	assert_failure 1
+	assert_output "sim-run: pol.json: invalid JSON: unpaired surrogate escape \\ud800 in a string (a high surrogate not followed by a low one)"
+	# a pair is one character (U+1F600); an escaped backslash before "ud800" is no escape of a
+	# surrogate; a "\ud800" outside a string is yajl's syntax error, not this check's
+	{ head -n 1 "$SMALL"; printf '{"type":"x","a":"\\ud83d\\ude00","b":"\\\\ud800","c":"\\"\\\\\\\\udc00"}\n'; } > ok.body
+	run stream-seal -i ok.body -o ok.nd
+	assert_success
+	[ "$(sed -n 2p ok.nd)" = "$(sed -n 2p ok.body)" ]
+	{ head -n 1 "$SMALL"; printf '{"type":"x","a":1}\\ud800\n'; } > syntax.body
+	run stream-seal -i syntax.body -o syntax.nd
+	assert_failure 1
+	assert_output --partial "stream-seal: syntax.body:2: invalid JSON: "
+	refute_output --partial "surrogate"
+}
+
 @test "defect 1 (loader): an action_id with a newline or other control character is refused where it is loaded" {
 	jq '.action_id = "evil\nsystem(\"touch '"$T"'/pwned\")\n#"' "$POL/native-fifo.json" > evil.json
 	run sim-run --policy evil.json -i "$SMALL"

@@ -36,6 +36,18 @@ call() {
 	mcp "$profile" --method tools/call --tool-name "$tool" --tool-arg "$@" | jq -c '.structuredContent // .'
 }
 
+# call_stdio PROFILE TOOL ARGS_JSON: the same tools/call over a raw stdio session (initialize,
+# initialized, the call), for the operations that run many tools (a run set): the Inspector's
+# client gives every request a fixed 60 s timeout, which a sanitizer build on a loaded machine
+# can pass, while the server itself has none. Prints structuredContent (else the reply); fails
+# when the server fails or gives no reply to the call.
+call_stdio() {
+	local profile="$1" tool="$2" args="$3" req out
+	req=$(jq -cn --arg t "$tool" --argjson a "$args" '{jsonrpc: "2.0", id: 1, method: "tools/call", params: {name: $t, arguments: $a}}') || return 1
+	out=$(printf '%s\n%s\n%s\n' "$INIT" '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$req" | raw "$profile") || return 1
+	printf '%s\n' "$out" | jq -ec 'select(.id == 1) | .result.structuredContent // .'
+}
+
 # tool_names PROFILE: the names tools/list shows, one line, sorted.
 tool_names() {
 	mcp "$1" --method tools/list | jq -r '[.tools[].name] | sort | join(" ")'

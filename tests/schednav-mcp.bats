@@ -381,7 +381,9 @@ PY
 	echo '{"schema_version":"schednav.run-set/v1","run_config_ids":["mix1-w","mix1-w2"]}' > "$W/run-sets/two.json"
 	local ids
 	ids=$(printf '%s\n' "${POLICIES[@]}" | jq -R . | jq -sc .)
-	call simulation simulate_run_set run_set_id=two "action_ids=$ids" > "$T/sims.json"
+	# twelve simulations and their metrics in one call: over stdio, without the Inspector's
+	# fixed 60 s request timeout (under ASan on a loaded machine the call takes longer)
+	call_stdio simulation simulate_run_set "{\"run_set_id\":\"two\",\"action_ids\":$ids}" > "$T/sims.json"
 	[ "$(jq -r .state "$T/sims.json")" = succeeded ] || fail "$(cat "$T/sims.json")"
 	[ "$(jq -r '.result.simulations | length' "$T/sims.json")" -eq 6 ]
 	[ "$(jq -r '[.result.simulations[] | .repetitions == 2 and .deterministic] | all' "$T/sims.json")" = true ]
@@ -392,7 +394,7 @@ PY
 	sim-run --policy "$ROOT/configs/policies/native-preemptive-3600.json" --input "$W/traces/mix1-w2.ndjson.zst" -o "$T/direct.zst"
 	[ "$(jq -r '.result.simulations[] | select(.run_config_id == "mix1-w2" and .action_id == "native-preemptive-3600") | .result_fingerprint' "$T/sims.json")" = \
 	  "$(body_fp "$T/direct.zst")" ]
-	call auditor audit_run_set simulations_ref="$sref" slo_spec_id=$SLO_ID baseline_action_id=native-fifo > "$T/audits.json"
+	call_stdio auditor audit_run_set "$(jq -cn --arg s "$sref" --arg slo "$SLO_ID" '{simulations_ref: $s, slo_spec_id: $slo, baseline_action_id: "native-fifo"}')" > "$T/audits.json"
 	[ "$(jq -r '.result.audits | length' "$T/audits.json")" -eq 2 ]
 	[ "$(jq -r '[.result.audits[].results | length] | join(" ")' "$T/audits.json")" = "3 3" ]
 	assert_schema "$W/$(jq -r .result.audits_ref "$T/audits.json")"

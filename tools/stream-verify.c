@@ -97,6 +97,10 @@ static int body_line(void *ctx, const char *line, size_t len)
 	for (const char *k = line, *end = line + len; (k = memchr(k, '\\', (size_t)(end - k))) && end - k >= 6; k++)
 		if (!memcmp(k, "\\u0000", 6))
 			return 0;
+	/* nor does it check surrogate escapes (a lone high one becomes '?'): the full parse does */
+	char serr[160];
+	if (json_surrogates_check(line, len, serr, sizeof serr))
+		return 0;
 	yajl_handle h = xnonnull(yajl_alloc(NULL, NULL, NULL));
 	int ok = yajl_parse(h, (const unsigned char *)line, len) == yajl_status_ok && yajl_complete_parse(h) == yajl_status_ok;
 	yajl_free(h);

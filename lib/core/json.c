@@ -316,6 +316,67 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
 	return 1;
 }
 
+/* The value of the 4 hex digits at p (p + 4 <= end), or -1 when they are not 4 hex digits. */
+static long hex4(const char *p, const char *end)
+{
+	long v = 0;
+	if (end - p < 4)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		int c = (unsigned char)p[i], d;
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+int json_surrogates_check(const char *buf, size_t len, char *err, size_t errlen)
+{
+	if (!memchr(buf, '\\', len))
+		return 0;
+	const char *end = buf + len;
+	bool in = false;
+	for (const char *q = buf; q < end; q++) {
+		if (*q == '"') {
+			in = !in;
+			continue;
+		}
+		if (*q != '\\' || !in)
+			continue;
+		if (end - q < 2 || q[1] != 'u') {
+			q++; /* a one-character escape (\" or \\ among them) */
+			continue;
+		}
+		long u = hex4(q + 2, end);
+		if (u < 0xD800 || u > 0xDFFF) { /* not a surrogate, or not 4 hex digits (yajl's error) */
+			q += 1;
+			continue;
+		}
+		if (u >= 0xDC00) {
+			snprintf(err, errlen, "unpaired surrogate escape \\%.5s in a string (a low surrogate without a high one before it)", q + 1);
+			return -1;
+		}
+		long lo = end - q >= 12 && q[6] == '\\' && q[7] == 'u' ? hex4(q + 8, end) : -1;
+		if (lo < 0) {
+			snprintf(err, errlen, "unpaired surrogate escape \\%.5s in a string (a high surrogate not followed by a low one)", q + 1);
+			return -1;
+		}
+		if (lo < 0xDC00 || lo > 0xDFFF) {
+			snprintf(err, errlen, "unpaired surrogate escape \\%.5s in a string (followed by \\%.5s, not by a low surrogate)", q + 1, q + 7);
+			return -1;
+		}
+		q += 11; /* the pair */
+	}
+	return 0;
+}
+
 static const yajl_callbacks callbacks = {
 	cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
 	cb_start_map, cb_map_key, cb_end, cb_start_array, cb_end,
@@ -335,7 +396,15 @@ int json_parse(struct arena *a, const char *buf, size_t len, struct json **out, 
 	if (st == yajl_status_ok)
 		st = yajl_complete_parse(h);
 	int rc = 0;
-	if (st != yajl_status_ok) {
+	/* yajl decodes surrogate escapes unchecked (a lone high one becomes '?'): they are checked
+	 * in the text, in what yajl accepted or read up to the string that failed the UTF-8 check
+	 * (a lone low one), so that the message names the escape */
+	char serr[160];
+	if ((st == yajl_status_ok || !strncmp(ps->err, "invalid UTF-8", 13))
+	    && json_surrogates_check(buf, st == yajl_status_ok ? len : yajl_get_bytes_consumed(h), serr, sizeof serr)) {
+		snprintf(err, errlen, "invalid JSON: %s", serr);
+		rc = -1;
+	} else if (st != yajl_status_ok) {
 		if (ps->err[0])
 			snprintf(err, errlen, "invalid JSON: %s", ps->err);
 		else {

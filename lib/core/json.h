@@ -4,7 +4,9 @@
  * individually. Objects keep their keys in insertion order and never hold a key twice.
  * Numbers keep their lexical kind: JSON_INT (no '.', 'e') or JSON_REAL (a double).
  * The parser accepts only valid UTF-8 (yajl checks it) and refuses a NUL character in a
- * string or key ("\u0000"), so every string is also a C string.
+ * string or key ("\u0000"), so every string is also a C string, and a \u escape of a UTF-16
+ * surrogate that is not part of a high-low pair (which yajl would turn into '?' or into some
+ * other character).
  */
 #ifndef SCHEDNAV_JSON_H
 #define SCHEDNAV_JSON_H
@@ -28,6 +30,10 @@ struct json {
 
 /* Parse exactly one JSON value from buf[0..len). 0 on success; else -1 and a message in err. */
 int json_parse(struct arena *a, const char *buf, size_t len, struct json **out, char *err, size_t errlen);
+/* Check the JSON text buf[0..len) for unpaired surrogate escapes in its strings and keys: a low
+ * one (\uDC00-\uDFFF) not after a high one, a high one (\uD800-\uDBFF) not followed by a
+ * low one. 0 when there is none; else -1 and a message in err. json_parse applies it. */
+int json_surrogates_check(const char *buf, size_t len, char *err, size_t errlen);
 /* Read a whole file (zstd accepted) and parse it; errors "PATH: message" (or zio's message). */
 int json_parse_file(struct arena *a, const char *path, struct json **out, char *err, size_t errlen);
 

@@ -161,6 +161,20 @@ static void text_cases(void)
 	/* the JSON parser refuses NUL in strings: no C string is ever cut short */
 	json_case("{\"job_id\":\"j\\u0000a\"}", NULL);
 	json_case("\"j\\u0000\"", NULL);
+	/* nor an unpaired surrogate escape (yajl would make a lone high one '?'); a pair is one
+	 * character, and an escaped backslash before "ud800" escapes no surrogate */
+	json_case("\"\\ud83d\\ude00\"", "\"\xf0\x9f\x98\x80\"");
+	json_case("{\"\\uD83D\\uDE00\":[\"\\\\ud800\",\"\\\"\\\\udc00\"]}", "{\"\xf0\x9f\x98\x80\":[\"\\\\ud800\",\"\\\"\\\\udc00\"]}");
+	json_case("\"j\\ud800\"", NULL);
+	json_case("\"\\ud800a\"", NULL);
+	json_case("\"\\udc00\"", NULL);
+	json_case("\"\\ud800\\u0041\"", NULL);
+	json_case("\"\\udbff\\udbff\\udc00\"", NULL);
+	json_case("{\"\\ude00\":1}", NULL);
+	json_case("[\"ok\",\"\\ud800\\\\udc00\"]", NULL);
+	char serr[160];
+	CHECK(json_surrogates_check("\"x\\ud800\\u0041\"", 15, serr, sizeof serr) != 0
+	      && !strcmp(serr, "unpaired surrogate escape \\ud800 in a string (followed by \\u0041, not by a low surrogate)"), "surrogate message: %s", serr);
 }
 
 int main(void)
