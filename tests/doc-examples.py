@@ -20,6 +20,7 @@ exit 0. Prints one line per block ("ran", "skipped" with the reason, "FAILED" wi
 output) and a summary "DOC: N run, M skipped"; exits 1 if any block failed or lacks a marker.
 """
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -87,7 +88,19 @@ def main():
         scratch = tempfile.mkdtemp(prefix="doc-examples.")
         for d in LINKS:
             os.symlink(os.path.join(root, d), os.path.join(scratch, d))
-        os.symlink(bin_dir, os.path.join(scratch, "bin"))
+        doc_env = env
+        if os.path.isdir(os.path.join(bin_dir, "..", "configs")):
+            os.symlink(bin_dir, os.path.join(scratch, "bin"))
+        else:
+            # a build outside bin/ (make asan: build-asan/bin): the tools that find their
+            # data beside them (schednav-mcp: EXEC/../configs) must run from scratch/bin,
+            # as from a clone's bin/, so copy them there
+            os.mkdir(os.path.join(scratch, "bin"))
+            for t in sorted(os.listdir(bin_dir)):
+                src = os.path.join(bin_dir, t)
+                if os.path.isfile(src):
+                    shutil.copy2(src, os.path.join(scratch, "bin", t))
+            doc_env = dict(env, PATH=os.path.join(scratch, "bin") + ":" + env["PATH"])
         for line, mode, requires, reason, body in blocks(doc):
             where = "%s:%d" % (name, line)
             if mode is None:
@@ -104,7 +117,7 @@ def main():
                 continue
             is_transcript = any(ln.startswith("$ ") for ln in body)
             script, expected = transcript(body) if is_transcript else ("\n".join(body) + "\n", None)
-            p = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=scratch, env=env,
+            p = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=scratch, env=doc_env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT if not is_transcript else subprocess.PIPE)
             out = p.stdout.decode("utf-8", "replace")
             ok = p.returncode == 0 and (expected is None or out == expected)
