@@ -38,14 +38,11 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
-void *xcalloc_large(size_t n, size_t size)
+/* a block of at least bytes, aligned to and rounded up to 2 MiB pages, which the kernel is
+ * asked to back with huge pages (fewer page faults for tables of many MiB); free() it */
+static void *huge_block(size_t bytes)
 {
 	const size_t huge = (size_t)2 << 20;
-	if (size && n > ((size_t)-1) / size)
-		xalloc_die();
-	size_t bytes = n * size;
-	if (bytes < 4 * huge)
-		return xcalloc(n, size);
 	void *p;
 	size_t rounded = (bytes + huge - 1) & ~(huge - 1);
 	if (posix_memalign(&p, huge, rounded) != 0)
@@ -53,6 +50,20 @@ void *xcalloc_large(size_t n, size_t size)
 #ifdef MADV_HUGEPAGE
 	madvise(p, rounded, MADV_HUGEPAGE);
 #endif
+	return p;
+}
+
+/* tables below this many bytes stay on the ordinary allocator */
+#define HUGE_FROM ((size_t)8 << 20)
+
+void *xcalloc_large(size_t n, size_t size)
+{
+	if (size && n > ((size_t)-1) / size)
+		xalloc_die();
+	size_t bytes = n * size;
+	if (bytes < HUGE_FROM)
+		return xcalloc(n, size);
+	void *p = huge_block(bytes);
 	memset(p, 0, bytes);
 	return p;
 }
@@ -77,16 +88,23 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-void *xgrow(void *p, size_t *cap, size_t need, size_t elem)
+/* the capacity xgrow and xgrow_large move to: *cap (8 when 0) doubled until it holds need */
+static size_t grown_cap(size_t cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
-		return p;
-	size_t c = *cap ? *cap : 8;
+	size_t c = cap ? cap : 8;
 	while (c < need) {
 		if (c > ((size_t)-1) / 2 / (elem ? elem : 1))
 			xalloc_die();
 		c *= 2;
 	}
+	return c;
+}
+
+void *xgrow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return p;
+	size_t c = grown_cap(*cap, need, elem);
 	p = xrealloc(p, c * elem);
 	*cap = c;
 	return p;
@@ -94,28 +112,16 @@ void *xgrow(void *p, size_t *cap, size_t need, size_t elem)
 
 void *xgrow_large(void *p, size_t *cap, size_t need, size_t elem)
 {
-	const size_t huge = (size_t)2 << 20;
 	if (need <= *cap)
 		return p;
-	size_t c = *cap ? *cap : 8;
-	while (c < need) {
-		if (c > ((size_t)-1) / 2 / (elem ? elem : 1))
-			xalloc_die();
-		c *= 2;
-	}
+	size_t c = grown_cap(*cap, need, elem);
 	size_t bytes = c * elem;
-	if (bytes < 4 * huge) {
+	if (bytes < HUGE_FROM) {
 		p = xrealloc(p, bytes);
 		*cap = c;
 		return p;
 	}
-	void *q;
-	size_t rounded = (bytes + huge - 1) & ~(huge - 1);
-	if (posix_memalign(&q, huge, rounded) != 0)
-		xalloc_die();
-#ifdef MADV_HUGEPAGE
-	madvise(q, rounded, MADV_HUGEPAGE);
-#endif
+	void *q = huge_block(bytes);
 	if (p)
 		memcpy(q, p, *cap * elem);
 	free(p);
