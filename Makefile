@@ -1,5 +1,5 @@
 # SchedNav — one non-recursive GNU Makefile.
-# Tools are tools/NAME.c, libraries lib/*/*.c; both lists are discovered, sorted.
+# Tools are tools/NAME.c, libraries lib/*/*.c and lib/*/*/*.c (a module may keep one level of subfolders, e.g. one per controller family); both lists are discovered, sorted.
 
 VERSION  := 0.2.0
 PREFIX   ?= /usr/local
@@ -31,7 +31,7 @@ ALL_CFLAGS = $(NUMERIC) $(WARN) $(CFLAGS) $(SANITIZE) -Ilib $(PKG_CFLAGS) -DSCHE
 LDLIBS   := $(PKG_LIBS) -lm
 
 TOOLS    := $(sort $(basename $(notdir $(wildcard tools/*.c))))
-LIB_SRC  := $(sort $(wildcard lib/*/*.c))
+LIB_SRC  := $(sort $(wildcard lib/*/*.c lib/*/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 # Data compiled into the library: the workday calendar tables of configs/calendars/ and the
 # schemas of the bridge's operations (schemas/mcp/NAME.json, read by lib/agents/opschema).
