@@ -230,8 +230,17 @@ sec_mcp() {
 	local list='{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
 	# call ID TOOL ARGS-JSON
 	call() { printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s","arguments":%s}}\n' "$1" "$2" "$3"; }
+	# The server records the absolute paths of the configs it reads (the rolling artefacts'
+	# headers, and the audits chain their fingerprints), so it reads a copy at one fixed place,
+	# whatever the path of the tree: every worktree then compares with the same baseline. The
+	# copy is shared by every tree on the machine: a lock keeps two runs from mixing theirs.
+	local cfgdir=${IDENTITY_CONFIGS:-/tmp/schednav-identity-configs}
+	exec {cfglock}>"$cfgdir.lock"
+	flock "$cfglock"
+	rm -rf "$cfgdir"
+	cp -R configs "$cfgdir"
 	session() {   # session PROFILE[-N]: the requests on stdin, the transcript in $W/mcp/PROFILE[-N].transcript
-		r "$W/mcp/$1.transcript" schednav-mcp --profile "${1%-[0-9]}" --workspace "$ws" --configs configs > "$W/mcp/$1.transcript"
+		r "$W/mcp/$1.transcript" schednav-mcp --profile "${1%-[0-9]}" --workspace "$ws" --configs "$cfgdir" > "$W/mcp/$1.transcript"
 	}
 	{ echo "$init"; echo "$inited"; echo "$list"
 	  call 2 analyze_workload '{"run_config_id":"mix1-w"}'
@@ -292,6 +301,7 @@ sec_mcp() {
 		sed 's/,"audit_offset":[0-9]*//' "$f" > "$W/mcp/tasks.normalised/${f##*/}"
 	done
 	rm -f "$ws"/.schednav-mcp/audit.ndjson "$ws"/.schednav-mcp/tasks/*
+	exec {cfglock}>&-
 }
 
 # --- run everything ------------------------------------------------------------------------
