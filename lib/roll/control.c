@@ -38,7 +38,7 @@ int roll_controller_init(struct roll_controller *c, const struct roll_config *cf
 		return fail(err, errlen, "the SLO spec has no 'ranking' block");
 	if (roll_guard_threshold(slo, cfg->queue_guard_id, &c->guard_threshold, err, errlen))
 		return -1;
-	bool oracle = decider->kind == DECIDER_ORACLE;
+	bool oracle = !roll_decider_deployable(decider);
 	if (oracle && fixed)
 		return fail(err, errlen, "the oracle evaluates the whole catalog: --candidates does not apply");
 	if (!oracle && (size_t)cfg->budget > cat->n) {
@@ -190,7 +190,7 @@ static struct json *candidate_json(struct arena *a, const struct roll_controller
 	for (size_t i = 0; i < n_runs; i++)
 		json_push(a, sc, scenario_evidence_json(a, &runs[i], k));
 	json_set(a, o, "scenario_evidence", sc);
-	json_set(a, o, "non_deployable", json_bool(a, c->decider->kind == DECIDER_ORACLE));
+	json_set(a, o, "non_deployable", json_bool(a, !roll_decider_deployable(c->decider)));
 	ev_self_fp_stamp(a, o, "evidence_fingerprint");
 	return o;
 }
@@ -207,7 +207,7 @@ static int candidates(const struct roll_controller *c, const struct roll_observa
 	struct json *o = json_object(a), *arr = json_array(a), *roles = json_object(a);
 	const char *provider, *reason;
 	*n = 0;
-	if (c->decider->kind == DECIDER_ORACLE) {
+	if (!roll_decider_deployable(c->decider)) {
 		provider = "post-hoc-catalog-oracle-v1";
 		reason = "post-hoc-full-catalog-upper-bound";
 		for (size_t i = 0; i < c->cat->n; i++)
@@ -250,7 +250,7 @@ static bool enforcing(const struct sim_policy *p)
 int roll_step(struct roll_controller *c, const struct roll_engine *e, struct arena *a, char *err, size_t errlen)
 {
 	double cut = roll_next_cutoff(c);
-	bool oracle = c->decider->kind == DECIDER_ORACLE;
+	bool oracle = !roll_decider_deployable(c->decider);
 	struct roll_state st;
 	if (e->state(e->ctx, a, &st, err, errlen))
 		return -1;
@@ -384,7 +384,7 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	const char *request_id = ev_str(req, "request_id");
 	struct strbuf line;
 	sb_init(&line);
-	if (c->decider->kind == DECIDER_EXEC)   /* only a coprocess reads the request line */
+	if (roll_decider_reads_request(c->decider))   /* only a coprocess reads the request line */
 		json_write(&line, req);
 	char why[300];
 	snprintf(why, sizeof why, "declared-hierarchy:%s%s", sel.status, sel.hold_applied ? "+minimum-hold" : "");
@@ -497,7 +497,7 @@ int roll_plan_check(const struct roll_controller *c, char *err, size_t errlen)
 	const char *pending = c->pending_request ? ev_str(c->pending_request, "request_id") : NULL;
 	if (pending)
 		asked[n++] = pending;
-	const struct roll_plan_entry *e = c->decider->kind == DECIDER_PLAN ? roll_decider_plan_unasked(c->decider, asked, n) : NULL;
+	const struct roll_plan_entry *e = roll_decider_plan_unasked(c->decider, asked, n);
 	if (e) {
 		snprintf(err, errlen, "%s:%zu: a reply to request '%.40s', which this run did not ask%s", c->decider->spec + 5, e->lineno,
 			 e->request_id, pending ? " (answer the pending request of the planning checkpoint)" : "");
@@ -508,7 +508,7 @@ int roll_plan_check(const struct roll_controller *c, char *err, size_t errlen)
 
 struct json *roll_report(const struct roll_controller *c, struct arena *a)
 {
-	bool oracle = c->decider->kind == DECIDER_ORACLE;
+	bool oracle = !roll_decider_deployable(c->decider);
 	struct json *o = json_object(a), *x, *arr;
 	json_set(a, o, "type", json_str(a, "rolling_report"));
 	json_set(a, o, "schema_version", json_str(a, ROLL_REPORT_SCHEMA));

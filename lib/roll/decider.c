@@ -20,6 +20,81 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static int parse_exec(struct roll_decider *d, const char *p, char *err, size_t errlen)
+{
+	size_t cap = 0;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		const char *q = p;
+		while (*q && *q != ' ')
+			q++;
+		d->argv = xgrow(d->argv, &cap, d->argc + 2, sizeof *d->argv);
+		d->argv[d->argc++] = xstrndup(p, (size_t)(q - p));
+		p = q;
+	}
+	if (!d->argc) {
+		snprintf(err, errlen, "decider 'exec:' names no program");
+		return -1;
+	}
+	d->argv[d->argc] = NULL;
+	if (!(d->timeout > 0)) {
+		snprintf(err, errlen, "the decider timeout must be > 0 seconds");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_fixed(struct roll_decider *d, const char *arg, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	d->fixed_id = arg;
+	return 0;
+}
+
+static int load_plan(struct roll_decider *d, char *err, size_t errlen);
+static int spawn(struct roll_decider *d, char *err, size_t errlen);
+static int exec_decide(struct roll_decider *d, struct arena *a, const char *line, size_t len, const char *request_id,
+		       const char *const *cands, size_t n, const char *recommended_id, const char *recommended_reason,
+		       struct roll_reply *out);
+static int plan_decide(struct roll_decider *d, struct arena *a, const char *line, size_t len, const char *request_id,
+		       const char *const *cands, size_t n, const char *recommended_id, const char *recommended_reason,
+		       struct roll_reply *out);
+static int fixed_decide(struct roll_decider *d, struct arena *a, const char *line, size_t len, const char *request_id,
+			const char *const *cands, size_t n, const char *recommended_id, const char *recommended_reason,
+			struct roll_reply *out);
+static void exec_stop(struct roll_decider *d);
+
+/* The deciders, in the order the usage names them. */
+static const struct roll_decider_ops builtin[] = {
+	{ "fixed", "fixed:", "ACTION", false, true, false, parse_fixed, NULL, fixed_decide, NULL },
+	{ "rule", "rule", NULL, false, true, false, NULL, NULL, NULL, NULL },
+	{ "oracle", "oracle", NULL, false, false, false, NULL, NULL, NULL, NULL },
+	{ "exec", "exec:", "CMD", true, true, true, parse_exec, spawn, exec_decide, exec_stop },
+	{ "plan", "plan:", "FILE", false, true, false, NULL, load_plan, plan_decide, NULL },
+};
+#define N_BUILTIN (sizeof builtin / sizeof builtin[0])
+static const struct roll_decider_ops *registered[4];
+static size_t n_registered;
+
+static const struct roll_decider_ops *ops_at(size_t i)
+{
+	return i < N_BUILTIN ? &builtin[i] : i < N_BUILTIN + n_registered ? registered[i - N_BUILTIN] : NULL;
+}
+
+int roll_decider_register(const struct roll_decider_ops *ops)
+{
+	if (n_registered == sizeof registered / sizeof registered[0])
+		return -1;
+	for (size_t i = 0; ops_at(i); i++)
+		if (!strcmp(ops_at(i)->prefix, ops->prefix))
+			return -1;
+	registered[n_registered++] = ops;
+	return 0;
+}
+
 int roll_decider_parse(struct roll_decider *d, const char *spec, double timeout, char *err, size_t errlen)
 {
 	memset(d, 0, sizeof *d);
@@ -30,56 +105,42 @@ int roll_decider_parse(struct roll_decider *d, const char *spec, double timeout,
 	sb_init(&d->inbuf);
 	sb_init(&d->outbuf);
 	arena_init(&d->plan_arena);
-	if (!strcmp(spec, "rule"))
-		d->kind = DECIDER_RULE;
-	else if (!strcmp(spec, "oracle"))
-		d->kind = DECIDER_ORACLE;
-	else if (!strncmp(spec, "fixed:", 6) && spec[6]) {
-		d->kind = DECIDER_FIXED;
-		d->fixed_id = spec + 6;
-	} else if (!strncmp(spec, "plan:", 5) && spec[5])
-		d->kind = DECIDER_PLAN;
-	else if (!strncmp(spec, "exec:", 5)) {
-		d->kind = DECIDER_EXEC;
-		const char *p = spec + 5;
-		size_t cap = 0;
-		while (*p) {
-			while (*p == ' ')
-				p++;
-			if (!*p)
-				break;
-			const char *q = p;
-			while (*q && *q != ' ')
-				q++;
-			d->argv = xgrow(d->argv, &cap, d->argc + 2, sizeof *d->argv);
-			d->argv[d->argc++] = xstrndup(p, (size_t)(q - p));
-			p = q;
-		}
-		if (!d->argc) {
-			snprintf(err, errlen, "decider 'exec:' names no program");
-			return -1;
-		}
-		d->argv[d->argc] = NULL;
-		if (!(timeout > 0)) {
-			snprintf(err, errlen, "the decider timeout must be > 0 seconds");
-			return -1;
-		}
-	} else {
-		snprintf(err, errlen, "unknown decider '%s' (expected fixed:ACTION, rule, oracle, exec:CMD or plan:FILE)", spec);
-		return -1;
+	for (size_t i = 0; ops_at(i); i++) {
+		const struct roll_decider_ops *o = ops_at(i);
+		size_t pl = strlen(o->prefix);
+		if (o->arg ? strncmp(spec, o->prefix, pl) || (!spec[pl] && !o->empty_arg_ok) : strcmp(spec, o->prefix))
+			continue;
+		d->ops = o;
+		return o->parse ? o->parse(d, spec + pl, err, errlen) : 0;
 	}
-	return 0;
+	struct strbuf names;
+	sb_init(&names);
+	for (size_t i = 0; ops_at(i); i++) {
+		const struct roll_decider_ops *o = ops_at(i);
+		if (i)
+			sb_adds(&names, ops_at(i + 1) ? ", " : " or ");
+		sb_adds(&names, o->prefix);
+		if (o->arg)
+			sb_adds(&names, o->arg);
+	}
+	snprintf(err, errlen, "unknown decider '%s' (expected %s)", spec, names.buf);
+	sb_release(&names);
+	return -1;
 }
 
 bool roll_decider_deployable(const struct roll_decider *d)
 {
-	return d->kind != DECIDER_ORACLE;
+	return d->ops->deployable;
+}
+
+bool roll_decider_reads_request(const struct roll_decider *d)
+{
+	return d->ops->reads_request;
 }
 
 const char *roll_decider_kind_name(const struct roll_decider *d)
 {
-	static const char *const names[] = { "fixed", "rule", "oracle", "exec", "plan" };
-	return names[d->kind];
+	return d->ops->name;
 }
 
 static int load_plan(struct roll_decider *d, char *err, size_t errlen)
@@ -137,11 +198,7 @@ static int spawn(struct roll_decider *d, char *err, size_t errlen)
 
 int roll_decider_start(struct roll_decider *d, char *err, size_t errlen)
 {
-	if (d->kind == DECIDER_PLAN)
-		return load_plan(d, err, errlen);
-	if (d->kind == DECIDER_EXEC)
-		return spawn(d, err, errlen);
-	return 0;
+	return d->ops->start ? d->ops->start(d, err, errlen) : 0;
 }
 
 static void reap(struct roll_decider *d, bool block)
@@ -184,14 +241,16 @@ static bool was_asked(const struct roll_decider *d, const char *rid)
 }
 
 /* Exchange one line with the coprocess. */
-static void exec_decide(struct roll_decider *d, struct arena *a, const char *line, size_t len, const char *request_id,
-			const char *const *cands, size_t n, struct roll_reply *out)
+static int exec_decide(struct roll_decider *d, struct arena *a, const char *line, size_t len, const char *request_id,
+		       const char *const *cands, size_t n, const char *recommended_id, const char *recommended_reason,
+		       struct roll_reply *out)
 {
+	(void)recommended_id, (void)recommended_reason;
 	double start = now_s(), deadline = start + d->timeout;
 	memset(out, 0, sizeof *out);
 	if (d->to_child < 0) {
 		roll_reply_reject(out, ROLL_REJECT_EXITED, "the decider has exited and is not restarted");
-		return;
+		return ROLL_DECIDE_DONE;
 	}
 	/* The rest of a request cut off by its timeout goes first: the decider must never see
 	 * a line that is one request's start and another's end. */
@@ -284,31 +343,28 @@ static void exec_decide(struct roll_decider *d, struct arena *a, const char *lin
 		mark_gone(d);
 	sb_release(&msg);
 	out->seconds = now_s() - start;
+	return ROLL_DECIDE_DONE;
 }
 
-int roll_decide(struct roll_decider *d, struct arena *a, const char *line, size_t len, const char *request_id,
-		const char *const *cands, size_t n, const char *recommended_id, const char *recommended_reason, struct roll_reply *out)
+static int plan_decide(struct roll_decider *d, struct arena *a, const char *line, size_t len, const char *request_id,
+		       const char *const *cands, size_t n, const char *recommended_id, const char *recommended_reason,
+		       struct roll_reply *out)
+{
+	(void)line, (void)len, (void)recommended_id, (void)recommended_reason;
+	for (size_t i = 0; i < d->n_plan; i++)
+		if (!strcmp(d->plan[i].request_id, request_id)) {
+			roll_reply_parse(a, d->plan[i].line, d->plan[i].len, request_id, cands, n, out);
+			return ROLL_DECIDE_DONE;
+		}
+	memset(out, 0, sizeof *out);
+	return ROLL_DECIDE_PENDING;
+}
+
+void roll_decider_answer(struct arena *a, const char *request_id, const char *const *cands, size_t n, const char *act,
+			 const char *why, struct roll_reply *out)
 {
 	char buf[1024];
 	struct strbuf sb;
-	switch (d->kind) {
-	case DECIDER_EXEC:
-		exec_decide(d, a, line, len, request_id, cands, n, out);
-		return ROLL_DECIDE_DONE;
-	case DECIDER_PLAN:
-		for (size_t i = 0; i < d->n_plan; i++)
-			if (!strcmp(d->plan[i].request_id, request_id)) {
-				roll_reply_parse(a, d->plan[i].line, d->plan[i].len, request_id, cands, n, out);
-				return ROLL_DECIDE_DONE;
-			}
-		memset(out, 0, sizeof *out);
-		return ROLL_DECIDE_PENDING;
-	default:
-		break;
-	}
-	/* Built-ins answer through the same validation as an external decider. */
-	const char *act = d->kind == DECIDER_FIXED ? d->fixed_id : recommended_id;
-	const char *why = d->kind == DECIDER_FIXED ? "fixed-action" : recommended_reason;
 	sb_init(&sb);
 	sb_adds(&sb, "{\"type\":\"decision\",\"request_id\":");
 	sb_add_jstr(&sb, request_id, strlen(request_id));
@@ -321,6 +377,24 @@ int roll_decide(struct roll_decider *d, struct arena *a, const char *line, size_
 	char *copy = arena_strndup(a, sb.buf, sb.len);
 	roll_reply_parse(a, copy, sb.len, request_id, cands, n, out);
 	sb_release(&sb);
+}
+
+static int fixed_decide(struct roll_decider *d, struct arena *a, const char *line, size_t len, const char *request_id,
+			const char *const *cands, size_t n, const char *recommended_id, const char *recommended_reason,
+			struct roll_reply *out)
+{
+	(void)line, (void)len, (void)recommended_id, (void)recommended_reason;
+	roll_decider_answer(a, request_id, cands, n, d->fixed_id, "fixed-action", out);
+	return ROLL_DECIDE_DONE;
+}
+
+int roll_decide(struct roll_decider *d, struct arena *a, const char *line, size_t len, const char *request_id,
+		const char *const *cands, size_t n, const char *recommended_id, const char *recommended_reason, struct roll_reply *out)
+{
+	if (d->ops->decide)
+		return d->ops->decide(d, a, line, len, request_id, cands, n, recommended_id, recommended_reason, out);
+	/* Built-ins answer through the same validation as an external decider. */
+	roll_decider_answer(a, request_id, cands, n, recommended_id, recommended_reason, out);
 	return ROLL_DECIDE_DONE;
 }
 
@@ -336,9 +410,9 @@ const struct roll_plan_entry *roll_decider_plan_unasked(const struct roll_decide
 	return NULL;
 }
 
-void roll_decider_close(struct roll_decider *d)
+static void exec_stop(struct roll_decider *d)
 {
-	if (d->kind == DECIDER_EXEC && d->pid > 0) {
+	if (d->pid > 0) {
 		if (d->to_child >= 0)
 			close(d->to_child);
 		d->to_child = -1;
@@ -357,6 +431,12 @@ void roll_decider_close(struct roll_decider *d)
 			close(d->from_child);
 		d->from_child = -1;
 	}
+}
+
+void roll_decider_close(struct roll_decider *d)
+{
+	if (d->ops && d->ops->stop)
+		d->ops->stop(d);
 	for (size_t i = 0; i < d->argc; i++)
 		free(d->argv[i]);
 	free(d->argv);

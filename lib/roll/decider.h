@@ -31,12 +31,43 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-enum roll_decider_kind { DECIDER_FIXED, DECIDER_RULE, DECIDER_ORACLE, DECIDER_EXEC, DECIDER_PLAN };
-
 struct roll_plan_entry { const char *request_id; const char *line; size_t len; size_t lineno; };
+struct roll_decider;
+
+/* One kind of decider: a row of the table in decider.c (or one registered with
+ * roll_decider_register). A new decider is its functions and one row; lib/roll/control.c
+ * asks only the flags below, never the kind. */
+struct roll_decider_ops {
+	const char *name;           /* the kind's name in records ("rule") */
+	const char *prefix;         /* the spec: exactly this when arg is NULL, else this and ARG */
+	const char *arg;            /* ARG's name in messages ("ACTION"), NULL: none */
+	bool empty_arg_ok;          /* an empty ARG goes to parse (which explains), else unknown */
+	bool deployable;            /* false: it sees the actual future (the whole catalog is
+	                             * evaluated on it, for analysis only, marked in every record) */
+	bool reads_request;         /* it reads the request line (else the line is not built) */
+	/* Parse ARG (the spec after the prefix; "" without one): 0 or -1 + message. NULL: none. */
+	int (*parse)(struct roll_decider *d, const char *arg, char *err, size_t errlen);
+	/* Start it (spawn, read a file): 0 or -1 + message. NULL: nothing to start. */
+	int (*start)(struct roll_decider *d, char *err, size_t errlen);
+	/* Answer one request as roll_decide does; NULL: the built-in answer (the hierarchy's
+	 * recommendation, through the same validation as an external reply). */
+	int (*decide)(struct roll_decider *d, struct arena *a, const char *line, size_t len, const char *request_id,
+		      const char *const *cands, size_t n, const char *recommended_id, const char *recommended_reason,
+		      struct roll_reply *out);
+	/* End what start began (the coprocess); NULL: nothing. */
+	void (*stop)(struct roll_decider *d);
+};
+
+/* Add a decider kind after the built-in ones (a test build's toy decider; at most 4). The
+ * table is read by roll_decider_parse only. 0, or -1 when full or the prefix is taken. */
+int roll_decider_register(const struct roll_decider_ops *ops);
+
+/* The built-in answer: the reply {action_id, reason_code} parsed like an external one. */
+void roll_decider_answer(struct arena *a, const char *request_id, const char *const *cands, size_t n, const char *action_id,
+			 const char *reason, struct roll_reply *out);
 
 struct roll_decider {
-	enum roll_decider_kind kind;
+	const struct roll_decider_ops *ops;
 	const char *spec;                  /* as given */
 	const char *fixed_id;              /* fixed:ACTION */
 	char **argv;                       /* exec:CMD (malloc'd) */
@@ -60,6 +91,7 @@ int roll_decider_parse(struct roll_decider *d, const char *spec, double timeout,
 /* Start it: spawn the coprocess, or read the plan. 0 or -1 + message. */
 int roll_decider_start(struct roll_decider *d, char *err, size_t errlen);
 bool roll_decider_deployable(const struct roll_decider *d);
+bool roll_decider_reads_request(const struct roll_decider *d);
 const char *roll_decider_kind_name(const struct roll_decider *d);
 
 #define ROLL_DECIDE_DONE 0
@@ -72,7 +104,7 @@ int roll_decide(struct roll_decider *d, struct arena *a, const char *request_lin
 		const char *const *candidates, size_t n, const char *recommended_id, const char *recommended_reason,
 		struct roll_reply *out);
 /* plan:FILE: the first entry (in file order) whose request_id is none of the n asked ids,
- * or NULL. */
+ * or NULL (always NULL for a decider without a plan). */
 const struct roll_plan_entry *roll_decider_plan_unasked(const struct roll_decider *d, const char *const *asked, size_t n);
 /* End the coprocess (if any) and free everything; safe on a parsed-only decider. */
 void roll_decider_close(struct roll_decider *d);

@@ -915,6 +915,57 @@ static void ask(struct roll_decider *d, const char *rid, struct roll_reply *r)
 	roll_decide(d, &A, line, strlen(line), rid, cands, 3, SAFE, "declared-hierarchy:selected", r);
 }
 
+/* A toy decider registered only in this test: "toy:N" answers the N-th candidate (1-based).
+ * It is the whole of what a new decider needs: its functions and one ops row (plus its
+ * line in roll's usage and roll(1) when it ships). */
+static int toy_parse(struct roll_decider *d, const char *arg, char *err, size_t errlen)
+{
+	if (!(arg[0] >= '1' && arg[0] <= '9' && !arg[1])) {
+		snprintf(err, errlen, "toy: N must be one digit 1-9, not '%s'", arg);
+		return -1;
+	}
+	d->fixed_id = arg;
+	return 0;
+}
+
+static int toy_decide(struct roll_decider *d, struct arena *a, const char *line, size_t len, const char *request_id,
+		      const char *const *cands, size_t n, const char *recommended_id, const char *recommended_reason,
+		      struct roll_reply *out)
+{
+	(void)line, (void)len, (void)recommended_id, (void)recommended_reason;
+	size_t k = (size_t)(d->fixed_id[0] - '1');
+	roll_decider_answer(a, request_id, cands, n, k < n ? cands[k] : "no-such-candidate", "toy-pick", out);
+	return ROLL_DECIDE_DONE;
+}
+
+static const struct roll_decider_ops toy_ops = { "toy", "toy:", "N", false, true, false, toy_parse, NULL, toy_decide, NULL };
+
+static void toy_decider(void)
+{
+	struct roll_decider d;
+	struct roll_reply r;
+	char e[300];
+	CHECK(roll_decider_parse(&d, "toy:2", 1, e, sizeof e) == -1 && strstr(e, "expected fixed:ACTION, rule, oracle, exec:CMD or plan:FILE)"),
+	      "before registration toy: is unknown: %s", e);
+	roll_decider_close(&d);
+	CHECK(roll_decider_register(&toy_ops) == 0, "the toy registers");
+	CHECK(roll_decider_register(&toy_ops) == -1, "a prefix registers once");
+	CHECK(roll_decider_parse(&d, "toy:x", 1, e, sizeof e) == -1 && !strcmp(e, "toy: N must be one digit 1-9, not 'x'"), "toy parse error: %s", e);
+	roll_decider_close(&d);
+	CHECK(roll_decider_parse(&d, "bogus", 1, e, sizeof e) == -1 && strstr(e, "exec:CMD, plan:FILE or toy:N)"), "the unknown-decider message lists the toy: %s", e);
+	roll_decider_close(&d);
+	CHECK(roll_decider_parse(&d, "toy:2", 1, e, sizeof e) == 0 && roll_decider_start(&d, e, sizeof e) == 0, "toy parses: %s", e);
+	CHECK(!strcmp(roll_decider_kind_name(&d), "toy") && roll_decider_deployable(&d) && !roll_decider_reads_request(&d), "toy's flags");
+	CHECK(roll_decider_plan_unasked(&d, NULL, 0) == NULL, "no plan, nothing unasked");
+	ask(&d, "r1", &r);
+	CHECK(r.accepted && !strcmp(r.action_id, PO) && !strcmp(r.reason_code, "toy-pick"), "toy answers its candidate");
+	roll_decider_close(&d);
+	CHECK(roll_decider_parse(&d, "toy:9", 1, e, sizeof e) == 0, "toy:9 parses");
+	ask(&d, "r1", &r);
+	CHECK(!r.accepted && !strcmp(r.reject_reason, ROLL_REJECT_ACTION), "a toy answer outside the candidates is rejected like any reply");
+	roll_decider_close(&d);
+}
+
 static void deciders(void)
 {
 	struct roll_decider d;
@@ -1334,6 +1385,7 @@ int main(void)
 	scenario_build();
 	protocol();
 	deciders();
+	toy_decider();
 	controller();
 	ablation();
 	slo_release(&SLO);
