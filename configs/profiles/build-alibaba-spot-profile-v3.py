@@ -13,27 +13,15 @@ buckets, the long-job slices by class, the hour-of-day pattern, the organization
 and the real job rows of the four job-row tables with the GPU model each was placed on.
 Deterministic: the same tables give the same bytes.
 """
-import csv, hashlib, json, os, subprocess, sys, tempfile
+import json, os, subprocess, sys, tempfile
+
+sys.dont_write_bytecode = True   # no __pycache__ beside the profiles
+from profile_tables import AG, Tables, default_data, write
 
 here = os.path.dirname(os.path.abspath(__file__))
 v2_builder = os.path.join(here, "build-alibaba-spot-profile.py")
 out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "alibaba-spot-gpu-v2026-v3.json")
-args = sys.argv[1:2]
-
-DS = "alibaba-spot-gpu-v2026"
-AG = DS + "/derived-aggregates-sultanul-ovi"
-data_root = None
-if args:
-    data_root = os.path.abspath(args[0])
-else:
-    env = os.environ.get("SCHEDNAV_SHARED")
-    root = os.path.dirname(os.path.dirname(here))
-    for d in ([os.path.join(env, "data")] if env else []) + [os.path.join(root, "..", "shared", "data"), "/work/shared/data"]:
-        if os.path.isdir(os.path.join(d, DS)):
-            data_root = d
-            break
-if data_root is None:
-    sys.exit("build-alibaba-spot-profile-v3: no shared data folder found")
+data_root = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else default_data("build-alibaba-spot-profile-v3")
 
 # The /2 part: the /2 builder's own output, from the same data folder.
 with tempfile.TemporaryDirectory() as tmp:
@@ -43,18 +31,7 @@ with tempfile.TemporaryDirectory() as tmp:
         sys.exit("build-alibaba-spot-profile-v3: the /2 builder failed: " + r.stderr.strip())
     with open(v2_path, encoding="utf-8") as f:
         prof = json.load(f)
-used = prof["built_from"]
-
-
-def read(rel):
-    with open(os.path.join(data_root, rel), "rb") as f:
-        raw = f.read()
-    used.append({"path": rel, "bytes": len(raw), "sha256": hashlib.sha256(raw).hexdigest()})
-    return raw.decode("utf-8")
-
-
-def table(rel):
-    return list(csv.DictReader(read(rel).splitlines()))
+table = Tables(data_root, prof["built_from"]).table
 
 
 def num(x):
@@ -256,24 +233,6 @@ prof["v3"] = {
 }
 
 
-def dump(v, ind=0):
-    pad = "  " * (ind + 1)
-    if isinstance(v, dict):
-        items = ["%s%s: %s" % (pad, json.dumps(k), dump(x, ind + 1)) for k, x in v.items()]
-        return "{\n" + ",\n".join(items) + "\n" + "  " * ind + "}"
-    if isinstance(v, list):
-        if all(not isinstance(x, (list, dict)) for x in v):
-            if len(v) <= 24:
-                return json.dumps(v)
-            rows = [", ".join(json.dumps(x) for x in v[i:i + 24]) for i in range(0, len(v), 24)]
-            return "[\n" + ",\n".join(pad + r for r in rows) + "\n" + "  " * ind + "]"
-        return "[\n" + ",\n".join(pad + dump(x, ind + 1) for x in v) + "\n" + "  " * ind + "]"
-    return json.dumps(v)
-
-
-tmp = out + ".tmp"
-with open(tmp, "w") as f:
-    f.write(dump(prof) + "\n")
-os.replace(tmp, out)
+write(out, prof)
 print("wrote %s: %d hours, %d real job rows (%d placed under the series, %d fallback)" %
       (out, n_hours, len(real), placed_by["room"], placed_by["fallback"]), file=sys.stderr)

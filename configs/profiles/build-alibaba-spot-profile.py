@@ -11,38 +11,17 @@ alibaba-spot-gpu-v2026/derived-aggregates-sultanul-ovi/ and writes the
 schednav.synth-profile/2 document that trace-synth(1) reads (docs/profiles.md).
 Deterministic: the same tables give the same bytes.
 """
-import csv, hashlib, json, os, sys
+import os, sys
+
+sys.dont_write_bytecode = True   # no __pycache__ beside the profiles
+from profile_tables import AG, DS, Tables, default_data, write
 
 here = os.path.dirname(os.path.abspath(__file__))
-root = os.path.dirname(os.path.dirname(here))
-
-
-def default_data():
-    env = os.environ.get("SCHEDNAV_SHARED")
-    for d in ([os.path.join(env, "data")] if env else []) + [
-            os.path.join(root, "..", "shared", "data"), "/work/shared/data"]:
-        if os.path.isdir(os.path.join(d, "alibaba-spot-gpu-v2026")):
-            return d
-    sys.exit("build-alibaba-spot-profile: no shared data folder found")
-
-
-data = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else default_data()
+data = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else default_data("build-alibaba-spot-profile")
 out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "alibaba-spot-gpu-v2026.json")
-DS = "alibaba-spot-gpu-v2026"
-AG = DS + "/derived-aggregates-sultanul-ovi"
 used = []
-
-
-def read(rel):
-    path = os.path.join(data, rel)
-    with open(path, "rb") as f:
-        raw = f.read()
-    used.append({"path": rel, "bytes": len(raw), "sha256": hashlib.sha256(raw).hexdigest()})
-    return raw.decode("utf-8")
-
-
-def table(rel):
-    return list(csv.DictReader(read(rel).splitlines()))
+tables = Tables(data, used)
+read, table = tables.read, tables.table
 
 
 def whole(x):
@@ -256,26 +235,6 @@ profile = {
 }
 
 
-def dump(v, ind=0):
-    """JSON with a readable layout: short arrays of scalars on one line, the long count
-    arrays 24 to a line, node and pair lists one item per line."""
-    pad = "  " * (ind + 1)
-    if isinstance(v, dict):
-        items = ["%s%s: %s" % (pad, json.dumps(k), dump(x, ind + 1)) for k, x in v.items()]
-        return "{\n" + ",\n".join(items) + "\n" + "  " * ind + "}"
-    if isinstance(v, list):
-        if all(not isinstance(x, (list, dict)) for x in v):
-            if len(v) <= 24:
-                return json.dumps(v)
-            rows = [", ".join(json.dumps(x) for x in v[i:i + 24]) for i in range(0, len(v), 24)]
-            return "[\n" + ",\n".join(pad + r for r in rows) + "\n" + "  " * ind + "]"
-        return "[\n" + ",\n".join(pad + dump(x, ind + 1) for x in v) + "\n" + "  " * ind + "]"
-    return json.dumps(v)
-
-
-tmp = out + ".tmp"
-with open(tmp, "w") as f:
-    f.write(dump(profile) + "\n")
-os.replace(tmp, out)
+write(out, profile)
 print("wrote %s: %d hours, %d jobs, %d nodes, %d GPUs" % (out, hours, njobs, len(nodes), sum(cap.values())),
       file=sys.stderr)

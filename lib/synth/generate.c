@@ -11,46 +11,6 @@ enum { RNG_SUBMIT = 1, RNG_DURATION, RNG_CLASS, RNG_MODEL, RNG_WORKERS, RNG_ORG,
 
 #define MAX_JOBS 50000000LL
 
-/* A shuffled multiset of indices drawn without replacement, reshuffled when used up:
- * a full pass reproduces the table's counts exactly. */
-struct deck {
-	unsigned *items;
-	size_t n, next;
-	struct synth_rng rng;
-};
-
-static void deck_shuffle(struct deck *d)
-{
-	for (size_t i = d->n; i > 1; i--) {
-		size_t k = (size_t)synth_rng_below(&d->rng, i);
-		unsigned x = d->items[i - 1];
-		d->items[i - 1] = d->items[k];
-		d->items[k] = x;
-	}
-	d->next = 0;
-}
-
-static void deck_init(struct deck *d, const long long *counts, size_t ncounts, size_t stride, uint64_t seed, uint64_t stream)
-{
-	d->n = 0;
-	for (size_t i = 0; i < ncounts; i++)
-		d->n += (size_t)counts[i * stride];
-	d->items = xmalloc(d->n * sizeof *d->items);
-	size_t k = 0;
-	for (size_t i = 0; i < ncounts; i++)
-		for (long long c = 0; c < counts[i * stride]; c++)
-			d->items[k++] = (unsigned)i;
-	synth_rng_seed(&d->rng, seed, stream);
-	deck_shuffle(d);
-}
-
-static unsigned deck_draw(struct deck *d)
-{
-	if (d->next == d->n)
-		deck_shuffle(d);
-	return d->items[d->next++];
-}
-
 void synth_scaled_hours(const struct synth_profile *p, double load_factor, long long *out)
 {
 	long long cum = 0, prev = 0;
@@ -79,9 +39,7 @@ void synth_stats_release(struct synth_stats *st)
 
 static double duration_at(const struct synth_profile *p, double u)
 {
-	size_t i = 0;
-	while (i + 2 < p->n_quant && u >= p->quant_p[i + 1])
-		i++;
+	size_t i = synth_pick_cum(p->quant_p + 1, p->n_quant - 1, u);   /* the knot segment holding u */
 	double f = (u - p->quant_p[i]) / (p->quant_p[i + 1] - p->quant_p[i]);
 	double v = floor(p->quant_v[i] + f * (p->quant_v[i + 1] - p->quant_v[i]) + 0.5);
 	return v < 1 ? 1 : v;
@@ -400,17 +358,17 @@ int synth_generate(const struct synth_profile *p, const struct synth_options *o,
 			while (p->worker_value[cworker[c]] != p->models[i].cell_workers[k])
 				cworker[c]++;   /* the loader checked it is there */
 		}
-	struct deck models = { 0 }, workers = { 0 }, orgs, cells = { 0 };
+	struct synth_deck models = { 0 }, workers = { 0 }, orgs, cells = { 0 };
 	long long *mjobs = xmalloc(p->n_models * sizeof *mjobs);
 	for (size_t i = 0; i < p->n_models; i++)
 		mjobs[i] = p->models[i].jobs;
 	if (joint)
-		deck_init(&cells, cjobs, n_cells, 1, o->seed, RNG_JOINT);
+		synth_deck_init(&cells, cjobs, n_cells, 1, o->seed, RNG_JOINT);
 	else {
-		deck_init(&models, mjobs, p->n_models, 1, o->seed, RNG_MODEL);
-		deck_init(&workers, p->worker_jobs, p->n_workers, 1, o->seed, RNG_WORKERS);
+		synth_deck_init(&models, mjobs, p->n_models, 1, o->seed, RNG_MODEL);
+		synth_deck_init(&workers, p->worker_jobs, p->n_workers, 1, o->seed, RNG_WORKERS);
 	}
-	deck_init(&orgs, p->org_jobs, p->n_orgs, 1, o->seed, RNG_ORG);
+	synth_deck_init(&orgs, p->org_jobs, p->n_orgs, 1, o->seed, RNG_ORG);
 	free(mjobs);
 	free(cjobs);
 	/* Durations are stratified: job k takes probability (strata[k] + v) / N with strata a
@@ -418,13 +376,14 @@ int synth_generate(const struct synth_profile *p, const struct synth_options *o,
 	long long n_all = 0;
 	for (size_t h = 0; h < p->n_hours; h++)
 		n_all += hours[h];
-	struct deck strata;
+	struct synth_deck strata;
 	strata.n = (size_t)n_all;
 	strata.items = xmalloc((strata.n ? strata.n : 1) * sizeof *strata.items);
 	for (size_t i = 0; i < strata.n; i++)
 		strata.items[i] = (unsigned)i;
-	synth_rng_seed(&strata.rng, o->seed, RNG_STRATA);
-	deck_shuffle(&strata);
+	synth_rng_seed(&strata.own, o->seed, RNG_STRATA);
+	strata.rng = &strata.own;
+	synth_deck_shuffle(&strata);
 	struct synth_rng r_submit, r_duration, r_class, r_gpw;
 	synth_rng_seed(&r_submit, o->seed, RNG_SUBMIT);
 	synth_rng_seed(&r_duration, o->seed, RNG_DURATION);
@@ -438,15 +397,7 @@ int synth_generate(const struct synth_profile *p, const struct synth_options *o,
 		model_name[i] = trace_strdup(t, p->models[i].name);
 	for (size_t i = 0; i < p->n_orgs; i++)
 		org_name[i] = trace_strdup(t, p->org_name[i]);
-	for (size_t i = 0; i < p->n_nodes; i++) {
-		int m = synth_profile_model(p, p->nodes[i].model);
-		if (m >= 0 ? !model_on[m] : o->n_gpu_models > 0)
-			continue;
-		struct trace_node *n = trace_add_node(t);
-		n->id = trace_strdup(t, p->nodes[i].id);
-		n->model = trace_strdup(t, p->nodes[i].model);
-		n->gpu_count = p->nodes[i].gpus;
-	}
+	synth_add_nodes(p, o, model_on, t);
 
 	/* Every job's attributes first, so the durations can be coupled over the whole
 	 * population before the day and model filters keep a part of it. */
@@ -482,21 +433,18 @@ int synth_generate(const struct synth_profile *p, const struct synth_options *o,
 				unsigned m, w;
 				double gpus;
 				if (joint) {
-					unsigned c = deck_draw(&cells);
+					unsigned c = synth_deck_draw(&cells);
 					m = cmodel[c];
 					w = (unsigned)cworker[c];
 					gpus = cgpus[c];
 				} else {
-					m = deck_draw(&models);
-					w = deck_draw(&workers);
+					m = synth_deck_draw(&models);
+					w = synth_deck_draw(&workers);
 					const struct synth_model *sm = &p->models[m];
-					double u = synth_rng_unit(&r_gpw);
-					size_t gi = 0;
-					while (gi + 1 < sm->n_gpw && u >= sm->gpw_cum[gi])
-						gi++;
+					size_t gi = synth_pick_cum(sm->gpw_cum, sm->n_gpw, synth_rng_unit(&r_gpw));
 					gpus = sm->gpw_value[gi] * (double)p->worker_value[w];
 				}
-				j_org[k] = deck_draw(&orgs);
+				j_org[k] = synth_deck_draw(&orgs);
 				j_capped[k] = gpus > (double)p->models[m].capacity;
 				j_gpus[k] = j_capped[k] ? (double)p->models[m].capacity : gpus;
 				j_model[k] = m;
@@ -511,16 +459,7 @@ int synth_generate(const struct synth_profile *p, const struct synth_options *o,
 		bool day_on = !o->has_days || (dday >= o->day_first && dday <= o->day_last);
 		if (!day_on || !model_on[j_model[i]])
 			continue;
-		char id[32];
-		snprintf(id, sizeof id, "j%07lld", i + 1);
-		struct trace_job *j = trace_add_job(t);
-		j->id = trace_strdup(t, id);
-		j->submit = j_submit[i];
-		j->duration = j_dur[i];
-		j->gpus = j_gpus[i];
-		j->hp = j_hp[i];
-		j->model = model_name[j_model[i]];
-		j->tenant = org_name[j_org[i]];
+		synth_add_job(t, i + 1, j_submit[i], j_dur[i], j_gpus[i], j_hp[i], model_name[j_model[i]], org_name[j_org[i]]);
 		st->worker_hist[j_worker[i]]++;
 		if (j_capped[i]) {
 			st->capped_jobs++;
@@ -540,15 +479,7 @@ int synth_generate(const struct synth_profile *p, const struct synth_options *o,
 	free(model_name);
 	free(org_name);
 
-	t->version = 2;
-	synth_trace_id(p, o, model_on, t);
-	t->time_origin = trace_strdup(t, p->time_origin);
-	synth_set_source(p, o, model_on, t, st->capped_jobs, method);
+	int rc = synth_finish(p, o, model_on, t, st->capped_jobs, method, err, errlen);
 	free(model_on);
-	if (t->n_jobs == 0) {
-		snprintf(err, errlen, "the day range and GPU-model filters keep no jobs");
-		return -1;
-	}
-	trace_sort(t);
-	return 0;
+	return rc;
 }

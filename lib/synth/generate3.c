@@ -39,75 +39,55 @@ enum { RNG3_SUBMIT = 101, RNG3_MODEL, RNG3_CLASS, RNG3_DECK, RNG3_DURATION, RNG3
 #define SPOT_TOL 0.01         /* ...and a Spot job its drawn length when the published series, plus this share, has room for it */
 #define MAX_JOBS3 50000000LL
 
+/* A model's joint table as a deck of cell indices (synth_deck, on the stream all the
+ * models' decks share), with each cell's GPUs per job and workers. */
 struct cell_deck {
-	double *gpus;             /* per item: GPUs of the job (workers x GPUs per worker) */
-	long long *workers;
-	size_t n, next;
-	struct synth_rng *rng;
+	struct synth_deck d;
+	double *gpus;             /* per cell: workers x GPUs per worker */
+	const long long *workers;
 };
 
-static void cdeck_shuffle(struct cell_deck *d)
+static void cdeck_init(struct cell_deck *c, const struct synth_model *sm, struct synth_rng *rng)
 {
-	for (size_t i = d->n; i > 1; i--) {
-		size_t k = (size_t)synth_rng_below(d->rng, i);
-		double g = d->gpus[i - 1];
-		long long w = d->workers[i - 1];
-		d->gpus[i - 1] = d->gpus[k];
-		d->workers[i - 1] = d->workers[k];
-		d->gpus[k] = g;
-		d->workers[k] = w;
-	}
-	d->next = 0;
-}
-
-static void cdeck_init(struct cell_deck *d, const struct synth_model *sm, struct synth_rng *rng)
-{
-	d->n = 0;
+	synth_deck_fill(&c->d, sm->cell_jobs, sm->n_cells, 1);
+	c->gpus = xmalloc((sm->n_cells ? sm->n_cells : 1) * sizeof *c->gpus);
 	for (size_t k = 0; k < sm->n_cells; k++)
-		d->n += (size_t)sm->cell_jobs[k];
-	d->gpus = xmalloc((d->n ? d->n : 1) * sizeof *d->gpus);
-	d->workers = xmalloc((d->n ? d->n : 1) * sizeof *d->workers);
-	size_t i = 0;
-	for (size_t k = 0; k < sm->n_cells; k++)
-		for (long long c = 0; c < sm->cell_jobs[k]; c++, i++) {
-			d->gpus[i] = sm->cell_gpw[k] * (double)sm->cell_workers[k];
-			d->workers[i] = sm->cell_workers[k];
-		}
-	d->rng = rng;
-	cdeck_shuffle(d);
+		c->gpus[k] = sm->cell_gpw[k] * (double)sm->cell_workers[k];
+	c->workers = sm->cell_workers;
+	c->d.rng = rng;
+	synth_deck_shuffle(&c->d);
 }
 
 /* Take one cell: the largest among the next candidates with GPUs <= want (want < 0: the
  * smallest); the smallest when none fits. */
-static void cdeck_take(struct cell_deck *d, double want, double *gpus, long long *workers)
+static void cdeck_take(struct cell_deck *c, double want, double *gpus, long long *workers)
 {
+	struct synth_deck *d = &c->d;
 	if (d->n == 0) {   /* a model without jobs drawn only when every budget is spent */
 		*gpus = 1;
 		*workers = 1;
 		return;
 	}
 	if (d->next == d->n)
-		cdeck_shuffle(d);
+		synth_deck_shuffle(d);
 	size_t end = d->next + CANDIDATES < d->n ? d->next + CANDIDATES : d->n, best = d->next, small = d->next;
 	bool fits = false;
 	for (size_t i = d->next; i < end; i++) {
-		if (d->gpus[i] < d->gpus[small])
+		double g = c->gpus[d->items[i]];
+		if (g < c->gpus[d->items[small]])
 			small = i;
-		if (want >= 0 && d->gpus[i] <= want && (!fits || d->gpus[i] > d->gpus[best])) {
+		if (want >= 0 && g <= want && (!fits || g > c->gpus[d->items[best]])) {
 			best = i;
 			fits = true;
 		}
 	}
 	size_t k = fits ? best : small;
-	double g = d->gpus[k];
-	long long w = d->workers[k];
-	d->gpus[k] = d->gpus[d->next];
-	d->workers[k] = d->workers[d->next];
-	d->gpus[d->next] = g;
-	d->workers[d->next] = w;
+	unsigned cell = d->items[k];
+	d->items[k] = d->items[d->next];
+	d->items[d->next] = cell;
 	d->next++;
-	*gpus = g;
-	*workers = w;
+	*gpus = c->gpus[cell];
+	*workers = c->workers[cell];
 }
 
 /* The duration bucket an HP job aims at: the bucket furthest behind its share of the jobs
@@ -146,10 +126,7 @@ static double bucket_duration(const struct synth_buckets *b, size_t i, double to
 
 static size_t bucket_of(const struct synth_buckets *b, double v)
 {
-	size_t i = 0;
-	while (i + 1 < b->n && v >= b->edge[i + 1])
-		i++;
-	return i;
+	return synth_pick_cum(b->edge + 1, b->n, v);   /* the upper edges; the last bucket is open */
 }
 
 /* The largest bucket index whose durations stay below one hour. */
@@ -278,15 +255,7 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 	char **model_name = xmalloc(nm * sizeof *model_name);
 	for (size_t i = 0; i < nm; i++)
 		model_name[i] = trace_strdup(t, p->models[i].name);
-	for (size_t i = 0; i < p->n_nodes; i++) {
-		int m = synth_profile_model(p, p->nodes[i].model);
-		if (m >= 0 ? !model_on[m] : o->n_gpu_models > 0)
-			continue;
-		struct trace_node *n = trace_add_node(t);
-		n->id = trace_strdup(t, p->nodes[i].id);
-		n->model = trace_strdup(t, p->nodes[i].model);
-		n->gpu_count = p->nodes[i].gpus;
-	}
+	synth_add_nodes(p, o, model_on, t);
 	char **org_name = xmalloc((no ? no : 1) * sizeof *org_name);
 	for (size_t i = 0; i < no; i++)
 		org_name[i] = trace_strdup(t, p->org_name[i]);
@@ -458,25 +427,14 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 			deficit[m] -= gpus;
 			/* The organization. */
 			size_t org = 0;
-			if (no && org_cum[m * no + no - 1] > 0) {
-				double v = synth_rng_unit(&r_org) * org_cum[m * no + no - 1];
-				while (org + 1 < no && v >= org_cum[m * no + org])
-					org++;
-			} else if (no)
+			if (no && org_cum[m * no + no - 1] > 0)
+				org = synth_pick_cum(&org_cum[m * no], no, synth_rng_unit(&r_org) * org_cum[m * no + no - 1]);
+			else if (no)
 				org = (size_t)synth_rng_below(&r_org, no);
 			long long dday = submit / SYNTH_DAY;
 			if (!model_on[m] || (o->has_days && (dday < o->day_first || dday > o->day_last)))
 				continue;
-			char id[32];
-			snprintf(id, sizeof id, "j%07lld", k + 1);
-			struct trace_job *j = trace_add_job(t);
-			j->id = trace_strdup(t, id);
-			j->submit = (double)submit;
-			j->duration = dur;
-			j->gpus = gpus;
-			j->hp = hp;
-			j->model = model_name[m];
-			j->tenant = no ? org_name[org] : NULL;
+			synth_add_job(t, k + 1, (double)submit, dur, gpus, hp, model_name[m], no ? org_name[org] : NULL);
 			for (size_t w = 0; w < p->n_workers; w++)
 				if (p->worker_value[w] == workers) {
 					st->worker_hist[w]++;
@@ -490,28 +448,22 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 	}
 	st->generated_jobs = k + (long long)p->n_real;
 	for (size_t m = 0; m < nm; m++) {
+		free(decks[m].d.items);
 		free(decks[m].gpus);
-		free(decks[m].workers);
 	}
 	free(decks); free(committed); free(budget); free(mean_gpus); free(org_cum); free(real_in_hour);
 	free(deficit); free(weight); free(reserve); free(median_gpus); free(hours); free(model_name); free(org_name);
 	free(conc_left); free(conc_total);
 
-	t->version = 2;
-	synth_trace_id(p, o, model_on, t);
-	t->time_origin = trace_strdup(t, p->time_origin);
-	synth_set_source(p, o, model_on, t, st->capped_jobs, method3);
+	int rc = synth_finish(p, o, model_on, t, st->capped_jobs, method3, err, errlen);
+	free(model_on);
+	if (rc)
+		return rc;
 	struct json *real = json_object(&t->arena);
 	json_set(&t->arena, real, "id_prefix", json_str(&t->arena, "real-"));
 	json_set(&t->arena, real, "jobs", json_int(&t->arena, st->real_jobs));
 	json_set(&t->arena, real, "placed", json_str(&t->arena, "submit, duration, GPUs, class and organization as in the "
 		"published job-row tables; the GPU model as the profile's builder inferred it"));
 	json_set(&t->arena, t->source, "real_jobs", real);
-	free(model_on);
-	if (t->n_jobs == 0) {
-		snprintf(err, errlen, "the day range and GPU-model filters keep no jobs");
-		return -1;
-	}
-	trace_sort(t);
 	return 0;
 }

@@ -150,6 +150,32 @@ int synth_check_options(const struct synth_profile *p, const struct synth_option
 void synth_trace_id(const struct synth_profile *p, const struct synth_options *o, const bool *model_on, struct trace *t);
 void synth_set_source(const struct synth_profile *p, const struct synth_options *o, const bool *model_on,
 	struct trace *t, long long capped, const char *how);
+/* Draw helpers shared by the generators (draw.c). A deck is a shuffled multiset of indices
+ * drawn without replacement and reshuffled when used up, so a full pass reproduces the
+ * counts exactly; its stream is its own (synth_deck_init) or one that several decks share
+ * (synth_deck_fill, set rng, then synth_deck_shuffle). */
+struct synth_deck {
+	unsigned *items;                 /* malloc'd; free it */
+	size_t n, next;
+	struct synth_rng own, *rng;
+};
+/* Index i repeated counts[i * stride] times, in index order, not shuffled; rng left unset. */
+void synth_deck_fill(struct synth_deck *d, const long long *counts, size_t ncounts, size_t stride);
+void synth_deck_shuffle(struct synth_deck *d);
+/* Fill, seed its own stream (seed, stream) and shuffle. */
+void synth_deck_init(struct synth_deck *d, const long long *counts, size_t ncounts, size_t stride, uint64_t seed, uint64_t stream);
+unsigned synth_deck_draw(struct synth_deck *d);
+/* The first i < n - 1 with v < cum[i], else n - 1 (cum ascending, n > 0). */
+size_t synth_pick_cum(const double *cum, size_t n, double v);
+/* The profile's nodes of the kept models (all nodes when no model filter is set). */
+void synth_add_nodes(const struct synth_profile *p, const struct synth_options *o, const bool *model_on, struct trace *t);
+/* A generated job with id "j" + number in 7 digits; model and tenant point into t's arena. */
+void synth_add_job(struct trace *t, long long number, double submit, double duration, double gpus, bool hp,
+	char *model, char *tenant);
+/* The closing steps: version 2, trace id, time origin and provenance (how: the method text),
+ * then sorted; -1 with a message when the filters kept no job. */
+int synth_finish(const struct synth_profile *p, const struct synth_options *o, const bool *model_on,
+	struct trace *t, long long capped, const char *how, char *err, size_t errlen);
 /* Append the Markdown fit report of trace t (made by synth_generate with p and o) to out. */
 void synth_fit(const struct synth_profile *p, const struct synth_options *o, const struct trace *t,
 	const struct synth_stats *st, struct strbuf *out);
