@@ -6,11 +6,11 @@
 # against that schema; the real bridge has no such operation.
 load helper
 
-TOY="${SCHEDNAV_TEST_OPS_BIN:-$ROOT/build/test-ops/schednav-mcp}"
+TOY="${SCHEDNAV_TEST_BUILD:-$ROOT/build/test-ops}/schednav-mcp"
 INIT='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bats","version":"1"}}}'
 
 setup() {
-	[ -x "$TOY" ] || fail "no test build of schednav-mcp at $TOY ('make all' builds it; make check passes its path in SCHEDNAV_TEST_OPS_BIN)"
+	[ -x "$TOY" ] || fail "no test build of schednav-mcp at $TOY ('make all' builds it; make check passes its directory in SCHEDNAV_TEST_BUILD)"
 	cd "$BATS_TEST_TMPDIR"
 	mkdir w
 }
