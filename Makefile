@@ -37,6 +37,11 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 # schemas of the bridge's operations (schemas/mcp/NAME.json, read by lib/agents/opschema).
 MCP_SCHEMAS := $(sort $(wildcard schemas/mcp/*.json))
 GEN_OBJ  := $(BUILD)/gen/calendar_china.o $(BUILD)/gen/mcp_schemas.o
+# The test builds of schednav-mcp and report with the toy operation and section of
+# tests/fixtures/ (see below).
+TEST_OPS_SCHEMAS := $(sort $(wildcard tests/fixtures/mcp/*.json))
+TEST_SECTION_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/fixtures/report/*.c)))
+TEST_BINS := $(BUILD)/test-ops/schednav-mcp $(BUILD)/test-ops/report
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 OUT      ?= bin
@@ -56,12 +61,12 @@ MAN7     := $(sort $(wildcard docs/*.7))
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 # Keep the tools' and harnesses' objects (make would delete them as intermediates and recompile each time).
-.SECONDARY: $(TOOLS:%=$(BUILD)/tools/%.o) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.o) \
+.SECONDARY: $(TOOLS:%=$(BUILD)/tools/%.o) $(BUILD)/gen/mcp_schemas_test.c $(TEST_SECTION_OBJ) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.o) \
 	$(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/tests/fuzz/replay.o
 .PHONY: all check check-run lint identity unit asan ubsan bench install uninstall help clean deps mcp-inspector FORCE fuzz fuzz-build fuzz-replay
 
 ## all: build every tool into bin/
-all: $(BINS) $(UNIT_BIN)
+all: $(BINS) $(UNIT_BIN) $(TEST_BINS)
 
 # Rebuild everything when the flags change. Every object depends on this file, so a
 # missing library stops the build here, before the first compiler error.
@@ -87,16 +92,43 @@ $(BUILD)/gen/calendar_china.c: configs/calendars/china.json
 
 # Every operation schema as a NUL-terminated C array and one table of them, sorted by name
 # (the directory is a prerequisite, so adding or removing a file regenerates the table).
-$(BUILD)/gen/mcp_schemas.c: $(MCP_SCHEMAS) schemas/mcp
+# $(call opschema_table,FILES,FROM): the recipe writing the table of FILES to $@.
+define opschema_table
 	@mkdir -p $(dir $@)
-	{ printf '/* generated from schemas/mcp/ by the Makefile: do not edit */\n#include "agents/opschema.h"\n'; \
-	  i=0; for f in $(MCP_SCHEMAS); do \
+	{ printf '/* generated from %s by the Makefile: do not edit */\n#include "agents/opschema.h"\n' '$(2)'; \
+	  i=0; for f in $(1); do \
 		printf '/* %s */\nstatic const unsigned char schema_%d[] = {\n' "$$f" $$i; \
 		od -An -v -tx1 "$$f" | sed 's/[0-9a-f][0-9a-f]/0x&,/g'; printf '0x00\n};\n'; i=$$((i + 1)); done; \
 	  printf 'const struct opschema opschemas[] = {\n'; \
-	  i=0; for f in $(MCP_SCHEMAS); do \
+	  i=0; for f in $(1); do \
 		printf '\t{ "%s", (const char *)schema_%d, sizeof schema_%d - 1 },\n' "$$(basename "$$f" .json)" $$i $$i; i=$$((i + 1)); done; \
 	  printf '};\nconst size_t opschemas_count = sizeof opschemas / sizeof *opschemas;\n'; } > $@.tmp && mv $@.tmp $@
+endef
+$(BUILD)/gen/mcp_schemas.c: $(MCP_SCHEMAS) schemas/mcp
+	$(call opschema_table,$(MCP_SCHEMAS),schemas/mcp/)
+
+# The test builds (build/test-ops/, made by all, never installed; docs/design.md "Where to add
+# things"): schednav-mcp with the real operations plus the toy ones of tests/fixtures/mcp/
+# (NAME.json its schema, NAME.c its function, registered under -DSCHEDNAV_TEST_OPS), its schema
+# table linked before the library's so it replaces it (tests/schednav-mcp-toy.bats); report with
+# the toy section of tests/fixtures/report/ (registered under -DSCHEDNAV_TEST_SECTIONS in
+# html.c, whose test object replaces the library's the same way; tests/report-toy.bats).
+$(BUILD)/gen/mcp_schemas_test.c: $(MCP_SCHEMAS) $(TEST_OPS_SCHEMAS) schemas/mcp tests/fixtures/mcp
+	$(call opschema_table,$(MCP_SCHEMAS) $(TEST_OPS_SCHEMAS),schemas/mcp/ and tests/fixtures/mcp/)
+
+$(BUILD)/test-ops/schednav-mcp.o: tools/schednav-mcp.c $(wildcard tests/fixtures/mcp/*.c) $(BUILD)/flags
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DSCHEDNAV_TEST_OPS -MMD -MP -c -o $@ $<
+
+$(BUILD)/test-ops/html.o: lib/report/html.c $(BUILD)/flags
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DSCHEDNAV_TEST_SECTIONS -MMD -MP -c -o $@ $<
+
+$(BUILD)/test-ops/report: $(BUILD)/tools/report.o $(BUILD)/test-ops/html.o $(TEST_SECTION_OBJ) $(BUILD)/libschednav.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/tools/report.o $(BUILD)/test-ops/html.o $(TEST_SECTION_OBJ) $(BUILD)/libschednav.a $(LDLIBS)
+
+$(BUILD)/test-ops/schednav-mcp: $(BUILD)/test-ops/schednav-mcp.o $(BUILD)/gen/mcp_schemas_test.o $(BUILD)/libschednav.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/test-ops/schednav-mcp.o $(BUILD)/gen/mcp_schemas_test.o $(BUILD)/libschednav.a $(LDLIBS)
 
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/flags
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
@@ -130,7 +162,7 @@ check:
 ## check-run: build, lint the Bats suites, run the C unit tests, replay the fuzz regressions and seeds, run every Bats suite (no package check)
 check-run: all lint fuzz-replay
 	@set -e; for t in $(UNIT_BIN); do echo "unit: $$t"; $$t; done
-	SCHEDNAV_BIN=$(abspath $(OUT)) tests/run-bats.sh
+	SCHEDNAV_BIN=$(abspath $(OUT)) SCHEDNAV_TEST_BUILD=$(abspath $(BUILD)/test-ops) tests/run-bats.sh
 
 ## lint: reject Bats lines that can never fail a test (tests/lint-bats.py) and lib/ code that crosses the library boundary (tests/lint-boundary.sh)
 lint:
@@ -240,4 +272,5 @@ clean:
 
 -include $(LIB_OBJ:.o=.d) $(GEN_OBJ:.o=.d) $(TOOLS:%=$(BUILD)/tools/%.d) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d)
 -include $(FUZZ_SRC:%.c=$(BUILD)/%.d) $(BUILD)/tests/fuzz/fuzz.d $(BUILD)/tests/fuzz/replay.d
+-include $(BUILD)/test-ops/schednav-mcp.d $(BUILD)/test-ops/html.d $(BUILD)/gen/mcp_schemas_test.d $(TEST_SECTION_OBJ:.o=.d)
 -include pipelines/*.mk

@@ -2,6 +2,7 @@
 # aggregate: per-window evidence checks, per-action statistics, the summary, null/zero rules.
 load helper
 load eval_fixtures
+load run_cases
 
 setup_file() {
 	export FIX="$BATS_FILE_TMPDIR/fix"
@@ -21,27 +22,8 @@ rec() { sed -n "$(( $2 + 1 ))p" "$1" | jq -c "$3"; }
 	assert_tool_invariants aggregate
 }
 
-@test "aggregate: usage errors exit 2" {
-	run aggregate
-	assert_failure 2
-	assert_output --partial "no --window given"
-	run aggregate "$FIX/sel/ranking.ndjson" --window a
-	assert_failure 2
-	assert_output --partial "a FILE before the first --window"
-	run aggregate $(win a "$FIX/sel") $(win a "$FIX/sel")
-	assert_failure 2
-	assert_output --partial "duplicate --window id"
-}
-
-@test "aggregate: an empty window and a truncated stream are errors" {
-	run aggregate --window a /dev/null
-	assert_failure 1
-	assert_output "aggregate: window 'a' has no records"
-	head -n 2 "$FIX/sel/ranking.ndjson" > cut.ndjson
-	run aggregate -o out.ndjson --window a cut.ndjson
-	assert_failure 1
-	assert_output --partial "cut.ndjson:2: truncated stream"
-	[ ! -e out.ndjson ]
+@test "aggregate: the error cases (tests/cases/aggregate/*.case)" {
+	run_cases aggregate sel="$FIX/sel"
 }
 
 @test "aggregate: zstd in and out, chunked stdin give identical records" {
@@ -144,17 +126,9 @@ PY
 	assert_output '1'
 }
 
-@test "aggregate: inconsistent windows are errors" {
+@test "aggregate: windows ranking different action sets are an error" {
+	# (the other inconsistent windows: tests/cases/aggregate/*.case)
 	d="$FIX/sel"
-	run aggregate --window a "$d/ranking.ndjson" "$d/audits.ndjson" $(catalogue_files "$d" | cut -d' ' -f2-)
-	assert_failure 1
-	assert_output --partial "the baseline metrics"
-	run aggregate $(win a "$d") "$d/native-preemptive-0000.metrics.ndjson"
-	assert_failure 1
-	assert_output --partial "neither a ranked candidate, a repetition of one, nor the baseline"
-	run aggregate --window a "$d/audits.ndjson" $(catalogue_files "$d")
-	assert_failure 1
-	assert_output "aggregate: window 'a' has no ranking"
 	mkdir four
 	for p in native-fifo native-preemptive-3600 native-preemptive-g3600-b09-d0000 native-preemptive-g3600-b09-d0900; do cp "$d/$p.metrics.ndjson" four/; done
 	slo-audit --slo "$SLO" --baseline four/native-fifo.metrics.ndjson four/*.metrics.ndjson > four/audits.ndjson
@@ -162,10 +136,4 @@ PY
 	run aggregate $(win a "$d") --window b four/ranking.ndjson four/audits.ndjson four/*.metrics.ndjson
 	assert_failure 1
 	assert_output "aggregate: window 'b' ranks another set of actions than window 'a'"
-	sed '3s/"audit_passed":false/"audit_passed":true/' "$d/audits.ndjson" | reseal > forged.ndjson
-	run cmp -s forged.ndjson "$d/audits.ndjson"
-	assert_failure 1
-	run aggregate --window a "$d/ranking.ndjson" forged.ndjson $(catalogue_files "$d")
-	assert_failure 1
-	assert_output --partial "'audit_fingerprint' does not verify"
 }

@@ -4,6 +4,7 @@
 load helper
 bats_require_minimum_version 1.5.0
 load eval_fixtures
+load run_cases
 
 setup_file() {
 	export FIX="$BATS_FILE_TMPDIR/fix"
@@ -25,29 +26,14 @@ ok_approve() {
 	assert_tool_invariants approve
 }
 
-@test "approve: usage errors exit 2" {
-	run approve --ranking "$TIE" --action x --by me
-	assert_failure 2
-	run approve --ranking "$TIE" --action native-fifo --by me --reason why --at 2026-13-01T00:00:00Z
-	assert_failure 2
-	assert_output --partial "--at wants YYYY-MM-DDTHH:MM:SSZ"
-	run approve --ranking "$TIE" --action native-fifo --by "" --reason why
-	assert_failure 2
-	run approve --verify --action native-fifo
-	assert_failure 2
-	run approve --ranking "$TIE" --action native-fifo --by me --reason "$(head -c 5000 /dev/zero | tr '\0' x)"
-	assert_failure 2
+@test "approve: the error cases (tests/cases/approve/*.case)" {
+	ok_approve one; ok_approve two; ok_approve three
+	run_cases approve tie="$TIE" sel="$SEL" none="$NONE" log3="$PWD/log.ndjson"
 }
 
-@test "approve: empty and truncated rankings are refused" {
-	run approve --ranking - --action native-fifo --by me --reason why --log log.ndjson < /dev/null
-	assert_failure 1
-	assert_output --partial "expected one ranking stream, found 0"
-	head -n 2 "$TIE" > cut.ndjson
-	run approve --ranking cut.ndjson --action native-fifo --by me --reason why --log log.ndjson
-	assert_failure 1
-	assert_output --partial "cut.ndjson:2: truncated stream"
-	[ ! -e log.ndjson ]
+@test "approve: a --reason over the length limit is a usage error" {
+	run approve --ranking "$TIE" --action native-fifo --by me --reason "$(head -c 5000 /dev/zero | tr '\0' x)"
+	assert_failure 2
 }
 
 @test "approve: zstd and chunked rankings give the same approval line" {
@@ -85,39 +71,10 @@ ok_approve() {
 	[ "$stderr" = "approve: approved 'native-fifo' as line 4 of 'log.ndjson' (fingerprint $(sed -n 4p log.ndjson | jq -r .approval_fingerprint))" ]
 }
 
-@test "approve: off-frontier actions and no-eligible rankings are refused" {
-	run approve --ranking "$SEL" --action native-preemptive-3600 --by me --reason why --log log.ndjson
-	assert_failure 1
-	assert_output "approve: action 'native-preemptive-3600' is not on the ranking's frontier (selected: 'native-fifo')"
-	run approve --ranking "$NONE" --action native-fifo --by me --reason why --log log.ndjson
-	assert_failure 1
-	assert_output --partial "has no eligible policy"
-	[ ! -e log.ndjson ]
-}
-
-@test "approve: a tampered ranking is refused even when its stream is re-sealed" {
-	sed '2s/"selected_action_ids":\["native-fifo"\]/"selected_action_ids":["native-preemptive-3600"]/' "$SEL" | reseal > forged.ndjson
-	grep -q '"selected_action_ids":\["native-preemptive-3600"\]' forged.ndjson
-	run approve --ranking forged.ndjson --action native-preemptive-3600 --by me --reason why --log log.ndjson
-	assert_failure 1
-	assert_output --partial "'ranking_fingerprint' does not verify"
-	sed '2s/"selected_action_ids":\["native-fifo"\]/"selected_action_ids":["native-preemptive-3600"]/' "$SEL" > unsealed.ndjson
-	run approve --ranking unsealed.ndjson --action native-preemptive-3600 --by me --reason why --log log.ndjson
-	assert_failure 1
-	assert_output --partial "unsealed.ndjson:3: fingerprint mismatch"
-	[ ! -e log.ndjson ]
-}
-
-@test "approve: an edited, removed or reordered line is caught" {
+@test "approve: nothing is appended to a log with a removed line" {
+	# (an edited or removed line under --verify: tests/cases/approve/log-line-*.case)
 	ok_approve one; ok_approve two; ok_approve three
-	sed '2s/"reason":"two"/"reason":"TWO"/' log.ndjson > edited.ndjson
-	run approve --verify --log edited.ndjson
-	assert_failure 1
-	assert_output "approve: edited.ndjson:2: 'approval_fingerprint' does not verify (the line was edited)"
 	sed 2d log.ndjson > removed.ndjson
-	run approve --verify --log removed.ndjson
-	assert_failure 1
-	assert_output --partial "removed.ndjson:2: 'previous_fingerprint' does not match"
 	cp removed.ndjson appended.ndjson
 	run approve --ranking "$TIE" --action native-fifo --by me --reason why --log appended.ndjson
 	assert_failure 1

@@ -2,6 +2,7 @@
 # compare: comparability checks, neutral deltas, portfolio form, never a winner.
 load helper
 load eval_fixtures
+load run_cases
 
 setup_file() {
 	export FIX="$BATS_FILE_TMPDIR/fix"
@@ -20,23 +21,8 @@ rec() { sed -n 2p "$1" | jq -c "$2"; }
 	assert_tool_invariants compare
 }
 
-@test "compare: empty input, one record and six records are errors" {
-	run compare < /dev/null
-	assert_failure 1
-	assert_output "compare: 0 metrics records in input; compare takes 2 to 5"
-	run compare "$PS/native-fifo.metrics.ndjson"
-	assert_failure 1
-	run compare "$SEL"/*.metrics.ndjson
-	assert_failure 1
-	assert_output "compare: 7 metrics records in input; compare takes 2 to 5"
-}
-
-@test "compare: a truncated stream fails with PATH:LINE" {
-	head -n 1 "$PS/native-fifo.metrics.ndjson" > cut.ndjson
-	run compare -o out.ndjson "$PS/native-fifo.metrics.ndjson" cut.ndjson
-	assert_failure 1
-	assert_output --partial "cut.ndjson:1: truncated stream"
-	[ ! -e out.ndjson ]
+@test "compare: the error cases (tests/cases/compare/*.case)" {
+	run_cases compare ps="$PS" sel="$SEL"
 }
 
 @test "compare: zstd in and out, chunked input give identical records" {

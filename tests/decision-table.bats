@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # decision-table: the plain-text decision table of a ranking (fixture: tests/cases/report/fixture.py).
 load helper
+load run_cases
 
 setup_file() {
 	export FX="$BATS_FILE_TMPDIR/fx"
@@ -17,34 +18,8 @@ setup() {
 	assert_tool_invariants decision-table
 }
 
-@test "decision-table: empty input is an error" {
-	run decision-table < /dev/null
-	assert_failure 1
-	assert_output "decision-table: no streams in the input"
-	: > "$T/empty.ndjson"
-	run decision-table "$T/empty.ndjson"
-	assert_failure 1
-	assert_output "decision-table: no streams in the input"
-}
-
-@test "decision-table: a truncated stream fails with PATH:LINE" {
-	head -n -1 "$FX/native-fifo.metrics.ndjson" > "$T/cut.ndjson"
-	run decision-table "${DECISION[@]:1}" "$T/cut.ndjson"
-	assert_failure 1
-	assert_output "decision-table: $T/cut.ndjson:2: truncated stream: no 'end' record"
-	# a last line without its newline is torn
-	head -c -1 "$FX/ranking.ndjson" > "$T/torn.ndjson"
-	run decision-table "${DECISION[@]:0:6}" "$T/torn.ndjson"
-	assert_failure 1
-	assert_output --regexp "^decision-table: $T/torn.ndjson:[0-9]+: "
-}
-
-@test "decision-table: an edited body line breaks the fingerprint and is refused" {
-	sed '2s/"allocation_rate_mean":0\./"allocation_rate_mean":1./' "$FX/native-fifo.metrics.ndjson" > "$T/edited.ndjson"
-	! cmp -s "$T/edited.ndjson" "$FX/native-fifo.metrics.ndjson" || fail "the edit changed nothing"
-	run decision-table "$T/edited.ndjson" "${DECISION[@]:1}"
-	assert_failure 1
-	assert_output --regexp "^decision-table: $T/edited.ndjson:3: fingerprint mismatch: "
+@test "decision-table: the error cases (tests/cases/decision-table/*.case)" {
+	run_cases decision-table fx="$FX"
 }
 
 @test "decision-table: one row per policy, the failures, the decision and the approve commands" {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# Regression tests for issue 9 (input and output hardening): each test names the defect it
-# pins down and fails on the code before the fix. Classes, not cases: where a test shows a
+# Hostile input and output: each test names the rule it pins down (docs/hardening.md) and
+# failed on the code before that rule was kept. Classes, not cases: where a test shows a
 # rule (UTF-8, identifiers, bounds, temporary files, record verification), it tries it on
 # more than one tool. docs/hardening.md documents every rule and limit tested here.
 load helper
@@ -24,7 +24,7 @@ csv_fixture() {
 	EOF
 }
 
-@test "defect 2: an unknown key in a map's 'columns' is reported, not read past the end of the key list" {
+@test "an unknown key in a map's 'columns' is reported, not read past the end of the key list" {
 	csv_fixture
 	jq -c '.columns.bogus = "x"' map.json > bad.json
 	run trace-import csv --map bad.json jobs.csv
@@ -49,7 +49,7 @@ setup_file() {
 	rank --slo "$slo" -o "$EV/ranking.ndjson" "$EV/audits.ndjson" "$EV"/*.metrics.ndjson
 }
 
-@test "defect 3: approve refuses a --by that is not UTF-8 before writing, and the log stays verifiable" {
+@test "approve refuses a --by that is not UTF-8 before writing, and the log stays verifiable" {
 	run approve --ranking "$EV/ranking.ndjson" --action native-fifo --by $'Jos\xe9' --reason pilot --log log.ndjson
 	assert_failure 2
 	assert_line --index 0 "approve: argument 6 is not valid UTF-8: 'Jos\\xe9' (arguments can reach the output, which is UTF-8)"
@@ -64,7 +64,7 @@ setup_file() {
 	[ "$(wc -l < log.ndjson)" -eq 2 ]
 }
 
-@test "defect 5: no argument that is not UTF-8 reaches an output (file names, option values)" {
+@test "no argument that is not UTF-8 reaches an output (file names, option values)" {
 	cp "$SMALL" $'tr\xe9.nd'
 	run sim-run --policy "$POL/native-fifo.json" -i $'tr\xe9.nd' -o out.nd
 	assert_failure 2
@@ -79,7 +79,7 @@ setup_file() {
 	[ ! -e out.nd ]
 }
 
-@test "defect 5: a Latin-1 CSV cell is an error at its line, or transcoded when the map says latin-1 (recorded in the header)" {
+@test "a Latin-1 CSV cell is an error at its line, or transcoded when the map says latin-1 (recorded in the header)" {
 	csv_fixture
 	printf 'j3,6,10,1,A,Jos\xe9\n' >> jobs.csv
 	run trace-import csv --map map.json jobs.csv -o out.nd
@@ -100,7 +100,7 @@ setup_file() {
 	assert_output "trace-import: jobs.csv:5: NUL byte at column 14"
 }
 
-@test "defect 4: two writers of the same -o path use their own temporary files; the last one wins whole" {
+@test "two writers of the same -o path use their own temporary files; the last one wins whole" {
 	head -n 3 "$SMALL" | sed '$d' > small.in            # header + node: a short stream
 	grep -v '"type":"end"' "$SMALL" > big.in               # header + node + two jobs
 	mkfifo in1 in2
@@ -125,7 +125,7 @@ setup_file() {
 	[ "$(ls | grep -c '\.tmp$')" -eq 0 ] || fail "temporary files left: $(ls)"
 }
 
-@test "defect 13: a write error names the file given to -o" {
+@test "a write error names the file given to -o" {
 	run stream-seal -i "$SMALL" -o /dev/full
 	assert_failure 1
 	assert_output "stream-seal: write error on '/dev/full': No space left on device"
@@ -134,7 +134,7 @@ setup_file() {
 	assert_output --partial "'/dev/full'"
 }
 
-@test "defect 13: a line over the documented limit is an error with PATH:LINE, in bounded memory (zstd bomb)" {
+@test "a line over the documented limit is an error with PATH:LINE, in bounded memory (zstd bomb)" {
 	# 300 MiB of one line, compressed to a few KiB
 	{ head -n 1 "$SMALL"; head -c 314572800 /dev/zero | tr '\0' a; } | zstd -q -3 > bomb.zst
 	run -0 python3 -c '
@@ -153,7 +153,7 @@ print(p.stderr.strip())' stream-verify bomb.zst
 	assert_output "trace-import: tall.csv:2: record longer than 67108864 bytes (the limit, docs/hardening.md)"
 }
 
-@test "defect 13: a zstd file that starts with a skippable frame is read like any zstd file" {
+@test "a zstd file that starts with a skippable frame is read like any zstd file" {
 	zstd -q -c "$SMALL" > plain.zst
 	{ printf '\x50\x2a\x4d\x18\x05\x00\x00\x00hello'; cat plain.zst; } > skip.zst
 	run stream-verify --print-fingerprint skip.zst
@@ -167,7 +167,7 @@ print(p.stderr.strip())' stream-verify bomb.zst
 # seal BODY-FILE > STREAM: the preemption-small header, then the given body lines.
 seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
 
-@test "defect 6: a node's gpu_count near 2^63 is refused with PATH:LINE, in a stream and in a CSV" {
+@test "a node's gpu_count near 2^63 is refused with PATH:LINE, in a stream and in a CSV" {
 	printf '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":9223372036854775000}\n{"type":"node","node_id":"n2","gpu_model":"A","gpu_count":9223372036854775000}\n{"type":"job","job_id":"j","submit":0,"duration":1,"gpus":1,"class":"HP","gpu_model":"A"}\n' > body
 	seal_trace body > huge.nd
 	local tool
@@ -193,7 +193,7 @@ seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
 	assert_output --partial "long-job.nd:4: job 'j': duration must be in (1e-9, 1e12] seconds"
 }
 
-@test "defect 11: NUL in an identifier is refused, never cut short (JSON \\u0000, a raw NUL in a CSV cell)" {
+@test "NUL in an identifier is refused, never cut short (JSON \\u0000, a raw NUL in a CSV cell)" {
 	printf '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":2}\n{"type":"job","job_id":"j\\u0000a","submit":0,"duration":1,"gpus":1,"class":"HP","gpu_model":"A"}\n' > body
 	run seal_trace body
 	assert_failure 1
@@ -213,7 +213,7 @@ seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
 	assert_output "trace-import: jobs.csv:4: NUL byte at column 2"
 }
 
-@test "issue 19: an unpaired UTF-16 surrogate escape is refused by every JSON reader, never turned into '?'" {
+@test "an unpaired UTF-16 surrogate escape is refused by every JSON reader, never turned into '?'" {
 	# yajl decodes \ud800 alone as '?' and a high surrogate before any other \u escape into
 	# some other character: json_parse checks the escapes in the text (docs/hardening.md)
 	local node='{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":2}'
@@ -263,7 +263,7 @@ seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
 	refute_output --partial "surrogate"
 }
 
-@test "defect 1 (loader): an action_id with a newline or other control character is refused where it is loaded" {
+@test "an action_id with a newline or other control character is refused where it is loaded" {
 	jq '.action_id = "evil\nsystem(\"touch '"$T"'/pwned\")\n#"' "$POL/native-fifo.json" > evil.json
 	run sim-run --policy evil.json -i "$SMALL"
 	assert_failure 1
@@ -297,7 +297,7 @@ seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
 	[ ! -e pwned ]
 }
 
-@test "defect 1 (class): the readers added with the predictive tools keep the identifier rule (quota)" {
+@test "the readers added with the predictive tools keep the identifier rule (quota)" {
 	printf '%s\n' '{"type":"header","schema":"schednav.forecast/1","tool":"t","version":"0.2.0","inputs":[],"params":{}}' \
 		'{"type":"forecast_point","cutoff_time_seconds":3600,"horizon_step":1,"target_time_seconds":7200,"mu_gpus":1,"sigma_gpus":0.5,"guarantee_quantile_gpus":2,"resource_pool":"p\u0007"}' \
 		| stream-seal -o f.nd
@@ -307,7 +307,7 @@ seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
 	[ ! -e q.nd ]
 }
 
-@test "defect 13: trace-import validation errors name PATH:LINE (unknown model, duplicate node) in every format" {
+@test "trace-import validation errors name PATH:LINE (unknown model, duplicate node) in every format" {
 	printf 'gpu_model,gpu_capacity_num,cpu_num,node_name\nA100,8,96,n1\nA100,8,96,n2\n' > spot-nodes.csv
 	printf 'job_name,organization,gpu_model,gpu_request,worker_num,submit_time,duration,job_type\nj1,o,A100,1,1,0,10,HP\nj2,o,H800,1,1,5,10,Spot\n' > spot-jobs.csv
 	run trace-import alibaba-spot --nodes spot-nodes.csv --jobs spot-jobs.csv
@@ -333,7 +333,7 @@ seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
 	assert_output "trace-import: $T/nodes.csv:4: duplicate node_id 'n1'"
 }
 
-@test "defect 13: a tenant ' sp ' cannot survive to be trimmed by trace-export and trace-import canonical: streams refuse it" {
+@test "a tenant ' sp ' cannot survive to be trimmed by trace-export and trace-import canonical: streams refuse it" {
 	printf '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":2}\n{"type":"job","job_id":"j","submit":0,"duration":1,"gpus":1,"class":"HP","gpu_model":"A","tenant":" sp "}\n' > body
 	{ head -n 1 "$SMALL" | sed 's|schednav.trace/1|schednav.trace/2|'; cat body; } | stream-seal > sp.nd
 	run trace-export "$T/out" sp.nd
@@ -347,7 +347,7 @@ seal_trace() { { head -n 1 "$SMALL"; cat "$1"; } | stream-seal; }
 	diff <(sed '1d;$d' ok.nd) <(sed '1d;$d' back.nd)
 }
 
-@test "defect 7: a futile eviction cycle (1e12 s jobs, one 4-GPU node) stops with an error naming the jobs, in bounded memory" {
+@test "a futile eviction cycle (1e12 s jobs, one 4-GPU node) stops with an error naming the jobs, in bounded memory" {
 	cat > body <<-'EOF2'
 	{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":4}
 	{"type":"job","job_id":"h1","submit":0,"duration":1000000000000,"gpus":2,"class":"HP","gpu_model":"A"}
@@ -381,7 +381,7 @@ print(p.stderr.strip())' sim-run --policy "$pol" -i live.nd -o out.nd
 # tamper JQ-FILTER RESULT > STREAM: edit the body records of a result stream and reseal it.
 tamper() { jq -c "$1" "$2" | stream-seal; }
 
-@test "defect 12: metrics validates a result stream as strictly as a trace" {
+@test "metrics validates a result stream as strictly as a trace" {
 	local R="$EV/native-fifo.result.ndjson"
 	metrics -i "$R" -o ok.nd
 	tamper 'if .type == "job_result" then .gpu_count = "2" else . end' "$R" > a.nd
@@ -432,7 +432,7 @@ flipped_audits() {
 	stream-verify flipped.ndjson
 }
 
-@test "defect 9: study-select verifies every audit's own fingerprint (flip audit_passed, reseal: refused)" {
+@test "study-select verifies every audit's own fingerprint (flip audit_passed, reseal: refused)" {
 	study-select --window w1 "$EV"/*.metrics.ndjson "$EV/audits.ndjson" -o sel.nd
 	flipped_audits
 	run study-select --window w1 "$EV"/*.metrics.ndjson flipped.ndjson -o sel2.nd
@@ -446,7 +446,7 @@ flipped_audits() {
 	assert_output "[false]"
 }
 
-@test "defect 10: decision-table and report refuse a tampered audit and an edited approval line, as rank and approve --verify do" {
+@test "decision-table and report refuse a tampered audit and an edited approval line, as rank and approve --verify do" {
 	flipped_audits
 	local tool
 	for tool in decision-table "report -o page.html"; do
@@ -479,7 +479,7 @@ flipped_audits() {
 	assert_output --partial "approval: approved native-fifo by A Person"
 }
 
-@test "defect 1: report never puts data into gnuplot's command language, and escapes it in the page" {
+@test "report never puts data into gnuplot's command language, and escapes it in the page" {
 	# an action id the identifier rule allows, full of gnuplot, shell and HTML syntax
 	local evil="evil'\"; system(\"touch $T/pwned\") # <b>&amp;"
 	jq --arg id "$evil" '.action_id = $id' "$POL/native-preemptive-3600.json" > evil.json
@@ -512,7 +512,7 @@ flipped_audits() {
 	[ ! -e page2.html ]
 }
 
-@test "defect 1 (class): the study config loader lets no string break out of its make variable" {
+@test "the study config loader lets no string break out of its make variable" {
 	local cfg="$ROOT/configs/studies/tiny.json" key
 	for key in '.slo' '.trace.stream' '.windows.exclude[0]' '.warmup_seconds' '.windows.min_hp'; do
 		jq "$key = \"x\\nall:\\n\\ttouch $T/pwned\"" "$cfg" > evil.json
@@ -527,9 +527,9 @@ flipped_audits() {
 	[ ! -e pwned ]
 }
 
-# ---- issue 19 (hardening II) ----
+# ---- the second hardening pass: float noise, value-naming messages, derived fields, bounded memory ----
 
-@test "issue 19 defect 15: fractional submits under every catalogue policy and under the controller: float noise in queue_seconds is accepted" {
+@test "fractional submits under every catalogue policy and under the controller: float noise in queue_seconds is accepted" {
 	local p res noisy=0 n=0
 	# a completion a hair below the next submit starts that job a hair before its submit
 	for p in "$POL"/*.json; do
@@ -562,7 +562,7 @@ flipped_audits() {
 	assert_output --regexp "^metrics: far\.nd:[0-9]+: job_result: 'queue_seconds' must be a finite number >= 0 \(float noise down to -1e-06 allowed\), not -1.0000000000000001e-05$"
 }
 
-@test "issue 19 poor message 7: metrics names the value it refuses (-5), not its JSON kind" {
+@test "metrics names the value it refuses (-5), not its JSON kind" {
 	tamper 'if .type == "job_result" and .job_id == "hp" then .queue_seconds = -5 else . end' "$EV/native-fifo.result.ndjson" > q.nd
 	run metrics -i q.nd
 	assert_failure 1
@@ -573,7 +573,7 @@ flipped_audits() {
 	assert_output --regexp "^metrics: p\.nd:[0-9]+: job_result: 'preemption_count' must be an integer >= 0, not -5$"
 }
 
-@test "issue 19 silent acceptance 2: metrics checks each derived field of a job_result against what it derives from, on both paths" {
+@test "metrics checks each derived field of a job_result against what it derives from, on both paths" {
 	local R="$EV/native-preemptive-3600.result.ndjson"
 	run -0 jq -c 'select(.type == "job_result" and .job_id == "hp") | [.submit_time_seconds, .start_time_seconds, .completion_time_seconds, .queue_seconds, .jct_seconds]' "$R"
 	assert_output '[2,10,12,8,10]'
@@ -607,7 +607,7 @@ flipped_audits() {
 	assert_output --regexp "^metrics: slow\.nd:[0-9]+: job_result 'hp': jct_seconds is not completion_time_seconds - submit_time_seconds$"
 }
 
-@test "issue 19 silent acceptance 6: trace-analyze refuses a window outside the trace instead of writing an empty summary" {
+@test "trace-analyze refuses a window outside the trace instead of writing an empty summary" {
 	local W="$ROOT/tests/data/sim/warmup-window.trace.ndjson"   # jobs from 480 s, the last ends at 144510 s
 	run trace-analyze --eval-start 1e12 --eval-end 1e12 -o s.nd "$W"
 	assert_failure 1
@@ -623,7 +623,7 @@ flipped_audits() {
 	assert_output '{"start":144000,"end":144500}'
 }
 
-@test "issue 19 poor message 4: forecast --cutoff beyond the range of trace times says so (both controller families)" {
+@test "forecast --cutoff beyond the range of trace times says so (both controller families)" {
 	local c
 	for c in predictive-spot-v1 schednav-tenant-linear-v2; do
 		run forecast -c "$ROOT/configs/controllers/$c.json" --cutoff 1e308 -o b.nd "$ROOT/tests/data/sim/warmup-window.trace.ndjson"
@@ -633,7 +633,7 @@ flipped_audits() {
 	done
 }
 
-@test "issue 19 poor message 5: an unsorted or duplicate node is reported at the node's own line" {
+@test "an unsorted or duplicate node is reported at the node's own line" {
 	printf '%s\n' '{"type":"node","node_id":"n2","gpu_model":"A","gpu_count":4}' '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":4}' \
 		'{"type":"job","job_id":"j","submit":0,"duration":1,"gpus":1,"class":"HP","gpu_model":"A"}' > body
 	seal_trace body > unsorted.nd
@@ -660,7 +660,7 @@ print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 10
 sys.stderr.write(p.stderr)' "$@"
 }
 
-@test "issue 19 defect 13: sim-run --controller keeps memory flat however long the simulated time (both controller families)" {
+@test "sim-run --controller keeps memory flat however long the simulated time (both controller families)" {
 	# one Spot job of D seconds: the aggregate controller updates every 300 s to its end
 	# (D/300 decisions, written as they are made); the tenant controller sees a guarantee
 	# period end every 3600 s. Ten times the simulated time must not take more memory: the

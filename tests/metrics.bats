@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 load helper
+load run_cases
 
 POL="$ROOT/configs/policies"
 SMALL="$ROOT/tests/data/sim/preemption-small.trace.ndjson"
@@ -83,28 +84,10 @@ setup() {
 	assert_output --partial "not sorted by job_id or duplicate"
 }
 
-@test "metrics: empty input is an error" {
-	run metrics < /dev/null
-	assert_failure 1
-	assert_output --partial "empty input"
-}
-
-@test "metrics: a truncated or edited result stream fails with PATH:LINE" {
-	head -n 5 "$TMP/result" > "$TMP/t"
-	run metrics -i "$TMP/t"
-	assert_failure 1
-	assert_output --regexp "^metrics: .*/t:[0-9]+: "
-	sed '2s/"queue_seconds":[0-9.e+-]*/"queue_seconds":1.5/' "$TMP/result" > "$TMP/e"
-	run metrics -i "$TMP/e" -o "$TMP/out"
-	assert_failure 1
-	assert_output --partial "fingerprint"
-	[ ! -e "$TMP/out" ]
-}
-
-@test "metrics: a trace stream is not a result stream" {
-	run metrics -i "$SMALL"
-	assert_failure 1
-	assert_output --partial "not a result stream"
+@test "metrics: the error cases (tests/cases/metrics/*.case)" {
+	sim-run -p "$ROOT/configs/policies/native-fifo.json" -c "$ROOT/configs/controllers/predictive-spot-v1.json" \
+		-i "$ROOT/tests/data/sim/micro-quota.trace.ndjson" > "$TMP/c"
+	run_cases metrics result="$TMP/result" controlled="$TMP/c"
 }
 
 @test "metrics: zstd in and out, chunked input, byte-identical reruns" {
@@ -129,21 +112,12 @@ setup() {
 	metrics -i "$TMP/result" -o "$TMP/result.m"
 	run -0 jq -c 'select(.type == "metrics") | has("predictive_control")' "$TMP/result.m"
 	assert_output false
-	# a controlled stream without its report
-	grep -v '"type":"control_report"' "$TMP/c" | stream-seal > "$TMP/no-report"
-	run metrics -i "$TMP/no-report"
-	assert_failure 1
-	assert_output --partial "has no control_report record"
+	# (a controlled stream without its report, a report with wrong types: tests/cases/metrics/control*.case)
 	# a control record in a plain stream
 	{ grep -v '"type":"end"' "$TMP/result"; grep '"type":"control_report"' "$TMP/c"; } | stream-seal > "$TMP/stray"
 	run metrics -i "$TMP/stray"
 	assert_failure 1
 	assert_output --partial "control_report in a result stream without a controller"
-	# a report whose summary has the wrong types
-	sed 's/"update_count":673,/"update_count":"673",/' "$TMP/c" | stream-seal > "$TMP/bad"
-	run metrics -i "$TMP/bad"
-	assert_failure 1
-	assert_output --regexp "metrics: .*bad:[0-9]+: control_report: update counts must be non-negative integers"
 }
 
 @test "metrics: control_decision lines skimmed or parsed give the same record; what the skim declines gets the parser's message" {
@@ -157,20 +131,8 @@ setup() {
 	[ "$(grep -c '"type":"control_decision"}$' "$TMP/moved")" -eq 864 ]
 	metrics -i "$TMP/moved" > "$TMP/slow"
 	diff <(sed -n 2p "$TMP/fast" | jq -S 'del(.result_fingerprint)') <(sed -n 2p "$TMP/slow" | jq -S 'del(.result_fingerprint)')
-	# a duplicate key, a number out of range, a NUL escape: declined, and the parser's error
-	# (on that line, before the end record would show the edit)
-	sed '0,/^{"type":"control_decision","cutoff_time_seconds":/s//{"type":"control_decision","eta":1,"eta":2,"cutoff_time_seconds":/' "$TMP/c" > "$TMP/dup"
-	run metrics -i "$TMP/dup"
-	assert_failure 1
-	assert_output --regexp "^metrics: $TMP/dup:[0-9]+: invalid JSON: duplicate key 'eta'$"
-	sed '0,/^{"type":"control_decision","cutoff_time_seconds":[0-9.]*/s//{"type":"control_decision","cutoff_time_seconds":1e999/' "$TMP/c" > "$TMP/huge"
-	run metrics -i "$TMP/huge"
-	assert_failure 1
-	assert_output --regexp "^metrics: $TMP/huge:[0-9]+: invalid JSON: number out of range '1e999'$"
-	sed '0,/^{"type":"control_decision",/s//{"type":"control_decision","x":"a\\u0000b",/' "$TMP/c" > "$TMP/nul"
-	run metrics -i "$TMP/nul"
-	assert_failure 1
-	assert_output --regexp "^metrics: $TMP/nul:[0-9]+: .*NUL"
+	# (a duplicate key, a number out of range, a NUL escape: declined, and the parser's error
+	# on that line: tests/cases/metrics/control-decision-*.case)
 	# a skimmed control_decision in a plain stream is refused as before
 	{ grep -v '"type":"end"' "$TMP/result"; grep -m1 '^{"type":"control_decision"' "$TMP/c"; } | stream-seal > "$TMP/stray"
 	run metrics -i "$TMP/stray"

@@ -64,7 +64,8 @@ cases() { run python3 t/run-cases.py --var body="$PWD/body.nd" "$@"; }
 		'# d\nargs: x\nstatus: 1\nstderr: y\ncolour: 1' '# d\nargs: x\nargs: y\nstatus: 1\nstderr: y' \
 		'# d\nargs: {nope}\nstatus: 1\nstderr: y' '# d\nargs: x\nedit: sed s/a/b/\ninput: {body}\nstatus: 1\nstderr: y' \
 		'# d\nargs: x\nedit: replace absent => b\ninput: {body}\nstatus: 1\nstderr: y' '# d\nargs: "x\nstatus: 1\nstderr: y' \
-		'# d\nargs x\nstatus: 1\nstderr: y' '# d\nargs: x\nstatus: 1\nstderr-matches: (' '# d\nargs: x\nedit: head 1\nstatus: 1\nstderr: y'; do
+		'# d\nargs x\nstatus: 1\nstderr: y' '# d\nargs: x\nstatus: 1\nstderr-matches: (' '# d\nargs: x\nedit: head 1\nstatus: 1\nstderr: y' \
+		'# d\nargs: x\nedit: delete-line 9\ninput: {body}\nstatus: 1\nstderr: y' '# d\nargs: x\nedit: crlf x\ninput: {body}\nstatus: 1\nstderr: y'; do
 		rm -f "$C"/*.case
 		printf "$bad\n" > "$C/m.case"
 		cases stream-seal "$PWD/s"

@@ -28,7 +28,7 @@ KEYS = {
     "stdin": False, "status": False, "stderr": True, "stderr-has": True,
     "stderr-matches": True, "no-file": True,
 }
-EDITS = ("replace", "line", "head", "drop-last-lines", "drop-last-bytes", "drop-end", "seal",
+EDITS = ("replace", "line", "delete-line", "crlf", "head", "drop-last-lines", "drop-last-bytes", "drop-end", "seal",
          "reseal", "set", "jq", "jq-line")
 
 
@@ -118,6 +118,15 @@ def apply_edit(path, no, edit, data):
             raise Malformed("%s:%d: line N => TEXT, with N an input line" % (path, no))
         lines[int(n) - 1] = text.encode()
         out = b"\n".join(lines)
+    elif verb == "delete-line":
+        if not rest.isdigit() or not 1 <= int(rest) < len(lines):
+            raise Malformed("%s:%d: delete-line N, with N an input line" % (path, no))
+        del lines[int(rest) - 1]
+        out = b"\n".join(lines)
+    elif verb == "crlf":
+        if rest:
+            raise Malformed("%s:%d: crlf takes no argument" % (path, no))
+        out = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
     elif verb in ("head", "drop-last-lines", "drop-last-bytes"):
         if not rest.isdigit() or int(rest) < 1:
             raise Malformed("%s:%d: %s N, N >= 1" % (path, no, verb))

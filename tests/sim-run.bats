@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 load helper
+load run_cases
 bats_require_minimum_version 1.5.0
 
 POL="$ROOT/configs/policies"
@@ -16,10 +17,8 @@ body() { grep -v '"type":"header"\|"type":"end"' "$1" > "$1.body"; echo "$1.body
 	assert_tool_invariants sim-run
 }
 
-@test "sim-run: missing --policy is a usage error" {
-	run sim-run < "$SMALL"
-	assert_failure 2
-	assert_output --partial "usage: sim-run"
+@test "sim-run: the error cases (tests/cases/sim-run/*.case)" {
+	run_cases sim-run
 }
 
 @test "sim-run: the §3.8 golden trace under native-preemptive-3600 (guarantee protects the Spot run)" {
@@ -49,23 +48,6 @@ body() { grep -v '"type":"header"\|"type":"end"' "$1" > "$1.body"; echo "$1.body
 	grep -q '"evaluation_population":false' "$TMP/r"
 }
 
-@test "sim-run: empty input is an error" {
-	run sim-run --policy "$POL/native-fifo.json" < /dev/null
-	assert_failure 1
-	assert_output --partial "empty input"
-}
-
-@test "sim-run: a truncated trace stream fails with PATH:LINE" {
-	head -n 3 "$SMALL" > "$TMP/t.ndjson"
-	run sim-run --policy "$POL/native-fifo.json" --input "$TMP/t.ndjson"
-	assert_failure 1
-	assert_output --regexp "^sim-run: .*t\.ndjson:[0-9]+: "
-	[ ! -e "$TMP/out" ]
-	run sim-run --policy "$POL/native-fifo.json" --input "$TMP/t.ndjson" -o "$TMP/out"
-	assert_failure 1
-	assert_no_output "$TMP/out"
-}
-
 @test "sim-run: zstd in and out, chunked input, and two runs are byte-identical" {
 	sim-run --policy "$POL/native-preemptive-g3600-b09-d0900.json" --input "$WARM" > "$TMP/a"
 	zstd -q -c "$WARM" > "$TMP/w.zst"
@@ -77,27 +59,6 @@ body() { grep -v '"type":"header"\|"type":"end"' "$1" > "$1.body"; echo "$1.body
 	cmp "$TMP/b" "$TMP/c"
 	# stdin and a path differ only in the header's input path
 	diff <(sans_header "$TMP/a") <(sans_header "$TMP/c")
-}
-
-@test "sim-run: bad policy files are rejected with a clear message" {
-	base='"schema_version":"schednav.simulation-policy/v1","action_id":"x","placement_strategy":"deterministic_best_fit","preemption_overhead_seconds":80'
-	check() {
-		echo "{$base,$1}" > "$TMP/p.json"
-		run sim-run --policy "$TMP/p.json" --input "$SMALL"
-		assert_failure 1
-		assert_output --partial "$2"
-	}
-	check '"scheduler":"fifo","spot_guarantee_seconds":0,"checkpoint_interval_seconds":3600,"colour":1' "unknown key 'colour'"
-	check '"scheduler":"lifo","spot_guarantee_seconds":0,"checkpoint_interval_seconds":3600' "unknown scheduler 'lifo'"
-	check '"scheduler":"fifo","spot_guarantee_seconds":0,"checkpoint_interval_seconds":0' "'checkpoint_interval_seconds' must be > 0"
-	check '"scheduler":"fifo","spot_guarantee_seconds":0,"checkpoint_interval_seconds":3600,"spot_eviction_budget_rate":1.5' "'spot_eviction_budget_rate' must be in [0, 1]"
-	check '"scheduler":"fifo","spot_guarantee_seconds":1800.7,"checkpoint_interval_seconds":3600' "'spot_guarantee_seconds' must be a whole number of seconds"
-	check '"scheduler":"fifo","checkpoint_interval_seconds":3600' "missing required key 'spot_guarantee_seconds'"
-	check '"scheduler":"fifo","spot_guarantee_seconds":0,"checkpoint_interval_seconds":3600,"predictive_admission_mode":"shadow"' "unknown predictive_admission_mode 'shadow'"
-	echo '{' > "$TMP/p.json"
-	run sim-run --policy "$TMP/p.json" --input "$SMALL"
-	assert_failure 1
-	assert_output --partial "p.json"
 }
 
 @test "sim-run: integral float seconds are coerced (3600.0 == 3600)" {
@@ -129,14 +90,6 @@ body() { grep -v '"type":"header"\|"type":"end"' "$1" > "$1.body"; echo "$1.body
 		assert_success
 	done
 	[ "$(ls "$POL"/*.json | wc -l)" -eq 15 ]   # 11 native + 4 rolling-* (the rolling action spaces)
-}
-
-@test "sim-run: a result that stalls exits 1 naming the stuck jobs and leaves no output" {
-	run sim-run --policy "$POL/native-fifo.json" --input "$ROOT/tests/data/sim/drift.trace.ndjson" -o "$TMP/o"
-	assert_failure 1
-	assert_output --partial "cannot make progress"
-	assert_output --partial "'c'"
-	[ ! -e "$TMP/o" ]
 }
 
 # ---- --controller: the predictive-spot-v1 controller inside the event loop ----
@@ -228,23 +181,6 @@ rows() { jq -c 'select(.type == "control_decision" and ([.cutoff_time_seconds] |
 	assert_output '[true,"predictive-spot-v1",true]'
 	diff <(jq -cS 'select(.type == "control_report") | {controller_id, controller_fingerprint, update_count, total_runtime_update_count, evidence_window_seconds, eta, spot_quota_gpus, forecast_evaluation, information_boundary}' "$TMP/a") \
 		<(jq -cS 'select(.type == "metrics") | .predictive_control | del(.available)' "$TMP/m")
-}
-
-@test "sim-run --controller: a bad controller file is refused" {
-	jq '.guarantee_horizons_hours = [1, 2, 8]' "$CTRL" > "$TMP/c.json"
-	run sim-run -p "$POL/native-fifo.json" -c "$TMP/c.json" -i "$MICRO"
-	assert_failure 1
-	assert_output --partial "inside the forecast horizon"
-	run sim-run -p "$POL/native-fifo.json" -c "$TMP/missing.json" -i "$MICRO"
-	assert_failure 1
-}
-
-@test "sim-run --controller: a quota that can never admit a Spot job stops with a clear error, not an endless loop" {
-	# C = 2: q >= z * sigma_min = 1.28, so the quota is floor(1.25 * 0.72) = 0 forever
-	run sim-run -p "$POL/native-fifo.json" -c "$CTRL" -i "$SMALL" -o "$TMP/out"
-	assert_failure 1
-	assert_output --partial "sim-run: cannot make progress: the admission gate held 1 queued job(s) back for"
-	[ ! -e "$TMP/out" ]
 }
 
 @test "sim-run: --progress counts the jobs arrived on stderr; the output is the same bytes with or without it" {

@@ -3,6 +3,7 @@
 # (body: the hand-computed trace of tests/cases/trace-scan/known.body).
 
 load helper
+load run_cases
 
 CASES="$ROOT/tests/cases/trace-scan"
 SMALL=(--day-seconds 100 --sample-seconds 10 --min-hp 1 --min-spot 1)
@@ -31,38 +32,13 @@ setup() {
 	cmp "$T/chunked.nd" "$T/known.nd"
 }
 
-@test "stream-seal: malformed input exits 1 with PATH:LINE" {
-	run stream-seal < /dev/null
-	assert_failure 1
-	assert_output "stream-seal: <stdin>: empty input: expected a header line"
-	run stream-seal -i "$CASES/gen-trace.py"
-	assert_failure 1
-	assert_output --partial "$CASES/gen-trace.py:1: invalid JSON"
-	printf '{"type":"job"}\n' > "$T/nohdr"
-	run stream-seal -i "$T/nohdr" -o "$T/x.nd"
-	assert_failure 1
-	assert_output "stream-seal: $T/nohdr:1: 'job' record before any header"
-	[ ! -e "$T/x.nd" ]
-	printf '{"type":"header","schema":"x/1"}\n[1]\n' > "$T/arr"
-	run stream-seal -i "$T/arr"
-	assert_failure 1
-	assert_output "stream-seal: $T/arr:2: record is not an object with a string 'type'"
-	printf '{"type":"header"}\n' > "$T/noschema"
-	run stream-seal -i "$T/noschema"
-	assert_failure 1
-	assert_output "stream-seal: $T/noschema:1: header has no string 'schema'"
-	head -c -1 "$CASES/known.body" > "$T/trunc"
-	run stream-seal -i "$T/trunc"
-	assert_failure 1
-	assert_output "stream-seal: $T/trunc:8: truncated input: last line has no newline"
+@test "stream-seal: the error cases (tests/cases/stream-seal/*.case)" {
+	run_cases stream-seal known="$T/known.nd"
 }
 
-@test "stream-seal: a truncated stream (last line cut short) names PATH:LINE and writes nothing" {
+@test "stream-seal: a truncated zstd stream (last line cut short) names PATH:LINE and writes nothing" {
+	# (the same cut uncompressed is tests/cases/stream-seal/stream-cut-short.case)
 	head -c -20 "$T/known.nd" > "$T/cut.nd"
-	run stream-seal -i "$T/cut.nd" -o "$T/out.nd"
-	assert_failure 1
-	assert_output --regexp "^stream-seal: $T/cut.nd:9: "
-	assert_no_output "$T/out.nd"
 	zstd -q -c "$T/cut.nd" > "$T/cut.nd.zst"
 	run stream-seal -i "$T/cut.nd.zst" -o "$T/out.nd.zst"
 	assert_failure 1
@@ -70,7 +46,7 @@ setup() {
 	[ ! -e "$T/out.nd.zst" ]
 }
 
-@test "stream-seal: an edited body line is kept byte for byte under a new fingerprint; a broken one is refused" {
+@test "stream-seal: an edited body line is kept byte for byte under a new fingerprint" {
 	sed 's/"duration":5,/"duration":6,/' "$T/known.nd" > "$T/edited.nd"
 	! cmp -s "$T/edited.nd" "$T/known.nd" || fail "the edit changed nothing"
 	# unsealed, the edit is caught by every reader
@@ -81,9 +57,5 @@ setup() {
 	stream-verify "$T/resealed.nd"
 	[ "$(stream-verify -p "$T/resealed.nd")" != "$(stream-verify -p "$T/known.nd")" ]
 	diff <(sed '$d' "$T/edited.nd") <(sed '$d' "$T/resealed.nd")
-	# an edit that breaks the JSON is named
-	sed '3s/}$/,}/' "$T/known.nd" > "$T/broken.nd"
-	run stream-seal -i "$T/broken.nd"
-	assert_failure 1
-	assert_output --regexp "^stream-seal: $T/broken.nd:3: invalid JSON"
+	# (an edit that breaks the JSON: tests/cases/stream-seal/broken-body-line.case)
 }

@@ -4,6 +4,7 @@
 # stream-seal, a trace-window slice of it and a sim-run result of the slice.
 
 load helper
+load run_cases
 
 CASES="$ROOT/tests/cases/trace-scan"
 
@@ -43,9 +44,10 @@ PY
 	run stream-verify -p < "$FX/trace.nd"
 	assert_success
 	assert_output "$(end_fp "$FX/trace.nd")"
-	run stream-verify < /dev/null
-	assert_failure 1
-	assert_output "stream-verify: <stdin>: no stream"
+}
+
+@test "stream-verify: the error cases (tests/cases/stream-verify/*.case)" {
+	run_cases stream-verify fx="$FX"
 }
 
 @test "stream-verify: good streams verify; -p prints each file's last stream fingerprint" {
@@ -66,43 +68,6 @@ $(end_fp "$FX/result.nd")"
 	assert_output "$(end_fp "$FX/trace.nd")"
 }
 
-@test "stream-verify: empty input is an error" {
-	run stream-verify /dev/null
-	assert_failure 1
-	assert_output "stream-verify: /dev/null: no stream"
-	run stream-verify - < /dev/null
-	assert_failure 1
-	assert_output "stream-verify: <stdin>: no stream"
-	run stream-verify "$T/no-such-file"
-	assert_failure 1
-	assert_output --partial "stream-verify: cannot open '$T/no-such-file'"
-}
-
-@test "stream-verify: a truncated stream exits 1 with PATH:LINE" {
-	head -n -1 "$FX/result.nd" > "$T/cut.nd"
-	n=$(wc -l < "$T/cut.nd")
-	run stream-verify "$T/cut.nd"
-	assert_failure 1
-	assert_output "stream-verify: $T/cut.nd:$n: truncated stream: no 'end' record"
-	head -c -5 "$FX/trace.nd" > "$T/torn.nd"
-	run stream-verify "$FX/slice.nd" "$T/torn.nd"
-	assert_failure 1
-	assert_output "stream-verify: $T/torn.nd:9: truncated stream: last line has no newline"
-}
-
-@test "stream-verify: an edited body line exits 1 naming the fingerprint mismatch" {
-	sed 's/"duration":5,/"duration":6,/' "$FX/trace.nd" > "$T/edited.nd"
-	! cmp -s "$T/edited.nd" "$FX/trace.nd" || fail "the edit changed nothing"
-	run stream-verify "$T/edited.nd"
-	assert_failure 1
-	assert_output --regexp "^stream-verify: $T/edited.nd:9: fingerprint mismatch: 'end' says '$(end_fp "$FX/trace.nd")', body hashes to '[0-9a-f]{32}'$"
-	# a dropped body line changes the record count
-	sed '3d' "$FX/trace.nd" > "$T/short.nd"
-	run stream-verify "$T/short.nd"
-	assert_failure 1
-	assert_output --regexp "^stream-verify: $T/short.nd:8: "
-}
-
 @test "stream-verify: body lines are read without their tree but still checked as JSON objects with a type" {
 	# the quick path only accepts a JSON object whose first key is a plain "type" other than
 	# header or end; everything else gets the reader's full parse and its message
@@ -112,12 +77,7 @@ $(end_fp "$FX/result.nd")"
 		assert_failure 1
 		assert_output --partial "stream-verify: $T/bad.nd:3: $2"
 	}
-	bad 's/}$/,}/' "invalid JSON"
-	bad 's/}$/}x/' "invalid JSON"
-	bad 's/^{"type":"\([a-z]*\)"/{"type":"\1","type":"x"/' "invalid JSON: duplicate key 'type'"
-	bad 's/^{"type":"[a-z]*"/{"type":"header"/' "'header' inside a stream"
-	bad 's/^{"type":"[a-z]*",/{/' "record has no string 'type'"
-	bad 's/^{"type":"[a-z]*"/{"type":"\\u0065nd"/' "unknown key 'job_id'"   # an escaped "end" is read as an end record
+	# (the other malformed lines are case files: tests/cases/stream-verify/body-*.case)
 	bad 's/"/\xff"/4' "invalid JSON"
 	# a valid line of another shape (type not first) still verifies through the full parse
 	sed '3s/^{"type":"\([a-z]*\)",\(.*\)}$/{\2,"type":"\1"}/' "$FX/trace.nd" | grep -v '"type":"end"' | stream-seal -o "$T/moved.nd"
@@ -150,35 +110,14 @@ $(end_fp "$FX/result.nd")"
 	cmp "$T/resealed.nd" "$FX/trace.nd" || fail "resealing did not restore the stream"
 }
 
-@test "stream-verify: a CRLF stream is named as CRLF" {
-	sed 's/$/\r/' "$FX/trace.nd" > "$T/crlf.nd"
-	run stream-verify "$T/crlf.nd"
-	assert_failure 1
-	assert_output --partial "$T/crlf.nd:1: line ends with CRLF"
-}
-
 @test "stream-verify: --made-from accepts what a file was made from and names what it was not" {
 	run stream-verify -p --made-from "$FX/trace.nd" "$FX/slice.nd"
 	assert_success
 	assert_output "$(end_fp "$FX/slice.nd")"
 	run stream-verify --made-from "$FX/slice.nd" "$FX/result.nd"
 	assert_success
-	# the link is direct: the result lists the slice, not the trace
-	run stream-verify --made-from "$FX/trace.nd" "$FX/result.nd"
-	assert_failure 1
-	assert_output "stream-verify: '$FX/result.nd' was not made from '$FX/trace.nd': its header inputs do not list '$(end_fp "$FX/trace.nd")'"
-	# the reverse direction fails, and so does any one of several inputs
-	run stream-verify --made-from "$FX/slice.nd" "$FX/trace.nd"
-	assert_failure 1
-	assert_output --partial "'$FX/trace.nd' was not made from '$FX/slice.nd'"
-	run stream-verify --made-from "$FX/slice.nd" --made-from "$FX/trace.nd" "$FX/result.nd"
-	assert_failure 1
-	assert_output --partial "was not made from '$FX/trace.nd'"
-	# a made-from input that does not verify is reported as such
-	head -n -1 "$FX/slice.nd" > "$T/cut.nd"
-	run stream-verify --made-from "$T/cut.nd" "$FX/result.nd"
-	assert_failure 1
-	assert_output --regexp "^stream-verify: $T/cut.nd:[0-9]+: truncated stream"
+	# (the refusals, direct link, direction, several inputs, a made-from file that does not
+	# verify, are case files: tests/cases/stream-verify/made-from-*.case)
 	# a slice of an edited (resealed) trace is not a slice of the original
 	sed 's/"duration":5,/"duration":6,/' "$FX/trace.nd" | stream-seal -o "$T/other.nd"
 	trace-window --eval-start 0 --eval-end 150 -i "$T/other.nd" -o "$T/other-slice.nd"

@@ -5,6 +5,7 @@
 
 load helper
 load study_fixtures
+load run_cases
 
 setup_file() {
 	export FX="$BATS_FILE_TMPDIR"
@@ -20,6 +21,11 @@ setup_file() {
 	mkdir "$FX/design"
 	cp "$ROOT/configs/studies/tiny.json" "$SLO" "$FX/design/"
 	for a in $ARMS; do cp "$ROOT/configs/policies/$a.json" "$FX/design/"; done
+	# for the error cases: a lock of these inputs, and another summary (the first window only)
+	local d=()
+	for a in tiny schednav-demo-slo-v1 $ARMS; do d+=(--design "$FX/design/$a.json"); done
+	study-lock "${d[@]}" --summary "$FX/summary.nd" --selection "$FX/selection.nd" --holdout-dir "$FX/holdout" -o "$FX/lock.nd"
+	aggregate --window w0 $(files "$FX/w0") "$FX/w0/ranking.nd" -o "$FX/summary-w0.nd"
 }
 
 setup() {
@@ -50,18 +56,12 @@ print("%016x%016x" % (h.high64, h.low64))
 PY
 }
 
-@test "study-lock: --help matches the man page, bad option exits 2, incomplete forms exit 2" {
+@test "study-lock: --help matches the man page, bad option exits 2" {
 	assert_tool_invariants study-lock
-	run study-lock "${DESIGN[@]}" --summary "$FX/summary.nd" --holdout-dir "$T/h" -o "$T/lock.nd"
-	assert_failure 2
-	assert_output --partial "need --design, --summary and --selection"
-	run study-lock "${INPUTS[@]}" -o "$T/lock.nd"
-	assert_failure 2
-	assert_output --partial "need --holdout-dir and --output"
-	run study-lock --verify "$T/lock.nd" "${INPUTS[@]}" -o "$T/other.nd"
-	assert_failure 2
-	assert_output --partial "--verify takes no --output or --holdout-dir"
-	[ ! -e "$T/lock.nd" ]
+}
+
+@test "study-lock: the error cases (tests/cases/study-lock/*.case)" {
+	run_cases study-lock fx="$FX"
 }
 
 @test "study-lock: creates a lock fingerprinting the design, summary and selection" {
@@ -126,79 +126,6 @@ PY
 	assert_failure 1
 	assert_output "study-lock: refusing to create lock '$T/new.nd': 1 holdout outputs already exist under '$T/holdout'"
 	[ ! -e "$T/new.nd" ]
-}
-
-@test "study-lock: --verify names the first field that does not match" {
-	study-lock "${INPUTS[@]}" --holdout-dir "$T/holdout" -o "$T/lock.nd"
-	run study-lock --verify "$T/lock.nd" "${DESIGN[@]}" --summary "$FX/summary.nd" --selection "$FX/selection-b05.nd"
-	assert_failure 1
-	assert_output "study-lock: lock '$T/lock.nd' does not match the recomputed calibration: 'selection_fingerprint' differs"
-	mkdir "$T/d2"
-	cp "$FX/design/tiny.json" "$T/d2/tiny.json"
-	echo >> "$T/d2/tiny.json"
-	run study-lock --verify "$T/lock.nd" --design "$T/d2/tiny.json" "${DESIGN[@]:2}" --summary "$FX/summary.nd" --selection "$FX/selection.nd"
-	assert_failure 1
-	assert_output "study-lock: lock '$T/lock.nd' does not match the recomputed calibration: 'design_fingerprint' differs"
-	# another summary: a real aggregate of the first window only
-	aggregate --window w0 $(files "$FX/w0") "$FX/w0/ranking.nd" -o "$T/summary-w0.nd"
-	run study-lock --verify "$T/lock.nd" "${DESIGN[@]}" --summary "$T/summary-w0.nd" --selection "$FX/selection.nd"
-	assert_failure 1
-	assert_output "study-lock: lock '$T/lock.nd' does not match the recomputed calibration: 'calibration_summary_fingerprint' differs"
-	# a forged lock (another arm selected, valid stream, stale own fingerprint) is refused first
-	sed '$d' "$T/lock.nd" | sed '2s/"selected_action_ids":\[[^]]*\]/"selected_action_ids":["native-fifo"]/' | stream-seal -o "$T/forged.nd"
-	stream-verify "$T/forged.nd"
-	! cmp -s <(sed -n 2p "$T/forged.nd") <(sed -n 2p "$T/lock.nd") || fail "the forgery changed nothing"
-	run study-lock --verify "$T/forged.nd" "${INPUTS[@]}"
-	assert_failure 1
-	assert_output "study-lock: $T/forged.nd: the lock's own fingerprint does not verify"
-	# a stream that is not a lock
-	run study-lock --verify "$FX/selection.nd" "${INPUTS[@]}"
-	assert_failure 1
-	assert_output "study-lock: $FX/selection.nd: no 'selection-lock' record"
-}
-
-@test "study-lock: empty input is an error" {
-	run study-lock "${DESIGN[@]}" --summary /dev/null --selection "$FX/selection.nd" --holdout-dir "$T/h" -o "$T/lock.nd"
-	assert_failure 1
-	assert_output "study-lock: /dev/null: expected one stream, found 0"
-	run study-lock "${DESIGN[@]}" --summary "$FX/summary.nd" --selection - --holdout-dir "$T/h" -o "$T/lock.nd" < /dev/null
-	assert_failure 1
-	assert_output "study-lock: <stdin>: expected one stream, found 0"
-	: > "$T/empty.nd"
-	run study-lock --verify "$T/empty.nd" "${INPUTS[@]}"
-	assert_failure 1
-	assert_output "study-lock: $T/empty.nd: expected one stream, found 0"
-	[ ! -e "$T/lock.nd" ]
-}
-
-@test "study-lock: a truncated stream exits 1 with PATH:LINE and writes no lock" {
-	head -n -1 "$FX/summary.nd" > "$T/cut.nd"
-	n=$(wc -l < "$T/cut.nd")
-	run study-lock "${DESIGN[@]}" --summary "$T/cut.nd" --selection "$FX/selection.nd" --holdout-dir "$T/h" -o "$T/lock.nd"
-	assert_failure 1
-	assert_output "study-lock: $T/cut.nd:$n: truncated stream: no 'end' record"
-	assert_no_output "$T/lock.nd"
-	study-lock "${INPUTS[@]}" --holdout-dir "$T/h" -o "$T/good.nd"
-	head -c -2 "$T/good.nd" > "$T/torn.nd"
-	run study-lock --verify "$T/torn.nd" "${INPUTS[@]}"
-	assert_failure 1
-	assert_output "study-lock: $T/torn.nd:3: truncated stream: last line has no newline"
-}
-
-@test "study-lock: an edited body line exits 1 (fingerprint mismatch)" {
-	sed '2s/"selection_status":"[a-z_]*"/"selection_status":"selected"/' "$FX/selection.nd" > "$T/edited.nd"
-	! cmp -s "$T/edited.nd" "$FX/selection.nd" || fail "the edit changed nothing"
-	run study-lock "${DESIGN[@]}" --summary "$FX/summary.nd" --selection "$T/edited.nd" --holdout-dir "$T/h" -o "$T/lock.nd"
-	assert_failure 1
-	assert_output --regexp "^study-lock: $T/edited.nd:3: fingerprint mismatch: "
-	[ ! -e "$T/lock.nd" ]
-	# the same for an edited lock under --verify
-	study-lock "${INPUTS[@]}" --holdout-dir "$T/h" -o "$T/good.nd"
-	sed '2s/"holdout_output_count_at_freeze":0/"holdout_output_count_at_freeze":1/' "$T/good.nd" > "$T/edited-lock.nd"
-	! cmp -s "$T/edited-lock.nd" "$T/good.nd" || fail "the edit changed nothing"
-	run study-lock --verify "$T/edited-lock.nd" "${INPUTS[@]}"
-	assert_failure 1
-	assert_output --regexp "^study-lock: $T/edited-lock.nd:3: fingerprint mismatch: "
 }
 
 @test "study-lock: zstd inputs and a zstd lock, and chunked stdin give the same lock record" {

@@ -5,10 +5,14 @@
 
 load helper
 load study_fixtures
+load run_cases
 
 setup_file() {
 	export FX="$BATS_FILE_TMPDIR"
 	build_windows "$FX"
+	# for the error cases: an audit of two of w1's arms (another arm set)
+	cat "$FX/w1/native-fifo.metrics.nd" "$FX/w1/native-preemptive-3600.metrics.nd" |
+		slo-audit --slo "$SLO" --baseline "$FX/w1/native-fifo.metrics.nd" -o "$FX/w1/two-arms.audit.nd"
 }
 
 setup() {
@@ -36,14 +40,10 @@ select_in() {
 
 @test "study-select: --help matches the man page, bad option exits 2" {
 	assert_tool_invariants study-select
-	run study-select --band 0 --window w0 $(files "$FX/w0")
-	assert_failure 2
-	run study-select "$FX/w0/audit.nd"
-	assert_failure 2
-	assert_output --partial "comes before any --window"
-	run study-select --window w0 $(files "$FX/w0") --window w0 $(files "$FX/w1")
-	assert_failure 2
-	assert_output --partial "window 'w0' given twice"
+}
+
+@test "study-select: the error cases (tests/cases/study-select/*.case)" {
+	run_cases study-select fx="$FX"
 }
 
 @test "study-select: identical arms tie through every stage and need a human" {
@@ -179,7 +179,7 @@ select_in() {
 	[ "$(jq -c .selected_action_ids <<< "$rec")" = '["native-fifo","native-preemptive-3600"]' ]
 }
 
-@test "study-select: best-static with no hard pass anywhere is no_eligible_arm; a band or an unknown rule is misuse" {
+@test "study-select: best-static with no hard pass anywhere is no_eligible_arm" {
 	mkdir "$T/none"
 	cp -r "$FX/w0" "$FX/w1" "$T/none/"
 	for w in w0 w1; do
@@ -194,68 +194,7 @@ select_in() {
 	[ "$(jq -r .selection_status <<< "$rec")" = no_eligible_arm ]
 	[ "$(jq -c .stages <<< "$rec")" = '[{"stage":"maximize_hard_slo_passed_windows","remaining_action_ids":[]}]' ]
 	[ "$(jq -c '[.candidates[] | [.eligible, .allocation_rate_mean_on_hard_passes]] | unique' <<< "$rec")" = '[[false,null]]' ]
-	run study-select --rule best-static --band 0.01 --window w0 $(files "$FX/w0")
-	assert_failure 2
-	assert_output --partial "best-static has no band"
-	run study-select --rule best --window w0 $(files "$FX/w0")
-	assert_failure 2
-	assert_output --partial "--rule must be 'all-windows' or 'best-static', not 'best'"
-}
-
-@test "study-select: windows that do not fit together are refused" {
-	# an audit of another window's metrics
-	run study-select --window w0 $(for a in $ARMS; do printf '%s ' "$FX/w0/$a.metrics.nd"; done) "$FX/w1/audit.nd"
-	assert_failure 1
-	assert_output --regexp "^study-select: window 'w0': audit of metrics '[0-9a-f]{32}' matches no metrics stream of the window$"
-	# the same arm twice in a window
-	run study-select --window w0 $(files "$FX/w0") "$FX/w1/native-fifo.metrics.nd"
-	assert_failure 1
-	assert_output --partial "arm 'native-fifo' twice"
-	# arms without an audit
-	run study-select --window w0 $(files "$FX/w0") --window w1 "$FX/w1/native-fifo.metrics.nd" "$FX/w1/native-preemptive-3600.metrics.nd"
-	assert_failure 1
-	assert_output "study-select: window 'w1': arm 'native-fifo' has no audit"
-	# another arm set
-	cat "$FX/w1/native-fifo.metrics.nd" "$FX/w1/native-preemptive-3600.metrics.nd" |
-		slo-audit --slo "$SLO" --baseline "$FX/w1/native-fifo.metrics.nd" -o "$T/audit2.nd"
-	run study-select --window w0 $(files "$FX/w0") --window w1 "$FX/w1/native-fifo.metrics.nd" "$FX/w1/native-preemptive-3600.metrics.nd" "$T/audit2.nd"
-	assert_failure 1
-	assert_output "study-select: window 'w1' has 2 arms, window 'w0' has 3"
-	[ ! -e "$T/sel.nd" ]
-}
-
-@test "study-select: empty input is an error" {
-	run study-select --window w0 /dev/null
-	assert_failure 1
-	assert_output "study-select: window 'w0' has no metrics records"
-	run study-select --window w0 - < /dev/null
-	assert_failure 1
-	assert_output "study-select: window 'w0' has no metrics records"
-	# an audit alone is not a window either
-	run study-select --window w0 "$FX/w0/audit.nd" -o "$T/out.nd"
-	assert_failure 1
-	assert_output "study-select: window 'w0' has no metrics records"
-	[ ! -e "$T/out.nd" ]
-}
-
-@test "study-select: a truncated stream exits 1 with PATH:LINE and writes nothing" {
-	head -n -1 "$FX/w0/native-fifo.metrics.nd" > "$T/cut.nd"
-	run study-select --window w0 "$T/cut.nd" $(files "$FX/w0") -o "$T/out.nd"
-	assert_failure 1
-	assert_output "study-select: $T/cut.nd:2: truncated stream: no 'end' record"
-	assert_no_output "$T/out.nd"
-	head -c -3 "$FX/w0/audit.nd" > "$T/torn.nd"
-	run study-select --window w0 $(for a in $ARMS; do printf '%s ' "$FX/w0/$a.metrics.nd"; done) "$T/torn.nd"
-	assert_failure 1
-	assert_output --regexp "^study-select: $T/torn.nd:[0-9]+: truncated stream: last line has no newline$"
-}
-
-@test "study-select: an edited body line exits 1 (fingerprint mismatch)" {
-	sed 's/"spot_jct_p95_seconds":46\.0,/"spot_jct_p95_seconds":40.0,/' "$FX/w1/native-fifo.metrics.nd" > "$T/edited.nd"
-	! cmp -s "$T/edited.nd" "$FX/w1/native-fifo.metrics.nd" || fail "the edit changed nothing"
-	run study-select --window w0 $(files "$FX/w0") --window w1 "$T/edited.nd" $(files "$FX/w1" | cut -d' ' -f2-)
-	assert_failure 1
-	assert_output --regexp "^study-select: $T/edited.nd:3: fingerprint mismatch: 'end' says '[0-9a-f]{32}', body hashes to '[0-9a-f]{32}'$"
+	# (a band or an unknown rule: tests/cases/study-select/best-static-with-band.case, unknown-rule.case)
 }
 
 @test "study-select: zstd input and output, and chunked stdin give the same selection" {

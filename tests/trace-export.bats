@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # trace-export: trace stream -> the original three-file directory, byte for byte.
 load helper
+load run_cases
 
 FIX="$BATS_TEST_DIRNAME/canon-fixture.py"
 
@@ -97,37 +98,10 @@ assert m["evaluation_window_seconds"] == {"start": 0.5, "end": 1e12}
 EOF
 }
 
-@test "trace-export: empty input is an error and writes nothing" {
-	run trace-export "$T/out" < /dev/null
-	assert_failure 1
-	assert_output "trace-export: <stdin>: empty input: expected a trace stream"
-	[ ! -e "$T/out" ]
-}
-
-@test "trace-export: a stream with its last line cut is rejected with PATH:LINE" {
+@test "trace-export: the error cases (tests/cases/trace-export/*.case)" {
 	odd_case odd
 	trace-import canonical "$T/odd" > "$T/s.nd"
-	head -n -1 "$T/s.nd" > "$T/cut.nd"
-	run trace-export "$T/out" < "$T/cut.nd"
-	assert_failure 1
-	assert_output --regexp "^trace-export: <stdin>:[0-9]+: truncated stream"
-	[ ! -e "$T/out" ]
-	head -c -7 "$T/s.nd" > "$T/cut2.nd"
-	run trace-export "$T/out" "$T/cut2.nd"
-	assert_failure 1
-	assert_output --regexp "^trace-export: $T/cut2\.nd:[0-9]+: "
-	[ ! -e "$T/out" ]
-}
-
-@test "trace-export: an edited body line fails the fingerprint" {
-	odd_case odd
-	trace-import canonical "$T/odd" > "$T/s.nd"
-	sed 's/"duration":100,/"duration":101,/' "$T/s.nd" > "$T/ed.nd"
-	! cmp -s "$T/s.nd" "$T/ed.nd" || fail "the edit changed nothing"
-	run trace-export "$T/out" < "$T/ed.nd"
-	assert_failure 1
-	assert_output --regexp "^trace-export: <stdin>:[0-9]+: fingerprint mismatch"
-	[ ! -e "$T/out" ]
+	run_cases trace-export s="$T/s.nd"
 }
 
 @test "trace-export: zstd and chunked input give identical files" {
@@ -143,7 +117,7 @@ EOF
 	same_dir "$c" "$T/f"
 }
 
-@test "trace-export: existing trace files need --force; DIR must be a directory" {
+@test "trace-export: existing trace files need --force; other files are left alone" {
 	odd_case odd
 	trace-import canonical "$T/odd" > "$T/s.nd"
 	trace-export "$T/out" < "$T/s.nd"
@@ -163,10 +137,7 @@ EOF
 	echo keep > "$T/other/README"
 	trace-export "$T/other" < "$T/s.nd"
 	[ "$(cat "$T/other/README")" = keep ]
-	touch "$T/file"
-	run trace-export "$T/file" < "$T/s.nd"
-	assert_failure 1
-	assert_output "trace-export: $T/file: not a directory"
+	# (DIR a file: tests/cases/trace-export/dir-is-a-file.case)
 }
 
 @test "trace-export: stdout stays empty; --verbose reports on stderr" {
@@ -177,13 +148,4 @@ EOF
 	trace-export -v "$T/b" < "$T/s.nd" > "$T/stdout" 2> "$T/stderr"
 	[ ! -s "$T/stdout" ]
 	grep -q "^trace-export: wrote $T/b (3 nodes, 5 jobs, schema v2)$" "$T/stderr"
-}
-
-@test "trace-export: operands" {
-	run trace-export
-	assert_failure 2
-	assert_output --partial "missing DIR"
-	run trace-export a b c
-	assert_failure 2
-	assert_output --partial "usage:"
 }

@@ -92,6 +92,9 @@ static int op_simulate_run_set(struct call *c);
 static int op_audit_run_set(struct call *c);
 static int op_get_task(struct call *c);
 static int op_read_artifact(struct call *c);
+#ifdef SCHEDNAV_TEST_OPS   /* the test build's toy operation (tests/fixtures/mcp/toy_echo.c) */
+static int op_toy_echo(struct call *c);
+#endif
 
 static const struct op ops[] = {
 	{ "analyze_workload", "trace-analyze", NULL, true, op_analyze },
@@ -106,6 +109,9 @@ static const struct op ops[] = {
 	{ "audit_run_set", "slo-audit", NULL, true, op_audit_run_set },
 	{ "get_task", NULL, NULL, false, op_get_task },
 	{ "read_artifact", NULL, NULL, false, op_read_artifact },
+#ifdef SCHEDNAV_TEST_OPS
+	{ "toy_echo", NULL, NULL, false, op_toy_echo },
+#endif
 };
 #define N_OPS (sizeof ops / sizeof ops[0])
 
@@ -1704,3 +1710,7 @@ int main(int argc, char **argv)
 	arena_release(&s.arena);
 	return 0;
 }
+
+#ifdef SCHEDNAV_TEST_OPS
+#include "../tests/fixtures/mcp/toy_echo.c"
+#endif

@@ -204,6 +204,9 @@ static void time_axis(struct page *pg)
  * draws every chart in one session whose settings carry over from chart to chart, so the
  * drawing order is part of the output: draw is the section's place in it (1 first; 0: the
  * section has no charts). A new section is one row, drawn after the others. */
+#ifdef SCHEDNAV_TEST_SECTIONS   /* the test build's toy section (tests/fixtures/report/section_toy.c) */
+extern const struct rp_section rp_section_toy;
+#endif
 static const struct {
 	const struct rp_section *section;
 	unsigned draw;
@@ -211,6 +214,9 @@ static const struct {
 	{ &rp_section_header, 0 }, { &rp_section_decision, 0 }, { &rp_section_summary, 0 }, { &rp_section_slo, 0 },
 	{ &rp_section_ranking, 2 }, { &rp_section_timeline, 1 }, { &rp_section_control, 4 }, { &rp_section_rolling, 5 },
 	{ &rp_section_study, 3 }, { &rp_section_provenance, 0 },
+#ifdef SCHEDNAV_TEST_SECTIONS
+	{ &rp_section_toy, 6 },
+#endif
 };
 enum { NSECTIONS = sizeof page_rows / sizeof *page_rows };
 
