@@ -4,7 +4,7 @@
 #include "core/strbuf.h"
 #include "eval/evidence.h"
 #include "predict/predict.h"
-#include "predict/tenant_control.h"
+#include "predict/tenant/tenant_control.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * latest decision as a roll_projection (Q2: the last decision at any time), its records
  * for the result stream, and the header facts. One adapter per controller family; the
  * config's schema decides which (roll_predictor_load): the tenant controller (issue 12's
- * inner predictor; lib/predict/tenant_control.h), whose decisions wait in a temporary file
+ * inner predictor; lib/predict/tenant/tenant_control.h), whose decisions wait in a temporary file
  * until the plain records are written, or the aggregate one (predictive-spot-v1). Both
  * run in the one controller engine (pc_controller_open, pc_sim_bind).
  * The adapter owns its controller and buffers (roll_predictor_release frees them); the

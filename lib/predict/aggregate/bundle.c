@@ -14,7 +14,7 @@
  */
 #include "predict/predict.h"
 #include "predict/internal.h"
-#include "predict/tenant_control.h"
+#include "predict/tenant/tenant_control.h"
 #include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/num.h"

@@ -11,7 +11,7 @@
 #include "predict/predict.h"
 #include "core/xalloc.h"
 #include "predict/internal.h"
-#include "predict/tenant_control.h"
+#include "predict/tenant/tenant_control.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

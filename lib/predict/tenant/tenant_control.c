@@ -1,6 +1,6 @@
 /* The tenant controller's state machine (predictive.md §2): sampling, the decision
  * grid, retraining, the per-pool feedback and quotas, scoring, and its two records. */
-#include "predict/tenant_control.h"
+#include "predict/tenant/tenant_control.h"
 #include "core/xalloc.h"
 #include "core/num.h"
 #include "sim/result.h"
