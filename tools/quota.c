@@ -301,10 +301,9 @@ int main(int argc, char **argv)
 	arena_init(&a);
 	if (pc_config_load(&cfg, controller, &a, err, sizeof err))
 		die("%s", err);
-	/* the tenant family's plan is per pool, from its own inventory: its bundle carries it */
-	if (cfg.tenant)
-		die("'%s' is a tenant controller: its per-pool quota plan is the bundle's spot_quota_plan (forecast), quota serves schednav.predictive-controller/v1",
-		    controller);
+	/* a family whose plan is per pool, from its own inventory (the tenant's): its bundle carries it */
+	if (cfg.family->quota_refusal)
+		die("'%s' %s", controller, cfg.family->quota_refusal);
 	st.a = &a;
 	st.cfg = &cfg;
 	st.plans = json_array(&a);

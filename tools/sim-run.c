@@ -6,7 +6,7 @@
 #include "core/progress.h"
 #include "core/strbuf.h"
 #include "predict/predict.h"
-#include "predict/tenant_control.h"
+#include "predict/tenant_config.h"
 #include "sim/engine.h"
 #include "sim/policy.h"
 #include "sim/result.h"
@@ -37,71 +37,6 @@ static const char help[] =
 static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " POLICY_SCHEMA ", " PC_CONFIG_SCHEMA ", " TC_CONFIG_SCHEMA "\n"
 			      "writes: " RESULT_SCHEMA "\n";
 
-/* Both families' decisions are written as they happen (the controllers keep only the last
- * one: memory does not grow with the updates of a long drain): they wait in a temporary
- * file until the plain records are out. */
-struct spool {
-	FILE *f;
-	struct strbuf line;
-	bool failed;
-};
-
-static void spool_decision(void *ctx, const struct tenant_control *tc, const struct tc_decision *d)
-{
-	struct spool *sp = ctx;
-	sb_reset(&sp->line);
-	tc_write_decision(&sp->line, tc, d);
-	sb_addc(&sp->line, '\n');
-	if (fwrite(sp->line.buf, 1, sp->line.len, sp->f) != sp->line.len)
-		sp->failed = true;
-}
-
-static void spool_pc_decision(void *ctx, const struct pc_controller *c, const struct pc_decision *d)
-{
-	struct spool *sp = ctx;
-	sb_reset(&sp->line);
-	pc_write_decision(&sp->line, c, d);
-	sb_addc(&sp->line, '\n');
-	if (fwrite(sp->line.buf, 1, sp->line.len, sp->f) != sp->line.len)
-		sp->failed = true;
-}
-
-static int copy_spool(struct nd_writer *w, struct spool *sp, char *err, size_t errlen)
-{
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	int rc = 0;
-	if (sp->failed || fflush(sp->f) || fseek(sp->f, 0, SEEK_SET)) {
-		snprintf(err, errlen, "cannot write the temporary file of the control decisions");
-		return -1;
-	}
-	while (!rc && (n = getline(&line, &cap, sp->f)) > 0)
-		rc = ndw_raw(w, line, (size_t)n - 1, err, errlen);
-	free(line);
-	return rc;
-}
-
-/* The controller records after the plain ones: every decision in update order, the report. */
-static int write_control(struct nd_writer *w, const struct pc_controller *pc, struct spool *sp, char *err, size_t errlen)
-{
-	struct strbuf sb;
-	struct pc_report rep;
-	int rc = 0;
-	sb_init(&sb);
-	rc = copy_spool(w, sp, err, errlen);
-	if (!rc && pc->tenant)
-		tc_write_report(&sb, pc->tenant);
-	else if (!rc) {
-		pc_report(pc, &rep);
-		pc_write_report(&sb, pc, &rep);
-	}
-	if (!rc)
-		rc = ndw_raw(w, sb.buf, sb.len, err, errlen);
-	sb_release(&sb);
-	return rc;
-}
-
 /* Run the session to the end, an hour of simulated time at a time, so that progress can be
  * shown: sim_advance takes exactly the steps sim_finish would, so the bytes are the same. */
 static int run_session(struct sim *s, struct progress *pr, struct sim_output *out, char *err, size_t errlen)
@@ -119,21 +54,15 @@ static int run_session(struct sim *s, struct progress *pr, struct sim_output *ou
 
 /* Simulate with the controller attached: its hooks gate and observe the session. */
 static int run_controlled(const struct trace *t, const struct sim_policy *pol, const struct pc_config *cfg, struct pc_controller *pc,
-			  struct spool *sp, struct progress *pr, struct sim_output *out, char *err, size_t errlen)
+			  struct pc_records *rec, struct progress *pr, struct sim_output *out, char *err, size_t errlen)
 {
 	struct pc_sim bind;
 	struct sim_hooks hooks;
 	if (pc_check_guarantee(cfg, pol, err, errlen) || pc_controller_open(pc, cfg, t, err, errlen))
 		return -1;
-	sp->f = tmpfile();
-	if (!sp->f) {
-		snprintf(err, errlen, "cannot create a temporary file for the control decisions");
+	/* every decision is written as it is made, into a temporary file until the plain records are out */
+	if (pc_records_open(rec, pc, "the control decisions", err, errlen))
 		return -1;
-	}
-	if (pc->tenant)
-		tc_set_sink(pc->tenant, spool_decision, sp);
-	else
-		pc_controller_set_sink(pc, spool_pc_decision, sp);
 	pc_sim_bind(&bind, pc, &hooks);
 	struct sim *s = sim_open(t, pol, &hooks, err, errlen);
 	int rc = s ? run_session(s, pr, out, err, errlen) : -1;
@@ -176,9 +105,8 @@ int main(int argc, char **argv)
 	struct sim_output out;
 	struct pc_config cfg;
 	struct pc_controller pc;
-	struct spool sp = { 0 };
+	struct pc_records rec = { 0 };
 	arena_init(&a);
-	sb_init(&sp.line);
 	trace_init(&t);
 	if (policy_load(&pol, policy_path, &a, err, sizeof err))
 		die("%s", err);
@@ -191,7 +119,7 @@ int main(int argc, char **argv)
 	struct progress pr;
 	progress_init(&pr, progress_mode, "jobs arrived", (long long)t.n_jobs);
 	if (controller_path) {
-		if (run_controlled(&t, &pol, &cfg, &pc, &sp, &pr, &out, err, sizeof err))
+		if (run_controlled(&t, &pol, &cfg, &pc, &rec, &pr, &out, err, sizeof err))
 			die("%s", err);
 	} else {
 		struct sim *s = sim_open(&t, &pol, NULL, err, sizeof err);
@@ -207,7 +135,7 @@ int main(int argc, char **argv)
 	struct nd_writer *w = ndw_open(output, err, sizeof err);
 	if (!w)
 		die("%s", err);
-	if (result_write_records(w, hdr, &t, &out, err, sizeof err) || (controller_path && write_control(w, &pc, &sp, err, sizeof err)) ||
+	if (result_write_records(w, hdr, &t, &out, err, sizeof err) || (controller_path && pc_controller_write_records(&pc, &rec, w, err, sizeof err)) ||
 	    ndw_end(w, NULL, err, sizeof err)) {
 		ndw_abort(w);
 		die("%s", err);
@@ -216,9 +144,7 @@ int main(int argc, char **argv)
 		die("%s", err);
 	if (controller_path)
 		pc_controller_release(&pc);
-	if (sp.f)
-		fclose(sp.f);
-	sb_release(&sp.line);
+	pc_records_release(&rec);
 	sim_output_release(&out);
 	trace_release(&t);
 	arena_release(&a);

@@ -21,10 +21,13 @@ int pcf_str(const struct json *v, const char *key, const char **out, char *err, 
 int pcf_keys(const struct json *doc, const char *const *required, const char *const *optional, char *err, size_t errlen);
 struct pc_sim;
 struct sim_hooks;
-/* The tenant family's hooks into h (h->ctx = b already set; tenant_sim.c). */
-void pc_tenant_bind(struct pc_sim *b, struct sim_hooks *h);
-/* Its per-pool queue of Spot jobs (tenant_sim.c), owned by the pc_controller. */
 struct trace;
+/* The evidence window of a run on t: its evaluation window, else [first, last arrival]
+ * (family.c; both families open on it). */
+void pc_evidence_window(const struct trace *t, double *start, double *end);
+/* The tenant family's hooks into h (h->ctx = b already set; tenant/tenant_sim.c). */
+void pc_tenant_bind(struct pc_sim *b, struct sim_hooks *h);
+/* Its per-pool queue of Spot jobs (tenant/tenant_sim.c), owned by the pc_controller. */
 struct tenant_control;
 struct pc_tenant_queue;
 struct pc_tenant_queue *ptq_new(const struct trace *t, const struct tenant_control *tc);

@@ -32,11 +32,12 @@
  * offline cutoff bundle (pc_bundle) replays the same controller over a past-only
  * occupancy reconstruction.
  *
- * The tenant family: pc_config_from_json fills the shared fields and the switches (pools
- * per model, per-decision eta law, floor before subtract, inventory cap, control window
- * only, pool gate) and keeps the family's own config in cfg->tenant; pc_controller_open
- * opens its state machine (tenant_control.h: 60-s per-series samples, the decision grid,
- * retraining, per-pool feedback, scoring) in c->tenant, pc_sim_bind binds it through
+ * The tenant family (its row of pc_families, tenant/family.c): pc_config_from_json fills
+ * the shared fields and the switches (pools per model, per-decision eta law, floor before
+ * subtract, inventory cap, control window only, pool gate) and keeps the family's own
+ * config in cfg->tenant; pc_controller_open opens its state machine (tenant_control.h:
+ * 60-s per-series samples, the decision grid, retraining, per-pool feedback, scoring) in
+ * c->tenant, pc_sim_bind binds it through
  * tenant_sim.c (its sample and guarantee-period wake-ups, after_advance, per-pool
  * observations, the pool gate inside the evidence window, distinct-node feedback
  * weights), pc_bundle builds its bundle and pc_controller_clone forks it. It uses
@@ -52,13 +53,16 @@
 #ifndef SCHEDNAV_PREDICT_H
 #define SCHEDNAV_PREDICT_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
+#include "core/ndjson.h"
 #include "core/strbuf.h"
 #include "sim/engine.h"
 #include "sim/policy.h"
 #include "trace/trace.h"
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define PC_EPS 1e-9
 #define PC_CONFIG_SCHEMA "schednav.predictive-controller/v1"
@@ -121,6 +125,7 @@ double pc_normal_quantile(double p);
 /* ---- configuration ---- */
 
 struct tc_config;                 /* the tenant family's own fields (tenant_config.h) */
+struct pc_family;                 /* a controller family's operations (below) */
 
 struct pc_config {
 	const char *schema_version, *controller_id, *model;
@@ -137,6 +142,8 @@ struct pc_config {
 	const struct pc_estimator_ops *estimator;
 	struct json *canonical;       /* the original's to_dict(), coerced types */
 	char fingerprint[65];         /* SHA-256 of its canonical sorted JSON (predictive.md §0) */
+	const struct pc_family *family;   /* the family that parsed it (its operations) */
+	const void *family_config;        /* a further family's own parsed fields (its from_json fills it) */
 	/* The tenant family (schema schednav.tenant-predictive-controller/v1): its full config;
 	 * the fields above then hold what both families share (observation = the quota
 	 * interval, minimum history = 844 h, starvation = the queue-wait threshold, ratios = the
@@ -251,6 +258,7 @@ struct pc_controller {
 	struct tenant_control *tenant;
 	struct tc_pool_observation *tenant_obs;   /* per pool, the binding's scratch */
 	struct pc_tenant_queue *tenant_queue;     /* the binding's queued Spot jobs per pool */
+	void *impl;                   /* a further family's own state (its open/clone/close own it) */
 	double capacity, z;
 	bool has_evidence;
 	double evidence_start, evidence_end;
@@ -363,6 +371,99 @@ struct pc_sim {
 void pc_sim_bind(struct pc_sim *b, struct pc_controller *c, struct sim_hooks *hooks);
 /* The error a too-long guarantee gets (also from sim_open / sim_set_policy through the hooks). */
 int pc_check_guarantee(const struct pc_config *cfg, const struct sim_policy *p, char *err, size_t errlen);
+
+/* ---- controller families ----
+ *
+ * A family is one folder (lib/predict/aggregate/, lib/predict/tenant/) and one row of
+ * pc_families (family.c). The generic entry points above and below dispatch through the
+ * config's family: pc_config_from_json picks it by schema_version, then pc_controller_open,
+ * _clone, _release, pc_sim_bind, pc_bundle and pc_controller_write_records call its
+ * operations. A family's update and Spot gate are not operations here: the simulator
+ * reaches them only through the hooks bind_sim fills (lib/sim knows controllers only
+ * through struct sim_hooks), and the cutoff bundle through bundle. Checking a result
+ * stream's control records (the metrics tool) is not wired through the table yet. */
+struct pc_records;
+struct sim_hooks;
+
+/* A family's last decision as the rolling session projects it (its forecast points, pool
+ * then step, the quota summed over pools per guarantee horizon and the minimum eta). */
+struct pc_view_point {
+	double target;
+	long long step;
+	const char *pool;             /* NULL: the cluster (the aggregate's "*") */
+	double mu, sigma, q;
+	bool calibrated;              /* raw, offset and method hold the quantile's calibration */
+	double raw, offset;
+	const char *method;
+};
+struct pc_view {
+	double now;
+	bool history_ready;
+	struct pc_view_point *points; /* grown by the family (xgrow), freed by the caller */
+	size_t n_points, cap_points;
+	long long quota[64];          /* per guarantee horizon (at most 64, pcf_horizons) */
+	size_t n_quota;
+	double eta;
+};
+
+struct pc_family {
+	const char *name;             /* "aggregate", "tenant" (the predictor_state's family) */
+	/* The schema_version that selects it; NULL for the fallback family (the last row),
+	 * which parses every other document and names the schema it wants. */
+	const char *schema;
+	/* Fill c (set family, canonical, fingerprint and the shared fields). 0 or -1 + message. */
+	int (*from_json)(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen);
+	/* Open c (zeroed, c->cfg = cfg) for trace t (jobs and nodes present). 0 or -1 + message. */
+	int (*open)(struct pc_controller *c, const struct pc_config *cfg, const struct trace *t, char *err, size_t errlen);
+	/* d = *s already: deep-copy what d must own. */
+	void (*clone)(struct pc_controller *d, const struct pc_controller *s);
+	/* Free what c owns (c may be partly opened); the caller zeroes c. */
+	void (*close)(struct pc_controller *c);
+	/* Fill h (zeroed, h->ctx = b, b->c set) with the family's hooks. */
+	void (*bind_sim)(struct pc_sim *b, struct sim_hooks *h);
+	/* From now on, format every decision into r->line and call pc_records_add(r). */
+	void (*spool)(struct pc_controller *c, struct pc_records *r);
+	/* The control_report line (no '\n'). */
+	void (*write_report)(struct strbuf *sb, const struct pc_controller *c);
+	/* The observation_bundle (pc_bundle: the cutoff is within the trace range). */
+	struct json *(*bundle)(struct arena *a, const struct trace *t, const struct pc_config *cfg, double cutoff, char *err,
+			       size_t errlen);
+	/* The learned state for the rolling session's predictor_state: the "model" object's
+	 * keys and one "pools" entry per pool. */
+	void (*learned_state)(const struct pc_controller *c, struct arena *a, struct json *model, struct json *pools);
+	/* Fill v from the last decision; false before the first one. */
+	bool (*last_decision)(const struct pc_controller *c, struct pc_view *v);
+	/* Why the quota tool refuses the family ("is a ... controller: ..."), or NULL. */
+	const char *quota_refusal;
+};
+
+/* The built-in families (family.c): the tenant's, then the aggregate's, the fallback, last. */
+extern const struct pc_family *const pc_families[];
+extern const size_t pc_n_families;
+/* pc_config_from_json over another table (a test registers a family of its own). */
+int pc_config_from_json_in(const struct pc_family *const *families, size_t n, struct pc_config *c, const struct json *doc,
+			   struct arena *a, char *err, size_t errlen);
+
+/* The control_decision records of a run, spooled as they are made into a temporary file
+ * (the controllers keep only their last decision: memory does not grow with the updates of
+ * a long drain) until the plain records are out, with their count, bytes and XXH3. */
+struct pc_records {
+	const char *what;             /* "the control decisions": the temporary file's name in messages */
+	FILE *f;
+	struct strbuf line;           /* the family's spool formats one record here */
+	bool failed;
+	long long count, bytes;
+	struct fp_xxh3 hash;
+};
+/* Start spooling c's decisions into r (a new temporary file). 0 or -1 + message. */
+int pc_records_open(struct pc_records *r, struct pc_controller *c, const char *what, char *err, size_t errlen);
+/* Append r->line (one record without '\n') to the spool. */
+void pc_records_add(struct pc_records *r);
+/* The controller's records after the plain ones: every spooled decision in update order,
+ * then its control_report. 0 or -1 + message. */
+int pc_controller_write_records(const struct pc_controller *c, struct pc_records *r, struct nd_writer *w, char *err,
+				size_t errlen);
+void pc_records_release(struct pc_records *r);   /* accepts a zeroed r */
 
 /* ---- records ---- */
 

@@ -52,19 +52,19 @@ int rp_control_add(struct rp_model *m, struct rp_result *res, const struct json 
 		return 0;   /* outside the evidence window */
 	if (!c->ndecisions) {
 		/* the pools of the first decision (the aggregate family: one, the cluster) */
-		c->tenant = pools != NULL;
+		c->per_pool = pools != NULL;
 		c->npools = pools ? (pools->u.obj.n < RP_CONTROL_MAX_POOLS ? pools->u.obj.n : RP_CONTROL_MAX_POOLS) : 1;
 		for (size_t p = 0; p < c->npools; p++)
 			c->pools[p] = pools ? arena_strndup(&m->a, pools->u.obj.keys[p], strlen(pools->u.obj.keys[p])) : "cluster";
 	}
-	if (c->tenant != (pools != NULL)) {
+	if (c->per_pool != (pools != NULL)) {
 		snprintf(err, errlen, "'control_decision' record: decisions of two controller families in one result stream");
 		return -1;
 	}
 	for (size_t p = 0; p < c->npools; p++) {
 		struct rp_control_point x = { .t = now };
 		const struct json *pt;
-		if (c->tenant) {
+		if (c->per_pool) {
 			const struct json *pool = json_get(pools, c->pools[p]);
 			if (!pool || pool->kind != JSON_OBJECT) {
 				snprintf(err, errlen, "'control_decision' record: resource pool '%s' missing", c->pools[p]);
@@ -117,7 +117,7 @@ void rp_control_chart(const struct rp_result *res, size_t pool, struct rp_chart 
 	for (size_t k = 0; k < sizeof head / sizeof *head; k++) {
 		if (k)
 			sb_addc(&ch->data, ' ');
-		datastr(&ch->data, k == 1 && !c->tenant ? "actual HP demand (HP outstanding GPUs)" : head[k]);
+		datastr(&ch->data, k == 1 && !c->per_pool ? "actual HP demand (HP outstanding GPUs)" : head[k]);
 	}
 	sb_addc(&ch->data, '\n');
 	for (size_t d = 0; d < c->ndecisions; d++) {
@@ -143,11 +143,11 @@ void rp_control_chart(const struct rp_result *res, size_t pool, struct rp_chart 
 		   "'' using 3:4 with lines lt 1 lw 1.6 title columnheader(4), "
 		   "'' using 1:2 with steps lc rgb '#222222' lw 1.4 title columnheader(2)\n"
 		   "set ylabel 'GPUs'\nplot datafile using 1:6 with steps lt 3 lw 1.8 title columnheader(6)\n",
-		c->tenant ? 4 : 3, t0, t1 > t0 ? t1 : t0 + 1);
-	if (!c->tenant)
+		c->per_pool ? 4 : 3, t0, t1 > t0 ? t1 : t0 + 1);
+	if (!c->per_pool)
 		sb_adds(s, "set format x '%g'\nset xlabel 'hours since the trace origin'\n");
 	sb_adds(s, "set ylabel 'eta'\nset yrange [0:1.35]\nplot datafile using 1:7 with steps lt 2 lw 1.8 title columnheader(7)\n");
-	if (c->tenant)
+	if (c->per_pool)
 		sb_adds(s, "set ylabel 'Spot jobs'\nset yrange [0:*]\nset format x '%g'\nset xlabel 'hours since the trace origin'\n"
 			   "plot datafile using 1:8 with impulses lt 3 lw 2 title columnheader(8), '' using 1:9 with impulses lt 2 lw 2 title columnheader(9)\n");
 	sb_adds(s, "unset multiplot\n");

@@ -50,7 +50,8 @@ struct rp_control_point {
 
 /* The control_decision records of a result stream: v[decision * npools + pool]. */
 struct rp_control {
-	bool tenant;                  /* per-pool decisions (the aggregate family: one pool, the cluster) */
+	bool per_pool;                /* decisions carry resource_pools (the record shape, not a family: the
+	                               * tenant family writes it, the aggregate one pool, the cluster) */
 	const char *pools[RP_CONTROL_MAX_POOLS];
 	size_t npools, ndecisions;
 	struct rp_control_point *v;

@@ -11,10 +11,10 @@
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "predict/tenant_config.h"
-#include "predict/tenant_control.h"
+#include "predict/tenant/tenant_control.h"
 #include "predict/tenant_history.h"
 #include "predict/predict.h"
-#include "predict/tenant_feedback.h"
+#include "predict/tenant/tenant_feedback.h"
 #include "trace/trace.h"
 #include <math.h>
 #include <stdio.h>

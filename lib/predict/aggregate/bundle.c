@@ -14,7 +14,7 @@
  */
 #include "predict/predict.h"
 #include "predict/internal.h"
-#include "predict/tenant_control.h"
+#include "predict/aggregate/aggregate.h"
 #include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/num.h"
@@ -195,20 +195,9 @@ static struct json *quota_doc(struct arena *a, const struct pc_controller *c, co
 	return q;
 }
 
-struct json *pc_bundle(struct arena *a, const struct trace *t, const struct pc_config *cfg, double cutoff, char *err, size_t errlen)
+struct json *pc_aggregate_bundle(struct arena *a, const struct trace *t, const struct pc_config *cfg, double cutoff, char *err,
+				 size_t errlen)
 {
-	/* beyond the trace model's time range the replay grid cannot advance (1e308 + 300 is
-	 * 1e308): say so, not that observations fail to advance */
-	if (!(cutoff <= TRACE_MAX_SECONDS)) {
-		double last = 0;
-		for (size_t i = 0; i < t->n_jobs; i++)
-			last = fmax(last, t->jobs[i].submit + t->jobs[i].duration);
-		snprintf(err, errlen, "cutoff %.17g is beyond the range of trace times (at most 1e12 s; the trace's last job ends at %.17g s)",
-			 cutoff, last);
-		return NULL;
-	}
-	if (cfg->tenant)
-		return tc_bundle(a, t, cfg, cutoff, err, errlen);
 	if (t->n_jobs == 0 || t->n_nodes == 0) {
 		snprintf(err, errlen, "trace has no jobs or no nodes");
 		return NULL;

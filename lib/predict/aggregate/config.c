@@ -2,7 +2,7 @@
  * and validation rules, its to_dict() and the SHA-256 fingerprint of that dict. */
 #include "predict/predict.h"
 #include "predict/internal.h"
-#include "predict/tenant_config.h"
+#include "predict/aggregate/aggregate.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
 #include <math.h>
@@ -96,55 +96,9 @@ static struct json *canonical(struct arena *a, const struct pc_config *c)
 	return d;
 }
 
-/* The tenant family (predictive.md §2): its own schema and key set (tenant_config.c), and
- * the fields the engine reads in common, with the switches that make it per pool. */
-static int tenant_family(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen)
-{
-	struct tc_config *t = arena_alloc(a, sizeof *t);
-	if (tc_config_from_json(t, doc, a, err, errlen))
-		return -1;
-	c->tenant = t;
-	c->schema_version = t->schema_version;
-	c->controller_id = t->controller_id;
-	c->model = t->model;
-	c->observation_interval_seconds = t->quota_interval_seconds;
-	c->aggregation_interval_seconds = t->aggregation_interval_seconds;
-	c->lookback_hours = t->lookback_hours;
-	c->forecast_horizon_hours = t->horizon_hours;
-	c->retrain_interval_seconds = t->retrain_interval_seconds;
-	c->guarantee_probability = t->guarantee_probability;
-	c->horizons = t->horizons;
-	c->n_horizons = t->n_horizons;
-	c->minimum_history_hours = tc_minimum_history_hours(t);
-	c->initial_eta = t->initial_eta;
-	c->minimum_eta = t->minimum_eta;
-	c->maximum_eta = t->maximum_eta;
-	c->feedback_window_seconds = t->feedback_window_seconds;
-	c->starvation_increase_after_seconds = t->queue_wait_threshold_seconds;
-	c->high_eviction_ratio = t->high_eviction_multiple;
-	c->low_eviction_ratio = t->low_eviction_multiple;
-	c->sw = (struct pc_switches){ .pools = PC_POOLS_PER_MODEL, .eta_law = PC_ETA_PER_DECISION, .floor_before_subtract = true,
-				      .inventory_cap = t->runtime_inventory_cap, .control_window_only = true,
-				      .gate_scope = PC_GATE_POOL };
-	c->canonical = t->canonical;
-	memcpy(c->fingerprint, t->fingerprint, sizeof c->fingerprint);
-	return 0;
-}
-
-void pc_canonical_sha256(const struct json *v, char out[65])
-{
-	struct strbuf sb;
-	sb_init(&sb);
-	json_write_sorted(&sb, v);
-	fp_sha256_of(sb.buf, sb.len, out);
-	sb_release(&sb);
-}
-
-int pc_config_from_json(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen)
+int pc_aggregate_from_json(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof *c);
-	if (tc_config_is_tenant(doc))
-		return tenant_family(c, doc, a, err, errlen);
 	if (pcf_keys(doc, config_keys, NULL, err, errlen))
 		return -1;
 #define S(k, f) if (pcf_str(json_get(doc, k), k, &c->f, err, errlen)) return -1
@@ -190,27 +144,4 @@ int pc_config_from_json(struct pc_config *c, const struct json *doc, struct aren
 	c->canonical = canonical(a, c);
 	pc_canonical_sha256(c->canonical, c->fingerprint);
 	return 0;
-}
-
-int pc_config_load(struct pc_config *c, const char *path, struct arena *a, char *err, size_t errlen)
-{
-	char perr[512];
-	struct json *doc;
-	if (json_parse_file(a, path, &doc, err, errlen))
-		return -1;
-	if (pc_config_from_json(c, doc, a, perr, sizeof perr)) {
-		snprintf(err, errlen, "%s: %s", path, perr);
-		return -1;
-	}
-	return 0;
-}
-
-int pc_config_horizon_for(const struct pc_config *c, long long guarantee_seconds)
-{
-	double need = ceil((double)guarantee_seconds / 3600.0);
-	long long h = need > 1 ? (long long)need : 1;
-	for (size_t i = 0; i < c->n_horizons; i++)
-		if (c->horizons[i] >= h)
-			return (int)i;
-	return -1;
 }

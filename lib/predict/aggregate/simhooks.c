@@ -11,70 +11,18 @@
 #include "predict/predict.h"
 #include "core/xalloc.h"
 #include "predict/internal.h"
-#include "predict/tenant_control.h"
+#include "predict/aggregate/aggregate.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The evidence window: the trace's evaluation window, else [first, last arrival]. */
-static void evidence_window(const struct trace *t, double *start, double *end)
-{
-	*start = t->has_window ? t->eval_start : t->jobs[0].submit;
-	*end = t->has_window ? t->eval_end : t->jobs[t->n_jobs - 1].submit;
-}
-
-static int open_tenant(struct pc_controller *c, const struct pc_config *cfg, const struct trace *t, char *err, size_t errlen)
-{
-	char **pools;
-	double *caps, es, ee;
-	if (tc_check_trace(t, err, errlen))
-		return -1;
-	size_t np = tc_trace_pools(t, &pools, &caps);
-	int rc = -1;
-	if (np > PC_SIM_MAX_MODELS) {
-		snprintf(err, errlen, "the trace has %zu gpu models: the tenant controller serves at most %d resource pools", np,
-			 PC_SIM_MAX_MODELS);
-		goto out;
-	}
-	for (size_t i = 0; i < t->n_jobs; i++) {
-		const char *m = t->jobs[i].model;
-		size_t p = 0;
-		while (p < np && strcmp(pools[p], m))
-			p++;
-		if (p == np) {
-			snprintf(err, errlen, "job '%s' asks for gpu_model '%s', which no node has: the tenant controller's resource pools are the nodes' gpu models",
-				 t->jobs[i].id, m);
-			goto out;
-		}
-	}
-	evidence_window(t, &es, &ee);
-	c->tenant = tc_open(cfg, (const char *const *)pools, caps, np, t->time_origin, t->jobs[0].submit, es, ee, t->n_jobs,
-			    err, errlen);
-	if (c->tenant) {
-		c->tenant_obs = xcalloc(np, sizeof *c->tenant_obs);
-		c->tenant_queue = ptq_new(t, c->tenant);
-		rc = 0;
-	}
-out:
-	free(pools);
-	free(caps);
-	return rc;
-}
-
-int pc_controller_open(struct pc_controller *c, const struct pc_config *cfg, const struct trace *t, char *err, size_t errlen)
+/* The aggregate family on the cluster's capacity ("*"), its evidence window the trace's
+ * evaluation window, else [first, last arrival]. */
+int pc_aggregate_open(struct pc_controller *c, const struct pc_config *cfg, const struct trace *t, char *err, size_t errlen)
 {
 	double es, ee;
-	memset(c, 0, sizeof *c);
-	if (t->n_jobs == 0 || t->n_nodes == 0) {
-		snprintf(err, errlen, "trace has no jobs or no nodes");
-		return -1;
-	}
-	if (cfg->tenant) {
-		c->cfg = cfg;
-		return open_tenant(c, cfg, t, err, errlen);
-	}
-	evidence_window(t, &es, &ee);
+	pc_evidence_window(t, &es, &ee);
 	return pc_controller_init(c, cfg, (double)trace_capacity(t, "*"), t->jobs[0].submit, true, es, ee, err, errlen);
 }
 
@@ -123,19 +71,9 @@ static void run_closed(void *ctx, const struct sim *s, const struct sim_job_view
 		pc_observe_run_end(b->c, 0, sim_now(s), evicted, 1.0);
 }
 
-void pc_sim_bind(struct pc_sim *b, struct pc_controller *c, struct sim_hooks *h)
+void pc_aggregate_bind(struct pc_sim *b, struct sim_hooks *h)
 {
-	b->c = c;
-	b->horizon = 0;
-	b->enforce = true;
-	b->mapped = false;
-	b->failure[0] = 0;
-	*h = (struct sim_hooks){ 0 };
-	h->ctx = b;
-	if (c->tenant) {
-		pc_tenant_bind(b, h);
-		return;
-	}
+	const struct pc_controller *c = b->c;
 	h->check_policy = pc_sim_check_policy;
 	h->next_wakeup = next_wakeup;
 	h->at_instant = at_instant;

@@ -6,7 +6,7 @@
  */
 #include "predict/predict.h"
 #include "predict/internal.h"
-#include "predict/tenant_control.h"
+#include "predict/aggregate/aggregate.h"
 #include "core/xalloc.h"
 #include "core/num.h"
 #include <math.h>
@@ -61,11 +61,8 @@ int pc_controller_init(struct pc_controller *c, const struct pc_config *cfg, dou
 	return 0;
 }
 
-void pc_controller_release(struct pc_controller *c)
+void pc_aggregate_close(struct pc_controller *c)
 {
-	ptq_free(c->tenant_queue);
-	tc_close(c->tenant);
-	free(c->tenant_obs);
 	if (c->est)
 		c->cfg->estimator->destroy(c->est);
 	for (size_t i = 0; i < c->n_pools; i++) {
@@ -80,7 +77,6 @@ void pc_controller_release(struct pc_controller *c)
 	free(c->quotas);
 	free(c->targets);
 	free(c->rs.last_quotas);
-	memset(c, 0, sizeof *c);
 }
 
 static void *dup_array(const void *p, size_t n, size_t elem)
@@ -92,15 +88,8 @@ static void *dup_array(const void *p, size_t n, size_t elem)
 	return q;
 }
 
-void pc_controller_clone(struct pc_controller *d, const struct pc_controller *s)
+void pc_aggregate_clone(struct pc_controller *d, const struct pc_controller *s)
 {
-	*d = *s;
-	if (s->tenant) {
-		d->tenant = tc_clone(s->tenant);
-		d->tenant_obs = dup_array(s->tenant_obs, tc_pool_count(s->tenant), sizeof *s->tenant_obs);
-		d->tenant_queue = ptq_clone(s->tenant_queue);
-		return;
-	}
 	d->pools = dup_array(s->pools, s->n_pools, sizeof *s->pools);
 	for (size_t i = 0; i < s->n_pools; i++) {
 		d->pools[i].latest_quotas = dup_array(s->pools[i].latest_quotas, s->cfg->n_horizons, sizeof *s->pools[i].latest_quotas);

@@ -57,7 +57,7 @@
 #include "predict/tenant_config.h"
 #include "predict/tenant_history.h"
 #include "predict/predict.h"
-#include "predict/tenant_feedback.h"
+#include "predict/tenant/tenant_feedback.h"
 #include "trace/trace.h"
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* The tenant controller's per-pool feedback window (tenant_feedback.h). */
-#include "predict/tenant_feedback.h"
+#include "predict/tenant/tenant_feedback.h"
 #include "core/xalloc.h"
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,193 @@
+/* The tenant family's row of the family table (predict.h "controller families"): its config
+ * as the shared fields plus cfg->tenant, its state machine (tenant_control.c) opened on one
+ * pool per gpu_model, its hooks (tenant_sim.c), records, bundle (tenant_bundle.c) and
+ * learned state. */
+#include "predict/predict.h"
+#include "predict/internal.h"
+#include "predict/tenant/tenant_control.h"
+#include "core/xalloc.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Its own schema and key set (tenant_config.c), and the fields the engine reads in common,
+ * with the switches that make it per pool (predictive.md §2). */
+static int from_json(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen)
+{
+	struct tc_config *t = arena_alloc(a, sizeof *t);
+	if (tc_config_from_json(t, doc, a, err, errlen))
+		return -1;
+	c->tenant = t;
+	c->schema_version = t->schema_version;
+	c->controller_id = t->controller_id;
+	c->model = t->model;
+	c->observation_interval_seconds = t->quota_interval_seconds;
+	c->aggregation_interval_seconds = t->aggregation_interval_seconds;
+	c->lookback_hours = t->lookback_hours;
+	c->forecast_horizon_hours = t->horizon_hours;
+	c->retrain_interval_seconds = t->retrain_interval_seconds;
+	c->guarantee_probability = t->guarantee_probability;
+	c->horizons = t->horizons;
+	c->n_horizons = t->n_horizons;
+	c->minimum_history_hours = tc_minimum_history_hours(t);
+	c->initial_eta = t->initial_eta;
+	c->minimum_eta = t->minimum_eta;
+	c->maximum_eta = t->maximum_eta;
+	c->feedback_window_seconds = t->feedback_window_seconds;
+	c->starvation_increase_after_seconds = t->queue_wait_threshold_seconds;
+	c->high_eviction_ratio = t->high_eviction_multiple;
+	c->low_eviction_ratio = t->low_eviction_multiple;
+	c->sw = (struct pc_switches){ .pools = PC_POOLS_PER_MODEL, .eta_law = PC_ETA_PER_DECISION, .floor_before_subtract = true,
+				      .inventory_cap = t->runtime_inventory_cap, .control_window_only = true,
+				      .gate_scope = PC_GATE_POOL };
+	c->canonical = t->canonical;
+	memcpy(c->fingerprint, t->fingerprint, sizeof c->fingerprint);
+	return 0;
+}
+
+/* One pool per gpu_model of the nodes; every job's model must be one of them. */
+static int open_tenant(struct pc_controller *c, const struct pc_config *cfg, const struct trace *t, char *err, size_t errlen)
+{
+	char **pools;
+	double *caps, es, ee;
+	if (tc_check_trace(t, err, errlen))
+		return -1;
+	size_t np = tc_trace_pools(t, &pools, &caps);
+	int rc = -1;
+	if (np > PC_SIM_MAX_MODELS) {
+		snprintf(err, errlen, "the trace has %zu gpu models: the tenant controller serves at most %d resource pools", np,
+			 PC_SIM_MAX_MODELS);
+		goto out;
+	}
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const char *m = t->jobs[i].model;
+		size_t p = 0;
+		while (p < np && strcmp(pools[p], m))
+			p++;
+		if (p == np) {
+			snprintf(err, errlen, "job '%s' asks for gpu_model '%s', which no node has: the tenant controller's resource pools are the nodes' gpu models",
+				 t->jobs[i].id, m);
+			goto out;
+		}
+	}
+	pc_evidence_window(t, &es, &ee);
+	c->tenant = tc_open(cfg, (const char *const *)pools, caps, np, t->time_origin, t->jobs[0].submit, es, ee, t->n_jobs,
+			    err, errlen);
+	if (c->tenant) {
+		c->tenant_obs = xcalloc(np, sizeof *c->tenant_obs);
+		c->tenant_queue = ptq_new(t, c->tenant);
+		rc = 0;
+	}
+out:
+	free(pools);
+	free(caps);
+	return rc;
+}
+
+static void clone_tenant(struct pc_controller *d, const struct pc_controller *s)
+{
+	d->tenant = tc_clone(s->tenant);
+	d->tenant_obs = NULL;
+	if (s->tenant_obs) {
+		size_t n = tc_pool_count(s->tenant) * sizeof *s->tenant_obs;
+		d->tenant_obs = xmalloc(n + 1);
+		memcpy(d->tenant_obs, s->tenant_obs, n);
+	}
+	d->tenant_queue = ptq_clone(s->tenant_queue);
+}
+
+static void close_tenant(struct pc_controller *c)
+{
+	ptq_free(c->tenant_queue);
+	tc_close(c->tenant);
+	free(c->tenant_obs);
+}
+
+static void spool_decision(void *ctx, const struct tenant_control *tc, const struct tc_decision *d)
+{
+	struct pc_records *r = ctx;
+	sb_reset(&r->line);
+	tc_write_decision(&r->line, tc, d);
+	pc_records_add(r);
+}
+
+static void spool(struct pc_controller *c, struct pc_records *r)
+{
+	tc_set_sink(c->tenant, spool_decision, r);
+}
+
+static void write_report(struct strbuf *sb, const struct pc_controller *c)
+{
+	tc_write_report(sb, c->tenant);
+}
+
+/* The estimator's fit and per pool eta and the feedback window (events, weights, versions). */
+static void learned_state(const struct pc_controller *c, struct arena *a, struct json *model, struct json *pools)
+{
+	const struct tenant_control *tc = c->tenant;
+	const struct tenant_estimator *e = tc_estimator(tc);
+	const struct tenant_history *h = tc_history(tc);
+	json_set(a, model, "trained", json_bool(a, e->trained));
+	json_set(a, model, "generation", json_int(a, e->generation));
+	json_set(a, model, "trained_at_seconds", e->trained ? json_real(a, e->trained_at) : json_null(a));
+	json_set(a, model, "model_fingerprint", e->trained ? json_str(a, e->fingerprint) : json_null(a));
+	json_set(a, model, "demand_sample_count", json_int(a, (long long)h->n_samples));
+	json_set(a, model, "series_count", json_int(a, (long long)h->n_series));
+	for (size_t k = 0; k < tc_pool_count(tc); k++) {
+		const struct tf_window *f = tc_feedback(tc, k);
+		struct json *x = json_object(a);
+		json_set(a, x, "resource_pool", json_str(a, tc_pool_name(tc, k)));
+		json_set(a, x, "eta", json_real(a, tc_eta(tc, k)));
+		json_set(a, x, "running_spot_gpus", json_real(a, tc_running_spot(tc, k)));
+		json_set(a, x, "feedback_window_event_count", json_int(a, (long long)f->n));
+		json_set(a, x, "feedback_event_count", json_int(a, f->event_count));
+		json_set(a, x, "feedback_success_weight", json_real(a, f->success_weight));
+		json_set(a, x, "feedback_failure_weight", json_real(a, f->failure_weight));
+		json_set(a, x, "feedback_version", json_int(a, (long long)f->version));
+		json_set(a, x, "feedback_evaluated_version", json_int(a, (long long)f->evaluated));
+		json_push(a, pools, x);
+	}
+}
+
+/* Its points (pool then step, with the raw quantile, the calibration offset and the method),
+ * the quota summed over pools per horizon and the minimum eta over pools. */
+static bool last_decision(const struct pc_controller *c, struct pc_view *v)
+{
+	const struct tc_decision *d = tc_last_decision(c->tenant);
+	if (!d)
+		return false;
+	const struct tenant_history *h = tc_history(c->tenant);
+	const struct tc_config *tcfg = tc_config(c->tenant);
+	const char *method = tcfg->calibration_method ? tcfg->calibration_method : "gaussian-validation-rms";
+	v->points = xgrow(v->points, &v->cap_points, d->n_points + 1, sizeof *v->points);
+	for (size_t k = 0; k < d->n_points; k++) {
+		const struct est_point *x = &d->points[k];
+		v->points[k] = (struct pc_view_point){ x->target, x->step, h->pools[x->pool], x->mu, x->sigma, x->quantile, true, x->raw,
+			x->offset, method };
+	}
+	v->n_points = d->n_points;
+	v->now = d->now;
+	v->history_ready = d->history_ready;
+	v->n_quota = 0;
+	for (size_t i = 0; i < c->cfg->n_horizons && i < sizeof v->quota / sizeof *v->quota; i++)
+		v->quota[v->n_quota++] = d->quota[i];
+	v->eta = d->eta;
+	return true;
+}
+
+const struct pc_family pc_family_tenant = {
+	.name = "tenant",
+	.schema = TC_CONFIG_SCHEMA,
+	.from_json = from_json,
+	.open = open_tenant,
+	.clone = clone_tenant,
+	.close = close_tenant,
+	.bind_sim = pc_tenant_bind,
+	.spool = spool,
+	.write_report = write_report,
+	.bundle = tc_bundle,
+	.learned_state = learned_state,
+	.last_decision = last_decision,
+	.quota_refusal = "is a tenant controller: its per-pool quota plan is the bundle's spot_quota_plan (forecast), quota serves "
+			 "schednav.predictive-controller/v1",
+};
