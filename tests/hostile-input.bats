@@ -555,7 +555,7 @@ flipped_audits() {
 		run metrics -i "$p.ctl.nd" -o "$p.ctl.metrics"
 		assert_success
 	done
-	# noise is bounded: a queue of -1e-5 s is not noise (METRICS_TIME_EPS = 1e-6 s)
+	# noise is bounded: a queue of -1e-5 s is not noise (RESULT_TIME_EPS = 1e-6 s)
 	tamper 'if .type == "job_result" and .queue_seconds < 0 then .queue_seconds = -0.00001 | .start_time_seconds = .submit_time_seconds - 0.00001 else . end' native-fifo.nd > far.nd
 	run metrics -i far.nd
 	assert_failure 1

@@ -3,7 +3,9 @@
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "eval/metrics.h"
+#include "roll/record_check.h"
 #include "sim/result.h"
+#include "sim/result_read.h"
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +33,13 @@ int main(int argc, char **argv)
 	const char *input = cli.inputs[0], *output = cli.output;
 
 	char err[1024];
-	struct metrics_result m;
+	struct result_data m;
 	struct arena a;
 	arena_init(&a);
 	struct nd_reader *r = ndr_open(input, err, sizeof err);
 	if (!r)
 		die("%s", err);
-	if (metrics_read(&m, r, err, sizeof err))
+	if (result_read(&m, r, roll_result_exts, err, sizeof err))
 		die("%s", err);
 	ndr_close(r);
 	struct json *hdr = nd_header_new(&a, METRICS_SCHEMA, "metrics");
@@ -52,7 +54,7 @@ int main(int argc, char **argv)
 	}
 	if (ndw_close(w, err, sizeof err))
 		die("%s", err);
-	metrics_result_release(&m);
+	result_data_release(&m);
 	arena_release(&a);
 	cli_release(&cli);
 	return 0;

@@ -2,8 +2,8 @@
 #include "agents/manifest.h"
 #include "agents/jschema.h"
 #include "agents/workspace.h"
+#include "core/json.h"
 #include "core/ndjson.h"
-#include "eval/evidence.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>

@@ -140,6 +140,50 @@ double json_num(const struct json *v)
 	return v->kind == JSON_INT ? (double)v->u.i : v->u.d;
 }
 
+const char *ev_str(const struct json *obj, const char *key)
+{
+	struct json *v = json_get(obj, key);
+	return v && v->kind == JSON_STRING ? v->u.str.s : NULL;
+}
+
+bool ev_num(const struct json *obj, const char *key, double *out)
+{
+	struct json *v = json_get(obj, key);
+	if (!v || !json_is_num(v))
+		return false;
+	*out = json_num(v);
+	return true;
+}
+
+bool json_has_num_or_null(const struct json *obj, const char *key)
+{
+	const struct json *x = json_get(obj, key);
+	return x && (x->kind == JSON_NULL || (json_is_num(x) && isfinite(json_num(x))));
+}
+
+bool json_has_count(const struct json *obj, const char *key)
+{
+	const struct json *x = json_get(obj, key);
+	return x && x->kind == JSON_INT && x->u.i >= 0;
+}
+
+bool json_has_bool(const struct json *obj, const char *key)
+{
+	const struct json *x = json_get(obj, key);
+	return x && (x->kind == JSON_TRUE || x->kind == JSON_FALSE);
+}
+
+bool json_has_object(const struct json *obj, const char *key)
+{
+	const struct json *x = json_get(obj, key);
+	return x && x->kind == JSON_OBJECT;
+}
+
+struct json *json_real_or_null(struct arena *a, bool ok, double v)
+{
+	return ok ? json_real(a, v) : json_null(a);
+}
+
 const char *json_kind_name(enum json_kind k)
 {
 	static const char *names[] = { "null", "boolean", "boolean", "integer", "number", "string", "array", "object" };

@@ -60,6 +60,23 @@ const char *json_kind_name(enum json_kind k);
 bool json_equal(const struct json *a, const struct json *b); /* Python ==: 1 == 1.0, key order ignored */
 bool json_identical(const struct json *a, const struct json *b); /* canonical bytes equal (kinds matter) */
 
+/* Members of one kind: a string member or NULL; a number member as double (false if absent,
+ * null or not a number). ev_str and ev_num are their names until the tree-wide rename to
+ * json_get_str and json_get_num. */
+const char *ev_str(const struct json *obj, const char *key);
+bool ev_num(const struct json *obj, const char *key, double *out);
+/* Whether obj has key as: a finite number or null / an integer >= 0 / a boolean / an object. */
+bool json_has_num_or_null(const struct json *obj, const char *key);
+bool json_has_count(const struct json *obj, const char *key);
+bool json_has_bool(const struct json *obj, const char *key);
+bool json_has_object(const struct json *obj, const char *key);
+/* A real when ok, else null (a figure that does not exist, such as the mean of nothing). */
+struct json *json_real_or_null(struct arena *a, bool ok, double v);
+
+/* Whether buf[0..len) is one JSON value that json_parse accepts as is, for a strict subset of
+ * JSON (json_skim.c); false declines the rest, which the caller then parses. */
+bool json_skim(const char *buf, size_t len);
+
 /* Canonical writers: no whitespace; doubles as Python repr; ints as ints. */
 void json_write(struct strbuf *sb, const struct json *v);        /* keys in stored order */
 void json_write_sorted(struct strbuf *sb, const struct json *v); /* keys sorted bytewise (CJSHA form) */

@@ -419,21 +419,6 @@ void ev_sorted_fp(const struct json *v, char out[FP_HEX_XXH3])
 	sb_release(&sb);
 }
 
-const char *ev_str(const struct json *obj, const char *key)
-{
-	struct json *v = json_get(obj, key);
-	return v && v->kind == JSON_STRING ? v->u.str.s : NULL;
-}
-
-bool ev_num(const struct json *obj, const char *key, double *out)
-{
-	struct json *v = json_get(obj, key);
-	if (!v || !json_is_num(v))
-		return false;
-	*out = json_num(v);
-	return true;
-}
-
 static int cmp_double(const void *x, const void *y)
 {
 	double a = *(const double *)x, b = *(const double *)y;

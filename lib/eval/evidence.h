@@ -103,11 +103,6 @@ void ev_sorted_fp(const struct json *v, char out[FP_HEX_XXH3]);
 /* rec[key] is a string that follows the identifier rule (core/text.h): 0, or -1 + "TYPE record: 'KEY' ... ". */
 int ev_check_id(const struct json *rec, const char *key, char *err, size_t errlen);
 
-/* String member or NULL. */
-const char *ev_str(const struct json *obj, const char *key);
-/* A number member as double; false if absent, null or not a number. */
-bool ev_num(const struct json *obj, const char *key, double *out);
-
 /* {mean, median, min, max} of v[0..n) rounded to 9 digits (mean = naive left-to-right sum / n,
  * median = mean of the two middle values when n is even); JSON null when n == 0. */
 struct json *ev_stats9(struct arena *a, const double *v, size_t n);

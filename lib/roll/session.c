@@ -4,7 +4,9 @@
 #include "core/num.h"
 #include "core/strbuf.h"
 #include "eval/metrics.h"
+#include "roll/record_check.h"
 #include "sim/result.h"
+#include "sim/result_read.h"
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -492,7 +494,7 @@ static int scenario_run(struct roll_live *l, struct sim *s, const struct sim_pol
 
 /* A scenario's evaluation from its metrics: the metrics record, its fingerprint, the
  * result's fingerprint and the population's HP queue times. */
-static void eval_of(struct arena *a, const struct metrics_result *mr, struct roll_eval *out)
+static void eval_of(struct arena *a, const struct result_data *mr, struct roll_eval *out)
 {
 	out->metrics = metrics_record(a, mr);
 	struct strbuf sb;
@@ -514,15 +516,15 @@ static void eval_of(struct arena *a, const struct metrics_result *mr, struct rol
 /* The metrics of a scenario result stream at path, and its HP queue times. */
 static int scenario_read(const char *path, struct arena *a, struct roll_eval *out, char *err, size_t errlen)
 {
-	struct metrics_result mr;
+	struct result_data mr;
 	struct nd_reader *r = ndr_open(path, err, errlen);
-	int rc = r ? metrics_read(&mr, r, err, errlen) : -1;
+	int rc = r ? result_read(&mr, r, roll_result_exts, err, errlen) : -1;
 	if (r)
 		ndr_close(r);
 	if (rc)
 		return -1;
 	eval_of(a, &mr, out);
-	metrics_result_release(&mr);
+	result_data_release(&mr);
 	return 0;
 }
 
@@ -539,8 +541,8 @@ static bool admit_all(void *ctx, const struct sim *s, const struct sim_job_view 
 }
 
 /* The snapshot evaluator: an in-memory copy of the live session's live state (sim_clone_live), run in this
- * process; the metrics come from the simulator's output as metrics_read would give them from
- * the result stream (metrics_from_output), which is never written. */
+ * process; the metrics come from the simulator's output as result_read would give them from
+ * the result stream (result_from_output), which is never written. */
 static int snapshot_evaluate(struct roll_live *l, struct arena *a, const struct sim_policy *p, const struct roll_scenario *sc,
 			     const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, struct roll_eval *out, char *err,
 			     size_t errlen)
@@ -562,11 +564,11 @@ static int snapshot_evaluate(struct roll_live *l, struct arena *a, const struct 
 	struct json *hdr;
 	int rc = scenario_simulate(l, c, p, sc, frozen, jobs, m, a, &r, &hdr, err, errlen);
 	if (!rc) {
-		struct metrics_result mr;
-		rc = metrics_from_output(&mr, hdr, p, &r.t, &r.o, err, errlen);
+		struct result_data mr;
+		rc = result_from_output(&mr, hdr, p, &r.t, &r.o, err, errlen);
 		if (!rc) {
 			eval_of(a, &mr, out);
-			metrics_result_release(&mr);
+			result_data_release(&mr);
 		}
 		scenario_out_release(&r);
 	}

@@ -17,7 +17,7 @@
  * The snapshot evaluator does the same on an in-memory copy of the session's live state
  * (sim_clone_live_reuse: neither the finished history nor the real future is copied, and
  * each copy takes over the previous scenario's buffers) in this process, and computes the
- * metrics from the simulator's output (metrics_from_output: no stream is written); both
+ * metrics from the simulator's output (result_from_output: no stream is written); both
  * give the same bytes (the fork path reads a real stream, so comparing them checks the
  * in-process metrics), the benchmark compares their cost.
  * The frozen gate admits a Spot job while cut <= now < cut + H iff cluster running Spot +

@@ -1,7 +1,9 @@
 /* The result record validator of metrics: the input sealed as one result stream, read by
- * metrics_read and, when valid, turned into the metrics record. */
+ * result_read (with every family of records above sim) and, when valid, turned into the metrics record. */
 #include "fuzz.h"
 #include "eval/metrics.h"
+#include "roll/record_check.h"
+#include "sim/result_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -10,14 +12,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_seal(data, size, &sb);
 	struct nd_reader *r = ndr_open(fz_file(0, sb.buf, sb.len), err, sizeof err);
 	if (r) {
-		struct metrics_result m;
-		if (metrics_read(&m, r, err, sizeof err) == 0) {
+		struct result_data m;
+		if (result_read(&m, r, roll_result_exts, err, sizeof err) == 0) {
 			struct arena a;
 			arena_init(&a);
 			(void)metrics_record(&a, &m);
 			arena_release(&a);
 		}
-		metrics_result_release(&m);
+		result_data_release(&m);
 		ndr_close(r);
 	}
 	sb_release(&sb);
