@@ -189,12 +189,14 @@ int tc_config_from_json(struct tc_config *c, const struct json *doc, struct aren
 			return -1;
 		}
 	}
-	if (est_kind_from_id(c->model, &c->estimator)) {
+	if (!(c->estimator = est_find(c->model))) {
+		char ids[256];
+		est_id_list(ids, sizeof ids);
 		if (!strcmp(c->model, "tenant-linear-gaussian-v1"))
 			snprintf(err, errlen, "model 'tenant-linear-gaussian-v1' is the original's PyTorch network, which this "
-			         "build does not have; use '%s' or '%s'", EST_LINEAR_ID, EST_SEASONAL_ID);
+			         "build does not have; use %s", ids);
 		else
-			snprintf(err, errlen, "unknown model '%s' (want '%s' or '%s')", c->model, EST_LINEAR_ID, EST_SEASONAL_ID);
+			snprintf(err, errlen, "unknown model '%s' (want %s)", c->model, ids);
 		return -1;
 	}
 	if (pcf_horizons(json_get(doc, "guarantee_horizons_hours"), a, &c->horizons, &c->n_horizons, err, errlen))

@@ -33,7 +33,7 @@
 
 struct tc_config {
 	const char *schema_version, *controller_id, *model;
-	enum est_kind estimator;
+	const struct est_ops *estimator;   /* est_find(model) */
 	long long sample_interval_seconds, quota_interval_seconds, aggregation_interval_seconds;
 	long long lookback_hours, horizon_hours, retrain_interval_seconds, validation_hours, stride_seconds;
 	double guarantee_probability;
