@@ -2,7 +2,7 @@
  * and validation rules, its to_dict() and the SHA-256 fingerprint of that dict. */
 #include "predict/predict.h"
 #include "predict/internal.h"
-#include "predict/tenant_config.h"
+#include "predict/tenant/tenant_config.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
 #include <math.h>

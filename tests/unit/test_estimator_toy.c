@@ -1,15 +1,15 @@
 /* The extension point of the tenant estimators, done once: a toy estimator (mu = the last
  * full hour of each series) that exists only in this test program. It is this file's
  * struct est_ops plus one row of the program's own est_registry, which takes the place of
- * the library's (lib/predict/estimators.c) at link time; nothing in lib/ names it. A
+ * the library's (lib/predict/tenant/estimators.c) at link time; nothing in lib/ names it. A
  * controller config then accepts its model id, the error messages list it, and the
  * shared driver fits, calibrates, forecasts, fingerprints and clones it. */
 #include "core/arena.h"
 #include "core/json.h"
 #include "predict/calendar.h"
-#include "predict/estimator_internal.h"
+#include "predict/tenant/estimator_internal.h"
 #include "predict/predict.h"
-#include "predict/tenant_config.h"
+#include "predict/tenant/tenant_config.h"
 #include "predict/tenant_history.h"
 #include <math.h>
 #include <stdio.h>

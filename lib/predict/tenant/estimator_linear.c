@@ -3,7 +3,7 @@
  * pool order), then every tenant in registration order; a fit solves over the fixed
  * columns, the pools that have series, and the tenants sorted by name. */
 #include "core/xalloc.h"
-#include "predict/estimator_internal.h"
+#include "predict/tenant/estimator_internal.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

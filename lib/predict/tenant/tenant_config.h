@@ -23,7 +23,7 @@
 #define SCHEDNAV_PREDICT_TENANT_CONFIG_H
 #include "core/arena.h"
 #include "core/json.h"
-#include "predict/estimator.h"
+#include "predict/tenant/estimator.h"
 #include <stdbool.h>
 #include <stddef.h>
 

@@ -6,7 +6,7 @@
 #include "core/json.h"
 #include "core/num.h"
 #include "core/strbuf.h"
-#include "predict/estimator_internal.h"
+#include "predict/tenant/estimator_internal.h"
 #include "predict/predict.h"
 #include <math.h>
 #include <stdint.h>

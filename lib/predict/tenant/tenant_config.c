@@ -1,7 +1,7 @@
 /* The tenant controller configuration: the original's key set and rules (its
  * TenantPredictiveControllerConfig), our estimator ids, the v2 calibration key. One row of
  * fields[] per key; validate() holds the rules that relate several fields. */
-#include "predict/tenant_config.h"
+#include "predict/tenant/tenant_config.h"
 #include "predict/internal.h"
 #include "predict/predict.h"
 #include "core/fp.h"

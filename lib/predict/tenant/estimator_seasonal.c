@@ -1,7 +1,7 @@
 /* seasonal-conformal-v1: the same hour a week (else a day) earlier plus the level of the
  * last 24 h against the same hours one period earlier. No fit and no state: the driver's
  * calibration is all it learns. */
-#include "predict/estimator_internal.h"
+#include "predict/tenant/estimator_internal.h"
 
 static size_t seasonal_span_start(const struct est_config *c)
 {

@@ -14,7 +14,7 @@
 #include "core/arena.h"
 #include "core/fp.h"
 #include "core/json.h"
-#include "predict/estimator.h"
+#include "predict/tenant/estimator.h"
 
 struct est_time { int workday, weekday, hour; };
 
