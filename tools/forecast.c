@@ -3,7 +3,7 @@
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "predict/predict.h"
-#include "predict/tenant_config.h"
+#include "predict/tenant/tenant_config.h"
 #include "trace/trace.h"
 #include <getopt.h>
 #include <stdio.h>

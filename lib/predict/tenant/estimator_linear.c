@@ -3,7 +3,7 @@
  * pool order), then every tenant in registration order; a fit solves over the fixed
  * columns, the pools that have series, and the tenants sorted by name. */
 #include "core/xalloc.h"
-#include "predict/estimator_internal.h"
+#include "predict/tenant/estimator_internal.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +11,29 @@
 #include <string.h>
 
 #define ROW_ENTRIES 11
+
+struct ridge_acc {
+	size_t cap;                        /* matrix side allocated */
+	double *xtx[EST_MAX_STEPS];        /* cap x cap, upper triangle, registration columns */
+	double *xty[EST_MAX_STEPS];
+	size_t rows;                       /* active rows added */
+	size_t windows_added;
+};
+
+/* tenant_estimator.state */
+struct linear {
+	struct ridge_acc acc;
+	size_t n_cols;                     /* solve columns: fixed + observed pools + tenants */
+	size_t *solve_of_reg, reg_cap;     /* registration column -> solve column (SIZE_MAX: none) */
+	double *beta[EST_MAX_STEPS];       /* n_cols each */
+};
+
+static size_t linear_span_start(const struct est_config *c)
+{
+	size_t L = (size_t)c->lookback_hours, w = (size_t)c->moving_average_window;
+	size_t a = L >= 168 ? L - 168 : L - 24, b = L - (2 * w - 1);
+	return a < b ? a : b;
+}
 
 static size_t reg_dim(const struct tenant_history *h)
 {
@@ -38,18 +61,18 @@ static void acc_reserve(struct ridge_acc *a, int steps, size_t dim)
 	a->cap = cap;
 }
 
-int est_linear_accumulate(struct tenant_estimator *e, const struct tenant_history *h, size_t n_train, char *err,
-                          size_t errlen)
+/* add train windows [acc.windows_added, n_train) to the normal equations */
+static int accumulate(struct tenant_estimator *e, const struct tenant_history *h, size_t n_train, char *err, size_t errlen)
 {
 	const struct est_config *c = &e->cfg;
-	struct ridge_acc *a = &e->acc;
+	struct ridge_acc *a = &((struct linear *)e->state)->acc;
 	int K = c->horizon_hours, L = c->lookback_hours;
 	if (n_train < a->windows_added) {
 		snprintf(err, errlen, "training windows went backwards (%zu after %zu)", n_train, a->windows_added);
 		return -1;
 	}
 	acc_reserve(a, K, reg_dim(h));
-	size_t cap = a->cap, span = est_span_start(c);
+	size_t cap = a->cap, span = linear_span_start(c);
 	for (size_t w = a->windows_added; w < n_train; w++) {
 		struct th_window win = th_window_at(h, w, L);
 		struct est_time t;
@@ -141,10 +164,12 @@ static int cholesky_solve(double *a, size_t n, double *b)
 	return 0;
 }
 
-int est_linear_solve(struct tenant_estimator *e, const struct tenant_history *h, char *err, size_t errlen)
+/* build the solve columns from the history's series and solve every step */
+static int solve(struct tenant_estimator *est, const struct tenant_history *h, char *err, size_t errlen)
 {
+	struct linear *e = est->state;
 	struct ridge_acc *a = &e->acc;
-	int K = e->cfg.horizon_hours;
+	int K = est->cfg.horizon_hours;
 	size_t rdim = reg_dim(h);
 	acc_reserve(a, K, rdim);
 	/* solve columns */
@@ -197,9 +222,12 @@ int est_linear_solve(struct tenant_estimator *e, const struct tenant_history *h,
 	return 0;
 }
 
-double est_linear_mu(const struct tenant_estimator *e, const struct tenant_history *h, size_t series,
-                     const struct est_row *r, const struct est_time *t, int k)
+static double linear_mu(const struct tenant_estimator *est, const struct tenant_history *h, size_t series,
+                        struct est_window *w, int k)
 {
+	const struct linear *e = est->state;
+	const struct est_row *r = est_window_row(&est->cfg, w);
+	const struct est_time *t = w->t;
 	if (!r->active)
 		return 0;
 	const double *b = e->beta[k];
@@ -220,3 +248,91 @@ double est_linear_mu(const struct tenant_estimator *e, const struct tenant_histo
 		v += b[e->solve_of_reg[tc]];
 	return v > 0 ? v : 0;
 }
+
+static int linear_fit(struct tenant_estimator *e, const struct tenant_history *h, size_t n_train, size_t *rows, char *err,
+                      size_t errlen)
+{
+	if (accumulate(e, h, n_train, err, errlen) || solve(e, h, err, errlen))
+		return -1;
+	*rows = ((struct linear *)e->state)->acc.rows;
+	return 0;
+}
+
+static void *linear_create(const struct est_config *c)
+{
+	return xcalloc(1, sizeof(struct linear));
+}
+
+static void *dup_or_null(const void *p, size_t n)
+{
+	if (!p)
+		return NULL;
+	void *q = xmalloc(n ? n : 1);
+	memcpy(q, p, n);
+	return q;
+}
+
+static void *linear_clone(const void *state)
+{
+	const struct linear *s = state;
+	struct linear *d = xmalloc(sizeof *d);
+	*d = *s;
+	for (int k = 0; k < EST_MAX_STEPS; k++) {
+		d->acc.xtx[k] = dup_or_null(s->acc.xtx[k], s->acc.cap * s->acc.cap * sizeof(double));
+		d->acc.xty[k] = dup_or_null(s->acc.xty[k], s->acc.cap * sizeof(double));
+		d->beta[k] = dup_or_null(s->beta[k], s->n_cols * sizeof(double));
+	}
+	d->solve_of_reg = dup_or_null(s->solve_of_reg, s->reg_cap * sizeof *s->solve_of_reg);
+	return d;
+}
+
+static void linear_destroy(void *state)
+{
+	struct linear *e = state;
+	for (int k = 0; k < EST_MAX_STEPS; k++) {
+		free(e->acc.xtx[k]);
+		free(e->acc.xty[k]);
+		free(e->beta[k]);
+	}
+	free(e->solve_of_reg);
+	free(e);
+}
+
+static void linear_describe(struct arena *a, struct json *est)
+{
+	json_set(a, est, "ridge_relative", json_real(a, EST_RIDGE_RELATIVE));
+	json_set(a, est, "ridge_absolute", json_real(a, EST_RIDGE_ABSOLUTE));
+	json_set(a, est, "inactive_rows", json_str(a, "skipped by the fit, predict 0"));
+}
+
+static void linear_hash(const struct tenant_estimator *est, struct fp_sha256 *sh)
+{
+	const struct linear *e = est->state;
+	for (int k = 0; k < est->cfg.horizon_hours; k++)
+		for (size_t j = 0; j < e->n_cols; j++)
+			est_hash_double(sh, e->beta[k][j]);
+}
+
+const double *est_linear_coefficients(const struct tenant_estimator *est, int k, size_t *n)
+{
+	const struct linear *e = est->state;
+	*n = e->n_cols;
+	return e->beta[k];
+}
+
+size_t est_linear_windows_added(const struct tenant_estimator *est)
+{
+	return ((const struct linear *)est->state)->acc.windows_added;
+}
+
+const struct est_ops est_linear_ops = {
+	.id = EST_LINEAR_ID,
+	.span_start = linear_span_start,
+	.mu = linear_mu,
+	.create = linear_create,
+	.clone = linear_clone,
+	.destroy = linear_destroy,
+	.fit = linear_fit,
+	.describe = linear_describe,
+	.hash = linear_hash,
+};

@@ -23,7 +23,7 @@
 #define SCHEDNAV_PREDICT_TENANT_CONFIG_H
 #include "core/arena.h"
 #include "core/json.h"
-#include "predict/estimator.h"
+#include "predict/tenant/estimator.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -33,7 +33,7 @@
 
 struct tc_config {
 	const char *schema_version, *controller_id, *model;
-	enum est_kind estimator;
+	const struct est_ops *estimator;   /* est_find(model) */
 	long long sample_interval_seconds, quota_interval_seconds, aggregation_interval_seconds;
 	long long lookback_hours, horizon_hours, retrain_interval_seconds, validation_hours, stride_seconds;
 	double guarantee_probability;

@@ -1,11 +1,12 @@
-/* The shared half of the tenant estimators: features, the seasonal rule, split-conformal
- * calibration, the fit and forecast driver, the model fingerprint. */
+/* The driver the tenant estimators share: the registry lookup, features, split-conformal
+ * calibration, the fit and forecast, the model fingerprint. Each estimator's own part is
+ * its struct est_ops (estimator_linear.c, estimator_seasonal.c). */
 #include "core/arena.h"
 #include "core/xalloc.h"
 #include "core/json.h"
 #include "core/num.h"
 #include "core/strbuf.h"
-#include "predict/estimator_internal.h"
+#include "predict/tenant/estimator_internal.h"
 #include "predict/predict.h"
 #include <math.h>
 #include <stdint.h>
@@ -13,20 +14,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *est_id(enum est_kind kind)
+const char *est_id(const struct est_ops *kind)
 {
-	return kind == EST_LINEAR ? EST_LINEAR_ID : EST_SEASONAL_ID;
+	return kind->id;
 }
 
-int est_kind_from_id(const char *id, enum est_kind *kind)
+const struct est_ops *est_find(const char *id)
 {
-	if (!strcmp(id, EST_LINEAR_ID))
-		*kind = EST_LINEAR;
-	else if (!strcmp(id, EST_SEASONAL_ID))
-		*kind = EST_SEASONAL;
-	else
-		return -1;
-	return 0;
+	for (const struct est_ops *const *o = est_registry; *o; o++)
+		if (!strcmp((*o)->id, id))
+			return *o;
+	return NULL;
+}
+
+void est_id_list(char *buf, size_t len)
+{
+	size_t n = 0, used = 0;
+	while (est_registry[n])
+		n++;
+	buf[0] = 0;
+	for (size_t i = 0; i < n && used < len; i++) {
+		const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
+		int w = snprintf(buf + used, len - used, "%s'%s'", sep, est_registry[i]->id);
+		used += w > 0 ? (size_t)w : 0;
+	}
 }
 
 int est_init(struct tenant_estimator *e, const struct est_config *cfg, char *err, size_t errlen)
@@ -40,17 +51,14 @@ int est_init(struct tenant_estimator *e, const struct est_config *cfg, char *err
 		return -1;
 	}
 	e->cfg = *cfg;
+	e->state = cfg->kind->create ? cfg->kind->create(cfg) : NULL;
 	return 0;
 }
 
 void est_release(struct tenant_estimator *e)
 {
-	for (int k = 0; k < EST_MAX_STEPS; k++) {
-		free(e->acc.xtx[k]);
-		free(e->acc.xty[k]);
-		free(e->beta[k]);
-	}
-	free(e->solve_of_reg);
+	if (e->state && e->cfg.kind->destroy)
+		e->cfg.kind->destroy(e->state);
 	free(e->pool_fitted);
 	free(e->cal);
 	memset(e, 0, sizeof *e);
@@ -68,12 +76,7 @@ static void *dup_or_null(const void *p, size_t n)
 int est_clone(struct tenant_estimator *d, const struct tenant_estimator *s)
 {
 	*d = *s;
-	for (int k = 0; k < EST_MAX_STEPS; k++) {
-		d->acc.xtx[k] = dup_or_null(s->acc.xtx[k], s->acc.cap * s->acc.cap * sizeof(double));
-		d->acc.xty[k] = dup_or_null(s->acc.xty[k], s->acc.cap * sizeof(double));
-		d->beta[k] = dup_or_null(s->beta[k], s->n_cols * sizeof(double));
-	}
-	d->solve_of_reg = dup_or_null(s->solve_of_reg, s->reg_cap * sizeof *s->solve_of_reg);
+	d->state = s->state ? s->cfg.kind->clone(s->state) : NULL;
 	d->pool_fitted = dup_or_null(s->pool_fitted, s->cal_pools * sizeof *s->pool_fitted);
 	d->cal = dup_or_null(s->cal, s->cal_pools * (size_t)s->cfg.horizon_hours * sizeof *s->cal);
 	return 0;
@@ -85,15 +88,6 @@ int est_clone(struct tenant_estimator *d, const struct tenant_estimator *s)
 static double mean_of(const double *P, size_t from, size_t to)
 {
 	return (P[to] - P[from]) / (double)(to - from);
-}
-
-size_t est_span_start(const struct est_config *c)
-{
-	size_t L = (size_t)c->lookback_hours, w = (size_t)c->moving_average_window;
-	if (c->kind == EST_SEASONAL)
-		return L >= 192 ? L - 192 : L - 48;
-	size_t a = L >= 168 ? L - 168 : L - 24, b = L - (2 * w - 1);
-	return a < b ? a : b;
 }
 
 void est_row_features(const struct est_config *c, const double *x, const double *P, struct est_row *r)
@@ -116,14 +110,13 @@ void est_row_features(const struct est_config *c, const double *x, const double 
 	r->active = any;
 }
 
-/* seasonal-conformal-v1: same hour a week (else a day) earlier plus the level of the last
- * 24 h against the same hours one period earlier. */
-static double seasonal_mu(const struct est_config *c, const double *x, const double *P, int k)
+const struct est_row *est_window_row(const struct est_config *c, struct est_window *w)
 {
-	size_t L = (size_t)c->lookback_hours, period = L >= 192 ? 168 : 24;
-	double level = ((P[L] - P[L - 24]) - (P[L - period] - P[L - period - 24])) / 24;
-	double v = x[L - period + (size_t)k] + level;
-	return v > 0 ? v : 0;
+	if (!w->row_done) {
+		est_row_features(c, w->x, w->P, &w->row);
+		w->row_done = true;
+	}
+	return &w->row;
 }
 
 int est_time_at(const struct est_config *c, double t, struct est_time *out, char *err, size_t errlen)
@@ -140,22 +133,6 @@ int est_time_at(const struct est_config *c, double t, struct est_time *out, char
 	out->weekday = ct.weekday;
 	out->hour = ct.hour;
 	return 0;
-}
-
-/* mu of series i in a window whose hourly maxima start at x. */
-static double series_mu(const struct tenant_estimator *e, const struct tenant_history *h, size_t i, const double *x,
-                        const double *P, bool maybe_active, const struct est_time *t, int k, struct est_row *row,
-                        bool *row_done)
-{
-	if (!maybe_active)
-		return 0;
-	if (e->cfg.kind == EST_SEASONAL)
-		return seasonal_mu(&e->cfg, x, P, k);
-	if (!*row_done) {
-		est_row_features(&e->cfg, x, P, row);
-		*row_done = true;
-	}
-	return est_linear_mu(e, h, i, row, t, k);
 }
 
 /* ---- conformal ---- */
@@ -188,7 +165,7 @@ void est_conformal(double *res, size_t n, double probability, struct est_calibra
 
 /* ---- fingerprint ---- */
 
-static void add_le_double(struct fp_sha256 *sh, double v)
+void est_hash_double(struct fp_sha256 *sh, double v)
 {
 	uint64_t u;
 	unsigned char b[8];
@@ -249,11 +226,8 @@ static void fingerprint(struct tenant_estimator *e, const struct tenant_history 
 	json_set(&a, est, "guarantee_probability", json_real(&a, c->probability));
 	json_set(&a, est, "spread", json_str(&a, "RMS of the validation residuals of mu per (pool, step)"));
 	json_set(&a, est, "calibration", c->calibrate ? json_str(&a, "validation-residual-nearest-rank") : json_null(&a));
-	if (c->kind == EST_LINEAR) {
-		json_set(&a, est, "ridge_relative", json_real(&a, EST_RIDGE_RELATIVE));
-		json_set(&a, est, "ridge_absolute", json_real(&a, EST_RIDGE_ABSOLUTE));
-		json_set(&a, est, "inactive_rows", json_str(&a, "skipped by the fit, predict 0"));
-	}
+	if (c->kind->describe)
+		c->kind->describe(&a, est);
 	json_set(&a, m, "model", json_str(&a, est_id(c->kind)));
 	json_set(&a, m, "controller_fingerprint", json_str(&a, c->controller_fingerprint));
 	json_set(&a, m, "series", series);
@@ -269,16 +243,14 @@ static void fingerprint(struct tenant_estimator *e, const struct tenant_history 
 	struct fp_sha256 sh;
 	fp_sha256_init(&sh);
 	fp_sha256_update(&sh, sb.buf, sb.len);
-	if (c->kind == EST_LINEAR)
-		for (int k = 0; k < c->horizon_hours; k++)
-			for (size_t j = 0; j < e->n_cols; j++)
-				add_le_double(&sh, e->beta[k][j]);
+	if (c->kind->hash)
+		c->kind->hash(e, &sh);
 	for (size_t p = 0; p < h->n_pools; p++)
 		if (e->pool_fitted[p])
 			for (int k = 0; k < c->horizon_hours; k++)
 			{
-				add_le_double(&sh, e->cal[p * (size_t)c->horizon_hours + (size_t)k].sigma);
-				add_le_double(&sh, e->cal[p * (size_t)c->horizon_hours + (size_t)k].offset);
+				est_hash_double(&sh, e->cal[p * (size_t)c->horizon_hours + (size_t)k].sigma);
+				est_hash_double(&sh, e->cal[p * (size_t)c->horizon_hours + (size_t)k].offset);
 			}
 	fp_sha256_hex(&sh, e->fingerprint);
 	sb_release(&sb);
@@ -296,7 +268,7 @@ static int validation_totals(const struct tenant_estimator *e, const struct tena
                              double *actual, double *mu, char *err, size_t errlen)
 {
 	const struct est_config *c = &e->cfg;
-	size_t L = (size_t)c->lookback_hours, K = (size_t)c->horizon_hours, span = est_span_start(c);
+	size_t L = (size_t)c->lookback_hours, K = (size_t)c->horizon_hours, span = c->kind->span_start(c);
 	size_t nv = sp->validation_end - sp->validation_first;
 	struct est_time *times = xmalloc((nv ? nv : 1) * sizeof *times);
 	struct th_window *wins = xmalloc((nv ? nv : 1) * sizeof *wins);
@@ -324,11 +296,12 @@ static int validation_totals(const struct tenant_estimator *e, const struct tena
 				const double *X = th_hourly(h, i, o), *PX = th_prefix(h, i, o);
 				long long last = h->series[i].last_nonzero[o];
 				for (size_t v = r; v < nv; v += n_off) {
-					const double *x = X + wins[v].first_block, *P = PX + wins[v].first_block;
-					bool maybe = last >= (long long)(wins[v].first_block + span), done = false;
-					struct est_row row;
+					if (last < (long long)(wins[v].first_block + span))
+						continue;  /* no demand in the span: mu 0 */
+					struct est_window w = { .x = X + wins[v].first_block, .P = PX + wins[v].first_block,
+						                .t = &times[v] };
 					for (size_t k = 0; k < K; k++)
-						m[k * nv + v] += series_mu(e, h, i, x, P, maybe, &times[v], (int)k, &row, &done);
+						m[k * nv + v] += c->kind->mu(e, h, i, &w, (int)k);
 				}
 			}
 		}
@@ -376,8 +349,8 @@ int est_fit(struct tenant_estimator *e, const struct tenant_history *h, double t
 		snprintf(err, errlen, "at least one observed demand series is required");
 		return -1;
 	}
-	if (c->kind == EST_LINEAR &&
-	    (est_linear_accumulate(e, h, sp.n_train, err, errlen) || est_linear_solve(e, h, err, errlen)))
+	size_t rows = 0;
+	if (c->kind->fit && c->kind->fit(e, h, sp.n_train, &rows, err, errlen))
 		return -1;
 	size_t K = (size_t)c->horizon_hours, nv = sp.validation_end - sp.validation_first;
 	free(e->pool_fitted);
@@ -405,7 +378,7 @@ int est_fit(struct tenant_estimator *e, const struct tenant_history *h, double t
 	e->train_windows = sp.n_train;
 	e->validation_windows = nv;
 	e->history_samples = h->n_samples;
-	e->train_rows = e->acc.rows;
+	e->train_rows = rows;
 	fingerprint(e, h);
 	return 0;
 }
@@ -440,7 +413,7 @@ int est_forecast(const struct tenant_estimator *e, const struct tenant_history *
 	if (est_time_at(c, th_sample_time(h, n), &t, err, errlen))
 		return -1;
 	double z = pc_normal_quantile(c->probability);
-	size_t span = est_span_start(c);
+	size_t span = c->kind->span_start(c);
 	double *mu = xmalloc(K * sizeof *mu);
 	for (size_t p = 0; p < h->n_pools; p++) {
 		if (p >= e->cal_pools || !e->pool_fitted[p])
@@ -449,11 +422,11 @@ int est_forecast(const struct tenant_estimator *e, const struct tenant_history *
 			mu[k] = 0;
 		for (size_t q = 0; q < h->n_pool_series[p]; q++) {
 			size_t i = h->pool_series[p][q];
-			const double *x = th_hourly(h, i, o) + fb, *P = th_prefix(h, i, o) + fb;
-			bool maybe = h->series[i].last_nonzero[o] >= (long long)(fb + span), done = false;
-			struct est_row row;
+			if (h->series[i].last_nonzero[o] < (long long)(fb + span))
+				continue;  /* no demand in the span: mu 0 */
+			struct est_window w = { .x = th_hourly(h, i, o) + fb, .P = th_prefix(h, i, o) + fb, .t = &t };
 			for (size_t k = 0; k < K; k++)
-				mu[k] += series_mu(e, h, i, x, P, maybe, &t, (int)k, &row, &done);
+				mu[k] += c->kind->mu(e, h, i, &w, (int)k);
 		}
 		for (size_t k = 0; k < K; k++) {
 			const struct est_calibration *cal = &e->cal[p * K + k];

@@ -49,6 +49,10 @@
  * bytes of every coefficient (step by step, in column order), then sigma and offset of
  * every fitted (pool, step), pool by pool, step by step.
  *
+ * Each estimator is one file (estimator_linear.c, estimator_seasonal.c) that fills a
+ * struct est_ops (estimator_internal.h) and one row of est_registry (estimators.c);
+ * estimator.c is the driver both share.
+ *
  * Memory: an estimator owns its arrays; est_release frees them, est_clone deep-copies.
  * Nothing here prints or exits.
  */
@@ -67,10 +71,10 @@
 #define EST_RIDGE_ABSOLUTE 1e-6
 #define EST_FIXED_COLUMNS 38   /* 6 demand + workday + 24 hours + 7 weekdays */
 
-enum est_kind { EST_LINEAR, EST_SEASONAL };
+struct est_ops;                /* one estimator's operations (estimator_internal.h) */
 
 struct est_config {
-	enum est_kind kind;
+	const struct est_ops *kind; /* the estimator (est_find) */
 	int lookback_hours;        /* L, >= 48 (week-seasonal terms need >= 192) */
 	int horizon_hours;         /* K, 1..EST_MAX_STEPS */
 	int validation_hours;
@@ -95,25 +99,14 @@ struct est_point {
 	double mu, sigma, quantile, raw, offset;   /* round6 */
 };
 
-struct ridge_acc {
-	size_t cap;                        /* matrix side allocated */
-	double *xtx[EST_MAX_STEPS];        /* cap x cap, upper triangle, registration columns */
-	double *xty[EST_MAX_STEPS];
-	size_t rows;                       /* active rows added */
-	size_t windows_added;
-};
-
 struct tenant_estimator {
 	struct est_config cfg;
 	bool trained;
 	double trained_at;
 	long long generation;
-	struct ridge_acc acc;              /* linear only */
+	void *state;                       /* the estimator's own (linear: normal equations, coefficients) */
 	/* the fit */
 	size_t fit_series;                 /* series count at the fit */
-	size_t n_cols;                     /* solve columns: fixed + observed pools + tenants */
-	size_t *solve_of_reg, reg_cap;     /* registration column -> solve column (SIZE_MAX: none) */
-	double *beta[EST_MAX_STEPS];       /* n_cols each */
 	bool *pool_fitted;                 /* per history pool: has series */
 	struct est_calibration *cal;       /* n_pools x K */
 	size_t cal_pools;
@@ -125,9 +118,12 @@ struct tenant_estimator {
 int est_init(struct tenant_estimator *e, const struct est_config *cfg, char *err, size_t errlen);
 void est_release(struct tenant_estimator *e);
 int est_clone(struct tenant_estimator *dst, const struct tenant_estimator *src);
-/* "tenant-quantile-linear-v1" | "seasonal-conformal-v1" -> kind; -1 for anything else. */
-int est_kind_from_id(const char *id, enum est_kind *kind);
-const char *est_id(enum est_kind kind);
+/* The registered estimator named id ("tenant-quantile-linear-v1", "seasonal-conformal-v1"),
+ * or NULL. */
+const struct est_ops *est_find(const char *id);
+const char *est_id(const struct est_ops *kind);
+/* The registered ids for a message, quoted: "'a' or 'b'" ("'a', 'b' or 'c'"). */
+void est_id_list(char *buf, size_t len);
 
 /* Fit at trained_at on the whole history (the split of th_split_at); generation += 1.
  * An empty train or validation set, or a date the calendar does not cover, is an error. */

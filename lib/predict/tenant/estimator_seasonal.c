@@ -1,0 +1,26 @@
+/* seasonal-conformal-v1: the same hour a week (else a day) earlier plus the level of the
+ * last 24 h against the same hours one period earlier. No fit and no state: the driver's
+ * calibration is all it learns. */
+#include "predict/tenant/estimator_internal.h"
+
+static size_t seasonal_span_start(const struct est_config *c)
+{
+	size_t L = (size_t)c->lookback_hours;
+	return L >= 192 ? L - 192 : L - 48;
+}
+
+static double seasonal_mu(const struct tenant_estimator *e, const struct tenant_history *h, size_t series,
+                          struct est_window *w, int k)
+{
+	const double *x = w->x, *P = w->P;
+	size_t L = (size_t)e->cfg.lookback_hours, period = L >= 192 ? 168 : 24;
+	double level = ((P[L] - P[L - 24]) - (P[L - period] - P[L - period - 24])) / 24;
+	double v = x[L - period + (size_t)k] + level;
+	return v > 0 ? v : 0;
+}
+
+const struct est_ops est_seasonal_ops = {
+	.id = EST_SEASONAL_ID,
+	.span_start = seasonal_span_start,
+	.mu = seasonal_mu,
+};
