@@ -6,7 +6,7 @@
 #include "core/progress.h"
 #include "core/strbuf.h"
 #include "predict/predict.h"
-#include "predict/tenant_config.h"
+#include "predict/tenant/tenant_config.h"
 #include "sim/engine.h"
 #include "sim/policy.h"
 #include "sim/result.h"

@@ -1,6 +1,6 @@
 /* The control records of a controlled run's result stream (see record_check.h). */
 #include "predict/record_check.h"
-#include "predict/tenant_config.h"
+#include "predict/tenant/tenant_config.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -10,7 +10,7 @@
 #include "predict/tenant/estimator_internal.h"
 #include "predict/predict.h"
 #include "predict/tenant/tenant_config.h"
-#include "predict/tenant_history.h"
+#include "predict/tenant/tenant_history.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

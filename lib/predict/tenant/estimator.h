@@ -60,7 +60,7 @@
 #define SCHEDNAV_PREDICT_ESTIMATOR_H
 #include "core/fp.h"
 #include "predict/calendar.h"
-#include "predict/tenant_history.h"
+#include "predict/tenant/tenant_history.h"
 #include <stdbool.h>
 #include <stddef.h>
 

@@ -55,7 +55,7 @@
 #include "predict/calendar.h"
 #include "predict/tenant/estimator.h"
 #include "predict/tenant/tenant_config.h"
-#include "predict/tenant_history.h"
+#include "predict/tenant/tenant_history.h"
 #include "predict/predict.h"
 #include "predict/tenant/tenant_feedback.h"
 #include "trace/trace.h"

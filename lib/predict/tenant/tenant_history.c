@@ -1,4 +1,4 @@
-#include "predict/tenant_history.h"
+#include "predict/tenant/tenant_history.h"
 #include "core/xalloc.h"
 #include "core/strbuf.h"
 #include <math.h>
