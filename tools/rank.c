@@ -90,14 +90,8 @@ int main(int argc, char **argv)
 		die("%s", err);
 
 	struct json *hdr = nd_header_new(&a, EV_RANKING_SCHEMA, "rank");
-	char *raw;
-	size_t rawlen;
-	char fp[FP_HEX_XXH3];
-	if (zio_slurp(slo_path, &raw, &rawlen, err, sizeof err))
+	if (nd_header_add_config(&a, hdr, slo_path, err, sizeof err))
 		die("%s", err);
-	fp_xxh3_of(raw, rawlen, fp);
-	free(raw);
-	nd_header_add_file(&a, hdr, slo_path, rawlen, fp, NULL);
 	for (size_t i = 0; i < in.nstreams; i++)
 		nd_header_add_stream(&a, hdr, in.streams[i].path, in.streams[i].schema, in.streams[i].fp);
 	json_set(&a, json_get(hdr, "params"), "slo_fingerprint", json_str(&a, slo.fingerprint));

@@ -308,13 +308,9 @@ static void arm_policy(struct sim_policy *out, const struct sim_policy *safety, 
 
 static void add_file(struct arena *a, struct json *hdr, const char *path)
 {
-	char *buf, err[512], fp[33];
-	size_t len;
-	if (zio_slurp(path, &buf, &len, err, sizeof err))
+	char err[512];
+	if (nd_header_add_config(a, hdr, path, err, sizeof err))
 		die("%s", err);
-	fp_xxh3_of(buf, len, fp);
-	free(buf);
-	nd_header_add_file(a, hdr, path, len, fp, NULL);
 }
 
 static size_t model_count(const struct trace *t)

@@ -88,14 +88,8 @@ int main(int argc, char **argv)
 		die("no metrics records in input");
 
 	struct json *hdr = nd_header_new(&a, EV_AUDIT_SCHEMA, "slo-audit");
-	char *raw;
-	size_t rawlen;
-	char fp[FP_HEX_XXH3];
-	if (zio_slurp(slo_path, &raw, &rawlen, err, sizeof err))
+	if (nd_header_add_config(&a, hdr, slo_path, err, sizeof err))
 		die("%s", err);
-	fp_xxh3_of(raw, rawlen, fp);
-	free(raw);
-	nd_header_add_file(&a, hdr, slo_path, rawlen, fp, NULL);
 	for (size_t i = 0; i < base.nstreams; i++)
 		nd_header_add_stream(&a, hdr, base.streams[i].path, base.streams[i].schema, base.streams[i].fp);
 	for (size_t i = 0; i < cand.nstreams; i++)

@@ -339,6 +339,16 @@ void nd_header_add_file(struct arena *a, struct json *hdr, const char *path, uns
 	json_push(a, json_get(hdr, "inputs"), in);
 }
 
+int nd_header_add_config(struct arena *a, struct json *hdr, const char *path, char *err, size_t errlen)
+{
+	char fp[FP_HEX_XXH3];
+	size_t len;
+	if (zio_xxh3(path, fp, &len, err, errlen))
+		return -1;
+	nd_header_add_file(a, hdr, path, len, fp, NULL);
+	return 0;
+}
+
 int nd_check_keys(const struct json *rec, const char *const *allowed, size_t n, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < rec->u.obj.n; i++) {
