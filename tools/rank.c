@@ -95,11 +95,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < in.nstreams; i++)
 		nd_header_add_stream(&a, hdr, in.streams[i].path, in.streams[i].schema, in.streams[i].fp);
 	json_set(&a, json_get(hdr, "params"), "slo_fingerprint", json_str(&a, slo.fingerprint));
-	struct nd_writer *w = ndw_open(output, err, sizeof err);
-	if (!w)
-		die("%s", err);
-	if (ndw_header(w, hdr, err, sizeof err) || ndw_record(w, rec, err, sizeof err) ||
-	    ndw_end(w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
+	if (ndw_write_one(output, hdr, rec, err, sizeof err))
 		die("%s", err);
 	ev_input_release(&in);
 	slo_release(&slo);

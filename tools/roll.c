@@ -525,9 +525,7 @@ int main(int argc, char **argv)
 	if (rc == ROLL_STEP_PENDING) {
 		struct json *hdr = nd_header_new(&a, "schednav.rolling-planning-checkpoint/1", "roll");
 		nd_header_add_stream(&a, hdr, input, exec.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1, exec.fingerprint);
-		if (!(w = ndw_open(output, err, sizeof err)) || ndw_header(w, hdr, err, sizeof err) ||
-		    ndw_record(w, roll_planning_checkpoint(&ctl, &a), err, sizeof err) || ndw_end(w, NULL, err, sizeof err) ||
-		    ndw_close(w, err, sizeof err))
+		if (ndw_write_one(output, hdr, roll_planning_checkpoint(&ctl, &a), err, sizeof err))
 			die("%s", err);
 	} else {
 		struct sim_policy apol;

@@ -252,9 +252,7 @@ int main(int argc, char **argv)
 				die("%s", err);
 		nd_header_add_stream(&a, hdr, summary, summary_schema, summary_fp);
 		nd_header_add_stream(&a, hdr, selection, selection_schema, selection_fp);
-		struct nd_writer *w = ndw_open(output, err, sizeof err);
-		if (!w || ndw_header(w, hdr, err, sizeof err) || ndw_record(w, want, err, sizeof err) ||
-		    ndw_end(w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
+		if (ndw_write_one(output, hdr, want, err, sizeof err))
 			die("%s", err);
 	}
 	free(design);

@@ -307,6 +307,18 @@ void ndw_abort(struct nd_writer *w)
 	free_writer(w);
 }
 
+int ndw_write_one(const char *path, const struct json *hdr, const struct json *rec, char *err, size_t errlen)
+{
+	struct nd_writer *w = ndw_open(path, err, errlen);
+	if (!w)
+		return -1;
+	if (ndw_header(w, hdr, err, errlen) || ndw_record(w, rec, err, errlen) || ndw_end(w, NULL, err, errlen)) {
+		ndw_abort(w);
+		return -1;
+	}
+	return ndw_close(w, err, errlen);
+}
+
 struct json *nd_header_new(struct arena *a, const char *schema, const char *tool)
 {
 	struct json *h = json_object(a);

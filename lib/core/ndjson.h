@@ -47,6 +47,9 @@ int ndw_raw(struct nd_writer *w, const char *line, size_t len, char *err, size_t
 int ndw_end(struct nd_writer *w, char fp_out[FP_HEX_XXH3], char *err, size_t errlen);
 int ndw_close(struct nd_writer *w, char *err, size_t errlen);   /* commit; frees w */
 void ndw_abort(struct nd_writer *w);
+/* A stream of one record to path ("-"/NULL = stdout): header, rec, end, commit. On failure
+ * -1 + message and nothing is committed. */
+int ndw_write_one(const char *path, const struct json *hdr, const struct json *rec, char *err, size_t errlen);
 
 /* Header helper: {"type":"header","schema":S,"tool":progname,"version":V,"inputs":[],"params":{}} */
 struct json *nd_header_new(struct arena *a, const char *schema, const char *tool);
