@@ -215,12 +215,8 @@ static const char *const metrics_only[] = { EV_METRICS_SCHEMA, NULL };
 static void read_metrics(struct ev_input *in, const char *path, struct arena *a)
 {
 	char err[1024];
-	size_t first = in->n;
-	if (ev_read(in, path, metrics_only, a, err, sizeof err))
+	if (ev_read_verified(in, path, metrics_only, NULL, a, err, sizeof err))
 		die("%s", err);
-	for (size_t i = first; i < in->n; i++)
-		if (ev_verify(in->items[i].rec, err, sizeof err))
-			die("%s: %s", ev_where(&in->items[i]), err);
 }
 
 int main(int argc, char **argv)

@@ -34,14 +34,10 @@ static const char *const schemas[] = { EV_METRICS_SCHEMA, EV_AUDIT_SCHEMA, NULL 
 static void read_input(struct ev_input *in, const char *path, struct arena *a)
 {
 	char err[1024];
-	size_t first = in->n;
-	if (ev_read(in, path, schemas, a, err, sizeof err))
-		die("%s", err);
 	/* audits are verified by rank_build: an audit whose own fingerprint fails is not
 	 * evidence (the candidate is out), as in the original; everything else must verify */
-	for (size_t i = first; i < in->n; i++)
-		if (strcmp(in->items[i].type, "audit") && ev_verify(in->items[i].rec, err, sizeof err))
-			die("%s: %s", ev_where(&in->items[i]), err);
+	if (ev_read_verified(in, path, schemas, "audit", a, err, sizeof err))
+		die("%s", err);
 }
 
 int main(int argc, char **argv)
