@@ -865,10 +865,9 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 
 	struct arena *ta = &t->arena;
 	struct json *s = t->source, *m = json_object(ta), *tm = json_object(ta);
-	json_set(ta, s, "dataset", json_str(ta, "Slurm accounting: sacct -P and scontrol show node -o"));
-	json_set(ta, s, "sacct_sha256", json_str(ta, jobs_sha));
-	json_set(ta, s, "nodes_sha256", json_str(ta, nodes_sha));
-	json_set(ta, m, "mode", json_str(ta, "declared_rules"));
+	imp_provenance(ta, s, "dataset", "Slurm accounting: sacct -P and scontrol show node -o", "sacct_sha256", jobs_sha, "nodes_sha256",
+		       nodes_sha, (char *)NULL);
+	imp_provenance(ta, m, "mode", "declared_rules", (char *)NULL);
 	json_set(ta, m, "rules", json_clone(ta, rules));
 	json_set(ta, m, "semantics", json_str(ta, "each job takes the class of the first rule that matches its QOS or partition; a job no rule matches stops the import"));
 	json_set(ta, s, "service_class_mapping", m);
