@@ -212,13 +212,6 @@ static struct json *portfolio(struct arena *a, const struct ev_input *in)
 
 static const char *const metrics_only[] = { EV_METRICS_SCHEMA, NULL };
 
-static void read_metrics(struct ev_input *in, const char *path, struct arena *a)
-{
-	char err[1024];
-	if (ev_read_verified(in, path, metrics_only, NULL, a, err, sizeof err))
-		die("%s", err);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = { CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 } };
@@ -231,17 +224,18 @@ int main(int argc, char **argv)
 	const char *output = cli.output;
 	struct arena a;
 	arena_init(&a);
+	char err[1024];
 	struct ev_input in;
 	ev_input_init(&in);
 	for (size_t i = 0; i < cli.ninputs; i++)
-		read_metrics(&in, cli.inputs[i], &a);
+		if (ev_read_verified(&in, cli.inputs[i], metrics_only, NULL, &a, err, sizeof err))
+			die("%s", err);
 	if (in.n < 2 || in.n > 5)
 		die("%zu metrics records in input; compare takes 2 to 5", in.n);
 	struct json *rec = in.n == 2 ? comparison(&a, &in.items[0], &in.items[1]) : portfolio(&a, &in);
 	struct json *hdr = nd_header_new(&a, EV_COMPARISON_SCHEMA, "compare");
 	for (size_t i = 0; i < in.nstreams; i++)
 		nd_header_add_stream(&a, hdr, in.streams[i].path, in.streams[i].schema, in.streams[i].fp);
-	char err[1024];
 	if (ndw_write_one(output, hdr, rec, err, sizeof err))
 		die("%s", err);
 	ev_input_release(&in);

@@ -28,14 +28,6 @@ static const char version_schemas[] = "reads: " EV_METRICS_SCHEMA ", " SLO_SPEC_
 
 static const char *const metrics_only[] = { EV_METRICS_SCHEMA, NULL };
 
-/* Read one input and check every metrics record in it. */
-static void read_metrics(struct ev_input *in, const char *path, struct arena *a)
-{
-	char err[1024];
-	if (ev_read_verified(in, path, metrics_only, NULL, a, err, sizeof err))
-		die("%s", err);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -74,12 +66,14 @@ int main(int argc, char **argv)
 	ev_input_init(&base);
 	ev_input_init(&cand);
 	if (base_path) {
-		read_metrics(&base, base_path, &a);
+		if (ev_read_verified(&base, base_path, metrics_only, NULL, &a, err, sizeof err))
+			die("%s", err);
 		if (base.n != 1)
 			die("%s: the baseline must be exactly one metrics record, found %zu", base_path, base.n);
 	}
 	for (size_t i = 0; i < cli.ninputs; i++)
-		read_metrics(&cand, cli.inputs[i], &a);
+		if (ev_read_verified(&cand, cli.inputs[i], metrics_only, NULL, &a, err, sizeof err))
+			die("%s", err);
 	if (cand.n == 0)
 		die("no metrics records in input");
 
