@@ -376,15 +376,9 @@ int main(int argc, char **argv)
 
 	struct json *hdr = nd_header_new(&a, DESIGN_STREAM_SCHEMA, "adaptive-design");
 	nd_header_add_stream(&a, hdr, s.path, WINDOWS_SCHEMA, s.fingerprint);
-	for (size_t i = 0; i < o.npolicies; i++) {
-		char *buf, fp[FP_HEX_XXH3];
-		size_t len;
-		if (zio_slurp(o.policies[i], &buf, &len, err, sizeof err))
+	for (size_t i = 0; i < o.npolicies; i++)
+		if (nd_header_add_config(&a, hdr, o.policies[i], err, sizeof err))
 			die("%s", err);
-		fp_xxh3_of(buf, len, fp);
-		free(buf);
-		nd_header_add_file(&a, hdr, o.policies[i], len, fp, NULL);
-	}
 	if (agent)
 		nd_header_add_stream(&a, hdr, o.agent, agent_schema, agent_fp);
 	struct json *params = json_get(hdr, "params");

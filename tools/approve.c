@@ -85,8 +85,8 @@ static const struct json *read_ranking(const char *path, struct ev_input *in, st
 		die("%s", err);
 	if (in->n != 1)
 		die("%s: expected one ranking stream, found %zu ranking records", path, in->n);
-	if (ev_verify(in->items[0].rec, err, sizeof err))
-		die("%s: %s", ev_where(&in->items[0]), err);
+	if (ev_verify_from(in, 0, NULL, err, sizeof err))
+		die("%s", err);
 	return in->items[0].rec;
 }
 

@@ -212,17 +212,6 @@ static struct json *portfolio(struct arena *a, const struct ev_input *in)
 
 static const char *const metrics_only[] = { EV_METRICS_SCHEMA, NULL };
 
-static void read_metrics(struct ev_input *in, const char *path, struct arena *a)
-{
-	char err[1024];
-	size_t first = in->n;
-	if (ev_read(in, path, metrics_only, a, err, sizeof err))
-		die("%s", err);
-	for (size_t i = first; i < in->n; i++)
-		if (ev_verify(in->items[i].rec, err, sizeof err))
-			die("%s: %s", ev_where(&in->items[i]), err);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = { CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 } };
@@ -235,22 +224,19 @@ int main(int argc, char **argv)
 	const char *output = cli.output;
 	struct arena a;
 	arena_init(&a);
+	char err[1024];
 	struct ev_input in;
 	ev_input_init(&in);
 	for (size_t i = 0; i < cli.ninputs; i++)
-		read_metrics(&in, cli.inputs[i], &a);
+		if (ev_read_verified(&in, cli.inputs[i], metrics_only, NULL, &a, err, sizeof err))
+			die("%s", err);
 	if (in.n < 2 || in.n > 5)
 		die("%zu metrics records in input; compare takes 2 to 5", in.n);
 	struct json *rec = in.n == 2 ? comparison(&a, &in.items[0], &in.items[1]) : portfolio(&a, &in);
 	struct json *hdr = nd_header_new(&a, EV_COMPARISON_SCHEMA, "compare");
 	for (size_t i = 0; i < in.nstreams; i++)
 		nd_header_add_stream(&a, hdr, in.streams[i].path, in.streams[i].schema, in.streams[i].fp);
-	char err[1024];
-	struct nd_writer *w = ndw_open(output, err, sizeof err);
-	if (!w)
-		die("%s", err);
-	if (ndw_header(w, hdr, err, sizeof err) || ndw_record(w, rec, err, sizeof err) ||
-	    ndw_end(w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
+	if (ndw_write_one(output, hdr, rec, err, sizeof err))
 		die("%s", err);
 	ev_input_release(&in);
 	arena_release(&a);

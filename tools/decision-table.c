@@ -51,17 +51,7 @@ int main(int argc, char **argv)
 	cli_operands(&cli, argc, argv, 0);
 	char err[1024];
 	struct rp_model m;
-	rp_model_init(&m);
-	for (size_t i = 0; i < cli.ninputs; i++)
-		if (rp_model_read(&m, cli.inputs[i], err, sizeof err))
-			die("%s", err);
-	if (m.ninputs == 0)
-		die("no streams in the input");
-	if (approvals && rp_model_read_approvals(&m, approvals, err, sizeof err))
-		die("%s", err);
-	m.approvals_log = approvals;
-	m.approve_program = approve_program;
-	if (rp_model_finish(&m, err, sizeof err))
+	if (rp_model_load(&m, cli.inputs, cli.ninputs, approvals, approve_program, err, sizeof err))
 		die("%s", err);
 	if (m.nmetrics == 0)
 		die("no metrics records in the input");

@@ -78,14 +78,7 @@ int main(int argc, char **argv)
 	json_set(&a, params, "cutoff_time_seconds", json_real(&a, cutoff));
 	json_set(&a, params, "controller_id", json_str(&a, cfg.controller_id));
 	json_set(&a, params, "controller_fingerprint", json_str(&a, cfg.fingerprint));
-	struct nd_writer *w = ndw_open(output, err, sizeof err);
-	if (!w)
-		die("%s", err);
-	if (ndw_header(w, hdr, err, sizeof err) || ndw_record(w, bundle, err, sizeof err) || ndw_end(w, NULL, err, sizeof err)) {
-		ndw_abort(w);
-		die("%s", err);
-	}
-	if (ndw_close(w, err, sizeof err))
+	if (ndw_write_one(output, hdr, bundle, err, sizeof err))
 		die("%s", err);
 	trace_release(&t);
 	arena_release(&a);

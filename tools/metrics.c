@@ -45,14 +45,7 @@ int main(int argc, char **argv)
 	struct json *hdr = nd_header_new(&a, METRICS_SCHEMA, "metrics");
 	nd_header_add_stream(&a, hdr, strcmp(input, "-") ? input : "<stdin>", RESULT_SCHEMA, m.fingerprint);
 	struct json *rec = metrics_record(&a, &m);
-	struct nd_writer *w = ndw_open(output, err, sizeof err);
-	if (!w)
-		die("%s", err);
-	if (ndw_header(w, hdr, err, sizeof err) || ndw_record(w, rec, err, sizeof err) || ndw_end(w, NULL, err, sizeof err)) {
-		ndw_abort(w);
-		die("%s", err);
-	}
-	if (ndw_close(w, err, sizeof err))
+	if (ndw_write_one(output, hdr, rec, err, sizeof err))
 		die("%s", err);
 	result_data_release(&m);
 	arena_release(&a);

@@ -514,9 +514,7 @@ int main(int argc, char **argv)
 
 	struct json *hdr = nd_header_new(&A, PLAN_STREAM_SCHEMA, "plan-check");
 	json_set(&A, hdr, "inputs", hdr_inputs);
-	struct nd_writer *w = ndw_open(o.output, err, sizeof err);
-	if (!w || ndw_header(w, hdr, err, sizeof err) || ndw_record(w, plan, err, sizeof err) || ndw_end(w, NULL, err, sizeof err) ||
-	    ndw_close(w, err, sizeof err))
+	if (ndw_write_one(o.output, hdr, plan, err, sizeof err))
 		die("%s", err);
 	free(used);
 	arena_release(&A);

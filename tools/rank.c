@@ -34,14 +34,10 @@ static const char *const schemas[] = { EV_METRICS_SCHEMA, EV_AUDIT_SCHEMA, NULL 
 static void read_input(struct ev_input *in, const char *path, struct arena *a)
 {
 	char err[1024];
-	size_t first = in->n;
-	if (ev_read(in, path, schemas, a, err, sizeof err))
-		die("%s", err);
 	/* audits are verified by rank_build: an audit whose own fingerprint fails is not
 	 * evidence (the candidate is out), as in the original; everything else must verify */
-	for (size_t i = first; i < in->n; i++)
-		if (strcmp(in->items[i].type, "audit") && ev_verify(in->items[i].rec, err, sizeof err))
-			die("%s: %s", ev_where(&in->items[i]), err);
+	if (ev_read_verified(in, path, schemas, "audit", a, err, sizeof err))
+		die("%s", err);
 }
 
 int main(int argc, char **argv)
@@ -90,22 +86,12 @@ int main(int argc, char **argv)
 		die("%s", err);
 
 	struct json *hdr = nd_header_new(&a, EV_RANKING_SCHEMA, "rank");
-	char *raw;
-	size_t rawlen;
-	char fp[FP_HEX_XXH3];
-	if (zio_slurp(slo_path, &raw, &rawlen, err, sizeof err))
+	if (nd_header_add_config(&a, hdr, slo_path, err, sizeof err))
 		die("%s", err);
-	fp_xxh3_of(raw, rawlen, fp);
-	free(raw);
-	nd_header_add_file(&a, hdr, slo_path, rawlen, fp, NULL);
 	for (size_t i = 0; i < in.nstreams; i++)
 		nd_header_add_stream(&a, hdr, in.streams[i].path, in.streams[i].schema, in.streams[i].fp);
 	json_set(&a, json_get(hdr, "params"), "slo_fingerprint", json_str(&a, slo.fingerprint));
-	struct nd_writer *w = ndw_open(output, err, sizeof err);
-	if (!w)
-		die("%s", err);
-	if (ndw_header(w, hdr, err, sizeof err) || ndw_record(w, rec, err, sizeof err) ||
-	    ndw_end(w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
+	if (ndw_write_one(output, hdr, rec, err, sizeof err))
 		die("%s", err);
 	ev_input_release(&in);
 	slo_release(&slo);

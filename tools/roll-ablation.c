@@ -68,12 +68,10 @@ static void add_file_fp(struct strbuf *sb, struct arena *a, const char *p, const
 {
 	if (!p)
 		return;
-	char *buf, fp[FP_HEX_XXH3], err[512];
+	char fp[FP_HEX_XXH3], err[512];
 	size_t len;
-	if (zio_slurp(roll_resolve_path(a, p, study), &buf, &len, err, sizeof err))
+	if (zio_xxh3(roll_resolve_path(a, p, study), fp, &len, err, sizeof err))
 		die("%s", err);
-	fp_xxh3_of(buf, len, fp);
-	free(buf);
 	sb_addf(sb, "\n%s %s", p, fp);
 }
 
@@ -205,12 +203,10 @@ int main(int argc, char **argv)
 	struct strbuf ib;
 	sb_init(&ib);
 	for (size_t i = 0; i < n_impl; i++) {
-		char *buf, fp[FP_HEX_XXH3];
+		char fp[FP_HEX_XXH3];
 		size_t len;
-		if (zio_slurp(impl[i], &buf, &len, err, sizeof err))
+		if (zio_xxh3(impl[i], fp, &len, err, sizeof err))
 			die("%s", err);
-		fp_xxh3_of(buf, len, fp);
-		free(buf);
 		sb_addf(&ib, "%s\n", fp);
 	}
 	fp_xxh3_of(ib.buf, ib.len, impl_fp);

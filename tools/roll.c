@@ -308,13 +308,9 @@ static void arm_policy(struct sim_policy *out, const struct sim_policy *safety, 
 
 static void add_file(struct arena *a, struct json *hdr, const char *path)
 {
-	char *buf, err[512], fp[33];
-	size_t len;
-	if (zio_slurp(path, &buf, &len, err, sizeof err))
+	char err[512];
+	if (nd_header_add_config(a, hdr, path, err, sizeof err))
 		die("%s", err);
-	fp_xxh3_of(buf, len, fp);
-	free(buf);
-	nd_header_add_file(a, hdr, path, len, fp, NULL);
 }
 
 static size_t model_count(const struct trace *t)
@@ -529,9 +525,7 @@ int main(int argc, char **argv)
 	if (rc == ROLL_STEP_PENDING) {
 		struct json *hdr = nd_header_new(&a, "schednav.rolling-planning-checkpoint/1", "roll");
 		nd_header_add_stream(&a, hdr, input, exec.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1, exec.fingerprint);
-		if (!(w = ndw_open(output, err, sizeof err)) || ndw_header(w, hdr, err, sizeof err) ||
-		    ndw_record(w, roll_planning_checkpoint(&ctl, &a), err, sizeof err) || ndw_end(w, NULL, err, sizeof err) ||
-		    ndw_close(w, err, sizeof err))
+		if (ndw_write_one(output, hdr, roll_planning_checkpoint(&ctl, &a), err, sizeof err))
 			die("%s", err);
 	} else {
 		struct sim_policy apol;

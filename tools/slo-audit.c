@@ -28,18 +28,6 @@ static const char version_schemas[] = "reads: " EV_METRICS_SCHEMA ", " SLO_SPEC_
 
 static const char *const metrics_only[] = { EV_METRICS_SCHEMA, NULL };
 
-/* Read one input and check every metrics record in it. */
-static void read_metrics(struct ev_input *in, const char *path, struct arena *a)
-{
-	char err[1024];
-	size_t first = in->n;
-	if (ev_read(in, path, metrics_only, a, err, sizeof err))
-		die("%s", err);
-	for (size_t i = first; i < in->n; i++)
-		if (ev_verify(in->items[i].rec, err, sizeof err))
-			die("%s: %s", ev_where(&in->items[i]), err);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -78,24 +66,20 @@ int main(int argc, char **argv)
 	ev_input_init(&base);
 	ev_input_init(&cand);
 	if (base_path) {
-		read_metrics(&base, base_path, &a);
+		if (ev_read_verified(&base, base_path, metrics_only, NULL, &a, err, sizeof err))
+			die("%s", err);
 		if (base.n != 1)
 			die("%s: the baseline must be exactly one metrics record, found %zu", base_path, base.n);
 	}
 	for (size_t i = 0; i < cli.ninputs; i++)
-		read_metrics(&cand, cli.inputs[i], &a);
+		if (ev_read_verified(&cand, cli.inputs[i], metrics_only, NULL, &a, err, sizeof err))
+			die("%s", err);
 	if (cand.n == 0)
 		die("no metrics records in input");
 
 	struct json *hdr = nd_header_new(&a, EV_AUDIT_SCHEMA, "slo-audit");
-	char *raw;
-	size_t rawlen;
-	char fp[FP_HEX_XXH3];
-	if (zio_slurp(slo_path, &raw, &rawlen, err, sizeof err))
+	if (nd_header_add_config(&a, hdr, slo_path, err, sizeof err))
 		die("%s", err);
-	fp_xxh3_of(raw, rawlen, fp);
-	free(raw);
-	nd_header_add_file(&a, hdr, slo_path, rawlen, fp, NULL);
 	for (size_t i = 0; i < base.nstreams; i++)
 		nd_header_add_stream(&a, hdr, base.streams[i].path, base.streams[i].schema, base.streams[i].fp);
 	for (size_t i = 0; i < cand.nstreams; i++)

@@ -247,21 +247,12 @@ int main(int argc, char **argv)
 		if (!have && n > 0)
 			die("refusing to create lock '%s': %llu holdout outputs already exist under '%s'", lock, n, holdout);
 		struct json *hdr = nd_header_new(&a, LOCK_SCHEMA, "study-lock");
-		for (size_t i = 0; i < ndesign; i++) {
-			char *buf;
-			size_t len;
-			char fp[FP_HEX_XXH3];
-			if (zio_slurp(design[i], &buf, &len, err, sizeof err))
+		for (size_t i = 0; i < ndesign; i++)
+			if (nd_header_add_config(&a, hdr, design[i], err, sizeof err))
 				die("%s", err);
-			fp_xxh3_of(buf, len, fp);
-			free(buf);
-			nd_header_add_file(&a, hdr, design[i], len, fp, NULL);
-		}
 		nd_header_add_stream(&a, hdr, summary, summary_schema, summary_fp);
 		nd_header_add_stream(&a, hdr, selection, selection_schema, selection_fp);
-		struct nd_writer *w = ndw_open(output, err, sizeof err);
-		if (!w || ndw_header(w, hdr, err, sizeof err) || ndw_record(w, want, err, sizeof err) ||
-		    ndw_end(w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
+		if (ndw_write_one(output, hdr, want, err, sizeof err))
 			die("%s", err);
 	}
 	free(design);

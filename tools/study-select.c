@@ -442,9 +442,7 @@ int main(int argc, char **argv)
 	json_set(&a, params, "allocation_tie_band", rule == RULE_ALL_WINDOWS ? json_real(&a, band) : json_null(&a));
 	for (size_t i = 0; i < s.nin; i++)
 		nd_header_add_stream(&a, hdr, s.in_path[i], s.in_schema[i], s.in_fp[i]);
-	struct nd_writer *w = ndw_open(cli.output, err, sizeof err);
-	if (!w || ndw_header(w, hdr, err, sizeof err) || ndw_record(w, rec, err, sizeof err) ||
-	    ndw_end(w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
+	if (ndw_write_one(cli.output, hdr, rec, err, sizeof err))
 		die("%s", err);
 	for (size_t k = 0; k < s.nw; k++) {
 		for (size_t j = 0; j < s.w[k].narms; j++) {

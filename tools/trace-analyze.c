@@ -83,11 +83,7 @@ int main(int argc, char **argv)
 	nd_header_add_stream(&a, hdr, t.input_name, t.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1,
 			     t.fingerprint);
 	json_set(&a, hdr, "params", params_of(&a, &o));
-	struct nd_writer *w = ndw_open(output, err, sizeof err);
-	if (!w)
-		die("%s", err);
-	if (ndw_header(w, hdr, err, sizeof err) || ndw_record(w, rec, err, sizeof err) || ndw_end(w, NULL, err, sizeof err) ||
-	    ndw_close(w, err, sizeof err))
+	if (ndw_write_one(output, hdr, rec, err, sizeof err))
 		die("%s", err);
 	trace_release(&t);
 	arena_release(&a);

@@ -75,18 +75,26 @@ static int doc_schema(const struct json *doc, const char *schema, char *err, siz
 	return 0;
 }
 
+/* The prologue of every document reader: mf_doc, only the keys listed, then doc_schema. */
+static int doc_read(struct arena *a, const char *buf, size_t len, const char *const *keys, size_t nkeys, const char *schema,
+		    struct json **doc, char *err, size_t errlen)
+{
+	char e[300];
+	if (mf_doc(a, buf, len, doc, err, errlen))
+		return -1;
+	if (nd_check_keys(*doc, keys, nkeys, e, sizeof e)) {
+		snprintf(err, errlen, "%s", e);
+		return -1;
+	}
+	return doc_schema(*doc, schema, err, errlen);
+}
+
 int mf_run_config(struct arena *a, const char *buf, size_t len, struct run_config *rc, char *err, size_t errlen)
 {
 	static const char *const keys[] = { "schema_version", "trace_ref", "history_trace_ref", "description" };
 	struct json *doc;
-	char e[300];
-	if (mf_doc(a, buf, len, &doc, err, errlen))
-		return -1;
-	if (nd_check_keys(doc, ND_KEYS(keys), e, sizeof e)) {
-		snprintf(err, errlen, "%s", e);
-		return -1;
-	}
-	if (doc_schema(doc, "schednav.run-config/v1", err, errlen) || doc_ref(doc, "trace_ref", true, &rc->trace_ref, err, errlen) ||
+	if (doc_read(a, buf, len, ND_KEYS(keys), "schednav.run-config/v1", &doc, err, errlen) ||
+	    doc_ref(doc, "trace_ref", true, &rc->trace_ref, err, errlen) ||
 	    doc_ref(doc, "history_trace_ref", false, &rc->history_trace_ref, err, errlen))
 		return -1;
 	return 0;
@@ -96,14 +104,7 @@ int mf_run_set(struct arena *a, const char *buf, size_t len, struct json **ids_o
 {
 	static const char *const keys[] = { "schema_version", "run_config_ids", "description" };
 	struct json *doc;
-	char e[300];
-	if (mf_doc(a, buf, len, &doc, err, errlen))
-		return -1;
-	if (nd_check_keys(doc, ND_KEYS(keys), e, sizeof e)) {
-		snprintf(err, errlen, "%s", e);
-		return -1;
-	}
-	if (doc_schema(doc, "schednav.run-set/v1", err, errlen))
+	if (doc_read(a, buf, len, ND_KEYS(keys), "schednav.run-set/v1", &doc, err, errlen))
 		return -1;
 	struct json *ids = json_get(doc, "run_config_ids");
 	if (!ids || ids->kind != JSON_ARRAY || ids->u.arr.n < 1 || ids->u.arr.n > MF_RUN_SET_MAX) {

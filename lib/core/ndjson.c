@@ -307,6 +307,18 @@ void ndw_abort(struct nd_writer *w)
 	free_writer(w);
 }
 
+int ndw_write_one(const char *path, const struct json *hdr, const struct json *rec, char *err, size_t errlen)
+{
+	struct nd_writer *w = ndw_open(path, err, errlen);
+	if (!w)
+		return -1;
+	if (ndw_header(w, hdr, err, errlen) || ndw_record(w, rec, err, errlen) || ndw_end(w, NULL, err, errlen)) {
+		ndw_abort(w);
+		return -1;
+	}
+	return ndw_close(w, err, errlen);
+}
+
 struct json *nd_header_new(struct arena *a, const char *schema, const char *tool)
 {
 	struct json *h = json_object(a);
@@ -337,6 +349,16 @@ void nd_header_add_file(struct arena *a, struct json *hdr, const char *path, uns
 	if (sha256)
 		json_set(a, in, "sha256", json_str(a, sha256));
 	json_push(a, json_get(hdr, "inputs"), in);
+}
+
+int nd_header_add_config(struct arena *a, struct json *hdr, const char *path, char *err, size_t errlen)
+{
+	char fp[FP_HEX_XXH3];
+	size_t len;
+	if (zio_xxh3(path, fp, &len, err, errlen))
+		return -1;
+	nd_header_add_file(a, hdr, path, len, fp, NULL);
+	return 0;
 }
 
 int nd_check_keys(const struct json *rec, const char *const *allowed, size_t n, char *err, size_t errlen)

@@ -47,6 +47,9 @@ int ndw_raw(struct nd_writer *w, const char *line, size_t len, char *err, size_t
 int ndw_end(struct nd_writer *w, char fp_out[FP_HEX_XXH3], char *err, size_t errlen);
 int ndw_close(struct nd_writer *w, char *err, size_t errlen);   /* commit; frees w */
 void ndw_abort(struct nd_writer *w);
+/* A stream of one record to path ("-"/NULL = stdout): header, rec, end, commit. On failure
+ * -1 + message and nothing is committed. */
+int ndw_write_one(const char *path, const struct json *hdr, const struct json *rec, char *err, size_t errlen);
 
 /* Header helper: {"type":"header","schema":S,"tool":progname,"version":V,"inputs":[],"params":{}} */
 struct json *nd_header_new(struct arena *a, const char *schema, const char *tool);
@@ -54,6 +57,9 @@ struct json *nd_header_new(struct arena *a, const char *schema, const char *tool
 void nd_header_add_stream(struct arena *a, struct json *hdr, const char *path, const char *schema, const char *fingerprint);
 /* Append {"path":..,"bytes":..,"xxh3":..[,"sha256":..]} to header.inputs. */
 void nd_header_add_file(struct arena *a, struct json *hdr, const char *path, unsigned long long bytes, const char *xxh3, const char *sha256);
+/* A config file the tool read, as a header input: nd_header_add_file with the size and
+ * XXH3-128 of the whole file as zio_slurp reads it (zio_xxh3). -1 + its message if unreadable. */
+int nd_header_add_config(struct arena *a, struct json *hdr, const char *path, char *err, size_t errlen);
 /* Check a record's keys: every key must be one of allowed[0..n) (NULL entries are skipped, so
  * NULL-terminated lists work too). -1 + message naming the first unknown. Pass a list as
  * ND_KEYS(array): the count comes from the array itself, so it cannot run off its end. */

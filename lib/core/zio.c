@@ -286,6 +286,16 @@ int zio_slurp(const char *path, char **buf, size_t *len, char *err, size_t errle
 	return rc;
 }
 
+int zio_xxh3(const char *path, char out[FP_HEX_XXH3], size_t *len, char *err, size_t errlen)
+{
+	char *buf;
+	if (zio_slurp(path, &buf, len, err, errlen))
+		return -1;
+	fp_xxh3_of(buf, *len, out);
+	free(buf);
+	return 0;
+}
+
 /* ---- writer ---- */
 
 struct zio_writer {

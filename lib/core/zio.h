@@ -42,6 +42,8 @@ void zr_raw_sha256(struct zio_reader *r, char out[65]);  /* only if want_sha256;
 void zr_close(struct zio_reader *r);
 /* Read a whole file (decompressed, at most ZIO_MAX_SLURP bytes) into a malloc'd buffer. */
 int zio_slurp(const char *path, char **buf, size_t *len, char *err, size_t errlen);
+/* The XXH3-128 and size of a whole file as zio_slurp reads it (decompressed): a config's fingerprint. */
+int zio_xxh3(const char *path, char out[FP_HEX_XXH3], size_t *len, char *err, size_t errlen);
 
 struct zio_writer;
 /* path "-" or NULL = stdout (compressed only if force_zstd). */

@@ -259,6 +259,26 @@ const char *ev_where(const struct ev_item *it)
 	return buf;
 }
 
+int ev_verify_from(const struct ev_input *in, size_t first, const char *skip, char *err, size_t errlen)
+{
+	char e[1024];
+	for (size_t i = first; i < in->n; i++)
+		if (!(skip && !strcmp(in->items[i].type, skip)) && ev_verify(in->items[i].rec, e, sizeof e)) {
+			snprintf(err, errlen, "%s: %s", ev_where(&in->items[i]), e);
+			return -1;
+		}
+	return 0;
+}
+
+int ev_read_verified(struct ev_input *in, const char *path, const char *const *schemas, const char *skip, struct arena *a, char *err,
+		     size_t errlen)
+{
+	size_t first = in->n;
+	if (ev_read(in, path, schemas, a, err, errlen))
+		return -1;
+	return ev_verify_from(in, first, skip, err, errlen);
+}
+
 static void write_without(struct strbuf *sb, const struct json *rec, const char *key)
 {
 	/* Same bytes json_write would give for rec minus key. */

@@ -57,6 +57,12 @@ void ev_input_release(struct ev_input *in);
 int ev_read(struct ev_input *in, const char *path, const char *const *schemas, struct arena *a, char *err, size_t errlen);
 /* "PATH:LINE" of an item, in a static buffer valid until the next call. */
 const char *ev_where(const struct ev_item *it);
+/* ev_verify every item of in from index first on, but those of type skip (NULL: none);
+ * -1 + "PATH:LINE: message" for the first that does not verify. */
+int ev_verify_from(const struct ev_input *in, size_t first, const char *skip, char *err, size_t errlen);
+/* ev_read, then ev_verify_from on the items it added: how a consumer reads its inputs. */
+int ev_read_verified(struct ev_input *in, const char *path, const char *const *schemas, const char *skip, struct arena *a, char *err,
+		     size_t errlen);
 
 /* Self-fingerprint: XXH3-128 of json_write(rec) with key omitted. */
 void ev_self_fp(const struct json *rec, const char *key, char out[FP_HEX_XXH3]);

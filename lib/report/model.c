@@ -490,3 +490,21 @@ int rp_model_finish(struct rp_model *m, char *err, size_t errlen)
 	}
 	return 0;
 }
+
+int rp_model_load(struct rp_model *m, const char *const *inputs, size_t ninputs, const char *approvals, const char *approve_program,
+		  char *err, size_t errlen)
+{
+	rp_model_init(m);
+	for (size_t i = 0; i < ninputs; i++)
+		if (rp_model_read(m, inputs[i], err, errlen))
+			return -1;
+	if (m->ninputs == 0) {
+		snprintf(err, errlen, "no streams in the input");
+		return -1;
+	}
+	if (approvals && rp_model_read_approvals(m, approvals, err, errlen))
+		return -1;
+	m->approvals_log = approvals;
+	m->approve_program = approve_program;
+	return rp_model_finish(m, err, errlen);
+}

@@ -120,6 +120,11 @@ int rp_model_read(struct rp_model *m, const char *path, char *err, size_t errlen
 int rp_model_read_approvals(struct rp_model *m, const char *path, char *err, size_t errlen);
 /* Join results, metrics and audits into policies (input order); check the joins. */
 int rp_model_finish(struct rp_model *m, char *err, size_t errlen);
+/* The model of a report or table: rp_model_init, rp_model_read of every input (at least
+ * one stream in all), the approval log when approvals is not NULL, how to tell a person
+ * to approve (both strings kept, not owned), rp_model_finish. The caller releases m. */
+int rp_model_load(struct rp_model *m, const char *const *inputs, size_t ninputs, const char *approvals, const char *approve_program,
+		  char *err, size_t errlen);
 /* The ranking to report (the last one read), or NULL. */
 const struct rp_rec *rp_model_ranking(const struct rp_model *m);
 

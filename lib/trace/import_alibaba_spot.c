@@ -210,12 +210,10 @@ static void build_source(struct trace *t, const struct import_alibaba_spot_opts 
 {
 	struct arena *ta = &t->arena;
 	struct json *s = t->source, *f = json_object(ta);
-	json_set(ta, s, "dataset", json_str(ta, "Alibaba cluster-trace-v2026-spot-gpu"));
-	json_set(ta, s, "repository", json_str(ta, "https://github.com/alibaba/clusterdata/tree/master/cluster-trace-v2026-spot-gpu"));
-	json_set(ta, s, "commit", json_str(ta, "0d0f3f1e"));
-	json_set(ta, s, "redistribution", json_str(ta, "The job file is not redistributed here; obtain job_info_df.csv from the upstream repository (research and study use) and check its SHA-256."));
-	json_set(ta, s, "node_info_sha256", json_str(ta, node_sha));
-	json_set(ta, s, "job_info_sha256", json_str(ta, job_sha));
+	imp_provenance(ta, s, "dataset", "Alibaba cluster-trace-v2026-spot-gpu", "repository",
+		       "https://github.com/alibaba/clusterdata/tree/master/cluster-trace-v2026-spot-gpu", "commit", "0d0f3f1e", "redistribution",
+		       "The job file is not redistributed here; obtain job_info_df.csv from the upstream repository (research and study use) and check its SHA-256.",
+		       "node_info_sha256", node_sha, "job_info_sha256", job_sha, (char *)NULL);
 	struct json *models = json_null(ta);
 	if (o->gpu_models) {
 		const char **sorted = xmalloc(o->n_gpu_models * sizeof *sorted);

@@ -444,15 +444,10 @@ int trace_import_philly(const struct import_philly_opts *o, struct trace *t, str
 	long long skipped = 0;
 	for (size_t i = 0; i < 4; i++)
 		skipped += imp_counter(t->skipped_rows, reasons[i]);
-	json_set(ta, s, "dataset", json_str(ta, "Microsoft Philly cluster trace"));
-	json_set(ta, s, "repository", json_str(ta, "https://github.com/msr-fiddle/philly-traces"));
-	json_set(ta, s, "commit", json_str(ta, "29a1b87f"));
-	json_set(ta, s, "license", json_str(ta, "CC-BY-4.0"));
-	json_set(ta, s, "job_log_sha256", json_str(ta, log_sha));
-	json_set(ta, s, "machine_list_sha256", json_str(ta, mach_sha));
-	json_set(ta, m, "mode", json_str(ta, "caller_supplied_constant"));
-	json_set(ta, m, "value", json_str(ta, cls));
-	json_set(ta, m, "reason", json_str(ta, "the Philly trace has no service-class labels; the caller chose one class for every job"));
+	imp_provenance(ta, s, "dataset", "Microsoft Philly cluster trace", "repository", "https://github.com/msr-fiddle/philly-traces",
+		       "commit", "29a1b87f", "license", "CC-BY-4.0", "job_log_sha256", log_sha, "machine_list_sha256", mach_sha, (char *)NULL);
+	imp_provenance(ta, m, "mode", "caller_supplied_constant", "value", cls, "reason",
+		       "the Philly trace has no service-class labels; the caller chose one class for every job", (char *)NULL);
 	json_set(ta, s, "service_class_mapping", m);
 	json_set(ta, s, "skipped_job_count", json_int(ta, skipped));
 	rc = 0;

@@ -195,6 +195,15 @@ void imp_param(struct arena *a, struct json *hdr, const char *key, struct json *
 	json_set(a, json_get(hdr, "params"), key, v);
 }
 
+void imp_provenance(struct arena *a, struct json *obj, ...)
+{
+	va_list ap;
+	va_start(ap, obj);
+	for (const char *key; (key = va_arg(ap, const char *));)
+		json_set(a, obj, key, json_str(a, va_arg(ap, const char *)));
+	va_end(ap);
+}
+
 /* ---- string set (open addressing, FNV-1a) ---- */
 
 static uint64_t fnv1a(const char *s)

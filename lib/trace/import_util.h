@@ -87,4 +87,7 @@ size_t imp_seeded_subset(const long long *gpus, size_t n, long long target, uint
 
 /* params[key] = value for the importer's header */
 void imp_param(struct arena *a, struct json *hdr, const char *key, struct json *v);
+/* The provenance lines of a trace's source (or one of its objects): obj[KEY] = VALUE as a
+ * string for each KEY, VALUE pair of the arguments, in order, up to a NULL key. */
+void imp_provenance(struct arena *a, struct json *obj, ...) __attribute__((sentinel));
 #endif
