@@ -65,6 +65,7 @@ int main(int argc, char **argv)
 	if (pc_controller_open(&pc, &cfg, &t, err, sizeof err))
 		die("%s", err);
 	tc_set_sink(pc.tenant, keep, &sk);
+	tc_time_parts(pc.tenant, true);
 	pc_sim_bind(&bind, &pc, &hooks);
 	struct sim *s = sim_open(&t, &pol, &hooks, err, sizeof err);
 	if (!s || sim_finish(s, &out, err, sizeof err))

@@ -64,12 +64,16 @@ struct tenant_control {
 	double flagged_idle_seconds, flagged_max_wait;
 	tc_sink sink;
 	void *sink_ctx;
-	/* CPU seconds by part, for benchmarks (never written to a record) */
+	/* CPU seconds by part, for benchmarks (never written to a record); kept only when
+	 * tc_time_parts turned it on: the process CPU clock is a system call, four per sample */
 	struct tc_cpu cpu;
+	bool timing;
 };
 
-static double cpu_now(void)
+static double cpu_now(const struct tenant_control *tc)
 {
+	if (!tc->timing)
+		return 0.0;
 	struct timespec ts;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
@@ -591,9 +595,9 @@ static int decide(struct tenant_control *tc, double now, const struct tc_observa
 	d->training_performed = false;
 	if (d->history_ready &&
 	    (!tc->est.trained || now + EPS >= tc->next_retrain || tc->est.fit_series != h->n_series)) {
-		double t0 = cpu_now();
+		double t0 = cpu_now(tc);
 		int fit = est_fit(&tc->est, h, now, err, errlen);
-		tc->cpu.training += cpu_now() - t0;
+		tc->cpu.training += cpu_now(tc) - t0;
 		if (fit)
 			return -1;
 		tc->next_retrain = now + (double)c->retrain_interval_seconds;
@@ -699,9 +703,9 @@ static int decide(struct tenant_control *tc, double now, const struct tc_observa
 		tc->retained_count++;
 	}
 	if (tc->sink) {
-		double t0 = cpu_now();
+		double t0 = cpu_now(tc);
 		tc->sink(tc->sink_ctx, tc, d);
-		tc->cpu.records += cpu_now() - t0;
+		tc->cpu.records += cpu_now(tc) - t0;
 	}
 	return 1;
 }
@@ -717,21 +721,21 @@ int tc_update(struct tenant_control *tc, double now, const struct tc_observation
 		tc->next_sample = INFINITY;
 		return 0;
 	}
-	double t0 = cpu_now();
+	double t0 = cpu_now(tc);
 	if (th_sample(&tc->hist, now, err, errlen))
 		return -1;
 	score(tc, tc->hist.n_samples - 1);
-	tc->cpu.sampling += cpu_now() - t0;
+	tc->cpu.sampling += cpu_now(tc) - t0;
 	tc->next_sample = now + (double)tc->cfg->sample_interval_seconds;
 	if (now + EPS < tc->next_quota)
 		return 0;
 	tc->next_quota = now + (double)tc->cfg->quota_interval_seconds;
 	if (now + EPS < tc->evidence_start)
 		return 0;
-	t0 = cpu_now();
+	t0 = cpu_now(tc);
 	double before = tc->cpu.training + tc->cpu.records;
 	int rc = decide(tc, now, obs, err, errlen);
-	tc->cpu.deciding += cpu_now() - t0 - (tc->cpu.training + tc->cpu.records - before);
+	tc->cpu.deciding += cpu_now(tc) - t0 - (tc->cpu.training + tc->cpu.records - before);
 	if (rc == 1)
 		tc->last_update_decided = true;
 	return rc;
@@ -780,6 +784,11 @@ size_t tc_decision_count(const struct tenant_control *tc)
 const struct tc_scores *tc_scores(const struct tenant_control *tc)
 {
 	return &tc->scores;
+}
+
+void tc_time_parts(struct tenant_control *tc, bool on)
+{
+	tc->timing = on;
 }
 
 const struct tc_cpu *tc_cpu_seconds(const struct tenant_control *tc)

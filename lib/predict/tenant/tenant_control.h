@@ -198,6 +198,8 @@ const struct tc_config *tc_config(const struct tenant_control *tc);
 const struct tenant_history *tc_history(const struct tenant_control *tc);
 const struct tenant_estimator *tc_estimator(const struct tenant_control *tc);
 const struct tc_scores *tc_scores(const struct tenant_control *tc);
+/* Keep tc_cpu_seconds' counters (off by default: each part is timed with a system call). */
+void tc_time_parts(struct tenant_control *tc, bool on);
 const struct tc_cpu *tc_cpu_seconds(const struct tenant_control *tc);
 
 /* Records: one control_decision line (no '\n'), the control_report line. */
