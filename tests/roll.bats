@@ -336,12 +336,29 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	run -0 jq -r 'select(.type == "rolling_observation") | .scheduler_state.queue.job_count' ref.nd
 	[ "${#lines[@]}" -eq 12 ] || fail "expected 12 decisions, got ${#lines[@]}"
 	for q in "${lines[@]}"; do [ "$q" -ge 4000 ] || fail "a cutoff with only $q queued jobs: not a backlogged day"; done
-	for k in 0.4 1.1 0.7 1.8 1.4 2.6 2.1 3.5; do
-		timeout -s KILL "$k" roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule --resume ck -o res.nd exec.nd || true
-	done
-	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule --resume ck -o res.nd exec.nd
-	cmp ref.nd res.nd
+	# kill -9 at fixed points, not after a time: the decider SIGKILLs roll while it waits for
+	# the reply to decision 3 (the first run) and to decision 8 (the resumed run), once each
+	local dec="exec:$DEC/kill-at.py 3,8 $PWD/killed"
+	run roll --config "$CFG" --history hist.nd --controller "$CTL" --decider "$dec" --checkpoint ck -o res.nd exec.nd
+	[ "$status" -eq 137 ] || fail "the first run was not killed at decision 3 (status $status): $output"
+	[ -e killed.3 ] && [ -e ck/state-0003.ndjson.zst ] && [ ! -e ck/state-0004.ndjson.zst ] && [ ! -e res.nd ] ||
+		fail "after the kill at decision 3: $(ls ck)"
+	run --separate-stderr roll --config "$CFG" --history hist.nd --controller "$CTL" --decider "$dec" --progress --resume ck -o res.nd exec.nd
+	[ "$status" -eq 137 ] || fail "the resumed run was not killed at decision 8 (status $status): $stderr"
+	[ "${stderr_lines[0]}" = "roll: resuming after decision 3/12" ] || fail "stderr: $stderr"
+	[ -e ck/state-0008.ndjson.zst ] && [ ! -e ck/state-0009.ndjson.zst ] && [ ! -e res.nd ] || fail "after the kill at decision 8: $(ls ck)"
+	run --separate-stderr roll --config "$CFG" --history hist.nd --controller "$CTL" --decider "$dec" --progress --resume ck -o res.nd exec.nd
+	assert_success
+	[ "${stderr_lines[0]}" = "roll: resuming after decision 8/12" ] || fail "stderr: $stderr"
 	stream-verify ck/state-0012.ndjson.zst
+	# the same arm uninterrupted (every kill has happened: the decider only answers now)
+	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider "$dec" -o once.nd exec.nd
+	cmp once.nd res.nd
+	# it decided as the rule arm did
+	run -0 jq -r 'select(.type == "rolling_decision") | [.decision_index, .selected_action_id, .state_handoff_fingerprint] | @tsv' ref.nd
+	local want="$output"
+	run -0 jq -r 'select(.type == "rolling_decision") | [.decision_index, .selected_action_id, .state_handoff_fingerprint] | @tsv' res.nd
+	[ "${#lines[@]}" -eq 12 ] && [ "$output" = "$want" ] || fail "the resumed arm's decisions differ from the rule arm's"
 	# the snapshot evaluator copies the live state only; the fork evaluator the whole process
 	roll --config "$CFG" --history hist.nd --controller "$CTL" --decider rule --evaluator fork -o fork.nd exec.nd
 	cmp ref.nd fork.nd

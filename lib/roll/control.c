@@ -257,9 +257,22 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	const struct roll_projection *proj = e->projection(e->ctx, a);
 	struct roll_observation ob;
 	struct roll_observation_in oin = { c->cfg, c->cat, c->history, &st, proj, oracle };
-	roll_observe(a, &oin, &ob);
-	if (e->emit(e->ctx, ob.record, err, errlen))
+	/* The observation lists every carryover job: at a backlog of 27,000 queued jobs its tree
+	 * is tens of MB. It lives in an arena of its own until it is written; the decision keeps
+	 * only its fingerprints and the parts it reads later (issue 23: memory bounded by the
+	 * live state plus one decision, not several copies of it). */
+	struct arena oa;
+	arena_init(&oa);
+	roll_observe(&oa, &oin, &ob);
+	if (e->emit(e->ctx, ob.record, err, errlen)) {
+		arena_release(&oa);
 		return -1;
+	}
+	ob.mts = json_clone(a, ob.mts);
+	struct json *quota_by_hour =
+		proj ? json_clone(a, json_get(json_get(ob.record, "predictive_projection"), "spot_quota_gpus_by_guarantee_hour")) : NULL;
+	ob.record = NULL;
+	arena_release(&oa);
 
 	const char *ids[ROLL_MAX_CANDIDATES];
 	size_t nc;
@@ -304,9 +317,16 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 			safety_k = (int)k;
 	for (size_t i = 0; i < n_runs; i++) {
 		struct scn_run *r = &runs[i];
-		r->record = roll_scenario_json(a, &r->s, c->exec->trace_id, ob.snapshot_fp, r->s.stress ? (proj ? stress_fp : NULL) : proj_fp,
+		/* the record (an estimate per carryover job) is written and dropped: only its
+		 * fingerprint (r->s.fp) is read later */
+		struct arena ra;
+		arena_init(&ra);
+		r->record = roll_scenario_json(&ra, &r->s, c->exec->trace_id, ob.snapshot_fp, r->s.stress ? (proj ? stress_fp : NULL) : proj_fp,
 					       c->p.index);
-		if (e->emit(e->ctx, r->record, err, errlen))
+		int erc = e->emit(e->ctx, r->record, err, errlen);
+		r->record = NULL;
+		arena_release(&ra);
+		if (erc)
 			return -1;
 		for (size_t k = 0; k < nc; k++) {
 			const struct sim_policy *p = policy_of(c, ids[k]);
@@ -358,7 +378,24 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	json_set(a, req, "non_deployable", json_bool(a, oracle));
 	json_set(a, req, "required_safety_action_id", json_str(a, c->cfg->safety_id));
 	json_set(a, req, "active_action_id", json_str(a, roll_active(c)->action_id));
-	json_set(a, req, "observation", ob.record);
+	/* The request's observation: the whole record again for a decider that reads the request
+	 * (exec: its line; plan: the planning checkpoint), rebuilt from the same state (the same
+	 * bytes, checked by its fingerprint); else the fingerprint standing in for it, which is
+	 * all the request's own fingerprint hashes of it (roll_request_stamp). */
+	struct json *obs_rec;
+	if (c->decider->kind == DECIDER_EXEC || c->decider->kind == DECIDER_PLAN) {
+		struct roll_observation ob2;
+		roll_observe(a, &oin, &ob2);
+		if (strcmp(ob2.fp, ob.fp)) {
+			snprintf(err, errlen, "the observation at %.17g rebuilt for the decision request differs from the one written", cut);
+			return -1;
+		}
+		obs_rec = ob2.record;
+	} else {
+		obs_rec = json_object(a);
+		json_set(a, obs_rec, "observation_fingerprint", json_str(a, ob.fp));
+	}
+	json_set(a, req, "observation", obs_rec);
 	for (size_t k = 0; k < nc; k++)
 		json_push(a, cands, evidence[k]);
 	json_set(a, req, "candidates", cands);
@@ -417,7 +454,7 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	json_set(a, x, "forecast_risk", json_clone(a, json_get(ob.mts, "forecast_risk")));
 	json_set(a, x, "maximum_hp_queue_wait_seconds", json_real(a, st.max_hp_wait));
 	json_set(a, x, "spot_quota_gpus_by_guarantee_hour",
-		 proj ? json_clone(a, json_get(json_get(ob.record, "predictive_projection"), "spot_quota_gpus_by_guarantee_hour")) : json_null(a));
+		 proj ? quota_by_hour : json_null(a));
 	json_set(a, x, "queued_hp_requested_gpus", json_real(a, st.queue_hp_gpus));
 	json_set(a, d, "cutoff_state_summary", x);
 	json_set(a, d, "candidate_selection", selection);

@@ -17,7 +17,10 @@
  * Records go out through engine->emit in this order per decision: rolling_observation,
  * scenario…, candidate_evidence…, rolling_decision. The controller's own state (index,
  * active action and since, chain fingerprint, totals) is plain data for the checkpoint.
- * Everything per decision lives in the arena passed to roll_step. Nothing prints or exits.
+ * Everything per decision lives in the arena passed to roll_step, except the observation
+ * and scenario records, which live only until their emit returns (at a backlog they hold an
+ * entry per carryover job: memory is the live state plus one decision, not its records).
+ * Nothing prints or exits.
  */
 #ifndef SCHEDNAV_ROLL_CONTROL_H
 #define SCHEDNAV_ROLL_CONTROL_H
@@ -52,6 +55,7 @@ struct roll_engine {
 	/* frozen: the quota an enforcing candidate runs under, NULL for bypass or no projection */
 	int (*evaluate)(void *ctx, struct arena *a, const struct sim_policy *p, const struct roll_scenario *s,
 			const struct roll_projection *frozen, struct roll_eval *out, char *err, size_t errlen);
+	/* rec is valid only during the call: write it or copy what is kept */
 	int (*emit)(void *ctx, const struct json *rec, char *err, size_t errlen);
 };
 

@@ -753,6 +753,10 @@ static int h_at_instant(void *ctx, struct sim *s, char *err, size_t errlen)
 			l->first_cutoff_cpu = roll_cpu();
 		}
 		int rc = roll_step(l->ctl, &e, &a, err, errlen);
+		/* the last scenario's copy goes with its decision: kept to the next one, its
+		 * buffers would hold every page any scenario of the window ever wrote */
+		sim_close(l->spare);
+		l->spare = NULL;
 		l->decide_seconds += clock_s() - t0;
 		if (rc == ROLL_STEP_PENDING) {
 			l->stopped = true;

@@ -7,7 +7,12 @@
 #   without and with the controller) for peak RSS, and metrics on the predictive and the
 #   plain result;
 # - whole-window runs: the evaluation window from 4 h after the origin to the end of day 29,
-#   and to the end of the whole 184-day trace (about 2,200 decisions; ROLL_BENCH_FULL_WINDOW=0 leaves it out and says so).
+#   and to the end of the whole 184-day trace (about 2,200 decisions; ROLL_BENCH_FULL_WINDOW=0 leaves it out and says so),
+#   beside a one-day window (day 29) for the "30 days <= 30 x one day" check;
+# - a day and a 30-day window on the faithful pool GPU-series-2 of the v3
+#   profile (configs/profiles/alibaba-spot-gpu-v2026-v3.json, seed 1, as the rolling-ablation study); its
+#   30-day window starts at day 36, as the study (from 4 h after the origin roll stops at an early cutoff
+#   whose scenario holds no job: "result stream has no job_result records", on main too).
 # CPU s = user + sys (getrusage of the child), peak RSS = its maxrss, one run each under
 # nice (the machine is shared: the load averages are printed). Prints one Markdown section.
 set -eu
@@ -21,17 +26,22 @@ FULL=${ROLL_BENCH_FULL_WINDOW:-1}
 DAY=86400
 [ -s "$WORK/a10.ndjson.zst" ] || "$BIN/trace-synth" --profile configs/profiles/alibaba-spot-gpu-v2026.json --seed 1 \
 	--gpu-model A10 -o "$WORK/a10.ndjson.zst"
-window() {   # NAME EVAL_START EVAL_END: NAME.exec (HP from the origin, no warm-up Spot) and NAME.hist
-	[ -s "$WORK/$1.exec.ndjson.zst" ] || "$BIN/trace-window" --gpu-model A10 --eval-start "$2" --eval-end "$3" --warmup-start 0 \
-		--no-warmup-spot -i "$WORK/a10.ndjson.zst" -o "$WORK/$1.exec.ndjson.zst"
-	h=$(($2 - 14400)); [ "$h" -ge 0 ] || h=0
-	[ -s "$WORK/$1.hist.ndjson.zst" ] || "$BIN/trace-window" --gpu-model A10 --eval-start "$2" --eval-end "$3" --warmup-start "$h" \
-		-i "$WORK/a10.ndjson.zst" -o "$WORK/$1.hist.ndjson.zst"
+[ -s "$WORK/g2.ndjson.zst" ] || "$BIN/trace-synth" --profile configs/profiles/alibaba-spot-gpu-v2026-v3.json --seed 1 \
+	--gpu-model GPU-series-2 -o "$WORK/g2.ndjson.zst"
+window() {   # POOL TRACE NAME EVAL_START EVAL_END: NAME.exec (HP from the origin, no warm-up Spot) and NAME.hist
+	[ -s "$WORK/$3.exec.ndjson.zst" ] || "$BIN/trace-window" --gpu-model "$1" --eval-start "$4" --eval-end "$5" --warmup-start 0 \
+		--no-warmup-spot -i "$WORK/$2.ndjson.zst" -o "$WORK/$3.exec.ndjson.zst"
+	h=$(($4 - 14400)); [ "$h" -ge 0 ] || h=0
+	[ -s "$WORK/$3.hist.ndjson.zst" ] || "$BIN/trace-window" --gpu-model "$1" --eval-start "$4" --eval-end "$5" --warmup-start "$h" \
+		-i "$WORK/$2.ndjson.zst" -o "$WORK/$3.hist.ndjson.zst"
 }
-window day183 $((183 * DAY)) $((184 * DAY - 1))
+window A10 a10 day183 $((183 * DAY)) $((184 * DAY - 1))
+window A10 a10 day29 $((29 * DAY)) $((30 * DAY - 1))
 # whole windows start 4 h after the origin (trace-window needs a job at or before the start)
-window first30 14400 $((30 * DAY - 1))
-[ "$FULL" = 0 ] || window all184 14400 $((184 * DAY - 1))
+window A10 a10 first30 14400 $((30 * DAY - 1))
+[ "$FULL" = 0 ] || window A10 a10 all184 14400 $((184 * DAY - 1))
+window GPU-series-2 g2 g2day122 $((122 * DAY)) $((123 * DAY - 1))
+window GPU-series-2 g2 g2d36x30 $((36 * DAY)) $((66 * DAY - 1))
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 python3 - "$BIN" "$WORK" "$CFG" "$CTRL" "$FULL" <<'PY' > "$WORK/rows.md"
 import json, os, resource, subprocess, sys, time
@@ -83,16 +93,21 @@ for _ in range(7):
 m_roll = min(measure([bin_ + "/metrics", "-i", out, "-o", "/dev/null"])[0] for _ in range(3))
 print("DAY|%d|%d|%d|%d|%.2f|%.2f|%.2f|%.0f|%.2f|%.0f|%.2f|%.0f|%.3f|%.3f|%.3f" % (jobs("day183"), hpq, spq, n, t["cpu_rolling_day"], t["cpu_before_first_cutoff"],
       cpu, rss, plain_cpu, plain_rss, pred_cpu, pred_rss, m_plain, m_pred, m_roll))
-for name, label in (("first30", "30 days"), ("all184", "184 days")):
+def plain(name, controller):
+    cmd = [bin_ + "/sim-run", "--policy", "configs/policies/rolling-fifo-open.json"] + (["--controller", ctrl] if controller else [])
+    return measure(cmd + ["-o", "/dev/null", work + "/" + name + ".exec.ndjson.zst"])
+
+for name, label in (("day29", "A10, one day (day 29)"), ("first30", "A10, 30 days"), ("all184", "A10, 184 days"),
+                    ("g2day122", "GPU-series-2, day 122 (its most queued day start in a plain replay)"), ("g2d36x30", "GPU-series-2, 30 days from day 36 (the ablation study's first day)")):
     if name == "all184" and full == "0":
         print("WIN|%s|not run (ROLL_BENCH_FULL_WINDOW=0)" % label)
         continue
     out = work + "/" + name + ".roll.ndjson.zst"
     cpu, rss, t = roll(name, out)
-    _, _, n = first_queue(out)
-    pc, pr = measure([bin_ + "/sim-run", "--policy", "configs/policies/rolling-fifo-open.json", "--controller", ctrl, "-o", "/dev/null",
-                      work + "/" + name + ".exec.ndjson.zst"])
-    print("WIN|%s|%d|%d|%.1f|%.0f|%.1f|%.0f" % (label, jobs(name), n, cpu, rss, pc, pr))
+    hpq, spq, n = first_queue(out)
+    pc, pr = plain(name, False)
+    cc, cr = plain(name, True)
+    print("WIN|%s|%d|%d / %d|%d|%.1f|%.0f|%.2f / %.0f|%.2f / %.0f|%.2f" % (label, jobs(name), hpq, spq, n, cpu, rss, pc, pr, cc, cr, rss / pr))
     os.unlink(out)
 PY
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -110,9 +125,10 @@ echo "| jobs | HP / Spot queued at the first cutoff | decisions | roll CPU s rol
 echo "|---|---|---|---|---|---|---|---|---|---|"
 grep '^DAY|' "$WORK/rows.md" | awk -F'|' '{printf "| %s | %s / %s | %s | **%s** | %s | %s | %s | %s / %s | %s / %s | %s / %s / %s |\n", $2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16}'
 echo
-echo "Whole-window runs (the evaluation window over the first 30 days, and over the whole trace):"
+echo "Whole-window runs (the evaluation window from 4 h after the origin over the first 30 days, and over the"
+echo "whole trace), a one-day window, and the faithful pool GPU-series-2 (v3 profile, seed 1):"
 echo
-echo "| window | jobs | decisions | roll CPU s | roll peak RSS MiB | sim-run --controller CPU s | its peak RSS MiB |"
-echo "|---|---|---|---|---|---|---|"
-grep '^WIN|' "$WORK/rows.md" | awk -F'|' 'NF == 3 {printf "| %s | %s |||||\n", $2, $3; next} {printf "| %s | %s | %s | %s | %s | %s | %s |\n", $2,$3,$4,$5,$6,$7,$8}'
+echo "| window | jobs | HP / Spot queued at the first cutoff | decisions | roll CPU s | roll peak RSS MiB | plain sim-run CPU s / MiB | sim-run --controller CPU s / MiB | roll RSS / plain RSS |"
+echo "|---|---|---|---|---|---|---|---|---|"
+grep '^WIN|' "$WORK/rows.md" | awk -F'|' 'NF == 3 {printf "| %s | %s |||||||\n", $2, $3; next} {printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $2,$3,$4,$5,$6,$7,$8,$9,$10}'
 rm -f "$WORK/rows.md" "$WORK"/*.timing.json "$WORK/plain.ndjson.zst" "$WORK/pred.ndjson.zst" "$WORK/day183.roll.ndjson.zst"

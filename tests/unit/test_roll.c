@@ -1098,7 +1098,7 @@ static void deciders(void)
 
 struct fake {
 	int evaluated, emitted;
-	const char *types[64];
+	char types[64][32];           /* copied: a record lives only during its emit */
 	double alloc_for_po;          /* scenario allocation of PO in decision scenarios */
 	struct roll_projection proj;
 	struct roll_point pts[2];
@@ -1156,7 +1156,7 @@ static int f_emit(void *ctx, const struct json *rec, char *err, size_t errlen)
 	struct fake *f = ctx;
 	(void)err, (void)errlen;
 	if (f->emitted < 64)
-		f->types[f->emitted] = ev_str(rec, "type");
+		snprintf(f->types[f->emitted], sizeof f->types[f->emitted], "%s", ev_str(rec, "type"));
 	f->emitted++;
 	return 0;
 }
