@@ -383,7 +383,7 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	 * bytes, checked by its fingerprint); else the fingerprint standing in for it, which is
 	 * all the request's own fingerprint hashes of it (roll_request_stamp). */
 	struct json *obs_rec;
-	if (c->decider->kind == DECIDER_EXEC || c->decider->kind == DECIDER_PLAN) {
+	if (roll_decider_full_request(c->decider)) {
 		struct roll_observation ob2;
 		roll_observe(a, &oin, &ob2);
 		if (strcmp(ob2.fp, ob.fp)) {

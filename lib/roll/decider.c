@@ -69,11 +69,11 @@ static void exec_stop(struct roll_decider *d);
 
 /* The deciders, in the order the usage names them. */
 static const struct roll_decider_ops builtin[] = {
-	{ "fixed", "fixed:", "ACTION", false, true, false, parse_fixed, NULL, fixed_decide, NULL },
-	{ "rule", "rule", NULL, false, true, false, NULL, NULL, NULL, NULL },
-	{ "oracle", "oracle", NULL, false, false, false, NULL, NULL, NULL, NULL },
-	{ "exec", "exec:", "CMD", true, true, true, parse_exec, spawn, exec_decide, exec_stop },
-	{ "plan", "plan:", "FILE", false, true, false, NULL, load_plan, plan_decide, NULL },
+	{ "fixed", "fixed:", "ACTION", false, true, false, false, parse_fixed, NULL, fixed_decide, NULL },
+	{ "rule", "rule", NULL, false, true, false, false, NULL, NULL, NULL, NULL },
+	{ "oracle", "oracle", NULL, false, false, false, false, NULL, NULL, NULL, NULL },
+	{ "exec", "exec:", "CMD", true, true, true, true, parse_exec, spawn, exec_decide, exec_stop },
+	{ "plan", "plan:", "FILE", false, true, false, true, NULL, load_plan, plan_decide, NULL },
 };
 #define N_BUILTIN (sizeof builtin / sizeof builtin[0])
 static const struct roll_decider_ops *registered[4];
@@ -136,6 +136,11 @@ bool roll_decider_deployable(const struct roll_decider *d)
 bool roll_decider_reads_request(const struct roll_decider *d)
 {
 	return d->ops->reads_request;
+}
+
+bool roll_decider_full_request(const struct roll_decider *d)
+{
+	return d->ops->full_request;
 }
 
 const char *roll_decider_kind_name(const struct roll_decider *d)

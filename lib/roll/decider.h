@@ -45,6 +45,8 @@ struct roll_decider_ops {
 	bool deployable;            /* false: it sees the actual future (the whole catalog is
 	                             * evaluated on it, for analysis only, marked in every record) */
 	bool reads_request;         /* it reads the request line (else the line is not built) */
+	bool full_request;          /* its request keeps the whole observation (exec: the line;
+	                             * plan: the planning checkpoint), else only its fingerprint */
 	/* Parse ARG (the spec after the prefix; "" without one): 0 or -1 + message. NULL: none. */
 	int (*parse)(struct roll_decider *d, const char *arg, char *err, size_t errlen);
 	/* Start it (spawn, read a file): 0 or -1 + message. NULL: nothing to start. */
@@ -92,6 +94,7 @@ int roll_decider_parse(struct roll_decider *d, const char *spec, double timeout,
 int roll_decider_start(struct roll_decider *d, char *err, size_t errlen);
 bool roll_decider_deployable(const struct roll_decider *d);
 bool roll_decider_reads_request(const struct roll_decider *d);
+bool roll_decider_full_request(const struct roll_decider *d);
 const char *roll_decider_kind_name(const struct roll_decider *d);
 
 #define ROLL_DECIDE_DONE 0

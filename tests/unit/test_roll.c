@@ -938,7 +938,7 @@ static int toy_decide(struct roll_decider *d, struct arena *a, const char *line,
 	return ROLL_DECIDE_DONE;
 }
 
-static const struct roll_decider_ops toy_ops = { "toy", "toy:", "N", false, true, false, toy_parse, NULL, toy_decide, NULL };
+static const struct roll_decider_ops toy_ops = { "toy", "toy:", "N", false, true, false, false, toy_parse, NULL, toy_decide, NULL };
 
 static void toy_decider(void)
 {
@@ -955,7 +955,7 @@ static void toy_decider(void)
 	CHECK(roll_decider_parse(&d, "bogus", 1, e, sizeof e) == -1 && strstr(e, "exec:CMD, plan:FILE or toy:N)"), "the unknown-decider message lists the toy: %s", e);
 	roll_decider_close(&d);
 	CHECK(roll_decider_parse(&d, "toy:2", 1, e, sizeof e) == 0 && roll_decider_start(&d, e, sizeof e) == 0, "toy parses: %s", e);
-	CHECK(!strcmp(roll_decider_kind_name(&d), "toy") && roll_decider_deployable(&d) && !roll_decider_reads_request(&d), "toy's flags");
+	CHECK(!strcmp(roll_decider_kind_name(&d), "toy") && roll_decider_deployable(&d) && !roll_decider_reads_request(&d) && !roll_decider_full_request(&d), "toy's flags");
 	CHECK(roll_decider_plan_unasked(&d, NULL, 0) == NULL, "no plan, nothing unasked");
 	ask(&d, "r1", &r);
 	CHECK(r.accepted && !strcmp(r.action_id, PO) && !strcmp(r.reason_code, "toy-pick"), "toy answers its candidate");
