@@ -82,10 +82,10 @@ static void read_scan(struct scan *s, const char *path, struct arena *a)
 		if (ev == ND_HEADER) {
 			if (s->header)
 				die("%s: one trace-scan stream expected, found a second", where);
-			const char *schema = ev_str(rec, "schema");
+			const char *schema = json_get_str(rec, "schema");
 			if (!schema || strcmp(schema, WINDOWS_SCHEMA))
 				die("%s: not a trace-scan stream (schema '%s', expected '%s')", where, schema ? schema : "?", WINDOWS_SCHEMA);
-			const char *sel = ev_str(json_get(rec, "params"), "selection");
+			const char *sel = json_get_str(json_get(rec, "params"), "selection");
 			if (!sel || strcmp(sel, "all_eligible"))
 				die("%s: an adaptive study takes every eligible window: scan with trace-scan --all-eligible", where);
 			s->header = rec;
@@ -95,7 +95,7 @@ static void read_scan(struct scan *s, const char *path, struct arena *a)
 			snprintf(s->fingerprint, sizeof s->fingerprint, "%s", ndr_fingerprint(r));
 			continue;
 		}
-		const char *type = ev_str(rec, "type");
+		const char *type = json_get_str(rec, "type");
 		if (!type || strcmp(type, "window"))
 			continue;
 		const struct json *selected = json_get(rec, "selected"), *eligible = json_get(rec, "eligible");
@@ -105,7 +105,7 @@ static void read_scan(struct scan *s, const char *path, struct arena *a)
 			continue;
 		s->w = xgrow(s->w, &s->cap, s->n + 1, sizeof *s->w);
 		struct scan_window *w = &s->w[s->n++];
-		w->id = ev_str(rec, "window_id");
+		w->id = json_get_str(rec, "window_id");
 		if (!ad_id_ok(w->id))
 			die("%s: window record: 'window_id' must be a non-empty string without control characters", where);
 		const struct json *share = json_get(rec, "spot_share");
@@ -265,9 +265,9 @@ static struct json *agent_record(struct arena *a, const char *path, const struct
 		die("%s", err);
 	*schema = "";
 	while ((ev = ndr_next(r, a, &rec, err, sizeof err)) > 0) {
-		const char *type = ev_str(rec, "type");
+		const char *type = json_get_str(rec, "type");
 		if (ev == ND_HEADER)
-			*schema = ev_str(rec, "schema") ? ev_str(rec, "schema") : "";
+			*schema = json_get_str(rec, "schema") ? json_get_str(rec, "schema") : "";
 		else if (ev == ND_END)
 			snprintf(fp, FP_HEX_XXH3, "%s", ndr_fingerprint(r));
 		else if (type && !strcmp(type, "controller_selections")) {

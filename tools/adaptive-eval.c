@@ -108,7 +108,7 @@ struct design_read {
 static void on_design(void *ctx, struct json *rec, const char *where)
 {
 	struct design_read *dr = ctx;
-	const char *type = ev_str(rec, "type");
+	const char *type = json_get_str(rec, "type");
 	struct json **slot = !type ? NULL : !strcmp(type, "adaptive_design") ? &dr->design :
 			     !strcmp(type, "rule_selections") ? &dr->rule : !strcmp(type, "controller_selections") ? &dr->agent : NULL;
 	if (!slot)
@@ -165,7 +165,7 @@ struct selection_read {
 static void on_selection(void *ctx, struct json *rec, const char *where)
 {
 	struct selection_read *sr = ctx;
-	const char *type = ev_str(rec, "type");
+	const char *type = json_get_str(rec, "type");
 	if (!type || strcmp(type, "selection"))
 		return;
 	if (sr->rec)
@@ -182,7 +182,7 @@ static void read_selection(struct input *in, const char *path, struct arena *a)
 	const struct json *rec = sr.rec;
 	if (!rec)
 		die("%s: no selection record", path);
-	const char *rule = ev_str(rec, "rule");
+	const char *rule = json_get_str(rec, "rule");
 	if (!rule || strcmp(rule, "calibration-best-static/v1"))
 		die("%s: the selection's rule is '%s', not 'calibration-best-static/v1' (study-select --rule best-static)", path, rule ? rule : "?");
 	char verr[400];
@@ -198,13 +198,13 @@ static void read_selection(struct input *in, const char *path, struct arena *a)
 	if (!cands || cands->kind != JSON_ARRAY || cands->u.arr.n != in->d.nactions)
 		die("%s: the selection's candidates are not the design's catalogue", path);
 	for (size_t i = 0; i < cands->u.arr.n; i++) {
-		const char *id = ev_str(cands->u.arr.items[i], "action_id"), *pfp = ev_str(cands->u.arr.items[i], "policy_fingerprint");
+		const char *id = json_get_str(cands->u.arr.items[i], "action_id"), *pfp = json_get_str(cands->u.arr.items[i], "policy_fingerprint");
 		long k = id ? action_index(&in->d, id) : -1;
 		if (k < 0 || !pfp || strcmp(pfp, in->d.policy_fps[k]))
 			die("%s: candidate '%s' is not an action of the design's catalogue (or has another policy)", path, id ? id : "?");
 	}
-	in->static_status = ev_str(rec, "selection_status");
-	in->static_fp = ev_str(rec, "fingerprint");
+	in->static_status = json_get_str(rec, "selection_status");
+	in->static_fp = json_get_str(rec, "fingerprint");
 	const struct json *sel = json_get(rec, "selected_action_ids");
 	if (!in->static_status || !sel || sel->kind != JSON_ARRAY)
 		die("%s: malformed selection record", path);
@@ -241,10 +241,10 @@ static void on_receipt(void *ctx, struct json *rec, const char *where)
 {
 	static const char *const metric_keys[3] = { "allocation_rate_mean", "spot_jct_p95_seconds", "spot_eviction_rate_per_run" };
 	struct input *in = ctx;
-	const char *type = ev_str(rec, "type");
+	const char *type = json_get_str(rec, "type");
 	if (!type || strcmp(type, "window_result"))
 		return;
-	const char *id = ev_str(rec, "window_id"), *part = ev_str(rec, "partition"), *base = ev_str(rec, "baseline_action_id");
+	const char *id = json_get_str(rec, "window_id"), *part = json_get_str(rec, "partition"), *base = json_get_str(rec, "baseline_action_id");
 	if (!id || !part || !base)
 		die("%s: window_result without window_id, partition or baseline_action_id", where);
 	size_t k = 0;
@@ -257,7 +257,7 @@ static void on_receipt(void *ctx, struct json *rec, const char *where)
 		die("%s: a second receipt for window '%s'", where, id);
 	w->seen = true;
 	double s, e;
-	if (!ev_num(rec, "evaluation_start", &s) || !ev_num(rec, "evaluation_end", &e) || s != w->w->start || e != w->w->end)
+	if (!json_get_num(rec, "evaluation_start", &s) || !json_get_num(rec, "evaluation_end", &e) || s != w->w->start || e != w->w->end)
 		die("%s: window '%s': the receipt's evaluation window is not the design's", where, id);
 	if (strcmp(base, in->d.baseline))
 		die("%s: window '%s' was audited against '%s', not the design's baseline '%s'", where, id, base, in->d.baseline);
@@ -267,7 +267,7 @@ static void on_receipt(void *ctx, struct json *rec, const char *where)
 	bool *got = xcalloc(in->d.nactions, sizeof *got);
 	for (size_t i = 0; i < pols->u.arr.n; i++) {
 		const struct json *p = pols->u.arr.items[i];
-		const char *aid = ev_str(p, "action_id"), *pfp = ev_str(p, "policy_fingerprint");
+		const char *aid = json_get_str(p, "action_id"), *pfp = json_get_str(p, "policy_fingerprint");
 		long j = aid ? action_index(&in->d, aid) : -1;
 		if (j < 0)
 			die("%s: window '%s': action '%s' is not in the design's catalogue", where, id, aid ? aid : "?");
@@ -352,11 +352,6 @@ static struct json *ids_json(struct arena *a, const struct ad_design *d, const b
 		if (mark[i])
 			json_push(a, arr, json_str(a, d->actions[i]));
 	return arr;
-}
-
-static struct json *real_or_null(struct arena *a, bool has, double v)
-{
-	return has ? json_real(a, v) : json_null(a);
 }
 
 static struct json *rate(struct arena *a, size_t count, size_t of)
@@ -464,9 +459,9 @@ static struct json *controller_record(struct arena *a, const struct input *in, c
 			json_set(a, x, "allocation_uplift_vs_fifo", u);
 		} else
 			json_set(a, x, "allocation_uplift_vs_fifo", json_null(a));
-		json_set(a, x, "candidate_best_hard_pass_allocation", real_or_null(a, has_best, best));
-		json_set(a, x, "catalogue_best_hard_pass_allocation", real_or_null(a, has_obest, obest));
-		json_set(a, x, "allocation_regret_vs_catalogue_best", real_or_null(a, has_regret, r));
+		json_set(a, x, "candidate_best_hard_pass_allocation", json_real_or_null(a, has_best, best));
+		json_set(a, x, "catalogue_best_hard_pass_allocation", json_real_or_null(a, has_obest, obest));
+		json_set(a, x, "allocation_regret_vs_catalogue_best", json_real_or_null(a, has_regret, r));
 		json_set(a, x, "catalogue_best_allocation_covered", json_bool(a, has_regret && r <= EPSILON));
 		json_push(a, windows, x);
 	}
@@ -502,7 +497,7 @@ static struct json *controller_record(struct arena *a, const struct input *in, c
 		}
 		json_set(a, up, "mean_lower_bound", nbounds ? json_real(a, mean9(lower, nbounds)) : null);
 		json_set(a, up, "mean_upper_bound", nbounds ? json_real(a, mean9(upper, nbounds)) : null);
-		json_set(a, up, "maximum_upper_bound", real_or_null(a, nbounds > 0, maxup));
+		json_set(a, up, "maximum_upper_bound", json_real_or_null(a, nbounds > 0, maxup));
 		json_set(a, up, "lower_bound_positive_window_count", json_int(a, (long long)pos));
 		json_set(a, up, "lower_bound_equal_window_count", json_int(a, (long long)eq));
 		json_set(a, up, "lower_bound_negative_window_count", json_int(a, (long long)neg));
@@ -513,7 +508,7 @@ static struct json *controller_record(struct arena *a, const struct input *in, c
 		for (size_t i = 0; i < nregret; i++)
 			maxr = i == 0 || regret[i] > maxr ? regret[i] : maxr;
 		json_set(a, rg, "mean", nregret ? json_real(a, mean9(regret, nregret)) : null);
-		json_set(a, rg, "max", real_or_null(a, nregret > 0, maxr));
+		json_set(a, rg, "max", json_real_or_null(a, nregret > 0, maxr));
 		json_set(a, rg, "p95", nregret ? json_real(a, quantile9(regret, nregret, 0.95)) : null);
 		json_set(a, rec, "allocation_regret_vs_catalogue_best", rg);
 	} else {

@@ -54,7 +54,7 @@ static const struct ev_item *find(const struct ev_input *in, const char *type, c
 		const struct ev_item *it = &in->items[i];
 		if (strcmp(it->type, type))
 			continue;
-		const char *have = fp_key ? ev_str(it->rec, fp_key) : it->stream_fp;
+		const char *have = fp_key ? json_get_str(it->rec, fp_key) : it->stream_fp;
 		if (have && !strcmp(have, fp))
 			return it;
 	}
@@ -87,8 +87,8 @@ static void load_window(struct window *w)
 	if (!rk)
 		die("window '%s' has no ranking", w->id);
 	w->ranking = rk->rec;
-	w->status = ev_str(rk->rec, "selection_status");
-	const char *slo_fp = ev_str(rk->rec, "slo_fingerprint");
+	w->status = json_get_str(rk->rec, "selection_status");
+	const char *slo_fp = json_get_str(rk->rec, "slo_fingerprint");
 	const char *base_fp = NULL;
 	size_t naudits = 0;
 	for (size_t i = 0; i < w->in.n; i++) {
@@ -96,9 +96,9 @@ static void load_window(struct window *w)
 		if (strcmp(it->type, "audit"))
 			continue;
 		naudits++;
-		if (!slo_fp || strcmp(ev_str(it->rec, "slo_fingerprint"), slo_fp))
+		if (!slo_fp || strcmp(json_get_str(it->rec, "slo_fingerprint"), slo_fp))
 			die("%s: audit was made with another SLO than window '%s''s ranking", ev_where(it), w->id);
-		const char *b = ev_str(json_get(it->rec, "baseline"), "metrics_fingerprint");
+		const char *b = json_get_str(json_get(it->rec, "baseline"), "metrics_fingerprint");
 		if (!b)
 			die("%s: audit has no FIFO baseline; aggregate needs one to compute deltas", ev_where(it));
 		if (base_fp && strcmp(b, base_fp))
@@ -109,7 +109,7 @@ static void load_window(struct window *w)
 	if (!fifo)
 		die("window '%s': the baseline metrics '%s' is not among its inputs", w->id, base_fp ? base_fp : "(none)");
 	w->fifo = fifo->rec;
-	w->fifo_action = ev_str(fifo->rec, "action_id");
+	w->fifo_action = json_get_str(fifo->rec, "action_id");
 	struct json *cands = json_get(rk->rec, "candidates");
 	if (cands->u.arr.n != naudits)
 		die("window '%s': the ranking has %zu candidates but %zu audits were given", w->id, cands->u.arr.n, naudits);
@@ -117,16 +117,16 @@ static void load_window(struct window *w)
 	w->acts = xcalloc(w->nacts, sizeof *w->acts);
 	for (size_t i = 0; i < w->nacts; i++) {
 		const struct json *c = cands->u.arr.items[i];
-		const char *afp = ev_str(c, "audit_fingerprint"), *mfp = ev_str(c, "metrics_fingerprint");
+		const char *afp = json_get_str(c, "audit_fingerprint"), *mfp = json_get_str(c, "metrics_fingerprint");
 		const struct ev_item *au = afp ? find(&w->in, "audit", "audit_fingerprint", afp) : NULL;
 		const struct ev_item *me = mfp ? find(&w->in, "metrics", NULL, mfp) : NULL;
 		if (!au || !me)
 			die("window '%s': ranking candidate %zu's %s is not among the inputs", w->id, i + 1, au ? "metrics" : "audit");
-		if (strcmp(ev_str(au->rec, "metrics_fingerprint"), mfp))
+		if (strcmp(json_get_str(au->rec, "metrics_fingerprint"), mfp))
 			die("%s: audit and ranking disagree on the metrics fingerprint", ev_where(au));
 		struct wact *x = &w->acts[i];
-		x->action_id = ev_str(me->rec, "action_id");
-		x->policy_fp = ev_str(me->rec, "policy_fingerprint");
+		x->action_id = json_get_str(me->rec, "action_id");
+		x->policy_fp = json_get_str(me->rec, "policy_fingerprint");
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(w->acts[j].action_id, x->action_id))
 				die("window '%s': action '%s' ranked twice", w->id, x->action_id);
@@ -139,7 +139,7 @@ static void load_window(struct window *w)
 		x->deterministic = true;
 		for (size_t k = 0; k < w->in.n; k++) {
 			const struct ev_item *it = &w->in.items[k];
-			if (strcmp(it->type, "metrics") || strcmp(ev_str(it->rec, "action_id"), x->action_id))
+			if (strcmp(it->type, "metrics") || strcmp(json_get_str(it->rec, "action_id"), x->action_id))
 				continue;
 			x->repetitions++;
 			if (strcmp(it->stream_fp, mfp))
@@ -148,9 +148,9 @@ static void load_window(struct window *w)
 	}
 	for (size_t k = 0; k < w->in.n; k++) {
 		const struct ev_item *it = &w->in.items[k];
-		if (!strcmp(it->type, "metrics") && it->rec != w->fifo && !act_in(w, ev_str(it->rec, "action_id")))
+		if (!strcmp(it->type, "metrics") && it->rec != w->fifo && !act_in(w, json_get_str(it->rec, "action_id")))
 			die("%s: metrics of action '%s' is neither a ranked candidate, a repetition of one, nor the baseline",
-			    ev_where(it), ev_str(it->rec, "action_id"));
+			    ev_where(it), json_get_str(it->rec, "action_id"));
 	}
 }
 

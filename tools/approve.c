@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 	struct ev_input in;
 	ev_input_init(&in);
 	const struct json *rk = read_ranking(ranking, &in, &a);
-	const char *status = ev_str(rk, "selection_status");
+	const char *status = json_get_str(rk, "selection_status");
 	if (!strcmp(status, "no_eligible_policy"))
 		die("%s: the ranking has no eligible policy; there is nothing to approve", ranking);
 	struct json *ids = json_get(rk, "selected_action_ids"), *fps = json_get(rk, "selected_policy_fingerprints");
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 
 	struct json *rec = json_object(&a);
 	json_set(&a, rec, "type", json_str(&a, "approval"));
-	json_set(&a, rec, "ranking_fingerprint", json_str(&a, ev_str(rk, "ranking_fingerprint")));
+	json_set(&a, rec, "ranking_fingerprint", json_str(&a, json_get_str(rk, "ranking_fingerprint")));
 	json_set(&a, rec, "action_id", json_str(&a, action));
 	json_set(&a, rec, "policy_fingerprint", json_str(&a, policy_fp));
 	json_set(&a, rec, "approved_by", json_str(&a, by));

@@ -176,7 +176,7 @@ static struct json *portfolio(struct arena *a, const struct ev_input *in)
 	for (size_t i = 0; i < in->n; i++) {
 		json_push(a, members, member(a, &in->items[i]));
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(ev_str(in->items[i].rec, "action_id"), ev_str(in->items[j].rec, "action_id")))
+			if (!strcmp(json_get_str(in->items[i].rec, "action_id"), json_get_str(in->items[j].rec, "action_id")))
 				unique = false;
 	}
 	for (size_t i = 0; i < in->n; i++)

@@ -95,7 +95,7 @@ static struct json *read_doc(const char *path, char **raw, size_t *len)
 
 static bool str_is(const struct json *o, const char *key, const char *want)
 {
-	const char *s = ev_str(o, key);
+	const char *s = json_get_str(o, key);
 	return s && !strcmp(s, want);
 }
 
@@ -155,7 +155,7 @@ static void check_isolation(const struct opts *o, const char *task, const struct
 		return;
 	}
 	struct json *iso = read_doc(path, NULL, NULL);
-	const char *schema = ev_str(iso, "schema_version");
+	const char *schema = json_get_str(iso, "schema_version");
 	bool v1 = schema && !strcmp(schema, "schednav.agentteams-context-isolation/v1");
 	bool v2 = schema && !strcmp(schema, "schednav.agentteams-context-isolation/v2");
 	char sha[65];
@@ -170,10 +170,10 @@ static void check_isolation(const struct opts *o, const char *task, const struct
 	sb_release(&sb);
 	if ((!v1 && !v2) || !str_is(iso, "receipt_fingerprint", sha))
 		die("task '%s': context-isolation.json is not a verified v1/v2 receipt", task);
-	const char *private_room = ev_str(iso, "worker_private_room_id"), *project_room = ev_str(iso, "project_room_id");
+	const char *private_room = json_get_str(iso, "worker_private_room_id"), *project_room = json_get_str(iso, "project_room_id");
 	struct json *verified = json_get(iso, "assignment_context_verified"), *cross = json_get(iso, "cross_window_context_visible");
 	if (!str_is(iso, "project_id", o->project) || !str_is(iso, "task_id", task) ||
-	    !str_is(iso, "worker_id", ev_str(receipt, "worker_id")) || !str_is(iso, "scope", "one-controller-one-observation") ||
+	    !str_is(iso, "worker_id", json_get_str(receipt, "worker_id")) || !str_is(iso, "scope", "one-controller-one-observation") ||
 	    !str_is(iso, "observation_fingerprint", observation) || !verified || verified->kind != JSON_TRUE || !cross ||
 	    cross->kind != JSON_FALSE || !private_room || !str_is(meta, "room_id", private_room) || !project_room ||
 	    !strcmp(private_room, project_room))
@@ -184,15 +184,15 @@ static void check_isolation(const struct opts *o, const char *task, const struct
 		if (!str_is(iso, "clear_command", "/clear") || !ack || ack->kind != JSON_TRUE ||
 		    !str_is(iso, "assignment_context_evidence", "worker-log-handle-agent-query"))
 			die("task '%s': the reused room was not verifiably cleared", task);
-		ready = ev_str(iso, "clear_acknowledged_at");
+		ready = json_get_str(iso, "clear_acknowledged_at");
 	} else {
 		struct json *fresh = json_get(iso, "fresh_room_created_for_task");
 		if (!str_is(iso, "isolation_method", "fresh-private-room-single-assignment") || !fresh || fresh->kind != JSON_TRUE ||
 		    !str_is(iso, "assignment_context_evidence", "fresh-private-room-single-assignment"))
 			die("task '%s': the room is not a verified fresh private room", task);
-		ready = ev_str(iso, "fresh_room_verified_at");
+		ready = json_get_str(iso, "fresh_room_verified_at");
 	}
-	const char *dispatched = ev_str(iso, "assignment_dispatched_at");
+	const char *dispatched = json_get_str(iso, "assignment_dispatched_at");
 	if (!iso_utc(ready) || !iso_utc(dispatched))
 		die("task '%s': isolation timestamps must be YYYY-MM-DDTHH:MM:SSZ", task);
 	if (strcmp(dispatched, ready) < 0)
@@ -233,7 +233,7 @@ static struct json *matching_stage(const struct opts *o, const char *task, const
 		join(path, dir, names[i], NULL);
 		struct json *s = read_doc(path, &raw, &len);
 		if (str_is(s, "schema_version", STAGE_SCHEMA) && str_is(s, "observation_fingerprint", observation) &&
-		    str_is(s, "role", ev_str(receipt, "role")) && str_is(s, "worker_id", ev_str(receipt, "worker_id")) &&
+		    str_is(s, "role", json_get_str(receipt, "role")) && str_is(s, "worker_id", json_get_str(receipt, "worker_id")) &&
 		    str_is(s, "task_id", task) && str_is(s, "model_id", o->model)) {
 			found++;
 			match = s;
@@ -260,7 +260,7 @@ static void check_stage_shape(const char *path, const struct json *s, bool analy
 	if ((analyst ? nd_check_keys(s, ND_KEYS(analyst_keys), err, sizeof err) : nd_check_keys(s, ND_KEYS(strategist_keys), err, sizeof err)))
 		die("%s: %s", path, err);
 	struct json *v = json_get(s, analyst ? "analysis" : "candidate_action_ids");
-	if (!v || v->kind != (analyst ? JSON_OBJECT : JSON_ARRAY) || (!analyst && !ev_str(s, "reason_code")))
+	if (!v || v->kind != (analyst ? JSON_OBJECT : JSON_ARRAY) || (!analyst && !json_get_str(s, "reason_code")))
 		die("%s: a %s stage needs %s", path, analyst ? ANALYST : STRATEGIST, analyst ? "an analysis object" : "candidate_action_ids and reason_code");
 }
 
@@ -274,8 +274,8 @@ static void check_receipt(const struct opts *o, const struct json *receipt, cons
 	char err[256];
 	if (receipt->kind != JSON_OBJECT || nd_check_keys(receipt, ND_KEYS(keys), err, sizeof err))
 		die("%s: decision %lu: a receipt is {role, worker_id, task_id, output_fingerprint}", where, k);
-	const char *role = ev_str(receipt, "role"), *worker = ev_str(receipt, "worker_id"), *task = ev_str(receipt, "task_id");
-	const char *fp = ev_str(receipt, "output_fingerprint");
+	const char *role = json_get_str(receipt, "role"), *worker = json_get_str(receipt, "worker_id"), *task = json_get_str(receipt, "task_id");
+	const char *fp = json_get_str(receipt, "output_fingerprint");
 	bool analyst = role && !strcmp(role, ANALYST);
 	if (!role || (!analyst && strcmp(role, STRATEGIST)))
 		die("%s: decision %lu: receipt role '%s' is neither '" ANALYST "' nor '" STRATEGIST "'", where, k, role ? role : "");
@@ -325,12 +325,12 @@ static void check_decision(const struct opts *o, const struct json *d, unsigned 
 	char err[256];
 	if (nd_check_keys(d, ND_KEYS(keys), err, sizeof err))
 		die("%s: decision %lu: %s", where, k, err);
-	const char *obs = ev_str(d, "observation_fingerprint"), *reason = ev_str(d, "reason_code");
+	const char *obs = json_get_str(d, "observation_fingerprint"), *reason = json_get_str(d, "reason_code");
 	if (!obs || strlen(obs) < 32 || strlen(obs) > 64 || !fp_is_hex(obs, strlen(obs)))
 		die("%s: decision %lu: observation_fingerprint must be 32-64 hex digits", where, k);
 	const char *key = obs;
 	if (o->adaptive) {
-		key = ev_str(d, "window_id");
+		key = json_get_str(d, "window_id");
 		if (!key)
 			die("%s: decision %lu: an adaptive selection names its window_id", where, k);
 		if (ev_check_id(d, "window_id", err, sizeof err))
@@ -382,8 +382,8 @@ static struct json *read_windows(const char *path)
 	struct json *ids = json_array(&A), *rec;
 	enum nd_event ev;
 	while ((ev = ndr_next(r, &A, &rec, err, sizeof err)) > 0)
-		if (ev == ND_RECORD && str_is(rec, "type", "window") && ev_str(rec, "window_id"))
-			json_push(&A, ids, json_str(&A, ev_str(rec, "window_id")));
+		if (ev == ND_RECORD && str_is(rec, "type", "window") && json_get_str(rec, "window_id"))
+			json_push(&A, ids, json_str(&A, json_get_str(rec, "window_id")));
 	if (ev == ND_ERROR)
 		die("%s", err);
 	ndr_close(r);
@@ -443,10 +443,10 @@ int main(int argc, char **argv)
 	arena_init(&A);
 	anomalies = json_array(&A);
 	struct json *space = read_doc(o.action_space, NULL, NULL), *declared = json_get(space, "action_ids");
-	if (!declared || declared->kind != JSON_ARRAY || !ev_str(space, "safety_action_id"))
+	if (!declared || declared->kind != JSON_ARRAY || !json_get_str(space, "safety_action_id"))
 		die("%s: an action space needs action_ids and safety_action_id", o.action_space);
 	if (!o.required)
-		o.required = ev_str(space, "safety_action_id");
+		o.required = json_get_str(space, "safety_action_id");
 	if (!in_array(declared, o.required))
 		die("the required action '%s' is not declared in %s", o.required, o.action_space);
 	struct json *windows = o.adaptive ? read_windows(o.windows) : NULL;

@@ -82,10 +82,10 @@ static size_t load_study(const char *path, struct arena *a, struct arm *arms, co
 	struct json *d;
 	if (roll_json_load(path, a, &d, err, sizeof err))
 		die("%s", err);
-	const char *schema = ev_str(d, "schema_version");
+	const char *schema = json_get_str(d, "schema_version");
 	if (!schema || strcmp(schema, STUDY_SCHEMA))
 		die("%s: schema_version must be '%s'", path, STUDY_SCHEMA);
-	*study_id = ev_str(d, "study_id");
+	*study_id = json_get_str(d, "study_id");
 	struct json *ar = json_get(d, "arms"), *w = json_get(d, "windows"), *r = json_get(d, "repetitions");
 	if (!*study_id || !ar || ar->kind != JSON_ARRAY || ar->u.arr.n < 2 || ar->u.arr.n > ROLL_ABLATION_MAX_ARMS)
 		die("%s: needs a study_id and 2 to %d arms", path, ROLL_ABLATION_MAX_ARMS);
@@ -102,13 +102,13 @@ static size_t load_study(const char *path, struct arena *a, struct arm *arms, co
 		struct json *x = ar->u.arr.items[i];
 		struct arm *m = &arms[i];
 		memset(m, 0, sizeof *m);
-		m->def.id = ev_str(x, "arm_id");
+		m->def.id = json_get_str(x, "arm_id");
 		if (!m->def.id || !roll_id_ok(m->def.id))
 			die("%s: arm %zu has no usable arm_id", path, i + 1);
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(arms[k].def.id, m->def.id))
 				die("%s: arm '%s' is declared twice", path, m->def.id);
-		m->def.role = role_of(ev_str(x, "role"), m->def.id);
+		m->def.role = role_of(json_get_str(x, "role"), m->def.id);
 		nbase += m->def.role == ARM_BASELINE;
 		nagent += m->def.role == ARM_AGENT;
 		m->def.deployable = m->def.role != ARM_ORACLE;
@@ -117,7 +117,7 @@ static size_t load_study(const char *path, struct arena *a, struct arm *arms, co
 		m->action_id = m->def.id;
 		if (!m->def.rolling) {
 			struct sim_policy pol;
-			const char *pp = ev_str(x, "policy");
+			const char *pp = json_get_str(x, "policy");
 			if (!pp || policy_load(&pol, roll_resolve_path(a, pp, path), a, err, sizeof err))
 				die("%s: arm '%s': %s", path, m->def.id, pp ? err : "a static arm needs a policy");
 			m->action_id = pol.action_id;
@@ -125,13 +125,13 @@ static size_t load_study(const char *path, struct arena *a, struct arm *arms, co
 		/* the files an arm names join the design fingerprint */
 		static const char *const files[] = { "policy", NULL };
 		for (const char *const *f = files; *f; f++)
-			add_file_fp(&sb, a, ev_str(x, *f), path);
+			add_file_fp(&sb, a, json_get_str(x, *f), path);
 	}
 	if (nbase != 1 || nagent > 1)
 		die("%s: exactly one baseline arm and at most one agent arm", path);
 	static const char *const refs[] = { "rolling_config", "inner_controller", "slo", NULL };
 	for (const char *const *k = refs; *k; k++)
-		add_file_fp(&sb, a, ev_str(d, *k), path);
+		add_file_fp(&sb, a, json_get_str(d, *k), path);
 	fp_xxh3_of(sb.buf, sb.len, design_fp);
 	sb_release(&sb);
 	return ar->u.arr.n;
@@ -235,7 +235,7 @@ int main(int argc, char **argv)
 		for (size_t m = 0; m < na; m++) {
 			const struct ev_item *met = NULL, *aud = NULL;
 			for (size_t i = 0; i < in.n; i++)
-				if (!strcmp(in.items[i].type, "metrics") && !strcmp(ev_str(in.items[i].rec, "action_id"), arms[m].action_id)) {
+				if (!strcmp(in.items[i].type, "metrics") && !strcmp(json_get_str(in.items[i].rec, "action_id"), arms[m].action_id)) {
 					if (met)
 						die("window '%s': two metrics records for arm '%s'", win_id[w], arms[m].def.id);
 					met = &in.items[i];
@@ -245,7 +245,7 @@ int main(int argc, char **argv)
 			if (ev_metrics_check(met->rec, err, sizeof err))
 				die("%s: %s", ev_where(met), err);
 			for (size_t i = 0; i < in.n; i++)
-				if (!strcmp(in.items[i].type, "audit") && !strcmp(ev_str(in.items[i].rec, "metrics_fingerprint"), met->stream_fp))
+				if (!strcmp(in.items[i].type, "audit") && !strcmp(json_get_str(in.items[i].rec, "metrics_fingerprint"), met->stream_fp))
 					aud = &in.items[i];
 			if (!aud)
 				die("window '%s': no audit of arm '%s' (metrics %s)", win_id[w], arms[m].def.id, met->stream_fp);
@@ -254,22 +254,22 @@ int main(int argc, char **argv)
 			if (arms[m].def.role == ARM_BASELINE)
 				base_fp = met->stream_fp;
 			struct json *ab = json_get(aud->rec, "baseline");
-			const char *abfp = ev_str(ab, "metrics_fingerprint");
+			const char *abfp = json_get_str(ab, "metrics_fingerprint");
 			struct roll_cell *cell = &arms[m].cells[w];
 			cell->present = true;
 			cell->passed = json_get(aud->rec, "audit_passed")->kind == JSON_TRUE;
-			cell->has_alloc = ev_num(met->rec, "allocation_rate_mean", &cell->alloc);
-			cell->has_jct = ev_num(met->rec, "spot_jct_p95_seconds", &cell->jct);
-			cell->has_evict = ev_num(met->rec, "spot_eviction_rate_per_run", &cell->evict);
+			cell->has_alloc = json_get_num(met->rec, "allocation_rate_mean", &cell->alloc);
+			cell->has_jct = json_get_num(met->rec, "spot_jct_p95_seconds", &cell->jct);
+			cell->has_evict = json_get_num(met->rec, "spot_eviction_rate_per_run", &cell->evict);
 			struct json *rc = json_get(met->rec, "rolling_control");
 			double x;
-			if (rc && ev_num(rc, "candidate_simulation_count", &x))
+			if (rc && json_get_num(rc, "candidate_simulation_count", &x))
 				cell->simulations = (long long)x;
-			if (rc && ev_num(json_get(rc, "llm_usage"), "call_count", &x))
+			if (rc && json_get_num(json_get(rc, "llm_usage"), "call_count", &x))
 				cell->llm_calls = (long long)x;
 			if (arms[m].def.rolling && !rc)
 				die("%s: arm '%s' is a rolling arm but its metrics have no rolling_control", ev_where(met), arms[m].def.id);
-			if (rc && ev_num(rc, "candidate_budget_per_decision", &x))
+			if (rc && json_get_num(rc, "candidate_budget_per_decision", &x))
 				arms[m].def.budget = (long long)x;
 			struct json *r = json_object(&a), *fails = json_array(&a), *mv = json_object(&a), *cons = json_get(aud->rec, "constraints");
 			json_set(&a, r, "type", json_str(&a, "rolling_ablation_record"));
@@ -292,8 +292,8 @@ int main(int argc, char **argv)
 			json_set(&a, r, "hard_slo_passed", json_bool(&a, cell->passed));
 			for (size_t i = 0; cons && i < cons->u.arr.n; i++) {
 				struct json *ci = cons->u.arr.items[i];
-				if (!strcmp(ev_str(ci, "severity"), "hard") && json_get(ci, "passed")->kind != JSON_TRUE)
-					json_push(&a, fails, json_str(&a, ev_str(ci, "id")));
+				if (!strcmp(json_get_str(ci, "severity"), "hard") && json_get(ci, "passed")->kind != JSON_TRUE)
+					json_push(&a, fails, json_str(&a, json_get_str(ci, "id")));
 			}
 			json_set(&a, r, "failed_hard_constraints", fails);
 			for (const char *const *k = nine; *k; k++) {
@@ -308,7 +308,7 @@ int main(int argc, char **argv)
 		/* every audit of the window names the window's baseline */
 		for (size_t i = 0; i < in.n; i++)
 			if (!strcmp(in.items[i].type, "audit")) {
-				const char *bf = ev_str(json_get(in.items[i].rec, "baseline"), "metrics_fingerprint");
+				const char *bf = json_get_str(json_get(in.items[i].rec, "baseline"), "metrics_fingerprint");
 				if (!bf || !base_fp || strcmp(bf, base_fp))
 					die("%s: audited against another baseline than the window's ordinary FIFO", ev_where(&in.items[i]));
 			}

@@ -181,7 +181,7 @@ static struct json *load_json_file(struct arena *a, const char *path, char *err,
 
 static const char *str_arg(const struct call *c, const char *key)
 {
-	return ev_str(c->args, key);
+	return json_get_str(c->args, key);
 }
 
 static char *joinpath(struct arena *a, const char *dir, const char *name)
@@ -333,7 +333,7 @@ static int read_stream_of(struct arena *a, const char *path, const char *expect,
 				rc = -1;
 				break;
 			}
-			si->schema = ev_str(rec, "schema");
+			si->schema = json_get_str(rec, "schema");
 			if (expect && (!si->schema || strcmp(si->schema, expect))) {
 				snprintf(err, errlen, "%s: not a %s stream", path, expect);
 				rc = -1;
@@ -508,7 +508,7 @@ static int op_forecast(struct call *c)
 		return -1;
 	struct json *bundle = NULL;
 	for (size_t i = 0; i < si.records->u.arr.n; i++)
-		if (!strcmp(ev_str(si.records->u.arr.items[i], "type"), "observation_bundle"))
+		if (!strcmp(json_get_str(si.records->u.arr.items[i], "type"), "observation_bundle"))
 			bundle = si.records->u.arr.items[i];
 	if (!bundle) {
 		sb_addf(&c->failure, "forecast wrote no observation_bundle record\n");
@@ -608,8 +608,8 @@ static int op_rolling(struct call *c)
 	/* roll refuses a second reply to one request; say so as roll does, before any task */
 	for (size_t i = 0; rolling && i < decisions->u.arr.n; i++)
 		for (size_t j = 0; j < i; j++) {
-			const char *rid = ev_str(decisions->u.arr.items[i], "request_id");
-			if (!strcmp(rid, ev_str(decisions->u.arr.items[j], "request_id"))) {
+			const char *rid = json_get_str(decisions->u.arr.items[i], "request_id");
+			if (!strcmp(rid, json_get_str(decisions->u.arr.items[j], "request_id"))) {
 				snprintf(c->refusal, sizeof c->refusal, "arguments.decisions[%zu]: a second reply for request '%s'", i, rid);
 				return -1;
 			}
@@ -651,7 +651,7 @@ static int op_rolling(struct call *c)
 		return -1;
 	struct json *keep = json_array(c->a);
 	for (size_t i = 0; i < si.records->u.arr.n; i++) {
-		const char *t = ev_str(si.records->u.arr.items[i], "type");
+		const char *t = json_get_str(si.records->u.arr.items[i], "type");
 		/* the agent sees the checkpoint and the rolling records, never the job ledgers */
 		if (t && strcmp(t, "job_result") && strcmp(t, "run") && strcmp(t, "preemption") && strcmp(t, "job") && strcmp(t, "cluster") &&
 		    strcmp(t, "control_decision"))
@@ -725,14 +725,14 @@ static const char *baseline_ref(struct call *c, const char *metrics_ref)
 		return NULL;
 	}
 	char name[300];
-	snprintf(name, sizeof name, "%s/%s", ev_str(cand, "run_config_id"), action);
+	snprintf(name, sizeof name, "%s/%s", json_get_str(cand, "run_config_id"), action);
 	struct json *base = index_lookup(c, "simulations", name);
 	if (!base) {
 		snprintf(c->refusal, sizeof c->refusal, "action '%s' has not been simulated on run config '%s'", action,
-			 ev_str(cand, "run_config_id"));
+			 json_get_str(cand, "run_config_id"));
 		return NULL;
 	}
-	return ev_str(base, "metrics_ref");
+	return json_get_str(base, "metrics_ref");
 }
 
 static int op_audit(struct call *c)
@@ -1288,8 +1288,8 @@ static bool begin_call(struct call *c, const char *key, struct reply *r, char *m
 		return false;
 	}
 	if (old) {
-		const char *old_fp = ev_str(old, "arguments_fingerprint"), *state = ev_str(old, "state");
-		if (strcmp(ev_str(old, "operation"), c->op->name) || strcmp(old_fp, c->args_fp)) {
+		const char *old_fp = json_get_str(old, "arguments_fingerprint"), *state = json_get_str(old, "state");
+		if (strcmp(json_get_str(old, "operation"), c->op->name) || strcmp(old_fp, c->args_fp)) {
 			snprintf(msg, msglen, "idempotency key '%s' was already used with different arguments", key ? key : "");
 			r->log.outcome = "conflict";
 			r->error_text = msg;
@@ -1360,7 +1360,7 @@ static void finish_call(struct call *c, int rc, struct reply *r, char *msg, size
 static void tools_call(struct server *s, struct arena *a, const struct json *id, const struct json *params)
 {
 	long long t0 = now_ms();
-	const char *name = ev_str(params, "name");
+	const char *name = json_get_str(params, "name");
 	struct json *args = json_get(params, "arguments");
 	if (!name) {
 		send_error(id, RPC_PARAMS, "tools/call needs params.name");
@@ -1397,7 +1397,7 @@ static void tools_call(struct server *s, struct arena *a, const struct json *id,
 	sb_release(&sb);
 	r.log.args_fp = c.args_fp;
 	r.log.args = c.args;
-	if (!op->tasked || begin_call(&c, ev_str(args, "idempotency_key"), &r, msg, sizeof msg))
+	if (!op->tasked || begin_call(&c, json_get_str(args, "idempotency_key"), &r, msg, sizeof msg))
 		finish_call(&c, op->run(&c), &r, msg, sizeof msg);
 	respond(s, a, id, t0, &r);
 	sb_release(&c.failure);
@@ -1549,8 +1549,8 @@ static void load_profile(struct server *s)
 	if (!s->role)
 		die("%s", err);
 	struct json *allowed = json_get(s->role, "allowed_operations");
-	const char *schema = ev_str(s->role, "schema_version"), *profile = ev_str(s->role, "profile");
-	s->prompt = ev_str(s->role, "prompt");
+	const char *schema = json_get_str(s->role, "schema_version"), *profile = json_get_str(s->role, "profile");
+	s->prompt = json_get_str(s->role, "prompt");
 	if (nd_check_keys(s->role, ND_KEYS(keys), err, sizeof err))
 		die("%s: %s", path, err);
 	if (!schema || strcmp(schema, "schednav.agent-role/v1") || !profile || strcmp(profile, s->profile) || !s->prompt ||
@@ -1580,7 +1580,7 @@ static void load_action_space(struct server *s)
 	if (!as)
 		die("%s", err);
 	s->action_ids = json_get(as, "action_ids");
-	s->safety_action = ev_str(as, "safety_action_id");
+	s->safety_action = json_get_str(as, "safety_action_id");
 	if (!s->action_ids || s->action_ids->kind != JSON_ARRAY || !s->safety_action)
 		die("%s: needs action_ids and safety_action_id", path);
 }

@@ -76,11 +76,6 @@ static struct json *params_of(struct arena *a, const struct scan_opts *o, bool a
 	return p;
 }
 
-static struct json *real_or_null(struct arena *a, bool has, double v)
-{
-	return has ? json_real(a, v) : json_null(a);
-}
-
 static struct json *window_record(struct arena *a, const struct scan_day *d, long long day_seconds)
 {
 	char id[48];
@@ -99,11 +94,11 @@ static struct json *window_record(struct arena *a, const struct scan_day *d, lon
 	json_set(a, r, "spot_requested_gpus", json_real(a, d->spot_requested));
 	json_set(a, r, "peak_pressure", json_real(a, d->peak_pressure));
 	json_set(a, r, "mean_pressure", json_real(a, d->mean_pressure));
-	json_set(a, r, "spot_share", real_or_null(a, d->has_share, d->spot_share));
+	json_set(a, r, "spot_share", json_real_or_null(a, d->has_share, d->spot_share));
 	json_set(a, r, "active_gpus_min", json_real(a, d->active_min));
 	json_set(a, r, "active_gpus_mean", json_real(a, d->active_mean));
 	json_set(a, r, "active_gpus_max", json_real(a, d->active_max));
-	json_set(a, r, "active_gpus_cv", real_or_null(a, d->has_cv, d->active_cv));
+	json_set(a, r, "active_gpus_cv", json_real_or_null(a, d->has_cv, d->active_cv));
 	if (d->stratum_pressure >= 0) {
 		struct json *s = json_object(a);
 		json_set(a, s, "pressure", json_int(a, d->stratum_pressure));

@@ -62,7 +62,7 @@ static int doc_ref(const struct json *doc, const char *key, bool required, const
 
 static int doc_schema(const struct json *doc, const char *schema, char *err, size_t errlen)
 {
-	const char *s = ev_str(doc, "schema_version");
+	const char *s = json_get_str(doc, "schema_version");
 	if (!s || strcmp(s, schema)) {
 		snprintf(err, errlen, "'schema_version' is not \"%s\"", schema);
 		return -1;
@@ -133,7 +133,7 @@ static int sim_record(const struct json *rec, struct run_set_simulation *s, char
 		"type", "run_config_id", "action_id", "repetitions", "deterministic", "result_fingerprint", "metrics_ref", "metrics_fingerprint",
 	};
 	char e[300];
-	const char *type = ev_str(rec, "type");
+	const char *type = json_get_str(rec, "type");
 	if (!type || strcmp(type, "run_set_simulation")) {
 		snprintf(err, errlen, "not a run_set_simulation record");
 		return -1;
@@ -142,8 +142,8 @@ static int sim_record(const struct json *rec, struct run_set_simulation *s, char
 		snprintf(err, errlen, "%s", e);
 		return -1;
 	}
-	s->run_config_id = ev_str(rec, "run_config_id");
-	s->action_id = ev_str(rec, "action_id");
+	s->run_config_id = json_get_str(rec, "run_config_id");
+	s->action_id = json_get_str(rec, "action_id");
 	if (!s->run_config_id || !ws_id_ok(s->run_config_id)) {
 		snprintf(err, errlen, "'run_config_id' is not a run config id");
 		return -1;
@@ -170,7 +170,7 @@ int mf_simulations(struct arena *a, const char *path, struct run_set_simulation 
 	char e[400];
 	while (!rc && (ev = ndr_next(r, a, &rec, err, errlen)) > 0) {
 		if (ev == ND_HEADER) {
-			const char *schema = ev_str(rec, "schema");
+			const char *schema = json_get_str(rec, "schema");
 			if (header || !schema || strcmp(schema, MF_SIMULATIONS_SCHEMA)) {
 				ndr_errorf(r, err, errlen, header ? "expected one stream" : "not a %s stream", MF_SIMULATIONS_SCHEMA);
 				rc = -1;

@@ -287,7 +287,7 @@ static int task_bound(struct task_store *ts, struct arena *a, const struct json 
 		      size_t errlen)
 {
 	unsigned long long off = (unsigned long long)json_get(t, "audit_offset")->u.i;
-	const char *state = ev_str(t, "state");
+	const char *state = json_get_str(t, "state");
 	char tfp[33];
 	task_fingerprint(a, t, tfp);
 	if (audit_lock(ts, err, errlen))
@@ -309,10 +309,10 @@ static int task_bound(struct task_store *ts, struct arena *a, const struct json 
 		snprintf(bad, badlen, "its audit_offset names no line of the audit log");
 		return 1;
 	}
-	const char *type = ev_str(line, "type"), *id = ev_str(line, "task_id"), *lfp = ev_str(line, "task_fingerprint"),
-		   *outcome = ev_str(line, "outcome");
+	const char *type = json_get_str(line, "type"), *id = json_get_str(line, "task_id"), *lfp = json_get_str(line, "task_fingerprint"),
+		   *outcome = json_get_str(line, "outcome");
 	if (!type || strcmp(type, "bridge_call") || !ev_self_fp_ok(line, "call_fingerprint") || !id ||
-	    strcmp(id, ev_str(t, "task_id")) || !outcome || strcmp(outcome, state)) {
+	    strcmp(id, json_get_str(t, "task_id")) || !outcome || strcmp(outcome, state)) {
 		snprintf(bad, badlen, "the audit line at its audit_offset does not record it");
 		return 1;
 	}
@@ -361,7 +361,7 @@ int task_load(struct task_store *ts, struct arena *a, const char *task_id, task_
 		return 0;
 	}
 	struct json *t = load_json_file(a, path, e, sizeof e);
-	const char *opname = t ? ev_str(t, "operation") : NULL;
+	const char *opname = t ? json_get_str(t, "operation") : NULL;
 	const struct json *result_schema = NULL;
 	bool tasked = opname && op(opname, &result_schema, ctx);
 	if (!t) {
@@ -377,7 +377,7 @@ int task_load(struct task_store *ts, struct arena *a, const char *task_id, task_
 		snprintf(bad, badlen, "%s", e);
 		return 0;
 	}
-	const char *state = ev_str(t, "state");
+	const char *state = json_get_str(t, "state");
 	if (!strcmp(state, "succeeded") && jschema_validate(result_schema, json_get(t, "result"), "result", e, sizeof e)) {
 		snprintf(bad, badlen, "%s", e);
 		return 0;

@@ -140,13 +140,13 @@ double json_num(const struct json *v)
 	return v->kind == JSON_INT ? (double)v->u.i : v->u.d;
 }
 
-const char *ev_str(const struct json *obj, const char *key)
+const char *json_get_str(const struct json *obj, const char *key)
 {
 	struct json *v = json_get(obj, key);
 	return v && v->kind == JSON_STRING ? v->u.str.s : NULL;
 }
 
-bool ev_num(const struct json *obj, const char *key, double *out)
+bool json_get_num(const struct json *obj, const char *key, double *out)
 {
 	struct json *v = json_get(obj, key);
 	if (!v || !json_is_num(v))

@@ -61,10 +61,9 @@ bool json_equal(const struct json *a, const struct json *b); /* Python ==: 1 == 
 bool json_identical(const struct json *a, const struct json *b); /* canonical bytes equal (kinds matter) */
 
 /* Members of one kind: a string member or NULL; a number member as double (false if absent,
- * null or not a number). ev_str and ev_num are their names until the tree-wide rename to
- * json_get_str and json_get_num. */
-const char *ev_str(const struct json *obj, const char *key);
-bool ev_num(const struct json *obj, const char *key, double *out);
+ * null or not a number). */
+const char *json_get_str(const struct json *obj, const char *key);
+bool json_get_num(const struct json *obj, const char *key, double *out);
 /* Whether obj has key as: a finite number or null / an integer >= 0 / a boolean / an object. */
 bool json_has_num_or_null(const struct json *obj, const char *key);
 bool json_has_count(const struct json *obj, const char *key);

@@ -123,7 +123,7 @@ int ad_design_parse(struct ad_design *d, const struct json *rec, struct arena *a
 		return fail(err, errlen, "%s: schema_version must be '%s'", what, AD_DESIGN_SCHEMA);
 	if (!ev_self_fp_ok(rec, "design_fingerprint"))
 		return fail(err, errlen, "%s: 'design_fingerprint' does not verify (the design was edited)", what);
-	d->fingerprint = ev_str(rec, "design_fingerprint");
+	d->fingerprint = json_get_str(rec, "design_fingerprint");
 	if (!(d->baseline = id_of(rec, "baseline_action_id", what, err, errlen)))
 		return -1;
 	const struct json *acts = kind_of(rec, "actions", JSON_ARRAY, what, err, errlen);
@@ -280,7 +280,7 @@ static int parse_windows(struct ad_selections *s, const struct json *list, const
 		seen[k] = true;
 		snprintf(wwhat, sizeof wwhat, "%s: window '%s'", what, wid);
 		if (observation) {
-			const char *obs = ev_str(o, "observation_fingerprint");
+			const char *obs = json_get_str(o, "observation_fingerprint");
 			if (!obs || strcmp(obs, observation))
 				return fail(err, errlen, "%s: observed '%s', not this design ('%s')", wwhat, obs ? obs : "?", observation);
 		}
@@ -351,10 +351,10 @@ int ad_agent_parse(struct ad_selections *s, const struct json *rec, const struct
 		return -1;
 	if (!strcmp(s->controller_id, AD_RULE_ID))
 		return fail(err, errlen, "%s: the agent may not use the rule's controller id", what);
-	const char *safety = ev_str(rec, "safety_action_id");
+	const char *safety = json_get_str(rec, "safety_action_id");
 	if (!safety || strcmp(safety, d->baseline))
 		return fail(err, errlen, "%s: the safety action is '%s', not the design's baseline '%s'", what, safety ? safety : "?", d->baseline);
-	s->fingerprint = ev_str(rec, "selections_fingerprint");
+	s->fingerprint = json_get_str(rec, "selections_fingerprint");
 	const struct json *list = kind_of(rec, "selections", JSON_ARRAY, what, err, errlen);
 	return list ? parse_windows(s, list, item_keys, d->fingerprint, d, a, what, err, errlen) : -1;
 }
@@ -376,12 +376,12 @@ int ad_rule_parse(struct ad_selections *s, const struct json *rec, const struct 
 		return fail(err, errlen, "%s: schema_version must be '%s'", what, AD_RULE_SCHEMA);
 	if (!ev_self_fp_ok(rec, "fingerprint"))
 		return fail(err, errlen, "%s: 'fingerprint' does not verify (the selections were edited)", what);
-	const char *dfp = ev_str(rec, "design_fingerprint");
+	const char *dfp = json_get_str(rec, "design_fingerprint");
 	if (!dfp || strcmp(dfp, d->fingerprint))
 		return fail(err, errlen, "%s: made for design '%s', not this design ('%s')", what, dfp ? dfp : "?", d->fingerprint);
 	if (!(s->controller_id = id_of(rec, "controller_id", what, err, errlen)))
 		return -1;
-	s->fingerprint = ev_str(rec, "fingerprint");
+	s->fingerprint = json_get_str(rec, "fingerprint");
 	const struct json *list = kind_of(rec, "windows", JSON_ARRAY, what, err, errlen);
 	return list ? parse_windows(s, list, item_keys, NULL, d, a, what, err, errlen) : -1;
 }

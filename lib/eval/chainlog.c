@@ -52,7 +52,7 @@ static int check_line(struct arena *a, const char *line, size_t len, const char 
 		snprintf(err, errlen, "%s: %s", where, e);
 		return -1;
 	}
-	const char *type = ev_str(rec, "type");
+	const char *type = json_get_str(rec, "type");
 	if (rec->kind != JSON_OBJECT || !type || strcmp(type, spec->type)) {
 		snprintf(err, errlen, "%s: not an '%s' record", where, spec->type);
 		return -1;
@@ -81,7 +81,7 @@ static int check_line(struct arena *a, const char *line, size_t len, const char 
 			 spec->prev_key);
 		return -1;
 	}
-	snprintf(fp_out, 33, "%s", ev_str(rec, spec->fp_key));
+	snprintf(fp_out, 33, "%s", json_get_str(rec, spec->fp_key));
 	*out = rec;
 	return 0;
 }
@@ -254,7 +254,7 @@ int chainlog_append(int fd, const char *log, const struct chainlog_spec *spec, s
 	} else {
 		if (*count == 0)
 			sync_parent_dir(log);
-		snprintf(last_fp, 33, "%s", ev_str(rec, spec->fp_key));
+		snprintf(last_fp, 33, "%s", json_get_str(rec, spec->fp_key));
 		(*count)++;
 	}
 	sb_release(&line);

@@ -136,8 +136,8 @@ int ev_metrics_check(const struct json *rec, char *err, size_t errlen)
 		return -1;
 	char fp[FP_HEX_XXH3];
 	ev_sorted_fp(json_get(rec, "policy"), fp);
-	if (strcmp(fp, ev_str(rec, "policy_fingerprint"))) {
-		snprintf(err, errlen, "metrics record: 'policy_fingerprint' '%s' does not match its 'policy' (%s)", ev_str(rec, "policy_fingerprint"), fp);
+	if (strcmp(fp, json_get_str(rec, "policy_fingerprint"))) {
+		snprintf(err, errlen, "metrics record: 'policy_fingerprint' '%s' does not match its 'policy' (%s)", json_get_str(rec, "policy_fingerprint"), fp);
 		return -1;
 	}
 	return 0;
@@ -147,7 +147,7 @@ int ev_check_id(const struct json *rec, const char *key, char *err, size_t errle
 {
 	const struct json *v = json_get(rec, key);
 	if (!v || v->kind != JSON_STRING) {
-		snprintf(err, errlen, "%s record: '%s' must be a string", ev_str(rec, "type") ? ev_str(rec, "type") : "a", key);
+		snprintf(err, errlen, "%s record: '%s' must be a string", json_get_str(rec, "type") ? json_get_str(rec, "type") : "a", key);
 		return -1;
 	}
 	const char *why = text_id_problem(v->u.str.s, v->u.str.len);
@@ -155,7 +155,7 @@ int ev_check_id(const struct json *rec, const char *key, char *err, size_t errle
 		return 0;
 	char q[100];
 	text_quote(q, sizeof q, v->u.str.s, v->u.str.len);
-	snprintf(err, errlen, "%s record: '%s' '%s' %s", ev_str(rec, "type") ? ev_str(rec, "type") : "a", key, q, why);
+	snprintf(err, errlen, "%s record: '%s' '%s' %s", json_get_str(rec, "type") ? json_get_str(rec, "type") : "a", key, q, why);
 	return -1;
 }
 
@@ -204,7 +204,7 @@ int ev_read(struct ev_input *in, const char *path, const char *const *schemas, s
 		if (ev == ND_EOF)
 			break;
 		if (ev == ND_HEADER) {
-			const char *s = ev_str(rec, "schema");
+			const char *s = json_get_str(rec, "schema");
 			if (!in_list(schemas, s)) {
 				ndr_errorf(r, err, errlen, "unexpected stream schema '%s'", s);
 				rc = -1;
@@ -233,7 +233,7 @@ int ev_read(struct ev_input *in, const char *path, const char *const *schemas, s
 			memcpy(st->fp, ndr_fingerprint(r), 33);
 			continue;
 		}
-		const char *type = ev_str(rec, "type");
+		const char *type = json_get_str(rec, "type");
 		if (want && strcmp(type, want)) {
 			ndr_errorf(r, err, errlen, "unexpected '%s' record in a '%s' stream", type, schema);
 			rc = -1;
@@ -311,7 +311,7 @@ void ev_self_fp(const struct json *rec, const char *key, char out[FP_HEX_XXH3])
 
 bool ev_self_fp_ok(const struct json *rec, const char *key)
 {
-	const char *have = ev_str(rec, key);
+	const char *have = json_get_str(rec, key);
 	if (!have)
 		return false;
 	char fp[FP_HEX_XXH3];
@@ -400,7 +400,7 @@ static const char *self_fp_key(const char *type)
 
 int ev_verify(const struct json *rec, char *err, size_t errlen)
 {
-	const char *type = ev_str(rec, "type");
+	const char *type = json_get_str(rec, "type");
 	char e[300];
 	if (!type)
 		return 0;

@@ -23,7 +23,7 @@ static struct json *soft_target(struct arena *a, const struct json *audit)
 {
 	struct json *cons = json_get(audit, "constraints");
 	for (size_t i = 0; i < cons->u.arr.n; i++) {
-		const char *id = ev_str(cons->u.arr.items[i], "id");
+		const char *id = json_get_str(cons->u.arr.items[i], "id");
 		if (!strcmp(id, "allocation-soft-target"))
 			return json_bool(a, is_true(cons->u.arr.items[i], "passed"));
 	}
@@ -144,12 +144,12 @@ static int build_candidates(const struct slo_spec *s, const struct ev_input *in,
 			snprintf(err, errlen, "%s: more than %zu audit records (rank takes 3 to %zu candidates)", ev_where(it), max, max);
 			goto out;
 		}
-		const char *slo_fp = ev_str(it->rec, "slo_fingerprint");
+		const char *slo_fp = json_get_str(it->rec, "slo_fingerprint");
 		if (strcmp(slo_fp, s->fingerprint)) {
 			snprintf(err, errlen, "%s: audit was made with SLO '%s', not this spec ('%s')", ev_where(it), slo_fp, s->fingerprint);
 			goto out;
 		}
-		const char *mfp = ev_str(it->rec, "metrics_fingerprint");
+		const char *mfp = json_get_str(it->rec, "metrics_fingerprint");
 		int m = find_metrics(in, mfp);
 		if (m < 0) {
 			snprintf(err, errlen, "%s: audit refers to metrics '%s', which is not among the inputs", ev_where(it), mfp);
@@ -163,8 +163,8 @@ static int build_candidates(const struct slo_spec *s, const struct ev_input *in,
 		struct cand *k = &c[n++];
 		k->audit = it;
 		k->metrics = &in->items[m];
-		k->action_id = ev_str(k->metrics->rec, "action_id");
-		k->policy_fp = ev_str(k->metrics->rec, "policy_fingerprint");
+		k->action_id = json_get_str(k->metrics->rec, "action_id");
+		k->policy_fp = json_get_str(k->metrics->rec, "policy_fingerprint");
 		for (size_t j = 0; j + 1 < n; j++)
 			if (!strcmp(c[j].action_id, k->action_id)) {
 				snprintf(err, errlen, "%s: action '%s' appears twice among the candidates", ev_where(it), k->action_id);
@@ -210,14 +210,14 @@ struct json *rank_build(const struct slo_spec *s, const struct ev_input *in, siz
 		const struct json *au = c[i].audit->rec, *me = c[i].metrics->rec;
 		bool evidence = ev_self_fp_ok(au, "audit_fingerprint") && is_true(au, "metrics_schema_supported") &&
 		                is_true(au, "metrics_fingerprint_valid") &&
-		                !strcmp(ev_str(au, "policy_fingerprint"), c[i].policy_fp) &&
-		                !strcmp(ev_str(au, "action_id"), c[i].action_id);
+		                !strcmp(json_get_str(au, "policy_fingerprint"), c[i].policy_fp) &&
+		                !strcmp(json_get_str(au, "action_id"), c[i].action_id);
 		bool hard = is_true(au, "audit_passed");
 		alive[i] = evidence && hard;
 		struct json *o = json_object(a), *vals = json_object(a);
 		json_set(a, o, "policy_fingerprint", json_str(a, c[i].policy_fp));
 		json_set(a, o, "metrics_fingerprint", json_str(a, c[i].metrics->stream_fp));
-		json_set(a, o, "audit_fingerprint", json_str(a, ev_str(au, "audit_fingerprint")));
+		json_set(a, o, "audit_fingerprint", json_str(a, json_get_str(au, "audit_fingerprint")));
 		json_set(a, o, "action", action_of(a, me));
 		json_set(a, o, "evidence_valid", json_bool(a, evidence));
 		json_set(a, o, "hard_slo_passed", json_bool(a, hard));
@@ -286,7 +286,7 @@ int rank_check(const struct json *rec, char *err, size_t errlen)
 			snprintf(err, errlen, "ranking record: missing key '%s'", *k);
 			return -1;
 		}
-	const char *st = ev_str(rec, "selection_status");
+	const char *st = json_get_str(rec, "selection_status");
 	if (!st || (strcmp(st, "selected") && strcmp(st, "tie_requires_human_approval") && strcmp(st, "no_eligible_policy"))) {
 		snprintf(err, errlen, "ranking record: bad 'selection_status'");
 		return -1;

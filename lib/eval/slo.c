@@ -91,12 +91,12 @@ static int load_constraint(struct slo_constraint *c, const struct json *v, const
 		return fail(err, errlen, path, what, "'threshold' must be a number or a baseline_relative object");
 	if (nd_check_keys(t, ND_KEYS(tkeys), e, sizeof e))
 		return fail(err, errlen, path, what, e);
-	const char *kind = ev_str(t, "kind");
+	const char *kind = json_get_str(t, "kind");
 	if (!kind || strcmp(kind, "baseline_relative")) {
 		snprintf(e, sizeof e, "unknown threshold kind '%s' (expected baseline_relative)", kind ? kind : "(none)");
 		return fail(err, errlen, path, what, e);
 	}
-	const char *bm = ev_str(t, "baseline_metric");
+	const char *bm = json_get_str(t, "baseline_metric");
 	if (!bm || !ev_is_catalogue(bm)) {
 		snprintf(e, sizeof e, "unknown baseline_metric '%s'", bm ? bm : "(none)");
 		return fail(err, errlen, path, what, e);
@@ -128,7 +128,7 @@ static int load_ranking(struct slo_spec *s, const struct json *r, const char *pa
 	if (nd_check_keys(r, ND_KEYS(keys), e, sizeof e))
 		return fail(err, errlen, path, "ranking", e);
 	for (int i = 0; i < 3; i++) {
-		const char *m = ev_str(r, names[i]);
+		const char *m = json_get_str(r, names[i]);
 		if (!m || !ev_is_catalogue(m)) {
 			snprintf(e, sizeof e, "'%s' must name a catalogue metric, not '%s'", names[i], m ? m : "(none)");
 			return fail(err, errlen, path, "ranking", e);
@@ -146,7 +146,7 @@ static int load_ranking(struct slo_spec *s, const struct json *r, const char *pa
 		snprintf(e, sizeof e, "'allocation_tie_band' must be > 0, not %g (a band <= 0 would leave no policy)", s->tie_band);
 		return fail(err, errlen, path, "ranking", e);
 	}
-	s->unresolved_tie = ev_str(r, "unresolved_tie");
+	s->unresolved_tie = json_get_str(r, "unresolved_tie");
 	if (!s->unresolved_tie || strcmp(s->unresolved_tie, "human_approval"))
 		return fail(err, errlen, path, "ranking", "'unresolved_tie' must be \"human_approval\"");
 	s->has_ranking = true;
@@ -173,7 +173,7 @@ int slo_load(struct slo_spec *s, const char *path, struct arena *a, char *err, s
 		return fail(err, errlen, path, "", "SLO spec is not a JSON object");
 	if (nd_check_keys(doc, ND_KEYS(keys), e, sizeof e))
 		return fail(err, errlen, path, "", e);
-	const char *schema = ev_str(doc, "schema_version");
+	const char *schema = json_get_str(doc, "schema_version");
 	if (!schema || strcmp(schema, SLO_SPEC_SCHEMA)) {
 		snprintf(e, sizeof e, "unsupported schema_version '%s' (expected '%s')", schema ? schema : "(none)", SLO_SPEC_SCHEMA);
 		return fail(err, errlen, path, "", e);
@@ -240,7 +240,7 @@ static bool same(const struct json *x, const struct json *y, const char *key)
 /* evaluation.md §5: deep-equal source, trace_id, window, (HP, Spot) counts; baseline is fifo. */
 static bool baseline_compatible(const struct json *cand, const struct json *base)
 {
-	const char *sched = ev_str(base, "scheduler");
+	const char *sched = json_get_str(base, "scheduler");
 	return same(cand, base, "source") && same(cand, base, "trace_id") && same(cand, base, "evaluation_start") &&
 	       same(cand, base, "evaluation_end") && same(cand, base, "hp_job_count") && same(cand, base, "spot_job_count") &&
 	       sched && !strcmp(sched, "fifo");
@@ -357,7 +357,7 @@ int slo_audit_check(const struct json *rec, char *err, size_t errlen)
 		}
 	static const char *const strs[] = { "slo_fingerprint", "metrics_fingerprint", "policy_fingerprint", "action_id", "audit_fingerprint", NULL };
 	for (const char *const *k = strs; *k; k++)
-		if (!ev_str(rec, *k)) {
+		if (!json_get_str(rec, *k)) {
 			snprintf(err, errlen, "audit record: '%s' must be a string", *k);
 			return -1;
 		}
@@ -376,7 +376,7 @@ int slo_audit_check(const struct json *rec, char *err, size_t errlen)
 	}
 	for (size_t i = 0; i < cons->u.arr.n; i++) {
 		struct json *c = cons->u.arr.items[i], *p = json_get(c, "passed");
-		if (!ev_str(c, "id") || !p || (p->kind != JSON_TRUE && p->kind != JSON_FALSE)) {
+		if (!json_get_str(c, "id") || !p || (p->kind != JSON_TRUE && p->kind != JSON_FALSE)) {
 			snprintf(err, errlen, "audit record: constraint %zu has no string 'id' or boolean 'passed'", i + 1);
 			return -1;
 		}

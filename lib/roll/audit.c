@@ -23,7 +23,7 @@ struct json *roll_scenario_audit(const struct slo_spec *s, struct arena *a, cons
 	long long soft_bad = 0;
 	for (size_t i = 0; i < cons->u.arr.n; i++) {
 		struct json *c = cons->u.arr.items[i];
-		const char *status = ev_str(c, "status"), *metric = ev_str(c, "metric");
+		const char *status = json_get_str(c, "status"), *metric = json_get_str(c, "metric");
 		struct json *obs = json_get(c, "observed");
 		bool pass = json_get(c, "passed")->kind == JSON_TRUE;
 		if (!strcmp(status, "unavailable") && obs->kind == JSON_NULL && population(cand, metric) == 0) {
@@ -33,10 +33,10 @@ struct json *roll_scenario_audit(const struct slo_spec *s, struct arena *a, cons
 			status = "not_applicable_zero_population";
 		}
 		if (!strcmp(status, "failed"))
-			json_push(a, failed, json_str(a, ev_str(c, "id")));
+			json_push(a, failed, json_str(a, json_get_str(c, "id")));
 		if (!strcmp(status, "unavailable"))
-			json_push(a, unavail, json_str(a, ev_str(c, "id")));
-		if (!strcmp(ev_str(c, "severity"), "hard"))
+			json_push(a, unavail, json_str(a, json_get_str(c, "id")));
+		if (!strcmp(json_get_str(c, "severity"), "hard"))
 			hard_ok = hard_ok && pass;
 		else if (!pass)
 			soft_bad++;

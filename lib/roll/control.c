@@ -418,7 +418,7 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	json_set(a, rc, "on_rejection", json_str(a, "the safety action applies and the rejection is recorded"));
 	json_set(a, req, "reply_contract", rc);
 	roll_request_stamp(a, req);
-	const char *request_id = ev_str(req, "request_id");
+	const char *request_id = json_get_str(req, "request_id");
 	struct strbuf line;
 	sb_init(&line);
 	if (roll_decider_reads_request(c->decider))   /* only a coprocess reads the request line */
@@ -507,7 +507,7 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	c->p.applied[i] = applied_k;
 	snprintf(c->p.handoff[i], 33, "%s", st.handoff_fp ? st.handoff_fp : "");
 	snprintf(c->p.request[i], 33, "%s", request_id);
-	snprintf(c->p.prev_fp, sizeof c->p.prev_fp, "%s", ev_str(d, "decision_fingerprint"));
+	snprintf(c->p.prev_fp, sizeof c->p.prev_fp, "%s", json_get_str(d, "decision_fingerprint"));
 	/* Each count is at most ROLL_USAGE_MAX (protocol.c); the sums are bounded too. */
 	if (c->p.llm_calls > ROLL_USAGE_SUM_MAX - reply.llm_calls || c->p.prompt_tokens > ROLL_USAGE_SUM_MAX - reply.prompt_tokens ||
 	    c->p.completion_tokens > ROLL_USAGE_SUM_MAX - reply.completion_tokens) {
@@ -531,7 +531,7 @@ int roll_plan_check(const struct roll_controller *c, char *err, size_t errlen)
 	size_t n = 0;
 	for (long long i = 0; i < c->p.index && i < MAX_DECISIONS; i++)
 		asked[n++] = c->p.request[i];
-	const char *pending = c->pending_request ? ev_str(c->pending_request, "request_id") : NULL;
+	const char *pending = c->pending_request ? json_get_str(c->pending_request, "request_id") : NULL;
 	if (pending)
 		asked[n++] = pending;
 	const struct roll_plan_entry *e = roll_decider_plan_unasked(c->decider, asked, n);
@@ -707,7 +707,7 @@ int roll_progress_load(struct roll_controller *c, const struct json *rec, char *
 		return fail(err, errlen, "controller state: too many decisions");
 	if (p.llm_calls > ROLL_USAGE_SUM_MAX || p.prompt_tokens > ROLL_USAGE_SUM_MAX || p.completion_tokens > ROLL_USAGE_SUM_MAX)
 		return fail(err, errlen, "controller state: an llm_usage count is larger than 2^53");
-	p.active = roll_catalog_index(c->cat, ev_str(rec, "active_action_id"));
+	p.active = roll_catalog_index(c->cat, json_get_str(rec, "active_action_id"));
 	if (p.active < 0)
 		return fail(err, errlen, "controller state: the active action is not in the action space");
 	struct json *since = json_get(rec, "active_since_seconds"), *prev = json_get(rec, "last_decision_fingerprint");

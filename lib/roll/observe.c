@@ -142,7 +142,7 @@ static struct json *stamp(struct arena *a, struct json *o, const char *key, char
 {
 	ev_self_fp_stamp(a, o, key);
 	if (fp)
-		snprintf(fp, 33, "%s", ev_str(o, key));
+		snprintf(fp, 33, "%s", json_get_str(o, key));
 	return o;
 }
 

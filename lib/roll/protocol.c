@@ -68,12 +68,12 @@ void roll_request_stamp(struct arena *a, struct json *req)
 	for (size_t i = 0; i < req->u.obj.n; i++) {
 		const char *k = req->u.obj.keys[i];
 		struct json *v = req->u.obj.vals[i];
-		if (!strcmp(k, "observation") && ev_str(v, "observation_fingerprint"))
-			v = json_str(a, ev_str(v, "observation_fingerprint"));
+		if (!strcmp(k, "observation") && json_get_str(v, "observation_fingerprint"))
+			v = json_str(a, json_get_str(v, "observation_fingerprint"));
 		else if (!strcmp(k, "candidates") && v->kind == JSON_ARRAY) {
 			struct json *fps = json_array(a);
 			for (size_t c = 0; c < v->u.arr.n; c++) {
-				const char *e = ev_str(v->u.arr.items[c], "evidence_fingerprint");
+				const char *e = json_get_str(v->u.arr.items[c], "evidence_fingerprint");
 				json_push(a, fps, e ? json_str(a, e) : v->u.arr.items[c]);
 			}
 			v = fps;
@@ -142,7 +142,7 @@ const char *roll_reply_request_id(struct arena *a, const char *line, size_t len)
 	char e[64];
 	if (!roll_utf8_valid(line, len) || json_parse(a, line, len, &v, e, sizeof e) || v->kind != JSON_OBJECT)
 		return NULL;
-	return ev_str(v, "request_id");
+	return json_get_str(v, "request_id");
 }
 
 void roll_reply_parse(struct arena *a, const char *line, size_t len, const char *request_id, const char *const *candidates,
@@ -160,7 +160,7 @@ void roll_reply_parse(struct arena *a, const char *line, size_t len, const char 
 	char e[200];
 	if (json_parse(a, line, len, &v, e, sizeof e))
 		return roll_reply_reject(r, ROLL_REJECT_JSON, arena_strndup(a, e, strlen(e)));
-	const char *type = ev_str(v, "type");
+	const char *type = json_get_str(v, "type");
 	if (v->kind != JSON_OBJECT || !type || strcmp(type, "decision"))
 		return roll_reply_reject(r, ROLL_REJECT_TYPE, "the reply is not a JSON object of type 'decision'");
 	for (size_t i = 0; i < v->u.obj.n; i++) {
@@ -170,7 +170,7 @@ void roll_reply_parse(struct arena *a, const char *line, size_t len, const char 
 		if (!*k)
 			return roll_reply_reject(r, ROLL_REJECT_KEY, "the reply has an unknown key");
 	}
-	const char *rid = ev_str(v, "request_id"), *act = ev_str(v, "action_id");
+	const char *rid = json_get_str(v, "request_id"), *act = json_get_str(v, "action_id");
 	struct json *reason = json_get(v, "reason_code");
 	if (!rid || !act || !reason || reason->kind != JSON_STRING)
 		return roll_reply_reject(r, ROLL_REJECT_KEY, "the reply needs string request_id, action_id and reason_code");

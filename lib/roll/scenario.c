@@ -585,6 +585,6 @@ struct json *roll_scenario_json(struct arena *a, struct roll_scenario *s, const 
 	json_set(a, o, "injected_job_count", json_int(a, n_inj));
 	json_set(a, o, "injected_jobs", jobs);
 	ev_self_fp_stamp(a, o, "scenario_fingerprint");
-	snprintf(s->fp, sizeof s->fp, "%s", ev_str(o, "scenario_fingerprint"));
+	snprintf(s->fp, sizeof s->fp, "%s", json_get_str(o, "scenario_fingerprint"));
 	return o;
 }

@@ -201,11 +201,6 @@ static int strcmp_ptr(const void *x, const void *y)
 	return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-static struct json *real_or_null(struct arena *a, bool has, double v)
-{
-	return has ? json_real(a, v) : json_null(a);
-}
-
 static void build_source(struct trace *t, const struct import_alibaba_spot_opts *o, const char *node_sha, const char *job_sha)
 {
 	struct arena *ta = &t->arena;
@@ -226,10 +221,10 @@ static void build_source(struct trace *t, const struct import_alibaba_spot_opts 
 		free(sorted);
 	}
 	json_set(ta, f, "gpu_models", models);
-	json_set(ta, f, "max_submit_time_seconds", real_or_null(ta, o->has_max_submit, o->max_submit));
-	json_set(ta, f, "evaluation_start_seconds", real_or_null(ta, o->has_window, o->eval_start));
-	json_set(ta, f, "evaluation_end_seconds", real_or_null(ta, o->has_window, o->eval_end));
-	json_set(ta, f, "warmup_start_seconds", real_or_null(ta, o->has_warmup, o->warmup_start));
+	json_set(ta, f, "max_submit_time_seconds", json_real_or_null(ta, o->has_max_submit, o->max_submit));
+	json_set(ta, f, "evaluation_start_seconds", json_real_or_null(ta, o->has_window, o->eval_start));
+	json_set(ta, f, "evaluation_end_seconds", json_real_or_null(ta, o->has_window, o->eval_end));
+	json_set(ta, f, "warmup_start_seconds", json_real_or_null(ta, o->has_warmup, o->warmup_start));
 	json_set(ta, f, "include_warmup_spot", json_bool(ta, o->include_warmup_spot));
 	const char *sem = o->has_warmup
 		? "bounded warm-up: arrivals in [warmup_start, evaluation_end] are replayed; arrivals in [evaluation_start, evaluation_end] are the evaluation population; all selected jobs drain to completion"
@@ -257,10 +252,10 @@ int trace_import_alibaba_spot(const struct import_alibaba_spot_opts *opts, struc
 	imp_param(a, hdr, "nodes", json_str(a, o.nodes));
 	imp_param(a, hdr, "jobs", json_str(a, o.jobs));
 	imp_param(a, hdr, "gpu_models", o.n_gpu_models ? pm : json_null(a));
-	imp_param(a, hdr, "max_submit", real_or_null(a, o.has_max_submit, o.max_submit));
-	imp_param(a, hdr, "eval_start", real_or_null(a, o.has_window, o.eval_start));
-	imp_param(a, hdr, "eval_end", real_or_null(a, o.has_window, o.eval_end));
-	imp_param(a, hdr, "warmup_start", real_or_null(a, o.has_warmup, o.warmup_start));
+	imp_param(a, hdr, "max_submit", json_real_or_null(a, o.has_max_submit, o.max_submit));
+	imp_param(a, hdr, "eval_start", json_real_or_null(a, o.has_window, o.eval_start));
+	imp_param(a, hdr, "eval_end", json_real_or_null(a, o.has_window, o.eval_end));
+	imp_param(a, hdr, "warmup_start", json_real_or_null(a, o.has_warmup, o.warmup_start));
 	imp_param(a, hdr, "include_warmup_spot", json_bool(a, o.include_warmup_spot));
 
 	t->version = 2;

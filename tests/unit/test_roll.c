@@ -416,9 +416,9 @@ static void select_hold(void)
 	cd[1] = mkcand(&c, PO, true, 0.80, 100, 0, 0);
 	roll_select(&si, &SEL, e, sizeof e);
 	struct json *h = roll_hold_json(&A, &si, &SEL), *r = roll_selection_json(&A, &si, &SEL);
-	CHECK(h->kind == JSON_OBJECT && !strcmp(ev_str(h, "retained_action_id"), PO) && !strcmp(ev_str(h, "original_selected_action_id"), SAFE),
+	CHECK(h->kind == JSON_OBJECT && !strcmp(json_get_str(h, "retained_action_id"), PO) && !strcmp(json_get_str(h, "original_selected_action_id"), SAFE),
 	      "hold json");
-	CHECK(!strcmp(ev_str(r, "selected_action_id"), SAFE) && ev_self_fp_ok(r, "ranking_fingerprint"), "ranking json names the hierarchy's pick");
+	CHECK(!strcmp(json_get_str(r, "selected_action_id"), SAFE) && ev_self_fp_ok(r, "ranking_fingerprint"), "ranking json names the hierarchy's pick");
 }
 
 static void aggregate_rules(void)
@@ -490,8 +490,8 @@ static const char *status_of(const struct json *audit, const char *id)
 {
 	struct json *cons = json_get(audit, "constraints");
 	for (size_t i = 0; i < cons->u.arr.n; i++)
-		if (!strcmp(ev_str(cons->u.arr.items[i], "id"), id))
-			return ev_str(cons->u.arr.items[i], "status");
+		if (!strcmp(json_get_str(cons->u.arr.items[i], "id"), id))
+			return json_get_str(cons->u.arr.items[i], "status");
 	return "(missing)";
 }
 
@@ -779,7 +779,7 @@ static void scenario_build(void)
 	}
 	CHECK(hist == 2 && fc == 0 && s.decomposition->kind == JSON_NULL, "stress: HP replayed, no pieces (%zu, %zu)", hist, fc);
 	struct json *rec = roll_scenario_json(&A, &s, "tr", "snap", NULL, 3);
-	CHECK(!strcmp(ev_str(rec, "selection_role"), "stress") && ev_self_fp_ok(rec, "scenario_fingerprint") && s.fp[0], "scenario record");
+	CHECK(!strcmp(json_get_str(rec, "selection_role"), "stress") && ev_self_fp_ok(rec, "scenario_fingerprint") && s.fp[0], "scenario record");
 	CHECK(json_get(rec, "injected_job_count")->u.i == 2, "carryover is not injected (live state holds it)");
 	/* the queued job's wait: counted and fingerprinted, not listed per job (issue 23) */
 	{
@@ -799,7 +799,7 @@ static void scenario_build(void)
 		fp_xxh3_of(wl.buf, wl.len, want);
 		sb_release(&wl);
 		CHECK(qe && qe->carry->queue_wait > 0 && json_get(rec, "initial_queue_wait_job_count")->u.i == 1 &&
-			      !strcmp(ev_str(rec, "initial_queue_wait_fingerprint"), want) && !json_get(rec, "initial_queue_wait_seconds_by_job_id"),
+			      !strcmp(json_get_str(rec, "initial_queue_wait_fingerprint"), want) && !json_get(rec, "initial_queue_wait_seconds_by_job_id"),
 		      "queued wait kept as a count and a fingerprint");
 	}
 	/* oracle: the execution trace's real jobs of (cut, cut + H] */
@@ -884,7 +884,7 @@ static void protocol(void)
 	json_set(&A, req, "protocol", json_str(&A, ROLL_PROTOCOL));
 	json_set(&A, req, "x", json_int(&A, 1));
 	roll_request_stamp(&A, req);
-	CHECK(!strcmp(req->u.obj.keys[2], "request_id") && !strcmp(ev_str(req, "request_id"), ev_str(req, "request_fingerprint")),
+	CHECK(!strcmp(req->u.obj.keys[2], "request_id") && !strcmp(json_get_str(req, "request_id"), json_get_str(req, "request_fingerprint")),
 	      "request_id after protocol, equal to the fingerprint");
 	const char *sniff = roll_reply_request_id(&A, "{\"request_id\":\"abc\"}", 20);
 	CHECK(sniff && !strcmp(sniff, "abc") && !roll_reply_request_id(&A, "nope", 4), "request id sniff");
@@ -1156,7 +1156,7 @@ static int f_emit(void *ctx, const struct json *rec, char *err, size_t errlen)
 	struct fake *f = ctx;
 	(void)err, (void)errlen;
 	if (f->emitted < 64)
-		snprintf(f->types[f->emitted], sizeof f->types[f->emitted], "%s", ev_str(rec, "type"));
+		snprintf(f->types[f->emitted], sizeof f->types[f->emitted], "%s", json_get_str(rec, "type"));
 	f->emitted++;
 	return 0;
 }

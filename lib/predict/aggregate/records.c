@@ -104,11 +104,6 @@ void pc_write_decision(struct strbuf *sb, const struct pc_controller *c, const s
 	sb_addc(sb, '}');
 }
 
-static struct json *real_or_null(struct arena *a, bool ok, double v)
-{
-	return ok ? json_real(a, v) : json_null(a);
-}
-
 static struct json *int_or_null(struct arena *a, bool ok, long long v)
 {
 	return ok ? json_int(a, v) : json_null(a);
@@ -131,29 +126,29 @@ void pc_write_report(struct strbuf *sb, const struct pc_controller *c, const str
 	json_set(&a, o, "update_count", json_int(&a, (long long)r->update_count));
 	json_set(&a, o, "total_runtime_update_count", json_int(&a, (long long)r->total_update_count));
 	x = json_object(&a);
-	json_set(&a, x, "start", real_or_null(&a, c->has_evidence, c->evidence_start));
-	json_set(&a, x, "end", real_or_null(&a, c->has_evidence, c->evidence_end));
+	json_set(&a, x, "start", json_real_or_null(&a, c->has_evidence, c->evidence_start));
+	json_set(&a, x, "end", json_real_or_null(&a, c->has_evidence, c->evidence_end));
 	json_set(&a, o, "evidence_window_seconds", x);
-	json_set(&a, o, "first_cutoff_time_seconds", real_or_null(&a, r->has_cutoffs, r->first_cutoff));
-	json_set(&a, o, "last_cutoff_time_seconds", real_or_null(&a, r->has_cutoffs, r->last_cutoff));
+	json_set(&a, o, "first_cutoff_time_seconds", json_real_or_null(&a, r->has_cutoffs, r->first_cutoff));
+	json_set(&a, o, "last_cutoff_time_seconds", json_real_or_null(&a, r->has_cutoffs, r->last_cutoff));
 	x = json_object(&a);
 	json_set(&a, x, "initial", json_real(&a, r->eta_initial));
 	json_set(&a, x, "final", json_real(&a, r->eta_final));
-	json_set(&a, x, "minimum_observed", real_or_null(&a, r->has_etas, r->eta_min));
-	json_set(&a, x, "maximum_observed", real_or_null(&a, r->has_etas, r->eta_max));
+	json_set(&a, x, "minimum_observed", json_real_or_null(&a, r->has_etas, r->eta_min));
+	json_set(&a, x, "maximum_observed", json_real_or_null(&a, r->has_etas, r->eta_max));
 	json_set(&a, o, "eta", x);
 	x = json_object(&a);
-	json_set(&a, x, "mean", real_or_null(&a, r->has_quotas, r->quota_mean));
+	json_set(&a, x, "mean", json_real_or_null(&a, r->has_quotas, r->quota_mean));
 	json_set(&a, x, "minimum", int_or_null(&a, r->has_quotas, r->quota_min));
 	json_set(&a, x, "maximum", int_or_null(&a, r->has_quotas, r->quota_max));
 	json_set(&a, o, "spot_quota_gpus", x);
 	x = json_object(&a);
 	json_set(&a, x, "evaluated_point_count", json_int(&a, (long long)r->evaluated));
-	json_set(&a, x, "mae_gpus", real_or_null(&a, r->has_scores, r->mae));
-	json_set(&a, x, "wape", real_or_null(&a, r->has_wape, r->wape));
-	json_set(&a, x, "mean_error_gpus", real_or_null(&a, r->has_scores, r->mean_error));
-	json_set(&a, x, "guarantee_quantile_coverage", real_or_null(&a, r->has_scores, r->coverage));
-	json_set(&a, x, "pinball_loss", real_or_null(&a, r->has_scores, r->pinball));
+	json_set(&a, x, "mae_gpus", json_real_or_null(&a, r->has_scores, r->mae));
+	json_set(&a, x, "wape", json_real_or_null(&a, r->has_wape, r->wape));
+	json_set(&a, x, "mean_error_gpus", json_real_or_null(&a, r->has_scores, r->mean_error));
+	json_set(&a, x, "guarantee_quantile_coverage", json_real_or_null(&a, r->has_scores, r->coverage));
+	json_set(&a, x, "pinball_loss", json_real_or_null(&a, r->has_scores, r->pinball));
 	json_set(&a, o, "forecast_evaluation", x);
 	x = json_object(&a);
 	for (int k = 0; k < PC_REASONS; k++)
