@@ -3,7 +3,7 @@
  * per window the frontier of the controller's candidates and of the whole catalogue,
  * coverage, exact match, the allocation uplift range over FIFO and the regret against the
  * catalogue's best hard-pass allocation; per controller the counts, means and the
- * evaluations saved (studies.md §4 "Adaptive holdout"). */
+ * evaluations saved (docs/studies-rules.md "Adaptive holdout"). */
 #include "core/arena.h"
 #include "core/cli.h"
 #include "core/die.h"

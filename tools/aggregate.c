@@ -1,4 +1,4 @@
-/* aggregate — multi-window summary (evaluation.md §6 "Aggregate"): per-window rankings,
+/* aggregate — multi-window summary (docs/evaluation.md §6 "Aggregate"): per-window rankings,
  * metrics and audits in, one `aggregate_action` record per action and one
  * `aggregate_summary` record out. Each window is a `--window ID FILE...` group. */
 #include "core/cli.h"

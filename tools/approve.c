@@ -1,5 +1,5 @@
 /* approve — a person settles a tie or accepts a selection: verify a ranking and append one
- * self-fingerprinted, hash-chained `approval` record to an append-only log (agents.md:
+ * self-fingerprinted, hash-chained `approval` record to an append-only log (docs/agents.md:
  * "a separate command that no agent can reach"). */
 #include "core/cli.h"
 #include "core/die.h"

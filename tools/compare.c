@@ -1,6 +1,6 @@
 /* compare — neutral comparison of 2 metrics records (a `comparison` record) or of 3 to 5
  * (a `portfolio` record): comparability checks and per-metric values, never a winner
- * (evaluation.md §6 "Compare"). */
+ * (docs/evaluation.md §6 "Compare"). */
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"

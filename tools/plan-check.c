@@ -1,5 +1,5 @@
 /* plan-check — collect agent decisions, their stage outputs and receipts into a checked
- * rolling-agent-plan/v1 or an adaptive controller-selections/v1 (agents.md "Plan collection"):
+ * rolling-agent-plan/v1 or an adaptive controller-selections/v1 (docs/agents.md "Agent plans"):
  * the task meta must match, exactly one stage must hash to its receipt, the Strategist's ids
  * and reason must equal the decision, a masked Analyst must equal the mask, and no stage may
  * be reused. Every violation stops with its own message. */

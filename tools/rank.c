@@ -1,5 +1,5 @@
 /* rank — rank 3 to 5 (up to 8 with --max-candidates) audited candidates by the SLO's declared hierarchy and write one
- * self-fingerprinted `ranking` record (evaluation.md §6 "Rank"). */
+ * self-fingerprinted `ranking` record (docs/evaluation.md §6 "Rank"). */
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/fp.h"

@@ -1,4 +1,4 @@
-/* roll-ablation — the rolling ablation study's evidence (rolling.md "Record", "Pairwise
+/* roll-ablation — the rolling ablation study's evidence (docs/rolling-rules.md "Record", "Pairwise
  * comparison", "Gates", "Closeout"): per (window, arm) one rolling_ablation_record from the
  * arm's metrics and its audit against the window's ordinary FIFO, then the arm summaries,
  * the agent's pairwise comparisons, the three gates and a closeout that is always

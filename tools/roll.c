@@ -1,4 +1,4 @@
-/* roll — one rolling-control arm over one evaluation window (rolling.md §3): decide every
+/* roll — one rolling-control arm over one evaluation window (docs/rolling-rules.md): decide every
  * interval from the past only, evaluate the candidates in scenarios from the live state,
  * freeze one action, then let the simulator advance into the hidden future. */
 #include "core/cli.h"

@@ -1,5 +1,5 @@
 /* slo-audit — audit candidate metrics records against an SLO spec and a FIFO baseline:
- * one self-fingerprinted `audit` record per candidate (evaluation.md §5). */
+ * one self-fingerprinted `audit` record per candidate (docs/evaluation.md §5). */
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/fp.h"

@@ -196,7 +196,7 @@ static const struct arm *find_arm(const struct window *w, const char *id)
 }
 
 /* The two rules. all-windows (the holdout study): eligible = hard pass in every window,
- * means over every window, allocation band. best-static (the adaptive study, studies.md
+ * means over every window, allocation band. best-static (the adaptive study, docs/studies-rules.md
  * §4): most hard-pass windows first, means over each arm's hard-pass windows rounded to 9
  * digits (as the original compares them), exact maximum allocation (no band). */
 enum rule { RULE_ALL_WINDOWS, RULE_BEST_STATIC };

@@ -1,5 +1,5 @@
 /* trace-analyze — the workload summary a Workload Analyst reads: one self-fingerprinted
- * `workload_summary` record for a trace window (agents.md "Workload summary"); with
+ * `workload_summary` record for a trace window (docs/evaluation.md §9); with
  * --cutoff only the past of the cutoff. */
 #include "core/cli.h"
 #include "core/die.h"

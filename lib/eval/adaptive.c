@@ -188,7 +188,7 @@ int ad_design_parse(struct ad_design *d, const struct json *rec, struct arena *a
 	return 0;
 }
 
-/* workload-rule-v1 (studies.md §4): the catalogue v3 ids it names, in its order. */
+/* workload-rule-v1 (docs/studies-rules.md): the catalogue v3 ids it names, in its order. */
 static const char *const rule_ids[5] = { "native-fifo", "native-preemptive-3600", "native-preemptive-g3600-b09-d0000",
 	"native-preemptive-g3600-b09-d0900", "native-preemptive-g3600-b09-loss-aware" };
 enum { FIFO, P3600, D0000, D0900, LOSS };

@@ -1,5 +1,5 @@
 /*
- * adaptive — the frozen design of an adaptive holdout study (studies.md §4 "Adaptive
+ * adaptive — the frozen design of an adaptive holdout study (docs/studies-rules.md "Adaptive
  * holdout") and the controllers' candidate sets checked against it.
  *
  * The design record (`adaptive_design`, schema_version schednav.adaptive-study-design/v1)

@@ -45,7 +45,7 @@ static bool in_list(const char *const *list, const char *name)
 bool ev_is_catalogue(const char *name) { return in_list(ev_catalogue, name); }
 bool ev_is_action_key(const char *name) { return in_list(ev_action_keys, name); }
 
-/* Value kinds of the non-catalogue keys of the metrics record (BRIEF "Metrics stream"). */
+/* Value kinds of the non-catalogue keys of the metrics record (docs/evaluation.md §4 "The flat record"). */
 enum vk { VK_STR, VK_INT, VK_NUM, VK_NUM_NULL, VK_OBJ, VK_ANY, VK_BOOL, VK_FP };
 static const struct { const char *key; enum vk kind; } metrics_keys[] = {
 	{ "type", VK_STR },
@@ -92,7 +92,7 @@ int ev_metrics_check(const struct json *rec, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < rec->u.obj.n; i++) {
 		const char *k = rec->u.obj.keys[i];
-		/* the optional keys: a controlled run's summary (predictive-records.md §1.3), a
+		/* the optional keys: a controlled run's summary (docs/predictive.md "The records"), a
 		 * rolling arm's (roll) */
 		if (!strcmp(k, "predictive_control") || !strcmp(k, "rolling_control")) {
 			if (rec->u.obj.vals[i]->kind != JSON_OBJECT) {

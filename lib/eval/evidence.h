@@ -21,7 +21,7 @@
 #define EV_AGGREGATE_SCHEMA "schednav.aggregate/1"
 
 extern const char *const ev_catalogue[];   /* the 37 catalogue metric names, README order; NULL-terminated */
-extern const char *const ev_action_keys[]; /* ACTION policy keys (evaluation.md §6); NULL-terminated */
+extern const char *const ev_action_keys[]; /* ACTION policy keys (docs/evaluation.md §6); NULL-terminated */
 bool ev_is_catalogue(const char *name);
 bool ev_is_action_key(const char *name);
 

@@ -21,7 +21,7 @@ double metrics_quantile(double *v, size_t n, double p)
 	return v[lo] + (v[hi] - v[lo]) * (pos - lo_f);
 }
 
-/* Per-class job figures (evaluation.md §4 jobs.<class>). */
+/* Per-class job figures (docs/evaluation.md §4 jobs.<class>). */
 struct class_stats {
 	long long n, completed, preemptions, preempted_jobs, runs;
 	double jct_mean, jct_p50, jct_p95, queue_mean, queue_p50, queue_p95;
@@ -185,7 +185,7 @@ struct json *metrics_record(struct arena *a, const struct result_data *m)
 	json_set(a, o, "spot_run_ledger_consistent", json_bool(a, ru == spot.runs));
 	json_set(a, o, "spot_guarantee_ledger_consistent", json_bool(a, ru - succ <= ev && all_ok));
 	/* 6. the summaries of the families of records above sim (the controller's
-	 * predictive_control, predictive-records.md §1.3; roll's rolling_control) */
+	 * predictive_control, docs/predictive.md "The records"; roll's rolling_control) */
 	for (size_t x = 0; m->exts && m->exts[x]; x++)
 		if (m->summary[x])
 			json_set(a, o, m->exts[x]->metrics_key, m->exts[x]->metrics_block(a, h, m->summary[x]));

@@ -1,5 +1,5 @@
 /*
- * metrics — the flat metrics record (evaluation.md §4, BRIEF "metrics stream") computed
+ * metrics — the flat metrics record (docs/evaluation.md §4, docs/evaluation.md §4 "The flat record") computed
  * from a result stream as lib/sim/result_read.h reads it (result_read, or result_from_output
  * for a result never written). metrics_record builds the record in the caller's arena.
  * Nothing here prints or exits.
@@ -16,6 +16,6 @@
 /* The metrics record {"type":"metrics",...} in the documented key order; each family of
  * records above sim that d holds a summary of adds its block (struct result_ext). */
 struct json *metrics_record(struct arena *a, const struct result_data *d);
-/* Q(v, p) of evaluation.md §0: sorts v in place; linear interpolation. n > 0. */
+/* Q(v, p) of docs/simulator.md §0: sorts v in place; linear interpolation. n > 0. */
 double metrics_quantile(double *v, size_t n, double p);
 #endif

@@ -1,5 +1,5 @@
 /*
- * ranking — the declared hierarchy of evaluation.md §6 "Rank": hard-SLO filter, the
+ * ranking — the declared hierarchy of docs/evaluation.md §6 "Rank": hard-SLO filter, the
  * allocation tie band (absolute, strict, judged on the double difference), then exact
  * minimum of the second and third metrics; what remains is selected, a tie for a person,
  * or nothing. No weights, no undeclared tie-breaker.

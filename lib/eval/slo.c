@@ -237,7 +237,7 @@ static bool same(const struct json *x, const struct json *y, const char *key)
 	return a && b && json_equal(a, b);
 }
 
-/* evaluation.md §5: deep-equal source, trace_id, window, (HP, Spot) counts; baseline is fifo. */
+/* docs/evaluation.md §5: deep-equal source, trace_id, window, (HP, Spot) counts; baseline is fifo. */
 static bool baseline_compatible(const struct json *cand, const struct json *base)
 {
 	const char *sched = json_get_str(base, "scheduler");

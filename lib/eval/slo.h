@@ -1,5 +1,5 @@
 /*
- * slo — SLO specs (schednav.slo-spec/v1, evaluation.md §5) and the audit of one metrics
+ * slo — SLO specs (schednav.slo-spec/v1, docs/evaluation.md §5) and the audit of one metrics
  * record against one. slo_load validates the whole file (kinds, metrics, operators,
  * severities, duplicate ids, the ranking block) and fingerprints it: XXH3-128 of the
  * file's canonical sorted JSON. The spec keeps pointers into its arena; slo_release

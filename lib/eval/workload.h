@@ -1,5 +1,5 @@
 /*
- * workload — the workload summary the Workload Analyst reads (agents.md "Workload summary",
+ * workload — the workload summary the Workload Analyst reads (docs/evaluation.md §9,
  * the original's analyze-trace, schednav.workload-summary/v2) plus our per-class profile
  * (share, arrival rate, pressure, carry-in, GPU-model mix, tenant concentration) and a
  * regime label. With a cutoff only jobs submitted by it are read, the window ends by it and

@@ -1,5 +1,6 @@
 /*
- * predict — the predictive Spot controller engine (predictive.md §1 and §6).
+ * predict — the predictive Spot controller engine (docs/predictive-rules.md §1 and
+  * docs/predictive.md "The controller engine").
  *
  * What it does. A controller observes the cluster at a fixed cadence, forecasts HP demand
  * from the past only, reserves capacity at the forecast's guarantee quantile, turns what is
@@ -9,7 +10,7 @@
  * pc_switches) and an estimator. It hosts the aggregate `predictive-spot-v1`
  * (`seasonal-gaussian-v1`, struct pc_estimator_ops) exactly as the original engine
  * computes it, and the tenant family (`schednav.tenant-predictive-controller/v1`,
- * predictive.md §2, docs/tenant-controller.md) with its deterministic estimators.
+ * docs/predictive-rules.md §2, docs/tenant-controller.md) with its deterministic estimators.
  *
  * Pieces, in the order an aggregate decision uses them (pc_update):
  *   1. observation  the HP demand sample (aggregate: HP outstanding = queued + running GPUs)
@@ -141,7 +142,7 @@ struct pc_config {
 	struct pc_switches sw;
 	const struct pc_estimator_ops *estimator;
 	struct json *canonical;       /* the original's to_dict(), coerced types */
-	char fingerprint[65];         /* SHA-256 of its canonical sorted JSON (predictive.md §0) */
+	char fingerprint[65];         /* SHA-256 of its canonical sorted JSON (docs/predictive-rules.md §0) */
 	const struct pc_family *family;   /* the family that parsed it (its operations) */
 	const void *family_config;        /* a further family's own parsed fields (its from_json fills it) */
 	/* The tenant family (schema schednav.tenant-predictive-controller/v1): its full config;
@@ -500,6 +501,6 @@ int pc_point_check(double cutoff, const struct pc_point *p, double capacity, cha
  * + message. */
 int pc_bundle_verify(const struct json *b, const struct pc_config *cfg, struct arena *a, struct pc_bundle_view *out, char *err,
 		     size_t errlen);
-/* SHA-256 hex of the canonical sorted JSON of v (predictive.md §0). */
+/* SHA-256 hex of the canonical sorted JSON of v (docs/predictive-rules.md §0). */
 void pc_canonical_sha256(const struct json *v, char out[65]);
 #endif

@@ -1,5 +1,5 @@
 /*
- * The quota function (predictive.md §1 "Quota", §2 "Quota"), shared by the controller
+ * The quota function (docs/predictive-rules.md §1 "Quota", §2 "Quota"), shared by the controller
  * inside sim-run and the `quota` tool. Aggregate form:
  *   Q_h = int(clip(floor(eta * min_{k<=h} max(0, C - q_k) + EPS), 0, C))
  * with q as published (round6), not floored first, and no inventory cap. The tenant form

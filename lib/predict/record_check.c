@@ -21,7 +21,7 @@ static int count(const struct json *hdr, const char *type, char *why, size_t why
 }
 
 /* The control_report keys metrics carries into predictive_control, checked for kind: the
- * aggregate family's (predictive-records.md §1.2) or the tenant family's (predictive.md §2:
+ * aggregate family's (docs/predictive.md "The records") or the tenant family's (docs/predictive-rules.md §2:
  * eta final per pool, scored_point_count, the admission diagnostics). */
 static int check(const struct json *hdr, const struct json *v, char *why, size_t whylen)
 {
@@ -70,7 +70,7 @@ static const char *missing(const struct json *hdr, bool counted)
 	return json_get(hdr, "controller") ? "result stream of a controlled run has no control_report record" : NULL;
 }
 
-/* The controller's summary in the metrics record (predictive-records.md §1.3). */
+/* The controller's summary in the metrics record (docs/predictive.md "The records"). */
 static struct json *metrics_block(struct arena *a, const struct json *hdr, const struct json *report)
 {
 	static const char *const keys[] = { "controller_id", "controller_fingerprint", "update_count", "total_runtime_update_count",

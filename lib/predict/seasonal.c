@@ -1,5 +1,5 @@
 /*
- * seasonal-gaussian-v1 (predictive.md §1): global mean, hour-of-day means, hour-of-week
+ * seasonal-gaussian-v1 (docs/predictive-rules.md §1): global mean, hour-of-day means, hour-of-week
  * means (keys with >= 2 points), a trend from the last two 24-bucket blocks and a Gaussian
  * sigma from the residuals; the forecast adds a level offset (mean residual of the last 24
  * buckets). Bucket keys are absolute hour indices (floor(t / 3600 + EPS)), not calendar

@@ -1,5 +1,5 @@
 /*
- * ablation — the rolling ablation evidence (rolling.md "Record", "Pairwise comparison",
+ * ablation — the rolling ablation evidence (docs/rolling-rules.md "Record", "Pairwise comparison",
  * "Gates", "Closeout") over per-(window, arm) facts that the caller reads from the metrics,
  * audit and result streams:
  *   - arm summary: windows, hard-SLO pass count, mean allocation / Spot p95 JCT / eviction

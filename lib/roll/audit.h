@@ -1,5 +1,5 @@
 /*
- * audit — the scenario audit of one candidate (rolling.md "Evaluation", Q5 fixed under our
+ * audit — the scenario audit of one candidate (docs/rolling-rules.md "Evaluation", Q5 fixed under our
  * rolling version): the full SLO audit of lib/eval/slo (every hard constraint the final
  * audit checks, the relative ones — allocation and HP p95 JCT — against the safety
  * candidate's metrics in the same scenario), except that a constraint on a class with no

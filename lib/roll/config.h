@@ -1,5 +1,5 @@
 /*
- * config — the rolling controller's declared inputs (rolling.md §3): the rolling controller
+ * config — the rolling controller's declared inputs (docs/rolling-rules.md): the rolling controller
  * config (`schednav.rolling-controller/v1`, configs/rolling/) and the bounded action space
  * (`schednav.native-action-space/v1`, configs/action_spaces/) whose profiles are ordinary
  * policy files. Both are validated completely (exact key sets, one safety action that is

@@ -1,5 +1,5 @@
 /*
- * control — one rolling decision at a cutoff (rolling.md §3), engine-agnostic: the
+ * control — one rolling decision at a cutoff (docs/rolling-rules.md), engine-agnostic: the
  * simulator side is reached only through struct roll_engine, so the whole procedure runs
  * the same against the live simulator session (roll) and against a scripted engine (the
  * unit tests). At each cutoff eval_start + k·I < eval_end − EPS:

@@ -325,7 +325,7 @@ struct json *roll_state_json(struct arena *a, const struct roll_state *s, char f
 	return stamp(a, o, "snapshot_fingerprint", fp);
 }
 
-/* multi_timescale_state (rolling.md "multi_timescale", "risk", "regime"). */
+/* multi_timescale_state (docs/rolling-rules.md "multi_timescale", "risk", "regime"). */
 static struct json *mts_json(struct arena *a, const struct roll_observation_in *in, struct roll_observation *ob)
 {
 	const struct roll_state *st = in->state;

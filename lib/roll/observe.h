@@ -1,5 +1,5 @@
 /*
- * observe — what the rolling controller knows at a cutoff (rolling.md §3 "Observation",
+ * observe — what the rolling controller knows at a cutoff (docs/rolling-rules.md "Observation",
  * `schednav.rolling-observation/v2`), computed as pure functions over explicit inputs:
  *   - workload signals over (cut − W, cut] of the workload-history trace;
  *   - the multi-timescale state (short 1 h, previous 1 h, long W), runtime pressure, forecast
@@ -75,7 +75,7 @@ struct roll_projection {
 /* The projection object with its projection_fingerprint (copied to fp when not NULL). */
 struct json *roll_projection_json(struct arena *a, const struct roll_projection *p, char fp[33]);
 /* The stress variant (recent-history-replay): the same projection without points, with
- * base_projection_fingerprint and scenario_profile_id (rolling.md "dual-forecast-replay-v1"). */
+ * base_projection_fingerprint and scenario_profile_id (docs/rolling-rules.md "dual-forecast-replay-v1"). */
 struct json *roll_projection_stress_json(struct arena *a, const struct roll_projection *p, const char *base_fp, char fp[33]);
 
 struct roll_pool_gpus { const char *pool; double gpus; };

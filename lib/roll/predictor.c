@@ -107,7 +107,7 @@ void roll_predictor_release(struct roll_predictor *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* The learned state (rolling.md "Handoff": predictor weights, eta and feedback) as one
+/* The learned state (docs/rolling-rules.md "Handoff": predictor weights, eta and feedback) as one
  * record: the decision records so far (count, bytes, XXH3: every quota, eta and forecast the
  * controller gave), the fit (generation, time, model fingerprint, samples, series) and per
  * pool eta and the feedback window (events, weights, version counters), then the record's

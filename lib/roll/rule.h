@@ -1,5 +1,5 @@
 /*
- * rule — the transparent candidate provider `rolling-workload-rule-v1` (rolling.md
+ * rule — the transparent candidate provider `rolling-workload-rule-v1` (docs/rolling-rules.md
  * "Workload rule"): catalog roles by field match, three branches on the cutoff observation,
  * deduplicate, pad to the budget. It sees only the observation (never an outcome).
  *   roles (first catalog match, catalog order):

@@ -1,6 +1,6 @@
 /*
  * scenario — the past-only workload of one candidate scenario over [cut, cut + H]
- * (rolling.md `past-replay-scenario/v3`), a pure function of explicit inputs:
+ * (docs/rolling-rules.md "Scenario" (`past-replay-scenario/v3`)), a pure function of explicit inputs:
  *   1. duration samples: jobs of either trace submitted and completed (offline: submit +
  *      duration) by the cutoff, one per (job id, class), grouped by (class, pool) with a
  *      fallback to the class;

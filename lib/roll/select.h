@@ -1,5 +1,5 @@
 /*
- * select — from scenario evidence to one frozen action (rolling.md "Evaluation",
+ * select — from scenario evidence to one frozen action (docs/rolling-rules.md "Evaluation",
  * "Selection"):
  *   - a candidate passes iff every decision scenario passes both its audit and the queue
  *     guard; stress count = stress scenarios passing both; allocation = min over decision

@@ -1,5 +1,5 @@
 /*
- * session — rolling control inside one continuous simulator session (rolling.md
+ * session — rolling control inside one continuous simulator session (docs/rolling.md
  * "Handoff"): the roll_engine of control.h over a live sim session with the inner
  * predictor attached. Queue, waits, allocations, remaining work, ledgers, predictor state,
  * eta and feedback persist across decisions because nothing is ever re-initialised.

@@ -1,5 +1,5 @@
 /*
- * Branching a live session into a counterfactual (rolling control, rolling.md): the jobs
+ * Branching a live session into a counterfactual (rolling control, docs/rolling.md): the jobs
  * not admitted yet are replaced by another future, the hooks by other hooks, and the
  * evaluation window and allocation integrals restart at the cutoff. Everything already
  * admitted keeps its exact state: placements, remaining work, waits, ledgers, counters.

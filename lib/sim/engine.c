@@ -1,5 +1,5 @@
 /*
- * The event loop (simulator.md §3.3). Parity notes, i.e. why the code looks the way it does:
+ * The event loop (docs/simulator.md §3.3). Parity notes, i.e. why the code looks the way it does:
  * - fbm/tfree are caches updated incrementally in allocation order; placement sums node
  *   frees left to right in node order; both drift exactly as in the original.
  * - rem is updated as rem = max(0, rem - delta) at every step for every running job;
@@ -289,7 +289,7 @@ static int futile_check(struct sim *s, size_t first_event, char *err, size_t err
 	return -1;
 }
 
-/* One loop iteration (simulator.md §3.3): the instant at now, then the clock moves to the
+/* One loop iteration (docs/simulator.md §3.3): the instant at now, then the clock moves to the
  * next event time and that time's completions are processed. */
 static int step(struct sim *s, char *err, size_t errlen)
 {

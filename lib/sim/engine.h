@@ -1,5 +1,5 @@
 /*
- * engine — the discrete-event simulator of the original SchedNav engine (simulator.md §3):
+ * engine — the discrete-event simulator of the original SchedNav engine (docs/simulator.md §3):
  * admission, greedy in-order backfill start pass, largest-free-first placement,
  * HP-first preemption with Spot guarantees, eviction budgets, checkpoint rollback and
  * the three allocation integrals. Numbers match the original bit for bit: the float

@@ -1,5 +1,5 @@
 /*
- * Placement (simulator.md §3.6), "deterministic_best_fit" = largest free first.
+ * Placement (docs/simulator.md §3.6), "deterministic_best_fit" = largest free first.
  * The original sums the eligible nodes' frees left to right in node order (that sum, bits
  * included, decides whether the job fits), sorts them by (-free, node order) and takes from
  * the front until the demand is met; any job may split across nodes.

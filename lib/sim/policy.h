@@ -1,6 +1,6 @@
 /*
  * policy — the original `schednav.simulation-policy/v1` file: validation, defaults and
- * the canonical dict whose XXH3-128 is the policy fingerprint (simulator.md §3.1).
+ * the canonical dict whose XXH3-128 is the policy fingerprint (docs/simulator.md §3.1).
  * Strings point into the arena given to policy_parse; nothing here prints or exits.
  *
  * Divergence from the original: policy seconds must be integers (3600 or 3600.0);

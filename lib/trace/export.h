@@ -1,7 +1,7 @@
 /*
  * export — the original engine's three-file trace directory (trace.json, nodes.csv,
- * jobs.csv), written byte for byte as its writer did (spec trace.md §1 "Writer",
- * evaluation.md §7), plus the two checks the canonical importer shares with it.
+ * jobs.csv), written byte for byte as its writer did (docs/traces.md §1 "The writer",
+ * docs/evaluation.md §7), plus the two checks the canonical importer shares with it.
  * Nothing here prints or exits; errors come back as a message in err.
  */
 #ifndef SCHEDNAV_EXPORT_H

@@ -1,6 +1,6 @@
 /* alibaba-spot — Alibaba cluster-trace-v2026-spot-gpu (node_info_df.csv + job_info_df.csv)
  * → trace/2 with organization as tenant. Filters (GPU models, submit cut-off, evaluation
- * window with bounded warm-up, no warm-up Spot) follow spec trace.md §2; the rows they
+ * window with bounded warm-up, no warm-up Spot) follow docs/traces.md §2; the rows they
  * drop are counted by reason in the header's skipped_rows. */
 #include "trace/import.h"
 #include "trace/import_util.h"

@@ -1,6 +1,6 @@
 /* alibaba-v2023 — Alibaba cluster-trace-gpu-v2023 (openb) node and pod lists → trace/1.
  * LS pods become HP jobs, BE pods Spot; rows the source cannot support are skipped and
- * counted by reason (spec trace.md §2). */
+ * counted by reason (docs/traces.md §2). */
 #include "trace/import.h"
 #include "trace/import_util.h"
 #include "core/xalloc.h"

@@ -1,7 +1,7 @@
 /*
  * canonical — the original engine's three-file trace directory (trace.json, nodes.csv,
  * jobs.csv, schednav.trace/v1 or /v2), read with every load validation of spec
- * trace.md §1, in the original's order:
+ * docs/traces.md §1, in the original's order:
  *   1 manifest key set, schema, ISO time_origin, trace_id, source object
  *   2 file paths: relative, no "..", resolved (symlinks followed) inside DIR, regular
  *   3 files == {nodes_file: sha256, jobs_file: sha256} of the raw bytes

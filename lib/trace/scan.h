@@ -1,6 +1,6 @@
 /*
  * scan — day windows of a trace, their eligibility and workload signals, and the
- * stratified medoid selection of evaluation.md "Window selection" / studies.md §4.
+ * stratified medoid selection of docs/evaluation.md §6 "Window selection" / docs/studies-rules.md
  *
  * Windows are origin-aligned: K = floor((max submit + 1) / W) windows [kW, kW + W - 1].
  * Arrivals are binned by floor(submit / W). Demand is sampled every I seconds: a job is

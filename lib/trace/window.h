@@ -1,5 +1,5 @@
 /*
- * window — the original trace slicers (trace.md §1), applied in place to a loaded trace.
+ * window — the original trace slicers (docs/traces.md §1), applied in place to a loaded trace.
  *
  * window_prefix_slice keeps the jobs submitted at or before max_submit (optionally only
  * those of some GPU models, '*' jobs always) and the nodes a kept job names; a parent

@@ -1,5 +1,5 @@
 /* Unit tests for lib/eval/adaptive: the design check, the median, workload-rule-v1's quadrants,
- * and every rule an agent's controller_selections must keep (studies.md §4). Records are
+ * and every rule an agent's controller_selections must keep (docs/studies-rules.md). Records are
  * written as JSON text, self-fingerprinted here like the tools do, then checked. plan-check
  * already refuses most of these; adaptive-design checks them again against the design. */
 #include "core/json.h"

@@ -1,7 +1,7 @@
 /* Unit tests for lib/predict: the normal quantile, the seasonal fit (week, else day, else
  * global), the sigma floor, the trend clamp, the level offset, the quota function and its
  * floor with EPS, every eta path of the feedback and the update order, on hand-made
- * histories whose expected values follow from predictive.md §1 by hand. */
+ * histories whose expected values follow from docs/predictive-rules.md §1 by hand. */
 #include "core/die.h"
 #include "core/json.h"
 #include "core/num.h"
@@ -169,7 +169,8 @@ static void fit_paths(void)
 }
 
 /* The level offset: a model fitted on one bucket (global 4) forecasts 4 + the mean residual
- * of the last 24 buckets: with 4 of them at 8, 16/24 (predictive.md worked example, t=86100). */
+ * of the last 24 buckets: with 4 of them at 8, 16/24 (docs/predictive-rules.md §1 "Forecast"; an
+  * example, t=86100). */
 static void level_offset(void)
 {
 	const struct pc_estimator_ops *e = &pc_seasonal_gaussian;

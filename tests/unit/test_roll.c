@@ -1,4 +1,4 @@
-/* Unit tests for lib/roll, written from rolling.md: every rule of the workload rule and of
+/* Unit tests for lib/roll, written from docs/rolling-rules.md: every rule of the workload rule and of
  * selection (hierarchy, stress count, ties, minimum control change, v3 hold), the scenario
  * audit (Q5 fixed) and queue guard, the scenario construction, the observation signals,
  * the decision protocol and its deciders, and one full decision against a scripted engine. */

@@ -1,5 +1,5 @@
-/* Unit tests for lib/sim and lib/eval/metrics: the edge cases of simulator.md and
- * evaluation.md §8, on tiny hand-made traces with exact expected times. */
+/* Unit tests for lib/sim and lib/eval/metrics: the edge cases of docs/simulator.md and
+ * docs/evaluation.md §8, on tiny hand-made traces with exact expected times. */
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/num.h"
@@ -355,7 +355,7 @@ static void quantiles(void)
 	CHECK(num_round(5e-7, 6) == 0.0, "round6(5e-7)");
 }
 
-/* The canonical dict's bytes are the original's: its SHA-256 prefixes are in simulator.md §3.1. */
+/* The canonical dict's bytes are the original's: its SHA-256 prefixes are in docs/simulator.md §3.1. */
 static void canonical_policy(void)
 {
 	static const struct { const char *extra, *sha; } cases[] = {

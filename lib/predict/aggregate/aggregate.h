@@ -1,5 +1,5 @@
 /*
- * aggregate — the aggregate family's operations (predictive-spot-v1, predictive.md §1), as
+ * aggregate — the aggregate family's operations (predictive-spot-v1, docs/predictive-rules.md §1), as
  * its row of pc_families (family.c in this folder) names them. Private to lib/predict.
  */
 #ifndef SCHEDNAV_PREDICT_AGGREGATE_H

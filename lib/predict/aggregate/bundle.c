@@ -1,5 +1,5 @@
 /*
- * The past-only cutoff bundle (predictive-records.md §2, the original's
+ * The past-only cutoff bundle (docs/predictive-rules.md §3, the original's
  * build_observation_bundle). Only jobs with submit <= cutoff + EPS are read. Their offline
  * occupancy is two running totals (HP, Spot): + demand at submit, - demand at submit +
  * duration when that end is <= cutoff + EPS, applied in the order of the key (time, ends

@@ -1,4 +1,4 @@
-/* The controller configuration (predictive.md §1): the original's exact key set, coercions
+/* The controller configuration (docs/predictive-rules.md §1): the original's exact key set, coercions
  * and validation rules, its to_dict() and the SHA-256 fingerprint of that dict. */
 #include "predict/predict.h"
 #include "predict/internal.h"

@@ -1,5 +1,5 @@
 /*
- * The controller's update (predictive.md §1): sample -> refit if due -> forecast -> feedback
+ * The controller's update (docs/predictive-rules.md §1): sample -> refit if due -> forecast -> feedback
  * -> quota, and the report that scores the retained forecasts. Every comparison and clamp
  * is written as the original's Python min/max/if so that ties and signed zeros behave the
  * same; sums run left to right in time order.

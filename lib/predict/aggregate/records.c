@@ -1,5 +1,5 @@
 /*
- * The controller's records in the result stream (predictive-records.md §1), key names the
+ * The controller's records in the result stream (docs/predictive.md "The records"), key names the
  * original's:
  *   control_decision: type, cutoff_time_seconds, retained, history_ready,
  *       history_point_count, trained_at_seconds, hp_outstanding_requested_gpus,

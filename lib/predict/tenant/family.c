@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* Its own schema and key set (tenant_config.c), and the fields the engine reads in common,
- * with the switches that make it per pool (predictive.md §2). */
+ * with the switches that make it per pool (docs/predictive-rules.md §2). */
 static int from_json(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen)
 {
 	struct tc_config *t = arena_alloc(a, sizeof *t);

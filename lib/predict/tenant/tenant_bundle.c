@@ -1,6 +1,6 @@
 /* The tenant controller outside a simulation: the trace checks it needs, and the
  * past-only cutoff bundle replayed over the offline occupancy of the jobs submitted by
- * the cutoff (predictive.md §2 "Cutoff bundle"). */
+ * the cutoff (docs/predictive-rules.md §2 "The cutoff bundle"). */
 #include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/num.h"

@@ -1,5 +1,5 @@
 /*
- * tenant_config — the tenant controller's configuration (predictive.md §2 "Config"):
+ * tenant_config — the tenant controller's configuration (docs/predictive-rules.md §2 "Config"):
  * schema schednav.tenant-predictive-controller/v1 with the original's exact key set,
  * coercions and validation rules; v2 adds quantile_calibration_method
  * (validation-residual-nearest-rank), and omitting it keeps the v1 dict and hash.

@@ -1,5 +1,5 @@
 /*
- * tenant_control — the tenant-aware predictive Spot controller (predictive.md §2) with
+ * tenant_control — the tenant-aware predictive Spot controller (docs/predictive-rules.md §2) with
  * the deterministic estimators of §6, as a state machine its driver feeds: the
  * simulator binding inside sim-run, or the offline replay of the cutoff bundle.
  *

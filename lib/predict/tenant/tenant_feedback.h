@@ -1,6 +1,6 @@
 /*
  * tenant_feedback — the feedback window of one resource pool of the tenant controller
- * (predictive.md §2 "Feedback events"): events (time, failure?, weight = distinct nodes of
+ * (docs/predictive-rules.md §2 "Feedback events"): events (time, failure?, weight = distinct nodes of
  * the pool in the run's allocation) in arrival order, pruned to the feedback window, and
  * the failure rate r = failure weight / total weight the eta law reads
  * (pc_eta_per_decision, predict.h). A version counter says whether the window gained an

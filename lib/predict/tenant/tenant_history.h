@@ -1,6 +1,6 @@
 /*
  * tenant_history — the minute demand history of the tenant controller
- * (predictive.md §2 "Sampling" and "Training data", §6 "Incremental hourly maxima").
+ * (docs/predictive-rules.md §2 "Sampling" and "Training data", docs/tenant-controller.md "What is kept").
  *
  * A series is one (pool, tenant) pair, identified by the compact JSON array
  * ["pool","tenant"] (the original's series id and sort key, compared bytewise). Its

@@ -1,5 +1,5 @@
 /*
- * The tenant controller inside a simulation session (predictive.md §2), hook by hook:
+ * The tenant controller inside a simulation session (docs/predictive-rules.md §2), hook by hook:
  * - next_wakeup: the next 60-s sample, the evidence end (the gate switches off exactly
  *   there) and the end of every running Spot run's current guarantee period;
  * - after_advance: the guarantee periods completed by the new time, before the
