@@ -1,7 +1,7 @@
 /*
  * calendar — civil time of trace times and the workday calendars of the tenant
  * controller (docs/predictive-rules.md §2: calendar china | weekday; docs/tenant-controller.md
-  * "Calendar": a static table).
+ * "Calendar": a static table).
  *
  * Trace times are seconds from the trace time_origin, a naive local time. A civil time
  * is origin + seconds as Python's datetime + timedelta(seconds=x) computes it: the

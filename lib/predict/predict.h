@@ -1,6 +1,6 @@
 /*
  * predict — the predictive Spot controller engine (docs/predictive-rules.md §1 and
-  * docs/predictive.md "The controller engine").
+ * docs/predictive.md "The controller engine").
  *
  * What it does. A controller observes the cluster at a fixed cadence, forecasts HP demand
  * from the past only, reserves capacity at the forecast's guarantee quantile, turns what is

@@ -1,7 +1,7 @@
 /* Unit tests for the tenant controller's pieces in lib/predict: the calendar, the minute
  * history with its offset-aligned hourly maxima and train/validation split, the
  * split-conformal rank, the quota rule and the η law (docs/predictive-rules.md §2,
-  * docs/tenant-controller.md "The estimators"), and the
+ * docs/tenant-controller.md "The estimators"), and the
  * two estimators (bit-reproducible, incremental = from scratch). */
 #include "core/fp.h"
 #include "core/num.h"
