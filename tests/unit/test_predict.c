@@ -170,7 +170,7 @@ static void fit_paths(void)
 
 /* The level offset: a model fitted on one bucket (global 4) forecasts 4 + the mean residual
  * of the last 24 buckets: with 4 of them at 8, 16/24 (docs/predictive-rules.md §1 "Forecast"; an
-  * example, t=86100). */
+ * example, t=86100). */
 static void level_offset(void)
 {
 	const struct pc_estimator_ops *e = &pc_seasonal_gaussian;

@@ -1,7 +1,7 @@
 /*
  * estimator — the deterministic tenant demand estimators that replace the original's
  * PyTorch network (docs/predictive-rules.md §2 "Forecast", docs/tenant-controller.md "The
-  * estimators"). Same inputs
+ * estimators"). Same inputs
  * (the minute history of tenant_history) and outputs (per-pool points with mu, sigma,
  * the guarantee quantile, raw, offset and method; a training summary; a fingerprint):
  *
