@@ -2,6 +2,7 @@
  * interval from the past only, evaluate the candidates in scenarios from the live state,
  * freeze one action, then let the simulator advance into the hidden future. */
 #include "core/cli.h"
+#include "core/clock.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
@@ -519,9 +520,9 @@ int main(int argc, char **argv)
 	live.frozen = decision_frozen;
 	live.frozen_ctx = &sp;
 	struct sim_output out;
-	double t_start = roll_clock(), c_start = roll_cpu();
+	double t_start = clock_wall(), c_start = clock_rusage_cpu(2);
 	int rc = roll_live_run(&live, &out, err, sizeof err);
-	double t_end = roll_clock(), c_end = roll_cpu();
+	double t_end = clock_wall(), c_end = clock_rusage_cpu(2);
 	if (rc < 0 || roll_plan_check(&ctl, err, sizeof err))
 		die("%s", err);
 	progress_finish(&sp.progress);
@@ -566,15 +567,12 @@ int main(int argc, char **argv)
 	}
 	if (timing) {
 		/* wall-clock seconds for benchmarks: not part of any stream (they differ run to run) */
-		struct rusage self, kids;
-		getrusage(RUSAGE_SELF, &self);
-		getrusage(RUSAGE_CHILDREN, &kids);
-		double cpu_self = (double)self.ru_utime.tv_sec + (double)self.ru_utime.tv_usec / 1e6 + (double)self.ru_stime.tv_sec + (double)self.ru_stime.tv_usec / 1e6;
-		double cpu_kids = (double)kids.ru_utime.tv_sec + (double)kids.ru_utime.tv_usec / 1e6 + (double)kids.ru_stime.tv_sec + (double)kids.ru_stime.tv_usec / 1e6;
+		double cpu_self = clock_rusage_cpu(0), cpu_kids = clock_rusage_cpu(1);
+		long peak_rss = clock_peak_rss_kib();
 		FILE *f = fopen(timing, "w");
 		if (!f || fprintf(f, "{\"cpu_before_first_cutoff\":%.3f,\"cpu_window\":%.3f,\"cpu_drain\":%.3f,\"cpu_rolling_day\":%.3f,\"cpu_seconds\":%.3f,\"scenario_cpu_seconds\":%.3f,\"peak_rss_kb\":%ld,\"session_seconds\":%.6f,\"before_first_cutoff_seconds\":%.6f,\"rolling_day_seconds\":%.6f,"
 				     "\"decision_seconds\":%.6f,\"scenario_evaluations\":%lld,\"evaluation_seconds\":%.6f,\"fork_seconds\":%.6f}\n",
-				     live.first_cutoff_cpu - c_start, live.window_end_cpu - live.first_cutoff_cpu, c_end - live.window_end_cpu, c_end - live.first_cutoff_cpu, cpu_self, cpu_kids, self.ru_maxrss, t_end - t_start, live.first_cutoff_clock - t_start, t_end - live.first_cutoff_clock, live.decide_seconds,
+				     live.first_cutoff_cpu - c_start, live.window_end_cpu - live.first_cutoff_cpu, c_end - live.window_end_cpu, c_end - live.first_cutoff_cpu, cpu_self, cpu_kids, peak_rss, t_end - t_start, live.first_cutoff_clock - t_start, t_end - live.first_cutoff_clock, live.decide_seconds,
 				     live.evaluations, live.eval_seconds, live.fork_seconds) < 0 || fclose(f))
 			die("%s: cannot write", timing);
 	}

@@ -10,6 +10,7 @@
  * lib/agents'. */
 #define _GNU_SOURCE   /* memfd_create: read_artifact parses exactly the bytes it hashed */
 #include "agents/jschema.h"
+#include "core/clock.h"
 #include "agents/manifest.h"
 #include "agents/opschema.h"
 #include "agents/rpc.h"
@@ -1082,13 +1083,6 @@ static void send_error(const struct json *id, int code, const char *msg)
 
 /* ---------------------------------------------------------------- tasks */
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static const struct op *op_named(const char *name)
 {
 	for (size_t k = 0; k < N_OPS; k++)
@@ -1230,7 +1224,7 @@ static void respond(struct server *s, struct arena *a, const struct json *id, lo
 		task_fingerprint(a, r->task, tfp);
 		r->log.task_fp = tfp;
 	}
-	r->log.duration_ms = now_ms() - t0;
+	r->log.duration_ms = clock_wall_ms() - t0;
 	if (task_audit_append(&s->store, a, &r->log, &at, err, sizeof err))
 		die("%s", err);   /* a call that cannot be logged must not be served */
 	if (r->task) {
@@ -1359,7 +1353,7 @@ static void finish_call(struct call *c, int rc, struct reply *r, char *msg, size
 /* tools/call: look up -> validate -> begin the task -> run -> finish, then respond. */
 static void tools_call(struct server *s, struct arena *a, const struct json *id, const struct json *params)
 {
-	long long t0 = now_ms();
+	long long t0 = clock_wall_ms();
 	const char *name = json_get_str(params, "name");
 	struct json *args = json_get(params, "arguments");
 	if (!name) {

@@ -1,16 +1,10 @@
 #include "core/progress.h"
+#include "core/clock.h"
 #include "core/xalloc.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void progress_format_seconds(char *buf, unsigned long len, double seconds)
 {
@@ -33,7 +27,7 @@ void progress_init(struct progress *p, enum progress_mode mode, const char *what
 	p->what = what;
 	p->total = total > 0 ? total : 0;
 	p->done = 0;
-	p->start = now_s();
+	p->start = clock_wall();
 	p->last = -1;
 	p->drawn = -1;
 }
@@ -71,7 +65,7 @@ void progress_update(struct progress *p, long long done)
 	if (!p->shown)
 		return;
 	p->done = done;
-	double t = now_s();
+	double t = clock_wall();
 	if (!p->forced && t - p->start < 1.0)
 		return;
 	bool final = p->total && done >= p->total;
@@ -85,7 +79,7 @@ void progress_step(struct progress *p, long long done)
 	if (!p->shown)
 		return;
 	p->done = done;
-	draw(p, now_s());
+	draw(p, clock_wall());
 }
 
 /* One whole line "PROGNAME: MESSAGE TAIL": ends an open progress line first. */
@@ -114,7 +108,7 @@ void progress_phase(struct progress *p, const char *fmt, ...)
 {
 	if (!p->shown)
 		return;
-	double t = now_s();
+	double t = clock_wall();
 	if (p->forced || t - p->start >= 1.0) {
 		char took[16], tail[20];
 		progress_format_seconds(took, sizeof took, t - p->start);
@@ -133,7 +127,7 @@ void progress_finish(struct progress *p)
 	if (!p->shown)
 		return;
 	if ((p->forced || p->last >= 0) && p->drawn != p->done)
-		draw(p, now_s());
+		draw(p, clock_wall());
 	if (p->open_line)
 		fputc('\n', stderr);
 	p->open_line = false;

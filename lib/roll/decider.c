@@ -1,4 +1,5 @@
 #include "roll/decider.h"
+#include "core/clock.h"
 #include "core/spawn.h"
 #include "core/xalloc.h"
 #include "core/zio.h"
@@ -12,13 +13,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int parse_exec(struct roll_decider *d, const char *p, char *err, size_t errlen)
 {
@@ -251,7 +245,7 @@ static int exec_decide(struct roll_decider *d, struct arena *a, const char *line
 		       struct roll_reply *out)
 {
 	(void)recommended_id, (void)recommended_reason;
-	double start = now_s(), deadline = start + d->timeout;
+	double start = clock_wall(), deadline = start + d->timeout;
 	memset(out, 0, sizeof *out);
 	if (d->to_child < 0) {
 		roll_reply_reject(out, ROLL_REJECT_EXITED, "the decider has exited and is not restarted");
@@ -295,7 +289,7 @@ static int exec_decide(struct roll_decider *d, struct arena *a, const char *line
 			mark_gone(d);
 			break;
 		}
-		double left = deadline - now_s();
+		double left = deadline - clock_wall();
 		if (left <= 0) {
 			roll_reply_reject(out, ROLL_REJECT_TIMEOUT, "no reply within the decider timeout");
 			break;
@@ -347,7 +341,7 @@ static int exec_decide(struct roll_decider *d, struct arena *a, const char *line
 	if (d->to_child < 0 && d->from_child >= 0 && !out->accepted && out->reject_reason && !strcmp(out->reject_reason, ROLL_REJECT_TIMEOUT))
 		mark_gone(d);
 	sb_release(&msg);
-	out->seconds = now_s() - start;
+	out->seconds = clock_wall() - start;
 	return ROLL_DECIDE_DONE;
 }
 

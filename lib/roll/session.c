@@ -1,4 +1,5 @@
 #include "roll/session.h"
+#include "core/clock.h"
 #include "core/xalloc.h"
 #include "core/ndjson.h"
 #include "core/num.h"
@@ -17,30 +18,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-double roll_clock(void);
-double roll_clock(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double roll_cpu(void)
-{
-	struct rusage s, c;
-	getrusage(RUSAGE_SELF, &s);
-	getrusage(RUSAGE_CHILDREN, &c);
-	return (double)(s.ru_utime.tv_sec + s.ru_stime.tv_sec + c.ru_utime.tv_sec + c.ru_stime.tv_sec) +
-	       (double)(s.ru_utime.tv_usec + s.ru_stime.tv_usec + c.ru_utime.tv_usec + c.ru_stime.tv_usec) / 1e6;
-}
-
-static double clock_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- the scheduler state at the cutoff ---- */
 
@@ -547,7 +524,7 @@ static int snapshot_evaluate(struct roll_live *l, struct arena *a, const struct 
 			     const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, struct roll_eval *out, char *err,
 			     size_t errlen)
 {
-	double t0 = clock_s();
+	double t0 = clock_wall();
 	/* the clone starts with hooks shaped like the live ones; scenario_simulate swaps them */
 	struct sim_hooks h = { 0 };
 	if (l->pc_hooks.gate_limit && l->pc_hooks.gate_admit) {
@@ -559,7 +536,7 @@ static int snapshot_evaluate(struct roll_live *l, struct arena *a, const struct 
 	l->spare = NULL;
 	if (!c)
 		return -1;
-	l->fork_seconds += clock_s() - t0;
+	l->fork_seconds += clock_wall() - t0;
 	struct scenario_out r;
 	struct json *hdr;
 	int rc = scenario_simulate(l, c, p, sc, frozen, jobs, m, a, &r, &hdr, err, errlen);
@@ -583,7 +560,7 @@ static int live_evaluate(void *ctx, struct arena *a, const struct sim_policy *p,
 			 struct roll_eval *out, char *err, size_t errlen)
 {
 	struct roll_live *l = ctx;
-	double t0 = clock_s();
+	double t0 = clock_wall();
 	size_t m = 0;
 	for (size_t i = 0; i < sc->n_jobs; i++)
 		m += sc->jobs[i].kind != SCN_CARRYOVER;
@@ -608,7 +585,7 @@ static int live_evaluate(void *ctx, struct arena *a, const struct sim_policy *p,
 		rc = snapshot_evaluate(l, a, p, sc, frozen, jobs, m, out, err, errlen);
 		if (!rc) {
 			l->evaluations++;
-			l->eval_seconds += clock_s() - t0;
+			l->eval_seconds += clock_wall() - t0;
 		}
 		return rc;
 	}
@@ -640,7 +617,7 @@ static int live_evaluate(void *ctx, struct arena *a, const struct sim_policy *p,
 	}
 	close(rfd[1]);
 	close(efd[1]);
-	l->fork_seconds += clock_s() - t0;
+	l->fork_seconds += clock_wall() - t0;
 	char path[32], rerr[1024] = "";
 	snprintf(path, sizeof path, "/dev/fd/%d", rfd[0]);
 	rc = scenario_read(path, a, out, rerr, sizeof rerr);
@@ -658,7 +635,7 @@ static int live_evaluate(void *ctx, struct arena *a, const struct sim_policy *p,
 		return -1;
 	}
 	l->evaluations++;
-	l->eval_seconds += clock_s() - t0;
+	l->eval_seconds += clock_wall() - t0;
 	return 0;
 }
 
@@ -736,8 +713,8 @@ static int h_at_instant(void *ctx, struct sim *s, char *err, size_t errlen)
 	if (l->pc_hooks.at_instant && l->pc_hooks.at_instant(l->pc_hooks.ctx, s, err, errlen))
 		return -1;
 	if (l->window_end_clock == 0 && sim_now(s) >= l->ctl->eval_end) {
-		l->window_end_clock = clock_s();
-		l->window_end_cpu = roll_cpu();
+		l->window_end_clock = clock_wall();
+		l->window_end_cpu = clock_rusage_cpu(2);
 	}
 	while (l->replayed < l->replay_n && sim_now(s) + SIM_EPS >= replay_cutoff(l))
 		if (replay_one(l, s, err, errlen))
@@ -747,17 +724,17 @@ static int h_at_instant(void *ctx, struct sim *s, char *err, size_t errlen)
 		roll_live_engine(l, &e);
 		struct arena a;
 		arena_init(&a);
-		double t0 = clock_s();
+		double t0 = clock_wall();
 		if (l->ctl->p.index == 0 || l->first_cutoff_clock == 0) {
 			l->first_cutoff_clock = t0;
-			l->first_cutoff_cpu = roll_cpu();
+			l->first_cutoff_cpu = clock_rusage_cpu(2);
 		}
 		int rc = roll_step(l->ctl, &e, &a, err, errlen);
 		/* the last scenario's copy goes with its decision: kept to the next one, its
 		 * buffers would hold every page any scenario of the window ever wrote */
 		sim_close(l->spare);
 		l->spare = NULL;
-		l->decide_seconds += clock_s() - t0;
+		l->decide_seconds += clock_wall() - t0;
 		if (rc == ROLL_STEP_PENDING) {
 			l->stopped = true;
 			l->pending_arena = a;   /* ctl->pending_request lives here */

@@ -69,8 +69,8 @@ struct roll_live {
 	struct sim *spare;                   /* snapshot: the last scenario's clone, whose buffers the next one reuses */
 	double fork_seconds, eval_seconds;   /* benchmark counters: fork() + setup, whole evaluations */
 	double decide_seconds;               /* whole decisions (observation, scenarios, evaluations, decider) */
-	double first_cutoff_clock;           /* clock_s() when the first decision started */
-	double first_cutoff_cpu;             /* roll_cpu() then */
+	double first_cutoff_clock;           /* clock_wall() when the first decision started */
+	double first_cutoff_cpu;             /* clock_rusage_cpu(2) then */
 	double window_end_cpu, window_end_clock;  /* at the first instant at or after eval_end */
 	long long evaluations;
 	char err[1024];
@@ -84,10 +84,6 @@ int roll_live_open(struct roll_live *l, struct roll_controller *ctl, const struc
  * a decider stopped it (planning checkpoint), -1 + message. */
 int roll_live_run(struct roll_live *l, struct sim_output *out, char *err, size_t errlen);
 void roll_live_close(struct roll_live *l);
-/* Monotonic seconds (benchmark counters). */
-double roll_clock(void);
-/* CPU seconds of this process, its children included (benchmark counters). */
-double roll_cpu(void);
 /* The roll_engine callbacks bound to l (for roll_step). */
 void roll_live_engine(struct roll_live *l, struct roll_engine *e);
 /* The engine state at the cutoff as records (checkpoint files): engine_state (with the state

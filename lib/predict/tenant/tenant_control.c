@@ -2,6 +2,7 @@
 /* The tenant controller's state machine (docs/predictive-rules.md §2): sampling, the decision
  * grid, retraining, the per-pool feedback and quotas, scoring, and its two records. */
 #include "predict/tenant/tenant_control.h"
+#include "core/clock.h"
 #include "core/xalloc.h"
 #include "core/num.h"
 #include "sim/result.h"
@@ -74,9 +75,7 @@ static double cpu_now(const struct tenant_control *tc)
 {
 	if (!tc->timing)
 		return 0.0;
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+	return clock_cpu();
 }
 
 const char *tc_reason_name(const struct tc_pool_decision *pd)
