@@ -77,7 +77,7 @@ struct spool {
 	int fd;                         /* the records file */
 	long long bytes;                /* its length */
 	struct fp_xxh3 h;               /* XXH3 of its bytes so far */
-	char run_fp[33];                /* what the run is (inputs, configs, decider, arm) */
+	char run_fp[FP_HEX_XXH3];                /* what the run is (inputs, configs, decider, arm) */
 	struct roll_controller *ctl;
 	struct roll_live *live;
 	const char *pred_state;         /* resume: the checkpoint's predictor_state line */
@@ -145,7 +145,7 @@ static int state_emit(void *ctx, const struct json *rec, char *err, size_t errle
 static int checkpoint_write(void *ctx, struct arena *a, char *err, size_t errlen)
 {
 	struct spool *sp = ctx;
-	char path[4096], fp[33];
+	char path[4096], fp[FP_HEX_XXH3];
 	long long k = sp->ctl->p.index;
 	snprintf(path, sizeof path, "%s/state-%04lld.ndjson.zst", sp->dir, k);
 	fp_xxh3_hex(&sp->h, fp);
@@ -242,7 +242,7 @@ static long long checkpoint_resume(struct spool *sp, struct arena *a)
 		if (strcmp(rfp, sp->run_fp))
 			die("%s: the checkpoint belongs to another run (different inputs, configs, decider or arm)", path);
 		struct json *bytes = json_get(ck, "records_bytes"), *rec_fp = json_get(ck, "records_fingerprint");
-		char fp[33];
+		char fp[FP_HEX_XXH3];
 		struct stat stt;
 		snprintf(path, sizeof path, "%s/records.ndjson", sp->dir);
 		if (!bytes || bytes->kind != JSON_INT || bytes->u.i < 0 || !rec_fp || rec_fp->kind != JSON_STRING)
@@ -271,7 +271,7 @@ static long long checkpoint_resume(struct spool *sp, struct arena *a)
 }
 
 /* What makes two runs the same run: inputs, configs, decider, candidates and arm id. */
-static void run_fingerprint(char out[33], const char *const *parts, size_t n)
+static void run_fingerprint(char out[FP_HEX_XXH3], const char *const *parts, size_t n)
 {
 	struct strbuf sb;
 	sb_init(&sb);

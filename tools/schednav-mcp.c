@@ -143,7 +143,7 @@ struct call {
 	struct arena *a;
 	const struct op *op;
 	struct json *args;       /* validated, defaults filled, without idempotency_key */
-	char task_id[33], args_fp[33];
+	char task_id[FP_HEX_XXH3], args_fp[FP_HEX_XXH3];
 	char dir[64];            /* "artifacts/TASK" */
 	char failure_path[PATH_MAX];
 	struct json *result, *artifacts;
@@ -308,7 +308,7 @@ static void state_path(const struct server *s, char *out, size_t n, const char *
 
 struct stream_info {
 	const char *schema;
-	char fp[33];
+	char fp[FP_HEX_XXH3];
 	struct json *records;   /* body records (array) */
 };
 
@@ -429,7 +429,7 @@ static int run_tool(struct call *c, const char *const *argv)
  * audit_slo find the baseline simulated on the same run config. */
 static void index_simulation(struct call *c, const char *run_config, const char *action, const char *metrics_ref)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 300], key[33];
+	char dir[PATH_MAX], path[PATH_MAX + 300], key[FP_HEX_XXH3];
 	struct strbuf sb;
 	sb_init(&sb);
 	sb_adds(&sb, "{\"run_config_id\":");
@@ -538,7 +538,7 @@ static struct json *headline(struct arena *a, const struct json *m)
 
 /* sim-run + metrics of one declared action into DIR; fills result and metrics fingerprints. */
 static int simulate_into(struct call *c, const char *trace, const char *policy, const char *controller, const char *subdir,
-			 char result_fp[33], char metrics_fp[33], const char **metrics_ref, struct json **metrics)
+			 char result_fp[FP_HEX_XXH3], char metrics_fp[FP_HEX_XXH3], const char **metrics_ref, struct json **metrics)
 {
 	const char *res = artifact_ref(c, subdir ? joinpath(c->a, subdir, "result.ndjson.zst") : "result.ndjson.zst");
 	const char *met = artifact_ref(c, subdir ? joinpath(c->a, subdir, "metrics.ndjson") : "metrics.ndjson");
@@ -573,7 +573,7 @@ static int simulate_common(struct call *c, bool predictive)
 	const char *ctl = policy && predictive ? config_file(c, "controllers", str_arg(c, "controller_id"), "controller_id") : NULL;
 	if (!policy || (predictive && !ctl) || begin_task(c))
 		return -1;
-	char rfp[33], mfp[33];
+	char rfp[FP_HEX_XXH3], mfp[FP_HEX_XXH3];
 	const char *mref;
 	struct json *m;
 	if (simulate_into(c, trace, policy, ctl, NULL, rfp, mfp, &mref, &m))
@@ -718,7 +718,7 @@ static const char *baseline_ref(struct call *c, const char *metrics_ref)
 	if (ref)
 		return ref;
 	const char *action = str_arg(c, "baseline_action_id");
-	char key[33];
+	char key[FP_HEX_XXH3];
 	fp_xxh3_of(metrics_ref, strlen(metrics_ref), key);
 	struct json *cand = index_lookup(c, "metrics", key);
 	if (!cand) {
@@ -848,7 +848,7 @@ static int op_simulate_run_set(struct call *c)
 	for (size_t i = 0; i < configs->u.arr.n; i++)
 		for (size_t k = 0; k < actions->u.arr.n; k++) {
 			const char *rc_id = configs->u.arr.items[i]->u.str.s, *action = actions->u.arr.items[k]->u.str.s;
-			char first_fp[33] = "", rfp[33], mfp[33];
+			char first_fp[FP_HEX_XXH3] = "", rfp[FP_HEX_XXH3], mfp[FP_HEX_XXH3];
 			const char *mref = NULL;
 			struct json *m;
 			for (long long r = 1; r <= reps; r++) {
@@ -1217,7 +1217,7 @@ struct reply {
 /* Audit the call, save a finished task, reply: every call ends here, once. */
 static void respond(struct server *s, struct arena *a, const struct json *id, long long t0, struct reply *r)
 {
-	char err[1024], tfp[33];
+	char err[1024], tfp[FP_HEX_XXH3];
 	unsigned long long at;
 	r->log.profile = s->profile;
 	if (r->task) {

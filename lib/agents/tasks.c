@@ -134,7 +134,7 @@ int task_check(const struct json *t, const char *task_id, const char *operation,
 	return 0;
 }
 
-void task_fingerprint(struct arena *a, const struct json *t, char out[33])
+void task_fingerprint(struct arena *a, const struct json *t, char out[FP_HEX_XXH3])
 {
 	struct json *copy = json_object(a);
 	for (size_t i = 0; i < t->u.obj.n; i++)
@@ -193,7 +193,7 @@ int task_store_open(struct task_store *ts, const char *root, bool create, char *
 			return -1;
 		}
 	}
-	char last[33];
+	char last[FP_HEX_XXH3];
 	unsigned long count;
 	snprintf(ts->audit_path, sizeof ts->audit_path, "%s/audit.ndjson", ts->dir);
 	if (!create) {
@@ -262,7 +262,7 @@ int task_audit_append(struct task_store *ts, struct arena *a, const struct task_
 	json_set(a, rec, "task_fingerprint", call->task_fp ? json_str(a, call->task_fp) : json_null(a));
 	json_set(a, rec, "duration_ms", json_int(a, call->duration_ms));
 	json_set(a, rec, "outcome", json_str(a, call->outcome));
-	char e[1024], last[33];
+	char e[1024], last[FP_HEX_XXH3];
 	/* other servers (one per role) may share the workspace: lock, pick up their lines, append */
 	if (audit_lock(ts, err, errlen))
 		return -1;
@@ -288,7 +288,7 @@ static int task_bound(struct task_store *ts, struct arena *a, const struct json 
 {
 	unsigned long long off = (unsigned long long)json_get(t, "audit_offset")->u.i;
 	const char *state = json_get_str(t, "state");
-	char tfp[33];
+	char tfp[FP_HEX_XXH3];
 	task_fingerprint(a, t, tfp);
 	if (audit_lock(ts, err, errlen))
 		return -1;

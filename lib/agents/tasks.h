@@ -15,6 +15,7 @@
 #ifndef SCHEDNAV_AGENTS_TASKS_H
 #define SCHEDNAV_AGENTS_TASKS_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
 #include "eval/chainlog.h"
 #include <limits.h>
@@ -32,7 +33,7 @@
  * caller's to check. */
 int task_check(const struct json *t, const char *task_id, const char *operation, char *err, size_t errlen);
 /* XXH3-128 of t's canonical form (keys sorted) without audit_offset: what the audit line holds. */
-void task_fingerprint(struct arena *a, const struct json *t, char out[33]);
+void task_fingerprint(struct arena *a, const struct json *t, char out[FP_HEX_XXH3]);
 /* 0 when key follows TASK_KEY_PATTERN. */
 int task_key_ok(const char *key);
 

@@ -16,6 +16,7 @@
 #ifndef SCHEDNAV_ROLL_CONFIG_H
 #define SCHEDNAV_ROLL_CONFIG_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
 #include "sim/policy.h"
 #include <stdbool.h>
@@ -41,7 +42,7 @@ struct roll_catalog {
 	const char *paths[ROLL_MAX_CATALOG];          /* resolved profile paths */
 	size_t n;
 	bool controlled[RF_COUNT];                     /* declared controlled_fields */
-	char fingerprint[33];
+	char fingerprint[FP_HEX_XXH3];
 };
 
 struct roll_config {
@@ -60,7 +61,7 @@ struct roll_config {
 	const char *safety_id;
 	const char *queue_guard_id;    /* SLO constraint id of the prospective queue guard */
 	struct json *doc;
-	char fingerprint[33];
+	char fingerprint[FP_HEX_XXH3];
 };
 
 /* Load and validate a rolling controller config; "PATH: message" errors. */

@@ -1,4 +1,5 @@
 #include "roll/control.h"
+#include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/num.h"
 #include "eval/evidence.h"
@@ -283,7 +284,7 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	/* Scenarios. */
 	struct scn_run *runs = arena_alloc(a, ROLL_MAX_SCENARIOS * sizeof *runs);
 	size_t n_runs = 0;
-	char stress_fp[33] = "";
+	char stress_fp[FP_HEX_XXH3] = "";
 	const char *proj_fp = proj ? ob.projection_fp : NULL;
 	struct roll_scenario_in sin = { c->exec, c->history, cut, c->cfg->horizon, &st, NULL, 0, proj_fp, NULL, false, false,
 		NULL };
@@ -669,7 +670,7 @@ static int get_count(const struct json *rec, const char *key, long long *out, ch
 	return 0;
 }
 
-static int fp_list(const struct json *rec, const char *key, long long n, char (*dst)[33], char *err, size_t errlen)
+static int fp_list(const struct json *rec, const char *key, long long n, char (*dst)[FP_HEX_XXH3], char *err, size_t errlen)
 {
 	struct json *v = json_get(rec, key);
 	if (!v || v->kind != JSON_ARRAY || (long long)v->u.arr.n != n) {

@@ -25,6 +25,7 @@
 #ifndef SCHEDNAV_ROLL_CONTROL_H
 #define SCHEDNAV_ROLL_CONTROL_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
 #include "eval/slo.h"
 #include "roll/config.h"
@@ -42,8 +43,8 @@
 /* What one scenario evaluation of one candidate returns. */
 struct roll_eval {
 	struct json *metrics;              /* flat metrics record of the scenario run */
-	char metrics_fp[33];               /* its stream fingerprint */
-	char result_fp[33];                /* the scenario result's fingerprint */
+	char metrics_fp[FP_HEX_XXH3];               /* its stream fingerprint */
+	char result_fp[FP_HEX_XXH3];                /* the scenario result's fingerprint */
 	const double *hp_queue;            /* queue seconds of the scenario population's HP jobs */
 	size_t n_hp_queue;
 };
@@ -69,11 +70,11 @@ struct roll_progress {
 	int active;                        /* catalog index of the active action */
 	bool has_since;
 	double since;
-	char prev_fp[33];                  /* last decision_fingerprint, "" before the first */
+	char prev_fp[FP_HEX_XXH3];                  /* last decision_fingerprint, "" before the first */
 	long long simulations, llm_calls, prompt_tokens, completion_tokens, rejections, holds;
 	int applied[ROLL_MAX_DECISIONS];   /* catalog index applied at each decision */
-	char handoff[ROLL_MAX_DECISIONS][33];   /* state_handoff_fingerprint of each decision */
-	char request[ROLL_MAX_DECISIONS][33];   /* request fingerprint of each decision */
+	char handoff[ROLL_MAX_DECISIONS][FP_HEX_XXH3];   /* state_handoff_fingerprint of each decision */
+	char request[ROLL_MAX_DECISIONS][FP_HEX_XXH3];   /* request fingerprint of each decision */
 };
 
 struct roll_controller {

@@ -1,4 +1,5 @@
 #include "roll/observe.h"
+#include "core/fp.h"
 #include "core/num.h"
 #include "eval/evidence.h"
 #include <math.h>
@@ -138,7 +139,7 @@ static struct json *str_or_null(struct arena *a, const char *s)
 	return s ? json_str(a, s) : json_null(a);
 }
 
-static struct json *stamp(struct arena *a, struct json *o, const char *key, char fp[33])
+static struct json *stamp(struct arena *a, struct json *o, const char *key, char fp[FP_HEX_XXH3])
 {
 	ev_self_fp_stamp(a, o, key);
 	if (fp)
@@ -192,12 +193,12 @@ static struct json *projection_body(struct arena *a, const struct roll_projectio
 	return o;
 }
 
-struct json *roll_projection_json(struct arena *a, const struct roll_projection *p, char fp[33])
+struct json *roll_projection_json(struct arena *a, const struct roll_projection *p, char fp[FP_HEX_XXH3])
 {
 	return stamp(a, projection_body(a, p, true), "projection_fingerprint", fp);
 }
 
-struct json *roll_projection_stress_json(struct arena *a, const struct roll_projection *p, const char *base_fp, char fp[33])
+struct json *roll_projection_stress_json(struct arena *a, const struct roll_projection *p, const char *base_fp, char fp[FP_HEX_XXH3])
 {
 	struct json *o = projection_body(a, p, false);
 	json_set(a, o, "base_projection_fingerprint", json_str(a, base_fp));
@@ -275,7 +276,7 @@ static struct json *carry_json(struct arena *a, const struct roll_carry *cv, siz
 	return arr;
 }
 
-struct json *roll_state_json(struct arena *a, const struct roll_state *s, char fp[33])
+struct json *roll_state_json(struct arena *a, const struct roll_state *s, char fp[FP_HEX_XXH3])
 {
 	struct json *o = json_object(a), *x;
 	json_set(a, o, "schema_version", json_str(a, ROLL_SNAPSHOT_SCHEMA));

@@ -18,6 +18,7 @@
 #ifndef SCHEDNAV_ROLL_OBSERVE_H
 #define SCHEDNAV_ROLL_OBSERVE_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
 #include "roll/config.h"
 #include "trace/trace.h"
@@ -73,10 +74,10 @@ struct roll_projection {
 };
 
 /* The projection object with its projection_fingerprint (copied to fp when not NULL). */
-struct json *roll_projection_json(struct arena *a, const struct roll_projection *p, char fp[33]);
+struct json *roll_projection_json(struct arena *a, const struct roll_projection *p, char fp[FP_HEX_XXH3]);
 /* The stress variant (recent-history-replay): the same projection without points, with
  * base_projection_fingerprint and scenario_profile_id (docs/rolling-rules.md "dual-forecast-replay-v1"). */
-struct json *roll_projection_stress_json(struct arena *a, const struct roll_projection *p, const char *base_fp, char fp[33]);
+struct json *roll_projection_stress_json(struct arena *a, const struct roll_projection *p, const char *base_fp, char fp[FP_HEX_XXH3]);
 
 struct roll_pool_gpus { const char *pool; double gpus; };
 
@@ -123,7 +124,7 @@ struct roll_state {
 };
 
 /* The scheduler_state object with its snapshot_fingerprint (copied to fp when not NULL). */
-struct json *roll_state_json(struct arena *a, const struct roll_state *s, char fp[33]);
+struct json *roll_state_json(struct arena *a, const struct roll_state *s, char fp[FP_HEX_XXH3]);
 
 enum roll_risk { ROLL_RISK_LOW, ROLL_RISK_MODERATE, ROLL_RISK_HIGH };
 enum roll_regime { ROLL_REGIME_HP, ROLL_REGIME_FORECAST, ROLL_REGIME_SPOT_HEAVY, ROLL_REGIME_BALANCED };
@@ -156,7 +157,7 @@ struct roll_observation_in {
 
 struct roll_observation {
 	struct json *record;               /* {"type":"rolling_observation",...,"observation_fingerprint"} */
-	char fp[33], snapshot_fp[33], projection_fp[33];  /* projection_fp "" when there is none */
+	char fp[FP_HEX_XXH3], snapshot_fp[FP_HEX_XXH3], projection_fp[FP_HEX_XXH3];  /* projection_fp "" when there is none */
 	struct roll_signals signals;       /* the long window (history_window_seconds) */
 	struct roll_signals short_w, previous_w;
 	struct roll_risk_inputs risk_in;

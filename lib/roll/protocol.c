@@ -61,7 +61,7 @@ const char *roll_utf8_excerpt(struct arena *a, const char *s, size_t n, size_t m
 
 void roll_request_stamp(struct arena *a, struct json *req)
 {
-	char fp[33];
+	char fp[FP_HEX_XXH3];
 	/* Hash a digest view: the self-fingerprinted observation and candidates stand in for
 	 * themselves by their fingerprints (they are the bulk of the request). */
 	struct json *view = json_object(a);

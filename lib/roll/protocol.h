@@ -21,6 +21,7 @@
 #ifndef SCHEDNAV_ROLL_PROTOCOL_H
 #define SCHEDNAV_ROLL_PROTOCOL_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,7 +59,7 @@ struct roll_reply {
 	long long llm_calls, prompt_tokens, completion_tokens;
 	bool has_raw;                      /* a reply line was received */
 	size_t raw_bytes;
-	char raw_fp[33];
+	char raw_fp[FP_HEX_XXH3];
 	const char *raw_excerpt;           /* first bytes, invalid UTF-8 replaced by U+FFFD */
 	double seconds;                    /* wall time waited (exec deciders; not in fingerprints) */
 };

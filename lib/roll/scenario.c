@@ -543,7 +543,7 @@ struct json *roll_scenario_json(struct arena *a, struct roll_scenario *s, const 
 			n_waits++;
 		}
 	}
-	char wfp[33];
+	char wfp[FP_HEX_XXH3];
 	fp_xxh3_hex(&wh, wfp);
 	fp_xxh3_release(&wh);
 	sb_release(&wl);

@@ -30,6 +30,7 @@
 #ifndef SCHEDNAV_ROLL_SCENARIO_H
 #define SCHEDNAV_ROLL_SCENARIO_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
 #include "roll/observe.h"
 #include "trace/trace.h"
@@ -95,7 +96,7 @@ struct roll_scenario {
 	struct roll_estimate *est;
 	size_t n_est;
 	struct json *decomposition;          /* points array, or JSON null */
-	char fp[33];                         /* filled by roll_scenario_json */
+	char fp[FP_HEX_XXH3];                         /* filled by roll_scenario_json */
 };
 
 /* Build the scenario (never fails: an empty scenario is a valid one). */

@@ -10,6 +10,7 @@
 #ifndef SCHEDNAV_SIM_POLICY_H
 #define SCHEDNAV_SIM_POLICY_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,7 +37,7 @@ struct sim_policy {
 	enum sim_victim_order victim_order;   /* default longest_remaining */
 	enum sim_admission admission;         /* predictive_admission_mode, default enforce */
 	struct json *canonical;               /* the canonical dict (original key names) */
-	char fingerprint[33];                 /* XXH3-128 of json_write_sorted(canonical) */
+	char fingerprint[FP_HEX_XXH3];                 /* XXH3-128 of json_write_sorted(canonical) */
 };
 
 /* Validate a parsed policy document and fill p (strings and canonical dict in a). 0 or -1 + message. */

@@ -392,7 +392,7 @@ int result_write_records(struct nd_writer *w, const struct json *hdr, const stru
 	return ndw_header(w, hdr, err, errlen) || write_body(&k, t, o, err, errlen) ? -1 : 0;
 }
 
-void result_fingerprint(const struct trace *t, const struct sim_output *o, char fp[33])
+void result_fingerprint(const struct trace *t, const struct sim_output *o, char fp[FP_HEX_XXH3])
 {
 	struct line_sink k = { .w = NULL };
 	char err[8];

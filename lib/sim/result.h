@@ -21,6 +21,7 @@
 #ifndef SCHEDNAV_SIM_RESULT_H
 #define SCHEDNAV_SIM_RESULT_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/strbuf.h"
 #include "sim/engine.h"
@@ -38,7 +39,7 @@ int result_write(struct nd_writer *w, const struct json *hdr, const struct trace
 int result_write_records(struct nd_writer *w, const struct json *hdr, const struct trace *t, const struct sim_output *o, char *err, size_t errlen);
 /* The fingerprint of the body result_write would write for t and o (the end record's, what
  * ndr_fingerprint gives a reader), without writing it. */
-void result_fingerprint(const struct trace *t, const struct sim_output *o, char fp[33]);
+void result_fingerprint(const struct trace *t, const struct sim_output *o, char fp[FP_HEX_XXH3]);
 /* Python repr of v (as sb_add_double), with a fast path for short decimals. */
 void result_add_double(struct strbuf *sb, double v);
 /* Record writing helpers: ,"k": then a value (the record's first key is written by hand). */

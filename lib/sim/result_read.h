@@ -15,6 +15,7 @@
 #ifndef SCHEDNAV_SIM_RESULT_READ_H
 #define SCHEDNAV_SIM_RESULT_READ_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
 #include "core/ndjson.h"
 #include "sim/engine.h"
@@ -75,7 +76,7 @@ struct result_data {
 	struct arena arena;         /* header values, ids */
 	struct json *header;
 	struct sim_policy policy;
-	char fingerprint[33];       /* the result stream's end fingerprint */
+	char fingerprint[FP_HEX_XXH3];       /* the result stream's end fingerprint */
 	struct result_job *jobs;
 	size_t n_jobs, cap_jobs;
 	struct result_run *runs;

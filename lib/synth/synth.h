@@ -13,6 +13,7 @@
 #ifndef SCHEDNAV_SYNTH_H
 #define SCHEDNAV_SYNTH_H
 #include "core/arena.h"
+#include "core/fp.h"
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "trace/trace.h"
@@ -75,7 +76,7 @@ struct synth_profile {
 	struct arena arena;
 	char *path, *name, *time_origin;
 	unsigned long long bytes;
-	char xxh3[33];
+	char xxh3[FP_HEX_XXH3];
 	struct json *attribution;        /* NULL when absent */
 	int version;                     /* 1, 2 or 3 */
 	size_t n_hours, n_days;
