@@ -482,7 +482,7 @@ int main(int argc, char **argv)
 	sb_init(&sp.sb);
 	fp_xxh3_init(&sp.h);
 	progress_init(&sp.progress, progress_mode, "decision", roll_expected_decisions(&ctl));
-	struct roll_live live;
+	struct roll_live *live;
 	long long restored = 0;
 	if (sp.dir) {
 		const char *parts[] = { exec.fingerprint, hist.fingerprint, cfg.fingerprint, cat.fingerprint, slo.fingerprint,
@@ -509,19 +509,15 @@ int main(int argc, char **argv)
 		unlink(path);   /* nobody else needs its name; it goes away with the process */
 	}
 	size_t pools = model_count(&exec);
-	if (roll_live_open(&live, &ctl, &exec, controller_path ? &pred : NULL, roll_live_reserve(&ctl, &exec, &hist, pools), err, sizeof err))
+	struct roll_live_options lo = { .reserve = roll_live_reserve(&ctl, &exec, &hist, pools), .snapshot = snapshot,
+					.emit = spool_emit, .emit_ctx = &sp, .replay_n = restored, .pred_state_expect = sp.pred_state,
+					.frozen = decision_frozen, .frozen_ctx = &sp };
+	if (!(live = roll_live_open(&ctl, &exec, controller_path ? &pred : NULL, &lo, err, sizeof err)))
 		die("%s", err);
-	live.snapshot = snapshot;
-	live.emit = spool_emit;
-	live.emit_ctx = &sp;
-	live.replay_n = restored;
-	live.pred_state_expect = sp.pred_state;
-	sp.live = &live;
-	live.frozen = decision_frozen;
-	live.frozen_ctx = &sp;
+	sp.live = live;
 	struct sim_output out;
 	double t_start = clock_wall(), c_start = clock_rusage_cpu(2);
-	int rc = roll_live_run(&live, &out, err, sizeof err);
+	int rc = roll_live_run(live, &out, err, sizeof err);
 	double t_end = clock_wall(), c_end = clock_rusage_cpu(2);
 	if (rc < 0 || roll_plan_check(&ctl, err, sizeof err))
 		die("%s", err);
@@ -568,15 +564,17 @@ int main(int argc, char **argv)
 	if (timing) {
 		/* wall-clock seconds for benchmarks: not part of any stream (they differ run to run) */
 		double cpu_self = clock_rusage_cpu(0), cpu_kids = clock_rusage_cpu(1);
+		struct roll_live_timing lt;
+		roll_live_get_timing(live, &lt);
 		long peak_rss = clock_peak_rss_kib();
 		FILE *f = fopen(timing, "w");
 		if (!f || fprintf(f, "{\"cpu_before_first_cutoff\":%.3f,\"cpu_window\":%.3f,\"cpu_drain\":%.3f,\"cpu_rolling_day\":%.3f,\"cpu_seconds\":%.3f,\"scenario_cpu_seconds\":%.3f,\"peak_rss_kb\":%ld,\"session_seconds\":%.6f,\"before_first_cutoff_seconds\":%.6f,\"rolling_day_seconds\":%.6f,"
 				     "\"decision_seconds\":%.6f,\"scenario_evaluations\":%lld,\"evaluation_seconds\":%.6f,\"fork_seconds\":%.6f}\n",
-				     live.first_cutoff_cpu - c_start, live.window_end_cpu - live.first_cutoff_cpu, c_end - live.window_end_cpu, c_end - live.first_cutoff_cpu, cpu_self, cpu_kids, peak_rss, t_end - t_start, live.first_cutoff_clock - t_start, t_end - live.first_cutoff_clock, live.decide_seconds,
-				     live.evaluations, live.eval_seconds, live.fork_seconds) < 0 || fclose(f))
+				     lt.first_cutoff_cpu - c_start, lt.window_end_cpu - lt.first_cutoff_cpu, c_end - lt.window_end_cpu, c_end - lt.first_cutoff_cpu, cpu_self, cpu_kids, peak_rss, t_end - t_start, lt.first_cutoff_clock - t_start, t_end - lt.first_cutoff_clock, lt.decide_seconds,
+				     lt.evaluations, lt.eval_seconds, lt.fork_seconds) < 0 || fclose(f))
 			die("%s: cannot write", timing);
 	}
-	roll_live_close(&live);
+	roll_live_close(live);
 	roll_controller_release(&ctl);
 	roll_decider_close(&dec);
 	if (controller_path)

@@ -1,5 +1,5 @@
 /*
- * session — rolling control inside one continuous simulator session (docs/rolling.md
+ * session — rolling control inside one continuous simulator session (docs/rolling-rules.md
  * "Handoff"): the roll_engine of control.h over a live sim session with the inner
  * predictor attached. Queue, waits, allocations, remaining work, ledgers, predictor state,
  * eta and feedback persist across decisions because nothing is ever re-initialised.
@@ -39,50 +39,44 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct roll_live {
-	struct roll_controller *ctl;
-	const struct trace *exec;
-	struct sim *sim;
-	struct roll_predictor *pred;       /* the inner predictor (NULL: none) */
-	struct sim_hooks pc_hooks;         /* the predictor's hooks, wrapped */
-	/* what the scheduler state needs that the session does not keep */
-	double *hp_queue, *hp_jct;         /* evaluation HP completed so far (round6, sorted) */
-	size_t n_hp, cap_hp;
-	long long closed_spot_runs, evictions;
-	struct fp_xxh3 prefix;             /* visible prefix fingerprint, fed in trace order */
-	size_t prefix_n;
+
+/* The live session (opaque; lib/roll/session_internal.h). */
+struct roll_live;
+
+/* How a session runs, fixed when it opens. */
+struct roll_live_options {
+	size_t reserve;                      /* room for scenario jobs (roll_live_reserve) */
+	bool snapshot;                       /* evaluate in-process on a sim_clone instead of a fork() */
 	/* the driver's sink for records */
 	int (*emit)(void *ctx, const struct json *rec, char *err, size_t errlen);
 	void *emit_ctx;
-	/* resume: the first replay_n decisions are re-applied from ctl->p (no scenario, no
-	 * decider), each checked against its recorded state handoff fingerprint */
-	long long replay_n, replayed;
-	const char *pred_state_expect;     /* the checkpoint's predictor_state line (NULL: none) */
+	/* resume: the first replay_n decisions are re-applied from the controller's plan (no
+	 * scenario, no decider), each checked against its recorded state handoff fingerprint */
+	long long replay_n;
+	const char *pred_state_expect;       /* the checkpoint's predictor_state line (NULL: none) */
 	/* called after each frozen decision (checkpoints); NULL = none */
 	int (*frozen)(void *ctx, struct arena *a, char *err, size_t errlen);
 	void *frozen_ctx;
-	/* set when a decision asked the run to stop (plan: pending); the pending request
-	 * lives in pending_arena until roll_live_close */
-	bool stopped;
-	struct arena pending_arena;
-	bool snapshot;                       /* evaluate in-process on a sim_clone instead of a fork() */
-	struct sim *spare;                   /* snapshot: the last scenario's clone, whose buffers the next one reuses */
-	double fork_seconds, eval_seconds;   /* benchmark counters: fork() + setup, whole evaluations */
-	double decide_seconds;               /* whole decisions (observation, scenarios, evaluations, decider) */
-	double first_cutoff_clock;           /* clock_wall() when the first decision started */
-	double first_cutoff_cpu;             /* clock_rusage_cpu(2) then */
-	double window_end_cpu, window_end_clock;  /* at the first instant at or after eval_end */
-	long long evaluations;
-	char err[1024];
 };
 
-/* Open the live session (reserve: room for scenario jobs) with the predictor and the
- * rolling hooks. 0 or -1 + message. */
-int roll_live_open(struct roll_live *l, struct roll_controller *ctl, const struct trace *exec, struct roll_predictor *pred,
-		   size_t reserve, char *err, size_t errlen);
+/* Benchmark counters of a run (never in a record: they differ run to run). */
+struct roll_live_timing {
+	double first_cutoff_clock, first_cutoff_cpu;  /* clock_wall() and clock_rusage_cpu(2) at the first decision */
+	double window_end_clock, window_end_cpu;      /* at the first instant at or after eval_end */
+	double decide_seconds;                        /* whole decisions (observation, scenarios, evaluations, decider) */
+	double eval_seconds, fork_seconds;            /* whole evaluations; fork() + setup */
+	long long evaluations;
+};
+
+/* Open the live session with the predictor (NULL: none) and the rolling hooks: the session,
+ * or NULL + message. */
+struct roll_live *roll_live_open(struct roll_controller *ctl, const struct trace *exec, struct roll_predictor *pred,
+				 const struct roll_live_options *o, char *err, size_t errlen);
 /* Run the whole window; returns 0 when the session reached its end, ROLL_STEP_PENDING when
  * a decider stopped it (planning checkpoint), -1 + message. */
 int roll_live_run(struct roll_live *l, struct sim_output *out, char *err, size_t errlen);
+void roll_live_get_timing(const struct roll_live *l, struct roll_live_timing *t);
+/* Close and free the session (NULL: nothing). */
 void roll_live_close(struct roll_live *l);
 /* The roll_engine callbacks bound to l (for roll_step). */
 void roll_live_engine(struct roll_live *l, struct roll_engine *e);

@@ -1,0 +1,385 @@
+/* evaluate — one scenario evaluation from the live state at a cutoff (docs/rolling.md "One
+ * decision"): the frozen-quota gate, the in-memory snapshot and the fork()ed evaluators,
+ * both giving the same bytes, and the roll_engine callbacks bound to a session. */
+#include "roll/session.h"
+#include "roll/session_internal.h"
+#include "core/clock.h"
+#include "core/xalloc.h"
+#include "core/ndjson.h"
+#include "core/num.h"
+#include "core/strbuf.h"
+#include "eval/metrics.h"
+#include "roll/record_check.h"
+#include "sim/result.h"
+#include "sim/result_read.h"
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+/* ---- the frozen-quota gate of a scenario ---- */
+
+struct frozen_gate {
+	double start, end;
+	long long quota;               /* the aggregate quota of the candidate's horizon */
+};
+
+static bool frozen_active(const struct frozen_gate *g, double now)
+{
+	return now + SIM_EPS >= g->start && now < g->end;
+}
+
+static double frozen_limit(void *ctx, const struct sim *s, int model)
+{
+	struct frozen_gate *g = ctx;
+	(void)model;
+	return frozen_active(g, sim_now(s)) ? (double)g->quota - sim_running_spot_gpus(s) + SIM_EPS : INFINITY;
+}
+
+static bool frozen_admit(void *ctx, const struct sim *s, const struct sim_job_view *j)
+{
+	struct frozen_gate *g = ctx;
+	return !frozen_active(g, sim_now(s)) || sim_running_spot_gpus(s) + j->gpu <= (double)g->quota + SIM_EPS;
+}
+
+static double frozen_wakeup(void *ctx, const struct sim *s, double after)
+{
+	struct frozen_gate *g = ctx;
+	(void)s;
+	return g->end > after ? g->end : INFINITY;
+}
+
+/* The frozen quota for guarantee g: the smallest horizon >= max(1, ceil(g / 3600)). */
+static int frozen_quota(const struct roll_projection *p, long long g, long long *out)
+{
+	long long need = g <= 3600 ? 1 : (g + 3599) / 3600;
+	for (size_t i = 0; i < p->n_quota; i++)
+		if (p->quota[i].hour >= need) {
+			*out = p->quota[i].gpus;
+			return 0;
+		}
+	return -1;
+}
+
+/* ---- a scenario evaluation in a fork()ed child ---- */
+
+struct scenario_out {
+	struct trace t;                /* population jobs (+ referenced triggers), shared strings */
+	struct sim_output o;
+};
+
+/* Keep the scenario population (and the HP jobs their evictions name) as a small result,
+ * read from the drained session: only the kept jobs' results are computed. */
+static void restrict_output(const struct sim *s, const struct trace *exec, const struct roll_scenario *sc, struct scenario_out *r)
+{
+	const struct sim_output *o = sim_output_so_far(s);
+	size_t n = sim_job_count(s);
+	size_t *map = xmalloc((n + 1) * sizeof *map);
+	bool *keep = xcalloc(n + 1, sizeof *keep), *pop = xcalloc(n + 1, sizeof *pop);
+	struct sim_job_result res;
+	size_t k = 0;
+	size_t *in = xmalloc((n + 1) * sizeof *in), n_in = sim_population_indices(s, in);
+	for (size_t x = 0; x < n_in; x++)
+		keep[in[x]] = pop[in[x]] = true;
+	free(in);
+	for (size_t i = 0; i < o->n_events; i++)
+		if (pop[o->events[i].victim])
+			keep[o->events[i].trigger] = true;
+	memset(r, 0, sizeof *r);
+	trace_init(&r->t);
+	r->t.version = exec->version;
+	r->t.time_origin = exec->time_origin;
+	r->t.nodes = exec->nodes;
+	r->t.n_nodes = exec->n_nodes;
+	r->t.has_window = true;
+	r->t.eval_start = sc->cut;
+	r->t.eval_end = sc->cut + (double)sc->horizon;
+	for (size_t i = 0; i < n; i++)
+		k += keep[i];
+	r->t.jobs = xcalloc(k + 1, sizeof *r->t.jobs);
+	r->o = *o;
+	r->o.jobs = xcalloc(k + 1, sizeof *r->o.jobs);
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (keep[i]) {
+			map[i] = k;
+			r->t.jobs[k] = *sim_job_trace(s, i);
+			sim_job_result_of(s, i, &res);
+			r->o.jobs[k++] = res;
+		} else
+			map[i] = SIZE_MAX;
+	r->t.n_jobs = r->o.n_jobs = k;
+	r->o.runs = xcalloc(o->n_runs + 1, sizeof *r->o.runs);
+	r->o.n_runs = 0;
+	for (size_t i = 0; i < o->n_runs; i++)
+		if (pop[o->runs[i].job]) {
+			r->o.runs[r->o.n_runs] = o->runs[i];
+			r->o.runs[r->o.n_runs++].job = map[o->runs[i].job];
+		}
+	r->o.events = xcalloc(o->n_events + 1, sizeof *r->o.events);
+	r->o.n_events = 0;
+	for (size_t i = 0; i < o->n_events; i++)
+		if (pop[o->events[i].victim]) {
+			r->o.events[r->o.n_events] = o->events[i];
+			r->o.events[r->o.n_events].victim = map[o->events[i].victim];
+			r->o.events[r->o.n_events++].trigger = map[o->events[i].trigger];
+		}
+	free(map);
+	free(keep);
+	free(pop);
+}
+
+/* The child: replace the future, install the candidate, run, stream the scenario result. */
+static void scenario_out_release(struct scenario_out *r)
+{
+	free(r->t.jobs);
+	free(r->o.jobs);
+	free(r->o.runs);
+	free(r->o.events);
+	arena_release(&r->t.arena);
+}
+
+/* Replace s's future by the scenario, install the candidate, run, and keep the scenario
+ * population's result in r with its header in *hdr (r released by the caller on success). */
+static int scenario_simulate(struct roll_live *l, struct sim *s, const struct sim_policy *p, const struct roll_scenario *sc,
+			     const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, struct arena *a,
+			     struct scenario_out *r, struct json **hdr, char *err, size_t errlen)
+{
+	struct frozen_gate g = { sc->cut, sc->cut + (double)sc->horizon, 0 };
+	struct sim_hooks h = { 0 };
+	if (frozen) {
+		if (frozen_quota(frozen, p->guarantee_seconds, &g.quota)) {
+			snprintf(err, errlen, "candidate '%s' guarantees %lld s, beyond the frozen quota's horizons", p->action_id, p->guarantee_seconds);
+			return -1;
+		}
+		h.ctx = &g;
+		h.gate_limit = frozen_limit;
+		h.gate_admit = frozen_admit;
+		h.next_wakeup = frozen_wakeup;
+	}
+	if (sim_replace_future(s, jobs, m, sc->cut, sc->cut + (double)sc->horizon, err, errlen) || sim_set_hooks(s, &h, err, errlen) ||
+	    sim_set_policy(s, p, err, errlen))
+		return -1;
+	if (sim_drain(s, err, errlen))
+		return -1;
+	restrict_output(s, l->exec, sc, r);
+	size_t need = strlen(l->exec->trace_id) + 64;
+	char *id = arena_alloc(a, need);
+	snprintf(id, need, "%s-scenario-%lld", l->exec->trace_id, (long long)sc->cut);
+	r->t.trace_id = id;
+	struct json *src = json_object(a);
+	json_set(a, src, "dataset", json_str(a, "rolling-decision-scenario"));
+	json_set(a, src, "generator", json_str(a, ROLL_SCENARIO_GENERATOR));
+	json_set(a, src, "scenario_profile_id", json_str(a, sc->profile_id));
+	json_set(a, src, "scenario_fingerprint", json_str(a, sc->fp));
+	json_set(a, src, "start_state", json_str(a, "live-simulator-state-at-cutoff"));
+	r->t.source = src;
+	snprintf(r->t.fingerprint, sizeof r->t.fingerprint, "%s", sc->fp);
+	snprintf(r->t.input_name, sizeof r->t.input_name, "scenario");
+	*hdr = result_header(a, &r->t, p, &r->o);
+	return 0;
+}
+
+/* The fork evaluator's child: simulate and write the scenario population's result stream to
+ * path ("-": standard output), which the parent reads back (scenario_read). */
+static int scenario_run(struct roll_live *l, struct sim *s, const struct sim_policy *p, const struct roll_scenario *sc,
+			const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, const char *path, struct arena *a,
+			char *err, size_t errlen)
+{
+	struct scenario_out r;
+	struct json *hdr;
+	if (scenario_simulate(l, s, p, sc, frozen, jobs, m, a, &r, &hdr, err, errlen))
+		return -1;
+	struct nd_writer *w = ndw_open(path, err, errlen);
+	int rc = !w || result_write(w, hdr, &r.t, &r.o, err, errlen) || ndw_close(w, err, errlen) ? -1 : 0;
+	if (w && rc)
+		ndw_abort(w);
+	scenario_out_release(&r);
+	return rc;
+}
+
+/* A scenario's evaluation from its metrics: the metrics record, its fingerprint, the
+ * result's fingerprint and the population's HP queue times. */
+static void eval_of(struct arena *a, const struct result_data *mr, struct roll_eval *out)
+{
+	out->metrics = metrics_record(a, mr);
+	struct strbuf sb;
+	sb_init(&sb);
+	json_write(&sb, out->metrics);
+	sb_addc(&sb, '\n');
+	fp_xxh3_of(sb.buf, sb.len, out->metrics_fp);
+	sb_release(&sb);
+	snprintf(out->result_fp, sizeof out->result_fp, "%s", mr->fingerprint);
+	double *q = arena_alloc(a, (mr->n_jobs + 1) * sizeof *q);
+	size_t nq = 0;
+	for (size_t i = 0; i < mr->n_jobs; i++)
+		if (mr->jobs[i].hp && mr->jobs[i].eval_pop)
+			q[nq++] = mr->jobs[i].queue;
+	out->hp_queue = q;
+	out->n_hp_queue = nq;
+}
+
+/* The metrics of a scenario result stream at path, and its HP queue times. */
+static int scenario_read(const char *path, struct arena *a, struct roll_eval *out, char *err, size_t errlen)
+{
+	struct result_data mr;
+	struct nd_reader *r = ndr_open(path, err, errlen);
+	int rc = r ? result_read(&mr, r, roll_result_exts, err, errlen) : -1;
+	if (r)
+		ndr_close(r);
+	if (rc)
+		return -1;
+	eval_of(a, &mr, out);
+	result_data_release(&mr);
+	return 0;
+}
+
+static double admit_all_limit(void *ctx, const struct sim *s, int model)
+{
+	(void)ctx, (void)s, (void)model;
+	return INFINITY;
+}
+
+static bool admit_all(void *ctx, const struct sim *s, const struct sim_job_view *j)
+{
+	(void)ctx, (void)s, (void)j;
+	return true;
+}
+
+/* The snapshot evaluator: an in-memory copy of the live session's live state (sim_clone_live), run in this
+ * process; the metrics come from the simulator's output as result_read would give them from
+ * the result stream (result_from_output), which is never written. */
+static int snapshot_evaluate(struct roll_live *l, struct arena *a, const struct sim_policy *p, const struct roll_scenario *sc,
+			     const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, struct roll_eval *out, char *err,
+			     size_t errlen)
+{
+	double t0 = clock_wall();
+	/* the clone starts with hooks shaped like the live ones; scenario_simulate swaps them */
+	struct sim_hooks h = { 0 };
+	if (l->pc_hooks.gate_limit && l->pc_hooks.gate_admit) {
+		h.gate_limit = admit_all_limit;
+		h.gate_admit = admit_all;
+	}
+	/* the live state only, into the last scenario's buffers: its cost follows the backlog, not the history */
+	struct sim *c = sim_clone_live_reuse(l->sim, &h, l->spare, err, errlen);
+	l->spare = NULL;
+	if (!c)
+		return -1;
+	l->t.fork_seconds += clock_wall() - t0;
+	struct scenario_out r;
+	struct json *hdr;
+	int rc = scenario_simulate(l, c, p, sc, frozen, jobs, m, a, &r, &hdr, err, errlen);
+	if (!rc) {
+		struct result_data mr;
+		rc = result_from_output(&mr, hdr, p, &r.t, &r.o, err, errlen);
+		if (!rc) {
+			eval_of(a, &mr, out);
+			result_data_release(&mr);
+		}
+		scenario_out_release(&r);
+	}
+	if (rc)
+		sim_close(c);
+	else
+		l->spare = c;   /* the next clone reuses its buffers */
+	return rc;
+}
+
+static int live_evaluate(void *ctx, struct arena *a, const struct sim_policy *p, const struct roll_scenario *sc, const struct roll_projection *frozen,
+			 struct roll_eval *out, char *err, size_t errlen)
+{
+	struct roll_live *l = ctx;
+	double t0 = clock_wall();
+	size_t m = 0;
+	for (size_t i = 0; i < sc->n_jobs; i++)
+		m += sc->jobs[i].kind != SCN_CARRYOVER;
+	struct trace_job *jobs = arena_alloc(a, (m + 1) * sizeof *jobs);
+	m = 0;
+	for (size_t i = 0; i < sc->n_jobs; i++) {
+		const struct roll_scn_job *x = &sc->jobs[i];
+		if (x->kind == SCN_CARRYOVER)
+			continue;
+		struct trace_job *j = &jobs[m++];
+		memset(j, 0, sizeof *j);
+		j->id = (char *)x->id;
+		j->submit = x->submit;
+		j->duration = x->duration;
+		j->gpus = x->gpus;
+		j->hp = x->hp;
+		j->model = (char *)x->model;
+		j->tenant = (char *)(x->tenant ? x->tenant : (l->exec->version == 2 ? "forecast-aggregate" : NULL));
+	}
+	int rc;
+	if (l->o.snapshot) {
+		rc = snapshot_evaluate(l, a, p, sc, frozen, jobs, m, out, err, errlen);
+		if (!rc) {
+			l->t.evaluations++;
+			l->t.eval_seconds += clock_wall() - t0;
+		}
+		return rc;
+	}
+	int rfd[2], efd[2];
+	if (pipe(rfd) || pipe(efd)) {
+		snprintf(err, errlen, "cannot create a pipe for a scenario: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot fork a scenario: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		close(rfd[0]);
+		close(efd[0]);
+		if (dup2(rfd[1], 1) < 0)
+			_exit(1);
+		close(rfd[1]);
+		char e[1024];
+		if (scenario_run(l, l->sim, p, sc, frozen, jobs, m, "-", a, e, sizeof e)) {
+			size_t len = strlen(e);
+			if (write(efd[1], e, len) < 0)
+				_exit(1);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	close(rfd[1]);
+	close(efd[1]);
+	l->t.fork_seconds += clock_wall() - t0;
+	char path[32], rerr[1024] = "";
+	snprintf(path, sizeof path, "/dev/fd/%d", rfd[0]);
+	rc = scenario_read(path, a, out, rerr, sizeof rerr);
+	close(rfd[0]);
+	char cerr[1024];
+	ssize_t k = read(efd[0], cerr, sizeof cerr - 1);
+	cerr[k > 0 ? k : 0] = '\0';
+	close(efd[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || rc) {
+		snprintf(err, errlen, "scenario '%s' of '%s' at %.17g failed: %s", sc->profile_id, p->action_id, sc->cut,
+			 cerr[0] ? cerr : rerr[0] ? rerr : "the scenario process died");
+		return -1;
+	}
+	l->t.evaluations++;
+	l->t.eval_seconds += clock_wall() - t0;
+	return 0;
+}
+
+static int live_emit(void *ctx, const struct json *rec, char *err, size_t errlen)
+{
+	struct roll_live *l = ctx;
+	return l->o.emit(l->o.emit_ctx, rec, err, errlen);
+}
+
+void roll_live_engine(struct roll_live *l, struct roll_engine *e)
+{
+	*e = (struct roll_engine){ l, roll_live_state, roll_live_projection, live_evaluate, live_emit };
+}
