@@ -1,0 +1,250 @@
+/*
+ * clone — copies of a session for counterfactuals (rolling scenarios, branch.c): the whole
+ * session (sim_clone), or only its live state (sim_clone_live: the queued and running jobs,
+ * their placements and ledgers, not the finished history nor the real future), optionally
+ * into the buffers of a previous copy (sim_clone_live_reuse).
+ */
+#include "sim/engine.h"
+#include "sim/internal.h"
+#include "core/xalloc.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *mem_dup(const void *p, size_t n)
+{
+	void *q = xmalloc(n ? n : 1);
+	if (n)
+		memcpy(q, p, n);
+	return q;
+}
+
+#define REBASE(d, s, ptr) ((ptr) ? (d)->jobs + ((ptr) - (s)->jobs) : NULL)
+
+size_t *present_slots(const struct sim *s, size_t *n)
+{
+	if (!s->live_only) {
+		*n = s->n;
+		return NULL;
+	}
+	size_t k = 0, *v = xmalloc((s->n_copied + (s->n > s->fresh_from ? s->n - s->fresh_from : 0) + 1) * sizeof *v);
+	for (size_t i = 0; i < s->n_copied && s->copied[i] < s->fresh_from; i++)
+		v[k++] = s->copied[i];
+	for (size_t i = s->fresh_from; i < s->n; i++)
+		v[k++] = i;
+	*n = k;
+	return v;
+}
+
+size_t sim_population_indices(const struct sim *s, size_t *out)
+{
+	size_t np, *slot = present_slots(s, &np), k = 0;
+	for (size_t x = 0; x < np; x++) {
+		size_t i = slot ? slot[x] : x;
+		if (s->jobs[i].eval_pop)
+			out[k++] = i;
+	}
+	free(slot);
+	return k;
+}
+
+/* The large buffers of a live clone, taken over by the next one. */
+struct clone_buffers {
+	struct sim_job *jobs;               /* cap_n slots, all zero */
+	struct sim_job_result *res_jobs;    /* cap_n + 1, zero (a live clone never writes them) */
+	double *dlog;                       /* log_cap entries, contents unread below the copied epoch */
+	size_t *ms_idx;
+	int *ms_g;
+	size_t log_cap;
+};
+
+/* Take spare's buffers into b when they fit s (spare is then closed): its job slots are
+ * cleared one by one, only those it held. */
+static void take_buffers(struct sim *spare, const struct sim *s, struct clone_buffers *b)
+{
+	memset(b, 0, sizeof *b);
+	if (!spare)
+		return;
+	if (spare->live_only && spare->cap_n == s->cap_n && spare->t == s->t && spare->jobs && spare->res.jobs) {
+		size_t np, *slot = present_slots(spare, &np);
+		for (size_t k = 0; k < np; k++) {
+			struct sim_job *j = &spare->jobs[slot[k]];
+			free(j->alloc);
+			memset(j, 0, sizeof *j);
+		}
+		free(slot);
+		b->jobs = spare->jobs;
+		b->res_jobs = spare->res.jobs;
+		spare->jobs = NULL;
+		spare->res.jobs = NULL;
+		if (spare->dlog && spare->ms_idx && spare->ms_g && spare->dcap_log >= s->dcap_log) {
+			b->dlog = spare->dlog;
+			b->ms_idx = spare->ms_idx;
+			b->ms_g = spare->ms_g;
+			b->log_cap = spare->dcap_log;
+			spare->dlog = NULL;
+			spare->ms_idx = NULL;
+			spare->ms_g = NULL;
+		}
+	}
+	sim_close(spare);
+}
+
+/* The slots of live jobs, collected for a counterfactual clone. */
+struct live_set {
+	const struct sim *s;
+	size_t *v, n, cap;
+};
+
+static void add_live(void *ctx, struct sim_job *j)
+{
+	struct live_set *ls = ctx;
+	ls->v = xgrow(ls->v, &ls->cap, ls->n + 1, sizeof *ls->v);
+	ls->v[ls->n++] = (size_t)(j - ls->s->jobs);
+}
+
+static int slot_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h, bool live, bool counterfactual, struct sim *spare,
+				 char *err, size_t errlen)
+{
+	if ((h != NULL) != s->hooked || (h && (h->gate_limit && h->gate_admit) != s->gated)) {
+		snprintf(err, errlen, "a clone must have hooks (and a gate) exactly when the session it copies has");
+		sim_close(spare);
+		return NULL;
+	}
+	struct clone_buffers b;
+	take_buffers(live ? spare : NULL, s, &b);
+	if (!live)
+		sim_close(spare);
+	struct sim *d = mem_dup(s, sizeof *s);
+	if (h)
+		d->hooks = *h;
+	d->live_only = s->live_only || live;
+	d->copied = NULL;
+	d->n_copied = 0;
+	if (!live && s->live_only) {   /* a full copy of a live clone holds the same slots */
+		d->copied = mem_dup(s->copied, s->n_copied * sizeof *s->copied);
+		d->n_copied = s->n_copied;
+	}
+	d->out = &d->res;
+	const struct sim_output *o = &s->res;
+	/* res.jobs is written only by sim_finish, which fills every entry: zero pages, not a copy
+	 * (the reserve too, for sim_replace_future). calloc, not xcalloc_large: a large calloc
+	 * gets fresh zero pages and touches none of them */
+	d->res.jobs = b.res_jobs ? b.res_jobs : xcalloc(s->cap_n + 1, sizeof *o->jobs);
+	d->res.runs = mem_dup(o->runs, o->cap_runs * sizeof *o->runs);
+	d->res.events = mem_dup(o->events, o->cap_events * sizeof *o->events);
+	if (!live)
+		d->jobs = mem_dup(s->jobs, s->cap_n * sizeof *s->jobs);
+	else if (counterfactual && !s->live_only) {
+		/* only the queued and running jobs and the jobs that evicted one of them, found
+		 * from the queue, the running set and the eviction log rather than by a scan of
+		 * every slot; not the future, which sim_replace_future replaces */
+		struct live_set ls = { s, NULL, 0, 0 };
+		queue_each(s, add_live, &ls);
+		for (size_t i = 0; i < s->rn; i++)
+			add_live(&ls, s->running[i]);
+		for (size_t i = 0; i < o->n_events; i++)
+			if (!s->jobs[o->events[i].victim].done)
+				add_live(&ls, &s->jobs[o->events[i].trigger]);
+		if (ls.n > 1)
+			qsort(ls.v, ls.n, sizeof *ls.v, slot_cmp);
+		d->jobs = b.jobs ? b.jobs : xcalloc(s->cap_n + 1, sizeof *s->jobs);
+		d->copied = xmalloc((ls.n + 1) * sizeof *d->copied);
+		for (size_t k = 0; k < ls.n; k++)
+			if (!k || ls.v[k] != ls.v[k - 1]) {
+				d->jobs[ls.v[k]] = s->jobs[ls.v[k]];
+				d->copied[d->n_copied++] = ls.v[k];
+			}
+		free(ls.v);
+		d->n = d->fresh_from = s->next_arrival;
+		d->res.n_jobs = d->n;
+	} else {
+		/* only the live jobs (queued, running, not admitted yet) and the jobs that evicted a
+		 * live one (a scenario result names them); the finished ones stay zero pages */
+		bool *need = xcalloc(s->n + 1, sizeof *need);
+		for (size_t i = 0; i < o->n_events; i++)
+			if (!s->jobs[o->events[i].victim].done)
+				need[o->events[i].trigger] = true;
+		size_t np, *from = present_slots(s, &np), cap = 0;
+		d->fresh_from = s->n;
+		d->jobs = b.jobs ? b.jobs : xcalloc(s->cap_n + 1, sizeof *s->jobs);
+		for (size_t k = 0; k < (from ? np : s->n); k++) {
+			size_t i = from ? from[k] : k;
+			if (!s->jobs[i].done || need[i]) {
+				d->jobs[i] = s->jobs[i];
+				d->copied = xgrow(d->copied, &cap, d->n_copied + 1, sizeof *d->copied);
+				d->copied[d->n_copied++] = i;
+			}
+		}
+		free(from);
+		free(need);
+	}
+	size_t nslot, *slot = present_slots(d, &nslot);
+	for (size_t k = 0; k < (slot ? nslot : s->n); k++) {
+		size_t i = slot ? slot[k] : k;
+		struct sim_job *j = &d->jobs[i];
+		/* only a placed job's pieces mean anything: the others get their buffer when placed */
+		j->cap_alloc = j->n_alloc;
+		j->alloc = j->n_alloc ? mem_dup(s->jobs[i].alloc, j->n_alloc * sizeof *j->alloc) : NULL;
+		j->snext = REBASE(d, s, s->jobs[i].snext);
+		j->sprev = REBASE(d, s, s->jobs[i].sprev);
+	}
+	free(slot);
+	d->nodes = mem_dup(s->nodes, s->n_nodes * sizeof *s->nodes);
+	d->models = mem_dup(s->models, s->n_nodes * sizeof *s->models);
+	d->sorted_models = mem_dup(s->sorted_models, s->n_nodes * sizeof *s->sorted_models);
+	d->fbm = mem_dup(s->fbm, (size_t)s->n_models * sizeof *s->fbm);
+	queue_clone(d, s);
+	d->running = mem_dup(s->running, s->rcap * sizeof *s->running);
+	for (size_t i = 0; i < s->rn; i++)
+		d->running[i] = REBASE(d, s, s->running[i]);
+	d->done = NULL;
+	d->dn = d->dcap = 0;
+	/* The step log is read only from a running job's epoch on (running_rem): older steps are
+	 * history, left as zero pages; the monotone stack's first ms_n entries are its state. */
+	size_t from = s->steps;
+	for (size_t i = 0; i < s->rn; i++)
+		if (s->running[i]->ep < from)
+			from = s->running[i]->ep;
+	/* (a reused log keeps an earlier clone's entries below from: unread, as zeros would be;
+	 * d->dcap_log stays s's, so the log grows and rebases exactly as s's would) */
+	d->dlog = b.dlog ? b.dlog : xcalloc(s->dcap_log + 1, sizeof *s->dlog);
+	if (s->steps > from)
+		memcpy(d->dlog + from, s->dlog + from, (s->steps - from) * sizeof *s->dlog);
+	d->ms_idx = b.ms_idx ? b.ms_idx : xmalloc((s->dcap_log + 1) * sizeof *s->ms_idx);
+	d->ms_g = b.ms_g ? b.ms_g : xmalloc((s->dcap_log + 1) * sizeof *s->ms_g);
+	if (s->ms_n) {
+		memcpy(d->ms_idx, s->ms_idx, s->ms_n * sizeof *s->ms_idx);
+		memcpy(d->ms_g, s->ms_g, s->ms_n * sizeof *s->ms_g);
+	}
+	d->shead = REBASE(d, s, s->shead);
+	d->stail = REBASE(d, s, s->stail);
+	d->gfront = REBASE(d, s, s->gfront);
+	d->vl = xcalloc((size_t)s->n_models + 1, sizeof *d->vl);   /* rebuilt by every preemption call */
+	placement_clone(d, s);
+	d->cand = NULL;
+	d->ccap = 0;
+	return d;
+}
+
+struct sim *sim_clone(const struct sim *s, const struct sim_hooks *h, char *err, size_t errlen)
+{
+	return clone_session(s, h, false, false, NULL, err, errlen);
+}
+
+struct sim *sim_clone_live(const struct sim *s, const struct sim_hooks *h, char *err, size_t errlen)
+{
+	return clone_session(s, h, true, false, NULL, err, errlen);
+}
+
+struct sim *sim_clone_live_reuse(const struct sim *s, const struct sim_hooks *h, struct sim *spare, char *err, size_t errlen)
+{
+	return clone_session(s, h, true, true, spare, err, errlen);
+}
