@@ -12,7 +12,7 @@
 #include "eval/slo.h"
 #include "roll/predictor.h"
 #include "roll/config.h"
-#include "roll/control.h"
+#include "roll/decision.h"
 #include "roll/decider.h"
 #include "roll/session.h"
 #include "sim/result.h"

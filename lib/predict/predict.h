@@ -36,7 +36,7 @@
  * The tenant family (its row of pc_families, tenant/family.c): pc_config_from_json fills
  * the shared fields and the switches (pools per model, per-decision eta law, floor before
  * subtract, inventory cap, control window only, pool gate) and keeps the family's own
- * config in cfg->tenant; pc_controller_open opens its state machine (tenant_control.h:
+ * config in cfg->tenant; pc_controller_open opens its state machine (tenant_controller.h:
  * 60-s per-series samples, the decision grid, retraining, per-pool feedback, scoring) in
  * c->tenant, pc_sim_bind binds it through
  * tenant_sim.c (its sample and guarantee-period wake-ups, after_advance, per-pool
@@ -248,7 +248,7 @@ struct pc_pool {                  /* per-pool control state: one pool "*" for th
 	double backlog_since;
 };
 
-struct tenant_control;            /* the tenant family's state machine (tenant_control.h) */
+struct tenant_control;            /* the tenant family's state machine (tenant_controller.h) */
 struct tc_pool_observation;
 struct pc_tenant_queue;           /* the tenant binding's queued Spot jobs per pool (tenant_sim.c) */
 

@@ -180,7 +180,7 @@ void rp_gp_datastr(struct strbuf *sb, const char *s);
 /* Run gnuplot once over all charts; fills each chart's svg (ids made unique per chart). */
 int rp_gnuplot_run(const char *program, struct rp_chart *charts, size_t n, char *err, size_t errlen);
 
-/* ---- the predictive controller (control.c) ---- */
+/* ---- the predictive controller (predictive.c) ---- */
 
 /* Add one control_decision record of res (retained ones only; strings in m's arena). */
 int rp_control_add(struct rp_model *m, struct rp_result *res, const struct json *rec, char *err, size_t errlen);

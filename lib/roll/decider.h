@@ -35,7 +35,7 @@ struct roll_plan_entry { const char *request_id; const char *line; size_t len; s
 struct roll_decider;
 
 /* One kind of decider: a row of the table in decider.c (or one registered with
- * roll_decider_register). A new decider is its functions and one row; lib/roll/control.c
+ * roll_decider_register). A new decider is its functions and one row; lib/roll/decision.c
  * asks only the flags below, never the kind. */
 struct roll_decider_ops {
 	const char *name;           /* the kind's name in records ("rule") */

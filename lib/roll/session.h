@@ -33,7 +33,7 @@
 #include "core/fp.h"
 #include "core/json.h"
 #include "roll/predictor.h"
-#include "roll/control.h"
+#include "roll/decision.h"
 #include "sim/engine.h"
 #include "trace/trace.h"
 #include <stdbool.h>

@@ -12,7 +12,7 @@
 #include "core/die.h"
 #include "core/strbuf.h"
 #include "predict/predict.h"
-#include "predict/tenant/tenant_control.h"
+#include "predict/tenant/tenant_controller.h"
 #include "sim/engine.h"
 #include "trace/trace.h"
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * request id, duplicates) answering that request, and the check for replies to requests
  * the run never asked. */
 #include "fuzz.h"
-#include "roll/control.h"
+#include "roll/decision.h"
 #include "roll/decider.h"
 #include "roll/protocol.h"
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #include "roll/ablation.h"
 #include "roll/audit.h"
 #include "roll/config.h"
-#include "roll/control.h"
+#include "roll/decision.h"
 #include "roll/decider.h"
 #include "roll/observe.h"
 #include "roll/protocol.h"

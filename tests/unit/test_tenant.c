@@ -12,7 +12,7 @@
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "predict/tenant/tenant_config.h"
-#include "predict/tenant/tenant_control.h"
+#include "predict/tenant/tenant_controller.h"
 #include "predict/tenant/tenant_history.h"
 #include "predict/predict.h"
 #include "predict/tenant/tenant_feedback.h"

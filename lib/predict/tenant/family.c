@@ -1,10 +1,10 @@
 /* The tenant family's row of the family table (predict.h "controller families"): its config
- * as the shared fields plus cfg->tenant, its state machine (tenant_control.c) opened on one
+ * as the shared fields plus cfg->tenant, its state machine (tenant_controller.c) opened on one
  * pool per gpu_model, its hooks (tenant_sim.c), records, bundle (tenant_bundle.c) and
  * learned state. */
 #include "predict/predict.h"
 #include "predict/internal.h"
-#include "predict/tenant/tenant_control.h"
+#include "predict/tenant/tenant_controller.h"
 #include "core/xalloc.h"
 #include <stdio.h>
 #include <stdlib.h>

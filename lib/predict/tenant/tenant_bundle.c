@@ -4,7 +4,7 @@
 #include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/num.h"
-#include "predict/tenant/tenant_control.h"
+#include "predict/tenant/tenant_controller.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
 #include "core/xalloc.h"
 #include "predict/internal.h"
 #include "predict/predict.h"
-#include "predict/tenant/tenant_control.h"
+#include "predict/tenant/tenant_controller.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * tenant_control — the tenant-aware predictive Spot controller (docs/predictive-rules.md §2) with
+ * tenant_controller — the tenant-aware predictive Spot controller (docs/predictive-rules.md §2) with
  * the deterministic estimators of §6, as a state machine its driver feeds: the
  * simulator binding inside sim-run, or the offline replay of the cutoff bundle.
  *
@@ -47,8 +47,8 @@
  * The config and the trace strings it was opened with are borrowed and must outlive it.
  * Decision records go to the sink as they happen. Nothing here prints or exits.
  */
-#ifndef SCHEDNAV_PREDICT_TENANT_CONTROL_H
-#define SCHEDNAV_PREDICT_TENANT_CONTROL_H
+#ifndef SCHEDNAV_PREDICT_TENANT_CONTROLLER_H
+#define SCHEDNAV_PREDICT_TENANT_CONTROLLER_H
 #include "core/arena.h"
 #include "core/json.h"
 #include "core/strbuf.h"

@@ -1,7 +1,7 @@
 /* Over 800 lines: one opaque state machine (struct tenant_control) and its two records; the records (about 280 lines, tc_write_decision/tc_write_report) can move to a tenant_records.c with a private header once issue 23's timer edits here have landed. */
 /* The tenant controller's state machine (docs/predictive-rules.md §2): sampling, the decision
  * grid, retraining, the per-pool feedback and quotas, scoring, and its two records. */
-#include "predict/tenant/tenant_control.h"
+#include "predict/tenant/tenant_controller.h"
 #include "core/clock.h"
 #include "core/xalloc.h"
 #include "core/num.h"

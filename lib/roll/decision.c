@@ -1,4 +1,4 @@
-#include "roll/control.h"
+#include "roll/decision.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/num.h"

@@ -1,5 +1,5 @@
 /*
- * control — one rolling decision at a cutoff (docs/rolling-rules.md), engine-agnostic: the
+ * decision — one rolling decision at a cutoff (docs/rolling-rules.md), engine-agnostic: the
  * simulator side is reached only through struct roll_engine, so the whole procedure runs
  * the same against the live simulator session (roll) and against a scripted engine (the
  * unit tests). At each cutoff eval_start + k·I < eval_end − EPS:
@@ -22,8 +22,8 @@
  * entry per carryover job: memory is the live state plus one decision, not its records).
  * Nothing prints or exits.
  */
-#ifndef SCHEDNAV_ROLL_CONTROL_H
-#define SCHEDNAV_ROLL_CONTROL_H
+#ifndef SCHEDNAV_ROLL_DECISION_H
+#define SCHEDNAV_ROLL_DECISION_H
 #include "core/arena.h"
 #include "core/fp.h"
 #include "core/json.h"
