@@ -11,6 +11,7 @@
 #include "eval/adaptive.h"
 #include "eval/evidence.h"
 #include "sim/policy.h"
+#include "trace/scan.h"
 #include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
@@ -18,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DESIGN_STREAM_SCHEMA "schednav.adaptive-design/1"
-#define WINDOWS_SCHEMA "schednav.windows/1"
 
 static const char usage[] =
 	"adaptive-design --policy FILE... [--baseline ID] [--calibration-fraction F] [--warmup-seconds S]\n"
@@ -45,7 +44,7 @@ static const char help[] =
 	"  -a, --agent FILE                the agent's controller_selections stream (plan-check --adaptive)\n";
 
 static const char schemas[] = "reads: schednav.windows/1, schednav.agent-plan/1 (controller_selections)\n"
-	"writes: " DESIGN_STREAM_SCHEMA "\n";
+	"writes: " AD_DESIGN_STREAM_SCHEMA "\n";
 
 struct scan_window {
 	const char *id;
@@ -374,7 +373,7 @@ int main(int argc, char **argv)
 	const char *agent_schema = NULL;
 	struct json *agent = o.agent ? agent_record(&a, o.agent, &d, agent_fp, &agent_schema) : NULL;
 
-	struct json *hdr = nd_header_new(&a, DESIGN_STREAM_SCHEMA, "adaptive-design");
+	struct json *hdr = nd_header_new(&a, AD_DESIGN_STREAM_SCHEMA, "adaptive-design");
 	nd_header_add_stream(&a, hdr, s.path, WINDOWS_SCHEMA, s.fingerprint);
 	for (size_t i = 0; i < o.npolicies; i++)
 		if (nd_header_add_config(&a, hdr, o.policies[i], err, sizeof err))

@@ -42,7 +42,7 @@ static const char help[] =
 	"  -s, --selection FILE   the best-static selection stream (rule calibration-best-static/v1)\n"
 	"  -b, --band B           the allocation tie band of the frontier (default 0.01: the SLO's)\n";
 
-static const char schemas[] = "reads: schednav.adaptive-design/1, schednav.selection/1, schednav.window-result/1\n"
+static const char schemas[] = "reads: " AD_DESIGN_STREAM_SCHEMA ", " AD_SELECTION_STREAM_SCHEMA ", " AD_WINDOW_RESULT_SCHEMA "\n"
 	"writes: " EVAL_SCHEMA "\n";
 
 /* One action in one evaluation window, from its receipt. */
@@ -122,7 +122,7 @@ static void read_design(struct input *in, const char *path, struct arena *a)
 {
 	char err[1024];
 	struct design_read dr = { a, NULL, NULL, NULL };
-	read_stream(path, "schednav.adaptive-design/1", a, on_design, &dr);
+	read_stream(path, AD_DESIGN_STREAM_SCHEMA, a, on_design, &dr);
 	if (!dr.design)
 		die("%s: no adaptive_design record", path);
 	if (ad_design_parse(&in->d, dr.design, a, err, sizeof err))
@@ -178,7 +178,7 @@ static void on_selection(void *ctx, struct json *rec, const char *where)
 static void read_selection(struct input *in, const char *path, struct arena *a)
 {
 	struct selection_read sr = { in, NULL };
-	read_stream(path, "schednav.selection/1", a, on_selection, &sr);
+	read_stream(path, AD_SELECTION_STREAM_SCHEMA, a, on_selection, &sr);
 	const struct json *rec = sr.rec;
 	if (!rec)
 		die("%s: no selection record", path);
@@ -578,7 +578,7 @@ int main(int argc, char **argv)
 	struct arena scratch;
 	arena_init(&scratch);
 	for (size_t k = 0; k < cli.ninputs; k++)
-		read_stream(cli.inputs[k], "schednav.window-result/1", &scratch, on_receipt, &in);
+		read_stream(cli.inputs[k], AD_WINDOW_RESULT_SCHEMA, &scratch, on_receipt, &in);
 	for (size_t k = 0; k < in.nw; k++)
 		if (!in.w[k].seen)
 			die("no receipt for evaluation window '%s'", in.w[k].w->id);

@@ -23,9 +23,8 @@ static const char help[] =
 	"                         schednav.tenant-predictive-controller/v1 JSON file (required)\n"
 	"  -t, --cutoff SECONDS   cutoff time, seconds from the trace origin (required)\n";
 
-#define FORECAST_SCHEMA "schednav.forecast/1"
 
-static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " PC_CONFIG_SCHEMA ", " TC_CONFIG_SCHEMA "\nwrites: " FORECAST_SCHEMA "\n";
+static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " PC_CONFIG_SCHEMA ", " TC_CONFIG_SCHEMA "\nwrites: " PC_FORECAST_STREAM_SCHEMA "\n";
 
 int main(int argc, char **argv)
 {
@@ -69,7 +68,7 @@ int main(int argc, char **argv)
 		die("%s", err);
 	/* The header names the input but not its fingerprint: that would identify the whole
 	 * trace, future included. The bundle's observed_prefix_fingerprint says what was read. */
-	struct json *hdr = nd_header_new(&a, FORECAST_SCHEMA, "forecast");
+	struct json *hdr = nd_header_new(&a, PC_FORECAST_STREAM_SCHEMA, "forecast");
 	struct json *in = json_object(&a);
 	json_set(&a, in, "path", json_str(&a, strcmp(input, "-") ? input : "<stdin>"));
 	json_set(&a, in, "schema", json_str(&a, t.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1));

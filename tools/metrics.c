@@ -3,6 +3,7 @@
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "eval/metrics.h"
+#include "eval/evidence.h"
 #include "roll/record_check.h"
 #include "sim/result.h"
 #include "sim/result_read.h"
@@ -19,7 +20,7 @@ static const char help[] =
 	"one metrics record: the effective policy, provenance, the 37 catalogue metrics,\n"
 	"extras and the three ledger-consistency flags.\n";
 
-static const char schemas[] = "reads: " RESULT_SCHEMA "\nwrites: " METRICS_SCHEMA "\n";
+static const char schemas[] = "reads: " RESULT_SCHEMA "\nwrites: " EV_METRICS_SCHEMA "\n";
 
 int main(int argc, char **argv)
 {
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
 	if (result_read(&m, r, roll_result_exts, err, sizeof err))
 		die("%s", err);
 	ndr_close(r);
-	struct json *hdr = nd_header_new(&a, METRICS_SCHEMA, "metrics");
+	struct json *hdr = nd_header_new(&a, EV_METRICS_SCHEMA, "metrics");
 	nd_header_add_stream(&a, hdr, strcmp(input, "-") ? input : "<stdin>", RESULT_SCHEMA, m.fingerprint);
 	struct json *rec = metrics_record(&a, &m);
 	if (ndw_write_one(output, hdr, rec, err, sizeof err))

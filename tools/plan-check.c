@@ -4,12 +4,14 @@
  * and reason must equal the decision, a masked Analyst must equal the mask, and no stage may
  * be reused. Every violation stops with its own message. */
 #include "core/cli.h"
+#include "agents/manifest.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/json.h"
 #include "core/ndjson.h"
 #include "core/strbuf.h"
 #include "core/zio.h"
+#include "eval/adaptive.h"
 #include "eval/evidence.h"
 #include <dirent.h>
 #include <getopt.h>
@@ -44,7 +46,9 @@ static const char help[] =
 	"  --require-isolation     every task needs a verified context-isolation.json\n";
 
 #define DECISIONS_SCHEMA "schednav.agent-decisions/1"
-#define PLAN_STREAM_SCHEMA "schednav.agent-plan/1"
+#define ISOLATION_V1_SCHEMA "schednav.agentteams-context-isolation/v1"
+#define ISOLATION_V2_SCHEMA "schednav.agentteams-context-isolation/v2"
+#define ROLLING_PLAN_SCHEMA "schednav.rolling-agent-plan/v1"
 #define STAGE_SCHEMA "schednav.agent-stage-output/v1"
 #define ANALYST "Workload Analyst"
 #define STRATEGIST "Scheduling Strategist"
@@ -156,8 +160,8 @@ static void check_isolation(const struct opts *o, const char *task, const struct
 	}
 	struct json *iso = read_doc(path, NULL, NULL);
 	const char *schema = json_get_str(iso, "schema_version");
-	bool v1 = schema && !strcmp(schema, "schednav.agentteams-context-isolation/v1");
-	bool v2 = schema && !strcmp(schema, "schednav.agentteams-context-isolation/v2");
+	bool v1 = schema && !strcmp(schema, ISOLATION_V1_SCHEMA);
+	bool v2 = schema && !strcmp(schema, ISOLATION_V2_SCHEMA);
 	char sha[65];
 	struct strbuf sb;
 	sb_init(&sb);
@@ -405,7 +409,7 @@ int main(int argc, char **argv)
 		{ "framework", required_argument, NULL, O_FRAMEWORK }, { "require-isolation", no_argument, NULL, O_ISOLATION },
 		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 },
 	};
-	static const char schemas[] = "reads: " DECISIONS_SCHEMA ", " STAGE_SCHEMA ", schednav.windows/1\nwrites: " PLAN_STREAM_SCHEMA "\n";
+	static const char schemas[] = "reads: " DECISIONS_SCHEMA ", " STAGE_SCHEMA ", schednav.windows/1\nwrites: " MF_AGENT_PLAN_STREAM_SCHEMA "\n";
 	struct opts o = { .model = "deepseek-v4-flash", .framework = "AgentTeams", .output = "-" };
 	struct cli cli;
 	int c;
@@ -498,7 +502,7 @@ int main(int argc, char **argv)
 
 	struct json *plan = json_object(&A), *source = json_object(&A);
 	json_set(&A, plan, "type", json_str(&A, o.adaptive ? "controller_selections" : "rolling_agent_plan"));
-	json_set(&A, plan, "schema_version", json_str(&A, o.adaptive ? "schednav.controller-selections/v1" : "schednav.rolling-agent-plan/v1"));
+	json_set(&A, plan, "schema_version", json_str(&A, o.adaptive ? AD_SELECTIONS_SCHEMA : ROLLING_PLAN_SCHEMA));
 	json_set(&A, plan, "controller_id", json_str(&A, o.controller));
 	json_set(&A, plan, "mode", json_str(&A, o.mode));
 	json_set(&A, plan, "model_id", json_str(&A, o.model));
@@ -512,7 +516,7 @@ int main(int argc, char **argv)
 	json_set(&A, plan, "source_anomalies", anomalies);
 	ev_self_fp_stamp(&A, plan, o.adaptive ? "selections_fingerprint" : "plan_fingerprint");
 
-	struct json *hdr = nd_header_new(&A, PLAN_STREAM_SCHEMA, "plan-check");
+	struct json *hdr = nd_header_new(&A, MF_AGENT_PLAN_STREAM_SCHEMA, "plan-check");
 	json_set(&A, hdr, "inputs", hdr_inputs);
 	if (ndw_write_one(o.output, hdr, plan, err, sizeof err))
 		die("%s", err);

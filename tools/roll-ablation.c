@@ -35,7 +35,7 @@ static const char help[] =
 	"  -w, --window ID            start a window group; the FILEs (or -i FILEs) after it belong to it\n";
 
 static const char version_schemas[] = "reads: schednav.metrics/1, schednav.audit/1\n"
-				      "writes: schednav.rolling-ablation/1\n";
+				      "writes: " ROLL_ABLATION_STREAM_SCHEMA "\n";
 
 #define STUDY_SCHEMA "schednav.rolling-ablation-study/v1"
 #define MAX_WINDOWS 64
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 	fp_xxh3_of(ib.buf, ib.len, impl_fp);
 	sb_release(&ib);
 
-	struct json *hdr = nd_header_new(&a, "schednav.rolling-ablation/1", "roll-ablation");
+	struct json *hdr = nd_header_new(&a, ROLL_ABLATION_STREAM_SCHEMA, "roll-ablation");
 	json_set(&a, json_get(hdr, "params"), "study_id", json_str(&a, study_id));
 	json_set(&a, json_get(hdr, "params"), "design_fingerprint", json_str(&a, design_fp));
 	json_set(&a, json_get(hdr, "params"), "implementation_fingerprint", json_str(&a, impl_fp));
@@ -273,7 +273,7 @@ int main(int argc, char **argv)
 				arms[m].def.budget = (long long)x;
 			struct json *r = json_object(&a), *fails = json_array(&a), *mv = json_object(&a), *cons = json_get(aud->rec, "constraints");
 			json_set(&a, r, "type", json_str(&a, "rolling_ablation_record"));
-			json_set(&a, r, "schema_version", json_str(&a, "schednav.rolling-ablation-record/v1"));
+			json_set(&a, r, "schema_version", json_str(&a, ROLL_ABLATION_RECORD_SCHEMA));
 			json_set(&a, r, "study_id", json_str(&a, study_id));
 			json_set(&a, r, "design_fingerprint", json_str(&a, design_fp));
 			json_set(&a, r, "implementation_fingerprint", json_str(&a, impl_fp));

@@ -10,10 +10,10 @@
 #include "core/strbuf.h"
 #include "core/zio.h"
 #include "eval/slo.h"
-#include "roll/predictor.h"
 #include "roll/config.h"
-#include "roll/decision.h"
 #include "roll/decider.h"
+#include "roll/decision.h"
+#include "roll/predictor.h"
 #include "roll/session.h"
 #include "sim/result.h"
 #include "trace/trace.h"
@@ -65,7 +65,7 @@ static const char help[] =
 	"      --timing FILE           write CPU and wall seconds of the phases there (benchmarks)\n";
 
 static const char schemas[] = "reads: schednav.trace/1, schednav.trace/2\n"
-			      "writes: schednav.result/1, schednav.rolling-planning-checkpoint/1\n";
+			      "writes: " RESULT_SCHEMA ", " ROLL_CHECKPOINT_STREAM_SCHEMA "\n";
 
 /* The rolling records of the run so far, written as soon as each decision emits them: to
  * DIR/records.ndjson when checkpointing (the state files name its length and XXH3), else
@@ -524,7 +524,7 @@ int main(int argc, char **argv)
 	progress_finish(&sp.progress);
 	struct nd_writer *w;
 	if (rc == ROLL_STEP_PENDING) {
-		struct json *hdr = nd_header_new(&a, "schednav.rolling-planning-checkpoint/1", "roll");
+		struct json *hdr = nd_header_new(&a, ROLL_CHECKPOINT_STREAM_SCHEMA, "roll");
 		nd_header_add_stream(&a, hdr, input, exec.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1, exec.fingerprint);
 		if (ndw_write_one(output, hdr, roll_planning_checkpoint(&ctl, &a), err, sizeof err))
 			die("%s", err);

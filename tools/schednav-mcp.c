@@ -10,24 +10,27 @@
  * lib/agents'. */
 #define _GNU_SOURCE   /* memfd_create: read_artifact parses exactly the bytes it hashed */
 #include "agents/jschema.h"
-#include "core/clock.h"
 #include "agents/manifest.h"
 #include "agents/opschema.h"
 #include "agents/rpc.h"
-#include "core/spawn.h"
 #include "agents/tasks.h"
 #include "agents/workspace.h"
 #include "core/cli.h"
+#include "core/clock.h"
 #include "core/die.h"
 #include "core/fp.h"
 #include "core/json.h"
 #include "core/ndjson.h"
 #include "core/num.h"
+#include "core/spawn.h"
 #include "core/strbuf.h"
 #include "core/text.h"
 #include "core/zio.h"
 #include "eval/chainlog.h"
 #include "eval/evidence.h"
+#include "eval/workload.h"
+#include "predict/predict.h"
+#include "roll/decision.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -119,8 +122,8 @@ static const struct op ops[] = {
 /* Streams read_artifact may return: summaries and evaluation records, never trace or result
  * streams (those carry job, node and GPU ids). */
 static const char *const readable_schemas[] = {
-	"schednav.workload/1", EV_METRICS_SCHEMA, EV_AUDIT_SCHEMA, EV_RANKING_SCHEMA, EV_COMPARISON_SCHEMA,
-	SIMULATIONS_SCHEMA, AUDITS_SCHEMA, "schednav.forecast/1", "schednav.agent-plan/1", NULL,
+	WORKLOAD_SCHEMA, EV_METRICS_SCHEMA, EV_AUDIT_SCHEMA, EV_RANKING_SCHEMA, EV_COMPARISON_SCHEMA,
+	SIMULATIONS_SCHEMA, AUDITS_SCHEMA, PC_FORECAST_STREAM_SCHEMA, MF_AGENT_PLAN_STREAM_SCHEMA, NULL,
 };
 
 static const char *const protocols[] = { PROTOCOL_LATEST, "2025-06-18", "2025-03-26", "2024-11-05", NULL };
@@ -658,7 +661,7 @@ static int op_rolling(struct call *c)
 		    strcmp(t, "control_decision"))
 			json_push(c->a, keep, si.records->u.arr.items[i]);
 	}
-	bool complete = !si.schema || strcmp(si.schema, "schednav.rolling-planning-checkpoint/1");
+	bool complete = !si.schema || strcmp(si.schema, ROLL_CHECKPOINT_STREAM_SCHEMA);
 	json_set(c->a, c->result, "run_config_id", json_str(c->a, rc_id));
 	json_set(c->a, c->result, "complete", json_bool(c->a, complete));
 	json_set(c->a, c->result, "records", keep);
@@ -1547,9 +1550,9 @@ static void load_profile(struct server *s)
 	s->prompt = json_get_str(s->role, "prompt");
 	if (nd_check_keys(s->role, ND_KEYS(keys), err, sizeof err))
 		die("%s: %s", path, err);
-	if (!schema || strcmp(schema, "schednav.agent-role/v1") || !profile || strcmp(profile, s->profile) || !s->prompt ||
+	if (!schema || strcmp(schema, MF_AGENT_ROLE_SCHEMA) || !profile || strcmp(profile, s->profile) || !s->prompt ||
 	    !allowed || allowed->kind != JSON_ARRAY)
-		die("%s: not a schednav.agent-role/v1 document for profile '%s'", path, s->profile);
+		die("%s: not a " MF_AGENT_ROLE_SCHEMA " document for profile '%s'", path, s->profile);
 	for (size_t k = 0; k < N_OPS; k++)
 		s->allowed[k] = !ops[k].tasked;   /* get_task and read_artifact: always */
 	for (size_t i = 0; i < allowed->u.arr.n; i++) {
@@ -1624,7 +1627,7 @@ int main(int argc, char **argv)
 		{ "action-space", required_argument, NULL, 'a' }, { "verify-log", no_argument, NULL, OPT_VERIFY },
 		CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 },
 	};
-	static const char schemas[] = "reads: MCP JSON-RPC 2.0 (" PROTOCOL_LATEST "), schednav.agent-role/v1\n"
+	static const char schemas[] = "reads: MCP JSON-RPC 2.0 (" PROTOCOL_LATEST "), " MF_AGENT_ROLE_SCHEMA "\n"
 				      "writes: " TASK_SCHEMA ", " SIMULATIONS_SCHEMA ", " AUDITS_SCHEMA ", bridge_call log\n";
 	struct server s = { .action_space_id = "static-v1" };
 	const char *workspace = NULL;

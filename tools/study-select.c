@@ -12,6 +12,7 @@
 #include "core/num.h"
 #include "core/strbuf.h"
 #include "core/text.h"
+#include "eval/adaptive.h"
 #include "eval/evidence.h"
 #include "eval/ranking.h"
 #include <getopt.h>
@@ -21,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SELECTION_SCHEMA "schednav.selection/1"
 
 static const char usage[] =
 	"study-select [--rule all-windows|best-static] [--band B] [-o OUT] --window ID FILE... [--window ID FILE...]...";
@@ -49,7 +49,7 @@ static const char help[] =
 	"  -r, --rule R      all-windows (default) or best-static\n"
 	"  -b, --band B      allocation tie band of all-windows, absolute (default 0.01)\n";
 
-static const char schemas[] = "reads: schednav.metrics/1, schednav.audit/1\nwrites: " SELECTION_SCHEMA "\n";
+static const char schemas[] = "reads: " EV_METRICS_SCHEMA ", " EV_AUDIT_SCHEMA "\nwrites: " AD_SELECTION_STREAM_SCHEMA "\n";
 
 struct arm {
 	char *action_id, *policy_fp, *metrics_fp;
@@ -436,7 +436,7 @@ int main(int argc, char **argv)
 	struct arena a;
 	arena_init(&a);
 	struct json *rec = select_arms(&a, &s, rule, band);
-	struct json *hdr = nd_header_new(&a, SELECTION_SCHEMA, "study-select");
+	struct json *hdr = nd_header_new(&a, AD_SELECTION_STREAM_SCHEMA, "study-select");
 	struct json *params = json_get(hdr, "params");
 	json_set(&a, params, "rule", json_str(&a, rule == RULE_ALL_WINDOWS ? "all-windows" : "best-static"));
 	json_set(&a, params, "allocation_tie_band", rule == RULE_ALL_WINDOWS ? json_real(&a, band) : json_null(&a));

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WINDOWS_SCHEMA "schednav.windows/1"
 
 static const char usage[] =
 	"trace-scan [--day-seconds W] [--sample-seconds I] [--min-hp N] [--min-spot N] [--pressure-strata P]\n"

@@ -93,7 +93,7 @@ int mf_run_config(struct arena *a, const char *buf, size_t len, struct run_confi
 {
 	static const char *const keys[] = { "schema_version", "trace_ref", "history_trace_ref", "description" };
 	struct json *doc;
-	if (doc_read(a, buf, len, ND_KEYS(keys), "schednav.run-config/v1", &doc, err, errlen) ||
+	if (doc_read(a, buf, len, ND_KEYS(keys), MF_RUN_CONFIG_SCHEMA, &doc, err, errlen) ||
 	    doc_ref(doc, "trace_ref", true, &rc->trace_ref, err, errlen) ||
 	    doc_ref(doc, "history_trace_ref", false, &rc->history_trace_ref, err, errlen))
 		return -1;
@@ -104,7 +104,7 @@ int mf_run_set(struct arena *a, const char *buf, size_t len, struct json **ids_o
 {
 	static const char *const keys[] = { "schema_version", "run_config_ids", "description" };
 	struct json *doc;
-	if (doc_read(a, buf, len, ND_KEYS(keys), "schednav.run-set/v1", &doc, err, errlen))
+	if (doc_read(a, buf, len, ND_KEYS(keys), MF_RUN_SET_SCHEMA, &doc, err, errlen))
 		return -1;
 	struct json *ids = json_get(doc, "run_config_ids");
 	if (!ids || ids->kind != JSON_ARRAY || ids->u.arr.n < 1 || ids->u.arr.n > MF_RUN_SET_MAX) {

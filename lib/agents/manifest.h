@@ -17,6 +17,10 @@
 #define MF_RUN_SET_MAX 12          /* run configs in a run set */
 #define MF_ACTIONS_MAX 5           /* actions simulated per run config */
 #define MF_SIMULATIONS_SCHEMA "schednav.bridge-simulations/1"
+#define MF_RUN_CONFIG_SCHEMA "schednav.run-config/v1"
+#define MF_RUN_SET_SCHEMA "schednav.run-set/v1"
+#define MF_AGENT_PLAN_STREAM_SCHEMA "schednav.agent-plan/1"   /* plan-check's stream */
+#define MF_AGENT_ROLE_SCHEMA "schednav.agent-role/v1"        /* configs/agents/PROFILE.json */
 
 struct run_config {
 	const char *trace_ref;

@@ -1,7 +1,7 @@
 #include "core/ndjson.h"
-#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
+#include "core/xalloc.h"
 #include "core/zio.h"
 #include <stdarg.h>
 #include <stdio.h>

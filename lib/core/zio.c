@@ -1,7 +1,7 @@
 #include "core/zio.h"
-#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
+#include "core/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

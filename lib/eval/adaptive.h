@@ -31,6 +31,9 @@
 #include <stddef.h>
 
 #define AD_DESIGN_SCHEMA "schednav.adaptive-study-design/v1"
+#define AD_DESIGN_STREAM_SCHEMA "schednav.adaptive-design/1"     /* adaptive-design's stream */
+#define AD_SELECTION_STREAM_SCHEMA "schednav.selection/1"        /* study-select's stream */
+#define AD_WINDOW_RESULT_SCHEMA "schednav.window-result/1"      /* a study window's receipt stream */
 #define AD_SELECTIONS_SCHEMA "schednav.controller-selections/v1"
 #define AD_RULE_SCHEMA "schednav.rule-selections/v1"
 #define AD_RULE_ID "workload-rule-v1"

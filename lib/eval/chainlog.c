@@ -1,9 +1,9 @@
 /* chainlog — hash-chained append-only NDJSON logs (see chainlog.h). */
 #include "eval/chainlog.h"
-#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/strbuf.h"
+#include "core/xalloc.h"
 #include "eval/evidence.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -1,13 +1,13 @@
 #include "eval/evidence.h"
-#include "eval/chainlog.h"
-#include "eval/ranking.h"
-#include "eval/slo.h"
-#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/num.h"
 #include "core/strbuf.h"
 #include "core/text.h"
+#include "core/xalloc.h"
+#include "eval/chainlog.h"
+#include "eval/ranking.h"
+#include "eval/slo.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,6 @@
 #include "sim/result_read.h"
 #include <stddef.h>
 
-#define METRICS_SCHEMA "schednav.metrics/1"
 
 /* The metrics record {"type":"metrics",...} in the documented key order; each family of
  * records above sim that d holds a summary of adds its block (struct result_ext). */

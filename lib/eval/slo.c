@@ -1,8 +1,8 @@
 #include "eval/slo.h"
-#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/text.h"
+#include "core/xalloc.h"
 #include "core/zio.h"
 #include "eval/evidence.h"
 #include <stdio.h>

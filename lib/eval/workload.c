@@ -1,9 +1,9 @@
 /* workload — the workload summary of a trace window (see workload.h). */
 #include "eval/workload.h"
-#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/num.h"
 #include "core/strbuf.h"
+#include "core/xalloc.h"
 #include "eval/evidence.h"
 #include "eval/metrics.h"
 #include <math.h>

@@ -236,7 +236,7 @@ int cal_load_table(struct workday_calendar *c, const char *text, size_t len, cha
 	}
 	const struct json *sv = json_get(doc, "schema_version"), *name = json_get(doc, "calendar"),
 	                  *src = json_get(doc, "source"), *years = json_get(doc, "years");
-	if (!sv || sv->kind != JSON_STRING || strcmp(sv->u.str.s, "schednav.workday-calendar/v1")) {
+	if (!sv || sv->kind != JSON_STRING || strcmp(sv->u.str.s, CALENDAR_SCHEMA)) {
 		snprintf(err, errlen, "calendar table needs schema_version 'schednav.workday-calendar/v1'");
 		goto out;
 	}

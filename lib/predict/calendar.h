@@ -16,6 +16,7 @@
  */
 #ifndef SCHEDNAV_PREDICT_CALENDAR_H
 #define SCHEDNAV_PREDICT_CALENDAR_H
+#define CALENDAR_SCHEMA "schednav.workday-calendar/v1"
 #include "core/fp.h"
 #include <stdbool.h>
 #include <stddef.h>

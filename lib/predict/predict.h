@@ -67,6 +67,7 @@
 
 #define PC_EPS 1e-9
 #define PC_CONFIG_SCHEMA "schednav.predictive-controller/v1"
+#define PC_FORECAST_STREAM_SCHEMA "schednav.forecast/1"   /* forecast's stream */
 #define PC_REPORT_SCHEMA "schednav.predictive-control-report/v1"
 #define PC_BUNDLE_SCHEMA "schednav.predictive-observation-bundle/v1"
 #define PC_SNAPSHOT_SCHEMA "schednav.observation-snapshot/v1"

@@ -30,6 +30,8 @@
 #include <stddef.h>
 
 #define ROLL_ABLATION_MAX_ARMS 8
+#define ROLL_ABLATION_STREAM_SCHEMA "schednav.rolling-ablation/1"        /* roll-ablation's stream */
+#define ROLL_ABLATION_RECORD_SCHEMA "schednav.rolling-ablation-record/v1" /* one window x arm */
 
 enum roll_arm_role { ARM_BASELINE, ARM_COMPARATOR, ARM_AGENT, ARM_MASKED, ARM_ORACLE };
 

@@ -39,6 +39,7 @@
 
 #define ROLL_REPORT_SCHEMA "schednav.rolling-control-report/v1"
 #define ROLL_CHECKPOINT_SCHEMA "schednav.rolling-planning-checkpoint/v1"
+#define ROLL_CHECKPOINT_STREAM_SCHEMA "schednav.rolling-planning-checkpoint/1"   /* the stream holding it */
 
 /* What one scenario evaluation of one candidate returns. */
 struct roll_eval {

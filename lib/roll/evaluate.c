@@ -2,14 +2,14 @@
  * decision"): the frozen-quota gate, the in-memory snapshot and the fork()ed evaluators,
  * both giving the same bytes, and the roll_engine callbacks bound to a session. */
 #include "roll/session.h"
-#include "roll/session_internal.h"
 #include "core/clock.h"
-#include "core/xalloc.h"
 #include "core/ndjson.h"
 #include "core/num.h"
 #include "core/strbuf.h"
+#include "core/xalloc.h"
 #include "eval/metrics.h"
 #include "roll/record_check.h"
+#include "roll/session_internal.h"
 #include "sim/result.h"
 #include "sim/result_read.h"
 #include <errno.h>

@@ -1,7 +1,7 @@
 #include "roll/predictor.h"
-#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
+#include "core/xalloc.h"
 #include "eval/evidence.h"
 #include "predict/predict.h"
 #include <stdio.h>

@@ -1,8 +1,8 @@
 #include "roll/scenario.h"
-#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/num.h"
 #include "core/strbuf.h"
+#include "core/xalloc.h"
 #include "eval/evidence.h"
 #include "roll/config.h"
 #include <math.h>

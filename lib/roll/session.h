@@ -32,8 +32,8 @@
 #include "core/arena.h"
 #include "core/fp.h"
 #include "core/json.h"
-#include "roll/predictor.h"
 #include "roll/decision.h"
+#include "roll/predictor.h"
 #include "sim/engine.h"
 #include "trace/trace.h"
 #include <stdbool.h>

@@ -2,14 +2,14 @@
  * fingerprints (docs/rolling-rules.md "Observation"), the inner predictor's latest decision,
  * and the engine_state records of a checkpoint. */
 #include "roll/session.h"
-#include "roll/session_internal.h"
 #include "core/clock.h"
-#include "core/xalloc.h"
 #include "core/ndjson.h"
 #include "core/num.h"
 #include "core/strbuf.h"
+#include "core/xalloc.h"
 #include "eval/metrics.h"
 #include "roll/record_check.h"
+#include "roll/session_internal.h"
 #include "sim/result.h"
 #include "sim/result_read.h"
 #include <errno.h>

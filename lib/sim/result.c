@@ -1,7 +1,7 @@
 #include "sim/result.h"
-#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,11 +13,11 @@
  * values beyond the trace model's bounds (trace.h) are rejected.
  */
 #include "trace/import.h"
-#include "trace/export.h"
 #include "core/csv.h"
-#include "core/xalloc.h"
 #include "core/fp.h"
+#include "core/xalloc.h"
 #include "core/zio.h"
+#include "trace/export.h"
 #include <errno.h>
 #include <limits.h>
 #include <math.h>

@@ -8,12 +8,12 @@
  * skipped_rows by reason. Classes come only from the caller's declared rules. This file
  * reads sacct and builds the jobs; import_slurm_nodes.c reads the node inventory. */
 #include "trace/import.h"
-#include "trace/import_slurm_internal.h"
-#include "trace/import_util.h"
-#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
 #include "core/text.h"
+#include "core/xalloc.h"
+#include "trace/import_slurm_internal.h"
+#include "trace/import_util.h"
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 #include "trace/import_util.h"
-#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/num.h"
+#include "core/xalloc.h"
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>

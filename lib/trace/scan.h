@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#define WINDOWS_SCHEMA "schednav.windows/1"   /* trace-scan's stream of eligible windows */
 #define SCAN_MAX_DAYS 100000LL      /* refuse traces spanning more windows than this */
 #define SCAN_MAX_SAMPLES 4000000LL  /* ... or more demand samples */
 

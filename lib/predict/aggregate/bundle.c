@@ -13,11 +13,11 @@
  * capacity only).
  */
 #include "predict/predict.h"
-#include "predict/internal.h"
-#include "predict/aggregate/aggregate.h"
-#include "core/xalloc.h"
 #include "core/fp.h"
 #include "core/num.h"
+#include "core/xalloc.h"
+#include "predict/aggregate/aggregate.h"
+#include "predict/internal.h"
 #include "trace/trace.h"
 #include <math.h>
 #include <stdio.h>

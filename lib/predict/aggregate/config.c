@@ -1,10 +1,10 @@
 /* The controller configuration (docs/predictive-rules.md §1): the original's exact key set, coercions
  * and validation rules, its to_dict() and the SHA-256 fingerprint of that dict. */
 #include "predict/predict.h"
-#include "predict/internal.h"
-#include "predict/aggregate/aggregate.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
+#include "predict/aggregate/aggregate.h"
+#include "predict/internal.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -189,5 +189,5 @@ const struct pc_family pc_family_tenant = {
 	.learned_state = learned_state,
 	.last_decision = last_decision,
 	.quota_refusal = "is a tenant controller: its per-pool quota plan is the bundle's spot_quota_plan (forecast), quota serves "
-			 "schednav.predictive-controller/v1",
+			 PC_CONFIG_SCHEMA,
 };

@@ -234,7 +234,7 @@ struct json *tc_bundle(struct arena *a, const struct trace *t, const struct pc_c
 	const struct tenant_estimator *e = tc_estimator(tc);
 	/* observation snapshot */
 	struct json *snap = json_object(a), *hist = json_object(a), *cur = json_object(a), *ib = json_object(a);
-	json_set(a, snap, "schema_version", json_str(a, "schednav.observation-snapshot/v1"));
+	json_set(a, snap, "schema_version", json_str(a, PC_SNAPSHOT_SCHEMA));
 	json_set(a, snap, "cutoff_time_seconds", json_real(a, cutoff));
 	json_set(a, hist, "sample_interval_seconds", json_int(a, cfg->sample_interval_seconds));
 	json_set(a, hist, "sample_count", json_int(a, (long long)h->n_samples));
@@ -265,7 +265,7 @@ struct json *tc_bundle(struct arena *a, const struct trace *t, const struct pc_c
 	sha_doc(a, snap, "snapshot_fingerprint");
 	/* forecast */
 	struct json *fc = json_object(a), *model = json_object(a), *pts = json_array(a), *fib = json_object(a);
-	json_set(a, fc, "schema_version", json_str(a, "schednav.demand-forecast/v1"));
+	json_set(a, fc, "schema_version", json_str(a, PC_FORECAST_SCHEMA));
 	json_set(a, fc, "cutoff_time_seconds", json_real(a, cutoff));
 	json_set(a, fc, "horizon_hours", json_int(a, cfg->horizon_hours));
 	json_set(a, fc, "guarantee_probability", json_real(a, cfg->guarantee_probability));
@@ -301,7 +301,7 @@ struct json *tc_bundle(struct arena *a, const struct trace *t, const struct pc_c
 	sha_doc(a, fc, "forecast_fingerprint");
 	/* quota plan */
 	struct json *qp = json_object(a), *etas = json_object(a), *free_by = json_object(a), *qpool = json_object(a);
-	json_set(a, qp, "schema_version", json_str(a, "schednav.spot-quota-plan/v1"));
+	json_set(a, qp, "schema_version", json_str(a, PC_QUOTA_SCHEMA));
 	json_set(a, qp, "cutoff_time_seconds", json_real(a, cutoff));
 	json_set(a, qp, "forecast_fingerprint", json_clone(a, json_get(fc, "forecast_fingerprint")));
 	json_set(a, qp, "eta", json_real(a, num_round(d->eta, 9)));
@@ -359,7 +359,7 @@ struct json *tc_bundle(struct arena *a, const struct trace *t, const struct pc_c
 	out = json_object(a);
 	struct json *bib = json_object(a);
 	json_set(a, out, "type", json_str(a, "observation_bundle"));
-	json_set(a, out, "schema_version", json_str(a, "schednav.predictive-observation-bundle/v1"));
+	json_set(a, out, "schema_version", json_str(a, PC_BUNDLE_SCHEMA));
 	json_set(a, out, "trace_id", json_str(a, t->trace_id));
 	json_set(a, out, "cutoff_time_seconds", json_real(a, cutoff));
 	json_set(a, out, "controller_id", json_str(a, cfg->controller_id));

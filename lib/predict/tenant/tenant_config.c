@@ -2,10 +2,10 @@
  * TenantPredictiveControllerConfig), our estimator ids, the v2 calibration key. One row of
  * fields[] per key; validate() holds the rules that relate several fields. */
 #include "predict/tenant/tenant_config.h"
-#include "predict/internal.h"
-#include "predict/predict.h"
 #include "core/fp.h"
 #include "core/strbuf.h"
+#include "predict/internal.h"
+#include "predict/predict.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

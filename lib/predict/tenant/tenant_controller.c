@@ -3,8 +3,8 @@
  * grid, retraining, the per-pool feedback and quotas, scoring, and its two records. */
 #include "predict/tenant/tenant_controller.h"
 #include "core/clock.h"
-#include "core/xalloc.h"
 #include "core/num.h"
+#include "core/xalloc.h"
 #include "sim/result.h"
 #include <math.h>
 #include <stdio.h>
@@ -925,7 +925,7 @@ void tc_write_report(struct strbuf *sb, const struct tenant_control *tc)
 	const struct tc_config *c = tc->cfg;
 	const struct tenant_estimator *e = &tc->est;
 	const struct tc_scores *s = &tc->scores;
-	sb_adds(sb, "{\"type\":\"control_report\",\"schema_version\":\"" TC_REPORT_SCHEMA "\",\"controller_id\":");
+	sb_adds(sb, "{\"type\":\"control_report\",\"schema_version\":\"" PC_REPORT_SCHEMA "\",\"controller_id\":");
 	sb_add_jstr(sb, c->controller_id, strlen(c->controller_id));
 	sb_addf(sb, ",\"controller_fingerprint\":\"%s\",\"estimator\":\"%s\"", c->fingerprint, est_id(c->estimator));
 	sb_adds(sb, ",\"information_boundary\":{\"scheduler_state_and_past_history_only\":true,"

@@ -63,7 +63,6 @@
 #include <stddef.h>
 
 #define TC_EPS 1e-9
-#define TC_REPORT_SCHEMA "schednav.predictive-control-report/v1"
 
 enum tc_event_kind { TC_EVENT_COMPLETED, TC_EVENT_PREEMPTED, TC_EVENT_GUARANTEE, TC_EVENT_KINDS };
 const char *tc_event_kind_name(enum tc_event_kind k);
