@@ -190,7 +190,10 @@ int main(int argc, char **argv)
 		CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char **design = NULL, *summary = NULL, *selection = NULL, *holdout = NULL, *output = NULL, *verify = NULL;
+	/* static: the die() and usage paths exit with it still allocated, and it must stay
+	 * reachable there (LeakSanitizer lost a stack copy of it once the loop below changed) */
+	static const char **design;
+	const char *summary = NULL, *selection = NULL, *holdout = NULL, *output = NULL, *verify = NULL;
 	size_t ndesign = 0, capdesign = 0;
 	struct cli cli;
 	int c;
