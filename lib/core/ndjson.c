@@ -70,6 +70,19 @@ void ndr_errorf(const struct nd_reader *r, char *err, size_t errlen, const char 
 	va_end(ap);
 }
 
+int ndr_expect_end(struct nd_reader *r, struct arena *a, const char *what, char *err, size_t errlen)
+{
+	struct json *v;
+	enum nd_event ev = ndr_next(r, a, &v, err, errlen);
+	if (ev == ND_ERROR)
+		return -1;
+	if (ev != ND_EOF) {
+		ndr_errorf(r, err, errlen, "expected exactly one %s stream", what);
+		return -1;
+	}
+	return 0;
+}
+
 /* XXH3-128 of a line and its '\n' (the header fingerprint). */
 static void line_fingerprint(const char *line, size_t len, char out[FP_HEX_XXH3])
 {

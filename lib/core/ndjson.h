@@ -35,6 +35,9 @@ const char *ndr_fingerprint(const struct nd_reader *r);       /* of the stream w
 const char *ndr_header_fingerprint(const struct nd_reader *r); /* of the current (or just ended) stream's header */
 unsigned ndr_streams(const struct nd_reader *r);                /* complete streams so far */
 void ndr_close(struct nd_reader *r);
+/* After one whole stream: 0 at the end of the input, else -1 + "PATH:LINE: expected exactly
+ * one WHAT stream" (or ndr_next's own error). Records read go into a. */
+int ndr_expect_end(struct nd_reader *r, struct arena *a, const char *what, char *err, size_t errlen);
 /* Format "PATH:LINE: msg" for the current record into err. */
 void ndr_errorf(const struct nd_reader *r, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 

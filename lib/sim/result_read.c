@@ -649,13 +649,8 @@ int result_read(struct result_data *m, struct nd_reader *r, const struct result_
 			goto out;
 		}
 	}
-	ev = ndr_next(r, &scratch, &v, err, errlen);
-	if (ev == ND_ERROR)
+	if (ndr_expect_end(r, &scratch, "result", err, errlen))
 		goto out;
-	if (ev != ND_EOF) {
-		ndr_errorf(r, err, errlen, "expected exactly one result stream");
-		goto out;
-	}
 	rc = 0;
 out:
 	free(fast.buf);

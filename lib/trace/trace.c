@@ -598,13 +598,8 @@ int trace_read(struct trace *t, struct nd_reader *r, char *err, size_t errlen)
 		snprintf(err, errlen, "%s:%lu: invalid trace: %s", ndr_name(r), ndr_lineno(r), verr);
 		goto out;
 	}
-	ev = ndr_next(r, &scratch, &v, err, errlen);
-	if (ev == ND_ERROR)
+	if (ndr_expect_end(r, &scratch, "trace", err, errlen))
 		goto out;
-	if (ev != ND_EOF) {
-		ndr_errorf(r, err, errlen, "expected exactly one trace stream");
-		goto out;
-	}
 	rc = 0;
 out:
 	free(fc.buf);
