@@ -30,7 +30,8 @@ static const char help[] =
 	"selected_action_ids): verify the ranking stream (FILE, from rank(1); none or '-' =\n"
 	"stdin; --ranking FILE is the same) and its ranking_fingerprint, verify\n"
 	"the whole log, then append one `approval` record, chained to the previous one by\n"
-	"previous_fingerprint, with a single write(2) and fsync. --verify only checks the log.\n"
+	"previous_fingerprint, with a single write(2) and fsync (a torn last line that a killed\n"
+	"approve left is cut off first, and reported). --verify only checks the log.\n"
 	"\n"
 	"  -r, --ranking FILE   the ranking stream, the same as the FILE operand or -i FILE\n"
 	"  -a, --action ID      the approved action; must be in selected_action_ids\n"
@@ -168,9 +169,14 @@ int main(int argc, char **argv)
 
 	char last[FP_HEX_XXH3], err[1024];
 	unsigned long n;
-	int fd = chainlog_open(log, &ev_approval_log, true, true, last, &n, err, sizeof err);
+	struct chainlog_cut cut;
+	int fd = chainlog_open_append(log, &ev_approval_log, last, &n, &cut, err, sizeof err);
 	if (fd < 0)
 		die("%s", err);
+	if (cut.bytes) {
+		chainlog_cut_describe(&cut, log, err, sizeof err);
+		warnx_("%s", err);
+	}
 
 	struct json *rec = json_object(&a);
 	json_set(&a, rec, "type", json_str(&a, "approval"));

@@ -86,11 +86,33 @@ static int check_line(struct arena *a, const char *line, size_t len, const char 
 	return 0;
 }
 
+/* Whether tail (a last line without its newline) is what an interrupted append leaves: the
+ * start of a line of this log, which json_write begins with its "type" (a prefix of it when
+ * shorter), and no NUL. Anything else was not written by an append: it is not cut off. */
+static bool torn_append(const char *tail, size_t n, const struct chainlog_spec *spec)
+{
+	char start[128];
+	int w = snprintf(start, sizeof start, "{\"type\":\"%s\",", spec->type);
+	size_t k = w < 0 ? 0 : n < (size_t)w ? n : (size_t)w;
+	return w > 0 && (size_t)w < sizeof start && !memcmp(tail, start, k) && !memchr(tail, '\0', n);
+}
+
+/* Cut the torn tail off (fd open for writing, exclusively locked) and make that durable
+ * before anything is appended after it. */
+static int cut_tail(int fd, const char *log, const struct chainlog_cut *cut, char *err, size_t errlen)
+{
+	if (ftruncate(fd, (off_t)cut->offset) || fsync(fd)) {
+		snprintf(err, errlen, "%s:%lu: cannot cut off the torn last line: %s", log, cut->line, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Verify the lines of buf[0..len) as lines *count + 1... of the log, chained to last_fp; *done
  * the bytes of whole lines verified, *last_start the offset of the last one. */
 static int read_lines(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *keep,
 		      struct json ***recs, char last_fp[FP_HEX_XXH3], unsigned long *count, size_t base, size_t *done, size_t *last_start,
-		      char *err, size_t errlen)
+		      struct chainlog_cut *torn, char *err, size_t errlen)
 {
 	struct arena scratch;
 	size_t cap = 0;
@@ -102,6 +124,12 @@ static int read_lines(const char *buf, size_t len, const char *log, const struct
 		struct json *rec;
 		snprintf(where, sizeof where, "%s:%lu", log, *count + 1);
 		const char *nl = memchr(buf + pos, '\n', len - pos);
+		if (!nl && torn && torn_append(buf + pos, len - pos, spec)) {
+			torn->offset = base + pos;
+			torn->bytes = len - pos;
+			torn->line = *count + 1;
+			break;
+		}
 		if (!nl) {
 			snprintf(err, errlen,
 				 "%s: torn last line (no newline: an earlier write was interrupted); refusing to append after it. "
@@ -137,10 +165,11 @@ int chainlog_read(const char *buf, size_t len, const char *log, const struct cha
 	*count = 0;
 	if (recs)
 		*recs = NULL;
-	return read_lines(buf, len, log, spec, keep, recs, last_fp, count, 0, NULL, NULL, err, errlen);
+	return read_lines(buf, len, log, spec, keep, recs, last_fp, count, 0, NULL, NULL, NULL, err, errlen);
 }
 
-int chainlog_follow(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos, char *err, size_t errlen)
+static int follow(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos, struct chainlog_cut *cut,
+		  char *err, size_t errlen)
 {
 	struct stat st;
 	if (fstat(fd, &st)) {
@@ -177,14 +206,28 @@ int chainlog_follow(int fd, const char *log, const struct chainlog_spec *spec, s
 	}
 	size_t done = 0, last = (size_t)pos->last_start;
 	int rc = read_lines(buf + skip, len - skip, log, spec, NULL, NULL, pos->last_fp, &pos->count, pos->offset, &done, &last,
-			    err, errlen);
+			    cut, err, errlen);
 	if (done) {
 		pos->offset += done;
 		pos->last_start = last;
 		fp_xxh3_of(buf + (last - from), (size_t)(pos->offset - last), pos->last_line_hash);
 	}
 	free(buf);
+	if (rc == 0 && cut && cut->bytes)
+		rc = cut_tail(fd, log, cut, err, errlen);
 	return rc;
+}
+
+int chainlog_follow(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos, char *err, size_t errlen)
+{
+	return follow(fd, log, spec, pos, NULL, err, errlen);
+}
+
+int chainlog_follow_append(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos,
+			   struct chainlog_cut *cut, char *err, size_t errlen)
+{
+	memset(cut, 0, sizeof *cut);
+	return follow(fd, log, spec, pos, cut, err, errlen);
 }
 
 int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, char last_fp[FP_HEX_XXH3], unsigned long *count,
@@ -221,6 +264,45 @@ int chainlog_open(const char *log, const struct chainlog_spec *spec, bool create
 	return fd;
 }
 
+int chainlog_open_append(const char *log, const struct chainlog_spec *spec, char last_fp[FP_HEX_XXH3], unsigned long *count,
+			 struct chainlog_cut *cut, char *err, size_t errlen)
+{
+	memset(cut, 0, sizeof *cut);
+	int fd = open(log, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", log, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX)) {
+		snprintf(err, errlen, "%s: cannot lock: %s", log, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	struct strbuf sb;
+	sb_init(&sb);
+	last_fp[0] = 0;
+	*count = 0;
+	int rc = read_all(fd, log, &sb, err, errlen);
+	if (rc == 0)
+		rc = read_lines(sb.buf ? sb.buf : "", sb.len, log, spec, NULL, NULL, last_fp, count, 0, NULL, NULL, cut, err, errlen);
+	sb_release(&sb);
+	if (rc == 0 && cut->bytes)
+		rc = cut_tail(fd, log, cut, err, errlen);
+	if (rc) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void chainlog_cut_describe(const struct chainlog_cut *cut, const char *log, char *out, size_t outlen)
+{
+	snprintf(out, outlen,
+		 "%s:%lu: cut off a torn last line (%llu bytes without a newline, left by an append that was interrupted "
+		 "before it was acknowledged); the log is back to its %lu whole line%s (%llu bytes)",
+		 log, cut->line, cut->bytes, cut->line - 1, cut->line == 2 ? "" : "s", cut->offset);
+}
+
 static void sync_parent_dir(const char *path)
 {
 	char *copy = xstrdup(path);
@@ -241,8 +323,15 @@ int chainlog_append(int fd, const char *log, const struct chainlog_spec *spec, s
 	sb_init(&line);
 	json_write(&line, rec);
 	sb_addc(&line, '\n');
-	/* One write(2) of the whole line: a crash leaves the line either absent or (in the rare
-	 * case the kernel stops between pages) torn, which the next verification refuses. */
+	/* One write(2) of the whole line. A kill can still stop it between pages: the torn line
+	 * has no newline, every reader refuses it, and the next appender cuts it off under the
+	 * lock (chainlog_open_append). The line counts only once it is whole and fsync'd. */
+	struct stat st;
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "%s: %s", log, strerror(errno));
+		sb_release(&line);
+		return -1;
+	}
 	ssize_t w = write(fd, line.buf, line.len);
 	int rc = 0;
 	if (w < 0 || (size_t)w != line.len) {
@@ -257,6 +346,9 @@ int chainlog_append(int fd, const char *log, const struct chainlog_spec *spec, s
 		snprintf(last_fp, 33, "%s", json_get_str(rec, spec->fp_key));
 		(*count)++;
 	}
+	/* not acknowledged: take the line back (we hold the lock), so that no reader sees it */
+	if (rc && w > 0 && ftruncate(fd, st.st_size) == 0)
+		fsync(fd);
 	sb_release(&line);
 	return rc;
 }

@@ -3,7 +3,11 @@
  * before by its previous-fingerprint key (null on the first line): approve's approval log
  * and schednav-mcp's audit log. Verification reads the whole file and refuses an edited,
  * removed, reordered, inserted or torn line, naming LOG:LINE; an append sets the two keys
- * and writes the line with one write(2) and one fsync. Callers own the fd and lock it
+ * and writes the line with one write(2) and one fsync, and the line is acknowledged (0) only
+ * after both. A kill can stop that write between pages and leave a torn last line (no
+ * newline): readers refuse it; an appender, under its exclusive lock, cuts off such a tail
+ * when it is the start of a line of this log (never a whole line: those end with their
+ * newline) and says so in a struct chainlog_cut. Callers own the fd and lock it
  * (chainlog_open does both). Nothing here prints or exits: 0 / -1 + message in err.
  */
 #ifndef SCHEDNAV_EVAL_CHAINLOG_H
@@ -23,6 +27,13 @@ struct chainlog_spec {
 	const char *const *optional; /* keys of spec->keys older lines may lack (NULL: none) */
 	/* optional: the record type's own rules (value kinds, identifiers), after the key set */
 	int (*check)(const struct json *rec, char *err, size_t errlen);
+};
+
+/* A torn last line an appender cut off; bytes 0: there was none. */
+struct chainlog_cut {
+	unsigned long long offset;   /* where it began: the log's size now */
+	unsigned long long bytes;    /* its length */
+	unsigned long line;          /* its line number */
 };
 
 /* Verify the log read from fd: last fingerprint ("" when empty) and line count out. */
@@ -45,11 +56,22 @@ struct chainlog_pos {
  * before must be unchanged and the log no shorter. Cost: the bytes appended since. */
 int chainlog_follow(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos, char *err,
 		    size_t errlen);
+/* chainlog_follow for an appender: fd writable and exclusively locked; a torn tail after the
+ * verified lines is cut off and described in *cut. */
+int chainlog_follow_append(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos,
+			   struct chainlog_cut *cut, char *err, size_t errlen);
 /* Open log (created 0644 when create), take a shared or exclusive flock, verify it; the fd or -1. */
 int chainlog_open(const char *log, const struct chainlog_spec *spec, bool create, bool exclusive, char last_fp[FP_HEX_XXH3],
 		  unsigned long *count, char *err, size_t errlen);
+/* Open log to append (created 0644), take an exclusive flock, verify it and cut off a torn
+ * tail (*cut); the fd or -1. */
+int chainlog_open_append(const char *log, const struct chainlog_spec *spec, char last_fp[FP_HEX_XXH3], unsigned long *count,
+			 struct chainlog_cut *cut, char *err, size_t errlen);
+/* The one line a tool prints on stderr when an appender cut a torn tail off. */
+void chainlog_cut_describe(const struct chainlog_cut *cut, const char *log, char *out, size_t outlen);
 /* Set rec's prev_key (last_fp, null when count is 0) and fp_key, then append the line with one
- * write and fsync (the parent directory is synced after the first line). Updates last_fp, count. */
+ * write and fsync (the parent directory is synced after the first line). Updates last_fp, count.
+ * On a short write or a failed fsync the line is taken back (truncated) before -1. */
 int chainlog_append(int fd, const char *log, const struct chainlog_spec *spec, struct arena *a, struct json *rec,
 		    char last_fp[FP_HEX_XXH3], unsigned long *count, char *err, size_t errlen);
 #endif
