@@ -367,10 +367,51 @@ PY
 	[ "$(wc -l < "$log")" -eq 7 ]
 	run schednav-mcp --verify-log --workspace "$W"
 	assert_success
-	{ cat "$BATS_TEST_TMPDIR/good"; printf '{"type":"bridge_call"'; } > "$log"
+	cp "$log" "$BATS_TEST_TMPDIR/good"
+	# a server killed while it appended leaves a torn last line: --verify-log refuses it, the
+	# next server cuts it off under the lock and says so; the whole lines stay as they were
+	local good
+	good=$(stat -c %s "$log")
+	printf '{"type":"bridge_call","profile":"ana' >> "$log"
+	run schednav-mcp --verify-log --workspace "$W"
+	assert_failure 1
+	assert_output "schednav-mcp: $log:8: torn last line (no newline: an earlier write was interrupted); refusing to append after it. Inspect it, then cut it off with 'truncate -s $good $log' and run schednav-mcp again"
+	run --separate-stderr schednav-mcp --profile analyst --workspace "$W" < /dev/null
+	assert_success
+	assert_output ""
+	[ "$stderr" = "schednav-mcp: $log:8: cut off a torn last line (36 bytes without a newline, left by an append that was interrupted before it was acknowledged); the log is back to its 7 whole lines ($good bytes)" ]
+	cmp "$BATS_TEST_TMPDIR/good" "$log"
+	# what no append leaves is refused and kept for inspection
+	{ cat "$BATS_TEST_TMPDIR/good"; printf 'not a bridge_call'; } > "$log"
+	cp "$log" "$BATS_TEST_TMPDIR/before"
 	run schednav-mcp --profile analyst --workspace "$W" < /dev/null
 	assert_failure 1
-	assert_output --partial "torn last line"
+	assert_output --partial "audit.ndjson:8: torn last line"
+	cmp "$BATS_TEST_TMPDIR/before" "$log"
+}
+
+@test "schednav-mcp: a running server cuts off the torn line another server left, before it appends" {
+	local T="$BATS_TEST_TMPDIR" log="$W/.schednav-mcp/audit.ndjson"
+	mkfifo "$T/in" "$T/out"
+	schednav-mcp --profile analyst --workspace "$W" < "$T/in" > "$T/out" 2> "$T/err" &
+	local pid=$! reply
+	exec 5> "$T/in" 6< "$T/out"
+	printf '%s\n' "$INIT" >&5
+	read -r reply <&6   # the server has verified the (empty) log and answers
+	# another server of the workspace was killed while it appended its first line
+	printf '{"type":"bridge_call","pro' >> "$log"
+	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"analyze_workload","arguments":{"run_config_id":"nope"}}}' >&5
+	read -r reply <&6
+	exec 5>&- 6<&-
+	local rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ] || fail "the server exited $rc: $(cat "$T/err")"
+	[ "$(jq -r .id <<< "$reply")" = 1 ]
+	[ "$(cat "$T/err")" = "schednav-mcp: $log:1: cut off a torn last line (26 bytes without a newline, left by an append that was interrupted before it was acknowledged); the log is back to its 0 whole lines (0 bytes)" ]
+	[ "$(wc -l < "$log")" -eq 1 ]
+	[ "$(jq -r .outcome "$log")" = refused ]
+	run schednav-mcp --verify-log --workspace "$W"
+	assert_success
 }
 
 @test "schednav-mcp: run sets: simulate every config x action twice (same fingerprints), then audit per config" {

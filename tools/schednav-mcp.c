@@ -1217,6 +1217,17 @@ struct reply {
 	struct json *task;
 };
 
+/* Say on stderr that the store cut off a torn audit line (a server killed while it appended). */
+static void report_cut(struct server *s)
+{
+	char msg[PATH_MAX + 300];
+	if (!s->store.audit_cut.bytes)
+		return;
+	chainlog_cut_describe(&s->store.audit_cut, s->store.audit_path, msg, sizeof msg);
+	warnx_("%s", msg);
+	memset(&s->store.audit_cut, 0, sizeof s->store.audit_cut);
+}
+
 /* Audit the call, save a finished task, reply: every call ends here, once. */
 static void respond(struct server *s, struct arena *a, const struct json *id, long long t0, struct reply *r)
 {
@@ -1228,7 +1239,9 @@ static void respond(struct server *s, struct arena *a, const struct json *id, lo
 		r->log.task_fp = tfp;
 	}
 	r->log.duration_ms = clock_wall_ms() - t0;
-	if (task_audit_append(&s->store, a, &r->log, &at, err, sizeof err))
+	int rc = task_audit_append(&s->store, a, &r->log, &at, err, sizeof err);
+	report_cut(s);
+	if (rc)
 		die("%s", err);   /* a call that cannot be logged must not be served */
 	if (r->task) {
 		json_set(a, r->task, "audit_offset", json_int(a, (long long)at));
@@ -1614,7 +1627,9 @@ static void build_schemas(struct server *s)
 static void open_state(struct server *s, bool create)
 {
 	char err[1024];
-	if (task_store_open(&s->store, s->ws.root, create, err, sizeof err))
+	int rc = task_store_open(&s->store, s->ws.root, create, err, sizeof err);
+	report_cut(s);
+	if (rc)
 		die("%s", err);
 }
 

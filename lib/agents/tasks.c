@@ -169,7 +169,12 @@ static int audit_lock(struct task_store *ts, char *err, size_t errlen)
 		snprintf(err, errlen, "audit log: %s", strerror(errno));
 		return -1;
 	}
-	if (chainlog_follow(ts->audit_fd, ts->audit_path, &audit_log, &ts->audit_pos, e, sizeof e)) {
+	struct chainlog_cut cut = { 0 };
+	int rc = ts->appending ? chainlog_follow_append(ts->audit_fd, ts->audit_path, &audit_log, &ts->audit_pos, &cut, e, sizeof e)
+			       : chainlog_follow(ts->audit_fd, ts->audit_path, &audit_log, &ts->audit_pos, e, sizeof e);
+	if (cut.bytes)
+		ts->audit_cut = cut;
+	if (rc) {
 		snprintf(err, errlen, "audit log: %s", e);
 		return -1;
 	}
@@ -179,7 +184,9 @@ static int audit_lock(struct task_store *ts, char *err, size_t errlen)
 int task_store_open(struct task_store *ts, const char *root, bool create, char *err, size_t errlen)
 {
 	memset(&ts->audit_pos, 0, sizeof ts->audit_pos);
+	memset(&ts->audit_cut, 0, sizeof ts->audit_cut);
 	ts->audit_fd = -1;
+	ts->appending = create;
 	snprintf(ts->dir, sizeof ts->dir, "%s/" TASK_STATE_DIR, root);
 	if (create) {
 		char tasks[PATH_MAX + 8];

@@ -43,6 +43,8 @@ struct task_store {
 	char audit_path[PATH_MAX + 16];   /* dir/audit.ndjson */
 	int audit_fd;
 	struct chainlog_pos audit_pos;    /* how far this server has verified the shared log */
+	bool appending;                   /* a server's store: audit_fd writable */
+	struct chainlog_cut audit_cut;    /* a torn tail cut off since the tool last cleared it */
 };
 
 /* One bridge_call line: NULL (or "" for the ids) is logged as null; artifacts give the
@@ -63,7 +65,8 @@ struct task_info {
 };
 
 /* Open the state of the workspace at root. create (a server): make dir and dir/tasks, open
- * or create the log and verify it in full. !create (--verify-log): verify the existing log;
+ * or create the log and verify it in full; a torn tail (a server killed while it appended)
+ * is cut off here or before a later append and recorded in audit_cut for the tool to report. !create (--verify-log): verify the existing log;
  * audit_pos then holds its line count and last fingerprint. 0, or -1 and a message. */
 int task_store_open(struct task_store *ts, const char *root, bool create, char *err, size_t errlen);
 void task_store_close(struct task_store *ts);
