@@ -184,12 +184,17 @@ cut_message() {   # the report of a torn line LINE of BYTES cut off at byte GOOD
 }
 
 @test "approve: SIGKILL at random points never leaves a torn or broken log" {
-	# Each approve is killed at a random point (seeded; 0-149 ms, an approve takes about
-	# 50 ms). After each kill the log is its whole lines from before, unchanged, then at most
-	# new whole lines and at most one torn last line that --verify refuses; the next approve
-	# cuts that off. Every approval that was acknowledged stays in the log at its line.
+	# Each approve is killed at a random point (seeded) within 1.5 times what one approve
+	# takes here, measured first (about 50 ms in a plain build, far more under ASan or load),
+	# so the kills land before, inside and after the append on any machine. After each kill
+	# the log is its whole lines from before, unchanged, then at most new whole lines and at
+	# most one torn last line that --verify refuses; the next approve cuts that off. Every
+	# approval that was acknowledged stays in the log at its line.
 	RANDOM=20261201
-	local i n prefix torn=0
+	local i n ms prefix torn=0 t0 window
+	t0=${EPOCHREALTIME/./}
+	approve --ranking "$TIE" --action native-fifo --by "Timer" --reason "how long one takes" --log timed.ndjson 2>/dev/null
+	window=$(((${EPOCHREALTIME/./} - t0) * 3 / 2000 + 1))   # ms
 	touch log.ndjson
 	for i in $(seq 1 20); do
 		prefix=$(stat -c %s log.ndjson)
@@ -197,7 +202,8 @@ cut_message() {   # the report of a torn line LINE of BYTES cut off at byte GOOD
 		approve --ranking "$TIE" --action native-preemptive-g3600-b09-d0900 --by "K. Iller" \
 			--reason "run $i $(head -c 3000 /dev/zero | tr '\0' r)" --log log.ndjson 2> "err.$i" &
 		pid=$!
-		sleep "$(printf 0.%03d $((RANDOM % 150)))"
+		ms=$(((RANDOM * 32768 + RANDOM) % window))
+		sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
 		kill -KILL "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 		# acknowledged lines are never rewritten (a cut removes only what is after them)
@@ -213,7 +219,7 @@ cut_message() {   # the report of a torn line LINE of BYTES cut off at byte GOOD
 		fi
 	done
 	n=$(wc -l < log.ndjson)
-	echo "# $n of 20 approvals completed before their SIGKILL; $torn kills left a torn line" >&3
+	echo "# $n of 20 approvals completed before their SIGKILL (kills within $window ms); $torn kills left a torn line" >&3
 	[ "$n" -le 20 ]
 	# every approval that said so is in the log, at the line and with the fingerprint it named
 	for i in $(seq 1 20); do
