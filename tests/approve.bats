@@ -197,7 +197,7 @@ cut_message() {   # the report of a torn line LINE of BYTES cut off at byte GOOD
 	window=$(((${EPOCHREALTIME/./} - t0) * 3 / 2000 + 1))   # ms
 	touch log.ndjson
 	for i in $(seq 1 20); do
-		prefix=$(stat -c %s log.ndjson)
+		prefix=$(head -n "$(wc -l < log.ndjson)" log.ndjson | wc -c)   # its whole lines
 		cp log.ndjson prev.ndjson
 		approve --ranking "$TIE" --action native-preemptive-g3600-b09-d0900 --by "K. Iller" \
 			--reason "run $i $(head -c 3000 /dev/zero | tr '\0' r)" --log log.ndjson 2> "err.$i" &
