@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
-# plan-check: a valid rolling plan and adaptive selections, and one test per rule of the spec's
-# plan collection (agents.md): task meta, one stage hashing to its receipt, the Strategist
-# equal to the decision, the Analyst mask, no reuse, roles, budget, reason, windows.
+# plan-check: a valid rolling plan and adaptive selections, and a test or a case file
+# (tests/cases/plan-check/) per rule of the spec's plan collection (agents.md): task meta, one
+# stage hashing to its receipt, the Strategist equal to the decision, the Analyst mask, no
+# reuse, roles, budget, reason, windows.
 
 load helper
 load plan_fixtures
