@@ -6,6 +6,20 @@
 
 load helper
 load adaptive_fixtures
+load run_cases
+
+# The error cases (tests/cases/adaptive-design/*.case) read: an 8-window scan and its design
+# (make_design), a 3-window scan, a stratified scan of the small adaptive study trace, and the
+# scripted agent's selections for the design.
+setup_file() {
+	export FX="$BATS_FILE_TMPDIR/fx"
+	mkdir -p "$FX"
+	make_design "$FX"
+	scan_stream "$FX/s3.nd" 0.5 0.1 0.6 0.2 0.7 0.3
+	trace-scan --day-seconds 3600 --sample-seconds 600 --pressure-strata 1 --share-strata 1 \
+		-i "$ROOT/tests/data/study/adaptive.trace.ndjson.zst" -o "$FX/strat.nd"
+	agent_stream "$FX/one.nd" "$FX/design.nd"
+}
 
 setup() {
 	T="$BATS_TEST_TMPDIR"
@@ -16,15 +30,10 @@ setup() {
 	run adaptive-design -V
 	assert_success
 	assert_output --partial "writes: schednav.adaptive-design/1"
-	scan_stream "$T/s.nd" 0.5 0.1 0.6 0.2 0.7 0.3 0.8 0.4
-	run adaptive-design --policy "$ROOT/configs/policies/native-fifo.json" "$T/s.nd"
-	assert_failure 2
-	assert_output --partial "need 3 to 5 --policy files, not 1"
-	run adaptive-design $(catalogue_args) --calibration-fraction 0.4 "$T/s.nd"
-	assert_failure 2
-	assert_output --partial "--calibration-fraction must be in [0.5, 1), not '0.4'"
-	run adaptive-design $(catalogue_args) "$T/s.nd" "$T/s.nd"
-	assert_failure 2
+}
+
+@test "adaptive-design: the error cases (tests/cases/adaptive-design/*.case): usage, too few windows, stratified scans, bad --exclude, the rule's catalogue, empty, truncated and edited input, agent selections" {
+	run_cases adaptive-design fx="$FX"
 }
 
 @test "adaptive-design: the cut is int(f*n), chronological, calibration first" {
@@ -52,25 +61,12 @@ setup() {
 	[ "$(python3 -c 'print(int(112 * 0.6))')" -eq 67 ]
 }
 
-@test "adaptive-design: fewer than four windows, a stratified scan and an unknown --exclude are refused" {
-	scan_stream "$T/s.nd" 0.5 0.1 0.6 0.2 0.7 0.3
-	run adaptive-design $(catalogue_args) "$T/s.nd"
-	assert_failure 1
-	assert_output "adaptive-design: '$T/s.nd': 3 eligible windows; an adaptive study needs at least 4"
+@test "adaptive-design: --exclude leaves a window out of the design" {
 	scan_stream "$T/s.nd" 0.5 0.1 0.6 0.2 0.7 0.3 0.8 0.4 0.9 0.5
 	run adaptive-design $(catalogue_args) --exclude day-0001 -o "$T/d.nd" "$T/s.nd"
 	assert_success
 	[ "$(design_rec "$T/d.nd" '[.windows[].window_id] | join(" ")')" = '"day-0000 day-0002 day-0003 day-0004"' ]
 	[ "$(design_rec "$T/d.nd" '.window_rule.excluded_window_ids')" = '["day-0001"]' ]
-	run adaptive-design $(catalogue_args) --exclude day-0042 "$T/s.nd"
-	assert_failure 1
-	assert_output --partial "--exclude: window 'day-0042' is not an eligible window"
-	# a real scan without --all-eligible (stratified medoids)
-	trace-scan --day-seconds 3600 --sample-seconds 600 --pressure-strata 1 --share-strata 1 \
-		-i "$ROOT/tests/data/study/adaptive.trace.ndjson.zst" -o "$T/strat.nd"
-	run adaptive-design $(catalogue_args) "$T/strat.nd"
-	assert_failure 1
-	assert_output --partial "an adaptive study takes every eligible window: scan with trace-scan --all-eligible"
 }
 
 @test "adaptive-design: thresholds are the calibration medians of peak pressure and Spot share" {
@@ -107,11 +103,7 @@ day-0007 lower-pressure-lower-spot-share native-fifo,native-preemptive-g3600-b09
 lower-pressure-lower-spot-share"
 	rule=$(jq -c 'select(.type == "rule_selections")' "$T/d.nd")
 	[ "$(jq -c '[.controller_id, .selection_basis, .schema_version, .design_fingerprint == "'"$(design_rec "$T/d.nd" .design_fingerprint | tr -d '"')"'"]' <<< "$rule")" = '["workload-rule-v1","workload_only","schednav.rule-selections/v1",true]' ]
-	# the rule needs the catalogue v3
-	run adaptive-design --policy "$ROOT/configs/policies/native-fifo.json" --policy "$ROOT/configs/policies/native-preemptive-3600.json" \
-		--policy "$ROOT/configs/policies/native-preemptive-g3600-b09-d0000.json" "$T/s.nd"
-	assert_failure 1
-	assert_output --partial "workload-rule-v1 needs the catalogue v3"
+	# (the rule needs the catalogue v3: tests/cases/adaptive-design/rule-needs-catalogue-v3.case)
 }
 
 @test "adaptive-design: the design is self-fingerprinted, deterministic and schema-valid; operand, -i and stdin agree" {
@@ -156,7 +148,7 @@ lower-pressure-lower-spot-share"
 		fail "tests/adaptive/agent-selections.ndjson is stale: regenerate it with tests/adaptive/scripted-agent (docs/studies.md)"
 }
 
-@test "adaptive-design: agent selections for another design, edited, or not one record are refused before anything is written" {
+@test "adaptive-design: agent selections for another design or in two records are refused before anything is written" {
 	# each rule of the selections themselves (windows, 3-5 ids, FIFO, catalogue, reason, keys) has
 	# its own check in tests/unit/test_adaptive.c: plan-check refuses those before a file exists
 	make_design "$T"
@@ -170,44 +162,16 @@ lower-pressure-lower-spot-share"
 	adaptive-design $(design_args) --warmup-seconds 3600 -o "$T/other.nd" "$T/scan.nd"
 	agent_stream "$T/for-other.nd" "$T/other.nd"
 	refuse "$T/for-other.nd" "controller 'scripted-agent-v1': window 'day-0004': observed '$(design_rec "$T/other.nd" .design_fingerprint | tr -d '"')', not this design ('$(design_rec "$T/design.nd" .design_fingerprint | tr -d '"')')"
-	# an edited record (a selection dropped) no longer verifies, though its stream was resealed
+	# two records (edited, truncated, none and the rule's record are case files: agent-*.case)
 	agent_stream "$T/one.nd" "$T/design.nd"
-	jq -c 'if .type == "controller_selections" then .selections |= .[1:] else . end' "$T/one.nd" | grep -v '"type":"end"' | stream-seal -o "$T/edited.nd"
-	refuse "$T/edited.nd" "controller 'scripted-agent-v1': 'selections_fingerprint' does not verify (the selections were edited)"
-	# two records, none, a broken stream
 	{ sed '$d' "$T/one.nd"; sed -n 2p "$T/one.nd"; } | stream-seal -o "$T/two.nd"
 	refuse "$T/two.nd" "adaptive-design: $T/two.nd:3: a second controller_selections record (one agent per file)"
-	sed -n 1p "$T/one.nd" | stream-seal -o "$T/none.nd"
-	refuse "$T/none.nd" "adaptive-design: $T/none.nd: no controller_selections record"
-	sed '$d' "$T/one.nd" > "$T/cut.nd"
-	refuse "$T/cut.nd" "adaptive-design: $T/cut.nd:2: truncated stream: no 'end' record"
-	# the rule's record is not an agent's
-	grep -v '"type":"adaptive_design"\|"type":"end"' "$T/design.nd" | stream-seal -o "$T/rule.nd"
-	refuse "$T/rule.nd" "adaptive-design: $T/rule.nd: no controller_selections record"
 }
 
-@test "adaptive-design: empty input, a truncated or edited scan exit 1 with PATH:LINE and write nothing" {
-	run adaptive-design $(catalogue_args) -o "$T/out.nd" /dev/null
-	assert_failure 1
-	assert_output "adaptive-design: /dev/null: empty input: no trace-scan stream"
-	run adaptive-design $(catalogue_args) -o "$T/out.nd" < /dev/null
-	assert_failure 1
+@test "adaptive-design: chunked input gives the same design" {
+	# (empty, truncated and edited input, a trace instead of a scan: tests/cases/adaptive-design/*.case)
 	scan_stream "$T/s.nd" 0.5 0.1 0.6 0.2 0.7 0.3 0.8 0.4
-	n=$(wc -l < "$T/s.nd")
-	sed '$d' "$T/s.nd" > "$T/cut.nd"
-	run adaptive-design $(catalogue_args) -o "$T/out.nd" "$T/cut.nd"
-	assert_failure 1
-	assert_output "adaptive-design: $T/cut.nd:$((n - 1)): truncated stream: no 'end' record"
-	sed 's/"peak_pressure":0.5,/"peak_pressure":0.6,/' "$T/s.nd" > "$T/edit.nd"
-	run adaptive-design $(catalogue_args) -o "$T/out.nd" "$T/edit.nd"
-	assert_failure 1
-	assert_output --partial "fingerprint mismatch"
 	feed_chunked "$T/s.nd" adaptive-design $(catalogue_args) > "$T/chunked.nd"
 	adaptive-design $(catalogue_args) "$T/s.nd" > "$T/whole.nd"
 	[ "$(sans_header "$T/chunked.nd")" = "$(sans_header "$T/whole.nd")" ]
-	# a trace instead of a scan
-	run adaptive-design $(catalogue_args) -o "$T/out.nd" "$ROOT/tests/data/study/tiny.trace.ndjson.zst"
-	assert_failure 1
-	assert_output --partial "not a trace-scan stream (schema 'schednav.trace/1', expected 'schednav.windows/1')"
-	[ ! -e "$T/out.nd" ]
 }

@@ -1,27 +1,38 @@
 #!/usr/bin/env bats
-# plan-check: a valid rolling plan and adaptive selections, and one test per rule of the spec's
-# plan collection (agents.md): task meta, one stage hashing to its receipt, the Strategist
-# equal to the decision, the Analyst mask, no reuse, roles, budget, reason, windows.
+# plan-check: a valid rolling plan and adaptive selections, and a test or a case file
+# (tests/cases/plan-check/) per rule of the spec's plan collection (agents.md): task meta, one
+# stage hashing to its receipt, the Strategist equal to the decision, the Analyst mask, no
+# reuse, roles, budget, reason, windows.
 
 load helper
 load plan_fixtures
+load run_cases
+
+# The error cases (tests/cases/plan-check/*.case) read one valid two-decision fixture: its
+# task directory, its decision stream, and the same decisions for two evaluation windows.
+setup_file() {
+	export FX="$BATS_FILE_TMPDIR/fx"
+	local T="$FX"
+	mkdir -p "$T/tasks"
+	two_decisions
+	echo '{"type":"header","schema":"schednav.windows/1","tool":"test","version":"0.2.0","inputs":[],"params":{}}
+{"type":"window","window_id":"day-0001"}
+{"type":"window","window_id":"day-0002"}' | stream-seal -o "$T/windows.nd"
+	jq -c 'if .observation_fingerprint == "'$OBS1'" then .window_id = "day-0001" else .window_id = "day-0002" end' "$T/decisions.lines" \
+		| seal_decisions "$T/adaptive.nd"
+}
 
 setup() {
 	T="$BATS_TEST_TMPDIR"
 	mkdir -p "$T/tasks"
 }
 
-# redo: rewrite the decisions stream from edited lines
-redo() { seal_decisions "$T/decisions.nd" < "$T/decisions.lines"; }
-
 @test "plan-check: invariants (--help matches the man page, bad option exits 2)" {
 	assert_tool_invariants plan-check
-	run plan-check --rolling --mode solo --controller-id c --project p --tasks "$T" --action-space "$SPACE"
-	assert_failure 2
-	run plan-check --rolling --adaptive --mode single_agent --controller-id c --project p --tasks "$T" --action-space "$SPACE"
-	assert_failure 2
-	run plan-check --rolling --mode single_agent --project p --tasks "$T" --action-space "$SPACE"
-	assert_failure 2
+}
+
+@test "plan-check: the error cases (tests/cases/plan-check/*.case)" {
+	run_cases plan-check fx="$FX"
 }
 
 @test "plan-check: a valid multi_agent rolling plan" {
@@ -34,17 +45,6 @@ redo() { seal_decisions "$T/decisions.nd" < "$T/decisions.lines"; }
 	# the same inputs give the same bytes
 	check multi_agent -o "$T/again.nd"
 	cmp <(sans_header "$T/plan.nd") <(sans_header "$T/again.nd")
-}
-
-@test "plan-check: empty and truncated decision streams fail with exit 1" {
-	run plan-check "${ROLLING[@]}" --mode single_agent --tasks "$T/tasks" --action-space "$SPACE" < /dev/null
-	assert_failure 1
-	assert_output --partial "no agent_decision records"
-	two_decisions
-	head -n 2 "$T/decisions.nd" > "$T/cut.nd"
-	run plan-check "${ROLLING[@]}" --mode multi_agent --tasks "$T/tasks" --action-space "$SPACE" "$T/cut.nd"
-	assert_failure 1
-	assert_output --regexp "cut.nd:[0-9]+: "
 }
 
 @test "plan-check: the task meta must match (project, worker, task id, status)" {
@@ -70,11 +70,8 @@ redo() { seal_decisions "$T/decisions.nd" < "$T/decisions.lines"; }
 }
 
 @test "plan-check: exactly one stage output must match the receipt" {
+	# (none matching, another model, is tests/cases/plan-check/stage-model-differs.case)
 	two_decisions
-	run check multi_agent --model other-model
-	assert_failure 1
-	assert_output --partial "task 'a1': expected one stage output matching the receipt"
-	assert_output --partial "found 0"
 	cp "$T/tasks/a1/stage-1.json" "$T/tasks/a1/stage-2.json"
 	run check multi_agent
 	assert_failure 1
@@ -90,27 +87,9 @@ redo() { seal_decisions "$T/decisions.nd" < "$T/decisions.lines"; }
 	assert_output --regexp "a2/stage-1.json: the stage's SHA-256 [0-9a-f]{64} is not its receipt's [0-9a-f]{64}$"
 }
 
-@test "plan-check: the Strategist's ids and reason must equal the decision" {
+@test "plan-check: a masked Analyst stage equal to the mask passes" {
+	# (an Analyst stage that is not the mask: tests/cases/plan-check/masked-analyst-carries-workload.case)
 	two_decisions
-	sed -i '1s/"reason_code":"hp-pressure-high"/"reason_code":"something-else"/' "$T/decisions.lines"
-	redo
-	run check multi_agent
-	assert_failure 1
-	assert_output --partial "s1/stage-1.json: the Strategist's candidate_action_ids or reason_code differ from decision 1"
-	two_decisions
-	# the same set in another order is another decision
-	sed -i '2s/"candidate_action_ids":\["native-fifo","native-preemptive-g3600-b09-d0000"/"candidate_action_ids":["native-preemptive-g3600-b09-d0000","native-fifo"/' "$T/decisions.lines"
-	redo
-	run check multi_agent
-	assert_failure 1
-	assert_output --partial "differ from decision 2"
-}
-
-@test "plan-check: a masked Analyst must equal the mask" {
-	two_decisions
-	run check multi_agent_masked
-	assert_failure 1
-	assert_output --partial "a1/stage-1.json: the masked Analyst stage carries workload information"
 	local sa1 sa2 ss1 ss2
 	sa1=$(analyst "$T/tasks" a1 $OBS1 "$MASK")
 	sa2=$(analyst "$T/tasks" a2 $OBS2 "$MASK")
@@ -124,81 +103,14 @@ redo() { seal_decisions "$T/decisions.nd" < "$T/decisions.lines"; }
 	assert_success
 }
 
-@test "plan-check: no stage may be reused" {
-	two_decisions
-	local sa1 ss1
-	sa1=$(sha256sum "$T/tasks/a1/stage-1.json" | cut -d' ' -f1)
-	ss1=$(sha256sum "$T/tasks/s1/stage-1.json" | cut -d' ' -f1)
-	decision $OBS1 "$IDS1" hp-pressure-high 3 "$(receipt "Workload Analyst" a1 "$sa1")" "$(receipt "Workload Analyst" a1 "$sa1")" \
-		"$(receipt "Scheduling Strategist" s1 "$ss1")" | seal_decisions "$T/decisions.nd"
-	run check multi_agent
-	assert_failure 1
-	assert_output --partial "the stage of task 'a1' is reused (decision 1)"
-}
-
-@test "plan-check: each mode needs its roles, and an LLM call per role" {
+@test "plan-check: a single_agent plan needs only the Strategist" {
+	# (the refusals of missing roles, LLM call counts and wrong workers are case files)
 	two_decisions
 	local ss1
 	ss1=$(sha256sum "$T/tasks/s1/stage-1.json" | cut -d' ' -f1)
 	decision $OBS1 "$IDS1" hp-pressure-high 2 "$(receipt "Scheduling Strategist" s1 "$ss1")" | seal_decisions "$T/decisions.nd"
-	run check multi_agent
-	assert_failure 1
-	assert_output "plan-check: $T/decisions.nd:2: decision 1: the multi_agent plan needs a Workload Analyst receipt"
 	run check single_agent -o "$T/single.nd"
 	assert_success
-	decision $OBS1 "$IDS1" hp-pressure-high 0 "$(receipt "Scheduling Strategist" s1 "$ss1")" | seal_decisions "$T/decisions.nd"
-	run check single_agent
-	assert_failure 1
-	assert_output --partial "llm_call_count must be an integer >= 1"
-	two_decisions
-	sed -i '1s/"llm_call_count":2/"llm_call_count":1/' "$T/decisions.lines"
-	redo
-	run check multi_agent
-	assert_failure 1
-	assert_output --partial "decision 1: llm_call_count must be an integer >= 2"
-	# a receipt naming the wrong worker for its role
-	two_decisions
-	sed -i '1s/"worker_id":"workload-analyst"/"worker_id":"scheduling-strategist"/' "$T/decisions.lines"
-	redo
-	run check multi_agent
-	assert_failure 1
-	assert_output --partial "the Workload Analyst receipt names worker 'scheduling-strategist'"
-}
-
-@test "plan-check: a rolling decision takes exactly 3 declared, distinct candidates including the safety action" {
-	two_decisions
-	for ids in '["native-fifo","native-preemptive-3600"]' \
-		'["native-fifo","native-preemptive-3600","native-preemptive-3600"]' \
-		'["native-fifo","native-preemptive-3600","make-it-fast"]' \
-		'["native-preemptive-3600","native-preemptive-g3600-b09-d0000","native-preemptive-g3600-b09-d0900"]'; do
-		decision $OBS1 "$ids" r 2 '{}' | seal_decisions "$T/decisions.nd"
-		run check multi_agent
-		assert_failure 1
-		assert_output --regexp "exactly 3|appears twice|not a declared action|must include the safety action 'native-fifo'"
-	done
-	decision $OBS1 '["native-fifo","native-preemptive-g3600-b09-d0000","native-preemptive-g3600-b09-d0900"]' r 2 '{}' | seal_decisions "$T/decisions.nd"
-	run check multi_agent --required-action native-preemptive-3600
-	assert_failure 1
-	assert_output --partial "must include the safety action 'native-preemptive-3600'"
-}
-
-@test "plan-check: reason_code is one line of at most 256 bytes; observations are unique" {
-	two_decisions
-	decision $OBS1 "$IDS1" "$(printf 'two\nlines')" 2 '{}' | seal_decisions "$T/decisions.nd"
-	run check multi_agent
-	assert_failure 1
-	assert_output --partial "reason_code must be one non-empty line of at most 256 bytes"
-	decision $OBS1 "$IDS1" "$(head -c 257 /dev/zero | tr '\0' x)" 2 '{}' | seal_decisions "$T/decisions.nd"
-	run check multi_agent
-	assert_failure 1
-	assert_output --partial "reason_code must be one non-empty line"
-	two_decisions
-	sed -n 1p "$T/decisions.lines" > "$T/dup"
-	sed -n 1p "$T/decisions.lines" >> "$T/dup"
-	seal_decisions "$T/decisions.nd" < "$T/dup"
-	run check multi_agent
-	assert_failure 1
-	assert_output "plan-check: $T/decisions.nd:3: decision 2: observation '$OBS1' appears twice"
 }
 
 @test "plan-check: a meta.json ending in a literal \\n is read, listed in source_anomalies and never rewritten" {
@@ -212,10 +124,8 @@ redo() { seal_decisions "$T/decisions.nd" < "$T/decisions.lines"; }
 }
 
 @test "plan-check: context isolation receipts (v2 fresh room) are verified when present and required on request" {
+	# (a missing receipt under --require-isolation: tests/cases/plan-check/isolation-required-missing.case)
 	two_decisions
-	run check multi_agent --require-isolation
-	assert_failure 1
-	assert_output "plan-check: task 'a1': no context-isolation.json"
 	isolation() {   # TASK WORKER OBS DISPATCHED
 		python3 - "$T/tasks/$1/context-isolation.json" "$1" "$2" "$3" "$4" <<'PY'
 import hashlib, json, sys
@@ -264,27 +174,6 @@ PY
 	assert_schema "$T/sel.nd"
 	[ "$(jq -c 'select(.type == "controller_selections") | [.schema_version, .safety_action_id, [.selections[].window_id]]' "$T/sel.nd")" = \
 	  '["schednav.controller-selections/v1","native-fifo",["day-0001","day-0002"]]' ]
-	jq -c 'select(.window_id == "day-0001")' <(jq -c 'if .observation_fingerprint == "'$OBS1'" then .window_id = "day-0001" else .window_id = "day-0002" end' "$T/decisions.lines") \
-		| seal_decisions "$T/one.nd"
-	run plan-check "${A[@]}" "$T/one.nd"
-	assert_failure 1
-	assert_output "plan-check: evaluation window 'day-0002' has no selection"
-	jq -c '.window_id = "day-0009"' <(sed -n 1p "$T/decisions.lines") | seal_decisions "$T/bad.nd"
-	run plan-check "${A[@]}" "$T/bad.nd"
-	assert_failure 1
-	assert_output --partial "window 'day-0009' is not an evaluation window"
-	jq -c '.window_id = "day-0001"' "$T/decisions.lines" | seal_decisions "$T/twice.nd"
-	run plan-check "${A[@]}" "$T/twice.nd"
-	assert_failure 1
-	assert_output "plan-check: $T/twice.nd:3: decision 2: window 'day-0001' appears twice"
-	# a window id follows the identifier rule (docs/hardening.md), named at its line
-	jq -c '.window_id = "day-0001\u0007"' <(sed -n 1p "$T/decisions.lines") | seal_decisions "$T/ctl.nd"
-	run plan-check "${A[@]}" "$T/ctl.nd"
-	assert_failure 1
-	assert_output "plan-check: $T/ctl.nd:2: decision 1: agent_decision record: 'window_id' 'day-0001\x07' contains a control character"
-	jq -c '.window_id = "day-0001" | .candidate_action_ids = ["native-fifo","native-preemptive-3600","native-preemptive-g3600-b09-d0000","native-preemptive-g3600-b09-d0900","native-preemptive-g3600-b09-loss-aware","native-fifo"]' \
-		<(sed -n 1p "$T/decisions.lines") | seal_decisions "$T/six.nd"
-	run plan-check "${A[@]}" "$T/six.nd"
-	assert_failure 1
-	assert_output --partial "a selection takes 3 to 5 candidate action ids"
+	# (the refusals, a window without or with two selections, one outside the evaluation
+	# windows, a control character in its id, six candidates, are case files: adaptive-*.case)
 }

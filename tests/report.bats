@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # report: the HTML page and its charts in a headless browser (decision-table: tests/decision-table.bats).
 load helper
+load run_cases
 
 setup_file() {
 	export FX="$BATS_FILE_TMPDIR/fx"
@@ -34,35 +35,10 @@ require_chromium() {
 
 @test "report: --help matches the man page, bad option exits 2" {
 	assert_tool_invariants report
-	run report --bins 1 "${ALL[@]}"
-	assert_failure 2
-	assert_output --partial "--bins"
-	run report --bins x "${ALL[@]}"
-	assert_failure 2
 }
 
-@test "report: empty input is an error and writes nothing" {
-	run report -o "$BATS_TEST_TMPDIR/r.html" < /dev/null
-	assert_failure 1
-	assert_output "report: no streams in the input"
-	[ ! -e "$BATS_TEST_TMPDIR/r.html" ]
-}
-
-@test "report: a truncated stream fails with PATH:LINE and leaves no page" {
-	head -n -1 "$FX/native-fifo.result.ndjson" > "$BATS_TEST_TMPDIR/cut.ndjson"
-	run report -o "$BATS_TEST_TMPDIR/r.html" "${DECISION[@]}" "$BATS_TEST_TMPDIR/cut.ndjson"
-	assert_failure 1
-	assert_output --regexp "^report: $BATS_TEST_TMPDIR/cut.ndjson:[0-9]+: truncated stream"
-	[ ! -e "$BATS_TEST_TMPDIR/r.html" ]
-	[ ! -e "$BATS_TEST_TMPDIR/r.html.tmp" ]
-}
-
-@test "report: a bad record names PATH:LINE" {
-	sed '3s/"service_class":"[A-Za-z]*"/"service_class":"Gold"/' "$FX/native-fifo.result.ndjson" > "$BATS_TEST_TMPDIR/bad.ndjson"
-	run report "$BATS_TEST_TMPDIR/bad.ndjson"
-	assert_failure 1
-	# the edit breaks the fingerprint first; either way the line is named
-	assert_output --regexp "^report: $BATS_TEST_TMPDIR/bad.ndjson:[0-9]+: "
+@test "report: the error cases (tests/cases/report/*.case): --bins, empty, truncated and edited input, no gnuplot, an audit without its metrics" {
+	run_cases report fx="$FX"
 }
 
 @test "report: every section and chart of a small synthetic run" {
@@ -160,15 +136,7 @@ require_chromium() {
 	assert_output --partial "report: 'false' failed"
 	[ -z "$(ls -A "$BATS_TEST_TMPDIR/t")" ]
 	[ ! -e "$BATS_TEST_TMPDIR/f.html" ]
-	run report --gnuplot "$BATS_TEST_TMPDIR/no-such-gnuplot" "${ALL[@]}"
-	assert_failure 1
-	assert_output --partial "cannot run"
-}
-
-@test "report: an audit of metrics that are not in the input is an error" {
-	run report "$FX/native-fifo.audit.ndjson"
-	assert_failure 1
-	assert_output --partial "matches no metrics record"
+	# (a gnuplot that cannot be run: tests/cases/report/gnuplot-missing.case)
 }
 
 @test "report: an approval of this ranking in the log is shown" {

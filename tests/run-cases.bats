@@ -88,6 +88,18 @@ cases() { run python3 t/run-cases.py --var body="$PWD/body.nd" "$@"; }
 	[ ! -e pwned ] || fail "a shell ran the case's argv"
 }
 
+@test "run-cases: the 'tool' key runs another program of the tools' directory, named, never a path" {
+	printf '%s\n' '# another tool reads the same fixture' 'tool: stream-verify' 'args: {tmp}/no-such.nd' 'status: 1' \
+		"stderr: stream-verify: cannot open '{tmp}/no-such.nd': No such file or directory" > "$C/other.case"
+	cases stream-seal "$PWD/s"
+	assert_success
+	assert_line "ok other: another tool reads the same fixture"
+	printf '%s\n' '# a path is not a tool name' 'tool: ../stream-verify' 'args: x' 'status: 1' 'stderr: x' > "$C/other.case"
+	cases stream-seal "$PWD/s"
+	assert_failure 2
+	assert_line --regexp "^not ok other: malformed case: .*other\.case:2: tool is the name of a program"
+}
+
 @test "run-cases: every case file under tests/cases starts with what it tests" {
 	local d n=0
 	for d in "$ROOT"/tests/cases/*/; do

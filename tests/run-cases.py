@@ -8,7 +8,9 @@ with its argv (never through a shell), and checks the exit status, stderr and th
 stdout is empty. One line per case: "ok NAME" or "not ok NAME" followed by what differed.
 Exit 0 when every case passed, 1 when one failed, 2 when a case file is malformed (the
 message names its PATH:LINE) or the tool has no case files. The --var values are what
-the suite built (fixture paths); a case names them as {NAME}.
+the suite built (fixture paths); a case names them as {NAME}. TOOL is also the name of
+the case directory; a suite about several tools (tests/tenant-controller.bats) keeps its
+cases in tests/cases/SUITE/ and each case names its program with the 'tool' key.
 """
 import glob
 import os
@@ -26,7 +28,7 @@ PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 KEYS = {
     "args": False, "input": False, "input-name": False, "line": True, "edit": True,
     "stdin": False, "status": False, "stderr": True, "stderr-has": True,
-    "stderr-matches": True, "no-file": True,
+    "stderr-matches": True, "no-file": True, "tool": False,
 }
 EDITS = ("replace", "line", "delete-line", "crlf", "head", "drop-last-lines", "drop-last-bytes", "drop-end", "seal",
          "reseal", "set", "jq", "jq-line")
@@ -190,7 +192,13 @@ def run_case(path, name, scratch, variables):
         words = shlex.split(args)
     except ValueError as err:
         raise Malformed("%s:%d: args: %s" % (path, no, err))
-    argv = [TOOL] + [expand(path, no, w, env) for w in words]
+    program = TOOL
+    if "tool" in case:
+        no, name = case["tool"][0]
+        if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
+            raise Malformed("%s:%d: tool is the name of a program in the tools' directory" % (path, no))
+        program = os.path.join(BIN, name)
+    argv = [program] + [expand(path, no, w, env) for w in words]
     stdin = subprocess.DEVNULL
     if "stdin" in case:
         no, src = case["stdin"][0]

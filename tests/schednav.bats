@@ -2,6 +2,7 @@
 # schednav: the front command (exec path, help, running a tool), make install/uninstall
 # into a DESTDIR, and the Debian package check of make demo / make check.
 load helper
+load run_cases
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
@@ -24,29 +25,14 @@ setup() {
 	schednav sim-run --policy "$POLICY" < small.nd > r.nd
 	schednav metrics < r.nd > m.nd
 	stream-verify m.nd
-	run schednav sim-run --bogus
-	assert_failure 2
-	assert_line --index 0 "sim-run: unknown option '--bogus'"
-	run schednav stream-verify /nonexistent
-	assert_failure 1
-	assert_output --partial "stream-verify: "
+	# (a tool's usage and data errors passing through are tests/cases/schednav/tool-*-passes-through.case)
 	run schednav metrics -V
 	assert_success
 	assert_line --index 0 --regexp '^metrics \(SchedNav\) '
 }
 
-@test "schednav: an unknown or malformed tool name is a usage error" {
-	local t
-	for t in nope ../bin/sim-run sim-run/ /bin/sh SIM-RUN schednav ''; do
-		run schednav "$t" --help
-		assert_failure 2
-		assert_line --index 0 "schednav: '$t' is not a schednav tool; see 'schednav help'"
-	done
-	run schednav
-	assert_failure 2
-	assert_line --index 0 "schednav: missing TOOL (see 'schednav help')"
-	run schednav --exec-path sim-run
-	assert_failure 2
+@test "schednav: the error cases (tests/cases/schednav/*.case): tool names that are no tool, no TOOL, help for no tool" {
+	run_cases schednav
 }
 
 @test "schednav: help lists every tool; help TOOL shows its man page, or its --help without one" {
@@ -67,8 +53,6 @@ setup() {
 	run alone/schednav help metrics
 	assert_success
 	assert_line --index 0 "usage: metrics [-o OUT] [FILE]"
-	run schednav help nope
-	assert_failure 2
 }
 
 @test "schednav: SCHEDNAV_EXEC_PATH names the tools' directory" {

@@ -244,7 +244,7 @@ copy_ref() {
 	same_streams "$W2" "$REF"
 }
 
-# Issue 19, defect 1: every value of a study config that reaches a recipe or $(shell) is
+# Every value of a study config that reaches a recipe or $(shell) is
 # refused by the file-name / identifier rule or arrives as one intact argument (docs/hardening.md).
 @test "study: no study config value reaches the shell: the probe's values are refused before any command runs" {
 	local T="$BATS_TEST_TMPDIR" i=0 edit

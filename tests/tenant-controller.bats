@@ -1,9 +1,11 @@
 #!/usr/bin/env bats
 # The tenant predictive controller (predictive.md §2, docs/tenant-controller.md) through
-# the tools: sim-run --controller, metrics and forecast. The traces are drawn by
+# the tools: sim-run --controller, metrics, forecast and quota; the refusals are case files
+# (tests/cases/tenant-controller/, each naming its tool). The traces are drawn by
 # trace-synth from the shipped v2026 profile (one GPU pool, half the load, days 0-36), so
 # the test needs no ../shared: the controller is ready (844 h) from day 35 on.
 load helper
+load run_cases
 
 TENANT_LINEAR="$ROOT/configs/controllers/schednav-tenant-linear-v2.json"
 TENANT_SEASONAL="$ROOT/configs/controllers/schednav-tenant-seasonal-v1.json"
@@ -23,6 +25,8 @@ setup_file() {
 	trace-window --eval-start $((36 * DAY)) --eval-end $((37 * DAY - 1)) --no-warmup-spot -i "$d/trace.nd" -o "$d/ready.nd"
 	# day 34: 816 h, so it never trains inside the window and every quota stays 0
 	trace-window --eval-start $((34 * DAY)) --eval-end $((35 * DAY - 1)) --no-warmup-spot -i "$d/trace.nd" -o "$d/early.nd"
+	# the bundle at the start of day 36 (quota's refusal of it is a case)
+	forecast -c "$TENANT_LINEAR" -t $((36 * DAY)) -o "$d/bundle.nd" "$d/trace.nd"
 }
 
 setup() {
@@ -153,13 +157,11 @@ for i in range(len(data)):
 	# reruns and chunked input give the same bytes
 	feed_chunked "$TRACE" forecast -c "$TENANT_LINEAR" -t $cut > "$TMP/d.nd"
 	cmp "$TMP/a.nd" "$TMP/d.nd"
-	# the cutoff must lie on the 60-s and the 300-s grids, and after the first arrival
-	run forecast -c "$TENANT_LINEAR" -t $((cut + 30)) "$TRACE"
-	assert_failure 1
-	assert_output --partial "60-s demand sampling"
-	run forecast -c "$TENANT_LINEAR" -t $((cut + 60)) "$TRACE"
-	assert_failure 1
-	assert_output --partial "quota updates"
+	# (a cutoff off the 60-s or the 300-s grid: tests/cases/tenant-controller/forecast-cutoff-*.case)
+}
+
+@test "tenant: the error cases (tests/cases/tenant-controller/*.case): traces, configs and policies the tenant controller cannot serve, forecast cutoffs off its grids, quota given its bundle" {
+	run_cases tenant-controller trace="$TRACE" ready="$READY" bundle="$BATS_FILE_TMPDIR/bundle.nd"
 }
 
 @test "tenant: a trace the tenant controller cannot serve is refused with a clear error and no output" {
@@ -169,63 +171,17 @@ for i in range(len(data)):
 	assert_failure 1
 	assert_output --partial "requires a schednav.trace/2 trace"
 	[ ! -e "$TMP/o.nd" ]
-	# a job without a tenant: the trace reader refuses a missing one and, by the identifier
-	# rule (docs/hardening.md), an empty one, at its line
-	sed '0,/"type":"job"/{/"type":"job"/s/,"tenant":"[^"]*"/,"tenant":""/}' "$READY" | grep -v '"type":"end"' | stream-seal -o "$TMP/notenant.nd"
-	run sim-run -p "$POLICY" -c "$TENANT_LINEAR" -i "$TMP/notenant.nd" -o "$TMP/o.nd"
-	assert_failure 1
-	assert_output --regexp "^sim-run: $TMP/notenant.nd:[0-9]+: job '[^']+': tenant '' is empty$"
-	[ ! -e "$TMP/o.nd" ]
-	# gpu_model '*', and a model no node has
-	sed '0,/"type":"job"/{/"type":"job"/s/"gpu_model":"GPU-series-2"/"gpu_model":"*"/}' "$READY" | grep -v '"type":"end"' | stream-seal -o "$TMP/star.nd"
-	run sim-run -p "$POLICY" -c "$TENANT_LINEAR" -i "$TMP/star.nd" -o "$TMP/o.nd"
-	assert_failure 1
-	assert_output --partial "requires a concrete gpu_model"
-	sed '0,/"type":"job"/{/"type":"job"/s/"gpu_model":"GPU-series-2"/"gpu_model":"GPU-series-9"/}' "$READY" | grep -v '"type":"end"' | stream-seal -o "$TMP/nomodel.nd"
-	run sim-run -p "$POLICY" -c "$TENANT_LINEAR" -i "$TMP/nomodel.nd" -o "$TMP/o.nd"
-	assert_failure 1
-	assert_output --partial "'GPU-series-9', capacity is 0"
-	# a calendar year the china table does not cover: an error that names 'weekday'
+	# (an empty tenant, gpu_model '*' or of no node, a year the china calendar does not cover:
+	# tests/cases/tenant-controller/job-*.case, calendar-year-not-covered.case)
+	# a year the china calendar does not cover runs with the weekday calendar
 	{ head -1 "$READY" | jq -c '.time_origin = "2031-03-01 00:00:00"'; sed -n '2,$p' "$READY" | grep -v '"type":"end"'; } | stream-seal -o "$TMP/2031.nd"
-	run sim-run -p "$POLICY" -c "$TENANT_LINEAR" -i "$TMP/2031.nd" -o "$TMP/o.nd"
-	assert_failure 1
-	assert_output --partial "weekday"
-	[ ! -e "$TMP/o.nd" ]
-	# the same trace with the weekday calendar runs
 	jq '.business_calendar = "weekday"' "$TENANT_LINEAR" > "$TMP/weekday.json"
 	run sim-run -p "$POLICY" -c "$TMP/weekday.json" -i "$TMP/2031.nd" -o "$TMP/o.nd"
 	assert_success
 }
 
-@test "tenant: bad tenant controller configs and policies are refused" {
-	jq '.model = "tenant-linear-gaussian-v1"' "$TENANT_LINEAR" > "$TMP/torch.json"
-	run sim-run -p "$POLICY" -c "$TMP/torch.json" -i "$READY"
-	assert_failure 1
-	assert_output --partial "PyTorch network"
-	assert_output --partial "tenant-quantile-linear-v1"
-	jq '. + {sigma_min: 1}' "$TENANT_LINEAR" > "$TMP/key.json"
-	run forecast -c "$TMP/key.json" -t 0 "$READY"
-	assert_failure 1
-	assert_output --partial "unknown key 'sigma_min'"
-	jq '.quantile_calibration_method = "cqr"' "$TENANT_LINEAR" > "$TMP/cal.json"
-	run sim-run -p "$POLICY" -c "$TMP/cal.json" -i "$READY"
-	assert_failure 1
-	assert_output --partial "quantile_calibration_method"
-	jq '.moving_average_window = 24' "$TENANT_LINEAR" > "$TMP/even.json"
-	run sim-run -p "$POLICY" -c "$TMP/even.json" -i "$READY"
-	assert_failure 1
-	assert_output --partial "odd"
-	# a guarantee beyond the largest horizon (4 h) stops before any record
-	jq '.spot_guarantee_seconds = 14401' "$POLICY" > "$TMP/long.json"
-	run sim-run -p "$TMP/long.json" -c "$TENANT_LINEAR" -i "$READY" -o "$TMP/o.nd"
-	assert_failure 1
-	assert_output --partial "exceeds the predictive controller's declared horizons"
-	[ ! -e "$TMP/o.nd" ]
-	# quota serves the aggregate family; the tenant bundle carries its own per-pool plan
-	forecast -c "$TENANT_LINEAR" -t $((36 * DAY)) -o "$TMP/b.nd" "$TRACE"
-	run quota -c "$TENANT_LINEAR" "$TMP/b.nd"
-	assert_failure 1
-	assert_output --partial "is a tenant controller"
+@test "tenant: the aggregate controller runs a trace the tenant controller serves" {
+	# (bad tenant controller configs and policies, quota given a tenant bundle: tests/cases/tenant-controller/*.case)
 	# the aggregate controller still runs the same trace
 	run sim-run -p "$POLICY" -c "$AGG" -i "$READY" -o "$TMP/agg.nd"
 	assert_success
