@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # trace-import: the source-format importers (alibaba-spot, alibaba-v2023, philly, csv).
 load helper
+load run_cases
 bats_require_minimum_version 1.5.0
 
 setup() {
@@ -18,6 +19,10 @@ hdr() { head -1 "$1" | jq -c "$2"; }
 jobs() { awk '/"type":"job"/ { n++ } END { print n + 0 }' "$1"; }
 
 # ---- invariants ----
+
+@test "trace-import: the error cases of every format, slurm included (tests/cases/trace-import/*.case)" {
+	run_cases trace-import
+}
 
 @test "trace-import: --help equals the man page synopsis, bad option exits 2" {
 	assert_tool_invariants trace-import
