@@ -21,12 +21,14 @@ jobs() { awk '/"type":"job"/ { n++ } END { print n + 0 }' "$1"; }
 
 # ---- invariants ----
 
-@test "trace-import: the error cases of every format, slurm included (tests/cases/trace-import/*.case)" {
+@test "trace-import: the error cases of every format, slurm and canonical included (tests/cases/trace-import/*.case)" {
 	zstdcat "$V23P" | head -20 > "$TMP/p.csv"
 	zstdcat "$SPOTN" | head -n 1 > "$TMP/nodes-header.csv"
 	awk -F, 'NR == 1 || $3 == "A10"' "$SPOTJ" > "$TMP/a10.csv"
 	[ "$(wc -l < "$TMP/a10.csv")" -gt 2 ] || fail "the job fixture has no A10 rows to filter away"
-	run_cases trace-import pods20="$TMP/p.csv" spot_nodes_header="$TMP/nodes-header.csv" spot_a10="$TMP/a10.csv"
+	python3 "$ROOT/tests/canon-fixture.py" make "$TMP/v1" v1
+	python3 "$ROOT/tests/canon-fixture.py" make "$TMP/v2" v2
+	run_cases trace-import pods20="$TMP/p.csv" spot_nodes_header="$TMP/nodes-header.csv" spot_a10="$TMP/a10.csv" v1="$TMP/v1" v2="$TMP/v2"
 }
 
 @test "trace-import: --help equals the man page synopsis, bad option exits 2" {
