@@ -112,3 +112,40 @@ cases() { run python3 t/run-cases.py --var body="$PWD/body.nd" "$@"; }
 	done
 	[ "$n" -gt 0 ] || fail "no case files under tests/cases"
 }
+
+@test "run-cases: truncate and append edit bytes (escapes give a NUL or a byte that is not UTF-8); --only takes a pattern" {
+	printf '%s\n' '# append adds escaped bytes at the end' 'args: -i {input} -o {tmp}/out' 'input: {body}' 'edit: append x\xff\0\n' \
+		'status: 1' 'stderr-has: :3: ' > "$C/append.case"
+	printf '%s\n' '# truncate keeps the first bytes' 'args: -i {input}' 'input: {body}' 'edit: truncate 10' \
+		'status: 1' 'stderr-has: :1: ' > "$C/truncate.case"
+	printf '%s\n' '# a truncate as long as the input changes nothing' 'args: x' 'input: {body}' 'edit: truncate 999' \
+		'status: 1' 'stderr: y' > "$C/long.case"
+	cases --only 'a*' stream-seal "$PWD/s"
+	assert_success
+	assert_line "stream-seal: 1 cases, 0 failed, 0 malformed"
+	[ "$(tail -c 4 s/append/body.nd | od -An -tx1 | tr -d ' ')" = "78ff000a" ] || fail "append wrote $(od -An -tx1 s/append/body.nd | tail -1)"
+	cases --only 't*' stream-seal "$PWD/s"
+	assert_success
+	[ "$(wc -c < s/truncate/body.nd)" -eq 10 ]
+	cases --only long stream-seal "$PWD/s"
+	assert_failure 2
+	assert_line --regexp "^not ok long: malformed case: .*long\.case:4: truncate N keeps the first N bytes"
+}
+
+@test "run-cases: a directory input is copied, its edits name their file, and canon-reseal reseals it" {
+	mkdir -p t/cases/trace-import
+	cp "$ROOT/tests/canon-fixture.py" t/
+	python3 t/canon-fixture.py make "$PWD/v1" v1
+	printf '%s\n' '# a duplicate job id, resealed, is refused at its row' 'args: canonical {input}' 'input: {v1}' 'input-name: d' \
+		'edit: jobs.csv replace j3, => j1,' 'edit: canon-reseal' 'status: 1' "stderr: trace-import: {input}/jobs.csv:4: duplicate job_id 'j1'" \
+		> t/cases/trace-import/dup.case
+	printf '%s\n' '# an edit of a directory input without its file' 'args: canonical {input}' 'input: {v1}' 'edit: replace j3, => j1,' \
+		'status: 1' 'stderr: x' > t/cases/trace-import/nofile.case
+	run python3 t/run-cases.py --var v1="$PWD/v1" --only dup trace-import "$PWD/s"
+	assert_success
+	grep -q '^j1,20,' s/dup/d/jobs.csv
+	grep -q '^j3,20,' v1/jobs.csv || fail "the fixture directory was edited"
+	run python3 t/run-cases.py --var v1="$PWD/v1" --only nofile trace-import "$PWD/s"
+	assert_failure 2
+	assert_line --regexp "^not ok nofile: malformed case: .*nofile\.case:4: 'replace j3, => j1,': an edit of a directory input names one of its files first"
+}

@@ -7,11 +7,15 @@ Each case derives its input (a fixture, or literal lines) by a list of edits, ru
 with its argv (never through a shell), and checks the exit status, stderr and that
 stdout is empty. One line per case: "ok NAME" or "not ok NAME" followed by what differed.
 Exit 0 when every case passed, 1 when one failed, 2 when a case file is malformed (the
-message names its PATH:LINE) or the tool has no case files. The --var values are what
-the suite built (fixture paths); a case names them as {NAME}. TOOL is also the name of
-the case directory; a suite about several tools (tests/tenant-controller.bats) keeps its
-cases in tests/cases/SUITE/ and each case names its program with the 'tool' key.
+ message names its PATH:LINE) or the tool has no case files. --only NAME runs the cases
+ NAME matches (a name, or a shell pattern such as 'slurm-*'). The --var values are what
+ the suite built (fixture paths); a case names them as {NAME}. TOOL is also the name of
+ the case directory; a suite about several tools (tests/tenant-controller.bats) keeps its
+ cases in tests/cases/SUITE/ and each case names its program with the 'tool' key. A
+ directory input is copied whole and each edit names its file first
+ ('jobs.csv replace A => B'); 'canon-reseal' reseals a trace directory (docs/testing.md).
 """
+import fnmatch
 import glob
 import os
 import re
@@ -31,7 +35,11 @@ KEYS = {
     "stderr-matches": True, "no-file": True, "tool": False,
 }
 EDITS = ("replace", "line", "delete-line", "crlf", "head", "drop-last-lines", "drop-last-bytes", "drop-end", "seal",
-         "reseal", "set", "jq", "jq-line")
+         "reseal", "set", "jq", "jq-line", "truncate", "append")
+# edits of a directory input (a trace directory of trace-import canonical) as a whole
+DIR_EDITS = ("canon-reseal",)
+CANON = os.path.join(HERE, "canon-fixture.py")
+ESCAPE = re.compile(rb"\\(x[0-9a-fA-F]{2}|[nrt0\\])")
 
 
 class Malformed(Exception):
@@ -76,8 +84,9 @@ def parse(path):
     if not re.fullmatch(r"[0-9]{1,3}", status):
         raise Malformed("%s:%d: status must be an exit code, not '%s'" % (path, no, status))
     for no, e in case.get("edit", []):
-        if e.split(" ", 1)[0] not in EDITS:
-            raise Malformed("%s:%d: unknown edit '%s' (known: %s)" % (path, no, e.split(" ", 1)[0], ", ".join(EDITS)))
+        words = e.split(" ", 2)
+        if words[0] not in EDITS + DIR_EDITS and (len(words) < 2 or words[1] not in EDITS):
+            raise Malformed("%s:%d: unknown edit '%s' (known: %s)" % (path, no, words[0], ", ".join(EDITS + DIR_EDITS)))
     for no, pattern in case.get("stderr-matches", []):
         try:
             re.compile(pattern)
@@ -100,6 +109,13 @@ def tool(argv, data):
     if p.returncode != 0:
         raise Malformed("edit: %s exited %d: %s" % (argv[0], p.returncode, p.stderr.decode(errors="replace").strip()))
     return p.stdout
+
+
+def unescape(text):
+    """append's TEXT as bytes: \\n, \\r, \\t, \\0, \\\\ and \\xHH are escapes (a NUL or a byte
+    that is not UTF-8 can be written), every other character is its UTF-8 encoding."""
+    plain = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"0": b"\0", b"\\": b"\\"}
+    return ESCAPE.sub(lambda m: plain.get(m.group(1)) or bytes([int(m.group(1)[1:], 16)]), text.encode())
 
 
 def apply_edit(path, no, edit, data):
@@ -140,6 +156,14 @@ def apply_edit(path, no, edit, data):
             out = b"".join(l + b"\n" for l in body[:-n])
         else:
             out = data[:-n]
+    elif verb == "truncate":
+        if not rest.isdigit() or not 0 <= int(rest) < len(data):
+            raise Malformed("%s:%d: truncate N keeps the first N bytes, N < the input's size" % (path, no))
+        out = data[:int(rest)]
+    elif verb == "append":
+        if not rest:
+            raise Malformed("%s:%d: append TEXT" % (path, no))
+        out = data + unescape(rest)
     elif verb == "drop-end":
         out = b"".join(l + b"\n" for l in lines if l and b'"type":"end"' not in l)
     elif verb == "seal":
@@ -161,6 +185,32 @@ def apply_edit(path, no, edit, data):
     return out
 
 
+def derive_dir(path, case, src, work, env):
+    """A directory input: copied whole (symbolic links as links) to {tmp}/NAME, which is
+    {input}; an edit names the file it edits first ('jobs.csv replace A => B'), and
+    'canon-reseal [KEY=JSON]...' reseals a trace directory (tests/canon-fixture.py)."""
+    name = os.path.basename(os.path.normpath(src))
+    if "input-name" in case:
+        no, name = case["input-name"][0]
+        if "/" in name or name in ("", ".", ".."):
+            raise Malformed("%s:%d: input-name is a plain file name" % (path, no))
+    env["input"] = os.path.join(work, name)
+    shutil.copytree(src, env["input"], symlinks=True)
+    for no, e in case.get("edit", []):
+        first, _, rest = e.partition(" ")
+        if first == "canon-reseal":
+            tool([sys.executable, CANON, "reseal", env["input"]] + shlex.split(rest), b"")
+            continue
+        target = os.path.normpath(os.path.join(env["input"], first))
+        if first.startswith("/") or not target.startswith(env["input"] + os.sep) or not os.path.isfile(target):
+            raise Malformed("%s:%d: '%s': an edit of a directory input names one of its files first" % (path, no, e))
+        with open(target, "rb") as f:
+            data = f.read()
+        data = apply_edit(path, no, rest, data)
+        with open(target, "wb") as f:
+            f.write(data)
+
+
 def run_case(path, name, scratch, variables):
     case, about = parse(path)
     work = os.path.join(scratch, name)
@@ -168,7 +218,9 @@ def run_case(path, name, scratch, variables):
     os.makedirs(work)
     env = dict(variables, tmp=work, root=ROOT)
     data = None
-    if "input" in case:
+    if "input" in case and os.path.isdir(expand(path, *case["input"][0], env)):
+        derive_dir(path, case, expand(path, *case["input"][0], env), work, env)
+    elif "input" in case:
         no, src = case["input"][0]
         src = expand(path, no, src, env)
         with open(src, "rb") as f:
@@ -183,6 +235,8 @@ def run_case(path, name, scratch, variables):
             if "/" in name_in or name_in in ("", ".", ".."):
                 raise Malformed("%s:%d: input-name is a plain file name" % (path, no))
         for no, e in case.get("edit", []):
+            if e.split(" ", 1)[0] not in EDITS:
+                raise Malformed("%s:%d: '%s': the input is a file, not a directory" % (path, no, e))
             data = apply_edit(path, no, e, data)
         env["input"] = os.path.join(work, name_in)
         with open(env["input"], "wb") as f:
@@ -261,7 +315,7 @@ def main():
     TOOL = os.path.join(BIN, name)
     files = sorted(glob.glob(os.path.join(HERE, "cases", name, "*.case")))
     if only is not None:
-        files = [f for f in files if os.path.basename(f)[:-5] == only]
+        files = [f for f in files if fnmatch.fnmatchcase(os.path.basename(f)[:-5], only)]
     if not files:
         print("run-cases: no case files tests/cases/%s/%s.case" % (name, only or "*"))
         return 2

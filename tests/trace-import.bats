@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
-# trace-import: the source-format importers (alibaba-spot, alibaba-v2023, philly, csv).
+# trace-import: the source-format importers (alibaba-spot, alibaba-v2023, philly, csv); the error
+# cases of every format are tests/cases/trace-import/*.case, run by one test here.
 load helper
+load run_cases
 bats_require_minimum_version 1.5.0
 
 setup() {
@@ -19,45 +21,18 @@ jobs() { awk '/"type":"job"/ { n++ } END { print n + 0 }' "$1"; }
 
 # ---- invariants ----
 
+@test "trace-import: the error cases of every format, slurm and canonical included (tests/cases/trace-import/*.case)" {
+	zstdcat "$V23P" | head -20 > "$TMP/p.csv"
+	zstdcat "$SPOTN" | head -n 1 > "$TMP/nodes-header.csv"
+	awk -F, 'NR == 1 || $3 == "A10"' "$SPOTJ" > "$TMP/a10.csv"
+	[ "$(wc -l < "$TMP/a10.csv")" -gt 2 ] || fail "the job fixture has no A10 rows to filter away"
+	python3 "$ROOT/tests/canon-fixture.py" make "$TMP/v1" v1
+	python3 "$ROOT/tests/canon-fixture.py" make "$TMP/v2" v2
+	run_cases trace-import pods20="$TMP/p.csv" spot_nodes_header="$TMP/nodes-header.csv" spot_a10="$TMP/a10.csv" v1="$TMP/v1" v2="$TMP/v2"
+}
+
 @test "trace-import: --help equals the man page synopsis, bad option exits 2" {
 	assert_tool_invariants trace-import
-}
-
-@test "trace-import: bad format options exit 2 with usage" {
-	for args in "alibaba-v2023 --nodes a --pods b --bogus" "alibaba-v2023 --nodes a" "alibaba-v2023 --nodes a --pods b --phase Pending" \
-	    "alibaba-spot --nodes a --jobs b --eval-start 5" "alibaba-spot --nodes a --jobs b --max-submit x" \
-	    "alibaba-spot --nodes a --jobs b --eval-start 10 --eval-end 5" "alibaba-spot --nodes a --jobs b --no-warmup-spot" \
-	    "alibaba-spot --nodes a --jobs b --eval-start 10 --eval-end 20 --max-submit 15" \
-	    "alibaba-spot --nodes a --jobs b --eval-start 10 --eval-end 20 --warmup-start 11" \
-	    "philly --machines a --job-log b --class Gold" "philly --machines a --job-log b" "philly --machines - --job-log - --class HP" \
-	    "csv --map m" "csv a.csv" "csv --map m --seed 3 a.csv" "csv --map m --node-subset-gpus 0 --seed 1 a.csv" "csv --map m --seed -1 --node-subset-gpus 5 a.csv"; do
-		run trace-import $args
-		[ "$status" -eq 2 ] || fail "'$args' exited $status: $output"
-		assert_output --partial "usage:"
-	done
-}
-
-@test "trace-import: empty input files fail with a clear message and no output file" {
-	: > "$TMP/empty"
-	run trace-import alibaba-v2023 --nodes "$TMP/empty" --pods "$V23P" -o "$TMP/out"
-	assert_failure 1
-	assert_output "trace-import: $TMP/empty: empty file: expected a CSV header row"
-	assert_no_output "$TMP/out"
-	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/empty"
-	assert_failure 1
-	assert_output --partial "empty file"
-	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/empty"
-	assert_failure 1
-	assert_output --partial "empty file"
-	run trace-import philly --machines "$MACH" --job-log "$TMP/empty" --class HP
-	assert_failure 1
-	assert_output "trace-import: $TMP/empty: empty input: expected a JSON array of job records"
-	run trace-import csv --map "$MAP" --nodes-file "$MACH" "$TMP/empty"
-	assert_failure 1
-	assert_output --partial "empty file"
-	run trace-import csv --map "$TMP/empty" --nodes-file "$MACH" "$MIX1"
-	assert_failure 1
-	assert_output --partial "empty mapping file"
 }
 
 # ---- alibaba-v2023 ----
@@ -133,36 +108,6 @@ assert not bad, bad[:3]' "$TMP/mine" "$TMP/golden"
 	[ "$(sans_header "$TMP/whole.nd" | tail -1)" = "$(sans_header "$TMP/plain.nd" | tail -1)" ]
 }
 
-@test "alibaba-v2023: malformed rows stop with PATH:LINE and leave no output" {
-	zstdcat "$V23P" | head -20 > "$TMP/p.csv"
-	awk -F, -v OFS=, 'NR == 8 { $9 = "nan" } 1' "$TMP/p.csv" > "$TMP/nan.csv"
-	grep -q nan "$TMP/nan.csv"
-	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/nan.csv" -o "$TMP/out.nd"
-	assert_failure 1
-	assert_output "trace-import: $TMP/nan.csv:8: 'creation_time' is not a finite number: 'nan'"
-	[ ! -e "$TMP/out.nd" ]
-	sed '9s/,[^,]*$//' "$TMP/p.csv" > "$TMP/short.csv"
-	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/short.csv"
-	assert_failure 1
-	assert_output "trace-import: $TMP/short.csv:9: expected 11 fields, found 10"
-	sed '12s/^openb-pod-[0-9]*/openb-pod-0000/' "$TMP/p.csv" > "$TMP/dup.csv"
-	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/dup.csv"
-	assert_failure 1
-	assert_output "trace-import: $TMP/dup.csv:12: duplicate pod name 'openb-pod-0000'"
-	cut -d, -f1-3,5- "$TMP/p.csv" > "$TMP/nocol.csv"
-	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/nocol.csv"
-	assert_failure 1
-	assert_output "trace-import: $TMP/nocol.csv:1: missing column 'num_gpu'"
-}
-
-@test "alibaba-v2023: a truncated zstd input fails without output" {
-	head -c 3000 "$V23P" > "$TMP/cut.csv.zst"
-	run trace-import alibaba-v2023 --nodes "$V23N" --pods "$TMP/cut.csv.zst" -o "$TMP/o.nd"
-	assert_failure 1
-	assert_output "trace-import: $TMP/cut.csv.zst: truncated zstd stream"
-	[ ! -e "$TMP/o.nd" ]
-}
-
 # ---- alibaba-spot ----
 
 @test "alibaba-spot: real node list + job fixture, organization becomes tenant (trace/2)" {
@@ -205,57 +150,10 @@ assert not bad, bad[:3]' "$TMP/mine" "$TMP/golden"
 	[ "$(jq -s 'map(select(.type=="job") | .submit) | max' "$TMP/c.nd")" -eq 86000 ]
 }
 
-@test "alibaba-spot: malformed jobs stop with PATH:LINE" {
-	sed '5s/,41060,/,inf,/' "$SPOTJ" > "$TMP/inf.csv"
-	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/inf.csv"
-	assert_failure 1
-	assert_output "trace-import: $TMP/inf.csv:5: 'duration' is not a finite number: 'inf'"
-	sed '5s/,41060,/,0.0000000001,/' "$SPOTJ" > "$TMP/zero.csv"
-	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/zero.csv"
-	assert_failure 1
-	assert_output "trace-import: $TMP/zero.csv:5: job '301123': duration must be > 1e-9 seconds"
-	sed '6s/,HP$/,Gold/' "$SPOTJ" > "$TMP/cls.csv"
-	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/cls.csv"
-	assert_failure 1
-	assert_output "trace-import: $TMP/cls.csv:6: job '301124': job_type must be 'HP' or 'Spot', not 'Gold'"
-	sed '6s/^301124,21,/301124, ,/' "$SPOTJ" > "$TMP/org.csv"
-	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/org.csv"
-	assert_failure 1
-	assert_output "trace-import: $TMP/org.csv:6: job '301124': empty 'organization'"
-	# a job bigger than its model's capacity fails the trace contract
-	sed '6s/,8,1,7200,/,8,1000,7200,/' "$SPOTJ" > "$TMP/big.csv"
-	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/big.csv" -o "$TMP/big.nd"
-	assert_failure 1
-	assert_output --partial "asks for 8000 GPUs of model 'H800'"
-	[ ! -e "$TMP/big.nd" ]
-}
-
 # ---- philly ----
 
-write_small_log() {
-	cat > "$TMP/log.json" <<'EOF'
-[
-  {"status": "Pass", "vc": "ee9e8c", "jobid": "application_1", "submitted_time": "2017-10-07 01:11:39",
-   "attempts": [
-     {"start_time": "2017-10-07 01:12:09", "end_time": "2017-10-07 01:13:23", "detail": [{"ip": "m47", "gpus": ["gpu0", "gpu1"]}]},
-     {"start_time": "2017-10-07 01:13:30", "end_time": "2017-10-07 01:14:30", "detail": [{"ip": "m4", "gpus": ["gpu0"]}, {"ip": "m5", "gpus": ["gpu0", "gpu1"]}]}
-   ], "user": "u1"},
-  {"jobid": "application_2", "submitted_time": "2017-10-07 01:00:00.500000", "attempts": null},
-  {"jobid": "application_3", "submitted_time": null, "attempts": []},
-  {"jobid": "", "submitted_time": "2017-10-07 02:00:00", "attempts": [
-     {"start_time": "2017-10-07 02:00:10", "end_time": "2017-10-07 02:00:40.250000", "detail": [{"ip": "m1", "gpus": ["gpu0"]}]},
-     {"start_time": "None", "end_time": "2017-10-07 03:00:00", "detail": [{"ip": "m1", "gpus": ["gpu0", "gpu1", "gpu2"]}]}]},
-  {"jobid": "application_5", "submitted_time": "2017-10-07 02:30:00", "attempts": [
-     {"start_time": "2017-10-07 02:30:10", "end_time": "2017-10-07 02:40:10", "detail": "lost"}]},
-  {"jobid": "application_6", "submitted_time": "2017-10-07 02:30:00", "attempts": [
-     {"start_time": "2017-10-07 02:30:10", "end_time": "2017-10-07 02:30:10", "detail": [{"ip": "m1", "gpus": ["gpu0"]}]}]}
-]
-EOF
-}
-
 @test "philly: spec rules on a hand-made log (origin over all records, gaps excluded, max GPUs, generated ids)" {
-	write_small_log
-	trace-import philly --machines "$MACH" --job-log "$TMP/log.json" --class Spot > "$TMP/p.nd"
+	trace-import philly --machines "$MACH" --job-log "$ROOT/tests/cases/trace-import/philly-small.json" --class Spot > "$TMP/p.nd"
 	assert_schema "$TMP/p.nd"
 	[ "$(grep -c '"type":"node"' "$TMP/p.nd")" -eq 552 ]
 	[ "$(grep '"type":"node"' "$TMP/p.nd" | jq -s 'map(.gpu_count) | add')" -eq 2490 ]
@@ -314,35 +212,6 @@ assert all(got[w[0]] == w for w in want)
 assert lines[0]["source"]["skipped_job_count"] == skipped
 assert lines[0]["time_origin"] == str(origin)
 EOF
-}
-
-@test "philly: malformed logs stop with PATH:LINE" {
-	write_small_log
-	head -c 700 "$TMP/log.json" > "$TMP/trunc.json"
-	run trace-import philly --machines "$MACH" --job-log "$TMP/trunc.json" --class HP -o "$TMP/o.nd"
-	assert_failure 1
-	assert_output --regexp "^trace-import: $TMP/trunc.json:[0-9]+: truncated job record [0-9]+$"
-	[ ! -e "$TMP/o.nd" ]
-	echo '{"jobid": "x"}' > "$TMP/obj.json"
-	run trace-import philly --machines "$MACH" --job-log "$TMP/obj.json" --class HP
-	assert_failure 1
-	assert_output "trace-import: $TMP/obj.json:1: the job log must be a JSON array of job objects"
-	printf '[\n{"jobid": "a", "submitted_time": "2017-10-07 01:00:00", "attempts": []},\n 7\n]\n' > "$TMP/num.json"
-	run trace-import philly --machines "$MACH" --job-log "$TMP/num.json" --class HP
-	assert_failure 1
-	assert_output "trace-import: $TMP/num.json:3: job record 2 is not a JSON object"
-	sed 's/2017-10-07 01:11:39/2017-13-07 01:11:39/' "$TMP/log.json" > "$TMP/date.json"
-	run trace-import philly --machines "$MACH" --job-log "$TMP/date.json" --class HP
-	assert_failure 1
-	assert_output "trace-import: $TMP/date.json:2: malformed 'submitted_time'"
-	sed 's/"user": "u1"}/"user": "u1",}/' "$TMP/log.json" > "$TMP/syntax.json"
-	run trace-import philly --machines "$MACH" --job-log "$TMP/syntax.json" --class HP
-	assert_failure 1
-	assert_output --regexp "^trace-import: $TMP/syntax.json:2: job record 1: "
-	printf '[{"jobid":"a","submitted_time":"2017-10-07 01:00:00","attempts":[]}] x\n' > "$TMP/tail.json"
-	run trace-import philly --machines "$MACH" --job-log "$TMP/tail.json" --class HP
-	assert_failure 1
-	assert_output "trace-import: $TMP/tail.json:1: data after the end of the job log array"
 }
 
 # ---- csv ----
@@ -409,42 +278,6 @@ EOF
 	diff <(grep '"type":"job"' "$TMP/a.nd") <(grep '"type":"job"' "$TMP/c.nd")
 }
 
-@test "csv: mapping errors and malformed rows" {
-	printf 'id,t,d,g,c\na,0,10,1,strict\nb,5,10,2,gold\n' > "$TMP/j.csv"
-	cat > "$TMP/map.json" <<'EOF'
-{"format": "schednav.csv-map/1", "trace_id": "x",
- "columns": {"job_id": "id", "submit": "t", "duration": "d", "gpus": "g", "class": "c", "gpu_model": {"constant": "philly-gpu"}},
- "class_mapping": {"strict": "HP"},
- "nodes": {"id_column": "machineId", "gpu_count_column": "number of GPUs", "gpu_model": {"constant": "philly-gpu"}}}
-EOF
-	run trace-import csv --map "$TMP/map.json" --nodes-file "$MACH" "$TMP/j.csv"
-	assert_failure 1
-	assert_output "trace-import: $TMP/j.csv:3: job 'b': class label 'gold' has no entry in class_mapping"
-	printf 'id,t,d,g,c\na,0,10,0,strict\n' > "$TMP/z.csv"
-	run trace-import csv --map "$TMP/map.json" --nodes-file "$MACH" "$TMP/z.csv"
-	assert_failure 1
-	assert_output "trace-import: $TMP/z.csv:2: job 'a': gpus must be > 0 (add a skip rule to drop such rows)"
-	printf 'id,t,d,g,c\na,0,1e-10,1,strict\n' > "$TMP/d.csv"
-	run trace-import csv --map "$TMP/map.json" --nodes-file "$MACH" "$TMP/d.csv"
-	assert_failure 1
-	assert_output "trace-import: $TMP/d.csv:2: job 'a': duration must be > 1e-9 seconds"
-	printf 'id,t,d,g,c\na,NaN,10,1,strict\n' > "$TMP/n.csv"
-	run trace-import csv --map "$TMP/map.json" --nodes-file "$MACH" "$TMP/n.csv"
-	assert_failure 1
-	assert_output "trace-import: $TMP/n.csv:2: 't' is not a finite number: 'NaN'"
-	printf 'id,t,d,g,c\na,0,10,1,strict\na,1,10,1,strict\n' > "$TMP/dup.csv"
-	run trace-import csv --map "$TMP/map.json" --nodes-file "$MACH" "$TMP/dup.csv"
-	assert_failure 1
-	assert_output "trace-import: $TMP/dup.csv:3: duplicate job id 'a'"
-	jq '.colums = .columns' "$TMP/map.json" > "$TMP/typo.json"
-	run trace-import csv --map "$TMP/typo.json" --nodes-file "$MACH" "$TMP/j.csv"
-	assert_failure 1
-	assert_output "trace-import: $TMP/typo.json: the mapping must be an object: unknown key 'colums'"
-	run trace-import csv --map "$TMP/map.json" "$TMP/j.csv"
-	assert_failure 2
-	assert_output --partial "no node list"
-}
-
 @test "csv: constants, time scale, min-submit origin, several files and oversize skips" {
 	printf 'id,t,d,g\na,100,2,1\nb,160,1.5,4\n' > "$TMP/j1.csv"
 	printf 'id,t,d,g\nc,130,3,64\n' > "$TMP/j2.csv"
@@ -502,30 +335,6 @@ body_of() { sed -e 1d -e '$d' "$1"; }
 		cmp <(body_of "$TMP/own.nd") <(body_of "$TMP/id.nd") || fail "$2: --trace-id changed the body"
 		stream-verify "$TMP/id.nd"
 	done
-	run trace-import canonical --trace-id "" "$TMP/canon"
-	assert_failure 2
-	assert_line --index 0 "trace-import: --trace-id: empty id"
-	run trace-import philly --trace-id
-	assert_failure 2
-	assert_line --index 0 "trace-import: option '--trace-id' needs an argument"
-}
-
-@test "alibaba-spot: a header-only job file (or node list) is named as such, not as filtered away" {
-	head -n 1 "$SPOTJ" > "$TMP/jobs-header.csv"
-	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/jobs-header.csv" -o "$TMP/out"
-	assert_failure 1
-	assert_output "trace-import: $TMP/jobs-header.csv: no job rows: the file holds only its header row (the real job_info_df.csv is not redistributed; see trace-import(1))"
-	assert_no_output "$TMP/out"
-	zstdcat "$SPOTN" | head -n 1 > "$TMP/nodes-header.csv"
-	run trace-import alibaba-spot --nodes "$TMP/nodes-header.csv" --jobs "$SPOTJ"
-	assert_failure 1
-	assert_output "trace-import: $TMP/nodes-header.csv: no node rows: the file holds only its header row"
-	# rows that the filters drop are still reported as filtered
-	awk -F, 'NR == 1 || $3 == "A10"' "$SPOTJ" > "$TMP/a10.csv"
-	[ "$(wc -l < "$TMP/a10.csv")" -gt 2 ]
-	run trace-import alibaba-spot --nodes "$SPOTN" --jobs "$TMP/a10.csv" --gpu-model H800
-	assert_failure 1
-	assert_output "trace-import: $TMP/a10.csv: no job left after the filters"
 }
 
 @test "trace-import: --progress says when reading and writing end, with the counts; quiet without it off a terminal" {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # trace-synth: seeded synthetic traces calibrated to a profile (docs/profiles.md).
 load helper
+load run_cases
 bats_require_minimum_version 1.5.0
 
 PROFILE="$ROOT/configs/profiles/alibaba-spot-gpu-v2026.json"
@@ -193,13 +194,6 @@ trace_sanity() {
 	run -0 hours_actual "$BATS_TEST_TMPDIR/r.ndjson" 4418
 	[ "$(printf '%s\n' "${lines[@]}" | awk '{ s += $1 } END { print s }')" = "$(jq '.hourly_jobs[2400:2424]|add' "$PROFILE")" ]
 	diff <(grep '"job"' "$BATS_TEST_TMPDIR/r.ndjson") <(awk -F'"' '$4 == "job" { s = $11; sub(/^:/, "", s); if (s + 0 >= 8640000 && s + 0 < 8726400) print }' "$FULL")
-	run trace-synth --profile "$TINY" --days 2-3
-	assert_failure 1
-	assert_output "trace-synth: day range 2-3 outside the profile's days 0-2"
-	run trace-synth --profile "$TINY" --days 2-1
-	assert_failure 2
-	run trace-synth --profile "$TINY" --days x
-	assert_failure 2
 }
 
 @test "trace-synth: --gpu-model keeps that model's nodes and jobs of the same trace" {
@@ -217,14 +211,6 @@ trace_sanity() {
 	assert_output '[2713,4246]'
 	run -0 jq -c 'select(.type=="header").source.gpu_models' "$BATS_TEST_TMPDIR/r.ndjson"
 	assert_output '["A10","H800"]'
-	run trace-synth --profile "$TINY" --gpu-model M9
-	assert_failure 1
-	assert_output "trace-synth: profile 'tiny' has no GPU model 'M9'"
-	jq '.gpu_models[1].jobs = 0 | .gpu_models[0].jobs = 753' "$TINY" > "$BATS_TEST_TMPDIR/nom2.json"
-	run trace-synth --profile "$BATS_TEST_TMPDIR/nom2.json" --gpu-model M2 -o "$BATS_TEST_TMPDIR/none.ndjson"
-	assert_failure 1
-	assert_output "trace-synth: the day range and GPU-model filters keep no jobs"
-	[ ! -e "$BATS_TEST_TMPDIR/none.ndjson" ]
 }
 
 @test "trace-synth: --load-factor scales the hourly counts by cumulative rounding" {
@@ -238,13 +224,6 @@ trace_sanity() {
 	assert_output "226 0 0 0"
 	run -0 jq -c 'select(.type=="header")|[.trace_id,.source.load_factor]' "$BATS_TEST_TMPDIR/g.ndjson"
 	assert_output '["synth-tiny-s1-f0.3",0.3]'
-	run trace-synth --profile "$TINY" --load-factor 0
-	assert_failure 2
-	run trace-synth --profile "$TINY" --load-factor nan
-	assert_failure 2
-	run trace-synth --profile "$TINY" --load-factor 1e9
-	assert_failure 1
-	assert_output "trace-synth: load factor 1e+09 would make more than 50000000 jobs"
 }
 
 @test "trace-synth: zstd output decompresses to the plain output" {
@@ -266,80 +245,8 @@ trace_sanity() {
 	[ "$output" = "-" ]
 }
 
-# bad_profile JQ-EDIT EXPECTED-MESSAGE: edit the tiny profile, expect exit 1 and no output.
-bad_profile() {
-	jq "$1" "$TINY" > "$BATS_TEST_TMPDIR/bad.json"
-	run trace-synth --profile "$BATS_TEST_TMPDIR/bad.json" -o "$BATS_TEST_TMPDIR/out.ndjson"
-	assert_failure 1
-	assert_output "trace-synth: $BATS_TEST_TMPDIR/bad.json: $2"
-	assert_no_output "$BATS_TEST_TMPDIR/out.ndjson"
-}
-
-@test "trace-synth: bad profiles exit 1 with PATH: message and leave no output" {
-	bad_profile '.hourly_jobs[3] = -2' "'hourly_jobs[3]': negative count -2"
-	bad_profile '.hourly_jobs[3] = 2.5' "'hourly_jobs[3]': count must be an integer"
-	bad_profile '.daily_class_jobs[1][0] += 1' "'daily_class_jobs[1]': HP + Spot = 306, the day's hours have 305 jobs"
-	bad_profile '.surprise = 1' "unknown key 'surprise'"
-	bad_profile 'del(.nodes)' "profile: missing key 'nodes'"
-	bad_profile '.schema = "x/2"' "unsupported schema 'x/2' (want 'schednav.synth-profile/1', 'schednav.synth-profile/2' or 'schednav.synth-profile/3')"
-	bad_profile '.gpu_models[0].gpus_per_worker[0][1] = 0.5' "'gpu_models[0]': 'gpus_per_worker' probabilities sum to 0.75, not 1"
-	bad_profile '.gpu_models[0].colour = 1' "'gpu_models[0]': unknown key 'colour'"
-	bad_profile '.duration_quantiles[2][1] = 5.0' "'duration_quantiles[2]': durations must not decrease"
-	bad_profile '.duration_quantiles[0][0] = 0.1' "'duration_quantiles': knots must run from probability 0 to 1"
-	bad_profile '.nodes[1][0] = "n1"' "'nodes': duplicate node id 'n1'"
-	bad_profile '.nodes[0][2] = 0' "'nodes[0]': GPU count must be a positive integer"
-	bad_profile '.nodes |= map(select(.[1] != "M2"))' "'gpu_models[1]': model 'M2' has jobs but no nodes"
-	bad_profile '.organizations[0][1] = -1' "'organizations[0]': negative count -1"
-	bad_profile '.worker_counts[0][0] = 0' "'worker_counts[0]': worker count must be 1..1000000"
-	bad_profile '.hourly_jobs = "many"' "profile: 'hourly_jobs' must be an array, not string"
-}
-
-@test "trace-synth: malformed, NaN, empty and truncated profiles exit 1" {
-	printf '{"schema": "schednav.synth-profile/1", "hourly_jobs": [NaN]}\n' > "$BATS_TEST_TMPDIR/nan.json"
-	run trace-synth --profile "$BATS_TEST_TMPDIR/nan.json"
-	assert_failure 1
-	assert_output --regexp "^trace-synth: $BATS_TEST_TMPDIR/nan.json: invalid JSON: "
-	printf '{"schema": "schednav.synth-profile/1", "hourly_jobs": [1e999]}\n' > "$BATS_TEST_TMPDIR/inf.json"
-	run trace-synth --profile "$BATS_TEST_TMPDIR/inf.json"
-	assert_failure 1
-	assert_output --regexp "^trace-synth: $BATS_TEST_TMPDIR/inf.json: invalid JSON: "
-	head -c 700 "$TINY" > "$BATS_TEST_TMPDIR/cut.json"
-	run trace-synth --profile "$BATS_TEST_TMPDIR/cut.json" -o "$BATS_TEST_TMPDIR/out.ndjson"
-	assert_failure 1
-	assert_output --regexp "^trace-synth: $BATS_TEST_TMPDIR/cut.json: invalid JSON: "
-	[ ! -e "$BATS_TEST_TMPDIR/out.ndjson" ]
-	: > "$BATS_TEST_TMPDIR/empty.json"
-	run trace-synth --profile "$BATS_TEST_TMPDIR/empty.json"
-	assert_failure 1
-	assert_output "trace-synth: $BATS_TEST_TMPDIR/empty.json: invalid JSON: parse error: premature EOF"
-	run trace-synth --profile - < /dev/null
-	assert_failure 1
-	assert_output "trace-synth: -: invalid JSON: parse error: premature EOF"
-	run trace-synth --profile "$BATS_TEST_TMPDIR/missing.json"
-	assert_failure 1
-	assert_output --partial "missing.json"
-	printf '[1, 2]' > "$BATS_TEST_TMPDIR/arr.json"
-	run trace-synth --profile "$BATS_TEST_TMPDIR/arr.json"
-	assert_failure 1
-	assert_output "trace-synth: $BATS_TEST_TMPDIR/arr.json: profile must be a JSON object"
-}
-
-@test "trace-synth: usage errors exit 2" {
-	run trace-synth
-	assert_failure 2
-	assert_line --index 0 "trace-synth: missing --profile"
-	assert_line --index 1 --partial "usage: trace-synth --profile FILE"
-	run trace-synth --profile "$TINY" extra
-	assert_failure 2
-	assert_line --index 0 "trace-synth: unexpected operand 'extra'"
-	run trace-synth --profile "$TINY" --seed -1
-	assert_failure 2
-	run trace-synth --profile "$TINY" --seed x
-	assert_failure 2
-	assert_line --index 0 "trace-synth: --seed: invalid integer 'x'"
-	run trace-synth --profile
-	assert_failure 2
-	assert_line --index 0 "trace-synth: option '--profile' needs an argument"
+@test "trace-synth: the error cases: bad and malformed profiles, usage errors, filters that keep nothing (tests/cases/trace-synth/*.case)" {
+	run_cases trace-synth
 }
 
 @test "trace-synth: the shipped profile is rebuilt byte for byte from the shared tables" {
@@ -377,15 +284,12 @@ bad_profile() {
 	assert_output "synth-alibaba-spot-gpu-v2026-s2-d10-10"
 }
 
-@test "trace-synth: a tiny /3 profile: exact hourly counts, its real job, the model filter" {
+@test "trace-synth: a tiny /3 profile: exact hourly counts and its real job" {
 	local p3="$DATA/synth/tiny3.json"
 	trace-synth --profile "$p3" --seed 5 -o "$BATS_TEST_TMPDIR/t.ndjson"
 	diff <(hours_expected "$p3" 1) <(hours_actual "$BATS_TEST_TMPDIR/t.ndjson" 48) > /dev/null || fail "hourly counts differ"
 	run -0 jq -c 'select(.type == "job" and .job_id == "real-77") | [.submit, .duration, .gpus, .class, .gpu_model, .tenant]' "$BATS_TEST_TMPDIR/t.ndjson"
 	assert_output '[0,7200,4,"HP","M1","org-a"]'
-	run trace-synth --profile "$p3" --gpu-model M9
-	assert_failure 1
-	assert_output "trace-synth: profile 'tiny3' has no GPU model 'M9'"
 }
 
 @test "trace-synth: under --gpu-model the report compares the kept model's classes, not every model's" {
@@ -395,32 +299,6 @@ bad_profile() {
 	assert_output '| HP jobs | 27066 | 27105 |'
 	run -0 grep -c '"class":"HP"' "$BATS_TEST_TMPDIR/g.ndjson"
 	assert_output 27105
-}
-
-bad_profile3() {
-	jq "$1" "$DATA/synth/tiny3.json" > "$BATS_TEST_TMPDIR/bad3.json"
-	run trace-synth --profile "$BATS_TEST_TMPDIR/bad3.json" -o "$BATS_TEST_TMPDIR/out.ndjson"
-	assert_failure 1
-	assert_output "trace-synth: $BATS_TEST_TMPDIR/bad3.json: $2"
-	assert_no_output "$BATS_TEST_TMPDIR/out.ndjson"
-}
-
-@test "trace-synth: bad /3 profiles exit 1 with PATH: message and leave no output" {
-	bad_profile3 'del(.v3)' "profile: missing key 'v3'"
-	bad_profile3 '.gpu_models[0].concurrency |= .[0:10]' "'gpu_models[0]': 'concurrency' has 10 hours, 'hourly_jobs' 48"
-	bad_profile3 '.gpu_models[0].concurrency[3] = -1' "'gpu_models[0]': 'concurrency[3]': must be 0..1e9 GPUs"
-	bad_profile3 '.gpu_models[0].concurrency[3] = "x"' "'concurrency[3]': not a finite number"
-	bad_profile3 '.gpu_models[0].spot.share = 1.5' "'gpu_models[0]': 'spot.share' must be 0..1"
-	bad_profile3 '.gpu_models[0].spot.size_ratio = 0' "'gpu_models[0]': 'spot.size_ratio' must be in (0, 1]"
-	bad_profile3 '.gpu_models[0].spot.extra = 1' "'gpu_models[0]': 'spot': unknown key 'extra'"
-	bad_profile3 '.gpu_models[0].max_job_days.value = 0' "'gpu_models[0]': 'max_job_days.value' must be null or 1..100000 days"
-	bad_profile3 '.v3.real_jobs.rows[0][3] = "M7"' "'v3.real_jobs.rows[0]': no GPU model 'M7'"
-	bad_profile3 '.v3.real_jobs.rows[0][4] = 172800' "'v3.real_jobs.rows[0]': submit inside the hours, duration >= 1, GPUs per worker > 0, workers >= 1"
-	bad_profile3 '.v3.real_jobs.rows[0][2] = "BE"' "'v3.real_jobs.rows[0]': class must be 'HP' or 'Spot'"
-	bad_profile3 '.v3.duration_buckets.edges_seconds = [0, 10, 5]' "'v3.duration_buckets': edges must increase"
-	bad_profile3 '.v3.duration_buckets.rows[1][0] = 7' "'v3.duration_buckets': 'rows[1]': bucket index must be 1 and GPU-seconds >= 0"
-	bad_profile3 '.v3.long_job_slices.rows[0][0] = "X"' "'v3.long_job_slices.rows[0]': class must be 'HP' or 'Spot'"
-	bad_profile3 '.v3.org_model_mix.rows[0][1] = 2' "'v3.org_model_mix.rows[0]': shares must be 0..1"
 }
 
 @test "trace-synth: --progress says when generating and writing end; quiet without it off a terminal" {
