@@ -72,18 +72,26 @@ static struct wact *act_in(struct window *w, const char *action_id);
 /* Check one window's evidence and extract its per-action facts. */
 static void load_window(struct window *w)
 {
-	char err[1024];
-	const struct ev_item *rk = NULL;
-	for (size_t i = 0; i < w->in.n; i++) {
-		const struct ev_item *it = &w->in.items[i];
-		if (ev_verify(it->rec, err, sizeof err))
-			die("%s: %s", ev_where(it), err);
-		if (!strcmp(it->type, "ranking")) {
-			if (rk)
-				die("%s: window '%s' has a second ranking", ev_where(it), w->id);
-			rk = it;
+	char err[2048];
+	const struct ev_item *rk = NULL, *second = NULL;
+	size_t end = w->in.n;
+	for (size_t i = 0; i < w->in.n && !second; i++) {
+		if (strcmp(w->in.items[i].type, "ranking"))
+			continue;
+		if (rk) {
+			second = &w->in.items[i];
+			end = i + 1;
+		} else {
+			rk = &w->in.items[i];
 		}
 	}
+	/* The records are verified here, not as each FILE is read (ev_read_verified): a later
+	 * window's unreadable file is reported before an earlier window's record that does not
+	 * verify, and an item that does not verify before the second ranking it would precede. */
+	if (ev_verify_range(&w->in, 0, end, NULL, err, sizeof err))
+		die("%s", err);
+	if (second)
+		die("%s: window '%s' has a second ranking", ev_where(second), w->id);
 	if (!rk)
 		die("window '%s' has no ranking", w->id);
 	w->ranking = rk->rec;

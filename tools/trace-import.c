@@ -16,29 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-	"trace-import alibaba-spot --nodes FILE --jobs FILE [--gpu-model M]... [--max-submit T] [--eval-start S --eval-end E] [--warmup-start W] [--no-warmup-spot] [--trace-id ID] [--progress | --no-progress] [-o OUT]\n"
-	"trace-import alibaba-v2023 --nodes FILE --pods FILE [--phase P]... [--trace-id ID] [--progress | --no-progress] [-o OUT]\n"
-	"trace-import philly --machines FILE --job-log FILE --class HP|Spot [--trace-id ID] [--progress | --no-progress] [-o OUT]\n"
-	"trace-import canonical [--trace-id ID] [--progress | --no-progress] [-o OUT] DIR\n"
-	"trace-import csv --map SPEC [--nodes-file FILE] [--node-subset-gpus N --seed S] [--trace-id ID] [--progress | --no-progress] [-o OUT] FILE...\n"
-	"trace-import slurm --jobs FILE --nodes FILE --class RULE... [--tenant-from account|user|none] [--hash-key FILE] [--trace-id ID] [--progress | --no-progress] [-o OUT]\n";
+/* The usage (one SYNOPSIS line per format) and the help, made from the formats table in main. */
+static char usage[2048], help[4096];
 
-static const char help[] =
+static const char help_head[] =
 	"\n"
 	"Read a source trace and write a canonical trace stream (schednav.trace/1 or /2):\n"
 	"header, nodes sorted by node_id, jobs sorted by (submit, job_id), end.\n"
 	"\n"
-	"Formats:\n"
-	"  alibaba-spot    Alibaba cluster-trace-v2026-spot-gpu (node_info_df.csv, job_info_df.csv)\n"
-	"  alibaba-v2023   Alibaba cluster-trace-gpu-v2023 openb node and pod lists\n"
-	"  philly          Microsoft Philly cluster_job_log (streamed) + cluster_machine_list\n"
-	"  canonical       the original three-file directory (trace.json, nodes.csv, jobs.csv);\n"
-	"                  -i DIR is the same as the DIR operand\n"
-	"  csv             any CSV with an explicit column and label mapping; -i FILE is the\n"
-	"                  same as a FILE operand\n"
-	"  slurm           sacct -P output and scontrol show node -o output; RULE is\n"
-	"                  qos:NAME=HP|Spot, partition:NAME=HP|Spot or *=HP|Spot (first match wins)\n"
+	"Formats:\n";
+static const char help_tail[] =
 	"\n"
 	"Every format:\n"
 	"  --trace-id ID      the trace's trace_id instead of the format's own (alibaba-spot-gpu,\n"
@@ -359,18 +346,52 @@ static int import_slurm(struct run *r, int argc, char **argv, struct trace *t, s
 
 typedef int import_run(struct run *, int, char **, struct trace *, struct json *, struct arena *, char *, size_t);
 
-static const struct { const char *name; import_run *run; int flags; } formats[] = {
-	{ "alibaba-spot", import_spot, CLI_OUTPUT },
-	{ "alibaba-v2023", import_v2023, CLI_OUTPUT },
-	{ "philly", import_philly, CLI_OUTPUT },
-	{ "canonical", import_canonical, CLI_INPUT | CLI_OUTPUT },
-	{ "csv", import_csv, CLI_INPUT | CLI_OUTPUT },
-	{ "slurm", import_slurm, CLI_OUTPUT },
+/* One row per format: a new importer is its reader in lib/trace (import.h), its options and
+ * parser above and its row here; the usage and the help's list are made from the rows. */
+static const struct {
+	const char *name;
+	import_run *run;
+	int flags;
+	const char *synopsis;   /* its options in the usage line (= the man page's SYNOPSIS), or NULL */
+	const char *operands;   /* its operands, after the common options ("" for none) */
+	const char *what;       /* its lines of the help's "Formats:" list, after the name's column */
+} formats[] = {
+	{ "alibaba-spot", import_spot, CLI_OUTPUT,
+	  "--nodes FILE --jobs FILE [--gpu-model M]... [--max-submit T] [--eval-start S --eval-end E] [--warmup-start W] [--no-warmup-spot]", "",
+	  "Alibaba cluster-trace-v2026-spot-gpu (node_info_df.csv, job_info_df.csv)\n" },
+	{ "alibaba-v2023", import_v2023, CLI_OUTPUT, "--nodes FILE --pods FILE [--phase P]...", "",
+	  "Alibaba cluster-trace-gpu-v2023 openb node and pod lists\n" },
+	{ "philly", import_philly, CLI_OUTPUT, "--machines FILE --job-log FILE --class HP|Spot", "",
+	  "Microsoft Philly cluster_job_log (streamed) + cluster_machine_list\n" },
+	{ "canonical", import_canonical, CLI_INPUT | CLI_OUTPUT, NULL, " DIR",
+	  "the original three-file directory (trace.json, nodes.csv, jobs.csv);\n"
+	  "                  -i DIR is the same as the DIR operand\n" },
+	{ "csv", import_csv, CLI_INPUT | CLI_OUTPUT, "--map SPEC [--nodes-file FILE] [--node-subset-gpus N --seed S]", " FILE...",
+	  "any CSV with an explicit column and label mapping; -i FILE is the\n"
+	  "                  same as a FILE operand\n" },
+	{ "slurm", import_slurm, CLI_OUTPUT, "--jobs FILE --nodes FILE --class RULE... [--tenant-from account|user|none] [--hash-key FILE]", "",
+	  "sacct -P output and scontrol show node -o output; RULE is\n"
+	  "                  qos:NAME=HP|Spot, partition:NAME=HP|Spot or *=HP|Spot (first match wins)\n" },
 };
+#define N_FORMATS (sizeof formats / sizeof *formats)
+
+/* The usage lines (the format's own options, the common ones, its operands) and the help. */
+static void make_texts(void)
+{
+	size_t u = 0, h = (size_t)snprintf(help, sizeof help, "%s", help_head);
+	for (size_t f = 0; f < N_FORMATS; f++) {
+		const char *operand = formats[f].operands;
+		u += (size_t)snprintf(usage + u, sizeof usage - u, "trace-import %s%s%s [--trace-id ID] [--progress | --no-progress] [-o OUT]%s\n",
+				      formats[f].name, formats[f].synopsis ? " " : "", formats[f].synopsis ? formats[f].synopsis : "", operand);
+		h += (size_t)snprintf(help + h, sizeof help - h, "  %-15s %s", formats[f].name, formats[f].what);
+	}
+	snprintf(help + h, sizeof help - h, "%s", help_tail);
+}
 
 int main(int argc, char **argv)
 {
 	struct run r = { 0 };
+	make_texts();
 	cli_init(&r.cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
 	if (argc >= 2 && argv[1][0] == '-' && argv[1][1]) {
 		/* Only -h and -V come before FORMAT. */
@@ -381,9 +402,9 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		usage_fail(usage, "missing FORMAT");
 	size_t f = 0;
-	while (f < sizeof formats / sizeof *formats && strcmp(argv[1], formats[f].name))
+	while (f < N_FORMATS && strcmp(argv[1], formats[f].name))
 		f++;
-	if (f == sizeof formats / sizeof *formats)
+	if (f == N_FORMATS)
 		usage_error(usage, "unknown format '%s'", argv[1]);
 	r.cli.flags = formats[f].flags;
 

@@ -261,8 +261,13 @@ const char *ev_where(const struct ev_item *it)
 
 int ev_verify_from(const struct ev_input *in, size_t first, const char *skip, char *err, size_t errlen)
 {
+	return ev_verify_range(in, first, in->n, skip, err, errlen);
+}
+
+int ev_verify_range(const struct ev_input *in, size_t first, size_t end, const char *skip, char *err, size_t errlen)
+{
 	char e[1024];
-	for (size_t i = first; i < in->n; i++)
+	for (size_t i = first; i < end && i < in->n; i++)
 		if (!(skip && !strcmp(in->items[i].type, skip)) && ev_verify(in->items[i].rec, e, sizeof e)) {
 			snprintf(err, errlen, "%s: %s", ev_where(&in->items[i]), e);
 			return -1;

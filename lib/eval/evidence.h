@@ -60,6 +60,9 @@ const char *ev_where(const struct ev_item *it);
 /* ev_verify every item of in from index first on, but those of type skip (NULL: none);
  * -1 + "PATH:LINE: message" for the first that does not verify. */
 int ev_verify_from(const struct ev_input *in, size_t first, const char *skip, char *err, size_t errlen);
+/* The same for the items [first, end) only (a consumer whose own per-item check must come
+ * in the same order: it verifies up to the item it refuses). */
+int ev_verify_range(const struct ev_input *in, size_t first, size_t end, const char *skip, char *err, size_t errlen);
 /* ev_read, then ev_verify_from on the items it added: how a consumer reads its inputs. */
 int ev_read_verified(struct ev_input *in, const char *path, const char *const *schemas, const char *skip, struct arena *a, char *err,
 		     size_t errlen);

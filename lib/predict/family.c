@@ -25,22 +25,28 @@ static const struct pc_family *family_of(const struct pc_config *cfg)
 	return cfg->family ? cfg->family : pc_families[pc_n_families - 1];
 }
 
+const struct pc_family *pc_family_for_schema(const struct pc_family *const *families, size_t n, const char *schema)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!families[i]->schema || (schema && !strcmp(schema, families[i]->schema)))
+			return families[i];
+	return NULL;
+}
+
 int pc_config_from_json_in(const struct pc_family *const *families, size_t n, struct pc_config *c, const struct json *doc,
 			   struct arena *a, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof *c);
 	const struct json *sv = json_get(doc, "schema_version");
-	for (size_t i = 0; i < n; i++) {
-		const struct pc_family *f = families[i];
-		if (!f->schema || (sv && sv->kind == JSON_STRING && !strcmp(sv->u.str.s, f->schema))) {
-			if (f->from_json(c, doc, a, err, errlen))
-				return -1;
-			c->family = f;
-			return 0;
-		}
+	const struct pc_family *f = pc_family_for_schema(families, n, sv && sv->kind == JSON_STRING ? sv->u.str.s : NULL);
+	if (!f) {
+		snprintf(err, errlen, "no controller family reads this document");
+		return -1;
 	}
-	snprintf(err, errlen, "no controller family reads this document");
-	return -1;
+	if (f->from_json(c, doc, a, err, errlen))
+		return -1;
+	c->family = f;
+	return 0;
 }
 
 int pc_config_from_json(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen)

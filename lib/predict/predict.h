@@ -437,11 +437,25 @@ struct pc_family {
 	bool (*last_decision)(const struct pc_controller *c, struct pc_view *v);
 	/* Why the quota tool refuses the family ("is a ... controller: ..."), or NULL. */
 	const char *quota_refusal;
+	/* Its control_report as the result reader checks it (record_check.c), beyond what every
+	 * family's holds: PC_REPORT_MISSING_BLOCK when a block of its own is missing or not an
+	 * object, else PC_REPORT_WRONG_TYPE when a value of its own has the wrong kind, else NULL. */
+	const char *(*check_report)(const struct json *report);
+	/* The control_report keys of its own the metrics record carries when present
+	 * (NULL-terminated; NULL: none). */
+	const char *const *report_keys;
 };
+
+/* check_report's two answers, the messages the result reader gives. */
+#define PC_REPORT_MISSING_BLOCK "control_report: a summary block is missing or not an object"
+#define PC_REPORT_WRONG_TYPE "control_report: a summary value has the wrong type"
 
 /* The built-in families (family.c): the tenant's, then the aggregate's, the fallback, last. */
 extern const struct pc_family *const pc_families[];
 extern const size_t pc_n_families;
+/* The family of families[0..n) that reads a config of schema_version schema (NULL: none
+ * given): the first row naming it, else the fallback (the row without a schema), else NULL. */
+const struct pc_family *pc_family_for_schema(const struct pc_family *const *families, size_t n, const char *schema);
 /* pc_config_from_json over another table (a test registers a family of its own). */
 int pc_config_from_json_in(const struct pc_family *const *families, size_t n, struct pc_config *c, const struct json *doc,
 			   struct arena *a, char *err, size_t errlen);

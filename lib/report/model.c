@@ -89,7 +89,15 @@ const struct rp_rec *rp_model_ranking(const struct rp_model *m)
 	return m->nrankings ? &m->rankings[m->nrankings - 1] : NULL;
 }
 
-/* ---- reading ---- */
+/* ---- reading ----
+ *
+ * Not lib/sim/result_read (issue 20 item 4 left this reader here): a report input holds any
+ * number of streams of any schema, result streams among them, where result_read reads one
+ * result stream and refuses what follows it; the report charts what result_read does not
+ * keep (submit, start, completion and GPUs of each job, each run's end and reason, the
+ * preemption victims, every control_decision, which result_read counts unparsed, and the
+ * rolling decisions); and it draws result streams the strict reader refuses, with its own
+ * PATH:LINE messages, so sharing the reader would change the report's output. */
 
 struct reader_state {
 	struct rp_model *m;

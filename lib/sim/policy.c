@@ -3,13 +3,10 @@
 #include "core/strbuf.h"
 #include "core/text.h"
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const policy_keys[] = { "schema_version", "action_id", "scheduler", "spot_guarantee_seconds",
-	"checkpoint_interval_seconds", "preemption_overhead_seconds", "placement_strategy", "hp_preemption_delay_seconds",
-	"spot_eviction_budget_rate", "preemption_victim_strategy", "predictive_admission_mode", NULL };
 
 const char *policy_scheduler_name(enum sim_scheduler s)
 {
@@ -73,6 +70,140 @@ static int get_seconds(const struct json *doc, const char *key, bool required, l
 	return -1;
 }
 
+/*
+ * The knobs: one row each, in the order their errors are reported (a run of seconds knobs is
+ * parsed together, then range-checked, then bound-checked, as the original did) and, required
+ * ones first, the order of the canonical dict. A new knob is its field in policy.h and one
+ * row here; the simulator code that reads it and the records that echo it are its own.
+ */
+enum knob_kind { KNOB_CHOICE, KNOB_SECONDS, KNOB_RATE };
+
+struct knob {
+	const char *key;
+	enum knob_kind kind;
+	bool required;
+	size_t offset;                /* the field: an enum (CHOICE), long long (SECONDS); RATE: has_budget, budget */
+	const char *const *choices;   /* CHOICE: the names, the enum's values in order (the first is the default) */
+	const char *want;             /* CHOICE: what the unknown-name message adds */
+	long long least;              /* SECONDS: 0 (">= 0") or 1 ("> 0") */
+};
+
+static const char *const schedulers[] = { "fifo", "priority_preemptive", NULL };
+static const char *const placements[] = { "deterministic_best_fit", NULL };
+static const char *const victims[] = { "longest_remaining", "lowest_checkpoint_loss", NULL };
+static const char *const admissions[] = { "enforce", "bypass", NULL };
+
+#define FIELD(f) offsetof(struct sim_policy, f)
+static const struct knob knobs[] = {
+	{ "scheduler", KNOB_CHOICE, true, FIELD(scheduler), schedulers, " (want 'fifo' or 'priority_preemptive')", 0 },
+	{ "spot_guarantee_seconds", KNOB_SECONDS, true, FIELD(guarantee_seconds), NULL, NULL, 0 },
+	{ "checkpoint_interval_seconds", KNOB_SECONDS, true, FIELD(checkpoint_seconds), NULL, NULL, 1 },
+	{ "preemption_overhead_seconds", KNOB_SECONDS, true, FIELD(overhead_seconds), NULL, NULL, 0 },
+	{ "hp_preemption_delay_seconds", KNOB_SECONDS, false, FIELD(hp_delay_seconds), NULL, NULL, 0 },
+	{ "placement_strategy", KNOB_CHOICE, true, 0, placements, " (want 'deterministic_best_fit')", 0 },
+	{ "spot_eviction_budget_rate", KNOB_RATE, false, 0, NULL, NULL, 0 },
+	{ "preemption_victim_strategy", KNOB_CHOICE, false, FIELD(victim_order), victims, "", 0 },
+	{ "predictive_admission_mode", KNOB_CHOICE, false, FIELD(admission), admissions, " (want 'enforce' or 'bypass')", 0 },
+};
+#define N_KNOBS (sizeof knobs / sizeof *knobs)
+
+/* An enum field by offset: every enum of struct sim_policy is an int-sized enum. */
+_Static_assert(sizeof(enum sim_scheduler) == sizeof(int) && sizeof(enum sim_victim_order) == sizeof(int) &&
+	       sizeof(enum sim_admission) == sizeof(int), "a CHOICE knob's field is an int");
+static int *choice_field(struct sim_policy *p, const struct knob *k)
+{
+	return k->offset ? (int *)(void *)((char *)p + k->offset) : NULL;
+}
+
+static long long *seconds_field(struct sim_policy *p, const struct knob *k)
+{
+	return (long long *)(void *)((char *)p + k->offset);
+}
+
+static int parse_choice(struct sim_policy *p, const struct knob *k, const struct json *doc, char *err, size_t errlen)
+{
+	const char *s;
+	if (!k->required && !json_get(doc, k->key))
+		return 0;   /* the default, the first name */
+	if (!(s = get_string(doc, k->key, err, errlen)))
+		return -1;
+	for (int i = 0; k->choices[i]; i++)
+		if (!strcmp(s, k->choices[i])) {
+			if (choice_field(p, k))
+				*choice_field(p, k) = i;
+			return 0;
+		}
+	snprintf(err, errlen, "unknown %s '%s'%s", k->key, s, k->want);
+	return -1;
+}
+
+static int parse_rate(struct sim_policy *p, const struct knob *k, const struct json *doc, char *err, size_t errlen)
+{
+	struct json *b = json_get(doc, k->key);
+	if (!b || b->kind == JSON_NULL)
+		return 0;
+	if (!json_is_num(b) || !isfinite(json_num(b))) {
+		snprintf(err, errlen, "'%s' must be a number or null", k->key);
+		return -1;
+	}
+	p->has_budget = true;
+	p->budget = json_num(b);
+	if (!(p->budget >= 0 && p->budget <= 1)) {
+		snprintf(err, errlen, "'%s' must be in [0, 1], not %.17g", k->key, p->budget);
+		return -1;
+	}
+	return 0;
+}
+
+/* The run of seconds knobs [k, end): each parsed, then each at least its least value, then
+ * each within the trace model's time bound (sums of policy seconds and trace times stay exact). */
+static int parse_seconds(struct sim_policy *p, const struct knob *k, const struct knob *end, const struct json *doc, char *err,
+			 size_t errlen)
+{
+	for (const struct knob *x = k; x < end; x++)
+		if (get_seconds(doc, x->key, x->required, 0, seconds_field(p, x), err, errlen))
+			return -1;
+	for (const struct knob *x = k; x < end; x++)
+		if (*seconds_field(p, x) < x->least) {
+			snprintf(err, errlen, "'%s' must be %s", x->key, x->least ? "> 0" : ">= 0");
+			return -1;
+		}
+	for (const struct knob *x = k; x < end; x++)
+		if (*seconds_field(p, x) > POLICY_MAX_SECONDS) {
+			snprintf(err, errlen, "'%s' must be at most %lld", x->key, POLICY_MAX_SECONDS);
+			return -1;
+		}
+	return 0;
+}
+
+static bool is_knob(const char *key)
+{
+	for (size_t i = 0; i < N_KNOBS; i++)
+		if (!strcmp(knobs[i].key, key))
+			return true;
+	return false;
+}
+
+/* Whether k's value is its default (an optional knob left out of the canonical dict). */
+static bool at_default(struct sim_policy *p, const struct knob *k)
+{
+	switch (k->kind) {
+	case KNOB_CHOICE: return !choice_field(p, k) || *choice_field(p, k) == 0;
+	case KNOB_SECONDS: return *seconds_field(p, k) == 0;
+	case KNOB_RATE: return !p->has_budget;
+	}
+	return true;
+}
+
+static void canonical_knob(struct sim_policy *p, const struct knob *k, struct json *c, struct arena *a)
+{
+	switch (k->kind) {
+	case KNOB_CHOICE: json_set(a, c, k->key, json_str(a, k->choices[choice_field(p, k) ? *choice_field(p, k) : 0])); break;
+	case KNOB_SECONDS: json_set(a, c, k->key, json_int(a, *seconds_field(p, k))); break;
+	case KNOB_RATE: json_set(a, c, k->key, json_real(a, p->budget)); break;
+	}
+}
+
 int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena *a, char *err, size_t errlen)
 {
 	const char *s;
@@ -82,11 +213,9 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 		return -1;
 	}
 	for (size_t i = 0; i < doc->u.obj.n; i++) {
-		const char *const *k = policy_keys;
-		while (*k && strcmp(*k, doc->u.obj.keys[i]))
-			k++;
-		if (!*k) {
-			snprintf(err, errlen, "unknown key '%s'", doc->u.obj.keys[i]);
+		const char *key = doc->u.obj.keys[i];
+		if (strcmp(key, "schema_version") && strcmp(key, "action_id") && !is_knob(key)) {
+			snprintf(err, errlen, "unknown key '%s'", key);
 			return -1;
 		}
 	}
@@ -109,103 +238,27 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 		snprintf(err, errlen, "'action_id' '%s' %s", q, why);
 		return -1;
 	}
-	if (!(s = get_string(doc, "scheduler", err, errlen)))
-		return -1;
-	if (!strcmp(s, "fifo"))
-		p->scheduler = SCHED_FIFO;
-	else if (!strcmp(s, "priority_preemptive"))
-		p->scheduler = SCHED_PRIORITY_PREEMPTIVE;
-	else {
-		snprintf(err, errlen, "unknown scheduler '%s' (want 'fifo' or 'priority_preemptive')", s);
-		return -1;
-	}
-	if (get_seconds(doc, "spot_guarantee_seconds", true, 0, &p->guarantee_seconds, err, errlen) ||
-	    get_seconds(doc, "checkpoint_interval_seconds", true, 0, &p->checkpoint_seconds, err, errlen) ||
-	    get_seconds(doc, "preemption_overhead_seconds", true, 0, &p->overhead_seconds, err, errlen) ||
-	    get_seconds(doc, "hp_preemption_delay_seconds", false, 0, &p->hp_delay_seconds, err, errlen))
-		return -1;
-	if (p->guarantee_seconds < 0) {
-		snprintf(err, errlen, "'spot_guarantee_seconds' must be >= 0");
-		return -1;
-	}
-	if (p->checkpoint_seconds <= 0) {
-		snprintf(err, errlen, "'checkpoint_interval_seconds' must be > 0");
-		return -1;
-	}
-	if (p->overhead_seconds < 0) {
-		snprintf(err, errlen, "'preemption_overhead_seconds' must be >= 0");
-		return -1;
-	}
-	if (p->hp_delay_seconds < 0) {
-		snprintf(err, errlen, "'hp_preemption_delay_seconds' must be >= 0");
-		return -1;
-	}
-	/* the trace model's time bound: sums of policy seconds and trace times stay exact */
-	const long long *secs[] = { &p->guarantee_seconds, &p->checkpoint_seconds, &p->overhead_seconds, &p->hp_delay_seconds };
-	static const char *const names[] = { "spot_guarantee_seconds", "checkpoint_interval_seconds", "preemption_overhead_seconds",
-		"hp_preemption_delay_seconds" };
-	for (int i = 0; i < 4; i++)
-		if (*secs[i] > POLICY_MAX_SECONDS) {
-			snprintf(err, errlen, "'%s' must be at most %lld", names[i], POLICY_MAX_SECONDS);
-			return -1;
+	for (const struct knob *k = knobs; k < knobs + N_KNOBS;) {
+		const struct knob *end = k + 1;
+		int rc;
+		if (k->kind == KNOB_SECONDS) {
+			while (end < knobs + N_KNOBS && end->kind == KNOB_SECONDS)
+				end++;
+			rc = parse_seconds(p, k, end, doc, err, errlen);
+		} else {
+			rc = k->kind == KNOB_CHOICE ? parse_choice(p, k, doc, err, errlen) : parse_rate(p, k, doc, err, errlen);
 		}
-	if (!(s = get_string(doc, "placement_strategy", err, errlen)))
-		return -1;
-	if (strcmp(s, "deterministic_best_fit")) {
-		snprintf(err, errlen, "unknown placement_strategy '%s' (want 'deterministic_best_fit')", s);
-		return -1;
-	}
-	struct json *b = json_get(doc, "spot_eviction_budget_rate");
-	if (b && b->kind != JSON_NULL) {
-		if (!json_is_num(b) || !isfinite(json_num(b))) {
-			snprintf(err, errlen, "'spot_eviction_budget_rate' must be a number or null");
+		if (rc)
 			return -1;
-		}
-		p->has_budget = true;
-		p->budget = json_num(b);
-		if (!(p->budget >= 0 && p->budget <= 1)) {
-			snprintf(err, errlen, "'spot_eviction_budget_rate' must be in [0, 1], not %.17g", p->budget);
-			return -1;
-		}
-	}
-	p->victim_order = VICTIM_LONGEST_REMAINING;
-	if (json_get(doc, "preemption_victim_strategy")) {
-		if (!(s = get_string(doc, "preemption_victim_strategy", err, errlen)))
-			return -1;
-		if (!strcmp(s, "lowest_checkpoint_loss"))
-			p->victim_order = VICTIM_LOWEST_CHECKPOINT_LOSS;
-		else if (strcmp(s, "longest_remaining")) {
-			snprintf(err, errlen, "unknown preemption_victim_strategy '%s'", s);
-			return -1;
-		}
-	}
-	p->admission = ADMISSION_ENFORCE;
-	if (json_get(doc, "predictive_admission_mode")) {
-		if (!(s = get_string(doc, "predictive_admission_mode", err, errlen)))
-			return -1;
-		if (!strcmp(s, "bypass"))
-			p->admission = ADMISSION_BYPASS;
-		else if (strcmp(s, "enforce")) {
-			snprintf(err, errlen, "unknown predictive_admission_mode '%s' (want 'enforce' or 'bypass')", s);
-			return -1;
-		}
+		k = end;
 	}
 	/* Canonical dict: required keys, then optional keys only when not default. */
 	struct json *c = json_object(a);
 	json_set(a, c, "action_id", json_str(a, p->action_id));
-	json_set(a, c, "scheduler", json_str(a, policy_scheduler_name(p->scheduler)));
-	json_set(a, c, "spot_guarantee_seconds", json_int(a, p->guarantee_seconds));
-	json_set(a, c, "checkpoint_interval_seconds", json_int(a, p->checkpoint_seconds));
-	json_set(a, c, "preemption_overhead_seconds", json_int(a, p->overhead_seconds));
-	json_set(a, c, "placement_strategy", json_str(a, "deterministic_best_fit"));
-	if (p->hp_delay_seconds != 0)
-		json_set(a, c, "hp_preemption_delay_seconds", json_int(a, p->hp_delay_seconds));
-	if (p->has_budget)
-		json_set(a, c, "spot_eviction_budget_rate", json_real(a, p->budget));
-	if (p->victim_order != VICTIM_LONGEST_REMAINING)
-		json_set(a, c, "preemption_victim_strategy", json_str(a, policy_victim_name(p->victim_order)));
-	if (p->admission != ADMISSION_ENFORCE)
-		json_set(a, c, "predictive_admission_mode", json_str(a, policy_admission_name(p->admission)));
+	for (int required = 1; required >= 0; required--)
+		for (const struct knob *k = knobs; k < knobs + N_KNOBS; k++)
+			if (k->required == required && (required || !at_default(p, k)))
+				canonical_knob(p, k, c, a);
 	p->canonical = c;
 	struct strbuf sb;
 	sb_init(&sb);

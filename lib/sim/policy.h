@@ -25,6 +25,9 @@ enum sim_victim_order { VICTIM_LONGEST_REMAINING, VICTIM_LOWEST_CHECKPOINT_LOSS 
  * or the controller only runs and reports (bypass). Inert without a controller. */
 enum sim_admission { ADMISSION_ENFORCE, ADMISSION_BYPASS };
 
+/* A new knob is its field here and one row of knobs[] in policy.c (key, kind, whether
+ * required, the field, its names or its least value): the key check, the parse and its
+ * range, the time bound and the canonical form all come from that row. */
 struct sim_policy {
 	const char *action_id;
 	enum sim_scheduler scheduler;

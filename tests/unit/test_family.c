@@ -3,11 +3,13 @@
  * every generic entry point serves it: pc_config_from_json_in picks it by schema_version,
  * pc_controller_open/_clone/_release, pc_sim_bind (its hooks gate the simulator),
  * pc_records_open and pc_controller_write_records (its records after the plain ones), and
- * pc_bundle. The built-in table does not know it (the aggregate fallback refuses it). */
+ * pc_bundle, and the result reader's check of its control_report (its check_report). The
+ * built-in table does not know it (the aggregate fallback refuses it). */
 #include "core/die.h"
 #include "core/json.h"
 #include "core/xalloc.h"
 #include "predict/predict.h"
+#include "predict/record_check.h"
 #include "sim/policy.h"
 #include "trace/trace.h"
 #include <math.h>
@@ -137,10 +139,18 @@ static void toy_state(const struct pc_controller *c, struct arena *a, struct jso
 	json_set(a, model, "trained", json_bool(a, false));
 }
 
+/* Its control_report beyond the common blocks: a toy block and a decision count. */
+static const char *toy_check_report(const struct json *report)
+{
+	if (!json_has_object(report, "toy"))
+		return PC_REPORT_MISSING_BLOCK;
+	return json_has_count(json_get(report, "toy"), "decisions") ? NULL : PC_REPORT_WRONG_TYPE;
+}
+
 static const struct pc_family toy_family = {
 	.name = "toy", .schema = TOY_SCHEMA, .from_json = toy_from_json, .open = toy_open, .clone = toy_clone,
 	.close = toy_close, .bind_sim = toy_bind, .spool = toy_spool, .write_report = toy_report, .bundle = toy_bundle,
-	.learned_state = toy_state, .quota_refusal = "is a toy controller",
+	.learned_state = toy_state, .quota_refusal = "is a toy controller", .check_report = toy_check_report,
 };
 
 /* The test build's table: the built-in rows plus the toy's one row, before the fallback. */
@@ -245,6 +255,51 @@ static void toy_family_runs(void)
 	arena_release(&a);
 }
 
+/* The result reader's check of a control_report asks the row of the header's family. */
+static void toy_report_checked(void)
+{
+	static const char hdr_json[] = "{\"controller\":{\"schema_version\":\"" TOY_SCHEMA "\"},\"controller_fingerprint\":\"f\"}";
+	/* the blocks every family's report holds; %s: the mean quota, then the family's own keys */
+	static const char common[] = "{\"type\":\"control_report\",\"controller_id\":\"toy-4\",\"controller_fingerprint\":\"f\","
+		"\"update_count\":3,\"total_runtime_update_count\":3,"
+		"\"information_boundary\":{\"forecast_scoring_occurs_after_target_observation\":true},"
+		"\"evidence_window_seconds\":{\"start\":0,\"end\":null},\"eta\":{\"initial\":null,\"minimum_observed\":null,\"maximum_observed\":null},"
+		"\"spot_quota_gpus\":{\"mean\":%s,\"minimum\":4,\"maximum\":4},"
+		"\"forecast_evaluation\":{\"mae_gpus\":null,\"wape\":null,\"mean_error_gpus\":null,\"guarantee_quantile_coverage\":null,\"pinball_loss\":null}%s}";
+	static const struct { const char *mean, *own, *toy_why, *builtin_why; } cases[] = {
+		{ "4", ",\"toy\":{\"decisions\":3}", NULL, PC_REPORT_WRONG_TYPE },
+		{ "4", ",\"toy\":{\"decisions\":-1}", PC_REPORT_WRONG_TYPE, PC_REPORT_WRONG_TYPE },
+		{ "4", "", PC_REPORT_MISSING_BLOCK, PC_REPORT_WRONG_TYPE },
+		/* a common value of the wrong kind: after the family's missing block, before its wrong kind */
+		{ "\"4\"", ",\"toy\":{\"decisions\":3}", PC_REPORT_WRONG_TYPE, PC_REPORT_WRONG_TYPE },
+		{ "\"4\"", ",\"toy\":{\"decisions\":-1}", PC_REPORT_WRONG_TYPE, PC_REPORT_WRONG_TYPE },
+		{ "\"4\"", "", PC_REPORT_MISSING_BLOCK, PC_REPORT_WRONG_TYPE },
+	};
+	struct arena a;
+	char text[2048], why[200];
+	struct json *hdr, *rep;
+	arena_init(&a);
+	if (json_parse(&a, hdr_json, strlen(hdr_json), &hdr, why, sizeof why)) {
+		fprintf(stderr, "toy_report_checked: %s\n", why);
+		exit(1);
+	}
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		snprintf(text, sizeof text, common, cases[i].mean, cases[i].own);
+		if (json_parse(&a, text, strlen(text), &rep, why, sizeof why)) {
+			fprintf(stderr, "toy_report_checked: %s\n", why);
+			exit(1);
+		}
+		why[0] = 0;
+		int rc = pc_report_check_in((const struct pc_family *const *)families, 3, hdr, rep, why, sizeof why);
+		CHECK(cases[i].toy_why ? rc == -1 && !strcmp(why, cases[i].toy_why) : rc == 0, "case %zu, toy table: %d '%s'", i, rc, why);
+		/* the built-in table reads the toy's header as the aggregate fallback's, whose own values it lacks */
+		why[0] = 0;
+		rc = pc_report_check_in(pc_families, pc_n_families, hdr, rep, why, sizeof why);
+		CHECK(rc == -1 && !strcmp(why, cases[i].builtin_why), "case %zu, built-in table: %d '%s'", i, rc, why);
+	}
+	arena_release(&a);
+}
+
 int main(void)
 {
 	set_progname("test_family");
@@ -254,6 +309,7 @@ int main(void)
 	}
 	register_toy();
 	toy_family_runs();
+	toy_report_checked();
 	printf("test_family: %d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
 }

@@ -25,6 +25,18 @@ static void write_report(struct strbuf *sb, const struct pc_controller *c)
 	pc_write_report(sb, c, &rep);
 }
 
+/* Its control_report (docs/predictive.md "The records"): eta final, the evaluated points,
+ * the future-workload boundary flag. */
+static const char *check_report(const struct json *report)
+{
+	const struct json *ib = json_get(report, "information_boundary"), *eta = json_get(report, "eta"),
+			  *f = json_get(report, "forecast_evaluation");
+	if (!json_has_bool(ib, "future_workload_fields_accepted") || !json_has_num_or_null(eta, "final") ||
+	    !json_has_count(f, "evaluated_point_count"))
+		return PC_REPORT_WRONG_TYPE;
+	return NULL;
+}
+
 /* The fit and the one pool "*" (eta null before the first decision). */
 static void learned_state(const struct pc_controller *c, struct arena *a, struct json *model, struct json *pools)
 {
@@ -82,4 +94,6 @@ const struct pc_family pc_family_aggregate = {
 	.learned_state = learned_state,
 	.last_decision = last_decision,
 	.quota_refusal = NULL,
+	.check_report = check_report,
+	.report_keys = NULL,
 };

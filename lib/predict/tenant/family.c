@@ -121,6 +121,23 @@ static void write_report(struct strbuf *sb, const struct pc_controller *c)
 	tc_write_report(sb, c->tenant);
 }
 
+/* Its control_report (docs/predictive-rules.md §2): the admission diagnostics and scoring
+ * sums, eta final per pool, the scored points, the actual-demand boundary flag. */
+static const char *check_report(const struct json *report)
+{
+	if (!json_has_object(report, "admission_diagnostics") || !json_has_object(report, "forecast_evaluation_sums"))
+		return PC_REPORT_MISSING_BLOCK;
+	const struct json *ib = json_get(report, "information_boundary"), *eta = json_get(report, "eta"),
+			  *f = json_get(report, "forecast_evaluation");
+	if (!json_has_bool(ib, "actual_future_demand_used_for_prediction") || !json_has_object(eta, "final_by_resource_pool") ||
+	    !json_has_count(f, "scored_point_count"))
+		return PC_REPORT_WRONG_TYPE;
+	return NULL;
+}
+
+/* Its estimator, the scoring sums (to pool windows exactly) and the starvation diagnostic. */
+static const char *const report_keys[] = { "estimator", "forecast_evaluation_sums", "admission_diagnostics", NULL };
+
 /* The estimator's fit and per pool eta and the feedback window (events, weights, versions). */
 static void learned_state(const struct pc_controller *c, struct arena *a, struct json *model, struct json *pools)
 {
@@ -190,4 +207,6 @@ const struct pc_family pc_family_tenant = {
 	.last_decision = last_decision,
 	.quota_refusal = "is a tenant controller: its per-pool quota plan is the bundle's spot_quota_plan (forecast), quota serves "
 			 PC_CONFIG_SCHEMA,
+	.check_report = check_report,
+	.report_keys = report_keys,
 };
