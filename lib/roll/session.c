@@ -238,6 +238,7 @@ void roll_live_close(struct roll_live *l)
 	fp_xxh3_release(&l->prefix);
 	free(l->hp_queue);
 	free(l->hp_jct);
+	free(l->undone);
 	free(l);
 }
 

@@ -17,6 +17,10 @@ struct roll_live {
 	double *hp_queue, *hp_jct;         /* evaluation HP completed so far (round6, sorted) */
 	size_t n_hp, cap_hp;
 	long long closed_spot_runs, evictions;
+	/* completed jobs at the last cutoff: admitted indices below done_seen that were not
+	 * done then are in undone[] (done is final, so the rest is n_done) */
+	size_t done_seen, *undone, n_undone, cap_undone;
+	long long n_done;
 	struct fp_xxh3 prefix;             /* visible prefix fingerprint, fed in trace order */
 	size_t prefix_n;
 	struct roll_live_options o;         /* as opened */
