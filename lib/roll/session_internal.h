@@ -29,6 +29,9 @@ struct roll_live {
 	 * lives in pending_arena until roll_live_close */
 	bool stopped;
 	struct arena pending_arena;
+	/* restrict_output's job flags (all zero between scenarios), index map and kept list */
+	unsigned char *ro_flag;
+	size_t *ro_map, *ro_kept, ro_cap;
 	struct sim *spare;                   /* snapshot: the last scenario's clone, whose buffers the next one reuses */
 	struct roll_live_timing t;            /* benchmark counters */
 	char err[1024];
