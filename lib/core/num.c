@@ -106,8 +106,19 @@ size_t num_fmt_double(char *buf, double v)
 			long long m = llround(scaled);
 			if ((double)m / p10[k] != av)
 				continue;
+			/* the digits of m, zero-padded to k + 1 (what "%0*lld" gives, without printf) */
 			char digits[32];
-			int n = snprintf(digits, sizeof digits, "%0*lld", k + 1, m);
+			int n = 0;
+			char rev[32];
+			unsigned long long um = (unsigned long long)m;
+			do {
+				rev[n++] = (char)('0' + um % 10);
+				um /= 10;
+			} while (um);
+			while (n < k + 1)
+				rev[n++] = '0';
+			for (int d = 0; d < n; d++)
+				digits[d] = rev[n - 1 - d];
 			char *o = buf;
 			if (v < 0)
 				*o++ = '-';

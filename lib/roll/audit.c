@@ -3,6 +3,7 @@
 #include "eval/evidence.h"
 #include "eval/metrics.h"
 #include "roll/config.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,33 @@ int roll_guard_threshold(const struct slo_spec *s, const char *id, double *thres
 	return -1;
 }
 
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The k-th smallest (from 0) of the union of the sorted a[0..na) and b[0..nb), k < na + nb:
+ * the element a sort of the union would put at k (equal values are the same value). */
+static double kth_of_two(const double *a, size_t na, const double *b, size_t nb, size_t k)
+{
+	/* i taken from a, k + 1 - i from b: the least i with b[k - i] <= a[i] */
+	size_t lo = k + 1 > nb ? k + 1 - nb : 0, hi = k + 1 < na ? k + 1 : na;
+	while (lo < hi) {
+		size_t i = lo + (hi - lo) / 2, j = k + 1 - i;
+		if (j > 0 && b[j - 1] > a[i])
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	size_t i = lo, j = k + 1 - i;
+	if (i == 0)
+		return b[j - 1];
+	if (j == 0)
+		return a[i - 1];
+	return a[i - 1] > b[j - 1] ? a[i - 1] : b[j - 1];
+}
+
 void roll_queue_guard(double threshold, const double *completed, size_t nc, const double *scenario, size_t ns, struct roll_guard *g)
 {
 	memset(g, 0, sizeof *g);
@@ -92,12 +120,18 @@ void roll_queue_guard(double threshold, const double *completed, size_t nc, cons
 	size_t n = nc + ns;
 	if (n == 0)
 		return;
-	double *v = xmalloc(n * sizeof *v);
-	if (nc)
-		memcpy(v, completed, nc * sizeof *v);
+	/* completed is sorted already: sort the scenario's values alone and pick the two ranks
+	 * metrics_quantile would read from the sorted union (the same value, without copying
+	 * and sorting the whole history at every scenario) */
+	double *v = xmalloc((ns + 1) * sizeof *v);
 	if (ns)
-		memcpy(v + nc, scenario, ns * sizeof *v);
-	g->p95 = metrics_quantile(v, n, 0.95);
+		memcpy(v, scenario, ns * sizeof *v);
+	qsort(v, ns, sizeof *v, dbl_cmp);
+	double pos = (double)(n - 1) * 0.95;
+	double lo_f = floor(pos);
+	size_t lo = (size_t)lo_f, hi = lo + 1 < n ? lo + 1 : n - 1;
+	double vlo = kth_of_two(completed, nc, v, ns, lo), vhi = kth_of_two(completed, nc, v, ns, hi);
+	g->p95 = vlo + (vhi - vlo) * (pos - lo_f);
 	free(v);
 	g->has_p95 = true;
 	g->passed = g->p95 <= threshold + ROLL_EPS;

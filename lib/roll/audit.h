@@ -32,6 +32,6 @@ struct roll_guard {
 
 /* Threshold of the guard constraint id: it must exist, be hard, absolute and "<=". */
 int roll_guard_threshold(const struct slo_spec *s, const char *id, double *threshold, char *err, size_t errlen);
-/* The guard over completed[0..nc) ∪ scenario[0..ns) (copied and sorted here). */
+/* The guard over completed[0..nc) (sorted) ∪ scenario[0..ns) (copied and sorted here). */
 void roll_queue_guard(double threshold, const double *completed, size_t nc, const double *scenario, size_t ns, struct roll_guard *out);
 #endif

@@ -73,23 +73,45 @@ struct scenario_out {
 	struct sim_output o;
 };
 
+static int index_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+enum { RO_POP = 1, RO_KEEP = 2 };
+
 /* Keep the scenario population (and the HP jobs their evictions name) as a small result,
- * read from the drained session: only the kept jobs' results are computed. */
-static void restrict_output(const struct sim *s, const struct trace *exec, const struct roll_scenario *sc, struct scenario_out *r)
+ * read from the drained session: only the kept jobs' results are computed. The kept jobs
+ * are listed and sorted, so the cost follows the scenario, not the trace's job count; the
+ * flags and the index map are the session's, and only the kept jobs' entries are touched
+ * (and the flags cleared again). */
+static void restrict_output(struct roll_live *l, const struct sim *s, const struct trace *exec, const struct roll_scenario *sc,
+			    struct scenario_out *r)
 {
 	const struct sim_output *o = sim_output_so_far(s);
 	size_t n = sim_job_count(s);
-	size_t *map = xmalloc((n + 1) * sizeof *map);
-	bool *keep = xcalloc(n + 1, sizeof *keep), *pop = xcalloc(n + 1, sizeof *pop);
+	if (l->ro_cap < n + 1) {
+		free(l->ro_flag);
+		free(l->ro_map);
+		free(l->ro_kept);
+		l->ro_flag = xcalloc(n + 1, sizeof *l->ro_flag);
+		l->ro_map = xmalloc((n + 1) * sizeof *l->ro_map);
+		l->ro_kept = xmalloc((n + 1) * sizeof *l->ro_kept);
+		l->ro_cap = n + 1;
+	}
+	unsigned char *flag = l->ro_flag;
+	size_t *map = l->ro_map, *kept = l->ro_kept;
 	struct sim_job_result res;
-	size_t k = 0;
-	size_t *in = xmalloc((n + 1) * sizeof *in), n_in = sim_population_indices(s, in);
-	for (size_t x = 0; x < n_in; x++)
-		keep[in[x]] = pop[in[x]] = true;
-	free(in);
+	size_t k = sim_population_indices(s, kept);
+	for (size_t x = 0; x < k; x++)
+		flag[kept[x]] = RO_POP | RO_KEEP;
 	for (size_t i = 0; i < o->n_events; i++)
-		if (pop[o->events[i].victim])
-			keep[o->events[i].trigger] = true;
+		if ((flag[o->events[i].victim] & RO_POP) && !(flag[o->events[i].trigger] & RO_KEEP)) {
+			flag[o->events[i].trigger] |= RO_KEEP;
+			kept[k++] = o->events[i].trigger;
+		}
+	qsort(kept, k, sizeof *kept, index_cmp);
 	memset(r, 0, sizeof *r);
 	trace_init(&r->t);
 	r->t.version = exec->version;
@@ -99,39 +121,34 @@ static void restrict_output(const struct sim *s, const struct trace *exec, const
 	r->t.has_window = true;
 	r->t.eval_start = sc->cut;
 	r->t.eval_end = sc->cut + (double)sc->horizon;
-	for (size_t i = 0; i < n; i++)
-		k += keep[i];
 	r->t.jobs = xcalloc(k + 1, sizeof *r->t.jobs);
 	r->o = *o;
 	r->o.jobs = xcalloc(k + 1, sizeof *r->o.jobs);
-	k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (keep[i]) {
-			map[i] = k;
-			r->t.jobs[k] = *sim_job_trace(s, i);
-			sim_job_result_of(s, i, &res);
-			r->o.jobs[k++] = res;
-		} else
-			map[i] = SIZE_MAX;
+	for (size_t x = 0; x < k; x++) {
+		size_t i = kept[x];
+		map[i] = x;
+		r->t.jobs[x] = *sim_job_trace(s, i);
+		sim_job_result_of(s, i, &res);
+		r->o.jobs[x] = res;
+	}
 	r->t.n_jobs = r->o.n_jobs = k;
 	r->o.runs = xcalloc(o->n_runs + 1, sizeof *r->o.runs);
 	r->o.n_runs = 0;
 	for (size_t i = 0; i < o->n_runs; i++)
-		if (pop[o->runs[i].job]) {
+		if (flag[o->runs[i].job] & RO_POP) {
 			r->o.runs[r->o.n_runs] = o->runs[i];
 			r->o.runs[r->o.n_runs++].job = map[o->runs[i].job];
 		}
 	r->o.events = xcalloc(o->n_events + 1, sizeof *r->o.events);
 	r->o.n_events = 0;
 	for (size_t i = 0; i < o->n_events; i++)
-		if (pop[o->events[i].victim]) {
+		if (flag[o->events[i].victim] & RO_POP) {
 			r->o.events[r->o.n_events] = o->events[i];
 			r->o.events[r->o.n_events].victim = map[o->events[i].victim];
 			r->o.events[r->o.n_events++].trigger = map[o->events[i].trigger];
 		}
-	free(map);
-	free(keep);
-	free(pop);
+	for (size_t x = 0; x < k; x++)
+		flag[kept[x]] = 0;
 }
 
 /* The child: replace the future, install the candidate, run, stream the scenario result. */
@@ -167,7 +184,7 @@ static int scenario_simulate(struct roll_live *l, struct sim *s, const struct si
 		return -1;
 	if (sim_drain(s, err, errlen))
 		return -1;
-	restrict_output(s, l->exec, sc, r);
+	restrict_output(l, s, l->exec, sc, r);
 	size_t need = strlen(l->exec->trace_id) + 64;
 	char *id = arena_alloc(a, need);
 	snprintf(id, need, "%s-scenario-%lld", l->exec->trace_id, (long long)sc->cut);

@@ -32,11 +32,17 @@ static int class_cmp(const void *x, const void *y)
 }
 
 /* Duration samples of the jobs visible and completed at the cutoff, kept sorted two ways
- * and grown as the cutoff moves forward: a job enters when submit + duration <= cut + EPS. */
+ * and grown as the cutoff moves forward: a job enters when submit + duration <= cut + EPS.
+ * Only the durations are kept (16 B a sample): in (class, pool, d) order with a table of
+ * the (class, pool) groups, and in (class, d) order with the HP count before the Spot. */
+struct sample_group { bool hp; const char *model; size_t start, end; };
+
 struct roll_samples {
-	struct sample *by_pool, *by_class;   /* (class, pool, d) and (class, d) order */
-	double *dur_pool, *dur_class;        /* the durations in the same orders */
+	double *dur_pool, *dur_class;        /* the durations in (class, pool, d) and (class, d) order */
 	size_t n, cap;
+	struct sample_group *grp;            /* dur_pool's groups, in (class, pool) order */
+	size_t n_grp, grp_cap;
+	size_t n_hp;                         /* dur_class: HP first, then Spot */
 	const struct trace *exec, *hist;
 	size_t *exec_end, *hist_end;         /* job indices by completion time */
 	size_t pe, ph;                       /* how many of them entered */
@@ -124,23 +130,77 @@ void roll_samples_free(struct roll_samples *s)
 {
 	if (!s)
 		return;
-	free(s->by_pool);
-	free(s->by_class);
 	free(s->dur_pool);
 	free(s->dur_class);
+	free(s->grp);
 	free(s->exec_end);
 	free(s->hist_end);
 	free(s->slot);
 	free(s);
 }
 
-/* Merge the sorted batch b[0..nb) into the sorted array v[0..n) (room for n + nb). */
-static void merge(struct sample *v, size_t n, struct sample *b, size_t nb, int (*cmp)(const void *, const void *), struct sample *tmp)
+/* (class, pool) order of sample_cmp without the duration: HP first, then the model. */
+static int group_key_cmp(bool hp_a, const char *model_a, bool hp_b, const char *model_b)
+{
+	if (hp_a != hp_b)
+		return hp_a ? -1 : 1;
+	return strcmp(model_a, model_b);
+}
+
+/* Merge the sorted durations old[0..n) and the batch b[0..nb) (its durations, in the same
+ * order) into out: an old value first unless it is greater (a stable merge, as the
+ * samples were merged with their class and pool). */
+static size_t merge_dur(double *out, const double *old, size_t n, const struct sample *b, size_t nb)
 {
 	size_t i = 0, k = 0, o = 0;
 	while (i < n || k < nb)
-		tmp[o++] = k == nb || (i < n && cmp(&v[i], &b[k]) <= 0) ? v[i++] : b[k++];
-	memcpy(v, tmp, (n + nb) * sizeof *v);
+		out[o++] = k == nb || (i < n && !(old[i] > b[k].d)) ? old[i++] : b[k++].d;
+	return o;
+}
+
+/* Merge the batch (sorted by sample_cmp) into dur_pool and its group table. */
+static void merge_pool(struct roll_samples *s, const struct sample *b, size_t nb, double *tmp)
+{
+	struct sample_group *g = xmalloc((s->n_grp + nb + 1) * sizeof *g);
+	size_t ng = 0, gi = 0, k = 0, o = 0;
+	while (gi < s->n_grp || k < nb) {
+		const struct sample_group *og = gi < s->n_grp ? &s->grp[gi] : NULL;
+		int c = !og ? 1 : k == nb ? -1 : group_key_cmp(og->hp, og->model, b[k].hp, b[k].model);
+		size_t k1 = k;
+		if (c >= 0)   /* the batch's run of this key */
+			while (k1 < nb && !group_key_cmp(b[k1].hp, b[k1].model, b[k].hp, b[k].model))
+				k1++;
+		struct sample_group ng_ = c <= 0 ? *og : (struct sample_group){ b[k].hp, b[k].model, 0, 0 };
+		ng_.start = o;
+		if (c < 0)
+			o += merge_dur(tmp + o, s->dur_pool + og->start, og->end - og->start, NULL, 0);
+		else if (c == 0)
+			o += merge_dur(tmp + o, s->dur_pool + og->start, og->end - og->start, b + k, k1 - k);
+		else
+			o += merge_dur(tmp + o, NULL, 0, b + k, k1 - k);
+		ng_.end = o;
+		g[ng++] = ng_;
+		if (c <= 0)
+			gi++;
+		if (c >= 0)
+			k = k1;
+	}
+	free(s->grp);
+	s->grp = g;
+	s->n_grp = ng;
+	memcpy(s->dur_pool, tmp, o * sizeof *tmp);
+}
+
+/* Merge the batch (sorted by class_cmp: HP by d, then Spot by d) into dur_class. */
+static void merge_class(struct roll_samples *s, const struct sample *b, size_t nb, double *tmp)
+{
+	size_t bh = 0;
+	while (bh < nb && b[bh].hp)
+		bh++;
+	size_t o = merge_dur(tmp, s->dur_class, s->n_hp, b, bh);
+	o += merge_dur(tmp + o, s->dur_class + s->n_hp, s->n - s->n_hp, b + bh, nb - bh);
+	s->n_hp += bh;
+	memcpy(s->dur_class, tmp, o * sizeof *tmp);
 }
 
 void roll_samples_advance(struct roll_samples *s, double cut)
@@ -173,64 +233,38 @@ void roll_samples_advance(struct roll_samples *s, double cut)
 	if (nb) {
 		size_t need = s->n + nb;
 		if (need > s->cap) {
-			s->cap = need * 2;
-			s->by_pool = xrealloc(s->by_pool, s->cap * sizeof *s->by_pool);
-			s->by_class = xrealloc(s->by_class, s->cap * sizeof *s->by_class);
+			s->cap = need + need / 2;
 			s->dur_pool = xrealloc(s->dur_pool, s->cap * sizeof *s->dur_pool);
 			s->dur_class = xrealloc(s->dur_class, s->cap * sizeof *s->dur_class);
 		}
-		struct sample *tmp = xmalloc(need * sizeof *tmp);
+		double *tmp = xmalloc(need * sizeof *tmp);
 		qsort(batch, nb, sizeof *batch, sample_cmp);
-		merge(s->by_pool, s->n, batch, nb, sample_cmp, tmp);
+		merge_pool(s, batch, nb, tmp);
 		qsort(batch, nb, sizeof *batch, class_cmp);
-		merge(s->by_class, s->n, batch, nb, class_cmp, tmp);
+		merge_class(s, batch, nb, tmp);
 		free(tmp);
 		s->n = need;
-		for (size_t i = 0; i < s->n; i++) {
-			s->dur_pool[i] = s->by_pool[i].d;
-			s->dur_class[i] = s->by_class[i].d;
-		}
 	}
 	free(batch);
 }
 
-/* First index of by_pool at or after (hp, model); with after, first index past it. */
-static size_t group_bound(const struct roll_samples *s, bool hp, const char *model, bool after)
+/* The sorted durations of (class, pool), else of the class. */
+static const double *samples_for(const struct roll_samples *s, bool hp, const char *model, size_t *n)
 {
-	size_t lo = 0, hi = s->n;
-	while (lo < hi) {
+	size_t lo = 0, hi = s->n_grp;
+	while (lo < hi) {   /* the first group at or after (hp, model) */
 		size_t mid = lo + (hi - lo) / 2;
-		const struct sample *x = &s->by_pool[mid];
-		int c = x->hp != hp ? (x->hp ? -1 : 1) : strcmp(x->model, model);
-		if (c < 0 || (after && c == 0))
+		if (group_key_cmp(s->grp[mid].hp, s->grp[mid].model, hp, model) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
-}
-
-
-/* The sorted durations of (class, pool), else of the class (O(log n)). */
-static const double *samples_for(const struct roll_samples *s, bool hp, const char *model, size_t *n)
-{
-	size_t lo = group_bound(s, hp, model, false), end = group_bound(s, hp, model, true);
-	if (end > lo) {
-		*n = end - lo;
-		return s->dur_pool + lo;
+	if (lo < s->n_grp && !group_key_cmp(s->grp[lo].hp, s->grp[lo].model, hp, model) && s->grp[lo].end > s->grp[lo].start) {
+		*n = s->grp[lo].end - s->grp[lo].start;
+		return s->dur_pool + s->grp[lo].start;
 	}
-	/* by_class holds HP first, then Spot */
-	size_t split = 0, a = 0, b = s->n;
-	while (a < b) {
-		size_t mid = a + (b - a) / 2;
-		if (s->by_class[mid].hp)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	split = a;
-	*n = hp ? split : s->n - split;
-	return s->dur_class + (hp ? 0 : split);
+	*n = hp ? s->n_hp : s->n - s->n_hp;
+	return s->dur_class + (hp ? 0 : s->n_hp);
 }
 
 double roll_estimate_remaining(const double *d, size_t n, double elapsed, long long horizon, const char **method, long long *samples)

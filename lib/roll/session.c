@@ -238,6 +238,10 @@ void roll_live_close(struct roll_live *l)
 	fp_xxh3_release(&l->prefix);
 	free(l->hp_queue);
 	free(l->hp_jct);
+	free(l->undone);
+	free(l->ro_flag);
+	free(l->ro_map);
+	free(l->ro_kept);
 	free(l);
 }
 

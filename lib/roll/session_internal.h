@@ -17,6 +17,10 @@ struct roll_live {
 	double *hp_queue, *hp_jct;         /* evaluation HP completed so far (round6, sorted) */
 	size_t n_hp, cap_hp;
 	long long closed_spot_runs, evictions;
+	/* completed jobs at the last cutoff: admitted indices below done_seen that were not
+	 * done then are in undone[] (done is final, so the rest is n_done) */
+	size_t done_seen, *undone, n_undone, cap_undone;
+	long long n_done;
 	struct fp_xxh3 prefix;             /* visible prefix fingerprint, fed in trace order */
 	size_t prefix_n;
 	struct roll_live_options o;         /* as opened */
@@ -25,6 +29,9 @@ struct roll_live {
 	 * lives in pending_arena until roll_live_close */
 	bool stopped;
 	struct arena pending_arena;
+	/* restrict_output's job flags (all zero between scenarios), index map and kept list */
+	unsigned char *ro_flag;
+	size_t *ro_map, *ro_kept, ro_cap;
 	struct sim *spare;                   /* snapshot: the last scenario's clone, whose buffers the next one reuses */
 	struct roll_live_timing t;            /* benchmark counters */
 	char err[1024];

@@ -136,22 +136,38 @@ static size_t alloc_find(const struct alloc_log *al, size_t job, size_t *n)
 	return lo;
 }
 
-/* Sort the log by job, keeping each job's pieces in placement order. */
+struct alloc_key { size_t job, at; };
+
+static int alloc_key_cmp(const void *a, const void *b)
+{
+	const struct alloc_key *x = a, *y = b;
+	if (x->job != y->job)
+		return x->job < y->job ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Sort the log by job, keeping each job's pieces in placement order (a sort by job, then
+ * by position in the log: stable, and O(n log n) at any number of running jobs). */
 static void alloc_sort(struct alloc_log *al)
 {
-	for (size_t i = 1; i < al->n; i++) {   /* runs of one job are contiguous already: check */
-		if (al->job[i] >= al->job[i - 1])
-			continue;
-		/* not sorted: a stable insertion sort (rare: sim_each_running is not in index order) */
-		for (size_t k = i; k > 0 && al->job[k] < al->job[k - 1]; k--) {
-			size_t tj = al->job[k];
-			struct sim_alloc tp = al->piece[k];
-			al->job[k] = al->job[k - 1];
-			al->piece[k] = al->piece[k - 1];
-			al->job[k - 1] = tj;
-			al->piece[k - 1] = tp;
-		}
+	size_t i = 1;
+	while (i < al->n && al->job[i] >= al->job[i - 1])   /* runs of one job are contiguous already: check */
+		i++;
+	if (i >= al->n)
+		return;
+	/* not sorted (sim_each_running is not in index order) */
+	struct alloc_key *k = xmalloc(al->n * sizeof *k);
+	struct sim_alloc *piece = xmalloc(al->n * sizeof *piece);
+	for (i = 0; i < al->n; i++)
+		k[i] = (struct alloc_key){ al->job[i], i };
+	qsort(k, al->n, sizeof *k, alloc_key_cmp);
+	for (i = 0; i < al->n; i++) {
+		al->job[i] = k[i].job;
+		piece[i] = al->piece[k[i].at];
 	}
+	memcpy(al->piece, piece, al->n * sizeof *piece);
+	free(piece);
+	free(k);
 }
 
 static void hash_bytes(struct fp_xxh3 *h, const void *p, size_t n) { fp_xxh3_update(h, p, n); }
@@ -267,13 +283,29 @@ int roll_live_state(void *ctx, struct arena *a, struct roll_state *st, char *err
 	const struct sim_policy *active = sim_policy(s);
 	st->active_id = active->action_id;
 	st->active_fp = active->fingerprint;
-	size_t done = 0, adm = sim_admitted(s);
-	for (size_t i = 0; i < adm; i++) {
+	/* completed jobs: a job once done stays done, so only the jobs admitted since the last
+	 * cutoff and those not done then are looked at (the live state, not the history) */
+	size_t adm = sim_admitted(s), keep = 0;
+	for (size_t x = 0; x < l->n_undone; x++) {
 		struct sim_job_state js;
-		sim_job_state(s, i, &js);
-		done += js.done;
+		sim_job_state(s, l->undone[x], &js);
+		if (js.done)
+			l->n_done++;
+		else
+			l->undone[keep++] = l->undone[x];
 	}
-	st->completed_jobs = (long long)done;
+	l->n_undone = keep;
+	for (; l->done_seen < adm; l->done_seen++) {
+		struct sim_job_state js;
+		sim_job_state(s, l->done_seen, &js);
+		if (js.done)
+			l->n_done++;
+		else {
+			l->undone = xgrow(l->undone, &l->cap_undone, l->n_undone + 1, sizeof *l->undone);
+			l->undone[l->n_undone++] = l->done_seen;
+		}
+	}
+	st->completed_jobs = (long long)l->n_done;
 	st->preemption_events = l->evictions;
 	st->spot_runs = l->closed_spot_runs;
 	st->hp_completed_queue = l->hp_queue;

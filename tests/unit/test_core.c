@@ -22,6 +22,36 @@ static void fmt_case(double v, const char *want)
 	CHECK(!strcmp(b, want), "repr(%.17g) = '%s', want '%s'", v, b, want);
 }
 
+/* The short-decimal path's digits against printf's "%0*lld" (what it used before): values
+ * m / 10^k over k = 0..9, with the leading zeros of the fraction and of large m. */
+static void fmt_digits_vs_printf(void)
+{
+	static const double p10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+	static const long long ms[] = { 1, 5, 9, 10, 12, 99, 100, 101, 1234, 99999, 100000, 123456789, 1000000007, 99999999999999LL };
+	int bad = 0;
+	for (int k = 0; k <= 9; k++)
+		for (size_t x = 0; x < sizeof ms / sizeof *ms; x++)
+			for (int sign = 0; sign < 2; sign++) {
+				double v = (double)ms[x] / p10[k] * (sign ? -1 : 1);
+				if (fabs(v) < 1e-4 || fabs(v) >= 1e15)
+					continue;
+				char b[NUM_FMT_MAX], want[64], digits[40];
+				num_fmt_double(b, v);
+				/* the old path: the first k' round-tripping, its digits by printf */
+				for (int kk = 0; kk <= 9; kk++) {
+					long long m = llround(fabs(v) * p10[kk]);
+					if ((double)m / p10[kk] != fabs(v))
+						continue;
+					int n = snprintf(digits, sizeof digits, "%0*lld", kk + 1, m);
+					snprintf(want, sizeof want, "%s%.*s.%s", v < 0 ? "-" : "", n - kk, digits, kk ? digits + n - kk : "0");
+					break;
+				}
+				if (strcmp(b, want) && bad++ < 5)
+					CHECK(0, "repr(%.17g) = '%s', printf digits give '%s'", v, b, want);
+			}
+	CHECK(bad == 0, "%d digit mismatches", bad);
+}
+
 static void round_case(double v, int nd, double want)
 {
 	double got = num_round(v, nd);
@@ -180,6 +210,7 @@ static void text_cases(void)
 int main(void)
 {
 	text_cases();
+	fmt_digits_vs_printf();
 	fmt_case(3628800.0, "3628800.0");
 	fmt_case(0.0001, "0.0001");
 	fmt_case(9999999999999998.0, "9999999999999998.0");

@@ -6,6 +6,7 @@
 #include "core/fp.h"
 #include "core/num.h"
 #include "eval/evidence.h"
+#include "eval/metrics.h"
 #include "roll/ablation.h"
 #include "roll/audit.h"
 #include "roll/config.h"
@@ -553,6 +554,34 @@ static void scenario_audit(void)
 	double over2[2] = { 0, 4000 };
 	roll_queue_guard(3600, over2, 2, NULL, 0, &g);
 	CHECK(!g.passed && g.p95 == 3800, "completed values alone can fail the guard: %.17g", g.p95);
+	/* the guard picks its two ranks from the sorted history and the sorted scenario: the
+	 * same bits as metrics_quantile over the sorted union, at every split and with ties */
+	unsigned long long x = 12345;
+	for (int round = 0; round < 400; round++) {
+		size_t nc = (size_t)(round % 23), ns = (size_t)((round / 23) % 17);
+		double c[32], sv[32], u[64];
+		for (size_t i = 0; i < nc + ns; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			double v = (double)((x >> 33) % (round % 3 ? 50 : 5000)) / 4;
+			if (i < nc)
+				c[i] = v;
+			else
+				sv[i - nc] = v;
+			u[i] = v;
+		}
+		for (size_t i = 1; i < nc; i++)   /* the history comes sorted */
+			for (size_t k = i; k > 0 && c[k] < c[k - 1]; k--) {
+				double t = c[k];
+				c[k] = c[k - 1];
+				c[k - 1] = t;
+			}
+		roll_queue_guard(3600, c, nc, sv, ns, &g);
+		if (nc + ns == 0)
+			continue;
+		double want = metrics_quantile(u, nc + ns, 0.95);
+		CHECK(g.has_p95 && memcmp(&g.p95, &want, sizeof want) == 0, "round %d (%zu + %zu): %.17g, metrics_quantile %.17g", round, nc, ns,
+		      g.p95, want);
+	}
 }
 
 /* ---- observation signals and risk ---- */
