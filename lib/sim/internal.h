@@ -94,6 +94,7 @@ struct sim {
 	size_t dn, dcap;
 	double *dlog;                      /* delta of every step */
 	size_t steps, dcap_log, last_inexact;
+	size_t last_nonint;                /* 1 + the last step whose delta was not an exact whole number > 0 */
 	size_t *ms_idx;                    /* monotone stack of (step, lowest-bit exponent) */
 	int *ms_g;
 	size_t ms_n;

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define FX_SCALE 1048576.0     /* 2^20 */
 
@@ -24,6 +25,14 @@ struct maxtree {
 	double *t;
 	size_t size;           /* leaves, a power of two */
 };
+
+static bool same_bits(double a, double b)
+{
+	uint64_t x, y;
+	memcpy(&x, &a, sizeof x);
+	memcpy(&y, &b, sizeof y);
+	return x == y;
+}
 
 static void tree_init(struct maxtree *m, size_t n)
 {
@@ -35,13 +44,16 @@ static void tree_init(struct maxtree *m, size_t n)
 		m->t[i] = -INFINITY;
 }
 
+/* An inner node whose value keeps its bits leaves every ancestor's as it was: stop there. */
 static void tree_set(struct maxtree *m, size_t i, double v)
 {
 	i += m->size;
 	m->t[i] = v;
 	for (i /= 2; i >= 1; i /= 2) {
-		double l = m->t[2 * i], r = m->t[2 * i + 1];
-		m->t[i] = l >= r ? l : r;
+		double l = m->t[2 * i], r = m->t[2 * i + 1], x = l >= r ? l : r;
+		if (same_bits(m->t[i], x))
+			break;
+		m->t[i] = x;
 	}
 }
 
@@ -55,7 +67,7 @@ static size_t tree_argmax(const struct maxtree *m)
 }
 
 struct placement_index {
-	struct maxtree all;             /* leaf = node index */
+	struct maxtree all;             /* leaf = node index; unused (all -inf) with one model */
 	struct maxtree *model;          /* leaf = position within the model */
 	size_t **model_nodes;           /* node indices of each model, in node order */
 	size_t *model_n;
@@ -63,6 +75,7 @@ struct placement_index {
 	long long *fx;                  /* exact fixed-point sum of the coarse frees, per model */
 	size_t *fine;                   /* nodes per model whose free is not coarse */
 	size_t fine_total;
+	bool one_model;                 /* model 0's tree is every node in node order: it serves "*" too */
 };
 
 static bool coarse(double f, long long *units)
@@ -106,11 +119,13 @@ int placement_init(struct sim *s)
 		tree_init(&ix->model[m], ix->model_n[m]);
 		ix->model_n[m] = 0;
 	}
+	ix->one_model = nm == 1;
 	for (size_t i = 0; i < s->n_nodes; i++) {
 		int m = s->nodes[i].model;
 		ix->pos[i] = ix->model_n[m];
 		ix->model_nodes[m][ix->model_n[m]++] = i;
-		tree_set(&ix->all, i, s->nodes[i].free);
+		if (!ix->one_model)
+			tree_set(&ix->all, i, s->nodes[i].free);
 		tree_set(&ix->model[m], ix->pos[i], s->nodes[i].free);
 		account(ix, m, s->nodes[i].free, +1);
 	}
@@ -144,7 +159,8 @@ static void set_free(struct sim *s, size_t node, double f)
 	account(ix, m, s->nodes[node].free, -1);
 	s->nodes[node].free = f;
 	account(ix, m, f, +1);
-	tree_set(&ix->all, node, f);
+	if (!ix->one_model)
+		tree_set(&ix->all, node, f);
 	tree_set(&ix->model[m], ix->pos[node], f);
 }
 
@@ -181,8 +197,9 @@ int place(struct sim *s, struct sim_job *j)
 	struct placement_index *ix = s->pix;
 	if (!placement_fits(s, j))
 		return -1;
-	struct maxtree *t = j->model < 0 ? &ix->all : &ix->model[j->model];
-	const size_t *map = j->model < 0 ? NULL : ix->model_nodes[j->model];
+	int tm = j->model < 0 && ix->one_model ? 0 : j->model;
+	struct maxtree *t = tm < 0 ? &ix->all : &ix->model[tm];
+	const size_t *map = tm < 0 ? NULL : ix->model_nodes[tm];
 	double r = j->gpu;
 	j->n_alloc = 0;
 	for (;;) {

@@ -23,6 +23,7 @@
 #include "sim/internal.h"
 #include "core/xalloc.h"
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,13 +60,19 @@ static void lane_build(struct lane *l)
 		l->t[i] = l->t[2 * i] <= l->t[2 * i + 1] ? l->t[2 * i] : l->t[2 * i + 1];
 }
 
+/* An inner node whose value keeps its bits leaves every ancestor's as it was: stop there. */
 static void lane_set(struct lane *l, size_t i, double v)
 {
 	i += l->size;
 	l->t[i] = v;
 	for (i /= 2; i >= 1; i /= 2) {
-		double a = l->t[2 * i], b = l->t[2 * i + 1];
-		l->t[i] = a <= b ? a : b;
+		double a = l->t[2 * i], b = l->t[2 * i + 1], x = a <= b ? a : b;
+		uint64_t u, w;
+		memcpy(&u, &l->t[i], sizeof u);
+		memcpy(&w, &x, sizeof w);
+		if (u == w)
+			break;
+		l->t[i] = x;
 	}
 }
 

@@ -10,7 +10,10 @@
  *   every intermediate subtraction was exact, so the result is max(0, rem - (now - now_epoch))
  *   computed in one exact subtraction; otherwise the logged deltas are replayed one by one,
  *   in order, exactly as the original did;
- * - x -> max(0, fl(x - delta)) is monotone, so the heap order stays valid as time passes.
+ * - x -> max(0, fl(x - delta)) is monotone, so the heap order stays valid as time passes;
+ * - the common case (whole seconds: rem and every delta since the epoch exact whole numbers,
+ *   rem and the elapsed time below 2^53) meets the exact condition with L >= 0 and is taken
+ *   first, without the exponent search (the heap's comparisons materialise jobs at every step).
  * Running Spot jobs are also kept in a list in start order with a frontier at the first job
  * whose guarantee has not passed (run_start + rg is monotone along the list).
  */
@@ -50,6 +53,18 @@ double running_rem(struct sim *s, struct sim_job *j)
 	if (j->ep == K)
 		return j->rem;
 	double r = j->rem;
+	if (r > 0 && s->last_nonint <= j->ep && r < 0x1p53 && (double)(int64_t)r == r) {
+		/* every delta since ep is a whole number > 0 and exact (so is now - now_ep, below
+		 * 2^53): L >= 0 below, lim >= 2^53, and the same one subtraction is exact */
+		double d = s->now - j->now_ep;
+		if (d < 0x1p53 * (1 - 0x1p-50)) {
+			double x = r - d;
+			j->rem = x > 0 ? x : 0.0;
+			j->ep = K;
+			j->now_ep = s->now;
+			return j->rem;
+		}
+	}
 	if (r > 0) {
 		bool exact = false;
 		if (s->last_inexact <= j->ep) {
@@ -93,6 +108,7 @@ static void log_rebase(struct sim *s)
 	s->steps = 0;
 	s->ms_n = 0;
 	s->last_inexact = 0;
+	s->last_nonint = 0;
 }
 
 void running_advance(struct sim *s, double next, double delta)
@@ -113,6 +129,8 @@ void running_advance(struct sim *s, double next, double delta)
 	double z = delta - next, err = -s->now - z;
 	if (err != 0 || !(delta > 0))
 		s->last_inexact = k + 1;
+	if (err != 0 || !(delta > 0 && delta < 0x1p53 && (double)(int64_t)delta == delta))
+		s->last_nonint = k + 1;
 	int g = delta > 0 ? lsb_exp(delta) : -2000;
 	while (s->ms_n > 0 && s->ms_g[s->ms_n - 1] >= g)
 		s->ms_n--;

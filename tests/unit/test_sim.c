@@ -23,6 +23,26 @@ static int failures, checks;
 static struct trace T;
 static struct arena A;
 static struct sim_output O;
+/* Two Spot-run ledgers hold the same runs, field by field (doubles by their bits): memcmp of
+ * the entries would also compare their padding, which the engine never promises to write. */
+static bool same_bits(double a, double b)
+{
+	return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static bool same_runs(const struct sim_output *a, const struct sim_output *b)
+{
+	if (a->n_runs != b->n_runs)
+		return false;
+	for (size_t i = 0; i < a->n_runs; i++) {
+		const struct sim_spot_run *x = &a->runs[i], *y = &b->runs[i];
+		if (x->job != y->job || x->ordinal != y->ordinal || !same_bits(x->start, y->start) || !same_bits(x->end, y->end) ||
+		    !same_bits(x->uninterrupted, y->uninterrupted) || x->completed != y->completed || x->guarantee != y->guarantee ||
+		    x->guarantee_succeeded != y->guarantee_succeeded)
+			return false;
+	}
+	return true;
+}
 
 static void tr_begin(void)
 {
@@ -732,7 +752,7 @@ static void fork_session(void)
 		const struct sim_output *fo = sim_output_so_far(full), *lo = sim_output_so_far(live);
 		CHECK(copied > 0 && left_out > 0 && copied + left_out == sim_job_count(full), "variant %d: %zu copied, %zu left out", variant, copied, left_out);
 		CHECK(fo->n_runs == lo->n_runs && fo->n_events == lo->n_events && fo->allocated == lo->allocated &&
-		      fo->simulation_end == lo->simulation_end && !memcmp(fo->runs, lo->runs, fo->n_runs * sizeof *fo->runs),
+		      fo->simulation_end == lo->simulation_end && same_runs(fo, lo),
 		      "variant %d: the live clone's ledgers differ", variant);
 		CHECK(sim_finish(live, &a, ERR, sizeof ERR) == -1 && strstr(ERR, "live-state clone"), "sim_finish on a live clone is refused");
 		sim_close(full);
