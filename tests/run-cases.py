@@ -7,13 +7,13 @@ Each case derives its input (a fixture, or literal lines) by a list of edits, ru
 with its argv (never through a shell), and checks the exit status, stderr and that
 stdout is empty. One line per case: "ok NAME" or "not ok NAME" followed by what differed.
 Exit 0 when every case passed, 1 when one failed, 2 when a case file is malformed (the
- message names its PATH:LINE) or the tool has no case files. --only NAME runs the cases
- NAME matches (a name, or a shell pattern such as 'slurm-*'). The --var values are what
- the suite built (fixture paths); a case names them as {NAME}. TOOL is also the name of
- the case directory; a suite about several tools (tests/tenant-controller.bats) keeps its
- cases in tests/cases/SUITE/ and each case names its program with the 'tool' key. A
- directory input is copied whole and each edit names its file first
- ('jobs.csv replace A => B'); 'canon-reseal' reseals a trace directory (docs/testing.md).
+message names its PATH:LINE) or the tool has no case files. --only NAME runs the cases
+NAME matches (a name, or a shell pattern such as 'slurm-*'). The --var values are what
+the suite built (fixture paths); a case names them as {NAME}. TOOL is also the name of
+the case directory; a suite about several tools (tests/tenant-controller.bats) keeps its
+cases in tests/cases/SUITE/ and each case names its program with the 'tool' key. A
+directory input is copied whole and each edit names its file first
+('jobs.csv replace A => B'); 'canon-reseal' reseals a trace directory (docs/testing.md).
 """
 import fnmatch
 import glob
