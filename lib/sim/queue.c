@@ -220,16 +220,46 @@ void queue_each(const struct sim *s, void (*fn)(void *ctx, struct sim_job *j), v
 	}
 }
 
-static int eo_cmp(const void *a, const void *b)
+/* The queued jobs in eo order. Within a lane eo ascends (a lane holds one segment: arrivals
+ * enter in index order, victims with eo_base + k, k counting up, and a rebuild appends in eo
+ * order), and eo is unique, so the live entries are at most one ascending run per lane:
+ * merged pairwise, they give the order a sort would, in O(n log lanes). */
+static struct sim_job **queued_by_eo(const struct sim *s, size_t n)
 {
-	long long x = (*(struct sim_job *const *)a)->eo, y = (*(struct sim_job *const *)b)->eo;
-	return x < y ? -1 : x > y;
-}
-
-static void collect(void *ctx, struct sim_job *j)
-{
-	struct { struct sim_job **v; size_t n; } *c = ctx;
-	c->v[c->n++] = j;
+	const struct queue_index *q = s->qix;
+	struct sim_job **v = xmalloc((n + 1) * sizeof *v), **w = xmalloc((n + 1) * sizeof *w);
+	size_t *run = xmalloc((q->n_lanes + 1) * sizeof *run), nr = 0, k = 0;
+	for (size_t i = 0; i < q->n_lanes; i++) {
+		const struct lane *l = &q->lanes[i];
+		if (l->live == 0)
+			continue;
+		run[nr++] = k;
+		for (size_t p = 0; p < l->n; p++)
+			if (l->t[l->size + p] != INFINITY)
+				v[k++] = l->v[p];
+	}
+	run[nr] = k;
+	while (nr > 1) {
+		size_t m = 0;
+		for (size_t r = 0; r < nr; r += 2) {
+			size_t a = run[r], ae = run[r + 1], b = ae, be = r + 1 < nr ? run[r + 2] : ae, o = a;
+			while (a < ae && b < be)
+				w[o++] = v[a]->eo < v[b]->eo ? v[a++] : v[b++];
+			while (a < ae)
+				w[o++] = v[a++];
+			while (b < be)
+				w[o++] = v[b++];
+			run[m++] = run[r];
+		}
+		run[m] = k;
+		nr = m;
+		struct sim_job **t = v;
+		v = w;
+		w = t;
+	}
+	free(w);
+	free(run);
+	return v;
 }
 
 /* A new key (policy switch): every lane is rebuilt by appending the queued jobs in eo order,
@@ -239,9 +269,7 @@ void queue_rebuild(struct sim *s)
 	size_t hp = s->hp_queued, spot = s->queued_spot, n = 0;
 	for (size_t i = 0; i < s->qix->n_lanes; i++)
 		n += s->qix->lanes[i].live;
-	struct { struct sim_job **v; size_t n; } c = { xmalloc((n + 1) * sizeof *c.v), 0 };
-	queue_each(s, collect, &c);
-	qsort(c.v, c.n, sizeof *c.v, eo_cmp);
+	struct { struct sim_job **v; size_t n; } c = { queued_by_eo(s, n), n };
 	struct xsum backlog = s->spot_backlog;
 	queue_release(s);
 	queue_init(s);
