@@ -3,6 +3,7 @@
 # a hand-computed trace, the options, hostile input, and the cutoff leakage test.
 
 load helper
+load run_cases
 
 setup() {
 	T="$BATS_TEST_TMPDIR"
@@ -16,6 +17,10 @@ summary() { jq -c "select(.type == \"workload_summary\") | $2" "$1"; }
 	run trace-analyze -V
 	assert_success
 	assert_output --partial "writes: schednav.workload/1"
+}
+
+@test "trace-analyze: the error cases (tests/cases/trace-analyze/*.case)" {
+	run_cases trace-analyze
 }
 
 @test "trace-analyze: every golden case equals the original's summary at 3600 s and 900 s" {
