@@ -164,10 +164,11 @@ check-run: all lint fuzz-replay
 	@set -e; for t in $(UNIT_BIN); do echo "unit: $$t"; $$t; done
 	SCHEDNAV_BIN=$(abspath $(OUT)) SCHEDNAV_TEST_BUILD=$(abspath $(BUILD)/test-ops) tests/run-bats.sh
 
-## lint: reject Bats lines that can never fail a test (tests/lint-bats.py) and lib/ code that crosses the library boundary (tests/lint-boundary.sh)
+## lint: reject Bats lines that can never fail a test (tests/lint-bats.py), lib/ code that crosses the library boundary (tests/lint-boundary.sh) and lib/predict names without their folder's prefix (tests/lint-names.sh)
 lint:
 	tests/lint-bats.py tests/*.bats
 	tests/lint-boundary.sh
+	tests/lint-names.sh
 
 ## identity: every output of a fixed set of pipelines compared with the committed baseline, for a pure refactor (tests/output-identity.sh; a few minutes, not part of check)
 IDENTITY_BASELINE ?= tests/identity/baseline-09c936e.txt

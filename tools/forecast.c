@@ -24,7 +24,7 @@ static const char help[] =
 	"  -t, --cutoff SECONDS   cutoff time, seconds from the trace origin (required)\n";
 
 
-static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " PC_CONFIG_SCHEMA ", " TC_CONFIG_SCHEMA "\nwrites: " PC_FORECAST_STREAM_SCHEMA "\n";
+static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " PC_CONFIG_SCHEMA ", " PT_CONFIG_SCHEMA "\nwrites: " PC_FORECAST_STREAM_SCHEMA "\n";
 
 int main(int argc, char **argv)
 {

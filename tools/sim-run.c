@@ -34,7 +34,7 @@ static const char help[] =
 	"                         terminal (default: on a terminal, after the first second)\n"
 	"      --no-progress      never print progress\n";
 
-static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " POLICY_SCHEMA ", " PC_CONFIG_SCHEMA ", " TC_CONFIG_SCHEMA "\n"
+static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " POLICY_SCHEMA ", " PC_CONFIG_SCHEMA ", " PT_CONFIG_SCHEMA "\n"
 			      "writes: " RESULT_SCHEMA "\n";
 
 /* Run the session to the end, an hour of simulated time at a time, so that progress can be

@@ -21,7 +21,7 @@ static bool is_digit(char c)
 }
 
 /* Howard Hinnant's days_from_civil: exact for every proleptic Gregorian date. */
-long long cal_days_from_civil(int year, int month, int day)
+long long pc_cal_days_from_civil(int year, int month, int day)
 {
 	long long y = (long long)year - (month <= 2);
 	long long era = (y >= 0 ? y : y - 399) / 400;
@@ -45,7 +45,7 @@ static void civil_from_days(long long z, int *year, int *month, int *day)
 	*year = (int)(y + (*month <= 2));
 }
 
-int cal_origin_parse(const char *s, struct civil_origin *out)
+int pc_cal_origin_parse(const char *s, struct pc_cal_origin *out)
 {
 	if (!s || !trace_iso_time_valid(s))
 		return -1;
@@ -86,12 +86,12 @@ int cal_origin_parse(const char *s, struct civil_origin *out)
 			}
 		}
 	}
-	out->days = cal_days_from_civil(y, mo, d);
+	out->days = pc_cal_days_from_civil(y, mo, d);
 	out->micros = ((hh * 60 + mm) * 60 + ss) * 1000000 + us;
 	return 0;
 }
 
-int cal_civil(const struct civil_origin *origin, double seconds, struct civil_time *out)
+int pc_cal_civil(const struct pc_cal_origin *origin, double seconds, struct pc_cal_time *out)
 {
 	if (!isfinite(seconds) || fabs(seconds) > 1e13)
 		return -1;
@@ -111,7 +111,7 @@ int cal_civil(const struct civil_origin *origin, double seconds, struct civil_ti
 
 /* ---- tables ---- */
 
-void cal_release(struct workday_calendar *c)
+void pc_cal_release(struct pc_calendar *c)
 {
 	free(c->years);
 	free(c->holidays);
@@ -134,7 +134,7 @@ static bool parse_date(const char *s, size_t len, int *y, int *m, int *d)
 	return *d <= md;
 }
 
-static bool covered(const struct workday_calendar *c, int year)
+static bool covered(const struct pc_calendar *c, int year)
 {
 	for (size_t i = 0; i < c->n_years; i++)
 		if (c->years[i] == year)
@@ -143,7 +143,7 @@ static bool covered(const struct workday_calendar *c, int year)
 }
 
 /* One date list: an object year -> array of "YYYY-MM-DD", concatenated in key order. */
-static int load_dates(struct workday_calendar *c, const struct json *obj, const char *what, bool weekend_only,
+static int load_dates(struct pc_calendar *c, const struct json *obj, const char *what, bool weekend_only,
                       long long **out, size_t *n_out, char *err, size_t errlen)
 {
 	if (!obj || obj->kind != JSON_OBJECT) {
@@ -172,7 +172,7 @@ static int load_dates(struct workday_calendar *c, const struct json *obj, const 
 				free(v);
 				return -1;
 			}
-			long long day = cal_days_from_civil(y, m, d);
+			long long day = pc_cal_days_from_civil(y, m, d);
 			int wd = (int)(((day + 3) % 7 + 7) % 7);
 			if (!covered(c, y)) {
 				snprintf(err, errlen, "calendar '%s': %s date '%s' is outside the covered years", c->name, what, e->u.str.s);
@@ -211,7 +211,7 @@ static bool member(const long long *v, size_t n, long long day)
 	return lo < n && v[lo] == day;
 }
 
-int cal_load_table(struct workday_calendar *c, const char *text, size_t len, char *err, size_t errlen)
+int pc_cal_load_table(struct pc_calendar *c, const char *text, size_t len, char *err, size_t errlen)
 {
 	struct arena a;
 	struct json *doc;
@@ -236,7 +236,7 @@ int cal_load_table(struct workday_calendar *c, const char *text, size_t len, cha
 	}
 	const struct json *sv = json_get(doc, "schema_version"), *name = json_get(doc, "calendar"),
 	                  *src = json_get(doc, "source"), *years = json_get(doc, "years");
-	if (!sv || sv->kind != JSON_STRING || strcmp(sv->u.str.s, CALENDAR_SCHEMA)) {
+	if (!sv || sv->kind != JSON_STRING || strcmp(sv->u.str.s, PC_CALENDAR_SCHEMA)) {
 		snprintf(err, errlen, "calendar table needs schema_version 'schednav.workday-calendar/v1'");
 		goto out;
 	}
@@ -277,11 +277,11 @@ int cal_load_table(struct workday_calendar *c, const char *text, size_t len, cha
 out:
 	arena_release(&a);
 	if (rc)
-		cal_release(c);
+		pc_cal_release(c);
 	return rc;
 }
 
-int cal_load(struct workday_calendar *c, const char *name, char *err, size_t errlen)
+int pc_cal_load(struct pc_calendar *c, const char *name, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof *c);
 	if (!strcmp(name, "weekday")) {
@@ -289,12 +289,12 @@ int cal_load(struct workday_calendar *c, const char *name, char *err, size_t err
 		return 0;
 	}
 	if (!strcmp(name, "china"))
-		return cal_load_table(c, (const char *)calendar_china_json, calendar_china_json_len, err, errlen);
+		return pc_cal_load_table(c, (const char *)calendar_china_json, calendar_china_json_len, err, errlen);
 	snprintf(err, errlen, "unknown business calendar '%s' (china or weekday)", name);
 	return -1;
 }
 
-int cal_is_workday(const struct workday_calendar *c, const struct civil_time *t, bool *workday, char *err, size_t errlen)
+int pc_cal_is_workday(const struct pc_calendar *c, const struct pc_cal_time *t, bool *workday, char *err, size_t errlen)
 {
 	if (!c->table) {
 		*workday = t->weekday < 5;
@@ -307,7 +307,7 @@ int cal_is_workday(const struct workday_calendar *c, const struct civil_time *t,
 		         c->years[0], c->years[c->n_years - 1], t->year, t->month, t->day);
 		return -1;
 	}
-	long long day = cal_days_from_civil(t->year, t->month, t->day);
+	long long day = pc_cal_days_from_civil(t->year, t->month, t->day);
 	if (member(c->makeup, c->n_makeup, day))
 		*workday = true;
 	else
@@ -315,20 +315,20 @@ int cal_is_workday(const struct workday_calendar *c, const struct civil_time *t,
 	return 0;
 }
 
-int cal_check_span(const struct workday_calendar *c, const struct civil_origin *origin, double from, double to,
+int pc_cal_check_span(const struct pc_calendar *c, const struct pc_cal_origin *origin, double from, double to,
                    char *err, size_t errlen)
 {
-	struct civil_time a, b;
+	struct pc_cal_time a, b;
 	if (!c->table)
 		return 0;
-	if (cal_civil(origin, from, &a) || cal_civil(origin, to, &b)) {
+	if (pc_cal_civil(origin, from, &a) || pc_cal_civil(origin, to, &b)) {
 		snprintf(err, errlen, "calendar '%s': trace time out of range", c->name);
 		return -1;
 	}
 	bool w;
 	for (int y = a.year; y <= b.year; y++) {
-		struct civil_time t = { .year = y, .month = y == a.year ? a.month : 1, .day = y == a.year ? a.day : 1 };
-		if (cal_is_workday(c, &t, &w, err, errlen))
+		struct pc_cal_time t = { .year = y, .month = y == a.year ? a.month : 1, .day = y == a.year ? a.day : 1 };
+		if (pc_cal_is_workday(c, &t, &w, err, errlen))
 			return -1;
 	}
 	return 0;

@@ -12,21 +12,21 @@
  * configs/calendars/china.json (compiled into the library): statutory holidays are
  * rest days, make-up workdays are workdays, any other date of a covered year follows
  * the weekday rule, and a date outside the covered years is an error (never a guess).
- * A calendar owns its tables; cal_release frees them. Nothing here prints or exits.
+ * A calendar owns its tables; pc_cal_release frees them. Nothing here prints or exits.
  */
 #ifndef SCHEDNAV_PREDICT_CALENDAR_H
 #define SCHEDNAV_PREDICT_CALENDAR_H
-#define CALENDAR_SCHEMA "schednav.workday-calendar/v1"
+#define PC_CALENDAR_SCHEMA "schednav.workday-calendar/v1"
 #include "core/fp.h"
 #include <stdbool.h>
 #include <stddef.h>
 
-struct civil_origin {
+struct pc_cal_origin {
 	long long days;            /* days from 1970-01-01 (proleptic Gregorian) */
 	long long micros;          /* microseconds into that day */
 };
 
-struct civil_time {
+struct pc_cal_time {
 	int year, month, day;
 	int hour, minute;
 	int weekday;               /* 0 = Monday ... 6 = Sunday */
@@ -35,13 +35,13 @@ struct civil_time {
 /* Parse an ISO 8601 time_origin (YYYY-MM-DD or YYYYMMDD, optionally a separator and
  * HH[:MM[:SS[.ffffff]]] or HHMM[SS]; a Z or ±HH:MM suffix is ignored: the clock is
  * naive). 0, or -1 when s is not such a date-time. */
-int cal_origin_parse(const char *s, struct civil_origin *out);
+int pc_cal_origin_parse(const char *s, struct pc_cal_origin *out);
 /* origin + seconds as a civil time. -1 when seconds is not finite or out of range. */
-int cal_civil(const struct civil_origin *origin, double seconds, struct civil_time *out);
+int pc_cal_civil(const struct pc_cal_origin *origin, double seconds, struct pc_cal_time *out);
 /* Days from 1970-01-01 of a valid civil date (no checks). */
-long long cal_days_from_civil(int year, int month, int day);
+long long pc_cal_days_from_civil(int year, int month, int day);
 
-struct workday_calendar {
+struct pc_calendar {
 	char name[16];             /* "china" or "weekday" */
 	bool table;                /* false: the plain weekday rule everywhere */
 	int *years;                /* covered years, increasing */
@@ -55,16 +55,16 @@ struct workday_calendar {
 
 /* Load the calendar a controller config names: "china" (the built-in table) or
  * "weekday". 0, or -1 with a message. */
-int cal_load(struct workday_calendar *c, const char *name, char *err, size_t errlen);
+int pc_cal_load(struct pc_calendar *c, const char *name, char *err, size_t errlen);
 /* Load a table from the bytes of a schednav.workday-calendar/v1 JSON document: every
  * date valid, inside a listed year, each list increasing and without duplicates, no
  * date in both lists, every make-up workday a Saturday or Sunday. */
-int cal_load_table(struct workday_calendar *c, const char *text, size_t len, char *err, size_t errlen);
-void cal_release(struct workday_calendar *c);
+int pc_cal_load_table(struct pc_calendar *c, const char *text, size_t len, char *err, size_t errlen);
+void pc_cal_release(struct pc_calendar *c);
 /* Whether the date of t is a workday. 0, or -1 when the table does not cover its year. */
-int cal_is_workday(const struct workday_calendar *c, const struct civil_time *t, bool *workday, char *err, size_t errlen);
+int pc_cal_is_workday(const struct pc_calendar *c, const struct pc_cal_time *t, bool *workday, char *err, size_t errlen);
 /* Check that every date from origin + from to origin + to (seconds) is covered. */
-int cal_check_span(const struct workday_calendar *c, const struct civil_origin *origin, double from, double to,
+int pc_cal_check_span(const struct pc_calendar *c, const struct pc_cal_origin *origin, double from, double to,
                    char *err, size_t errlen);
 
 /* The built-in china table (generated at build time from configs/calendars/china.json). */

@@ -14,9 +14,9 @@
 #include <string.h>
 
 /* The table: each family's folder defines its row's operations. */
-extern const struct pc_family pc_family_tenant;      /* tenant/family.c: schednav.tenant-predictive-controller/v1 */
+extern const struct pc_family pt_family;      /* tenant/family.c: schednav.tenant-predictive-controller/v1 */
 extern const struct pc_family pc_family_aggregate;   /* aggregate/family.c: predictive-spot-v1, the fallback */
-const struct pc_family *const pc_families[] = { &pc_family_tenant, &pc_family_aggregate };
+const struct pc_family *const pc_families[] = { &pt_family, &pc_family_aggregate };
 const size_t pc_n_families = sizeof pc_families / sizeof *pc_families;
 
 /* A config built by hand (the unit tests) names no family: it is the aggregate one. */

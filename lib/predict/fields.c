@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
-int pcf_fail(char *err, size_t errlen, const char *msg)
+int pc_field_fail(char *err, size_t errlen, const char *msg)
 {
 	snprintf(err, errlen, "%s", msg);
 	return -1;
 }
 
-static int pcf_int(const struct json *v, const char *key, long long *out, char *err, size_t errlen)
+static int pc_field_int(const struct json *v, const char *key, long long *out, char *err, size_t errlen)
 {
 	if (v->kind == JSON_INT)
 		*out = v->u.i;
@@ -26,7 +26,7 @@ static int pcf_int(const struct json *v, const char *key, long long *out, char *
 	return 0;
 }
 
-static int pcf_real(const struct json *v, const char *key, double *out, char *err, size_t errlen)
+static int pc_field_real(const struct json *v, const char *key, double *out, char *err, size_t errlen)
 {
 	if (!json_is_num(v) || !isfinite(json_num(v))) {
 		snprintf(err, errlen, "'%s' must be a finite number", key);
@@ -36,7 +36,7 @@ static int pcf_real(const struct json *v, const char *key, double *out, char *er
 	return 0;
 }
 
-static int pcf_bool(const struct json *v, const char *key, bool *out, char *err, size_t errlen)
+static int pc_field_bool(const struct json *v, const char *key, bool *out, char *err, size_t errlen)
 {
 	if (v->kind != JSON_TRUE && v->kind != JSON_FALSE) {
 		snprintf(err, errlen, "'%s' must be true or false", key);
@@ -46,7 +46,7 @@ static int pcf_bool(const struct json *v, const char *key, bool *out, char *err,
 	return 0;
 }
 
-static int pcf_str(const struct json *v, const char *key, const char **out, char *err, size_t errlen)
+static int pc_field_str(const struct json *v, const char *key, const char **out, char *err, size_t errlen)
 {
 	if (v->kind != JSON_STRING || strlen(v->u.str.s) != v->u.str.len) {
 		snprintf(err, errlen, "'%s' must be a string", key);
@@ -66,7 +66,7 @@ static int pcf_str(const struct json *v, const char *key, const char **out, char
 	return 0;
 }
 
-static bool listed(const struct pcf_field *f, size_t n, const char *k)
+static bool listed(const struct pc_field *f, size_t n, const char *k)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(f[i].key, k))
@@ -74,33 +74,33 @@ static bool listed(const struct pcf_field *f, size_t n, const char *k)
 	return false;
 }
 
-static int check_keys(const struct pcf_field *f, size_t n, const struct json *doc, char *err, size_t errlen)
+static int check_keys(const struct pc_field *f, size_t n, const struct json *doc, char *err, size_t errlen)
 {
 	if (!doc || doc->kind != JSON_OBJECT)
-		return pcf_fail(err, errlen, "controller config must be a JSON object");
+		return pc_field_fail(err, errlen, "controller config must be a JSON object");
 	for (size_t i = 0; i < doc->u.obj.n; i++)
 		if (!listed(f, n, doc->u.obj.keys[i])) {
 			snprintf(err, errlen, "unknown key '%s'", doc->u.obj.keys[i]);
 			return -1;
 		}
 	for (size_t i = 0; i < n; i++)
-		if (!(f[i].flags & PCF_OPTIONAL) && !json_get(doc, f[i].key)) {
+		if (!(f[i].flags & PC_FIELD_OPTIONAL) && !json_get(doc, f[i].key)) {
 			snprintf(err, errlen, "missing required key '%s'", f[i].key);
 			return -1;
 		}
 	return 0;
 }
 
-static int pcf_horizons(const struct json *h, struct arena *a, long long **out, size_t *n, char *err, size_t errlen)
+static int pc_field_horizons(const struct json *h, struct arena *a, long long **out, size_t *n, char *err, size_t errlen)
 {
 	if (h->kind != JSON_ARRAY)
-		return pcf_fail(err, errlen, "guarantee_horizons_hours must be a list");
+		return pc_field_fail(err, errlen, "guarantee_horizons_hours must be a list");
 	if (h->u.arr.n > 64)
-		return pcf_fail(err, errlen, "guarantee_horizons_hours holds more than 64 horizons");
+		return pc_field_fail(err, errlen, "guarantee_horizons_hours holds more than 64 horizons");
 	*n = h->u.arr.n;
 	*out = arena_alloc(a, (*n + 1) * sizeof **out);
 	for (size_t i = 0; i < *n; i++)
-		if (pcf_int(h->u.arr.items[i], "guarantee_horizons_hours", &(*out)[i], err, errlen))
+		if (pc_field_int(h->u.arr.items[i], "guarantee_horizons_hours", &(*out)[i], err, errlen))
 			return -1;
 	return 0;
 }
@@ -108,56 +108,56 @@ static int pcf_horizons(const struct json *h, struct arena *a, long long **out, 
 #define AT(config, row, type) ((type *)((char *)(config) + (row)->offset))
 #define AT_CONST(config, row, type) ((const type *)((const char *)(config) + (row)->offset))
 
-static int read_scalar(const struct pcf_field *r, const struct json *v, void *config, char *err, size_t errlen)
+static int read_scalar(const struct pc_field *r, const struct json *v, void *config, char *err, size_t errlen)
 {
 	switch (r->type) {
-	case PCF_STR: return pcf_str(v, r->key, AT(config, r, const char *), err, errlen);
-	case PCF_INT: return pcf_int(v, r->key, AT(config, r, long long), err, errlen);
-	case PCF_REAL: return pcf_real(v, r->key, AT(config, r, double), err, errlen);
-	case PCF_BOOL: return pcf_bool(v, r->key, AT(config, r, bool), err, errlen);
-	case PCF_HORIZONS: break;
+	case PC_FIELD_STR: return pc_field_str(v, r->key, AT(config, r, const char *), err, errlen);
+	case PC_FIELD_INT: return pc_field_int(v, r->key, AT(config, r, long long), err, errlen);
+	case PC_FIELD_REAL: return pc_field_real(v, r->key, AT(config, r, double), err, errlen);
+	case PC_FIELD_BOOL: return pc_field_bool(v, r->key, AT(config, r, bool), err, errlen);
+	case PC_FIELD_HORIZONS: break;
 	}
 	return 0;
 }
 
-int pcf_read(const struct pcf_field *f, size_t n, const struct json *doc, void *config, struct arena *a, char *err,
+int pc_field_read(const struct pc_field *f, size_t n, const struct json *doc, void *config, struct arena *a, char *err,
              size_t errlen)
 {
 	if (check_keys(f, n, doc, err, errlen))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		const struct json *v = json_get(doc, f[i].key);
-		if (f[i].type == PCF_HORIZONS || !v)
+		if (f[i].type == PC_FIELD_HORIZONS || !v)
 			continue;
 		if (read_scalar(&f[i], v, config, err, errlen))
 			return -1;
-		if (f[i].check && !(f[i].flags & PCF_CHECK_LATE) && f[i].check(config, err, errlen))
+		if (f[i].check && !(f[i].flags & PC_FIELD_CHECK_LATE) && f[i].check(config, err, errlen))
 			return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (f[i].check && (f[i].flags & PCF_CHECK_LATE) && f[i].check(config, err, errlen))
+		if (f[i].check && (f[i].flags & PC_FIELD_CHECK_LATE) && f[i].check(config, err, errlen))
 			return -1;
 	for (size_t i = 0; i < n; i++)
-		if (f[i].type == PCF_HORIZONS &&
-		    pcf_horizons(json_get(doc, f[i].key), a, AT(config, &f[i], long long *),
+		if (f[i].type == PC_FIELD_HORIZONS &&
+		    pc_field_horizons(json_get(doc, f[i].key), a, AT(config, &f[i], long long *),
 		                 (size_t *)((char *)config + f[i].count_offset), err, errlen))
 			return -1;
 	return 0;
 }
 
-static void dict_row(const struct pcf_field *r, const void *config, struct arena *a, struct json *d)
+static void dict_row(const struct pc_field *r, const void *config, struct arena *a, struct json *d)
 {
 	struct json *v = NULL;
 	switch (r->type) {
-	case PCF_STR:
+	case PC_FIELD_STR:
 		if (!*AT_CONST(config, r, const char *))
 			return;   /* an absent optional row */
 		v = json_str(a, *AT_CONST(config, r, const char *));
 		break;
-	case PCF_INT: v = json_int(a, *AT_CONST(config, r, long long)); break;
-	case PCF_REAL: v = json_real(a, *AT_CONST(config, r, double)); break;
-	case PCF_BOOL: v = json_bool(a, *AT_CONST(config, r, bool)); break;
-	case PCF_HORIZONS: {
+	case PC_FIELD_INT: v = json_int(a, *AT_CONST(config, r, long long)); break;
+	case PC_FIELD_REAL: v = json_real(a, *AT_CONST(config, r, double)); break;
+	case PC_FIELD_BOOL: v = json_bool(a, *AT_CONST(config, r, bool)); break;
+	case PC_FIELD_HORIZONS: {
 		const long long *h = *AT_CONST(config, r, long long *);
 		size_t count = *(const size_t *)((const char *)config + r->count_offset);
 		v = json_array(a);
@@ -169,32 +169,32 @@ static void dict_row(const struct pcf_field *r, const void *config, struct arena
 	json_set(a, d, r->key, v);
 }
 
-struct json *pcf_dict(const struct pcf_field *f, size_t n, const void *config, struct arena *a)
+struct json *pc_field_dict(const struct pc_field *f, size_t n, const void *config, struct arena *a)
 {
 	struct json *d = json_object(a);
 	for (size_t i = 0; i < n; i++)
-		if (!(f[i].flags & PCF_DICT_LAST))
+		if (!(f[i].flags & PC_FIELD_DICT_LAST))
 			dict_row(&f[i], config, a, d);
 	for (size_t i = 0; i < n; i++)
-		if (f[i].flags & PCF_DICT_LAST)
+		if (f[i].flags & PC_FIELD_DICT_LAST)
 			dict_row(&f[i], config, a, d);
 	return d;
 }
 
-bool pcf_any_not_positive(const struct pcf_field *f, size_t n, const void *config)
+bool pc_field_any_not_positive(const struct pc_field *f, size_t n, const void *config)
 {
 	for (size_t i = 0; i < n; i++)
-		if ((f[i].flags & PCF_POSITIVE) &&
-		    ((f[i].type == PCF_INT && *AT_CONST(config, &f[i], long long) <= 0) ||
-		     (f[i].type == PCF_REAL && !(*AT_CONST(config, &f[i], double) > 0))))
+		if ((f[i].flags & PC_FIELD_POSITIVE) &&
+		    ((f[i].type == PC_FIELD_INT && *AT_CONST(config, &f[i], long long) <= 0) ||
+		     (f[i].type == PC_FIELD_REAL && !(*AT_CONST(config, &f[i], double) > 0))))
 			return true;
 	return false;
 }
 
-bool pcf_any_over_max(const struct pcf_field *f, size_t n, const void *config)
+bool pc_field_any_over_max(const struct pc_field *f, size_t n, const void *config)
 {
 	for (size_t i = 0; i < n; i++)
-		if (f[i].type == PCF_INT && f[i].max > 0 && *AT_CONST(config, &f[i], long long) > f[i].max)
+		if (f[i].type == PC_FIELD_INT && f[i].max > 0 && *AT_CONST(config, &f[i], long long) > f[i].max)
 			return true;
 	return false;
 }

@@ -126,7 +126,7 @@ double pc_normal_quantile(double p);
 
 /* ---- configuration ---- */
 
-struct tc_config;                 /* the tenant family's own fields (tenant_config.h) */
+struct pt_config;                 /* the tenant family's own fields (tenant_config.h) */
 struct pc_family;                 /* a controller family's operations (below) */
 
 struct pc_config {
@@ -150,7 +150,7 @@ struct pc_config {
 	 * the fields above then hold what both families share (observation = the quota
 	 * interval, minimum history = 844 h, starvation = the queue-wait threshold, ratios = the
 	 * eviction multiples) and estimator is NULL. NULL for the aggregate family. */
-	const struct tc_config *tenant;
+	const struct pt_config *tenant;
 };
 
 /* Validate a parsed config (exact key set, the original's rules) and fill c; the
@@ -249,17 +249,17 @@ struct pc_pool {                  /* per-pool control state: one pool "*" for th
 	double backlog_since;
 };
 
-struct tenant_control;            /* the tenant family's state machine (tenant_controller.h) */
-struct tc_pool_observation;
-struct pc_tenant_queue;           /* the tenant binding's queued Spot jobs per pool (tenant_sim.c) */
+struct pt_controller;            /* the tenant family's state machine (tenant_controller.h) */
+struct pt_pool_observation;
+struct pt_queue;           /* the tenant binding's queued Spot jobs per pool (tenant_sim.c) */
 
 struct pc_controller {
 	const struct pc_config *cfg;
 	/* The tenant family (cfg->tenant): its state machine does the work and the fields
 	 * below stay empty; NULL for the aggregate family. */
-	struct tenant_control *tenant;
-	struct tc_pool_observation *tenant_obs;   /* per pool, the binding's scratch */
-	struct pc_tenant_queue *tenant_queue;     /* the binding's queued Spot jobs per pool */
+	struct pt_controller *tenant;
+	struct pt_pool_observation *tenant_obs;   /* per pool, the binding's scratch */
+	struct pt_queue *tenant_queue;     /* the binding's queued Spot jobs per pool */
 	void *impl;                   /* a further family's own state (its open/clone/close own it) */
 	double capacity, z;
 	bool has_evidence;
@@ -369,7 +369,7 @@ struct pc_sim {
  * family (c->tenant: the tenant hooks of tenant_sim.c). For a fork (sim_clone):
  * pc_controller_clone the controller, bind the copy, then copy horizon and enforce from
  * the original binding (check_policy is not called again); a tenant clone shares the
- * original's decision sink until tc_set_sink gives it its own. */
+ * original's decision sink until pt_set_sink gives it its own. */
 void pc_sim_bind(struct pc_sim *b, struct pc_controller *c, struct sim_hooks *hooks);
 /* The error a too-long guarantee gets (also from sim_open / sim_set_policy through the hooks). */
 int pc_check_guarantee(const struct pc_config *cfg, const struct sim_policy *p, char *err, size_t errlen);
@@ -403,7 +403,7 @@ struct pc_view {
 	bool history_ready;
 	struct pc_view_point *points; /* grown by the family (xgrow), freed by the caller */
 	size_t n_points, cap_points;
-	long long quota[64];          /* per guarantee horizon (at most 64, pcf_horizons) */
+	long long quota[64];          /* per guarantee horizon (at most 64, pc_field_horizons) */
 	size_t n_quota;
 	double eta;
 };

@@ -29,11 +29,11 @@ static double cpu(void)
 
 struct sink { struct strbuf line; size_t decisions, bytes; };
 
-static void keep(void *ctx, const struct tenant_control *tc, const struct tc_decision *d)
+static void keep(void *ctx, const struct pt_controller *tc, const struct pt_decision *d)
 {
 	struct sink *s = ctx;
 	sb_reset(&s->line);
-	tc_write_decision(&s->line, tc, d);
+	pt_write_decision(&s->line, tc, d);
 	s->decisions++;
 	s->bytes += s->line.len + 1;
 }
@@ -64,17 +64,17 @@ int main(int argc, char **argv)
 	double t0 = cpu();
 	if (pc_controller_open(&pc, &cfg, &t, err, sizeof err))
 		die("%s", err);
-	tc_set_sink(pc.tenant, keep, &sk);
-	tc_time_parts(pc.tenant, true);
+	pt_set_sink(pc.tenant, keep, &sk);
+	pt_time_parts(pc.tenant, true);
 	pc_sim_bind(&bind, &pc, &hooks);
 	struct sim *s = sim_open(&t, &pol, &hooks, err, sizeof err);
 	if (!s || sim_finish(s, &out, err, sizeof err))
 		die("%s", err);
 	sim_close(s);
 	double total = cpu() - t0;
-	const struct tc_cpu *c = tc_cpu_seconds(pc.tenant);
-	const struct tenant_estimator *e = tc_estimator(pc.tenant);
-	const struct tenant_history *h = tc_history(pc.tenant);
+	const struct pt_cpu *c = pt_cpu_seconds(pc.tenant);
+	const struct pt_estimator *e = pt_estimator(pc.tenant);
+	const struct pt_history *h = pt_history(pc.tenant);
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	printf("%.2f %.2f %.2f %.2f %.2f %.2f %ld %zu %zu %lld %zu %zu\n", total, c->sampling, c->training, c->deciding, c->records,

@@ -1,6 +1,6 @@
 /* The extension point of the tenant estimators, done once: a toy estimator (mu = the last
  * full hour of each series) that exists only in this test program. It is this file's
- * struct est_ops plus one row of the program's own est_registry, which takes the place of
+ * struct pt_est_ops plus one row of the program's own pt_est_registry, which takes the place of
  * the library's (lib/predict/tenant/estimators.c) at link time; nothing in lib/ names it. A
  * controller config then accepts its model id, the error messages list it, and the
  * shared driver fits, calibrates, forecasts, fingerprints and clones it. */
@@ -25,23 +25,23 @@ static char err[512];
 
 #define TOY_ID "toy-last-hour-v1"
 
-static size_t toy_span_start(const struct est_config *c)
+static size_t toy_span_start(const struct pt_est_config *c)
 {
 	return (size_t)c->lookback_hours - 1;
 }
 
-static double toy_mu(const struct tenant_estimator *e, const struct tenant_history *h, size_t series, struct est_window *w,
+static double toy_mu(const struct pt_estimator *e, const struct pt_history *h, size_t series, struct pt_est_window *w,
                      int k)
 {
 	return w->x[e->cfg.lookback_hours - 1];
 }
 
-static const struct est_ops toy_ops = { .id = TOY_ID, .span_start = toy_span_start, .mu = toy_mu };
+static const struct pt_est_ops toy_ops = { .id = TOY_ID, .span_start = toy_span_start, .mu = toy_mu };
 
 /* ---- its one row (the library's two, then the toy) ---- */
 
-extern const struct est_ops est_linear_ops, est_seasonal_ops;
-const struct est_ops *const est_registry[] = { &est_linear_ops, &est_seasonal_ops, &toy_ops, NULL };
+extern const struct pt_est_ops pt_est_linear_ops, pt_est_seasonal_ops;
+const struct pt_est_ops *const pt_est_registry[] = { &pt_est_linear_ops, &pt_est_seasonal_ops, &toy_ops, NULL };
 
 /* ---- the proof ---- */
 
@@ -83,9 +83,9 @@ int main(void)
 	struct arena a;
 	arena_init(&a);
 	char ids[256];
-	est_id_list(ids, sizeof ids);
+	pt_est_id_list(ids, sizeof ids);
 	CHECK(!strcmp(ids, "'tenant-quantile-linear-v1', 'seasonal-conformal-v1' or 'toy-last-hour-v1'"), "id list: %s", ids);
-	CHECK(est_find(TOY_ID) == &toy_ops && !strcmp(est_id(&toy_ops), TOY_ID), "toy not found");
+	CHECK(pt_est_find(TOY_ID) == &toy_ops && !strcmp(pt_est_id(&toy_ops), TOY_ID), "toy not found");
 
 	/* the config family knows it */
 	struct pc_config cfg;
@@ -96,38 +96,38 @@ int main(void)
 	CHECK(!parse_config(&cfg, &a, TOY_ID), "toy config again: %s", err);
 
 	/* the driver runs it */
-	const struct tc_config *t = cfg.tenant;
-	struct workday_calendar cal;
-	CHECK(!cal_load(&cal, "weekday", err, sizeof err), "calendar: %s", err);
-	struct est_config ec = { .kind = t->estimator, .lookback_hours = (int)t->lookback_hours,
+	const struct pt_config *t = cfg.tenant;
+	struct pc_calendar cal;
+	CHECK(!pc_cal_load(&cal, "weekday", err, sizeof err), "calendar: %s", err);
+	struct pt_est_config ec = { .kind = t->estimator, .lookback_hours = (int)t->lookback_hours,
 		                 .horizon_hours = (int)t->horizon_hours, .validation_hours = (int)t->validation_hours,
 		                 .moving_average_window = (int)t->moving_average_window,
 		                 .probability = t->guarantee_probability, .calibrate = t->calibration_method != NULL,
 		                 .calendar = &cal };
-	cal_origin_parse("2024-03-01 00:00:00", &ec.origin);
+	pc_cal_origin_parse("2024-03-01 00:00:00", &ec.origin);
 	strcpy(ec.controller_fingerprint, cfg.fingerprint);
-	struct tenant_history h;
+	struct pt_history h;
 	const char *pools[] = { "P" };
 	size_t s0, s1;
-	CHECK(!th_init(&h, 0, 60, 60, 5, pools, 1, err, sizeof err) && !th_series_index(&h, "P", "t0", &s0, err, sizeof err) &&
-	      !th_series_index(&h, "P", "t1", &s1, err, sizeof err), "history: %s", err);
+	CHECK(!pt_hist_init(&h, 0, 60, 60, 5, pools, 1, err, sizeof err) && !pt_hist_series_index(&h, "P", "t0", &s0, err, sizeof err) &&
+	      !pt_hist_series_index(&h, "P", "t1", &s1, err, sizeof err), "history: %s", err);
 	size_t n_end = 80 * 60 + 1;   /* 80 h: lookback 48 + validation 24 + horizon 2, and a few train windows */
 	for (size_t n = 0; n < n_end; n++) {
-		th_set(&h, s0, demand(n, 0));
-		th_set(&h, s1, demand(n, 1));
-		th_sample(&h, 60.0 * (double)n, err, sizeof err);
+		pt_hist_set(&h, s0, demand(n, 0));
+		pt_hist_set(&h, s1, demand(n, 1));
+		pt_hist_sample(&h, 60.0 * (double)n, err, sizeof err);
 	}
 	double now = 60.0 * (double)(n_end - 1);
-	struct tenant_estimator e, twin;
-	CHECK(!est_init(&e, &ec, err, sizeof err), "init: %s", err);
-	CHECK(!est_fit(&e, &h, now, err, sizeof err), "fit: %s", err);
+	struct pt_estimator e, twin;
+	CHECK(!pt_est_init(&e, &ec, err, sizeof err), "init: %s", err);
+	CHECK(!pt_est_fit(&e, &h, now, err, sizeof err), "fit: %s", err);
 	CHECK(e.trained && e.generation == 1 && e.train_rows == 0 && e.validation_windows > 0 && strlen(e.fingerprint) == 64,
 	      "fit facts");
-	est_clone(&twin, &e);
-	struct est_point p[4], q[4];
+	pt_est_clone(&twin, &e);
+	struct pt_est_point p[4], q[4];
 	size_t np, nq;
-	CHECK(!est_forecast(&e, &h, now, p, &np, err, sizeof err), "forecast: %s", err);
-	CHECK(!est_forecast(&twin, &h, now, q, &nq, err, sizeof err), "clone forecast: %s", err);
+	CHECK(!pt_est_forecast(&e, &h, now, p, &np, err, sizeof err), "forecast: %s", err);
+	CHECK(!pt_est_forecast(&twin, &h, now, q, &nq, err, sizeof err), "clone forecast: %s", err);
 	/* the last full hour before now: minutes [n_end - 61, n_end - 1) */
 	double last = 0;
 	for (int s = 0; s < 2; s++) {
@@ -143,10 +143,10 @@ int main(void)
 		CHECK(p[k].pool == q[k].pool && p[k].step == q[k].step && p[k].mu == q[k].mu && p[k].sigma == q[k].sigma &&
 		      p[k].quantile == q[k].quantile && p[k].offset == q[k].offset, "clone forecast differs at step %zu", k + 1);
 	}
-	est_release(&twin);
-	est_release(&e);
-	th_release(&h);
-	cal_release(&cal);
+	pt_est_release(&twin);
+	pt_est_release(&e);
+	pt_hist_release(&h);
+	pc_cal_release(&cal);
 	arena_release(&a);
 	printf("test_estimator_toy: %d checks, %d failures\n", checks, failures);
 	return failures != 0;

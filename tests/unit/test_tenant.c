@@ -32,22 +32,22 @@ static char err[512];
 
 static void civil_case(const char *origin, double seconds, int y, int mo, int d, int hour, int weekday)
 {
-	struct civil_origin o;
-	struct civil_time t;
-	CHECK(!cal_origin_parse(origin, &o), "origin '%s' rejected", origin);
-	CHECK(!cal_civil(&o, seconds, &t), "civil of %s + %.17g failed", origin, seconds);
+	struct pc_cal_origin o;
+	struct pc_cal_time t;
+	CHECK(!pc_cal_origin_parse(origin, &o), "origin '%s' rejected", origin);
+	CHECK(!pc_cal_civil(&o, seconds, &t), "civil of %s + %.17g failed", origin, seconds);
 	CHECK(t.year == y && t.month == mo && t.day == d && t.hour == hour && t.weekday == weekday,
 	      "%s + %.17g: got %04d-%02d-%02d %02dh wd %d, want %04d-%02d-%02d %02dh wd %d", origin, seconds, t.year, t.month,
 	      t.day, t.hour, t.weekday, y, mo, d, hour, weekday);
 }
 
-static int workday_of(const struct workday_calendar *c, int y, int m, int d)
+static int workday_of(const struct pc_calendar *c, int y, int m, int d)
 {
-	struct civil_origin o = { .days = cal_days_from_civil(y, m, d), .micros = 0 };
-	struct civil_time t;
+	struct pc_cal_origin o = { .days = pc_cal_days_from_civil(y, m, d), .micros = 0 };
+	struct pc_cal_time t;
 	bool w;
-	cal_civil(&o, 0, &t);
-	if (cal_is_workday(c, &t, &w, err, sizeof err))
+	pc_cal_civil(&o, 0, &t);
+	if (pc_cal_is_workday(c, &t, &w, err, sizeof err))
 		return -1;
 	return w;
 }
@@ -71,15 +71,15 @@ static void test_calendar(void)
 	civil_case("2024-03-01 23:59:59.5", 0.5, 2024, 3, 2, 0, 5);
 	civil_case("1970-01-01 00:00:00", -1, 1969, 12, 31, 23, 2);
 	civil_case("2024-03-01 00:00:00", 15897599.9999996, 2024, 9, 1, 0, 6);
-	struct civil_origin o;
-	CHECK(cal_origin_parse("2024-13-01 00:00:00", &o), "month 13 accepted");
-	CHECK(cal_origin_parse("yesterday", &o), "junk origin accepted");
+	struct pc_cal_origin o;
+	CHECK(pc_cal_origin_parse("2024-13-01 00:00:00", &o), "month 13 accepted");
+	CHECK(pc_cal_origin_parse("yesterday", &o), "junk origin accepted");
 
-	struct workday_calendar china, weekday;
-	CHECK(!cal_load(&china, "china", err, sizeof err), "china: %s", err);
-	CHECK(!cal_load(&weekday, "weekday", err, sizeof err), "weekday: %s", err);
-	CHECK(cal_load(&weekday, "lunar", err, sizeof err) && strstr(err, "'lunar'"), "unknown calendar accepted");
-	cal_load(&weekday, "weekday", err, sizeof err);
+	struct pc_calendar china, weekday;
+	CHECK(!pc_cal_load(&china, "china", err, sizeof err), "china: %s", err);
+	CHECK(!pc_cal_load(&weekday, "weekday", err, sizeof err), "weekday: %s", err);
+	CHECK(pc_cal_load(&weekday, "lunar", err, sizeof err) && strstr(err, "'lunar'"), "unknown calendar accepted");
+	pc_cal_load(&weekday, "weekday", err, sizeof err);
 	CHECK(china.table && china.n_years >= 9 && china.years[0] <= 2017 && china.years[china.n_years - 1] >= 2025,
 	      "china covers %d-%d", china.years[0], china.years[china.n_years - 1]);
 	/* 2024 (the v2026 spot trace's year): Spring Festival 10-17 Feb, make-up Sun 4 and 18 Feb */
@@ -103,10 +103,10 @@ static void test_calendar(void)
 	CHECK(workday_of(&china, 1970, 1, 5) == -1 && strstr(err, "covers") && strstr(err, "weekday"),
 	      "china answered for 1970 (%s)", err);
 	CHECK(workday_of(&weekday, 1970, 1, 5) == 1, "weekday: 1970-01-05 (Mon)");
-	struct civil_origin o24;
-	cal_origin_parse("2024-03-01 00:00:00", &o24);
-	CHECK(!cal_check_span(&china, &o24, 0, 184 * 86400.0, err, sizeof err), "2024 span: %s", err);
-	CHECK(cal_check_span(&china, &o24, 0, 20 * 365 * 86400.0, err, sizeof err), "2044 accepted");
+	struct pc_cal_origin o24;
+	pc_cal_origin_parse("2024-03-01 00:00:00", &o24);
+	CHECK(!pc_cal_check_span(&china, &o24, 0, 184 * 86400.0, err, sizeof err), "2024 span: %s", err);
+	CHECK(pc_cal_check_span(&china, &o24, 0, 20 * 365 * 86400.0, err, sizeof err), "2044 accepted");
 	/* the built-in table is the file in configs/ (when the test runs from the tree) */
 	FILE *f = fopen("configs/calendars/china.json", "rb");
 	if (f) {
@@ -118,10 +118,10 @@ static void test_calendar(void)
 		CHECK(!strcmp(hex, china.fingerprint), "built-in china table differs from configs/calendars/china.json");
 	}
 	/* the loader refuses broken tables */
-	struct workday_calendar t;
-	CHECK(!cal_load_table(&t, bad_table("\"2024-02-12\"", "\"2024-02-18\""), strlen(bad_table("\"2024-02-12\"", "\"2024-02-18\"")), err, sizeof err),
+	struct pc_calendar t;
+	CHECK(!pc_cal_load_table(&t, bad_table("\"2024-02-12\"", "\"2024-02-18\""), strlen(bad_table("\"2024-02-12\"", "\"2024-02-18\"")), err, sizeof err),
 	      "good table refused: %s", err);
-	cal_release(&t);
+	pc_cal_release(&t);
 	const char *cases[][3] = {
 		{ "\"2024-02-12\"", "\"2024-02-19\"", "not a Saturday or Sunday" },
 		{ "\"2024-02-13\",\"2024-02-12\"", "", "increase" },
@@ -131,11 +131,11 @@ static void test_calendar(void)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		const char *doc = bad_table(cases[i][0], cases[i][1]);
-		CHECK(cal_load_table(&t, doc, strlen(doc), err, sizeof err) && strstr(err, cases[i][2]),
+		CHECK(pc_cal_load_table(&t, doc, strlen(doc), err, sizeof err) && strstr(err, cases[i][2]),
 		      "bad table %zu: got '%s'", i, err);
 	}
-	cal_release(&china);
-	cal_release(&weekday);
+	pc_cal_release(&china);
+	pc_cal_release(&weekday);
 }
 
 /* ---- history ---- */
@@ -148,33 +148,33 @@ static double pattern(size_t n, size_t series)
 
 static void test_history(void)
 {
-	struct tenant_history h;
+	struct pt_history h;
 	const char *pools[] = { "V100", "A100" };
-	CHECK(!th_init(&h, 100, 60, 60, 5, pools, 2, err, sizeof err), "init: %s", err);
+	CHECK(!pt_hist_init(&h, 100, 60, 60, 5, pools, 2, err, sizeof err), "init: %s", err);
 	CHECK(!strcmp(h.pools[0], "A100") && h.n_offsets == 12, "pools sorted / 12 offsets");
 	size_t a, b, c;
-	CHECK(!th_series_index(&h, "A100", "t2", &a, err, sizeof err), "register");
-	CHECK(th_series_index(&h, "H100", "t1", &b, err, sizeof err) && strstr(err, "'H100'"), "unknown pool accepted");
-	CHECK(th_series_index(&h, "A100", "bad\ttenant", &b, err, sizeof err), "control character accepted");
+	CHECK(!pt_hist_series_index(&h, "A100", "t2", &a, err, sizeof err), "register");
+	CHECK(pt_hist_series_index(&h, "H100", "t1", &b, err, sizeof err) && strstr(err, "'H100'"), "unknown pool accepted");
+	CHECK(pt_hist_series_index(&h, "A100", "bad\ttenant", &b, err, sizeof err), "control character accepted");
 	size_t N = 60 * 5 + 37, late = 131;
 	double *v0 = calloc(N, sizeof *v0), *v1 = calloc(N, sizeof *v1), *v2 = calloc(N, sizeof *v2);
 	for (size_t n = 0; n < N; n++) {
 		if (n == late) {
-			CHECK(!th_series_index(&h, "A100", "t1", &b, err, sizeof err), "register late");
-			CHECK(!th_series_index(&h, "V100", "t1", &c, err, sizeof err), "register late 2");
+			CHECK(!pt_hist_series_index(&h, "A100", "t1", &b, err, sizeof err), "register late");
+			CHECK(!pt_hist_series_index(&h, "V100", "t1", &c, err, sizeof err), "register late 2");
 		}
 		v0[n] = pattern(n, 0);
-		th_set(&h, a, 99);  /* overwritten before the sample: never observed */
-		th_set(&h, a, v0[n]);
+		pt_hist_set(&h, a, 99);  /* overwritten before the sample: never observed */
+		pt_hist_set(&h, a, v0[n]);
 		if (n >= late) {
 			v1[n] = pattern(n, 1);
 			v2[n] = n % 60 == 30 ? 5 : 0;
-			th_set(&h, b, v1[n]);
-			th_set(&h, c, v2[n]);
+			pt_hist_set(&h, b, v1[n]);
+			pt_hist_set(&h, c, v2[n]);
 		}
-		CHECK(!th_sample(&h, 100 + 60.0 * (double)n, err, sizeof err), "sample %zu: %s", n, err);
+		CHECK(!pt_hist_sample(&h, 100 + 60.0 * (double)n, err, sizeof err), "sample %zu: %s", n, err);
 	}
-	CHECK(th_sample(&h, 100 + 60.0 * (double)N + 30, err, sizeof err), "off-grid sample accepted");
+	CHECK(pt_hist_sample(&h, 100 + 60.0 * (double)N + 30, err, sizeof err), "off-grid sample accepted");
 	size_t idx[3] = { a, b, c };
 	double *vals[3] = { v0, v1, v2 };
 	for (int o = 0; o < 12; o++) {
@@ -185,16 +185,16 @@ static void test_history(void)
 				double m = 0;
 				for (size_t n = off + 60 * j; n < off + 60 * j + 60; n++)
 					m = vals[s][n] > m ? vals[s][n] : m;
-				CHECK(th_hourly(&h, idx[s], (size_t)o)[j] == m, "series %d offset %d block %zu: %g, want %g", s, o, j,
-				      th_hourly(&h, idx[s], (size_t)o)[j], m);
+				CHECK(pt_hist_hourly(&h, idx[s], (size_t)o)[j] == m, "series %d offset %d block %zu: %g, want %g", s, o, j,
+				      pt_hist_hourly(&h, idx[s], (size_t)o)[j], m);
 			}
 	}
 	size_t pa, pv;
-	th_pool_index(&h, "A100", &pa);
-	th_pool_index(&h, "V100", &pv);
+	pt_hist_pool_index(&h, "A100", &pa);
+	pt_hist_pool_index(&h, "V100", &pv);
 	for (size_t n = 0; n < N; n++) {
-		CHECK(th_pool_total(&h, pa, n) == v0[n] + v1[n], "A100 total at %zu", n);
-		CHECK(th_pool_total(&h, pv, n) == v2[n], "V100 total at %zu", n);
+		CHECK(pt_hist_pool_total(&h, pa, n) == v0[n] + v1[n], "A100 total at %zu", n);
+		CHECK(pt_hist_pool_total(&h, pv, n) == v2[n], "V100 total at %zu", n);
 	}
 	for (int o = 0; o < 12; o++)
 		for (size_t j = 0; j < h.n_blocks[o]; j++) {
@@ -204,40 +204,40 @@ static void test_history(void)
 				mv = fmax(mv, v2[n]);
 			}
 			for (size_t q = 0; q <= j; q++)
-				sum += th_hourly(&h, a, (size_t)o)[q];
-			CHECK(th_pool_hourly(&h, pa, (size_t)o)[j] == m && th_pool_hourly(&h, pv, (size_t)o)[j] == mv,
+				sum += pt_hist_hourly(&h, a, (size_t)o)[q];
+			CHECK(pt_hist_pool_hourly(&h, pa, (size_t)o)[j] == m && pt_hist_pool_hourly(&h, pv, (size_t)o)[j] == mv,
 			      "pool hourly max offset %d block %zu", o, j);
-			CHECK(th_prefix(&h, a, (size_t)o)[j + 1] == sum, "prefix sum offset %d block %zu", o, j);
+			CHECK(pt_hist_prefix(&h, a, (size_t)o)[j + 1] == sum, "prefix sum offset %d block %zu", o, j);
 		}
 	/* id order: ["A100","t1"] < ["A100","t2"] < ["V100","t1"] */
 	CHECK(h.sorted[0] == b && h.sorted[1] == a && h.sorted[2] == c, "series id order");
-	struct tenant_history k;
-	th_clone(&k, &h, err, sizeof err);
-	th_set(&h, a, 1000);
-	th_sample(&h, 100 + 60.0 * (double)N, err, sizeof err);
-	CHECK(k.n_samples == N && th_pool_total(&k, pa, N - 1) == v0[N - 1] + v1[N - 1], "clone shares state");
-	th_release(&k);
-	th_release(&h);
+	struct pt_history k;
+	pt_hist_clone(&k, &h, err, sizeof err);
+	pt_hist_set(&h, a, 1000);
+	pt_hist_sample(&h, 100 + 60.0 * (double)N, err, sizeof err);
+	CHECK(k.n_samples == N && pt_hist_pool_total(&k, pa, N - 1) == v0[N - 1] + v1[N - 1], "clone shares state");
+	pt_hist_release(&k);
+	pt_hist_release(&h);
 	free(v0), free(v1), free(v2);
 
 	/* the split at the 844-h gate: N = 50641 samples, trained_at = 844 h after the first */
 	const char *one[] = { "P" };
-	th_init(&h, 0, 60, 60, 5, one, 1, err, sizeof err);
-	th_series_index(&h, "P", "t", &a, err, sizeof err);
+	pt_hist_init(&h, 0, 60, 60, 5, one, 1, err, sizeof err);
+	pt_hist_series_index(&h, "P", "t", &a, err, sizeof err);
 	for (size_t n = 0; n < 50641; n++)
-		th_sample(&h, 60.0 * (double)n, err, sizeof err);
-	struct th_split sp;
-	th_split_at(&h, 844 * 3600.0, 672, 4, 168, &sp);
+		pt_hist_sample(&h, 60.0 * (double)n, err, sizeof err);
+	struct pt_hist_split sp;
+	pt_hist_split_at(&h, 844 * 3600.0, 672, 4, 168, &sp);
 	/* windows s = 0, 5, ... <= 50641 - 40560; train: s + 40320 <= 40320; validation:
 	 * 240 <= s <= 10080, so windows 48 .. 2016; 1 .. 47 straddle B and are dropped */
 	CHECK(sp.n_windows == 2017 && sp.n_train == 1 && sp.validation_first == 48 && sp.validation_end == 2017,
 	      "split: %zu windows, %zu train, validation [%zu, %zu)", sp.n_windows, sp.n_train, sp.validation_first,
 	      sp.validation_end);
-	struct th_window w = th_window_at(&h, 13, 672);
+	struct pt_hist_window w = pt_hist_window_at(&h, 13, 672);
 	CHECK(w.offset_index == 1 && w.first_block == 1 && w.target_start == (65 + 40320) * 60.0, "window 13 geometry");
-	th_split_at(&h, 843 * 3600.0, 672, 4, 168, &sp);
+	pt_hist_split_at(&h, 843 * 3600.0, 672, 4, 168, &sp);
 	CHECK(sp.n_train == 0, "train windows before the gate");
-	th_release(&h);
+	pt_hist_release(&h);
 }
 
 /* ---- conformal, quota, η ---- */
@@ -247,23 +247,23 @@ static void test_conformal(void)
 	/* hand-worked: n = 10, ceil(0.9 * 10) = 9, so rank 9 of the sorted residuals
 	 * -5 -1 1 2 3 3.5 4 5 6 9 is 6; 2 of 10 are <= 0, 9 of 10 are <= 6 */
 	double res[] = { 3, -1, 4, 1, -5, 9, 2, 6, 5, 3.5 };
-	struct est_calibration c;
-	est_conformal(res, 10, 0.9, &c);
+	struct pt_est_calibration c;
+	pt_est_conformal(res, 10, 0.9, &c);
 	CHECK(c.n == 10 && c.rank == 9 && c.offset == 6 && c.raw_coverage == 0.2 && c.calibrated_coverage == 0.9,
 	      "n 10: rank %zu offset %g coverage %g / %g", c.rank, c.offset, c.raw_coverage, c.calibrated_coverage);
 	/* n = 7: ceil(6.3) = 7, the maximum; offsets round to 6 dp and can be negative */
 	double neg[] = { -2.5, -1.25, -3.0000004, -0.5, -7, -1.1234567, -4 };
-	est_conformal(neg, 7, 0.9, &c);
+	pt_est_conformal(neg, 7, 0.9, &c);
 	CHECK(c.rank == 7 && c.offset == -0.5 && c.raw_coverage == 1 && c.calibrated_coverage == 1, "n 7: %zu %g", c.rank,
 	      c.offset);
 	double r6[] = { 1.23456789, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
-	est_conformal(r6, 20, 0.9, &c);  /* ceil(18) = 18: the value 0 */
+	pt_est_conformal(r6, 20, 0.9, &c);  /* ceil(18) = 18: the value 0 */
 	CHECK(c.rank == 18 && c.offset == 0 && c.calibrated_coverage == 0.95, "n 20: %zu %g %g", c.rank, c.offset,
 	      c.calibrated_coverage);
 	double top[] = { 1.23456789 };
-	est_conformal(top, 1, 0.9, &c);
+	pt_est_conformal(top, 1, 0.9, &c);
 	CHECK(c.rank == 1 && c.offset == 1.234568 && c.calibrated_coverage == 1 && c.raw_coverage == 0, "n 1: %g", c.offset);
-	est_conformal(NULL, 0, 0.9, &c);
+	pt_est_conformal(NULL, 0, 0.9, &c);
 	CHECK(c.n == 0 && c.offset == 0, "n 0");
 }
 
@@ -332,19 +332,19 @@ static void test_eta(void)
 	CHECK(e == 0.25 && why == PC_HIGH_EVICTION_DECREASE, "high decrease clamps at 0.25: %g", e);
 
 	/* the feedback window: events older than 14400 s are dropped (kept: time >= now - 14400) */
-	struct tf_window g = { 0 }, h;
+	struct pt_fb_window g = { 0 }, h;
 	double total, failed;
-	tf_add(&g, 100, true, 1);   /* a preemption on 1 node */
-	tf_add(&g, 200, false, 3);  /* a completion on 3 nodes: rate 0.25 */
-	tf_clone(&h, &g);
-	CHECK(tf_rate(&h, 300, 14400, &total, &failed) && total == 4 && failed == 1 && h.version == 2, "clone: %g", total);
-	tf_add(&g, 700, true, 1);
-	CHECK(tf_rate(&g, 14500, 14400, &total, &failed) && g.n == 3 && total == 5 && failed == 2, "window kept %zu events", g.n);
-	CHECK(tf_rate(&g, 14650, 14400, &total, &failed) && g.n == 1 && total == 1 && failed == 1, "window kept %zu events", g.n);
-	CHECK(!tf_rate(&g, 30000, 14400, &total, &failed) && g.n == 0 && total == 0 && g.event_count == 3 &&
+	pt_fb_add(&g, 100, true, 1);   /* a preemption on 1 node */
+	pt_fb_add(&g, 200, false, 3);  /* a completion on 3 nodes: rate 0.25 */
+	pt_fb_clone(&h, &g);
+	CHECK(pt_fb_rate(&h, 300, 14400, &total, &failed) && total == 4 && failed == 1 && h.version == 2, "clone: %g", total);
+	pt_fb_add(&g, 700, true, 1);
+	CHECK(pt_fb_rate(&g, 14500, 14400, &total, &failed) && g.n == 3 && total == 5 && failed == 2, "window kept %zu events", g.n);
+	CHECK(pt_fb_rate(&g, 14650, 14400, &total, &failed) && g.n == 1 && total == 1 && failed == 1, "window kept %zu events", g.n);
+	CHECK(!pt_fb_rate(&g, 30000, 14400, &total, &failed) && g.n == 0 && total == 0 && g.event_count == 3 &&
 	      g.failure_weight == 2 && g.success_weight == 3, "window empty; totals kept");
-	tf_release(&g);
-	tf_release(&h);
+	pt_fb_release(&g);
+	pt_fb_release(&h);
 }
 
 /* ---- estimators ---- */
@@ -358,51 +358,51 @@ static double weekly(size_t n, int t)
 	       (double)(hour_of_week / 24 == 5 ? -3 : 0);
 }
 
-static void feed(struct tenant_history *h, size_t from, size_t to, size_t s0, size_t s1, double (*f)(size_t, int))
+static void feed(struct pt_history *h, size_t from, size_t to, size_t s0, size_t s1, double (*f)(size_t, int))
 {
 	for (size_t n = from; n < to; n++) {
-		th_set(h, s0, f(n, 0));
-		th_set(h, s1, f(n, 1));
-		th_sample(h, 60.0 * (double)n, err, sizeof err);
+		pt_hist_set(h, s0, f(n, 0));
+		pt_hist_set(h, s1, f(n, 1));
+		pt_hist_sample(h, 60.0 * (double)n, err, sizeof err);
 	}
 }
 
-static void history_for(struct tenant_history *h, size_t *s0, size_t *s1)
+static void history_for(struct pt_history *h, size_t *s0, size_t *s1)
 {
 	const char *pools[] = { "P", "Q" };
-	th_init(h, 0, 60, 60, 5, pools, 2, err, sizeof err);
-	th_series_index(h, "P", "t0", s0, err, sizeof err);
-	th_series_index(h, "P", "t1", s1, err, sizeof err);
+	pt_hist_init(h, 0, 60, 60, 5, pools, 2, err, sizeof err);
+	pt_hist_series_index(h, "P", "t0", s0, err, sizeof err);
+	pt_hist_series_index(h, "P", "t1", s1, err, sizeof err);
 }
 
-static struct est_config config_for(const char *model, const struct workday_calendar *cal)
+static struct pt_est_config config_for(const char *model, const struct pc_calendar *cal)
 {
-	struct est_config c = { .kind = est_find(model), .lookback_hours = 672, .horizon_hours = 4, .validation_hours = 168,
+	struct pt_est_config c = { .kind = pt_est_find(model), .lookback_hours = 672, .horizon_hours = 4, .validation_hours = 168,
 		                .moving_average_window = 25, .probability = 0.9, .calibrate = true, .calendar = cal };
-	cal_origin_parse("2024-03-01 00:00:00", &c.origin);
+	pc_cal_origin_parse("2024-03-01 00:00:00", &c.origin);
 	strcpy(c.controller_fingerprint, "0123");
 	return c;
 }
 
 static void test_estimators(void)
 {
-	struct workday_calendar cal;
-	cal_load(&cal, "china", err, sizeof err);
-	struct tenant_history h;
+	struct pc_calendar cal;
+	pc_cal_load(&cal, "china", err, sizeof err);
+	struct pt_history h;
 	size_t s0, s1;
 	history_for(&h, &s0, &s1);
 	size_t gate = 844 * 60, n_end = gate + 24 * 60 + 1;  /* samples to 868 h */
 	feed(&h, 0, n_end, s0, s1, weekly);
 
 	/* seasonal-conformal-v1 on an exactly weekly signal: level 0, mu = last week, offset 0 */
-	struct tenant_estimator se;
-	struct est_config sc = config_for(EST_SEASONAL_ID, &cal);
-	CHECK(!est_init(&se, &sc, err, sizeof err), "seasonal init: %s", err);
+	struct pt_estimator se;
+	struct pt_est_config sc = config_for(PT_EST_SEASONAL_ID, &cal);
+	CHECK(!pt_est_init(&se, &sc, err, sizeof err), "seasonal init: %s", err);
 	double now = 60.0 * (double)(n_end - 1);
-	CHECK(!est_fit(&se, &h, now, err, sizeof err), "seasonal fit: %s", err);
-	struct est_point pts[2 * EST_MAX_STEPS];
+	CHECK(!pt_est_fit(&se, &h, now, err, sizeof err), "seasonal fit: %s", err);
+	struct pt_est_point pts[2 * PT_EST_MAX_STEPS];
 	size_t np;
-	CHECK(!est_forecast(&se, &h, now, pts, &np, err, sizeof err), "seasonal forecast: %s", err);
+	CHECK(!pt_est_forecast(&se, &h, now, pts, &np, err, sizeof err), "seasonal forecast: %s", err);
 	CHECK(np == 4 && pts[0].pool == 0 && pts[3].step == 4, "seasonal: %zu points (pool Q has no series)", np);
 	for (size_t k = 0; k < np; k++) {
 		/* the target block k is samples [n + 60k, n + 60k + 60) of the weekly signal */
@@ -421,38 +421,38 @@ static void test_estimators(void)
 
 	/* tenant-quantile-linear-v1: the fit is a pure function of (history, trained_at):
 	 * incremental refits give the bytes of a fit from scratch, and a clone continues alike */
-	struct est_config lc = config_for(EST_LINEAR_ID, &cal);
-	struct tenant_estimator inc, scratch, twin;
-	est_init(&inc, &lc, err, sizeof err);
-	est_init(&scratch, &lc, err, sizeof err);
-	struct tenant_history h2;
+	struct pt_est_config lc = config_for(PT_EST_LINEAR_ID, &cal);
+	struct pt_estimator inc, scratch, twin;
+	pt_est_init(&inc, &lc, err, sizeof err);
+	pt_est_init(&scratch, &lc, err, sizeof err);
+	struct pt_history h2;
 	size_t a0, a1;
 	history_for(&h2, &a0, &a1);
 	feed(&h2, 0, gate + 1, a0, a1, weekly);
-	CHECK(!est_fit(&inc, &h2, 60.0 * (double)gate, err, sizeof err), "linear fit at the gate: %s", err);
+	CHECK(!pt_est_fit(&inc, &h2, 60.0 * (double)gate, err, sizeof err), "linear fit at the gate: %s", err);
 	CHECK(inc.train_windows == 1 && inc.validation_windows == 1969 && inc.generation == 1, "gate fit: %zu train",
 	      inc.train_windows);
 	feed(&h2, gate + 1, n_end, a0, a1, weekly);
-	est_clone(&twin, &inc);
-	CHECK(!est_fit(&inc, &h2, now, err, sizeof err), "linear refit: %s", err);
-	CHECK(!est_fit(&twin, &h2, now, err, sizeof err), "twin refit: %s", err);
-	CHECK(!est_fit(&scratch, &h2, now, err, sizeof err), "scratch fit: %s", err);
-	CHECK(inc.train_windows == 289 && est_linear_windows_added(&inc) == 289, "train windows after a day: %zu", inc.train_windows);
+	pt_est_clone(&twin, &inc);
+	CHECK(!pt_est_fit(&inc, &h2, now, err, sizeof err), "linear refit: %s", err);
+	CHECK(!pt_est_fit(&twin, &h2, now, err, sizeof err), "twin refit: %s", err);
+	CHECK(!pt_est_fit(&scratch, &h2, now, err, sizeof err), "scratch fit: %s", err);
+	CHECK(inc.train_windows == 289 && pt_est_linear_windows_added(&inc) == 289, "train windows after a day: %zu", inc.train_windows);
 	CHECK(inc.generation == 2 && scratch.generation == 1, "generations");
 	bool same = true;
 	for (int k = 0; same && k < 4; k++) {
 		size_t ni, ns;
-		const double *bi = est_linear_coefficients(&inc, k, &ni), *bs = est_linear_coefficients(&scratch, k, &ns);
+		const double *bi = pt_est_linear_coefficients(&inc, k, &ni), *bs = pt_est_linear_coefficients(&scratch, k, &ns);
 		same = ni == ns && !memcmp(bi, bs, ni * sizeof(double));
 	}
 	CHECK(same, "incremental and from-scratch coefficients differ");
 	CHECK(!strcmp(inc.fingerprint, twin.fingerprint), "clone diverged");
 	CHECK(strcmp(inc.fingerprint, scratch.fingerprint), "fingerprint ignores the generation");
 	scratch.generation = inc.generation;
-	struct est_point a[8], b[8];
+	struct pt_est_point a[8], b[8];
 	size_t na, nb;
-	CHECK(!est_forecast(&inc, &h2, now, a, &na, err, sizeof err), "linear forecast: %s", err);
-	CHECK(!est_forecast(&scratch, &h2, now, b, &nb, err, sizeof err), "scratch forecast: %s", err);
+	CHECK(!pt_est_forecast(&inc, &h2, now, a, &na, err, sizeof err), "linear forecast: %s", err);
+	CHECK(!pt_est_forecast(&scratch, &h2, now, b, &nb, err, sizeof err), "scratch forecast: %s", err);
 	bool equal = na == 4 && nb == 4;
 	for (size_t k = 0; equal && k < na; k++)
 		equal = a[k].pool == b[k].pool && a[k].step == b[k].step && a[k].target == b[k].target && a[k].mu == b[k].mu &&
@@ -464,39 +464,39 @@ static void test_estimators(void)
 		      a[k].mu, pts[k].mu);
 	CHECK(strcmp(inc.fingerprint, se.fingerprint) && strlen(inc.fingerprint) == 64, "fingerprints");
 	/* v1 (no calibration): offset 0, q = raw = mu + z sigma, sigma the validation RMS */
-	struct est_config vc = lc;
+	struct pt_est_config vc = lc;
 	vc.calibrate = false;
-	struct tenant_estimator v1;
-	est_init(&v1, &vc, err, sizeof err);
-	CHECK(!est_fit(&v1, &h2, now, err, sizeof err), "v1 fit: %s", err);
-	CHECK(!est_forecast(&v1, &h2, now, b, &nb, err, sizeof err), "v1 forecast: %s", err);
+	struct pt_estimator v1;
+	pt_est_init(&v1, &vc, err, sizeof err);
+	CHECK(!pt_est_fit(&v1, &h2, now, err, sizeof err), "v1 fit: %s", err);
+	CHECK(!pt_est_forecast(&v1, &h2, now, b, &nb, err, sizeof err), "v1 forecast: %s", err);
 	for (size_t k = 0; k < nb; k++)
 		CHECK(b[k].offset == 0 && b[k].sigma > 0 && b[k].quantile == b[k].raw &&
 		      fabs(b[k].raw - (b[k].mu + 1.2815515655446008 * b[k].sigma)) < 2e-6 && b[k].mu == a[k].mu &&
 		      v1.cal[k].rank == 0 && inc.cal[k].rank == 1773,
 		      "v1 step %d: mu %g sigma %g raw %g q %g", b[k].step, b[k].mu, b[k].sigma, b[k].raw, b[k].quantile);
 	CHECK(strcmp(v1.fingerprint, inc.fingerprint), "v1 and v2 share a fingerprint");
-	est_release(&v1);
+	pt_est_release(&v1);
 	/* a new series after the fit: forecasting refuses until the next fit */
 	size_t extra;
-	th_series_index(&h2, "Q", "t9", &extra, err, sizeof err);
-	CHECK(est_forecast(&inc, &h2, now, a, &na, err, sizeof err) && strstr(err, "changed"), "stale fit used");
+	pt_hist_series_index(&h2, "Q", "t9", &extra, err, sizeof err);
+	CHECK(pt_est_forecast(&inc, &h2, now, a, &na, err, sizeof err) && strstr(err, "changed"), "stale fit used");
 	/* empty train set at 843 h */
-	struct tenant_history h3;
+	struct pt_history h3;
 	history_for(&h3, &a0, &a1);
 	feed(&h3, 0, 843 * 60 + 1, a0, a1, weekly);
-	struct tenant_estimator early;
-	est_init(&early, &lc, err, sizeof err);
-	CHECK(est_fit(&early, &h3, 843 * 3600.0, err, sizeof err) && strstr(err, "insufficient history"), "843 h fit: %s", err);
-	est_release(&early);
-	th_release(&h3);
-	est_release(&inc);
-	est_release(&twin);
-	est_release(&scratch);
-	est_release(&se);
-	th_release(&h2);
-	th_release(&h);
-	cal_release(&cal);
+	struct pt_estimator early;
+	pt_est_init(&early, &lc, err, sizeof err);
+	CHECK(pt_est_fit(&early, &h3, 843 * 3600.0, err, sizeof err) && strstr(err, "insufficient history"), "843 h fit: %s", err);
+	pt_est_release(&early);
+	pt_hist_release(&h3);
+	pt_est_release(&inc);
+	pt_est_release(&twin);
+	pt_est_release(&scratch);
+	pt_est_release(&se);
+	pt_hist_release(&h2);
+	pt_hist_release(&h);
+	pc_cal_release(&cal);
 }
 
 /* ---- config ---- */
@@ -545,15 +545,15 @@ static void test_config(void)
 			      "%s: facts", shipped[i]);
 		}
 	}
-	CHECK(!parse_config(&c, &a, config_text("schednav-x", EST_LINEAR_ID, NULL)), "v1: %s", err);
-	CHECK(!parse_config(&c2, &a, config_text("schednav-x", EST_LINEAR_ID,
+	CHECK(!parse_config(&c, &a, config_text("schednav-x", PT_EST_LINEAR_ID, NULL)), "v1: %s", err);
+	CHECK(!parse_config(&c2, &a, config_text("schednav-x", PT_EST_LINEAR_ID,
 		",\"quantile_calibration_method\":\"validation-residual-nearest-rank\"")), "v2: %s", err);
 	CHECK(strcmp(c.fingerprint, c2.fingerprint) && !c.tenant->calibration_method && c2.tenant->calibration_method, "v2 key not hashed");
 	struct json *d1 = c.canonical;
 	CHECK(!json_get(d1, "quantile_calibration_method") && json_get(d1, "learning_rate")->kind == JSON_REAL &&
 	      json_get(d1, "lookback_hours")->kind == JSON_INT, "v1 dict");
-	CHECK(!parse_config(&c2, &a, config_text("tenant-predictive-spot-v2", EST_SEASONAL_ID, NULL)) && !c2.tenant->quirks_fixed &&
-	      c2.tenant->estimator == est_find(EST_SEASONAL_ID), "original id keeps the quirks");
+	CHECK(!parse_config(&c2, &a, config_text("tenant-predictive-spot-v2", PT_EST_SEASONAL_ID, NULL)) && !c2.tenant->quirks_fixed &&
+	      c2.tenant->estimator == pt_est_find(PT_EST_SEASONAL_ID), "original id keeps the quirks");
 	CHECK(pc_config_horizon_for(&c, 3600) == 0 && pc_config_horizon_for(&c, 3601) == 1 && pc_config_horizon_for(&c, 10800) == 2 &&
 	      pc_config_horizon_for(&c, 0) == 0 && pc_config_horizon_for(&c, 14401) == -1, "horizons");
 	const char *bad[][2] = {
@@ -563,21 +563,21 @@ static void test_config(void)
 	for (size_t i = 0; i < 2; i++)
 		CHECK(parse_config(&c, &a, config_text("schednav-x", bad[i][0], NULL)) && strstr(err, bad[i][1]), "model %s: %s",
 		      bad[i][0], err);
-	CHECK(parse_config(&c, &a, config_text("schednav-x", EST_LINEAR_ID, ",\"sigma_min\":1")) && strstr(err, "'sigma_min'"),
+	CHECK(parse_config(&c, &a, config_text("schednav-x", PT_EST_LINEAR_ID, ",\"sigma_min\":1")) && strstr(err, "'sigma_min'"),
 	      "unknown key: %s", err);
-	CHECK(parse_config(&c, &a, config_text("schednav-x", EST_LINEAR_ID, ",\"quantile_calibration_method\":\"cqr\"")),
+	CHECK(parse_config(&c, &a, config_text("schednav-x", PT_EST_LINEAR_ID, ",\"quantile_calibration_method\":\"cqr\"")),
 	      "bad calibration method accepted");
-	char *t = xstrdup(config_text("schednav-x", EST_LINEAR_ID, NULL));
+	char *t = xstrdup(config_text("schednav-x", PT_EST_LINEAR_ID, NULL));
 	char *w = strstr(t, "\"weekday\"");
 	memcpy(w, "\"lunar\"  ", 9);
 	CHECK(parse_config(&c, &a, t) && strstr(err, "china or weekday"), "calendar: %s", err);
 	free(t);
-	t = xstrdup(config_text("schednav-x", EST_LINEAR_ID, NULL));
+	t = xstrdup(config_text("schednav-x", PT_EST_LINEAR_ID, NULL));
 	w = strstr(t, "\"moving_average_window\":5");
 	w[strlen("\"moving_average_window\":")] = '4';
 	CHECK(parse_config(&c, &a, t) && strstr(err, "odd"), "even window: %s", err);
 	free(t);
-	t = xstrdup(config_text("schednav-x", EST_LINEAR_ID, NULL));
+	t = xstrdup(config_text("schednav-x", PT_EST_LINEAR_ID, NULL));
 	w = strstr(t, "\"nonzero_targets_only\":true");
 	memcpy(w + strlen("\"nonzero_targets_only\":"), "1   ", 4);
 	CHECK(parse_config(&c, &a, t) && strstr(err, "true or false"), "bool: %s", err);
@@ -589,29 +589,29 @@ static void test_config(void)
 
 struct sink_log { struct strbuf lines; size_t decisions; };
 
-static void sink(void *ctx, const struct tenant_control *tc, const struct tc_decision *d)
+static void sink(void *ctx, const struct pt_controller *tc, const struct pt_decision *d)
 {
 	struct sink_log *log = ctx;
-	tc_write_decision(&log->lines, tc, d);
+	pt_write_decision(&log->lines, tc, d);
 	sb_addc(&log->lines, '\n');
 	log->decisions++;
 }
 
 /* HP demand of tenants A and B on pool P: A holds 20 GPUs in working hours, B 10 always. */
-static void drive(struct tenant_control *tc, double from, double to, struct tc_pool_observation *po, bool *a_on)
+static void drive(struct pt_controller *tc, double from, double to, struct pt_pool_observation *po, bool *a_on)
 {
 	for (double now = from; now <= to + 1e-9; now += 60) {
 		double hour = fmod(now / 3600, 24);
 		bool want = hour >= 9 && hour < 18;
 		if (want != *a_on) {
-			tc_hp_run(tc, "P", "A", 20, want, err, sizeof err);
+			pt_hp_run(tc, "P", "A", 20, want, err, sizeof err);
 			*a_on = want;
 		}
-		tc_after_advance(tc, now);
-		if (tc_update_due(tc, now)) {
-			struct tc_observation obs = { .hp_outstanding_gpus = 10 + (*a_on ? 20 : 0), .spot_backlog_gpus = 3,
+		pt_after_advance(tc, now);
+		if (pt_update_due(tc, now)) {
+			struct pt_observation obs = { .hp_outstanding_gpus = 10 + (*a_on ? 20 : 0), .spot_backlog_gpus = 3,
 				                      .running_spot_gpus = po[0].running_spot_gpus, .pools = po };
-			CHECK(tc_update(tc, now, &obs, err, sizeof err) >= 0, "update at %g: %s", now, err);
+			CHECK(pt_update(tc, now, &obs, err, sizeof err) >= 0, "update at %g: %s", now, err);
 		}
 	}
 }
@@ -621,94 +621,94 @@ static void test_control(void)
 	struct arena a;
 	arena_init(&a);
 	struct pc_config ours, orig;
-	parse_config(&ours, &a, config_text("schednav-test", EST_LINEAR_ID,
+	parse_config(&ours, &a, config_text("schednav-test", PT_EST_LINEAR_ID,
 		",\"quantile_calibration_method\":\"validation-residual-nearest-rank\""));
-	parse_config(&orig, &a, config_text("tenant-predictive-spot-v2", EST_LINEAR_ID,
+	parse_config(&orig, &a, config_text("tenant-predictive-spot-v2", PT_EST_LINEAR_ID,
 		",\"quantile_calibration_method\":\"validation-residual-nearest-rank\""));
 	const char *pools[] = { "Q", "P" };
 	double caps[] = { 16, 100 };
 	double ev0 = 80 * 3600.0, ev1 = 90 * 3600.0;
-	struct tenant_control *tc = tc_open(&ours, pools, caps, 2, "2024-03-04 00:00:00", 0, ev0, ev1, 10, err, sizeof err);
-	struct tenant_control *to = tc_open(&orig, pools, caps, 2, "2024-03-04 00:00:00", 0, ev0, ev1, 10, err, sizeof err);
+	struct pt_controller *tc = pt_open(&ours, pools, caps, 2, "2024-03-04 00:00:00", 0, ev0, ev1, 10, err, sizeof err);
+	struct pt_controller *to = pt_open(&orig, pools, caps, 2, "2024-03-04 00:00:00", 0, ev0, ev1, 10, err, sizeof err);
 	CHECK(tc && to, "open: %s", err);
-	CHECK(!tc_open(&ours, pools, caps, 2, "not a date", 0, ev0, ev1, 10, err, sizeof err) && strstr(err, "time_origin"),
+	CHECK(!pt_open(&ours, pools, caps, 2, "not a date", 0, ev0, ev1, 10, err, sizeof err) && strstr(err, "time_origin"),
 	      "bad origin accepted");
-	int p = tc_pool_index(tc, "P");
-	CHECK(p == 0 && tc_pool_index(tc, "Q") == 1 && tc_pool_index(tc, "R") == -1, "pool order");
+	int p = pt_pool_index(tc, "P");
+	CHECK(p == 0 && pt_pool_index(tc, "Q") == 1 && pt_pool_index(tc, "R") == -1, "pool order");
 	struct sink_log log = { 0 }, olog = { 0 };
 	sb_init(&log.lines);
 	sb_init(&olog.lines);
-	tc_set_sink(tc, sink, &log);
-	tc_set_sink(to, sink, &olog);
-	CHECK(!tc_hp_run(tc, "P", "B", 10, true, err, sizeof err) && !tc_hp_run(to, "P", "B", 10, true, err, sizeof err), "B");
-	CHECK(tc_hp_run(tc, "P", "C", 1, false, err, sizeof err) && strstr(err, "without starting"), "stop before start");
-	CHECK(tc_hp_run(tc, "Z", "C", 1, true, err, sizeof err) && strstr(err, "'Z'"), "unknown pool");
-	struct tc_pool_observation po[2] = { { .idle_gpus = 50, .running_spot_gpus = 4, .spot_backlog_gpus = 3,
+	pt_set_sink(tc, sink, &log);
+	pt_set_sink(to, sink, &olog);
+	CHECK(!pt_hp_run(tc, "P", "B", 10, true, err, sizeof err) && !pt_hp_run(to, "P", "B", 10, true, err, sizeof err), "B");
+	CHECK(pt_hp_run(tc, "P", "C", 1, false, err, sizeof err) && strstr(err, "without starting"), "stop before start");
+	CHECK(pt_hp_run(tc, "Z", "C", 1, true, err, sizeof err) && strstr(err, "'Z'"), "unknown pool");
+	struct pt_pool_observation po[2] = { { .idle_gpus = 50, .running_spot_gpus = 4, .spot_backlog_gpus = 3,
 		                               .maximum_spot_wait_seconds = 4000 },
 		                             { .idle_gpus = 16 } };
 	bool a1 = false, a2 = false;
 	/* a Spot run with a 1-h guarantee on 2 nodes of P, evicted later: wake-ups and events */
 	drive(tc, 0, ev0 - 60, po, &a1);
 	drive(to, 0, ev0 - 60, po, &a2);
-	CHECK(log.decisions == 0 && !tc_last_decision(tc), "decisions before the evidence start");
-	CHECK(tc_next_wakeup(tc, ev0 - 60) == ev0, "next sample");
-	tc_spot_run_started(tc, 3, 0, 2, 4, ev0 - 30, 3600);
-	tc_spot_run_started(to, 3, 0, 2, 4, ev0 - 30, 3600);
-	CHECK(tc_next_wakeup(tc, ev0 - 60) == ev0, "the sample comes first");
-	CHECK(tc_next_wakeup(tc, ev0 + 3000) == ev0 + 3570, "guarantee period end is a wake-up");
+	CHECK(log.decisions == 0 && !pt_last_decision(tc), "decisions before the evidence start");
+	CHECK(pt_next_wakeup(tc, ev0 - 60) == ev0, "next sample");
+	pt_spot_run_started(tc, 3, 0, 2, 4, ev0 - 30, 3600);
+	pt_spot_run_started(to, 3, 0, 2, 4, ev0 - 30, 3600);
+	CHECK(pt_next_wakeup(tc, ev0 - 60) == ev0, "the sample comes first");
+	CHECK(pt_next_wakeup(tc, ev0 + 3000) == ev0 + 3570, "guarantee period end is a wake-up");
 	drive(tc, ev0, ev0 + 7200, po, &a1);
 	drive(to, ev0, ev0 + 7200, po, &a2);
-	const struct tc_decision *d = tc_last_decision(tc);
+	const struct pt_decision *d = pt_last_decision(tc);
 	CHECK(d && d->now == ev0 + 7200 && d->n_points == 4 && d->points[0].pool == 0, "decision at the grid end");
 	CHECK(log.decisions == 25, "decisions every 300 s from the evidence start: %zu", log.decisions);
-	const struct tenant_estimator *e = tc_estimator(tc);
+	const struct pt_estimator *e = pt_estimator(tc);
 	CHECK(e->trained && e->generation == 1 && e->trained_at == ev0, "one fit at the evidence start (%lld)", e->generation);
 	/* two guarantee periods completed: ev0 - 30 + 3600 and + 7200, 2 nodes each */
 	CHECK(d->pools[0].event_weight == 4 && d->pools[0].has_rate && d->pools[0].eviction_rate == 0, "guarantee events: %g",
 	      d->pools[0].event_weight);
-	tc_spot_run_closed(tc, 3, ev0 + 7230, true);
-	tc_spot_run_closed(to, 3, ev0 + 7230, true);
-	CHECK(tc_next_wakeup(tc, ev0 + 7230) == ev0 + 7260, "closed run wakes nothing");
+	pt_spot_run_closed(tc, 3, ev0 + 7230, true);
+	pt_spot_run_closed(to, 3, ev0 + 7230, true);
+	CHECK(pt_next_wakeup(tc, ev0 + 7230) == ev0 + 7260, "closed run wakes nothing");
 	drive(tc, ev0 + 7260, ev0 + 9000, po, &a1);
 	drive(to, ev0 + 7260, ev0 + 9000, po, &a2);
 	/* 2 failure of 6 total: 1/3 >= 0.15; ours applies it once, the original at every decision */
-	d = tc_last_decision(tc);
-	const struct tc_decision *od = tc_last_decision(to);
+	d = pt_last_decision(tc);
+	const struct pt_decision *od = pt_last_decision(to);
 	/* (eta rose to 1.25 first: success events only and a Spot wait over 3600 s) */
-	CHECK(fabs(d->pools[0].eta_after - 0.375) < 1e-12 && d->pools[0].skipped && !strcmp(tc_reason_name(&d->pools[0]), "no_new_events"),
-	      "ours: eta %.17g reason %s", d->pools[0].eta_after, tc_reason_name(&d->pools[0]));
-	CHECK(od->pools[0].eta_after == 0.25 && !strcmp(tc_reason_name(&od->pools[0]), "high_eviction"), "original: eta %g", od->pools[0].eta_after);
+	CHECK(fabs(d->pools[0].eta_after - 0.375) < 1e-12 && d->pools[0].skipped && !strcmp(pt_reason_name(&d->pools[0]), "no_new_events"),
+	      "ours: eta %.17g reason %s", d->pools[0].eta_after, pt_reason_name(&d->pools[0]));
+	CHECK(od->pools[0].eta_after == 0.25 && !strcmp(pt_reason_name(&od->pools[0]), "high_eviction"), "original: eta %g", od->pools[0].eta_after);
 	/* pool Q has no series: no points, quota 0, eta untouched */
 	CHECK(d->pools[1].quota[0] == 0 && d->pools[1].eta_after == 1.0 && d->eta == d->pools[0].eta_after, "pool Q");
 	/* the inventory cap: idle 50 + running Spot 4 */
 	CHECK(d->pools[0].quota[0] <= 54 && d->pools[0].quota[0] >= 0, "cap");
 	/* Q2 */
-	struct tc_observation obs = { .pools = po };
+	struct pt_observation obs = { .pools = po };
 	for (int k = 0; k < 2; k++) {
-		struct tenant_control *x = k ? to : tc;
-		tc_hp_run(x, "P", "B", 10, false, err, sizeof err);
-		tc_hp_run(x, "P", "B", 12, true, err, sizeof err);
-		CHECK(tc_update(x, ev0 + 9060, &obs, err, sizeof err) == 0 && !tc_latest_update(x) && tc_last_decision(x),
+		struct pt_controller *x = k ? to : tc;
+		pt_hp_run(x, "P", "B", 10, false, err, sizeof err);
+		pt_hp_run(x, "P", "B", 12, true, err, sizeof err);
+		CHECK(pt_update(x, ev0 + 9060, &obs, err, sizeof err) == 0 && !pt_latest_update(x) && pt_last_decision(x),
 		      "Q2: a minute-only sample");
 	}
 	/* fork: the clone and the original continue byte for byte alike */
-	struct tenant_control *fork = tc_clone(tc);
+	struct pt_controller *fork = pt_clone(tc);
 	struct sink_log flog = { 0 };
 	sb_init(&flog.lines);
-	tc_set_sink(fork, sink, &flog);
+	pt_set_sink(fork, sink, &flog);
 	size_t mark = log.lines.len;
 	bool a3 = a1;
 	drive(tc, ev0 + 9120, ev1 + 600, po, &a1);
 	drive(fork, ev0 + 9120, ev1 + 600, po, &a3);
 	CHECK(flog.lines.len == log.lines.len - mark && !memcmp(flog.lines.buf, log.lines.buf + mark, flog.lines.len),
 	      "fork diverged");
-	CHECK(!tc_update_due(tc, ev1 + 600) || tc_next_wakeup(tc, ev1 + 600) == INFINITY, "sampling stops after the end");
-	CHECK(tc_history(tc)->n_samples == (size_t)(ev1 / 60) + 1, "samples to the evidence end: %zu", tc_history(tc)->n_samples);
-	CHECK(tc_gate_active(tc, ev0) && tc_gate_active(tc, ev1 - 1) && !tc_gate_active(tc, ev1) && !tc_gate_active(tc, ev0 - 1),
+	CHECK(!pt_update_due(tc, ev1 + 600) || pt_next_wakeup(tc, ev1 + 600) == INFINITY, "sampling stops after the end");
+	CHECK(pt_history(tc)->n_samples == (size_t)(ev1 / 60) + 1, "samples to the evidence end: %zu", pt_history(tc)->n_samples);
+	CHECK(pt_gate_active(tc, ev0) && pt_gate_active(tc, ev1 - 1) && !pt_gate_active(tc, ev1) && !pt_gate_active(tc, ev0 - 1),
 	      "gate window");
 	/* Q3: the same forecasts scored with opposite signs */
 	drive(to, ev0 + 9120, ev1 + 600, po, &a2);
-	const struct tc_scores *s = tc_scores(tc), *so = tc_scores(to);
+	const struct pt_scores *s = pt_scores(tc), *so = pt_scores(to);
 	CHECK(s->n > 0 && s->n == so->n && s->error != 0 && s->error == -so->error && s->abs_error == so->abs_error,
 	      "Q3: scored %zu / %zu, error %g / %g", s->n, so->n, s->error, so->error);
 	/* every record is one JSON object */
@@ -721,7 +721,7 @@ static void test_control(void)
 	}
 	struct strbuf rep;
 	sb_init(&rep);
-	tc_write_report(&rep, tc);
+	pt_write_report(&rep, tc);
 	struct json *doc;
 	CHECK(!json_parse(&ja, rep.buf, rep.len, &doc, err, sizeof err), "report: %s", err);
 	CHECK(json_get(json_get(doc, "forecast_evaluation"), "scored_point_count")->u.i == (long long)s->n, "report count");
@@ -731,9 +731,9 @@ static void test_control(void)
 	sb_release(&log.lines);
 	sb_release(&olog.lines);
 	sb_release(&flog.lines);
-	tc_close(fork);
-	tc_close(tc);
-	tc_close(to);
+	pt_close(fork);
+	pt_close(tc);
+	pt_close(to);
 	arena_release(&a);
 }
 
@@ -797,9 +797,9 @@ static void test_bundle(void)
 	struct arena a;
 	arena_init(&a);
 	struct pc_config ours, orig;
-	parse_config(&ours, &a, config_text("schednav-test", EST_SEASONAL_ID,
+	parse_config(&ours, &a, config_text("schednav-test", PT_EST_SEASONAL_ID,
 		",\"quantile_calibration_method\":\"validation-residual-nearest-rank\""));
-	parse_config(&orig, &a, config_text("tenant-predictive-spot-v2", EST_SEASONAL_ID,
+	parse_config(&orig, &a, config_text("tenant-predictive-spot-v2", PT_EST_SEASONAL_ID,
 		",\"quantile_calibration_method\":\"validation-residual-nearest-rank\""));
 	double cut = 77.5 * 3600.0;   /* job 38 (submitted 273630, 7000 s) runs across it */
 	struct trace base, alt, v1;

@@ -351,7 +351,7 @@ int pc_bundle_verify(const struct json *b, const struct pc_config *cfg, struct a
 	memset(out, 0, sizeof *out);
 	if (!str_is(b, "controller_fingerprint", cfg->fingerprint) || !str_is(fc, "controller_fingerprint", cfg->fingerprint) ||
 	    !str_is(plan, "controller_fingerprint", cfg->fingerprint))
-		return pcf_fail(err, errlen, "observation_bundle of another controller (controller_fingerprint differs from --controller)");
+		return pc_field_fail(err, errlen, "observation_bundle of another controller (controller_fingerprint differs from --controller)");
 	if (!str_is(b, "schema_version", PC_BUNDLE_SCHEMA) || !snap || snap->kind != JSON_OBJECT || !fc || fc->kind != JSON_OBJECT ||
 	    !plan || plan->kind != JSON_OBJECT)
 		return vfail(err, errlen, "not a " PC_BUNDLE_SCHEMA " record with observation_snapshot, demand_forecast and spot_quota_plan");

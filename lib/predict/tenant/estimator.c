@@ -1,6 +1,6 @@
 /* The driver the tenant estimators share: the registry lookup, features, split-conformal
  * calibration, the fit and forecast, the model fingerprint. Each estimator's own part is
- * its struct est_ops (estimator_linear.c, estimator_seasonal.c). */
+ * its struct pt_est_ops (estimator_linear.c, estimator_seasonal.c). */
 #include "core/arena.h"
 #include "core/xalloc.h"
 #include "core/json.h"
@@ -14,40 +14,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *est_id(const struct est_ops *kind)
+const char *pt_est_id(const struct pt_est_ops *kind)
 {
 	return kind->id;
 }
 
-const struct est_ops *est_find(const char *id)
+const struct pt_est_ops *pt_est_find(const char *id)
 {
-	for (const struct est_ops *const *o = est_registry; *o; o++)
+	for (const struct pt_est_ops *const *o = pt_est_registry; *o; o++)
 		if (!strcmp((*o)->id, id))
 			return *o;
 	return NULL;
 }
 
-void est_id_list(char *buf, size_t len)
+void pt_est_id_list(char *buf, size_t len)
 {
 	size_t n = 0, used = 0;
-	while (est_registry[n])
+	while (pt_est_registry[n])
 		n++;
 	buf[0] = 0;
 	for (size_t i = 0; i < n && used < len; i++) {
 		const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
-		int w = snprintf(buf + used, len - used, "%s'%s'", sep, est_registry[i]->id);
+		int w = snprintf(buf + used, len - used, "%s'%s'", sep, pt_est_registry[i]->id);
 		used += w > 0 ? (size_t)w : 0;
 	}
 }
 
-int est_init(struct tenant_estimator *e, const struct est_config *cfg, char *err, size_t errlen)
+int pt_est_init(struct pt_estimator *e, const struct pt_est_config *cfg, char *err, size_t errlen)
 {
 	memset(e, 0, sizeof *e);
 	int L = cfg->lookback_hours, K = cfg->horizon_hours, w = cfg->moving_average_window;
-	if (L < 48 || K < 1 || K > EST_MAX_STEPS || cfg->validation_hours < K || w < 3 || w % 2 == 0 || 2 * w - 1 > L ||
+	if (L < 48 || K < 1 || K > PT_EST_MAX_STEPS || cfg->validation_hours < K || w < 3 || w % 2 == 0 || 2 * w - 1 > L ||
 	    (L >= 168 && K > 168) || !(cfg->probability > 0.5 && cfg->probability < 1) || !cfg->calendar) {
 		snprintf(err, errlen, "estimator '%s' needs lookback >= 48 h, 1..%d horizon steps, validation >= horizon, "
-		         "an odd moving-average window of 3..(lookback+1)/2 h and 0.5 < p < 1", est_id(cfg->kind), EST_MAX_STEPS);
+		         "an odd moving-average window of 3..(lookback+1)/2 h and 0.5 < p < 1", pt_est_id(cfg->kind), PT_EST_MAX_STEPS);
 		return -1;
 	}
 	e->cfg = *cfg;
@@ -55,7 +55,7 @@ int est_init(struct tenant_estimator *e, const struct est_config *cfg, char *err
 	return 0;
 }
 
-void est_release(struct tenant_estimator *e)
+void pt_est_release(struct pt_estimator *e)
 {
 	if (e->state && e->cfg.kind->destroy)
 		e->cfg.kind->destroy(e->state);
@@ -73,12 +73,12 @@ static void *dup_or_null(const void *p, size_t n)
 	return q;
 }
 
-int est_clone(struct tenant_estimator *d, const struct tenant_estimator *s)
+int pt_est_clone(struct pt_estimator *d, const struct pt_estimator *s)
 {
 	*d = *s;
 	d->state = s->state ? s->cfg.kind->clone(s->state) : NULL;
-	d->pool_fitted = dup_or_null(s->pool_fitted, s->cal_pools * sizeof *s->pool_fitted);
-	d->cal = dup_or_null(s->cal, s->cal_pools * (size_t)s->cfg.horizon_hours * sizeof *s->cal);
+	d->pool_fitted = dup_or_null(s->pool_fitted, s->n_cal_pools * sizeof *s->pool_fitted);
+	d->cal = dup_or_null(s->cal, s->n_cal_pools * (size_t)s->cfg.horizon_hours * sizeof *s->cal);
 	return 0;
 }
 
@@ -90,7 +90,7 @@ static double mean_of(const double *P, size_t from, size_t to)
 	return (P[to] - P[from]) / (double)(to - from);
 }
 
-void est_row_features(const struct est_config *c, const double *x, const double *P, struct est_row *r)
+void pt_est_row_features(const struct pt_est_config *c, const double *x, const double *P, struct pt_est_row *r)
 {
 	size_t L = (size_t)c->lookback_hours, w = (size_t)c->moving_average_window;
 	int K = c->horizon_hours;
@@ -110,24 +110,24 @@ void est_row_features(const struct est_config *c, const double *x, const double 
 	r->active = any;
 }
 
-const struct est_row *est_window_row(const struct est_config *c, struct est_window *w)
+const struct pt_est_row *pt_est_window_row(const struct pt_est_config *c, struct pt_est_window *w)
 {
 	if (!w->row_done) {
-		est_row_features(c, w->x, w->P, &w->row);
+		pt_est_row_features(c, w->x, w->P, &w->row);
 		w->row_done = true;
 	}
 	return &w->row;
 }
 
-int est_time_at(const struct est_config *c, double t, struct est_time *out, char *err, size_t errlen)
+int pt_est_time_at(const struct pt_est_config *c, double t, struct pt_est_time *out, char *err, size_t errlen)
 {
-	struct civil_time ct;
+	struct pc_cal_time ct;
 	bool wd;
-	if (cal_civil(&c->origin, t, &ct)) {
+	if (pc_cal_civil(&c->origin, t, &ct)) {
 		snprintf(err, errlen, "trace time %.17g is out of the calendar's range", t);
 		return -1;
 	}
-	if (cal_is_workday(c->calendar, &ct, &wd, err, errlen))
+	if (pc_cal_is_workday(c->calendar, &ct, &wd, err, errlen))
 		return -1;
 	out->workday = wd;
 	out->weekday = ct.weekday;
@@ -143,7 +143,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void est_conformal(double *res, size_t n, double probability, struct est_calibration *out)
+void pt_est_conformal(double *res, size_t n, double probability, struct pt_est_calibration *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!n)
@@ -165,7 +165,7 @@ void est_conformal(double *res, size_t n, double probability, struct est_calibra
 
 /* ---- fingerprint ---- */
 
-void est_hash_double(struct fp_sha256 *sh, double v)
+void pt_est_hash_double(struct fp_sha256 *sh, double v)
 {
 	uint64_t u;
 	unsigned char b[8];
@@ -175,15 +175,15 @@ void est_hash_double(struct fp_sha256 *sh, double v)
 	fp_sha256_update(sh, b, 8);
 }
 
-static void fingerprint(struct tenant_estimator *e, const struct tenant_history *h)
+static void fingerprint(struct pt_estimator *e, const struct pt_history *h)
 {
-	const struct est_config *c = &e->cfg;
+	const struct pt_est_config *c = &e->cfg;
 	struct arena a;
 	arena_init(&a);
 	struct json *m = json_object(&a), *series = json_array(&a), *meta = json_object(&a), *maps = json_array(&a);
 	struct json *pools = json_object(&a), *clusters = json_object(&a), *tenants = json_object(&a);
 	for (size_t si = 0; si < h->n_series; si++) {
-		const struct th_series *s = &h->series[h->sorted[si]];
+		const struct pt_hist_series *s = &h->series[h->sorted[si]];
 		json_push(&a, series, json_str(&a, s->id));
 		struct json *md = json_object(&a);
 		json_set(&a, md, "cluster", json_str(&a, "cluster"));
@@ -228,7 +228,7 @@ static void fingerprint(struct tenant_estimator *e, const struct tenant_history 
 	json_set(&a, est, "calibration", c->calibrate ? json_str(&a, "validation-residual-nearest-rank") : json_null(&a));
 	if (c->kind->describe)
 		c->kind->describe(&a, est);
-	json_set(&a, m, "model", json_str(&a, est_id(c->kind)));
+	json_set(&a, m, "model", json_str(&a, pt_est_id(c->kind)));
 	json_set(&a, m, "controller_fingerprint", json_str(&a, c->controller_fingerprint));
 	json_set(&a, m, "series", series);
 	json_set(&a, m, "series_metadata", meta);
@@ -249,8 +249,8 @@ static void fingerprint(struct tenant_estimator *e, const struct tenant_history 
 		if (e->pool_fitted[p])
 			for (int k = 0; k < c->horizon_hours; k++)
 			{
-				est_hash_double(&sh, e->cal[p * (size_t)c->horizon_hours + (size_t)k].sigma);
-				est_hash_double(&sh, e->cal[p * (size_t)c->horizon_hours + (size_t)k].offset);
+				pt_est_hash_double(&sh, e->cal[p * (size_t)c->horizon_hours + (size_t)k].sigma);
+				pt_est_hash_double(&sh, e->cal[p * (size_t)c->horizon_hours + (size_t)k].offset);
 			}
 	fp_sha256_hex(&sh, e->fingerprint);
 	sb_release(&sb);
@@ -264,17 +264,17 @@ static void fingerprint(struct tenant_estimator *e, const struct tenant_history 
  * (pool, step, window) receives the pool's series in id order whatever the loop nesting,
  * so the loops run series by series and, inside, window by window of one offset: the
  * hourly arrays are then read in order (memory, not arithmetic, is what costs here). */
-static int validation_totals(const struct tenant_estimator *e, const struct tenant_history *h, const struct th_split *sp,
+static int validation_totals(const struct pt_estimator *e, const struct pt_history *h, const struct pt_hist_split *sp,
                              double *actual, double *mu, char *err, size_t errlen)
 {
-	const struct est_config *c = &e->cfg;
+	const struct pt_est_config *c = &e->cfg;
 	size_t L = (size_t)c->lookback_hours, K = (size_t)c->horizon_hours, span = c->kind->span_start(c);
 	size_t nv = sp->validation_end - sp->validation_first;
-	struct est_time *times = xmalloc((nv ? nv : 1) * sizeof *times);
-	struct th_window *wins = xmalloc((nv ? nv : 1) * sizeof *wins);
+	struct pt_est_time *times = xmalloc((nv ? nv : 1) * sizeof *times);
+	struct pt_hist_window *wins = xmalloc((nv ? nv : 1) * sizeof *wins);
 	for (size_t v = 0; v < nv; v++) {
-		wins[v] = th_window_at(h, sp->validation_first + v, c->lookback_hours);
-		if (est_time_at(c, wins[v].target_start, &times[v], err, errlen)) {
+		wins[v] = pt_hist_window_at(h, sp->validation_first + v, c->lookback_hours);
+		if (pt_est_time_at(c, wins[v].target_start, &times[v], err, errlen)) {
 			free(times), free(wins);
 			return -1;
 		}
@@ -285,7 +285,7 @@ static int validation_totals(const struct tenant_estimator *e, const struct tena
 	for (size_t p = 0; p < h->n_pools; p++) {
 		double *a = actual + p * K * nv, *m = mu + p * K * nv;
 		for (size_t v = 0; v < nv; v++) {
-			const double *y = th_pool_hourly(h, p, wins[v].offset_index) + wins[v].first_block + L;
+			const double *y = pt_hist_pool_hourly(h, p, wins[v].offset_index) + wins[v].first_block + L;
 			for (size_t k = 0; k < K; k++)
 				a[k * nv + v] = y[k];
 		}
@@ -293,12 +293,12 @@ static int validation_totals(const struct tenant_estimator *e, const struct tena
 			size_t i = h->pool_series[p][q];
 			for (size_t r = 0; r < n_off && r < nv; r++) {
 				size_t o = wins[r].offset_index;
-				const double *X = th_hourly(h, i, o), *PX = th_prefix(h, i, o);
+				const double *X = pt_hist_hourly(h, i, o), *PX = pt_hist_prefix(h, i, o);
 				long long last = h->series[i].last_nonzero[o];
 				for (size_t v = r; v < nv; v += n_off) {
 					if (last < (long long)(wins[v].first_block + span))
 						continue;  /* no demand in the span: mu 0 */
-					struct est_window w = { .x = X + wins[v].first_block, .P = PX + wins[v].first_block,
+					struct pt_est_window w = { .x = X + wins[v].first_block, .P = PX + wins[v].first_block,
 						                .t = &times[v] };
 					for (size_t k = 0; k < K; k++)
 						m[k * nv + v] += c->kind->mu(e, h, i, &w, (int)k);
@@ -311,8 +311,8 @@ static int validation_totals(const struct tenant_estimator *e, const struct tena
 }
 
 /* sigma, then the raw residuals and (v2) their conformal offset, of one (pool, step). */
-static void calibrate_one(const struct est_config *c, double z, const double *actual, const double *mu, size_t n,
-                          double *res, struct est_calibration *out)
+static void calibrate_one(const struct pt_est_config *c, double z, const double *actual, const double *mu, size_t n,
+                          double *res, struct pt_est_calibration *out)
 {
 	double ss = 0;
 	for (size_t v = 0; v < n; v++) {
@@ -323,7 +323,7 @@ static void calibrate_one(const struct est_config *c, double z, const double *ac
 	for (size_t v = 0; v < n; v++)
 		res[v] = actual[v] - (mu[v] + z * sigma);
 	if (c->calibrate)
-		est_conformal(res, n, c->probability, out);
+		pt_est_conformal(res, n, c->probability, out);
 	else {
 		memset(out, 0, sizeof *out);
 		out->n = n;
@@ -335,11 +335,11 @@ static void calibrate_one(const struct est_config *c, double z, const double *ac
 	out->sigma = sigma;
 }
 
-int est_fit(struct tenant_estimator *e, const struct tenant_history *h, double trained_at, char *err, size_t errlen)
+int pt_est_fit(struct pt_estimator *e, const struct pt_history *h, double trained_at, char *err, size_t errlen)
 {
-	const struct est_config *c = &e->cfg;
-	struct th_split sp;
-	th_split_at(h, trained_at, c->lookback_hours, c->horizon_hours, c->validation_hours, &sp);
+	const struct pt_est_config *c = &e->cfg;
+	struct pt_hist_split sp;
+	pt_hist_split_at(h, trained_at, c->lookback_hours, c->horizon_hours, c->validation_hours, &sp);
 	if (!sp.n_train || sp.validation_end == sp.validation_first) {
 		snprintf(err, errlen, "insufficient history at %.17g for lookback, training targets and validation targets "
 		         "(%zu train, %zu validation windows)", trained_at, sp.n_train, sp.validation_end - sp.validation_first);
@@ -355,7 +355,7 @@ int est_fit(struct tenant_estimator *e, const struct tenant_history *h, double t
 	size_t K = (size_t)c->horizon_hours, nv = sp.validation_end - sp.validation_first;
 	free(e->pool_fitted);
 	free(e->cal);
-	e->cal_pools = h->n_pools;
+	e->n_cal_pools = h->n_pools;
 	e->pool_fitted = xcalloc(h->n_pools, sizeof *e->pool_fitted);
 	e->cal = xcalloc(h->n_pools * K, sizeof *e->cal);
 	double *actual = xmalloc(h->n_pools * K * nv * sizeof *actual), *mu = xmalloc(h->n_pools * K * nv * sizeof *mu);
@@ -385,10 +385,10 @@ int est_fit(struct tenant_estimator *e, const struct tenant_history *h, double t
 
 /* ---- forecast ---- */
 
-int est_forecast(const struct tenant_estimator *e, const struct tenant_history *h, double now, struct est_point *points,
+int pt_est_forecast(const struct pt_estimator *e, const struct pt_history *h, double now, struct pt_est_point *points,
                  size_t *n_points, char *err, size_t errlen)
 {
-	const struct est_config *c = &e->cfg;
+	const struct pt_est_config *c = &e->cfg;
 	size_t L = (size_t)c->lookback_hours, K = (size_t)c->horizon_hours, pph = (size_t)h->points_per_hour;
 	*n_points = 0;
 	if (!e->trained) {
@@ -409,14 +409,14 @@ int est_forecast(const struct tenant_estimator *e, const struct tenant_history *
 		snprintf(err, errlen, "forecast window is not complete");
 		return -1;
 	}
-	struct est_time t;
-	if (est_time_at(c, th_sample_time(h, n), &t, err, errlen))
+	struct pt_est_time t;
+	if (pt_est_time_at(c, pt_hist_sample_time(h, n), &t, err, errlen))
 		return -1;
 	double z = pc_normal_quantile(c->probability);
 	size_t span = c->kind->span_start(c);
 	double *mu = xmalloc(K * sizeof *mu);
 	for (size_t p = 0; p < h->n_pools; p++) {
-		if (p >= e->cal_pools || !e->pool_fitted[p])
+		if (p >= e->n_cal_pools || !e->pool_fitted[p])
 			continue;
 		for (size_t k = 0; k < K; k++)
 			mu[k] = 0;
@@ -424,13 +424,13 @@ int est_forecast(const struct tenant_estimator *e, const struct tenant_history *
 			size_t i = h->pool_series[p][q];
 			if (h->series[i].last_nonzero[o] < (long long)(fb + span))
 				continue;  /* no demand in the span: mu 0 */
-			struct est_window w = { .x = th_hourly(h, i, o) + fb, .P = th_prefix(h, i, o) + fb, .t = &t };
+			struct pt_est_window w = { .x = pt_hist_hourly(h, i, o) + fb, .P = pt_hist_prefix(h, i, o) + fb, .t = &t };
 			for (size_t k = 0; k < K; k++)
 				mu[k] += c->kind->mu(e, h, i, &w, (int)k);
 		}
 		for (size_t k = 0; k < K; k++) {
-			const struct est_calibration *cal = &e->cal[p * K + k];
-			struct est_point *pt = &points[(*n_points)++];
+			const struct pt_est_calibration *cal = &e->cal[p * K + k];
+			struct pt_est_point *pt = &points[(*n_points)++];
 			double raw = mu[k] + z * cal->sigma, q = raw + cal->offset;
 			pt->pool = p;
 			pt->step = (int)k + 1;

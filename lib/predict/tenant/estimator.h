@@ -2,7 +2,7 @@
  * estimator — the deterministic tenant demand estimators that replace the original's
  * PyTorch network (docs/predictive-rules.md §2 "Forecast", docs/tenant-controller.md "The
  * estimators"). Same inputs
- * (the minute history of tenant_history) and outputs (per-pool points with mu, sigma,
+ * (the minute history of pt_history) and outputs (per-pool points with mu, sigma,
  * the guarantee quantile, raw, offset and method; a training summary; a fingerprint):
  *
  *   tenant-quantile-linear-v1  mu_{i,k} = max(0, beta_k . phi_{i,k}): ridge regression per
@@ -51,10 +51,10 @@
  * every fitted (pool, step), pool by pool, step by step.
  *
  * Each estimator is one file (estimator_linear.c, estimator_seasonal.c) that fills a
- * struct est_ops (estimator_internal.h) and one row of est_registry (estimators.c);
+ * struct pt_est_ops (estimator_internal.h) and one row of pt_est_registry (estimators.c);
  * estimator.c is the driver both share.
  *
- * Memory: an estimator owns its arrays; est_release frees them, est_clone deep-copies.
+ * Memory: an estimator owns its arrays; pt_est_release frees them, pt_est_clone deep-copies.
  * Nothing here prints or exits.
  */
 #ifndef SCHEDNAV_PREDICT_ESTIMATOR_H
@@ -65,43 +65,43 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define EST_LINEAR_ID "tenant-quantile-linear-v1"
-#define EST_SEASONAL_ID "seasonal-conformal-v1"
-#define EST_MAX_STEPS 24
-#define EST_RIDGE_RELATIVE 1e-4
-#define EST_RIDGE_ABSOLUTE 1e-6
-#define EST_FIXED_COLUMNS 38   /* 6 demand + workday + 24 hours + 7 weekdays */
+#define PT_EST_LINEAR_ID "tenant-quantile-linear-v1"
+#define PT_EST_SEASONAL_ID "seasonal-conformal-v1"
+#define PT_EST_MAX_STEPS 24
+#define PT_EST_RIDGE_RELATIVE 1e-4
+#define PT_EST_RIDGE_ABSOLUTE 1e-6
+#define PT_EST_FIXED_COLUMNS 38   /* 6 demand + workday + 24 hours + 7 weekdays */
 
-struct est_ops;                /* one estimator's operations (estimator_internal.h) */
+struct pt_est_ops;                /* one estimator's operations (estimator_internal.h) */
 
-struct est_config {
-	const struct est_ops *kind; /* the estimator (est_find) */
+struct pt_est_config {
+	const struct pt_est_ops *kind; /* the estimator (pt_est_find) */
 	int lookback_hours;        /* L, >= 48 (week-seasonal terms need >= 192) */
-	int horizon_hours;         /* K, 1..EST_MAX_STEPS */
+	int horizon_hours;         /* K, 1..PT_EST_MAX_STEPS */
 	int validation_hours;
 	int moving_average_window; /* odd, 2w - 1 <= L */
 	double probability;        /* p of the guarantee quantile */
 	bool calibrate;            /* conformal offset on the raw quantile (v2) */
-	const struct workday_calendar *calendar;   /* borrowed */
-	struct civil_origin origin;
+	const struct pc_calendar *calendar;   /* borrowed */
+	struct pc_cal_origin origin;
 	char controller_fingerprint[FP_HEX_SHA256];
 };
 
-struct est_calibration {
+struct pt_est_calibration {
 	size_t n, rank;            /* rank is 1-based: r + 1 (0 without calibration) */
 	double sigma;              /* RMS of the validation residuals of mu */
 	double offset, raw_coverage, calibrated_coverage;
 };
 
-struct est_point {
-	size_t pool;               /* tenant_history pool index */
+struct pt_est_point {
+	size_t pool;               /* pt_history pool index */
 	int step;                  /* 1..K */
 	double target;             /* now + 3600 step */
 	double mu, sigma, quantile, raw, offset;   /* round6 */
 };
 
-struct tenant_estimator {
-	struct est_config cfg;
+struct pt_estimator {
+	struct pt_est_config cfg;
 	bool trained;
 	double trained_at;
 	long long generation;
@@ -109,35 +109,35 @@ struct tenant_estimator {
 	/* the fit */
 	size_t fit_series;                 /* series count at the fit */
 	bool *pool_fitted;                 /* per history pool: has series */
-	struct est_calibration *cal;       /* n_pools x K */
-	size_t cal_pools;
+	struct pt_est_calibration *cal;       /* n_pools x K */
+	size_t n_cal_pools;
 	size_t train_windows, validation_windows, history_samples, train_rows;
 	char fingerprint[FP_HEX_SHA256];
 };
 
 /* Check the configuration and set up an untrained estimator. */
-int est_init(struct tenant_estimator *e, const struct est_config *cfg, char *err, size_t errlen);
-void est_release(struct tenant_estimator *e);
-int est_clone(struct tenant_estimator *dst, const struct tenant_estimator *src);
+int pt_est_init(struct pt_estimator *e, const struct pt_est_config *cfg, char *err, size_t errlen);
+void pt_est_release(struct pt_estimator *e);
+int pt_est_clone(struct pt_estimator *dst, const struct pt_estimator *src);
 /* The registered estimator named id ("tenant-quantile-linear-v1", "seasonal-conformal-v1"),
  * or NULL. */
-const struct est_ops *est_find(const char *id);
-const char *est_id(const struct est_ops *kind);
+const struct pt_est_ops *pt_est_find(const char *id);
+const char *pt_est_id(const struct pt_est_ops *kind);
 /* The registered ids for a message, quoted: "'a' or 'b'" ("'a', 'b' or 'c'"). */
-void est_id_list(char *buf, size_t len);
+void pt_est_id_list(char *buf, size_t len);
 
-/* Fit at trained_at on the whole history (the split of th_split_at); generation += 1.
+/* Fit at trained_at on the whole history (the split of pt_hist_split_at); generation += 1.
  * An empty train or validation set, or a date the calendar does not cover, is an error. */
-int est_fit(struct tenant_estimator *e, const struct tenant_history *h, double trained_at, char *err, size_t errlen);
+int pt_est_fit(struct pt_estimator *e, const struct pt_history *h, double trained_at, char *err, size_t errlen);
 /* Forecast at sample n = h->n_samples - 1 (now; n a multiple of the stride, n >= L * 60):
  * the window of T0 = now, whose last block ends at the sample before now. One point per
  * (pool with series, step), pools in order then steps; points holds n_pools * K. */
-int est_forecast(const struct tenant_estimator *e, const struct tenant_history *h, double now, struct est_point *points,
+int pt_est_forecast(const struct pt_estimator *e, const struct pt_history *h, double now, struct pt_est_point *points,
                  size_t *n_points, char *err, size_t errlen);
 
 /* Split-conformal nearest rank on residuals res[0..n) of the raw quantile (sorted in
  * place; sigma is left to the caller): rank
  * r = clamp(ceil(p n) - 1, 0, n - 1), offset = round6(res[r]), raw coverage =
  * frac(res <= 0), calibrated coverage = frac(res <= offset). n = 0 gives zeros. */
-void est_conformal(double *res, size_t n, double probability, struct est_calibration *out);
+void pt_est_conformal(double *res, size_t n, double probability, struct pt_est_calibration *out);
 #endif

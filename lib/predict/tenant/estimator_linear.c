@@ -14,30 +14,30 @@
 
 struct ridge_acc {
 	size_t cap;                        /* matrix side allocated */
-	double *xtx[EST_MAX_STEPS];        /* cap x cap, upper triangle, registration columns */
-	double *xty[EST_MAX_STEPS];
+	double *xtx[PT_EST_MAX_STEPS];        /* cap x cap, upper triangle, registration columns */
+	double *xty[PT_EST_MAX_STEPS];
 	size_t rows;                       /* active rows added */
 	size_t windows_added;
 };
 
-/* tenant_estimator.state */
+/* pt_estimator.state */
 struct linear {
 	struct ridge_acc acc;
 	size_t n_cols;                     /* solve columns: fixed + observed pools + tenants */
 	size_t *solve_of_reg, reg_cap;     /* registration column -> solve column (SIZE_MAX: none) */
-	double *beta[EST_MAX_STEPS];       /* n_cols each */
+	double *beta[PT_EST_MAX_STEPS];       /* n_cols each */
 };
 
-static size_t linear_span_start(const struct est_config *c)
+static size_t linear_span_start(const struct pt_est_config *c)
 {
 	size_t L = (size_t)c->lookback_hours, w = (size_t)c->moving_average_window;
 	size_t a = L >= 168 ? L - 168 : L - 24, b = L - (2 * w - 1);
 	return a < b ? a : b;
 }
 
-static size_t reg_dim(const struct tenant_history *h)
+static size_t reg_dim(const struct pt_history *h)
 {
-	return EST_FIXED_COLUMNS + h->n_pools + h->n_tenants;
+	return PT_EST_FIXED_COLUMNS + h->n_pools + h->n_tenants;
 }
 
 static void acc_reserve(struct ridge_acc *a, int steps, size_t dim)
@@ -62,9 +62,9 @@ static void acc_reserve(struct ridge_acc *a, int steps, size_t dim)
 }
 
 /* add train windows [acc.windows_added, n_train) to the normal equations */
-static int accumulate(struct tenant_estimator *e, const struct tenant_history *h, size_t n_train, char *err, size_t errlen)
+static int accumulate(struct pt_estimator *e, const struct pt_history *h, size_t n_train, char *err, size_t errlen)
 {
-	const struct est_config *c = &e->cfg;
+	const struct pt_est_config *c = &e->cfg;
 	struct ridge_acc *a = &((struct linear *)e->state)->acc;
 	int K = c->horizon_hours, L = c->lookback_hours;
 	if (n_train < a->windows_added) {
@@ -74,24 +74,24 @@ static int accumulate(struct tenant_estimator *e, const struct tenant_history *h
 	acc_reserve(a, K, reg_dim(h));
 	size_t cap = a->cap, span = linear_span_start(c);
 	for (size_t w = a->windows_added; w < n_train; w++) {
-		struct th_window win = th_window_at(h, w, L);
-		struct est_time t;
-		if (est_time_at(c, win.target_start, &t, err, errlen))
+		struct pt_hist_window win = pt_hist_window_at(h, w, L);
+		struct pt_est_time t;
+		if (pt_est_time_at(c, win.target_start, &t, err, errlen))
 			return -1;
 		for (size_t si = 0; si < h->n_series; si++) {
 			size_t i = h->sorted[si];
-			const struct th_series *s = &h->series[i];
+			const struct pt_hist_series *s = &h->series[i];
 			if (s->last_nonzero[win.offset_index] < (long long)(win.first_block + span))
 				continue;  /* no demand anywhere in the feature span: inactive */
-			const double *x = th_hourly(h, i, win.offset_index) + win.first_block;
-			const double *P = th_prefix(h, i, win.offset_index) + win.first_block;
-			struct est_row r;
-			est_row_features(c, x, P, &r);
+			const double *x = pt_hist_hourly(h, i, win.offset_index) + win.first_block;
+			const double *P = pt_hist_prefix(h, i, win.offset_index) + win.first_block;
+			struct pt_est_row r;
+			pt_est_row_features(c, x, P, &r);
 			if (!r.active)
 				continue;
 			size_t col[ROW_ENTRIES] = { 0, 1, 2, 3, 4, 5, 6, 7 + (size_t)t.hour, 31 + (size_t)t.weekday,
-				                    EST_FIXED_COLUMNS + s->pool_index,
-				                    EST_FIXED_COLUMNS + h->n_pools + s->tenant_index };
+				                    PT_EST_FIXED_COLUMNS + s->pool_index,
+				                    PT_EST_FIXED_COLUMNS + h->n_pools + s->tenant_index };
 			for (int k = 0; k < K; k++) {
 				double v[ROW_ENTRIES] = { r.last, r.max4, r.mean24, r.lag_day[k], r.lag_week[k], r.slope,
 					                  (double)t.workday, 1, 1, 1, 1 };
@@ -165,7 +165,7 @@ static int cholesky_solve(double *a, size_t n, double *b)
 }
 
 /* build the solve columns from the history's series and solve every step */
-static int solve(struct tenant_estimator *est, const struct tenant_history *h, char *err, size_t errlen)
+static int solve(struct pt_estimator *est, const struct pt_history *h, char *err, size_t errlen)
 {
 	struct linear *e = est->state;
 	struct ridge_acc *a = &e->acc;
@@ -174,17 +174,17 @@ static int solve(struct tenant_estimator *est, const struct tenant_history *h, c
 	acc_reserve(a, K, rdim);
 	/* solve columns */
 	size_t *reg_of_solve = xmalloc(rdim * sizeof *reg_of_solve), n = 0;
-	for (size_t j = 0; j < EST_FIXED_COLUMNS; j++)
+	for (size_t j = 0; j < PT_EST_FIXED_COLUMNS; j++)
 		reg_of_solve[n++] = j;
 	for (size_t p = 0; p < h->n_pools; p++)
 		if (h->n_pool_series[p])
-			reg_of_solve[n++] = EST_FIXED_COLUMNS + p;
+			reg_of_solve[n++] = PT_EST_FIXED_COLUMNS + p;
 	size_t *tenants = xmalloc((h->n_tenants ? h->n_tenants : 1) * sizeof *tenants);
 	for (size_t t = 0; t < h->n_tenants; t++)
 		tenants[t] = t;
 	sort_tenants(tenants, h->n_tenants, h->tenants);
 	for (size_t t = 0; t < h->n_tenants; t++)
-		reg_of_solve[n++] = EST_FIXED_COLUMNS + h->n_pools + tenants[t];
+		reg_of_solve[n++] = PT_EST_FIXED_COLUMNS + h->n_pools + tenants[t];
 	free(tenants);
 	free(e->solve_of_reg);
 	e->solve_of_reg = xmalloc(rdim * sizeof *e->solve_of_reg);
@@ -204,7 +204,7 @@ static int solve(struct tenant_estimator *est, const struct tenant_history *h, c
 			}
 		for (size_t j = 0; j < n; j++) {
 			double d = m[j * n + j];
-			m[j * n + j] = d + (EST_RIDGE_RELATIVE * d + EST_RIDGE_ABSOLUTE);
+			m[j * n + j] = d + (PT_EST_RIDGE_RELATIVE * d + PT_EST_RIDGE_ABSOLUTE);
 		}
 		free(e->beta[k]);
 		e->beta[k] = xmalloc(n * sizeof *e->beta[k]);
@@ -222,17 +222,17 @@ static int solve(struct tenant_estimator *est, const struct tenant_history *h, c
 	return 0;
 }
 
-static double linear_mu(const struct tenant_estimator *est, const struct tenant_history *h, size_t series,
-                        struct est_window *w, int k)
+static double linear_mu(const struct pt_estimator *est, const struct pt_history *h, size_t series,
+                        struct pt_est_window *w, int k)
 {
 	const struct linear *e = est->state;
-	const struct est_row *r = est_window_row(&est->cfg, w);
-	const struct est_time *t = w->t;
+	const struct pt_est_row *r = pt_est_window_row(&est->cfg, w);
+	const struct pt_est_time *t = w->t;
 	if (!r->active)
 		return 0;
 	const double *b = e->beta[k];
-	const struct th_series *s = &h->series[series];
-	size_t pc = EST_FIXED_COLUMNS + s->pool_index, tc = EST_FIXED_COLUMNS + h->n_pools + s->tenant_index;
+	const struct pt_hist_series *s = &h->series[series];
+	size_t pc = PT_EST_FIXED_COLUMNS + s->pool_index, tc = PT_EST_FIXED_COLUMNS + h->n_pools + s->tenant_index;
 	double v = r->last * b[0];
 	v += r->max4 * b[1];
 	v += r->mean24 * b[2];
@@ -249,7 +249,7 @@ static double linear_mu(const struct tenant_estimator *est, const struct tenant_
 	return v > 0 ? v : 0;
 }
 
-static int linear_fit(struct tenant_estimator *e, const struct tenant_history *h, size_t n_train, size_t *rows, char *err,
+static int linear_fit(struct pt_estimator *e, const struct pt_history *h, size_t n_train, size_t *rows, char *err,
                       size_t errlen)
 {
 	if (accumulate(e, h, n_train, err, errlen) || solve(e, h, err, errlen))
@@ -258,7 +258,7 @@ static int linear_fit(struct tenant_estimator *e, const struct tenant_history *h
 	return 0;
 }
 
-static void *linear_create(const struct est_config *c)
+static void *linear_create(const struct pt_est_config *c)
 {
 	return xcalloc(1, sizeof(struct linear));
 }
@@ -277,7 +277,7 @@ static void *linear_clone(const void *state)
 	const struct linear *s = state;
 	struct linear *d = xmalloc(sizeof *d);
 	*d = *s;
-	for (int k = 0; k < EST_MAX_STEPS; k++) {
+	for (int k = 0; k < PT_EST_MAX_STEPS; k++) {
 		d->acc.xtx[k] = dup_or_null(s->acc.xtx[k], s->acc.cap * s->acc.cap * sizeof(double));
 		d->acc.xty[k] = dup_or_null(s->acc.xty[k], s->acc.cap * sizeof(double));
 		d->beta[k] = dup_or_null(s->beta[k], s->n_cols * sizeof(double));
@@ -289,7 +289,7 @@ static void *linear_clone(const void *state)
 static void linear_destroy(void *state)
 {
 	struct linear *e = state;
-	for (int k = 0; k < EST_MAX_STEPS; k++) {
+	for (int k = 0; k < PT_EST_MAX_STEPS; k++) {
 		free(e->acc.xtx[k]);
 		free(e->acc.xty[k]);
 		free(e->beta[k]);
@@ -300,33 +300,33 @@ static void linear_destroy(void *state)
 
 static void linear_describe(struct arena *a, struct json *est)
 {
-	json_set(a, est, "ridge_relative", json_real(a, EST_RIDGE_RELATIVE));
-	json_set(a, est, "ridge_absolute", json_real(a, EST_RIDGE_ABSOLUTE));
+	json_set(a, est, "ridge_relative", json_real(a, PT_EST_RIDGE_RELATIVE));
+	json_set(a, est, "ridge_absolute", json_real(a, PT_EST_RIDGE_ABSOLUTE));
 	json_set(a, est, "inactive_rows", json_str(a, "skipped by the fit, predict 0"));
 }
 
-static void linear_hash(const struct tenant_estimator *est, struct fp_sha256 *sh)
+static void linear_hash(const struct pt_estimator *est, struct fp_sha256 *sh)
 {
 	const struct linear *e = est->state;
 	for (int k = 0; k < est->cfg.horizon_hours; k++)
 		for (size_t j = 0; j < e->n_cols; j++)
-			est_hash_double(sh, e->beta[k][j]);
+			pt_est_hash_double(sh, e->beta[k][j]);
 }
 
-const double *est_linear_coefficients(const struct tenant_estimator *est, int k, size_t *n)
+const double *pt_est_linear_coefficients(const struct pt_estimator *est, int k, size_t *n)
 {
 	const struct linear *e = est->state;
 	*n = e->n_cols;
 	return e->beta[k];
 }
 
-size_t est_linear_windows_added(const struct tenant_estimator *est)
+size_t pt_est_linear_windows_added(const struct pt_estimator *est)
 {
 	return ((const struct linear *)est->state)->acc.windows_added;
 }
 
-const struct est_ops est_linear_ops = {
-	.id = EST_LINEAR_ID,
+const struct pt_est_ops pt_est_linear_ops = {
+	.id = PT_EST_LINEAR_ID,
 	.span_start = linear_span_start,
 	.mu = linear_mu,
 	.create = linear_create,

@@ -3,14 +3,14 @@
  * calibration is all it learns. */
 #include "predict/tenant/estimator_internal.h"
 
-static size_t seasonal_span_start(const struct est_config *c)
+static size_t seasonal_span_start(const struct pt_est_config *c)
 {
 	size_t L = (size_t)c->lookback_hours;
 	return L >= 192 ? L - 192 : L - 48;
 }
 
-static double seasonal_mu(const struct tenant_estimator *e, const struct tenant_history *h, size_t series,
-                          struct est_window *w, int k)
+static double seasonal_mu(const struct pt_estimator *e, const struct pt_history *h, size_t series,
+                          struct pt_est_window *w, int k)
 {
 	const double *x = w->x, *P = w->P;
 	size_t L = (size_t)e->cfg.lookback_hours, period = L >= 192 ? 168 : 24;
@@ -19,8 +19,8 @@ static double seasonal_mu(const struct tenant_estimator *e, const struct tenant_
 	return v > 0 ? v : 0;
 }
 
-const struct est_ops est_seasonal_ops = {
-	.id = EST_SEASONAL_ID,
+const struct pt_est_ops pt_est_seasonal_ops = {
+	.id = PT_EST_SEASONAL_ID,
 	.span_start = seasonal_span_start,
 	.mu = seasonal_mu,
 };

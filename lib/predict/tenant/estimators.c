@@ -4,11 +4,11 @@
  * (tests/unit/test_estimator_toy.c). */
 #include "predict/tenant/estimator_internal.h"
 
-extern const struct est_ops est_linear_ops;     /* estimator_linear.c */
-extern const struct est_ops est_seasonal_ops;   /* estimator_seasonal.c */
+extern const struct pt_est_ops pt_est_linear_ops;     /* estimator_linear.c */
+extern const struct pt_est_ops pt_est_seasonal_ops;   /* estimator_seasonal.c */
 
-const struct est_ops *const est_registry[] = {
-	&est_linear_ops,
-	&est_seasonal_ops,
+const struct pt_est_ops *const pt_est_registry[] = {
+	&pt_est_linear_ops,
+	&pt_est_seasonal_ops,
 	NULL,
 };

@@ -14,8 +14,8 @@
  * with the switches that make it per pool (docs/predictive-rules.md §2). */
 static int from_json(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen)
 {
-	struct tc_config *t = arena_alloc(a, sizeof *t);
-	if (tc_config_from_json(t, doc, a, err, errlen))
+	struct pt_config *t = arena_alloc(a, sizeof *t);
+	if (pt_config_from_json(t, doc, a, err, errlen))
 		return -1;
 	c->tenant = t;
 	c->schema_version = t->schema_version;
@@ -29,7 +29,7 @@ static int from_json(struct pc_config *c, const struct json *doc, struct arena *
 	c->guarantee_probability = t->guarantee_probability;
 	c->horizons = t->horizons;
 	c->n_horizons = t->n_horizons;
-	c->minimum_history_hours = tc_minimum_history_hours(t);
+	c->minimum_history_hours = pt_minimum_history_hours(t);
 	c->initial_eta = t->initial_eta;
 	c->minimum_eta = t->minimum_eta;
 	c->maximum_eta = t->maximum_eta;
@@ -50,9 +50,9 @@ static int open_tenant(struct pc_controller *c, const struct pc_config *cfg, con
 {
 	char **pools;
 	double *caps, es, ee;
-	if (tc_check_trace(t, err, errlen))
+	if (pt_check_trace(t, err, errlen))
 		return -1;
-	size_t np = tc_trace_pools(t, &pools, &caps);
+	size_t np = pt_trace_pools(t, &pools, &caps);
 	int rc = -1;
 	if (np > PC_SIM_MAX_MODELS) {
 		snprintf(err, errlen, "the trace has %zu gpu models: the tenant controller serves at most %d resource pools", np,
@@ -71,11 +71,11 @@ static int open_tenant(struct pc_controller *c, const struct pc_config *cfg, con
 		}
 	}
 	pc_evidence_window(t, &es, &ee);
-	c->tenant = tc_open(cfg, (const char *const *)pools, caps, np, t->time_origin, t->jobs[0].submit, es, ee, t->n_jobs,
+	c->tenant = pt_open(cfg, (const char *const *)pools, caps, np, t->time_origin, t->jobs[0].submit, es, ee, t->n_jobs,
 			    err, errlen);
 	if (c->tenant) {
 		c->tenant_obs = xcalloc(np, sizeof *c->tenant_obs);
-		c->tenant_queue = ptq_new(t, c->tenant);
+		c->tenant_queue = pt_queue_new(t, c->tenant);
 		rc = 0;
 	}
 out:
@@ -86,39 +86,39 @@ out:
 
 static void clone_tenant(struct pc_controller *d, const struct pc_controller *s)
 {
-	d->tenant = tc_clone(s->tenant);
+	d->tenant = pt_clone(s->tenant);
 	d->tenant_obs = NULL;
 	if (s->tenant_obs) {
-		size_t n = tc_pool_count(s->tenant) * sizeof *s->tenant_obs;
+		size_t n = pt_pool_count(s->tenant) * sizeof *s->tenant_obs;
 		d->tenant_obs = xmalloc(n + 1);
 		memcpy(d->tenant_obs, s->tenant_obs, n);
 	}
-	d->tenant_queue = ptq_clone(s->tenant_queue);
+	d->tenant_queue = pt_queue_clone(s->tenant_queue);
 }
 
 static void close_tenant(struct pc_controller *c)
 {
-	ptq_free(c->tenant_queue);
-	tc_close(c->tenant);
+	pt_queue_free(c->tenant_queue);
+	pt_close(c->tenant);
 	free(c->tenant_obs);
 }
 
-static void spool_decision(void *ctx, const struct tenant_control *tc, const struct tc_decision *d)
+static void spool_decision(void *ctx, const struct pt_controller *tc, const struct pt_decision *d)
 {
 	struct pc_records *r = ctx;
 	sb_reset(&r->line);
-	tc_write_decision(&r->line, tc, d);
+	pt_write_decision(&r->line, tc, d);
 	pc_records_add(r);
 }
 
 static void spool(struct pc_controller *c, struct pc_records *r)
 {
-	tc_set_sink(c->tenant, spool_decision, r);
+	pt_set_sink(c->tenant, spool_decision, r);
 }
 
 static void write_report(struct strbuf *sb, const struct pc_controller *c)
 {
-	tc_write_report(sb, c->tenant);
+	pt_write_report(sb, c->tenant);
 }
 
 /* Its control_report (docs/predictive-rules.md §2): the admission diagnostics and scoring
@@ -141,21 +141,21 @@ static const char *const report_keys[] = { "estimator", "forecast_evaluation_sum
 /* The estimator's fit and per pool eta and the feedback window (events, weights, versions). */
 static void learned_state(const struct pc_controller *c, struct arena *a, struct json *model, struct json *pools)
 {
-	const struct tenant_control *tc = c->tenant;
-	const struct tenant_estimator *e = tc_estimator(tc);
-	const struct tenant_history *h = tc_history(tc);
+	const struct pt_controller *tc = c->tenant;
+	const struct pt_estimator *e = pt_estimator(tc);
+	const struct pt_history *h = pt_history(tc);
 	json_set(a, model, "trained", json_bool(a, e->trained));
 	json_set(a, model, "generation", json_int(a, e->generation));
 	json_set(a, model, "trained_at_seconds", e->trained ? json_real(a, e->trained_at) : json_null(a));
 	json_set(a, model, "model_fingerprint", e->trained ? json_str(a, e->fingerprint) : json_null(a));
 	json_set(a, model, "demand_sample_count", json_int(a, (long long)h->n_samples));
 	json_set(a, model, "series_count", json_int(a, (long long)h->n_series));
-	for (size_t k = 0; k < tc_pool_count(tc); k++) {
-		const struct tf_window *f = tc_feedback(tc, k);
+	for (size_t k = 0; k < pt_pool_count(tc); k++) {
+		const struct pt_fb_window *f = pt_feedback(tc, k);
 		struct json *x = json_object(a);
-		json_set(a, x, "resource_pool", json_str(a, tc_pool_name(tc, k)));
-		json_set(a, x, "eta", json_real(a, tc_eta(tc, k)));
-		json_set(a, x, "running_spot_gpus", json_real(a, tc_running_spot(tc, k)));
+		json_set(a, x, "resource_pool", json_str(a, pt_pool_name(tc, k)));
+		json_set(a, x, "eta", json_real(a, pt_eta(tc, k)));
+		json_set(a, x, "running_spot_gpus", json_real(a, pt_running_spot(tc, k)));
 		json_set(a, x, "feedback_window_event_count", json_int(a, (long long)f->n));
 		json_set(a, x, "feedback_event_count", json_int(a, f->event_count));
 		json_set(a, x, "feedback_success_weight", json_real(a, f->success_weight));
@@ -170,15 +170,15 @@ static void learned_state(const struct pc_controller *c, struct arena *a, struct
  * the quota summed over pools per horizon and the minimum eta over pools. */
 static bool last_decision(const struct pc_controller *c, struct pc_view *v)
 {
-	const struct tc_decision *d = tc_last_decision(c->tenant);
+	const struct pt_decision *d = pt_last_decision(c->tenant);
 	if (!d)
 		return false;
-	const struct tenant_history *h = tc_history(c->tenant);
-	const struct tc_config *tcfg = tc_config(c->tenant);
+	const struct pt_history *h = pt_history(c->tenant);
+	const struct pt_config *tcfg = pt_config(c->tenant);
 	const char *method = tcfg->calibration_method ? tcfg->calibration_method : "gaussian-validation-rms";
 	v->points = xgrow(v->points, &v->cap_points, d->n_points + 1, sizeof *v->points);
 	for (size_t k = 0; k < d->n_points; k++) {
-		const struct est_point *x = &d->points[k];
+		const struct pt_est_point *x = &d->points[k];
 		v->points[k] = (struct pc_view_point){ x->target, x->step, h->pools[x->pool], x->mu, x->sigma, x->quantile, true, x->raw,
 			x->offset, method };
 	}
@@ -192,17 +192,17 @@ static bool last_decision(const struct pc_controller *c, struct pc_view *v)
 	return true;
 }
 
-const struct pc_family pc_family_tenant = {
+const struct pc_family pt_family = {
 	.name = "tenant",
-	.schema = TC_CONFIG_SCHEMA,
+	.schema = PT_CONFIG_SCHEMA,
 	.from_json = from_json,
 	.open = open_tenant,
 	.clone = clone_tenant,
 	.close = close_tenant,
-	.bind_sim = pc_tenant_bind,
+	.bind_sim = pt_sim_bind,
 	.spool = spool,
 	.write_report = write_report,
-	.bundle = tc_bundle,
+	.bundle = pt_bundle,
 	.learned_state = learned_state,
 	.last_decision = last_decision,
 	.quota_refusal = "is a tenant controller: its per-pool quota plan is the bundle's spot_quota_plan (forecast), quota serves "

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EPS TC_EPS
+#define EPS PT_EPS
 
-int tc_check_trace(const struct trace *t, char *err, size_t errlen)
+int pt_check_trace(const struct trace *t, char *err, size_t errlen)
 {
 	if (t->version != 2) {
 		snprintf(err, errlen, "the tenant controller requires a schednav.trace/2 trace with a tenant on every job");
@@ -42,7 +42,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-size_t tc_trace_pools(const struct trace *t, char ***pools_out, double **caps_out)
+size_t pt_trace_pools(const struct trace *t, char ***pools_out, double **caps_out)
 {
 	char **pools = xmalloc((t->n_nodes ? t->n_nodes : 1) * sizeof *pools);
 	size_t n = 0;
@@ -95,7 +95,7 @@ static struct json *r6(struct arena *a, double v)
 	return json_real(a, num_round(v, 6));
 }
 
-static struct json *by_hour(struct arena *a, const struct tc_config *c, const long long *q)
+static struct json *by_hour(struct arena *a, const struct pt_config *c, const long long *q)
 {
 	struct json *o = json_object(a);
 	char k[32];
@@ -106,10 +106,10 @@ static struct json *by_hour(struct arena *a, const struct tc_config *c, const lo
 	return o;
 }
 
-static struct json *training_json(struct arena *a, const struct tenant_control *tc)
+static struct json *training_json(struct arena *a, const struct pt_controller *tc)
 {
-	const struct tenant_estimator *e = tc_estimator(tc);
-	const struct tenant_history *h = tc_history(tc);
+	const struct pt_estimator *e = pt_estimator(tc);
+	const struct pt_history *h = pt_history(tc);
 	struct json *t = json_object(a), *cal = json_object(a);
 	json_set(a, t, "trained_at_seconds", json_real(a, e->trained_at));
 	json_set(a, t, "training_generation", json_int(a, e->generation));
@@ -123,7 +123,7 @@ static struct json *training_json(struct arena *a, const struct tenant_control *
 			continue;
 		struct json *steps = json_array(a);
 		for (int k = 0; k < e->cfg.horizon_hours; k++) {
-			const struct est_calibration *c = &e->cal[p * (size_t)e->cfg.horizon_hours + (size_t)k];
+			const struct pt_est_calibration *c = &e->cal[p * (size_t)e->cfg.horizon_hours + (size_t)k];
 			struct json *x = json_object(a);
 			json_set(a, x, "horizon_step", json_int(a, k + 1));
 			json_set(a, x, "n", json_int(a, (long long)c->n));
@@ -140,11 +140,11 @@ static struct json *training_json(struct arena *a, const struct tenant_control *
 	return t;
 }
 
-struct json *tc_bundle(struct arena *a, const struct trace *t, const struct pc_config *pcfg, double cutoff, char *err,
+struct json *pt_bundle(struct arena *a, const struct trace *t, const struct pc_config *pcfg, double cutoff, char *err,
                        size_t errlen)
 {
-	const struct tc_config *cfg = pcfg->tenant;
-	if (tc_check_trace(t, err, errlen))
+	const struct pt_config *cfg = pcfg->tenant;
+	if (pt_check_trace(t, err, errlen))
 		return NULL;
 	double first = INFINITY, interval = (double)cfg->sample_interval_seconds;
 	for (size_t i = 0; i < t->n_jobs; i++)
@@ -165,8 +165,8 @@ struct json *tc_bundle(struct arena *a, const struct trace *t, const struct pc_c
 	}
 	char **pools;
 	double *caps;
-	size_t np = tc_trace_pools(t, &pools, &caps);
-	struct tenant_control *tc = tc_open(pcfg, (const char *const *)pools, caps, np, t->time_origin, start, cutoff, cutoff, 0,
+	size_t np = pt_trace_pools(t, &pools, &caps);
+	struct pt_controller *tc = pt_open(pcfg, (const char *const *)pools, caps, np, t->time_origin, start, cutoff, cutoff, 0,
 	                                    err, errlen);
 	if (!tc) {
 		free(pools), free(caps);
@@ -186,19 +186,19 @@ struct json *tc_bundle(struct arena *a, const struct trace *t, const struct pc_c
 	}
 	qsort(ev, ne, sizeof *ev, cmp_event);
 	double *spot = xcalloc(np, sizeof *spot), *hp = xcalloc(np, sizeof *hp);
-	struct tc_pool_observation *po = xcalloc(np, sizeof *po);
+	struct pt_pool_observation *po = xcalloc(np, sizeof *po);
 	size_t k = 0;
 	struct json *out = NULL;
 	for (double sample = start; sample <= cutoff + EPS; sample += interval) {
 		for (; k < ne && ev[k].t <= sample + EPS; k++) {
 			const struct trace_job *j = &t->jobs[ev[k].job];
-			int p = tc_pool_index(tc, j->model);
+			int p = pt_pool_index(tc, j->model);
 			if (p < 0) {
 				snprintf(err, errlen, "job '%s' names gpu_model '%s', which no node has", j->id, j->model);
 				goto done;
 			}
 			if (j->hp) {
-				if (tc_hp_run(tc, j->model, j->tenant, j->gpus, ev[k].dir > 0, err, errlen))
+				if (pt_hp_run(tc, j->model, j->tenant, j->gpus, ev[k].dir > 0, err, errlen))
 					goto done;
 			} else {
 				spot[p] += (double)ev[k].dir * j->gpus;
@@ -206,32 +206,32 @@ struct json *tc_bundle(struct arena *a, const struct trace *t, const struct pc_c
 					spot[p] = 0;
 			}
 		}
-		const struct tenant_history *h = tc_history(tc);
+		const struct pt_history *h = pt_history(tc);
 		double hp_all = 0, spot_all = 0;
 		for (size_t p = 0; p < np; p++)
 			hp[p] = 0;
 		for (size_t si = 0; si < h->n_series; si++) {
-			const struct th_series *s = &h->series[h->sorted[si]];
+			const struct pt_hist_series *s = &h->series[h->sorted[si]];
 			hp[s->pool_index] += s->current;
 			hp_all += s->current;
 		}
 		for (size_t p = 0; p < np; p++) {
-			size_t q = (size_t)tc_pool_index(tc, pools[p]);
+			size_t q = (size_t)pt_pool_index(tc, pools[p]);
 			double idle = caps[p] - hp[q] - spot[q];
-			po[q] = (struct tc_pool_observation){ .idle_gpus = idle > 0 ? idle : 0, .running_spot_gpus = spot[q] };
+			po[q] = (struct pt_pool_observation){ .idle_gpus = idle > 0 ? idle : 0, .running_spot_gpus = spot[q] };
 			spot_all += spot[q];
 		}
-		struct tc_observation obs = { .hp_outstanding_gpus = hp_all, .running_spot_gpus = spot_all, .pools = po };
-		if (tc_update(tc, sample, &obs, err, errlen) < 0)
+		struct pt_observation obs = { .hp_outstanding_gpus = hp_all, .running_spot_gpus = spot_all, .pools = po };
+		if (pt_update(tc, sample, &obs, err, errlen) < 0)
 			goto done;
 	}
-	const struct tc_decision *d = tc_last_decision(tc);
+	const struct pt_decision *d = pt_last_decision(tc);
 	if (!d || d->now != cutoff) {
 		snprintf(err, errlen, "no predictive decision was produced at the requested cutoff %.17g", cutoff);
 		goto done;
 	}
-	const struct tenant_history *h = tc_history(tc);
-	const struct tenant_estimator *e = tc_estimator(tc);
+	const struct pt_history *h = pt_history(tc);
+	const struct pt_estimator *e = pt_estimator(tc);
 	/* observation snapshot */
 	struct json *snap = json_object(a), *hist = json_object(a), *cur = json_object(a), *ib = json_object(a);
 	json_set(a, snap, "schema_version", json_str(a, PC_SNAPSHOT_SCHEMA));
@@ -269,7 +269,7 @@ struct json *tc_bundle(struct arena *a, const struct trace *t, const struct pc_c
 	json_set(a, fc, "cutoff_time_seconds", json_real(a, cutoff));
 	json_set(a, fc, "horizon_hours", json_int(a, cfg->horizon_hours));
 	json_set(a, fc, "guarantee_probability", json_real(a, cfg->guarantee_probability));
-	json_set(a, model, "model", json_str(a, est_id(cfg->estimator)));
+	json_set(a, model, "model", json_str(a, pt_est_id(cfg->estimator)));
 	json_set(a, model, "model_fingerprint", e->trained ? json_str(a, e->fingerprint) : json_null(a));
 	json_set(a, model, "trained_at_seconds", e->trained ? json_real(a, e->trained_at) : json_null(a));
 	json_set(a, model, "series_count", json_int(a, (long long)h->n_series));
@@ -281,7 +281,7 @@ struct json *tc_bundle(struct arena *a, const struct trace *t, const struct pc_c
 	json_set(a, model, "history_ready", json_bool(a, d->history_ready));
 	json_set(a, fc, "model", model);
 	for (size_t i = 0; i < d->n_points; i++) {
-		const struct est_point *pt = &d->points[i];
+		const struct pt_est_point *pt = &d->points[i];
 		struct json *x = json_object(a);
 		json_set(a, x, "resource_pool", json_str(a, h->pools[pt->pool]));
 		json_set(a, x, "horizon_step", json_int(a, pt->step));
@@ -383,6 +383,6 @@ struct json *tc_bundle(struct arena *a, const struct trace *t, const struct pc_c
 	json_set(a, out, "observation_bundle_fingerprint", json_clone(a, json_get(body, "observation_bundle_fingerprint")));
 done:
 	free(ev), free(spot), free(hp), free(po), free(pools), free(caps);
-	tc_close(tc);
+	pt_close(tc);
 	return out;
 }

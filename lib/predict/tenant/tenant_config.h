@@ -27,13 +27,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define TC_CONFIG_SCHEMA "schednav.tenant-predictive-controller/v1"
-#define TC_CALIBRATION_METHOD "validation-residual-nearest-rank"
-#define TC_OWN_ID_PREFIX "schednav-"
+#define PT_CONFIG_SCHEMA "schednav.tenant-predictive-controller/v1"
+#define PT_CALIBRATION_METHOD "validation-residual-nearest-rank"
+#define PT_OWN_ID_PREFIX "schednav-"
 
-struct tc_config {
+struct pt_config {
 	const char *schema_version, *controller_id, *model;
-	const struct est_ops *estimator;   /* est_find(model) */
+	const struct pt_est_ops *estimator;   /* pt_est_find(model) */
 	long long sample_interval_seconds, quota_interval_seconds, aggregation_interval_seconds;
 	long long lookback_hours, horizon_hours, retrain_interval_seconds, validation_hours, stride_seconds;
 	double guarantee_probability;
@@ -56,9 +56,9 @@ struct tc_config {
 
 /* Validate a parsed config and fill c. 0 or -1 + message. Files are read through
  * pc_config_load (predict.h), which dispatches on schema_version to this family. */
-int tc_config_from_json(struct tc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen);
+int pt_config_from_json(struct pt_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen);
 /* True when doc's schema_version is the tenant controller's. */
-bool tc_config_is_tenant(const struct json *doc);
+bool pt_config_is_tenant(const struct json *doc);
 /* Minimum history for readiness: lookback + validation + horizon hours (844). */
-long long tc_minimum_history_hours(const struct tc_config *c);
+long long pt_minimum_history_hours(const struct pt_config *c);
 #endif

@@ -1,4 +1,4 @@
-/* Over 800 lines: one opaque state machine (struct tenant_control) and its two records; the records (about 280 lines, tc_write_decision/tc_write_report) can move to a tenant_records.c with a private header once issue 23's timer edits here have landed. */
+/* Over 800 lines: one opaque state machine (struct pt_controller) and its two records; the records (about 280 lines, pt_write_decision/pt_write_report) can move to a tenant_records.c with a private header once issue 23's timer edits here have landed. */
 /* The tenant controller's state machine (docs/predictive-rules.md §2): sampling, the decision
  * grid, retraining, the per-pool feedback and quotas, scoring, and its two records. */
 #include "predict/tenant/tenant_controller.h"
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#define EPS TC_EPS
+#define EPS PT_EPS
 
 struct spot_run {
 	bool active;
@@ -24,18 +24,18 @@ struct wake { double t; size_t job; };
 
 struct pending { size_t sample; size_t pool; double mu, q; };
 
-struct tenant_control {
+struct pt_controller {
 	const struct pc_config *pc;        /* the engine's view (eta law fields) */
-	const struct tc_config *cfg;       /* pc->tenant */
-	struct workday_calendar cal;
-	struct tenant_history hist;
-	struct tenant_estimator est;
+	const struct pt_config *cfg;       /* pc->tenant */
+	struct pc_calendar cal;
+	struct pt_history hist;
+	struct pt_estimator est;
 	size_t n_pools, n_horizons, steps, points_per_hour, samples_per_decision;
 	double *capacity, *eta;
 	double *running_spot;              /* per pool: GPUs of the Spot runs in progress */
 	size_t *running_spot_runs;
-	struct tf_window *fb;
-	double *by_kind;                   /* n_pools x TC_EVENT_KINDS weights */
+	struct pt_fb_window *fb;
+	double *by_kind;                   /* n_pools x PT_EVENT_KINDS weights */
 	double start, evidence_start, evidence_end;
 	double next_sample, next_quota, next_retrain;
 	/* HP series: running job counts and values, by series index */
@@ -50,35 +50,35 @@ struct tenant_control {
 	/* gate counts since the previous decision */
 	long long *admitted;               /* Spot run starts per pool since the previous decision */
 	/* decisions */
-	struct tc_decision last;
+	struct pt_decision last;
 	bool have_last, last_update_decided;
 	size_t decision_count, retained_count;
 	/* scoring: one FIFO per step, targets in increasing sample order */
 	struct pending **pend;
 	size_t *pend_head, *pend_n, *pend_cap;
-	struct tc_scores scores;
+	struct pt_scores scores;
 	/* report sums over retained decisions */
 	double first_cutoff, last_cutoff, eta_min, eta_max, quota_sum;
 	long long quota_min, quota_max;
 	size_t quota_n;
 	size_t pool_updates, flagged;
 	double flagged_idle_seconds, flagged_max_wait;
-	tc_sink sink;
+	pt_sink sink;
 	void *sink_ctx;
 	/* CPU seconds by part, for benchmarks (never written to a record); kept only when
-	 * tc_time_parts turned it on: the process CPU clock is a system call, four per sample */
-	struct tc_cpu cpu;
+	 * pt_time_parts turned it on: the process CPU clock is a system call, four per sample */
+	struct pt_cpu cpu;
 	bool timing;
 };
 
-static double cpu_now(const struct tenant_control *tc)
+static double cpu_now(const struct pt_controller *tc)
 {
 	if (!tc->timing)
 		return 0.0;
 	return clock_cpu();
 }
 
-const char *tc_reason_name(const struct tc_pool_decision *pd)
+const char *pt_reason_name(const struct pt_pool_decision *pd)
 {
 	if (pd->skipped)
 		return "no_new_events";
@@ -89,13 +89,13 @@ const char *tc_reason_name(const struct tc_pool_decision *pd)
 	}
 }
 
-const char *tc_event_kind_name(enum tc_event_kind k)
+const char *pt_event_kind_name(enum pt_event_kind k)
 {
 	static const char *const names[] = { "job_completed", "preempted", "guarantee_duration_completed" };
 	return names[k];
 }
 
-static void decision_alloc(struct tc_decision *d, size_t n_pools, size_t n_horizons, size_t steps)
+static void decision_alloc(struct pt_decision *d, size_t n_pools, size_t n_horizons, size_t steps)
 {
 	memset(d, 0, sizeof *d);
 	d->points = xcalloc(n_pools * steps + 1, sizeof *d->points);
@@ -107,7 +107,7 @@ static void decision_alloc(struct tc_decision *d, size_t n_pools, size_t n_horiz
 	}
 }
 
-static void decision_release(struct tc_decision *d, size_t n_pools)
+static void decision_release(struct pt_decision *d, size_t n_pools)
 {
 	if (d->pools)
 		for (size_t p = 0; p < n_pools; p++) {
@@ -120,11 +120,11 @@ static void decision_release(struct tc_decision *d, size_t n_pools)
 	memset(d, 0, sizeof *d);
 }
 
-static void decision_copy(struct tc_decision *dst, const struct tc_decision *src, size_t n_pools, size_t n_horizons,
+static void decision_copy(struct pt_decision *dst, const struct pt_decision *src, size_t n_pools, size_t n_horizons,
                           size_t steps)
 {
-	struct est_point *pts = dst->points;
-	struct tc_pool_decision *pools = dst->pools;
+	struct pt_est_point *pts = dst->points;
+	struct pt_pool_decision *pools = dst->pools;
 	long long *quota = dst->quota;
 	*dst = *src;
 	dst->points = pts;
@@ -143,12 +143,12 @@ static void decision_copy(struct tc_decision *dst, const struct tc_decision *src
 	}
 }
 
-struct tenant_control *tc_open(const struct pc_config *pc, const char *const *pools, const double *capacities,
+struct pt_controller *pt_open(const struct pc_config *pc, const char *const *pools, const double *capacities,
                                size_t n_pools, const char *time_origin, double start, double evidence_start,
                                double evidence_end, size_t n_jobs, char *err, size_t errlen)
 {
-	struct civil_origin origin;
-	const struct tc_config *cfg = pc->tenant;
+	struct pc_cal_origin origin;
+	const struct pt_config *cfg = pc->tenant;
 	if (!cfg) {
 		snprintf(err, errlen, "controller '%s' is not a tenant controller", pc->controller_id);
 		return NULL;
@@ -166,34 +166,34 @@ struct tenant_control *tc_open(const struct pc_config *pc, const char *const *po
 		snprintf(err, errlen, "the evidence window end cannot precede its start");
 		return NULL;
 	}
-	if (cal_origin_parse(time_origin, &origin)) {
+	if (pc_cal_origin_parse(time_origin, &origin)) {
 		snprintf(err, errlen, "time_origin '%s' is not an ISO 8601 date-time", time_origin ? time_origin : "");
 		return NULL;
 	}
-	struct tenant_control *tc = xcalloc(1, sizeof *tc);
+	struct pt_controller *tc = xcalloc(1, sizeof *tc);
 	tc->pc = pc;
 	tc->cfg = cfg;
-	if (cal_load(&tc->cal, cfg->business_calendar, err, errlen))
+	if (pc_cal_load(&tc->cal, cfg->business_calendar, err, errlen))
 		goto fail;
 	/* every date a window's target start can take must be covered */
-	if (cal_check_span(&tc->cal, &origin, start, evidence_end + (double)cfg->horizon_hours * 3600.0, err, errlen))
+	if (pc_cal_check_span(&tc->cal, &origin, start, evidence_end + (double)cfg->horizon_hours * 3600.0, err, errlen))
 		goto fail;
 	tc->points_per_hour = (size_t)(3600 / cfg->sample_interval_seconds);
 	tc->samples_per_decision = (size_t)(cfg->quota_interval_seconds / cfg->sample_interval_seconds);
-	if (th_init(&tc->hist, start, (double)cfg->sample_interval_seconds, (int)tc->points_per_hour,
+	if (pt_hist_init(&tc->hist, start, (double)cfg->sample_interval_seconds, (int)tc->points_per_hour,
 	            (int)(cfg->stride_seconds / cfg->sample_interval_seconds), pools, n_pools, err, errlen))
 		goto fail;
 	/* the history runs from the start to the evidence end: size it once */
 	double span = evidence_end - start;
 	if (span > 0 && span < 1e9)
-		th_reserve(&tc->hist, (size_t)(span / 3600.0) + 2, (size_t)(span / (double)cfg->sample_interval_seconds) + 2);
-	struct est_config ec = { .kind = cfg->estimator, .lookback_hours = (int)cfg->lookback_hours,
+		pt_hist_reserve(&tc->hist, (size_t)(span / 3600.0) + 2, (size_t)(span / (double)cfg->sample_interval_seconds) + 2);
+	struct pt_est_config ec = { .kind = cfg->estimator, .lookback_hours = (int)cfg->lookback_hours,
 		                 .horizon_hours = (int)cfg->horizon_hours, .validation_hours = (int)cfg->validation_hours,
 		                 .moving_average_window = (int)cfg->moving_average_window,
 		                 .probability = cfg->guarantee_probability, .calibrate = cfg->calibration_method != NULL,
 		                 .calendar = &tc->cal, .origin = origin };
 	memcpy(ec.controller_fingerprint, cfg->fingerprint, sizeof ec.controller_fingerprint);
-	if (est_init(&tc->est, &ec, err, errlen))
+	if (pt_est_init(&tc->est, &ec, err, errlen))
 		goto fail;
 	tc->n_pools = tc->hist.n_pools;
 	tc->n_horizons = cfg->n_horizons;
@@ -201,7 +201,7 @@ struct tenant_control *tc_open(const struct pc_config *pc, const char *const *po
 	tc->capacity = xcalloc(tc->n_pools, sizeof *tc->capacity);
 	for (size_t i = 0; i < n_pools; i++) {
 		size_t p;
-		th_pool_index(&tc->hist, pools[i], &p);
+		pt_hist_pool_index(&tc->hist, pools[i], &p);
 		tc->capacity[p] = capacities[i];
 	}
 	tc->eta = xcalloc(tc->n_pools, sizeof *tc->eta);
@@ -210,7 +210,7 @@ struct tenant_control *tc_open(const struct pc_config *pc, const char *const *po
 	for (size_t p = 0; p < tc->n_pools; p++)
 		tc->eta[p] = cfg->initial_eta;
 	tc->fb = xcalloc(tc->n_pools, sizeof *tc->fb);
-	tc->by_kind = xcalloc(tc->n_pools * TC_EVENT_KINDS, sizeof *tc->by_kind);
+	tc->by_kind = xcalloc(tc->n_pools * PT_EVENT_KINDS, sizeof *tc->by_kind);
 	tc->start = start;
 	tc->evidence_start = evidence_start;
 	tc->evidence_end = evidence_end;
@@ -226,21 +226,21 @@ struct tenant_control *tc_open(const struct pc_config *pc, const char *const *po
 	tc->pend_cap = xcalloc(tc->steps, sizeof *tc->pend_cap);
 	return tc;
 fail:
-	tc_close(tc);
+	pt_close(tc);
 	return NULL;
 }
 
-void tc_close(struct tenant_control *tc)
+void pt_close(struct pt_controller *tc)
 {
 	if (!tc)
 		return;
-	cal_release(&tc->cal);
+	pc_cal_release(&tc->cal);
 	if (tc->hist.pools)
-		th_release(&tc->hist);
-	est_release(&tc->est);
+		pt_hist_release(&tc->hist);
+	pt_est_release(&tc->est);
 	if (tc->fb)
 		for (size_t p = 0; p < tc->n_pools; p++)
-			tf_release(&tc->fb[p]);
+			pt_fb_release(&tc->fb[p]);
 	free(tc->fb);
 	free(tc->capacity);
 	free(tc->eta);
@@ -271,17 +271,17 @@ static void *dup_mem(const void *p, size_t n)
 	return q;
 }
 
-struct tenant_control *tc_clone(const struct tenant_control *s)
+struct pt_controller *pt_clone(const struct pt_controller *s)
 {
 	char err[256];
-	struct tenant_control *d = xmalloc(sizeof *d);
+	struct pt_controller *d = xmalloc(sizeof *d);
 	*d = *s;
 	/* the calendar's tables are read-only after load: share nothing, copy them */
 	d->cal.years = dup_mem(s->cal.years, s->cal.n_years * sizeof *s->cal.years);
 	d->cal.holidays = dup_mem(s->cal.holidays, s->cal.n_holidays * sizeof *s->cal.holidays);
 	d->cal.makeup = dup_mem(s->cal.makeup, s->cal.n_makeup * sizeof *s->cal.makeup);
-	th_clone(&d->hist, &s->hist, err, sizeof err);
-	est_clone(&d->est, &s->est);
+	pt_hist_clone(&d->hist, &s->hist, err, sizeof err);
+	pt_est_clone(&d->est, &s->est);
 	d->est.cfg.calendar = &d->cal;
 	d->capacity = dup_mem(s->capacity, s->n_pools * sizeof *s->capacity);
 	d->eta = dup_mem(s->eta, s->n_pools * sizeof *s->eta);
@@ -289,8 +289,8 @@ struct tenant_control *tc_clone(const struct tenant_control *s)
 	d->running_spot_runs = dup_mem(s->running_spot_runs, s->n_pools * sizeof *s->running_spot_runs);
 	d->fb = xcalloc(s->n_pools, sizeof *d->fb);
 	for (size_t p = 0; p < s->n_pools; p++)
-		tf_clone(&d->fb[p], &s->fb[p]);
-	d->by_kind = dup_mem(s->by_kind, s->n_pools * TC_EVENT_KINDS * sizeof *s->by_kind);
+		pt_fb_clone(&d->fb[p], &s->fb[p]);
+	d->by_kind = dup_mem(s->by_kind, s->n_pools * PT_EVENT_KINDS * sizeof *s->by_kind);
 	d->series_runs = dup_mem(s->series_runs, s->cap_series * sizeof *s->series_runs);
 	d->series_value = dup_mem(s->series_value, s->cap_series * sizeof *s->series_value);
 	d->runs = dup_mem(s->runs, (s->n_jobs + 1) * sizeof *s->runs);
@@ -307,38 +307,38 @@ struct tenant_control *tc_clone(const struct tenant_control *s)
 	return d;
 }
 
-void tc_set_sink(struct tenant_control *tc, tc_sink sink, void *ctx)
+void pt_set_sink(struct pt_controller *tc, pt_sink sink, void *ctx)
 {
 	tc->sink = sink;
 	tc->sink_ctx = ctx;
 }
 
-int tc_pool_index(const struct tenant_control *tc, const char *pool)
+int pt_pool_index(const struct pt_controller *tc, const char *pool)
 {
 	size_t p;
-	return th_pool_index(&tc->hist, pool, &p) ? -1 : (int)p;
+	return pt_hist_pool_index(&tc->hist, pool, &p) ? -1 : (int)p;
 }
 
-size_t tc_pool_count(const struct tenant_control *tc)
+size_t pt_pool_count(const struct pt_controller *tc)
 {
 	return tc->n_pools;
 }
 
-const char *tc_pool_name(const struct tenant_control *tc, size_t pool)
+const char *pt_pool_name(const struct pt_controller *tc, size_t pool)
 {
 	return tc->hist.pools[pool];
 }
 
 /* ---- observations from the driver ---- */
 
-int tc_hp_run(struct tenant_control *tc, const char *pool, const char *tenant, double gpus, bool started, char *err,
+int pt_hp_run(struct pt_controller *tc, const char *pool, const char *tenant, double gpus, bool started, char *err,
               size_t errlen)
 {
 	size_t i;
 	if (started) {
-		if (th_series_index(&tc->hist, pool, tenant, &i, err, errlen))
+		if (pt_hist_series_index(&tc->hist, pool, tenant, &i, err, errlen))
 			return -1;
-	} else if (th_find_series(&tc->hist, pool, tenant, &i)) {
+	} else if (pt_hist_find_series(&tc->hist, pool, tenant, &i)) {
 		snprintf(err, errlen, "HP run of tenant '%s' on pool '%s' stopped without starting", tenant, pool);
 		return -1;
 	}
@@ -368,7 +368,7 @@ int tc_hp_run(struct tenant_control *tc, const char *pool, const char *tenant, d
 		if (!tc->series_runs[i] || tc->series_value[i] < 0)
 			tc->series_value[i] = 0;
 	}
-	th_set(&tc->hist, i, tc->series_value[i]);
+	pt_hist_set(&tc->hist, i, tc->series_value[i]);
 	return 0;
 }
 
@@ -377,7 +377,7 @@ static bool wake_less(const struct wake *a, const struct wake *b)
 	return a->t < b->t || (a->t == b->t && a->job < b->job);
 }
 
-static void heap_push(struct tenant_control *tc, double t, size_t job)
+static void heap_push(struct pt_controller *tc, double t, size_t job)
 {
 	tc->heap = xgrow(tc->heap, &tc->cap_heap, tc->n_heap + 1, sizeof *tc->heap);
 	size_t i = tc->n_heap++;
@@ -390,7 +390,7 @@ static void heap_push(struct tenant_control *tc, double t, size_t job)
 	}
 }
 
-static void heap_pop(struct tenant_control *tc)
+static void heap_pop(struct pt_controller *tc)
 {
 	tc->heap[0] = tc->heap[--tc->n_heap];
 	size_t i = 0;
@@ -410,7 +410,7 @@ static void heap_pop(struct tenant_control *tc)
 }
 
 /* Drop wake-ups whose run closed or moved on. */
-static void heap_clean(struct tenant_control *tc)
+static void heap_clean(struct pt_controller *tc)
 {
 	while (tc->n_heap) {
 		const struct wake *w = &tc->heap[0];
@@ -421,22 +421,22 @@ static void heap_clean(struct tenant_control *tc)
 	}
 }
 
-static void feedback_event(struct tenant_control *tc, size_t pool, double time, bool failure, double weight,
-                           enum tc_event_kind kind)
+static void feedback_event(struct pt_controller *tc, size_t pool, double time, bool failure, double weight,
+                           enum pt_event_kind kind)
 {
 	/* no decision reads an event older than its own time minus the window, and every
 	 * later decision is at least this event's time (less EPS): before the window grows,
 	 * forget what no later decision can read (a 1-s margin keeps the rounding of now -
 	 * window out of it). After the evidence end no decision prunes the window at all, and a
 	 * long Spot run adds a guarantee event every period. */
-	struct tf_window *f = &tc->fb[pool];
+	struct pt_fb_window *f = &tc->fb[pool];
 	if (f->n == f->cap)
-		tf_forget_before(f, time - (double)tc->cfg->feedback_window_seconds - 1.0);
-	tf_add(f, time, failure, weight);
-	tc->by_kind[pool * TC_EVENT_KINDS + kind] += weight;
+		pt_fb_forget_before(f, time - (double)tc->cfg->feedback_window_seconds - 1.0);
+	pt_fb_add(f, time, failure, weight);
+	tc->by_kind[pool * PT_EVENT_KINDS + kind] += weight;
 }
 
-void tc_spot_run_started(struct tenant_control *tc, size_t job, size_t pool, double nodes, double gpus, double now,
+void pt_spot_run_started(struct pt_controller *tc, size_t job, size_t pool, double nodes, double gpus, double now,
                          double guarantee_seconds)
 {
 	if (job >= tc->n_jobs || pool >= tc->n_pools || tc->runs[job].active)
@@ -451,13 +451,13 @@ void tc_spot_run_started(struct tenant_control *tc, size_t job, size_t pool, dou
 	heap_clean(tc);
 }
 
-void tc_spot_run_closed(struct tenant_control *tc, size_t job, double now, bool evicted)
+void pt_spot_run_closed(struct pt_controller *tc, size_t job, double now, bool evicted)
 {
 	if (job >= tc->n_jobs || !tc->runs[job].active)
 		return;
 	struct spot_run *r = &tc->runs[job];
 	if (r->nodes > 0)
-		feedback_event(tc, r->pool, now, evicted, r->nodes, evicted ? TC_EVENT_PREEMPTED : TC_EVENT_COMPLETED);
+		feedback_event(tc, r->pool, now, evicted, r->nodes, evicted ? PT_EVENT_PREEMPTED : PT_EVENT_COMPLETED);
 	r->active = false;
 	/* no drift: a pool with no Spot run reads exactly 0 */
 	if (!--tc->running_spot_runs[r->pool] || tc->running_spot[r->pool] - r->gpus < 0)
@@ -467,7 +467,7 @@ void tc_spot_run_closed(struct tenant_control *tc, size_t job, double now, bool 
 	heap_clean(tc);
 }
 
-void tc_after_advance(struct tenant_control *tc, double now)
+void pt_after_advance(struct pt_controller *tc, double now)
 {
 	for (heap_clean(tc); tc->n_heap && tc->heap[0].t <= now + EPS; heap_clean(tc)) {
 		size_t job = tc->heap[0].job;
@@ -476,13 +476,13 @@ void tc_after_advance(struct tenant_control *tc, double now)
 		while (r->checkpoint + r->guarantee <= now + EPS) {
 			r->checkpoint += r->guarantee;
 			if (r->nodes > 0)
-				feedback_event(tc, r->pool, r->checkpoint, false, r->nodes, TC_EVENT_GUARANTEE);
+				feedback_event(tc, r->pool, r->checkpoint, false, r->nodes, PT_EVENT_GUARANTEE);
 		}
 		heap_push(tc, r->checkpoint + r->guarantee, job);
 	}
 }
 
-double tc_next_wakeup(const struct tenant_control *tc, double after)
+double pt_next_wakeup(const struct pt_controller *tc, double after)
 {
 	double t = INFINITY;
 	if (tc->next_sample > after + EPS)
@@ -495,57 +495,57 @@ double tc_next_wakeup(const struct tenant_control *tc, double after)
 	return t;
 }
 
-bool tc_update_due(const struct tenant_control *tc, double now)
+bool pt_update_due(const struct pt_controller *tc, double now)
 {
 	return now + EPS >= tc->next_sample;
 }
 
-bool tc_update_decides(const struct tenant_control *tc, double now)
+bool pt_update_decides(const struct pt_controller *tc, double now)
 {
-	return tc_update_due(tc, now) && now <= tc->evidence_end + EPS && now + EPS >= tc->next_quota &&
+	return pt_update_due(tc, now) && now <= tc->evidence_end + EPS && now + EPS >= tc->next_quota &&
 	       now + EPS >= tc->evidence_start;
 }
 
-double tc_running_spot(const struct tenant_control *tc, size_t pool)
+double pt_running_spot(const struct pt_controller *tc, size_t pool)
 {
 	return pool < tc->n_pools ? tc->running_spot[pool] : 0;
 }
 
-double tc_evidence_start(const struct tenant_control *tc)
+double pt_evidence_start(const struct pt_controller *tc)
 {
 	return tc->evidence_start;
 }
 
-double tc_evidence_end(const struct tenant_control *tc)
+double pt_evidence_end(const struct pt_controller *tc)
 {
 	return tc->evidence_end;
 }
 
-bool tc_gate_active(const struct tenant_control *tc, double now)
+bool pt_gate_active(const struct pt_controller *tc, double now)
 {
 	return !(now < tc->evidence_start - EPS || now >= tc->evidence_end - EPS);
 }
 
-long long tc_decision_quota(const struct tc_decision *d, size_t pool, int horizon_index)
+long long pt_decision_quota(const struct pt_decision *d, size_t pool, int horizon_index)
 {
 	return d && horizon_index >= 0 ? d->pools[pool].quota[horizon_index] : 0;
 }
 
-bool tc_allows_spot_frozen(const struct tc_decision *d, size_t pool, int horizon_index, double requested,
+bool pt_allows_spot_frozen(const struct pt_decision *d, size_t pool, int horizon_index, double requested,
                            double running_pool)
 {
-	return running_pool + requested <= (double)tc_decision_quota(d, pool, horizon_index) + EPS;
+	return running_pool + requested <= (double)pt_decision_quota(d, pool, horizon_index) + EPS;
 }
 
-bool tc_allows_spot(const struct tenant_control *tc, size_t pool, int horizon_index, double requested, double running_pool)
+bool pt_allows_spot(const struct pt_controller *tc, size_t pool, int horizon_index, double requested, double running_pool)
 {
 	/* before the first decision every quota is 0 */
-	return tc_allows_spot_frozen(tc->have_last ? &tc->last : NULL, pool, horizon_index, requested, running_pool);
+	return pt_allows_spot_frozen(tc->have_last ? &tc->last : NULL, pool, horizon_index, requested, running_pool);
 }
 
 /* ---- the update ---- */
 
-static void pend_push(struct tenant_control *tc, size_t k, struct pending x)
+static void pend_push(struct pt_controller *tc, size_t k, struct pending x)
 {
 	if (tc->pend_head[k] && tc->pend_n[k] == tc->pend_cap[k]) {
 		memmove(tc->pend[k], tc->pend[k] + tc->pend_head[k], (tc->pend_n[k] - tc->pend_head[k]) * sizeof **tc->pend);
@@ -556,7 +556,7 @@ static void pend_push(struct tenant_control *tc, size_t k, struct pending x)
 	tc->pend[k][tc->pend_n[k]++] = x;
 }
 
-static void score(struct tenant_control *tc, size_t sample)
+static void score(struct pt_controller *tc, size_t sample)
 {
 	double p = tc->cfg->guarantee_probability;
 	for (size_t k = 0; k < tc->steps; k++)
@@ -564,7 +564,7 @@ static void score(struct tenant_control *tc, size_t sample)
 			struct pending x = tc->pend[k][tc->pend_head[k]++];
 			if (x.sample != sample)
 				continue;  /* cannot happen: every sample is recorded */
-			double actual = th_pool_total(&tc->hist, x.pool, sample);
+			double actual = pt_hist_pool_total(&tc->hist, x.pool, sample);
 			double error = tc->cfg->quirks_fixed ? actual - x.mu : x.mu - actual;
 			double residual = actual - x.q;
 			tc->scores.n++;
@@ -576,26 +576,26 @@ static void score(struct tenant_control *tc, size_t sample)
 		}
 }
 
-static bool inside_evidence(const struct tenant_control *tc, double now)
+static bool inside_evidence(const struct pt_controller *tc, double now)
 {
 	return tc->evidence_start - EPS <= now && now <= tc->evidence_end + EPS;
 }
 
-static int decide(struct tenant_control *tc, double now, const struct tc_observation *obs, char *err, size_t errlen)
+static int decide(struct pt_controller *tc, double now, const struct pt_observation *obs, char *err, size_t errlen)
 {
-	const struct tc_config *c = tc->cfg;
-	struct tc_decision *d = &tc->last;
-	struct tenant_history *h = &tc->hist;
+	const struct pt_config *c = tc->cfg;
+	struct pt_decision *d = &tc->last;
+	struct pt_history *h = &tc->hist;
 	size_t n = h->n_samples - 1;
 	d->now = now;
 	d->sample_index = n;
 	d->history_ready = h->n_series > 0 &&
-	                   now - h->first_time >= (double)tc_minimum_history_hours(c) * 3600.0 - EPS;
+	                   now - h->first_time >= (double)pt_minimum_history_hours(c) * 3600.0 - EPS;
 	d->training_performed = false;
 	if (d->history_ready &&
 	    (!tc->est.trained || now + EPS >= tc->next_retrain || tc->est.fit_series != h->n_series)) {
 		double t0 = cpu_now(tc);
-		int fit = est_fit(&tc->est, h, now, err, errlen);
+		int fit = pt_est_fit(&tc->est, h, now, err, errlen);
 		tc->cpu.training += cpu_now(tc) - t0;
 		if (fit)
 			return -1;
@@ -603,12 +603,12 @@ static int decide(struct tenant_control *tc, double now, const struct tc_observa
 		d->training_performed = true;
 	}
 	for (size_t p = 0; p < tc->n_pools; p++) {
-		struct tc_pool_decision *pd = &d->pools[p];
+		struct pt_pool_decision *pd = &d->pools[p];
 		pd->obs = obs->pools[p];
 		pd->eta_before = tc->eta[p];
-		struct tf_window *fb = &tc->fb[p];
+		struct pt_fb_window *fb = &tc->fb[p];
 		double total, failed;
-		pd->has_rate = tf_rate(fb, now, (double)c->feedback_window_seconds, &total, &failed);
+		pd->has_rate = pt_fb_rate(fb, now, (double)c->feedback_window_seconds, &total, &failed);
 		pd->event_weight = total;
 		pd->eviction_rate = pd->has_rate ? failed / total : 0;
 		pd->skipped = c->quirks_fixed && fb->version == fb->evaluated;   /* Q1 fixed: new evidence only */
@@ -620,24 +620,24 @@ static int decide(struct tenant_control *tc, double now, const struct tc_observa
 							 (double)c->queue_wait_threshold_seconds, &pd->reason);
 		}
 		pd->eta_after = tc->eta[p];
-		pd->hp_running_gpus = th_pool_total(h, p, n);
+		pd->hp_running_gpus = pt_hist_pool_total(h, p, n);
 	}
 	d->n_points = 0;
-	if (tc->est.trained && est_forecast(&tc->est, h, now, d->points, &d->n_points, err, errlen))
+	if (tc->est.trained && pt_est_forecast(&tc->est, h, now, d->points, &d->n_points, err, errlen))
 		return -1;
 	for (size_t i = 0; i < d->n_points; i++) {
-		const struct est_point *pt = &d->points[i];
+		const struct pt_est_point *pt = &d->points[i];
 		if (pt->target <= tc->evidence_end + EPS)
 			pend_push(tc, (size_t)pt->step - 1,
 			          (struct pending){ .sample = n + (size_t)pt->step * tc->points_per_hour, .pool = pt->pool,
 			                            .mu = pt->mu, .q = pt->quantile });
 	}
-	struct pc_point q[EST_MAX_STEPS];
+	struct pc_point q[PT_EST_MAX_STEPS];
 	for (size_t hi = 0; hi < tc->n_horizons; hi++)
 		d->quota[hi] = 0;
 	d->eta = INFINITY;
 	for (size_t p = 0, i = 0; p < tc->n_pools; p++) {
-		struct tc_pool_decision *pd = &d->pools[p];
+		struct pt_pool_decision *pd = &d->pools[p];
 		size_t nq = 0;
 		while (i < d->n_points && d->points[i].pool == p)
 			q[nq++].q = d->points[i++].quantile;
@@ -676,7 +676,7 @@ static int decide(struct tenant_control *tc, double now, const struct tc_observa
 			tc->first_cutoff = now;
 		tc->last_cutoff = now;
 		for (size_t p = 0; p < tc->n_pools; p++) {
-			const struct tc_pool_decision *pd = &d->pools[p];
+			const struct pt_pool_decision *pd = &d->pools[p];
 			double e = num_round(pd->eta_after, 9);
 			if (!tc->retained_count && !p)
 				tc->eta_min = tc->eta_max = e;
@@ -709,9 +709,9 @@ static int decide(struct tenant_control *tc, double now, const struct tc_observa
 	return 1;
 }
 
-int tc_update(struct tenant_control *tc, double now, const struct tc_observation *obs, char *err, size_t errlen)
+int pt_update(struct pt_controller *tc, double now, const struct pt_observation *obs, char *err, size_t errlen)
 {
-	if (!tc_update_due(tc, now)) {
+	if (!pt_update_due(tc, now)) {
 		snprintf(err, errlen, "controller update at %.17g before the next sample time %.17g", now, tc->next_sample);
 		return -1;
 	}
@@ -721,7 +721,7 @@ int tc_update(struct tenant_control *tc, double now, const struct tc_observation
 		return 0;
 	}
 	double t0 = cpu_now(tc);
-	if (th_sample(&tc->hist, now, err, errlen))
+	if (pt_hist_sample(&tc->hist, now, err, errlen))
 		return -1;
 	score(tc, tc->hist.n_samples - 1);
 	tc->cpu.sampling += cpu_now(tc) - t0;
@@ -740,57 +740,57 @@ int tc_update(struct tenant_control *tc, double now, const struct tc_observation
 	return rc;
 }
 
-const struct tc_decision *tc_last_decision(const struct tenant_control *tc)
+const struct pt_decision *pt_last_decision(const struct pt_controller *tc)
 {
 	return tc->have_last ? &tc->last : NULL;
 }
 
-const struct tc_decision *tc_latest_update(const struct tenant_control *tc)
+const struct pt_decision *pt_latest_update(const struct pt_controller *tc)
 {
 	return tc->last_update_decided ? &tc->last : NULL;
 }
 
-const struct tc_config *tc_config(const struct tenant_control *tc)
+const struct pt_config *pt_config(const struct pt_controller *tc)
 {
 	return tc->cfg;
 }
 
-const struct tenant_history *tc_history(const struct tenant_control *tc)
+const struct pt_history *pt_history(const struct pt_controller *tc)
 {
 	return &tc->hist;
 }
 
-const struct tenant_estimator *tc_estimator(const struct tenant_control *tc)
+const struct pt_estimator *pt_estimator(const struct pt_controller *tc)
 {
 	return &tc->est;
 }
 
-double tc_eta(const struct tenant_control *tc, size_t pool)
+double pt_eta(const struct pt_controller *tc, size_t pool)
 {
 	return tc->eta[pool];
 }
 
-const struct tf_window *tc_feedback(const struct tenant_control *tc, size_t pool)
+const struct pt_fb_window *pt_feedback(const struct pt_controller *tc, size_t pool)
 {
 	return &tc->fb[pool];
 }
 
-size_t tc_decision_count(const struct tenant_control *tc)
+size_t pt_decision_count(const struct pt_controller *tc)
 {
 	return tc->decision_count;
 }
 
-const struct tc_scores *tc_scores(const struct tenant_control *tc)
+const struct pt_scores *pt_scores(const struct pt_controller *tc)
 {
 	return &tc->scores;
 }
 
-void tc_time_parts(struct tenant_control *tc, bool on)
+void pt_time_parts(struct pt_controller *tc, bool on)
 {
 	tc->timing = on;
 }
 
-const struct tc_cpu *tc_cpu_seconds(const struct tenant_control *tc)
+const struct pt_cpu *pt_cpu_seconds(const struct pt_controller *tc)
 {
 	return &tc->cpu;
 }
@@ -802,7 +802,7 @@ static void num6(struct strbuf *sb, double v)
 	result_add_double(sb, num_round(v, 6));
 }
 
-static void quotas_by_hour(struct strbuf *sb, const struct tc_config *c, const long long *q)
+static void quotas_by_hour(struct strbuf *sb, const struct pt_config *c, const long long *q)
 {
 	sb_addc(sb, '{');
 	for (size_t hi = 0; hi < c->n_horizons; hi++) {
@@ -811,15 +811,15 @@ static void quotas_by_hour(struct strbuf *sb, const struct tc_config *c, const l
 	sb_addc(sb, '}');
 }
 
-static const char *point_method(const struct tc_config *c)
+static const char *point_method(const struct pt_config *c)
 {
 	return c->calibration_method ? c->calibration_method : "gaussian-validation-rms";
 }
 
-void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const struct tc_decision *d)
+void pt_write_decision(struct strbuf *sb, const struct pt_controller *tc, const struct pt_decision *d)
 {
-	const struct tc_config *c = tc->cfg;
-	const struct tenant_estimator *e = &tc->est;
+	const struct pt_config *c = tc->cfg;
+	const struct pt_estimator *e = &tc->est;
 	sb_adds(sb, "{\"type\":\"control_decision\",\"controller_id\":");
 	sb_add_jstr(sb, c->controller_id, strlen(c->controller_id));
 	sb_adds(sb, ",\"cutoff_time_seconds\":");
@@ -851,7 +851,7 @@ void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const
 	quotas_by_hour(sb, c, d->quota);
 	sb_adds(sb, ",\"points\":[");
 	for (size_t i = 0; i < d->n_points; i++) {
-		const struct est_point *pt = &d->points[i];
+		const struct pt_est_point *pt = &d->points[i];
 		const char *pool = tc->hist.pools[pt->pool];
 		sb_adds(sb, i ? ",{\"resource_pool\":" : "{\"resource_pool\":");
 		sb_add_jstr(sb, pool, strlen(pool));
@@ -871,7 +871,7 @@ void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const
 	}
 	sb_adds(sb, "],\"resource_pools\":{");
 	for (size_t p = 0; p < tc->n_pools; p++) {
-		const struct tc_pool_decision *pd = &d->pools[p];
+		const struct pt_pool_decision *pd = &d->pools[p];
 		if (p)
 			sb_addc(sb, ',');
 		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
@@ -898,7 +898,7 @@ void tc_write_decision(struct strbuf *sb, const struct tenant_control *tc, const
 		result_add_double(sb, num_round(pd->eta_before, 9));
 		sb_adds(sb, ",\"eta_after\":");
 		result_add_double(sb, num_round(pd->eta_after, 9));
-		sb_addf(sb, ",\"reason\":\"%s\"}", tc_reason_name(pd));
+		sb_addf(sb, ",\"reason\":\"%s\"}", pt_reason_name(pd));
 		sb_adds(sb, ",\"predicted_free_gpus_by_guarantee_hour\":{");
 		for (size_t hi = 0; hi < tc->n_horizons; hi++) {
 			sb_addf(sb, "%s\"%lld\":", hi ? "," : "", c->horizons[hi]);
@@ -920,14 +920,14 @@ static void ratio(struct strbuf *sb, double num, double den, int digits, bool ok
 		sb_adds(sb, "null");
 }
 
-void tc_write_report(struct strbuf *sb, const struct tenant_control *tc)
+void pt_write_report(struct strbuf *sb, const struct pt_controller *tc)
 {
-	const struct tc_config *c = tc->cfg;
-	const struct tenant_estimator *e = &tc->est;
-	const struct tc_scores *s = &tc->scores;
+	const struct pt_config *c = tc->cfg;
+	const struct pt_estimator *e = &tc->est;
+	const struct pt_scores *s = &tc->scores;
 	sb_adds(sb, "{\"type\":\"control_report\",\"schema_version\":\"" PC_REPORT_SCHEMA "\",\"controller_id\":");
 	sb_add_jstr(sb, c->controller_id, strlen(c->controller_id));
-	sb_addf(sb, ",\"controller_fingerprint\":\"%s\",\"estimator\":\"%s\"", c->fingerprint, est_id(c->estimator));
+	sb_addf(sb, ",\"controller_fingerprint\":\"%s\",\"estimator\":\"%s\"", c->fingerprint, pt_est_id(c->estimator));
 	sb_adds(sb, ",\"information_boundary\":{\"scheduler_state_and_past_history_only\":true,"
 	            "\"actual_future_demand_used_for_prediction\":false,"
 	            "\"forecast_scoring_occurs_after_target_observation\":true,"
@@ -1013,7 +1013,7 @@ void tc_write_report(struct strbuf *sb, const struct tenant_control *tc)
 	num6(sb, tc->flagged_max_wait);
 	sb_adds(sb, "},\"feedback_events\":{");
 	for (size_t p = 0; p < tc->n_pools; p++) {
-		const struct tf_window *f = &tc->fb[p];
+		const struct pt_fb_window *f = &tc->fb[p];
 		if (p)
 			sb_addc(sb, ',');
 		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
@@ -1025,18 +1025,18 @@ void tc_write_report(struct strbuf *sb, const struct tenant_control *tc)
 		num6(sb, f->success_weight + f->failure_weight);
 		sb_adds(sb, ",\"weight_by_event_kind\":{");
 		bool first = true;
-		static const enum tc_event_kind sorted[] = { TC_EVENT_GUARANTEE, TC_EVENT_COMPLETED, TC_EVENT_PREEMPTED };
-		for (size_t k = 0; k < TC_EVENT_KINDS; k++) {
-			double w = tc->by_kind[p * TC_EVENT_KINDS + sorted[k]];
+		static const enum pt_event_kind sorted[] = { PT_EVENT_GUARANTEE, PT_EVENT_COMPLETED, PT_EVENT_PREEMPTED };
+		for (size_t k = 0; k < PT_EVENT_KINDS; k++) {
+			double w = tc->by_kind[p * PT_EVENT_KINDS + sorted[k]];
 			if (w == 0)
 				continue;
-			sb_addf(sb, "%s\"%s\":", first ? "" : ",", tc_event_kind_name(sorted[k]));
+			sb_addf(sb, "%s\"%s\":", first ? "" : ",", pt_event_kind_name(sorted[k]));
 			num6(sb, w);
 			first = false;
 		}
 		sb_adds(sb, "}}");
 	}
-	sb_addf(sb, "},\"model\":{\"model\":\"%s\",\"model_fingerprint\":", est_id(c->estimator));
+	sb_addf(sb, "},\"model\":{\"model\":\"%s\",\"model_fingerprint\":", pt_est_id(c->estimator));
 	if (e->trained) {
 		sb_addf(sb, "\"%s\",\"trained_at_seconds\":", e->fingerprint);
 		result_add_double(sb, e->trained_at);
@@ -1054,7 +1054,7 @@ void tc_write_report(struct strbuf *sb, const struct tenant_control *tc)
 			sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
 			sb_adds(sb, ":[");
 			for (size_t k = 0; k < tc->steps; k++) {
-				const struct est_calibration *cal = &e->cal[p * tc->steps + k];
+				const struct pt_est_calibration *cal = &e->cal[p * tc->steps + k];
 				sb_addf(sb, "%s{\"horizon_step\":%zu,\"n\":%zu,\"rank\":", k ? "," : "", k + 1, cal->n);
 				if (c->calibration_method)
 					sb_addf(sb, "%zu", cal->rank);

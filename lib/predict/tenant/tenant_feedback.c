@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tf_add(struct tf_window *f, double time, bool failure, double weight)
+void pt_fb_add(struct pt_fb_window *f, double time, bool failure, double weight)
 {
 	f->events = xgrow(f->events, &f->cap, f->n + 1, sizeof *f->events);
-	f->events[f->n++] = (struct tf_event){ .time = time, .weight = weight, .failure = failure };
+	f->events[f->n++] = (struct pt_fb_event){ .time = time, .weight = weight, .failure = failure };
 	f->version++;
 	f->event_count++;
 	if (failure)
@@ -16,7 +16,7 @@ void tf_add(struct tf_window *f, double time, bool failure, double weight)
 		f->success_weight += weight;
 }
 
-void tf_forget_before(struct tf_window *f, double t)
+void pt_fb_forget_before(struct pt_fb_window *f, double t)
 {
 	size_t keep = 0;
 	for (size_t i = 0; i < f->n; i++)
@@ -25,7 +25,7 @@ void tf_forget_before(struct tf_window *f, double t)
 	f->n = keep;
 }
 
-bool tf_rate(struct tf_window *f, double now, double window_seconds, double *total, double *failed)
+bool pt_fb_rate(struct pt_fb_window *f, double now, double window_seconds, double *total, double *failed)
 {
 	double cutoff = now - window_seconds;
 	size_t keep = 0;
@@ -44,13 +44,13 @@ bool tf_rate(struct tf_window *f, double now, double window_seconds, double *tot
 	return t > 0;
 }
 
-void tf_release(struct tf_window *f)
+void pt_fb_release(struct pt_fb_window *f)
 {
 	free(f->events);
 	memset(f, 0, sizeof *f);
 }
 
-void tf_clone(struct tf_window *d, const struct tf_window *s)
+void pt_fb_clone(struct pt_fb_window *d, const struct pt_fb_window *s)
 {
 	*d = *s;
 	d->events = NULL;

@@ -5,29 +5,29 @@
  * the failure rate r = failure weight / total weight the eta law reads
  * (pc_eta_per_decision, predict.h). A version counter says whether the window gained an
  * event since the law last ran (quirk Q1, fixed under our ids). The window owns its
- * array (tf_release frees it); nothing here prints or exits.
+ * array (pt_fb_release frees it); nothing here prints or exits.
  */
 #ifndef SCHEDNAV_PREDICT_TENANT_FEEDBACK_H
 #define SCHEDNAV_PREDICT_TENANT_FEEDBACK_H
 #include <stdbool.h>
 #include <stddef.h>
 
-struct tf_event { double time, weight; bool failure; };
-struct tf_window {
-	struct tf_event *events;
+struct pt_fb_event { double time, weight; bool failure; };
+struct pt_fb_window {
+	struct pt_fb_event *events;
 	size_t n, cap;
 	unsigned long long version, evaluated;   /* events added; version at the last application */
 	/* totals since the start, for the report */
 	long long event_count;
 	double success_weight, failure_weight;
 };
-void tf_add(struct tf_window *f, double time, bool failure, double weight);
+void pt_fb_add(struct pt_fb_window *f, double time, bool failure, double weight);
 /* Drop events older than now - window (kept: time >= now - window); sum the window's
  * weights in order into *total and *failed. Returns whether any weight remains. */
-bool tf_rate(struct tf_window *f, double now, double window_seconds, double *total, double *failed);
-/* Drop the events with time < t, in order (only those tf_rate would drop at any now >= t +
+bool pt_fb_rate(struct pt_fb_window *f, double now, double window_seconds, double *total, double *failed);
+/* Drop the events with time < t, in order (only those pt_fb_rate would drop at any now >= t +
  * window: the window then never grows with the length of a simulation). */
-void tf_forget_before(struct tf_window *f, double t);
-void tf_release(struct tf_window *f);
-void tf_clone(struct tf_window *dst, const struct tf_window *src);
+void pt_fb_forget_before(struct pt_fb_window *f, double t);
+void pt_fb_release(struct pt_fb_window *f);
+void pt_fb_clone(struct pt_fb_window *dst, const struct pt_fb_window *src);
 #endif

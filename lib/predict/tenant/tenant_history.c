@@ -13,12 +13,12 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int th_init(struct tenant_history *h, double first_time, double interval, int points_per_hour, int stride_points,
+int pt_hist_init(struct pt_history *h, double first_time, double interval, int points_per_hour, int stride_points,
             const char *const *pools, size_t n_pools, char *err, size_t errlen)
 {
 	memset(h, 0, sizeof *h);
 	if (!(interval > 0) || points_per_hour <= 0 || stride_points <= 0 || points_per_hour % stride_points ||
-	    points_per_hour / stride_points > TH_MAX_OFFSETS || !isfinite(first_time)) {
+	    points_per_hour / stride_points > PT_HIST_MAX_OFFSETS || !isfinite(first_time)) {
 		snprintf(err, errlen, "demand history needs a positive interval and a stride dividing the hour");
 		return -1;
 	}
@@ -39,7 +39,7 @@ int th_init(struct tenant_history *h, double first_time, double interval, int po
 		if (!strcmp(h->pools[i], h->pools[i - 1])) {
 			snprintf(err, errlen, "resource pool '%s' is listed twice", h->pools[i]);
 			h->n_pools = n_pools;
-			th_release(h);
+			pt_hist_release(h);
 			return -1;
 		}
 	h->n_pools = n_pools;
@@ -53,7 +53,7 @@ int th_init(struct tenant_history *h, double first_time, double interval, int po
 	return 0;
 }
 
-static void series_release(struct th_series *s, int n_offsets)
+static void series_release(struct pt_hist_series *s, int n_offsets)
 {
 	free(s->id);
 	free(s->pool);
@@ -69,7 +69,7 @@ static void series_release(struct th_series *s, int n_offsets)
 	free(s->prefix);
 }
 
-void th_release(struct tenant_history *h)
+void pt_hist_release(struct pt_history *h)
 {
 	for (size_t i = 0; i < h->n_series; i++)
 		series_release(&h->series[i], h->n_offsets);
@@ -108,7 +108,7 @@ static void *dup_mem(const void *p, size_t n)
 	return q;
 }
 
-int th_clone(struct tenant_history *d, const struct tenant_history *s, char *err, size_t errlen)
+int pt_hist_clone(struct pt_history *d, const struct pt_history *s, char *err, size_t errlen)
 {
 	*d = *s;
 	d->pools = xmalloc(s->n_pools * sizeof *d->pools);
@@ -134,8 +134,8 @@ int th_clone(struct tenant_history *d, const struct tenant_history *s, char *err
 		d->tenants[t] = xstrdup(s->tenants[t]);
 	d->series = xmalloc((s->cap_series ? s->cap_series : 1) * sizeof *d->series);
 	for (size_t i = 0; i < s->n_series; i++) {
-		const struct th_series *a = &s->series[i];
-		struct th_series *b = &d->series[i];
+		const struct pt_hist_series *a = &s->series[i];
+		struct pt_hist_series *b = &d->series[i];
 		*b = *a;
 		b->id = xstrdup(a->id);
 		b->pool = xstrdup(a->pool);
@@ -153,7 +153,7 @@ int th_clone(struct tenant_history *d, const struct tenant_history *s, char *err
 	return 0;
 }
 
-int th_pool_index(const struct tenant_history *h, const char *pool, size_t *index)
+int pt_hist_pool_index(const struct pt_history *h, const char *pool, size_t *index)
 {
 	size_t lo = 0, hi = h->n_pools;
 	while (lo < hi) {
@@ -184,7 +184,7 @@ static char *series_id(const char *pool, const char *tenant)
 }
 
 /* Position of id in the sorted index (lower bound). */
-static size_t sorted_pos(const struct tenant_history *h, const char *id, bool *found)
+static size_t sorted_pos(const struct pt_history *h, const char *id, bool *found)
 {
 	size_t lo = 0, hi = h->n_series;
 	while (lo < hi) {
@@ -199,7 +199,7 @@ static size_t sorted_pos(const struct tenant_history *h, const char *id, bool *f
 	return lo;
 }
 
-int th_find_series(const struct tenant_history *h, const char *pool, const char *tenant, size_t *index)
+int pt_hist_find_series(const struct pt_history *h, const char *pool, const char *tenant, size_t *index)
 {
 	char *id = series_id(pool, tenant);
 	bool found;
@@ -219,11 +219,11 @@ static bool has_control(const char *s)
 	return false;
 }
 
-int th_series_index(struct tenant_history *h, const char *pool, const char *tenant, size_t *index, char *err,
+int pt_hist_series_index(struct pt_history *h, const char *pool, const char *tenant, size_t *index, char *err,
                     size_t errlen)
 {
 	size_t p;
-	if (th_pool_index(h, pool, &p)) {
+	if (pt_hist_pool_index(h, pool, &p)) {
 		snprintf(err, errlen, "demand series references unknown resource pool '%s'", pool);
 		return -1;
 	}
@@ -241,7 +241,7 @@ int th_series_index(struct tenant_history *h, const char *pool, const char *tena
 	}
 	h->series = xgrow(h->series, &h->cap_series, h->n_series + 1, sizeof *h->series);
 	size_t i = h->n_series;
-	struct th_series *s = &h->series[i];
+	struct pt_hist_series *s = &h->series[i];
 	memset(s, 0, sizeof *s);
 	s->id = id;
 	s->pool = xstrdup(pool);
@@ -283,9 +283,9 @@ int th_series_index(struct tenant_history *h, const char *pool, const char *tena
 	return 0;
 }
 
-void th_set(struct tenant_history *h, size_t series, double value)
+void pt_hist_set(struct pt_history *h, size_t series, double value)
 {
-	struct th_series *s = &h->series[series];
+	struct pt_hist_series *s = &h->series[series];
 	if (!(value > 0))
 		value = 0;
 	if (value != s->current) {
@@ -299,7 +299,7 @@ void th_set(struct tenant_history *h, size_t series, double value)
 	}
 }
 
-static void resize_blocks(struct tenant_history *h, size_t cap)
+static void resize_blocks(struct pt_history *h, size_t cap)
 {
 	for (size_t k = 0; k < h->n_pools * (size_t)h->n_offsets; k++)
 		h->pool_hourly[k] = xrealloc(h->pool_hourly[k], cap * sizeof *h->pool_hourly[k]);
@@ -311,7 +311,7 @@ static void resize_blocks(struct tenant_history *h, size_t cap)
 	h->cap_blocks = cap;
 }
 
-static void grow_blocks(struct tenant_history *h, size_t need)
+static void grow_blocks(struct pt_history *h, size_t need)
 {
 	if (need <= h->cap_blocks)
 		return;
@@ -319,14 +319,14 @@ static void grow_blocks(struct tenant_history *h, size_t need)
 	resize_blocks(h, cap > need ? cap : need);
 }
 
-static void resize_samples(struct tenant_history *h, size_t cap)
+static void resize_samples(struct pt_history *h, size_t cap)
 {
 	for (size_t p = 0; p < h->n_pools; p++)
 		h->pool_total[p] = xrealloc(h->pool_total[p], cap * sizeof *h->pool_total[p]);
 	h->cap_samples = cap;
 }
 
-void th_reserve(struct tenant_history *h, size_t blocks, size_t samples)
+void pt_hist_reserve(struct pt_history *h, size_t blocks, size_t samples)
 {
 	if (blocks > h->cap_blocks)
 		resize_blocks(h, blocks);
@@ -334,10 +334,10 @@ void th_reserve(struct tenant_history *h, size_t blocks, size_t samples)
 		resize_samples(h, samples);
 }
 
-int th_sample(struct tenant_history *h, double now, char *err, size_t errlen)
+int pt_hist_sample(struct pt_history *h, double now, char *err, size_t errlen)
 {
 	size_t n = h->n_samples;
-	double expected = th_sample_time(h, n);
+	double expected = pt_hist_sample_time(h, n);
 	if (!(fabs(now - expected) <= 1e-6 * (1.0 + fabs(expected)))) {
 		snprintf(err, errlen, "demand sample %zu at %.17g is off the %.17g-s grid (expected %.17g)", n, now, h->interval,
 		         expected);
@@ -372,7 +372,7 @@ int th_sample(struct tenant_history *h, double now, char *err, size_t errlen)
 				h->series[i].partial[o] = h->series[i].current;
 		} else {
 			for (size_t k = 0; k < h->n_dirty; k++) {
-				struct th_series *s = &h->series[h->dirty[k]];
+				struct pt_hist_series *s = &h->series[h->dirty[k]];
 				if (s->current > s->partial[o])
 					s->partial[o] = s->current;
 			}
@@ -381,7 +381,7 @@ int th_sample(struct tenant_history *h, double now, char *err, size_t errlen)
 			size_t b = h->n_blocks[o];
 			grow_blocks(h, b + 1);
 			for (size_t i = 0; i < h->n_series; i++) {
-				struct th_series *s = &h->series[i];
+				struct pt_hist_series *s = &h->series[i];
 				s->hourly[o][b] = s->partial[o];
 				s->prefix[o][b + 1] = s->prefix[o][b] + s->partial[o];
 				if (s->partial[o] > 0)
@@ -400,22 +400,22 @@ int th_sample(struct tenant_history *h, double now, char *err, size_t errlen)
 	return 0;
 }
 
-double th_sample_time(const struct tenant_history *h, size_t n)
+double pt_hist_sample_time(const struct pt_history *h, size_t n)
 {
 	return h->first_time + (double)n * h->interval;
 }
 
-double th_pool_total(const struct tenant_history *h, size_t pool, size_t n)
+double pt_hist_pool_total(const struct pt_history *h, size_t pool, size_t n)
 {
 	return h->pool_total[pool][n];
 }
 
-const double *th_pool_hourly(const struct tenant_history *h, size_t pool, size_t offset_index)
+const double *pt_hist_pool_hourly(const struct pt_history *h, size_t pool, size_t offset_index)
 {
 	return h->pool_hourly[pool * (size_t)h->n_offsets + offset_index];
 }
 
-size_t th_window_count(const struct tenant_history *h, int lookback_hours, int horizon_hours)
+size_t pt_hist_window_count(const struct pt_history *h, int lookback_hours, int horizon_hours)
 {
 	size_t need = (size_t)(lookback_hours + horizon_hours) * (size_t)h->points_per_hour;
 	if (h->n_samples < need)
@@ -423,43 +423,43 @@ size_t th_window_count(const struct tenant_history *h, int lookback_hours, int h
 	return (h->n_samples - need) / (size_t)h->stride_points + 1;
 }
 
-struct th_window th_window_at(const struct tenant_history *h, size_t w, int lookback_hours)
+struct pt_hist_window pt_hist_window_at(const struct pt_history *h, size_t w, int lookback_hours)
 {
 	size_t s = w * (size_t)h->stride_points, pph = (size_t)h->points_per_hour;
-	struct th_window x;
+	struct pt_hist_window x;
 	x.offset_index = (s % pph) / (size_t)h->stride_points;
 	x.first_block = s / pph;
 	x.target_start = h->first_time + (double)(s + (size_t)lookback_hours * pph) * h->interval;
 	return x;
 }
 
-const double *th_hourly(const struct tenant_history *h, size_t series, size_t offset_index)
+const double *pt_hist_hourly(const struct pt_history *h, size_t series, size_t offset_index)
 {
 	return h->series[series].hourly[offset_index];
 }
 
-const double *th_prefix(const struct tenant_history *h, size_t series, size_t offset_index)
+const double *pt_hist_prefix(const struct pt_history *h, size_t series, size_t offset_index)
 {
 	return h->series[series].prefix[offset_index];
 }
 
-void th_split_at(const struct tenant_history *h, double trained_at, int lookback_hours, int horizon_hours,
-                 int validation_hours, struct th_split *out)
+void pt_hist_split_at(const struct pt_history *h, double trained_at, int lookback_hours, int horizon_hours,
+                 int validation_hours, struct pt_hist_split *out)
 {
 	double boundary = trained_at - (double)validation_hours * 3600.0, span = (double)horizon_hours * 3600.0;
-	size_t n = th_window_count(h, lookback_hours, horizon_hours);
+	size_t n = pt_hist_window_count(h, lookback_hours, horizon_hours);
 	memset(out, 0, sizeof *out);
 	out->n_windows = n;
 	out->boundary = boundary;
 	size_t w = 0;
-	while (w < n && th_window_at(h, w, lookback_hours).target_start + span <= boundary + EPS)
+	while (w < n && pt_hist_window_at(h, w, lookback_hours).target_start + span <= boundary + EPS)
 		w++;
 	out->n_train = w;
-	while (w < n && th_window_at(h, w, lookback_hours).target_start < boundary - EPS)
+	while (w < n && pt_hist_window_at(h, w, lookback_hours).target_start < boundary - EPS)
 		w++;  /* straddling the boundary: dropped */
 	out->validation_first = w;
 	while (w < n) {
-		double t0 = th_window_at(h, w, lookback_hours).target_start;
+		double t0 = pt_hist_window_at(h, w, lookback_hours).target_start;
 		if (!(t0 >= boundary - EPS && t0 + span <= trained_at + EPS))
 			break;
 		w++;

@@ -1,11 +1,11 @@
 /*
- * tenant_history — the minute demand history of the tenant controller
+ * pt_history — the minute demand history of the tenant controller
  * (docs/predictive-rules.md §2 "Sampling" and "Training data", docs/tenant-controller.md "What is kept").
  *
  * A series is one (pool, tenant) pair, identified by the compact JSON array
  * ["pool","tenant"] (the original's series id and sort key, compared bytewise). Its
- * value is the running HP GPUs the caller sets between samples (th_set); a series that
- * is not registered reads 0, and a registered one keeps its slot for good. th_sample
+ * value is the running HP GPUs the caller sets between samples (pt_hist_set); a series that
+ * is not registered reads 0, and a registered one keeps its slot for good. pt_hist_sample
  * records every series' current value as sample n = 0, 1, 2, ... at time
  * first_time + n * interval.
  *
@@ -15,7 +15,7 @@
  * Work per sample is O(series whose value changed) plus O(series) every stride_points
  * samples (one offset opens and one closes a block), never a rescan of the history.
  * Training window s (s = 0, 5, 10, ... samples) reads offset s mod 60 from block
- * s div 60: th_window_blocks gives that array.
+ * s div 60: pt_hist_window_blocks gives that array.
  *
  * Beside each array it keeps the running prefix sums (prefix[0] = 0, prefix[j + 1] =
  * prefix[j] + block j, one addition per append), so the mean of any run of blocks is
@@ -25,7 +25,7 @@
  * the pool summed in id order), the actual against which forecasts are scored, and the
  * hourly maxima of that total at the same 12 offsets (what a reservation must cover).
  *
- * Memory: the history owns every string and array; th_release frees them, th_clone
+ * Memory: the history owns every string and array; pt_hist_release frees them, pt_hist_clone
  * makes an independent deep copy (a fork for counterfactual control). Nothing here
  * prints or exits.
  */
@@ -34,13 +34,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define TH_MAX_OFFSETS 60
+#define PT_HIST_MAX_OFFSETS 60
 
-struct th_series {
+struct pt_hist_series {
 	char *id;                  /* ["pool","tenant"], compact JSON, raw UTF-8 */
 	char *pool, *tenant;
-	size_t pool_index;         /* into tenant_history.pools */
-	size_t tenant_index;       /* into tenant_history.tenants (registration order) */
+	size_t pool_index;         /* into pt_history.pools */
+	size_t tenant_index;       /* into pt_history.tenants (registration order) */
 	size_t registered_sample;  /* the first sample that saw it (n_samples at registration) */
 	double current;            /* the value the next sample records */
 	bool dirty;                /* current changed since the last sample */
@@ -50,16 +50,16 @@ struct th_series {
 	long long *last_nonzero;   /* per offset: index of the last block > 0, or -1 */
 };
 
-struct th_window { size_t offset_index, first_block; double target_start; };
+struct pt_hist_window { size_t offset_index, first_block; double target_start; };
 
-struct tenant_history {
+struct pt_history {
 	double first_time, interval;
 	int points_per_hour, stride_points, n_offsets;
 	size_t n_samples;
 	double last_time;
 	char **pools;              /* the controller's pools, sorted, fixed at init */
 	size_t n_pools;
-	struct th_series *series;  /* registration order */
+	struct pt_hist_series *series;  /* registration order */
 	size_t n_series, cap_series;
 	size_t *sorted;            /* series indices in id order */
 	size_t **pool_series;      /* per pool: its series indices in id order */
@@ -77,49 +77,49 @@ struct tenant_history {
 
 /* interval (seconds) and points_per_hour * interval = 3600 are the caller's to check;
  * stride_points divides points_per_hour. pools are copied (sorted, unique). */
-int th_init(struct tenant_history *h, double first_time, double interval, int points_per_hour, int stride_points,
+int pt_hist_init(struct pt_history *h, double first_time, double interval, int points_per_hour, int stride_points,
             const char *const *pools, size_t n_pools, char *err, size_t errlen);
-void th_release(struct tenant_history *h);
+void pt_hist_release(struct pt_history *h);
 /* Size every array for `blocks` hourly blocks and `samples` samples up front (a hint:
  * the arrays still grow past it), so a long history is not over-allocated by doubling. */
-void th_reserve(struct tenant_history *h, size_t blocks, size_t samples);
-int th_clone(struct tenant_history *dst, const struct tenant_history *src, char *err, size_t errlen);
+void pt_hist_reserve(struct pt_history *h, size_t blocks, size_t samples);
+int pt_hist_clone(struct pt_history *dst, const struct pt_history *src, char *err, size_t errlen);
 
 /* Index of series (pool, tenant), registering it (value 0) when new. -1 for an unknown
  * pool or a string with a control character; registering never changes other indices. */
-int th_series_index(struct tenant_history *h, const char *pool, const char *tenant, size_t *index, char *err,
+int pt_hist_series_index(struct pt_history *h, const char *pool, const char *tenant, size_t *index, char *err,
                     size_t errlen);
 /* Index of a registered series, or -1. */
-int th_find_series(const struct tenant_history *h, const char *pool, const char *tenant, size_t *index);
+int pt_hist_find_series(const struct pt_history *h, const char *pool, const char *tenant, size_t *index);
 /* Set the value the next sample records (negative values are stored as 0). */
-void th_set(struct tenant_history *h, size_t series, double value);
+void pt_hist_set(struct pt_history *h, size_t series, double value);
 /* Record sample n_samples at time now (within 1e-6 s of first_time + n * interval). */
-int th_sample(struct tenant_history *h, double now, char *err, size_t errlen);
+int pt_hist_sample(struct pt_history *h, double now, char *err, size_t errlen);
 
 /* Time of sample n, first_time + n * interval. */
-double th_sample_time(const struct tenant_history *h, size_t n);
+double pt_hist_sample_time(const struct pt_history *h, size_t n);
 /* Pool p's total running HP GPUs at sample n (n < n_samples). */
-double th_pool_total(const struct tenant_history *h, size_t pool, size_t n);
+double pt_hist_pool_total(const struct pt_history *h, size_t pool, size_t n);
 /* The completed hourly maxima of pool p's total at an offset index (length n_blocks[o]). */
-const double *th_pool_hourly(const struct tenant_history *h, size_t pool, size_t offset_index);
+const double *pt_hist_pool_hourly(const struct pt_history *h, size_t pool, size_t offset_index);
 /* Index of pool name, or -1. */
-int th_pool_index(const struct tenant_history *h, const char *pool, size_t *index);
+int pt_hist_pool_index(const struct pt_history *h, const char *pool, size_t *index);
 
 /* Training window geometry (§2): window w starts at sample s = w * stride_points, reads
  * lookback blocks then horizon target blocks of offset s mod points_per_hour, and its
  * target starts at T0 = first_time + (s + lookback * points_per_hour) * interval. */
-size_t th_window_count(const struct tenant_history *h, int lookback_hours, int horizon_hours);
-struct th_window th_window_at(const struct tenant_history *h, size_t w, int lookback_hours);
+size_t pt_hist_window_count(const struct pt_history *h, int lookback_hours, int horizon_hours);
+struct pt_hist_window pt_hist_window_at(const struct pt_history *h, size_t w, int lookback_hours);
 /* The completed hourly maxima of series i at an offset index (length n_blocks[o]), and
  * their prefix sums (length n_blocks[o] + 1). */
-const double *th_hourly(const struct tenant_history *h, size_t series, size_t offset_index);
-const double *th_prefix(const struct tenant_history *h, size_t series, size_t offset_index);
+const double *pt_hist_hourly(const struct pt_history *h, size_t series, size_t offset_index);
+const double *pt_hist_prefix(const struct pt_history *h, size_t series, size_t offset_index);
 
 /* The train/validation split at trained_at (§2): B = trained_at - validation_hours h;
  * train = windows with T0 + horizon h <= B, validation = T0 >= B and T0 + horizon h <=
  * trained_at (EPS 1e-9 on each side); windows straddling B are dropped. Train is the
  * prefix [0, n_train) and validation the range [validation_first, validation_end). */
-struct th_split { size_t n_windows, n_train, validation_first, validation_end; double boundary; };
-void th_split_at(const struct tenant_history *h, double trained_at, int lookback_hours, int horizon_hours,
-                 int validation_hours, struct th_split *out);
+struct pt_hist_split { size_t n_windows, n_train, validation_first, validation_end; double boundary; };
+void pt_hist_split_at(const struct pt_history *h, double trained_at, int lookback_hours, int horizon_hours,
+                 int validation_hours, struct pt_hist_split *out);
 #endif

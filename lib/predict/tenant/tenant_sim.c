@@ -29,7 +29,7 @@ static void map_models(struct pc_sim *b, const struct sim *s)
 	for (int p = 0; p < PC_SIM_MAX_MODELS; p++)
 		b->model_of_pool[p] = -2;
 	for (int m = 0; m < sim_model_count(s) && m < PC_SIM_MAX_MODELS; m++) {
-		b->pool_of_model[m] = tc_pool_index(b->c->tenant, sim_model_name(s, m));
+		b->pool_of_model[m] = pt_pool_index(b->c->tenant, sim_model_name(s, m));
 		if (b->pool_of_model[m] >= 0)
 			b->model_of_pool[b->pool_of_model[m]] = m;
 	}
@@ -45,18 +45,18 @@ static int pool_of(struct pc_sim *b, const struct sim *s, int model)
 static double next_wakeup(void *ctx, const struct sim *s, double after)
 {
 	struct pc_sim *b = ctx;
-	return tc_next_wakeup(b->c->tenant, after);
+	return pt_next_wakeup(b->c->tenant, after);
 }
 
 static void after_advance(void *ctx, struct sim *s)
 {
 	struct pc_sim *b = ctx;
-	tc_after_advance(b->c->tenant, sim_now(s));
+	pt_after_advance(b->c->tenant, sim_now(s));
 }
 
 static bool gating(const struct pc_sim *b, const struct sim *s)
 {
-	return b->enforce && tc_gate_active(b->c->tenant, sim_now(s));
+	return b->enforce && pt_gate_active(b->c->tenant, sim_now(s));
 }
 
 /*
@@ -68,24 +68,24 @@ static bool gating(const struct pc_sim *b, const struct sim *s)
  * min-heap of entry times with lazy deletion) and a Fenwick tree over the pool's distinct
  * Spot demands (how many queued jobs ask for at most x GPUs).
  */
-struct ptq_entry { double since; size_t job; unsigned epoch; };
-struct ptq_pool {
+struct pt_queue_entry { double since; size_t job; unsigned epoch; };
+struct pt_queue_pool {
 	size_t count;
 	double gpus;
-	struct ptq_entry *heap;
+	struct pt_queue_entry *heap;
 	size_t nheap, capheap;
 	double *values;               /* sorted distinct Spot demands of the pool */
 	long long *tree;              /* Fenwick tree over values, 1-based */
 	size_t nvalues;
 };
-struct pc_tenant_queue {
+struct pt_queue {
 	const struct trace *t;
 	size_t next_arrival, njobs, npools;
 	int *pool_of_job;             /* -1: HP or no pool */
 	unsigned *epoch;
 	bool *queued;
 	size_t *value_of_job;
-	struct ptq_pool *pools;
+	struct pt_queue_pool *pools;
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -94,12 +94,12 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct pc_tenant_queue *ptq_new(const struct trace *t, const struct tenant_control *tc)
+struct pt_queue *pt_queue_new(const struct trace *t, const struct pt_controller *tc)
 {
-	struct pc_tenant_queue *q = xcalloc(1, sizeof *q);
+	struct pt_queue *q = xcalloc(1, sizeof *q);
 	q->t = t;
 	q->njobs = t->n_jobs;
-	q->npools = tc_pool_count(tc);
+	q->npools = pt_pool_count(tc);
 	q->pool_of_job = xcalloc(t->n_jobs + 1, sizeof *q->pool_of_job);
 	q->epoch = xcalloc(t->n_jobs + 1, sizeof *q->epoch);
 	q->queued = xcalloc(t->n_jobs + 1, sizeof *q->queued);
@@ -107,7 +107,7 @@ struct pc_tenant_queue *ptq_new(const struct trace *t, const struct tenant_contr
 	q->pools = xcalloc(q->npools, sizeof *q->pools);
 	for (size_t i = 0; i < t->n_jobs; i++) {
 		const struct trace_job *j = &t->jobs[i];
-		int p = j->hp ? -1 : tc_pool_index(tc, j->model);
+		int p = j->hp ? -1 : pt_pool_index(tc, j->model);
 		q->pool_of_job[i] = p;
 		if (p >= 0)
 			q->pools[p].nvalues++;
@@ -118,11 +118,11 @@ struct pc_tenant_queue *ptq_new(const struct trace *t, const struct tenant_contr
 	}
 	for (size_t i = 0; i < t->n_jobs; i++)
 		if (q->pool_of_job[i] >= 0) {
-			struct ptq_pool *pp = &q->pools[q->pool_of_job[i]];
+			struct pt_queue_pool *pp = &q->pools[q->pool_of_job[i]];
 			pp->values[pp->nvalues++] = t->jobs[i].gpus;
 		}
 	for (size_t p = 0; p < q->npools; p++) {
-		struct ptq_pool *pp = &q->pools[p];
+		struct pt_queue_pool *pp = &q->pools[p];
 		qsort(pp->values, pp->nvalues, sizeof *pp->values, cmp_double);
 		size_t u = 0;
 		for (size_t k = 0; k < pp->nvalues; k++)
@@ -133,7 +133,7 @@ struct pc_tenant_queue *ptq_new(const struct trace *t, const struct tenant_contr
 	}
 	for (size_t i = 0; i < t->n_jobs; i++)
 		if (q->pool_of_job[i] >= 0) {
-			const struct ptq_pool *pp = &q->pools[q->pool_of_job[i]];
+			const struct pt_queue_pool *pp = &q->pools[q->pool_of_job[i]];
 			const double *hit = bsearch(&t->jobs[i].gpus, pp->values, pp->nvalues, sizeof *pp->values, cmp_double);
 			q->value_of_job[i] = (size_t)(hit - pp->values);
 		}
@@ -148,9 +148,9 @@ static void *dup(const void *p, size_t n)
 	return d;
 }
 
-struct pc_tenant_queue *ptq_clone(const struct pc_tenant_queue *s)
+struct pt_queue *pt_queue_clone(const struct pt_queue *s)
 {
-	struct pc_tenant_queue *q = dup(s, sizeof *s);
+	struct pt_queue *q = dup(s, sizeof *s);
 	size_t n = s->njobs + 1;
 	q->pool_of_job = dup(s->pool_of_job, n * sizeof *s->pool_of_job);
 	q->epoch = dup(s->epoch, n * sizeof *s->epoch);
@@ -158,7 +158,7 @@ struct pc_tenant_queue *ptq_clone(const struct pc_tenant_queue *s)
 	q->value_of_job = dup(s->value_of_job, n * sizeof *s->value_of_job);
 	q->pools = dup(s->pools, s->npools * sizeof *s->pools);
 	for (size_t p = 0; p < s->npools; p++) {
-		const struct ptq_pool *sp = &s->pools[p];
+		const struct pt_queue_pool *sp = &s->pools[p];
 		q->pools[p].heap = dup(sp->heap, sp->capheap * sizeof *sp->heap);
 		q->pools[p].values = dup(sp->values, (sp->nvalues + 1) * sizeof *sp->values);
 		q->pools[p].tree = dup(sp->tree, (sp->nvalues + 1) * sizeof *sp->tree);
@@ -166,7 +166,7 @@ struct pc_tenant_queue *ptq_clone(const struct pc_tenant_queue *s)
 	return q;
 }
 
-void ptq_free(struct pc_tenant_queue *q)
+void pt_queue_free(struct pt_queue *q)
 {
 	if (!q)
 		return;
@@ -183,14 +183,14 @@ void ptq_free(struct pc_tenant_queue *q)
 	free(q);
 }
 
-static void tree_add(struct ptq_pool *pp, size_t k, long long d)
+static void tree_add(struct pt_queue_pool *pp, size_t k, long long d)
 {
 	for (size_t i = k + 1; i <= pp->nvalues; i += i & (~i + 1))
 		pp->tree[i] += d;
 }
 
 /* queued jobs of the pool asking for at most x GPUs */
-static long long tree_at_most(const struct ptq_pool *pp, double x)
+static long long tree_at_most(const struct pt_queue_pool *pp, double x)
 {
 	size_t lo = 0, hi = pp->nvalues;   /* count of values <= x */
 	while (lo < hi) {
@@ -206,25 +206,25 @@ static long long tree_at_most(const struct ptq_pool *pp, double x)
 	return c;
 }
 
-static bool entry_less(const struct ptq_entry *a, const struct ptq_entry *b)
+static bool entry_less(const struct pt_queue_entry *a, const struct pt_queue_entry *b)
 {
 	return a->since < b->since || (a->since == b->since && a->job < b->job);
 }
 
-static void heap_push(struct ptq_pool *pp, struct ptq_entry e)
+static void heap_push(struct pt_queue_pool *pp, struct pt_queue_entry e)
 {
 	pp->heap = xgrow(pp->heap, &pp->capheap, pp->nheap + 1, sizeof *pp->heap);
 	size_t i = pp->nheap++;
 	pp->heap[i] = e;
 	while (i && entry_less(&pp->heap[i], &pp->heap[(i - 1) / 2])) {
-		struct ptq_entry x = pp->heap[i];
+		struct pt_queue_entry x = pp->heap[i];
 		pp->heap[i] = pp->heap[(i - 1) / 2];
 		pp->heap[(i - 1) / 2] = x;
 		i = (i - 1) / 2;
 	}
 }
 
-static void heap_pop(struct ptq_pool *pp)
+static void heap_pop(struct pt_queue_pool *pp)
 {
 	pp->heap[0] = pp->heap[--pp->nheap];
 	for (size_t i = 0;;) {
@@ -235,33 +235,33 @@ static void heap_pop(struct ptq_pool *pp)
 			m = r;
 		if (m == i)
 			break;
-		struct ptq_entry x = pp->heap[i];
+		struct pt_queue_entry x = pp->heap[i];
 		pp->heap[i] = pp->heap[m];
 		pp->heap[m] = x;
 		i = m;
 	}
 }
 
-static void ptq_enter(struct pc_tenant_queue *q, size_t job, double since)
+static void pt_queue_enter(struct pt_queue *q, size_t job, double since)
 {
 	int p = job < q->njobs ? q->pool_of_job[job] : -1;
 	if (p < 0 || q->queued[job])
 		return;
-	struct ptq_pool *pp = &q->pools[p];
+	struct pt_queue_pool *pp = &q->pools[p];
 	q->queued[job] = true;
 	q->epoch[job]++;
-	heap_push(pp, (struct ptq_entry){ since, job, q->epoch[job] });
+	heap_push(pp, (struct pt_queue_entry){ since, job, q->epoch[job] });
 	pp->count++;
 	pp->gpus += q->t->jobs[job].gpus;
 	tree_add(pp, q->value_of_job[job], +1);
 }
 
-static void ptq_leave(struct pc_tenant_queue *q, size_t job)
+static void pt_queue_leave(struct pt_queue *q, size_t job)
 {
 	int p = job < q->njobs ? q->pool_of_job[job] : -1;
 	if (p < 0 || !q->queued[job])
 		return;
-	struct ptq_pool *pp = &q->pools[p];
+	struct pt_queue_pool *pp = &q->pools[p];
 	q->queued[job] = false;
 	pp->count--;
 	/* no drift: an empty queue holds exactly 0 GPUs */
@@ -269,54 +269,54 @@ static void ptq_leave(struct pc_tenant_queue *q, size_t job)
 	tree_add(pp, q->value_of_job[job], -1);
 }
 
-static void ptq_arrivals(struct pc_tenant_queue *q, double now)
+static void pt_queue_arrivals(struct pt_queue *q, double now)
 {
 	while (q->next_arrival < q->njobs && q->t->jobs[q->next_arrival].submit <= now + SIM_EPS) {
 		size_t i = q->next_arrival++;
-		ptq_enter(q, i, q->t->jobs[i].submit);
+		pt_queue_enter(q, i, q->t->jobs[i].submit);
 	}
 }
 
-static double ptq_longest_wait(struct pc_tenant_queue *q, size_t p, double now)
+static double pt_queue_longest_wait(struct pt_queue *q, size_t p, double now)
 {
-	struct ptq_pool *pp = &q->pools[p];
+	struct pt_queue_pool *pp = &q->pools[p];
 	while (pp->nheap && !(q->queued[pp->heap[0].job] && q->epoch[pp->heap[0].job] == pp->heap[0].epoch))
 		heap_pop(pp);
 	return pp->nheap ? now - pp->heap[0].since : 0;
 }
 
-static long long ptq_count(const void *ctx, size_t p, double above, double at_most)
+static long long pt_queue_count(const void *ctx, size_t p, double above, double at_most)
 {
-	const struct pc_tenant_queue *q = ctx;
-	const struct ptq_pool *pp = &q->pools[p];
+	const struct pt_queue *q = ctx;
+	const struct pt_queue_pool *pp = &q->pools[p];
 	return at_most > above ? tree_at_most(pp, at_most) - tree_at_most(pp, above) : 0;
 }
 
 static int at_instant(void *ctx, struct sim *s, char *err, size_t errlen)
 {
 	struct pc_sim *b = ctx;
-	struct tenant_control *tc = b->c->tenant;
-	struct pc_tenant_queue *q = b->c->tenant_queue;
+	struct pt_controller *tc = b->c->tenant;
+	struct pt_queue *q = b->c->tenant_queue;
 	double now = sim_now(s);
 	if (b->failure[0]) {
 		snprintf(err, errlen, "%s", b->failure);
 		return -1;
 	}
-	ptq_arrivals(q, now);
-	if (!tc_update_due(tc, now))
+	pt_queue_arrivals(q, now);
+	if (!pt_update_due(tc, now))
 		return 0;
-	struct tc_observation o = { sim_hp_outstanding_gpus(s), sim_spot_backlog_gpus(s), sim_running_spot_gpus(s),
-				    b->c->tenant_obs, gating(b, s), b->horizon, ptq_count, q };
-	if (tc_update_decides(tc, now)) {
+	struct pt_observation o = { sim_hp_outstanding_gpus(s), sim_spot_backlog_gpus(s), sim_running_spot_gpus(s),
+				    b->c->tenant_obs, gating(b, s), b->horizon, pt_queue_count, q };
+	if (pt_update_decides(tc, now)) {
 		map_models(b, s);
-		for (size_t p = 0; p < tc_pool_count(tc); p++) {
+		for (size_t p = 0; p < pt_pool_count(tc); p++) {
 			int m = b->model_of_pool[p];
-			b->c->tenant_obs[p] = (struct tc_pool_observation){ .idle_gpus = m >= 0 ? sim_free_gpus(s, m) : 0,
-				.running_spot_gpus = tc_running_spot(tc, p), .spot_backlog_gpus = q->pools[p].gpus,
-				.maximum_spot_wait_seconds = ptq_longest_wait(q, p, now) };
+			b->c->tenant_obs[p] = (struct pt_pool_observation){ .idle_gpus = m >= 0 ? sim_free_gpus(s, m) : 0,
+				.running_spot_gpus = pt_running_spot(tc, p), .spot_backlog_gpus = q->pools[p].gpus,
+				.maximum_spot_wait_seconds = pt_queue_longest_wait(q, p, now) };
 		}
 	}
-	return tc_update(tc, now, &o, err, errlen) < 0 ? -1 : 0;
+	return pt_update(tc, now, &o, err, errlen) < 0 ? -1 : 0;
 }
 
 static double gate_limit(void *ctx, const struct sim *s, int model)
@@ -325,9 +325,9 @@ static double gate_limit(void *ctx, const struct sim *s, int model)
 	int p = gating(b, s) ? pool_of(b, s, model) : -1;
 	if (p < 0)
 		return INFINITY;
-	const struct tenant_control *tc = b->c->tenant;
-	double q = (double)tc_decision_quota(tc_last_decision(tc), (size_t)p, b->horizon);
-	return q - tc_running_spot(tc, (size_t)p) + 2 * PC_EPS;
+	const struct pt_controller *tc = b->c->tenant;
+	double q = (double)pt_decision_quota(pt_last_decision(tc), (size_t)p, b->horizon);
+	return q - pt_running_spot(tc, (size_t)p) + 2 * PC_EPS;
 }
 
 static bool gate_admit(void *ctx, const struct sim *s, const struct sim_job_view *j)
@@ -336,8 +336,8 @@ static bool gate_admit(void *ctx, const struct sim *s, const struct sim_job_view
 	int p = gating(b, s) ? pool_of(b, s, j->model) : -1;
 	if (p < 0)
 		return true;
-	const struct tenant_control *tc = b->c->tenant;
-	return tc_allows_spot(tc, (size_t)p, b->horizon, j->gpu, tc_running_spot(tc, (size_t)p));
+	const struct pt_controller *tc = b->c->tenant;
+	return pt_allows_spot(tc, (size_t)p, b->horizon, j->gpu, pt_running_spot(tc, (size_t)p));
 }
 
 static double distinct_nodes(const struct sim_job_view *j, double *gpus)
@@ -359,7 +359,7 @@ static void hp_run(struct pc_sim *b, const struct sim *s, const struct sim_job_v
 	char err[200];
 	if (b->failure[0])
 		return;
-	if (tc_hp_run(b->c->tenant, sim_model_name(s, j->model), j->tj->tenant, j->gpu, started, err, sizeof err))
+	if (pt_hp_run(b->c->tenant, sim_model_name(s, j->model), j->tj->tenant, j->gpu, started, err, sizeof err))
 		snprintf(b->failure, sizeof b->failure, "%s", err);
 }
 
@@ -372,9 +372,9 @@ static void run_started(void *ctx, const struct sim *s, const struct sim_job_vie
 	}
 	int p = pool_of(b, s, j->model);
 	double gpus, nodes = distinct_nodes(j, &gpus);
-	ptq_leave(b->c->tenant_queue, j->index);
+	pt_queue_leave(b->c->tenant_queue, j->index);
 	if (p >= 0)
-		tc_spot_run_started(b->c->tenant, j->index, (size_t)p, nodes, gpus, j->run_start,
+		pt_spot_run_started(b->c->tenant, j->index, (size_t)p, nodes, gpus, j->run_start,
 				    (double)sim_policy(s)->guarantee_seconds);
 }
 
@@ -385,12 +385,12 @@ static void run_closed(void *ctx, const struct sim *s, const struct sim_job_view
 		hp_run(b, s, j, false);
 		return;
 	}
-	tc_spot_run_closed(b->c->tenant, j->index, sim_now(s), evicted);
+	pt_spot_run_closed(b->c->tenant, j->index, sim_now(s), evicted);
 	if (evicted)   /* back in the queue from the eviction on */
-		ptq_enter(b->c->tenant_queue, j->index, sim_now(s));
+		pt_queue_enter(b->c->tenant_queue, j->index, sim_now(s));
 }
 
-void pc_tenant_bind(struct pc_sim *b, struct sim_hooks *h)
+void pt_sim_bind(struct pc_sim *b, struct sim_hooks *h)
 {
 	h->check_policy = pc_sim_check_policy;
 	h->next_wakeup = next_wakeup;
@@ -401,7 +401,7 @@ void pc_tenant_bind(struct pc_sim *b, struct sim_hooks *h)
 	h->run_started = run_started;
 	h->run_closed = run_closed;
 	/* the gate is off outside the evidence window: after its end queued Spot jobs may run */
-	const struct tenant_control *tc = b->c->tenant;
-	double span = tc_evidence_end(tc) - tc_evidence_start(tc);
+	const struct pt_controller *tc = b->c->tenant;
+	double span = pt_evidence_end(tc) - pt_evidence_start(tc);
 	h->idle_limit_seconds = (span > 0 ? span : 0) + 2.0 * 86400.0;
 }
