@@ -16,7 +16,7 @@
  */
 #ifndef SCHEDNAV_PREDICT_CALENDAR_H
 #define SCHEDNAV_PREDICT_CALENDAR_H
-#define CALENDAR_SCHEMA "schednav.workday-calendar/v1"
+#define CALENDAR_SCHEMA "schednav.workday-calendar/1"
 #include "core/fp.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -56,7 +56,7 @@ struct workday_calendar {
 /* Load the calendar a controller config names: "china" (the built-in table) or
  * "weekday". 0, or -1 with a message. */
 int cal_load(struct workday_calendar *c, const char *name, char *err, size_t errlen);
-/* Load a table from the bytes of a schednav.workday-calendar/v1 JSON document: every
+/* Load a table from the bytes of a schednav.workday-calendar/1 JSON document: every
  * date valid, inside a listed year, each list increasing and without duplicates, no
  * date in both lists, every make-up workday a Saturday or Sunday. */
 int cal_load_table(struct workday_calendar *c, const char *text, size_t len, char *err, size_t errlen);
