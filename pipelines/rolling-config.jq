@@ -1,4 +1,4 @@
-# rolling-config.jq — a rolling ablation study config (schednav.rolling-ablation-study/v1)
+# rolling-config.jq — a rolling ablation study config (schednav.rolling-ablation-study/1)
 # as make variable assignments (pipelines/rolling.mk). Every value is checked here.
 def fail(m): error("rolling study config: " + m);
 # make-safe: a control character is refused, '$' and '#' (a comment) are escaped, and so are
@@ -23,7 +23,8 @@ def ident(what): if type == "string" and test("\\A[A-Za-z0-9][A-Za-z0-9._-]{0,10
 def nocntrl(what): if type == "string" and (test("[[:cntrl:]]") | not) then .
   else fail("\(what) must be a string without control characters, not \(shown)") end;
 
-if .schema_version != "schednav.rolling-ablation-study/v1" then fail("schema_version must be 'schednav.rolling-ablation-study/v1'") else . end
+# the id before issue 20 item 8, ".../v1", is read too (docs/design.md "Schema ids")
+if (.schema_version | IN("schednav.rolling-ablation-study/1", "schednav.rolling-ablation-study/v1")) | not then fail("schema_version must be 'schednav.rolling-ablation-study/1'") else . end
 | known(["schema_version", "study_id", "description", "trace", "gpu_model", "minimum_history_hours", "windows", "history_seconds",
          "rolling_config", "inner_controller", "slo", "repetitions", "decider_timeout_seconds", "arms"])
 | (.trace // fail("missing 'trace'")) as $t

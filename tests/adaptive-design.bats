@@ -102,7 +102,7 @@ day-0007 lower-pressure-lower-spot-share native-fifo,native-preemptive-g3600-b09
 	assert_output "high-pressure-high-spot-share
 lower-pressure-lower-spot-share"
 	rule=$(jq -c 'select(.type == "rule_selections")' "$T/d.nd")
-	[ "$(jq -c '[.controller_id, .selection_basis, .schema_version, .design_fingerprint == "'"$(design_rec "$T/d.nd" .design_fingerprint | tr -d '"')"'"]' <<< "$rule")" = '["workload-rule-v1","workload_only","schednav.rule-selections/v1",true]' ]
+	[ "$(jq -c '[.controller_id, .selection_basis, .schema_version, .design_fingerprint == "'"$(design_rec "$T/d.nd" .design_fingerprint | tr -d '"')"'"]' <<< "$rule")" = '["workload-rule-v1","workload_only","schednav.rule-selections/1",true]' ]
 	# (the rule needs the catalogue v3: tests/cases/adaptive-design/rule-needs-catalogue-v3.case)
 }
 

@@ -14,7 +14,7 @@ setup() {
 	W="$T/ws"
 	mkdir -p "$W/traces" "$W/run-configs" "$W/run-sets" "$W/results"
 	echo 'not a trace' > "$W/traces/junk.ndjson"
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/junk.ndjson"}' > "$W/run-configs/junk.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/junk.ndjson"}' > "$W/run-configs/junk.json"
 }
 
 # call ID TOOL ARGS: one tools/call request line.
@@ -137,8 +137,8 @@ sim() {
 	echo x > "$W/--version"
 	mkdir -p "$W/-d"
 	echo x > "$W/-d/t.ndjson"
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"--version"}' > "$W/run-configs/opt.json"
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"-d/t.ndjson"}' > "$W/run-configs/optdir.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"--version"}' > "$W/run-configs/opt.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"-d/t.ndjson"}' > "$W/run-configs/optdir.json"
 	session analyst "$(call_line 1 analyze_workload '{"run_config_id":"opt"}')" "$(call_line 2 analyze_workload '{"run_config_id":"optdir"}')"
 	[ "$(reply 1 | jq -r .error.code)" = -32602 ] || fail "$(reply 1)"
 	reply 1 | grep -q "'trace_ref' '--version' is not a relative reference inside the workspace" || fail "$(reply 1)"
@@ -233,9 +233,9 @@ PY
 }
 
 @test "mcp-hostile: every ref of a run config is checked when it is loaded: history_trace_ref /etc/passwd is refused" {
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/junk.ndjson","history_trace_ref":"/etc/passwd"}' > "$W/run-configs/hist.json"
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/junk.ndjson","history_trace_ref":"traces/none.ndjson"}' > "$W/run-configs/gone.json"
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/junk.ndjson","history_trace_ref":7}' > "$W/run-configs/seven.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/junk.ndjson","history_trace_ref":"/etc/passwd"}' > "$W/run-configs/hist.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/junk.ndjson","history_trace_ref":"traces/none.ndjson"}' > "$W/run-configs/gone.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/junk.ndjson","history_trace_ref":7}' > "$W/run-configs/seven.json"
 	session analyst "$(call_line 1 analyze_workload '{"run_config_id":"hist"}')" "$(call_line 2 analyze_workload '{"run_config_id":"gone"}')" \
 		"$(call_line 3 analyze_workload '{"run_config_id":"seven"}')"
 	local k
@@ -276,11 +276,11 @@ PY
 
 @test "mcp-hostile: a run-config file that cannot be read says why, not 'unknown run_config_id'" {
 	ln -s junk.json "$W/run-configs/link.json"
-	{ printf '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/junk.ndjson","description":"'; head -c 70000 /dev/zero | tr '\0' d; printf '"}'; } > "$W/run-configs/big.json"
-	printf '\xef\xbb\xbf{"schema_version":"schednav.run-config/v1","trace_ref":"traces/junk.ndjson"}' > "$W/run-configs/bom.json"
-	echo '[{"schema_version":"schednav.run-config/v1","trace_ref":"traces/junk.ndjson"}]' > "$W/run-configs/array.json"
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/junk.ndjson","trace_ref":"traces/junk.ndjson"}' > "$W/run-configs/dup.json"
-	printf '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/junk.ndjson"}\0' > "$W/run-configs/nul.json"
+	{ printf '{"schema_version":"schednav.run-config/1","trace_ref":"traces/junk.ndjson","description":"'; head -c 70000 /dev/zero | tr '\0' d; printf '"}'; } > "$W/run-configs/big.json"
+	printf '\xef\xbb\xbf{"schema_version":"schednav.run-config/1","trace_ref":"traces/junk.ndjson"}' > "$W/run-configs/bom.json"
+	echo '[{"schema_version":"schednav.run-config/1","trace_ref":"traces/junk.ndjson"}]' > "$W/run-configs/array.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/junk.ndjson","trace_ref":"traces/junk.ndjson"}' > "$W/run-configs/dup.json"
+	printf '{"schema_version":"schednav.run-config/1","trace_ref":"traces/junk.ndjson"}\0' > "$W/run-configs/nul.json"
 	local ids=(link big bom array dup nul none) lines=() k
 	for k in "${!ids[@]}"; do lines+=("$(call_line "$((k + 1))" analyze_workload "{\"run_config_id\":\"${ids[$k]}\"}")"); done
 	session analyst "${lines[@]}"
@@ -292,7 +292,7 @@ PY
 	reply 3 | grep -q "begins with a byte order mark" || fail "$(reply 3)"
 	reply 4 | grep -q "is a JSON array, not an object" || fail "$(reply 4)"
 	reply 5 | grep -q "duplicate key 'trace_ref'" || fail "$(reply 5)"
-	reply 6 | grep -q "contains a NUL byte at offset 76" || fail "$(reply 6)"
+	reply 6 | grep -q "contains a NUL byte at offset 75" || fail "$(reply 6)"
 	reply 7 | grep -q "unknown run_config_id 'none'" || fail "$(reply 7)"
 }
 
@@ -342,7 +342,7 @@ PY
 }
 
 @test "mcp-hostile: a second decision for one request is refused with roll's own words" {
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/junk.ndjson"}' > "$W/run-configs/r.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/junk.ndjson"}' > "$W/run-configs/r.json"
 	local d='{"request_id":"0123456789abcdef0123456789abcdef","action_id":"rolling-fifo-open","reason_code":"x"}'
 	session rolling "$(call_line 1 advance_rolling_policy '{"run_config_id":"r","controller_id":"predictive-spot-v1","rolling_controller_id":"rolling-v3","mode":"single_agent","decisions":['"$d,$d"']}')"
 	[ "$(reply 1 | jq -r .error.code)" = -32602 ] || fail "$(reply 1)"

@@ -21,7 +21,7 @@ make_workspace() {
 	trace-import csv --map "$ROOT/configs/maps/chronus-philly.json" --nodes-file "$DATA/philly-cluster_machine_list.zst" \
 		--node-subset-gpus 200 --seed 1 "$DATA/chronus-trace_job_Philly_MIX1.csv.zst" -o "$w/traces/mix1.ndjson.zst"
 	trace-window --eval-start 3600 --eval-end 5400 --warmup-start 1800 -i "$w/traces/mix1.ndjson.zst" -o "$w/traces/mix1-w.ndjson.zst"
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/mix1-w.ndjson.zst"}' > "$w/run-configs/mix1-w.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/mix1-w.ndjson.zst"}' > "$w/run-configs/mix1-w.json"
 }
 
 # mcp PROFILE ARGS...: one Inspector CLI session against the workspace $W.

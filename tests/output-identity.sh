@@ -223,8 +223,8 @@ sec_mcp() {
 	local ws=$W/mcp/ws t=$W/importers
 	mkdir -p "$ws/traces" "$ws/run-configs" "$ws/run-sets"
 	cp "$t/mix1-w.ndjson" "$ws/traces/mix1-w.ndjson"
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/mix1-w.ndjson"}' > "$ws/run-configs/mix1-w.json"
-	echo '{"schema_version":"schednav.run-set/v1","run_config_ids":["mix1-w"]}' > "$ws/run-sets/one.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/mix1-w.ndjson"}' > "$ws/run-configs/mix1-w.json"
+	echo '{"schema_version":"schednav.run-set/1","run_config_ids":["mix1-w"]}' > "$ws/run-sets/one.json"
 	local init='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"identity","version":"1"}}}'
 	local inited='{"jsonrpc":"2.0","method":"notifications/initialized"}'
 	local list='{"jsonrpc":"2.0","id":1,"method":"tools/list"}'

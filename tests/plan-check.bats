@@ -130,7 +130,7 @@ setup() {
 		python3 - "$T/tasks/$1/context-isolation.json" "$1" "$2" "$3" "$4" <<'PY'
 import hashlib, json, sys
 path, task, worker, obs, dispatched = sys.argv[1:]
-r = {"schema_version": "schednav.agentteams-context-isolation/v2", "project_id": "proj-1", "task_id": task,
+r = {"schema_version": "schednav.agentteams-context-isolation/2", "project_id": "proj-1", "task_id": task,
      "worker_id": worker, "scope": "one-controller-one-observation", "observation_fingerprint": obs,
      "assignment_context_verified": True, "cross_window_context_visible": False,
      "worker_private_room_id": "room-" + task, "project_room_id": "room-project",
@@ -176,4 +176,42 @@ PY
 	  '["schednav.controller-selections/v1","native-fifo",["day-0001","day-0002"]]' ]
 	# (the refusals, a window without or with two selections, one outside the evaluation
 	# windows, a control character in its id, six candidates, are case files: adaptive-*.case)
+}
+
+@test "plan-check: context isolation receipts in the id's old spelling (agentteams-context-isolation/v2) are verified too" {
+	two_decisions
+	isolation() {   # TASK WORKER OBS SCHEMA
+		python3 - "$T/tasks/$1/context-isolation.json" "$1" "$2" "$3" "$4" <<'PY'
+import hashlib, json, sys
+path, task, worker, obs, schema = sys.argv[1:]
+r = {"schema_version": schema, "project_id": "proj-1", "task_id": task,
+     "worker_id": worker, "scope": "one-controller-one-observation", "observation_fingerprint": obs,
+     "assignment_context_verified": True, "cross_window_context_visible": False,
+     "worker_private_room_id": "room-" + task, "project_room_id": "room-project",
+     "isolation_method": "fresh-private-room-single-assignment", "fresh_room_created_for_task": True,
+     "assignment_context_evidence": "fresh-private-room-single-assignment",
+     "fresh_room_verified_at": "2026-01-01T00:00:00Z", "assignment_dispatched_at": "2026-01-01T00:00:05Z"}
+r["receipt_fingerprint"] = hashlib.sha256(json.dumps(r, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+json.dump(r, open(path, "w"))
+PY
+	}
+	all() {
+		isolation a1 workload-analyst $OBS1 "$1"
+		isolation s1 scheduling-strategist $OBS1 "$1"
+		isolation a2 workload-analyst $OBS2 "$1"
+		isolation s2 scheduling-strategist $OBS2 "$1"
+	}
+	all schednav.agentteams-context-isolation/v2
+	run check multi_agent --require-isolation -o "$T/old.nd"
+	[ "$status" -eq 0 ]
+	all schednav.agentteams-context-isolation/2
+	run check multi_agent --require-isolation -o "$T/new.nd"
+	[ "$status" -eq 0 ]
+	cmp "$T/old.nd" "$T/new.nd"
+	# another spelling is not a receipt
+	isolation s2 scheduling-strategist $OBS2 schednav.agentteams-context-isolation/V2
+	run check multi_agent --require-isolation -o "$T/bad.nd"
+	[ "$status" -eq 1 ]
+	assert_output "plan-check: task 's2': context-isolation.json is not a verified v1/v2 receipt"
+	assert_no_output "$T/bad.nd"
 }

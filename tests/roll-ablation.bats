@@ -136,3 +136,32 @@ setup() {
 	[ "${#lines[@]}" -eq "$n" ] || fail "expected $n progress lines: $output"
 	assert_line --index $((n - 1)) "rolling:tiny-ablation: simulations $n/$n (100%), all done"
 }
+
+@test "rolling ablation: a study config in the id's old spelling (rolling-ablation-study/v1) is read by the Make graph and by roll-ablation alike" {
+	local T="$BATS_TEST_TMPDIR" d="$W/tiny-ablation" args=() w f
+	sed 's|"schednav.rolling-ablation-study/1"|"schednav.rolling-ablation-study/v1"|' "$STUDY" > "$T/old.json"
+	run -0 grep -c '"schednav.rolling-ablation-study/v1"' "$T/old.json"
+	assert_output 1
+	run jq -r -f pipelines/rolling-config.jq "$T/old.json"
+	[ "$status" -eq 0 ]
+	local old="$output"
+	run -0 jq -r -f pipelines/rolling-config.jq "$STUDY"
+	[ "$output" = "$old" ]
+	for w in day-036 day-037 day-038; do
+		args+=(--window "$w" "$d/$w/audit.ndjson.zst")
+		for f in "$d/$w"/*/metrics.ndjson.zst; do args+=("$f"); done
+	done
+	run roll-ablation --study "$T/old.json" "${args[@]}" -o "$T/old.nd"
+	[ "$status" -eq 0 ]
+	roll-ablation --study "$STUDY" "${args[@]}" -o "$T/new.nd"
+	cmp <(sans_header "$T/old.nd") <(sans_header "$T/new.nd")
+	# another spelling is refused by both, naming the new id
+	sed 's|"schednav.rolling-ablation-study/1"|"schednav.rolling-ablation-study/v2"|' "$STUDY" > "$T/v2.json"
+	run jq -r -f pipelines/rolling-config.jq "$T/v2.json"
+	assert_failure 5
+	assert_output --partial "schema_version must be 'schednav.rolling-ablation-study/1'"
+	run roll-ablation --study "$T/v2.json" "${args[@]}" -o "$T/v2.nd"
+	assert_failure 1
+	assert_output --partial "schema_version must be 'schednav.rolling-ablation-study/1'"
+	assert_no_output "$T/v2.nd"
+}

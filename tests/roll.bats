@@ -340,7 +340,7 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	roll --config "$CFG" --history "$D/hist.nd" --decider rule --checkpoint ck -o dflt.nd "$D/exec.nd"
 	cmp <(sans_header "$D/rule.nd") <(sans_header dflt.nd)
 	run -0 jq -r 'select(.type == "header") | .controller.schema_version' dflt.nd
-	assert_output schednav.tenant-predictive-controller/v1
+	assert_output schednav.tenant-predictive-controller/1
 	# each observation after the first cutoff projects the controller's last decision before
 	# it: the same per-horizon quotas (summed over pools) and the pool's forecast points
 	jq -c 'select(.type == "control_decision") | [.cutoff_time_seconds, .spot_quota_gpus_by_guarantee_hour]' dflt.nd > dec.tsv
@@ -429,4 +429,33 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	roll_day --decider oracle --checkpoint ck -o oracle.nd "$D/exec.nd"
 	zstdcat ck/state-0003.ndjson.zst > state.nd
 	assert_schema cp.nd oracle.nd state.nd
+}
+
+@test "roll: a rolling config and action space in the ids' old spelling (rolling-controller/v1, native-action-space/v1) still load, with the same records" {
+	sed 's|"schednav.native-action-space/1"|"schednav.native-action-space/v1"|' "$ROOT/configs/action_spaces/rolling-predictive-v3.json" > space.json
+	jq --arg s "$BATS_TEST_TMPDIR/space.json" '.schema_version = "schednav.rolling-controller/v1" | .action_space = $s' "$CFG" > old.json
+	jq --arg s "$BATS_TEST_TMPDIR/space.json" '.action_space = $s' "$CFG" > new.json
+	run -0 grep -c '/v1"' space.json old.json
+	assert_output $'space.json:1\nold.json:1'
+	local T="$BATS_TEST_TMPDIR"
+	cd "$ROOT"   # the configs name the inner predictor relative to the tree
+	run roll --config "$T/old.json" --history "$D/hist.nd" --controller "$CTL" --decider rule -o "$T/old.nd" "$D/exec.nd"
+	[ "$status" -eq 0 ]
+	cp "$ROOT/configs/action_spaces/rolling-predictive-v3.json" "$T/space.json"   # the same path, the new spelling
+	run roll --config "$T/new.json" --history "$D/hist.nd" --controller "$CTL" --decider rule -o "$T/new.nd" "$D/exec.nd"
+	[ "$status" -eq 0 ]
+	cmp <(rolling "$T/old.nd") <(rolling "$T/new.nd")
+	# the config's and the action space's fingerprints hash the new spelling whichever was read
+	run -0 jq -c 'select(.type == "rolling_report") | [.controller_fingerprint, .action_space_fingerprint]' "$T/old.nd"
+	local fps="$output"
+	run -0 jq -c 'select(.type == "rolling_report") | [.controller_fingerprint, .action_space_fingerprint]' "$T/new.nd"
+	[ "$output" = "$fps" ]
+	assert_output --regexp '^\["[0-9a-f]{32}","[0-9a-f]{32}"\]$'
+	cmp <(rolling "$T/new.nd") <(rolling "$D/rule.nd")
+	# another spelling is refused, naming the new id
+	jq '.schema_version = "schednav.rolling-controller/v2"' "$CFG" > "$T/v2.json"
+	run roll --config "$T/v2.json" --history "$D/hist.nd" --controller "$CTL" --decider rule -o "$T/x.nd" "$D/exec.nd"
+	[ "$status" -eq 1 ]
+	assert_output --partial "unsupported schema_version 'schednav.rolling-controller/v2' (expected 'schednav.rolling-controller/1')"
+	assert_no_output "$T/x.nd"
 }

@@ -197,7 +197,7 @@ setup() {
 	assert_success
 	[ "$(echo "$output" | jq -r .isError)" = true ]
 	assert_output --partial "was already used with different arguments"
-	echo '{"schema_version":"schednav.run-set/v1","run_config_ids":["mix1-w"]}' > "$W/run-sets/one.json"
+	echo '{"schema_version":"schednav.run-set/1","run_config_ids":["mix1-w"]}' > "$W/run-sets/one.json"
 	run mcp simulation --method tools/call --tool-name simulate_run_set --tool-arg run_set_id=one \
 		'action_ids=["native-fifo","native-preemptive-3600","native-preemptive-g3600-b09-d0000"]' idempotency_key=run-0001-fifo
 	assert_success
@@ -211,7 +211,7 @@ setup() {
 	[ "$(jq -r .state "$T/task.json")" = succeeded ]
 	# a failing run: a generic error to the caller, the details in the local task store
 	zstdcat "$W/traces/mix1-w.ndjson.zst" | head -n 40 > "$W/traces/cut.ndjson"
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/cut.ndjson"}' > "$W/run-configs/cut.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/cut.ndjson"}' > "$W/run-configs/cut.json"
 	run mcp simulation --method tools/call --tool-name simulate_policy --tool-arg run_config_id=cut action_id=native-fifo
 	assert_success
 	[ "$(echo "$output" | jq -r .isError)" = true ]
@@ -259,7 +259,7 @@ setup() {
 	assert_failure 1
 	assert_output --partial "is not a verified schednav.metrics/1 stream"
 	# a run config cannot point outside either
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"../outside.ndjson"}' > "$W/run-configs/escape.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"../outside.ndjson"}' > "$W/run-configs/escape.json"
 	run mcp analyst --method tools/call --tool-name analyze_workload --tool-arg run_config_id=escape
 	assert_failure 1
 	assert_output --partial "not a relative reference inside the workspace"
@@ -419,8 +419,8 @@ PY
 	require_inspector
 	local T="$BATS_TEST_TMPDIR"
 	trace-window --eval-start 5400 --eval-end 7200 --warmup-start 3600 -i "$W/traces/mix1.ndjson.zst" -o "$W/traces/mix1-w2.ndjson.zst"
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/mix1-w2.ndjson.zst"}' > "$W/run-configs/mix1-w2.json"
-	echo '{"schema_version":"schednav.run-set/v1","run_config_ids":["mix1-w","mix1-w2"]}' > "$W/run-sets/two.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/mix1-w2.ndjson.zst"}' > "$W/run-configs/mix1-w2.json"
+	echo '{"schema_version":"schednav.run-set/1","run_config_ids":["mix1-w","mix1-w2"]}' > "$W/run-sets/two.json"
 	local ids
 	ids=$(printf '%s\n' "${POLICIES[@]}" | jq -R . | jq -sc .)
 	# twelve simulations and their metrics in one call: over stdio, without the Inspector's
@@ -449,7 +449,7 @@ PY
 	run mcp auditor --method tools/call --tool-name audit_run_set --tool-arg simulations_ref="$sref" slo_spec_id=$SLO_ID baseline_action_id=native-preemptive-g3600-b09-d0900
 	assert_failure 1
 	assert_output --partial "has no simulation of the baseline 'native-preemptive-g3600-b09-d0900'"
-	echo '{"schema_version":"schednav.run-set/v1","run_config_ids":["mix1-w","mix1-w"]}' > "$W/run-sets/dup.json"
+	echo '{"schema_version":"schednav.run-set/1","run_config_ids":["mix1-w","mix1-w"]}' > "$W/run-sets/dup.json"
 	run mcp simulation --method tools/call --tool-name simulate_run_set --tool-arg run_set_id=dup "action_ids=$ids" repetitions=1
 	assert_failure 1
 	assert_output --partial "1-12 unique run config ids"
@@ -488,4 +488,40 @@ PY
 	run schednav-mcp --profile manager --workspace "$W" --configs "$c" < /dev/null
 	assert_failure 1
 	assert_output --partial "allowed_operations names 'approve', which the bridge does not have"
+}
+
+@test "schednav-mcp: run configs, run sets and agent roles in the ids' old spelling (run-config/v1, run-set/v1, agent-role/v1) still load" {
+	local T="$BATS_TEST_TMPDIR"
+	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/mix1-w.ndjson.zst"}' > "$W/run-configs/old.json"
+	echo '{"schema_version":"schednav.run-set/v1","run_config_ids":["old","mix1-w"]}' > "$W/run-sets/old.json"
+	call_stdio simulation simulate_policy '{"run_config_id":"old","action_id":"native-fifo"}' > "$T/old.json"
+	call_stdio simulation simulate_policy '{"run_config_id":"mix1-w","action_id":"native-fifo"}' > "$T/new.json"
+	run -0 jq -r '[.state, .result.result_fingerprint] | join(" ")' "$T/old.json"
+	local old="$output"
+	run -0 jq -r '[.state, .result.result_fingerprint] | join(" ")' "$T/new.json"
+	[ "$output" = "$old" ]
+	assert_output --regexp '^succeeded [0-9a-f]{32}$'
+	local ids
+	ids=$(printf '%s\n' "${POLICIES[@]}" | jq -R . | jq -sc .)
+	call_stdio simulation simulate_run_set "{\"run_set_id\":\"old\",\"action_ids\":$ids}" > "$T/set.json"
+	# both configs of the set ran every action, with one result per action
+	run -0 jq -c '[.state, (.result.simulations | map(.run_config_id) | unique), (.result.simulations | group_by(.action_id) | map(map(.result_fingerprint) | unique | length))]' "$T/set.json"
+	assert_output '["succeeded",["mix1-w","old"],[1,1,1]]'
+	# the analyst's role file in the old spelling
+	cp -R "$ROOT/configs" "$T/configs"
+	sed -i 's|"schednav.agent-role/1"|"schednav.agent-role/v1"|' "$T/configs/agents/analyst.json"
+	run -0 grep -c '"schednav.agent-role/v1"' "$T/configs/agents/analyst.json"
+	assert_output 1
+	SCHEDNAV_CONFIGS="$T/configs" call_stdio analyst analyze_workload '{"run_config_id":"old"}' > "$T/an.json"
+	run -0 jq -r .state "$T/an.json"
+	assert_output succeeded
+	# another spelling is refused, naming the new id
+	sed -i 's|"schednav.agent-role/v1"|"schednav.agent-role/v2"|' "$T/configs/agents/analyst.json"
+	run schednav-mcp --profile analyst --workspace "$W" --configs "$T/configs" < /dev/null
+	[ "$status" -eq 1 ]
+	assert_output --partial "not a schednav.agent-role/1 document for profile 'analyst'"
+	echo '{"schema_version":"schednav.run-config/v2","trace_ref":"traces/mix1-w.ndjson.zst"}' > "$W/run-configs/v2.json"
+	call_stdio simulation simulate_policy '{"run_config_id":"v2","action_id":"native-fifo"}' > "$T/v2.json"
+	run -0 jq -r .error.message "$T/v2.json"
+	assert_output "run config 'v2' (run-configs/v2.json): 'schema_version' is not \"schednav.run-config/1\""
 }

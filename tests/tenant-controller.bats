@@ -56,7 +56,7 @@ for i in range(len(data)):
 	assert_schema "$TMP/r.nd"
 	local es=$((36 * DAY)) ee=$((37 * DAY - 1))
 	run -0 jq -c 'select(.type == "header") | [.controller.schema_version, .controller.controller_id, .controller_fingerprint == .controller_fingerprint]' "$TMP/r.nd"
-	assert_output '["schednav.tenant-predictive-controller/v1","schednav-tenant-spot-linear-v2",true]'
+	assert_output '["schednav.tenant-predictive-controller/1","schednav-tenant-spot-linear-v2",true]'
 	# one decision every 300 s of the grid anchored at the first arrival, none before the evidence start
 	[ "$(decisions "$TMP/r.nd" | wc -l)" -eq 288 ]
 	run -0 sh -c "grep '\"type\":\"control_decision\"' '$TMP/r.nd' | jq -r .cutoff_time_seconds | awk -v es=$es -v ee=$ee 'NR == 1 && (\$1 < es || \$1 >= es + 300) { bad = \"first\" } NR > 1 && \$1 != prev + 300 { bad = \"grid\" } \$1 > ee { bad = \"end\" } { prev = \$1 } END { print bad ? bad : \"ok\" }'"
@@ -247,4 +247,34 @@ for i in range(len(data)):
 	sim-run --policy "$POLICY" --controller "$ROOT/configs/controllers/schednav-tenant-linear-v2-weekday.json" -i "$TMP/w.nd" -o "$TMP/r.nd"
 	run -0 jq -r 'select(.type == "control_report") | .controller_id' "$TMP/r.nd"
 	assert_output schednav-tenant-spot-linear-v2-weekday
+}
+
+@test "tenant: a config in the id's old spelling (tenant-predictive-controller/v1) loads, writes the new one and has the same fingerprint" {
+	sed 's|"schednav.tenant-predictive-controller/1"|"schednav.tenant-predictive-controller/v1"|' "$TENANT_LINEAR" > "$TMP/old.json"
+	run -0 grep -c '"schednav.tenant-predictive-controller/v1"' "$TMP/old.json"
+	assert_output 1
+	run sim-run -p "$POLICY" -c "$TMP/old.json" -i "$EARLY" -o "$TMP/old.nd"
+	[ "$status" -eq 0 ]
+	sim-run -p "$POLICY" -c "$TENANT_LINEAR" -i "$EARLY" -o "$TMP/new.nd"
+	# the canonical config echoed in the header is the same, new spelling included, and so is
+	# its fingerprint; the records after the header are byte-identical
+	run -0 jq -c 'select(.type == "header") | [.controller.schema_version, .controller_fingerprint]' "$TMP/old.nd"
+	local old="$output"
+	run -0 jq -c 'select(.type == "header") | [.controller.schema_version, .controller_fingerprint]' "$TMP/new.nd"
+	[ "$output" = "$old" ]
+	assert_output --partial '["schednav.tenant-predictive-controller/1","'
+	run -0 jq -cS 'select(.type == "header") | .controller' "$TMP/old.nd"
+	old="$output"
+	run -0 jq -cS 'select(.type == "header") | .controller' "$TMP/new.nd"
+	[ "$output" = "$old" ]
+	cmp <(tail -n +2 "$TMP/old.nd" | grep -v '"type":"end"') <(tail -n +2 "$TMP/new.nd" | grep -v '"type":"end"')
+	# forecast reads it too, with the same bundle
+	forecast -c "$TMP/old.json" -t $((34 * DAY + 9 * 3600)) -o "$TMP/old-b.nd" "$TRACE"
+	forecast -c "$TENANT_LINEAR" -t $((34 * DAY + 9 * 3600)) -o "$TMP/new-b.nd" "$TRACE"
+	cmp <(sed -n 2p "$TMP/old-b.nd") <(sed -n 2p "$TMP/new-b.nd")
+	# a third spelling is still refused, naming the new one
+	sed 's|"schednav.tenant-predictive-controller/1"|"schednav.tenant-predictive-controller/V1"|' "$TENANT_LINEAR" > "$TMP/bad.json"
+	run sim-run -p "$POLICY" -c "$TMP/bad.json" -i "$EARLY" -o "$TMP/bad.nd"
+	[ "$status" -eq 1 ]
+	[ ! -e "$TMP/bad.nd" ]
 }

@@ -20,7 +20,7 @@ static const char help[] =
 	"observation snapshot, demand forecast and Spot quota plan with the prefix fingerprint.\n"
 	"\n"
 	"  -c, --controller FILE  schednav.predictive-controller/v1 (aggregate) or\n"
-	"                         schednav.tenant-predictive-controller/v1 JSON file (required)\n"
+	"                         schednav.tenant-predictive-controller/1 JSON file (required)\n"
 	"  -t, --cutoff SECONDS   cutoff time, seconds from the trace origin (required)\n";
 
 

@@ -46,8 +46,8 @@ static const char help[] =
 	"  --require-isolation     every task needs a verified context-isolation.json\n";
 
 #define DECISIONS_SCHEMA "schednav.agent-decisions/1"
-#define ISOLATION_V1_SCHEMA "schednav.agentteams-context-isolation/v1"
-#define ISOLATION_V2_SCHEMA "schednav.agentteams-context-isolation/v2"
+#define ISOLATION_V1_SCHEMA "schednav.agentteams-context-isolation/1"
+#define ISOLATION_V2_SCHEMA "schednav.agentteams-context-isolation/2"
 #define ROLLING_PLAN_SCHEMA "schednav.rolling-agent-plan/v1"
 #define STAGE_SCHEMA "schednav.agent-stage-output/v1"
 #define ANALYST "Workload Analyst"
@@ -160,8 +160,8 @@ static void check_isolation(const struct opts *o, const char *task, const struct
 	}
 	struct json *iso = read_doc(path, NULL, NULL);
 	const char *schema = json_get_str(iso, "schema_version");
-	bool v1 = schema && !strcmp(schema, ISOLATION_V1_SCHEMA);
-	bool v2 = schema && !strcmp(schema, ISOLATION_V2_SCHEMA);
+	bool v1 = nd_schema_is(schema, ISOLATION_V1_SCHEMA);
+	bool v2 = nd_schema_is(schema, ISOLATION_V2_SCHEMA);
 	char sha[65];
 	struct strbuf sb;
 	sb_init(&sb);

@@ -24,7 +24,7 @@ static const char usage[] = "roll-ablation --study FILE [--implementation FILE].
 
 static const char help[] =
 	"\n"
-	"Read a rolling ablation study config (schednav.rolling-ablation-study/v1) and, for each\n"
+	"Read a rolling ablation study config (schednav.rolling-ablation-study/1) and, for each\n"
 	"--window ID, the window's audit stream (every arm audited against ordinary FIFO) and\n"
 	"each arm's metrics stream. Writes one schednav.rolling-ablation/1 stream: a\n"
 	"rolling_ablation_record per (window, arm), one rolling_ablation_summary (arms, the\n"
@@ -37,7 +37,7 @@ static const char help[] =
 static const char version_schemas[] = "reads: schednav.metrics/1, schednav.audit/1\n"
 				      "writes: " ROLL_ABLATION_STREAM_SCHEMA "\n";
 
-#define STUDY_SCHEMA "schednav.rolling-ablation-study/v1"
+#define STUDY_SCHEMA "schednav.rolling-ablation-study/1"
 #define MAX_WINDOWS 64
 
 struct arm {
@@ -83,8 +83,11 @@ static size_t load_study(const char *path, struct arena *a, struct arm *arms, co
 	if (roll_json_load(path, a, &d, err, sizeof err))
 		die("%s", err);
 	const char *schema = json_get_str(d, "schema_version");
-	if (!schema || strcmp(schema, STUDY_SCHEMA))
+	if (!nd_schema_is(schema, STUDY_SCHEMA))
 		die("%s: schema_version must be '%s'", path, STUDY_SCHEMA);
+	/* the design fingerprint hashes the config: with the new spelling whichever was read, so
+	 * a study in the old one has the same fingerprint (docs/design.md "Schema ids") */
+	json_set(a, d, "schema_version", json_str(a, STUDY_SCHEMA));
 	*study_id = json_get_str(d, "study_id");
 	struct json *ar = json_get(d, "arms"), *w = json_get(d, "windows"), *r = json_get(d, "repetitions");
 	if (!*study_id || !ar || ar->kind != JSON_ARRAY || ar->u.arr.n < 2 || ar->u.arr.n > ROLL_ABLATION_MAX_ARMS)

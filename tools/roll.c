@@ -47,7 +47,7 @@ static const char help[] =
 	"rolling_report. With a plan: decider and no reply for a request, writes a\n"
 	"rolling_planning_checkpoint stream instead.\n"
 	"\n"
-	"  -c, --config FILE           rolling controller config (schednav.rolling-controller/v1)\n"
+	"  -c, --config FILE           rolling controller config (schednav.rolling-controller/1)\n"
 	"  -H, --history FILE          workload-history trace (read through cutoff filters only)\n"
 	"  -d, --decider SPEC          fixed:ACTION | rule | oracle | exec:CMD | plan:FILE\n"
 	"  -p, --controller FILE       inner predictor config (tenant or aggregate family; default: the\n"

@@ -792,7 +792,7 @@ static int op_rank(struct call *c)
 	return 0;
 }
 
-/* run-sets/ID.json {"schema_version":"schednav.run-set/v1","run_config_ids":[1..12 unique ids]}. */
+/* run-sets/ID.json {"schema_version":"schednav.run-set/1","run_config_ids":[1..12 unique ids]}. */
 static struct json *run_set_configs(struct call *c, const char *id)
 {
 	char ref[200], err[600];
@@ -1563,7 +1563,7 @@ static void load_profile(struct server *s)
 	s->prompt = json_get_str(s->role, "prompt");
 	if (nd_check_keys(s->role, ND_KEYS(keys), err, sizeof err))
 		die("%s: %s", path, err);
-	if (!schema || strcmp(schema, MF_AGENT_ROLE_SCHEMA) || !profile || strcmp(profile, s->profile) || !s->prompt ||
+	if (!nd_schema_is(schema, MF_AGENT_ROLE_SCHEMA) || !profile || strcmp(profile, s->profile) || !s->prompt ||
 	    !allowed || allowed->kind != JSON_ARRAY)
 		die("%s: not a " MF_AGENT_ROLE_SCHEMA " document for profile '%s'", path, s->profile);
 	for (size_t k = 0; k < N_OPS; k++)

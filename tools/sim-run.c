@@ -29,7 +29,7 @@ static const char help[] =
 	"\n"
 	"  -p, --policy FILE      schednav.simulation-policy/v1 JSON file (required)\n"
 	"  -c, --controller FILE  schednav.predictive-controller/v1 (aggregate) or\n"
-	"                         schednav.tenant-predictive-controller/v1 JSON file\n"
+	"                         schednav.tenant-predictive-controller/1 JSON file\n"
 	"      --progress         print the jobs arrived so far on stderr even when it is not a\n"
 	"                         terminal (default: on a terminal, after the first second)\n"
 	"      --no-progress      never print progress\n";

@@ -30,7 +30,7 @@ else
 	"$SCHEDNAV_BIN/trace-window" --eval-start 3600 --eval-end 5400 --warmup-start 1800 -i "$work/mix1.ndjson.zst" \
 		-o "$WORKSPACE/traces/window.ndjson.zst"
 fi
-echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/window.ndjson.zst"}' > "$WORKSPACE/run-configs/window.json"
+echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/window.ndjson.zst"}' > "$WORKSPACE/run-configs/window.json"
 
 echo "analyst: workload summary through the bridge"
 sha_a=$("$here/analyst.sh" window "$tasks" analyst-1 "$project")

@@ -63,7 +63,7 @@ static int doc_ref(const struct json *doc, const char *key, bool required, const
 static int doc_schema(const struct json *doc, const char *schema, char *err, size_t errlen)
 {
 	const char *s = json_get_str(doc, "schema_version");
-	if (!s || strcmp(s, schema)) {
+	if (!nd_schema_is(s, schema)) {
 		snprintf(err, errlen, "'schema_version' is not \"%s\"", schema);
 		return -1;
 	}

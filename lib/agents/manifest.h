@@ -1,7 +1,7 @@
 /*
  * manifest — the workspace documents the bridge reads by id and the manifests it reads back:
- * run configs (run-configs/ID.json, schednav.run-config/v1), run sets (run-sets/ID.json,
- * schednav.run-set/v1) and simulate_run_set manifests (schednav.bridge-simulations/1). Every
+ * run configs (run-configs/ID.json, schednav.run-config/1), run sets (run-sets/ID.json,
+ * schednav.run-set/1) and simulate_run_set manifests (schednav.bridge-simulations/1). Every
  * ref they hold is checked here, when the document is loaded, by the rule refs from an agent
  * follow (ws_ref_ok); the caller then opens each through the workspace (ws_open_file), which
  * refuses symlinks and special files. Each problem has its own message. Values live in the
@@ -17,10 +17,10 @@
 #define MF_RUN_SET_MAX 12          /* run configs in a run set */
 #define MF_ACTIONS_MAX 5           /* actions simulated per run config */
 #define MF_SIMULATIONS_SCHEMA "schednav.bridge-simulations/1"
-#define MF_RUN_CONFIG_SCHEMA "schednav.run-config/v1"
-#define MF_RUN_SET_SCHEMA "schednav.run-set/v1"
+#define MF_RUN_CONFIG_SCHEMA "schednav.run-config/1"
+#define MF_RUN_SET_SCHEMA "schednav.run-set/1"
 #define MF_AGENT_PLAN_STREAM_SCHEMA "schednav.agent-plan/1"   /* plan-check's stream */
-#define MF_AGENT_ROLE_SCHEMA "schednav.agent-role/v1"        /* configs/agents/PROFILE.json */
+#define MF_AGENT_ROLE_SCHEMA "schednav.agent-role/1"        /* configs/agents/PROFILE.json */
 
 struct run_config {
 	const char *trace_ref;

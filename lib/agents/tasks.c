@@ -68,7 +68,7 @@ int task_check(const struct json *t, const char *task_id, const char *operation,
 			  *key = json_get(t, "idempotency_key"), *profile = json_get(t, "profile"), *state = json_get(t, "state"),
 			  *transient = json_get(t, "transient_failure"), *arts = json_get(t, "artifacts"), *error = json_get(t, "error"),
 			  *result = json_get(t, "result"), *off = json_get(t, "audit_offset");
-	if (!is_str(schema) || strcmp(schema->u.str.s, TASK_SCHEMA)) {
+	if (!is_str(schema) || !nd_schema_is(schema->u.str.s, TASK_SCHEMA)) {
 		snprintf(err, errlen, "'schema_version' is not \"%s\"", TASK_SCHEMA);
 		return -1;
 	}

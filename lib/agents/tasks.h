@@ -1,6 +1,6 @@
 /*
  * tasks — the bridge's state under a workspace (WORKSPACE/.schednav-mcp/): the task store
- * (tasks/TASK.json, schednav.bridge-task/v2) and the hash-chained audit log (audit.ndjson, one
+ * (tasks/TASK.json, schednav.bridge-task/2) and the hash-chained audit log (audit.ndjson, one
  * bridge_call line per call, lib/eval/chainlog). A stored task is input like any other:
  * before it is replayed it must pass task_check (the exact key set, every value's kind and
  * range, its own id and operation), and a finished task (succeeded or failed) must be bound
@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define TASK_SCHEMA "schednav.bridge-task/v2"
+#define TASK_SCHEMA "schednav.bridge-task/2"
 #define TASK_STATE_DIR ".schednav-mcp"
 #define TASK_MAX_LOGGED_NAME 100   /* bytes of an unknown tool name the audit log keeps */
 /* The idempotency key rule of every task operation (also its JSON Schema pattern). */

@@ -374,6 +374,19 @@ int nd_header_add_config(struct arena *a, struct json *hdr, const char *path, ch
 	return 0;
 }
 
+bool nd_schema_is(const char *got, const char *id)
+{
+	if (!got)
+		return false;
+	if (!strcmp(got, id))
+		return true;
+	const char *slash = strrchr(id, '/');
+	if (!slash || slash[1] == 'v')
+		return false;
+	size_t pre = (size_t)(slash - id) + 1;
+	return !strncmp(got, id, pre) && got[pre] == 'v' && !strcmp(got + pre + 1, id + pre);
+}
+
 int nd_check_keys(const struct json *rec, const char *const *allowed, size_t n, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < rec->u.obj.n; i++) {

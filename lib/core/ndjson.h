@@ -67,6 +67,12 @@ int nd_header_add_config(struct arena *a, struct json *hdr, const char *path, ch
  * NULL-terminated lists work too). -1 + message naming the first unknown. Pass a list as
  * ND_KEYS(array): the count comes from the array itself, so it cannot run off its end. */
 int nd_check_keys(const struct json *rec, const char *const *allowed, size_t n, char *err, size_t errlen);
+/* Whether a document's schema id got names id. The ids SchedNav invented are spelled
+ * "schednav.NAME/N"; fourteen of them were spelled "schednav.NAME/vN" before issue 20 item 8
+ * (docs/design.md "Schema ids"), so for an id whose version has no 'v' the old spelling
+ * (a 'v' after its last '/') is accepted too and files written before the rename still
+ * load. Writers emit id itself. False when got is NULL. */
+bool nd_schema_is(const char *got, const char *id);
 /* "array, its element count"; refuses to compile for a pointer. */
 #define ND_KEYS(arr) (arr), (sizeof(arr) / sizeof((arr)[0]) + ND_MUST_BE_ARRAY(arr))
 #define ND_MUST_BE_ARRAY(a) \

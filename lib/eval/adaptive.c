@@ -372,7 +372,7 @@ int ad_rule_parse(struct ad_selections *s, const struct json *rec, const struct 
 	if (keys_exactly(rec, ND_KEYS(keys), what, err, errlen))
 		return -1;
 	const struct json *sv = json_get(rec, "schema_version");
-	if (sv->kind != JSON_STRING || strcmp(sv->u.str.s, AD_RULE_SCHEMA))
+	if (sv->kind != JSON_STRING || !nd_schema_is(sv->u.str.s, AD_RULE_SCHEMA))
 		return fail(err, errlen, "%s: schema_version must be '%s'", what, AD_RULE_SCHEMA);
 	if (!ev_self_fp_ok(rec, "fingerprint"))
 		return fail(err, errlen, "%s: 'fingerprint' does not verify (the selections were edited)", what);

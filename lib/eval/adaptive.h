@@ -16,7 +16,7 @@
  * schednav.controller-selections/v1; every selection observed the design, so its
  * observation_fingerprint is the design fingerprint; self-fingerprinted by
  * selections_fingerprint), workload-rule-v1's in a `rule_selections` record (schema_version
- * schednav.rule-selections/v1, naming the design fingerprint; self-fingerprinted by
+ * schednav.rule-selections/1, naming the design fingerprint; self-fingerprinted by
  * fingerprint).
  *
  * Every string and array below points into the arena passed to the parser or builder
@@ -35,7 +35,7 @@
 #define AD_SELECTION_STREAM_SCHEMA "schednav.selection/1"        /* study-select's stream */
 #define AD_WINDOW_RESULT_SCHEMA "schednav.window-result/1"      /* a study window's receipt stream */
 #define AD_SELECTIONS_SCHEMA "schednav.controller-selections/v1"
-#define AD_RULE_SCHEMA "schednav.rule-selections/v1"
+#define AD_RULE_SCHEMA "schednav.rule-selections/1"
 #define AD_RULE_ID "workload-rule-v1"
 #define AD_MIN_CANDIDATES 3
 #define AD_MAX_CANDIDATES 5

@@ -1,6 +1,7 @@
 #include "predict/calendar.h"
 #include "core/arena.h"
 #include "core/json.h"
+#include "core/ndjson.h"
 #include "core/xalloc.h"
 #include "trace/export.h"
 #include <math.h>
@@ -236,8 +237,8 @@ int pc_cal_load_table(struct pc_calendar *c, const char *text, size_t len, char 
 	}
 	const struct json *sv = json_get(doc, "schema_version"), *name = json_get(doc, "calendar"),
 	                  *src = json_get(doc, "source"), *years = json_get(doc, "years");
-	if (!sv || sv->kind != JSON_STRING || strcmp(sv->u.str.s, PC_CALENDAR_SCHEMA)) {
-		snprintf(err, errlen, "calendar table needs schema_version 'schednav.workday-calendar/v1'");
+	if (!sv || sv->kind != JSON_STRING || !nd_schema_is(sv->u.str.s, PC_CALENDAR_SCHEMA)) {
+		snprintf(err, errlen, "calendar table needs schema_version '" PC_CALENDAR_SCHEMA "'");
 		goto out;
 	}
 	if (!name || name->kind != JSON_STRING || !name->u.str.len || name->u.str.len >= sizeof c->name ||

@@ -16,7 +16,7 @@
  */
 #ifndef SCHEDNAV_PREDICT_CALENDAR_H
 #define SCHEDNAV_PREDICT_CALENDAR_H
-#define PC_CALENDAR_SCHEMA "schednav.workday-calendar/v1"
+#define PC_CALENDAR_SCHEMA "schednav.workday-calendar/1"
 #include "core/fp.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -56,7 +56,7 @@ struct pc_calendar {
 /* Load the calendar a controller config names: "china" (the built-in table) or
  * "weekday". 0, or -1 with a message. */
 int pc_cal_load(struct pc_calendar *c, const char *name, char *err, size_t errlen);
-/* Load a table from the bytes of a schednav.workday-calendar/v1 JSON document: every
+/* Load a table from the bytes of a schednav.workday-calendar/1 JSON document: every
  * date valid, inside a listed year, each list increasing and without duplicates, no
  * date in both lists, every make-up workday a Saturday or Sunday. */
 int pc_cal_load_table(struct pc_calendar *c, const char *text, size_t len, char *err, size_t errlen);

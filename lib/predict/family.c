@@ -7,6 +7,7 @@
  */
 #include "predict/predict.h"
 #include "predict/internal.h"
+#include "core/ndjson.h"
 #include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@
 #include <string.h>
 
 /* The table: each family's folder defines its row's operations. */
-extern const struct pc_family pt_family;      /* tenant/family.c: schednav.tenant-predictive-controller/v1 */
+extern const struct pc_family pt_family;      /* tenant/family.c: schednav.tenant-predictive-controller/1 */
 extern const struct pc_family pc_family_aggregate;   /* aggregate/family.c: predictive-spot-v1, the fallback */
 const struct pc_family *const pc_families[] = { &pt_family, &pc_family_aggregate };
 const size_t pc_n_families = sizeof pc_families / sizeof *pc_families;
@@ -28,7 +29,7 @@ static const struct pc_family *family_of(const struct pc_config *cfg)
 const struct pc_family *pc_family_for_schema(const struct pc_family *const *families, size_t n, const char *schema)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!families[i]->schema || (schema && !strcmp(schema, families[i]->schema)))
+		if (!families[i]->schema || nd_schema_is(schema, families[i]->schema))
 			return families[i];
 	return NULL;
 }

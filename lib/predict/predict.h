@@ -9,7 +9,7 @@
  * controller family; a family is a config schema plus a set of switches (struct
  * pc_switches) and an estimator. It hosts the aggregate `predictive-spot-v1`
  * (`seasonal-gaussian-v1`, struct pc_estimator_ops) exactly as the original engine
- * computes it, and the tenant family (`schednav.tenant-predictive-controller/v1`,
+ * computes it, and the tenant family (`schednav.tenant-predictive-controller/1`,
  * docs/predictive-rules.md §2, docs/tenant-controller.md) with its deterministic estimators.
  *
  * Pieces, in the order an aggregate decision uses them (pc_update):
@@ -146,7 +146,7 @@ struct pc_config {
 	char fingerprint[65];         /* SHA-256 of its canonical sorted JSON (docs/predictive-rules.md §0) */
 	const struct pc_family *family;   /* the family that parsed it (its operations) */
 	const void *family_config;        /* a further family's own parsed fields (its from_json fills it) */
-	/* The tenant family (schema schednav.tenant-predictive-controller/v1): its full config;
+	/* The tenant family (schema schednav.tenant-predictive-controller/1): its full config;
 	 * the fields above then hold what both families share (observation = the quota
 	 * interval, minimum history = 844 h, starvation = the queue-wait threshold, ratios = the
 	 * eviction multiples) and estimator is NULL. NULL for the aggregate family. */

@@ -121,10 +121,13 @@ int roll_config_load(struct roll_config *c, const char *path, struct arena *a, c
 	const char *schema = str_key(d, "schema_version", true, e, sizeof e);
 	if (!schema)
 		return fail(err, errlen, path, e);
-	if (strcmp(schema, ROLL_CONFIG_SCHEMA)) {
+	if (!nd_schema_is(schema, ROLL_CONFIG_SCHEMA)) {
 		snprintf(e, sizeof e, "unsupported schema_version '%s' (expected '%s')", schema, ROLL_CONFIG_SCHEMA);
 		return fail(err, errlen, path, e);
 	}
+	/* the fingerprint hashes the document: it holds the new spelling whichever was read, so
+	 * a config in the old one has the same fingerprint (docs/design.md "Schema ids") */
+	json_set(a, c->doc, "schema_version", json_str(a, ROLL_CONFIG_SCHEMA));
 	long long budget;
 	if (!(c->controller_id = str_key(d, "controller_id", true, e, sizeof e)) ||
 	    int_key(d, "decision_interval_seconds", 1, 86400 * 366, &c->interval, e, sizeof e) ||
@@ -250,10 +253,11 @@ int roll_catalog_load(struct roll_catalog *cat, const char *path, struct arena *
 	const char *schema = str_key(d, "schema_version", true, e, sizeof e);
 	if (!schema)
 		return fail(err, errlen, path, e);
-	if (strcmp(schema, ROLL_ACTION_SPACE_SCHEMA)) {
+	if (!nd_schema_is(schema, ROLL_ACTION_SPACE_SCHEMA)) {
 		snprintf(e, sizeof e, "unsupported schema_version '%s' (expected '%s')", schema, ROLL_ACTION_SPACE_SCHEMA);
 		return fail(err, errlen, path, e);
 	}
+	json_set(a, d, "schema_version", json_str(a, ROLL_ACTION_SPACE_SCHEMA));   /* as in roll_config_load */
 	if (!(cat->name = str_key(d, "name", true, e, sizeof e)) || !(cat->safety_id = str_key(d, "safety_baseline_action_id", true, e, sizeof e)))
 		return fail(err, errlen, path, e);
 	struct json *cf = json_get(d, "controlled_fields");

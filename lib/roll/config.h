@@ -1,7 +1,7 @@
 /*
  * config — the rolling controller's declared inputs (docs/rolling-rules.md): the rolling controller
- * config (`schednav.rolling-controller/v1`, configs/rolling/) and the bounded action space
- * (`schednav.native-action-space/v1`, configs/action_spaces/) whose profiles are ordinary
+ * config (`schednav.rolling-controller/1`, configs/rolling/) and the bounded action space
+ * (`schednav.native-action-space/1`, configs/action_spaces/) whose profiles are ordinary
  * policy files. Both are validated completely (exact key sets, one safety action that is
  * FIFO, FIFO + bypass unless it is native-fifo, identical fixed execution controls, no
  * duplicate or control-character action ids; an optional "inner_predictor", the path of the
@@ -22,8 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define ROLL_CONFIG_SCHEMA "schednav.rolling-controller/v1"
-#define ROLL_ACTION_SPACE_SCHEMA "schednav.native-action-space/v1"
+#define ROLL_CONFIG_SCHEMA "schednav.rolling-controller/1"
+#define ROLL_ACTION_SPACE_SCHEMA "schednav.native-action-space/1"
 #define ROLL_SET_SINGLE_ID "single-calibrated-p90"
 #define ROLL_SET_DUAL_ID "dual-forecast-replay-v1"
 #define ROLL_EPS 1e-9

@@ -26,7 +26,7 @@
 #include <stddef.h>
 
 #define ROLL_OBSERVATION_SCHEMA "schednav.rolling-observation/v2"
-#define ROLL_SNAPSHOT_SCHEMA "schednav.scheduler-state-snapshot/v1"
+#define ROLL_SNAPSHOT_SCHEMA "schednav.scheduler-state-snapshot/1"
 
 struct roll_signals {
 	double start, end;                 /* the window (start, end] */

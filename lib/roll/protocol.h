@@ -1,5 +1,5 @@
 /*
- * protocol — the rolling decision protocol `schednav.rolling-decision-protocol/v1`: one
+ * protocol — the rolling decision protocol `schednav.rolling-decision-protocol/1`: one
  * NDJSON line each way per cutoff.
  *   controller → decider: {"type":"decision_request","protocol":…,"request_id":FP,
  *       "decision_index":K,"cutoff_time_seconds":T,"non_deployable":B,
@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define ROLL_PROTOCOL "schednav.rolling-decision-protocol/v1"
+#define ROLL_PROTOCOL "schednav.rolling-decision-protocol/1"
 #define ROLL_REASON_MAX 256
 #define ROLL_REPLY_MAX (64 * 1024)
 #define ROLL_EXCERPT_MAX 200

@@ -35,7 +35,7 @@ mkdir -p "$w/traces" "$w/run-configs"
 bin/trace-import csv --map configs/maps/chronus-philly.json --nodes-file tests/data/philly-cluster_machine_list.zst \
 	--node-subset-gpus 200 --seed 1 tests/data/chronus-trace_job_Philly_MIX1.csv.zst -o "$tmp/mix1.ndjson.zst"
 bin/trace-window --eval-start 3600 --eval-end 18000 --warmup-start 1800 -i "$tmp/mix1.ndjson.zst" -o "$w/traces/w.ndjson.zst"
-echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/w.ndjson.zst"}' > "$w/run-configs/w.json"
+echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/w.ndjson.zst"}' > "$w/run-configs/w.json"
 direct() { bin/sim-run --policy configs/policies/native-preemptive-3600.json --input "$w/traces/w.ndjson.zst" -o "$tmp/r.zst" && bin/metrics -i "$tmp/r.zst" -o "$tmp/m"; }
 bridge() {
 	k=$1

@@ -93,15 +93,15 @@ INIT='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":
 printf '%s\n' "$INIT" '{"jsonrpc":"2.0","method":"notifications/initialized"}' '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' \
 	'{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"analyze_workload","arguments":{"run_config_id":"mix1-w","cutoff_seconds":4000.0}}}' \
 	'{"jsonrpc":"2.0","id":2,"result":{}}' '{"jsonrpc":"2.0","id":3,"method":"ping","params":[1]}' | seed mcp_rpc session
-TASK='{"schema_version":"schednav.bridge-task/v2","task_id":"0123456789abcdef0123456789abcdef","operation":"analyze_workload","idempotency_key":"key-00000001","profile":"analyst","arguments_fingerprint":"00112233445566778899aabbccddeeff","state":"STATE","transient_failure":false,"artifacts":[{"ref":"artifacts/0123456789abcdef0123456789abcdef/workload.ndjson","schema":"schednav.workload/1","fingerprint":"00112233445566778899aabbccddeeff"}],"error":null,"result":RESULT,"audit_offset":OFFSET}'
+TASK='{"schema_version":"schednav.bridge-task/2","task_id":"0123456789abcdef0123456789abcdef","operation":"analyze_workload","idempotency_key":"key-00000001","profile":"analyst","arguments_fingerprint":"00112233445566778899aabbccddeeff","state":"STATE","transient_failure":false,"artifacts":[{"ref":"artifacts/0123456789abcdef0123456789abcdef/workload.ndjson","schema":"schednav.workload/1","fingerprint":"00112233445566778899aabbccddeeff"}],"error":null,"result":RESULT,"audit_offset":OFFSET}'
 ENV='{"task_id":"0123456789abcdef0123456789abcdef","operation":"analyze_workload","state":"succeeded","replayed":false,"artifacts":[],"result":{"run_config_id":"mix1-w","workload_summary":{"regime_label":"x"}}}'
 echo "$TASK" | sed -e 's/STATE/succeeded/' -e "s/RESULT/$ENV/" -e 's/OFFSET/1234/' | seed mcp_task succeeded
 echo "$TASK" | sed -e 's/STATE/running/' -e 's/RESULT/null/' -e 's/OFFSET/null/' | seed mcp_task running
 echo "$TASK" | sed -e 's/STATE/failed/' -e 's/RESULT/null/' -e 's/OFFSET/0/' -e 's/"error":null/"error":"operation failed"/' | seed mcp_task failed
 {
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/mix1-w.ndjson.zst","history_trace_ref":"traces/mix1.ndjson.zst","description":"d"}'
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/mix1-w.ndjson.zst","history_trace_ref":"traces/mix1.ndjson.zst","description":"d"}'
 	sep
-	echo '{"schema_version":"schednav.run-set/v1","run_config_ids":["mix1-w","mix1-w2"]}'
+	echo '{"schema_version":"schednav.run-set/1","run_config_ids":["mix1-w","mix1-w2"]}'
 	sep
 	echo '{"type":"header","schema":"schednav.bridge-simulations/1","tool":"schednav-mcp","version":"0.2.0","inputs":[],"params":{},"task_id":"0123456789abcdef0123456789abcdef"}'
 	for c in mix1-w mix1-w2; do

@@ -63,10 +63,10 @@ capture_mcp() {
 		--node-subset-gpus 200 --seed 1 "$D/chronus-trace_job_Philly_MIX1.csv.zst" -o "$W/traces/mix1.ndjson.zst"
 	"$BIN/trace-window" --eval-start 3600 --eval-end 5400 --warmup-start 1800 -i "$W/traces/mix1.ndjson.zst" -o "$W/traces/mix1-w.ndjson.zst"
 	"$BIN/trace-window" --eval-start 5400 --eval-end 7200 --warmup-start 3600 -i "$W/traces/mix1.ndjson.zst" -o "$W/traces/mix1-w2.ndjson.zst"
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/mix1-w.ndjson.zst"}' > "$W/run-configs/mix1-w.json"
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"traces/mix1-w2.ndjson.zst"}' > "$W/run-configs/mix1-w2.json"
-	echo '{"schema_version":"schednav.run-config/v1","trace_ref":"../outside.ndjson"}' > "$W/run-configs/outside.json"
-	echo '{"schema_version":"schednav.run-set/v1","run_config_ids":["mix1-w","mix1-w2"]}' > "$W/run-sets/two.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/mix1-w.ndjson.zst"}' > "$W/run-configs/mix1-w.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/mix1-w2.ndjson.zst"}' > "$W/run-configs/mix1-w2.json"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"../outside.ndjson"}' > "$W/run-configs/outside.json"
+	echo '{"schema_version":"schednav.run-set/1","run_config_ids":["mix1-w","mix1-w2"]}' > "$W/run-sets/two.json"
 	for p in analyst strategist simulation auditor manager predictive rolling; do
 		printf '%s\n' "$INIT" "$LIST" | session "list-$p" "$p"
 	done

@@ -37,7 +37,7 @@ vals = ["x", "", 1.5, -1, 0, 1, 2, 3, 24, 25, 169, 1e20, 9e15, 4e15, None, True,
         [1, 1], list(range(70)), 3600, 3600.0, 0.5, 0.9, 1.0, 1.25, 100000, 100001, 3153600001, "a\u0001b",
         "tenant-linear-gaussian-v1", "seasonal-conformal-v1", "tenant-quantile-linear-v1", "seasonal-gaussian-v1",
         "validation-residual-nearest-rank", "china", "weekday", "schednav.predictive-controller/v1",
-        "schednav.tenant-predictive-controller/v1", -0.5, 2.0, 1e-9, float('nan')]
+        "schednav.tenant-predictive-controller/1", -0.5, 2.0, 1e-9, float('nan')]
 for src in srcs:
     text = open(src).read()
     base = json.loads(text)

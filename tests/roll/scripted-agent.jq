@@ -1,5 +1,5 @@
 # scripted-agent.jq — a deterministic stand-in for an agent on the rolling decision protocol
-# (schednav.rolling-decision-protocol/v1): one decision_request in, one decision out.
+# (schednav.rolling-decision-protocol/1): one decision_request in, one decision out.
 # Run by roll as   --decider 'exec:jq -c --unbuffered -f tests/roll/scripted-agent.jq'
 # Rule "scripted-agent-v1": among the candidates whose scenario evidence passed every hard
 # constraint, take the most stress scenarios passed, then the highest allocation, then the

@@ -207,10 +207,36 @@ static void text_cases(void)
 	      && !strcmp(serr, "unpaired surrogate escape \\ud800 in a string (followed by \\u0041, not by a low surrogate)"), "surrogate message: %s", serr);
 }
 
+/* The schema ids renamed by issue 20 item 8 are read in both spellings, nothing else. */
+static void schema_id_cases(void)
+{
+	CHECK(nd_schema_is("schednav.run-config/1", "schednav.run-config/1"), "new spelling refused");
+	CHECK(nd_schema_is("schednav.run-config/v1", "schednav.run-config/1"), "old spelling refused");
+	CHECK(nd_schema_is("schednav.bridge-task/v2", "schednav.bridge-task/2"), "old spelling /v2 refused");
+	CHECK(nd_schema_is("schednav.bridge-task/v12", "schednav.bridge-task/12"), "old spelling /v12 refused");
+	static const char *const no[][2] = {
+		{ "schednav.run-config/v2", "schednav.run-config/1" },
+		{ "schednav.run-config/V1", "schednav.run-config/1" },
+		{ "schednav.run-config/vv1", "schednav.run-config/1" },
+		{ "schednav.run-config/v", "schednav.run-config/1" },
+		{ "schednav.run-config/v1 ", "schednav.run-config/1" },
+		{ "schednav.run-set/v1", "schednav.run-config/1" },
+		{ "schednav.run-config/1", "schednav.run-config/v1" },   /* an original /vN id has one spelling */
+		{ "schednav.trace/1", "schednav.trace/v1" },
+		{ "run-config/v1", "schednav.run-config/1" },
+		{ "", "schednav.run-config/1" },
+	};
+	for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+		CHECK(!nd_schema_is(no[i][0], no[i][1]), "'%s' taken for '%s'", no[i][0], no[i][1]);
+	CHECK(nd_schema_is("schednav.trace/v1", "schednav.trace/v1"), "an original id refused");
+	CHECK(!nd_schema_is(NULL, "schednav.run-config/1"), "NULL taken for an id");
+}
+
 int main(void)
 {
 	text_cases();
 	fmt_digits_vs_printf();
+	schema_id_cases();
 	fmt_case(3628800.0, "3628800.0");
 	fmt_case(0.0001, "0.0001");
 	fmt_case(9999999999999998.0, "9999999999999998.0");

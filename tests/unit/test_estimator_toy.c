@@ -49,7 +49,7 @@ static const char *config_text(const char *model)
 {
 	static char buf[2048];
 	snprintf(buf, sizeof buf,
-		"{\"schema_version\":\"schednav.tenant-predictive-controller/v1\",\"controller_id\":\"schednav-toy\",\"model\":\"%s\","
+		"{\"schema_version\":\"schednav.tenant-predictive-controller/1\",\"controller_id\":\"schednav-toy\",\"model\":\"%s\","
 		"\"demand_sample_interval_seconds\":60,\"quota_update_interval_seconds\":300,\"aggregation_interval_seconds\":3600,"
 		"\"lookback_hours\":48,\"forecast_horizon_hours\":2,\"retrain_interval_seconds\":86400,\"validation_hours\":24,"
 		"\"training_stride_seconds\":300,\"guarantee_probability\":0.9,\"guarantee_horizons_hours\":[1,2],"

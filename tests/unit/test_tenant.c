@@ -56,7 +56,7 @@ static const char *bad_table(const char *holidays, const char *makeup)
 {
 	static char buf[1024];
 	snprintf(buf, sizeof buf,
-		"{\"schema_version\":\"schednav.workday-calendar/v1\",\"calendar\":\"t\",\"source\":\"test\",\"years\":[2024],"
+		"{\"schema_version\":\"schednav.workday-calendar/1\",\"calendar\":\"t\",\"source\":\"test\",\"years\":[2024],"
 		"\"holidays\":{\"2024\":[%s]},\"makeup_workdays\":{\"2024\":[%s]}}", holidays, makeup);
 	return buf;
 }
@@ -122,6 +122,20 @@ static void test_calendar(void)
 	CHECK(!pc_cal_load_table(&t, bad_table("\"2024-02-12\"", "\"2024-02-18\""), strlen(bad_table("\"2024-02-12\"", "\"2024-02-18\"")), err, sizeof err),
 	      "good table refused: %s", err);
 	pc_cal_release(&t);
+	/* the id's old spelling (workday-calendar/v1) is read too; another one is refused, naming the new id */
+	{
+		static char old[1024];
+		const char *doc = bad_table("\"2024-02-12\"", "\"2024-02-18\"");
+		const char *at = strstr(doc, "calendar/1\"");
+		snprintf(old, sizeof old, "%.*sv%s", (int)(at - doc + strlen("calendar/")), doc, at + strlen("calendar/"));
+		CHECK(strstr(old, "\"schednav.workday-calendar/v1\"") != NULL, "old spelling not made: %s", old);
+		CHECK(!pc_cal_load_table(&t, old, strlen(old), err, sizeof err), "old spelling refused: %s", err);
+		pc_cal_release(&t);
+		char *v2 = strstr(old, "calendar/v1\"");
+		v2[strlen("calendar/v")] = '2';
+		CHECK(pc_cal_load_table(&t, old, strlen(old), err, sizeof err) &&
+		      !strcmp(err, "calendar table needs schema_version 'schednav.workday-calendar/1'"), "/v2 not refused: '%s'", err);
+	}
 	const char *cases[][3] = {
 		{ "\"2024-02-12\"", "\"2024-02-19\"", "not a Saturday or Sunday" },
 		{ "\"2024-02-13\",\"2024-02-12\"", "", "increase" },
@@ -505,7 +519,7 @@ static const char *config_text(const char *id, const char *model, const char *ex
 {
 	static char buf[2048];
 	snprintf(buf, sizeof buf,
-		"{\"schema_version\":\"schednav.tenant-predictive-controller/v1\",\"controller_id\":\"%s\",\"model\":\"%s\","
+		"{\"schema_version\":\"schednav.tenant-predictive-controller/1\",\"controller_id\":\"%s\",\"model\":\"%s\","
 		"\"demand_sample_interval_seconds\":60,\"quota_update_interval_seconds\":300,\"aggregation_interval_seconds\":3600,"
 		"\"lookback_hours\":48,\"forecast_horizon_hours\":4,\"retrain_interval_seconds\":86400,\"validation_hours\":24,"
 		"\"training_stride_seconds\":300,\"guarantee_probability\":0.9,\"guarantee_horizons_hours\":[1,2,4],"

@@ -3,6 +3,7 @@
  * fields[] per key; validate() holds the rules that relate several fields. */
 #include "predict/tenant/tenant_config.h"
 #include "core/fp.h"
+#include "core/ndjson.h"
 #include "core/strbuf.h"
 #include "predict/internal.h"
 #include "predict/predict.h"
@@ -14,13 +15,17 @@
 #define CALIBRATION_KEY "quantile_calibration_method"
 #define MAX_SECONDS 3153600000LL   /* 100 years: keeps every product finite */
 
+/* Either spelling of the id is read (nd_schema_is), and the config keeps the new one
+ * whichever was read: schema_version is a field of the canonical config, so a config in the
+ * old spelling has the same fingerprint as the same config in the new one. */
 static int check_schema(void *config, char *err, size_t errlen)
 {
-	const struct pt_config *c = config;
-	if (strcmp(c->schema_version, PT_CONFIG_SCHEMA)) {
+	struct pt_config *c = config;
+	if (!nd_schema_is(c->schema_version, PT_CONFIG_SCHEMA)) {
 		snprintf(err, errlen, "unsupported schema_version '%s' (want '%s')", c->schema_version, PT_CONFIG_SCHEMA);
 		return -1;
 	}
+	c->schema_version = PT_CONFIG_SCHEMA;
 	return 0;
 }
 
@@ -112,7 +117,7 @@ static int validate(const struct pt_config *c, char *err, size_t errlen)
 	if (c->aggregation_interval_seconds % c->sample_interval_seconds)
 		return pc_field_fail(err, errlen, "aggregation must be a multiple of demand sampling");
 	if (c->aggregation_interval_seconds != 3600)
-		return pc_field_fail(err, errlen, "tenant-predictive-controller/v1 requires hourly aggregation");
+		return pc_field_fail(err, errlen, "tenant-predictive-controller/1 requires hourly aggregation");
 	if (c->quota_interval_seconds <= 0 || c->stride_seconds <= 0 ||
 	    c->quota_interval_seconds % c->sample_interval_seconds || c->stride_seconds % c->sample_interval_seconds)
 		return pc_field_fail(err, errlen, "quota and training cadence must align with sampling");
@@ -153,7 +158,7 @@ static int validate(const struct pt_config *c, char *err, size_t errlen)
 bool pt_config_is_tenant(const struct json *doc)
 {
 	const struct json *sv = json_get(doc, "schema_version");
-	return sv && sv->kind == JSON_STRING && !strcmp(sv->u.str.s, PT_CONFIG_SCHEMA);
+	return sv && sv->kind == JSON_STRING && nd_schema_is(sv->u.str.s, PT_CONFIG_SCHEMA);
 }
 
 int pt_config_from_json(struct pt_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen)

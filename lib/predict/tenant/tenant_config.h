@@ -1,6 +1,6 @@
 /*
  * tenant_config — the tenant controller's configuration (docs/predictive-rules.md §2 "Config"):
- * schema schednav.tenant-predictive-controller/v1 with the original's exact key set,
+ * schema schednav.tenant-predictive-controller/1 with the original's exact key set,
  * coercions and validation rules; v2 adds quantile_calibration_method
  * (validation-residual-nearest-rank), and omitting it keeps the v1 dict and hash.
  *
@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define PT_CONFIG_SCHEMA "schednav.tenant-predictive-controller/v1"
+#define PT_CONFIG_SCHEMA "schednav.tenant-predictive-controller/1"
 #define PT_CALIBRATION_METHOD "validation-residual-nearest-rank"
 #define PT_OWN_ID_PREFIX "schednav-"
 
