@@ -6,6 +6,7 @@
 #include "sim/engine.h"
 #include "sim/policy.h"
 #include "trace/trace.h"
+#include "sim_compare.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,27 +18,6 @@ static int failures, checks;
 
 static struct trace T;
 static struct arena A;
-
-/* Two Spot-run ledgers hold the same runs, field by field (doubles by their bits): memcmp of
- * the entries would also compare their padding, which the engine never promises to write. */
-static bool same_bits(double a, double b)
-{
-	return memcmp(&a, &b, sizeof a) == 0;
-}
-
-static bool same_runs(const struct sim_output *a, const struct sim_output *b)
-{
-	if (a->n_runs != b->n_runs)
-		return false;
-	for (size_t i = 0; i < a->n_runs; i++) {
-		const struct sim_spot_run *x = &a->runs[i], *y = &b->runs[i];
-		if (x->job != y->job || x->ordinal != y->ordinal || !same_bits(x->start, y->start) || !same_bits(x->end, y->end) ||
-		    !same_bits(x->uninterrupted, y->uninterrupted) || x->completed != y->completed || x->guarantee != y->guarantee ||
-		    x->guarantee_succeeded != y->guarantee_succeeded)
-			return false;
-	}
-	return true;
-}
 
 static void job(const char *id, double submit, double dur, double gpus, bool hp)
 {
