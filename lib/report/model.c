@@ -5,6 +5,7 @@
 #include "core/text.h"
 #include "core/zio.h"
 #include "eval/evidence.h"
+#include "sim/result_read.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,13 +92,16 @@ const struct rp_rec *rp_model_ranking(const struct rp_model *m)
 
 /* ---- reading ----
  *
- * Not lib/sim/result_read (issue 20 item 4 left this reader here): a report input holds any
- * number of streams of any schema, result streams among them, where result_read reads one
- * result stream and refuses what follows it; the report charts what result_read does not
- * keep (submit, start, completion and GPUs of each job, each run's end and reason, the
- * preemption victims, every control_decision, which result_read counts unparsed, and the
- * rolling decisions); and it draws result streams the strict reader refuses, with its own
- * PATH:LINE messages, so sharing the reader would change the report's output. */
+ * A report input holds any number of streams of any schema, result streams among them; each
+ * result record is decoded by lib/sim/result_read's decoders (result_decode_*, leniently:
+ * null times are drawn as never started or never finished), the ones result_read uses on
+ * the records it checks, so the stream's two readers decode its records one way. The report
+ * does not use result_read itself: that reads exactly one result stream and refuses what
+ * follows it, refuses null times and keys it does not know, and counts the control_decision
+ * records unparsed, where the report charts every control_decision and the rolling
+ * decisions, keeps each stream's records until its end fingerprint, and draws streams the
+ * strict reader refuses (issue 20 item 4).
+ */
 
 struct reader_state {
 	struct rp_model *m;
@@ -116,7 +120,7 @@ static char *keep(struct rp_model *m, const char *s)
 	return s ? arena_strndup(&m->a, s, strlen(s)) : NULL;
 }
 
-/* A required number (int or real), finite. */
+/* A required finite number of a record the report checks itself (roll's rolling_decision). */
 static int need_num(struct reader_state *st, const struct json *rec, const char *key, double *out, char *err, size_t errlen)
 {
 	const struct json *v = json_get(rec, key);
@@ -130,17 +134,6 @@ static int need_num(struct reader_state *st, const struct json *rec, const char 
 		return -1;
 	}
 	return 0;
-}
-
-/* A number that may be null (NAN then). */
-static int opt_num(struct reader_state *st, const struct json *rec, const char *key, double *out, char *err, size_t errlen)
-{
-	const struct json *v = json_get(rec, key);
-	if (v && v->kind == JSON_NULL) {
-		*out = NAN;
-		return 0;
-	}
-	return need_num(st, rec, key, out, err, errlen);
 }
 
 static int need_str(struct reader_state *st, const struct json *rec, const char *key, const char **out, char *err, size_t errlen)
@@ -200,24 +193,12 @@ static int add_job(struct reader_state *st, const struct json *rec, char *err, s
 	struct rp_result *res = current_result(st, err, errlen);
 	if (!res)
 		return -1;
-	struct rp_job j;
-	const char *cls, *id;
-	if (need_str(st, rec, "job_id", &id, err, errlen) || need_str(st, rec, "service_class", &cls, err, errlen) ||
-	    need_num(st, rec, "submit_time_seconds", &j.submit, err, errlen) ||
-	    opt_num(st, rec, "start_time_seconds", &j.start, err, errlen) ||
-	    opt_num(st, rec, "completion_time_seconds", &j.completion, err, errlen) ||
-	    need_num(st, rec, "gpu_count", &j.gpus, err, errlen))
+	struct result_job_fields f;
+	if (result_decode_job(st->r, rec, RESULT_LENIENT, &f, err, errlen))
 		return -1;
-	if (strcmp(cls, "HP") && strcmp(cls, "Spot")) {
-		ndr_errorf(st->r, err, errlen, "'%s' record: unknown service class '%s'", rp_str(rec, "type"), cls);
-		return -1;
-	}
-	j.hp = !strcmp(cls, "HP");
-	const struct json *pop = json_get(rec, "evaluation_population");
-	j.eval_pop = !pop || pop->kind != JSON_FALSE;
-	j.job_id = keep(st->m, id);
 	res->jobs = xgrow(res->jobs, &res->cap_jobs, res->njobs + 1, sizeof *res->jobs);
-	res->jobs[res->njobs++] = j;
+	res->jobs[res->njobs++] = (struct rp_job){ .job_id = keep(st->m, f.id), .submit = f.submit, .start = f.start,
+		.completion = f.completion, .gpus = f.gpus, .hp = f.hp, .eval_pop = f.eval_pop };
 	return 0;
 }
 
@@ -226,31 +207,26 @@ static int add_run(struct reader_state *st, const struct json *rec, char *err, s
 	struct rp_result *res = current_result(st, err, errlen);
 	if (!res)
 		return -1;
-	struct rp_run run;
-	const char *id, *reason;
-	if (need_str(st, rec, "job_id", &id, err, errlen) || need_num(st, rec, "start_time_seconds", &run.start, err, errlen) ||
-	    need_num(st, rec, "end_time_seconds", &run.end, err, errlen) || need_str(st, rec, "end_reason", &reason, err, errlen))
+	struct result_run_fields f;
+	if (result_decode_run(st->r, rec, &f, err, errlen))
 		return -1;
-	if (run.end < run.start) {
+	if (f.end < f.start) {
 		ndr_errorf(st->r, err, errlen, "'run' record: ends before it starts");
 		return -1;
 	}
-	run.preempted = !strcmp(reason, "preempted");
-	run.job_id = keep(st->m, id);
 	res->runs = xgrow(res->runs, &res->cap_runs, res->nruns + 1, sizeof *res->runs);
-	res->runs[res->nruns++] = run;
+	res->runs[res->nruns++] = (struct rp_run){ .job_id = keep(st->m, f.id), .start = f.start, .end = f.end, .preempted = f.preempted };
 	return 0;
 }
 
 static int add_preemption(struct reader_state *st, const struct json *rec, char *err, size_t errlen)
 {
 	struct rp_result *res = current_result(st, err, errlen);
-	double t;
-	if (!res || need_num(st, rec, "time_seconds", &t, err, errlen))
+	struct result_preemption_fields f;
+	if (!res || result_decode_preemption(st->r, rec, &f, err, errlen))
 		return -1;
-	const char *victim = rp_str(rec, "preempted_job_id");
 	res->preemptions = xgrow(res->preemptions, &res->cap_preemptions, res->npreemptions + 1, sizeof *res->preemptions);
-	res->preemptions[res->npreemptions++] = (struct rp_preemption){ t, victim ? keep(st->m, victim) : NULL };
+	res->preemptions[res->npreemptions++] = (struct rp_preemption){ f.time, f.victim ? keep(st->m, f.victim) : NULL };
 	return 0;
 }
 
@@ -280,10 +256,12 @@ static int add_rolling(struct reader_state *st, const struct json *rec, bool rep
 static int add_cluster(struct reader_state *st, const struct json *rec, char *err, size_t errlen)
 {
 	struct rp_result *res = current_result(st, err, errlen);
-	if (!res || need_num(st, rec, "capacity_gpus", &res->capacity_gpus, err, errlen) ||
-	    need_num(st, rec, "simulation_start", &res->simulation_start, err, errlen) ||
-	    need_num(st, rec, "simulation_end", &res->simulation_end, err, errlen))
+	struct result_cluster_fields f;
+	if (!res || result_decode_cluster(st->r, rec, &f, err, errlen))
 		return -1;
+	res->capacity_gpus = f.capacity;
+	res->simulation_start = f.start;
+	res->simulation_end = f.end;
 	res->has_cluster = true;
 	return 0;
 }

@@ -249,6 +249,101 @@ static int read_header(struct result_data *m, struct nd_reader *r, const struct 
 	return 0;
 }
 
+/* ---- one record's fields (result_decode_*, shared with report's model) ---- */
+
+static const char *rec_type(const struct json *rec)
+{
+	const struct json *t = json_get(rec, "type");
+	return t && t->kind == JSON_STRING ? t->u.str.s : "?";
+}
+
+/* A required number (int or real), finite. */
+static int need_num(struct nd_reader *r, const struct json *rec, const char *key, double *out, char *err, size_t errlen)
+{
+	const struct json *v = json_get(rec, key);
+	if (!v || !json_is_num(v)) {
+		ndr_errorf(r, err, errlen, "'%s' record: '%s' is %s, expected a number", rec_type(rec), key,
+			   v ? json_kind_name(v->kind) : "missing");
+		return -1;
+	}
+	*out = json_num(v);
+	if (!isfinite(*out)) {
+		ndr_errorf(r, err, errlen, "'%s' record: '%s' is not finite", rec_type(rec), key);
+		return -1;
+	}
+	return 0;
+}
+
+/* A number that may be null (NAN then) when lenient. */
+static int time_num(struct nd_reader *r, const struct json *rec, const char *key, unsigned flags, double *out, char *err, size_t errlen)
+{
+	const struct json *v = json_get(rec, key);
+	if ((flags & RESULT_LENIENT) && v && v->kind == JSON_NULL) {
+		*out = NAN;
+		return 0;
+	}
+	return need_num(r, rec, key, out, err, errlen);
+}
+
+static int need_str(struct nd_reader *r, const struct json *rec, const char *key, const char **out, char *err, size_t errlen)
+{
+	const struct json *v = json_get(rec, key);
+	if (!v || v->kind != JSON_STRING) {
+		ndr_errorf(r, err, errlen, "'%s' record: '%s' is missing or not a string", rec_type(rec), key);
+		return -1;
+	}
+	*out = v->u.str.s;
+	return 0;
+}
+
+int result_decode_job(struct nd_reader *r, const struct json *rec, unsigned flags, struct result_job_fields *out, char *err,
+		      size_t errlen)
+{
+	const char *cls;
+	if (need_str(r, rec, "job_id", &out->id, err, errlen) || need_str(r, rec, "service_class", &cls, err, errlen) ||
+	    need_num(r, rec, "submit_time_seconds", &out->submit, err, errlen) ||
+	    time_num(r, rec, "start_time_seconds", flags, &out->start, err, errlen) ||
+	    time_num(r, rec, "completion_time_seconds", flags, &out->completion, err, errlen) ||
+	    need_num(r, rec, "gpu_count", &out->gpus, err, errlen))
+		return -1;
+	if (strcmp(cls, "HP") && strcmp(cls, "Spot")) {
+		ndr_errorf(r, err, errlen, "'%s' record: unknown service class '%s'", rec_type(rec), cls);
+		return -1;
+	}
+	out->hp = !strcmp(cls, "HP");
+	const struct json *pop = json_get(rec, "evaluation_population");
+	out->eval_pop = !pop || pop->kind != JSON_FALSE;
+	return 0;
+}
+
+int result_decode_run(struct nd_reader *r, const struct json *rec, struct result_run_fields *out, char *err, size_t errlen)
+{
+	if (need_str(r, rec, "job_id", &out->id, err, errlen) || need_num(r, rec, "start_time_seconds", &out->start, err, errlen) ||
+	    need_num(r, rec, "end_time_seconds", &out->end, err, errlen) || need_str(r, rec, "end_reason", &out->reason, err, errlen))
+		return -1;
+	out->preempted = !strcmp(out->reason, "preempted");
+	return 0;
+}
+
+int result_decode_preemption(struct nd_reader *r, const struct json *rec, struct result_preemption_fields *out, char *err,
+			     size_t errlen)
+{
+	if (need_num(r, rec, "time_seconds", &out->time, err, errlen))
+		return -1;
+	const struct json *v = json_get(rec, "preempted_job_id");
+	out->victim = v && v->kind == JSON_STRING ? v->u.str.s : NULL;
+	return 0;
+}
+
+int result_decode_cluster(struct nd_reader *r, const struct json *rec, struct result_cluster_fields *out, char *err, size_t errlen)
+{
+	return need_num(r, rec, "capacity_gpus", &out->capacity, err, errlen) ||
+			       need_num(r, rec, "simulation_start", &out->start, err, errlen) ||
+			       need_num(r, rec, "simulation_end", &out->end, err, errlen)
+		       ? -1
+		       : 0;
+}
+
 /* How far a derived time may be from what it derives from: the noise bound plus 2^-40 of
  * the largest time involved (the rounding of a few sums at that magnitude). */
 static double derived_tol(double largest)
@@ -259,9 +354,9 @@ static double derived_tol(double largest)
 /* The cluster record describes a possible cluster: a capacity that holds the largest job,
  * a simulation that ends after it starts and after the last completion, allocations no larger than capacity x time (with
  * room for rounding) whose parts add up, a mean allocation rate in [0, 1]. */
-static const char *cluster_problem(const struct json *v, double max_gpus, double max_end)
+static const char *cluster_problem(const struct json *v, const struct result_cluster_fields *cf, double max_gpus, double max_end)
 {
-	double cap = (double)int_of(v, "capacity_gpus"), t0 = num_of(v, "simulation_start"), t1 = num_of(v, "simulation_end");
+	double cap = cf->capacity, t0 = cf->start, t1 = cf->end;
 	double all = num_of(v, "allocated_gpu_seconds"), warm = num_of(v, "warmup_allocated_gpu_seconds");
 	double eval = num_of(v, "evaluation_allocated_gpu_seconds"), rate = num_of(v, "allocation_rate_mean");
 	double slack = 1e-9 * (cap * (t1 - t0) + 1);
@@ -283,7 +378,10 @@ static const char *cluster_problem(const struct json *v, double max_gpus, double
 
 static int check_cluster(struct nd_reader *r, const struct json *v, double max_gpus, double max_end, char *err, size_t errlen)
 {
-	const char *why = cluster_problem(v, max_gpus, max_end);
+	struct result_cluster_fields cf;
+	if (result_decode_cluster(r, v, &cf, err, errlen))
+		return -1;
+	const char *why = cluster_problem(v, &cf, max_gpus, max_end);
 	if (why) {
 		ndr_errorf(r, err, errlen, "cluster: %s", why);
 		return -1;
@@ -299,21 +397,22 @@ struct jobfields {
 	bool eval_pop;
 };
 
-/* The record's fields once check_record has passed it against job_spec. */
-static void job_from_tree(const struct json *v, struct jobfields *f)
+/* The record's fields once check_record has passed it against job_spec: what every reader
+ * decodes (jf, from result_decode_job), then what only this one checks. */
+static void job_from_tree(const struct json *v, const struct result_job_fields *jf, struct jobfields *f)
 {
-	f->id = str_of(v, "job_id");
-	f->cls = str_of(v, "service_class");
-	f->submit = num_of(v, "submit_time_seconds");
-	f->start = num_of(v, "start_time_seconds");
-	f->end = num_of(v, "completion_time_seconds");
+	f->id = jf->id;
+	f->cls = jf->hp ? "HP" : "Spot";
+	f->submit = jf->submit;
+	f->start = jf->start;
+	f->end = jf->completion;
 	f->duration = num_of(v, "duration_seconds");
-	f->gpus = num_of(v, "gpu_count");
+	f->gpus = jf->gpus;
 	f->jct = num_of(v, "jct_seconds");
 	f->queue = num_of(v, "queue_seconds");
 	f->preemptions = int_of(v, "preemption_count");
 	f->runs = int_of(v, "run_count");
-	f->eval_pop = bool_of(v, "evaluation_population");
+	f->eval_pop = jf->eval_pop;
 }
 
 /* Each derived field of a job_result against the fields it derives from (docs/hardening.md):
@@ -573,34 +672,36 @@ int result_read(struct result_data *m, struct nd_reader *r, const struct result_
 		long fam;
 		if (!strcmp(type, "job_result")) {
 			struct jobfields f;
-			if (check_record(r, v, SPEC(job_spec), err, errlen))
+			struct result_job_fields jf;
+			if (check_record(r, v, SPEC(job_spec), err, errlen) || result_decode_job(r, v, 0, &jf, err, errlen))
 				goto out;
-			job_from_tree(v, &f);
+			job_from_tree(v, &jf, &f);
 			if (add_job(m, r, &f, &max_gpus, &max_end, err, errlen))
 				goto out;
 		} else if (!strcmp(type, "run")) {
-			if (check_record(r, v, SPEC(run_spec), err, errlen))
+			struct result_run_fields rf;
+			if (check_record(r, v, SPEC(run_spec), err, errlen) || result_decode_run(r, v, &rf, err, errlen))
 				goto out;
-			const char *id = str_of(v, "job_id");
-			long k = find_job(m, id);
+			long k = find_job(m, rf.id);
 			if (k < 0) {
-				ndr_errorf(r, err, errlen, "run of unknown job '%s'", id);
+				ndr_errorf(r, err, errlen, "run of unknown job '%s'", rf.id);
 				goto out;
 			}
-			if (!(num_of(v, "start_time_seconds") <= num_of(v, "end_time_seconds"))) {
-				ndr_errorf(r, err, errlen, "run of '%s' ends before it starts", id);
+			if (!(rf.start <= rf.end)) {
+				ndr_errorf(r, err, errlen, "run of '%s' ends before it starts", rf.id);
 				goto out;
 			}
 			m->runs = xgrow(m->runs, &m->cap_runs, m->n_runs + 1, sizeof *m->runs);
 			struct result_run *x = &m->runs[m->n_runs++];
 			x->job = (size_t)k;
-			x->start = num_of(v, "start_time_seconds");
-			x->preempted = !strcmp(str_of(v, "end_reason"), "preempted");
+			x->start = rf.start;
+			x->preempted = rf.preempted;
 			x->succeeded = bool_of(v, "guarantee_succeeded");
 		} else if (!strcmp(type, "preemption")) {
-			if (check_record(r, v, SPEC(event_spec), err, errlen))
+			struct result_preemption_fields pf;
+			if (check_record(r, v, SPEC(event_spec), err, errlen) || result_decode_preemption(r, v, &pf, err, errlen))
 				goto out;
-			const char *id = str_of(v, "preempted_job_id"), *by = str_of(v, "triggering_job_id");
+			const char *id = pf.victim, *by = str_of(v, "triggering_job_id");
 			long k = find_job(m, id);
 			if (k < 0 || find_job(m, by) < 0) {
 				ndr_errorf(r, err, errlen, "preemption of unknown job '%s'", k < 0 ? id : by);
@@ -609,7 +710,7 @@ int result_read(struct result_data *m, struct nd_reader *r, const struct result_
 			m->events = xgrow(m->events, &m->cap_events, m->n_events + 1, sizeof *m->events);
 			struct result_event *e = &m->events[m->n_events++];
 			e->victim = (size_t)k;
-			e->time = num_of(v, "time_seconds");
+			e->time = pf.time;
 			e->rollback = num_of(v, "rollback_seconds");
 			e->overhead = num_of(v, "overhead_seconds");
 			e->added = num_of(v, "added_gpu_seconds");
@@ -741,7 +842,8 @@ int result_from_output(struct result_data *m, const struct json *hdr, const stru
 	json_set(a, c, "drain_allocated_gpu_seconds", json_real(a, o->drain_allocated));
 	json_set(a, c, "allocation_rate_mean", json_real(a, o->allocation_rate_mean));
 	json_set(a, c, "drain_end", json_real(a, o->simulation_end));
-	const char *why = cluster_problem(c, max_gpus, max_end);
+	struct result_cluster_fields cf = { (double)o->capacity_gpus, o->simulation_start, o->simulation_end };
+	const char *why = cluster_problem(c, &cf, max_gpus, max_end);
 	if (why) {
 		snprintf(err, errlen, "cluster: %s", why);
 		goto out;

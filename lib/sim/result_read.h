@@ -89,6 +89,45 @@ struct result_data {
 	bool counted[RESULT_EXT_MAX];          /* the stream holds a counted record of exts[i] */
 };
 
+/*
+ * One record of a result stream, decoded: the fields of a job_result, run, preemption or
+ * cluster record that its readers use. result_read decodes each record it has checked with
+ * these; report's model (lib/report/model.c) decodes with them every result record of the
+ * streams it charts, which result_read would refuse whole. Strings are borrowed from the
+ * record. The decoder checks only what it decodes: a required value of the right kind and,
+ * for numbers, finite (the strict key set, ranges and cross-record rules are result_read's).
+ * Errors come back as "PATH:LINE: 'TYPE' record: ..." at r's line; 0 or -1.
+ */
+#define RESULT_LENIENT 1u   /* a job_result's start and completion may be null (NAN then) */
+
+struct result_job_fields {
+	const char *id;
+	bool hp, eval_pop;          /* eval_pop: evaluation_population is not false */
+	double submit, start, completion, gpus;
+};
+
+struct result_run_fields {
+	const char *id, *reason;
+	double start, end;
+	bool preempted;
+};
+
+struct result_preemption_fields {
+	double time;
+	const char *victim;         /* NULL when the record names none */
+};
+
+struct result_cluster_fields {
+	double capacity, start, end;
+};
+
+int result_decode_job(struct nd_reader *r, const struct json *rec, unsigned flags, struct result_job_fields *out, char *err,
+		      size_t errlen);
+int result_decode_run(struct nd_reader *r, const struct json *rec, struct result_run_fields *out, char *err, size_t errlen);
+int result_decode_preemption(struct nd_reader *r, const struct json *rec, struct result_preemption_fields *out, char *err,
+			     size_t errlen);
+int result_decode_cluster(struct nd_reader *r, const struct json *rec, struct result_cluster_fields *out, char *err, size_t errlen);
+
 /* Read exactly one result stream from r into d (initialised here); exts (NULL-terminated, at
  * most RESULT_EXT_MAX, or NULL) are the families of records above sim the stream may hold.
  * 0 or -1 + message. */
