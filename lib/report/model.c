@@ -120,33 +120,6 @@ static char *keep(struct rp_model *m, const char *s)
 	return s ? arena_strndup(&m->a, s, strlen(s)) : NULL;
 }
 
-/* A required finite number of a record the report checks itself (roll's rolling_decision). */
-static int need_num(struct reader_state *st, const struct json *rec, const char *key, double *out, char *err, size_t errlen)
-{
-	const struct json *v = json_get(rec, key);
-	if (!v || !json_is_num(v)) {
-		ndr_errorf(st->r, err, errlen, "'%s' record: '%s' is %s, expected a number", rp_str(rec, "type"), key, v ? json_kind_name(v->kind) : "missing");
-		return -1;
-	}
-	*out = json_num(v);
-	if (!isfinite(*out)) {
-		ndr_errorf(st->r, err, errlen, "'%s' record: '%s' is not finite", rp_str(rec, "type"), key);
-		return -1;
-	}
-	return 0;
-}
-
-static int need_str(struct reader_state *st, const struct json *rec, const char *key, const char **out, char *err, size_t errlen)
-{
-	const char *s = rp_str(rec, key);
-	if (!s) {
-		ndr_errorf(st->r, err, errlen, "'%s' record: '%s' is missing or not a string", rp_str(rec, "type"), key);
-		return -1;
-	}
-	*out = s;
-	return 0;
-}
-
 /* The action id a result stream declares in its header (policy.action_id). */
 static const char *header_action_id(const struct json *hdr)
 {
@@ -242,7 +215,8 @@ static int add_rolling(struct reader_state *st, const struct json *rec, bool rep
 		res->rolling_report = json_clone(&st->m->a, rec);
 		return 0;
 	}
-	if (need_num(st, rec, "cutoff_time_seconds", &t, err, errlen) || need_str(st, rec, "selected_action_id", &sel, err, errlen))
+	if (result_field_num(st->r, rec, "cutoff_time_seconds", &t, err, errlen) ||
+	    result_field_str(st->r, rec, "selected_action_id", &sel, err, errlen))
 		return -1;
 	if (res->ndecisions && rp_num(res->decisions[res->ndecisions - 1], "cutoff_time_seconds") >= t) {
 		ndr_errorf(st->r, err, errlen, "'rolling_decision' record: cutoffs must increase");
@@ -319,7 +293,7 @@ static int record(struct reader_state *st, const struct json *rec, char *err, si
 	}
 	if (!strcmp(type, "metrics")) {
 		const char *id;
-		if (need_str(st, rec, "action_id", &id, err, errlen))
+		if (result_field_str(st->r, rec, "action_id", &id, err, errlen))
 			return -1;
 		keep_record(st, &m->metrics, &m->nmetrics, &m->cap_metrics, rec);
 	} else if (!strcmp(type, "audit")) {

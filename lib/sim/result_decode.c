@@ -12,8 +12,8 @@ static const char *rec_type(const struct json *rec)
 	return t && t->kind == JSON_STRING ? t->u.str.s : "?";
 }
 
-/* A required number (int or real), finite. */
-static int need_num(struct nd_reader *r, const struct json *rec, const char *key, double *out, char *err, size_t errlen)
+/* A required number (int or real), finite (result_read.h). */
+int result_field_num(struct nd_reader *r, const struct json *rec, const char *key, double *out, char *err, size_t errlen)
 {
 	const struct json *v = json_get(rec, key);
 	if (!v || !json_is_num(v)) {
@@ -37,10 +37,11 @@ static int time_num(struct nd_reader *r, const struct json *rec, const char *key
 		*out = NAN;
 		return 0;
 	}
-	return need_num(r, rec, key, out, err, errlen);
+	return result_field_num(r, rec, key, out, err, errlen);
 }
 
-static int need_str(struct nd_reader *r, const struct json *rec, const char *key, const char **out, char *err, size_t errlen)
+/* A required string (result_read.h). */
+int result_field_str(struct nd_reader *r, const struct json *rec, const char *key, const char **out, char *err, size_t errlen)
 {
 	const struct json *v = json_get(rec, key);
 	if (!v || v->kind != JSON_STRING) {
@@ -55,11 +56,11 @@ int result_decode_job(struct nd_reader *r, const struct json *rec, unsigned flag
 		      size_t errlen)
 {
 	const char *cls;
-	if (need_str(r, rec, "job_id", &out->id, err, errlen) || need_str(r, rec, "service_class", &cls, err, errlen) ||
-	    need_num(r, rec, "submit_time_seconds", &out->submit, err, errlen) ||
+	if (result_field_str(r, rec, "job_id", &out->id, err, errlen) || result_field_str(r, rec, "service_class", &cls, err, errlen) ||
+	    result_field_num(r, rec, "submit_time_seconds", &out->submit, err, errlen) ||
 	    time_num(r, rec, "start_time_seconds", flags, &out->start, err, errlen) ||
 	    time_num(r, rec, "completion_time_seconds", flags, &out->completion, err, errlen) ||
-	    need_num(r, rec, "gpu_count", &out->gpus, err, errlen))
+	    result_field_num(r, rec, "gpu_count", &out->gpus, err, errlen))
 		return -1;
 	if (strcmp(cls, "HP") && strcmp(cls, "Spot")) {
 		ndr_errorf(r, err, errlen, "'%s' record: unknown service class '%s'", rec_type(rec), cls);
@@ -73,8 +74,8 @@ int result_decode_job(struct nd_reader *r, const struct json *rec, unsigned flag
 
 int result_decode_run(struct nd_reader *r, const struct json *rec, struct result_run_fields *out, char *err, size_t errlen)
 {
-	if (need_str(r, rec, "job_id", &out->id, err, errlen) || need_num(r, rec, "start_time_seconds", &out->start, err, errlen) ||
-	    need_num(r, rec, "end_time_seconds", &out->end, err, errlen) || need_str(r, rec, "end_reason", &out->reason, err, errlen))
+	if (result_field_str(r, rec, "job_id", &out->id, err, errlen) || result_field_num(r, rec, "start_time_seconds", &out->start, err, errlen) ||
+	    result_field_num(r, rec, "end_time_seconds", &out->end, err, errlen) || result_field_str(r, rec, "end_reason", &out->reason, err, errlen))
 		return -1;
 	out->preempted = !strcmp(out->reason, "preempted");
 	return 0;
@@ -83,7 +84,7 @@ int result_decode_run(struct nd_reader *r, const struct json *rec, struct result
 int result_decode_preemption(struct nd_reader *r, const struct json *rec, struct result_preemption_fields *out, char *err,
 			     size_t errlen)
 {
-	if (need_num(r, rec, "time_seconds", &out->time, err, errlen))
+	if (result_field_num(r, rec, "time_seconds", &out->time, err, errlen))
 		return -1;
 	const struct json *v = json_get(rec, "preempted_job_id");
 	out->victim = v && v->kind == JSON_STRING ? v->u.str.s : NULL;
@@ -92,9 +93,9 @@ int result_decode_preemption(struct nd_reader *r, const struct json *rec, struct
 
 int result_decode_cluster(struct nd_reader *r, const struct json *rec, struct result_cluster_fields *out, char *err, size_t errlen)
 {
-	return need_num(r, rec, "capacity_gpus", &out->capacity, err, errlen) ||
-			       need_num(r, rec, "simulation_start", &out->start, err, errlen) ||
-			       need_num(r, rec, "simulation_end", &out->end, err, errlen)
+	return result_field_num(r, rec, "capacity_gpus", &out->capacity, err, errlen) ||
+			       result_field_num(r, rec, "simulation_start", &out->start, err, errlen) ||
+			       result_field_num(r, rec, "simulation_end", &out->end, err, errlen)
 		       ? -1
 		       : 0;
 }

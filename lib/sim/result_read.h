@@ -98,6 +98,11 @@ struct result_data {
  * for numbers, finite (the strict key set, ranges and cross-record rules are result_read's).
  * Errors come back as "PATH:LINE: 'TYPE' record: ..." at r's line; 0 or -1.
  */
+/* One required field of rec, as the decoders read it (for a reader's own records beside the
+ * result records, as report's model reads roll's): a finite number, or a string; otherwise
+ * "'TYPE' record: 'KEY' is ..." at r's line and -1. */
+int result_field_num(struct nd_reader *r, const struct json *rec, const char *key, double *out, char *err, size_t errlen);
+int result_field_str(struct nd_reader *r, const struct json *rec, const char *key, const char **out, char *err, size_t errlen);
 #define RESULT_LENIENT 1u   /* a job_result's start and completion may be null (NAN then) */
 
 struct result_job_fields {
