@@ -100,11 +100,10 @@ static int h_at_instant(void *ctx, struct sim *s, char *err, size_t errlen)
 			l->t.first_cutoff_clock = t0;
 			l->t.first_cutoff_cpu = clock_rusage_cpu(2);
 		}
+		/* the last scenario's copy stays for the next decision: its buffers' pages stay
+		 * mapped (no page fault per page of the backlog at each decision), and lib/sim
+		 * gives back the pages below the live state as it moves on */
 		int rc = roll_step(l->ctl, &e, &a, err, errlen);
-		/* the last scenario's copy goes with its decision: kept to the next one, its
-		 * buffers would hold every page any scenario of the window ever wrote */
-		sim_close(l->spare);
-		l->spare = NULL;
 		l->t.decide_seconds += clock_wall() - t0;
 		if (rc == ROLL_STEP_PENDING) {
 			l->stopped = true;

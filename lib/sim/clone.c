@@ -8,9 +8,12 @@
 #include "sim/internal.h"
 #include "core/xalloc.h"
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 void *mem_dup(const void *p, size_t n)
 {
@@ -57,6 +60,7 @@ struct clone_buffers {
 	size_t *ms_idx;
 	int *ms_g;
 	size_t log_cap;
+	size_t trim;                        /* the pages of the slots below this were given back */
 };
 
 /* Take spare's buffers into b when they fit s (spare is then closed): its job slots are
@@ -76,6 +80,7 @@ static void take_buffers(struct sim *spare, const struct sim *s, struct clone_bu
 		free(slot);
 		b->jobs = spare->jobs;
 		b->res_jobs = spare->res.jobs;
+		b->trim = spare->jobs_trim;
 		spare->jobs = NULL;
 		spare->res.jobs = NULL;
 		if (spare->dlog && spare->ms_idx && spare->ms_g && spare->dcap_log >= s->dcap_log) {
@@ -104,6 +109,32 @@ static void add_live(void *ctx, struct sim_job *j)
 	ls->v[ls->n++] = (size_t)(j - ls->s->jobs);
 }
 
+/* A reused slot buffer is kept from scenario to scenario and decision to decision (its pages
+ * stay mapped: the first touch of a fresh one costs a page fault per page the live jobs
+ * span). The live jobs only move up the slots (a job leaves the live state for good, and
+ * new ones are admitted above every earlier one), so the whole pages below the lowest live
+ * slot are given back as the live state moves on: what stays resident follows the live
+ * state, not every slot a window's scenarios ever wrote. The slots there are zero, and a
+ * page given back reads as zeros (Linux MADV_DONTNEED on private anonymous memory). */
+#define TRIM_MIN_BYTES ((size_t)1 << 20)
+
+static void trim_below(struct sim *d, size_t lo)
+{
+	if (lo <= d->jobs_trim || (lo - d->jobs_trim) * sizeof *d->jobs < TRIM_MIN_BYTES)
+		return;
+#ifdef MADV_DONTNEED
+	long pg = sysconf(_SC_PAGESIZE);
+	if (pg > 0) {
+		uintptr_t a = (uintptr_t)(d->jobs + d->jobs_trim), e = (uintptr_t)(d->jobs + lo), m = (uintptr_t)pg - 1;
+		a = (a + m) & ~m;
+		e &= ~m;
+		if (e > a)
+			(void)madvise((void *)a, e - a, MADV_DONTNEED);
+	}
+#endif
+	d->jobs_trim = lo;
+}
+
 static int slot_cmp(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -126,6 +157,7 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 	if (h)
 		d->hooks = *h;
 	d->live_only = s->live_only || live;
+	d->jobs_trim = 0;
 	d->copied = NULL;
 	d->n_copied = 0;
 	if (!live && s->live_only) {   /* a full copy of a live clone holds the same slots */
@@ -156,6 +188,10 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 		if (ls.n > 1)
 			qsort(ls.v, ls.n, sizeof *ls.v, slot_cmp);
 		d->jobs = b.jobs ? b.jobs : xcalloc(s->cap_n + 1, sizeof *s->jobs);
+		if (b.jobs) {
+			d->jobs_trim = b.trim;
+			trim_below(d, ls.n ? ls.v[0] : s->next_arrival);
+		}
 		d->copied = xmalloc((ls.n + 1) * sizeof *d->copied);
 		for (size_t k = 0; k < ls.n; k++)
 			if (!k || ls.v[k] != ls.v[k - 1]) {

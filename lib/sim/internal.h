@@ -61,6 +61,7 @@ struct sim {
 	bool live_only;                    /* sim_clone_live: finished jobs not copied, no sim_finish */
 	size_t *copied, n_copied;          /* live_only: the slots below fresh_from it copied (ascending) */
 	size_t fresh_from;                 /* live_only: every slot from here to n holds a job */
+	size_t jobs_trim;                  /* reused live clone: the whole pages of the slots below this were given back */
 	bool gated;                        /* gate_limit and gate_admit set */
 	bool class_lanes;                  /* queue lanes also split by class (fifo with a gate) */
 	size_t next_arrival;
