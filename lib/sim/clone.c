@@ -181,7 +181,7 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 		struct live_set ls = { s, NULL, 0, 0 };
 		queue_each(s, add_live, &ls);
 		for (size_t i = 0; i < s->rn; i++)
-			add_live(&ls, s->running[i]);
+			add_live(&ls, s->running[i].j);
 		for (size_t i = 0; i < o->n_events; i++)
 			if (!s->jobs[o->events[i].victim].done)
 				add_live(&ls, &s->jobs[o->events[i].trigger]);
@@ -240,15 +240,15 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 	queue_clone(d, s);
 	d->running = mem_dup(s->running, s->rcap * sizeof *s->running);
 	for (size_t i = 0; i < s->rn; i++)
-		d->running[i] = REBASE(d, s, s->running[i]);
+		d->running[i].j = REBASE(d, s, s->running[i].j);
 	d->done = NULL;
 	d->dn = d->dcap = 0;
 	/* The step log is read only from a running job's epoch on (running_rem): older steps are
 	 * history, left as zero pages; the monotone stack's first ms_n entries are its state. */
 	size_t from = s->steps;
 	for (size_t i = 0; i < s->rn; i++)
-		if (s->running[i]->ep < from)
-			from = s->running[i]->ep;
+		if (s->running[i].ep < from)
+			from = s->running[i].ep;
 	/* (a reused log keeps an earlier clone's entries below from: unread, as zeros would be;
 	 * d->dcap_log stays s's, so the log grows and rebases exactly as s's would) */
 	d->dlog = b.dlog ? b.dlog : xcalloc(s->dcap_log + 1, sizeof *s->dlog);

@@ -600,7 +600,7 @@ void sim_each_running(const struct sim *s, void (*fn)(void *ctx, const struct si
 {
 	struct sim_job_view v;
 	for (size_t i = 0; i < s->rn; i++) {
-		job_view(s, s->running[i], &v);
+		job_view(s, s->running[i].j, &v);
 		fn(ctx, &v);
 	}
 }

@@ -19,7 +19,7 @@ struct sim_node {
 struct sim_job {
 	const struct trace_job *tj;
 	double submit, gpu;
-	double rem;            /* remaining work (see running.c for how it is kept current) */
+	double rem;            /* remaining work while not running (running: in its heap entry, running.c) */
 	double qsince, qsec, first_start, run_start, completion, rg;
 	long long eo, runs, preemptions;
 	int model;             /* index into sim.models, -1 = "*" */
@@ -29,9 +29,16 @@ struct sim_job {
 	size_t n_alloc, cap_alloc;
 	size_t pos;            /* position in the running heap */
 	size_t qlane, qpos;    /* queue lane and position in it (queue.c) */
-	size_t ep;             /* rem is current as of this step (running.c) */
-	double now_ep;         /* the clock at that step */
 	struct sim_job *snext, *sprev;   /* running Spot list, in start order */
+};
+
+/* A running job's entry in the running heap (running.c): its remaining work, kept lazily
+ * here rather than in the job, so that the heap's comparisons read the heap's own array. */
+struct run_entry {
+	double rem;            /* remaining work, current as of step ep */
+	double now_ep;         /* the clock at that step */
+	size_t ep;
+	struct sim_job *j;
 };
 
 struct victim_list {
@@ -89,7 +96,7 @@ struct sim {
 	/* queue.c */
 	struct queue_index *qix;
 	/* running.c */
-	struct sim_job **running;
+	struct run_entry *running;
 	size_t rn, rcap;
 	struct sim_job **done;
 	size_t dn, dcap;

@@ -1,5 +1,8 @@
 /*
  * The running set, kept as a min-heap on remaining work, with remaining work updated lazily.
+ * A running job's remaining work lives in its heap entry (struct run_entry), not in the job:
+ * a comparison reads two entries of the heap's array instead of following two pointers, and
+ * the job's own rem is written back when it leaves the set.
  *
  * The original updates rem = max(0, rem - delta) for every running job at every step. The
  * doubles this produces are reproduced exactly without touching every job:
@@ -47,7 +50,7 @@ static int suffix_min(const struct sim *s, size_t from)
 	return s->ms_g[lo];   /* lo < ms_n because from < K and the last step is on the stack */
 }
 
-double running_rem(struct sim *s, struct sim_job *j)
+static double entry_rem(struct sim *s, struct run_entry *j)
 {
 	size_t K = s->steps;
 	if (j->ep == K)
@@ -92,6 +95,11 @@ double running_rem(struct sim *s, struct sim_job *j)
 	return r;
 }
 
+double running_rem(struct sim *s, struct sim_job *j)
+{
+	return entry_rem(s, &s->running[j->pos]);
+}
+
 /* The delta log serves only running jobs not yet brought up to date. When it is full, bring
  * every running job up to date (materialising early gives the same doubles: the replay is
  * the same subtractions in the same order, and the exact shortcut equals it) and start the
@@ -102,8 +110,8 @@ double running_rem(struct sim *s, struct sim_job *j)
 static void log_rebase(struct sim *s)
 {
 	for (size_t i = 0; i < s->rn; i++) {
-		(void)running_rem(s, s->running[i]);
-		s->running[i]->ep = 0;
+		(void)entry_rem(s, &s->running[i]);
+		s->running[i].ep = 0;
 	}
 	s->steps = 0;
 	s->ms_n = 0;
@@ -141,45 +149,45 @@ void running_advance(struct sim *s, double next, double delta)
 
 /* ---- heap ---- */
 
-static bool less(struct sim *s, struct sim_job *a, struct sim_job *b)
+static bool less(struct sim *s, struct run_entry *a, struct run_entry *b)
 {
-	return running_rem(s, a) < running_rem(s, b);
+	return entry_rem(s, a) < entry_rem(s, b);
 }
 
-static void heap_set(struct sim *s, size_t i, struct sim_job *j)
+static void heap_set(struct sim *s, size_t i, const struct run_entry *e)
 {
-	s->running[i] = j;
-	j->pos = i;
+	s->running[i] = *e;
+	e->j->pos = i;
 }
 
 static void sift_up(struct sim *s, size_t i)
 {
-	struct sim_job *j = s->running[i];
+	struct run_entry e = s->running[i];
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
-		if (!less(s, j, s->running[p]))
+		if (!less(s, &e, &s->running[p]))
 			break;
-		heap_set(s, i, s->running[p]);
+		heap_set(s, i, &s->running[p]);
 		i = p;
 	}
-	heap_set(s, i, j);
+	heap_set(s, i, &e);
 }
 
 static void sift_down(struct sim *s, size_t i)
 {
-	struct sim_job *j = s->running[i];
+	struct run_entry e = s->running[i];
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= s->rn)
 			break;
-		if (c + 1 < s->rn && less(s, s->running[c + 1], s->running[c]))
+		if (c + 1 < s->rn && less(s, &s->running[c + 1], &s->running[c]))
 			c++;
-		if (!less(s, s->running[c], j))
+		if (!less(s, &s->running[c], &e))
 			break;
-		heap_set(s, i, s->running[c]);
+		heap_set(s, i, &s->running[c]);
 		i = c;
 	}
-	heap_set(s, i, j);
+	heap_set(s, i, &e);
 }
 
 static void spot_unlink(struct sim *s, struct sim_job *j)
@@ -199,10 +207,9 @@ static void spot_unlink(struct sim *s, struct sim_job *j)
 
 void running_add(struct sim *s, struct sim_job *j)
 {
-	j->ep = s->steps;
-	j->now_ep = s->now;
+	struct run_entry e = { j->rem, s->now, s->steps, j };
 	s->running = xgrow(s->running, &s->rcap, s->rn + 1, sizeof *s->running);
-	heap_set(s, s->rn++, j);
+	heap_set(s, s->rn++, &e);
 	sift_up(s, j->pos);
 	j->running = true;
 	if (!j->hp) {
@@ -221,14 +228,15 @@ void running_add(struct sim *s, struct sim_job *j)
 void running_remove(struct sim *s, struct sim_job *j)
 {
 	size_t i = j->pos;
-	struct sim_job *last = s->running[--s->rn];
+	j->rem = entry_rem(s, &s->running[i]);
+	struct run_entry last = s->running[--s->rn];
 	j->running = false;
 	if (!j->hp)
 		spot_unlink(s, j);
-	if (last == j)
+	if (last.j == j)
 		return;
-	heap_set(s, i, last);
-	if (i > 0 && less(s, last, s->running[(i - 1) / 2]))
+	heap_set(s, i, &last);
+	if (i > 0 && less(s, &s->running[i], &s->running[(i - 1) / 2]))
 		sift_up(s, i);
 	else
 		sift_down(s, i);
@@ -238,14 +246,14 @@ double running_next_completion(struct sim *s, double thr)
 {
 	if (s->rn == 0)
 		return INFINITY;
-	double c = s->now + running_rem(s, s->running[0]);
+	double c = s->now + entry_rem(s, &s->running[0]);
 	if (c > thr)
 		return c;
 	/* The smallest remaining work rounds to within EPS of now: the original ignores those
 	 * candidates, so take the minimum over the rest (rare). */
 	double best = INFINITY;
 	for (size_t i = 0; i < s->rn; i++) {
-		c = s->now + running_rem(s, s->running[i]);
+		c = s->now + entry_rem(s, &s->running[i]);
 		if (c > thr && c < best)
 			best = c;
 	}
@@ -274,8 +282,8 @@ static int id_cmp(const void *a, const void *b)
 struct sim_job **running_collect_done(struct sim *s, size_t *n)
 {
 	s->dn = 0;
-	while (s->rn > 0 && running_rem(s, s->running[0]) <= SIM_EPS) {
-		struct sim_job *j = s->running[0];
+	while (s->rn > 0 && entry_rem(s, &s->running[0]) <= SIM_EPS) {
+		struct sim_job *j = s->running[0].j;
 		running_remove(s, j);
 		s->done = xgrow(s->done, &s->dcap, s->dn + 1, sizeof *s->done);
 		s->done[s->dn++] = j;
