@@ -133,7 +133,6 @@ static size_t start_pass(struct sim *s)
 		}
 		if (place(s, j))
 			continue;
-		reserve(s, j);
 		queue_remove(s, j);
 		start_job(s, j);
 		started++;

@@ -150,9 +150,8 @@ double hp_next_wakeup(struct sim *s, double thr, double delay); /* min qsince+de
 /* placement.c */
 int placement_init(struct sim *s);
 void placement_release(struct sim *s);
-int place(struct sim *s, struct sim_job *j);      /* 0 = j->alloc filled, -1 = does not fit */
+int place(struct sim *s, struct sim_job *j);      /* 0 = j->alloc filled and its GPUs reserved, -1 = does not fit */
 bool placement_fits(struct sim *s, const struct sim_job *j); /* the original's left-to-right sum test */
-void reserve(struct sim *s, struct sim_job *j);
 void release(struct sim *s, struct sim_job *j);   /* and clears j->alloc */
 
 /* running.c */

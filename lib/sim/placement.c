@@ -1,5 +1,6 @@
 /*
- * Placement (docs/simulator.md §3.6), "deterministic_best_fit" = largest free first.
+ * Placement (docs/simulator.md §3.6), "deterministic_best_fit" = largest free first, and the
+ * reservation of the pieces found.
  * The original sums the eligible nodes' frees left to right in node order (that sum, bits
  * included, decides whether the job fits), sorts them by (-free, node order) and takes from
  * the front until the demand is met; any job may split across nodes.
@@ -217,15 +218,8 @@ int place(struct sim *s, struct sim_job *j)
 				break;
 		}
 	}
-	for (size_t k = 0; k < j->n_alloc; k++) {
-		size_t node = j->alloc[k].node;
-		tree_set(t, map ? ix->pos[node] : node, s->nodes[node].free);
-	}
-	return 0;
-}
-
-void reserve(struct sim *s, struct sim_job *j)
-{
+	/* reserve: each taken leaf goes from -inf straight to its node's new free (the trees end
+	 * as a restore of the old frees followed by the reservation would leave them) */
 	for (size_t i = 0; i < j->n_alloc; i++) {
 		size_t n = j->alloc[i].node;
 		set_free(s, n, s->nodes[n].free - j->alloc[i].x);
@@ -234,6 +228,7 @@ void reserve(struct sim *s, struct sim_job *j)
 		s->fbm[s->nodes[j->alloc[i].node].model] -= j->alloc[i].x;
 		s->tfree -= j->alloc[i].x;
 	}
+	return 0;
 }
 
 void release(struct sim *s, struct sim_job *j)

@@ -44,6 +44,7 @@ struct lane {
 struct queue_index {
 	struct lane *lanes;     /* SEGMENTS x per_seg, lane = seg * per_seg + [Spot: n_models + 1] + model + 1 */
 	size_t n_lanes, per_seg, per_class;
+	bool preemptive, class_lanes;   /* the key and the lanes' split these lanes were built for */
 	int seg;                /* pass: current segment */
 	/* HP iteration for preemption: per HP lane, a cursor and whether to skip it */
 	size_t *hp_cur;
@@ -140,6 +141,8 @@ void queue_init(struct sim *s)
 	struct queue_index *q = xcalloc(1, sizeof *q);
 	bool preemptive = s->p->scheduler == SCHED_PRIORITY_PREEMPTIVE;
 	s->class_lanes = s->gated && !preemptive;
+	q->preemptive = preemptive;
+	q->class_lanes = s->class_lanes;
 	q->per_class = (size_t)s->n_models + 1;
 	q->per_seg = q->per_class * (s->class_lanes ? 2 : 1);
 	q->n_lanes = SEGMENTS * q->per_seg;
@@ -263,9 +266,15 @@ static struct sim_job **queued_by_eo(const struct sim *s, size_t n)
 }
 
 /* A new key (policy switch): every lane is rebuilt by appending the queued jobs in eo order,
- * which is key order within each (segment, class, model) lane. Counters stay as they are. */
+ * which is key order within each (segment, class, model) lane. Counters stay as they are.
+ * When the key and the lanes' class split stay what they were, every queued job would go
+ * back to its lane in the order it holds there: the lanes are kept (a rolling scenario
+ * switches hooks and policy on a backlog of tens of thousands of jobs, twice). */
 void queue_rebuild(struct sim *s)
 {
+	bool preemptive = s->p->scheduler == SCHED_PRIORITY_PREEMPTIVE;
+	if (s->qix->preemptive == preemptive && s->qix->class_lanes == (s->gated && !preemptive))
+		return;
 	size_t hp = s->hp_queued, spot = s->queued_spot, n = 0;
 	for (size_t i = 0; i < s->qix->n_lanes; i++)
 		n += s->qix->lanes[i].live;
