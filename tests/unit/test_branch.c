@@ -1,7 +1,8 @@
 /* Unit tests for lib/sim/branch.c (counterfactual branches of a live session): replacing
  * the future with the very same jobs changes nothing; a different future changes only what
  * comes after; sim_drain matches sim_finish; swapped hooks take effect; the reserve and
- * the victims' enqueue order survive the swap. */
+ * the victims' enqueue order survive the swap; reused live clones, their slot buffer trimmed
+ * below the live state, drain as full copies do. */
 #include "core/die.h"
 #include "sim/engine.h"
 #include "sim/policy.h"
@@ -237,6 +238,73 @@ static void reused_clones(const char *sched)
 	sim_close(s);
 }
 
+/* A reused clone's slot buffer lives on from cutoff to cutoff and gives back the pages below
+ * the lowest live slot once the live state has moved more than a MiB of slots up the trace:
+ * a long trace whose short queue moves along it, cutoffs 7,000 jobs apart. The clone still
+ * drains to the full copy's results, and a given-back slot reads as an empty one. */
+static void trimmed_clones(void)
+{
+	char err[512];
+	struct trace L;
+	trace_init(&L);
+	L.trace_id = trace_strdup(&L, "long");
+	L.time_origin = trace_strdup(&L, "2026-01-01 00:00:00");
+	struct trace_node *n = trace_add_node(&L);
+	n->id = trace_strdup(&L, "n1"), n->model = trace_strdup(&L, "A"), n->gpu_count = 4;
+	char id[16];
+	for (int i = 0; i < 24000; i++) {
+		struct trace_job *j = trace_add_job(&L);
+		snprintf(id, sizeof id, "k%05d", i);
+		j->id = trace_strdup(&L, id);
+		j->submit = i * 1.0;
+		j->duration = 3 + i % 3;
+		j->gpus = 1;
+		j->hp = i % 4 == 0;
+		j->model = trace_strdup(&L, "A");
+	}
+	trace_sort(&L);
+	trace_assign_phases(&L);
+	struct sim_policy p = policy("fifo");
+	struct sim_hooks h = { .at_instant = noop_instant };
+	struct sim *s = sim_open_reserve(&L, &p, &h, 4, err, sizeof err), *spare = NULL;
+	CHECK(s != NULL, "open: %s", err);
+	struct trace_job fut[2] = { { .id = (char *)"z1", .duration = 5, .gpus = 2, .hp = true, .model = (char *)"A" },
+				    { .id = (char *)"z2", .duration = 4, .gpus = 1, .model = (char *)"A" } };
+	for (double cut = 2000.5; s && cut < 23000; cut += 7000) {
+		CHECK(sim_advance(s, cut, err, sizeof err) == 0, "advance: %s", err);
+		fut[0].submit = cut + 1, fut[1].submit = cut + 2;
+		struct sim *full = sim_clone(s, &h, err, sizeof err), *c = sim_clone_live_reuse(s, &h, spare, err, sizeof err);
+		spare = NULL;
+		CHECK(full && c, "clone: %s", err);
+		if (!full || !c)
+			break;
+		CHECK(sim_replace_future(full, fut, 2, cut, cut + 50, err, sizeof err) == 0 &&
+		      sim_replace_future(c, fut, 2, cut, cut + 50, err, sizeof err) == 0, "replace: %s", err);
+		CHECK(sim_drain(full, err, sizeof err) == 0 && sim_drain(c, err, sizeof err) == 0, "drain: %s", err);
+		size_t bad = 0, held = 0, below = (size_t)cut - 100;
+		for (size_t i = 0; i < sim_job_count(c); i++) {
+			if (!sim_job_trace(c, i))
+				continue;
+			held++;
+			bad += i < below;   /* long finished: never copied, or given back */
+			struct sim_job_result x, y;
+			sim_job_result_of(full, i, &x);
+			sim_job_result_of(c, i, &y);
+			bad += !(x.start == y.start && x.completion == y.completion && x.queue_seconds == y.queue_seconds &&
+				 x.preemptions == y.preemptions && x.runs == y.runs && x.evaluation_population == y.evaluation_population);
+		}
+		const struct sim_output *fo = sim_output_so_far(full), *co = sim_output_so_far(c);
+		CHECK(!bad && held >= 2 && held < 200, "at %g: %zu of the %zu jobs the clone holds differ or lie below the live state", cut, bad, held);
+		CHECK(fo->allocated == co->allocated && fo->simulation_end == co->simulation_end && same_runs(fo, co),
+		      "at %g: the trimmed clone's ledgers differ", cut);
+		sim_close(full);
+		spare = c;
+	}
+	sim_close(spare);
+	sim_close(s);
+	trace_release(&L);
+}
+
 int main(void)
 {
 	arena_init(&A);
@@ -246,6 +314,7 @@ int main(void)
 	other_future();
 	reused_clones("fifo");
 	reused_clones("priority_preemptive");
+	trimmed_clones();
 	trace_release(&T);
 	arena_release(&A);
 	printf("test_branch: %d checks, %d failures\n", checks, failures);
