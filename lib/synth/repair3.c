@@ -11,15 +11,24 @@
  *
  * Per model, with T the published series (x the load factor) and S the committed one
  * (hours floor(s/3600) .. floor((s+d-1)/3600)), the pass minimises
- *   sum over hours h of ((S - T)^2 + W_PEAK x (over^2 + under^2)) / P^2
- *   + W_GS x hours x ((G - G*) / G*)^2
- * where P is the published peak of h's day, over = max(0, S - (1 + BAND) P), under =
- * max(0, (1 - BAND) P - S) in the hour of the day's published peak only, G the model's
- * GPU-seconds and G* the profile's (x the load factor). It is coordinate descent: in
- * PASSES sweeps, each editable job in generation order takes the end hour (within its
- * bucket's range) that lowers the objective most, keeping its end second's offset in the
- * hour where the bucket allows. A last step moves end seconds within their end hour only
- * (the series does not change) to bring G to G*: every job by the same share of its room.
+ *   sum over hours h of (S - T)^2 x (R_MIX / mean(T)^2 + (1 - R_MIX) / P^2)
+ *                     + W_PEAK x (over^2 + under^2) / P^2
+ *   + W_GS x hours x ((G - G*) / G*)^2 + W_SPOT x hours x sum over short, long of ((X - X0) / X0)^2
+ * where P is the published peak of h's day, over = max(0, S - (1 + BAND) P) in every hour,
+ * under = max(0, (1 - BAND) P - S) in one hour of the day (the one with the most committed
+ * GPUs among those whose published value is at least NEAR x P, chosen again before each
+ * sweep), G the model's GPU-seconds and G* the profile's (x the load factor), X the GPU-
+ * seconds of its short (< long_threshold) and long Spot jobs and X0 the drawn ones (so the
+ * class's long-job share stays near the drawn one). It is coordinate descent: in PASSES
+ * sweeps, each editable job in generation order takes the end hour (within its bucket's
+ * range) that lowers the objective most, keeping its end second's offset in the hour where
+ * the bucket allows. Then each day whose peak still misses the +-10 % band takes single
+ * moves (extend a job ending before the day's highest hour to end in it, or trim one that
+ * covers it to end before it, the cheapest by the objective first) that bring the day
+ * closer without taking any passing day out of the band, keeping G within GS_OK of G* and
+ * each Spot part within SPOT_OK of the drawn. A last step moves HP jobs' end seconds within
+ * their end hour only (the series does not change) toward G*: every job by the same share
+ * of its room.
  * Fixed order and arithmetic: the same jobs give the same result. */
 #include "synth/synth.h"
 #include "core/xalloc.h"
@@ -30,6 +39,7 @@
 #define PASSES 4            /* sweeps of the coordinate descent */
 #define BAND 0.05           /* aim inside +-5 % of the day's peak (the target is 10 %) */
 #define W_PEAK 20.0         /* weight of leaving the band */
+#define R_MIX 0.5           /* the squared error: half relative to the day's peak, half to the mean */
 #define W_GS 20.0           /* weight of the GPU-seconds error */
 #define W_SPOT 5.0          /* weight of the Spot jobs' GPU-seconds (long, short) moving */
 #define NEAR 0.5            /* the lower bound's hour: published value >= NEAR x the day's peak */
@@ -38,6 +48,7 @@
 
 struct model_state {
 	double *T, *S, *inv;   /* published x F, committed, 1 / P^2 of the hour's day */
+	double *inv_r;         /* the squared error's weight: R_MIX / mean^2 + (1 - R_MIX) / P^2 */
 	double *U, *L;         /* upper bound per hour; lower bound (0 except the peak hours) */
 	size_t nc;
 };
@@ -65,12 +76,12 @@ static void lower_hours(struct model_state *ms, size_t nc)
 
 static double hour_cost(const struct model_state *ms, size_t h, double s)
 {
-	double e = s - ms->T[h], c = e * e;
+	double e = s - ms->T[h], c = 0;
 	if (s > ms->U[h])
 		c += W_PEAK * (s - ms->U[h]) * (s - ms->U[h]);
 	if (s < ms->L[h])
 		c += W_PEAK * (ms->L[h] - s) * (ms->L[h] - s);
-	return c * ms->inv[h];
+	return c * ms->inv[h] + e * e * ms->inv_r[h];
 }
 
 /* The duration range of a job's bucket: [*lo, *hi]. */
@@ -387,6 +398,7 @@ static void repair_model(const struct synth_profile *p, double F, struct synth_j
 		double sc = P > 0 ? P : mean > 0 ? mean : 1;
 		for (size_t h = d0; h < d1; h++) {
 			ms->inv[h] = 1 / (sc * sc);
+			ms->inv_r[h] = R_MIX / (mean > 0 ? mean * mean : 1) + (1 - R_MIX) / (sc * sc);
 			ms->U[h] = (1 + BAND) * P;
 			ms->L[h] = 0;
 		}
@@ -425,6 +437,7 @@ void synth_repair3(const struct synth_profile *p, double load_factor, struct syn
 	ms.T = xmalloc(nc * sizeof *ms.T);
 	ms.S = xmalloc(nc * sizeof *ms.S);
 	ms.inv = xmalloc(nc * sizeof *ms.inv);
+	ms.inv_r = xmalloc(nc * sizeof *ms.inv_r);
 	ms.U = xmalloc(nc * sizeof *ms.U);
 	ms.L = xmalloc(nc * sizeof *ms.L);
 	/* The jobs of each model in generation order. */
@@ -448,6 +461,7 @@ void synth_repair3(const struct synth_profile *p, double load_factor, struct syn
 	free(ms.T);
 	free(ms.S);
 	free(ms.inv);
+	free(ms.inv_r);
 	free(ms.U);
 	free(ms.L);
 }
