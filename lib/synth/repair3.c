@@ -25,7 +25,8 @@
  * the bucket allows. Then each day whose peak still misses the +-10 % band takes single
  * moves (extend a job ending before the day's highest hour to end in it, or trim one that
  * covers it to end before it, the cheapest by the objective first) that bring the day
- * closer without taking any passing day out of the band, keeping G within GS_OK of G* and
+ * closer without taking any passing day out of the band, keeping G within GS_OK of G* (plus
+ * ROOM_USE of what the last step can take back) and
  * each Spot part within SPOT_OK of the drawn. A last step moves HP jobs' end seconds within
  * their end hour only (the series does not change) toward G*: every job by the same share
  * of its room.
@@ -43,7 +44,8 @@
 #define W_GS 20.0           /* weight of the GPU-seconds error */
 #define W_SPOT 5.0          /* weight of the Spot jobs' GPU-seconds (long, short) moving */
 #define NEAR 0.5            /* the lower bound's hour: published value >= NEAR x the day's peak */
-#define GS_OK 0.01          /* the peak pass keeps the GPU-seconds within 1 % (or brings them closer) */
+#define GS_OK 0.01          /* the peak pass keeps the GPU-seconds within 1 % (or brings them closer)... */
+#define ROOM_USE 0.8        /* ...plus this share of what the HP jobs' end seconds can take back */
 #define SPOT_OK 0.03        /* ... and the Spot jobs' long and short GPU-seconds within 3 % of the drawn */
 
 struct model_state {
@@ -263,14 +265,36 @@ static void descend(struct repair *r, int passes)
 	}
 }
 
+/* The HP jobs' room to move their end seconds within their end hour: GPU-seconds that can
+ * be added (up) and taken away (down) without moving the series. */
+static void end_second_room(const struct repair *r, double *up, double *down)
+{
+	*up = *down = 0;
+	for (size_t k = 0; k < r->n; k++) {
+		const struct synth_job3 *j = &r->jobs[r->idx[k]];
+		if (j->real >= 0 || !j->hp)
+			continue;
+		long long e = end_hour(j->submit, j->duration);
+		double first = (double)(e * SYNTH_HOUR - j->submit + 1), last = (double)((e + 1) * SYNTH_HOUR - j->submit);
+		first = first < r->lo[k] ? r->lo[k] : first;
+		last = last > r->hi[k] ? r->hi[k] : last;
+		*up += j->gpus * (last - j->duration);
+		*down += j->gpus * (j->duration - first);
+	}
+}
+
 /* The exact daily-peak pass: each failing day, single end moves that bring its peak
  * closer (extend a job to cover the day's highest hour, or trim one to end before it), the
  * cheapest by the objective first, keeping every passing day they touch passing and the
- * GPU-seconds within GS_OK (or closer). */
+ * GPU-seconds within GS_OK plus ROOM_USE of the end seconds' room (or closer). */
 static void fix_peaks(struct repair *r)
 {
 	struct model_state *ms = r->ms;
 	size_t nc = ms->nc, n = r->n;
+	double up, down;
+	end_second_room(r, &up, &down);
+	/* the end seconds can take back ROOM_USE of their room afterwards */
+	double over_ok = GS_OK * r->Gt + ROOM_USE * down, under_ok = GS_OK * r->Gt + ROOM_USE * up;
 	long long span = 0;
 	for (size_t k = 0; k < n; k++) {
 		const struct synth_job3 *j = &r->jobs[r->idx[k]];
@@ -327,7 +351,7 @@ static void fix_peaks(struct repair *r)
 				double dd = g * (dur_at(j->submit, j->duration, to, r->lo[k], r->hi[k]) - j->duration);
 				if (r->gs) {
 					double ng = r->G + dd - r->Gt;
-					if (fabs(ng) > GS_OK * r->Gt && fabs(ng) >= fabs(r->G - r->Gt))
+					if ((ng > over_ok || -ng > under_ok) && fabs(ng) >= fabs(r->G - r->Gt))
 						continue;
 				}
 				if (!spot_ok(r, j, dd))
