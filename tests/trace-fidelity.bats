@@ -92,11 +92,11 @@ setup() {
 	for model in A10 A100-SXM4-80GB GPU-series-1 H800 A800-SXM4-80GB; do
 		[ "$(m "$model" '(.gpu_seconds.relative_error | fabs) <= 0.02')" = true ] || fail "$model GPU-seconds $(m "$model" .gpu_seconds.relative_error)"
 	done
-	# gaps: the daily peak within 10 % on 91 % of H800's days with seed 1 but 86-89 % with seeds
-	# 2 and 3, and on 84-86 % of A800's (target 90 %); A800 r 0.92-0.93 (target 0.95)
+	# gaps: the daily peak within 10 % on 87-90 % of H800's days with seeds 1-3
+	# and on 85-89 % of A800's (target 90 %); A800 r 0.94 (target 0.95)
 	[ "$(m H800 '.daily_peak_error.within_10pct_share >= 0.85')" = true ] || fail "H800 peaks $(m H800 .daily_peak_error.within_10pct_share)"
-	[ "$(m A800-SXM4-80GB '.daily_peak_error.within_10pct_share >= 0.80')" = true ] || fail "A800 peaks $(m A800-SXM4-80GB .daily_peak_error.within_10pct_share)"
-	[ "$(m A800-SXM4-80GB '.concurrency_pearson_r >= 0.88')" = true ] || fail "A800 r $(m A800-SXM4-80GB .concurrency_pearson_r)"
+	[ "$(m A800-SXM4-80GB '.daily_peak_error.within_10pct_share >= 0.85')" = true ] || fail "A800 peaks $(m A800-SXM4-80GB .daily_peak_error.within_10pct_share)"
+	[ "$(m A800-SXM4-80GB '.concurrency_pearson_r >= 0.92')" = true ] || fail "A800 r $(m A800-SXM4-80GB .concurrency_pearson_r)"
 	# Long-job GPU-seconds share of HP and of Spot within 3 points.
 	run -0 jq -r 'select(.type == "fidelity_summary") | [(.long_gpu_seconds_share.HP.difference_pp | fabs) <= 3,
 		(.long_gpu_seconds_share.Spot.difference_pp | fabs) <= 3] | @tsv' "$T/f1.nd"

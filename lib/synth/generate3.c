@@ -206,7 +206,7 @@ static const char method3[] =
 	"job without room aims at the sub-hour buckets or 1 - 6 h, ending by the end of the next hour"
 	"; then a repair pass over "
 	"the whole population moves the end of generated jobs, each inside its own duration bucket (the open last one up to "
-	"max_job_days, else the longest duration quantile), real rows fixed: per model, 4 sweeps of coordinate descent on "
+	"max_job_days, else the longest duration quantile), real rows fixed: per model, 4 sweeps of coordinate descent (moves of at most 168 h) on "
 	"the hourly squared error to the published series (half relative to the day's peak, half to the mean) plus penalties for leaving +-5 % of the day's published peak, "
 	"for the GPU-seconds error and for moving the Spot jobs' short and long GPU-seconds; then single end moves that bring "
 	"each day missing the +-10 % peak band inside it without taking a passing day out; then end seconds within their "

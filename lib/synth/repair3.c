@@ -22,14 +22,14 @@
  * class's long-job share stays near the drawn one). It is coordinate descent: in PASSES
  * sweeps, each editable job in generation order takes the end hour (within its bucket's
  * range) that lowers the objective most, keeping its end second's offset in the hour where
- * the bucket allows. Then each day whose peak still misses the +-10 % band takes single
- * moves (extend a job ending before the day's highest hour to end in it, or trim one that
- * covers it to end before it, the cheapest by the objective first) that bring the day
- * closer without taking any passing day out of the band, keeping G within GS_OK of G* (plus
- * ROOM_USE of what the last step can take back) and
- * each Spot part within SPOT_OK of the drawn. A last step moves HP jobs' end seconds within
- * their end hour only (the series does not change) toward G*: every job by the same share
- * of its room.
+ * the bucket allows, at most WINDOW hours from where it was. Then each day whose peak still
+ * misses the +-10 % band takes single moves of at most WINDOW hours (extend a job ending
+ * before the day's highest hour to end in it, or trim one that covers it to end before it,
+ * the cheapest by the objective first) that bring the day closer without taking any passing
+ * day out of the band, keeping G within GS_OK of G* (plus ROOM_USE of what the last step can
+ * take back) and each Spot part within SPOT_OK of the drawn. A last step moves HP jobs' end
+ * seconds within their end hour only (the series does not change) toward G*: every job by
+ * the same share of its room.
  * Fixed order and arithmetic: the same jobs give the same result. */
 #include "synth/synth.h"
 #include "core/xalloc.h"
@@ -38,6 +38,7 @@
 #include <string.h>
 
 #define PASSES 4            /* sweeps of the coordinate descent */
+#define WINDOW 168          /* a sweep, or a peak move, moves an end by at most this many hours */
 #define BAND 0.05           /* aim inside +-5 % of the day's peak (the target is 10 %) */
 #define W_PEAK 20.0         /* weight of leaving the band */
 #define R_MIX 0.5           /* the squared error: half relative to the day's peak, half to the mean */
@@ -235,6 +236,8 @@ static void descend(struct repair *r, int passes)
 			long long e = end_hour(j->submit, j->duration), elo = end_hour(j->submit, lo), ehi = end_hour(j->submit, hi);
 			if (elo == ehi)
 				continue;
+			elo = elo > e - WINDOW ? elo : e - WINDOW;
+			ehi = ehi < e + WINDOW ? ehi : e + WINDOW;
 			double g0 = r->G - r->Gt, base = r->wg * g0 * g0, best = 0, acc = 0;
 			long long best_e = e;
 			for (long long x = e + 1; x <= ehi; x++) {
@@ -334,13 +337,13 @@ static void fix_peaks(struct repair *r)
 				long long elo = end_hour(j->submit, r->lo[k]), ehi = end_hour(j->submit, r->hi[k]), to;
 				double c = 0, g = j->gpus;
 				if (err_d < 0) {
-					if (e >= h || ehi < h)
+					if (e >= h || ehi < h || h - e > WINDOW)
 						continue;
 					to = h;
 					for (long long x = e + 1; x <= to && x < (long long)nc; x++)
 						c += hour_cost(ms, (size_t)x, ms->S[x] + g) - hour_cost(ms, (size_t)x, ms->S[x]);
 				} else {
-					if (s0 >= h || e < h || elo > h - 1)
+					if (s0 >= h || e < h || elo > h - 1 || e - h + 1 > WINDOW)
 						continue;
 					to = h - 1;
 					for (long long x = to + 1; x <= e && x < (long long)nc; x++)
