@@ -81,8 +81,7 @@ setup() {
 	[ "$(m GPU-series-2 '.eligible_days >= 102 and .eligible_days <= 122')" = true ] || fail "eligible days $(m GPU-series-2 .eligible_days)"
 	[ "$(m GPU-series-2 '.slice_peak_ratio.median >= 0.95')" = true ] || fail "slice ratio $(m GPU-series-2 .slice_peak_ratio.median)"
 	[ "$(m GPU-series-2 '(.gpu_seconds.relative_error | fabs) <= 0.02')" = true ] || fail "GPU-seconds $(m GPU-series-2 .gpu_seconds.relative_error)"
-	# gap: the daily peak is within 10 % on 86 % of GPU-series-2's days (target 90 %)
-	[ "$(m GPU-series-2 '.daily_peak_error.within_10pct_share >= 0.80')" = true ] || fail "peaks $(m GPU-series-2 .daily_peak_error.within_10pct_share)"
+	[ "$(m GPU-series-2 '.daily_peak_error.within_10pct_share >= 0.90')" = true ] || fail "peaks $(m GPU-series-2 .daily_peak_error.within_10pct_share)"
 	local model
 	for model in A10 A100-SXM4-80GB GPU-series-1 H800; do
 		[ "$(m "$model" '.concurrency_pearson_r >= 0.95')" = true ] || fail "$model r $(m "$model" .concurrency_pearson_r)"
@@ -90,24 +89,20 @@ setup() {
 	for model in A10 A100-SXM4-80GB GPU-series-1; do
 		[ "$(m "$model" '.daily_peak_error.within_10pct_share >= 0.90')" = true ] || fail "$model peaks $(m "$model" .daily_peak_error.within_10pct_share)"
 	done
-	for model in A10 GPU-series-1 H800; do
+	for model in A10 A100-SXM4-80GB GPU-series-1 H800 A800-SXM4-80GB; do
 		[ "$(m "$model" '(.gpu_seconds.relative_error | fabs) <= 0.02')" = true ] || fail "$model GPU-seconds $(m "$model" .gpu_seconds.relative_error)"
 	done
-	# gaps: the daily peak within 10 % on 79 % of H800's and 66 % of A800's days (target 90 %)
-	[ "$(m H800 '.daily_peak_error.within_10pct_share >= 0.75')" = true ] || fail "H800 peaks $(m H800 .daily_peak_error.within_10pct_share)"
-	[ "$(m A800-SXM4-80GB '.daily_peak_error.within_10pct_share >= 0.60')" = true ] || fail "A800 peaks $(m A800-SXM4-80GB .daily_peak_error.within_10pct_share)"
-	# gaps: A800 r 0.89 (target 0.95); A100 and A800 GPU-seconds +3.2 % and -4.0 % (target 2 %)
-	[ "$(m A800-SXM4-80GB '.concurrency_pearson_r >= 0.85')" = true ] || fail "A800 r $(m A800-SXM4-80GB .concurrency_pearson_r)"
-	[ "$(m A100-SXM4-80GB '(.gpu_seconds.relative_error | fabs) <= 0.05')" = true ] || fail "A100 GPU-seconds"
-	[ "$(m A800-SXM4-80GB '(.gpu_seconds.relative_error | fabs) <= 0.06')" = true ] || fail "A800 GPU-seconds"
+	# gaps: the daily peak within 10 % on 87-90 % of H800's days with seeds 1-3
+	# and on 85-89 % of A800's (target 90 %); A800 r 0.94 (target 0.95)
+	[ "$(m H800 '.daily_peak_error.within_10pct_share >= 0.85')" = true ] || fail "H800 peaks $(m H800 .daily_peak_error.within_10pct_share)"
+	[ "$(m A800-SXM4-80GB '.daily_peak_error.within_10pct_share >= 0.85')" = true ] || fail "A800 peaks $(m A800-SXM4-80GB .daily_peak_error.within_10pct_share)"
+	[ "$(m A800-SXM4-80GB '.concurrency_pearson_r >= 0.92')" = true ] || fail "A800 r $(m A800-SXM4-80GB .concurrency_pearson_r)"
 	# Long-job GPU-seconds share of HP and of Spot within 3 points.
 	run -0 jq -r 'select(.type == "fidelity_summary") | [(.long_gpu_seconds_share.HP.difference_pp | fabs) <= 3,
 		(.long_gpu_seconds_share.Spot.difference_pp | fabs) <= 3] | @tsv' "$T/f1.nd"
 	assert_output "$(printf 'true\ttrue')"
-	# GPU-demand bucket shares within 2 points; duration buckets 10 min - 3 days within 2 points;
-	# gap: 0-1 min is 4.6 points over and > 3 days 4.0 under (all buckets checked at 6 points).
-	run -0 jq -r 'select(.type == "fidelity_summary") | [([.duration_buckets[].difference_pp | fabs] | max) <= 6,
-		([.duration_buckets[2:6][].difference_pp | fabs] | max) <= 2,
+	# GPU-demand bucket shares and every duration bucket's share within 2 points.
+	run -0 jq -r 'select(.type == "fidelity_summary") | [([.duration_buckets[].difference_pp | fabs] | max) <= 2,
 		([.gpu_demand_buckets[].difference_pp | fabs] | max) <= 2] | @tsv' "$T/f1.nd"
-	assert_output "$(printf 'true\ttrue\ttrue')"
+	assert_output "$(printf 'true\ttrue')"
 }

@@ -284,6 +284,23 @@ trace_sanity() {
 	assert_output "synth-alibaba-spot-gpu-v2026-s2-d10-10"
 }
 
+@test "trace-synth: /3 repairs the whole population, so --days and --gpu-model cut the same jobs; per-model counts exact" {
+	local p3="$ROOT/configs/profiles/alibaba-spot-gpu-v2026-v3.json"
+	trace-synth --profile "$p3" --seed 1 -o "$BATS_TEST_TMPDIR/a.ndjson"
+	trace-synth --profile "$p3" --seed 1 --days 40-45 --gpu-model H800 -o "$BATS_TEST_TMPDIR/f.ndjson"
+	# The filtered trace's jobs are the full trace's H800 jobs submitted on days 40..45, byte for byte.
+	grep '"type":"job"' "$BATS_TEST_TMPDIR/f.ndjson" > "$BATS_TEST_TMPDIR/f.jobs"
+	awk -F'"' '$4 == "job" && $22 == "H800" { s = $11; sub(/^:/, "", s); sub(/,$/, "", s);
+		if (s + 0 >= 40 * 86400 && s + 0 < 46 * 86400) print }' "$BATS_TEST_TMPDIR/a.ndjson" > "$BATS_TEST_TMPDIR/a.jobs"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/f.jobs")" -gt 100 ] || fail "too few H800 jobs on days 40..45"
+	cmp "$BATS_TEST_TMPDIR/a.jobs" "$BATS_TEST_TMPDIR/f.jobs"
+	# Every model keeps its job count of the profile.
+	run -0 jq -r '.gpu_models[] | "\(.model) \(.jobs)"' "$p3"
+	local want="$output"
+	run -0 awk -F'"' '$4 == "job" { c[$22]++ } END { for (m in c) print m, c[m] }' "$BATS_TEST_TMPDIR/a.ndjson"
+	[ "$(sort <<< "$output")" = "$(sort <<< "$want")" ] || fail "per-model counts: $output"
+}
+
 @test "trace-synth: a tiny /3 profile: exact hourly counts and its real job" {
 	local p3="$DATA/synth/tiny3.json"
 	trace-synth --profile "$p3" --seed 5 -o "$BATS_TEST_TMPDIR/t.ndjson"

@@ -20,8 +20,22 @@
  *    buckets' job shares, Spot ones log-linear through the class median and p90; before
  *    that, a look-ahead keeps a drawn length where the series has room in every hour it
  *    touches: small HP jobs (<= 1 % of the hour's load) aimed at 1 h - 3 d, and Spot jobs
- *    (with 1 % tolerance), whose long jobs hold two thirds of the class's GPU-seconds.
- * The real job rows go in first, as they were, and count in their hours' job totals. */
+ *    (with 1 % tolerance, 1.5 % in a big pool), whose long jobs hold two thirds of the
+ *    class's GPU-seconds.
+ * The duration buckets' job shares count both classes, so the aim counts every job placed.
+ * The real > 3 d bucket is 6 % of the jobs and most GPU-seconds: many long jobs, mostly
+ * small. In a big pool (>= 10 jobs per hour: one GPU fits almost any hour for days), an HP
+ * job aimed past 3 days takes the smallest candidate cell and keeps 3 - 5 days where the
+ * series plus 1 % has room. A job without room cannot run past the next hour; an HP one
+ * aims among the sub-hour buckets and the 1 - 6 h bucket (entered from its lower edge up to
+ * the end of the next hour), so the long buckets' deficit is not all pushed onto the
+ * shortest ones.
+ * The real job rows go in first, as they were, and count in their hours' job totals.
+ * Every job (real rows included) is kept in one array in emit order; after the draw, the
+ * repair pass (repair3.c) moves the end of generated jobs, each inside its own duration
+ * bucket, toward each model's published series, daily peaks and GPU-seconds; then the jobs
+ * are emitted through the --days and --gpu-model filters, so a filtered run cuts the same
+ * trace as the full one. */
 #include "synth/synth.h"
 #include "core/xalloc.h"
 #include <math.h>
@@ -37,6 +51,10 @@ enum { RNG3_SUBMIT = 101, RNG3_MODEL, RNG3_CLASS, RNG3_DECK, RNG3_DURATION, RNG3
 #define FIT 0.8               /* a job fills the deficit when deficit >= FIT x its GPUs */
 #define SMALL_JOB 0.01        /* an HP job keeps its aimed 1 h - 3 d duration when it is at most this share of the hour's published load... */
 #define SPOT_TOL 0.01         /* ...and a Spot job its drawn length when the published series, plus this share, has room for it */
+#define BIG_POOL 10.0         /* a model with at least this many jobs per hour on average is a big pool: */
+#define LONG_TOL 0.01         /* - an HP job aimed at the open last duration bucket takes a small cell and keeps a length of 3 to LONG_DAYS days where the series, plus this share, has room */
+#define LONG_DAYS 5.0
+#define BIG_SPOT_TOL 0.015    /* - a Spot job keeps its drawn length with this tolerance */
 #define MAX_JOBS3 50000000LL
 
 /* A model's joint table as a deck of cell indices (synth_deck, on the stream all the
@@ -181,8 +199,18 @@ static const char method3[] =
 	"the model's committed series would pass the published concurrency or its max_job_days (a skyline fill; Spot "
 	"keeps a shorter drawn length), other jobs end inside the next hour at the latest; HP durations aim at the "
 	"duration buckets' job shares (a job of at most 1 % of the hour's published load aimed at 1 h - 3 d keeps that "
-	"length where the series has room over every hour it touches), Spot durations are log-linear through the class "
-	"median and p90 up to 7 days and keep their length where the series plus 1 % has room";
+	"length where the series has room over every hour it touches; the aim counts both classes' jobs), Spot durations "
+	"are log-linear through the class median and p90 up to 7 days and keep their length where the series plus 1 % "
+	"(1.5 % in a big pool) has room; in a big pool (>= 10 jobs per hour) an HP job aimed past 3 days takes the "
+	"smallest candidate cell and keeps a length log-uniform in 3 - 5 days where the series plus 1 % has room; an HP "
+	"job without room aims at the sub-hour buckets or 1 - 6 h, ending by the end of the next hour"
+	"; then a repair pass over "
+	"the whole population moves the end of generated jobs, each inside its own duration bucket (the open last one up to "
+	"max_job_days, else the longest duration quantile), real rows fixed: per model, 4 sweeps of coordinate descent (moves of at most 168 h) on "
+	"the hourly squared error to the published series (half relative to the day's peak, half to the mean) plus penalties for leaving +-5 % of the day's published peak, "
+	"for the GPU-seconds error and for moving the Spot jobs' short and long GPU-seconds; then single end moves that bring "
+	"each day missing the +-10 % peak band inside it without taking a passing day out; then end seconds within their "
+	"end hour (HP jobs) to the model's GPU-seconds";
 
 int synth_generate3(const struct synth_profile *p, const struct synth_options *o, struct trace *t,
 	struct synth_stats *st, char *err, size_t errlen)
@@ -284,11 +312,12 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 				break;
 		}
 	}
-	/* HP durations aim at the duration buckets' job shares, less the Spot jobs' part (the
-	 * buckets count both classes; Spot durations follow their own class figures). */
+	/* HP durations aim at the duration buckets' job shares; the shares count both classes,
+	 * so the achieved counts do too (Spot durations follow their own class figures, and the
+	 * HP aim makes up the difference). */
 	const struct synth_buckets *db = &p->dur_buckets;
 	double dur_share[SYNTH_MAX_BUCKETS], top = p->quant_v[p->n_quant - 1];
-	long long dur_achieved[SYNTH_MAX_BUCKETS] = { 0 }, hp_placed = 0, bucket_total = 0;
+	long long dur_achieved[SYNTH_MAX_BUCKETS] = { 0 }, placed = 0, bucket_total = 0;
 	for (size_t i = 0; i < db->n; i++)
 		bucket_total += db->jobs[i];
 	for (size_t i = 0; i < db->n; i++)
@@ -297,7 +326,8 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 	long long k = 0, n_total = 1;
 	for (size_t h = 0; h < nh; h++)
 		n_total += hours[h] > real_in_hour[h] ? hours[h] - real_in_hour[h] : 0;
-	size_t next_real = 0;
+	size_t next_real = 0, n_pop = 0, cap_pop = 0;
+	struct synth_job3 *pop = NULL;   /* every job, in emit order, filtered only at the emit */
 	double *conc_left = xcalloc(nm, sizeof *conc_left), *conc_total = xcalloc(nm, sizeof *conc_total);
 	for (size_t m = 0; m < nm; m++) {
 		for (size_t x = 0; x < nh && x < nc; x++)
@@ -310,20 +340,10 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 			const struct synth_real *rj = &p->real[next_real];
 			size_t m = (size_t)rj->model;
 			double g = rj->gpw * (double)rj->workers;
-			long long day = rj->submit / SYNTH_DAY;
-			if (!model_on[m] || (o->has_days && (day < o->day_first || day > o->day_last)))
-				continue;
-			char id[96];
-			snprintf(id, sizeof id, "real-%s", rj->name);
-			struct trace_job *j = trace_add_job(t);
-			j->id = trace_strdup(t, id);
-			j->submit = (double)rj->submit;
-			j->duration = (double)rj->duration;
-			j->gpus = g > (double)p->models[m].capacity ? (double)p->models[m].capacity : g;
-			j->hp = rj->hp;
-			j->model = model_name[m];
-			j->tenant = trace_strdup(t, rj->org);
-			st->real_jobs++;
+			pop = xgrow(pop, &cap_pop, n_pop + 1, sizeof *pop);
+			pop[n_pop++] = (struct synth_job3){ .submit = rj->submit, .duration = (double)rj->duration,
+				.gpus = g > (double)p->models[m].capacity ? (double)p->models[m].capacity : g,
+				.model = (int)m, .real = (long long)next_real, .hp = rj->hp };
 		}
 		long long n = hours[h] - real_in_hour[h];
 		if (h > 0)
@@ -332,9 +352,16 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 		for (size_t m = 0; m < nm; m++)
 			deficit[m] = F * p->models[m].concurrency[h] - committed[m * nc + h];
 		/* The room long jobs may take leaves a reserve for the short jobs still to come:
-		 * the hour's expected jobs of the model at its median size. */
+		 * the hour's expected jobs of the model at its median size. Hour 0 also holds the
+		 * jobs already running at the trace's start (3,740 on the Alibaba profile against
+		 * about 100 in an hour), which fill the series rather than arrive as short jobs:
+		 * its reserve counts hour 1's jobs when those are fewer, or the small pools could
+		 * not start a long job on day 0. */
+		long long n_res = n;
+		if (h == 0 && nh > 1 && hours[1] - real_in_hour[1] < n)
+			n_res = hours[1] - real_in_hour[1];
 		for (size_t m = 0; m < nm; m++)
-			reserve[m] = RESERVE * (double)n * (double)p->models[m].jobs / (double)p->total_jobs * median_gpus[m];
+			reserve[m] = RESERVE * (double)n_res * (double)p->models[m].jobs / (double)p->total_jobs * median_gpus[m];
 		size_t day = h / 24;
 		double day_spot = p->daily[day][0] + p->daily[day][1] > 0 ?
 			(double)p->daily[day][1] / (double)(p->daily[day][0] + p->daily[day][1]) : spot_frac;
@@ -365,10 +392,15 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 			/* The class. */
 			double ps = spot_frac > 0 ? sm->spot_share * day_spot / spot_frac : 0;
 			bool hp = !(synth_rng_unit(&r_class) < (ps > 1 ? 1 : ps));
-			/* The cell. */
+			/* The duration bucket an HP job aims at, and the cell: in a big pool, a job aimed
+			 * at the open last bucket takes the smallest cell, so the long jobs are many and
+			 * small (a big pool's hour has room for one GPU over days far more often than
+			 * for a gang). */
+			bool big = (double)sm->jobs / (double)nh >= BIG_POOL;
+			size_t bi = hp ? aim_bucket(db, dur_share, dur_achieved, placed) : 0;
 			double gpus;
 			long long workers;
-			cdeck_take(&decks[m], hp && deficit[m] > 0 ? deficit[m] : -1, &gpus, &workers);
+			cdeck_take(&decks[m], hp && deficit[m] > 0 && !(big && bi + 1 == db->n) ? deficit[m] : -1, &gpus, &workers);
 			bool capped = gpus > (double)sm->capacity;
 			if (capped)
 				gpus = (double)sm->capacity;
@@ -378,12 +410,15 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 			double res_now = reserve[m] * (double)(n - i) / (double)n;
 			bool keep = false;
 			if (hp) {
-				size_t bi = aim_bucket(db, dur_share, dur_achieved, hp_placed);
-				want = bucket_duration(db, bi, top, &r_dur);
+				want = bucket_duration(db, bi, bi + 1 == db->n ? LONG_DAYS * SYNTH_DAY : top, &r_dur);
 				/* A small job aimed at 1 h - 3 d keeps that length where the published
-				 * series has room for it over every hour it touches. */
+				 * series has room for it over every hour it touches; in a big pool, a job
+				 * aimed past 3 days keeps its 3 to 5 days where the series plus 1 % has room. */
 				if (bi > short_last && bi + 1 < db->n && gpus <= SMALL_JOB * F * sm->concurrency[h] &&
 					room_ahead(&committed[m * nc], sm->concurrency, F, nc, h, submit, want, gpus, res_now, 0))
+					keep = true;
+				else if (big && bi + 1 == db->n &&
+					room_ahead(&committed[m * nc], sm->concurrency, F, nc, h, submit, want, gpus, res_now, LONG_TOL))
 					keep = true;
 				else if (deficit[m] >= FIT * gpus)
 					want = 1e300;   /* room: fill it (the skyline sets the length) */
@@ -392,7 +427,7 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 				/* A Spot job past its hour keeps its drawn length where the series has room
 				 * (the class's long jobs hold two thirds of its GPU-seconds). */
 				if (want > (double)((long long)(h + 1) * SYNTH_HOUR - submit) &&
-					room_ahead(&committed[m * nc], sm->concurrency, F, nc, h, submit, want, gpus, res_now, SPOT_TOL))
+					room_ahead(&committed[m * nc], sm->concurrency, F, nc, h, submit, want, gpus, res_now, big ? BIG_SPOT_TOL : SPOT_TOL))
 					keep = true;
 			}
 			if (keep)
@@ -411,16 +446,25 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 				if (!hp)
 					dur = want < dur ? want : dur;
 			} else if (want > (double)((long long)(h + 1) * SYNTH_HOUR - submit)) {
-				/* No room: a short job instead, ending inside the next hour at the latest. */
-				dur = hp ? bucket_duration(db, aim_bucket_upto(db, dur_share, dur_achieved, hp_placed, short_last), top, &r_dur) : want;
+				/* No room: a short job instead, ending inside the next hour at the latest. An HP
+				 * job aims at the bucket furthest behind among those it can reach: the buckets
+				 * below one hour and the next one, which it enters by running from its lower
+				 * edge to the end of the next hour (so a deficit of 1 - 6 h jobs is not pushed
+				 * onto the short buckets). */
 				double cap = (double)((long long)(h + 2) * SYNTH_HOUR - submit);
+				if (hp) {
+					size_t b = aim_bucket_upto(db, dur_share, dur_achieved, placed, short_last + 1);
+					if (b > short_last && cap > db->edge[b])
+						dur = db->edge[b] + floor(synth_rng_unit(&r_dur) * (cap - db->edge[b]));
+					else
+						dur = bucket_duration(db, b > short_last ? short_last : b, top, &r_dur);
+				} else
+					dur = want;
 				dur = dur < cap ? dur : cap;
 			} else
 				dur = want;
-			if (hp) {
-				dur_achieved[bucket_of(db, dur)]++;
-				hp_placed++;
-			}
+			dur_achieved[bucket_of(db, dur)]++;
+			placed++;
 			long long last = (submit + (long long)dur - 1) / SYNTH_HOUR;
 			for (long long x = (long long)h; x <= last && x < (long long)nc; x++)
 				committed[m * nc + (size_t)x] += gpus;
@@ -431,21 +475,47 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 				org = synth_pick_cum(&org_cum[m * no], no, synth_rng_unit(&r_org) * org_cum[m * no + no - 1]);
 			else if (no)
 				org = (size_t)synth_rng_below(&r_org, no);
-			long long dday = submit / SYNTH_DAY;
-			if (!model_on[m] || (o->has_days && (dday < o->day_first || dday > o->day_last)))
-				continue;
-			synth_add_job(t, k + 1, (double)submit, dur, gpus, hp, model_name[m], no ? org_name[org] : NULL);
-			for (size_t w = 0; w < p->n_workers; w++)
-				if (p->worker_value[w] == workers) {
-					st->worker_hist[w]++;
-					break;
-				}
-			if (capped) {
-				st->capped_jobs++;
-				st->model_capped[m]++;
-			}
+			pop = xgrow(pop, &cap_pop, n_pop + 1, sizeof *pop);
+			pop[n_pop++] = (struct synth_job3){ .submit = submit, .number = k + 1, .duration = dur, .gpus = gpus,
+				.model = (int)m, .real = -1, .workers = workers, .org = org, .hp = hp, .capped = capped };
 		}
 	}
+	/* The repair pass over the whole population, then the emit through the filters (so
+	 * --days and --gpu-model cut the same trace). */
+	synth_repair3(p, F, pop, n_pop);
+	for (size_t i = 0; i < n_pop; i++) {
+		const struct synth_job3 *pj = &pop[i];
+		size_t m = (size_t)pj->model;
+		long long dday = pj->submit / SYNTH_DAY;
+		if (!model_on[m] || (o->has_days && (dday < o->day_first || dday > o->day_last)))
+			continue;
+		if (pj->real >= 0) {
+			const struct synth_real *rj = &p->real[pj->real];
+			char id[96];
+			snprintf(id, sizeof id, "real-%s", rj->name);
+			struct trace_job *j = trace_add_job(t);
+			j->id = trace_strdup(t, id);
+			j->submit = (double)pj->submit;
+			j->duration = pj->duration;
+			j->gpus = pj->gpus;
+			j->hp = pj->hp;
+			j->model = model_name[m];
+			j->tenant = trace_strdup(t, rj->org);
+			st->real_jobs++;
+			continue;
+		}
+		synth_add_job(t, pj->number, (double)pj->submit, pj->duration, pj->gpus, pj->hp, model_name[m], no ? org_name[pj->org] : NULL);
+		for (size_t w = 0; w < p->n_workers; w++)
+			if (p->worker_value[w] == pj->workers) {
+				st->worker_hist[w]++;
+				break;
+			}
+		if (pj->capped) {
+			st->capped_jobs++;
+			st->model_capped[m]++;
+		}
+	}
+	free(pop);
 	st->generated_jobs = k + (long long)p->n_real;
 	for (size_t m = 0; m < nm; m++) {
 		free(decks[m].d.items);

@@ -145,6 +145,23 @@ int synth_generate(const struct synth_profile *p, const struct synth_options *o,
 /* The /3 generator (generate3.c), called by synth_generate for /3 profiles. */
 int synth_generate3(const struct synth_profile *p, const struct synth_options *o, struct trace *t,
 	struct synth_stats *st, char *err, size_t errlen);
+/* /3: one job of the whole population, kept between the draw and the emit (generate3.c). */
+struct synth_job3 {
+	long long submit, number;        /* number: the id's (j + 7 digits); unused for real rows */
+	double duration, gpus;
+	int model;
+	long long real;                  /* index into the profile's real rows, or -1 (generated) */
+	long long workers;
+	size_t org;
+	bool hp, capped;
+};
+/* The /3 repair pass (repair3.c): moves the end of generated jobs, each inside its own
+ * duration bucket, so each model's hourly concurrency, daily peaks and GPU-seconds come
+ * closer to the profile's; real rows are never edited. Deterministic. */
+void synth_repair3(const struct synth_profile *p, double load_factor, struct synth_job3 *jobs, size_t n);
+/* A duration's bucket range [*lo, *hi] of whole seconds as the repair keeps it (the open last
+ * bucket up to the model's max_job_days, else the longest duration quantile). */
+void synth_repair3_range(const struct synth_profile *p, int model, double dur, double *lo, double *hi);
 /* Shared by the generators: option checks (model_on gets the kept models), the trace id,
  * and the provenance object with the generator's method text. */
 int synth_check_options(const struct synth_profile *p, const struct synth_options *o, bool *model_on, char *err, size_t errlen);
