@@ -113,7 +113,7 @@ static int spool_emit(void *ctx, const struct json *rec, char *err, size_t errle
 	}
 	fp_xxh3_update(&sp->h, sp->sb.buf, sp->sb.len);
 	sp->bytes += (long long)sp->sb.len;
-	if (sp->sb.cap > (1u << 20)) {   /* a backlog's observation: not kept for the small records after it */
+	if (sp->sb.cap > (1u << 20)) {   /* an unusually long record: its buffer not kept for the small ones after it */
 		sb_release(&sp->sb);
 		sb_init(&sp->sb);
 	}
