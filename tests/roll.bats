@@ -307,6 +307,23 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	run -0 jq -r 'select(.type == "rolling_observation") | .scheduler_state.queue.job_count' ref.nd
 	[ "${#lines[@]}" -eq 12 ] || fail "expected 12 decisions, got ${#lines[@]}"
 	for q in "${lines[@]}"; do [ "$q" -ge 4000 ] || fail "a cutoff with only $q queued jobs: not a backlogged day"; done
+	# no record lists the backlog job by job (issue 23): the carryover is a count, a
+	# fingerprint and a summary per (class, pool, status) that adds up to the queue and the
+	# running set, and each scenario's estimates are counted for every carryover job
+	run -0 jq -r 'select(.type == "rolling_observation" or .type == "scenario") | tostring | length' ref.nd
+	for n in "${lines[@]}"; do [ "$n" -lt 65536 ] || fail "a rolling record of $n bytes at a backlog"; done
+	run -0 jq -r 'select(.type == "rolling_observation") | .scheduler_state | [.carryover_job_count, ([.carryover_summary[].job_count] | add), .queue.job_count + .running.job_count, ([.carryover_summary[] | select(.status == "queued") | .job_count] | add)] | @tsv' ref.nd
+	[ "${#lines[@]}" -eq 12 ] || fail "expected 12 observations, got ${#lines[@]}"
+	for l in "${lines[@]}"; do
+		read -r n sum total queued <<<"$l"
+		[ "$n" -eq "$sum" ] && [ "$n" -eq "$total" ] && [ "$queued" -ge 4000 ] || fail "carryover count, summary and queue disagree: $l"
+	done
+	run -0 jq -s -r '(map(select(.type == "rolling_observation")) | map({key: (.cutoff_time_seconds | tostring), value: .scheduler_state.carryover_job_count}) | from_entries) as $n | .[] | select(.type == "scenario") | [.carryover_runtime_estimate_count, $n[.cutoff_time_seconds | tostring], (.carryover_runtime_estimate_summary.job_count_by_estimator_method | add)] | @tsv' ref.nd
+	[ "${#lines[@]}" -eq 24 ] || fail "expected 24 scenarios, got ${#lines[@]}"
+	for l in "${lines[@]}"; do
+		read -r n obs methods <<<"$l"
+		[ "$n" -eq "$obs" ] && [ "$n" -eq "$methods" ] || fail "a scenario's estimate count differs from its observation's carryover: $l"
+	done
 	# kill -9 at fixed points, not after a time: the decider SIGKILLs roll while it waits for
 	# the reply to decision 3 (the first run) and to decision 8 (the resumed run), once each
 	local dec="exec:$DEC/kill-at.py 3,8 $PWD/killed"

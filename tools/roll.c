@@ -19,6 +19,10 @@
 #include "trace/trace.h"
 
 #define ROLL_STATE_SCHEMA "schednav.rolling-state/1"
+/* Hashed into a checkpoint's run fingerprint: the rolling records' format, so that a run
+ * checkpointed by a roll writing another format (before issue 23's lean records: per-job
+ * lists in the observation and the scenarios) is refused, not continued in a mixed stream. */
+#define ROLL_RECORDS_FORMAT "rolling-records/issue-23-lean"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -109,7 +113,7 @@ static int spool_emit(void *ctx, const struct json *rec, char *err, size_t errle
 	}
 	fp_xxh3_update(&sp->h, sp->sb.buf, sp->sb.len);
 	sp->bytes += (long long)sp->sb.len;
-	if (sp->sb.cap > (1u << 20)) {   /* a backlog's observation: not kept for the small records after it */
+	if (sp->sb.cap > (1u << 20)) {   /* an unusually long record: its buffer not kept for the small ones after it */
 		sb_release(&sp->sb);
 		sb_init(&sp->sb);
 	}
@@ -240,7 +244,8 @@ static long long checkpoint_resume(struct spool *sp, struct arena *a)
 			continue;   /* torn or foreign: an older one may still be good */
 		const char *rfp = json_get(ck, "run_fingerprint") ? json_get(ck, "run_fingerprint")->u.str.s : "";
 		if (strcmp(rfp, sp->run_fp))
-			die("%s: the checkpoint belongs to another run (different inputs, configs, decider or arm)", path);
+			die("%s: the checkpoint belongs to another run (different inputs, configs, decider or arm, or records of an older format)",
+			    path);
 		struct json *bytes = json_get(ck, "records_bytes"), *rec_fp = json_get(ck, "records_fingerprint");
 		char fp[FP_HEX_XXH3];
 		struct stat stt;
@@ -486,7 +491,7 @@ int main(int argc, char **argv)
 	long long restored = 0;
 	if (sp.dir) {
 		const char *parts[] = { exec.fingerprint, hist.fingerprint, cfg.fingerprint, cat.fingerprint, slo.fingerprint,
-			controller_path ? pred.fingerprint : "", decider_spec, candidates, arm_id };
+			controller_path ? pred.fingerprint : "", decider_spec, candidates, arm_id, ROLL_RECORDS_FORMAT };
 		run_fingerprint(sp.run_fp, parts, sizeof parts / sizeof *parts);
 		if (mkdir(sp.dir, 0777) && errno != EEXIST)
 			die("%s: %s", sp.dir, strerror(errno));

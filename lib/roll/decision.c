@@ -258,10 +258,10 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	const struct roll_projection *proj = e->projection(e->ctx, a);
 	struct roll_observation ob;
 	struct roll_observation_in oin = { c->cfg, c->cat, c->history, &st, proj, oracle };
-	/* The observation lists every carryover job: at a backlog of 27,000 queued jobs its tree
-	 * is tens of MB. It lives in an arena of its own until it is written; the decision keeps
-	 * only its fingerprints and the parts it reads later (issue 23: memory bounded by the
-	 * live state plus one decision, not several copies of it). */
+	/* The observation (a few KB since issue 23's lean records: the carryover and the completed
+	 * HP jobs as counts, fingerprints and summaries) lives in an arena of its own until it is
+	 * written; the decision keeps only its fingerprints and the parts it reads later (memory
+	 * bounded by the live state plus one decision). */
 	struct arena oa;
 	arena_init(&oa);
 	roll_observe(&oa, &oin, &ob);
@@ -318,8 +318,7 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 			safety_k = (int)k;
 	for (size_t i = 0; i < n_runs; i++) {
 		struct scn_run *r = &runs[i];
-		/* the record (an estimate per carryover job) is written and dropped: only its
-		 * fingerprint (r->s.fp) is read later */
+		/* the record is written and dropped: only its fingerprint (r->s.fp) is read later */
 		struct arena ra;
 		arena_init(&ra);
 		r->record = roll_scenario_json(&ra, &r->s, c->exec->trace_id, ob.snapshot_fp, r->s.stress ? (proj ? stress_fp : NULL) : proj_fp,

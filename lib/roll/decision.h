@@ -18,8 +18,8 @@
  * scenario…, candidate_evidence…, rolling_decision. The controller's own state (index,
  * active action and since, chain fingerprint, totals) is plain data for the checkpoint.
  * Everything per decision lives in the arena passed to roll_step, except the observation
- * and scenario records, which live only until their emit returns (at a backlog they hold an
- * entry per carryover job: memory is the live state plus one decision, not its records).
+ * and scenario records, which live only until their emit returns (memory is the live state
+ * plus one decision, not its records; since issue 23 no record grows with the backlog).
  * Nothing prints or exits.
  */
 #ifndef SCHEDNAV_ROLL_DECISION_H

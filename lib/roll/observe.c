@@ -2,8 +2,11 @@
 #include "core/fp.h"
 #include "core/num.h"
 #include "eval/evidence.h"
+#include "core/strbuf.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const roll_risk_names[3] = { "low", "moderate", "high" };
@@ -214,12 +217,46 @@ static struct json *pools_json(struct arena *a, const struct roll_pool_gpus *p, 
 	return o;
 }
 
-static struct json *doubles_json(struct arena *a, const double *v, size_t n)
+/* p-quantile of an ascending list, interpolated as metrics_quantile does; null when empty. */
+static struct json *sorted_quantile(struct arena *a, const double *v, size_t n, double p)
 {
-	struct json *arr = json_array(a);
-	for (size_t i = 0; i < n; i++)
-		json_push(a, arr, json_real(a, v[i]));
-	return arr;
+	if (!n)
+		return json_null(a);
+	double pos = (double)(n - 1) * p, lo_f = floor(pos);
+	size_t lo = (size_t)lo_f, hi = lo + 1 < n ? lo + 1 : n - 1;
+	return json_real(a, r6(v[lo] + (v[hi] - v[lo]) * (pos - lo_f)));
+}
+
+/* One completed-HP list in fixed size (issue 23: listed, it grew with the evaluation window,
+ * 37,000 values twice in each observation after 30 days): the XXH3-128 of its values as
+ * IEEE-754 binary64, 8 little-endian bytes each, in ascending order, and its p50, p95 and
+ * maximum. */
+static void completed_summary(struct arena *a, struct json *o, const char *fp_key, const char *sum_key, const double *v, size_t n)
+{
+	struct fp_xxh3 h;
+	char fp[FP_HEX_XXH3];
+	fp_xxh3_init(&h);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n)
+		fp_xxh3_update(&h, v, n * sizeof *v);
+#else
+	for (size_t i = 0; i < n; i++) {
+		unsigned char b[8];
+		uint64_t u;
+		memcpy(&u, &v[i], sizeof u);
+		for (int k = 0; k < 8; k++)
+			b[k] = (unsigned char)(u >> (8 * k));
+		fp_xxh3_update(&h, b, sizeof b);
+	}
+#endif
+	fp_xxh3_hex(&h, fp);
+	fp_xxh3_release(&h);
+	json_set(a, o, fp_key, json_str(a, fp));
+	struct json *x = json_object(a);
+	json_set(a, x, "p50", sorted_quantile(a, v, n, 0.5));
+	json_set(a, x, "p95", sorted_quantile(a, v, n, 0.95));
+	json_set(a, x, "maximum", n ? json_real(a, v[n - 1]) : json_null(a));
+	json_set(a, o, sum_key, x);
 }
 
 /* A string node over a string that outlives the tree (a trace's job id, model or tenant). */
@@ -230,50 +267,109 @@ static void str_at(struct json *v, const char *s)
 	v->u.str.len = strlen(s);
 }
 
-/* The carryover list (roll_state_json): one object per queued or running job, each built in
- * one piece (its values in one block, its key array shared and exactly sized, the class,
- * status and null values shared, the ids the trace's own strings). At a backlog of 27,000
- * queued jobs the list is most of the observation, and built key by key it took 1.1 KB a
- * job; the bytes written are the same. The tree is read-only: it is written and hashed. */
-static struct json *carry_json(struct arena *a, const struct roll_carry *cv, size_t n)
+/* One carryover entry, the object the observation listed per job until issue 23, written
+ * into sb (keys in that order). Its nodes are on the stack; the ids are the trace's strings. */
+void roll_carry_entry_write(struct strbuf *sb, const struct roll_carry *c)
 {
 	static const char *const keys[10] = { "job_id", "service_class", "gpu_count", "gpu_model", "tenant_id", "status",
 		"current_queue_wait_seconds", "current_run_elapsed_seconds", "run_guarantee_seconds", "allocated_gpus" };
-	struct json *hp = json_str(a, "HP"), *spot = json_str(a, "Spot"), *run = json_str(a, "running"), *queued = json_str(a, "queued");
-	struct json *null = json_null(a), *arr = json_array(a);
-	arr->u.arr.items = arena_alloc(a, (n + 1) * sizeof *arr->u.arr.items);
-	arr->u.arr.n = arr->u.arr.cap = n;
+	struct json v[12], *vals[10], o;
+	memset(v, 0, sizeof v);
+	memset(&o, 0, sizeof o);
+	str_at(&v[0], c->id);
+	str_at(&v[1], c->hp ? "HP" : "Spot");
+	v[2].kind = JSON_REAL, v[2].u.d = c->gpus;
+	str_at(&v[3], c->model);
+	if (c->tenant)
+		str_at(&v[4], c->tenant);
+	else
+		v[4].kind = JSON_NULL;
+	str_at(&v[5], c->running ? "running" : "queued");
+	v[6].kind = JSON_REAL, v[6].u.d = c->queue_wait;
+	v[7].kind = JSON_REAL, v[7].u.d = c->run_elapsed;
+	if (c->has_guarantee)
+		v[8].kind = JSON_INT, v[8].u.i = c->guarantee;
+	else
+		v[8].kind = JSON_NULL;
+	v[9].kind = JSON_REAL, v[9].u.d = c->allocated;
+	for (int i = 0; i < 10; i++)
+		vals[i] = &v[i];
+	o.kind = JSON_OBJECT;
+	o.u.obj.keys = (char **)keys;
+	o.u.obj.vals = vals;
+	o.u.obj.n = o.u.obj.cap = 10;
+	json_write(sb, &o);
+}
+
+/* Carryover groups: (class HP before Spot, pool, status queued before running), then the
+ * queue wait ascending, then the state's own order (a total order: the same groups and
+ * medians whatever qsort does with ties). */
+static int carry_group_cmp(const void *x, const void *y)
+{
+	const struct roll_carry *a = *(const struct roll_carry *const *)x, *b = *(const struct roll_carry *const *)y;
+	int c;
+	if (a->hp != b->hp)
+		return a->hp ? -1 : 1;
+	if ((c = strcmp(a->model, b->model)))
+		return c;
+	if (a->running != b->running)
+		return a->running ? 1 : -1;
+	if (a->queue_wait != b->queue_wait)
+		return a->queue_wait < b->queue_wait ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* The carryover in fixed size (issue 23: the observation listed every queued and running
+ * job, 7.6 MB a record at a backlog of 27,000): its count, the XXH3-128 of the entries
+ * (one line ENTRY<LF> each, in the state's order, ENTRY as roll_carry_entry_write writes
+ * it), and one summary per (class, pool, status) present. */
+static void carry_summary(struct arena *a, struct json *o, const struct roll_carry *cv, size_t n)
+{
+	struct strbuf sb;
+	struct fp_xxh3 h;
+	char fp[FP_HEX_XXH3];
+	sb_init(&sb);
+	fp_xxh3_init(&h);
 	for (size_t i = 0; i < n; i++) {
-		const struct roll_carry *c = &cv[i];
-		struct json *o = arena_alloc(a, 9 * sizeof *o), *v = o + 1;   /* the object, then its own values */
-		struct json **vals = arena_alloc(a, 10 * sizeof *vals);
-		memset(o, 0, 9 * sizeof *o);
-		str_at(&v[0], c->id);
-		v[1].kind = JSON_REAL, v[1].u.d = c->gpus;
-		str_at(&v[2], c->model);
-		if (c->tenant)
-			str_at(&v[3], c->tenant);
-		v[4].kind = JSON_REAL, v[4].u.d = c->queue_wait;
-		v[5].kind = JSON_REAL, v[5].u.d = c->run_elapsed;
-		v[6].kind = JSON_INT, v[6].u.i = c->guarantee;
-		v[7].kind = JSON_REAL, v[7].u.d = c->allocated;
-		vals[0] = &v[0];
-		vals[1] = c->hp ? hp : spot;
-		vals[2] = &v[1];
-		vals[3] = &v[2];
-		vals[4] = c->tenant ? &v[3] : null;
-		vals[5] = c->running ? run : queued;
-		vals[6] = &v[4];
-		vals[7] = &v[5];
-		vals[8] = c->has_guarantee ? &v[6] : null;
-		vals[9] = &v[7];
-		o->kind = JSON_OBJECT;
-		o->u.obj.keys = (char **)keys;
-		o->u.obj.vals = vals;
-		o->u.obj.n = o->u.obj.cap = 10;
-		arr->u.arr.items[i] = o;
+		sb_reset(&sb);
+		roll_carry_entry_write(&sb, &cv[i]);
+		sb_addc(&sb, '\n');
+		fp_xxh3_update(&h, sb.buf, sb.len);
 	}
-	return arr;
+	fp_xxh3_hex(&h, fp);
+	fp_xxh3_release(&h);
+	sb_release(&sb);
+	json_set(a, o, "carryover_job_count", json_int(a, (long long)n));
+	json_set(a, o, "carryover_jobs_fingerprint", json_str(a, fp));
+	const struct roll_carry **ix = arena_alloc(a, (n + 1) * sizeof *ix);
+	for (size_t i = 0; i < n; i++)
+		ix[i] = &cv[i];
+	qsort(ix, n, sizeof *ix, carry_group_cmp);
+	struct json *groups = json_array(a);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		double gpus = 0, alloc = 0, elapsed = 0;
+		while (j < n && ix[j]->hp == ix[i]->hp && ix[j]->running == ix[i]->running && !strcmp(ix[j]->model, ix[i]->model)) {
+			gpus += ix[j]->gpus;
+			alloc += ix[j]->allocated;
+			if (ix[j]->run_elapsed > elapsed)
+				elapsed = ix[j]->run_elapsed;
+			j++;
+		}
+		struct json *g = json_object(a);
+		json_set(a, g, "service_class", json_str(a, ix[i]->hp ? "HP" : "Spot"));
+		json_set(a, g, "gpu_model", json_str(a, ix[i]->model));
+		json_set(a, g, "status", json_str(a, ix[i]->running ? "running" : "queued"));
+		json_set(a, g, "job_count", json_int(a, (long long)(j - i)));
+		json_set(a, g, "gpu_count", json_real(a, r6(gpus)));
+		json_set(a, g, "allocated_gpus", json_real(a, r6(alloc)));
+		json_set(a, g, "median_current_queue_wait_seconds", json_real(a, ix[i + (j - i - 1) / 2]->queue_wait));
+		json_set(a, g, "maximum_current_queue_wait_seconds", json_real(a, ix[j - 1]->queue_wait));
+		json_set(a, g, "maximum_current_run_elapsed_seconds", json_real(a, elapsed));
+		json_push(a, groups, g);
+		i = j;
+	}
+	json_set(a, o, "carryover_summary", groups);
 }
 
 struct json *roll_state_json(struct arena *a, const struct roll_state *s, char fp[FP_HEX_XXH3])
@@ -311,7 +407,7 @@ struct json *roll_state_json(struct arena *a, const struct roll_state *s, char f
 	json_set(a, o, "active_policy_action_id", str_or_null(a, s->active_id));
 	json_set(a, o, "active_policy_fingerprint", str_or_null(a, s->active_fp));
 	json_set(a, o, "state_handoff_fingerprint", str_or_null(a, s->handoff_fp));
-	json_set(a, o, "carryover_jobs", carry_json(a, s->carry, s->n_carry));
+	carry_summary(a, o, s->carry, s->n_carry);
 	x = json_object(a);
 	json_set(a, x, "completed_jobs", json_int(a, s->completed_jobs));
 	json_set(a, x, "preemption_events", json_int(a, s->preemption_events));
@@ -320,8 +416,8 @@ struct json *roll_state_json(struct arena *a, const struct roll_state *s, char f
 	x = json_object(a);
 	json_set(a, x, "cutoff_safe", json_bool(a, true));
 	json_set(a, x, "hp_completed_job_count", json_int(a, (long long)s->n_hp_completed));
-	json_set(a, x, "hp_completed_queue_seconds", doubles_json(a, s->hp_completed_queue, s->n_hp_completed));
-	json_set(a, x, "hp_completed_jct_seconds", doubles_json(a, s->hp_completed_jct, s->n_hp_jct));
+	completed_summary(a, x, "hp_completed_queue_fingerprint", "hp_completed_queue_seconds_summary", s->hp_completed_queue, s->n_hp_completed);
+	completed_summary(a, x, "hp_completed_jct_fingerprint", "hp_completed_jct_seconds_summary", s->hp_completed_jct, s->n_hp_jct);
 	json_set(a, o, "slo_progress", x);
 	return stamp(a, o, "snapshot_fingerprint", fp);
 }

@@ -20,13 +20,14 @@
 #include "core/arena.h"
 #include "core/fp.h"
 #include "core/json.h"
+#include "core/strbuf.h"
 #include "roll/config.h"
 #include "trace/trace.h"
 #include <stdbool.h>
 #include <stddef.h>
 
 #define ROLL_OBSERVATION_SCHEMA "schednav.rolling-observation/v2"
-#define ROLL_SNAPSHOT_SCHEMA "schednav.scheduler-state-snapshot/1"
+#define ROLL_SNAPSHOT_SCHEMA "schednav.scheduler-state-snapshot/2"
 
 struct roll_signals {
 	double start, end;                 /* the window (start, end] */
@@ -125,6 +126,10 @@ struct roll_state {
 
 /* The scheduler_state object with its snapshot_fingerprint (copied to fp when not NULL). */
 struct json *roll_state_json(struct arena *a, const struct roll_state *s, char fp[FP_HEX_XXH3]);
+/* One carryover job as a JSON object (job_id, service_class, gpu_count, gpu_model, tenant_id,
+ * status, current_queue_wait_seconds, current_run_elapsed_seconds, run_guarantee_seconds,
+ * allocated_gpus), appended to sb: the line carryover_jobs_fingerprint hashes per job. */
+void roll_carry_entry_write(struct strbuf *sb, const struct roll_carry *c);
 
 enum roll_risk { ROLL_RISK_LOW, ROLL_RISK_MODERATE, ROLL_RISK_HIGH };
 enum roll_regime { ROLL_REGIME_HP, ROLL_REGIME_FORECAST, ROLL_REGIME_SPOT_HEAVY, ROLL_REGIME_BALANCED };

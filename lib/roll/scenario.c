@@ -521,6 +521,34 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 	roll_samples_free(own);
 }
 
+const char *const roll_estimator_methods[3] = { "conditional-survival-median", "right-censored-class-median-fallback",
+	"sparse-history-one-hour-fallback" };
+
+void roll_estimate_entry_write(struct strbuf *sb, const struct roll_estimate *e)
+{
+	static const char *const keys[4] = { "scenario_job_id", "estimated_remaining_seconds", "estimator_method", "estimator_sample_count" };
+	struct json v[4], *vals[4], o;
+	memset(v, 0, sizeof v);
+	memset(&o, 0, sizeof o);
+	v[0].kind = JSON_STRING, v[0].u.str.s = (char *)e->scenario_id, v[0].u.str.len = strlen(e->scenario_id);
+	v[1].kind = JSON_REAL, v[1].u.d = e->estimate;
+	v[2].kind = JSON_STRING, v[2].u.str.s = (char *)e->method, v[2].u.str.len = strlen(e->method);
+	v[3].kind = JSON_INT, v[3].u.i = e->samples;
+	for (int i = 0; i < 4; i++)
+		vals[i] = &v[i];
+	o.kind = JSON_OBJECT;
+	o.u.obj.keys = (char **)keys;
+	o.u.obj.vals = vals;
+	o.u.obj.n = o.u.obj.cap = 4;
+	json_write(sb, &o);
+}
+
+static int double_cmp(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
 static const char *kind_name(enum roll_scn_kind k)
 {
 	return k == SCN_CARRYOVER ? "carryover" : k == SCN_HISTORY ? "history-replay" : k == SCN_FORECAST ? "forecast-piece" : "actual-future";
@@ -548,25 +576,29 @@ struct json *roll_scenario_json(struct arena *a, struct roll_scenario *s, const 
 	json_set(a, o, "future_arrivals_visible", json_bool(a, s->actual_future));
 	json_set(a, o, "non_deployable", json_bool(a, s->actual_future));
 	json_set(a, o, "carryover_runtime_estimator", json_str(a, "cutoff-visible-conditional-survival-median/v1"));
-	/* The queued carryover's initial waits are the observation's current waits (its carryover
-	 * list); a per-job map here grew every record with the backlog (issue 23), so the record
-	 * keeps their count and an XXH3-128 over "SCENARIO_JOB_ID<TAB>WAIT<LF>" lines in
+	/* Issue 23: the record listed one estimate per carryover job (5 MB a record at a backlog
+	 * of 27,000). It keeps their count, the XXH3-128 of the entries (one line ENTRY<LF> each
+	 * in the state's order, ENTRY as roll_estimate_entry_write writes it) and a fixed-size
+	 * summary. The queued carryover's initial waits are the observation's current waits; the
+	 * record keeps their count and an XXH3-128 over "SCENARIO_JOB_ID<TAB>WAIT<LF>" lines in
 	 * estimate order, waits in Python repr. */
-	struct json *est = json_array(a);
 	struct strbuf wl;
-	struct fp_xxh3 wh;
-	long long n_waits = 0;
+	struct fp_xxh3 wh, eh;
+	long long n_waits = 0, by_method[3] = { 0, 0, 0 };
+	double *est = xmalloc((s->n_est + 1) * sizeof *est);
 	sb_init(&wl);
 	fp_xxh3_init(&wh);
+	fp_xxh3_init(&eh);
 	for (size_t i = 0; i < s->n_est; i++) {
 		const struct roll_estimate *e = &s->est[i];
-		/* the job's class, pool, size, status, wait and elapsed run time are in the observation */
-		x = json_object(a);
-		json_set(a, x, "scenario_job_id", json_str(a, e->scenario_id));
-		json_set(a, x, "estimated_remaining_seconds", json_real(a, e->estimate));
-		json_set(a, x, "estimator_method", json_str(a, e->method));
-		json_set(a, x, "estimator_sample_count", json_int(a, e->samples));
-		json_push(a, est, x);
+		sb_reset(&wl);
+		roll_estimate_entry_write(&wl, e);
+		sb_addc(&wl, '\n');
+		fp_xxh3_update(&eh, wl.buf, wl.len);
+		est[i] = e->estimate;
+		for (int m = 0; m < 3; m++)
+			if (!strcmp(e->method, roll_estimator_methods[m]))
+				by_method[m]++;
 		if (!e->carry->running && e->carry->queue_wait > ROLL_EPS) {
 			sb_reset(&wl);
 			sb_adds(&wl, e->scenario_id);
@@ -577,11 +609,26 @@ struct json *roll_scenario_json(struct arena *a, struct roll_scenario *s, const 
 			n_waits++;
 		}
 	}
-	char wfp[FP_HEX_XXH3];
+	char wfp[FP_HEX_XXH3], efp[FP_HEX_XXH3];
 	fp_xxh3_hex(&wh, wfp);
 	fp_xxh3_release(&wh);
+	fp_xxh3_hex(&eh, efp);
+	fp_xxh3_release(&eh);
 	sb_release(&wl);
-	json_set(a, o, "carryover_runtime_estimates", est);
+	json_set(a, o, "carryover_runtime_estimate_count", json_int(a, (long long)s->n_est));
+	json_set(a, o, "carryover_runtime_estimates_fingerprint", json_str(a, efp));
+	x = json_object(a);
+	struct json *bm = json_object(a), *rem = json_object(a);
+	for (int m = 0; m < 3; m++)
+		json_set(a, bm, roll_estimator_methods[m], json_int(a, by_method[m]));
+	json_set(a, x, "job_count_by_estimator_method", bm);
+	qsort(est, s->n_est, sizeof *est, double_cmp);
+	json_set(a, rem, "minimum", s->n_est ? json_real(a, est[0]) : json_null(a));
+	json_set(a, rem, "median", s->n_est ? json_real(a, est[(s->n_est - 1) / 2]) : json_null(a));
+	json_set(a, rem, "maximum", s->n_est ? json_real(a, est[s->n_est - 1]) : json_null(a));
+	json_set(a, x, "estimated_remaining_seconds", rem);
+	json_set(a, o, "carryover_runtime_estimate_summary", x);
+	free(est);
 	json_set(a, o, "initial_queue_wait_job_count", json_int(a, n_waits));
 	json_set(a, o, "initial_queue_wait_fingerprint", json_str(a, wfp));
 	bool forecast = s->decomposition->kind == JSON_ARRAY;

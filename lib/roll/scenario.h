@@ -106,8 +106,14 @@ size_t roll_decompose(double requested, const struct roll_piece *templates, size
 		      size_t point_index, struct roll_piece out[ROLL_MAX_PIECES]);
 /* Median remaining estimate of step 2 for a job of class/pool with elapsed seconds. */
 double roll_estimate_remaining(const double *sorted, size_t n, double elapsed, long long horizon, const char **method, long long *samples);
-/* The `scenario` record (cutoff, profile, role, generator, snapshot fp, estimates, the
- * initial waits' count and fingerprint, decomposition, the injected jobs — every job but the carryover, which the live
+/* The estimator methods of step 2, in the order the record's summary counts them. */
+extern const char *const roll_estimator_methods[3];
+/* One carryover estimate as a JSON object (scenario_job_id, estimated_remaining_seconds,
+ * estimator_method, estimator_sample_count), appended to sb: the line
+ * carryover_runtime_estimates_fingerprint hashes per job. */
+void roll_estimate_entry_write(struct strbuf *sb, const struct roll_estimate *e);
+/* The `scenario` record (cutoff, profile, role, generator, snapshot fp, the estimates' count,
+ * fingerprint and summary, the initial waits' count and fingerprint, decomposition, the injected jobs — every job but the carryover, which the live
  * simulator state already holds — and scenario_fingerprint, copied to s->fp). */
 struct json *roll_scenario_json(struct arena *a, struct roll_scenario *s, const char *trace_id, const char *snapshot_fp,
 				const char *projection_fp, long long decision_index);
