@@ -138,6 +138,22 @@ setup() {
 	assert_output --partial "MCP error -32602"
 }
 
+@test "schednav-mcp: advance_rolling_policy with --configs a copy of configs/ under another name finds the files the rolling config names" {
+	require_inspector
+	local T="$BATS_TEST_TMPDIR"
+	cp -R "$ROOT/configs" "$T/mycfg"
+	# rolling-v3.json names "configs/action_spaces/..." and "configs/slos/...": relative to the
+	# source tree, which neither the workspace (roll's working directory) nor the copy is in
+	run -0 mcp rolling --configs "$T/mycfg" --method tools/call --tool-name advance_rolling_policy \
+		--tool-arg run_config_id=mix1-w controller_id=predictive-spot-v1 rolling_controller_id=rolling-v3 mode=single_agent 'decisions=[]'
+	echo "$output" | jq -c '.structuredContent // .' > "$T/a.json"
+	[ "$(jq -r .state "$T/a.json")" = succeeded ] || fail "advance: $(head -c 2000 "$T/a.json")"
+	[ "$(jq -r '[.result.records[].type] | join(" ")' "$T/a.json")" = rolling_planning_checkpoint ]
+	# the same configs from the tree give the same checkpoint
+	call rolling advance_rolling_policy run_config_id=mix1-w controller_id=predictive-spot-v1 rolling_controller_id=rolling-v3 mode=single_agent 'decisions=[]' > "$T/b.json"
+	[ "$(jq -r '.result.records[0].pending_request.request_id' "$T/a.json")" = "$(jq -r '.result.records[0].pending_request.request_id' "$T/b.json")" ] || fail "the copy's checkpoint differs from the tree's"
+}
+
 @test "schednav-mcp: a full static evaluation (analyze, simulate x3, audit x3, compare, rank) equals running the tools" {
 	require_inspector
 	local T="$BATS_TEST_TMPDIR" trace="$W/traces/mix1-w.ndjson.zst"

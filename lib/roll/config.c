@@ -56,16 +56,14 @@ int roll_json_load(const char *path, struct arena *a, struct json **out, char *e
 	return 0;
 }
 
-const char *roll_resolve_path(struct arena *a, const char *ref, const char *from_file)
+/* The first existing ancestor-directory candidate dir/ref of from_file, or NULL. */
+static const char *walk_up(struct arena *a, const char *ref, const char *from_file)
 {
-	if (ref[0] == '/' || access(ref, F_OK) == 0 || !from_file)
-		return ref;
-	size_t n = strlen(from_file);
-	char *dir = arena_strndup(a, from_file, n);
+	char *dir = arena_strndup(a, from_file, strlen(from_file));
 	for (;;) {
 		char *slash = strrchr(dir, '/');
 		if (!slash)
-			return ref;
+			return NULL;
 		*slash = '\0';
 		size_t need = strlen(dir) + strlen(ref) + 2;
 		char *cand = arena_alloc(a, need);
@@ -73,6 +71,19 @@ const char *roll_resolve_path(struct arena *a, const char *ref, const char *from
 		if (access(cand, F_OK) == 0)
 			return cand;
 	}
+}
+
+const char *roll_resolve_path(struct arena *a, const char *ref, const char *from_file)
+{
+	if (ref[0] == '/' || access(ref, F_OK) == 0 || !from_file)
+		return ref;
+	const char *found = walk_up(a, ref, from_file);
+	/* A copied configs tree under another name (schednav-mcp --configs DIR): the
+	 * shipped files name each other as "configs/...", so look the rest up in its
+	 * ancestors too. */
+	if (!found && !strncmp(ref, "configs/", 8) && ref[8])
+		found = walk_up(a, ref + 8, from_file);
+	return found ? found : ref;
 }
 
 static const char *str_key(const struct json *doc, const char *key, bool required, char *e, size_t elen)

@@ -8,7 +8,10 @@
  * inner predictor's config, which roll uses unless --controller says otherwise) and fingerprinted: XXH3-128 of the file's
  * canonical sorted JSON. A relative path inside a file is looked up in the current
  * directory, then against each ancestor directory of the file that names it, so
- * "configs/policies/x.json" works from any working directory inside a checkout.
+ * "configs/policies/x.json" works from any working directory inside a checkout; when
+ * nothing is found that way, a reference that starts with "configs/" is looked up again
+ * without that first component, so a copy of the configs tree under another name
+ * (schednav-mcp --configs DIR) finds its own files.
  * The catalog fingerprint also covers every profile's policy fingerprint, so editing a policy
  * file changes it. Strings and policies live in the arena passed in (the structs hold no
  * other memory). Nothing here prints or exits.
