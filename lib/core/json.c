@@ -579,3 +579,18 @@ int json_parse_file(struct arena *a, const char *path, struct json **out, char *
 		snprintf(err, errlen, "%s: %s", path, perr);
 	return rc;
 }
+
+void json_write_fields(struct strbuf *sb, const char *const *keys, const struct json *v, size_t n)
+{
+	struct json *vals[16], o;
+	memset(&o, 0, sizeof o);
+	if (n > 16)
+		n = 16;
+	for (size_t i = 0; i < n; i++)
+		vals[i] = (struct json *)&v[i];
+	o.kind = JSON_OBJECT;
+	o.u.obj.keys = (char **)keys;
+	o.u.obj.vals = vals;
+	o.u.obj.n = o.u.obj.cap = n;
+	json_write(sb, &o);
+}

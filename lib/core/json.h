@@ -78,6 +78,9 @@ bool json_skim(const char *buf, size_t len);
 
 /* Canonical writers: no whitespace; doubles as Python repr; ints as ints. */
 void json_write(struct strbuf *sb, const struct json *v);        /* keys in stored order */
+/* An object of n <= 16 fields, keys[i] with value v[i] (nodes the caller owns, on its stack or
+ * anywhere), written as json_write would; nothing is allocated. */
+void json_write_fields(struct strbuf *sb, const char *const *keys, const struct json *v, size_t n);
 void json_write_sorted(struct strbuf *sb, const struct json *v); /* keys sorted bytewise (CJSHA form) */
 void json_write_pretty_sorted(struct strbuf *sb, const struct json *v); /* indent 2, sorted, Python json.dumps style */
 #endif

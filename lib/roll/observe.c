@@ -273,9 +273,8 @@ void roll_carry_entry_write(struct strbuf *sb, const struct roll_carry *c)
 {
 	static const char *const keys[10] = { "job_id", "service_class", "gpu_count", "gpu_model", "tenant_id", "status",
 		"current_queue_wait_seconds", "current_run_elapsed_seconds", "run_guarantee_seconds", "allocated_gpus" };
-	struct json v[12], *vals[10], o;
+	struct json v[10];
 	memset(v, 0, sizeof v);
-	memset(&o, 0, sizeof o);
 	str_at(&v[0], c->id);
 	str_at(&v[1], c->hp ? "HP" : "Spot");
 	v[2].kind = JSON_REAL, v[2].u.d = c->gpus;
@@ -292,13 +291,7 @@ void roll_carry_entry_write(struct strbuf *sb, const struct roll_carry *c)
 	else
 		v[8].kind = JSON_NULL;
 	v[9].kind = JSON_REAL, v[9].u.d = c->allocated;
-	for (int i = 0; i < 10; i++)
-		vals[i] = &v[i];
-	o.kind = JSON_OBJECT;
-	o.u.obj.keys = (char **)keys;
-	o.u.obj.vals = vals;
-	o.u.obj.n = o.u.obj.cap = 10;
-	json_write(sb, &o);
+	json_write_fields(sb, keys, v, 10);
 }
 
 /* Carryover groups: (class HP before Spot, pool, status queued before running), then the

@@ -527,20 +527,13 @@ const char *const roll_estimator_methods[3] = { "conditional-survival-median", "
 void roll_estimate_entry_write(struct strbuf *sb, const struct roll_estimate *e)
 {
 	static const char *const keys[4] = { "scenario_job_id", "estimated_remaining_seconds", "estimator_method", "estimator_sample_count" };
-	struct json v[4], *vals[4], o;
+	struct json v[4];
 	memset(v, 0, sizeof v);
-	memset(&o, 0, sizeof o);
 	v[0].kind = JSON_STRING, v[0].u.str.s = (char *)e->scenario_id, v[0].u.str.len = strlen(e->scenario_id);
 	v[1].kind = JSON_REAL, v[1].u.d = e->estimate;
 	v[2].kind = JSON_STRING, v[2].u.str.s = (char *)e->method, v[2].u.str.len = strlen(e->method);
 	v[3].kind = JSON_INT, v[3].u.i = e->samples;
-	for (int i = 0; i < 4; i++)
-		vals[i] = &v[i];
-	o.kind = JSON_OBJECT;
-	o.u.obj.keys = (char **)keys;
-	o.u.obj.vals = vals;
-	o.u.obj.n = o.u.obj.cap = 4;
-	json_write(sb, &o);
+	json_write_fields(sb, keys, v, 4);
 }
 
 static int double_cmp(const void *x, const void *y)
