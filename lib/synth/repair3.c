@@ -268,6 +268,21 @@ static void descend(struct repair *r, int passes)
 	}
 }
 
+/* The end seconds an HP generated job k may take without leaving its end hour or its
+ * bucket: [*first, *last]; false for a real row or a Spot job (their ends stay). */
+static bool end_span(const struct repair *r, size_t k, double *first, double *last)
+{
+	const struct synth_job3 *j = &r->jobs[r->idx[k]];
+	if (j->real >= 0 || !j->hp)
+		return false;
+	long long e = end_hour(j->submit, j->duration);
+	*first = (double)(e * SYNTH_HOUR - j->submit + 1);
+	*last = (double)((e + 1) * SYNTH_HOUR - j->submit);
+	*first = *first < r->lo[k] ? r->lo[k] : *first;
+	*last = *last > r->hi[k] ? r->hi[k] : *last;
+	return true;
+}
+
 /* The HP jobs' room to move their end seconds within their end hour: GPU-seconds that can
  * be added (up) and taken away (down) without moving the series. */
 static void end_second_room(const struct repair *r, double *up, double *down)
@@ -275,12 +290,9 @@ static void end_second_room(const struct repair *r, double *up, double *down)
 	*up = *down = 0;
 	for (size_t k = 0; k < r->n; k++) {
 		const struct synth_job3 *j = &r->jobs[r->idx[k]];
-		if (j->real >= 0 || !j->hp)
+		double first, last;
+		if (!end_span(r, k, &first, &last))
 			continue;
-		long long e = end_hour(j->submit, j->duration);
-		double first = (double)(e * SYNTH_HOUR - j->submit + 1), last = (double)((e + 1) * SYNTH_HOUR - j->submit);
-		first = first < r->lo[k] ? r->lo[k] : first;
-		last = last > r->hi[k] ? r->hi[k] : last;
 		*up += j->gpus * (last - j->duration);
 		*down += j->gpus * (j->duration - first);
 	}
@@ -384,12 +396,9 @@ static void match_gpu_seconds(struct repair *r)
 			return;
 		for (size_t k = 0; k < r->n; k++) {
 			struct synth_job3 *j = &r->jobs[r->idx[k]];
-			if (j->real >= 0 || !j->hp)
+			double first, last;
+			if (!end_span(r, k, &first, &last))
 				continue;
-			long long e = end_hour(j->submit, j->duration);
-			double first = (double)(e * SYNTH_HOUR - j->submit + 1), last = (double)((e + 1) * SYNTH_HOUR - j->submit);
-			first = first < r->lo[k] ? r->lo[k] : first;
-			last = last > r->hi[k] ? r->hi[k] : last;
 			double slack = need > 0 ? last - j->duration : j->duration - first;
 			if (!apply) {
 				room += j->gpus * slack;
