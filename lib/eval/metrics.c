@@ -12,13 +12,18 @@ static int dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-double metrics_quantile(double *v, size_t n, double p)
+double metrics_quantile_sorted(const double *v, size_t n, double p)
 {
-	qsort(v, n, sizeof *v, dbl_cmp);
 	double pos = (double)(n - 1) * p;
 	double lo_f = floor(pos);
 	size_t lo = (size_t)lo_f, hi = lo + 1 < n ? lo + 1 : n - 1;
 	return v[lo] + (v[hi] - v[lo]) * (pos - lo_f);
+}
+
+double metrics_quantile(double *v, size_t n, double p)
+{
+	qsort(v, n, sizeof *v, dbl_cmp);
+	return metrics_quantile_sorted(v, n, p);
 }
 
 /* Per-class job figures (docs/evaluation.md §4 jobs.<class>). */

@@ -17,4 +17,6 @@
 struct json *metrics_record(struct arena *a, const struct result_data *d);
 /* Q(v, p) of docs/simulator.md §0: sorts v in place; linear interpolation. n > 0. */
 double metrics_quantile(double *v, size_t n, double p);
+/* The same Q(v, p) of a v already in ascending order (not touched). n > 0. */
+double metrics_quantile_sorted(const double *v, size_t n, double p);
 #endif

@@ -2,6 +2,7 @@
 #include "core/fp.h"
 #include "core/num.h"
 #include "eval/evidence.h"
+#include "eval/metrics.h"
 #include "core/strbuf.h"
 #include <math.h>
 #include <stdio.h>
@@ -217,14 +218,10 @@ static struct json *pools_json(struct arena *a, const struct roll_pool_gpus *p, 
 	return o;
 }
 
-/* p-quantile of an ascending list, interpolated as metrics_quantile does; null when empty. */
+/* p-quantile of an ascending list (metrics' Q), rounded to 6 places; null when empty. */
 static struct json *sorted_quantile(struct arena *a, const double *v, size_t n, double p)
 {
-	if (!n)
-		return json_null(a);
-	double pos = (double)(n - 1) * p, lo_f = floor(pos);
-	size_t lo = (size_t)lo_f, hi = lo + 1 < n ? lo + 1 : n - 1;
-	return json_real(a, r6(v[lo] + (v[hi] - v[lo]) * (pos - lo_f)));
+	return n ? json_real(a, r6(metrics_quantile_sorted(v, n, p))) : json_null(a);
 }
 
 /* One completed-HP list in fixed size (issue 23: listed, it grew with the evaluation window,
