@@ -179,7 +179,7 @@ static double spot_duration(const struct synth_profile *p, struct synth_rng *r)
 static bool room_ahead(const double *committed, const double *conc, double F, size_t nc, size_t h,
 	long long submit, double dur, double gpus, double reserve_now, double tol)
 {
-	long long last = (submit + (long long)dur - 1) / SYNTH_HOUR;
+	long long last = synth_end_hour(submit, dur);
 	for (long long x = (long long)h; x <= last && x < (long long)nc; x++) {
 		double room = F * conc[x] * (1 + tol) - committed[x] - (x == (long long)h ? reserve_now : 0);
 		if (room < FIT * gpus)
@@ -273,9 +273,8 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 		const struct synth_real *rj = &p->real[i];
 		size_t m = (size_t)rj->model;
 		real_in_hour[rj->submit / SYNTH_HOUR]++;
-		long long last = (rj->submit + rj->duration - 1) / SYNTH_HOUR;
-		for (long long x = rj->submit / SYNTH_HOUR; x <= last && x < (long long)nc; x++)
-			committed[m * nc + (size_t)x] += rj->gpw * (double)rj->workers;
+		synth_add_hours(&committed[m * nc], nc, rj->submit / SYNTH_HOUR, synth_end_hour(rj->submit, (double)rj->duration),
+			rj->gpw * (double)rj->workers);
 		budget[m] -= 1;
 	}
 
@@ -465,9 +464,7 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 				dur = want;
 			dur_achieved[bucket_of(db, dur)]++;
 			placed++;
-			long long last = (submit + (long long)dur - 1) / SYNTH_HOUR;
-			for (long long x = (long long)h; x <= last && x < (long long)nc; x++)
-				committed[m * nc + (size_t)x] += gpus;
+			synth_add_hours(&committed[m * nc], nc, (long long)h, synth_end_hour(submit, dur), gpus);
 			deficit[m] -= gpus;
 			/* The organization. */
 			size_t org = 0;

@@ -107,17 +107,6 @@ void synth_repair3_range(const struct synth_profile *p, int model, double dur, d
 		*lo = dur;
 }
 
-static long long end_hour(long long submit, double dur)
-{
-	return (submit + (long long)dur - 1) / SYNTH_HOUR;
-}
-
-static void add_series(double *S, size_t nc, long long h0, long long h1, double g)
-{
-	for (long long x = h0 < 0 ? 0 : h0; x <= h1 && x < (long long)nc; x++)
-		S[x] += g;
-}
-
 /* The duration ending in hour e with the end second's offset of dur, inside [lo, hi]. */
 static double dur_at(long long submit, double dur, long long e, double lo, double hi)
 {
@@ -144,9 +133,9 @@ static double day_err(const struct model_state *ms, size_t d)
 static void shift_end(struct model_state *ms, long long from, long long to, double g)
 {
 	if (to > from)
-		add_series(ms->S, ms->nc, from + 1, to, g);
+		synth_add_hours(ms->S, ms->nc, from + 1, to, g);
 	else if (to < from)
-		add_series(ms->S, ms->nc, to + 1, from, -g);
+		synth_add_hours(ms->S, ms->nc, to + 1, from, -g);
 }
 
 /* Would moving an end from hour a to hour b keep every passing day of the hours between
@@ -213,7 +202,7 @@ static void set_end(struct repair *r, size_t k, long long to)
 {
 	struct synth_job3 *j = &r->jobs[r->idx[k]];
 	double nd = dur_at(j->submit, j->duration, to, r->lo[k], r->hi[k]);
-	shift_end(r->ms, end_hour(j->submit, j->duration), to, j->gpus);
+	shift_end(r->ms, synth_end_hour(j->submit, j->duration), to, j->gpus);
 	r->G += j->gpus * (nd - j->duration);
 	if (!j->hp)
 		r->SP[j->duration >= r->p->long_threshold] += j->gpus * (nd - j->duration);
@@ -233,7 +222,7 @@ static void descend(struct repair *r, int passes)
 			if (j->real >= 0)
 				continue;
 			double lo = r->lo[k], hi = r->hi[k], g = j->gpus;
-			long long e = end_hour(j->submit, j->duration), elo = end_hour(j->submit, lo), ehi = end_hour(j->submit, hi);
+			long long e = synth_end_hour(j->submit, j->duration), elo = synth_end_hour(j->submit, lo), ehi = synth_end_hour(j->submit, hi);
 			if (elo == ehi)
 				continue;
 			elo = elo > e - WINDOW ? elo : e - WINDOW;
@@ -275,7 +264,7 @@ static bool end_span(const struct repair *r, size_t k, double *first, double *la
 	const struct synth_job3 *j = &r->jobs[r->idx[k]];
 	if (j->real >= 0 || !j->hp)
 		return false;
-	long long e = end_hour(j->submit, j->duration);
+	long long e = synth_end_hour(j->submit, j->duration);
 	*first = (double)(e * SYNTH_HOUR - j->submit + 1);
 	*last = (double)((e + 1) * SYNTH_HOUR - j->submit);
 	*first = *first < r->lo[k] ? r->lo[k] : *first;
@@ -313,7 +302,7 @@ static void fix_peaks(struct repair *r)
 	long long span = 0;
 	for (size_t k = 0; k < n; k++) {
 		const struct synth_job3 *j = &r->jobs[r->idx[k]];
-		long long sp = end_hour(j->submit, r->hi[k]) - j->submit / SYNTH_HOUR;
+		long long sp = synth_end_hour(j->submit, r->hi[k]) - j->submit / SYNTH_HOUR;
 		span = sp > span ? sp : span;
 	}
 	for (size_t d = 0; d * 24 < nc; d++) {
@@ -345,8 +334,8 @@ static void fix_peaks(struct repair *r)
 					break;
 				if (j->real >= 0)
 					continue;
-				long long e = end_hour(j->submit, j->duration);
-				long long elo = end_hour(j->submit, r->lo[k]), ehi = end_hour(j->submit, r->hi[k]), to;
+				long long e = synth_end_hour(j->submit, j->duration);
+				long long elo = synth_end_hour(j->submit, r->lo[k]), ehi = synth_end_hour(j->submit, r->hi[k]), to;
 				double c = 0, g = j->gpus;
 				if (err_d < 0) {
 					if (e >= h || ehi < h || h - e > WINDOW)
@@ -445,7 +434,7 @@ static void repair_model(const struct synth_profile *p, double F, struct synth_j
 		.Gt = F * sm->gpu_seconds };
 	for (size_t k = 0; k < n; k++) {
 		const struct synth_job3 *j = &jobs[idx[k]];
-		add_series(ms->S, nc, j->submit / SYNTH_HOUR, end_hour(j->submit, j->duration), j->gpus);
+		synth_add_hours(ms->S, nc, j->submit / SYNTH_HOUR, synth_end_hour(j->submit, j->duration), j->gpus);
 		r.G += j->gpus * j->duration;
 		if (!j->hp)
 			r.SP[j->duration >= p->long_threshold] += j->gpus * j->duration;

@@ -185,6 +185,18 @@ void synth_deck_init(struct synth_deck *d, const long long *counts, size_t ncoun
 unsigned synth_deck_draw(struct synth_deck *d);
 /* The first i < n - 1 with v < cum[i], else n - 1 (cum ascending, n > 0). */
 size_t synth_pick_cum(const double *cum, size_t n, double v);
+/* The last hour a job submitted at submit for dur seconds touches: the profile's concurrency
+ * rule counts it in hours floor(submit / 3600) .. floor((submit + dur - 1) / 3600). */
+static inline long long synth_end_hour(long long submit, double dur)
+{
+	return (submit + (long long)dur - 1) / SYNTH_HOUR;
+}
+/* Add g to S[h0..h1], clipped to [0, nc): a job's GPUs to a per-hour series. */
+static inline void synth_add_hours(double *S, size_t nc, long long h0, long long h1, double g)
+{
+	for (long long x = h0 < 0 ? 0 : h0; x <= h1 && x < (long long)nc; x++)
+		S[x] += g;
+}
 /* The profile's nodes of the kept models (all nodes when no model filter is set). */
 void synth_add_nodes(const struct synth_profile *p, const struct synth_options *o, const bool *model_on, struct trace *t);
 /* A generated job with id "j" + number in 7 digits; model and tenant point into t's arena. */
