@@ -365,6 +365,11 @@ static int step(struct sim *s, char *err, size_t errlen)
 		if (s->hooked)
 			run_closed(s, j, false);
 		release(s, j);
+		/* done is final: its piece buffer is never used again (a finished job would
+		 * otherwise hold it to the end, a small block per job of the trace) */
+		free(j->alloc);
+		j->alloc = NULL;
+		j->cap_alloc = 0;
 		j->done = true;
 		j->completion = s->now;
 		s->completed++;
