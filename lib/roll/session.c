@@ -119,6 +119,12 @@ static int h_at_instant(void *ctx, struct sim *s, char *err, size_t errlen)
 		if (rc)
 			return -1;
 	}
+	/* after the last decision the scenarios' copy is not needed any more: closed before the
+	 * session writes its job results */
+	if (l->spare && l->replayed >= l->o.replay_n && !roll_due(l->ctl)) {
+		sim_close(l->spare);
+		l->spare = NULL;
+	}
 	return 0;
 }
 

@@ -488,7 +488,9 @@ struct sim *sim_open_reserve(const struct trace *t, const struct sim_policy *p, 
 	out->n_jobs = s->n;
 	s->cap_n = s->n + reserve;
 	s->eo_base = (long long)s->cap_n;
-	out->jobs = xcalloc_large(s->cap_n, sizeof *out->jobs);
+	/* written only by sim_finish: calloc's fresh zero pages, untouched until then (a
+	 * cleared huge block would be resident for the whole run) */
+	out->jobs = xcalloc(s->cap_n, sizeof *out->jobs);
 	s->jobs = xcalloc_large(s->cap_n, sizeof *s->jobs);
 	for (size_t i = 0; i < s->n; i++)
 		if (sim_job_init(s, &s->jobs[i], &t->jobs[i], (long long)i, out->evaluation_start, out->evaluation_end)) {
