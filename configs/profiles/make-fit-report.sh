@@ -35,18 +35,31 @@ GPU-seconds within 2 %; duration and GPU-demand bucket shares within 2 points; t
 GPU-seconds share per class within 3 points; GPU-series-2: 112 +- 10 eligible days and a
 median slice ratio >= 0.95.
 
-What holds for all three seeds: hourly r >= 0.95 for A10 (0.999), A100 (0.976-0.978),
-GPU-series-2 (0.975-0.980), GPU-series-1 (0.995) and H800 (0.972-0.973); the daily peak
-within 10 % on >= 90 % of days for A10 (100 %), A100 (97.8-98.4 %), GPU-series-2
-(95.7-96.7 %) and GPU-series-1 (96.2 %); GPU-seconds within 2 % for every model (A800
-+0.63 to +0.64 %, the other five within 0.06 %); every duration bucket (within 0.90 points)
-and every GPU-demand bucket (within 1.06 points); the long-job GPU-seconds share of HP
-(+1.32 to +1.38 points) and of Spot (+1.17 to +1.96 points); GPU-series-2's eligible days
-(117-122) and median slice ratio (0.979-0.980).
+What holds for all three seeds: every target. Hourly r >= 0.95 for A10 (0.999), A100
+(0.975-0.976), GPU-series-2 (0.990-0.991), GPU-series-1 (0.996-0.997), H800 (0.983) and A800
+(0.955-0.959); the daily peak within 10 % on >= 90 % of days for A10 (100 %), A100
+(97.3-97.8 %), GPU-series-2 (98.9 %), GPU-series-1 (97.8-98.4 %), H800 (90.8-92.9 %) and
+A800 (91.8-92.4 %); GPU-seconds within 2 % for every model (A800 +0.63 %, the other five
+within 0.01 %); every duration bucket (within 0.94 points) and every GPU-demand bucket
+(within 1.06 points); the long-job GPU-seconds share of HP (+1.21 to +1.34 points) and of
+Spot (-0.23 to +0.04 points); GPU-series-2's eligible days (107-110) and median slice ratio
+(0.982).
 
 How the generator gets there (lib/synth/generate3.c, lib/synth/repair3.c, docs/trace-synth.1):
 the draw paces each model's arrivals by the share of its own published concurrency still
-ahead (not by the all-model arrivals), so a pool's jobs come when its load does; a job that
+ahead (not by the all-model arrivals), so a pool's jobs come when its load does; a model
+whose hour is already met is damped to 0.3 of its weight, a big pool (>= 10 jobs per hour)
+only to 1, so the big pools take the jobs the small pools have no room for (this lifted
+A800's r from 0.94 to 0.95 and the H800 and A800 peaks past 90 %). A job is Spot with its
+model's share times the day's Spot weight, (the day's Spot fraction in daily_class_jobs over
+the whole trace's)^1.25, divided by that weight's mean on the model's jobs (the jobs drawn so
+far, plus the rest at the concurrency-weighted mean of the days still ahead), so each model
+keeps its own Spot share (GPU-series-2 25.4-25.5 % against 26 %, the others 9.1-9.5 %
+against 9.9 %). The power 1.25 puts Spot on the Spot-heavy days; with the plain fraction
+(power 1, no per-model mean) GPU-series-2 had 127-131 days with >= 20 HP and >= 20 Spot
+arrivals against the published 112: the floor spreads its jobs more evenly over the days,
+and Spot passed 20 arrivals on too many of them (only correcting its drawn share, 32 %
+against 26 %, would have left about 126). A job that
 fits the hour's deficit fills the published series until it would pass it (a skyline fill),
 a small HP job aimed at 1 h - 3 days and a Spot job keep their drawn length where a
 look-ahead finds room under the series in every hour they touch. HP durations aim at the
@@ -62,16 +75,13 @@ GPU-seconds; then single moves on the days whose peak still misses +-10 %; then 
 seconds within their end hour toward the profile's GPU-seconds. Because the repair sees the
 whole population, `--days` and `--gpu-model` cut the same jobs as the full trace.
 
-What does not hold (the gaps, with their numbers):
-- A800 (8,799 jobs, 176 GPUs): hourly r 0.938-0.941 (target 0.95).
-- Daily peak within 10 %: 87.5-89.7 % of days for H800 and 84.8-88.6 % for A800 (target
-  90 %). Their errors' medians are within 4 % (A800 -3.2 to -3.9 %); A800's misses are
-  mostly short (10th percentile -10.8 to -15.9 %, 90th +2.2 to +3.3 %), H800's on both
-  sides (10th percentile -4.7 to -7.2 %, 90th +7.1 to +8.3 %).
-- GPU-series-2's eligible days are 117-122: seed 3's 122 is the upper edge of 112 +- 10.
-- The Spot/HP GPUs-per-job ratio is 0.43-1.00 per model against the inferred 0.42 (A10
-  1.00, A100 0.97-0.99, GPU-series-2 0.47-0.48); the Spot share is 8.2-11.3 % against 9.9 %
-  (28.6-28.8 % against 26 % on GPU-series-2). Neither is one of issue 18's targets.
+What does not hold (none of them is one of issue 18's targets):
+- The Spot/HP GPUs-per-job ratio is 0.48-1.00 per model against the inferred 0.42 (A10
+  1.00, A100 0.94-1.00, GPU-series-2 0.48-0.49).
+- The margin of H800's peaks is thin: 90.8-92.9 % of days, one to five days (0.54 points
+  each) above the 90 % bound (seeds 4 and 5, not part of the targets, give 90.2 and 89.1 %);
+  its misses include single large jobs submitted in one hour (the worst day +61 %), which
+  the repair, moving only end times, cannot remove.
 
 TEXT
 	for s in 1 2 3; do

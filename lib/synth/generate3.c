@@ -8,7 +8,12 @@
  * hour is the published concurrency minus the committed GPUs. Deficits steer three draws:
  *  - the model: weight = the model's jobs x its pace cubed (remaining jobs over the jobs
  *    expected from the share of its published concurrency still ahead, so each model's
- *    arrivals follow its own load over time) x max(0.3, 1 + deficit / mean GPUs per job);
+ *    arrivals follow its own load over time) x max(0.3, 1 + deficit / mean GPUs per job),
+ *    the floor 1 instead of 0.3 in a big pool (>= 10 jobs per hour), so the big pools
+ *    absorb the jobs the small pools have no room for;
+ *  - the class: Spot with the model's share x the day's Spot weight ((the day's Spot
+ *    fraction / the trace's)^1.25, over its mean on the model's jobs): the power puts Spot
+ *    on the Spot-heavy days, as GPU-series-2's published >= 20 HP and >= 20 Spot days show;
  *  - the cell: among the next few cells of the model's shuffled deck, for HP the largest that
  *    fits the deficit (the smallest when none fits), for Spot the smallest, swapped to the
  *    front, so a full pass of the deck still reproduces the model's joint table exactly;
@@ -48,6 +53,8 @@ enum { RNG3_SUBMIT = 101, RNG3_MODEL, RNG3_CLASS, RNG3_DECK, RNG3_DURATION, RNG3
 #define CANDIDATES 8          /* cells of the deck looked at for one job */
 #define RESERVE 1.0           /* short-job reserve: the hour's expected jobs of the model x its median GPUs */
 #define NO_ROOM 0.3
+#define BIG_NO_ROOM 1.0       /* the same floor for a big pool (BIG_POOL) */
+#define SPOT_DAY_POWER 1.25   /* a day's Spot weight: (its Spot fraction / the trace's) to this power */
 #define FIT 0.8               /* a job fills the deficit when deficit >= FIT x its GPUs */
 #define SMALL_JOB 0.01        /* an HP job keeps its aimed 1 h - 3 d duration when it is at most this share of the hour's published load... */
 #define SPOT_TOL 0.01         /* ...and a Spot job its drawn length when the published series, plus this share, has room for it */
@@ -192,8 +199,9 @@ static const char method3[] =
 	"profile /3: hourly counts scaled by the load factor, less the real job rows placed in their hours as they were "
 	"(ids 'real-' + job name); submit uniform over the whole seconds of its hour; per job a GPU model weighted by "
 	"its jobs x its pace cubed (remaining jobs against the share of its published concurrency still ahead) x "
-	"max(0.3, 1 + the model's concurrency deficit / its mean GPUs per job), the class "
-	"Spot with the model's inferred Spot share scaled by the day's Spot fraction, a (workers, GPUs per worker) cell "
+	"max(0.3 (1 in a big pool), 1 + the model's concurrency deficit / its mean GPUs per job), the class "
+	"Spot with the model's inferred Spot share x (the day's Spot fraction / the trace's)^1.25 over that weight's "
+	"mean on the model's jobs (those drawn so far plus the rest at its concurrency-weighted mean ahead), a (workers, GPUs per worker) cell "
 	"among the next 8 of the model's shuffled joint table (HP: the largest that fits the deficit, else the smallest; Spot: the smallest), an "
 	"organization from the organization-model mix; a job that fits the deficit less a short-job reserve runs until "
 	"the model's committed series would pass the published concurrency or its max_job_days (a skyline fill; Spot "
@@ -266,6 +274,26 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 		jobs_all += p->daily[d][0] + p->daily[d][1];
 	}
 	double spot_frac = jobs_all ? (double)spot_all / (double)jobs_all : 0;
+	/* The class: a job is Spot with its model's share x the day's Spot weight, (the day's
+	 * Spot fraction in daily_class_jobs / the whole trace's)^SPOT_DAY_POWER, over the mean
+	 * weight of the model's jobs. That mean is estimated as the trace is drawn: the weights
+	 * of the model's jobs drawn so far, plus its remaining jobs at the weight of its published
+	 * concurrency still ahead (cf_ahead / c_ahead), so each model keeps its own Spot share
+	 * though its jobs come mostly on some days (GPU-series-2's on the later, Spot-heavy ones). */
+	double *day_f = xcalloc(p->n_days ? p->n_days : 1, sizeof *day_f);
+	for (size_t d = 0; d < p->n_days; d++) {
+		long long nd = p->daily[d][0] + p->daily[d][1];
+		double x = nd > 0 ? (double)p->daily[d][1] / (double)nd : spot_frac;
+		day_f[d] = spot_frac > 0 ? pow(x / spot_frac, SPOT_DAY_POWER) : 0;
+	}
+	double *cf_ahead = xcalloc(nm * (nh + 1), sizeof *cf_ahead), *c_ahead = xcalloc(nm * (nh + 1), sizeof *c_ahead);
+	double *f_done = xcalloc(nm, sizeof *f_done), *n_done = xcalloc(nm, sizeof *n_done);
+	for (size_t m = 0; m < nm; m++)
+		for (size_t h = nh; h-- > 0;) {
+			double cc = h < nc ? p->models[m].concurrency[h] : 0;
+			cf_ahead[m * (nh + 1) + h] = cf_ahead[m * (nh + 1) + h + 1] + cc * day_f[h / 24];
+			c_ahead[m * (nh + 1) + h] = c_ahead[m * (nh + 1) + h + 1] + cc;
+		}
 
 	/* Real rows per hour, committed before any job is drawn so the fills leave their room. */
 	long long *real_in_hour = xcalloc(nh, sizeof *real_in_hour);
@@ -362,8 +390,6 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 		for (size_t m = 0; m < nm; m++)
 			reserve[m] = RESERVE * (double)n_res * (double)p->models[m].jobs / (double)p->total_jobs * median_gpus[m];
 		size_t day = h / 24;
-		double day_spot = p->daily[day][0] + p->daily[day][1] > 0 ?
-			(double)p->daily[day][1] / (double)(p->daily[day][0] + p->daily[day][1]) : spot_frac;
 		for (long long i = 0; i < n; i++, k++) {
 			/* The model. */
 			double wsum = 0, frac_left = (double)(n_total - k) / (double)n_total;
@@ -373,8 +399,11 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 				double lf = conc_total[m] > 0 ? conc_left[m] / conc_total[m] : frac_left;
 				double expect = F * (double)p->models[m].jobs * (lf > 0 ? lf : frac_left);
 				double pace = budget[m] > 0 && expect > 0 ? budget[m] / expect : 0;
+				/* A big pool is not damped when its hour is met: it absorbs the jobs the
+				 * small pools have no room for, one GPU in thousands. */
 				double x = 1 + deficit[m] / mean_gpus[m];
-				weight[m] = (double)p->models[m].jobs * pace * pace * pace * (x > NO_ROOM ? x : NO_ROOM);
+				double floor_x = (double)p->models[m].jobs / (double)nh >= BIG_POOL ? BIG_NO_ROOM : NO_ROOM;
+				weight[m] = (double)p->models[m].jobs * pace * pace * pace * (x > floor_x ? x : floor_x);
 				wsum += weight[m];
 			}
 			if (!(wsum > 0))
@@ -389,7 +418,12 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 			budget[m] -= 1;
 			const struct synth_model *sm = &p->models[m];
 			/* The class. */
-			double ps = spot_frac > 0 ? sm->spot_share * day_spot / spot_frac : 0;
+			double rem = budget[m] + 1 > 0 ? budget[m] + 1 : 0;   /* this job and the model's still to come */
+			double ca = c_ahead[m * (nh + 1) + h], ahead = ca > 0 ? cf_ahead[m * (nh + 1) + h] / ca : 1;
+			double mean_f = n_done[m] + rem > 0 ? (f_done[m] + rem * ahead) / (n_done[m] + rem) : 1;
+			double ps = mean_f > 0 ? sm->spot_share * day_f[day] / mean_f : 0;
+			f_done[m] += day_f[day];
+			n_done[m] += 1;
 			bool hp = !(synth_rng_unit(&r_class) < (ps > 1 ? 1 : ps));
 			/* The duration bucket an HP job aims at, and the cell: in a big pool, a job aimed
 			 * at the open last bucket takes the smallest cell, so the long jobs are many and
@@ -519,7 +553,7 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 		free(decks[m].gpus);
 	}
 	free(decks); free(committed); free(budget); free(mean_gpus); free(org_cum); free(real_in_hour);
-	free(deficit); free(weight); free(reserve); free(median_gpus); free(hours); free(model_name); free(org_name);
+	free(deficit); free(day_f); free(cf_ahead); free(c_ahead); free(f_done); free(n_done); free(weight); free(reserve); free(median_gpus); free(hours); free(model_name); free(org_name);
 	free(conc_left); free(conc_total);
 
 	int rc = synth_finish(p, o, model_on, t, st->capped_jobs, method3, err, errlen);
