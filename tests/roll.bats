@@ -144,6 +144,48 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	assert_output 0
 }
 
+@test "roll: a scenario ends at its horizon: work past cut + H changes no evidence; a censored HP job is no completion failure" {
+	# A = the day as is. B = the same traces with one HP job that runs through the first
+	# cutoffs (submitted before the history window, started before the day, completing
+	# after cut + H of decision 0) made 30,000 s longer: its fate differs only after the
+	# horizons of the decisions whose window ends before its completion in A.
+	read -r JOB DONE < <(jq -r --argjson t0 $T0 'select(.type == "job_result" and .service_class == "HP"
+		and .submit_time_seconds < $t0 - 14400 and .start_time_seconds < $t0
+		and .completion_time_seconds > $t0 + 14400 and .completion_time_seconds < $t0 + 86400)
+		| "\(.job_id) \(.completion_time_seconds)"' "$D/rule.nd" | head -n 1)
+	[ -n "$JOB" ] || fail "the fixture has no HP job running from before the day past the first horizon"
+	jq -c --arg id "$JOB" 'select(.type != "end") | if .type == "job" and .job_id == $id then .duration += 30000 else . end' \
+		"$D/exec.nd" > exec.b.body
+	run -0 grep -c "\"job_id\":\"$JOB\"" exec.b.body
+	assert_output 1
+	stream-seal -i exec.b.body -o exec.b.nd
+	roll --config "$CFG" --history "$D/hist.nd" --controller "$CTL" --decider rule -o b.nd exec.b.nd
+	# every measured quantity of every scenario (and the scenario result's fingerprint, which
+	# covers every job, run and eviction of the window) of the decisions whose window
+	# [cut, cut + 14400] ends before the job's completion in A
+	ev() {
+		jq -c --argjson done "$DONE" 'select(.type == "candidate_evidence" and .cutoff_time_seconds + 14400 < $done)
+			| [.cutoff_time_seconds, .action_id, .hard_slo_passed, .allocation_rate_mean, .spot_jct_p95_seconds,
+			   (.scenario_evidence[] | del(.scenario_fingerprint, .metrics_fingerprint, .audit_fingerprint, .audit))]' "$1"
+	}
+	ev "$D/rule.nd" > a.ev
+	ev b.nd > b.ev
+	[ "$(wc -l < a.ev)" -ge 6 ] || fail "expected at least 2 decisions x 3 candidates before the job's completion"
+	cmp a.ev b.ev || fail "a scenario's evidence depends on work past its horizon"
+	# and the longer job really changed the run: its own result, and the records after it
+	run -0 jq -r --arg id "$JOB" 'select(.type == "job_result" and .job_id == $id) | .completion_time_seconds' b.nd
+	[ "$output" = "$(awk -v d="$DONE" 'BEGIN { printf "%d", d + 30000 }')" ] || fail "the job's completion did not move by 30000 s: $output"
+	# a censored HP job is never a completion failure: the scenarios that end with HP jobs
+	# still queued or running pass hp-completion-rate with the rate 1
+	run -0 jq -c 'select(.type == "candidate_evidence") | .cutoff_time_seconds as $cut | .scenario_evidence[]
+		| select(.horizon_censoring.hp_jobs_censored > 0)
+		| [.horizon_censoring.simulation_end == $cut + 14400,
+		   (.audit.constraints[] | select(.id == "hp-completion-rate") | .passed, .observed)]' "$D/rule.nd"
+	[ "$(printf '%s\n' "$output" | wc -l)" -ge 3 ] || fail "no scenario ends with a censored HP job: the test proves nothing"
+	run -0 bash -c "printf '%s\n' \"\$1\" | sort -u" _ "$output"
+	assert_output '[true,true,1]'
+}
+
 @test "roll: an exec: decider that times out, answers garbage, names an outsider or exits: safety action, recorded rejection, no hang" {
 	# Only the decider that never answers gets a short timeout: the others answer at once and
 	# get a long one, so no outcome depends on how fast the machine starts them.

@@ -21,8 +21,9 @@
 #define ROLL_STATE_SCHEMA "schednav.rolling-state/1"
 /* Hashed into a checkpoint's run fingerprint: the rolling records' format, so that a run
  * checkpointed by a roll writing another format (before issue 23's lean records: per-job
- * lists in the observation and the scenarios) is refused, not continued in a mixed stream. */
-#define ROLL_RECORDS_FORMAT "rolling-records/issue-23-lean"
+ * lists in the observation and the scenarios; before its scenarios ended at their horizon:
+ * the evidence of drained scenarios) is refused, not continued in a mixed stream. */
+#define ROLL_RECORDS_FORMAT "rolling-records/issue-23-horizon"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -156,6 +156,8 @@ static struct json *scenario_evidence_json(struct arena *a, const struct scn_run
 		struct json *v = json_get(m, *key);
 		json_set(a, o, *key, v ? json_clone(a, v) : json_null(a));
 	}
+	struct json *src = json_get(m, "source"), *cen = src ? json_get(src, "horizon_censoring") : NULL;
+	json_set(a, o, "horizon_censoring", cen ? json_clone(a, cen) : json_null(a));
 	const struct roll_guard *g = &r->guard[k];
 	json_set(a, o, "projected_terminal_hp_queue_p95_seconds", g->has_p95 ? json_real(a, num_round(g->p95, 6)) : json_null(a));
 	json_set(a, o, "prospective_queue_guard_threshold_seconds", json_real(a, g->threshold));

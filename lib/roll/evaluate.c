@@ -3,12 +3,10 @@
  * both giving the same bytes, and the roll_engine callbacks bound to a session. */
 #include "roll/session.h"
 #include "core/clock.h"
-#include "core/ndjson.h"
 #include "core/num.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "eval/metrics.h"
-#include "roll/record_check.h"
 #include "roll/session_internal.h"
 #include "sim/result.h"
 #include "sim/result_read.h"
@@ -81,13 +79,19 @@ static int index_cmp(const void *a, const void *b)
 
 enum { RO_POP = 1, RO_KEEP = 2 };
 
+/* What the horizon left open in the scenario population (the result's source names it). */
+struct roll_censoring {
+	double end;
+	size_t hp_jobs, hp_not_started, spot_jobs, spot_runs;
+};
+
 /* Keep the scenario population (and the HP jobs their evictions name) as a small result,
- * read from the drained session: only the kept jobs' results are computed. The kept jobs
+ * read from the session stopped at the scenario's horizon: only the kept jobs' results are computed. The kept jobs
  * are listed and sorted, so the cost follows the scenario, not the trace's job count; the
  * flags and the index map are the session's, and only the kept jobs' entries are touched
  * (and the flags cleared again). */
-static void restrict_output(struct roll_live *l, const struct sim *s, const struct trace *exec, const struct roll_scenario *sc,
-			    struct scenario_out *r)
+static void restrict_output(struct roll_live *l, struct sim *s, const struct trace *exec, const struct roll_scenario *sc,
+			    struct scenario_out *r, struct roll_censoring *cen)
 {
 	const struct sim_output *o = sim_output_so_far(s);
 	size_t n = sim_job_count(s);
@@ -124,21 +128,64 @@ static void restrict_output(struct roll_live *l, const struct sim *s, const stru
 	r->t.jobs = xcalloc(k + 1, sizeof *r->t.jobs);
 	r->o = *o;
 	r->o.jobs = xcalloc(k + 1, sizeof *r->o.jobs);
+	/* The horizon closes what is still open at cut + H (docs/rolling.md "Scenarios end at
+	 * their horizon"): a job not done completes there (its JCT is cut + H - submit), a job
+	 * not started starts there, a queued job's wait runs to cut + H; a Spot run still
+	 * running closes there as not evicted, its guarantee not failed. */
+	double end = sc->cut + (double)sc->horizon;
+	struct sim_job_state js;
+	size_t n_open = 0;
+	memset(cen, 0, sizeof *cen);
+	cen->end = end;
 	for (size_t x = 0; x < k; x++) {
 		size_t i = kept[x];
 		map[i] = x;
 		r->t.jobs[x] = *sim_job_trace(s, i);
 		sim_job_result_of(s, i, &res);
+		sim_job_state(s, i, &js);
+		if (!js.done) {
+			const struct trace_job *tj = sim_job_trace(s, i);
+			double since = js.queued ? js.queued_since : tj->submit;
+			if (!js.running)
+				res.queue_seconds = js.queue_seconds + (end > since ? end - since : 0.0);
+			if (!(js.runs > 0))
+				res.start = end;
+			res.completion = end;
+			/* its duration: the time it was in service by cut + H, so that nothing of the
+			 * result depends on work past the horizon */
+			r->t.jobs[x].duration = (end - tj->submit) - res.queue_seconds;
+			if (flag[i] & RO_POP) {
+				if (tj->hp)
+					cen->hp_jobs++, cen->hp_not_started += !(js.runs > 0);
+				else
+					cen->spot_jobs++;
+				n_open += js.running && !tj->hp;
+			}
+		}
 		r->o.jobs[x] = res;
 	}
 	r->t.n_jobs = r->o.n_jobs = k;
-	r->o.runs = xcalloc(o->n_runs + 1, sizeof *r->o.runs);
+	r->o.runs = xcalloc(o->n_runs + n_open + 1, sizeof *r->o.runs);
 	r->o.n_runs = 0;
 	for (size_t i = 0; i < o->n_runs; i++)
 		if (flag[o->runs[i].job] & RO_POP) {
 			r->o.runs[r->o.n_runs] = o->runs[i];
 			r->o.runs[r->o.n_runs++].job = map[o->runs[i].job];
 		}
+	for (size_t x = 0; x < k && n_open; x++) {   /* the open runs, in job order after the closed ones */
+		size_t i = kept[x];
+		sim_job_state(s, i, &js);
+		if (!(flag[i] & RO_POP) || !js.running || sim_job_trace(s, i)->hp)
+			continue;
+		r->o.runs[r->o.n_runs++] = (struct sim_spot_run){ x, js.runs, js.run_start, end, end - js.run_start, true,
+			sim_policy(s)->guarantee_seconds, true };
+		cen->spot_runs++;
+	}
+	/* the window's integrals: the clock stopped at cut + H */
+	r->o.simulation_end = end;
+	r->o.drain_allocated = r->o.allocated - r->o.warmup_allocated - r->o.evaluation_allocated;
+	r->o.allocation_rate_mean = r->o.evaluation_end > r->o.evaluation_start ?
+		r->o.evaluation_allocated / ((double)r->o.capacity_gpus * (r->o.evaluation_end - r->o.evaluation_start)) : 0.0;
 	r->o.events = xcalloc(o->n_events + 1, sizeof *r->o.events);
 	r->o.n_events = 0;
 	for (size_t i = 0; i < o->n_events; i++)
@@ -151,7 +198,7 @@ static void restrict_output(struct roll_live *l, const struct sim *s, const stru
 		flag[kept[x]] = 0;
 }
 
-/* The child: replace the future, install the candidate, run, stream the scenario result. */
+/* Release what restrict_output kept. */
 static void scenario_out_release(struct scenario_out *r)
 {
 	free(r->t.jobs);
@@ -168,23 +215,24 @@ static int scenario_simulate(struct roll_live *l, struct sim *s, const struct si
 			     struct scenario_out *r, struct json **hdr, char *err, size_t errlen)
 {
 	struct frozen_gate g = { sc->cut, sc->cut + (double)sc->horizon, 0 };
-	struct sim_hooks h = { 0 };
+	/* the wake-up at cut + H (frozen_wakeup) puts an instant there, so the stop falls on it */
+	struct sim_hooks h = { .ctx = &g, .next_wakeup = frozen_wakeup };
 	if (frozen) {
 		if (frozen_quota(frozen, p->guarantee_seconds, &g.quota)) {
 			snprintf(err, errlen, "candidate '%s' guarantees %lld s, beyond the frozen quota's horizons", p->action_id, p->guarantee_seconds);
 			return -1;
 		}
-		h.ctx = &g;
 		h.gate_limit = frozen_limit;
 		h.gate_admit = frozen_admit;
-		h.next_wakeup = frozen_wakeup;
 	}
 	if (sim_replace_future(s, jobs, m, sc->cut, sc->cut + (double)sc->horizon, err, errlen) || sim_set_hooks(s, &h, err, errlen) ||
 	    sim_set_policy(s, p, err, errlen))
 		return -1;
-	if (sim_drain(s, err, errlen))
+	/* receding horizon: the scenario ends with its window, never drains the backlog */
+	if (sim_advance(s, g.end, err, errlen))
 		return -1;
-	restrict_output(l, s, l->exec, sc, r);
+	struct roll_censoring cen;
+	restrict_output(l, s, l->exec, sc, r, &cen);
 	size_t need = strlen(l->exec->trace_id) + 64;
 	char *id = arena_alloc(a, need);
 	snprintf(id, need, "%s-scenario-%lld", l->exec->trace_id, (long long)sc->cut);
@@ -195,6 +243,13 @@ static int scenario_simulate(struct roll_live *l, struct sim *s, const struct si
 	json_set(a, src, "scenario_profile_id", json_str(a, sc->profile_id));
 	json_set(a, src, "scenario_fingerprint", json_str(a, sc->fp));
 	json_set(a, src, "start_state", json_str(a, "live-simulator-state-at-cutoff"));
+	struct json *c = json_object(a);
+	json_set(a, c, "simulation_end", json_real(a, cen.end));
+	json_set(a, c, "hp_jobs_censored", json_int(a, (long long)cen.hp_jobs));
+	json_set(a, c, "hp_jobs_not_started", json_int(a, (long long)cen.hp_not_started));
+	json_set(a, c, "spot_jobs_censored", json_int(a, (long long)cen.spot_jobs));
+	json_set(a, c, "spot_runs_open", json_int(a, (long long)cen.spot_runs));
+	json_set(a, src, "horizon_censoring", c);
 	r->t.source = src;
 	snprintf(r->t.fingerprint, sizeof r->t.fingerprint, "%s", sc->fp);
 	snprintf(r->t.input_name, sizeof r->t.input_name, "scenario");
@@ -202,26 +257,77 @@ static int scenario_simulate(struct roll_live *l, struct sim *s, const struct si
 	return 0;
 }
 
-/* The fork evaluator's child: simulate and write the scenario population's result stream to
- * path ("-": standard output), which the parent reads back (scenario_read). */
-static int scenario_run(struct roll_live *l, struct sim *s, const struct sim_policy *p, const struct roll_scenario *sc,
-			const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, const char *path, struct arena *a,
-			char *err, size_t errlen)
+/* The scenario result as result_from_output would give it (jobs in job_id order), built from
+ * the horizon-closed output without the checks of a finished result: a job the horizon
+ * closed completes at cut + H, before its queue and duration would let it (its JCT and wait
+ * are the lower bounds of docs/rolling.md "Scenarios end at their horizon"). The result
+ * fingerprint is result_fingerprint's over those records. */
+static const struct trace *scn_sort_t;
+
+static int scn_by_id(const void *x, const void *y)
 {
-	struct scenario_out r;
-	struct json *hdr;
-	if (scenario_simulate(l, s, p, sc, frozen, jobs, m, a, &r, &hdr, err, errlen))
-		return -1;
-	struct nd_writer *w = ndw_open(path, err, errlen);
-	int rc = !w || result_write(w, hdr, &r.t, &r.o, err, errlen) || ndw_close(w, err, errlen) ? -1 : 0;
-	if (w && rc)
-		ndw_abort(w);
-	scenario_out_release(&r);
-	return rc;
+	return strcmp(scn_sort_t->jobs[*(const size_t *)x].id, scn_sort_t->jobs[*(const size_t *)y].id);
+}
+
+static void scenario_data(struct result_data *m, const struct json *hdr, const struct sim_policy *p, const struct trace *t,
+			  const struct sim_output *o)
+{
+	memset(m, 0, sizeof *m);
+	arena_init(&m->arena);
+	m->header = json_clone(&m->arena, hdr);
+	m->policy = *p;
+	size_t n = o->n_jobs, *order = xmalloc((n + 1) * sizeof *order), *rank = xmalloc((n + 1) * sizeof *rank);
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	bool sorted = true;   /* ids are unique: already increasing means the sort is the identity */
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = strcmp(t->jobs[i - 1].id, t->jobs[i].id) < 0;
+	scn_sort_t = t;
+	if (!sorted)
+		qsort(order, n, sizeof *order, scn_by_id);
+	m->jobs = xmalloc((n + 1) * sizeof *m->jobs);
+	m->cap_jobs = n + 1;
+	for (size_t x = 0; x < n; x++) {
+		const struct trace_job *tj = &t->jobs[order[x]];
+		const struct sim_job_result *r = &o->jobs[order[x]];
+		m->jobs[x] = (struct result_job){ (char *)tj->id, tj->hp, r->evaluation_population, r->completion - tj->submit, r->queue_seconds,
+			r->preemptions, r->runs };
+		rank[order[x]] = x;
+	}
+	m->n_jobs = n;
+	m->runs = xmalloc((o->n_runs + 1) * sizeof *m->runs);
+	m->cap_runs = o->n_runs + 1;
+	for (size_t i = 0; i < o->n_runs; i++)
+		m->runs[m->n_runs++] = (struct result_run){ rank[o->runs[i].job], o->runs[i].start, !o->runs[i].completed,
+			o->runs[i].guarantee_succeeded };
+	m->events = xmalloc((o->n_events + 1) * sizeof *m->events);
+	m->cap_events = o->n_events + 1;
+	for (size_t i = 0; i < o->n_events; i++) {
+		const struct sim_preemption *e = &o->events[i];
+		m->events[m->n_events++] = (struct result_event){ rank[e->victim], e->time, e->rollback, e->overhead, e->added_gpu_seconds };
+	}
+	struct arena *a = &m->arena;
+	struct json *c = json_object(a);
+	json_set(a, c, "type", json_str(a, "cluster"));
+	json_set(a, c, "node_count", json_int(a, (long long)o->node_count));
+	json_set(a, c, "capacity_gpus", json_int(a, o->capacity_gpus));
+	json_set(a, c, "simulation_start", json_real(a, o->simulation_start));
+	json_set(a, c, "simulation_end", json_real(a, o->simulation_end));
+	json_set(a, c, "allocated_gpu_seconds", json_real(a, o->allocated));
+	json_set(a, c, "warmup_allocated_gpu_seconds", json_real(a, o->warmup_allocated));
+	json_set(a, c, "evaluation_allocated_gpu_seconds", json_real(a, o->evaluation_allocated));
+	json_set(a, c, "drain_allocated_gpu_seconds", json_real(a, o->drain_allocated));
+	json_set(a, c, "allocation_rate_mean", json_real(a, o->allocation_rate_mean));
+	json_set(a, c, "drain_end", json_real(a, o->simulation_end));
+	m->cluster = c;
+	result_fingerprint(t, o, m->fingerprint);
+	free(order);
+	free(rank);
 }
 
 /* A scenario's evaluation from its metrics: the metrics record, its fingerprint, the
- * result's fingerprint and the population's HP queue times. */
+ * result's fingerprint and the population's HP queue times (a job the horizon closed
+ * unstarted: its wait so far, a lower bound). */
 static void eval_of(struct arena *a, const struct result_data *mr, struct roll_eval *out)
 {
 	out->metrics = metrics_record(a, mr);
@@ -241,19 +347,101 @@ static void eval_of(struct arena *a, const struct result_data *mr, struct roll_e
 	out->n_hp_queue = nq;
 }
 
-/* The metrics of a scenario result stream at path, and its HP queue times. */
-static int scenario_read(const char *path, struct arena *a, struct roll_eval *out, char *err, size_t errlen)
+/* Simulate the scenario on s (a clone, or the fork()ed child's live session) and evaluate it. */
+static int scenario_eval(struct roll_live *l, struct sim *s, const struct sim_policy *p, const struct roll_scenario *sc,
+			 const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, struct arena *a, struct roll_eval *out,
+			 char *err, size_t errlen)
 {
-	struct result_data mr;
-	struct nd_reader *r = ndr_open(path, err, errlen);
-	int rc = r ? result_read(&mr, r, roll_result_exts, err, errlen) : -1;
-	if (r)
-		ndr_close(r);
-	if (rc)
+	struct scenario_out r;
+	struct json *hdr;
+	if (scenario_simulate(l, s, p, sc, frozen, jobs, m, a, &r, &hdr, err, errlen))
 		return -1;
+	struct result_data mr;
+	scenario_data(&mr, hdr, p, &r.t, &r.o);
 	eval_of(a, &mr, out);
 	result_data_release(&mr);
+	scenario_out_release(&r);
 	return 0;
+}
+
+/* The fork evaluator's child: the evaluation to fd as three lines: the metrics record as
+ * eval_of hashed it, the result fingerprint, the HP queue times as C99 hex floats (exact). */
+static int eval_send(int fd, const struct roll_eval *ev)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	json_write(&sb, ev->metrics);
+	sb_addc(&sb, '\n');
+	sb_adds(&sb, ev->result_fp);
+	sb_addc(&sb, '\n');
+	for (size_t i = 0; i < ev->n_hp_queue; i++)
+		sb_addf(&sb, i ? " %a" : "%a", ev->hp_queue[i]);
+	sb_addc(&sb, '\n');
+	int rc = 0;
+	for (size_t off = 0; off < sb.len && !rc;) {
+		ssize_t k = write(fd, sb.buf + off, sb.len - off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			rc = -1;
+		else
+			off += (size_t)k;
+	}
+	sb_release(&sb);
+	return rc;
+}
+
+/* The parent: read eval_send's lines from fd into out. */
+static int eval_receive(int fd, struct arena *a, struct roll_eval *out, char *err, size_t errlen)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	char buf[65536];
+	for (;;) {
+		ssize_t k = read(fd, buf, sizeof buf);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			snprintf(err, errlen, "cannot read a scenario's evaluation: %s", strerror(errno));
+			sb_release(&sb);
+			return -1;
+		}
+		if (k == 0)
+			break;
+		sb_add(&sb, buf, (size_t)k);
+	}
+	int rc = -1;
+	char *l1 = sb.buf, *e1 = l1 ? memchr(l1, '\n', sb.len) : NULL, *l2 = e1 ? e1 + 1 : NULL;
+	char *e2 = l2 ? memchr(l2, '\n', sb.len - (size_t)(l2 - sb.buf)) : NULL, *l3 = e2 ? e2 + 1 : NULL;
+	char *e3 = l3 ? memchr(l3, '\n', sb.len - (size_t)(l3 - sb.buf)) : NULL;
+	if (!e3 || (size_t)(e2 - l2) >= sizeof out->result_fp) {
+		snprintf(err, errlen, "a scenario's evaluation is truncated");
+		goto out;
+	}
+	fp_xxh3_of(l1, (size_t)(e1 - l1) + 1, out->metrics_fp);
+	if (json_parse(a, l1, (size_t)(e1 - l1), &out->metrics, err, errlen))
+		goto out;
+	memcpy(out->result_fp, l2, (size_t)(e2 - l2));
+	out->result_fp[e2 - l2] = '\0';
+	*e3 = '\0';
+	size_t nq = 0;
+	for (char *p = l3; *p; p++)
+		nq += *p == ' ';
+	double *q = arena_alloc(a, (nq + 2) * sizeof *q);
+	nq = 0;
+	for (char *p = l3, *end; *p; p = *end ? end + 1 : end) {
+		q[nq++] = strtod(p, &end);
+		if (end == p) {
+			snprintf(err, errlen, "a scenario's evaluation has a bad queue time");
+			goto out;
+		}
+	}
+	out->hp_queue = q;
+	out->n_hp_queue = nq;
+	rc = 0;
+out:
+	sb_release(&sb);
+	return rc;
 }
 
 static double admit_all_limit(void *ctx, const struct sim *s, int model)
@@ -269,8 +457,8 @@ static bool admit_all(void *ctx, const struct sim *s, const struct sim_job_view 
 }
 
 /* The snapshot evaluator: an in-memory copy of the live session's live state (sim_clone_live), run in this
- * process; the metrics come from the simulator's output as result_read would give them from
- * the result stream (result_from_output), which is never written. */
+ * process; the metrics come from the horizon-closed output (scenario_data), as in the fork
+ * evaluator's child. */
 static int snapshot_evaluate(struct roll_live *l, struct arena *a, const struct sim_policy *p, const struct roll_scenario *sc,
 			     const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, struct roll_eval *out, char *err,
 			     size_t errlen)
@@ -288,18 +476,7 @@ static int snapshot_evaluate(struct roll_live *l, struct arena *a, const struct 
 	if (!c)
 		return -1;
 	l->t.fork_seconds += clock_wall() - t0;
-	struct scenario_out r;
-	struct json *hdr;
-	int rc = scenario_simulate(l, c, p, sc, frozen, jobs, m, a, &r, &hdr, err, errlen);
-	if (!rc) {
-		struct result_data mr;
-		rc = result_from_output(&mr, hdr, p, &r.t, &r.o, err, errlen);
-		if (!rc) {
-			eval_of(a, &mr, out);
-			result_data_release(&mr);
-		}
-		scenario_out_release(&r);
-	}
+	int rc = scenario_eval(l, c, p, sc, frozen, jobs, m, a, out, err, errlen);
 	if (rc)
 		sim_close(c);
 	else
@@ -358,20 +535,21 @@ static int live_evaluate(void *ctx, struct arena *a, const struct sim_policy *p,
 			_exit(1);
 		close(rfd[1]);
 		char e[1024];
-		if (scenario_run(l, l->sim, p, sc, frozen, jobs, m, "-", a, e, sizeof e)) {
+		struct roll_eval ev;
+		memset(&ev, 0, sizeof ev);
+		if (scenario_eval(l, l->sim, p, sc, frozen, jobs, m, a, &ev, e, sizeof e)) {
 			size_t len = strlen(e);
 			if (write(efd[1], e, len) < 0)
 				_exit(1);
 			_exit(1);
 		}
-		_exit(0);
+		_exit(eval_send(1, &ev) ? 1 : 0);
 	}
 	close(rfd[1]);
 	close(efd[1]);
 	l->t.fork_seconds += clock_wall() - t0;
-	char path[32], rerr[1024] = "";
-	snprintf(path, sizeof path, "/dev/fd/%d", rfd[0]);
-	rc = scenario_read(path, a, out, rerr, sizeof rerr);
+	char rerr[1024] = "";
+	rc = eval_receive(rfd[0], a, out, rerr, sizeof rerr);
 	close(rfd[0]);
 	char cerr[1024];
 	ssize_t k = read(efd[0], cerr, sizeof cerr - 1);

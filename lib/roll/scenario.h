@@ -37,7 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define ROLL_SCENARIO_GENERATOR "schednav.past-replay-scenario/v3"
+#define ROLL_SCENARIO_GENERATOR "schednav.horizon-scenario/1"
 #define ROLL_MAX_PIECES 256
 
 enum roll_scn_kind { SCN_CARRYOVER, SCN_HISTORY, SCN_FORECAST, SCN_FUTURE };

@@ -11,15 +11,16 @@
  *
  * Scenario evaluations start from the live state at the cutoff: the process fork()s, and
  * the child replaces the future of its copy of the session with the scenario's jobs
- * (sim_replace_future), installs the candidate and the frozen-quota gate, runs to the end
- * and streams the scenario's result (the scenario population only) back through a pipe;
- * the parent computes its metrics with lib/eval. The live session is never touched.
+ * (sim_replace_future), installs the candidate and the frozen-quota gate, runs to the
+ * scenario window's end cut + H (never drains: docs/rolling.md "Scenarios end at their
+ * horizon"), closes what is still open there, computes the scenario population's metrics
+ * with lib/eval and sends them (with the result fingerprint and the HP queue times) back
+ * through a pipe. The live session is never touched.
  * The snapshot evaluator does the same on an in-memory copy of the session's live state
  * (sim_clone_live_reuse: neither the finished history nor the real future is copied, and
- * each copy takes over the previous scenario's buffers) in this process, and computes the
- * metrics from the simulator's output (result_from_output: no stream is written); both
- * give the same bytes (the fork path reads a real stream, so comparing them checks the
- * in-process metrics), the benchmark compares their cost.
+ * each copy takes over the previous scenario's buffers) in this process; both give the
+ * same bytes (the fork path's evaluation crosses a pipe as text, so comparing them checks
+ * that it arrives whole), the benchmark compares their cost.
  * The frozen gate admits a Spot job while cut <= now < cut + H iff cluster running Spot +
  * its demand <= the cutoff's aggregate quota of its horizon + EPS (Q6); outside, always.
  *
