@@ -184,14 +184,19 @@ static bool index_matches(const struct pt_history *h, size_t s, const double *v,
 	return true;
 }
 
-/* Whole GPU counts are held as int32, read back as the same doubles; a fractional block or
- * a prefix sum past INT32_MAX turns the whole index to double, still the same doubles. */
+/* Whole GPU counts are held as int32, read back as the same doubles; a half GPU rescales the
+ * index to halves; a value finer than 2^-30 or a prefix sum past INT32_MAX turns the whole
+ * index to double, still the same doubles. */
 static void test_history_int_index(void)
 {
 	const char *pools[] = { "P" };
 	enum { N = 60 * 6 + 17 };
 	double v[3][N];
-	for (int mode = 0; mode < 3; mode++) {
+	/* per mode: int32 at the end, its scale, the sample that widened it (N: none) */
+	const struct { bool int_index; int scale_exp; size_t widened_at; } want[] = {
+		{ true, 0, N }, { true, 1, N }, { false, 0, 204 }, { false, 1, 164 }, { false, 1, 264 },
+	};
+	for (int mode = 0; mode < 5; mode++) {
 		struct pt_history h, k;
 		CHECK(!pt_hist_init(&h, 0, 60, 60, 5, pools, 1, err, sizeof err), "init: %s", err);
 		CHECK(h.int_index, "a new index is int32");
@@ -203,12 +208,19 @@ static void test_history_int_index(void)
 				pt_hist_series_index(&h, "P", "t1", &s[1], err, sizeof err);
 			v[0][n] = pattern(n, 0);
 			v[1][n] = n >= 70 ? (double)((n * 5) % 17) : 0;
-			/* mode 1: one fractional sample in the third hour; mode 2: a block maximum of
-			 * 2^30 twice, so the prefix sum passes INT32_MAX on the second */
-			if (mode == 1 && n == 150)
+			/* mode 1: one half GPU in the third hour (block max: 20.5 GPUs); mode 2: a
+			 * block maximum of 2^30 twice, so the prefix sum passes INT32_MAX on the
+			 * second; mode 3: halves, then 20.1 (no power-of-two scale up to 2^-30 holds
+			 * it); mode 4: halves, then 2^29 twice (2^30 halves each, past INT32_MAX
+			 * as halves on the second, in a later hour than the halves) */
+			if ((mode == 1 || mode == 3 || mode == 4) && n == 100)
 				v[1][n] = 20.5;
 			if (mode == 2 && (n == 140 || n == 200))
 				v[0][n] = 1073741824.0;
+			if (mode == 3 && n == 150)
+				v[1][n] = 20.1;
+			if (mode == 4 && (n == 200 || n == 260))
+				v[0][n] = 536870912.0;
 			pt_hist_set(&h, s[0], v[0][n]);
 			if (n >= 70)
 				pt_hist_set(&h, s[1], v[1][n]);
@@ -221,10 +233,9 @@ static void test_history_int_index(void)
 				pt_hist_release(&k);
 			}
 		}
-		if (mode == 0)
-			CHECK(h.int_index, "whole counts widened the index");
-		else
-			CHECK(!h.int_index && widened_at == (mode == 1 ? 154 : 204), "mode %d: widened at %zu", mode, widened_at);
+		CHECK(h.int_index == want[mode].int_index && widened_at == want[mode].widened_at &&
+		      h.scale_exp == want[mode].scale_exp, "mode %d: int32 %d, 2^-%d, widened at %zu", mode, h.int_index,
+		      h.scale_exp, widened_at);
 		for (int q = 0; q < 2; q++)
 			CHECK(index_matches(&h, s[q], v[q], N), "mode %d series %d: index differs from the doubles", mode, q);
 		pt_hist_release(&h);

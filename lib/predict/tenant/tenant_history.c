@@ -335,11 +335,12 @@ static void resize_blocks(struct pt_history *h, size_t cap)
 	h->cap_blocks = cap;
 }
 
-/* Every series' blocks as double from now on: each int32 converts exactly, and each prefix
- * sum is the double the additions in double would have given (whole numbers below 2^31
- * add exactly in double). */
+/* Every series' blocks as double from now on: each count converts exactly, and each prefix
+ * sum is the double the additions in double would have given (multiples of 2^-e below
+ * 2^(31-e) add exactly in double). */
 static void widen_index(struct pt_history *h)
 {
+	double unit = ldexp(1.0, -h->scale_exp);
 	for (size_t i = 0; i < h->n_series; i++)
 		for (int o = 0; o < h->n_offsets; o++) {
 			struct pt_hist_series *s = &h->series[i];
@@ -347,9 +348,9 @@ static void widen_index(struct pt_history *h)
 			double *P = xmalloc((h->cap_blocks + 1) * sizeof *P);
 			size_t nb = h->n_blocks[o];
 			for (size_t j = 0; j < nb; j++)
-				x[j] = (double)s->hourly_i[o][j];
+				x[j] = (double)s->hourly_i[o][j] * unit;
 			for (size_t j = 0; j <= nb; j++)
-				P[j] = (double)s->prefix_i[o][j];
+				P[j] = (double)s->prefix_i[o][j] * unit;
 			free(s->hourly_i[o]);
 			free(s->prefix_i[o]);
 			s->hourly_i[o] = s->prefix_i[o] = NULL;
@@ -359,16 +360,42 @@ static void widen_index(struct pt_history *h)
 	h->int_index = false;
 }
 
-/* Whether block b of offset o fits the int32 index for every series. */
-static bool block_fits_int(const struct pt_history *h, int o, size_t b)
+#define MAX_SCALE_EXP 30
+
+/* Whether block b of offset o can join the int32 index, rescaling it to the scale the
+ * block needs (and then doing so), else false with the index untouched. */
+static bool int_index_take(struct pt_history *h, int o, size_t b)
 {
+	int e = h->scale_exp;
+	for (size_t i = 0; i < h->n_series; i++) {
+		double v = h->series[i].partial[o];  /* >= 0: pt_hist_set stores no negative value */
+		while (e <= MAX_SCALE_EXP && ldexp(v, e) != floor(ldexp(v, e)))
+			e++;
+		if (e > MAX_SCALE_EXP)
+			return false;
+	}
+	int d = e - h->scale_exp;
 	for (size_t i = 0; i < h->n_series; i++) {
 		const struct pt_hist_series *s = &h->series[i];
-		double v = s->partial[o];  /* >= 0: pt_hist_set stores no negative value */
-		if (!(v <= (double)INT32_MAX) || v != floor(v))
+		double v = ldexp(s->partial[o], e);
+		if (!(v <= (double)INT32_MAX) || ((int64_t)s->prefix_i[o][b] << d) + (int64_t)v > INT32_MAX)
 			return false;
-		if ((int64_t)s->prefix_i[o][b] + (int64_t)v > INT32_MAX)
-			return false;
+		/* prefix sums never fall (no block < 0): the last one bounds its array */
+		if (d)
+			for (int q = 0; q < h->n_offsets; q++)
+				if (((int64_t)s->prefix_i[q][h->n_blocks[q]] << d) > INT32_MAX)
+					return false;
+	}
+	if (d) {
+		for (size_t i = 0; i < h->n_series; i++)
+			for (int q = 0; q < h->n_offsets; q++) {
+				struct pt_hist_series *s = &h->series[i];
+				for (size_t j = 0; j < h->n_blocks[q]; j++)
+					s->hourly_i[q][j] = (int32_t)((int64_t)s->hourly_i[q][j] << d);
+				for (size_t j = 0; j <= h->n_blocks[q]; j++)
+					s->prefix_i[q][j] = (int32_t)((int64_t)s->prefix_i[q][j] << d);
+			}
+		h->scale_exp = e;
 	}
 	return true;
 }
@@ -442,12 +469,12 @@ int pt_hist_sample(struct pt_history *h, double now, char *err, size_t errlen)
 		if (pos == (size_t)pph - 1) {
 			size_t b = h->n_blocks[o];
 			grow_blocks(h, b + 1);
-			if (h->int_index && !block_fits_int(h, o, b))
+			if (h->int_index && !int_index_take(h, o, b))
 				widen_index(h);
 			for (size_t i = 0; i < h->n_series; i++) {
 				struct pt_hist_series *s = &h->series[i];
 				if (h->int_index) {
-					int32_t v = (int32_t)s->partial[o];
+					int32_t v = (int32_t)ldexp(s->partial[o], h->scale_exp);
 					s->hourly_i[o][b] = v;
 					s->prefix_i[o][b + 1] = s->prefix_i[o][b] + v;
 				} else {
@@ -507,7 +534,8 @@ struct pt_hist_vals pt_hist_hourly(const struct pt_history *h, size_t series, si
 {
 	const struct pt_hist_series *s = &h->series[series];
 	struct pt_hist_vals v = { .i = h->int_index ? s->hourly_i[offset_index] : NULL,
-		                  .d = h->int_index ? NULL : s->hourly[offset_index] };
+		                  .d = h->int_index ? NULL : s->hourly[offset_index],
+		                  .unit = ldexp(1.0, -h->scale_exp) };
 	return v;
 }
 
@@ -515,7 +543,8 @@ struct pt_hist_vals pt_hist_prefix(const struct pt_history *h, size_t series, si
 {
 	const struct pt_hist_series *s = &h->series[series];
 	struct pt_hist_vals v = { .i = h->int_index ? s->prefix_i[offset_index] : NULL,
-		                  .d = h->int_index ? NULL : s->prefix[offset_index] };
+		                  .d = h->int_index ? NULL : s->prefix[offset_index],
+		                  .unit = ldexp(1.0, -h->scale_exp) };
 	return v;
 }
 

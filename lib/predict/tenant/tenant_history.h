@@ -21,11 +21,14 @@
  * prefix[j] + block j, one addition per append), so the mean of any run of blocks is
  * one subtraction: still a fixed summation order, whatever the caller's schedule.
  *
- * Both arrays are held as int32 while every block maximum is a whole number of GPUs and
- * every prefix sum fits in an int32 (a whole number added exactly in double as in int, the
- * doubles read back are the very bytes a double array would hold); the first block that
- * is not (a fractional request, a sum past INT32_MAX) converts the whole index to double,
- * exactly, for good (int_index false). Readers go through struct pt_hist_vals.
+ * Both arrays are held as int32 counts of 2^-scale_exp GPUs (scale_exp 0 for whole GPUs,
+ * 1 once a half GPU is seen, ...) while every block maximum is such a count and every
+ * prefix sum fits in an int32: a multiple of 2^-e below 2^(31-e) is a double, and so is
+ * every sum of them, so the doubles read back (count x 2^-e, exact) are the very bytes a
+ * double array added in order would hold. A block that needs a finer scale rescales the
+ * whole index (x 2^d, exact) when it still fits; one that cannot be held so (a scale
+ * finer than 2^-30, a sum past INT32_MAX) converts the whole index to double, exactly,
+ * for good (int_index false). Readers go through struct pt_hist_vals.
  *
  * The history also keeps each pool's running-HP total at every sample (the series of
  * the pool summed in id order), the actual against which forecasts are scored, and the
@@ -77,6 +80,7 @@ struct pt_history {
 	size_t n_tenants, cap_tenants;
 	size_t *n_blocks, cap_blocks;  /* per offset: completed blocks; shared capacity */
 	bool int_index;            /* the series' blocks are held as int32 (see above) */
+	int scale_exp;             /* ... in units of 2^-scale_exp */
 	double **pool_total;       /* per pool: total at each sample */
 	double *pool_partial;      /* per pool x offset: maximum of the open block of the total */
 	double **pool_hourly;      /* per pool x offset: completed block maxima of the total */
@@ -120,12 +124,13 @@ int pt_hist_pool_index(const struct pt_history *h, const char *pool, size_t *ind
  * target starts at T0 = first_time + (s + lookback * points_per_hour) * interval. */
 size_t pt_hist_window_count(const struct pt_history *h, int lookback_hours, int horizon_hours);
 struct pt_hist_window pt_hist_window_at(const struct pt_history *h, size_t w, int lookback_hours);
-/* A read-only run of index values: exactly one of i and d is set. pt_hv_at(v, j) is
- * value j as the double it stands for; pt_hv_from(v, j) the run starting at value j. */
-struct pt_hist_vals { const int32_t *i; const double *d; };
+/* A read-only run of index values: exactly one of i (counts of `unit`, a power of two)
+ * and d is set. pt_hv_at(v, j) is value j as the double it stands for; pt_hv_from(v, j)
+ * the run starting at value j. Valid until the next pt_hist_sample. */
+struct pt_hist_vals { const int32_t *i; const double *d; double unit; };
 static inline double pt_hv_at(struct pt_hist_vals v, size_t j)
 {
-	return v.i ? (double)v.i[j] : v.d[j];
+	return v.i ? (double)v.i[j] * v.unit : v.d[j];
 }
 static inline struct pt_hist_vals pt_hv_from(struct pt_hist_vals v, size_t j)
 {
