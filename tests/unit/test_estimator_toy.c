@@ -33,7 +33,7 @@ static size_t toy_span_start(const struct pt_est_config *c)
 static double toy_mu(const struct pt_estimator *e, const struct pt_history *h, size_t series, struct pt_est_window *w,
                      int k)
 {
-	return w->x[e->cfg.lookback_hours - 1];
+	return pt_hv_at(w->x, (size_t)e->cfg.lookback_hours - 1);
 }
 
 static const struct pt_est_ops toy_ops = { .id = TOY_ID, .span_start = toy_span_start, .mu = toy_mu };

@@ -160,6 +160,88 @@ static double pattern(size_t n, size_t series)
 	return (double)((n * 7 + series * 13) % 23 / 3) + 0.25 * (double)series;
 }
 
+/* The index of series s at offset o against the maxima and prefix sums added in double
+ * straight from the samples v[0..N) (the representation the index held before int32). */
+static bool index_matches(const struct pt_history *h, size_t s, const double *v, size_t N)
+{
+	for (int o = 0; o < h->n_offsets; o++) {
+		struct pt_hist_vals x = pt_hist_hourly(h, s, (size_t)o), P = pt_hist_prefix(h, s, (size_t)o);
+		double sum = 0;
+		if (memcmp(&(double){ pt_hv_at(P, 0) }, &sum, sizeof sum))
+			return false;
+		for (size_t j = 0; j < h->n_blocks[o]; j++) {
+			size_t off = (size_t)o * (size_t)h->stride_points;
+			double m = 0;
+			for (size_t n = off + 60 * j; n < off + 60 * j + 60 && n < N; n++)
+				m = v[n] > m ? v[n] : m;
+			sum += m;
+			double got = pt_hv_at(x, j), gotp = pt_hv_at(P, j + 1);
+			if (memcmp(&got, &m, sizeof m) || memcmp(&gotp, &sum, sizeof sum) ||
+			    pt_hv_at(pt_hv_from(x, j), 0) != got || pt_hv_at(pt_hv_from(P, j + 1), 0) != gotp)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Whole GPU counts are held as int32, read back as the same doubles; a half GPU rescales the
+ * index to halves; a value finer than 2^-30 or a prefix sum past INT32_MAX turns the whole
+ * index to double, still the same doubles. */
+static void test_history_int_index(void)
+{
+	const char *pools[] = { "P" };
+	enum { N = 60 * 6 + 17 };
+	double v[3][N];
+	/* per mode: int32 at the end, its scale, the sample that widened it (N: none) */
+	const struct { bool int_index; int scale_exp; size_t widened_at; } want[] = {
+		{ true, 0, N }, { true, 1, N }, { false, 0, 204 }, { false, 1, 164 }, { false, 1, 264 },
+	};
+	for (int mode = 0; mode < 5; mode++) {
+		struct pt_history h, k;
+		CHECK(!pt_hist_init(&h, 0, 60, 60, 5, pools, 1, err, sizeof err), "init: %s", err);
+		CHECK(h.int_index, "a new index is int32");
+		size_t s[2];
+		pt_hist_series_index(&h, "P", "t0", &s[0], err, sizeof err);
+		size_t widened_at = N;
+		for (size_t n = 0; n < N; n++) {
+			if (n == 70)
+				pt_hist_series_index(&h, "P", "t1", &s[1], err, sizeof err);
+			v[0][n] = pattern(n, 0);
+			v[1][n] = n >= 70 ? (double)((n * 5) % 17) : 0;
+			/* mode 1: one half GPU in the third hour (block max: 20.5 GPUs); mode 2: a
+			 * block maximum of 2^30 twice, so the prefix sum passes INT32_MAX on the
+			 * second; mode 3: halves, then 20.1 (no power-of-two scale up to 2^-30 holds
+			 * it); mode 4: halves, then 2^29 twice (2^30 halves each, past INT32_MAX
+			 * as halves on the second, in a later hour than the halves) */
+			if ((mode == 1 || mode == 3 || mode == 4) && n == 100)
+				v[1][n] = 20.5;
+			if (mode == 2 && (n == 140 || n == 200))
+				v[0][n] = 1073741824.0;
+			if (mode == 3 && n == 150)
+				v[1][n] = 20.1;
+			if (mode == 4 && (n == 200 || n == 260))
+				v[0][n] = 536870912.0;
+			pt_hist_set(&h, s[0], v[0][n]);
+			if (n >= 70)
+				pt_hist_set(&h, s[1], v[1][n]);
+			CHECK(!pt_hist_sample(&h, 60.0 * (double)n, err, sizeof err), "sample %zu: %s", n, err);
+			if (!h.int_index && widened_at == N)
+				widened_at = n;
+			if (n == 130) {
+				pt_hist_clone(&k, &h, err, sizeof err);
+				CHECK(k.int_index == h.int_index && index_matches(&k, s[0], v[0], n + 1), "clone of the index");
+				pt_hist_release(&k);
+			}
+		}
+		CHECK(h.int_index == want[mode].int_index && widened_at == want[mode].widened_at &&
+		      h.scale_exp == want[mode].scale_exp, "mode %d: int32 %d, 2^-%d, widened at %zu", mode, h.int_index,
+		      h.scale_exp, widened_at);
+		for (int q = 0; q < 2; q++)
+			CHECK(index_matches(&h, s[q], v[q], N), "mode %d series %d: index differs from the doubles", mode, q);
+		pt_hist_release(&h);
+	}
+}
+
 static void test_history(void)
 {
 	struct pt_history h;
@@ -199,8 +281,8 @@ static void test_history(void)
 				double m = 0;
 				for (size_t n = off + 60 * j; n < off + 60 * j + 60; n++)
 					m = vals[s][n] > m ? vals[s][n] : m;
-				CHECK(pt_hist_hourly(&h, idx[s], (size_t)o)[j] == m, "series %d offset %d block %zu: %g, want %g", s, o, j,
-				      pt_hist_hourly(&h, idx[s], (size_t)o)[j], m);
+				CHECK(pt_hv_at(pt_hist_hourly(&h, idx[s], (size_t)o), j) == m, "series %d offset %d block %zu: %g, want %g", s, o, j,
+				      pt_hv_at(pt_hist_hourly(&h, idx[s], (size_t)o), j), m);
 			}
 	}
 	size_t pa, pv;
@@ -218,10 +300,10 @@ static void test_history(void)
 				mv = fmax(mv, v2[n]);
 			}
 			for (size_t q = 0; q <= j; q++)
-				sum += pt_hist_hourly(&h, a, (size_t)o)[q];
+				sum += pt_hv_at(pt_hist_hourly(&h, a, (size_t)o), q);
 			CHECK(pt_hist_pool_hourly(&h, pa, (size_t)o)[j] == m && pt_hist_pool_hourly(&h, pv, (size_t)o)[j] == mv,
 			      "pool hourly max offset %d block %zu", o, j);
-			CHECK(pt_hist_prefix(&h, a, (size_t)o)[j + 1] == sum, "prefix sum offset %d block %zu", o, j);
+			CHECK(pt_hv_at(pt_hist_prefix(&h, a, (size_t)o), j + 1) == sum, "prefix sum offset %d block %zu", o, j);
 		}
 	/* id order: ["A100","t1"] < ["A100","t2"] < ["V100","t1"] */
 	CHECK(h.sorted[0] == b && h.sorted[1] == a && h.sorted[2] == c, "series id order");
@@ -850,6 +932,7 @@ int main(void)
 {
 	test_calendar();
 	test_history();
+	test_history_int_index();
 	test_conformal();
 	test_quota();
 	test_eta();

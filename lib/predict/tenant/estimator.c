@@ -85,26 +85,27 @@ int pt_est_clone(struct pt_estimator *d, const struct pt_estimator *s)
 /* ---- features ---- */
 
 /* mean of x[from..to) from the prefix sums */
-static double mean_of(const double *P, size_t from, size_t to)
+static double mean_of(struct pt_hist_vals P, size_t from, size_t to)
 {
-	return (P[to] - P[from]) / (double)(to - from);
+	return (pt_hv_at(P, to) - pt_hv_at(P, from)) / (double)(to - from);
 }
 
-void pt_est_row_features(const struct pt_est_config *c, const double *x, const double *P, struct pt_est_row *r)
+void pt_est_row_features(const struct pt_est_config *c, struct pt_hist_vals x, struct pt_hist_vals P,
+                         struct pt_est_row *r)
 {
 	size_t L = (size_t)c->lookback_hours, w = (size_t)c->moving_average_window;
 	int K = c->horizon_hours;
-	r->last = x[L - 1];
-	r->max4 = x[L - 4];
+	r->last = pt_hv_at(x, L - 1);
+	r->max4 = pt_hv_at(x, L - 4);
 	for (size_t j = L - 3; j < L; j++)
-		if (x[j] > r->max4)
-			r->max4 = x[j];
+		if (pt_hv_at(x, j) > r->max4)
+			r->max4 = pt_hv_at(x, j);
 	r->mean24 = mean_of(P, L - 24, L);
 	r->slope = (mean_of(P, L - w, L) - mean_of(P, L - 2 * w + 1, L - w + 1)) / (double)(w - 1);
 	bool any = r->last != 0 || r->max4 != 0 || r->mean24 != 0 || r->slope != 0;
 	for (int k = 0; k < K; k++) {
-		r->lag_day[k] = x[L - 24 + (size_t)k];
-		r->lag_week[k] = L >= 168 ? x[L - 168 + (size_t)k] : r->lag_day[k];
+		r->lag_day[k] = pt_hv_at(x, L - 24 + (size_t)k);
+		r->lag_week[k] = L >= 168 ? pt_hv_at(x, L - 168 + (size_t)k) : r->lag_day[k];
 		any = any || r->lag_day[k] != 0 || r->lag_week[k] != 0;
 	}
 	r->active = any;
@@ -293,12 +294,13 @@ static int validation_totals(const struct pt_estimator *e, const struct pt_histo
 			size_t i = h->pool_series[p][q];
 			for (size_t r = 0; r < n_off && r < nv; r++) {
 				size_t o = wins[r].offset_index;
-				const double *X = pt_hist_hourly(h, i, o), *PX = pt_hist_prefix(h, i, o);
+				struct pt_hist_vals X = pt_hist_hourly(h, i, o), PX = pt_hist_prefix(h, i, o);
 				long long last = h->series[i].last_nonzero[o];
 				for (size_t v = r; v < nv; v += n_off) {
 					if (last < (long long)(wins[v].first_block + span))
 						continue;  /* no demand in the span: mu 0 */
-					struct pt_est_window w = { .x = X + wins[v].first_block, .P = PX + wins[v].first_block,
+					struct pt_est_window w = { .x = pt_hv_from(X, wins[v].first_block),
+						                .P = pt_hv_from(PX, wins[v].first_block),
 						                .t = &times[v] };
 					for (size_t k = 0; k < K; k++)
 						m[k * nv + v] += c->kind->mu(e, h, i, &w, (int)k);
@@ -424,7 +426,8 @@ int pt_est_forecast(const struct pt_estimator *e, const struct pt_history *h, do
 			size_t i = h->pool_series[p][q];
 			if (h->series[i].last_nonzero[o] < (long long)(fb + span))
 				continue;  /* no demand in the span: mu 0 */
-			struct pt_est_window w = { .x = pt_hist_hourly(h, i, o) + fb, .P = pt_hist_prefix(h, i, o) + fb, .t = &t };
+			struct pt_est_window w = { .x = pt_hv_from(pt_hist_hourly(h, i, o), fb),
+				                .P = pt_hv_from(pt_hist_prefix(h, i, o), fb), .t = &t };
 			for (size_t k = 0; k < K; k++)
 				mu[k] += c->kind->mu(e, h, i, &w, (int)k);
 		}

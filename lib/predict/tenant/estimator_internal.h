@@ -28,7 +28,7 @@ struct pt_est_row {
  * (P[j] - P[i] = x[i] + ... + x[j-1]), the window's time categories, and the feature row,
  * computed once per window on the first pt_est_window_row. */
 struct pt_est_window {
-	const double *x, *P;
+	struct pt_hist_vals x, P;          /* read with pt_hv_at */
 	const struct pt_est_time *t;
 	struct pt_est_row row;
 	bool row_done;
@@ -63,7 +63,8 @@ extern const struct pt_est_ops *const pt_est_registry[];
 const struct pt_est_row *pt_est_window_row(const struct pt_est_config *c, struct pt_est_window *w);
 /* Demand features of the window whose hourly maxima start at x (x[0..L) read) and whose
  * prefix sums start at P (P[j] - P[i] = x[i] + ... + x[j-1], as the history added them). */
-void pt_est_row_features(const struct pt_est_config *c, const double *x, const double *P, struct pt_est_row *r);
+void pt_est_row_features(const struct pt_est_config *c, struct pt_hist_vals x, struct pt_hist_vals P,
+                         struct pt_est_row *r);
 /* Time categories at trace time t. */
 int pt_est_time_at(const struct pt_est_config *c, double t, struct pt_est_time *out, char *err, size_t errlen);
 /* Little-endian IEEE-754 bytes of v into the fingerprint. */

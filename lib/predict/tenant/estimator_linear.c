@@ -83,8 +83,8 @@ static int accumulate(struct pt_estimator *e, const struct pt_history *h, size_t
 			const struct pt_hist_series *s = &h->series[i];
 			if (s->last_nonzero[win.offset_index] < (long long)(win.first_block + span))
 				continue;  /* no demand anywhere in the feature span: inactive */
-			const double *x = pt_hist_hourly(h, i, win.offset_index) + win.first_block;
-			const double *P = pt_hist_prefix(h, i, win.offset_index) + win.first_block;
+			struct pt_hist_vals x = pt_hv_from(pt_hist_hourly(h, i, win.offset_index), win.first_block);
+			struct pt_hist_vals P = pt_hv_from(pt_hist_prefix(h, i, win.offset_index), win.first_block);
 			struct pt_est_row r;
 			pt_est_row_features(c, x, P, &r);
 			if (!r.active)
@@ -95,7 +95,7 @@ static int accumulate(struct pt_estimator *e, const struct pt_history *h, size_t
 			for (int k = 0; k < K; k++) {
 				double v[ROW_ENTRIES] = { r.last, r.max4, r.mean24, r.lag_day[k], r.lag_week[k], r.slope,
 					                  (double)t.workday, 1, 1, 1, 1 };
-				double y = x[L + k];
+				double y = pt_hv_at(x, L + (size_t)k);
 				double *m = a->xtx[k], *b = a->xty[k];
 				for (int p = 0; p < ROW_ENTRIES; p++) {
 					double *mrow = m + col[p] * cap;

@@ -12,10 +12,10 @@ static size_t seasonal_span_start(const struct pt_est_config *c)
 static double seasonal_mu(const struct pt_estimator *e, const struct pt_history *h, size_t series,
                           struct pt_est_window *w, int k)
 {
-	const double *x = w->x, *P = w->P;
+	struct pt_hist_vals x = w->x, P = w->P;
 	size_t L = (size_t)e->cfg.lookback_hours, period = L >= 192 ? 168 : 24;
-	double level = ((P[L] - P[L - 24]) - (P[L - period] - P[L - period - 24])) / 24;
-	double v = x[L - period + (size_t)k] + level;
+	double level = ((pt_hv_at(P, L) - pt_hv_at(P, L - 24)) - (pt_hv_at(P, L - period) - pt_hv_at(P, L - period - 24))) / 24;
+	double v = pt_hv_at(x, L - period + (size_t)k) + level;
 	return v > 0 ? v : 0;
 }
 

@@ -31,6 +31,7 @@ int pt_hist_init(struct pt_history *h, double first_time, double interval, int p
 	h->points_per_hour = points_per_hour;
 	h->stride_points = stride_points;
 	h->n_offsets = points_per_hour / stride_points;
+	h->int_index = true;
 	h->pools = xmalloc(n_pools * sizeof *h->pools);
 	for (size_t i = 0; i < n_pools; i++)
 		h->pools[i] = xstrdup(pools[i]);
@@ -64,9 +65,13 @@ static void series_release(struct pt_hist_series *s, int n_offsets)
 		for (int o = 0; o < n_offsets; o++) {
 			free(s->hourly[o]);
 			free(s->prefix[o]);
+			free(s->hourly_i[o]);
+			free(s->prefix_i[o]);
 		}
 	free(s->hourly);
 	free(s->prefix);
+	free(s->hourly_i);
+	free(s->prefix_i);
 }
 
 void pt_hist_release(struct pt_history *h)
@@ -142,12 +147,18 @@ int pt_hist_clone(struct pt_history *d, const struct pt_history *s, char *err, s
 		b->tenant = xstrdup(a->tenant);
 		b->partial = dup_mem(a->partial, (size_t)s->n_offsets * sizeof *a->partial);
 		b->last_nonzero = dup_mem(a->last_nonzero, (size_t)s->n_offsets * sizeof *a->last_nonzero);
-		b->hourly = xmalloc((size_t)s->n_offsets * sizeof *b->hourly);
-		b->prefix = xmalloc((size_t)s->n_offsets * sizeof *b->prefix);
-		for (int o = 0; o < s->n_offsets; o++) {
-			b->hourly[o] = dup_mem(a->hourly[o], s->cap_blocks * sizeof *a->hourly[o]);
-			b->prefix[o] = dup_mem(a->prefix[o], (s->cap_blocks + 1) * sizeof *a->prefix[o]);
-		}
+		b->hourly = xcalloc((size_t)s->n_offsets, sizeof *b->hourly);
+		b->prefix = xcalloc((size_t)s->n_offsets, sizeof *b->prefix);
+		b->hourly_i = xcalloc((size_t)s->n_offsets, sizeof *b->hourly_i);
+		b->prefix_i = xcalloc((size_t)s->n_offsets, sizeof *b->prefix_i);
+		for (int o = 0; o < s->n_offsets; o++)
+			if (s->int_index) {
+				b->hourly_i[o] = dup_mem(a->hourly_i[o], s->cap_blocks * sizeof *a->hourly_i[o]);
+				b->prefix_i[o] = dup_mem(a->prefix_i[o], (s->cap_blocks + 1) * sizeof *a->prefix_i[o]);
+			} else {
+				b->hourly[o] = dup_mem(a->hourly[o], s->cap_blocks * sizeof *a->hourly[o]);
+				b->prefix[o] = dup_mem(a->prefix[o], (s->cap_blocks + 1) * sizeof *a->prefix[o]);
+			}
 	}
 	(void)err, (void)errlen;
 	return 0;
@@ -259,12 +270,19 @@ int pt_hist_series_index(struct pt_history *h, const char *pool, const char *ten
 	/* An absent series read 0: its past blocks are zeros and its open blocks' maxima 0. */
 	s->partial = xcalloc((size_t)h->n_offsets, sizeof *s->partial);
 	s->last_nonzero = xmalloc((size_t)h->n_offsets * sizeof *s->last_nonzero);
-	s->hourly = xmalloc((size_t)h->n_offsets * sizeof *s->hourly);
-	s->prefix = xmalloc((size_t)h->n_offsets * sizeof *s->prefix);
+	s->hourly = xcalloc((size_t)h->n_offsets, sizeof *s->hourly);
+	s->prefix = xcalloc((size_t)h->n_offsets, sizeof *s->prefix);
+	s->hourly_i = xcalloc((size_t)h->n_offsets, sizeof *s->hourly_i);
+	s->prefix_i = xcalloc((size_t)h->n_offsets, sizeof *s->prefix_i);
 	for (int o = 0; o < h->n_offsets; o++) {
 		s->last_nonzero[o] = -1;
-		s->hourly[o] = xcalloc(h->cap_blocks ? h->cap_blocks : 1, sizeof *s->hourly[o]);
-		s->prefix[o] = xcalloc(h->cap_blocks + 1, sizeof *s->prefix[o]);
+		if (h->int_index) {
+			s->hourly_i[o] = xcalloc(h->cap_blocks ? h->cap_blocks : 1, sizeof *s->hourly_i[o]);
+			s->prefix_i[o] = xcalloc(h->cap_blocks + 1, sizeof *s->prefix_i[o]);
+		} else {
+			s->hourly[o] = xcalloc(h->cap_blocks ? h->cap_blocks : 1, sizeof *s->hourly[o]);
+			s->prefix[o] = xcalloc(h->cap_blocks + 1, sizeof *s->prefix[o]);
+		}
 	}
 	h->sorted = xrealloc(h->sorted, (h->n_series + 1) * sizeof *h->sorted);
 	memmove(h->sorted + pos + 1, h->sorted + pos, (h->n_series - pos) * sizeof *h->sorted);
@@ -305,10 +323,81 @@ static void resize_blocks(struct pt_history *h, size_t cap)
 		h->pool_hourly[k] = xrealloc(h->pool_hourly[k], cap * sizeof *h->pool_hourly[k]);
 	for (size_t i = 0; i < h->n_series; i++)
 		for (int o = 0; o < h->n_offsets; o++) {
-			h->series[i].hourly[o] = xrealloc(h->series[i].hourly[o], cap * sizeof *h->series[i].hourly[o]);
-			h->series[i].prefix[o] = xrealloc(h->series[i].prefix[o], (cap + 1) * sizeof *h->series[i].prefix[o]);
+			struct pt_hist_series *s = &h->series[i];
+			if (h->int_index) {
+				s->hourly_i[o] = xrealloc(s->hourly_i[o], cap * sizeof *s->hourly_i[o]);
+				s->prefix_i[o] = xrealloc(s->prefix_i[o], (cap + 1) * sizeof *s->prefix_i[o]);
+			} else {
+				s->hourly[o] = xrealloc(s->hourly[o], cap * sizeof *s->hourly[o]);
+				s->prefix[o] = xrealloc(s->prefix[o], (cap + 1) * sizeof *s->prefix[o]);
+			}
 		}
 	h->cap_blocks = cap;
+}
+
+/* Every series' blocks as double from now on: each count converts exactly, and each prefix
+ * sum is the double the additions in double would have given (multiples of 2^-e below
+ * 2^(31-e) add exactly in double). */
+static void widen_index(struct pt_history *h)
+{
+	double unit = ldexp(1.0, -h->scale_exp);
+	for (size_t i = 0; i < h->n_series; i++)
+		for (int o = 0; o < h->n_offsets; o++) {
+			struct pt_hist_series *s = &h->series[i];
+			double *x = xmalloc((h->cap_blocks ? h->cap_blocks : 1) * sizeof *x);
+			double *P = xmalloc((h->cap_blocks + 1) * sizeof *P);
+			size_t nb = h->n_blocks[o];
+			for (size_t j = 0; j < nb; j++)
+				x[j] = (double)s->hourly_i[o][j] * unit;
+			for (size_t j = 0; j <= nb; j++)
+				P[j] = (double)s->prefix_i[o][j] * unit;
+			free(s->hourly_i[o]);
+			free(s->prefix_i[o]);
+			s->hourly_i[o] = s->prefix_i[o] = NULL;
+			s->hourly[o] = x;
+			s->prefix[o] = P;
+		}
+	h->int_index = false;
+}
+
+#define MAX_SCALE_EXP 30
+
+/* Whether block b of offset o can join the int32 index, rescaling it to the scale the
+ * block needs (and then doing so), else false with the index untouched. */
+static bool int_index_take(struct pt_history *h, int o, size_t b)
+{
+	int e = h->scale_exp;
+	for (size_t i = 0; i < h->n_series; i++) {
+		double v = h->series[i].partial[o];  /* >= 0: pt_hist_set stores no negative value */
+		while (e <= MAX_SCALE_EXP && ldexp(v, e) != floor(ldexp(v, e)))
+			e++;
+		if (e > MAX_SCALE_EXP)
+			return false;
+	}
+	int d = e - h->scale_exp;
+	for (size_t i = 0; i < h->n_series; i++) {
+		const struct pt_hist_series *s = &h->series[i];
+		double v = ldexp(s->partial[o], e);
+		if (!(v <= (double)INT32_MAX) || ((int64_t)s->prefix_i[o][b] << d) + (int64_t)v > INT32_MAX)
+			return false;
+		/* prefix sums never fall (no block < 0): the last one bounds its array */
+		if (d)
+			for (int q = 0; q < h->n_offsets; q++)
+				if (((int64_t)s->prefix_i[q][h->n_blocks[q]] << d) > INT32_MAX)
+					return false;
+	}
+	if (d) {
+		for (size_t i = 0; i < h->n_series; i++)
+			for (int q = 0; q < h->n_offsets; q++) {
+				struct pt_hist_series *s = &h->series[i];
+				for (size_t j = 0; j < h->n_blocks[q]; j++)
+					s->hourly_i[q][j] = (int32_t)((int64_t)s->hourly_i[q][j] << d);
+				for (size_t j = 0; j <= h->n_blocks[q]; j++)
+					s->prefix_i[q][j] = (int32_t)((int64_t)s->prefix_i[q][j] << d);
+			}
+		h->scale_exp = e;
+	}
+	return true;
 }
 
 static void grow_blocks(struct pt_history *h, size_t need)
@@ -380,10 +469,18 @@ int pt_hist_sample(struct pt_history *h, double now, char *err, size_t errlen)
 		if (pos == (size_t)pph - 1) {
 			size_t b = h->n_blocks[o];
 			grow_blocks(h, b + 1);
+			if (h->int_index && !int_index_take(h, o, b))
+				widen_index(h);
 			for (size_t i = 0; i < h->n_series; i++) {
 				struct pt_hist_series *s = &h->series[i];
-				s->hourly[o][b] = s->partial[o];
-				s->prefix[o][b + 1] = s->prefix[o][b] + s->partial[o];
+				if (h->int_index) {
+					int32_t v = (int32_t)ldexp(s->partial[o], h->scale_exp);
+					s->hourly_i[o][b] = v;
+					s->prefix_i[o][b + 1] = s->prefix_i[o][b] + v;
+				} else {
+					s->hourly[o][b] = s->partial[o];
+					s->prefix[o][b + 1] = s->prefix[o][b] + s->partial[o];
+				}
 				if (s->partial[o] > 0)
 					s->last_nonzero[o] = (long long)b;
 			}
@@ -433,14 +530,22 @@ struct pt_hist_window pt_hist_window_at(const struct pt_history *h, size_t w, in
 	return x;
 }
 
-const double *pt_hist_hourly(const struct pt_history *h, size_t series, size_t offset_index)
+struct pt_hist_vals pt_hist_hourly(const struct pt_history *h, size_t series, size_t offset_index)
 {
-	return h->series[series].hourly[offset_index];
+	const struct pt_hist_series *s = &h->series[series];
+	struct pt_hist_vals v = { .i = h->int_index ? s->hourly_i[offset_index] : NULL,
+		                  .d = h->int_index ? NULL : s->hourly[offset_index],
+		                  .unit = ldexp(1.0, -h->scale_exp) };
+	return v;
 }
 
-const double *pt_hist_prefix(const struct pt_history *h, size_t series, size_t offset_index)
+struct pt_hist_vals pt_hist_prefix(const struct pt_history *h, size_t series, size_t offset_index)
 {
-	return h->series[series].prefix[offset_index];
+	const struct pt_hist_series *s = &h->series[series];
+	struct pt_hist_vals v = { .i = h->int_index ? s->prefix_i[offset_index] : NULL,
+		                  .d = h->int_index ? NULL : s->prefix[offset_index],
+		                  .unit = ldexp(1.0, -h->scale_exp) };
+	return v;
 }
 
 void pt_hist_split_at(const struct pt_history *h, double trained_at, int lookback_hours, int horizon_hours,

@@ -21,6 +21,15 @@
  * prefix[j] + block j, one addition per append), so the mean of any run of blocks is
  * one subtraction: still a fixed summation order, whatever the caller's schedule.
  *
+ * Both arrays are held as int32 counts of 2^-scale_exp GPUs (scale_exp 0 for whole GPUs,
+ * 1 once a half GPU is seen, ...) while every block maximum is such a count and every
+ * prefix sum fits in an int32: a multiple of 2^-e below 2^(31-e) is a double, and so is
+ * every sum of them, so the doubles read back (count x 2^-e, exact) are the very bytes a
+ * double array added in order would hold. A block that needs a finer scale rescales the
+ * whole index (x 2^d, exact) when it still fits; one that cannot be held so (a scale
+ * finer than 2^-30, a sum past INT32_MAX) converts the whole index to double, exactly,
+ * for good (int_index false). Readers go through struct pt_hist_vals.
+ *
  * The history also keeps each pool's running-HP total at every sample (the series of
  * the pool summed in id order), the actual against which forecasts are scored, and the
  * hourly maxima of that total at the same 12 offsets (what a reservation must cover).
@@ -33,6 +42,7 @@
 #define SCHEDNAV_PREDICT_TENANT_HISTORY_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define PT_HIST_MAX_OFFSETS 60
 
@@ -45,8 +55,10 @@ struct pt_hist_series {
 	double current;            /* the value the next sample records */
 	bool dirty;                /* current changed since the last sample */
 	double *partial;           /* per offset: maximum of the open block */
-	double **hourly;           /* per offset: completed block maxima */
-	double **prefix;           /* per offset: prefix[j] = hourly[0] + ... + hourly[j-1], added in order */
+	/* per offset, as int32 (hourly_i, prefix_i) while pt_history.int_index, else as double: */
+	double **hourly;           /* completed block maxima */
+	double **prefix;           /* prefix[j] = hourly[0] + ... + hourly[j-1], added in order */
+	int32_t **hourly_i, **prefix_i;
 	long long *last_nonzero;   /* per offset: index of the last block > 0, or -1 */
 };
 
@@ -67,6 +79,8 @@ struct pt_history {
 	char **tenants;            /* registration order */
 	size_t n_tenants, cap_tenants;
 	size_t *n_blocks, cap_blocks;  /* per offset: completed blocks; shared capacity */
+	bool int_index;            /* the series' blocks are held as int32 (see above) */
+	int scale_exp;             /* ... in units of 2^-scale_exp */
 	double **pool_total;       /* per pool: total at each sample */
 	double *pool_partial;      /* per pool x offset: maximum of the open block of the total */
 	double **pool_hourly;      /* per pool x offset: completed block maxima of the total */
@@ -110,10 +124,26 @@ int pt_hist_pool_index(const struct pt_history *h, const char *pool, size_t *ind
  * target starts at T0 = first_time + (s + lookback * points_per_hour) * interval. */
 size_t pt_hist_window_count(const struct pt_history *h, int lookback_hours, int horizon_hours);
 struct pt_hist_window pt_hist_window_at(const struct pt_history *h, size_t w, int lookback_hours);
+/* A read-only run of index values: exactly one of i (counts of `unit`, a power of two)
+ * and d is set. pt_hv_at(v, j) is value j as the double it stands for; pt_hv_from(v, j)
+ * the run starting at value j. Valid until the next pt_hist_sample. */
+struct pt_hist_vals { const int32_t *i; const double *d; double unit; };
+static inline double pt_hv_at(struct pt_hist_vals v, size_t j)
+{
+	return v.i ? (double)v.i[j] * v.unit : v.d[j];
+}
+static inline struct pt_hist_vals pt_hv_from(struct pt_hist_vals v, size_t j)
+{
+	if (v.i)
+		v.i += j;
+	else
+		v.d += j;
+	return v;
+}
 /* The completed hourly maxima of series i at an offset index (length n_blocks[o]), and
  * their prefix sums (length n_blocks[o] + 1). */
-const double *pt_hist_hourly(const struct pt_history *h, size_t series, size_t offset_index);
-const double *pt_hist_prefix(const struct pt_history *h, size_t series, size_t offset_index);
+struct pt_hist_vals pt_hist_hourly(const struct pt_history *h, size_t series, size_t offset_index);
+struct pt_hist_vals pt_hist_prefix(const struct pt_history *h, size_t series, size_t offset_index);
 
 /* The train/validation split at trained_at (§2): B = trained_at - validation_hours h;
  * train = windows with T0 + horizon h <= B, validation = T0 >= B and T0 + horizon h <=
