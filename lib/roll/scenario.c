@@ -548,16 +548,22 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 const char *const roll_estimator_methods[3] = { "conditional-survival-median", "right-censored-class-median-fallback",
 	"sparse-history-one-hour-fallback" };
 
+/* The object json_write_fields writes for keys scenario_job_id, estimated_remaining_seconds,
+ * estimator_method, estimator_sample_count (in that order), written directly: no JSON nodes,
+ * no per-entry allocation (27,000 entries a scenario at a backlog). */
 void roll_estimate_entry_write(struct strbuf *sb, const struct roll_estimate *e)
 {
-	static const char *const keys[4] = { "scenario_job_id", "estimated_remaining_seconds", "estimator_method", "estimator_sample_count" };
-	struct json v[4];
-	memset(v, 0, sizeof v);
-	v[0].kind = JSON_STRING, v[0].u.str.s = (char *)e->scenario_id, v[0].u.str.len = strlen(e->scenario_id);
-	v[1].kind = JSON_REAL, v[1].u.d = e->estimate;
-	v[2].kind = JSON_STRING, v[2].u.str.s = (char *)e->method, v[2].u.str.len = strlen(e->method);
-	v[3].kind = JSON_INT, v[3].u.i = e->samples;
-	json_write_fields(sb, keys, v, 4);
+	static const char k0[] = "{\"scenario_job_id\":", k1[] = ",\"estimated_remaining_seconds\":",
+			  k2[] = ",\"estimator_method\":", k3[] = ",\"estimator_sample_count\":";
+	sb_add(sb, k0, sizeof k0 - 1);
+	sb_add_jstr(sb, e->scenario_id, strlen(e->scenario_id));
+	sb_add(sb, k1, sizeof k1 - 1);
+	sb_add_double(sb, e->estimate);
+	sb_add(sb, k2, sizeof k2 - 1);
+	sb_add_jstr(sb, e->method, strlen(e->method));
+	sb_add(sb, k3, sizeof k3 - 1);
+	sb_add_int(sb, e->samples);
+	sb_addc(sb, '}');
 }
 
 static int double_cmp(const void *x, const void *y)
