@@ -347,6 +347,32 @@ static int scn_cmp(const void *x, const void *y)
 	return strcmp(a->id, b->id);
 }
 
+/* v[0..n) by scn_cmp into out. The first n_head (the carryover: one submit time, ids
+ * carryover::NNNNNN::… in state order) are usually in order already; then only the rest is
+ * sorted and the two runs merged, the head first on a tie — what sorting the whole gives,
+ * without comparing 27,000 carryover ids by their common prefix at every decision. */
+static void scn_sort(struct roll_scn_job *v, size_t n, size_t n_head, struct roll_scn_job *out)
+{
+	bool head_sorted = n_head <= n;
+	for (size_t i = 1; head_sorted && i < n_head; i++)
+		head_sorted = scn_cmp(&v[i - 1], &v[i]) <= 0;
+	if (!head_sorted || n_head == 0) {
+		qsort(v, n, sizeof *v, scn_cmp);
+		memcpy(out, v, n * sizeof *v);
+		return;
+	}
+	struct roll_scn_job *rest = v + n_head;
+	size_t nr = n - n_head, i = 0, k = 0, o = 0;
+	if (nr)
+		qsort(rest, nr, sizeof *rest, scn_cmp);
+	while (i < n_head && k < nr)
+		out[o++] = scn_cmp(&rest[k], &v[i]) < 0 ? rest[k++] : v[i++];
+	while (i < n_head)
+		out[o++] = v[i++];
+	while (k < nr)
+		out[o++] = rest[k++];
+}
+
 static const char *fmt_id(struct arena *a, const char *fmt, size_t i, const char *rest)
 {
 	size_t need = strlen(fmt) + strlen(rest) + 32;
@@ -512,10 +538,8 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 	free(tpl);
 	free(tpl_pool);
 	s->jobs = arena_alloc(a, (jv.n + 1) * sizeof *s->jobs);
-	if (jv.n) {
-		qsort(jv.v, jv.n, sizeof *jv.v, scn_cmp);
-		memcpy(s->jobs, jv.v, jv.n * sizeof *jv.v);
-	}
+	if (jv.n)
+		scn_sort(jv.v, jv.n, st->n_carry, s->jobs);
 	s->n_jobs = jv.n;
 	free(jv.v);
 	roll_samples_free(own);
@@ -524,16 +548,22 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 const char *const roll_estimator_methods[3] = { "conditional-survival-median", "right-censored-class-median-fallback",
 	"sparse-history-one-hour-fallback" };
 
+/* The object json_write_fields writes for keys scenario_job_id, estimated_remaining_seconds,
+ * estimator_method, estimator_sample_count (in that order), written directly: no JSON nodes,
+ * no per-entry allocation (27,000 entries a scenario at a backlog). */
 void roll_estimate_entry_write(struct strbuf *sb, const struct roll_estimate *e)
 {
-	static const char *const keys[4] = { "scenario_job_id", "estimated_remaining_seconds", "estimator_method", "estimator_sample_count" };
-	struct json v[4];
-	memset(v, 0, sizeof v);
-	v[0].kind = JSON_STRING, v[0].u.str.s = (char *)e->scenario_id, v[0].u.str.len = strlen(e->scenario_id);
-	v[1].kind = JSON_REAL, v[1].u.d = e->estimate;
-	v[2].kind = JSON_STRING, v[2].u.str.s = (char *)e->method, v[2].u.str.len = strlen(e->method);
-	v[3].kind = JSON_INT, v[3].u.i = e->samples;
-	json_write_fields(sb, keys, v, 4);
+	static const char k0[] = "{\"scenario_job_id\":", k1[] = ",\"estimated_remaining_seconds\":",
+			  k2[] = ",\"estimator_method\":", k3[] = ",\"estimator_sample_count\":";
+	sb_add(sb, k0, sizeof k0 - 1);
+	sb_add_jstr(sb, e->scenario_id, strlen(e->scenario_id));
+	sb_add(sb, k1, sizeof k1 - 1);
+	sb_add_double(sb, e->estimate);
+	sb_add(sb, k2, sizeof k2 - 1);
+	sb_add_jstr(sb, e->method, strlen(e->method));
+	sb_add(sb, k3, sizeof k3 - 1);
+	sb_add_int(sb, e->samples);
+	sb_addc(sb, '}');
 }
 
 static int double_cmp(const void *x, const void *y)

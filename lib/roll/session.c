@@ -247,6 +247,8 @@ void roll_live_close(struct roll_live *l)
 	free(l->ro_flag);
 	free(l->ro_map);
 	free(l->ro_kept);
+	free(l->id_order);
+	free(l->id_rank);
 	free(l);
 }
 

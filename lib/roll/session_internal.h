@@ -33,6 +33,9 @@ struct roll_live {
 	unsigned char *ro_flag;
 	size_t *ro_map, *ro_kept, ro_cap;
 	struct sim *spare;                   /* snapshot: the last scenario's clone, whose buffers the next one reuses */
+	/* the trace's jobs by id (id_order) and each job's place there (id_rank), built once
+	 * for id_n jobs: the carryover is sorted by rank, not by strcmp, at every cutoff */
+	size_t *id_order, *id_rank, id_n;
 	struct roll_live_timing t;            /* benchmark counters */
 	char err[1024];
 };

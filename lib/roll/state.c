@@ -63,8 +63,37 @@ static void collect_job(void *ctx, const struct sim_job_view *v)
 	c->idx[c->n++] = v->index;
 }
 
-static const struct roll_live *sort_live;
-static int by_job_id(const void *a, const void *b);
+static const struct trace *sort_trace;
+
+static int by_job_id(const void *a, const void *b)
+{
+	return strcmp(sort_trace->jobs[*(const size_t *)a].id, sort_trace->jobs[*(const size_t *)b].id);
+}
+
+static int size_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The trace's jobs by id, once (job ids are unique: trace_read refuses duplicates). */
+static void id_ranks(struct roll_live *l)
+{
+	const struct trace *t = l->exec;
+	if (l->id_order && l->id_n == t->n_jobs)
+		return;
+	free(l->id_order);
+	free(l->id_rank);
+	l->id_n = t->n_jobs;
+	l->id_order = xmalloc((t->n_jobs + 1) * sizeof *l->id_order);
+	l->id_rank = xmalloc((t->n_jobs + 1) * sizeof *l->id_rank);
+	for (size_t i = 0; i < t->n_jobs; i++)
+		l->id_order[i] = i;
+	sort_trace = t;
+	qsort(l->id_order, t->n_jobs, sizeof *l->id_order, by_job_id);
+	for (size_t r = 0; r < t->n_jobs; r++)
+		l->id_rank[l->id_order[r]] = r;
+}
 
 /* The queued and running jobs, by job id (malloc'd); *n_queued of them are queued. */
 static size_t *carry_indices(struct roll_live *l, size_t *n, size_t *n_queued)
@@ -73,17 +102,17 @@ static size_t *carry_indices(struct roll_live *l, size_t *n, size_t *n_queued)
 	sim_each_queued(l->sim, collect_job, &c);
 	*n_queued = c.n;
 	sim_each_running(l->sim, collect_job, &c);
-	sort_live = l;
-	if (c.n)
-		qsort(c.idx, c.n, sizeof *c.idx, by_job_id);
+	if (c.n) {
+		/* by rank: the same order as by id, with integer comparisons */
+		id_ranks(l);
+		for (size_t i = 0; i < c.n; i++)
+			c.idx[i] = l->id_rank[c.idx[i]];
+		qsort(c.idx, c.n, sizeof *c.idx, size_cmp);
+		for (size_t i = 0; i < c.n; i++)
+			c.idx[i] = l->id_order[c.idx[i]];
+	}
 	*n = c.n;
 	return c.idx;
-}
-
-static int by_job_id(const void *a, const void *b)
-{
-	const struct trace *t = sort_live->exec;
-	return strcmp(t->jobs[*(const size_t *)a].id, t->jobs[*(const size_t *)b].id);
 }
 
 static int pool_cmp(const void *a, const void *b)
