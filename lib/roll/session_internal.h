@@ -6,6 +6,7 @@
 #ifndef SCHEDNAV_ROLL_SESSION_INTERNAL_H
 #define SCHEDNAV_ROLL_SESSION_INTERNAL_H
 #include "roll/session.h"
+#include <stdint.h>
 
 struct roll_live {
 	struct roll_controller *ctl;
@@ -35,7 +36,8 @@ struct roll_live {
 	struct sim *spare;                   /* snapshot: the last scenario's clone, whose buffers the next one reuses */
 	/* the trace's jobs by id (id_order) and each job's place there (id_rank), built once
 	 * for id_n jobs: the carryover is sorted by rank, not by strcmp, at every cutoff */
-	size_t *id_order, *id_rank, id_n;
+	uint32_t *id_order, *id_rank;
+	size_t id_n;
 	struct roll_live_timing t;            /* benchmark counters */
 	char err[1024];
 };

@@ -70,29 +70,38 @@ static int by_job_id(const void *a, const void *b)
 	return strcmp(sort_trace->jobs[*(const size_t *)a].id, sort_trace->jobs[*(const size_t *)b].id);
 }
 
+static int by_job_id32(const void *a, const void *b)
+{
+	return strcmp(sort_trace->jobs[*(const uint32_t *)a].id, sort_trace->jobs[*(const uint32_t *)b].id);
+}
+
 static int size_cmp(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 	return (x > y) - (x < y);
 }
 
-/* The trace's jobs by id, once (job ids are unique: trace_read refuses duplicates). */
-static void id_ranks(struct roll_live *l)
+/* The trace's jobs by id, once (job ids are unique: trace_read refuses duplicates); 32-bit
+ * ranks, 8 bytes a job for both arrays. False for a trace past 2^32 - 1 jobs. */
+static bool id_ranks(struct roll_live *l)
 {
 	const struct trace *t = l->exec;
+	if (t->n_jobs > UINT32_MAX)
+		return false;
 	if (l->id_order && l->id_n == t->n_jobs)
-		return;
+		return true;
 	free(l->id_order);
 	free(l->id_rank);
 	l->id_n = t->n_jobs;
 	l->id_order = xmalloc((t->n_jobs + 1) * sizeof *l->id_order);
 	l->id_rank = xmalloc((t->n_jobs + 1) * sizeof *l->id_rank);
 	for (size_t i = 0; i < t->n_jobs; i++)
-		l->id_order[i] = i;
+		l->id_order[i] = (uint32_t)i;
 	sort_trace = t;
-	qsort(l->id_order, t->n_jobs, sizeof *l->id_order, by_job_id);
+	qsort(l->id_order, t->n_jobs, sizeof *l->id_order, by_job_id32);
 	for (size_t r = 0; r < t->n_jobs; r++)
-		l->id_rank[l->id_order[r]] = r;
+		l->id_rank[l->id_order[r]] = (uint32_t)r;
+	return true;
 }
 
 /* The queued and running jobs, by job id (malloc'd); *n_queued of them are queued. */
@@ -102,14 +111,16 @@ static size_t *carry_indices(struct roll_live *l, size_t *n, size_t *n_queued)
 	sim_each_queued(l->sim, collect_job, &c);
 	*n_queued = c.n;
 	sim_each_running(l->sim, collect_job, &c);
-	if (c.n) {
+	if (c.n && id_ranks(l)) {
 		/* by rank: the same order as by id, with integer comparisons */
-		id_ranks(l);
 		for (size_t i = 0; i < c.n; i++)
 			c.idx[i] = l->id_rank[c.idx[i]];
 		qsort(c.idx, c.n, sizeof *c.idx, size_cmp);
 		for (size_t i = 0; i < c.n; i++)
 			c.idx[i] = l->id_order[c.idx[i]];
+	} else if (c.n) {
+		sort_trace = l->exec;
+		qsort(c.idx, c.n, sizeof *c.idx, by_job_id);
 	}
 	*n = c.n;
 	return c.idx;
