@@ -262,12 +262,6 @@ static int scenario_simulate(struct roll_live *l, struct sim *s, const struct si
  * closed completes at cut + H, before its queue and duration would let it (its JCT and wait
  * are the lower bounds of docs/rolling.md "Scenarios end at their horizon"). The result
  * fingerprint is result_fingerprint's over those records. */
-static const struct trace *scn_sort_t;
-
-static int scn_by_id(const void *x, const void *y)
-{
-	return strcmp(scn_sort_t->jobs[*(const size_t *)x].id, scn_sort_t->jobs[*(const size_t *)y].id);
-}
 
 static void scenario_data(struct result_data *m, const struct json *hdr, const struct sim_policy *p, const struct trace *t,
 			  const struct sim_output *o)
@@ -276,15 +270,7 @@ static void scenario_data(struct result_data *m, const struct json *hdr, const s
 	arena_init(&m->arena);
 	m->header = json_clone(&m->arena, hdr);
 	m->policy = *p;
-	size_t n = o->n_jobs, *order = xmalloc((n + 1) * sizeof *order), *rank = xmalloc((n + 1) * sizeof *rank);
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	bool sorted = true;   /* ids are unique: already increasing means the sort is the identity */
-	for (size_t i = 1; i < n && sorted; i++)
-		sorted = strcmp(t->jobs[i - 1].id, t->jobs[i].id) < 0;
-	scn_sort_t = t;
-	if (!sorted)
-		qsort(order, n, sizeof *order, scn_by_id);
+	size_t n = o->n_jobs, *order = result_id_order(t, n), *rank = xmalloc((n + 1) * sizeof *rank);
 	m->jobs = xmalloc((n + 1) * sizeof *m->jobs);
 	m->cap_jobs = n + 1;
 	for (size_t x = 0; x < n; x++) {
@@ -295,31 +281,8 @@ static void scenario_data(struct result_data *m, const struct json *hdr, const s
 		rank[order[x]] = x;
 	}
 	m->n_jobs = n;
-	m->runs = xmalloc((o->n_runs + 1) * sizeof *m->runs);
-	m->cap_runs = o->n_runs + 1;
-	for (size_t i = 0; i < o->n_runs; i++)
-		m->runs[m->n_runs++] = (struct result_run){ rank[o->runs[i].job], o->runs[i].start, !o->runs[i].completed,
-			o->runs[i].guarantee_succeeded };
-	m->events = xmalloc((o->n_events + 1) * sizeof *m->events);
-	m->cap_events = o->n_events + 1;
-	for (size_t i = 0; i < o->n_events; i++) {
-		const struct sim_preemption *e = &o->events[i];
-		m->events[m->n_events++] = (struct result_event){ rank[e->victim], e->time, e->rollback, e->overhead, e->added_gpu_seconds };
-	}
-	struct arena *a = &m->arena;
-	struct json *c = json_object(a);
-	json_set(a, c, "type", json_str(a, "cluster"));
-	json_set(a, c, "node_count", json_int(a, (long long)o->node_count));
-	json_set(a, c, "capacity_gpus", json_int(a, o->capacity_gpus));
-	json_set(a, c, "simulation_start", json_real(a, o->simulation_start));
-	json_set(a, c, "simulation_end", json_real(a, o->simulation_end));
-	json_set(a, c, "allocated_gpu_seconds", json_real(a, o->allocated));
-	json_set(a, c, "warmup_allocated_gpu_seconds", json_real(a, o->warmup_allocated));
-	json_set(a, c, "evaluation_allocated_gpu_seconds", json_real(a, o->evaluation_allocated));
-	json_set(a, c, "drain_allocated_gpu_seconds", json_real(a, o->drain_allocated));
-	json_set(a, c, "allocation_rate_mean", json_real(a, o->allocation_rate_mean));
-	json_set(a, c, "drain_end", json_real(a, o->simulation_end));
-	m->cluster = c;
+	result_add_runs_events(m, o, rank);
+	m->cluster = result_cluster_json(&m->arena, o);
 	result_fingerprint(t, o, m->fingerprint);
 	free(order);
 	free(rank);

@@ -29,6 +29,21 @@ static int by_id(const void *a, const void *b)
 	return strcmp(sort_trace->jobs[*(const size_t *)a].id, sort_trace->jobs[*(const size_t *)b].id);
 }
 
+size_t *result_id_order(const struct trace *t, size_t n)
+{
+	size_t *order = xmalloc((n + 1) * sizeof *order);
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	bool sorted = true;   /* ids are unique: already increasing means the sort is the identity */
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = strcmp(t->jobs[i - 1].id, t->jobs[i].id) < 0;
+	if (!sorted) {
+		sort_trace = t;
+		qsort(order, n, sizeof *order, by_id);
+	}
+	return order;
+}
+
 void result_key(struct strbuf *sb, const char *k)
 {
 	sb_addc(sb, ',');
@@ -301,15 +316,7 @@ static int write_body(struct line_sink *k, const struct trace *t, const struct s
 	struct strbuf sb;
 	int rc = -1;
 	sb_init(&sb);
-	size_t *order = xmalloc((o->n_jobs + 1) * sizeof *order);
-	for (size_t i = 0; i < o->n_jobs; i++)
-		order[i] = i;
-	sort_trace = t;
-	bool sorted = true;   /* ids are unique: already increasing means the sort is the identity */
-	for (size_t i = 1; i < o->n_jobs && sorted; i++)
-		sorted = strcmp(t->jobs[i - 1].id, t->jobs[i].id) < 0;
-	if (!sorted)
-		qsort(order, o->n_jobs, sizeof *order, by_id);
+	size_t *order = result_id_order(t, o->n_jobs);
 	for (size_t x = 0; x < o->n_jobs; x++) {
 		const struct trace_job *tj = &t->jobs[order[x]];
 		const struct sim_job_result *r = &o->jobs[order[x]];

@@ -32,6 +32,9 @@
 
 /* The result header for trace t (read from input_name) and policy p, built in a. */
 struct json *result_header(struct arena *a, const struct trace *t, const struct sim_policy *p, const struct sim_output *o);
+/* The job_id order of t's first n jobs, the order of the job_result records (malloc'd, n + 1
+ * entries; the identity when the ids already increase: they are unique). */
+size_t *result_id_order(const struct trace *t, size_t n);
 /* Write header, body records and end. 0 or -1 + message. */
 int result_write(struct nd_writer *w, const struct json *hdr, const struct trace *t, const struct sim_output *o, char *err, size_t errlen);
 /* The same without the end record, for a caller that appends records of its own (sim-run

@@ -664,11 +664,37 @@ out:
 	return rc;
 }
 
-static const struct trace *sort_trace;
-
-static int by_id(const void *a, const void *b)
+void result_add_runs_events(struct result_data *m, const struct sim_output *o, const size_t *rank)
 {
-	return strcmp(sort_trace->jobs[*(const size_t *)a].id, sort_trace->jobs[*(const size_t *)b].id);
+	m->runs = xmalloc((o->n_runs + 1) * sizeof *m->runs);
+	m->cap_runs = o->n_runs + 1;
+	for (size_t i = 0; i < o->n_runs; i++) {
+		const struct sim_spot_run *r = &o->runs[i];
+		m->runs[m->n_runs++] = (struct result_run){ rank[r->job], r->start, !r->completed, r->guarantee_succeeded };
+	}
+	m->events = xmalloc((o->n_events + 1) * sizeof *m->events);
+	m->cap_events = o->n_events + 1;
+	for (size_t i = 0; i < o->n_events; i++) {
+		const struct sim_preemption *e = &o->events[i];
+		m->events[m->n_events++] = (struct result_event){ rank[e->victim], e->time, e->rollback, e->overhead, e->added_gpu_seconds };
+	}
+}
+
+struct json *result_cluster_json(struct arena *a, const struct sim_output *o)
+{
+	struct json *c = json_object(a);
+	json_set(a, c, "type", json_str(a, "cluster"));
+	json_set(a, c, "node_count", json_int(a, (long long)o->node_count));
+	json_set(a, c, "capacity_gpus", json_int(a, o->capacity_gpus));
+	json_set(a, c, "simulation_start", json_real(a, o->simulation_start));
+	json_set(a, c, "simulation_end", json_real(a, o->simulation_end));
+	json_set(a, c, "allocated_gpu_seconds", json_real(a, o->allocated));
+	json_set(a, c, "warmup_allocated_gpu_seconds", json_real(a, o->warmup_allocated));
+	json_set(a, c, "evaluation_allocated_gpu_seconds", json_real(a, o->evaluation_allocated));
+	json_set(a, c, "drain_allocated_gpu_seconds", json_real(a, o->drain_allocated));
+	json_set(a, c, "allocation_rate_mean", json_real(a, o->allocation_rate_mean));
+	json_set(a, c, "drain_end", json_real(a, o->simulation_end));
+	return c;
 }
 
 /*
@@ -686,16 +712,7 @@ int result_from_output(struct result_data *m, const struct json *hdr, const stru
 	arena_init(&m->arena);
 	m->header = json_clone(&m->arena, hdr);
 	m->policy = *p;
-	size_t n = o->n_jobs, *order = xmalloc((n + 1) * sizeof *order), *rank = xmalloc((n + 1) * sizeof *rank);
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	bool sorted = true;
-	for (size_t i = 1; i < n && sorted; i++)
-		sorted = strcmp(t->jobs[i - 1].id, t->jobs[i].id) < 0;
-	if (!sorted) {
-		sort_trace = t;
-		qsort(order, n, sizeof *order, by_id);
-	}
+	size_t n = o->n_jobs, *order = result_id_order(t, n), *rank = xmalloc((n + 1) * sizeof *rank);
 	m->jobs = xmalloc((n + 1) * sizeof *m->jobs);
 	m->cap_jobs = n + 1;
 	double max_gpus = 0, max_end = 0;
@@ -722,31 +739,8 @@ int result_from_output(struct result_data *m, const struct json *hdr, const stru
 		m->n_jobs = x + 1;
 		rank[order[x]] = x;
 	}
-	m->runs = xmalloc((o->n_runs + 1) * sizeof *m->runs);
-	m->cap_runs = o->n_runs + 1;
-	for (size_t i = 0; i < o->n_runs; i++) {
-		const struct sim_spot_run *r = &o->runs[i];
-		m->runs[m->n_runs++] = (struct result_run){ rank[r->job], r->start, !r->completed, r->guarantee_succeeded };
-	}
-	m->events = xmalloc((o->n_events + 1) * sizeof *m->events);
-	m->cap_events = o->n_events + 1;
-	for (size_t i = 0; i < o->n_events; i++) {
-		const struct sim_preemption *e = &o->events[i];
-		m->events[m->n_events++] = (struct result_event){ rank[e->victim], e->time, e->rollback, e->overhead, e->added_gpu_seconds };
-	}
-	struct arena *a = &m->arena;
-	struct json *c = json_object(a);
-	json_set(a, c, "type", json_str(a, "cluster"));
-	json_set(a, c, "node_count", json_int(a, (long long)o->node_count));
-	json_set(a, c, "capacity_gpus", json_int(a, o->capacity_gpus));
-	json_set(a, c, "simulation_start", json_real(a, o->simulation_start));
-	json_set(a, c, "simulation_end", json_real(a, o->simulation_end));
-	json_set(a, c, "allocated_gpu_seconds", json_real(a, o->allocated));
-	json_set(a, c, "warmup_allocated_gpu_seconds", json_real(a, o->warmup_allocated));
-	json_set(a, c, "evaluation_allocated_gpu_seconds", json_real(a, o->evaluation_allocated));
-	json_set(a, c, "drain_allocated_gpu_seconds", json_real(a, o->drain_allocated));
-	json_set(a, c, "allocation_rate_mean", json_real(a, o->allocation_rate_mean));
-	json_set(a, c, "drain_end", json_real(a, o->simulation_end));
+	result_add_runs_events(m, o, rank);
+	struct json *c = result_cluster_json(&m->arena, o);
 	struct result_cluster_fields cf = { (double)o->capacity_gpus, o->simulation_start, o->simulation_end };
 	const char *why = cluster_problem(c, &cf, max_gpus, max_end);
 	if (why) {
