@@ -257,37 +257,6 @@ static int scenario_simulate(struct roll_live *l, struct sim *s, const struct si
 	return 0;
 }
 
-/* The scenario result as result_from_output would give it (jobs in job_id order), built from
- * the horizon-closed output without the checks of a finished result: a job the horizon
- * closed completes at cut + H, before its queue and duration would let it (its JCT and wait
- * are the lower bounds of docs/rolling.md "Scenarios end at their horizon"). The result
- * fingerprint is result_fingerprint's over those records. */
-
-static void scenario_data(struct result_data *m, const struct json *hdr, const struct sim_policy *p, const struct trace *t,
-			  const struct sim_output *o)
-{
-	memset(m, 0, sizeof *m);
-	arena_init(&m->arena);
-	m->header = json_clone(&m->arena, hdr);
-	m->policy = *p;
-	size_t n = o->n_jobs, *order = result_id_order(t, n), *rank = xmalloc((n + 1) * sizeof *rank);
-	m->jobs = xmalloc((n + 1) * sizeof *m->jobs);
-	m->cap_jobs = n + 1;
-	for (size_t x = 0; x < n; x++) {
-		const struct trace_job *tj = &t->jobs[order[x]];
-		const struct sim_job_result *r = &o->jobs[order[x]];
-		m->jobs[x] = (struct result_job){ (char *)tj->id, tj->hp, r->evaluation_population, r->completion - tj->submit, r->queue_seconds,
-			r->preemptions, r->runs };
-		rank[order[x]] = x;
-	}
-	m->n_jobs = n;
-	result_add_runs_events(m, o, rank);
-	m->cluster = result_cluster_json(&m->arena, o);
-	result_fingerprint(t, o, m->fingerprint);
-	free(order);
-	free(rank);
-}
-
 /* A scenario's evaluation from its metrics: the metrics record, its fingerprint, the
  * result's fingerprint and the population's HP queue times (a job the horizon closed
  * unstarted: its wait so far, a lower bound). */
@@ -319,8 +288,10 @@ static int scenario_eval(struct roll_live *l, struct sim *s, const struct sim_po
 	struct json *hdr;
 	if (scenario_simulate(l, s, p, sc, frozen, jobs, m, a, &r, &hdr, err, errlen))
 		return -1;
+	/* unchecked: a job the horizon closed completes at cut + H, so its JCT and wait are the lower
+	 * bounds of docs/rolling.md "Scenarios end at their horizon" */
 	struct result_data mr;
-	scenario_data(&mr, hdr, p, &r.t, &r.o);
+	result_from_output_unchecked(&mr, hdr, p, &r.t, &r.o);
 	eval_of(a, &mr, out);
 	result_data_release(&mr);
 	scenario_out_release(&r);
@@ -420,7 +391,7 @@ static bool admit_all(void *ctx, const struct sim *s, const struct sim_job_view 
 }
 
 /* The snapshot evaluator: an in-memory copy of the live session's live state (sim_clone_live), run in this
- * process; the metrics come from the horizon-closed output (scenario_data), as in the fork
+ * process; the metrics come from the horizon-closed output (result_from_output_unchecked), as in the fork
  * evaluator's child. */
 static int snapshot_evaluate(struct roll_live *l, struct arena *a, const struct sim_policy *p, const struct roll_scenario *sc,
 			     const struct roll_projection *frozen, const struct trace_job *jobs, size_t m, struct roll_eval *out, char *err,

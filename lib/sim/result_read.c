@@ -664,7 +664,7 @@ out:
 	return rc;
 }
 
-void result_add_runs_events(struct result_data *m, const struct sim_output *o, const size_t *rank)
+static void add_runs_events(struct result_data *m, const struct sim_output *o, const size_t *rank)
 {
 	m->runs = xmalloc((o->n_runs + 1) * sizeof *m->runs);
 	m->cap_runs = o->n_runs + 1;
@@ -680,7 +680,7 @@ void result_add_runs_events(struct result_data *m, const struct sim_output *o, c
 	}
 }
 
-struct json *result_cluster_json(struct arena *a, const struct sim_output *o)
+static struct json *cluster_json(struct arena *a, const struct sim_output *o)
 {
 	struct json *c = json_object(a);
 	json_set(a, c, "type", json_str(a, "cluster"));
@@ -705,8 +705,8 @@ struct json *result_cluster_json(struct arena *a, const struct sim_output *o)
  * their order. The checks a reader makes of a job, of the cluster and of an empty result
  * are made too, with the same messages (without PATH:LINE).
  */
-int result_from_output(struct result_data *m, const struct json *hdr, const struct sim_policy *p, const struct trace *t,
-			const struct sim_output *o, char *err, size_t errlen)
+static int from_output(struct result_data *m, const struct json *hdr, const struct sim_policy *p, const struct trace *t,
+		       const struct sim_output *o, bool checked, char *err, size_t errlen)
 {
 	memset(m, 0, sizeof *m);
 	arena_init(&m->arena);
@@ -722,12 +722,12 @@ int result_from_output(struct result_data *m, const struct json *hdr, const stru
 		const struct sim_job_result *r = &o->jobs[order[x]];
 		struct jobfields f = { tj->id, tj->hp ? "HP" : "Spot", tj->submit, r->start, r->completion, tj->duration, tj->gpus,
 			r->completion - tj->submit, r->queue_seconds, r->preemptions, r->runs, r->evaluation_population };
-		const char *why = job_derived_problem(&f);
+		const char *why = checked ? job_derived_problem(&f) : NULL;
 		if (why) {
 			snprintf(err, errlen, "job_result '%s': %s", f.id, why);
 			goto out;
 		}
-		if (x && strcmp(m->jobs[x - 1].id, f.id) >= 0) {
+		if (checked && x && strcmp(m->jobs[x - 1].id, f.id) >= 0) {
 			snprintf(err, errlen, "job_result '%s': not sorted by job_id or duplicate", f.id);
 			goto out;
 		}
@@ -739,16 +739,16 @@ int result_from_output(struct result_data *m, const struct json *hdr, const stru
 		m->n_jobs = x + 1;
 		rank[order[x]] = x;
 	}
-	result_add_runs_events(m, o, rank);
-	struct json *c = result_cluster_json(&m->arena, o);
+	add_runs_events(m, o, rank);
+	struct json *c = cluster_json(&m->arena, o);
 	struct result_cluster_fields cf = { (double)o->capacity_gpus, o->simulation_start, o->simulation_end };
-	const char *why = cluster_problem(c, &cf, max_gpus, max_end);
+	const char *why = checked ? cluster_problem(c, &cf, max_gpus, max_end) : NULL;
 	if (why) {
 		snprintf(err, errlen, "cluster: %s", why);
 		goto out;
 	}
 	m->cluster = c;
-	if (!m->n_jobs) {
+	if (checked && !m->n_jobs) {
 		snprintf(err, errlen, "result stream has no job_result records");
 		goto out;
 	}
@@ -760,6 +760,19 @@ out:
 	if (rc)
 		result_data_release(m);
 	return rc;
+}
+
+int result_from_output(struct result_data *m, const struct json *hdr, const struct sim_policy *p, const struct trace *t,
+		       const struct sim_output *o, char *err, size_t errlen)
+{
+	return from_output(m, hdr, p, t, o, true, err, errlen);
+}
+
+void result_from_output_unchecked(struct result_data *m, const struct json *hdr, const struct sim_policy *p,
+				  const struct trace *t, const struct sim_output *o)
+{
+	char err[1];
+	(void)from_output(m, hdr, p, t, o, false, err, sizeof err);   /* makes no check: cannot fail */
 }
 
 void result_data_release(struct result_data *m)

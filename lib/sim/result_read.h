@@ -143,9 +143,9 @@ int result_read(struct result_data *d, struct nd_reader *r, const struct result_
 int result_from_output(struct result_data *d, const struct json *hdr, const struct sim_policy *p, const struct trace *t,
 		       const struct sim_output *o, char *err, size_t errlen);
 void result_data_release(struct result_data *d);
-/* The pieces of result_from_output that make no check, for a result built another way (a
- * rolling scenario closed at its horizon): o's Spot runs and preemption events appended to d,
- * each job as its rank in result_id_order, and o's cluster record in a. */
-void result_add_runs_events(struct result_data *d, const struct sim_output *o, const size_t *rank);
-struct json *result_cluster_json(struct arena *a, const struct sim_output *o);
+/* The same without any of the checks of a finished result, for a result that is not one (a
+ * rolling scenario closed at its horizon: a job completes at cut + H before its queue and
+ * duration would let it). */
+void result_from_output_unchecked(struct result_data *d, const struct json *hdr, const struct sim_policy *p,
+				  const struct trace *t, const struct sim_output *o);
 #endif
