@@ -288,8 +288,11 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	size_t n_runs = 0;
 	char stress_fp[FP_HEX_XXH3] = "";
 	const char *proj_fp = proj ? ob.projection_fp : NULL;
+	struct roll_carry_est *carry_est = arena_alloc(a, sizeof *carry_est);
+	memset(carry_est, 0, sizeof *carry_est);
+	/* the scenarios of this cutoff share their carryover's estimates */
 	struct roll_scenario_in sin = { c->exec, c->history, cut, c->cfg->horizon, &st, NULL, 0, proj_fp, NULL, false, false,
-		NULL };
+		NULL, carry_est };
 	if (!c->samples)
 		c->samples = roll_samples_new(c->exec, c->history);
 	roll_samples_advance(c->samples, cut);

@@ -4,6 +4,8 @@
 #include "eval/evidence.h"
 #include "eval/metrics.h"
 #include "core/strbuf.h"
+#include "core/strrank.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -299,15 +301,17 @@ void roll_carry_entry_write(struct strbuf *sb, const struct roll_carry *c)
 
 /* Carryover groups: (class HP before Spot, pool, status queued before running), then the
  * queue wait ascending, then the state's own order (a total order: the same groups and
- * medians whatever qsort does with ties). */
+ * medians whatever qsort does with ties). The pool compares by its rank in strcmp order. */
+struct carry_key { const struct roll_carry *c; uint32_t pool; };
+
 static int carry_group_cmp(const void *x, const void *y)
 {
-	const struct roll_carry *a = *(const struct roll_carry *const *)x, *b = *(const struct roll_carry *const *)y;
-	int c;
+	const struct carry_key *ka = x, *kb = y;
+	const struct roll_carry *a = ka->c, *b = kb->c;
 	if (a->hp != b->hp)
 		return a->hp ? -1 : 1;
-	if ((c = strcmp(a->model, b->model)))
-		return c;
+	if (ka->pool != kb->pool)
+		return ka->pool < kb->pool ? -1 : 1;
 	if (a->running != b->running)
 		return a->running ? 1 : -1;
 	if (a->queue_wait != b->queue_wait)
@@ -338,9 +342,17 @@ static void carry_summary(struct arena *a, struct json *o, const struct roll_car
 	json_set(a, o, "carryover_job_count", json_int(a, (long long)n));
 	json_set(a, o, "carryover_jobs_fingerprint", json_str(a, fp));
 	const struct roll_carry **ix = arena_alloc(a, (n + 1) * sizeof *ix);
+	struct carry_key *keys = xmalloc((n + 1) * sizeof *keys);
+	uint32_t *rank = xmalloc((n + 1) * sizeof *rank);
+	if (n)
+		str_ranks(&cv[0].model, n, sizeof *cv, rank);
 	for (size_t i = 0; i < n; i++)
-		ix[i] = &cv[i];
-	qsort(ix, n, sizeof *ix, carry_group_cmp);
+		keys[i] = (struct carry_key){ &cv[i], rank[i] };
+	qsort(keys, n, sizeof *keys, carry_group_cmp);
+	for (size_t i = 0; i < n; i++)
+		ix[i] = keys[i].c;
+	free(keys);
+	free(rank);
 	struct json *groups = json_array(a);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;

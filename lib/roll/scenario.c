@@ -2,6 +2,7 @@
 #include "core/fp.h"
 #include "core/num.h"
 #include "core/strbuf.h"
+#include "core/strrank.h"
 #include "core/xalloc.h"
 #include "eval/evidence.h"
 #include "roll/config.h"
@@ -10,16 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct sample { bool hp; const char *model; double d; };
+struct sample { bool hp; const char *model; double d; uint32_t rank; /* of model, by strcmp */ };
 
+/* (class, pool, d): HP first, then the model in strcmp order (by its rank), then d */
 static int sample_cmp(const void *x, const void *y)
 {
 	const struct sample *a = x, *b = y;
 	if (a->hp != b->hp)
 		return a->hp ? -1 : 1;
-	int c = strcmp(a->model, b->model);
-	if (c)
-		return c;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
 	return a->d < b->d ? -1 : a->d > b->d;
 }
 
@@ -218,7 +219,7 @@ void roll_samples_advance(struct roll_samples *s, double cut)
 		if (j->submit <= cut + ROLL_EPS && !key_has(s, j)) {
 			key_add(s, j);
 			batch = xgrow(batch, &bcap, nb + 1, sizeof *batch);
-			batch[nb++] = (struct sample){ j->hp, j->model, j->duration };
+			batch[nb++] = (struct sample){ j->hp, j->model, j->duration, 0 };
 		}
 	}
 	for (; s->pe < s->exec->n_jobs; s->pe++) {
@@ -227,7 +228,7 @@ void roll_samples_advance(struct roll_samples *s, double cut)
 			break;
 		if (j->submit <= cut + ROLL_EPS && !key_has(s, j)) {
 			batch = xgrow(batch, &bcap, nb + 1, sizeof *batch);
-			batch[nb++] = (struct sample){ j->hp, j->model, j->duration };
+			batch[nb++] = (struct sample){ j->hp, j->model, j->duration, 0 };
 		}
 	}
 	if (nb) {
@@ -238,6 +239,11 @@ void roll_samples_advance(struct roll_samples *s, double cut)
 			s->dur_class = xrealloc(s->dur_class, s->cap * sizeof *s->dur_class);
 		}
 		double *tmp = xmalloc(need * sizeof *tmp);
+		uint32_t *rank = xmalloc(nb * sizeof *rank);
+		str_ranks(&batch[0].model, nb, sizeof *batch, rank);
+		for (size_t i = 0; i < nb; i++)
+			batch[i].rank = rank[i];
+		free(rank);
 		qsort(batch, nb, sizeof *batch, sample_cmp);
 		merge_pool(s, batch, nb, tmp);
 		qsort(batch, nb, sizeof *batch, class_cmp);
@@ -347,32 +353,6 @@ static int scn_cmp(const void *x, const void *y)
 	return strcmp(a->id, b->id);
 }
 
-/* v[0..n) by scn_cmp into out. The first n_head (the carryover: one submit time, ids
- * carryover::NNNNNN::… in state order) are usually in order already; then only the rest is
- * sorted and the two runs merged, the head first on a tie — what sorting the whole gives,
- * without comparing 27,000 carryover ids by their common prefix at every decision. */
-static void scn_sort(struct roll_scn_job *v, size_t n, size_t n_head, struct roll_scn_job *out)
-{
-	bool head_sorted = n_head <= n;
-	for (size_t i = 1; head_sorted && i < n_head; i++)
-		head_sorted = scn_cmp(&v[i - 1], &v[i]) <= 0;
-	if (!head_sorted || n_head == 0) {
-		qsort(v, n, sizeof *v, scn_cmp);
-		memcpy(out, v, n * sizeof *v);
-		return;
-	}
-	struct roll_scn_job *rest = v + n_head;
-	size_t nr = n - n_head, i = 0, k = 0, o = 0;
-	if (nr)
-		qsort(rest, nr, sizeof *rest, scn_cmp);
-	while (i < n_head && k < nr)
-		out[o++] = scn_cmp(&rest[k], &v[i]) < 0 ? rest[k++] : v[i++];
-	while (i < n_head)
-		out[o++] = v[i++];
-	while (k < nr)
-		out[o++] = rest[k++];
-}
-
 static const char *fmt_id(struct arena *a, const char *fmt, size_t i, const char *rest)
 {
 	size_t need = strlen(fmt) + strlen(rest) + 32;
@@ -431,19 +411,32 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 		}
 	}
 
-	/* 2. carryover estimates (the jobs themselves stay in the live simulator state). */
-	s->est = arena_alloc(a, (st->n_carry + 1) * sizeof *s->est);
+	/* 2. carryover estimates (the jobs themselves stay in the live simulator state), once
+	 * per cutoff. */
+	struct roll_carry_est *ce = in->carry_est;
+	if (!ce) {
+		ce = arena_alloc(a, sizeof *ce);
+		memset(ce, 0, sizeof *ce);
+	}
+	if (!ce->built) {
+		ce->est = arena_alloc(a, (st->n_carry + 1) * sizeof *ce->est);
+		for (size_t i = 0; i < st->n_carry; i++) {
+			const struct roll_carry *c = &st->carry[i];
+			size_t n;
+			const double *d = samples_for(smp, c->hp, c->model, &n);
+			struct roll_estimate *e = &ce->est[i];
+			e->carry = c;
+			e->scenario_id = fmt_id(a, "carryover::%06zu::%s", i, c->id);
+			e->estimate = roll_estimate_remaining(d, n, c->running ? c->run_elapsed : 0.0, in->horizon, &e->method, &e->samples);
+		}
+		ce->n = st->n_carry;
+		ce->built = true;
+	}
+	s->carry_est = ce;
+	s->est = ce->est;
+	s->n_est = ce->n;
 	for (size_t i = 0; i < st->n_carry; i++) {
 		const struct roll_carry *c = &st->carry[i];
-		size_t n;
-		const double *d = samples_for(smp, c->hp, c->model, &n);
-		struct roll_estimate *e = &s->est[s->n_est++];
-		e->carry = c;
-		e->scenario_id = fmt_id(a, "carryover::%06zu::%s", i, c->id);
-		e->estimate = roll_estimate_remaining(d, n, c->running ? c->run_elapsed : 0.0, in->horizon, &e->method, &e->samples);
-		struct roll_scn_job *j = push(&jv);
-		*j = (struct roll_scn_job){ e->scenario_id, cut, e->estimate, c->gpus, c->hp, c->model, c->tenant, SCN_CARRYOVER, c->id,
-			!c->running && c->queue_wait > ROLL_EPS, !c->running ? c->queue_wait : 0.0 };
 		if (c->hp) {
 			tpl_pool[n_tpl] = c->model;
 			tpl[n_tpl++] = (struct roll_piece){ c->gpus, c->tenant, c->id };
@@ -537,9 +530,11 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 		s->decomposition = json_null(a);
 	free(tpl);
 	free(tpl_pool);
+	if (jv.n)
+		qsort(jv.v, jv.n, sizeof *jv.v, scn_cmp);
 	s->jobs = arena_alloc(a, (jv.n + 1) * sizeof *s->jobs);
 	if (jv.n)
-		scn_sort(jv.v, jv.n, st->n_carry, s->jobs);
+		memcpy(s->jobs, jv.v, jv.n * sizeof *jv.v);
 	s->n_jobs = jv.n;
 	free(jv.v);
 	roll_samples_free(own);
@@ -577,6 +572,59 @@ static const char *kind_name(enum roll_scn_kind k)
 	return k == SCN_CARRYOVER ? "carryover" : k == SCN_HISTORY ? "history-replay" : k == SCN_FORECAST ? "forecast-piece" : "actual-future";
 }
 
+/* Issue 23: the record listed one estimate per carryover job (5 MB a record at a backlog
+ * of 27,000). It keeps their count, the XXH3-128 of the entries (one line ENTRY<LF> each
+ * in the state's order, ENTRY as roll_estimate_entry_write writes it) and a fixed-size
+ * summary. The queued carryover's initial waits are the observation's current waits; the
+ * record keeps their count and an XXH3-128 over "SCENARIO_JOB_ID<TAB>WAIT<LF>" lines in
+ * estimate order, waits in Python repr. Computed once per cutoff: every scenario of a
+ * decision carries the same. */
+static void carry_est_summarize(struct roll_carry_est *ce)
+{
+	struct strbuf wl;
+	struct fp_xxh3 wh, eh;
+	double *est = xmalloc((ce->n + 1) * sizeof *est);
+	sb_init(&wl);
+	fp_xxh3_init(&wh);
+	fp_xxh3_init(&eh);
+	ce->n_waits = 0;
+	for (int m = 0; m < 3; m++)
+		ce->by_method[m] = 0;
+	for (size_t i = 0; i < ce->n; i++) {
+		const struct roll_estimate *e = &ce->est[i];
+		sb_reset(&wl);
+		roll_estimate_entry_write(&wl, e);
+		sb_addc(&wl, '\n');
+		fp_xxh3_update(&eh, wl.buf, wl.len);
+		est[i] = e->estimate;
+		for (int m = 0; m < 3; m++)
+			if (!strcmp(e->method, roll_estimator_methods[m]))
+				ce->by_method[m]++;
+		if (!e->carry->running && e->carry->queue_wait > ROLL_EPS) {
+			sb_reset(&wl);
+			sb_adds(&wl, e->scenario_id);
+			sb_addc(&wl, '\t');
+			sb_add_double(&wl, e->carry->queue_wait);
+			sb_addc(&wl, '\n');
+			fp_xxh3_update(&wh, wl.buf, wl.len);
+			ce->n_waits++;
+		}
+	}
+	fp_xxh3_hex(&wh, ce->wait_fp);
+	fp_xxh3_release(&wh);
+	fp_xxh3_hex(&eh, ce->est_fp);
+	fp_xxh3_release(&eh);
+	sb_release(&wl);
+	qsort(est, ce->n, sizeof *est, double_cmp);
+	if (ce->n) {
+		ce->min = est[0];
+		ce->median = est[(ce->n - 1) / 2];
+		ce->max = est[ce->n - 1];
+	}
+	free(est);
+	ce->summarized = true;
+}
+
 struct json *roll_scenario_json(struct arena *a, struct roll_scenario *s, const char *trace_id, const char *snapshot_fp,
 				const char *projection_fp, long long decision_index)
 {
@@ -599,61 +647,24 @@ struct json *roll_scenario_json(struct arena *a, struct roll_scenario *s, const 
 	json_set(a, o, "future_arrivals_visible", json_bool(a, s->actual_future));
 	json_set(a, o, "non_deployable", json_bool(a, s->actual_future));
 	json_set(a, o, "carryover_runtime_estimator", json_str(a, "cutoff-visible-conditional-survival-median/v1"));
-	/* Issue 23: the record listed one estimate per carryover job (5 MB a record at a backlog
-	 * of 27,000). It keeps their count, the XXH3-128 of the entries (one line ENTRY<LF> each
-	 * in the state's order, ENTRY as roll_estimate_entry_write writes it) and a fixed-size
-	 * summary. The queued carryover's initial waits are the observation's current waits; the
-	 * record keeps their count and an XXH3-128 over "SCENARIO_JOB_ID<TAB>WAIT<LF>" lines in
-	 * estimate order, waits in Python repr. */
-	struct strbuf wl;
-	struct fp_xxh3 wh, eh;
-	long long n_waits = 0, by_method[3] = { 0, 0, 0 };
-	double *est = xmalloc((s->n_est + 1) * sizeof *est);
-	sb_init(&wl);
-	fp_xxh3_init(&wh);
-	fp_xxh3_init(&eh);
-	for (size_t i = 0; i < s->n_est; i++) {
-		const struct roll_estimate *e = &s->est[i];
-		sb_reset(&wl);
-		roll_estimate_entry_write(&wl, e);
-		sb_addc(&wl, '\n');
-		fp_xxh3_update(&eh, wl.buf, wl.len);
-		est[i] = e->estimate;
-		for (int m = 0; m < 3; m++)
-			if (!strcmp(e->method, roll_estimator_methods[m]))
-				by_method[m]++;
-		if (!e->carry->running && e->carry->queue_wait > ROLL_EPS) {
-			sb_reset(&wl);
-			sb_adds(&wl, e->scenario_id);
-			sb_addc(&wl, '\t');
-			sb_add_double(&wl, e->carry->queue_wait);
-			sb_addc(&wl, '\n');
-			fp_xxh3_update(&wh, wl.buf, wl.len);
-			n_waits++;
-		}
-	}
-	char wfp[FP_HEX_XXH3], efp[FP_HEX_XXH3];
-	fp_xxh3_hex(&wh, wfp);
-	fp_xxh3_release(&wh);
-	fp_xxh3_hex(&eh, efp);
-	fp_xxh3_release(&eh);
-	sb_release(&wl);
-	json_set(a, o, "carryover_runtime_estimate_count", json_int(a, (long long)s->n_est));
-	json_set(a, o, "carryover_runtime_estimates_fingerprint", json_str(a, efp));
+	/* the carryover's estimates: counts, fingerprints and summary (carry_est_summarize) */
+	struct roll_carry_est *ce = s->carry_est;
+	if (!ce->summarized)
+		carry_est_summarize(ce);
+	json_set(a, o, "carryover_runtime_estimate_count", json_int(a, (long long)ce->n));
+	json_set(a, o, "carryover_runtime_estimates_fingerprint", json_str(a, ce->est_fp));
 	x = json_object(a);
 	struct json *bm = json_object(a), *rem = json_object(a);
 	for (int m = 0; m < 3; m++)
-		json_set(a, bm, roll_estimator_methods[m], json_int(a, by_method[m]));
+		json_set(a, bm, roll_estimator_methods[m], json_int(a, ce->by_method[m]));
 	json_set(a, x, "job_count_by_estimator_method", bm);
-	qsort(est, s->n_est, sizeof *est, double_cmp);
-	json_set(a, rem, "minimum", s->n_est ? json_real(a, est[0]) : json_null(a));
-	json_set(a, rem, "median", s->n_est ? json_real(a, est[(s->n_est - 1) / 2]) : json_null(a));
-	json_set(a, rem, "maximum", s->n_est ? json_real(a, est[s->n_est - 1]) : json_null(a));
+	json_set(a, rem, "minimum", ce->n ? json_real(a, ce->min) : json_null(a));
+	json_set(a, rem, "median", ce->n ? json_real(a, ce->median) : json_null(a));
+	json_set(a, rem, "maximum", ce->n ? json_real(a, ce->max) : json_null(a));
 	json_set(a, x, "estimated_remaining_seconds", rem);
 	json_set(a, o, "carryover_runtime_estimate_summary", x);
-	free(est);
-	json_set(a, o, "initial_queue_wait_job_count", json_int(a, n_waits));
-	json_set(a, o, "initial_queue_wait_fingerprint", json_str(a, wfp));
+	json_set(a, o, "initial_queue_wait_job_count", json_int(a, ce->n_waits));
+	json_set(a, o, "initial_queue_wait_fingerprint", json_str(a, ce->wait_fp));
 	bool forecast = s->decomposition->kind == JSON_ARRAY;
 	json_set(a, o, "forecast_derived_hp_jobs", json_bool(a, forecast));
 	if (forecast) {

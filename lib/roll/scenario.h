@@ -72,6 +72,20 @@ struct roll_samples *roll_samples_new(const struct trace *exec, const struct tra
 void roll_samples_advance(struct roll_samples *s, double cut);
 void roll_samples_free(struct roll_samples *s);
 
+/* The carryover part of a cutoff's scenarios: the runtime estimate of every carryover job
+ * (step 2) and the record's fields over them. It depends on the cutoff, the state and the
+ * samples only, so the scenarios of one decision share one (built by the first, summarized
+ * by the first roll_scenario_json; zero-initialize it, one per cutoff, in the arena the
+ * scenarios use). */
+struct roll_carry_est {
+	bool built, summarized;
+	struct roll_estimate *est;           /* in the state's order */
+	size_t n;
+	char est_fp[FP_HEX_XXH3], wait_fp[FP_HEX_XXH3];
+	long long n_waits, by_method[3];
+	double min, median, max;             /* of the estimates (n > 0) */
+};
+
 struct roll_scenario_in {
 	const struct trace *exec, *history;  /* execution and workload-history traces */
 	double cut;
@@ -84,6 +98,7 @@ struct roll_scenario_in {
 	bool stress;
 	bool actual_future;                  /* oracle */
 	const struct roll_samples *samples;  /* advanced to cut; NULL: built here */
+	struct roll_carry_est *carry_est;    /* shared with the cutoff's other scenarios; NULL: own */
 };
 
 struct roll_scenario {
@@ -91,10 +106,12 @@ struct roll_scenario {
 	bool stress, actual_future;
 	double cut;
 	long long horizon;
-	struct roll_scn_job *jobs;           /* every job incl. carryover, sorted by (submit, id) */
+	struct roll_scn_job *jobs;           /* the injected jobs (not the carryover, which the live
+					      * simulator state holds), sorted by (submit, id) */
 	size_t n_jobs;
-	struct roll_estimate *est;
+	struct roll_estimate *est;           /* the carryover's estimates (= carry_est->est) */
 	size_t n_est;
+	struct roll_carry_est *carry_est;
 	struct json *decomposition;          /* points array, or JSON null */
 	char fp[FP_HEX_XXH3];                         /* filled by roll_scenario_json */
 };

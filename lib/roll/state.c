@@ -6,6 +6,7 @@
 #include "core/ndjson.h"
 #include "core/num.h"
 #include "core/strbuf.h"
+#include "core/strrank.h"
 #include "core/xalloc.h"
 #include "eval/metrics.h"
 #include "roll/record_check.h"
@@ -70,11 +71,6 @@ static int by_job_id(const void *a, const void *b)
 	return strcmp(sort_trace->jobs[*(const size_t *)a].id, sort_trace->jobs[*(const size_t *)b].id);
 }
 
-static int by_job_id32(const void *a, const void *b)
-{
-	return strcmp(sort_trace->jobs[*(const uint32_t *)a].id, sort_trace->jobs[*(const uint32_t *)b].id);
-}
-
 static int size_cmp(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -95,10 +91,8 @@ static bool id_ranks(struct roll_live *l)
 	l->id_n = t->n_jobs;
 	l->id_order = xmalloc((t->n_jobs + 1) * sizeof *l->id_order);
 	l->id_rank = xmalloc((t->n_jobs + 1) * sizeof *l->id_rank);
-	for (size_t i = 0; i < t->n_jobs; i++)
-		l->id_order[i] = (uint32_t)i;
-	sort_trace = t;
-	qsort(l->id_order, t->n_jobs, sizeof *l->id_order, by_job_id32);
+	if (t->n_jobs)
+		str_order32(&t->jobs[0].id, t->n_jobs, sizeof *t->jobs, l->id_order);
 	for (size_t r = 0; r < t->n_jobs; r++)
 		l->id_rank[l->id_order[r]] = (uint32_t)r;
 	return true;

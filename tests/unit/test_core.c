@@ -3,6 +3,7 @@
 #include "core/ndjson.h"
 #include "core/num.h"
 #include "core/fp.h"
+#include "core/strrank.h"
 #include "core/text.h"
 #include "trace/trace.h"
 #include <math.h>
@@ -232,8 +233,53 @@ static void schema_id_cases(void)
 	CHECK(!nd_schema_is(NULL, "schednav.run-config/1"), "NULL taken for an id");
 }
 
+/* str_ranks: equal strings equal ranks, ranks in strcmp order, both with few distinct
+ * strings (linear lookup) and with more than 64 (the sort fallback) */
+struct named { int pad; const char *name; };
+
+static void strrank_cases(void)
+{
+	char buf[200][8];
+	struct named v[200];
+	uint32_t r[200];
+	for (int many = 0; many < 2; many++) {
+		size_t n = 200, m = many ? 150 : 5;
+		for (size_t i = 0; i < n; i++) {
+			snprintf(buf[i], sizeof buf[i], "m%zu", (i * 37) % m);   /* separate copies: equal strings, distinct pointers */
+			v[i] = (struct named){ (int)i, buf[i] };
+		}
+		size_t d = str_ranks(&v[0].name, n, sizeof *v, r);
+		CHECK(d == m, "distinct strings %zu, want %zu", d, m);
+		for (size_t i = 0; i < n; i++)
+			for (size_t k = 0; k < n; k++) {
+				int c = strcmp(v[i].name, v[k].name);
+				CHECK((c < 0) == (r[i] < r[k]) && (c == 0) == (r[i] == r[k]), "ranks of '%s' %u and '%s' %u", v[i].name, r[i],
+				      v[k].name, r[k]);
+			}
+	}
+	CHECK(str_ranks(NULL, 0, sizeof *v, r) == 0, "no strings");
+	/* str_order32: strcmp's order (unsigned bytes) across lengths around 8 bytes, shared
+	 * 8-byte prefixes, bytes above 0x7f, and equal strings by index */
+	static const char *const ids[] = { "j0005062", "j0005061", "j000506", "j00050621", "j00050620", "j0005062\xc3\xa9", "",
+		"\xc3\xa9t\xc3\xa9", "a", "ab", "abcdefgh", "abcdefghi", "abcdefgg", "j0005062", "Z", "j0005062a", "abcdefgh" };
+	size_t ni = sizeof ids / sizeof *ids;
+	uint32_t ord[sizeof ids / sizeof *ids];
+	str_order32(ids, ni, sizeof *ids, ord);
+	for (size_t q = 1; q < ni; q++) {
+		int c = strcmp(ids[ord[q - 1]], ids[ord[q]]);
+		CHECK(c < 0 || (c == 0 && ord[q - 1] < ord[q]), "order: '%s' (%u) before '%s' (%u)", ids[ord[q - 1]], ord[q - 1], ids[ord[q]],
+		      ord[q]);
+	}
+	bool seen[sizeof ids / sizeof *ids] = { false };
+	for (size_t q = 0; q < ni; q++)
+		seen[ord[q]] = true;
+	for (size_t q = 0; q < ni; q++)
+		CHECK(seen[q], "index %zu in the order", q);
+}
+
 int main(void)
 {
+	strrank_cases();
 	text_cases();
 	fmt_digits_vs_printf();
 	schema_id_cases();
