@@ -90,25 +90,29 @@ static void key_add(struct roll_samples *s, const struct trace_job *j)
 	s->slot[i] = j;
 }
 
-static const struct trace *sort_t;
+struct end_key { double end; size_t i; };
 
 static int by_end(const void *x, const void *y)
 {
-	const struct trace_job *a = &sort_t->jobs[*(const size_t *)x], *b = &sort_t->jobs[*(const size_t *)y];
-	double ea = a->submit + a->duration, eb = b->submit + b->duration;
-	if (ea != eb)
-		return ea < eb ? -1 : 1;
-	return *(const size_t *)x < *(const size_t *)y ? -1 : *(const size_t *)x > *(const size_t *)y;
+	const struct end_key *a = x, *b = y;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
 }
 
+/* The job indices by completion time (submit + duration), then index; the keys are
+ * computed once, not at every comparison. */
 static size_t *end_order(const struct trace *t)
 {
 	size_t *v = xmalloc((t->n_jobs + 1) * sizeof *v);
+	struct end_key *k = xmalloc((t->n_jobs + 1) * sizeof *k);
 	for (size_t i = 0; i < t->n_jobs; i++)
-		v[i] = i;
-	sort_t = t;
+		k[i] = (struct end_key){ t->jobs[i].submit + t->jobs[i].duration, i };
 	if (t->n_jobs)
-		qsort(v, t->n_jobs, sizeof *v, by_end);
+		qsort(k, t->n_jobs, sizeof *k, by_end);
+	for (size_t i = 0; i < t->n_jobs; i++)
+		v[i] = k[i].i;
+	free(k);
 	return v;
 }
 
