@@ -85,57 +85,83 @@ static double xtx_at(const struct ridge_acc *a, int k, size_t i, size_t j)
 	return a->common[i * a->cap + j];
 }
 
+/* row[c] += v at the row's four one-hot columns */
+static inline void add_one_hot(double *row, const size_t one_hot[4], double v)
+{
+	row[one_hot[0]] += v;
+	row[one_hot[1]] += v;
+	row[one_hot[2]] += v;
+	row[one_hot[3]] += v;
+}
+
 /* One active row into the normal equations of every step. The row's entries, in column
  * order: last, max4, mean24 (columns 0-2), lag_day[k], lag_week[k] (3-4), slope (5),
  * workday (6), then four one-hot 1s at columns one_hot[] (hour, weekday, pool, tenant);
  * y = the target of step k. Each cell receives the product it always did (v[p] * v[q],
  * p before q), once per row; a product with a one-hot entry is the other entry itself
- * (v * 1 == v exactly), so it is added without the multiply. */
+ * (v * 1 == v exactly), so it is added without the multiply. Written out: the loops over
+ * 11 entries cost more than the additions. */
 static void add_row(struct ridge_acc *a, int K, const struct pt_est_row *r, double workday, const size_t one_hot[4],
                     struct pt_hist_vals y)
 {
 	size_t cap = a->cap;
-	/* the entries that do not depend on the step, at columns 0, 1, 2, 5, 6 */
-	const double d[5] = { r->last, r->max4, r->mean24, r->slope, workday };
-	static const size_t dcol[5] = { 0, 1, 2, 5, 6 };
-	for (int p = 0; p < 5; p++) {
-		double *row = a->common + dcol[p] * cap;
-		for (int q = p; q < 5; q++)
-			row[dcol[q]] += d[p] * d[q];
-		for (int o = 0; o < 4; o++)
-			row[one_hot[o]] += d[p];
-	}
+	double last = r->last, max4 = r->max4, mean24 = r->mean24, slope = r->slope;
+	double *m = a->common;
+	m[0] += last * last;
+	m[1] += last * max4;
+	m[2] += last * mean24;
+	m[5] += last * slope;
+	m[6] += last * workday;
+	add_one_hot(m, one_hot, last);
+	m += cap;
+	m[1] += max4 * max4;
+	m[2] += max4 * mean24;
+	m[5] += max4 * slope;
+	m[6] += max4 * workday;
+	add_one_hot(m, one_hot, max4);
+	m += cap;
+	m[2] += mean24 * mean24;
+	m[5] += mean24 * slope;
+	m[6] += mean24 * workday;
+	add_one_hot(m, one_hot, mean24);
+	m += 3 * cap;
+	m[5] += slope * slope;
+	m[6] += slope * workday;
+	add_one_hot(m, one_hot, slope);
+	m += cap;
+	m[6] += workday * workday;
+	add_one_hot(m, one_hot, workday);
 	for (int p = 0; p < 4; p++) {
-		double *row = a->common + one_hot[p] * cap;
+		m = a->common + one_hot[p] * cap;
 		for (int q = p; q < 4; q++)
-			row[one_hot[q]] += 1;
+			m[one_hot[q]] += 1;
 	}
 	for (int k = 0; k < K; k++) {
 		double day = r->lag_day[k], week = r->lag_week[k], yk = pt_hv_at(y, (size_t)k);
 		double *dm = a->lag[k], *wm = dm + cap, *b = a->xty[k];
-		for (int p = 0; p < 3; p++)
-			dm[p] += d[p] * day;
+		dm[0] += last * day;
+		dm[1] += max4 * day;
+		dm[2] += mean24 * day;
 		dm[3] += day * day;
 		dm[4] += day * week;
-		dm[5] += day * d[3];
-		dm[6] += day * d[4];
-		for (int o = 0; o < 4; o++)
-			dm[one_hot[o]] += day;
-		for (int p = 0; p < 3; p++)
-			wm[p] += d[p] * week;
+		dm[5] += day * slope;
+		dm[6] += day * workday;
+		add_one_hot(dm, one_hot, day);
+		wm[0] += last * week;
+		wm[1] += max4 * week;
+		wm[2] += mean24 * week;
 		wm[4] += week * week;
-		wm[5] += week * d[3];
-		wm[6] += week * d[4];
-		for (int o = 0; o < 4; o++)
-			wm[one_hot[o]] += week;
-		for (int p = 0; p < 3; p++)
-			b[p] += d[p] * yk;
+		wm[5] += week * slope;
+		wm[6] += week * workday;
+		add_one_hot(wm, one_hot, week);
+		b[0] += last * yk;
+		b[1] += max4 * yk;
+		b[2] += mean24 * yk;
 		b[3] += day * yk;
 		b[4] += week * yk;
-		b[5] += d[3] * yk;
-		b[6] += d[4] * yk;
-		for (int o = 0; o < 4; o++)
-			b[one_hot[o]] += yk;
+		b[5] += slope * yk;
+		b[6] += workday * yk;
+		add_one_hot(b, one_hot, yk);
 	}
 }
 
