@@ -595,6 +595,47 @@ static void test_estimators(void)
 	pc_cal_release(&cal);
 }
 
+/* tenant-quantile-linear-v1 when the columns outgrow the normal equations' first
+ * allocation (38 fixed + 2 pools + 2 tenants, then 28 more tenants: past 64) between two
+ * fits: the sums kept so far move into the wider matrices unchanged, so the refit still
+ * gives the bytes of a fit from scratch */
+static void test_linear_growth(void)
+{
+	struct pc_calendar cal;
+	pc_cal_load(&cal, "china", err, sizeof err);
+	struct pt_est_config lc = config_for(PT_EST_LINEAR_ID, &cal);
+	struct pt_estimator inc, scratch;
+	pt_est_init(&inc, &lc, err, sizeof err);
+	pt_est_init(&scratch, &lc, err, sizeof err);
+	struct pt_history h;
+	size_t a0, a1, gate = 844 * 60, n_end = gate + 24 * 60 + 1;
+	history_for(&h, &a0, &a1);
+	feed(&h, 0, gate + 1, a0, a1, weekly);
+	CHECK(!pt_est_fit(&inc, &h, 60.0 * (double)gate, err, sizeof err), "linear fit at the gate: %s", err);
+	for (int t = 0; t < 28; t++) {
+		char name[16];
+		size_t s;
+		snprintf(name, sizeof name, "u%02d", t);
+		CHECK(!pt_hist_series_index(&h, t % 2 ? "Q" : "P", name, &s, err, sizeof err), "register %s: %s", name, err);
+		pt_hist_set(&h, s, 1 + t % 5);
+	}
+	feed(&h, gate + 1, n_end, a0, a1, weekly);
+	double now = 60.0 * (double)(n_end - 1);
+	CHECK(!pt_est_fit(&inc, &h, now, err, sizeof err), "linear refit past 64 columns: %s", err);
+	CHECK(!pt_est_fit(&scratch, &h, now, err, sizeof err), "scratch fit: %s", err);
+	bool same = true;
+	size_t ni = 0, ns = 0;
+	for (int k = 0; same && k < 4; k++) {
+		const double *bi = pt_est_linear_coefficients(&inc, k, &ni), *bs = pt_est_linear_coefficients(&scratch, k, &ns);
+		same = ni == ns && !memcmp(bi, bs, ni * sizeof(double));
+	}
+	CHECK(same && ni == 38 + 2 + 30, "grown incremental and from-scratch coefficients differ (%zu columns)", ni);
+	pt_est_release(&inc);
+	pt_est_release(&scratch);
+	pt_hist_release(&h);
+	pc_cal_release(&cal);
+}
+
 /* ---- config ---- */
 
 static const char *config_text(const char *id, const char *model, const char *extra)
@@ -937,6 +978,7 @@ int main(void)
 	test_quota();
 	test_eta();
 	test_estimators();
+	test_linear_growth();
 	test_config();
 	test_control();
 	test_bundle();

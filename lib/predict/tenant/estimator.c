@@ -85,7 +85,7 @@ int pt_est_clone(struct pt_estimator *d, const struct pt_estimator *s)
 /* ---- features ---- */
 
 /* mean of x[from..to) from the prefix sums */
-static double mean_of(struct pt_hist_vals P, size_t from, size_t to)
+static inline double mean_of(struct pt_hist_vals P, size_t from, size_t to)
 {
 	return (pt_hv_at(P, to) - pt_hv_at(P, from)) / (double)(to - from);
 }

@@ -10,11 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROW_ENTRIES 11
+/* Registration columns of the two step-dependent features. */
+#define LAG_DAY_COLUMN 3
+#define LAG_WEEK_COLUMN 4
 
+/* The normal equations X'X and X'y of every step, kept as sums in row order. Of a row's
+ * 11 entries only lag_day[k] and lag_week[k] (and y) depend on the step k, and every
+ * step's row has the same 11 columns, so each cell of X'X whose two entries both do not
+ * depend on k receives the same product, row after row, in every step: its sum is the
+ * same double in every step and is kept once (common). Per step are kept only the
+ * cells of the two lag rows (lag, the step's lag_day and lag_week rows, the cells of a
+ * lower column read through symmetry) and X'y. */
 struct ridge_acc {
-	size_t cap;                        /* matrix side allocated */
-	double *xtx[PT_EST_MAX_STEPS];        /* cap x cap, upper triangle, registration columns */
+	size_t cap;                        /* columns allocated */
+	double *common;                    /* cap x cap, upper triangle, registration columns */
+	double *lag[PT_EST_MAX_STEPS];     /* 2 x cap: cell (3, j) at [j], cell (4, j) at [cap + j] */
 	double *xty[PT_EST_MAX_STEPS];
 	size_t rows;                       /* active rows added */
 	size_t windows_added;
@@ -40,6 +50,16 @@ static size_t reg_dim(const struct pt_history *h)
 	return PT_EST_FIXED_COLUMNS + h->n_pools + h->n_tenants;
 }
 
+/* old (old_rows x old_cap, NULL when old_cap is 0) widened to rows x cap, zero-filled */
+static double *grow(double *old, size_t old_rows, size_t old_cap, size_t rows, size_t cap)
+{
+	double *m = xcalloc(rows * cap, sizeof *m);
+	for (size_t i = 0; i < old_rows && old_cap; i++)
+		memcpy(m + i * cap, old + i * old_cap, old_cap * sizeof *m);
+	free(old);
+	return m;
+}
+
 static void acc_reserve(struct ridge_acc *a, int steps, size_t dim)
 {
 	if (dim <= a->cap)
@@ -47,18 +67,102 @@ static void acc_reserve(struct ridge_acc *a, int steps, size_t dim)
 	size_t cap = a->cap ? a->cap : 64;
 	while (cap < dim)
 		cap *= 2;
+	a->common = grow(a->common, a->cap, a->cap, cap, cap);
 	for (int k = 0; k < steps; k++) {
-		double *m = xcalloc(cap * cap, sizeof *m), *v = xcalloc(cap, sizeof *v);
-		for (size_t i = 0; i < a->cap; i++) {
-			memcpy(m + i * cap, a->xtx[k] + i * a->cap, a->cap * sizeof *m);
-			v[i] = a->xty[k][i];
-		}
-		free(a->xtx[k]);
-		free(a->xty[k]);
-		a->xtx[k] = m;
-		a->xty[k] = v;
+		a->lag[k] = grow(a->lag[k], 2, a->cap, 2, cap);
+		a->xty[k] = grow(a->xty[k], 1, a->cap, 1, cap);
 	}
 	a->cap = cap;
+}
+
+/* Cell (i, j), i <= j, of step k's X'X. */
+static double xtx_at(const struct ridge_acc *a, int k, size_t i, size_t j)
+{
+	if (i == LAG_DAY_COLUMN || i == LAG_WEEK_COLUMN)
+		return a->lag[k][(i - LAG_DAY_COLUMN) * a->cap + j];
+	if (j == LAG_DAY_COLUMN || j == LAG_WEEK_COLUMN)
+		return a->lag[k][(j - LAG_DAY_COLUMN) * a->cap + i];
+	return a->common[i * a->cap + j];
+}
+
+/* row[c] += v at the row's four one-hot columns */
+static inline void add_one_hot(double *row, const size_t one_hot[4], double v)
+{
+	row[one_hot[0]] += v;
+	row[one_hot[1]] += v;
+	row[one_hot[2]] += v;
+	row[one_hot[3]] += v;
+}
+
+/* One active row into the normal equations of every step. The row's entries, in column
+ * order: last, max4, mean24 (columns 0-2), lag_day[k], lag_week[k] (3-4), slope (5),
+ * workday (6), then four one-hot 1s at columns one_hot[] (hour, weekday, pool, tenant);
+ * y = the target of step k. Each cell receives the product it always did (v[p] * v[q],
+ * p before q), once per row; a product with a one-hot entry is the other entry itself
+ * (v * 1 == v exactly), so it is added without the multiply. Written out: the loops over
+ * 11 entries cost more than the additions. */
+static void add_row(struct ridge_acc *a, int K, const struct pt_est_row *r, double workday, const size_t one_hot[4],
+                    struct pt_hist_vals y)
+{
+	size_t cap = a->cap;
+	double last = r->last, max4 = r->max4, mean24 = r->mean24, slope = r->slope;
+	double *m = a->common;
+	m[0] += last * last;
+	m[1] += last * max4;
+	m[2] += last * mean24;
+	m[5] += last * slope;
+	m[6] += last * workday;
+	add_one_hot(m, one_hot, last);
+	m += cap;
+	m[1] += max4 * max4;
+	m[2] += max4 * mean24;
+	m[5] += max4 * slope;
+	m[6] += max4 * workday;
+	add_one_hot(m, one_hot, max4);
+	m += cap;
+	m[2] += mean24 * mean24;
+	m[5] += mean24 * slope;
+	m[6] += mean24 * workday;
+	add_one_hot(m, one_hot, mean24);
+	m += 3 * cap;
+	m[5] += slope * slope;
+	m[6] += slope * workday;
+	add_one_hot(m, one_hot, slope);
+	m += cap;
+	m[6] += workday * workday;
+	add_one_hot(m, one_hot, workday);
+	for (int p = 0; p < 4; p++) {
+		m = a->common + one_hot[p] * cap;
+		for (int q = p; q < 4; q++)
+			m[one_hot[q]] += 1;
+	}
+	for (int k = 0; k < K; k++) {
+		double day = r->lag_day[k], week = r->lag_week[k], yk = pt_hv_at(y, (size_t)k);
+		double *dm = a->lag[k], *wm = dm + cap, *b = a->xty[k];
+		dm[0] += last * day;
+		dm[1] += max4 * day;
+		dm[2] += mean24 * day;
+		dm[3] += day * day;
+		dm[4] += day * week;
+		dm[5] += day * slope;
+		dm[6] += day * workday;
+		add_one_hot(dm, one_hot, day);
+		wm[0] += last * week;
+		wm[1] += max4 * week;
+		wm[2] += mean24 * week;
+		wm[4] += week * week;
+		wm[5] += week * slope;
+		wm[6] += week * workday;
+		add_one_hot(wm, one_hot, week);
+		b[0] += last * yk;
+		b[1] += max4 * yk;
+		b[2] += mean24 * yk;
+		b[3] += day * yk;
+		b[4] += week * yk;
+		b[5] += slope * yk;
+		b[6] += workday * yk;
+		add_one_hot(b, one_hot, yk);
+	}
 }
 
 /* add train windows [acc.windows_added, n_train) to the normal equations */
@@ -72,7 +176,7 @@ static int accumulate(struct pt_estimator *e, const struct pt_history *h, size_t
 		return -1;
 	}
 	acc_reserve(a, K, reg_dim(h));
-	size_t cap = a->cap, span = linear_span_start(c);
+	size_t span = linear_span_start(c);
 	for (size_t w = a->windows_added; w < n_train; w++) {
 		struct pt_hist_window win = pt_hist_window_at(h, w, L);
 		struct pt_est_time t;
@@ -89,21 +193,9 @@ static int accumulate(struct pt_estimator *e, const struct pt_history *h, size_t
 			pt_est_row_features(c, x, P, &r);
 			if (!r.active)
 				continue;
-			size_t col[ROW_ENTRIES] = { 0, 1, 2, 3, 4, 5, 6, 7 + (size_t)t.hour, 31 + (size_t)t.weekday,
-				                    PT_EST_FIXED_COLUMNS + s->pool_index,
-				                    PT_EST_FIXED_COLUMNS + h->n_pools + s->tenant_index };
-			for (int k = 0; k < K; k++) {
-				double v[ROW_ENTRIES] = { r.last, r.max4, r.mean24, r.lag_day[k], r.lag_week[k], r.slope,
-					                  (double)t.workday, 1, 1, 1, 1 };
-				double y = pt_hv_at(x, L + (size_t)k);
-				double *m = a->xtx[k], *b = a->xty[k];
-				for (int p = 0; p < ROW_ENTRIES; p++) {
-					double *mrow = m + col[p] * cap;
-					for (int q = p; q < ROW_ENTRIES; q++)
-						mrow[col[q]] += v[p] * v[q];
-					b[col[p]] += v[p] * y;
-				}
-			}
+			size_t one_hot[4] = { 7 + (size_t)t.hour, 31 + (size_t)t.weekday, PT_EST_FIXED_COLUMNS + s->pool_index,
+				              PT_EST_FIXED_COLUMNS + h->n_pools + s->tenant_index };
+			add_row(a, K, &r, (double)t.workday, one_hot, pt_hv_from(x, (size_t)L));
 			a->rows++;
 		}
 	}
@@ -199,7 +291,7 @@ static int solve(struct pt_estimator *est, const struct pt_history *h, char *err
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = 0; j <= i; j++) {
 				size_t ri = reg_of_solve[i], rj = reg_of_solve[j];
-				double v = ri <= rj ? a->xtx[k][ri * a->cap + rj] : a->xtx[k][rj * a->cap + ri];
+				double v = ri <= rj ? xtx_at(a, k, ri, rj) : xtx_at(a, k, rj, ri);
 				m[i * n + j] = m[j * n + i] = v;
 			}
 		for (size_t j = 0; j < n; j++) {
@@ -277,8 +369,9 @@ static void *linear_clone(const void *state)
 	const struct linear *s = state;
 	struct linear *d = xmalloc(sizeof *d);
 	*d = *s;
+	d->acc.common = dup_or_null(s->acc.common, s->acc.cap * s->acc.cap * sizeof(double));
 	for (int k = 0; k < PT_EST_MAX_STEPS; k++) {
-		d->acc.xtx[k] = dup_or_null(s->acc.xtx[k], s->acc.cap * s->acc.cap * sizeof(double));
+		d->acc.lag[k] = dup_or_null(s->acc.lag[k], 2 * s->acc.cap * sizeof(double));
 		d->acc.xty[k] = dup_or_null(s->acc.xty[k], s->acc.cap * sizeof(double));
 		d->beta[k] = dup_or_null(s->beta[k], s->n_cols * sizeof(double));
 	}
@@ -289,8 +382,9 @@ static void *linear_clone(const void *state)
 static void linear_destroy(void *state)
 {
 	struct linear *e = state;
+	free(e->acc.common);
 	for (int k = 0; k < PT_EST_MAX_STEPS; k++) {
-		free(e->acc.xtx[k]);
+		free(e->acc.lag[k]);
 		free(e->acc.xty[k]);
 		free(e->beta[k]);
 	}

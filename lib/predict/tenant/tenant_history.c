@@ -362,6 +362,14 @@ static void widen_index(struct pt_history *h)
 
 #define MAX_SCALE_EXP 30
 
+/* 2^e for 0 <= e <= MAX_SCALE_EXP. v * pow2(e) is ldexp(v, e) for every v: a product
+ * with a power of two is exact unless it overflows, and then both give the same infinity
+ * (e >= 0: no result is smaller than v). Cheaper than a libm call per value. */
+static double pow2(int e)
+{
+	return (double)((uint32_t)1 << e);
+}
+
 /* Whether block b of offset o can join the int32 index, rescaling it to the scale the
  * block needs (and then doing so), else false with the index untouched. */
 static bool int_index_take(struct pt_history *h, int o, size_t b)
@@ -369,7 +377,7 @@ static bool int_index_take(struct pt_history *h, int o, size_t b)
 	int e = h->scale_exp;
 	for (size_t i = 0; i < h->n_series; i++) {
 		double v = h->series[i].partial[o];  /* >= 0: pt_hist_set stores no negative value */
-		while (e <= MAX_SCALE_EXP && ldexp(v, e) != floor(ldexp(v, e)))
+		while (e <= MAX_SCALE_EXP && v * pow2(e) != floor(v * pow2(e)))
 			e++;
 		if (e > MAX_SCALE_EXP)
 			return false;
@@ -377,7 +385,7 @@ static bool int_index_take(struct pt_history *h, int o, size_t b)
 	int d = e - h->scale_exp;
 	for (size_t i = 0; i < h->n_series; i++) {
 		const struct pt_hist_series *s = &h->series[i];
-		double v = ldexp(s->partial[o], e);
+		double v = s->partial[o] * pow2(e);
 		if (!(v <= (double)INT32_MAX) || ((int64_t)s->prefix_i[o][b] << d) + (int64_t)v > INT32_MAX)
 			return false;
 		/* prefix sums never fall (no block < 0): the last one bounds its array */
@@ -471,10 +479,11 @@ int pt_hist_sample(struct pt_history *h, double now, char *err, size_t errlen)
 			grow_blocks(h, b + 1);
 			if (h->int_index && !int_index_take(h, o, b))
 				widen_index(h);
+			double scale = h->int_index ? pow2(h->scale_exp) : 1;
 			for (size_t i = 0; i < h->n_series; i++) {
 				struct pt_hist_series *s = &h->series[i];
 				if (h->int_index) {
-					int32_t v = (int32_t)ldexp(s->partial[o], h->scale_exp);
+					int32_t v = (int32_t)(s->partial[o] * scale);
 					s->hourly_i[o][b] = v;
 					s->prefix_i[o][b + 1] = s->prefix_i[o][b] + v;
 				} else {
@@ -535,7 +544,7 @@ struct pt_hist_vals pt_hist_hourly(const struct pt_history *h, size_t series, si
 	const struct pt_hist_series *s = &h->series[series];
 	struct pt_hist_vals v = { .i = h->int_index ? s->hourly_i[offset_index] : NULL,
 		                  .d = h->int_index ? NULL : s->hourly[offset_index],
-		                  .unit = ldexp(1.0, -h->scale_exp) };
+		                  .unit = 1 / pow2(h->scale_exp) };
 	return v;
 }
 
@@ -544,7 +553,7 @@ struct pt_hist_vals pt_hist_prefix(const struct pt_history *h, size_t series, si
 	const struct pt_hist_series *s = &h->series[series];
 	struct pt_hist_vals v = { .i = h->int_index ? s->prefix_i[offset_index] : NULL,
 		                  .d = h->int_index ? NULL : s->prefix[offset_index],
-		                  .unit = ldexp(1.0, -h->scale_exp) };
+		                  .unit = 1 / pow2(h->scale_exp) };
 	return v;
 }
 
