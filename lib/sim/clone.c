@@ -64,8 +64,9 @@ struct clone_buffers {
 };
 
 /* Take spare's buffers into b when they fit s (spare is then closed): its job slots are
- * cleared one by one, only those it held, except the slots marked in keep (the next copy
- * overwrites each of those whole, and takes over or frees its pieces buffer). */
+ * cleared one by one, only those it held, except the slots marked in keep, which the next
+ * copy overwrites whole (only their pieces are freed: all of them before the copy allocates,
+ * which keeps the heap as compact as clearing every slot did). */
 static void take_buffers(struct sim *spare, const struct sim *s, const uint64_t *keep, size_t n_keep, struct clone_buffers *b)
 {
 	memset(b, 0, sizeof *b);
@@ -75,11 +76,12 @@ static void take_buffers(struct sim *spare, const struct sim *s, const uint64_t 
 		size_t np, *slot = present_slots(spare, &np);
 		for (size_t k = 0; k < np; k++) {
 			size_t i = slot[k];
-			if (keep && i < n_keep && (keep[i / 64] >> (i % 64) & 1))
-				continue;
 			struct sim_job *j = &spare->jobs[i];
 			free(j->alloc);
-			memset(j, 0, sizeof *j);
+			if (keep && i < n_keep && (keep[i / 64] >> (i % 64) & 1))
+				j->alloc = NULL;
+			else
+				memset(j, 0, sizeof *j);
 		}
 		free(slot);
 		b->jobs = spare->jobs;
@@ -117,26 +119,15 @@ static void add_live(void *ctx, struct sim_job *j)
 }
 
 /* A live job's slot copied into d over whatever d's slot held (zero, or the same slot of the
- * previous scenario's copy: its pieces buffer is reused when large enough, else freed). Only a
- * placed job's pieces mean anything: the others get their buffer when placed. */
+ * previous scenario's copy, whose pieces take_buffers freed). Only a placed job's pieces mean
+ * anything: the others get their buffer when placed. */
 static void copy_live_slot(struct sim *d, const struct sim *s, size_t i)
 {
 	struct sim_job *j = &d->jobs[i];
 	const struct sim_job *f = &s->jobs[i];
-	struct sim_alloc *buf = j->alloc;
-	size_t cap = j->cap_alloc;          /* never above the buffer's real size */
 	*j = *f;
 	j->cap_alloc = j->n_alloc;
-	j->alloc = NULL;
-	if (j->n_alloc) {
-		if (buf && cap >= j->n_alloc) {
-			j->alloc = buf;
-			buf = NULL;
-			memcpy(j->alloc, f->alloc, j->n_alloc * sizeof *j->alloc);
-		} else
-			j->alloc = mem_dup(f->alloc, j->n_alloc * sizeof *j->alloc);
-	}
-	free(buf);
+	j->alloc = j->n_alloc ? mem_dup(f->alloc, j->n_alloc * sizeof *j->alloc) : NULL;
 	j->snext = REBASE(d, s, f->snext);
 	j->sprev = REBASE(d, s, f->sprev);
 }

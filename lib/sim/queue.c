@@ -421,7 +421,9 @@ void queue_clone(struct sim *d, const struct sim *s)
 	}
 	c->hp_cur = mem_dup(q->hp_cur, q->per_seg * sizeof *q->hp_cur);
 	c->hp_skip = mem_dup(q->hp_skip, q->per_seg * sizeof *q->hp_skip);
-	c->hp_all = q->hp_all_cap ? xmalloc(q->hp_all_cap * sizeof *c->hp_all) : NULL;
+	/* sized for the entries it holds (xgrow grows it as the source's would have) */
+	c->hp_all_cap = q->hp_all_n ? q->hp_all_n + 1 : 0;
+	c->hp_all = c->hp_all_cap ? xmalloc(c->hp_all_cap * sizeof *c->hp_all) : NULL;
 	rebase_all(c->hp_all, q->hp_all, q->hp_all_n, d, s);
 	d->qix = c;
 }
