@@ -64,8 +64,10 @@ struct clone_buffers {
 };
 
 /* Take spare's buffers into b when they fit s (spare is then closed): its job slots are
- * cleared one by one, only those it held. */
-static void take_buffers(struct sim *spare, const struct sim *s, struct clone_buffers *b)
+ * cleared one by one, only those it held, except the slots marked in keep, which the next
+ * copy overwrites whole (only their pieces are freed: all of them before the copy allocates,
+ * which keeps the heap as compact as clearing every slot did). */
+static void take_buffers(struct sim *spare, const struct sim *s, const uint64_t *keep, size_t n_keep, struct clone_buffers *b)
 {
 	memset(b, 0, sizeof *b);
 	if (!spare)
@@ -73,9 +75,13 @@ static void take_buffers(struct sim *spare, const struct sim *s, struct clone_bu
 	if (spare->live_only && spare->cap_n == s->cap_n && spare->t == s->t && spare->jobs && spare->res.jobs) {
 		size_t np, *slot = present_slots(spare, &np);
 		for (size_t k = 0; k < np; k++) {
-			struct sim_job *j = &spare->jobs[slot[k]];
+			size_t i = slot[k];
+			struct sim_job *j = &spare->jobs[i];
 			free(j->alloc);
-			memset(j, 0, sizeof *j);
+			if (keep && i < n_keep && (keep[i / 64] >> (i % 64) & 1))
+				j->alloc = NULL;
+			else
+				memset(j, 0, sizeof *j);
 		}
 		free(slot);
 		b->jobs = spare->jobs;
@@ -96,17 +102,34 @@ static void take_buffers(struct sim *spare, const struct sim *s, struct clone_bu
 	sim_close(spare);
 }
 
-/* The slots of live jobs, collected for a counterfactual clone. */
+/* The slots of live jobs, collected for a counterfactual clone: one bit per admitted slot,
+ * read back in slot order (ascending, each once: no sort). */
 struct live_set {
 	const struct sim *s;
-	size_t *v, n, cap;
+	uint64_t *bits;
+	size_t n;               /* marks made (an upper bound on the slots marked) */
 };
 
 static void add_live(void *ctx, struct sim_job *j)
 {
 	struct live_set *ls = ctx;
-	ls->v = xgrow(ls->v, &ls->cap, ls->n + 1, sizeof *ls->v);
-	ls->v[ls->n++] = (size_t)(j - ls->s->jobs);
+	size_t i = (size_t)(j - ls->s->jobs);
+	ls->bits[i / 64] |= (uint64_t)1 << (i % 64);
+	ls->n++;
+}
+
+/* A live job's slot copied into d over whatever d's slot held (zero, or the same slot of the
+ * previous scenario's copy, whose pieces take_buffers freed). Only a placed job's pieces mean
+ * anything: the others get their buffer when placed. */
+static void copy_live_slot(struct sim *d, const struct sim *s, size_t i)
+{
+	struct sim_job *j = &d->jobs[i];
+	const struct sim_job *f = &s->jobs[i];
+	*j = *f;
+	j->cap_alloc = j->n_alloc;
+	j->alloc = j->n_alloc ? mem_dup(f->alloc, j->n_alloc * sizeof *j->alloc) : NULL;
+	j->snext = REBASE(d, s, f->snext);
+	j->sprev = REBASE(d, s, f->sprev);
 }
 
 /* A reused slot buffer is kept from scenario to scenario and decision to decision (its pages
@@ -135,12 +158,6 @@ static void trim_below(struct sim *d, size_t lo)
 	d->jobs_trim = lo;
 }
 
-static int slot_cmp(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h, bool live, bool counterfactual, struct sim *spare,
 				 char *err, size_t errlen)
 {
@@ -149,8 +166,22 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 		sim_close(spare);
 		return NULL;
 	}
+	/* a counterfactual live copy of a full session: its live slots are marked first, so that
+	 * the previous copy's slots about to be overwritten are not cleared before */
+	bool marked = live && counterfactual && !s->live_only;
+	struct live_set ls = { s, NULL, 0 };
+	size_t n_words = (s->next_arrival + 63) / 64;
+	if (marked) {
+		ls.bits = xcalloc(n_words + 1, sizeof *ls.bits);
+		queue_each(s, add_live, &ls);
+		for (size_t i = 0; i < s->rn; i++)
+			add_live(&ls, s->running[i].j);
+		for (size_t i = 0; i < s->res.n_events; i++)
+			if (!s->jobs[s->res.events[i].victim].done)
+				add_live(&ls, &s->jobs[s->res.events[i].trigger]);
+	}
 	struct clone_buffers b;
-	take_buffers(live ? spare : NULL, s, &b);
+	take_buffers(live ? spare : NULL, s, ls.bits, s->next_arrival, &b);
 	if (!live)
 		sim_close(spare);
 	struct sim *d = mem_dup(s, sizeof *s);
@@ -174,31 +205,28 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 	d->res.events = mem_dup(o->events, o->cap_events * sizeof *o->events);
 	if (!live)
 		d->jobs = mem_dup(s->jobs, s->cap_n * sizeof *s->jobs);
-	else if (counterfactual && !s->live_only) {
+	else if (marked) {
 		/* only the queued and running jobs and the jobs that evicted one of them, found
 		 * from the queue, the running set and the eviction log rather than by a scan of
 		 * every slot; not the future, which sim_replace_future replaces */
-		struct live_set ls = { s, NULL, 0, 0 };
-		queue_each(s, add_live, &ls);
-		for (size_t i = 0; i < s->rn; i++)
-			add_live(&ls, s->running[i].j);
-		for (size_t i = 0; i < o->n_events; i++)
-			if (!s->jobs[o->events[i].victim].done)
-				add_live(&ls, &s->jobs[o->events[i].trigger]);
-		if (ls.n > 1)
-			qsort(ls.v, ls.n, sizeof *ls.v, slot_cmp);
+		size_t lo = s->next_arrival;
+		for (size_t w = 0; w < n_words; w++)
+			if (ls.bits[w]) {
+				lo = w * 64 + (size_t)__builtin_ctzll(ls.bits[w]);
+				break;
+			}
 		d->jobs = b.jobs ? b.jobs : xcalloc(s->cap_n + 1, sizeof *s->jobs);
 		if (b.jobs) {
 			d->jobs_trim = b.trim;
-			trim_below(d, ls.n ? ls.v[0] : s->next_arrival);
+			trim_below(d, lo);
 		}
 		d->copied = xmalloc((ls.n + 1) * sizeof *d->copied);
-		for (size_t k = 0; k < ls.n; k++)
-			if (!k || ls.v[k] != ls.v[k - 1]) {
-				d->jobs[ls.v[k]] = s->jobs[ls.v[k]];
-				d->copied[d->n_copied++] = ls.v[k];
+		for (size_t w = lo / 64; w < n_words; w++)
+			for (uint64_t m = ls.bits[w]; m; m &= m - 1) {
+				size_t i = w * 64 + (size_t)__builtin_ctzll(m);
+				copy_live_slot(d, s, i);
+				d->copied[d->n_copied++] = i;
 			}
-		free(ls.v);
 		d->n = d->fresh_from = s->next_arrival;
 		d->res.n_jobs = d->n;
 	} else {
@@ -222,8 +250,9 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 		free(from);
 		free(need);
 	}
-	size_t nslot, *slot = present_slots(d, &nslot);
-	for (size_t k = 0; k < (slot ? nslot : s->n); k++) {
+	free(ls.bits);
+	size_t nslot = 0, *slot = marked ? NULL : present_slots(d, &nslot);   /* (marked: fixed up by copy_live_slot) */
+	for (size_t k = 0; !marked && k < (slot ? nslot : s->n); k++) {
 		size_t i = slot ? slot[k] : k;
 		struct sim_job *j = &d->jobs[i];
 		/* only a placed job's pieces mean anything: the others get their buffer when placed */

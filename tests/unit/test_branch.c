@@ -210,6 +210,16 @@ static void reused_clones(const char *sched)
 			CHECK(full && c, "clone: %s", err);
 			CHECK(sim_job_count(c) == sim_admitted(s), "%s at %g: the clone holds no future before the new one (%zu jobs)", sched, cut,
 			      sim_job_count(c));
+			/* every slot holds s's job or nothing: none of the last clone's (its future's
+			 * jobs, its finished ones) is left over, a live job never missing */
+			size_t stale = 0;
+			for (size_t i = 0; i < sim_job_count(c); i++) {
+				struct sim_job_state js;
+				sim_job_state(s, i, &js);
+				const struct trace_job *tc = sim_job_trace(c, i);
+				stale += js.done ? tc && tc != sim_job_trace(s, i) : tc != sim_job_trace(s, i);
+			}
+			CHECK(stale == 0, "%s at %g (reuse %d): %zu slots of the reused clone are not s's", sched, cut, rep, stale);
 			CHECK(sim_replace_future(full, fut, 3, cut, cut + 20, err, sizeof err) == 0 &&
 			      sim_replace_future(c, fut, 3, cut, cut + 20, err, sizeof err) == 0, "replace: %s", err);
 			CHECK(sim_drain(full, err, sizeof err) == 0 && sim_drain(c, err, sizeof err) == 0, "drain: %s", err);
