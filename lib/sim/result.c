@@ -310,13 +310,16 @@ static int sink_line(struct line_sink *k, const struct strbuf *sb, char *err, si
 	return 0;
 }
 
-/* The body lines (job_result, run, preemption, cluster) into k. */
-static int write_body(struct line_sink *k, const struct trace *t, const struct sim_output *o, char *err, size_t errlen)
+/* The body lines (job_result, run, preemption, cluster) into k; order: result_id_order's
+ * (NULL: computed here). */
+static int write_body(struct line_sink *k, const struct trace *t, const struct sim_output *o, const size_t *given, char *err,
+		      size_t errlen)
 {
 	struct strbuf sb;
 	int rc = -1;
 	sb_init(&sb);
-	size_t *order = result_id_order(t, o->n_jobs);
+	size_t *own = given ? NULL : result_id_order(t, o->n_jobs);
+	const size_t *order = given ? given : own;
 	for (size_t x = 0; x < o->n_jobs; x++) {
 		const struct trace_job *tj = &t->jobs[order[x]];
 		const struct sim_job_result *r = &o->jobs[order[x]];
@@ -388,7 +391,7 @@ static int write_body(struct line_sink *k, const struct trace *t, const struct s
 		goto out;
 	rc = 0;
 out:
-	free(order);
+	free(own);
 	sb_release(&sb);
 	return rc;
 }
@@ -396,15 +399,20 @@ out:
 int result_write_records(struct nd_writer *w, const struct json *hdr, const struct trace *t, const struct sim_output *o, char *err, size_t errlen)
 {
 	struct line_sink k = { .w = w };
-	return ndw_header(w, hdr, err, errlen) || write_body(&k, t, o, err, errlen) ? -1 : 0;
+	return ndw_header(w, hdr, err, errlen) || write_body(&k, t, o, NULL, err, errlen) ? -1 : 0;
 }
 
 void result_fingerprint(const struct trace *t, const struct sim_output *o, char fp[FP_HEX_XXH3])
 {
+	result_fingerprint_ordered(t, o, NULL, fp);
+}
+
+void result_fingerprint_ordered(const struct trace *t, const struct sim_output *o, const size_t *order, char fp[FP_HEX_XXH3])
+{
 	struct line_sink k = { .w = NULL };
 	char err[8];
 	fp_xxh3_init(&k.h);
-	write_body(&k, t, o, err, sizeof err);   /* hashing never fails */
+	write_body(&k, t, o, order, err, sizeof err);   /* hashing never fails */
 	fp_xxh3_hex(&k.h, fp);
 	fp_xxh3_release(&k.h);
 }
