@@ -214,6 +214,15 @@ static void fixed(struct strbuf *sb, long long m, int k)
 
 void result_add_double(struct strbuf *sb, double v)
 {
+	if (v >= 1 && v < 1e15) {
+		/* a whole number (most times and counts): what the 6-decimal path below finds, its
+		 * digits and ".0", without the search */
+		long long m = (long long)v;
+		if ((double)m == v) {
+			fixed(sb, m, 0);
+			return;
+		}
+	}
 	if (v >= 1e-4 && v < 1e15) {
 		/* Most values have at most 6 decimals: if the 6-decimal candidate round-trips, its
 		 * digits without trailing zeros are the shortest form (any shorter candidate that
@@ -300,14 +309,68 @@ struct line_sink {
 	struct fp_xxh3 h;
 };
 
-static int sink_line(struct line_sink *k, const struct strbuf *sb, char *err, size_t errlen)
+/* Start a line in sb: a stream takes one line at a time; the hash takes the lines (each with
+ * its newline, what ndw_raw adds to a stream's fingerprint) in batches of about 64 KiB, the
+ * same bytes in the same order (XXH3's streaming state does not depend on the split). */
+static void sink_begin(const struct line_sink *k, struct strbuf *sb)
+{
+	if (k->w)
+		sb_reset(sb);
+}
+
+static int sink_line(struct line_sink *k, struct strbuf *sb, char *err, size_t errlen)
 {
 	if (k->w)
 		return ndw_raw(k->w, sb->buf, sb->len, err, errlen);
-	/* what ndw_raw adds to the stream's fingerprint */
-	fp_xxh3_update(&k->h, sb->buf, sb->len);
-	fp_xxh3_update(&k->h, "\n", 1);
+	sb_addc(sb, '\n');
+	if (sb->len >= 65536) {
+		fp_xxh3_update(&k->h, sb->buf, sb->len);
+		sb_reset(sb);
+	}
 	return 0;
+}
+
+/* The rest of the batch into the hash. */
+static void sink_flush(struct line_sink *k, struct strbuf *sb)
+{
+	if (!k->w && sb->len) {
+		fp_xxh3_update(&k->h, sb->buf, sb->len);
+		sb_reset(sb);
+	}
+}
+
+/* Room for n more bytes written with put. */
+static inline void reserve(struct strbuf *sb, size_t n)
+{
+	if (sb->len + n + 1 > sb->cap)
+		sb_grow(sb, n);
+}
+
+/* n bytes at the end of sb, within what reserve made room for (NUL added by the caller). */
+static inline void put(struct strbuf *sb, const char *p, size_t n)
+{
+	memcpy(sb->buf + sb->len, p, n);
+	sb->len += n;
+}
+
+#define PUT(sb, lit) put((sb), (lit), sizeof(lit) - 1)
+
+/* s as a JSON string: as sb_add_jstr when nothing needs escaping (ids, models, tenants),
+ * else sb_add_jstr itself. Returns with the NUL written. */
+static void put_jstr(struct strbuf *sb, const char *s)
+{
+	size_t n = 0;
+	for (unsigned char c; (c = (unsigned char)s[n]) != 0; n++)
+		if (c < 0x20 || c == '"' || c == '\\') {
+			sb->buf[sb->len] = 0;
+			sb_add_jstr(sb, s, strlen(s));
+			return;
+		}
+	reserve(sb, n + 2);
+	sb->buf[sb->len++] = '"';
+	put(sb, s, n);
+	sb->buf[sb->len++] = '"';
+	sb->buf[sb->len] = 0;
 }
 
 /* The body lines (job_result, run, preemption, cluster) into k; order: result_id_order's
@@ -320,33 +383,66 @@ static int write_body(struct line_sink *k, const struct trace *t, const struct s
 	sb_init(&sb);
 	size_t *own = given ? NULL : result_id_order(t, o->n_jobs);
 	const size_t *order = given ? given : own;
+	/* the job lines are most of a rolling scenario's result (its population holds the whole
+	 * backlog): the keys are literals put into room reserved for each piece, the same bytes
+	 * as result_kstr, result_kdbl and result_kint give */
 	for (size_t x = 0; x < o->n_jobs; x++) {
 		const struct trace_job *tj = &t->jobs[order[x]];
 		const struct sim_job_result *r = &o->jobs[order[x]];
-		sb_reset(&sb);
-		sb_adds(&sb, "{\"type\":\"job_result\"");
-		result_kstr(&sb, "job_id", tj->id);
-		result_kstr(&sb, "service_class", tj->hp ? "HP" : "Spot");
-		result_kdbl(&sb, "submit_time_seconds", tj->submit);
-		result_kdbl(&sb, "start_time_seconds", r->start);
-		result_kdbl(&sb, "completion_time_seconds", r->completion);
-		result_kdbl(&sb, "duration_seconds", tj->duration);
-		result_kdbl(&sb, "gpu_count", tj->gpus);
-		result_kstr(&sb, "gpu_model", tj->model);
-		if (t->version == 2)
-			result_kstr(&sb, "tenant_id", tj->tenant ? tj->tenant : "");
-		result_kdbl(&sb, "queue_seconds", r->queue_seconds);
-		result_kdbl(&sb, "jct_seconds", r->completion - tj->submit);
-		result_kint(&sb, "preemption_count", r->preemptions);
-		result_kint(&sb, "run_count", r->runs);
-		result_key(&sb, "evaluation_population");
-		sb_adds(&sb, r->evaluation_population ? "true}" : "false}");
+		sink_begin(k, &sb);
+		reserve(&sb, 64);
+		PUT(&sb, "{\"type\":\"job_result\",\"job_id\":");
+		put_jstr(&sb, tj->id);
+		reserve(&sb, 64);
+		if (tj->hp)
+			PUT(&sb, ",\"service_class\":\"HP\",\"submit_time_seconds\":");
+		else
+			PUT(&sb, ",\"service_class\":\"Spot\",\"submit_time_seconds\":");
+		result_add_double(&sb, tj->submit);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"start_time_seconds\":");
+		result_add_double(&sb, r->start);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"completion_time_seconds\":");
+		result_add_double(&sb, r->completion);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"duration_seconds\":");
+		result_add_double(&sb, tj->duration);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"gpu_count\":");
+		result_add_double(&sb, tj->gpus);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"gpu_model\":");
+		put_jstr(&sb, tj->model);
+		if (t->version == 2) {
+			reserve(&sb, 64);
+			PUT(&sb, ",\"tenant_id\":");
+			put_jstr(&sb, tj->tenant ? tj->tenant : "");
+		}
+		reserve(&sb, 64);
+		PUT(&sb, ",\"queue_seconds\":");
+		result_add_double(&sb, r->queue_seconds);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"jct_seconds\":");
+		result_add_double(&sb, r->completion - tj->submit);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"preemption_count\":");
+		sb_add_int(&sb, r->preemptions);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"run_count\":");
+		sb_add_int(&sb, r->runs);
+		reserve(&sb, 64);
+		if (r->evaluation_population)
+			PUT(&sb, ",\"evaluation_population\":true}");
+		else
+			PUT(&sb, ",\"evaluation_population\":false}");
+		sb.buf[sb.len] = 0;
 		if (sink_line(k, &sb, err, errlen))
 			goto out;
 	}
 	for (size_t i = 0; i < o->n_runs; i++) {
 		const struct sim_spot_run *r = &o->runs[i];
-		sb_reset(&sb);
+		sink_begin(k, &sb);
 		sb_adds(&sb, "{\"type\":\"run\"");
 		result_kstr(&sb, "job_id", t->jobs[r->job].id);
 		result_kint(&sb, "run_ordinal", r->ordinal);
@@ -362,7 +458,7 @@ static int write_body(struct line_sink *k, const struct trace *t, const struct s
 	}
 	for (size_t i = 0; i < o->n_events; i++) {
 		const struct sim_preemption *e = &o->events[i];
-		sb_reset(&sb);
+		sink_begin(k, &sb);
 		sb_adds(&sb, "{\"type\":\"preemption\"");
 		result_kdbl(&sb, "time_seconds", e->time);
 		result_kstr(&sb, "preempted_job_id", t->jobs[e->victim].id);
@@ -374,7 +470,7 @@ static int write_body(struct line_sink *k, const struct trace *t, const struct s
 		if (sink_line(k, &sb, err, errlen))
 			goto out;
 	}
-	sb_reset(&sb);
+	sink_begin(k, &sb);
 	sb_adds(&sb, "{\"type\":\"cluster\"");
 	result_kint(&sb, "node_count", (long long)o->node_count);
 	result_kint(&sb, "capacity_gpus", o->capacity_gpus);
@@ -389,6 +485,7 @@ static int write_body(struct line_sink *k, const struct trace *t, const struct s
 	sb_addc(&sb, '}');
 	if (sink_line(k, &sb, err, errlen))
 		goto out;
+	sink_flush(k, &sb);
 	rc = 0;
 out:
 	free(own);
