@@ -22,11 +22,54 @@ struct json *result_header(struct arena *a, const struct trace *t, const struct 
 	return h;
 }
 
-static const struct trace *sort_trace;
+/* A job for the id sort: the id's first 8 bytes as a big-endian number (zero after its end),
+ * so most comparisons are one integer comparison, and strcmp orders the rest. */
+struct id_key {
+	unsigned long long key;
+	const char *id;
+	size_t index;
+};
 
-static int by_id(const void *a, const void *b)
+static unsigned long long id_prefix(const char *s)
 {
-	return strcmp(sort_trace->jobs[*(const size_t *)a].id, sort_trace->jobs[*(const size_t *)b].id);
+	unsigned long long k = 0;
+	int i = 0;
+	for (; i < 8 && s[i]; i++)
+		k = k << 8 | (unsigned char)s[i];
+	return k << (8 * (8 - i));
+}
+
+/* strcmp's order (unsigned bytes); equal ids by index, as a stable sort of the indices */
+static bool id_less(const struct id_key *a, const struct id_key *b)
+{
+	if (a->key != b->key)
+		return a->key < b->key;
+	/* equal first 8 bytes: if one of the ids ends there, both do */
+	int c = (a->key & 0xff) ? strcmp(a->id + 8, b->id + 8) : 0;
+	return c ? c < 0 : a->index < b->index;
+}
+
+/* Bottom-up merge sort of v[0..n) by id_less, tmp the same size. */
+static void id_sort(struct id_key *v, struct id_key *tmp, size_t n)
+{
+	struct id_key *src = v, *dst = tmp;
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, o = lo;
+			while (i < mid && j < hi)
+				dst[o++] = id_less(&src[j], &src[i]) ? src[j++] : src[i++];
+			while (i < mid)
+				dst[o++] = src[i++];
+			while (j < hi)
+				dst[o++] = src[j++];
+		}
+		struct id_key *x = src;
+		src = dst;
+		dst = x;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
 }
 
 size_t *result_id_order(const struct trace *t, size_t n)
@@ -38,8 +81,13 @@ size_t *result_id_order(const struct trace *t, size_t n)
 	for (size_t i = 1; i < n && sorted; i++)
 		sorted = strcmp(t->jobs[i - 1].id, t->jobs[i].id) < 0;
 	if (!sorted) {
-		sort_trace = t;
-		qsort(order, n, sizeof *order, by_id);
+		struct id_key *v = xmalloc(2 * n * sizeof *v);
+		for (size_t i = 0; i < n; i++)
+			v[i] = (struct id_key){ id_prefix(t->jobs[i].id), t->jobs[i].id, i };
+		id_sort(v, v + n, n);
+		for (size_t i = 0; i < n; i++)
+			order[i] = v[i].index;
+		free(v);
 	}
 	return order;
 }

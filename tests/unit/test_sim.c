@@ -424,6 +424,53 @@ static void canonical_policy(void)
 }
 
 /* The fast repr path in result.c agrees with the general formatter. */
+static const char *const *cmp_ids;
+
+static int by_id_strcmp(const void *a, const void *b)
+{
+	return strcmp(cmp_ids[*(const size_t *)a], cmp_ids[*(const size_t *)b]);
+}
+
+/* result_id_order is the order a sort by strcmp gives: ids sharing 8-byte prefixes, shorter
+ * than 8, with bytes >= 0x80, already sorted or not */
+static void id_order(void)
+{
+	static const char *const stems[] = { "j", "forecast-hp::", "forecast", "forecasu", "\xc3\xa9t", "a", "" };
+	unsigned long long seed = 99;
+	for (int round = 0; round < 300; round++) {
+		size_t n = 1 + (size_t)(round * 7 % 500);
+		struct trace t;
+		trace_init(&t);
+		t.jobs = calloc(n, sizeof *t.jobs);
+		const char **ids = calloc(n, sizeof *ids);
+		char (*buf)[48] = calloc(n, sizeof *buf);
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			unsigned r = (unsigned)(seed >> 33);
+			if (round % 5 == 0)
+				snprintf(buf[i], sizeof buf[i], "j%07zu", i);   /* increasing */
+			else
+				snprintf(buf[i], sizeof buf[i], "%s%0*zu", stems[r % 7], (int)(r / 7 % 9), i * 7919 % 100003);
+			ids[i] = buf[i];
+			t.jobs[i].id = buf[i];
+		}
+		t.n_jobs = n;
+		size_t *got = result_id_order(&t, n), *want = calloc(n, sizeof *want);
+		for (size_t i = 0; i < n; i++)
+			want[i] = i;
+		cmp_ids = ids;
+		qsort(want, n, sizeof *want, by_id_strcmp);
+		CHECK(memcmp(got, want, n * sizeof *got) == 0, "round %d: id order differs from the strcmp sort", round);
+		free(got);
+		free(want);
+		free(buf);
+		free(ids);
+		free(t.jobs);
+		t.jobs = NULL;
+		trace_release(&t);
+	}
+}
+
 static void fast_repr(void)
 {
 	struct strbuf a, b;
@@ -834,6 +881,7 @@ int main(void)
 	quantiles();
 	canonical_policy();
 	fast_repr();
+	id_order();
 	session_equals_run();
 	gate_and_wakeups();
 	notifications();
