@@ -250,14 +250,22 @@ static void fixed(struct strbuf *sb, long long m, int k)
 	for (unsigned long long u = (unsigned long long)m; u || n <= k; u /= 10)
 		digits[23 - ++n] = (char)('0' + u % 10);
 	const char *d = digits + 23 - n;
+	/* at most 23 digits, the point and a zero: one growth check, no copies through sb_add */
+	if (sb->len + 26 > sb->cap)
+		sb_grow(sb, 25);
+	char *w = sb->buf + sb->len;
 	if (k == 0) {
-		sb_add(sb, d, (size_t)n);
-		sb_add(sb, ".0", 2);
+		memcpy(w, d, (size_t)n);
+		w[n] = '.';
+		w[n + 1] = '0';
+		sb->len += (size_t)n + 2;
 	} else {
-		sb_add(sb, d, (size_t)(n - k));
-		sb_addc(sb, '.');
-		sb_add(sb, d + n - k, (size_t)k);
+		memcpy(w, d, (size_t)(n - k));
+		w[n - k] = '.';
+		memcpy(w + n - k + 1, d + n - k, (size_t)k);
+		sb->len += (size_t)n + 1;
 	}
+	sb->buf[sb->len] = 0;
 }
 
 void result_add_double(struct strbuf *sb, double v)
