@@ -22,8 +22,8 @@ struct json *result_header(struct arena *a, const struct trace *t, const struct 
 	return h;
 }
 
-/* A job for the id sort: the id's first 8 bytes as a big-endian number (zero after its end),
- * so most comparisons are one integer comparison, and strcmp orders the rest. */
+/* A job for the id sort: 8 bytes of its id from the level's offset as a big-endian number
+ * (zero after the id's end), so the sort compares integers only. */
 struct id_key {
 	unsigned long long key;
 	const char *id;
@@ -39,18 +39,8 @@ static unsigned long long id_prefix(const char *s)
 	return k << (8 * (8 - i));
 }
 
-/* strcmp's order (unsigned bytes); equal ids by index, as a stable sort of the indices */
-static bool id_less(const struct id_key *a, const struct id_key *b)
-{
-	if (a->key != b->key)
-		return a->key < b->key;
-	/* equal first 8 bytes: if one of the ids ends there, both do */
-	int c = (a->key & 0xff) ? strcmp(a->id + 8, b->id + 8) : 0;
-	return c ? c < 0 : a->index < b->index;
-}
-
-/* Bottom-up merge sort of v[0..n) by id_less, tmp the same size. */
-static void id_sort(struct id_key *v, struct id_key *tmp, size_t n)
+/* Stable bottom-up merge sort of v[0..n) by key, tmp the same size. */
+static void key_sort(struct id_key *v, struct id_key *tmp, size_t n)
 {
 	struct id_key *src = v, *dst = tmp;
 	for (size_t w = 1; w < n; w *= 2) {
@@ -58,7 +48,7 @@ static void id_sort(struct id_key *v, struct id_key *tmp, size_t n)
 			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
 			size_t i = lo, j = mid, o = lo;
 			while (i < mid && j < hi)
-				dst[o++] = id_less(&src[j], &src[i]) ? src[j++] : src[i++];
+				dst[o++] = src[j].key < src[i].key ? src[j++] : src[i++];
 			while (i < mid)
 				dst[o++] = src[i++];
 			while (j < hi)
@@ -72,6 +62,22 @@ static void id_sort(struct id_key *v, struct id_key *tmp, size_t n)
 		memcpy(v, src, n * sizeof *v);
 }
 
+/* strcmp's order of v[0..n) (unsigned bytes), whose ids agree on their first off bytes: by
+ * the next 8, then each run that agrees on those too and goes on past them by the 8 after.
+ * Stable: equal ids keep their order, as the stable sort of indices by strcmp had it. */
+static void id_sort(struct id_key *v, struct id_key *tmp, size_t n, size_t off)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i].key = id_prefix(v[i].id + off);
+	key_sort(v, tmp, n);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && v[j].key == v[i].key; j++)
+			;
+		if (j - i > 1 && (v[i].key & 0xff))   /* 8 equal bytes, none the end: the ids go on */
+			id_sort(v + i, tmp, j - i, off + 8);
+	}
+}
+
 size_t *result_id_order(const struct trace *t, size_t n)
 {
 	size_t *order = xmalloc((n + 1) * sizeof *order);
@@ -83,8 +89,8 @@ size_t *result_id_order(const struct trace *t, size_t n)
 	if (!sorted) {
 		struct id_key *v = xmalloc(2 * n * sizeof *v);
 		for (size_t i = 0; i < n; i++)
-			v[i] = (struct id_key){ id_prefix(t->jobs[i].id), t->jobs[i].id, i };
-		id_sort(v, v + n, n);
+			v[i] = (struct id_key){ 0, t->jobs[i].id, i };
+		id_sort(v, v + n, n, 0);
 		for (size_t i = 0; i < n; i++)
 			order[i] = v[i].index;
 		free(v);
