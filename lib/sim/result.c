@@ -36,7 +36,9 @@ static unsigned long long id_prefix(const char *s)
 	int i = 0;
 	for (; i < 8 && s[i]; i++)
 		k = k << 8 | (unsigned char)s[i];
-	return k << (8 * (8 - i));
+	for (; i < 8; i++)   /* zero bytes after the end (one shift by 64 would be undefined) */
+		k <<= 8;
+	return k;
 }
 
 /* Stable bottom-up merge sort of v[0..n) by key, tmp the same size. */
