@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+static void grow(struct strbuf *sb, size_t extra);
+
 void sb_init(struct strbuf *sb)
 {
 	sb->buf = NULL;
@@ -23,6 +25,11 @@ void sb_reset(struct strbuf *sb)
 	sb->len = 0;
 	if (sb->buf)
 		sb->buf[0] = 0;
+}
+
+void sb_grow(struct strbuf *sb, size_t extra)
+{
+	grow(sb, extra);
 }
 
 static void grow(struct strbuf *sb, size_t extra)

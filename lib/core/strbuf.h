@@ -14,6 +14,8 @@ struct strbuf {
 void sb_init(struct strbuf *sb);
 void sb_release(struct strbuf *sb);
 void sb_reset(struct strbuf *sb);
+/* Room for extra more bytes and the NUL, for a caller that writes them into buf itself. */
+void sb_grow(struct strbuf *sb, size_t extra);
 void sb_add(struct strbuf *sb, const void *p, size_t n);
 void sb_addc(struct strbuf *sb, char c);
 void sb_adds(struct strbuf *sb, const char *s);

@@ -26,6 +26,84 @@ double metrics_quantile(double *v, size_t n, double p)
 	return metrics_quantile_sorted(v, n, p);
 }
 
+/* Exchange-partition v[lo..hi] (inclusive) until v[k] holds the value a sort would put at
+ * k, with v[lo..k) <= v[k] <= v(k..hi]; past a depth budget the rest is sorted (so never
+ * quadratic). Only for values where "compares equal" means "the same bits" (see
+ * quantiles_exact): then any order that is sorted at k has the sort's value there. */
+static void select_kth(double *v, size_t lo, size_t hi, size_t k)
+{
+	int budget = 64;
+	while (hi > lo) {
+		if (hi - lo < 16 || --budget == 0) {
+			qsort(v + lo, hi - lo + 1, sizeof *v, dbl_cmp);
+			return;
+		}
+		/* median of three as the pivot value */
+		size_t mid = lo + (hi - lo) / 2;
+		double a = v[lo], b = v[mid], c = v[hi];
+		double pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		size_t i = lo, j = hi;
+		for (;;) {
+			while (v[i] < pivot)
+				i++;
+			while (pivot < v[j])
+				j--;
+			if (i >= j)
+				break;
+			double t = v[i];
+			v[i] = v[j];
+			v[j] = t;
+			i++;
+			j--;
+		}
+		/* v[lo..j] <= pivot <= v(j..hi] */
+		if (k <= j)
+			hi = j;
+		else
+			lo = j + 1;
+	}
+}
+
+/* True when no value is a NaN or a negative zero: then values that compare equal have the
+ * same bits, and a selection gives the very doubles a full sort would (dbl_cmp orders
+ * -0.0 and 0.0 as equal and a NaN inconsistently: those inputs take the sort). */
+static bool quantiles_exact(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] != v[i] || (v[i] == 0 && signbit(v[i])))
+			return false;
+	return true;
+}
+
+/* Two order statistics each by selection instead of a sort of all n values (the rolling
+ * scenarios' populations hold the whole backlog). */
+void metrics_quantile_pair(double *v, size_t n, double p1, double p2, double *q1, double *q2)
+{
+	if (!quantiles_exact(v, n)) {   /* twice, as two metrics_quantile calls (a NaN can move again) */
+		*q1 = metrics_quantile(v, n, p1);
+		*q2 = metrics_quantile(v, n, p2);
+		return;
+	}
+	size_t from = 0;   /* v[0..from) <= every value from on: later ranks select in v[from..n) */
+	const double ps[2] = { p1, p2 };
+	double *qs[2] = { q1, q2 };
+	for (int x = 0; x < 2; x++) {
+		double pos = (double)(n - 1) * ps[x];
+		double lo_f = floor(pos);
+		size_t lo = (size_t)lo_f, hi = lo + 1 < n ? lo + 1 : n - 1;
+		select_kth(v, from, n - 1, lo);
+		double vlo = v[lo], vhi = vlo;
+		if (hi != lo) {   /* the least of v(lo..n): the sort's value at lo + 1 */
+			vhi = v[hi];
+			for (size_t i = hi + 1; i < n; i++)
+				if (v[i] < vhi)
+					vhi = v[i];
+		}
+		*qs[x] = vlo + (vhi - vlo) * (pos - lo_f);
+		from = lo;
+	}
+}
+
 /* Per-class job figures (docs/evaluation.md §4 jobs.<class>). */
 struct class_stats {
 	long long n, completed, preemptions, preempted_jobs, runs;
@@ -54,10 +132,13 @@ static void class_stats(const struct result_data *m, bool hp, struct class_stats
 	if (c->n > 0) {
 		c->jct_mean = num_round(sj / (double)c->n, 6);
 		c->queue_mean = num_round(sq / (double)c->n, 6);
-		c->jct_p50 = num_round(metrics_quantile(jct, (size_t)c->n, 0.5), 6);
-		c->jct_p95 = num_round(metrics_quantile(jct, (size_t)c->n, 0.95), 6);
-		c->queue_p50 = num_round(metrics_quantile(q, (size_t)c->n, 0.5), 6);
-		c->queue_p95 = num_round(metrics_quantile(q, (size_t)c->n, 0.95), 6);
+		double j50, j95, q50, q95;
+		metrics_quantile_pair(jct, (size_t)c->n, 0.5, 0.95, &j50, &j95);
+		metrics_quantile_pair(q, (size_t)c->n, 0.5, 0.95, &q50, &q95);
+		c->jct_p50 = num_round(j50, 6);
+		c->jct_p95 = num_round(j95, 6);
+		c->queue_p50 = num_round(q50, 6);
+		c->queue_p95 = num_round(q95, 6);
 	}
 	free(jct);
 	free(q);

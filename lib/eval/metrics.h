@@ -19,4 +19,7 @@ struct json *metrics_record(struct arena *a, const struct result_data *d);
 double metrics_quantile(double *v, size_t n, double p);
 /* The same Q(v, p) of a v already in ascending order (not touched). n > 0. */
 double metrics_quantile_sorted(const double *v, size_t n, double p);
+/* Q(v, p1) and Q(v, p2), p1 <= p2, the same doubles as metrics_quantile gives, without sorting
+ * all of v (v is scratch: its order afterwards is unspecified). n > 0. */
+void metrics_quantile_pair(double *v, size_t n, double p1, double p2, double *q1, double *q2);
 #endif

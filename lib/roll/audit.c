@@ -91,6 +91,42 @@ static int dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* v[0..n) in ascending order, the same array qsort by dbl_cmp gives: a radix sort of the
+ * bits when every value is a non-negative non-NaN (there the bits order as the values, and
+ * equal values have equal bits); any other input takes qsort. */
+static void sort_doubles(double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] >= 0) || signbit(v[i])) {
+			qsort(v, n, sizeof *v, dbl_cmp);
+			return;
+		}
+	if (n < 64) {
+		qsort(v, n, sizeof *v, dbl_cmp);
+		return;
+	}
+	unsigned long long *a = xmalloc(2 * n * sizeof *a), *b = a + n;
+	for (size_t i = 0; i < n; i++)
+		memcpy(&a[i], &v[i], sizeof a[i]);
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t count[257] = { 0 };
+		for (size_t i = 0; i < n; i++)
+			count[((a[i] >> shift) & 0xff) + 1]++;
+		if (count[((a[0] >> shift) & 0xff) + 1] == n)
+			continue;   /* every value has this byte: the pass would not move anything */
+		for (int d = 0; d < 256; d++)
+			count[d + 1] += count[d];
+		for (size_t i = 0; i < n; i++)
+			b[count[(a[i] >> shift) & 0xff]++] = a[i];
+		unsigned long long *t = a;
+		a = b;
+		b = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		memcpy(&v[i], &a[i], sizeof v[i]);
+	free(a < b ? a : b);
+}
+
 /* The k-th smallest (from 0) of the union of the sorted a[0..na) and b[0..nb), k < na + nb:
  * the element a sort of the union would put at k (equal values are the same value). */
 static double kth_of_two(const double *a, size_t na, const double *b, size_t nb, size_t k)
@@ -126,7 +162,7 @@ void roll_queue_guard(double threshold, const double *completed, size_t nc, cons
 	double *v = xmalloc((ns + 1) * sizeof *v);
 	if (ns)
 		memcpy(v, scenario, ns * sizeof *v);
-	qsort(v, ns, sizeof *v, dbl_cmp);
+	sort_doubles(v, ns);
 	double pos = (double)(n - 1) * 0.95;
 	double lo_f = floor(pos);
 	size_t lo = (size_t)lo_f, hi = lo + 1 < n ? lo + 1 : n - 1;

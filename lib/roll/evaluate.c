@@ -79,6 +79,35 @@ static int index_cmp(const void *a, const void *b)
 
 enum { RO_POP = 1, RO_KEEP = 2 };
 
+/* kept[0..k) ascending (distinct indices): the population's npop come in slot order, often
+ * ascending already, and the triggers after them are few; sort the triggers alone and merge
+ * then, else sort all (the same order either way). */
+static void sort_kept(size_t *kept, size_t npop, size_t k)
+{
+	bool sorted = true;
+	for (size_t x = 1; x < npop && sorted; x++)
+		sorted = kept[x - 1] < kept[x];
+	if (!sorted) {
+		qsort(kept, k, sizeof *kept, index_cmp);
+		return;
+	}
+	size_t nt = k - npop;
+	if (!nt)
+		return;
+	qsort(kept + npop, nt, sizeof *kept, index_cmp);
+	size_t *t = xmalloc(nt * sizeof *t);
+	memcpy(t, kept + npop, nt * sizeof *t);
+	/* merge from the back: kept[0..npop) and t[0..nt) into kept[0..k) */
+	size_t i = npop, j = nt, o = k;
+	while (j > 0) {
+		if (i > 0 && kept[i - 1] > t[j - 1])
+			kept[--o] = kept[--i];
+		else
+			kept[--o] = t[--j];
+	}
+	free(t);
+}
+
 /* What the horizon left open in the scenario population (the result's source names it). */
 struct roll_censoring {
 	double end;
@@ -110,12 +139,13 @@ static void restrict_output(struct roll_live *l, struct sim *s, const struct tra
 	size_t k = sim_population_indices(s, kept);
 	for (size_t x = 0; x < k; x++)
 		flag[kept[x]] = RO_POP | RO_KEEP;
+	size_t npop = k;
 	for (size_t i = 0; i < o->n_events; i++)
 		if ((flag[o->events[i].victim] & RO_POP) && !(flag[o->events[i].trigger] & RO_KEEP)) {
 			flag[o->events[i].trigger] |= RO_KEEP;
 			kept[k++] = o->events[i].trigger;
 		}
-	qsort(kept, k, sizeof *kept, index_cmp);
+	sort_kept(kept, npop, k);
 	memset(r, 0, sizeof *r);
 	trace_init(&r->t);
 	r->t.version = exec->version;

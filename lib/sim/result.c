@@ -22,11 +22,62 @@ struct json *result_header(struct arena *a, const struct trace *t, const struct 
 	return h;
 }
 
-static const struct trace *sort_trace;
+/* A job for the id sort: 8 bytes of its id from the level's offset as a big-endian number
+ * (zero after the id's end), so the sort compares integers only. */
+struct id_key {
+	unsigned long long key;
+	const char *id;
+	size_t index;
+};
 
-static int by_id(const void *a, const void *b)
+static unsigned long long id_prefix(const char *s)
 {
-	return strcmp(sort_trace->jobs[*(const size_t *)a].id, sort_trace->jobs[*(const size_t *)b].id);
+	unsigned long long k = 0;
+	int i = 0;
+	for (; i < 8 && s[i]; i++)
+		k = k << 8 | (unsigned char)s[i];
+	for (; i < 8; i++)   /* zero bytes after the end (one shift by 64 would be undefined) */
+		k <<= 8;
+	return k;
+}
+
+/* Stable bottom-up merge sort of v[0..n) by key, tmp the same size. */
+static void key_sort(struct id_key *v, struct id_key *tmp, size_t n)
+{
+	struct id_key *src = v, *dst = tmp;
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, o = lo;
+			while (i < mid && j < hi)
+				dst[o++] = src[j].key < src[i].key ? src[j++] : src[i++];
+			while (i < mid)
+				dst[o++] = src[i++];
+			while (j < hi)
+				dst[o++] = src[j++];
+		}
+		struct id_key *x = src;
+		src = dst;
+		dst = x;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
+}
+
+/* strcmp's order of v[0..n) (unsigned bytes), whose ids agree on their first off bytes: by
+ * the next 8, then each run that agrees on those too and goes on past them by the 8 after.
+ * Stable: equal ids keep their order, as the stable sort of indices by strcmp had it. */
+static void id_sort(struct id_key *v, struct id_key *tmp, size_t n, size_t off)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i].key = id_prefix(v[i].id + off);
+	key_sort(v, tmp, n);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && v[j].key == v[i].key; j++)
+			;
+		if (j - i > 1 && (v[i].key & 0xff))   /* 8 equal bytes, none the end: the ids go on */
+			id_sort(v + i, tmp, j - i, off + 8);
+	}
 }
 
 size_t *result_id_order(const struct trace *t, size_t n)
@@ -38,8 +89,13 @@ size_t *result_id_order(const struct trace *t, size_t n)
 	for (size_t i = 1; i < n && sorted; i++)
 		sorted = strcmp(t->jobs[i - 1].id, t->jobs[i].id) < 0;
 	if (!sorted) {
-		sort_trace = t;
-		qsort(order, n, sizeof *order, by_id);
+		struct id_key *v = xmalloc(2 * n * sizeof *v);
+		for (size_t i = 0; i < n; i++)
+			v[i] = (struct id_key){ 0, t->jobs[i].id, i };
+		id_sort(v, v + n, n, 0);
+		for (size_t i = 0; i < n; i++)
+			order[i] = v[i].index;
+		free(v);
 	}
 	return order;
 }
@@ -202,18 +258,35 @@ static void fixed(struct strbuf *sb, long long m, int k)
 	for (unsigned long long u = (unsigned long long)m; u || n <= k; u /= 10)
 		digits[23 - ++n] = (char)('0' + u % 10);
 	const char *d = digits + 23 - n;
+	/* at most 23 digits, the point and a zero: one growth check, no copies through sb_add */
+	if (sb->len + 26 > sb->cap)
+		sb_grow(sb, 25);
+	char *w = sb->buf + sb->len;
 	if (k == 0) {
-		sb_add(sb, d, (size_t)n);
-		sb_add(sb, ".0", 2);
+		memcpy(w, d, (size_t)n);
+		w[n] = '.';
+		w[n + 1] = '0';
+		sb->len += (size_t)n + 2;
 	} else {
-		sb_add(sb, d, (size_t)(n - k));
-		sb_addc(sb, '.');
-		sb_add(sb, d + n - k, (size_t)k);
+		memcpy(w, d, (size_t)(n - k));
+		w[n - k] = '.';
+		memcpy(w + n - k + 1, d + n - k, (size_t)k);
+		sb->len += (size_t)n + 1;
 	}
+	sb->buf[sb->len] = 0;
 }
 
 void result_add_double(struct strbuf *sb, double v)
 {
+	if (v >= 1 && v < 1e15) {
+		/* a whole number (most times and counts): what the 6-decimal path below finds, its
+		 * digits and ".0", without the search */
+		long long m = (long long)v;
+		if ((double)m == v) {
+			fixed(sb, m, 0);
+			return;
+		}
+	}
 	if (v >= 1e-4 && v < 1e15) {
 		/* Most values have at most 6 decimals: if the 6-decimal candidate round-trips, its
 		 * digits without trailing zeros are the shortest form (any shorter candidate that
@@ -300,50 +373,140 @@ struct line_sink {
 	struct fp_xxh3 h;
 };
 
-static int sink_line(struct line_sink *k, const struct strbuf *sb, char *err, size_t errlen)
+/* Start a line in sb: a stream takes one line at a time; the hash takes the lines (each with
+ * its newline, what ndw_raw adds to a stream's fingerprint) in batches of about 64 KiB, the
+ * same bytes in the same order (XXH3's streaming state does not depend on the split). */
+static void sink_begin(const struct line_sink *k, struct strbuf *sb)
+{
+	if (k->w)
+		sb_reset(sb);
+}
+
+static int sink_line(struct line_sink *k, struct strbuf *sb, char *err, size_t errlen)
 {
 	if (k->w)
 		return ndw_raw(k->w, sb->buf, sb->len, err, errlen);
-	/* what ndw_raw adds to the stream's fingerprint */
-	fp_xxh3_update(&k->h, sb->buf, sb->len);
-	fp_xxh3_update(&k->h, "\n", 1);
+	sb_addc(sb, '\n');
+	if (sb->len >= 65536) {
+		fp_xxh3_update(&k->h, sb->buf, sb->len);
+		sb_reset(sb);
+	}
 	return 0;
 }
 
-/* The body lines (job_result, run, preemption, cluster) into k. */
-static int write_body(struct line_sink *k, const struct trace *t, const struct sim_output *o, char *err, size_t errlen)
+/* The rest of the batch into the hash. */
+static void sink_flush(struct line_sink *k, struct strbuf *sb)
+{
+	if (!k->w && sb->len) {
+		fp_xxh3_update(&k->h, sb->buf, sb->len);
+		sb_reset(sb);
+	}
+}
+
+/* Room for n more bytes written with put. */
+static inline void reserve(struct strbuf *sb, size_t n)
+{
+	if (sb->len + n + 1 > sb->cap)
+		sb_grow(sb, n);
+}
+
+/* n bytes at the end of sb, within what reserve made room for (NUL added by the caller). */
+static inline void put(struct strbuf *sb, const char *p, size_t n)
+{
+	memcpy(sb->buf + sb->len, p, n);
+	sb->len += n;
+}
+
+#define PUT(sb, lit) put((sb), (lit), sizeof(lit) - 1)
+
+/* s as a JSON string: as sb_add_jstr when nothing needs escaping (ids, models, tenants),
+ * else sb_add_jstr itself. Returns with the NUL written. */
+static void put_jstr(struct strbuf *sb, const char *s)
+{
+	size_t n = 0;
+	for (unsigned char c; (c = (unsigned char)s[n]) != 0; n++)
+		if (c < 0x20 || c == '"' || c == '\\') {
+			sb->buf[sb->len] = 0;
+			sb_add_jstr(sb, s, strlen(s));
+			return;
+		}
+	reserve(sb, n + 2);
+	sb->buf[sb->len++] = '"';
+	put(sb, s, n);
+	sb->buf[sb->len++] = '"';
+	sb->buf[sb->len] = 0;
+}
+
+/* The body lines (job_result, run, preemption, cluster) into k; order: result_id_order's
+ * (NULL: computed here). */
+static int write_body(struct line_sink *k, const struct trace *t, const struct sim_output *o, const size_t *given, char *err,
+		      size_t errlen)
 {
 	struct strbuf sb;
 	int rc = -1;
 	sb_init(&sb);
-	size_t *order = result_id_order(t, o->n_jobs);
+	size_t *own = given ? NULL : result_id_order(t, o->n_jobs);
+	const size_t *order = given ? given : own;
+	/* the job lines are most of a rolling scenario's result (its population holds the whole
+	 * backlog): the keys are literals put into room reserved for each piece, the same bytes
+	 * as result_kstr, result_kdbl and result_kint give */
 	for (size_t x = 0; x < o->n_jobs; x++) {
 		const struct trace_job *tj = &t->jobs[order[x]];
 		const struct sim_job_result *r = &o->jobs[order[x]];
-		sb_reset(&sb);
-		sb_adds(&sb, "{\"type\":\"job_result\"");
-		result_kstr(&sb, "job_id", tj->id);
-		result_kstr(&sb, "service_class", tj->hp ? "HP" : "Spot");
-		result_kdbl(&sb, "submit_time_seconds", tj->submit);
-		result_kdbl(&sb, "start_time_seconds", r->start);
-		result_kdbl(&sb, "completion_time_seconds", r->completion);
-		result_kdbl(&sb, "duration_seconds", tj->duration);
-		result_kdbl(&sb, "gpu_count", tj->gpus);
-		result_kstr(&sb, "gpu_model", tj->model);
-		if (t->version == 2)
-			result_kstr(&sb, "tenant_id", tj->tenant ? tj->tenant : "");
-		result_kdbl(&sb, "queue_seconds", r->queue_seconds);
-		result_kdbl(&sb, "jct_seconds", r->completion - tj->submit);
-		result_kint(&sb, "preemption_count", r->preemptions);
-		result_kint(&sb, "run_count", r->runs);
-		result_key(&sb, "evaluation_population");
-		sb_adds(&sb, r->evaluation_population ? "true}" : "false}");
+		sink_begin(k, &sb);
+		reserve(&sb, 64);
+		PUT(&sb, "{\"type\":\"job_result\",\"job_id\":");
+		put_jstr(&sb, tj->id);
+		reserve(&sb, 64);
+		if (tj->hp)
+			PUT(&sb, ",\"service_class\":\"HP\",\"submit_time_seconds\":");
+		else
+			PUT(&sb, ",\"service_class\":\"Spot\",\"submit_time_seconds\":");
+		result_add_double(&sb, tj->submit);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"start_time_seconds\":");
+		result_add_double(&sb, r->start);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"completion_time_seconds\":");
+		result_add_double(&sb, r->completion);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"duration_seconds\":");
+		result_add_double(&sb, tj->duration);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"gpu_count\":");
+		result_add_double(&sb, tj->gpus);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"gpu_model\":");
+		put_jstr(&sb, tj->model);
+		if (t->version == 2) {
+			reserve(&sb, 64);
+			PUT(&sb, ",\"tenant_id\":");
+			put_jstr(&sb, tj->tenant ? tj->tenant : "");
+		}
+		reserve(&sb, 64);
+		PUT(&sb, ",\"queue_seconds\":");
+		result_add_double(&sb, r->queue_seconds);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"jct_seconds\":");
+		result_add_double(&sb, r->completion - tj->submit);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"preemption_count\":");
+		sb_add_int(&sb, r->preemptions);
+		reserve(&sb, 64);
+		PUT(&sb, ",\"run_count\":");
+		sb_add_int(&sb, r->runs);
+		reserve(&sb, 64);
+		if (r->evaluation_population)
+			PUT(&sb, ",\"evaluation_population\":true}");
+		else
+			PUT(&sb, ",\"evaluation_population\":false}");
+		sb.buf[sb.len] = 0;
 		if (sink_line(k, &sb, err, errlen))
 			goto out;
 	}
 	for (size_t i = 0; i < o->n_runs; i++) {
 		const struct sim_spot_run *r = &o->runs[i];
-		sb_reset(&sb);
+		sink_begin(k, &sb);
 		sb_adds(&sb, "{\"type\":\"run\"");
 		result_kstr(&sb, "job_id", t->jobs[r->job].id);
 		result_kint(&sb, "run_ordinal", r->ordinal);
@@ -359,7 +522,7 @@ static int write_body(struct line_sink *k, const struct trace *t, const struct s
 	}
 	for (size_t i = 0; i < o->n_events; i++) {
 		const struct sim_preemption *e = &o->events[i];
-		sb_reset(&sb);
+		sink_begin(k, &sb);
 		sb_adds(&sb, "{\"type\":\"preemption\"");
 		result_kdbl(&sb, "time_seconds", e->time);
 		result_kstr(&sb, "preempted_job_id", t->jobs[e->victim].id);
@@ -371,7 +534,7 @@ static int write_body(struct line_sink *k, const struct trace *t, const struct s
 		if (sink_line(k, &sb, err, errlen))
 			goto out;
 	}
-	sb_reset(&sb);
+	sink_begin(k, &sb);
 	sb_adds(&sb, "{\"type\":\"cluster\"");
 	result_kint(&sb, "node_count", (long long)o->node_count);
 	result_kint(&sb, "capacity_gpus", o->capacity_gpus);
@@ -386,9 +549,10 @@ static int write_body(struct line_sink *k, const struct trace *t, const struct s
 	sb_addc(&sb, '}');
 	if (sink_line(k, &sb, err, errlen))
 		goto out;
+	sink_flush(k, &sb);
 	rc = 0;
 out:
-	free(order);
+	free(own);
 	sb_release(&sb);
 	return rc;
 }
@@ -396,15 +560,20 @@ out:
 int result_write_records(struct nd_writer *w, const struct json *hdr, const struct trace *t, const struct sim_output *o, char *err, size_t errlen)
 {
 	struct line_sink k = { .w = w };
-	return ndw_header(w, hdr, err, errlen) || write_body(&k, t, o, err, errlen) ? -1 : 0;
+	return ndw_header(w, hdr, err, errlen) || write_body(&k, t, o, NULL, err, errlen) ? -1 : 0;
 }
 
 void result_fingerprint(const struct trace *t, const struct sim_output *o, char fp[FP_HEX_XXH3])
 {
+	result_fingerprint_ordered(t, o, NULL, fp);
+}
+
+void result_fingerprint_ordered(const struct trace *t, const struct sim_output *o, const size_t *order, char fp[FP_HEX_XXH3])
+{
 	struct line_sink k = { .w = NULL };
 	char err[8];
 	fp_xxh3_init(&k.h);
-	write_body(&k, t, o, err, sizeof err);   /* hashing never fails */
+	write_body(&k, t, o, order, err, sizeof err);   /* hashing never fails */
 	fp_xxh3_hex(&k.h, fp);
 	fp_xxh3_release(&k.h);
 }

@@ -43,6 +43,8 @@ int result_write_records(struct nd_writer *w, const struct json *hdr, const stru
 /* The fingerprint of the body result_write would write for t and o (the end record's, what
  * ndr_fingerprint gives a reader), without writing it. */
 void result_fingerprint(const struct trace *t, const struct sim_output *o, char fp[FP_HEX_XXH3]);
+/* The same with the job order already known (result_id_order(t, o->n_jobs), not recomputed). */
+void result_fingerprint_ordered(const struct trace *t, const struct sim_output *o, const size_t *order, char fp[FP_HEX_XXH3]);
 /* Python repr of v (as sb_add_double), with a fast path for short decimals. */
 void result_add_double(struct strbuf *sb, double v);
 /* Record writing helpers: ,"k": then a value (the record's first key is written by hand). */

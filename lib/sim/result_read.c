@@ -752,7 +752,7 @@ static int from_output(struct result_data *m, const struct json *hdr, const stru
 		snprintf(err, errlen, "result stream has no job_result records");
 		goto out;
 	}
-	result_fingerprint(t, o, m->fingerprint);
+	result_fingerprint_ordered(t, o, order, m->fingerprint);
 	rc = 0;
 out:
 	free(order);

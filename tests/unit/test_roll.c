@@ -582,6 +582,35 @@ static void scenario_audit(void)
 		CHECK(g.has_p95 && memcmp(&g.p95, &want, sizeof want) == 0, "round %d (%zu + %zu): %.17g, metrics_quantile %.17g", round, nc, ns,
 		      g.p95, want);
 	}
+	/* scenarios large enough for the radix sort of the scenario's values: zeros, ties, wide
+	 * and fractional values, and a negative zero or a negative value (those take qsort) */
+	for (int round = 0; round < 60; round++) {
+		size_t nc = (size_t)(round % 7) * 10, ns = 60 + (size_t)round * 37;
+		double *c = malloc((nc + 1) * sizeof *c), *sv = malloc(ns * sizeof *sv), *u = malloc((nc + ns) * sizeof *u);
+		for (size_t i = 0; i < nc + ns; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			unsigned r = (unsigned)(x >> 33);
+			double v = round % 3 == 0 ? (double)(r % 4) : round % 3 == 1 ? (double)(r % 1000000) / 3.0 : (double)(r % 100) * 1e6;
+			if (round % 10 == 4 && i == nc + 3)
+				v = -0.0;
+			if (round % 10 == 7 && i == nc + 5)
+				v = -2.5;
+			if (i < nc)
+				c[i] = v;
+			else
+				sv[i - nc] = v;
+			u[i] = v;
+		}
+		if (nc)
+			metrics_quantile(c, nc, 0.5);   /* sorts it: the history comes sorted */
+		roll_queue_guard(3600, c, nc, sv, ns, &g);
+		double want = metrics_quantile(u, nc + ns, 0.95);
+		CHECK(g.has_p95 && memcmp(&g.p95, &want, sizeof want) == 0, "large round %d (%zu + %zu): %.17g, metrics_quantile %.17g", round, nc,
+		      ns, g.p95, want);
+		free(c);
+		free(sv);
+		free(u);
+	}
 }
 
 /* ---- observation signals and risk ---- */

@@ -353,6 +353,32 @@ static void quantiles(void)
 	CHECK(fabs(q - 23.05) < 1e-12 && num_round(q, 6) == 23.05, "p95 = %.17g", q);
 	CHECK(num_round(0.0078125, 6) == 0.007812, "round6 half-even");
 	CHECK(num_round(5e-7, 6) == 0.0, "round6(5e-7)");
+	/* the selection gives the same bits as the sort: ties, runs of equal values, zeros of
+	 * both signs and NaNs (those two take the sort), sizes around the selection's cut-over */
+	static const double ps[][2] = { { 0.5, 0.95 }, { 0.0, 1.0 }, { 0.25, 0.25 }, { 0.05, 0.5 } };
+	unsigned long long seed = 12345;
+	for (int round = 0; round < 4000; round++) {
+		size_t n = 1 + (size_t)(round % 97) + (round % 7 == 0 ? 2000 : 0);
+		double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			unsigned r = (unsigned)(seed >> 33);
+			a[i] = round % 3 == 0 ? (double)(r % 5) : round % 3 == 1 ? (double)(r % 100000) / 7.0 : (double)(r % 40) * 0.25;
+			if (round % 11 == 0 && r % 13 == 0)
+				a[i] = -0.0;
+			if (round % 17 == 0 && r % 29 == 0)
+				a[i] = NAN;
+			b[i] = a[i];
+		}
+		const double *p = ps[round % 4];
+		double q1, q2;
+		metrics_quantile_pair(a, n, p[0], p[1], &q1, &q2);
+		double w1 = metrics_quantile(b, n, p[0]), w2 = metrics_quantile(b, n, p[1]);
+		CHECK(memcmp(&q1, &w1, sizeof q1) == 0 && memcmp(&q2, &w2, sizeof q2) == 0, "round %d (n %zu): %.17g %.17g, sorted %.17g %.17g",
+		      round, n, q1, q2, w1, w2);
+		free(a);
+		free(b);
+	}
 }
 
 /* The canonical dict's bytes are the original's: its SHA-256 prefixes are in docs/simulator.md §3.1. */
@@ -398,6 +424,53 @@ static void canonical_policy(void)
 }
 
 /* The fast repr path in result.c agrees with the general formatter. */
+static const char *const *cmp_ids;
+
+static int by_id_strcmp(const void *a, const void *b)
+{
+	return strcmp(cmp_ids[*(const size_t *)a], cmp_ids[*(const size_t *)b]);
+}
+
+/* result_id_order is the order a sort by strcmp gives: ids sharing 8-byte prefixes, shorter
+ * than 8, with bytes >= 0x80, already sorted or not */
+static void id_order(void)
+{
+	static const char *const stems[] = { "j", "forecast-hp::", "forecast", "forecasu", "\xc3\xa9t", "a", "" };
+	unsigned long long seed = 99;
+	for (int round = 0; round < 300; round++) {
+		size_t n = 1 + (size_t)(round * 7 % 500);
+		struct trace t;
+		trace_init(&t);
+		t.jobs = calloc(n, sizeof *t.jobs);
+		const char **ids = calloc(n, sizeof *ids);
+		char (*buf)[48] = calloc(n, sizeof *buf);
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			unsigned r = (unsigned)(seed >> 33);
+			if (round % 5 == 0)
+				snprintf(buf[i], sizeof buf[i], "j%07zu", i);   /* increasing */
+			else
+				snprintf(buf[i], sizeof buf[i], "%s%0*zu", stems[r % 7], (int)(r / 7 % 9), i * 7919 % 100003);
+			ids[i] = buf[i];
+			t.jobs[i].id = buf[i];
+		}
+		t.n_jobs = n;
+		size_t *got = result_id_order(&t, n), *want = calloc(n, sizeof *want);
+		for (size_t i = 0; i < n; i++)
+			want[i] = i;
+		cmp_ids = ids;
+		qsort(want, n, sizeof *want, by_id_strcmp);
+		CHECK(memcmp(got, want, n * sizeof *got) == 0, "round %d: id order differs from the strcmp sort", round);
+		free(got);
+		free(want);
+		free(buf);
+		free(ids);
+		free(t.jobs);
+		t.jobs = NULL;
+		trace_release(&t);
+	}
+}
+
 static void fast_repr(void)
 {
 	struct strbuf a, b;
@@ -808,6 +881,7 @@ int main(void)
 	quantiles();
 	canonical_policy();
 	fast_repr();
+	id_order();
 	session_equals_run();
 	gate_and_wakeups();
 	notifications();
