@@ -76,39 +76,3 @@ size_t str_ranks(const void *first, size_t n, size_t stride, uint32_t *out)
 	return nn;
 }
 
-/* A string's first 8 bytes, big-endian, zero after its end: keys in strcmp's order (it
- * compares unsigned bytes); equal keys whose last byte is not zero leave the rest to strcmp. */
-struct prefix_key { uint64_t prefix; const char *s; uint32_t index; };
-
-static uint64_t prefix_of(const char *s)
-{
-	uint64_t v = 0;
-	size_t i = 0;
-	for (; i < 8 && s[i]; i++)
-		v = v << 8 | (unsigned char)s[i];
-	for (; i < 8; i++)
-		v <<= 8;
-	return v;
-}
-
-static int prefix_cmp(const void *a, const void *b)
-{
-	const struct prefix_key *x = a, *y = b;
-	if (x->prefix != y->prefix)
-		return x->prefix < y->prefix ? -1 : 1;
-	int c = x->prefix & 0xff ? strcmp(x->s + 8, y->s + 8) : 0;   /* low byte 0: both ended within 8 bytes */
-	return c ? c : (x->index > y->index) - (x->index < y->index);
-}
-
-void str_order32(const void *first, size_t n, size_t stride, uint32_t *order)
-{
-	struct prefix_key *k = xmalloc((n + 1) * sizeof *k);
-	for (size_t i = 0; i < n; i++) {
-		const char *s = at(first, i, stride);
-		k[i] = (struct prefix_key){ prefix_of(s), s, (uint32_t)i };
-	}
-	qsort(k, n, sizeof *k, prefix_cmp);
-	for (size_t r = 0; r < n; r++)
-		order[r] = k[r].index;
-	free(k);
-}

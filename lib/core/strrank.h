@@ -13,8 +13,4 @@
  * distinct strings sort before the i-th (equal strings, equal ranks). Returns the number of
  * distinct strings. Few distinct strings are looked up linearly; many fall back to one sort. */
 size_t str_ranks(const void *first, size_t n, size_t stride, uint32_t *out);
-/* The same strings (n < 2^32) in strcmp order: order[r] = the index of the r-th, equal
- * strings by index. Compares the first 8 bytes as one integer and strcmp only past them, so
- * ids that differ there (j0005062) sort without string compares. */
-void str_order32(const void *first, size_t n, size_t stride, uint32_t *order);
 #endif

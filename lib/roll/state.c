@@ -6,7 +6,6 @@
 #include "core/ndjson.h"
 #include "core/num.h"
 #include "core/strbuf.h"
-#include "core/strrank.h"
 #include "core/xalloc.h"
 #include "eval/metrics.h"
 #include "roll/record_check.h"
@@ -91,8 +90,10 @@ static bool id_ranks(struct roll_live *l)
 	l->id_n = t->n_jobs;
 	l->id_order = xmalloc((t->n_jobs + 1) * sizeof *l->id_order);
 	l->id_rank = xmalloc((t->n_jobs + 1) * sizeof *l->id_rank);
-	if (t->n_jobs)
-		str_order32(&t->jobs[0].id, t->n_jobs, sizeof *t->jobs, l->id_order);
+	size_t *order = result_id_order(t, t->n_jobs);   /* strcmp's order, by integer keys */
+	for (size_t r = 0; r < t->n_jobs; r++)
+		l->id_order[r] = (uint32_t)order[r];
+	free(order);
 	for (size_t r = 0; r < t->n_jobs; r++)
 		l->id_rank[l->id_order[r]] = (uint32_t)r;
 	return true;
