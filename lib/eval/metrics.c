@@ -12,12 +12,23 @@ static int dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-double metrics_quantile_sorted(const double *v, size_t n, double p)
+struct metrics_rank metrics_quantile_rank(size_t n, double p)
 {
 	double pos = (double)(n - 1) * p;
 	double lo_f = floor(pos);
-	size_t lo = (size_t)lo_f, hi = lo + 1 < n ? lo + 1 : n - 1;
-	return v[lo] + (v[hi] - v[lo]) * (pos - lo_f);
+	size_t lo = (size_t)lo_f;
+	return (struct metrics_rank){ lo, lo + 1 < n ? lo + 1 : n - 1, pos - lo_f };
+}
+
+double metrics_quantile_mix(double vlo, double vhi, double frac)
+{
+	return vlo + (vhi - vlo) * frac;
+}
+
+double metrics_quantile_sorted(const double *v, size_t n, double p)
+{
+	struct metrics_rank r = metrics_quantile_rank(n, p);
+	return metrics_quantile_mix(v[r.lo], v[r.hi], r.frac);
 }
 
 double metrics_quantile(double *v, size_t n, double p)
@@ -88,19 +99,17 @@ void metrics_quantile_pair(double *v, size_t n, double p1, double p2, double *q1
 	const double ps[2] = { p1, p2 };
 	double *qs[2] = { q1, q2 };
 	for (int x = 0; x < 2; x++) {
-		double pos = (double)(n - 1) * ps[x];
-		double lo_f = floor(pos);
-		size_t lo = (size_t)lo_f, hi = lo + 1 < n ? lo + 1 : n - 1;
-		select_kth(v, from, n - 1, lo);
-		double vlo = v[lo], vhi = vlo;
-		if (hi != lo) {   /* the least of v(lo..n): the sort's value at lo + 1 */
-			vhi = v[hi];
-			for (size_t i = hi + 1; i < n; i++)
+		struct metrics_rank r = metrics_quantile_rank(n, ps[x]);
+		select_kth(v, from, n - 1, r.lo);
+		double vlo = v[r.lo], vhi = vlo;
+		if (r.hi != r.lo) {   /* the least of v(lo..n): the sort's value at lo + 1 */
+			vhi = v[r.hi];
+			for (size_t i = r.hi + 1; i < n; i++)
 				if (v[i] < vhi)
 					vhi = v[i];
 		}
-		*qs[x] = vlo + (vhi - vlo) * (pos - lo_f);
-		from = lo;
+		*qs[x] = metrics_quantile_mix(vlo, vhi, r.frac);
+		from = r.lo;
 	}
 }
 

@@ -163,11 +163,8 @@ void roll_queue_guard(double threshold, const double *completed, size_t nc, cons
 	if (ns)
 		memcpy(v, scenario, ns * sizeof *v);
 	sort_doubles(v, ns);
-	double pos = (double)(n - 1) * 0.95;
-	double lo_f = floor(pos);
-	size_t lo = (size_t)lo_f, hi = lo + 1 < n ? lo + 1 : n - 1;
-	double vlo = kth_of_two(completed, nc, v, ns, lo), vhi = kth_of_two(completed, nc, v, ns, hi);
-	g->p95 = vlo + (vhi - vlo) * (pos - lo_f);
+	struct metrics_rank r = metrics_quantile_rank(n, 0.95);
+	g->p95 = metrics_quantile_mix(kth_of_two(completed, nc, v, ns, r.lo), kth_of_two(completed, nc, v, ns, r.hi), r.frac);
 	free(v);
 	g->has_p95 = true;
 	g->passed = g->p95 <= threshold + ROLL_EPS;
