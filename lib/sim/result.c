@@ -250,6 +250,13 @@ static bool exact_repr(struct strbuf *sb, double v)
 	return true;
 }
 
+/* Room for n more bytes written with put. */
+static inline void reserve(struct strbuf *sb, size_t n)
+{
+	if (sb->len + n + 1 > sb->cap)
+		sb_grow(sb, n);
+}
+
 /* m / 10^k in fixed notation, at least one digit before the point ("1.0", "0.25") */
 static void fixed(struct strbuf *sb, long long m, int k)
 {
@@ -259,8 +266,7 @@ static void fixed(struct strbuf *sb, long long m, int k)
 		digits[23 - ++n] = (char)('0' + u % 10);
 	const char *d = digits + 23 - n;
 	/* at most 23 digits, the point and a zero: one growth check, no copies through sb_add */
-	if (sb->len + 26 > sb->cap)
-		sb_grow(sb, 25);
+	reserve(sb, 25);
 	char *w = sb->buf + sb->len;
 	if (k == 0) {
 		memcpy(w, d, (size_t)n);
@@ -403,13 +409,6 @@ static void sink_flush(struct line_sink *k, struct strbuf *sb)
 	}
 }
 
-/* Room for n more bytes written with put. */
-static inline void reserve(struct strbuf *sb, size_t n)
-{
-	if (sb->len + n + 1 > sb->cap)
-		sb_grow(sb, n);
-}
-
 /* n bytes at the end of sb, within what reserve made room for (NUL added by the caller). */
 static inline void put(struct strbuf *sb, const char *p, size_t n)
 {
@@ -417,7 +416,8 @@ static inline void put(struct strbuf *sb, const char *p, size_t n)
 	sb->len += n;
 }
 
-#define PUT(sb, lit) put((sb), (lit), sizeof(lit) - 1)
+/* a literal, with its room */
+#define PUT(sb, lit) (reserve((sb), sizeof(lit) - 1), put((sb), (lit), sizeof(lit) - 1))
 
 /* s as a JSON string: as sb_add_jstr when nothing needs escaping (ids, models, tenants),
  * else sb_add_jstr itself. Returns with the NUL written. */
@@ -454,48 +454,35 @@ static int write_body(struct line_sink *k, const struct trace *t, const struct s
 		const struct trace_job *tj = &t->jobs[order[x]];
 		const struct sim_job_result *r = &o->jobs[order[x]];
 		sink_begin(k, &sb);
-		reserve(&sb, 64);
 		PUT(&sb, "{\"type\":\"job_result\",\"job_id\":");
 		put_jstr(&sb, tj->id);
-		reserve(&sb, 64);
 		if (tj->hp)
 			PUT(&sb, ",\"service_class\":\"HP\",\"submit_time_seconds\":");
 		else
 			PUT(&sb, ",\"service_class\":\"Spot\",\"submit_time_seconds\":");
 		result_add_double(&sb, tj->submit);
-		reserve(&sb, 64);
 		PUT(&sb, ",\"start_time_seconds\":");
 		result_add_double(&sb, r->start);
-		reserve(&sb, 64);
 		PUT(&sb, ",\"completion_time_seconds\":");
 		result_add_double(&sb, r->completion);
-		reserve(&sb, 64);
 		PUT(&sb, ",\"duration_seconds\":");
 		result_add_double(&sb, tj->duration);
-		reserve(&sb, 64);
 		PUT(&sb, ",\"gpu_count\":");
 		result_add_double(&sb, tj->gpus);
-		reserve(&sb, 64);
 		PUT(&sb, ",\"gpu_model\":");
 		put_jstr(&sb, tj->model);
 		if (t->version == 2) {
-			reserve(&sb, 64);
-			PUT(&sb, ",\"tenant_id\":");
+				PUT(&sb, ",\"tenant_id\":");
 			put_jstr(&sb, tj->tenant ? tj->tenant : "");
 		}
-		reserve(&sb, 64);
 		PUT(&sb, ",\"queue_seconds\":");
 		result_add_double(&sb, r->queue_seconds);
-		reserve(&sb, 64);
 		PUT(&sb, ",\"jct_seconds\":");
 		result_add_double(&sb, r->completion - tj->submit);
-		reserve(&sb, 64);
 		PUT(&sb, ",\"preemption_count\":");
 		sb_add_int(&sb, r->preemptions);
-		reserve(&sb, 64);
 		PUT(&sb, ",\"run_count\":");
 		sb_add_int(&sb, r->runs);
-		reserve(&sb, 64);
 		if (r->evaluation_population)
 			PUT(&sb, ",\"evaluation_population\":true}");
 		else
