@@ -65,12 +65,10 @@ static void series_release(struct pt_hist_series *s, int n_offsets)
 		for (int o = 0; o < n_offsets; o++) {
 			free(s->hourly[o]);
 			free(s->prefix[o]);
-			free(s->hourly_i[o]);
 			free(s->prefix_i[o]);
 		}
 	free(s->hourly);
 	free(s->prefix);
-	free(s->hourly_i);
 	free(s->prefix_i);
 }
 
@@ -149,13 +147,11 @@ int pt_hist_clone(struct pt_history *d, const struct pt_history *s, char *err, s
 		b->last_nonzero = dup_mem(a->last_nonzero, (size_t)s->n_offsets * sizeof *a->last_nonzero);
 		b->hourly = xcalloc((size_t)s->n_offsets, sizeof *b->hourly);
 		b->prefix = xcalloc((size_t)s->n_offsets, sizeof *b->prefix);
-		b->hourly_i = xcalloc((size_t)s->n_offsets, sizeof *b->hourly_i);
 		b->prefix_i = xcalloc((size_t)s->n_offsets, sizeof *b->prefix_i);
 		for (int o = 0; o < s->n_offsets; o++)
-			if (s->int_index) {
-				b->hourly_i[o] = dup_mem(a->hourly_i[o], s->cap_blocks * sizeof *a->hourly_i[o]);
+			if (s->int_index)
 				b->prefix_i[o] = dup_mem(a->prefix_i[o], (s->cap_blocks + 1) * sizeof *a->prefix_i[o]);
-			} else {
+			else {
 				b->hourly[o] = dup_mem(a->hourly[o], s->cap_blocks * sizeof *a->hourly[o]);
 				b->prefix[o] = dup_mem(a->prefix[o], (s->cap_blocks + 1) * sizeof *a->prefix[o]);
 			}
@@ -272,14 +268,12 @@ int pt_hist_series_index(struct pt_history *h, const char *pool, const char *ten
 	s->last_nonzero = xmalloc((size_t)h->n_offsets * sizeof *s->last_nonzero);
 	s->hourly = xcalloc((size_t)h->n_offsets, sizeof *s->hourly);
 	s->prefix = xcalloc((size_t)h->n_offsets, sizeof *s->prefix);
-	s->hourly_i = xcalloc((size_t)h->n_offsets, sizeof *s->hourly_i);
 	s->prefix_i = xcalloc((size_t)h->n_offsets, sizeof *s->prefix_i);
 	for (int o = 0; o < h->n_offsets; o++) {
 		s->last_nonzero[o] = -1;
-		if (h->int_index) {
-			s->hourly_i[o] = xcalloc(h->cap_blocks ? h->cap_blocks : 1, sizeof *s->hourly_i[o]);
+		if (h->int_index)
 			s->prefix_i[o] = xcalloc(h->cap_blocks + 1, sizeof *s->prefix_i[o]);
-		} else {
+		else {
 			s->hourly[o] = xcalloc(h->cap_blocks ? h->cap_blocks : 1, sizeof *s->hourly[o]);
 			s->prefix[o] = xcalloc(h->cap_blocks + 1, sizeof *s->prefix[o]);
 		}
@@ -324,10 +318,9 @@ static void resize_blocks(struct pt_history *h, size_t cap)
 	for (size_t i = 0; i < h->n_series; i++)
 		for (int o = 0; o < h->n_offsets; o++) {
 			struct pt_hist_series *s = &h->series[i];
-			if (h->int_index) {
-				s->hourly_i[o] = xrealloc(s->hourly_i[o], cap * sizeof *s->hourly_i[o]);
+			if (h->int_index)
 				s->prefix_i[o] = xrealloc(s->prefix_i[o], (cap + 1) * sizeof *s->prefix_i[o]);
-			} else {
+			else {
 				s->hourly[o] = xrealloc(s->hourly[o], cap * sizeof *s->hourly[o]);
 				s->prefix[o] = xrealloc(s->prefix[o], (cap + 1) * sizeof *s->prefix[o]);
 			}
@@ -348,12 +341,11 @@ static void widen_index(struct pt_history *h)
 			double *P = xmalloc((h->cap_blocks + 1) * sizeof *P);
 			size_t nb = h->n_blocks[o];
 			for (size_t j = 0; j < nb; j++)
-				x[j] = (double)s->hourly_i[o][j] * unit;
+				x[j] = (double)(s->prefix_i[o][j + 1] - s->prefix_i[o][j]) * unit;
 			for (size_t j = 0; j <= nb; j++)
 				P[j] = (double)s->prefix_i[o][j] * unit;
-			free(s->hourly_i[o]);
 			free(s->prefix_i[o]);
-			s->hourly_i[o] = s->prefix_i[o] = NULL;
+			s->prefix_i[o] = NULL;
 			s->hourly[o] = x;
 			s->prefix[o] = P;
 		}
@@ -398,8 +390,6 @@ static bool int_index_take(struct pt_history *h, int o, size_t b)
 		for (size_t i = 0; i < h->n_series; i++)
 			for (int q = 0; q < h->n_offsets; q++) {
 				struct pt_hist_series *s = &h->series[i];
-				for (size_t j = 0; j < h->n_blocks[q]; j++)
-					s->hourly_i[q][j] = (int32_t)((int64_t)s->hourly_i[q][j] << d);
 				for (size_t j = 0; j <= h->n_blocks[q]; j++)
 					s->prefix_i[q][j] = (int32_t)((int64_t)s->prefix_i[q][j] << d);
 			}
@@ -483,9 +473,7 @@ int pt_hist_sample(struct pt_history *h, double now, char *err, size_t errlen)
 			for (size_t i = 0; i < h->n_series; i++) {
 				struct pt_hist_series *s = &h->series[i];
 				if (h->int_index) {
-					int32_t v = (int32_t)(s->partial[o] * scale);
-					s->hourly_i[o][b] = v;
-					s->prefix_i[o][b + 1] = s->prefix_i[o][b] + v;
+					s->prefix_i[o][b + 1] = s->prefix_i[o][b] + (int32_t)(s->partial[o] * scale);
 				} else {
 					s->hourly[o][b] = s->partial[o];
 					s->prefix[o][b + 1] = s->prefix[o][b] + s->partial[o];
@@ -542,7 +530,7 @@ struct pt_hist_window pt_hist_window_at(const struct pt_history *h, size_t w, in
 struct pt_hist_vals pt_hist_hourly(const struct pt_history *h, size_t series, size_t offset_index)
 {
 	const struct pt_hist_series *s = &h->series[series];
-	struct pt_hist_vals v = { .i = h->int_index ? s->hourly_i[offset_index] : NULL,
+	struct pt_hist_vals v = { .di = h->int_index ? s->prefix_i[offset_index] + 1 : NULL,
 		                  .d = h->int_index ? NULL : s->hourly[offset_index],
 		                  .unit = 1 / pow2(h->scale_exp) };
 	return v;

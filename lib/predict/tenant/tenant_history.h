@@ -25,10 +25,13 @@
  * 1 once a half GPU is seen, ...) while every block maximum is such a count and every
  * prefix sum fits in an int32: a multiple of 2^-e below 2^(31-e) is a double, and so is
  * every sum of them, so the doubles read back (count x 2^-e, exact) are the very bytes a
- * double array added in order would hold. A block that needs a finer scale rescales the
- * whole index (x 2^d, exact) when it still fits; one that cannot be held so (a scale
- * finer than 2^-30, a sum past INT32_MAX) converts the whole index to double, exactly,
- * for good (int_index false). Readers go through struct pt_hist_vals.
+ * double array added in order would hold. Held so, only the prefix sums are stored: block
+ * j is prefix[j + 1] - prefix[j], an exact integer difference (half the memory: a series
+ * of the full 184-day trace holds 12 offsets x 4,416 blocks). A block that needs a finer
+ * scale rescales the whole index (x 2^d, exact) when it still fits; one that cannot be held
+ * so (a scale finer than 2^-30, a sum past INT32_MAX) converts the whole index to double,
+ * exactly, for good (int_index false: both arrays then). Readers go through struct
+ * pt_hist_vals.
  *
  * The history also keeps each pool's running-HP total at every sample (the series of
  * the pool summed in id order), the actual against which forecasts are scored, and the
@@ -55,10 +58,12 @@ struct pt_hist_series {
 	double current;            /* the value the next sample records */
 	bool dirty;                /* current changed since the last sample */
 	double *partial;           /* per offset: maximum of the open block */
-	/* per offset, as int32 (hourly_i, prefix_i) while pt_history.int_index, else as double: */
+	/* per offset, as double while not pt_history.int_index: */
 	double **hourly;           /* completed block maxima */
 	double **prefix;           /* prefix[j] = hourly[0] + ... + hourly[j-1], added in order */
-	int32_t **hourly_i, **prefix_i;
+	/* while int_index only the prefix sums are held, as int32: block j is
+	 * prefix_i[j + 1] - prefix_i[j], exactly (integers), so it needs no array of its own */
+	int32_t **prefix_i;
 	long long *last_nonzero;   /* per offset: index of the last block > 0, or -1 */
 };
 
@@ -124,18 +129,25 @@ int pt_hist_pool_index(const struct pt_history *h, const char *pool, size_t *ind
  * target starts at T0 = first_time + (s + lookback * points_per_hour) * interval. */
 size_t pt_hist_window_count(const struct pt_history *h, int lookback_hours, int horizon_hours);
 struct pt_hist_window pt_hist_window_at(const struct pt_history *h, size_t w, int lookback_hours);
-/* A read-only run of index values: exactly one of i (counts of `unit`, a power of two)
- * and d is set. pt_hv_at(v, j) is value j as the double it stands for; pt_hv_from(v, j)
- * the run starting at value j. Valid until the next pt_hist_sample. */
-struct pt_hist_vals { const int32_t *i; const double *d; double unit; };
+/* A read-only run of index values: exactly one of i (counts of `unit`, a power of two),
+ * di (value j is the count di[j] - di[j - 1]: the blocks read off their prefix sums) and
+ * d is set. pt_hv_at(v, j) is value j as the double it stands for; pt_hv_from(v, j) the
+ * run starting at value j. Valid until the next pt_hist_sample. */
+struct pt_hist_vals { const int32_t *i, *di; const double *d; double unit; };
 static inline double pt_hv_at(struct pt_hist_vals v, size_t j)
 {
-	return v.i ? (double)v.i[j] * v.unit : v.d[j];
+	if (v.i)
+		return (double)v.i[j] * v.unit;
+	if (v.di)
+		return (double)(v.di[j] - v.di[(ptrdiff_t)j - 1]) * v.unit;
+	return v.d[j];
 }
 static inline struct pt_hist_vals pt_hv_from(struct pt_hist_vals v, size_t j)
 {
 	if (v.i)
 		v.i += j;
+	else if (v.di)
+		v.di += j;
 	else
 		v.d += j;
 	return v;
