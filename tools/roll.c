@@ -461,7 +461,7 @@ int main(int argc, char **argv)
 	struct trace exec, hist;
 	trace_init(&exec);
 	trace_init(&hist);
-	if (trace_load(&exec, input, err, sizeof err) || trace_load(&hist, history_path, err, sizeof err))
+	if (trace_load(&exec, input, err, sizeof err) || trace_load_sharing(&hist, history_path, &exec, err, sizeof err))
 		die("%s", err);
 	if (exec.n_jobs == 0 || exec.n_nodes == 0)
 		die("%s: the execution trace has no jobs or no nodes", input);
@@ -589,8 +589,8 @@ int main(int argc, char **argv)
 	fp_xxh3_release(&sp.h);
 	close(sp.fd);
 	slo_release(&slo);
+	trace_release(&hist);   /* first: it may hold exec's jobs and strings */
 	trace_release(&exec);
-	trace_release(&hist);
 	arena_release(&a);
 	cli_release(&cli);
 	return 0;

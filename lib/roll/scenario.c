@@ -122,7 +122,8 @@ struct roll_samples *roll_samples_new(const struct trace *exec, const struct tra
 	s->exec = exec;
 	s->hist = history;
 	s->exec_end = end_order(exec);
-	s->hist_end = end_order(history);
+	/* a history that is the execution trace's very jobs (trace_load_sharing) shares the order */
+	s->hist_end = history->jobs == exec->jobs ? s->exec_end : end_order(history);
 	s->scap = 16;
 	while (s->scap < 2 * history->n_jobs + 16)
 		s->scap *= 2;
@@ -138,8 +139,9 @@ void roll_samples_free(struct roll_samples *s)
 	free(s->dur_pool);
 	free(s->dur_class);
 	free(s->grp);
+	if (s->hist_end != s->exec_end)
+		free(s->hist_end);
 	free(s->exec_end);
-	free(s->hist_end);
 	free(s->slot);
 	free(s);
 }

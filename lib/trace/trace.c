@@ -23,7 +23,8 @@ void trace_init(struct trace *t)
 void trace_release(struct trace *t)
 {
 	free(t->nodes);
-	free(t->jobs);
+	if (!t->jobs_shared)
+		free(t->jobs);
 	free(t->extra);
 	arena_release(&t->arena);
 	memset(t, 0, sizeof *t);
@@ -426,6 +427,29 @@ struct jobrec {
 	bool submit_int, duration_int, gpus_int;
 };
 
+/* The job of t->share with j's (submit, id), or NULL; both streams are in (submit, id)
+ * order, so one cursor walks share's jobs once over a whole read (an unsorted stream only
+ * finds fewer: the read fails on it anyway). */
+static const struct trace_job *share_match(struct trace *t, const struct trace_job *j)
+{
+	const struct trace *l = t->share;
+	while (t->share_pos < l->n_jobs && trace_job_cmp(&l->jobs[t->share_pos], j) < 0)
+		t->share_pos++;
+	if (t->share_pos < l->n_jobs && !strcmp(l->jobs[t->share_pos].id, j->id) && l->jobs[t->share_pos].submit == j->submit)
+		return &l->jobs[t->share_pos];
+	return NULL;
+}
+
+/* Every field the same: the numbers bit for bit (a -0.0 is not a 0.0), the strings by
+ * pointer (share_match gave j like's strings wherever they are equal). */
+static bool same_job(const struct trace_job *a, const struct trace_job *b)
+{
+	return !memcmp(&a->submit, &b->submit, sizeof a->submit) && !memcmp(&a->duration, &b->duration, sizeof a->duration) &&
+	       !memcmp(&a->gpus, &b->gpus, sizeof a->gpus) && a->submit_int == b->submit_int && a->duration_int == b->duration_int &&
+	       a->gpus_int == b->gpus_int && a->hp == b->hp && a->phase == b->phase && a->id == b->id && a->model == b->model &&
+	       a->tenant == b->tenant;
+}
+
 static int apply_job(struct trace *t, struct nd_reader *r, const struct jobrec *f, char *err, size_t errlen)
 {
 	const char *id = f->id, *cls = f->cls, *model = f->model, *tenant = f->tenant, *phase = f->phase;
@@ -475,9 +499,12 @@ static int apply_job(struct trace *t, struct nd_reader *r, const struct jobrec *
 		ndr_errorf(r, err, errlen, "%s", e);
 		return -1;
 	}
-	j->id = trace_strdup(t, id);
-	j->model = trace_strdup(t, model);
-	j->tenant = tenant ? trace_strdup(t, tenant) : NULL;
+	const struct trace_job *lj = t->share ? share_match(t, j) : NULL;
+	j->id = lj ? lj->id : trace_strdup(t, id);
+	j->model = lj && !strcmp(lj->model, model) ? lj->model : trace_strdup(t, model);
+	j->tenant = !tenant ? NULL : lj && lj->tenant && !strcmp(lj->tenant, tenant) ? lj->tenant : trace_strdup(t, tenant);
+	if (t->share_all && !(lj == &t->share->jobs[t->n_jobs - 1] && same_job(lj, j)))
+		t->share_all = false;
 	if (t->n_jobs > 1 && trace_job_cmp(&t->jobs[t->n_jobs - 2], j) >= 0) {
 		ndr_errorf(r, err, errlen, "job '%s': jobs must be sorted by (submit, job_id) and unique", id);
 		return -1;
@@ -614,6 +641,23 @@ int trace_load(struct trace *t, const char *path, char *err, size_t errlen)
 		return -1;
 	int rc = trace_read(t, r, err, errlen);
 	ndr_close(r);
+	return rc;
+}
+
+int trace_load_sharing(struct trace *t, const char *path, const struct trace *like, char *err, size_t errlen)
+{
+	t->share = like;
+	t->share_pos = 0;
+	t->share_all = true;
+	int rc = trace_load(t, path, err, errlen);
+	if (!rc && t->share_all && t->n_jobs == like->n_jobs && t->n_jobs) {
+		free(t->jobs);
+		t->jobs = like->jobs;   /* read only through t from now on (see trace.h) */
+		t->cap_jobs = t->n_jobs;
+		t->jobs_shared = true;
+	}
+	t->share = NULL;
+	t->share_all = false;
 	return rc;
 }
 

@@ -66,6 +66,12 @@ struct trace {
 	size_t n_extra, cap_extra;
 	char fingerprint[FP_HEX_XXH3];           /* end fingerprint of the stream read, "" if built */
 	char input_name[256];
+	/* trace_load_sharing: the trace whose storage equal jobs reuse while reading, the
+	 * position reached in its jobs, whether every job so far equals its job at the same
+	 * position; and whether jobs is that trace's array (then not ours to free or grow) */
+	const struct trace *share;
+	size_t share_pos;
+	bool share_all, jobs_shared;
 };
 
 void trace_init(struct trace *t);
@@ -84,6 +90,12 @@ int trace_validate(const struct trace *t, char *err, size_t errlen);
 int trace_read(struct trace *t, struct nd_reader *r, char *err, size_t errlen);
 /* Open path ("-" = stdin) and read one trace stream; the only stream in the input. */
 int trace_load(struct trace *t, const char *path, char *err, size_t errlen);
+/* trace_load beside an earlier trace `like` that holds mostly the same jobs (roll's history
+ * and execution traces): a job with the id of one of like's takes like's strings that are
+ * equal instead of copies, and when the stream's jobs are exactly like's (every field, in
+ * the same order), the trace uses like's job array itself (jobs_shared). The trace read is
+ * the one trace_load gives, field for field; like must not change or be released before t. */
+int trace_load_sharing(struct trace *t, const char *path, const struct trace *like, char *err, size_t errlen);
 /* Header for a trace stream written by tool (inputs and params empty, for the caller to fill). */
 struct json *trace_header(struct trace *t, struct arena *a, const char *tool);
 /* Write header, nodes, jobs, extra records and end. fp_out (may be NULL) gets the fingerprint. */

@@ -260,8 +260,80 @@ static void strrank_cases(void)
 	CHECK(str_ranks(NULL, 0, sizeof *v, r) == 0, "no strings");
 }
 
+/* Write t (after edit) as a trace stream to path. */
+static void write_trace(struct trace *t, const char *path)
+{
+	char err[512];
+	struct arena a;
+	arena_init(&a);
+	struct nd_writer *w = ndw_open(path, err, sizeof err);
+	if (!w || trace_write(t, trace_header(t, &a, "test_core"), w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err)) {
+		fprintf(stderr, "test_core: %s\n", err);
+		exit(1);
+	}
+	arena_release(&a);
+}
+
+/* trace_load_sharing reads the very trace trace_load reads; it shares like's job array only
+ * when every job is equal, and like's strings for the jobs it has. */
+static void sharing_cases(void)
+{
+	static const char src[] = "tests/data/sim/micro-quota.trace.ndjson";
+	char err[512], p1[] = "/tmp/test_core_shareXXXXXX";
+	int fd1 = mkstemp(p1);
+	CHECK(fd1 >= 0, "mkstemp");
+	close(fd1);
+	struct trace like, plain, same, edited;
+	trace_init(&like);
+	trace_init(&plain);
+	trace_init(&same);
+	trace_init(&edited);
+	if (trace_load(&like, src, err, sizeof err) || trace_load_sharing(&same, src, &like, err, sizeof err)) {
+		CHECK(0, "load: %s", err);
+		return;
+	}
+	CHECK(same.jobs_shared && same.jobs == like.jobs && same.n_jobs == like.n_jobs, "an equal trace shares the job array");
+	CHECK(!strcmp(same.fingerprint, like.fingerprint) && same.n_nodes == like.n_nodes, "and reads the same stream");
+	/* one job fewer at the front, one duration changed, one tenant-less model changed */
+	CHECK(like.n_jobs >= 4, "the case needs 4 jobs");
+	trace_load(&plain, src, err, sizeof err);
+	memmove(plain.jobs, plain.jobs + 1, (plain.n_jobs - 1) * sizeof *plain.jobs);
+	plain.n_jobs--;
+	plain.jobs[1].duration += 1;
+	char renamed[256];
+	snprintf(renamed, sizeof renamed, "%s~", plain.jobs[2].id);   /* sorts where the job was */
+	plain.jobs[2].id = renamed;
+	write_trace(&plain, p1);
+	trace_release(&plain);
+	trace_init(&plain);
+	if (trace_load(&plain, p1, err, sizeof err) || trace_load_sharing(&edited, p1, &like, err, sizeof err)) {
+		CHECK(0, "load edited: %s", err);
+		return;
+	}
+	CHECK(!edited.jobs_shared && edited.jobs != like.jobs, "an edited trace keeps its own array");
+	CHECK(edited.n_jobs == plain.n_jobs && !strcmp(edited.fingerprint, plain.fingerprint), "same stream as trace_load");
+	for (size_t i = 0; i < edited.n_jobs && i < plain.n_jobs; i++) {
+		const struct trace_job *e = &edited.jobs[i], *q = &plain.jobs[i];
+		CHECK(!strcmp(e->id, q->id) && !strcmp(e->model, q->model) && e->submit == q->submit && e->duration == q->duration &&
+		      e->gpus == q->gpus && e->hp == q->hp && e->phase == q->phase && e->submit_int == q->submit_int &&
+		      e->duration_int == q->duration_int && e->gpus_int == q->gpus_int && (!e->tenant) == (!q->tenant) &&
+		      (!e->tenant || !strcmp(e->tenant, q->tenant)), "job %zu as trace_load reads it", i);
+		bool in_like = false;
+		for (size_t k = 0; k < like.n_jobs; k++)
+			in_like |= like.jobs[k].id == e->id;
+		CHECK(in_like == (i != 2), "job %zu '%s': like's id string exactly when like has it", i, e->id);
+	}
+	/* the array shared, not copied: released in either order without a double free (ASan) */
+	trace_release(&same);
+	trace_release(&edited);
+	trace_release(&plain);
+	trace_release(&like);
+	unlink(p1);
+}
+
 int main(void)
 {
+	sharing_cases();
 	strrank_cases();
 	text_cases();
 	fmt_digits_vs_printf();
