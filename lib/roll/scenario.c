@@ -49,9 +49,12 @@ struct roll_samples {
 	size_t pe, ph;                       /* how many of them entered */
 	double cut;
 	/* keys (id, class) of the history jobs that entered: an execution job with the same
-	 * key is the same job and counts once */
+	 * key is the same job and counts once. None when the history is the execution trace's
+	 * very jobs (trace_load_sharing): every execution job that enters has entered as a
+	 * history job by then (the same order, the same test), and a trace's ids are unique */
 	const struct trace_job **slot;
 	size_t scap, sn;
+	bool same_jobs;
 };
 
 static bool done_by(const struct trace_job *j, double cut)
@@ -123,11 +126,14 @@ struct roll_samples *roll_samples_new(const struct trace *exec, const struct tra
 	s->hist = history;
 	s->exec_end = end_order(exec);
 	/* a history that is the execution trace's very jobs (trace_load_sharing) shares the order */
-	s->hist_end = history->jobs == exec->jobs ? s->exec_end : end_order(history);
-	s->scap = 16;
-	while (s->scap < 2 * history->n_jobs + 16)
-		s->scap *= 2;
-	s->slot = xcalloc(s->scap, sizeof *s->slot);
+	s->same_jobs = history->jobs == exec->jobs;
+	s->hist_end = s->same_jobs ? s->exec_end : end_order(history);
+	if (!s->same_jobs) {
+		s->scap = 16;
+		while (s->scap < 2 * history->n_jobs + 16)
+			s->scap *= 2;
+		s->slot = xcalloc(s->scap, sizeof *s->slot);
+	}
 	s->cut = -INFINITY;
 	return s;
 }
@@ -222,13 +228,14 @@ void roll_samples_advance(struct roll_samples *s, double cut)
 		const struct trace_job *j = &s->hist->jobs[s->hist_end[s->ph]];
 		if (!(j->submit + j->duration <= cut + ROLL_EPS))
 			break;
-		if (j->submit <= cut + ROLL_EPS && !key_has(s, j)) {
-			key_add(s, j);
+		if (j->submit <= cut + ROLL_EPS && (s->same_jobs || !key_has(s, j))) {
+			if (!s->same_jobs)
+				key_add(s, j);
 			batch = xgrow(batch, &bcap, nb + 1, sizeof *batch);
 			batch[nb++] = (struct sample){ j->hp, j->model, j->duration, 0 };
 		}
 	}
-	for (; s->pe < s->exec->n_jobs; s->pe++) {
+	for (; !s->same_jobs && s->pe < s->exec->n_jobs; s->pe++) {
 		const struct trace_job *j = &s->exec->jobs[s->exec_end[s->pe]];
 		if (!(j->submit + j->duration <= cut + ROLL_EPS))
 			break;
