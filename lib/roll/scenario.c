@@ -366,11 +366,19 @@ static int scn_cmp(const void *x, const void *y)
 	return strcmp(a->id, b->id);
 }
 
-static const char *fmt_id(struct arena *a, const char *fmt, size_t i, const char *rest)
+/* kind::NNNNNN::rest (the index zero-padded to 6 digits), in exactly its own length: a
+ * decision holds one per carried job, tens of thousands in a backlog */
+static const char *fmt_id(struct arena *a, const char *kind, size_t i, const char *rest)
 {
-	size_t need = strlen(fmt) + strlen(rest) + 32;
-	char *s = arena_alloc(a, need);
-	snprintf(s, need, fmt, i, rest);
+	char num[32];
+	int nn = snprintf(num, sizeof num, "%06zu", i);
+	size_t lk = strlen(kind), lr = strlen(rest);
+	char *s = arena_alloc(a, lk + (size_t)nn + lr + 5);
+	memcpy(s, kind, lk);
+	memcpy(s + lk, "::", 2);
+	memcpy(s + lk + 2, num, (size_t)nn);
+	memcpy(s + lk + 2 + nn, "::", 2);
+	memcpy(s + lk + 4 + nn, rest, lr + 1);
 	return s;
 }
 
@@ -439,7 +447,7 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 			const double *d = samples_for(smp, c->hp, c->model, &n);
 			struct roll_estimate *e = &ce->est[i];
 			e->carry = c;
-			e->scenario_id = fmt_id(a, "carryover::%06zu::%s", i, c->id);
+			e->scenario_id = fmt_id(a, "carryover", i, c->id);
 			e->estimate = roll_estimate_remaining(d, n, c->running ? c->run_elapsed : 0.0, in->horizon, &e->method, &e->samples);
 		}
 		ce->n = st->n_carry;
@@ -462,7 +470,7 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 		for (size_t i = lo; i < hi; i++) {
 			const struct trace_job *x = &t->jobs[i];
 			struct roll_scn_job *j = push(&jv);
-			*j = (struct roll_scn_job){ fmt_id(a, "future::%06zu::%s", i - lo, x->id), x->submit, x->duration, x->gpus, x->hp,
+			*j = (struct roll_scn_job){ fmt_id(a, "future", i - lo, x->id), x->submit, x->duration, x->gpus, x->hp,
 				x->model, x->tenant, SCN_FUTURE, x->id, false, 0.0 };
 		}
 	} else {
@@ -476,7 +484,7 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 			if (in->n_points && x->hp)
 				continue;
 			struct roll_scn_job *j = push(&jv);
-			*j = (struct roll_scn_job){ fmt_id(a, "history::%06zu::%s", idx, x->id), x->submit + H, x->duration, x->gpus, x->hp,
+			*j = (struct roll_scn_job){ fmt_id(a, "history", idx, x->id), x->submit + H, x->duration, x->gpus, x->hp,
 				x->model, x->tenant, SCN_HISTORY, x->id, false, 0.0 };
 		}
 		/* 4–5. forecast increments over the surviving carryover, decomposed into pieces. */
