@@ -252,6 +252,50 @@ static void reused_clones(const char *sched)
 	sim_close(s);
 }
 
+/* A long trace on one node of `gpus` GPUs: n jobs k00000.. one a second, 3-5 s long (the
+ * first first_duration s), one GPU each, every fourth HP. */
+static void long_trace(struct trace *L, const char *trace_id, int n, int gpus, double first_duration)
+{
+	trace_init(L);
+	L->trace_id = trace_strdup(L, trace_id);
+	L->time_origin = trace_strdup(L, "2026-01-01 00:00:00");
+	struct trace_node *nd = trace_add_node(L);
+	nd->id = trace_strdup(L, "n1"), nd->model = trace_strdup(L, "A"), nd->gpu_count = gpus;
+	char id[16];
+	for (int i = 0; i < n; i++) {
+		struct trace_job *j = trace_add_job(L);
+		snprintf(id, sizeof id, "k%05d", i);
+		j->id = trace_strdup(L, id);
+		j->submit = i * 1.0;
+		j->duration = i ? 3 + i % 3 : first_duration;
+		j->gpus = 1;
+		j->hp = i % 4 == 0;
+		j->model = trace_strdup(L, "A");
+	}
+	trace_sort(L);
+	trace_assign_phases(L);
+}
+
+/* How many of the jobs a drained live clone c holds (*held) differ from the full copy's
+ * results, or (below > 0) lie below slot `below`. */
+static size_t differing(const struct sim *full, const struct sim *c, size_t below, size_t *held)
+{
+	size_t bad = 0;
+	*held = 0;
+	for (size_t i = 0; i < sim_job_count(c); i++) {
+		if (!sim_job_trace(c, i))
+			continue;
+		++*held;
+		bad += i < below;   /* long finished: never copied, or given back */
+		struct sim_job_result x, y;
+		sim_job_result_of(full, i, &x);
+		sim_job_result_of(c, i, &y);
+		bad += !(x.start == y.start && x.completion == y.completion && x.queue_seconds == y.queue_seconds &&
+			 x.preemptions == y.preemptions && x.runs == y.runs && x.evaluation_population == y.evaluation_population);
+	}
+	return bad;
+}
+
 /* A reused clone's slot buffer lives on from cutoff to cutoff and gives back the pages below
  * the lowest live slot once the live state has moved more than a MiB of slots up the trace:
  * a long trace whose short queue moves along it, cutoffs 7,000 jobs apart. The clone still
@@ -260,24 +304,7 @@ static void trimmed_clones(void)
 {
 	char err[512];
 	struct trace L;
-	trace_init(&L);
-	L.trace_id = trace_strdup(&L, "long");
-	L.time_origin = trace_strdup(&L, "2026-01-01 00:00:00");
-	struct trace_node *n = trace_add_node(&L);
-	n->id = trace_strdup(&L, "n1"), n->model = trace_strdup(&L, "A"), n->gpu_count = 4;
-	char id[16];
-	for (int i = 0; i < 24000; i++) {
-		struct trace_job *j = trace_add_job(&L);
-		snprintf(id, sizeof id, "k%05d", i);
-		j->id = trace_strdup(&L, id);
-		j->submit = i * 1.0;
-		j->duration = 3 + i % 3;
-		j->gpus = 1;
-		j->hp = i % 4 == 0;
-		j->model = trace_strdup(&L, "A");
-	}
-	trace_sort(&L);
-	trace_assign_phases(&L);
+	long_trace(&L, "long", 24000, 4, 3);
 	struct sim_policy p = policy("fifo");
 	struct sim_hooks h = { .at_instant = noop_instant };
 	struct sim *s = sim_open_reserve(&L, &p, &h, 4, err, sizeof err), *spare = NULL;
@@ -295,18 +322,7 @@ static void trimmed_clones(void)
 		CHECK(sim_replace_future(full, fut, 2, cut, cut + 50, err, sizeof err) == 0 &&
 		      sim_replace_future(c, fut, 2, cut, cut + 50, err, sizeof err) == 0, "replace: %s", err);
 		CHECK(sim_drain(full, err, sizeof err) == 0 && sim_drain(c, err, sizeof err) == 0, "drain: %s", err);
-		size_t bad = 0, held = 0, below = (size_t)cut - 100;
-		for (size_t i = 0; i < sim_job_count(c); i++) {
-			if (!sim_job_trace(c, i))
-				continue;
-			held++;
-			bad += i < below;   /* long finished: never copied, or given back */
-			struct sim_job_result x, y;
-			sim_job_result_of(full, i, &x);
-			sim_job_result_of(c, i, &y);
-			bad += !(x.start == y.start && x.completion == y.completion && x.queue_seconds == y.queue_seconds &&
-				 x.preemptions == y.preemptions && x.runs == y.runs && x.evaluation_population == y.evaluation_population);
-		}
+		size_t held, bad = differing(full, c, (size_t)cut - 100, &held);
 		const struct sim_output *fo = sim_output_so_far(full), *co = sim_output_so_far(c);
 		CHECK(!bad && held >= 2 && held < 200, "at %g: %zu of the %zu jobs the clone holds differ or lie below the live state", cut, bad, held);
 		CHECK(fo->allocated == co->allocated && fo->simulation_end == co->simulation_end && same_runs(fo, co),
@@ -344,24 +360,7 @@ static void released_pages(void)
 {
 	char err[512];
 	struct trace L;
-	trace_init(&L);
-	L.trace_id = trace_strdup(&L, "pinned");
-	L.time_origin = trace_strdup(&L, "2026-01-01 00:00:00");
-	struct trace_node *n = trace_add_node(&L);
-	n->id = trace_strdup(&L, "n1"), n->model = trace_strdup(&L, "A"), n->gpu_count = 8;
-	char id[16];
-	for (int i = 0; i < 15000; i++) {
-		struct trace_job *j = trace_add_job(&L);
-		snprintf(id, sizeof id, "k%05d", i);
-		j->id = trace_strdup(&L, id);
-		j->submit = i * 1.0;
-		j->duration = i ? 3 + i % 3 : 1e6;
-		j->gpus = 1;
-		j->hp = i % 4 == 0;
-		j->model = trace_strdup(&L, "A");
-	}
-	trace_sort(&L);
-	trace_assign_phases(&L);
+	long_trace(&L, "pinned", 15000, 8, 1e6);
 	struct sim_policy p = policy("fifo");
 	struct sim_hooks h = { .at_instant = noop_instant };
 	struct sim *s = sim_open_reserve(&L, &p, &h, 4, err, sizeof err), *spare = NULL, *c = NULL;
@@ -389,17 +388,7 @@ static void released_pages(void)
 		struct sim *full = sim_clone(s, &h, err, sizeof err);
 		CHECK(full && sim_replace_future(full, fut, 1, s->now, s->now + 10, err, sizeof err) == 0, "full: %s", err);
 		CHECK(sim_drain(full, err, sizeof err) == 0 && sim_drain(c, err, sizeof err) == 0, "drain: %s", err);
-		size_t bad = 0, held = 0;
-		for (size_t i = 0; i < sim_job_count(c); i++) {
-			if (!sim_job_trace(c, i))
-				continue;
-			held++;
-			struct sim_job_result x, y;
-			sim_job_result_of(full, i, &x);
-			sim_job_result_of(c, i, &y);
-			bad += !(x.start == y.start && x.completion == y.completion && x.queue_seconds == y.queue_seconds &&
-				 x.preemptions == y.preemptions && x.runs == y.runs && x.evaluation_population == y.evaluation_population);
-		}
+		size_t held, bad = differing(full, c, 0, &held);
 		CHECK(!bad && held >= 2 && held < 20, "%zu of the %zu jobs the last clone holds differ from the full copy's", bad, held);
 		sim_close(full);
 	}
