@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void grow(struct strbuf *sb, size_t extra);
-
 void sb_init(struct strbuf *sb)
 {
 	sb->buf = NULL;
@@ -29,11 +27,6 @@ void sb_reset(struct strbuf *sb)
 
 void sb_grow(struct strbuf *sb, size_t extra)
 {
-	grow(sb, extra);
-}
-
-static void grow(struct strbuf *sb, size_t extra)
-{
 	if (sb->len + extra + 1 > sb->cap) {
 		size_t c = sb->cap ? sb->cap * 2 : 256;
 		while (c < sb->len + extra + 1)
@@ -45,7 +38,7 @@ static void grow(struct strbuf *sb, size_t extra)
 
 void sb_add(struct strbuf *sb, const void *p, size_t n)
 {
-	grow(sb, n);
+	sb_grow(sb, n);
 	memcpy(sb->buf + sb->len, p, n);
 	sb->len += n;
 	sb->buf[sb->len] = 0;
@@ -53,7 +46,7 @@ void sb_add(struct strbuf *sb, const void *p, size_t n)
 
 void sb_addc(struct strbuf *sb, char c)
 {
-	grow(sb, 1);
+	sb_grow(sb, 1);
 	sb->buf[sb->len++] = c;
 	sb->buf[sb->len] = 0;
 }
@@ -71,7 +64,7 @@ void sb_addf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
-	grow(sb, (size_t)n);
+	sb_grow(sb, (size_t)n);
 	va_start(ap, fmt);
 	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
@@ -93,7 +86,7 @@ void sb_add_int(struct strbuf *sb, long long v)
 void sb_add_jstr(struct strbuf *sb, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
-	grow(sb, n + 2);
+	sb_grow(sb, n + 2);
 	sb_addc(sb, '"');
 	size_t run = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -472,7 +472,7 @@ static int write_body(struct line_sink *k, const struct trace *t, const struct s
 		PUT(&sb, ",\"gpu_model\":");
 		put_jstr(&sb, tj->model);
 		if (t->version == 2) {
-				PUT(&sb, ",\"tenant_id\":");
+			PUT(&sb, ",\"tenant_id\":");
 			put_jstr(&sb, tj->tenant ? tj->tenant : "");
 		}
 		PUT(&sb, ",\"queue_seconds\":");

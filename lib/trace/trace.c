@@ -433,11 +433,10 @@ struct jobrec {
 static const struct trace_job *share_match(struct trace *t, const struct trace_job *j)
 {
 	const struct trace *l = t->share;
-	while (t->share_pos < l->n_jobs && trace_job_cmp(&l->jobs[t->share_pos], j) < 0)
+	int c = -1;
+	while (t->share_pos < l->n_jobs && (c = trace_job_cmp(&l->jobs[t->share_pos], j)) < 0)
 		t->share_pos++;
-	if (t->share_pos < l->n_jobs && !strcmp(l->jobs[t->share_pos].id, j->id) && l->jobs[t->share_pos].submit == j->submit)
-		return &l->jobs[t->share_pos];
-	return NULL;
+	return t->share_pos < l->n_jobs && c == 0 ? &l->jobs[t->share_pos] : NULL;
 }
 
 /* Every field the same: the numbers bit for bit (a -0.0 is not a 0.0), the strings by
