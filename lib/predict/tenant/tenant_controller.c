@@ -1,11 +1,11 @@
-/* Over 800 lines: one opaque state machine (struct pt_controller) and its two records; the records (about 280 lines, pt_write_decision/pt_write_report) can move to a tenant_records.c with a private header once issue 23's timer edits here have landed. */
 /* The tenant controller's state machine (docs/predictive-rules.md §2): sampling, the decision
- * grid, retraining, the per-pool feedback and quotas, scoring, and its two records. */
+ * grid, retraining, the per-pool feedback and quotas and scoring; its two records are written
+ * by tenant_records.c. */
 #include "predict/tenant/tenant_controller.h"
+#include "predict/tenant/tenant_controller_internal.h"
 #include "core/clock.h"
 #include "core/num.h"
 #include "core/xalloc.h"
-#include "sim/result.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,63 +13,6 @@
 #include <time.h>
 
 #define EPS PT_EPS
-
-struct spot_run {
-	bool active;
-	size_t pool;
-	double nodes, gpus, guarantee, checkpoint;
-};
-
-struct wake { double t; size_t job; };
-
-struct pending { size_t sample; size_t pool; double mu, q; };
-
-struct pt_controller {
-	const struct pc_config *pc;        /* the engine's view (eta law fields) */
-	const struct pt_config *cfg;       /* pc->tenant */
-	struct pc_calendar cal;
-	struct pt_history hist;
-	struct pt_estimator est;
-	size_t n_pools, n_horizons, steps, points_per_hour, samples_per_decision;
-	double *capacity, *eta;
-	double *running_spot;              /* per pool: GPUs of the Spot runs in progress */
-	size_t *running_spot_runs;
-	struct pt_fb_window *fb;
-	double *by_kind;                   /* n_pools x PT_EVENT_KINDS weights */
-	double start, evidence_start, evidence_end;
-	double next_sample, next_quota, next_retrain;
-	/* HP series: running job counts and values, by series index */
-	size_t *series_runs;
-	double *series_value;
-	size_t cap_series;
-	/* Spot runs by job, and the guarantee-period wake-ups (a min-heap on t, then job) */
-	size_t n_jobs;
-	struct spot_run *runs;
-	struct wake *heap;
-	size_t n_heap, cap_heap;
-	/* gate counts since the previous decision */
-	long long *admitted;               /* Spot run starts per pool since the previous decision */
-	/* decisions */
-	struct pt_decision last;
-	bool have_last, last_update_decided;
-	size_t decision_count, retained_count;
-	/* scoring: one FIFO per step, targets in increasing sample order */
-	struct pending **pend;
-	size_t *pend_head, *pend_n, *pend_cap;
-	struct pt_scores scores;
-	/* report sums over retained decisions */
-	double first_cutoff, last_cutoff, eta_min, eta_max, quota_sum;
-	long long quota_min, quota_max;
-	size_t quota_n;
-	size_t pool_updates, flagged;
-	double flagged_idle_seconds, flagged_max_wait;
-	pt_sink sink;
-	void *sink_ctx;
-	/* CPU seconds by part, for benchmarks (never written to a record); kept only when
-	 * pt_time_parts turned it on: the process CPU clock is a system call, four per sample */
-	struct pt_cpu cpu;
-	bool timing;
-};
 
 static double cpu_now(const struct pt_controller *tc)
 {
@@ -372,7 +315,7 @@ int pt_hp_run(struct pt_controller *tc, const char *pool, const char *tenant, do
 	return 0;
 }
 
-static bool wake_less(const struct wake *a, const struct wake *b)
+static bool wake_less(const struct pt_wake *a, const struct pt_wake *b)
 {
 	return a->t < b->t || (a->t == b->t && a->job < b->job);
 }
@@ -381,9 +324,9 @@ static void heap_push(struct pt_controller *tc, double t, size_t job)
 {
 	tc->heap = xgrow(tc->heap, &tc->cap_heap, tc->n_heap + 1, sizeof *tc->heap);
 	size_t i = tc->n_heap++;
-	tc->heap[i] = (struct wake){ t, job };
+	tc->heap[i] = (struct pt_wake){ t, job };
 	while (i && wake_less(&tc->heap[i], &tc->heap[(i - 1) / 2])) {
-		struct wake x = tc->heap[i];
+		struct pt_wake x = tc->heap[i];
 		tc->heap[i] = tc->heap[(i - 1) / 2];
 		tc->heap[(i - 1) / 2] = x;
 		i = (i - 1) / 2;
@@ -402,7 +345,7 @@ static void heap_pop(struct pt_controller *tc)
 			m = r;
 		if (m == i)
 			break;
-		struct wake x = tc->heap[i];
+		struct pt_wake x = tc->heap[i];
 		tc->heap[i] = tc->heap[m];
 		tc->heap[m] = x;
 		i = m;
@@ -413,8 +356,8 @@ static void heap_pop(struct pt_controller *tc)
 static void heap_clean(struct pt_controller *tc)
 {
 	while (tc->n_heap) {
-		const struct wake *w = &tc->heap[0];
-		const struct spot_run *r = &tc->runs[w->job];
+		const struct pt_wake *w = &tc->heap[0];
+		const struct pt_spot_run *r = &tc->runs[w->job];
 		if (r->active && r->guarantee > 0 && r->checkpoint + r->guarantee == w->t)
 			return;
 		heap_pop(tc);
@@ -441,7 +384,7 @@ void pt_spot_run_started(struct pt_controller *tc, size_t job, size_t pool, doub
 {
 	if (job >= tc->n_jobs || pool >= tc->n_pools || tc->runs[job].active)
 		return;
-	tc->runs[job] = (struct spot_run){ .active = true, .pool = pool, .nodes = nodes, .gpus = gpus,
+	tc->runs[job] = (struct pt_spot_run){ .active = true, .pool = pool, .nodes = nodes, .gpus = gpus,
 		                           .guarantee = guarantee_seconds, .checkpoint = now };
 	tc->running_spot[pool] += gpus;
 	tc->running_spot_runs[pool]++;
@@ -455,7 +398,7 @@ void pt_spot_run_closed(struct pt_controller *tc, size_t job, double now, bool e
 {
 	if (job >= tc->n_jobs || !tc->runs[job].active)
 		return;
-	struct spot_run *r = &tc->runs[job];
+	struct pt_spot_run *r = &tc->runs[job];
 	if (r->nodes > 0)
 		feedback_event(tc, r->pool, now, evicted, r->nodes, evicted ? PT_EVENT_PREEMPTED : PT_EVENT_COMPLETED);
 	r->active = false;
@@ -471,7 +414,7 @@ void pt_after_advance(struct pt_controller *tc, double now)
 {
 	for (heap_clean(tc); tc->n_heap && tc->heap[0].t <= now + EPS; heap_clean(tc)) {
 		size_t job = tc->heap[0].job;
-		struct spot_run *r = &tc->runs[job];
+		struct pt_spot_run *r = &tc->runs[job];
 		heap_pop(tc);
 		while (r->checkpoint + r->guarantee <= now + EPS) {
 			r->checkpoint += r->guarantee;
@@ -545,7 +488,7 @@ bool pt_allows_spot(const struct pt_controller *tc, size_t pool, int horizon_ind
 
 /* ---- the update ---- */
 
-static void pend_push(struct pt_controller *tc, size_t k, struct pending x)
+static void pend_push(struct pt_controller *tc, size_t k, struct pt_pending x)
 {
 	if (tc->pend_head[k] && tc->pend_n[k] == tc->pend_cap[k]) {
 		memmove(tc->pend[k], tc->pend[k] + tc->pend_head[k], (tc->pend_n[k] - tc->pend_head[k]) * sizeof **tc->pend);
@@ -561,7 +504,7 @@ static void score(struct pt_controller *tc, size_t sample)
 	double p = tc->cfg->guarantee_probability;
 	for (size_t k = 0; k < tc->steps; k++)
 		while (tc->pend_head[k] < tc->pend_n[k] && tc->pend[k][tc->pend_head[k]].sample <= sample) {
-			struct pending x = tc->pend[k][tc->pend_head[k]++];
+			struct pt_pending x = tc->pend[k][tc->pend_head[k]++];
 			if (x.sample != sample)
 				continue;  /* cannot happen: every sample is recorded */
 			double actual = pt_hist_pool_total(&tc->hist, x.pool, sample);
@@ -629,7 +572,7 @@ static int decide(struct pt_controller *tc, double now, const struct pt_observat
 		const struct pt_est_point *pt = &d->points[i];
 		if (pt->target <= tc->evidence_end + EPS)
 			pend_push(tc, (size_t)pt->step - 1,
-			          (struct pending){ .sample = n + (size_t)pt->step * tc->points_per_hour, .pool = pt->pool,
+			          (struct pt_pending){ .sample = n + (size_t)pt->step * tc->points_per_hour, .pool = pt->pool,
 			                            .mu = pt->mu, .q = pt->quantile });
 	}
 	struct pc_point q[PT_EST_MAX_STEPS];
@@ -793,286 +736,4 @@ void pt_time_parts(struct pt_controller *tc, bool on)
 const struct pt_cpu *pt_cpu_seconds(const struct pt_controller *tc)
 {
 	return &tc->cpu;
-}
-
-/* ---- records ---- */
-
-static void num6(struct strbuf *sb, double v)
-{
-	result_add_double(sb, num_round(v, 6));
-}
-
-static void quotas_by_hour(struct strbuf *sb, const struct pt_config *c, const long long *q)
-{
-	sb_addc(sb, '{');
-	for (size_t hi = 0; hi < c->n_horizons; hi++) {
-		sb_addf(sb, "%s\"%lld\":%lld", hi ? "," : "", c->horizons[hi], q[hi]);
-	}
-	sb_addc(sb, '}');
-}
-
-static const char *point_method(const struct pt_config *c)
-{
-	return c->calibration_method ? c->calibration_method : "gaussian-validation-rms";
-}
-
-void pt_write_decision(struct strbuf *sb, const struct pt_controller *tc, const struct pt_decision *d)
-{
-	const struct pt_config *c = tc->cfg;
-	const struct pt_estimator *e = &tc->est;
-	sb_adds(sb, "{\"type\":\"control_decision\",\"controller_id\":");
-	sb_add_jstr(sb, c->controller_id, strlen(c->controller_id));
-	sb_adds(sb, ",\"cutoff_time_seconds\":");
-	result_add_double(sb, d->now);
-	sb_addf(sb, ",\"retained\":%s,\"history_ready\":%s,\"training_performed\":%s", d->retained ? "true" : "false",
-	        d->history_ready ? "true" : "false", d->training_performed ? "true" : "false");
-	sb_adds(sb, ",\"trained_at_seconds\":");
-	if (e->trained)
-		result_add_double(sb, e->trained_at);
-	else
-		sb_adds(sb, "null");
-	sb_adds(sb, ",\"model_fingerprint\":");
-	if (e->trained)
-		sb_addf(sb, "\"%s\"", e->fingerprint);
-	else
-		sb_adds(sb, "null");
-	sb_addf(sb, ",\"demand_sample_count\":%zu,\"series_count\":%zu", d->sample_index + 1, tc->hist.n_series);
-	sb_adds(sb, ",\"hp_outstanding_requested_gpus\":");
-	num6(sb, d->hp_outstanding_gpus);
-	sb_adds(sb, ",\"hp_running_requested_gpus\":");
-	num6(sb, d->hp_running_gpus);
-	sb_adds(sb, ",\"spot_backlog_gpus\":");
-	num6(sb, d->spot_backlog_gpus);
-	sb_adds(sb, ",\"running_spot_gpus\":");
-	num6(sb, d->running_spot_gpus);
-	sb_adds(sb, ",\"eta\":");
-	result_add_double(sb, num_round(d->eta, 9));
-	sb_adds(sb, ",\"spot_quota_gpus_by_guarantee_hour\":");
-	quotas_by_hour(sb, c, d->quota);
-	sb_adds(sb, ",\"points\":[");
-	for (size_t i = 0; i < d->n_points; i++) {
-		const struct pt_est_point *pt = &d->points[i];
-		const char *pool = tc->hist.pools[pt->pool];
-		sb_adds(sb, i ? ",{\"resource_pool\":" : "{\"resource_pool\":");
-		sb_add_jstr(sb, pool, strlen(pool));
-		sb_addf(sb, ",\"horizon_step\":%d,\"target_time_seconds\":", pt->step);
-		result_add_double(sb, pt->target);
-		sb_adds(sb, ",\"mu_gpus\":");
-		result_add_double(sb, pt->mu);
-		sb_adds(sb, ",\"sigma_gpus\":");
-		result_add_double(sb, pt->sigma);
-		sb_adds(sb, ",\"guarantee_quantile_gpus\":");
-		result_add_double(sb, pt->quantile);
-		sb_adds(sb, ",\"raw_quantile_gpus\":");
-		result_add_double(sb, pt->raw);
-		sb_adds(sb, ",\"calibration_offset_gpus\":");
-		result_add_double(sb, pt->offset);
-		sb_addf(sb, ",\"method\":\"%s\"}", point_method(c));
-	}
-	sb_adds(sb, "],\"resource_pools\":{");
-	for (size_t p = 0; p < tc->n_pools; p++) {
-		const struct pt_pool_decision *pd = &d->pools[p];
-		if (p)
-			sb_addc(sb, ',');
-		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
-		sb_adds(sb, ":{\"capacity_gpus\":");
-		result_add_double(sb, tc->capacity[p]);
-		sb_adds(sb, ",\"hp_running_gpus\":");
-		num6(sb, pd->hp_running_gpus);
-		sb_adds(sb, ",\"idle_gpus\":");
-		num6(sb, pd->obs.idle_gpus);
-		sb_adds(sb, ",\"running_spot_gpus\":");
-		num6(sb, pd->obs.running_spot_gpus);
-		sb_adds(sb, ",\"spot_backlog_gpus\":");
-		num6(sb, pd->obs.spot_backlog_gpus);
-		sb_adds(sb, ",\"maximum_spot_queue_wait_seconds\":");
-		num6(sb, pd->obs.maximum_spot_wait_seconds);
-		sb_adds(sb, ",\"feedback\":{\"event_weight\":");
-		num6(sb, pd->event_weight);
-		sb_adds(sb, ",\"eviction_rate\":");
-		if (pd->has_rate)
-			result_add_double(sb, num_round(pd->eviction_rate, 9));
-		else
-			sb_adds(sb, "null");
-		sb_adds(sb, ",\"eta_before\":");
-		result_add_double(sb, num_round(pd->eta_before, 9));
-		sb_adds(sb, ",\"eta_after\":");
-		result_add_double(sb, num_round(pd->eta_after, 9));
-		sb_addf(sb, ",\"reason\":\"%s\"}", pt_reason_name(pd));
-		sb_adds(sb, ",\"predicted_free_gpus_by_guarantee_hour\":{");
-		for (size_t hi = 0; hi < tc->n_horizons; hi++) {
-			sb_addf(sb, "%s\"%lld\":", hi ? "," : "", c->horizons[hi]);
-			result_add_double(sb, pd->free[hi]);
-		}
-		sb_adds(sb, "},\"spot_quota_gpus_by_guarantee_hour\":");
-		quotas_by_hour(sb, c, pd->quota);
-		sb_addf(sb, ",\"starvation\":%s,\"gate\":{\"admitted_spot_runs\":%lld,\"held_spot_jobs\":%lld}}",
-		        pd->starvation ? "true" : "false", pd->admitted_runs, pd->held_jobs);
-	}
-	sb_adds(sb, "}}");
-}
-
-static void ratio(struct strbuf *sb, double num, double den, int digits, bool ok)
-{
-	if (ok)
-		result_add_double(sb, num_round(num / den, digits));
-	else
-		sb_adds(sb, "null");
-}
-
-void pt_write_report(struct strbuf *sb, const struct pt_controller *tc)
-{
-	const struct pt_config *c = tc->cfg;
-	const struct pt_estimator *e = &tc->est;
-	const struct pt_scores *s = &tc->scores;
-	sb_adds(sb, "{\"type\":\"control_report\",\"schema_version\":\"" PC_REPORT_SCHEMA "\",\"controller_id\":");
-	sb_add_jstr(sb, c->controller_id, strlen(c->controller_id));
-	sb_addf(sb, ",\"controller_fingerprint\":\"%s\",\"estimator\":\"%s\"", c->fingerprint, pt_est_id(c->estimator));
-	sb_adds(sb, ",\"information_boundary\":{\"scheduler_state_and_past_history_only\":true,"
-	            "\"actual_future_demand_used_for_prediction\":false,"
-	            "\"forecast_scoring_occurs_after_target_observation\":true,"
-	            "\"tenant_categories_registered_only_after_observation\":true}");
-	sb_addf(sb, ",\"quirks_fixed\":{\"q1_eta_on_new_events_only\":%s,\"q2_last_decision_kept\":%s,"
-	            "\"q3_mean_error_actual_minus_mu\":%s}",
-	        c->quirks_fixed ? "true" : "false", c->quirks_fixed ? "true" : "false", c->quirks_fixed ? "true" : "false");
-	sb_adds(sb, ",\"evidence_window_seconds\":{\"start\":");
-	result_add_double(sb, tc->evidence_start);
-	sb_adds(sb, ",\"end\":");
-	result_add_double(sb, tc->evidence_end);
-	sb_addf(sb, "},\"update_count\":%zu,\"total_runtime_update_count\":%zu,\"demand_sample_count\":%zu",
-	        tc->retained_count, tc->decision_count, tc->hist.n_samples);
-	sb_adds(sb, ",\"first_cutoff_time_seconds\":");
-	if (tc->retained_count)
-		result_add_double(sb, tc->first_cutoff);
-	else
-		sb_adds(sb, "null");
-	sb_adds(sb, ",\"last_cutoff_time_seconds\":");
-	if (tc->retained_count)
-		result_add_double(sb, tc->last_cutoff);
-	else
-		sb_adds(sb, "null");
-	sb_addf(sb, ",\"forecast_evaluation\":{\"scored_point_count\":%zu,\"mae_gpus\":", s->n);
-	ratio(sb, s->abs_error, (double)s->n, 6, s->n > 0);
-	sb_adds(sb, ",\"wape\":");
-	ratio(sb, s->abs_error, s->actual, 9, s->n > 0 && s->actual > 0);
-	sb_adds(sb, ",\"mean_error_gpus\":");
-	ratio(sb, s->error, (double)s->n, 6, s->n > 0);
-	sb_adds(sb, ",\"guarantee_quantile_coverage\":");
-	ratio(sb, (double)s->covered, (double)s->n, 9, s->n > 0);
-	sb_adds(sb, ",\"pinball_loss\":");
-	ratio(sb, s->pinball, (double)s->n, 6, s->n > 0);
-	sb_addf(sb, "},\"forecast_evaluation_sums\":{\"scored_point_count\":%zu,\"absolute_error_gpus\":", s->n);
-	result_add_double(sb, s->abs_error);
-	sb_adds(sb, ",\"error_gpus\":");
-	result_add_double(sb, s->error);
-	sb_adds(sb, ",\"actual_gpus\":");
-	result_add_double(sb, s->actual);
-	sb_addf(sb, ",\"covered_point_count\":%zu,\"pinball_loss\":", s->covered);
-	result_add_double(sb, s->pinball);
-	sb_adds(sb, "},\"eta\":{\"initial\":");
-	result_add_double(sb, c->initial_eta);
-	sb_adds(sb, ",\"final_by_resource_pool\":{");
-	for (size_t p = 0; p < tc->n_pools; p++) {
-		if (p)
-			sb_addc(sb, ',');
-		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
-		sb_addc(sb, ':');
-		result_add_double(sb, num_round(tc->eta[p], 9));
-	}
-	sb_adds(sb, "},\"minimum_observed\":");
-	if (tc->retained_count)
-		result_add_double(sb, tc->eta_min);
-	else
-		sb_adds(sb, "null");
-	sb_adds(sb, ",\"maximum_observed\":");
-	if (tc->retained_count)
-		result_add_double(sb, tc->eta_max);
-	else
-		sb_adds(sb, "null");
-	sb_adds(sb, "},\"spot_quota_gpus\":{\"mean\":");
-	ratio(sb, tc->quota_sum, (double)tc->quota_n, 6, tc->quota_n > 0);
-	if (tc->quota_n)
-		sb_addf(sb, ",\"minimum\":%lld,\"maximum\":%lld", tc->quota_min, tc->quota_max);
-	else
-		sb_adds(sb, ",\"minimum\":null,\"maximum\":null");
-	sb_adds(sb, ",\"latest_by_resource_pool\":{");
-	for (size_t p = 0; p < tc->n_pools; p++) {
-		static const long long zeros[64];
-		if (p)
-			sb_addc(sb, ',');
-		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
-		sb_addc(sb, ':');
-		quotas_by_hour(sb, c, tc->have_last ? tc->last.pools[p].quota : zeros);
-	}
-	sb_addf(sb, "}},\"admission_diagnostics\":{\"pool_update_count\":%zu,\"starvation_flagged_count\":%zu,"
-	            "\"starvation_flagged_fraction\":", tc->pool_updates, tc->flagged);
-	ratio(sb, (double)tc->flagged, (double)tc->pool_updates, 9, tc->pool_updates > 0);
-	sb_adds(sb, ",\"idle_gpu_seconds_while_flagged\":");
-	num6(sb, tc->flagged_idle_seconds);
-	sb_adds(sb, ",\"maximum_spot_wait_seconds_while_flagged\":");
-	num6(sb, tc->flagged_max_wait);
-	sb_adds(sb, "},\"feedback_events\":{");
-	for (size_t p = 0; p < tc->n_pools; p++) {
-		const struct pt_fb_window *f = &tc->fb[p];
-		if (p)
-			sb_addc(sb, ',');
-		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
-		sb_addf(sb, ":{\"event_count\":%lld,\"success_weight\":", f->event_count);
-		num6(sb, f->success_weight);
-		sb_adds(sb, ",\"failure_weight\":");
-		num6(sb, f->failure_weight);
-		sb_adds(sb, ",\"total_weight\":");
-		num6(sb, f->success_weight + f->failure_weight);
-		sb_adds(sb, ",\"weight_by_event_kind\":{");
-		bool first = true;
-		static const enum pt_event_kind sorted[] = { PT_EVENT_GUARANTEE, PT_EVENT_COMPLETED, PT_EVENT_PREEMPTED };
-		for (size_t k = 0; k < PT_EVENT_KINDS; k++) {
-			double w = tc->by_kind[p * PT_EVENT_KINDS + sorted[k]];
-			if (w == 0)
-				continue;
-			sb_addf(sb, "%s\"%s\":", first ? "" : ",", pt_event_kind_name(sorted[k]));
-			num6(sb, w);
-			first = false;
-		}
-		sb_adds(sb, "}}");
-	}
-	sb_addf(sb, "},\"model\":{\"model\":\"%s\",\"model_fingerprint\":", pt_est_id(c->estimator));
-	if (e->trained) {
-		sb_addf(sb, "\"%s\",\"trained_at_seconds\":", e->fingerprint);
-		result_add_double(sb, e->trained_at);
-		sb_addf(sb, ",\"training\":{\"training_generation\":%lld,\"series_count\":%zu,\"history_sample_count\":%zu,"
-		            "\"train_window_count\":%zu,\"validation_window_count\":%zu,\"train_row_count\":%zu,"
-		            "\"epochs_completed\":null,\"best_validation_gaussian_nll\":null,\"calibration\":{",
-		        e->generation, e->fit_series, e->history_samples, e->train_windows, e->validation_windows, e->train_rows);
-		bool first = true;
-		for (size_t p = 0; p < tc->n_pools; p++) {
-			if (!e->pool_fitted[p])
-				continue;
-			if (!first)
-				sb_addc(sb, ',');
-			first = false;
-			sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
-			sb_adds(sb, ":[");
-			for (size_t k = 0; k < tc->steps; k++) {
-				const struct pt_est_calibration *cal = &e->cal[p * tc->steps + k];
-				sb_addf(sb, "%s{\"horizon_step\":%zu,\"n\":%zu,\"rank\":", k ? "," : "", k + 1, cal->n);
-				if (c->calibration_method)
-					sb_addf(sb, "%zu", cal->rank);
-				else
-					sb_adds(sb, "null");
-				sb_adds(sb, ",\"sigma\":");
-				num6(sb, cal->sigma);
-				sb_adds(sb, ",\"offset\":");
-				result_add_double(sb, cal->offset);
-				sb_adds(sb, ",\"raw_coverage\":");
-				result_add_double(sb, num_round(cal->raw_coverage, 9));
-				sb_adds(sb, ",\"calibrated_coverage\":");
-				result_add_double(sb, num_round(cal->calibrated_coverage, 9));
-				sb_addc(sb, '}');
-			}
-			sb_addc(sb, ']');
-		}
-		sb_adds(sb, "}}}}");
-	} else
-		sb_adds(sb, "null,\"trained_at_seconds\":null,\"training\":null}}");
 }
