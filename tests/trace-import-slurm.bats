@@ -178,3 +178,115 @@ job_ids() { grep '"type":"job"' "$TMP/t.nd" | jq -r .job_id | sort | tr '\n' ' '
 
 # The error cases (usage, malformed rows, empty, header-only, NUL and nodeless inputs, a job no
 # --class rule matches) are tests/cases/trace-import/slurm-*.case, run by trace-import.bats.
+
+# ---- issue 35: real-world exports (Cluster, reused JobIDs, overlapping exports, dates) ----
+
+# imp_file FILE [ARGS...]: import FILE into $TMP/t.nd with the usual nodes and classes
+imp_file() {
+	local f=$1
+	shift
+	run trace-import slurm --jobs "$f" --nodes "$S/nodes.txt" "${CLASSES[@]}" "$@" -o "$TMP/t.nd"
+	assert_success
+	assert_output ""
+}
+
+@test "slurm: sacct -M all: each cluster's job 100 is a job of its own, ids CLUSTER:JOBID" {
+	imp_file "$S/sacct-multicluster.txt"
+	[ "$(job_ids)" = "alpha:100 alpha:101 beta:100 " ]
+	[ "$(job beta:100)" = '{"job_id":"beta:100","submit":1800,"duration":1200,"gpus":2,"class":"HP","gpu_model":"*","tenant":"speech"}' ]
+	[ "$(skipped requeued_earlier_record)" -eq 0 ]
+	# one cluster named: the ids stay Slurm's own
+	grep -v '^beta|' "$S/sacct-multicluster.txt" > "$TMP/one.txt"
+	imp_file "$TMP/one.txt"
+	[ "$(job_ids)" = "100 101 " ]
+}
+
+@test "slurm: a JobID reused after MaxJobId wrapped is two jobs (JOBID@SUBMIT); a requeue is one" {
+	imp_file "$S/sacct-reused-id.txt"
+	[ "$(job_ids)" = "100@2026-11-02T08:00:00 100@2026-11-20T10:00:00 105 " ]
+	[ "$(job 100@2026-11-02T08:00:00)" = '{"job_id":"100@2026-11-02T08:00:00","submit":0,"duration":3600,"gpus":4,"class":"HP","gpu_model":"a100","tenant":"vision"}' ]
+	[ "$(job 100@2026-11-20T10:00:00)" = '{"job_id":"100@2026-11-20T10:00:00","submit":1562400,"duration":1800,"gpus":2,"class":"HP","gpu_model":"*","tenant":"speech"}' ]
+	[ "$(skipped requeued_earlier_record)" -eq 1 ]
+	run -0 jq -c .source.kept_job_kinds <(head -n 1 "$TMP/t.nd")
+	assert_output '{"array_tasks":0,"heterogeneous_components":0,"requeued_jobs":1,"reused_job_ids":2}'
+	# a REQUEUED record followed by one of another user is not a requeue of it
+	sed 's/^105|105|2026-11-02T08:40:11\(.*\)|nlp|bob|/105|105|2026-11-02T08:40:11\1|nlp|carol|/' "$S/sacct-reused-id.txt" > "$TMP/other.txt"
+	imp_file "$TMP/other.txt"
+	[ "$(job_ids)" = "100@2026-11-02T08:00:00 100@2026-11-20T10:00:00 105@2026-11-02T08:40:11 " ]
+	[ "$(skipped pending_at_end)" -eq 1 ]
+}
+
+@test "slurm: row order never matters: an exact copy is one row, a stale RUNNING row loses to COMPLETED" {
+	imp_file "$S/sacct-overlap.txt"
+	[ "$(job_ids)" = "100 101 " ]
+	[ "$(job 101)" = '{"job_id":"101","submit":60,"duration":1800,"gpus":2,"class":"HP","gpu_model":"*","tenant":"nlp"}' ]
+	[ "$(skipped duplicate_record)" -eq 2 ]
+	[ "$(skipped requeued_earlier_record)" -eq 0 ]
+	[ "$(skipped running_at_end)" -eq 0 ]
+	# every permutation of the rows of two fixtures gives the same trace
+	for f in sacct-overlap.txt sacct-reused-id.txt; do
+		imp_file "$S/$f"
+		cp "$TMP/t.nd" "$TMP/ref.nd"
+		for seed in 1 2 3 4 5 6 7 8; do
+			{ head -n 1 "$S/$f"; tail -n +2 "$S/$f" | shuf --random-source=<(yes "$seed"); } > "$TMP/p.txt"
+			imp_file "$TMP/p.txt"
+			# the jobs, their fingerprint, the counts and the origin (not the input's hash)
+			run -0 cmp <(sed -n '2,$p' "$TMP/t.nd" | jq -c 'del(.header_fingerprint)') <(sed -n '2,$p' "$TMP/ref.nd" | jq -c 'del(.header_fingerprint)')
+			run -0 cmp <(head -n 1 "$TMP/t.nd" | jq -c '[.skipped_rows, .source.kept_by_final_state, .source.kept_job_kinds, .time_origin]') \
+				<(head -n 1 "$TMP/ref.nd" | jq -c '[.skipped_rows, .source.kept_by_final_state, .source.kept_job_kinds, .time_origin]')
+		done
+	done
+}
+
+@test "slurm: a date beyond the export's 3650-day span (9999-01-01, 2058) is refused at its line" {
+	for end in 9999-01-01T00:00:00 2058-06-01T00:00:00; do
+		{ cat "$S/sacct-overlap.txt"; echo "102|102|2026-11-02T08:02:00|2026-11-02T08:05:00|$end|00:10:00|COMPLETED|1|gres/gpu=1|gres/gpu=1|nlp|bob|normal|gpu"; } > "$TMP/d.txt"
+		run -1 trace-import slurm --jobs "$TMP/d.txt" --nodes "$S/nodes.txt" "${CLASSES[@]}" -o "$TMP/d.nd"
+		assert_output --regexp "^trace-import: $TMP/d.txt:6: job '102' ends at $end, [0-9.]+ years after the earliest Submit \(2026-11-02T08:00:00, job '100' at line 2\): an export spans at most 3650 days \(a wrong date\? docs/slurm-import.md\)\$"
+		[ ! -e "$TMP/d.nd" ]
+	done
+	# a submit in 9999 is refused too (its End is later still)
+	{ cat "$S/sacct-overlap.txt"; echo "103|103|9999-01-01T00:00:00|9999-01-01T00:00:00|9999-01-01T00:10:00|00:10:00|COMPLETED|1|gres/gpu=1|gres/gpu=1|nlp|bob|normal|gpu"; } > "$TMP/d.txt"
+	run -1 trace-import slurm --jobs "$TMP/d.txt" --nodes "$S/nodes.txt" "${CLASSES[@]}" -o "$TMP/d.nd"
+	assert_output --partial ":6: job '103' ends at 9999-01-01T00:10:00, 7972.0 years after the earliest Submit"
+}
+
+@test "slurm: --hash-key: the key is the first line of FILE, the rest is not read (the documented formula)" {
+	printf 'first line\nsecond line\n' > "$TMP/key2"
+	imp --hash-key "$TMP/key2"
+	[ "$(job 100 | jq -r .tenant)" = "t-$(printf 'first line\nvision' | sha256sum | cut -c1-16)" ]
+	printf 'first line\r\n' > "$TMP/key1"
+	imp --hash-key "$TMP/key1"
+	[ "$(job 100 | jq -r .tenant)" = "t-$(printf 'first line\nvision' | sha256sum | cut -c1-16)" ]
+}
+
+@test "slurm: a JobID or Account over 1024 bytes: the message shows a cut value and the whole reason" {
+	long=$(printf 'a%.0s' $(seq 2000))
+	{ head -n 1 "$S/sacct-overlap.txt"; echo "${long}|1|2026-11-02T08:00:00|2026-11-02T08:00:05|2026-11-02T09:00:05|01:00:00|COMPLETED|1|gres/gpu=1|gres/gpu=1|nlp|bob|normal|gpu"; } > "$TMP/l.txt"
+	run -1 trace-import slurm --jobs "$TMP/l.txt" --nodes "$S/nodes.txt" "${CLASSES[@]}"
+	assert_output "trace-import: $TMP/l.txt:2: JobID '$(printf 'a%.0s' $(seq 80))...' is longer than 1024 bytes"
+	{ head -n 1 "$S/sacct-overlap.txt"; echo "100|100|2026-11-02T08:00:00|2026-11-02T08:00:05|2026-11-02T09:00:05|01:00:00|COMPLETED|1|gres/gpu=1|gres/gpu=1|${long}|bob|normal|gpu"; } > "$TMP/l.txt"
+	run -1 trace-import slurm --jobs "$TMP/l.txt" --nodes "$S/nodes.txt" "${CLASSES[@]}"
+	assert_output "trace-import: $TMP/l.txt:2: job '100': Account '$(printf 'a%.0s' $(seq 80))...' is longer than 1024 bytes"
+}
+
+@test "slurm: messages point the right way: header only, gzip, daylight saving, GPU accounting off" {
+	head -n 1 "$S/sacct-overlap.txt" > "$TMP/h.txt"
+	run -1 trace-import slurm --jobs "$TMP/h.txt" --nodes "$S/nodes.txt" "${CLASSES[@]}"
+	assert_output "trace-import: $TMP/h.txt: no job rows: the file holds only sacct's header row (no job in the range? widen --starttime/--endtime)"
+	gzip -c "$S/sacct-overlap.txt" > "$TMP/s.txt.gz"
+	run -1 trace-import slurm --jobs "$TMP/s.txt.gz" --nodes "$S/nodes.txt" "${CLASSES[@]}"
+	assert_output "trace-import: $TMP/s.txt.gz:1: a gzip-compressed file, not text: decompress it first (gzip -dc FILE > FILE.txt, or gzip -dc FILE | trace-import slurm ... -; zstd files are read as they are)"
+	# a local-time export across the end of daylight saving: 01:50 CDT to 01:20 CST
+	{ head -n 1 "$S/sacct-overlap.txt"; echo "100|100|2026-11-01T01:40:00|2026-11-01T01:50:00|2026-11-01T01:20:00|00:30:00|COMPLETED|1|gres/gpu=1|gres/gpu=1|nlp|bob|normal|gpu"; } > "$TMP/dst.txt"
+	run -1 trace-import slurm --jobs "$TMP/dst.txt" --nodes "$S/nodes.txt" "${CLASSES[@]}"
+	assert_output "trace-import: $TMP/dst.txt:2: job '100': times out of order (Submit <= Start <= End) (times in local time across a daylight-saving change? export with TZ=UTC: docs/slurm-import.md)"
+	# ... or 01:50 CDT to 02:10 CST, 80 minutes later
+	sed -i 's/2026-11-01T01:20:00|00:30:00/2026-11-01T02:10:00|01:20:00/' "$TMP/dst.txt"
+	run -1 trace-import slurm --jobs "$TMP/dst.txt" --nodes "$S/nodes.txt" "${CLASSES[@]}"
+	assert_output "trace-import: $TMP/dst.txt:2: job '100': Elapsed 4800s is longer than End - Start (1200s) (times in local time across a daylight-saving change? export with TZ=UTC: docs/slurm-import.md)"
+	# 500 jobs, none with gres/gpu: GPU accounting is off
+	{ head -n 1 "$S/sacct-overlap.txt"; for i in $(seq 500); do echo "$i|$i|2026-11-02T08:00:00|2026-11-02T08:00:05|2026-11-02T09:00:05|01:00:00|COMPLETED|1|billing=1,cpu=1,mem=4G,node=1|billing=1,cpu=1,mem=4G,node=1|nlp|bob|normal|gpu"; done; } > "$TMP/nogpu.txt"
+	run -1 trace-import slurm --jobs "$TMP/nogpu.txt" --nodes "$S/nodes.txt" "${CLASSES[@]}"
+	assert_output "trace-import: $TMP/nogpu.txt: no job kept: 500 of the jobs have no gres/gpu in AllocTRES or ReqTRES (is GPU accounting off? Slurm records GPUs only with AccountingStorageTRES=gres/gpu in slurm.conf)"
+}

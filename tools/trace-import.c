@@ -327,10 +327,14 @@ static int import_slurm(struct run *r, int argc, char **argv, struct trace *t, s
 			free(rules);
 			return IMPORT_DATA_ERROR;
 		}
-		while (len && (key[len - 1] == '\n' || key[len - 1] == '\r'))
+		/* the key is the first line (trace-import(1)); the rest of the file is not read */
+		char *nl = memchr(key, '\n', len);
+		if (nl)
+			*nl = 0, len = (size_t)(nl - key);
+		if (len && key[len - 1] == '\r')
 			key[--len] = 0;
 		if (len == 0 || strlen(key) != len) {
-			snprintf(err, errlen, "%s: the hash key must be one non-empty line without NUL bytes", key_file);
+			snprintf(err, errlen, "%s: the hash key must be a non-empty first line without NUL bytes", key_file);
 			free(key);
 			free(rules);
 			return IMPORT_DATA_ERROR;

@@ -101,17 +101,6 @@ static int parse_time(const char *s, int64_t *t)
 	return 1;
 }
 
-static void format_time(int64_t t, char *buf, size_t cap)
-{
-	int64_t days = t / 86400, rem = t % 86400;
-	int64_t z = days + 719468, era = z / 146097, doe = z - era * 146097;
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
-	int d = (int)(doy - (153 * mp + 2) / 5 + 1), m = (int)(mp < 10 ? mp + 3 : mp - 9);
-	snprintf(buf, cap, "%04lld-%02d-%02d %02d:%02d:%02d", (long long)(yoe + era * 400 + (m <= 2)), m, d, (int)(rem / 3600),
-		 (int)(rem / 60 % 60), (int)(rem % 60));
-}
-
 /* Elapsed "[D-]HH:MM:SS" (also "MM:SS"): seconds, or -1. */
 static long long parse_elapsed(const char *s)
 {
@@ -162,7 +151,9 @@ static int parse_tres(char *s, long long *gpus, char **type, char *msg, size_t m
 			continue;
 		long long v;
 		if (imp_py_int(eq + 1, &v) || v < 0 || v > TRACE_MAX_CAPACITY) {
-			snprintf(msg, msglen, "'%s' is not a GPU count", item);
+			char q[128];
+			text_quote(q, sizeof q, item, strlen(item));
+			snprintf(msg, msglen, "'%s' is not a GPU count", q);
 			return -1;
 		}
 		if (!item[8]) {
@@ -170,11 +161,16 @@ static int parse_tres(char *s, long long *gpus, char **type, char *msg, size_t m
 			continue;
 		}
 		if (*type && strcmp(*type, item + 9)) {
-			snprintf(msg, msglen, "GPUs of several types ('%s', '%s'): the trace gives a job one model", *type, item + 9);
+			char q1[128], q2[128];
+			text_quote(q1, sizeof q1, *type, strlen(*type));
+			text_quote(q2, sizeof q2, item + 9, strlen(item + 9));
+			snprintf(msg, msglen, "GPUs of several types ('%s', '%s'): the trace gives a job one model", q1, q2);
 			return -1;
 		}
 		if (!item[9] || text_id_problem(item + 9, strlen(item + 9))) {
-			snprintf(msg, msglen, "GPU type '%s' is not an identifier", item + 9);
+			char q[128];
+			text_quote(q, sizeof q, item + 9, strlen(item + 9));
+			snprintf(msg, msglen, "GPU type '%s' is not an identifier", q);
 			return -1;
 		}
 		*type = item + 9;
@@ -182,7 +178,9 @@ static int parse_tres(char *s, long long *gpus, char **type, char *msg, size_t m
 	}
 	*gpus = untyped >= 0 ? untyped : typed;
 	if (*type && untyped >= 0 && typed != untyped) {
-		snprintf(msg, msglen, "gres/gpu=%lld but gres/gpu:%s=%lld", untyped, *type, typed);
+		char q[128];
+		text_quote(q, sizeof q, *type, strlen(*type));
+		snprintf(msg, msglen, "gres/gpu=%lld but gres/gpu:%s=%lld", untyped, q, typed);
 		return -1;
 	}
 	if (*gpus == 0)
@@ -190,138 +188,11 @@ static int parse_tres(char *s, long long *gpus, char **type, char *msg, size_t m
 	return 0;
 }
 
-/* ---- states ---- */
-
-enum rule { R_RAN, R_PENDING, R_RUNNING };
-
-static const struct { const char *name; enum rule rule; } states[] = {
-	{ "BOOT_FAIL", R_RAN }, { "CANCELLED", R_RAN }, { "COMPLETED", R_RAN }, { "DEADLINE", R_RAN },
-	{ "FAILED", R_RAN }, { "NODE_FAIL", R_RAN }, { "OUT_OF_MEMORY", R_RAN }, { "PREEMPTED", R_RAN },
-	{ "REVOKED", R_RAN }, { "TIMEOUT", R_RAN },
-	{ "PENDING", R_PENDING }, { "REQUEUED", R_PENDING }, { "REQUEUE_FED", R_PENDING }, { "REQUEUE_HOLD", R_PENDING },
-	{ "SPECIAL_EXIT", R_PENDING },
-	{ "COMPLETING", R_RUNNING }, { "CONFIGURING", R_RUNNING }, { "RESIZING", R_RUNNING }, { "RUNNING", R_RUNNING },
-	{ "SIGNALING", R_RUNNING }, { "STAGE_OUT", R_RUNNING }, { "STOPPED", R_RUNNING }, { "SUSPENDED", R_RUNNING },
-};
-#define NSTATES (sizeof states / sizeof *states)
-
-/* "CANCELLED by 1000" → index of CANCELLED, or -1. */
-static int state_index(const char *s)
-{
-	size_t n = strcspn(s, " ");
-	for (size_t i = 0; i < NSTATES; i++)
-		if (strlen(states[i].name) == n && !strncmp(states[i].name, s, n))
-			return (int)i;
-	return -1;
-}
-
-/* ---- one record per job id ---- */
-
-struct rec {
-	const char *id;
-	int64_t first_submit, submit, start, end;   /* start/end -1 = not set */
-	long long elapsed;                           /* -1 = no Elapsed column */
-	long long gpus;
-	const char *model;                           /* "*" = untyped */
-	const char *tenant;                          /* NULL when not set or not wanted */
-	const char *qos, *partition;
-	int state;
-	unsigned long line, records;
-};
-
-struct jobs {
-	struct rec *r;
-	size_t n, cap;
-	struct slot { uint64_t hash; size_t index; } *slot;   /* open addressing: index + 1, 0 = empty */
-	size_t nslot;
-	struct arena *strings;                       /* the trace's: ids, models, tenants, QOS, partitions */
-	const char **names;                          /* interned models, tenants, QOS, partitions */
-	size_t nnames, cap_names;
-};
-
-static uint64_t hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static char *keep(struct jobs *j, const char *s)
-{
-	size_t n = strlen(s) + 1;
-	return memcpy(arena_alloc(j->strings, n), s, n);
-}
-
-/* One copy of each model, tenant, QOS and partition name: there are few, and jobs many. */
-static const char *intern(struct jobs *j, const char *s)
-{
-	if (2 * (j->nnames + 1) > j->cap_names) {
-		size_t cap = j->cap_names ? j->cap_names * 2 : 256;
-		const char **names = xcalloc(cap, sizeof *names);
-		for (size_t i = 0; i < j->cap_names; i++)
-			if (j->names[i]) {
-				size_t k = hash(j->names[i]) & (cap - 1);
-				while (names[k])
-					k = (k + 1) & (cap - 1);
-				names[k] = j->names[i];
-			}
-		free(j->names);
-		j->names = names;
-		j->cap_names = cap;
-	}
-	size_t k = hash(s) & (j->cap_names - 1);
-	while (j->names[k]) {
-		if (!strcmp(j->names[k], s))
-			return j->names[k];
-		k = (k + 1) & (j->cap_names - 1);
-	}
-	j->nnames++;
-	return j->names[k] = keep(j, s);
-}
-
-/* The record of id, *fresh when it was just made. A slot keeps the id's hash, so a probe
- * reads a record only when the hashes agree (a million ids do not fit in a cache). */
-static struct rec *lookup(struct jobs *j, const char *id, bool *fresh)
-{
-	if (2 * (j->n + 1) > j->nslot) {
-		size_t ns = j->nslot ? j->nslot * 2 : 1024;
-		struct slot *slot = xcalloc_large(ns, sizeof *slot);
-		for (size_t i = 0; i < j->nslot; i++)
-			if (j->slot[i].index) {
-				size_t k = j->slot[i].hash & (ns - 1);
-				while (slot[k].index)
-					k = (k + 1) & (ns - 1);
-				slot[k] = j->slot[i];
-			}
-		free(j->slot);
-		j->slot = slot;
-		j->nslot = ns;
-	}
-	uint64_t h = hash(id);
-	size_t k = h & (j->nslot - 1);
-	while (j->slot[k].index) {
-		if (j->slot[k].hash == h && !strcmp(j->r[j->slot[k].index - 1].id, id)) {
-			*fresh = false;
-			return &j->r[j->slot[k].index - 1];
-		}
-		k = (k + 1) & (j->nslot - 1);
-	}
-	j->r = xgrow_large(j->r, &j->cap, j->n + 1, sizeof *j->r);
-	struct rec *r = &j->r[j->n];
-	memset(r, 0, sizeof *r);
-	r->id = keep(j, id);
-	j->slot[k].hash = h;
-	j->slot[k].index = ++j->n;
-	*fresh = true;
-	return r;
-}
-
 /* ---- the sacct file ---- */
 
-enum col { C_JOBID, C_SUBMIT, C_START, C_END, C_ELAPSED, C_STATE, C_NNODES, C_ALLOCTRES, C_REQTRES, C_ACCOUNT, C_USER, C_QOS, C_PARTITION, NCOLS };
+enum col { C_JOBID, C_SUBMIT, C_START, C_END, C_ELAPSED, C_STATE, C_NNODES, C_ALLOCTRES, C_REQTRES, C_ACCOUNT, C_USER, C_QOS, C_PARTITION, C_CLUSTER, NCOLS };
 static const char *const col_names[NCOLS] = { "JobID", "Submit", "Start", "End", "Elapsed", "State", "NNodes", "AllocTRES", "ReqTRES",
-					      "Account", "User", "QOS", "Partition" };
+					      "Account", "User", "QOS", "Partition", "Cluster" };
 #define MAX_FIELDS 256
 
 struct sacct {
@@ -331,7 +202,8 @@ struct sacct {
 	int col[NCOLS];                 /* field index or -1 */
 	size_t nfields;
 	char *f[MAX_FIELDS + 1];
-	struct jobs jobs;
+	struct slurm_jobs jobs;
+	unsigned long rows;             /* job rows read (steps and blank lines not counted) */
 	const char *tenant_col;         /* NULL: no tenant */
 	struct json *kept_states;       /* source.kept_by_final_state */
 	struct json *kept_kinds;        /* source.kept_job_kinds */
@@ -409,6 +281,9 @@ static const char *tenant_of(struct sacct *p, const char *name, char *buf, size_
 	return buf;
 }
 
+/* s for a message: printable, cut to about 80 bytes, so the reason after it is never cut */
+#define QUOTE(buf, s) text_quote(buf, sizeof buf, s, strlen(s))
+
 static int job_row(struct sacct *p, char *err, size_t errlen)
 {
 	struct lines *l = &p->l;
@@ -418,20 +293,23 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 			 p->nfields, n > p->nfields ? "more than " : "", n > p->nfields ? p->nfields : n);
 		return -1;
 	}
+	char q[128], qv[128];
 	const char *id = field(p, C_JOBID);
 	const char *problem = text_id_problem(id, strlen(id));
+	QUOTE(q, id);
 	if (problem) {
-		imp_errf(err, errlen, l->name, l->line, "JobID '%s' %s", id, problem);
+		imp_errf(err, errlen, l->name, l->line, "JobID '%s' %s", q, problem);
 		return -1;
 	}
 	if (strchr(id, '.')) {          /* 123.batch, 123.0, 123_4.extern, 123+1.0 */
 		imp_count(&p->t->arena, p->t->skipped_rows, "job_step");
 		return 0;
 	}
+	p->rows++;
 	const char *state = field(p, C_STATE);
-	int st = state_index(state);
+	int st = slurm_state_index(state);
 	if (st < 0) {
-		imp_errf(err, errlen, l->name, l->line, "job '%s': unknown State '%s'", id, state);
+		imp_errf(err, errlen, l->name, l->line, "job '%s': unknown State '%s'", q, (QUOTE(qv, state), qv));
 		return -1;
 	}
 	int64_t submit, start = -1, end = -1;
@@ -440,37 +318,41 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 	for (int i = 0; i < 3; i++) {
 		int rc = parse_time(field(p, tcols[i]), tv[i]);
 		if (rc < 0 || (rc == 0 && i == 0)) {
-			imp_errf(err, errlen, l->name, l->line, "job '%s': %s time '%s' is not YYYY-MM-DDTHH:MM:SS or seconds since 1970", id,
-				 col_names[tcols[i]], field(p, tcols[i]));
+			imp_errf(err, errlen, l->name, l->line, "job '%s': %s time '%s' is not YYYY-MM-DDTHH:MM:SS or seconds since 1970", q,
+				 col_names[tcols[i]], (QUOTE(qv, field(p, tcols[i])), qv));
 			return -1;
 		}
 	}
 	if ((start >= 0 && start < submit) || (end >= 0 && start >= 0 && end < start)) {
-		imp_errf(err, errlen, l->name, l->line, "job '%s': times out of order (Submit <= Start <= End)", id);
+		/* a clock set back by up to an hour: local time across the end of daylight saving */
+		int64_t back = start >= 0 && start < submit ? submit - start : start - end;
+		bool iso = strchr(field(p, C_SUBMIT), 'T') != NULL;
+		imp_errf(err, errlen, l->name, l->line, "job '%s': times out of order (Submit <= Start <= End)%s", q,
+			 iso && back <= 3600 ? " (times in local time across a daylight-saving change? export with TZ=UTC: docs/slurm-import.md)" : "");
 		return -1;
 	}
 	long long elapsed = -1;
 	if (p->col[C_ELAPSED] >= 0) {
 		const char *e = field(p, C_ELAPSED);
 		if ((elapsed = parse_elapsed(e)) < 0) {
-			imp_errf(err, errlen, l->name, l->line, "job '%s': Elapsed '%s' is not [D-]HH:MM:SS", id, e);
+			imp_errf(err, errlen, l->name, l->line, "job '%s': Elapsed '%s' is not [D-]HH:MM:SS", q, (QUOTE(qv, e), qv));
 			return -1;
 		}
 	}
 	if (p->col[C_NNODES] >= 0) {
 		long long nn;
 		if (imp_py_int(field(p, C_NNODES), &nn) || nn < 0 || nn > TRACE_MAX_NODE_GPUS) {
-			imp_errf(err, errlen, l->name, l->line, "job '%s': NNodes '%s' is not a node count", id, field(p, C_NNODES));
+			imp_errf(err, errlen, l->name, l->line, "job '%s': NNodes '%s' is not a node count", q, (QUOTE(qv, field(p, C_NNODES)), qv));
 			return -1;
 		}
 	}
 	/* GPUs: AllocTRES once the job holds resources, else ReqTRES */
 	long long gpus = 0;
-	char *type = NULL, msg[200];
+	char *type = NULL, msg[400];
 	char *alloc = p->col[C_ALLOCTRES] >= 0 ? (char *)field(p, C_ALLOCTRES) : NULL;
 	char *tres = alloc && *alloc ? alloc : p->col[C_REQTRES] >= 0 ? (char *)field(p, C_REQTRES) : NULL;
 	if (tres && parse_tres(tres, &gpus, &type, msg, sizeof msg)) {
-		imp_errf(err, errlen, l->name, l->line, "job '%s': %s: %s", id, tres == alloc ? "AllocTRES" : "ReqTRES", msg);
+		imp_errf(err, errlen, l->name, l->line, "job '%s': %s: %s", q, tres == alloc ? "AllocTRES" : "ReqTRES", msg);
 		return -1;
 	}
 	/* Slurm gives a job cancelled while pending Start = End and no AllocTRES: a job that
@@ -479,26 +361,16 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 		start = -1;
 	const char *tname = p->tenant_col ? field(p, p->o->tenant_from == IMPORT_SLURM_TENANT_ACCOUNT ? C_ACCOUNT : C_USER) : NULL;
 	if (tname && *tname && (problem = text_id_problem(tname, strlen(tname)))) {
-		imp_errf(err, errlen, l->name, l->line, "job '%s': %s '%s' %s", id, p->tenant_col, tname, problem);
+		imp_errf(err, errlen, l->name, l->line, "job '%s': %s '%s' %s", q, p->tenant_col, (QUOTE(qv, tname), qv), problem);
 		return -1;
 	}
-
-	bool fresh;
-	struct rec *r = lookup(&p->jobs, id, &fresh);
-	if (!fresh) {
-		/* A later attempt of the same job id (requeue): the latest (Submit, Start) is the
-		 * final record; Start not set (pending again) sorts after every start. */
-		imp_count(&p->t->arena, p->t->skipped_rows, "requeued_earlier_record");
-		if (submit < r->first_submit)
-			r->first_submit = submit;
-		int64_t rs = r->start < 0 ? INT64_MAX : r->start, ns = start < 0 ? INT64_MAX : start;
-		r->records++;
-		if (submit < r->submit || (submit == r->submit && ns < rs))
-			return 0;
-	} else {
-		r->first_submit = submit;
-		r->records = 1;
+	const char *cluster = p->col[C_CLUSTER] >= 0 ? field(p, C_CLUSTER) : "";
+	if (*cluster && (problem = text_id_problem(cluster, strlen(cluster)))) {
+		imp_errf(err, errlen, l->name, l->line, "job '%s': Cluster '%s' %s", q, (QUOTE(qv, cluster), qv), problem);
+		return -1;
 	}
+	struct slurm_jobs *jobs = &p->jobs;
+	struct slurm_rec *r = slurm_add_rec(jobs, cluster, id);
 	r->submit = submit;
 	r->start = start;
 	r->end = end;
@@ -506,110 +378,13 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 	r->state = st;
 	r->line = l->line;
 	r->gpus = gpus;
-	r->model = type ? intern(&p->jobs, type) : "*";
+	r->model = type ? slurm_intern(jobs, type) : "*";
 	char hbuf[24];
-	r->tenant = tname && *tname ? intern(&p->jobs, tenant_of(p, tname, hbuf, sizeof hbuf)) : NULL;
-	r->qos = p->col[C_QOS] >= 0 ? intern(&p->jobs, field(p, C_QOS)) : "";
-	r->partition = p->col[C_PARTITION] >= 0 ? intern(&p->jobs, field(p, C_PARTITION)) : "";
-	return 0;
-}
-
-/* The class of a record by the first declared rule that matches: 1 HP, 0 Spot, -1 none. */
-static int class_of(const struct import_slurm_opts *o, const struct rec *r)
-{
-	for (size_t i = 0; i < o->n_rules; i++) {
-		const struct import_slurm_rule *u = &o->rules[i];
-		if (u->field == IMPORT_SLURM_BY_ANY || (u->field == IMPORT_SLURM_BY_QOS && !strcmp(u->value, r->qos)) ||
-		    (u->field == IMPORT_SLURM_BY_PARTITION && !strcmp(u->value, r->partition)))
-			return u->hp;
-	}
-	return -1;
-}
-
-/* The final record of every job id through the state rules into t. */
-static int finish_jobs(struct sacct *p, const struct trace_caps *caps, char *err, size_t errlen)
-{
-	struct trace *t = p->t;
-	int64_t origin = INT64_MAX;
-	size_t first = t->n_jobs;
-	trace_reserve_jobs(t, p->jobs.n);       /* at most one job per id: one block, no copies */
-	for (size_t i = 0; i < p->jobs.n; i++) {
-		struct rec *r = &p->jobs.r[i];
-		const char *name = states[r->state].name;
-		if (states[r->state].rule != R_RAN) {
-			imp_count(&t->arena, t->skipped_rows, states[r->state].rule == R_PENDING ? "pending_at_end" : "running_at_end");
-			continue;
-		}
-		if (r->start < 0) {
-			imp_count(&t->arena, t->skipped_rows, !strcmp(name, "CANCELLED") ? "cancelled_before_start" : "never_started");
-			continue;
-		}
-		if (r->end < 0) {
-			imp_errf(err, errlen, p->l.name, r->line, "job '%s': State %s with a Start time but no End time", r->id, name);
-			return -1;
-		}
-		long long run = r->end - r->start;
-		if (r->elapsed >= 0) {
-			/* Elapsed leaves out suspended time; it can never exceed End - Start */
-			if (r->elapsed > run) {
-				imp_errf(err, errlen, p->l.name, r->line, "job '%s': Elapsed %llds is longer than End - Start (%llds)", r->id, r->elapsed, run);
-				return -1;
-			}
-			run = r->elapsed;
-		}
-		if (run == 0) {
-			imp_count(&t->arena, t->skipped_rows, "zero_run_time");
-			continue;
-		}
-		if (r->gpus == 0) {
-			imp_count(&t->arena, t->skipped_rows, "no_gpus");
-			continue;
-		}
-		int cls = class_of(p->o, r);
-		if (cls < 0) {
-			imp_errf(err, errlen, p->l.name, r->line, "job '%s': no --class rule for QOS '%s', partition '%s' (declare one; there is no default)",
-				 r->id, r->qos, r->partition);
-			return -1;
-		}
-		if (p->tenant_col && !r->tenant) {
-			imp_errf(err, errlen, p->l.name, r->line, "job '%s': empty %s (the tenant; --tenant-from none writes no tenants)", r->id, p->tenant_col);
-			return -1;
-		}
-		struct trace_job *j = trace_add_job(t);
-		j->id = (char *)r->id;          /* in t->arena already */
-		j->submit = (double)r->first_submit;   /* made relative below */
-		j->submit_int = j->duration_int = j->gpus_int = true;
-		j->duration = (double)run;
-		j->gpus = (double)r->gpus;
-		j->hp = cls == 1;
-		j->model = (char *)r->model;
-		j->tenant = (char *)r->tenant;
-		if (imp_job_check(t, caps, j, p->l.name, r->line, err, errlen))
-			return -1;
-		if (r->first_submit < origin)
-			origin = r->first_submit;
-		imp_count(&t->arena, p->kept_states, name);
-		if (strchr(r->id, '_'))
-			imp_count(&t->arena, p->kept_kinds, "array_tasks");
-		if (strchr(r->id, '+'))
-			imp_count(&t->arena, p->kept_kinds, "heterogeneous_components");
-		if (r->records > 1)
-			imp_count(&t->arena, p->kept_kinds, "requeued_jobs");
-	}
-	if (t->n_jobs == first) {
-		snprintf(err, errlen, "%s: no job kept (every row was skipped: see the state rules in docs/slurm-import.md)", p->l.name);
-		return -1;
-	}
-	for (size_t i = first; i < t->n_jobs; i++) {
-		t->jobs[i].submit -= (double)origin;
-		if (t->jobs[i].submit > TRACE_MAX_SECONDS) {
-			snprintf(err, errlen, "%s: job '%s' is submitted more than 1e12 s after the first", p->l.name, t->jobs[i].id);
-			return -1;
-		}
-	}
-	char buf[32];
-	format_time(origin, buf, sizeof buf);
-	t->time_origin = trace_strdup(t, buf);
+	r->tenant = tname && *tname ? slurm_intern(jobs, tenant_of(p, tname, hbuf, sizeof hbuf)) : NULL;
+	r->qos = p->col[C_QOS] >= 0 ? slurm_intern(jobs, field(p, C_QOS)) : "";
+	r->partition = p->col[C_PARTITION] >= 0 ? slurm_intern(jobs, field(p, C_PARTITION)) : "";
+	r->user = p->col[C_USER] >= 0 ? slurm_intern(jobs, field(p, C_USER)) : "";
+	r->account = p->col[C_ACCOUNT] >= 0 ? slurm_intern(jobs, field(p, C_ACCOUNT)) : "";
 	return 0;
 }
 
@@ -633,7 +408,7 @@ static int read_sacct(struct sacct *p, const char *path, const struct trace_caps
 		if (job_row(p, err, errlen))
 			return -1;
 	}
-	if (rc < 0 || finish_jobs(p, caps, err, errlen))
+	if (rc < 0 || slurm_finish_jobs(&p->jobs, p->o, p->t, caps, p->l.name, p->tenant_col, p->rows, p->kept_states, p->kept_kinds, err, errlen))
 		return -1;
 	imp_record_file(p->l.z, a, hdr, path, sha);
 	return 0;
@@ -714,8 +489,6 @@ out:
 	if (p.l.z)
 		zr_close(p.l.z);
 	sb_release(&p.l.buf);
-	free(p.jobs.r);
-	free(p.jobs.slot);
-	free(p.jobs.names);
+	slurm_jobs_release(&p.jobs);
 	return rc;
 }

@@ -17,6 +17,18 @@ int slurm_next_line(struct lines *l, char *err, size_t errlen)
 	if (rc <= 0)
 		return rc;
 	l->line++;
+	if (l->line == 1) {
+		/* zstd is read as it is; other compressors' magic numbers get the command */
+		static const struct { const char *magic; size_t n; const char *name, *cmd; } z[] = {
+			{ "\x1f\x8b", 2, "gzip", "gzip -dc" }, { "BZh", 3, "bzip2", "bzip2 -dc" }, { "\xfd" "7zXZ", 5, "xz", "xz -dc" },
+		};
+		for (size_t i = 0; i < sizeof z / sizeof *z; i++)
+			if (n >= z[i].n && !memcmp(s, z[i].magic, z[i].n) && (i != 1 || (n > 3 && s[3] >= '1' && s[3] <= '9'))) {
+				imp_errf(err, errlen, l->name, l->line, "a %s-compressed file, not text: decompress it first (%s FILE > FILE.txt, or %s FILE | trace-import slurm ... -; zstd files are read as they are)",
+					 z[i].name, z[i].cmd, z[i].cmd);
+				return -1;
+			}
+	}
 	if (n && s[n - 1] == '\r')
 		n--;
 	size_t bad = text_utf8_bad(s, n);
