@@ -518,3 +518,23 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	assert_output --partial "unsupported schema_version 'schednav.rolling-controller/v2' (expected 'schednav.rolling-controller/1')"
 	assert_no_output "$T/x.nd"
 }
+
+@test "roll: a decider's own children end with it (its process group): roll 2>&1 | cat returns at once" {
+	# wrapper.sh never answers and leaves two 'sleep 1000' children; before, they outlived
+	# roll holding its stderr, so a pipe reader waited 1000 s.
+	export WRAPPER_PIDS="$PWD/pids"
+	run -0 timeout 600 bash -c 'roll --config "$1" --history "$2" --controller "$3" --decider "exec:$4" --decider-timeout 0.3 -o w.nd "$5" 2>&1 | cat' _ \
+		"$CFG" "$D/hist.nd" "$CTL" "$DEC/wrapper.sh" "$D/exec.nd"
+	run -0 jq -r 'select(.type == "rolling_decision") | .decider_reply.rejection_reason' w.nd
+	assert_line --index 0 timeout
+	[ "$(wc -l < pids)" -ge 2 ]
+	# every child is gone (a killed orphan is reaped by init a moment later: wait up to 60 s)
+	local pid i
+	for pid in $(cat pids); do
+		for i in $(seq 600); do
+			[ -e "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || break
+			sleep 0.1
+		done
+		[ ! -e "/proc/$pid" ] || [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] || fail "decider child $pid outlived roll"
+	done
+}

@@ -81,6 +81,10 @@ int spawn_start(const struct spawn_spec *s, struct spawn_child *c, char *err, si
 		posix_spawnattr_setsigdefault(&at, &pipe_sig);
 		flags |= POSIX_SPAWN_SETSIGDEF;
 	}
+	if (s->flags & SPAWN_OWN_GROUP) {
+		posix_spawnattr_setpgroup(&at, 0);
+		flags |= POSIX_SPAWN_SETPGROUP;
+	}
 	posix_spawnattr_setflags(&at, flags);
 	char *const *envp = s->envp ? s->envp : environ;
 	int rc = (s->flags & SPAWN_SEARCH_PATH) ? posix_spawnp(&c->pid, s->argv[0], &fa, &at, s->argv, envp)
@@ -117,11 +121,24 @@ int spawn_wait(pid_t pid, const char *name, char *err, size_t errlen)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : SPAWN_SIGNALED + WTERMSIG(st);
 }
 
+void spawn_end_group(pid_t pid)
+{
+	if (pid > 0)
+		kill(-pid, SIGKILL);    /* ESRCH: the group is already empty */
+}
+
+int spawn_wait_group(pid_t pid, const char *name, char *err, size_t errlen)
+{
+	int rc = spawn_wait(pid, name, err, errlen);
+	spawn_end_group(pid);
+	return rc;
+}
+
 int spawn_run(char *const argv[], const char *cwd, const char *out_path, const char *err_path, char *err, size_t errlen)
 {
 	static char *const env[] = { "LC_ALL=C", "TZ=UTC", "PATH=/usr/bin:/bin", NULL };
 	struct spawn_spec s = {
-		.argv = argv, .envp = env, .cwd = cwd, .flags = SPAWN_CLEAR_SIGMASK,
+		.argv = argv, .envp = env, .cwd = cwd, .flags = SPAWN_CLEAR_SIGMASK | SPAWN_OWN_GROUP,
 		.in = { SPAWN_DEVNULL, NULL, 0 },
 		.out = out_path ? (struct spawn_io){ SPAWN_FILE, out_path, 0644 } : (struct spawn_io){ SPAWN_DEVNULL, NULL, 0 },
 		.err = err_path ? (struct spawn_io){ SPAWN_APPEND, err_path, 0644 } : (struct spawn_io){ SPAWN_DEVNULL, NULL, 0 },
@@ -129,5 +146,5 @@ int spawn_run(char *const argv[], const char *cwd, const char *out_path, const c
 	struct spawn_child c;
 	if (spawn_start(&s, &c, err, errlen))
 		return -1;
-	return spawn_wait(c.pid, argv[0], err, errlen);
+	return spawn_wait_group(c.pid, argv[0], err, errlen);
 }

@@ -7,6 +7,9 @@
  *
  * Users: the MCP bridge runs our tools (spawn_run), report runs gnuplot
  * (lib/report/gnuplot.c), roll talks to an exec: decider as a coprocess (lib/roll/decider.c).
+ * Each runs its child in a process group of its own (SPAWN_OWN_GROUP) and ends the whole
+ * group when it is done with the child (spawn_end_group): a wrapper script's children
+ * (a `sleep`, an interpreter) never outlive it holding our stderr or a pipe.
  */
 #ifndef SCHEDNAV_CORE_SPAWN_H
 #define SCHEDNAV_CORE_SPAWN_H
@@ -37,6 +40,7 @@ enum {
 	SPAWN_CLEAR_SIGMASK = 2,    /* the child starts with no signal blocked */
 	SPAWN_DEFAULT_SIGPIPE = 4,  /* the child starts with SIGPIPE at its default action */
 	SPAWN_ONLY_STDIO = 8,       /* the child inherits no descriptor but 0, 1 and 2 */
+	SPAWN_OWN_GROUP = 16,       /* the child leads a new process group (its pid is the group id) */
 };
 
 struct spawn_spec {
@@ -58,8 +62,13 @@ int spawn_start(const struct spawn_spec *s, struct spawn_child *c, char *err, si
 /* Wait for the child pid (name for the message): its exit status (0..255), SPAWN_SIGNALED +
  * the signal number when a signal ended it, or -1 + "waiting for 'NAME': why". */
 int spawn_wait(pid_t pid, const char *name, char *err, size_t errlen);
-/* Run one of our tools to its end: argv[0] (an absolute path) in cwd, a fixed environment
- * (LC_ALL=C, TZ=UTC, PATH=/usr/bin:/bin), no signal blocked, stdin from /dev/null, stdout
+/* End every process left in the group of a child started with SPAWN_OWN_GROUP (SIGKILL;
+ * the child itself included when it still runs). No-op for pid <= 0. */
+void spawn_end_group(pid_t pid);
+/* spawn_wait, then spawn_end_group: the child's own children end with it. */
+int spawn_wait_group(pid_t pid, const char *name, char *err, size_t errlen);
+/* Run one of our tools to its end: argv[0] (an absolute path) in cwd, in a process group of
+ * its own ended with it, a fixed environment (LC_ALL=C, TZ=UTC, PATH=/usr/bin:/bin), no signal blocked, stdin from /dev/null, stdout
  * to out_path (NULL: /dev/null), stderr appended to err_path (NULL: /dev/null). Returns
  * what spawn_wait does, or -1 + message. */
 int spawn_run(char *const argv[], const char *cwd, const char *out_path, const char *err_path, char *err, size_t errlen);

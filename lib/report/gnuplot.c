@@ -119,12 +119,12 @@ static char *embeddable(const char *svg, const char *id)
 static int run_gnuplot(const char *program, const char *script, const char *log, char *err, size_t errlen)
 {
 	char *argv[] = { (char *)program, (char *)script, NULL };
-	struct spawn_spec sp = { .argv = argv, .flags = SPAWN_SEARCH_PATH, .in = { SPAWN_DEVNULL, NULL, 0 },
+	struct spawn_spec sp = { .argv = argv, .flags = SPAWN_SEARCH_PATH | SPAWN_OWN_GROUP, .in = { SPAWN_DEVNULL, NULL, 0 },
 				 .out = { SPAWN_FILE, log, 0600 }, .err = { SPAWN_TO_STDOUT, NULL, 0 } };
 	struct spawn_child child;
 	if (spawn_start(&sp, &child, err, errlen))
 		return -1;
-	int status = spawn_wait(child.pid, program, err, errlen);
+	int status = spawn_wait_group(child.pid, program, err, errlen);
 	if (status < 0)
 		return -1;
 	if (status == 0)

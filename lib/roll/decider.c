@@ -184,7 +184,7 @@ static int load_plan(struct roll_decider *d, char *err, size_t errlen)
 static int spawn(struct roll_decider *d, char *err, size_t errlen)
 {
 	struct spawn_spec sp = { .argv = d->argv, .role = "decider", .in = { SPAWN_PIPE, NULL, 0 }, .out = { SPAWN_PIPE, NULL, 0 },
-				 .err = { SPAWN_INHERIT, NULL, 0 }, .flags = SPAWN_SEARCH_PATH | SPAWN_ONLY_STDIO | SPAWN_DEFAULT_SIGPIPE };
+				 .err = { SPAWN_INHERIT, NULL, 0 }, .flags = SPAWN_SEARCH_PATH | SPAWN_ONLY_STDIO | SPAWN_DEFAULT_SIGPIPE | SPAWN_OWN_GROUP };
 	struct spawn_child child;
 	if (spawn_start(&sp, &child, err, errlen))
 		return -1;
@@ -226,9 +226,10 @@ static void mark_gone(struct roll_decider *d)
 	reap(d, false);
 	if (!d->exited) {
 		/* Its stdout is closed but it still runs: it cannot answer anything any more. */
-		kill(d->pid, SIGKILL);
+		spawn_end_group(d->pid);
 		reap(d, true);
 	}
+	spawn_end_group(d->pid);        /* and its children with it */
 }
 
 static bool was_asked(const struct roll_decider *d, const char *rid)
@@ -423,9 +424,12 @@ static void exec_stop(struct roll_decider *d)
 			}
 		}
 		if (!d->exited) {
-			kill(d->pid, SIGKILL);
+			spawn_end_group(d->pid);
 			reap(d, true);
 		}
+		/* whatever the decider started (a wrapper's child) ends with it, and no longer
+		 * holds our stderr */
+		spawn_end_group(d->pid);
 		if (d->from_child >= 0)
 			close(d->from_child);
 		d->from_child = -1;

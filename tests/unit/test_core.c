@@ -4,12 +4,16 @@
 #include "core/num.h"
 #include "core/fp.h"
 #include "core/strrank.h"
+#include "core/spawn.h"
 #include "core/text.h"
 #include "trace/trace.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int failures, checks;
@@ -331,6 +335,46 @@ static void sharing_cases(void)
 	unlink(p1);
 }
 
+/* A child that leaves a grandchild behind (sleep 1000 &): spawn_run ends the child's
+ * process group, so the grandchild is gone (or a zombie for init) when spawn_run returns. */
+static bool pid_alive(pid_t pid)
+{
+	char path[64], st = 0;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	int n = fscanf(f, "%*d %*s %c", &st);
+	fclose(f);
+	return n == 1 && st != 'Z';
+}
+
+static void test_spawn_group(void)
+{
+	char dir[] = "/tmp/test_core_spawn.XXXXXX", pidfile[96], err[256];
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(pidfile, sizeof pidfile, "%s/pid", dir);
+	char *argv[] = { "/bin/sh", "-c", "sleep 1000 & echo $! > pid", NULL };
+	int rc = spawn_run(argv, dir, NULL, NULL, err, sizeof err);
+	CHECK(rc == 0, "spawn_run: %d %s", rc, err);
+	FILE *f = fopen(pidfile, "r");
+	int pid = 0;
+	CHECK(f && fscanf(f, "%d", &pid) == 1, "no pid file");
+	if (f)
+		fclose(f);
+	bool alive = pid > 0;
+	for (int i = 0; i < 600 && alive; i++) {     /* init reaps the killed orphan a moment later */
+		alive = pid_alive(pid);
+		if (alive)
+			nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+	}
+	CHECK(!alive, "the child's child %d outlived spawn_run", pid);
+	if (alive)
+		kill(pid, SIGKILL);
+	unlink(pidfile);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	sharing_cases();
@@ -424,6 +468,7 @@ int main(void)
 	CHECK(stream_case("{\"type\":\"header\",\"schema\":\"t\"}\n{\"type\":\"x\"}\n") == ND_ERROR, "missing end accepted");
 	snprintf(bad, sizeof bad, "%s{\"type\":\"x\"}\n", good);
 	CHECK(stream_case(bad) == ND_ERROR, "record after end accepted");
+	test_spawn_group();
 	printf("test_core: %d checks, %d failures\n", checks, failures);
 	return failures != 0;
 }
