@@ -34,7 +34,7 @@ if (.schema_version | IN("schednav.rolling-ablation-study/1", "schednav.rolling-
 | ($w | known(["first_day", "count", "day_seconds"])) as $_
 | (if (.history_seconds // 14400 | int_in(0; 1000000000)) | not then fail("'history_seconds' must be an integer in 0..1000000000") else . end)
 | (if (.decider_timeout_seconds // 30 | type == "number" and . > 0 and . <= 86400) | not then fail("'decider_timeout_seconds' must be a number in (0, 86400]") else . end)
-| (if (.minimum_history_hours // 0 | type == "number" and . >= 0) | not then fail("'minimum_history_hours' must be a number >= 0") else . end)
+| (if (.minimum_history_hours // 0 | type == "number" and . >= 0 and . <= 1000000) | not then fail("'minimum_history_hours' must be a number in [0, 1000000]") else . end)
 | (if ($w.first_day | int_in(0; 100000)) and ($w.count | int_in(1; 64)) and (($w.day_seconds // 86400) | int_in(3600; 864000)) | not
    then fail("windows needs integer first_day >= 0, count in 1..64, day_seconds >= 3600") else . end)
 | ($w.day_seconds // 86400) as $day

@@ -17,6 +17,14 @@ def path(what): if type == "string" and test("\\A[A-Za-z0-9._/+-]{1,4096}\\z") a
 def ident(what): if type == "string" and test("\\A[A-Za-z0-9][A-Za-z0-9._-]{0,1023}\\z") then .
   else fail("\(what) must be an identifier of letters, digits, '.', '_', '-', not \(shown)") end;
 def num(k): (.[k] | if type == "number" then . else fail("'\(k)' must be a number") end);
+# Every number of a config is checked for its type and its range before any command runs
+# (docs/hardening.md, "Study configs": the bounds table). null = not given (its default).
+def int_in($lo; $hi): type == "number" and . == floor and . >= $lo and . <= $hi;
+def num_in($lo; $hi): type == "number" and . >= $lo and . <= $hi;
+def want_int($v; $what; $lo; $hi): if $v == null or ($v | int_in($lo; $hi)) then .
+  else fail("\($what) must be an integer in \($lo)..\($hi), not \($v | shown)") end;
+def want_num($v; $what; $lo; $hi): if $v == null or ($v | num_in($lo; $hi)) then .
+  else fail("\($what) must be a number in [\($lo), \($hi)], not \($v | shown)") end;
 def known(keys): (keys_unsorted - keys) as $extra
   | if ($extra | length) > 0 then fail("unknown key '\($extra[0])'") else . end;
 
@@ -48,7 +56,20 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
 | (.baseline // "native-fifo") as $base
 | (if ($arms | index($base)) == null then fail("baseline '\($base)' is not an arm") else . end)
 | (.repetitions // 2) as $reps
-| (if ($reps | type) != "number" or $reps < 2 or $reps != ($reps | floor) then fail("'repetitions' must be an integer >= 2") else . end)
+| want_int($reps; "'repetitions'"; 2; 100)
+| want_num(.warmup_seconds; "'warmup_seconds'"; 0; 1000000000000)
+| want_int($w.day_seconds; "windows.day_seconds"; 60; 1000000000)
+| want_int($w.sample_seconds; "windows.sample_seconds"; 1; 1000000000)
+| (if (($w.day_seconds // 86400) | int_in(1; 1e9)) and (($w.sample_seconds // 3600) | int_in(1; 1e9))
+     and (($w.day_seconds // 86400) % ($w.sample_seconds // 3600)) != 0
+   then fail("windows.day_seconds must be a multiple of windows.sample_seconds") else . end)
+| want_int($w.min_hp; "windows.min_hp"; 0; 1000000000)
+| want_int($w.min_spot; "windows.min_spot"; 0; 1000000000)
+| want_int($w.pressure_strata; "windows.pressure_strata"; 1; 100)
+| want_int($w.share_strata; "windows.share_strata"; 1; 100)
+| want_num($w.min_history_hours; "windows.min_history_hours"; 0; 1000000)
+| want_int($s.calibration_windows; "split.calibration_windows"; 1; 100000)
+| want_int($s.holdout_windows; "split.holdout_windows"; 1; 100000)
 | ($w | known(["rule", "day_seconds", "sample_seconds", "min_hp", "min_spot", "pressure_strata", "share_strata", "exclude",
                "min_history_hours"])) as $_
 | (if $w.min_history_hours != null and (($w.min_history_hours | type) != "number" or $w.min_history_hours < 0)

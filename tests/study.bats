@@ -269,6 +269,40 @@ copy_ref() {
 	done
 }
 
+# Every number of a study config is checked for type and range before any command runs:
+# repetitions of 10^6 or 10^18 exhausted memory in $(shell seq), a window of -1, 0 or 0.5
+# failed later inside the tools (docs/hardening.md, "Study configs", the bounds).
+@test "study: every number of a config is range-checked before any command runs (repetitions, windows, split, warm-up)" {
+	local T="$BATS_TEST_TMPDIR" i=0 edit want
+	while IFS='|' read -r edit want; do
+		i=$((i + 1))
+		jq "$edit" "$ROOT/$STUDY" > "$T/num$i.json"
+		run make -C "$ROOT" --no-print-directory STUDY="$T/num$i.json" STUDY_WORK="$T/w" STUDY_BIN="$BIN" calibration
+		assert_failure 2
+		assert_output --partial "study config: $want"
+		[ ! -e "$T/w/num$i/config.mk" ]
+	done <<'EDITS'
+.repetitions = 1000000|'repetitions' must be an integer in 2..100, not 1000000
+.repetitions = 1e18|'repetitions' must be an integer in 2..100, not 1e+18
+.repetitions = 2.5|'repetitions' must be an integer in 2..100, not 2.5
+.windows.day_seconds = -1|windows.day_seconds must be an integer in 60..1000000000, not -1
+.windows.day_seconds = 0|windows.day_seconds must be an integer in 60..1000000000, not 0
+.windows.day_seconds = 0.5|windows.day_seconds must be an integer in 60..1000000000, not 0.5
+.windows.sample_seconds = 0|windows.sample_seconds must be an integer in 1..1000000000, not 0
+.windows.sample_seconds = 7|windows.day_seconds must be a multiple of windows.sample_seconds
+.windows.min_hp = -1|windows.min_hp must be an integer in 0..1000000000, not -1
+.windows.min_spot = 0.5|windows.min_spot must be an integer in 0..1000000000, not 0.5
+.windows.pressure_strata = 0|windows.pressure_strata must be an integer in 1..100, not 0
+.windows.share_strata = 1e9|windows.share_strata must be an integer in 1..100, not 1000000000
+.windows.min_history_hours = -1|windows.min_history_hours must be a number in [0, 1000000], not -1
+.split = {calibration_windows: 0, holdout_windows: 2}|split.calibration_windows must be an integer in 1..100000, not 0
+.split = {calibration_windows: 2, holdout_windows: 0.5}|split.holdout_windows must be an integer in 1..100000, not 0.5
+.warmup_seconds = -1|'warmup_seconds' must be a number in [0, 1000000000000], not -1
+.warmup_seconds = 1e13|'warmup_seconds' must be a number in [0, 1000000000000], not 10000000000000
+EDITS
+	[ "$i" -eq 17 ]
+}
+
 @test "study: a trace-synth argument with shell and make characters arrives as one intact argument" {
 	local T="$BATS_TEST_TMPDIR"
 	local arg="x;touch $T/pwned \`touch $T/pwned\` \$(touch $T/pwned) \$HOME 'q' \"d\" a\\#b # \\"
