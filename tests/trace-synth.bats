@@ -329,3 +329,27 @@ trace_sanity() {
 	[ -z "$stderr" ] || fail "stderr: $stderr"
 	cmp "$BATS_TEST_TMPDIR/p.nd" "$BATS_TEST_TMPDIR/q.nd"
 }
+
+# Identifiers are kept whole up to the 1,024-byte limit (before, the trace id was cut at
+# 511 bytes and real job ids at 95, and different ids collided).
+@test "trace-synth: ids stay whole: a long profile name keeps seeds apart, long real job names stay distinct" {
+	local long
+	long=$(printf 'p%.0s' $(seq 790))
+	jq --arg n "$long" '.name = $n' "$DATA/synth/tiny.json" > "$BATS_TEST_TMPDIR/long.json"
+	trace-synth --profile "$BATS_TEST_TMPDIR/long.json" --seed 1 -o "$BATS_TEST_TMPDIR/s1.nd"
+	trace-synth --profile "$BATS_TEST_TMPDIR/long.json" --seed 2 -o "$BATS_TEST_TMPDIR/s2.nd"
+	run -0 jq -r 'select(.type == "header") | .trace_id' "$BATS_TEST_TMPDIR/s1.nd"
+	assert_output "synth-$long-s1"
+	run -0 jq -r 'select(.type == "header") | .trace_id' "$BATS_TEST_TMPDIR/s2.nd"
+	assert_output "synth-$long-s2"
+	# two real job names of 500 bytes that differ only in their last byte
+	local a b
+	a="$(printf 'r%.0s' $(seq 499))a" b="$(printf 'r%.0s' $(seq 499))b"
+	jq --arg a "$a" --arg b "$b" '.v3.real_jobs.rows = [[$a, "org-a", "HP", "M1", 0, 600, 1, 1], [$b, "org-a", "HP", "M1", 3600, 600, 1, 1]]' \
+		"$DATA/synth/tiny3.json" > "$BATS_TEST_TMPDIR/real.json"
+	trace-synth --profile "$BATS_TEST_TMPDIR/real.json" -o "$BATS_TEST_TMPDIR/r.nd"
+	run -0 jq -r 'select(.type == "job" and (.job_id | startswith("real-"))) | .job_id' "$BATS_TEST_TMPDIR/r.nd"
+	assert_line --index 0 "real-$a"
+	assert_line --index 1 "real-$b"
+	[ "${#lines[@]}" -eq 2 ]
+}

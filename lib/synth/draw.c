@@ -85,7 +85,8 @@ int synth_finish(const struct synth_profile *p, const struct synth_options *o, c
 	struct trace *t, long long capped, const char *how, char *err, size_t errlen)
 {
 	t->version = 2;
-	synth_trace_id(p, o, model_on, t);
+	if (synth_trace_id(p, o, model_on, t, err, errlen))
+		return -1;
 	t->time_origin = trace_strdup(t, p->time_origin);
 	synth_set_source(p, o, model_on, t, capped, how);
 	if (t->n_jobs == 0) {

@@ -1,5 +1,7 @@
 /* Draw a synthetic job population from a profile (docs/profiles.md, trace-synth(1)). */
 #include "synth/synth.h"
+#include "core/strbuf.h"
+#include "core/text.h"
 #include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
@@ -59,18 +61,27 @@ static const char method[] =
 	"stratified probabilities, rounded to whole seconds, then (profile /2) permuted over the jobs by a "
 	"weighted random ranking fitted to the GPU-seconds of each model, class and organization";
 
-void synth_trace_id(const struct synth_profile *p, const struct synth_options *o, const bool *model_on, struct trace *t)
+int synth_trace_id(const struct synth_profile *p, const struct synth_options *o, const bool *model_on, struct trace *t, char *err, size_t errlen)
 {
-	char id[512];
-	int n = snprintf(id, sizeof id, "synth-%s-s%llu", p->name, (unsigned long long)o->seed);
+	struct strbuf id;               /* whole, never cut: ids that differ stay different */
+	sb_init(&id);
+	sb_addf(&id, "synth-%s-s%llu", p->name, (unsigned long long)o->seed);
 	if (o->load_factor != 1.0)
-		n += snprintf(id + n, sizeof id - (size_t)n, "-f%g", o->load_factor);
+		sb_addf(&id, "-f%g", o->load_factor);
 	if (o->has_days)
-		n += snprintf(id + n, sizeof id - (size_t)n, "-d%lld-%lld", o->day_first, o->day_last);
+		sb_addf(&id, "-d%lld-%lld", o->day_first, o->day_last);
 	for (size_t i = 0; i < p->n_models && o->n_gpu_models; i++)
-		if (model_on[i] && (size_t)n < sizeof id)
-			n += snprintf(id + n, sizeof id - (size_t)n, "-%s", p->models[i].name);
-	t->trace_id = trace_strdup(t, id);
+		if (model_on[i])
+			sb_addf(&id, "-%s", p->models[i].name);
+	int rc = 0;
+	if (id.len > TEXT_ID_MAX) {
+		snprintf(err, errlen, "%s: 'name': the trace id '%.60s...' would be %zu bytes, more than %d (a shorter profile name, or fewer --gpu-model)",
+			 p->path, id.buf, id.len, TEXT_ID_MAX);
+		rc = -1;
+	} else
+		t->trace_id = trace_strdup(t, id.buf);
+	sb_release(&id);
+	return rc;
 }
 
 void synth_set_source(const struct synth_profile *p, const struct synth_options *o, const bool *model_on,

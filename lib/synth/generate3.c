@@ -42,6 +42,7 @@
  * are emitted through the --days and --gpu-model filters, so a filtered run cuts the same
  * trace as the full one. */
 #include "synth/synth.h"
+#include "synth/profile_check.h"
 #include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
@@ -235,6 +236,12 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 	long long *hours = xmalloc(nh * sizeof *hours);
 	synth_scaled_hours(p, o->load_factor, hours);
 	double F = o->load_factor;
+	if (synth_check_real_hours(p->path, p, hours, F, err, errlen)) {
+		free(hours);
+		free(model_on);
+		synth_stats_release(st);
+		return -1;
+	}
 
 	struct synth_rng r_submit, r_model, r_class, r_deck, r_dur, r_org, r_end;
 	synth_rng_seed(&r_submit, o->seed, RNG3_SUBMIT);
@@ -522,10 +529,10 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 			continue;
 		if (pj->real >= 0) {
 			const struct synth_real *rj = &p->real[pj->real];
-			char id[96];
-			snprintf(id, sizeof id, "real-%s", rj->name);
+			size_t idn = strlen(rj->name) + 6;     /* whole: at most 1024 bytes (synth_check_real_names) */
 			struct trace_job *j = trace_add_job(t);
-			j->id = trace_strdup(t, id);
+			j->id = arena_alloc(&t->arena, idn);
+			snprintf(j->id, idn, "real-%s", rj->name);
 			j->submit = (double)pj->submit;
 			j->duration = pj->duration;
 			j->gpus = pj->gpus;

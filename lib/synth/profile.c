@@ -1,5 +1,6 @@
 /* Load and validate a schednav.synth-profile/1, /2 or /3 document (docs/profiles.md). */
 #include "synth/synth.h"
+#include "synth/profile_check.h"
 #include "core/text.h"
 #include "core/xalloc.h"
 #include "core/zio.h"
@@ -49,6 +50,18 @@ static int id_bad(struct ctx *c, const struct json *s, const char *list, size_t 
 static char *dup(struct ctx *c, const struct json *s)
 {
 	return arena_strndup(&c->p->arena, s->u.str.s, s->u.str.len);
+}
+
+/* Unknown keys in obj are errors (docs/profiles.md). */
+static int keys_ok(struct ctx *c, const struct json *obj, const char *const *keys, const char *where)
+{
+	size_t n = 0;
+	while (keys[n])
+		n++;
+	char msg[200];
+	if (nd_check_keys(obj, keys, n, msg, sizeof msg))
+		return fail(c, "%s: %s", where, msg);
+	return 0;
 }
 
 static struct json *need(struct ctx *c, const struct json *obj, const char *key, enum json_kind kind, const char *where)
@@ -513,7 +526,8 @@ static int load_buckets(struct ctx *c, const struct json *v3, const char *key, c
 	char where[64];
 	snprintf(where, sizeof where, "'v3.%s'", key);
 	struct json *o = need(c, v3, key, JSON_OBJECT, "'v3'"), *edges, *rows;
-	if (!o || !(edges = need(c, o, edges_key, JSON_ARRAY, where)) || !(rows = need(c, o, "rows", JSON_ARRAY, where)))
+	const char *const keys[] = { edges_key, "rows", "rule", NULL };
+	if (!o || keys_ok(c, o, keys, where) || !(edges = need(c, o, edges_key, JSON_ARRAY, where)) || !(rows = need(c, o, "rows", JSON_ARRAY, where)))
 		return -1;
 	if (edges->u.arr.n == 0 || edges->u.arr.n > SYNTH_MAX_BUCKETS || rows->u.arr.n != edges->u.arr.n)
 		return fail(c, "%s: need 1..%d edges and one row per edge", where, SYNTH_MAX_BUCKETS);
@@ -521,6 +535,8 @@ static int load_buckets(struct ctx *c, const struct json *v3, const char *key, c
 	for (size_t i = 0; i < b->n; i++) {
 		if (number(c, edges->u.arr.items[i], edges_key, i, &b->edge[i]))
 			return -1;
+		if (!(b->edge[i] >= 0))
+			return fail(c, "%s: '%s[%zu]' must be >= 0, not %g", where, edges_key, i, b->edge[i]);
 		if (i && !(b->edge[i] > b->edge[i - 1]))
 			return fail(c, "%s: edges must increase", where);
 	}
@@ -546,17 +562,23 @@ static int load_buckets(struct ctx *c, const struct json *v3, const char *key, c
 static int load_v3(struct ctx *c, const struct json *root)
 {
 	struct synth_profile *p = c->p;
+	static const char *const v3_keys[] = { "concurrency_rule", "duration_buckets", "gpu_demand_buckets", "hour_of_day", "long_job_slices",
+					       "org_model_mix", "real_jobs", NULL };
 	struct json *v3 = need(c, root, "v3", JSON_OBJECT, "profile"), *sl, *rows, *real, *rr;
-	if (!v3)
+	if (!v3 || keys_ok(c, v3, v3_keys, "'v3'"))
 		return -1;
 	if (load_buckets(c, v3, "duration_buckets", "edges_seconds", &p->dur_buckets) ||
 	    load_buckets(c, v3, "gpu_demand_buckets", "edges_gpus", &p->gpu_buckets))
 		return -1;
 	if (!(sl = need(c, v3, "long_job_slices", JSON_OBJECT, "'v3'")) || !(rows = need(c, sl, "rows", JSON_ARRAY, "'v3.long_job_slices'")))
 		return -1;
+	static const char *const sl_keys[] = { "threshold_seconds", "rows", NULL }, *const mix_keys[] = { "models", "rows", NULL },
+			  *const real_keys[] = { "columns", "model_inferred", "rows", NULL };
 	struct json *th = need(c, sl, "threshold_seconds", JSON_REAL, "'v3.long_job_slices'");
-	if (!th)
+	if (!th || keys_ok(c, sl, sl_keys, "'v3.long_job_slices'"))
 		return -1;
+	if (!(json_num(th) > 0 && json_num(th) <= 1e12))
+		return fail(c, "'v3.long_job_slices': 'threshold_seconds' must be in (0, 1e12] seconds, not %g", json_num(th));
 	p->long_threshold = json_num(th);
 	for (size_t i = 0; i < rows->u.arr.n; i++) {
 		if (pairs(c, rows, "long_job_slices.rows", 4, i))
@@ -573,7 +595,8 @@ static int load_v3(struct ctx *c, const struct json *root)
 		p->long_gs[k][l] = gs;
 	}
 	struct json *mix = need(c, v3, "org_model_mix", JSON_OBJECT, "'v3'"), *mm, *mr;
-	if (!mix || !(mm = need(c, mix, "models", JSON_ARRAY, "'v3.org_model_mix'")) || !(mr = need(c, mix, "rows", JSON_ARRAY, "'v3.org_model_mix'")))
+	if (!mix || keys_ok(c, mix, mix_keys, "'v3.org_model_mix'") || !(mm = need(c, mix, "models", JSON_ARRAY, "'v3.org_model_mix'")) ||
+	    !(mr = need(c, mix, "rows", JSON_ARRAY, "'v3.org_model_mix'")))
 		return -1;
 	p->org_mix = alloc(c, p->n_orgs * p->n_models, sizeof *p->org_mix);
 	int col[SYNTH_MAX_BUCKETS];
@@ -583,6 +606,9 @@ static int load_v3(struct ctx *c, const struct json *root)
 		const struct json *x = mm->u.arr.items[k];
 		if (x->kind != JSON_STRING || (col[k] = synth_profile_model(p, x->u.str.s)) < 0)
 			return fail(c, "'v3.org_model_mix.models[%zu]': not a model of the profile", k);
+		for (size_t e = 0; e < k; e++)
+			if (col[e] == col[k])
+				return fail(c, "'v3.org_model_mix.models[%zu]': model '%s' is also models[%zu]", k, x->u.str.s, e);
 	}
 	for (size_t i = 0; i < mr->u.arr.n; i++) {
 		if (pairs(c, mr, "org_model_mix.rows", mm->u.arr.n + 1, i))
@@ -604,7 +630,8 @@ static int load_v3(struct ctx *c, const struct json *root)
 			p->org_mix[o * p->n_models + (size_t)col[k]] = v;
 		}
 	}
-	if (!(real = need(c, v3, "real_jobs", JSON_OBJECT, "'v3'")) || !(rr = need(c, real, "rows", JSON_ARRAY, "'v3.real_jobs'")))
+	if (!(real = need(c, v3, "real_jobs", JSON_OBJECT, "'v3'")) || keys_ok(c, real, real_keys, "'v3.real_jobs'") ||
+	    !(rr = need(c, real, "rows", JSON_ARRAY, "'v3.real_jobs'")))
 		return -1;
 	p->n_real = rr->u.arr.n;
 	p->real = alloc(c, p->n_real, sizeof *p->real);
@@ -635,6 +662,9 @@ static int load_v3(struct ctx *c, const struct json *root)
 		if (i && (j->submit < p->real[i - 1].submit))
 			return fail(c, "'v3.real_jobs.rows[%zu]': rows must be sorted by submit", i);
 	}
+	if (synth_check_real_names(p->path, p->real, p->n_real, c->err, c->errlen) ||
+	    synth_check_real_hours(p->path, p, p->hourly, 1.0, c->err, c->errlen))
+		return -1;
 	return 0;
 }
 
@@ -689,8 +719,9 @@ int synth_profile_load(struct synth_profile *p, const char *path, char *err, siz
 		return fail(&c, "%s", msg);
 	if (!(name = need(&c, root, "name", JSON_STRING, "profile")) || !(origin = need(&c, root, "time_origin", JSON_STRING, "profile")))
 		return -1;
-	if (!name->u.str.len || !origin->u.str.len)
-		return fail(&c, "'name' and 'time_origin' must not be empty");
+	if (synth_check_name(p->path, name->u.str.s, name->u.str.len, err, errlen) ||
+	    synth_check_origin(p->path, origin->u.str.s, origin->u.str.len, err, errlen))
+		return -1;
 	p->name = dup(&c, name);
 	p->time_origin = dup(&c, origin);
 	p->attribution = json_get(root, "attribution");

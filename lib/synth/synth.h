@@ -165,7 +165,7 @@ void synth_repair3_range(const struct synth_profile *p, int model, double dur, d
 /* Shared by the generators: option checks (model_on gets the kept models), the trace id,
  * and the provenance object with the generator's method text. */
 int synth_check_options(const struct synth_profile *p, const struct synth_options *o, bool *model_on, char *err, size_t errlen);
-void synth_trace_id(const struct synth_profile *p, const struct synth_options *o, const bool *model_on, struct trace *t);
+int synth_trace_id(const struct synth_profile *p, const struct synth_options *o, const bool *model_on, struct trace *t, char *err, size_t errlen);
 void synth_set_source(const struct synth_profile *p, const struct synth_options *o, const bool *model_on,
 	struct trace *t, long long capped, const char *how);
 /* Draw helpers shared by the generators (draw.c). A deck is a shuffled multiset of indices
