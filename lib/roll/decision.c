@@ -77,7 +77,14 @@ int roll_controller_init(struct roll_controller *c, const struct roll_config *cf
 		return fail(err, errlen, "the execution trace declares no evaluation window");
 	if (!(c->eval_end > c->eval_start))
 		return fail(err, errlen, "the evaluation window must have a positive duration");
-	if (history->has_window && (history->eval_start != c->eval_start || history->eval_end != c->eval_end))
+	/* A history without a window was not cut for this window by trace-window (so it can hold
+	 * jobs the cut leaves out) and gave other decisions: the same window is required. */
+	if (!history->has_window) {
+		snprintf(e, sizeof e, "the workload-history trace declares no evaluation window; it must share the execution trace's [%.17g, %.17g] "
+			 "(trace-window --eval-start %.17g --eval-end %.17g ...)", c->eval_start, c->eval_end, c->eval_start, c->eval_end);
+		return fail(err, errlen, e);
+	}
+	if (history->eval_start != c->eval_start || history->eval_end != c->eval_end)
 		return fail(err, errlen, "the workload-history trace must share the execution trace's evaluation window");
 	if (trace_capacity(history, "*") != trace_capacity(exec, "*"))
 		return fail(err, errlen, "the workload-history trace must have the execution trace's capacity");
