@@ -298,8 +298,26 @@ struct pc_controller {
 	struct pc_target *targets;
 	size_t n_targets, cap_targets;
 	long long events_total, events_evicted;   /* closed Spot runs seen, for diagnostics */
+	/* idle spans (pc_idle_next_update): the last update's raw observation, and whether the
+	 * estimator was last fitted on a full, constant history (of fit_value) */
+	struct pc_observation last_obs;
+	bool fit_const;
+	double fit_value;
+	size_t skipped_updates;       /* grid points of idle spans not updated */
 };
 
+/* The next update time after skipping an idle span, or c->next_update. A span is idle when
+ * the simulator's state does not change before its next event (engine_next) and the
+ * controller is at a fixed point: every update until then would observe obs again (the
+ * last update's observation), its lookback history is full and holds only that demand, the
+ * estimator was fitted on such a history, no closed Spot run is in the feedback window and
+ * no starvation clock can raise eta. Such updates would repeat the last decision (all but
+ * its cutoff and its fit time), so they are not made: the next one is the first grid point
+ * (last update + k x observation interval) at or after engine_next. Work then follows the
+ * events, not the simulated seconds (docs/hardening.md). */
+double pc_idle_next_update(struct pc_controller *c, double engine_next, const struct pc_observation *obs);
+/* The cheap half of that test (no observation needed): false = no skip is possible now. */
+bool pc_idle_candidate(const struct pc_controller *c, double engine_next);
 /* Start a controller at time start (the first update); evidence window optional. 0 or -1 + message. */
 int pc_controller_init(struct pc_controller *c, const struct pc_config *cfg, double capacity, double start,
 		       bool has_evidence, double evidence_start, double evidence_end, char *err, size_t errlen);

@@ -336,6 +336,7 @@ static int step(struct sim *s, char *err, size_t errlen)
 				return -1;
 		} else
 			s->idle_since = NAN;
+		s->next_event = next;
 		if (s->hooks.next_wakeup) {
 			c = s->hooks.next_wakeup(s->hooks.ctx, s, thr);
 			if (c > thr && c < next) {
@@ -564,6 +565,7 @@ int sim_run(const struct trace *t, const struct sim_policy *p, struct sim_output
 
 bool sim_done(const struct sim *s) { return s->completed == s->n; }
 double sim_now(const struct sim *s) { return s->now; }
+double sim_next_event(const struct sim *s) { return s->next_event; }
 const struct sim_policy *sim_policy(const struct sim *s) { return s->p; }
 const struct trace *sim_trace(const struct sim *s) { return s->t; }
 double sim_evaluation_start(const struct sim *s) { return s->out->evaluation_start; }

@@ -176,6 +176,9 @@ void sim_close(struct sim *s);   /* accepts NULL */
 /* Read-only state for hooks and drivers (O(1) unless noted). */
 bool sim_done(const struct sim *s);
 double sim_now(const struct sim *s);
+/* Inside next_wakeup: the step's own next event time (an arrival, a completion, an HP
+ * wake-up or a guarantee expiry; INFINITY: none), so a controller can skip an idle span. */
+double sim_next_event(const struct sim *s);
 const struct sim_policy *sim_policy(const struct sim *s);
 const struct trace *sim_trace(const struct sim *s);
 double sim_evaluation_start(const struct sim *s);

@@ -80,6 +80,7 @@ struct sim {
 	struct xsum spot_backlog, running_spot;
 	size_t queued_spot;
 	double idle_since;                 /* NAN: not idle */
+	double next_event;                 /* this step's own next event time, before the hooks' wake-up (issue 35) */
 	bool idle_fits;                    /* some queued job would fit if the gate allowed it */
 	struct sim_job *jobs;
 	size_t n, completed;

@@ -306,6 +306,17 @@ static void *log_slot(void **v, size_t *cap, size_t *n, size_t add, size_t elem)
 	return at;
 }
 
+/* A full lookback history that holds only v. */
+static bool history_constant(const struct pc_controller *c, const struct pc_bucket *h, size_t hn, double v)
+{
+	if (hn < (size_t)c->cfg->lookback_hours)
+		return false;
+	for (size_t i = 0; i < hn; i++)
+		if (h[i].v != v)
+			return false;
+	return true;
+}
+
 int pc_update(struct pc_controller *c, double now, const struct pc_observation *obs, char *err, size_t errlen)
 {
 	const struct pc_config *cfg = c->cfg;
@@ -334,6 +345,8 @@ int pc_update(struct pc_controller *c, double now, const struct pc_observation *
 	if (now + PC_EPS >= c->next_retrain) {
 		cfg->estimator->fit(c->est, h, hn, now);
 		c->fitted = true;
+		c->fit_const = history_constant(c, h, hn, observed);
+		c->fit_value = observed;
 		c->next_retrain = now + (double)cfg->retrain_interval_seconds;
 	}
 	/* forecast */
@@ -363,6 +376,7 @@ int pc_update(struct pc_controller *c, double now, const struct pc_observation *
 		p->latest_quotas[i] = q[i] = pc_quota(&in, cfg->horizons[i]);
 	d->eta = num_round(p->eta, 9);
 	c->next_update = now + (double)cfg->observation_interval_seconds;
+	c->last_obs = *obs;
 	c->total_decisions++;
 	if (d->retained)
 		retained_sums_add(c, d);
@@ -371,6 +385,79 @@ int pc_update(struct pc_controller *c, double now, const struct pc_observation *
 		compact_log(c);
 	}
 	return 0;
+}
+
+/* What the skipped updates at last + j x iv (j = 1..k-1) would have left behind, as each
+ * would have repeated the last: their hour buckets of v (the last lookback_hours of them
+ * matter) and the estimator's last retrain among them, on the same history of v. */
+static void skip_span(struct pc_controller *c, double last, double iv, double k, double v)
+{
+	const struct pc_config *cfg = c->cfg;
+	double agg = (double)cfg->aggregation_interval_seconds, lb = (double)cfg->lookback_hours;
+	if (k < 2)
+		return;
+	c->skipped_updates += (size_t)(k - 1);
+	double g_last = last + (k - 1) * iv;
+	double h_first = floor((last + iv) / agg + PC_EPS) * agg, h_last = floor(g_last / agg + PC_EPS) * agg;
+	if (h_first < h_last - (lb + 1) * agg)
+		h_first = h_last - (lb + 1) * agg;
+	for (double t = h_first; t <= h_last + PC_EPS; t += agg) {
+		if (c->bucket_n > c->bucket_first && c->buckets[c->bucket_n - 1].t >= t)
+			continue;       /* that hour's bucket exists (v, like every recent one) */
+		if (c->bucket_n == c->bucket_cap && c->bucket_first > 0) {
+			memmove(c->buckets, c->buckets + c->bucket_first, (c->bucket_n - c->bucket_first) * sizeof *c->buckets);
+			c->bucket_n -= c->bucket_first;
+			c->bucket_first = 0;
+		}
+		c->buckets = xgrow(c->buckets, &c->bucket_cap, c->bucket_n + 1, sizeof *c->buckets);
+		c->buckets[c->bucket_n].t = t;
+		c->buckets[c->bucket_n++].v = v;
+	}
+	/* retrains: at the first grid point at or after next_retrain, then every ceil(RI / iv) points */
+	double j0 = ceil((c->next_retrain - last) / iv - PC_EPS), m = ceil((double)cfg->retrain_interval_seconds / iv - PC_EPS);
+	if (j0 < 1)
+		j0 = 1;
+	if (j0 > k - 1 || m < 1)
+		return;
+	double jf = j0 + floor((k - 1 - j0) / m) * m, tf = last + jf * iv;
+	size_t hn;
+	const struct pc_bucket *h = history(c, tf, &hn);
+	cfg->estimator->fit(c->est, h, hn, tf);
+	c->next_retrain = tf + (double)cfg->retrain_interval_seconds;
+}
+
+bool pc_idle_candidate(const struct pc_controller *c, double engine_next)
+{
+	const struct pc_config *cfg = c->cfg;
+	double iv = (double)cfg->observation_interval_seconds;
+	if (!(engine_next < INFINITY) || c->n_decisions == 0 || !(engine_next > c->next_update + iv) || c->n_pools != 1 || !c->fitted ||
+	    !c->fit_const)
+		return false;
+	const struct pc_pool *p = &c->pools[0];
+	return p->closed_n == 0 && !(p->backlog_waiting && p->eta < cfg->maximum_eta);
+}
+
+double pc_idle_next_update(struct pc_controller *c, double engine_next, const struct pc_observation *obs)
+{
+	const struct pc_config *cfg = c->cfg;
+	double iv = (double)cfg->observation_interval_seconds, last = c->next_update - iv;
+	if (!pc_idle_candidate(c, engine_next))
+		return c->next_update;
+	const struct pc_observation *o = &c->last_obs;
+	if (o->hp_outstanding_gpus != obs->hp_outstanding_gpus || o->spot_backlog_gpus != obs->spot_backlog_gpus ||
+	    o->running_spot_gpus != obs->running_spot_gpus)
+		return c->next_update;
+	double v = obs->hp_outstanding_gpus > 0.0 ? obs->hp_outstanding_gpus : 0.0;
+	size_t hn;
+	const struct pc_bucket *h = pc_history(c, &hn);
+	if (c->fit_value != v || !history_constant(c, h, hn, v))
+		return c->next_update;
+	/* the first grid point at or after engine_next: grid points last + j x iv, j = 1..k */
+	double k = ceil((engine_next - last) / iv - PC_EPS);
+	if (last + k * iv + PC_EPS < engine_next)
+		k++;
+	skip_span(c, last, iv, k, v);
+	return c->next_update = last + k * iv;
 }
 
 const struct pc_decision *pc_last_decision(const struct pc_controller *c)

@@ -39,6 +39,11 @@ int pc_check_guarantee(const struct pc_config *cfg, const struct sim_policy *p, 
 static double next_wakeup(void *ctx, const struct sim *s, double after)
 {
 	struct pc_sim *b = ctx;
+	if (b->c->next_update > after && pc_idle_candidate(b->c, sim_next_event(s))) {
+		/* an idle span to the simulator's next event: skip the updates that would repeat */
+		struct pc_observation o = { sim_hp_outstanding_gpus(s), sim_spot_backlog_gpus(s), sim_running_spot_gpus(s) };
+		pc_idle_next_update(b->c, sim_next_event(s), &o);
+	}
 	return b->c->next_update > after ? b->c->next_update : INFINITY;
 }
 
