@@ -538,3 +538,35 @@ sys.stderr.write(p.stderr)' "$@"
 	run -0 jq -s -c '[([.[] | select(.type == "control_decision")] | length), (map(select(.type == "control_decision") | .cutoff_time_seconds) | . == sort), (.[] | select(.type == "control_report") | .total_runtime_update_count)]' agg.nd
 	assert_output '[10000,true,10000]'
 }
+
+@test "sim-run --controller predictive-spot-v1 skips idle spans: two jobs 10^12 s apart, one job of 10^12 s" {
+	# Before, the aggregate controller updated every 300 s: 3.3e9 decisions over 10^12 s
+	# (0.49 GB at 20 s, still growing). Now an idle span longer than 100,000 updates is
+	# skipped once the controller is at a fixed point: the work follows the jobs (the speed
+	# target is shown by tests/bench/27-idle-spans.sh, not here).
+	local agg="$ROOT/configs/controllers/predictive-spot-v1.json" hdr
+	hdr=$(head -n 1 "$SMALL" | jq -c '.schema = "schednav.trace/2"')
+	printf '%s\n%s\n%s\n%s\n' "$hdr" '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":4}' \
+		'{"type":"job","job_id":"a","submit":0,"duration":600,"gpus":1,"class":"Spot","gpu_model":"A","tenant":"t"}' \
+		'{"type":"job","job_id":"b","submit":1000000000000,"duration":600,"gpus":1,"class":"HP","gpu_model":"A","tenant":"t"}' | stream-seal > two.nd
+	printf '%s\n%s\n%s\n' "$hdr" '{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":4}' \
+		'{"type":"job","job_id":"a","submit":0,"duration":1000000000000,"gpus":1,"class":"Spot","gpu_model":"A","tenant":"t"}' | stream-seal > one.nd
+	local f
+	for f in two one; do
+		run -0 peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$agg" -i $f.nd -o $f.out
+		assert_line --index 0 --regexp '^0 [0-9]+$'
+		[ "${lines[0]#0 }" -le 20 ] || fail "$f: ${lines[0]#0 } MiB"
+		run -0 jq -s -c '[(map(select(.type == "control_decision")) | length), (map(select(.type == "control_decision") | .cutoff_time_seconds) | . == sort), (.[] | select(.type == "control_report") | .total_runtime_update_count)]' $f.out
+		case $f in
+		two) assert_output '[8067,true,8067]' ;;
+		one) assert_output '[8065,true,8065]' ;;
+		esac
+	done
+	# the jobs are exact; the first decision after the span has the full 672-hour history and
+	# the retrain the skipped updates would have made (every 12 h on the grid)
+	run -0 jq -c 'select(.type == "job_result") | [.job_id, .start_time_seconds, .completion_time_seconds]' two.out
+	assert_output $'["a",0,600]\n["b",1000000000000,1000000000600]'
+	run -0 jq -c 'select(.type == "control_decision" and .cutoff_time_seconds == 1000000000200) | [.history_point_count, .trained_at_seconds]' two.out
+	assert_output '[672,999999993600]'
+	run -0 metrics -i two.out -o two.metrics
+}

@@ -315,6 +315,10 @@ struct pc_controller {
  * its cutoff and its fit time), so they are not made: the next one is the first grid point
  * (last update + k x observation interval) at or after engine_next. Work then follows the
  * events, not the simulated seconds (docs/hardening.md). */
+/* Only spans of more than this many grid points are skipped: more than any trace replayed
+ * here holds (184 days are 52,992 updates of 300 s), so every shorter idle span keeps each
+ * update and its record, and every existing output stays byte-identical. */
+#define PC_IDLE_SKIP_MIN_UPDATES 100000.0
 double pc_idle_next_update(struct pc_controller *c, double engine_next, const struct pc_observation *obs);
 /* The cheap half of that test (no observation needed): false = no skip is possible now. */
 bool pc_idle_candidate(const struct pc_controller *c, double engine_next);

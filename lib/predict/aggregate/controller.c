@@ -430,7 +430,7 @@ bool pc_idle_candidate(const struct pc_controller *c, double engine_next)
 {
 	const struct pc_config *cfg = c->cfg;
 	double iv = (double)cfg->observation_interval_seconds;
-	if (!(engine_next < INFINITY) || c->n_decisions == 0 || !(engine_next > c->next_update + iv) || c->n_pools != 1 || !c->fitted ||
+	if (!(engine_next < INFINITY) || c->n_decisions == 0 || !(engine_next > c->next_update + PC_IDLE_SKIP_MIN_UPDATES * iv) || c->n_pools != 1 || !c->fitted ||
 	    !c->fit_const)
 		return false;
 	const struct pc_pool *p = &c->pools[0];
