@@ -563,7 +563,7 @@ sys.stderr.write(p.stderr)' "$@"
 		esac
 	done
 	# the jobs are exact; the first decision after the span has the full 672-hour history and
-	# the retrain the skipped updates would have made (every 12 h on the grid)
+	# the retrain the skipped updates would have made (every 24 h on the grid)
 	run -0 jq -c 'select(.type == "job_result") | [.job_id, .start_time_seconds, .completion_time_seconds]' two.out
 	assert_output $'["a",0,600]\n["b",1000000000000,1000000000600]'
 	run -0 jq -c 'select(.type == "control_decision" and .cutoff_time_seconds == 1000000000200) | [.history_point_count, .trained_at_seconds]' two.out

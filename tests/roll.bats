@@ -530,11 +530,17 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	[ "$(wc -l < pids)" -ge 2 ]
 	# every child is gone (a killed orphan is reaped by init a moment later: wait up to 60 s)
 	local pid i
+	# alive PID: running (not gone, not a zombie waiting for init)
+	alive() {
+		local st
+		st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+		case $st in '' | Z) return 1 ;; *) return 0 ;; esac
+	}
 	for pid in $(cat pids); do
 		for i in $(seq 600); do
-			[ -e "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || break
+			if ! alive "$pid"; then break; fi
 			sleep 0.1
 		done
-		[ ! -e "/proc/$pid" ] || [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] || fail "decider child $pid outlived roll"
+		if alive "$pid"; then fail "decider child $pid outlived roll"; fi
 	done
 }
