@@ -1,5 +1,6 @@
 /* Draw a synthetic job population from a profile (docs/profiles.md, trace-synth(1)). */
 #include "synth/synth.h"
+#include "synth/profile_check.h"
 #include "core/strbuf.h"
 #include "core/text.h"
 #include "core/xalloc.h"
@@ -338,7 +339,7 @@ int synth_generate(const struct synth_profile *p, const struct synth_options *o,
 	struct synth_stats *st, char *err, size_t errlen)
 {
 	if (p->version == 3)
-		return synth_generate3(p, o, t, st, err, errlen);
+		return synth_check_real_hours(p->path, p, o->load_factor, err, errlen) ? -1 : synth_generate3(p, o, t, st, err, errlen);
 	memset(st, 0, sizeof *st);
 	bool *model_on = xcalloc(p->n_models, sizeof *model_on);
 	if (synth_check_options(p, o, model_on, err, errlen)) {

@@ -42,7 +42,6 @@
  * are emitted through the --days and --gpu-model filters, so a filtered run cuts the same
  * trace as the full one. */
 #include "synth/synth.h"
-#include "synth/profile_check.h"
 #include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
@@ -236,12 +235,6 @@ int synth_generate3(const struct synth_profile *p, const struct synth_options *o
 	long long *hours = xmalloc(nh * sizeof *hours);
 	synth_scaled_hours(p, o->load_factor, hours);
 	double F = o->load_factor;
-	if (synth_check_real_hours(p->path, p, hours, F, err, errlen)) {
-		free(hours);
-		free(model_on);
-		synth_stats_release(st);
-		return -1;
-	}
 
 	struct synth_rng r_submit, r_model, r_class, r_deck, r_dur, r_org, r_end;
 	synth_rng_seed(&r_submit, o->seed, RNG3_SUBMIT);

@@ -663,7 +663,7 @@ static int load_v3(struct ctx *c, const struct json *root)
 			return fail(c, "'v3.real_jobs.rows[%zu]': rows must be sorted by submit", i);
 	}
 	if (synth_check_real_names(p->path, p->real, p->n_real, c->err, c->errlen) ||
-	    synth_check_real_hours(p->path, p, p->hourly, 1.0, c->err, c->errlen))
+	    synth_check_real_hours(p->path, p, 1.0, c->err, c->errlen))
 		return -1;
 	return 0;
 }

@@ -73,10 +73,10 @@ int synth_check_real_names(const char *path, const struct synth_real *real, size
 	return rc;
 }
 
-int synth_check_real_hours(const char *path, const struct synth_profile *p, const long long *hours, double load_factor, char *err,
-			   size_t errlen)
+int synth_check_real_hours(const char *path, const struct synth_profile *p, double load_factor, char *err, size_t errlen)
 {
-	long long *in = xcalloc(p->n_hours ? p->n_hours : 1, sizeof *in);
+	long long *in = xcalloc(p->n_hours ? p->n_hours : 1, sizeof *in), *hours = xmalloc((p->n_hours ? p->n_hours : 1) * sizeof *hours);
+	synth_scaled_hours(p, load_factor, hours);
 	int rc = 0;
 	for (size_t i = 0; i < p->n_real; i++) {
 		size_t h = (size_t)(p->real[i].submit / 3600);
@@ -92,5 +92,6 @@ int synth_check_real_hours(const char *path, const struct synth_profile *p, cons
 		}
 	}
 	free(in);
+	free(hours);
 	return rc;
 }

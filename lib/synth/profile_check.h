@@ -20,8 +20,7 @@ int synth_check_name(const char *path, const char *name, size_t len, char *err, 
 int synth_check_origin(const char *path, const char *origin, size_t len, char *err, size_t errlen);
 /* The real job rows: names of at most SYNTH_REAL_NAME_MAX bytes, each once. */
 int synth_check_real_names(const char *path, const struct synth_real *real, size_t n, char *err, size_t errlen);
-/* No hour holds more real job rows than its count (hours[h], the profile's hourly_jobs
- * scaled by load_factor): every hour keeps its exact count. */
-int synth_check_real_hours(const char *path, const struct synth_profile *p, const long long *hours, double load_factor, char *err,
-			   size_t errlen);
+/* No hour holds more real job rows than its count (the profile's hourly_jobs scaled by
+ * load_factor, synth_scaled_hours): every hour keeps its exact count. */
+int synth_check_real_hours(const char *path, const struct synth_profile *p, double load_factor, char *err, size_t errlen);
 #endif
