@@ -402,7 +402,7 @@ flipped_audits() {
 		jq "$key = \"x\\nall:\\n\\ttouch $T/pwned\"" "$cfg" > evil.json
 		run jq -r -f "$ROOT/pipelines/study-config.jq" evil.json
 		assert_failure 5
-		assert_output --regexp "study config: (control character in|'[a-z_]+' must be a number|.* must be (a file name|an identifier) of)"
+		assert_output --regexp "study config: (control character in|'[a-z_]+' must be a number|.* must be (a file name|an identifier) of|.* must be (an integer|a number) in)"
 	done
 	jq '.trace = {synth: ["a#b$c.json"]}' "$cfg" > hash.json
 	run jq -r -f "$ROOT/pipelines/study-config.jq" hash.json
