@@ -539,7 +539,7 @@ sys.stderr.write(p.stderr)' "$@"
 	assert_output '[10000,true,10000]'
 }
 
-@test "sim-run --controller predictive-spot-v1 skips idle spans: two jobs 10^12 s apart, one job of 10^12 s" {
+@test "sim-run --controller skips idle spans: two jobs 10^12 s apart, one job of 10^12 s (predictive-spot-v1; the tenant family after its evidence end)" {
 	# Before, the aggregate controller updated every 300 s: 3.3e9 decisions over 10^12 s
 	# (0.49 GB at 20 s, still growing). Now an idle span longer than 100,000 updates is
 	# skipped once the controller is at a fixed point: the work follows the jobs (the speed
@@ -569,4 +569,12 @@ sys.stderr.write(p.stderr)' "$@"
 	run -0 jq -c 'select(.type == "control_decision" and .cutoff_time_seconds == 1000000000200) | [.history_point_count, .trained_at_seconds]' two.out
 	assert_output '[672,999999993600]'
 	run -0 metrics -i two.out -o two.metrics
+	# the tenant family after its evidence end: the 277,777,777 guarantee periods of the one
+	# job wake nobody and are counted at its completion, with the same report totals
+	local ten="$ROOT/configs/controllers/schednav-tenant-linear-v2-weekday.json"
+	run -0 peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$ten" -i one.nd -o one.t
+	assert_line --index 0 --regexp '^0 [0-9]+$'
+	[ "${lines[0]#0 }" -le 20 ] || fail "tenant, one job: ${lines[0]#0 } MiB"
+	run -0 jq -c 'select(.type == "control_report") | .feedback_events.A | [.event_count, .weight_by_event_kind]' one.t
+	assert_output '[277777778,{"guarantee_duration_completed":277777777,"job_completed":1}]'
 }

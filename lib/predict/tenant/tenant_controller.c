@@ -410,12 +410,37 @@ void pt_spot_run_closed(struct pt_controller *tc, size_t job, double now, bool e
 	heap_clean(tc);
 }
 
+/* After the evidence end no decision reads a feedback event, and the report only counts
+ * them: the guarantee periods of a long idle span (more than PT_IDLE_MIN_PERIODS) are added
+ * at once, all but the last, when every sum stays exact (integers below 2^53: the same
+ * doubles as one addition per period). */
+static void batch_periods(struct pt_controller *tc, struct pt_spot_run *r, double now)
+{
+	double g = r->guarantee;
+	if (now <= tc->evidence_end + EPS || !(g > 0) || g != floor(g) || r->checkpoint != floor(r->checkpoint) || r->nodes != floor(r->nodes))
+		return;
+	double n = floor((now + EPS - r->checkpoint) / g), m = n - 1, end = r->checkpoint + m * g;
+	struct pt_fb_window *f = &tc->fb[r->pool];
+	double *k = &tc->by_kind[r->pool * PT_EVENT_KINDS + PT_EVENT_GUARANTEE], w = m * r->nodes;
+	if (!(n > PT_IDLE_MIN_PERIODS) || end >= 0x1p53 || f->success_weight + w >= 0x1p53 || *k + w >= 0x1p53 || *k != floor(*k) ||
+	    f->success_weight != floor(f->success_weight))
+		return;
+	if (r->nodes > 0) {
+		f->event_count += (long long)m;
+		f->version += (unsigned long long)m;
+		f->success_weight += w;
+		*k += w;
+	}
+	r->checkpoint = end;
+}
+
 void pt_after_advance(struct pt_controller *tc, double now)
 {
 	for (heap_clean(tc); tc->n_heap && tc->heap[0].t <= now + EPS; heap_clean(tc)) {
 		size_t job = tc->heap[0].job;
 		struct pt_spot_run *r = &tc->runs[job];
 		heap_pop(tc);
+		batch_periods(tc, r, now);
 		while (r->checkpoint + r->guarantee <= now + EPS) {
 			r->checkpoint += r->guarantee;
 			if (r->nodes > 0)
@@ -435,6 +460,15 @@ double pt_next_wakeup(const struct pt_controller *tc, double after)
 	/* every mutation cleans the heap, so its top is a live run's next period end */
 	if (tc->n_heap && tc->heap[0].t > after + EPS && tc->heap[0].t < t)
 		t = tc->heap[0].t;
+	return t;
+}
+
+double pt_next_wakeup_idle(const struct pt_controller *tc, double after, double engine_next)
+{
+	double t = pt_next_wakeup(tc, after);
+	if (tc->n_heap && t == tc->heap[0].t && tc->next_sample == INFINITY && after > tc->evidence_end + EPS && engine_next < INFINITY &&
+	    engine_next - t > PT_IDLE_MIN_PERIODS * tc->runs[tc->heap[0].job].guarantee)
+		return INFINITY;        /* the periods until engine_next: pt_after_advance adds them then */
 	return t;
 }
 

@@ -159,6 +159,13 @@ void pt_after_advance(struct pt_controller *tc, double now);
 /* The earliest wake-up strictly after `after` (a sample, the evidence end, a guarantee
  * period's end), or INFINITY. */
 double pt_next_wakeup(const struct pt_controller *tc, double after);
+/* Idle spans (issue 35): after the evidence end (no sample, no decision any more), the
+ * guarantee periods of a Spot run that nothing else interrupts for more than
+ * PT_IDLE_MIN_PERIODS periods (more than any trace replayed here: every existing output is
+ * unchanged) wake nobody; pt_after_advance adds them when the simulator's next event
+ * (engine_next) comes, with the same report totals. Otherwise pt_next_wakeup. */
+#define PT_IDLE_MIN_PERIODS 100000.0
+double pt_next_wakeup_idle(const struct pt_controller *tc, double after, double engine_next);
 bool pt_update_due(const struct pt_controller *tc, double now);
 /* pt_update at now would make a decision (so the driver gathers the pool observations). */
 bool pt_update_decides(const struct pt_controller *tc, double now);

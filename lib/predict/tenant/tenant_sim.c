@@ -45,7 +45,7 @@ static int pool_of(struct pc_sim *b, const struct sim *s, int model)
 static double next_wakeup(void *ctx, const struct sim *s, double after)
 {
 	struct pc_sim *b = ctx;
-	return pt_next_wakeup(b->c->tenant, after);
+	return pt_next_wakeup_idle(b->c->tenant, after, sim_next_event(s));
 }
 
 static void after_advance(void *ctx, struct sim *s)
