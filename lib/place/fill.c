@@ -23,7 +23,7 @@ void place_fill_tune(const struct place_pod *pods, size_t n, int64_t capacity, d
 	for (size_t i = 0; i < n; i++)
 		total += place_pod_gpu_milli(&a[i]);
 	double target = tune * (double)capacity;
-	if (n && (double)total < target) {
+	if (total > 0 && (double)total < target) {
 		/* Copies of uniformly drawn originals go after all of them; the first draw that
 		 * would overshoot ends the loop (CPU-only draws add nothing and never do). */
 		for (;;) {
@@ -34,7 +34,7 @@ void place_fill_tune(const struct place_pod *pods, size_t n, int64_t capacity, d
 			a[m++] = *d;
 			total += place_pod_gpu_milli(d);
 		}
-	} else if (n) {
+	} else if (total > 0) {
 		/* Delete uniformly random pods (CPU-only ones too) until at or below the target;
 		 * the survivors keep their order. */
 		size_t *alive = xmalloc(n * sizeof *alive), nalive = n;

@@ -22,7 +22,8 @@ struct place_fill_run {
 
 /* The arrival order of pods[0..n) (name order) for seed: shuffled, then copies drawn with
  * replacement appended until the GPU request would pass tune x capacity, or random pods
- * deleted until it is at most that. Malloc'd into *out. */
+ * deleted until it is at most that (a list asking for no GPU at all is only shuffled).
+ * Malloc'd into *out. */
 void place_fill_tune(const struct place_pod *pods, size_t n, int64_t capacity, double tune, uint64_t seed,
 		     struct place_pod **out, size_t *nout);
 /* Place run->pods in order on c (started with its policy); fills the records. */
