@@ -95,6 +95,7 @@ size_t place_add_node(struct place_cluster *c, int64_t cpu, int64_t mem, int ngp
 	for (int g = 0; g < ngpu; g++)
 		n->gpu_free[g] = PLACE_GPU_MILLI;
 	n->rank = (uint32_t)c->nnodes;
+	n->version = 1;
 	c->gpu_capacity += (int64_t)ngpu * PLACE_GPU_MILLI;
 	return c->nnodes++;
 }
@@ -104,6 +105,7 @@ static void refresh_frag(struct place_cluster *c)
 	c->frag_total = 0;
 	for (size_t i = 0; i < c->nnodes; i++) {
 		c->nodes[i].frag = place_node_frag(c, &c->nodes[i]);
+		c->nodes[i].version++;
 		c->frag_total += c->nodes[i].frag;
 	}
 }
@@ -274,6 +276,7 @@ static void set_frag(struct place_cluster *c, struct place_node *n)
 {
 	c->frag_total -= n->frag;
 	n->frag = place_node_frag(c, n);
+	n->version++;
 	c->frag_total += n->frag;
 }
 

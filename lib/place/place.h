@@ -39,6 +39,7 @@ struct place_node {
 	uint32_t rank;                      /* seeded tie rank: lower wins a tie */
 	uint32_t gpu_pods[PLACE_MAX_GPUS + 1];  /* GPU pods hosted, by class: 0 shared, k k-GPU */
 	double frag;                        /* F(n), kept up to date */
+	uint32_t version;                   /* changes whenever the node's state or F does (memos) */
 };
 
 struct place_pod {

@@ -168,6 +168,52 @@ static void case_tie(const struct place_ops *ops)
 	CHECK(wins[0] > 0 && wins[1] > 0, "%s: one node won every seed (%d, %d)", ops->name, wins[0], wins[1]);
 }
 
+/* A clone is independent and continues as the original would: fill a small cluster halfway,
+ * clone it, then place the same pods on both (same choices, same end state), and check that
+ * placing on the clone alone leaves the original untouched. */
+static void case_clone(const struct place_ops *ops)
+{
+	struct place_cluster c, d;
+	place_cluster_init(&c);
+	int m = place_model_index(&c, "T4");
+	for (int i = 0; i < 6; i++)
+		place_add_node(&c, 32000, 65536, 1 + i % 4, m);
+	struct place_pod pods[12];
+	for (int i = 0; i < 12; i++)
+		pods[i] = (struct place_pod){ 1000 * (1 + i % 3), 64, i % 4 == 3 ? 2 : 1, i % 2 ? 1000 : 300 + 50 * i, 0 };
+	for (int i = 0; i < 12; i++)
+		if (pods[i].num_gpu > 1)
+			pods[i].gpu_milli = 1000;
+	place_set_types(&c, pods, 12);
+	place_start(&c, ops, 9);
+	struct place_choice ch, dh;
+	for (int i = 0; i < 6; i++)
+		if (!ops->choose(&c, &pods[i], &ch))
+			ops->place(&c, &pods[i], &ch);
+	place_cluster_clone(&d, &c);
+	for (int i = 6; i < 12; i++) {
+		int a = ops->choose(&c, &pods[i], &ch), b = ops->choose(&d, &pods[i], &dh);
+		CHECK(a == b && (a || (ch.node == dh.node && ch.gpu[0] == dh.gpu[0])), "%s: pod %d: the clone chose otherwise", ops->name, i);
+		if (!a)
+			ops->place(&c, &pods[i], &ch);
+		if (!b)
+			ops->place(&d, &pods[i], &dh);
+	}
+	CHECK(c.gpu_used == d.gpu_used && c.frag_total == d.frag_total, "%s: the clone ended elsewhere", ops->name);
+	struct place_pod tiny = { 100, 1, 0, 0, 0 };
+	int64_t cpu_c = 0, cpu_d = 0;
+	int rc = ops->choose(&d, &tiny, &dh);
+	if (!rc)
+		ops->place(&d, &tiny, &dh);
+	for (size_t i = 0; i < c.nnodes; i++) {
+		cpu_c += c.nodes[i].cpu_free;
+		cpu_d += d.nodes[i].cpu_free;
+	}
+	CHECK(rc == 0 && cpu_c == cpu_d + 100, "%s: placing on the clone changed the original", ops->name);
+	place_cluster_release(&d);
+	place_cluster_release(&c);
+}
+
 /* F(n) by hand: GPUs free 1000, 1000, 300, 0; types shared 500 (p 1/2), 2-GPU (1/4) and
  * CPU-only (1/4): 0.5 x 300 + 0.25 x 300 + 0.25 x 2300 = 800. */
 static void case_frag(void)
@@ -225,6 +271,7 @@ int main(void)
 		case_cpu_bound(place_policies[i]);
 		case_spec(place_policies[i]);
 		case_tie(place_policies[i]);
+		case_clone(place_policies[i]);
 	}
 	case_frag();
 	case_types();
