@@ -152,7 +152,8 @@ int64_t place_pod_gpu_milli(const struct place_pod *p)
 
 static bool model_allowed(const struct place_node *n, const struct place_pod *p)
 {
-	return !p->spec_mask || (p->spec_mask >> n->model & 1);
+	/* A node without GPUs has no model (-1): no gpu_spec allows it. */
+	return !p->spec_mask || (n->model >= 0 && (p->spec_mask >> n->model & 1));
 }
 
 /* Whether the node's GPUs (CPU and model apart) can hold the pod. */

@@ -93,8 +93,8 @@ int place_read_nodes(struct place_cluster *c, const char *path, char *err, size_
 			fail(err, errlen, &s, "a node with GPUs needs a 'model'");
 			break;
 		}
-		int m = gpu > 0 ? place_model_index(c, model) : 0;
-		if (m < 0) {
+		int m = gpu > 0 ? place_model_index(c, model) : -1;
+		if (gpu > 0 && m < 0) {
 			fail(err, errlen, &s, "more than %d GPU models", PLACE_MAX_MODELS);
 			break;
 		}

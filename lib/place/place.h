@@ -34,7 +34,7 @@ struct place_node {
 	int64_t cpu_total, cpu_free;        /* milli-cores */
 	int64_t mem_total, mem_free;        /* MiB */
 	int ngpu;                           /* 0..PLACE_MAX_GPUS */
-	int model;                          /* index into the cluster's model names */
+	int model;                          /* index into the cluster's model names; -1 without GPUs */
 	int gpu_free[PLACE_MAX_GPUS];       /* free milli per GPU, 0..1000 */
 	uint32_t rank;                      /* seeded tie rank: lower wins a tie */
 	uint32_t gpu_pods[PLACE_MAX_GPUS + 1];  /* GPU pods hosted, by class: 0 shared, k k-GPU */
@@ -108,7 +108,7 @@ void place_cluster_release(struct place_cluster *c);
 int place_model_index(struct place_cluster *c, const char *name);
 /* The index of a model name, or -1 when no node has it. */
 int place_model_find(const struct place_cluster *c, const char *name);
-/* Append a node (all free); returns its index. */
+/* Append a node (all free; model -1 when it has no GPU); returns its index. */
 size_t place_add_node(struct place_cluster *c, int64_t cpu, int64_t mem, int ngpu, int model);
 /* Choose ops for the run, give every node a seeded rank and call ops->init. Call after
  * every node is added and the types are set. */

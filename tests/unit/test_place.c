@@ -134,6 +134,12 @@ static void case_spec(const struct place_ops *ops)
 	CHECK(ops->choose(&c, &pod, &ch) == -1, "%s: spec B placed on model A's node %zu", ops->name, ch.node);
 	/* Node 0 is all fragment for a pod that may not use it. */
 	CHECK(c.nodes[0].frag == 1000, "%s: F(node 0) %g, want 1000", ops->name, c.nodes[0].frag);
+	/* A node without GPUs has no model: a CPU-only pod with a gpu_spec may not use it, one
+	 * without may. */
+	size_t cpu_node = place_add_node(&c, 64000, 65536, 0, -1);
+	struct place_pod cpu_b = { 1000, 1, 0, 0, 1ULL << b }, cpu_any = { 1000, 1, 0, 0, 0 };
+	CHECK(!place_fits(&c, &c.nodes[cpu_node], &cpu_b) && place_fits(&c, &c.nodes[cpu_node], &cpu_any),
+	      "%s: the GPU-less node and gpu_spec", ops->name);
 	place_cluster_release(&c);
 }
 
