@@ -175,7 +175,7 @@ same_as_operand() {
 		cmp "op/$f" "o/$f"
 	done
 	# every tool is covered: those without input operands refuse -i
-	for t in schednav schednav-mcp study-lock trace-synth; do
+	for t in placement-fill schednav schednav-mcp study-lock trace-synth; do
 		run "$t" -i x
 		assert_failure 2
 		assert_line --index 0 "$t: unknown option '-i'"
@@ -187,7 +187,7 @@ same_as_operand() {
 
 @test "cli: the -i test above covers every tool" {
 	# Update this list (and the test above) when a tool is added.
-	local covered="adaptive-design adaptive-eval aggregate approve compare decision-table forecast metrics plan-check quota rank report
+	local covered="adaptive-design adaptive-eval aggregate approve compare decision-table forecast metrics placement-fill plan-check quota rank report
 		roll roll-ablation schednav schednav-mcp sim-run slo-audit stream-seal stream-verify study-lock study-select trace-analyze
 		trace-export trace-fidelity trace-import trace-scan trace-synth trace-window"
 	diff <(tools) <(printf '%s\n' $covered | sort) || fail "tools/ and the -i test differ"

@@ -56,6 +56,8 @@ for f in "$W"/*.metrics "$W/audits" "$W/ranking"; do seed ndjson "$(basename "$f
 # importers
 { zstdcat "$D/alibaba-spot-node_info_df.csv.zst" | awk -F, 'NR == 1 || n[$1]++ < 16'; sep; head -n 21 "$D/alibaba-spot-job_info_df.fixture.csv"; } | seed import_alibaba_spot fixture
 { zstdcat "$D/v2023-openb_node_list_gpu_node.csv.zst" | head -n 12; sep; zstdcat "$D/v2023-openb_pod_list_default.head500.csv.zst" | head -n 25; } | seed import_alibaba_v2023 head
+{ cat "$D/fgd/tiny-nodes.csv"; sep; cat "$D/fgd/tiny-pods.csv"; } | seed place_openb tiny
+{ zstdcat "$D/v2023-openb_node_list_gpu_node.csv.zst" | head -n 40; sep; zstdcat "$D/v2023-openb_pod_list_default.head500.csv.zst" | head -n 120; } | seed place_openb openb-head
 python3 "$ROOT/tests/gen-philly-log.py" --jobs 6 --seed 3 "$W/log.json" 2>/dev/null || python3 "$ROOT/tests/gen-philly-log.py" --jobs 6 --seed 3 > "$W/log.json"
 { zstdcat "$D/philly-cluster_machine_list.zst" | head -n 10; sep; head -c 6000 "$W/log.json"; } | seed import_philly generated
 { cat "$ROOT/configs/maps/chronus-philly.json"; sep; zstdcat "$D/philly-cluster_machine_list.zst" | head -n 30; sep; zstdcat "$D/chronus-trace_job_Philly_MIX1.csv.zst" | head -n 25; } | seed import_csv chronus
