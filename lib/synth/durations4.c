@@ -11,13 +11,14 @@
 #include <string.h>
 
 #define CAND_DAYS 4
+#define HOUR0_SHARE 0.93      /* of a model's day-0 GPU-seconds, submitted in hour 0 (the fleet's: 20.55e9 of 22.04e9) */
 
 /* Pass 3's index: the generated jobs grouped by (model, submit day), each group by size
  * (largest first) and each size by hour, so a long duration finds its (model, day), its size
  * and its hour in a few steps. */
 struct run { size_t pos, end, hour; };
 struct sgroup { double gpus; size_t r0, r1; long long left; };
-struct mday { size_t g0, g1; long long left; double need; };
+struct mday { size_t g0, g1; long long left; double need, gpus; };
 
 struct dindex {
 	const struct synth_job3 *jobs;
@@ -44,12 +45,16 @@ static int cmp_group(const void *a, const void *b)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-static void dindex_build(struct dindex *ix, const struct synth_job3 *jobs, size_t n, size_t nm, size_t nd, const double *md_need)
+static void dindex_build(struct dindex *ix, const struct synth_job3 *jobs, size_t n, size_t nm, size_t nd, const double *md_need,
+	const bool *skip)
 {
 	ix->jobs = jobs;
 	ix->order = xmalloc((n ? n : 1) * sizeof *ix->order);
+	size_t kept = 0;
 	for (size_t i = 0; i < n; i++)
-		ix->order[i] = i;
+		if (!skip[i])
+			ix->order[kept++] = i;
+	n = kept;
 	cmp_jobs = jobs;
 	qsort(ix->order, n, sizeof *ix->order, cmp_group);
 	ix->runs = xmalloc((n ? n : 1) * sizeof *ix->runs);
@@ -78,6 +83,7 @@ static void dindex_build(struct dindex *ix, const struct synth_job3 *jobs, size_
 					i++;
 				r->end = i;
 				g->left += (long long)(r->end - r->pos);
+				md->gpus += g->gpus * (double)(r->end - r->pos);
 			}
 			g->r1 = ix->n_runs;
 			md->left += g->left;
@@ -133,20 +139,24 @@ static double nt_min(const struct mintree *t, size_t k, size_t lo, size_t hi, si
 }
 
 /* One candidate of pass 3: a (model, day), its size group and hour run, and the room. */
-struct cand { struct mday *md; struct sgroup *g; struct run *r; double room; };
+struct cand { struct mday *md; struct sgroup *g; struct run *r; double room; bool fits_need; };
 
 static bool candidate(struct dindex *ix, struct mday *md, double L, const double *sneed, const struct mintree *room,
-	size_t nc, double span_end, struct cand *c)
+	size_t nc, double span_end, struct synth_rng *rng, struct cand *c)
 {
+	/* the size: a job of the (model, day) drawn by count (the big gangs of the tables are
+	 * short: extra_outliers_short_heavy.csv), so long jobs are mostly of the common sizes */
 	struct sgroup *g = NULL;
+	if (md->left <= 0)
+		return false;
+	long long pick = (long long)synth_rng_below(rng, (uint64_t)md->left);
 	for (size_t x = md->g0; x < md->g1; x++)
 		if (ix->groups[x].left > 0) {
 			g = &ix->groups[x];
-			if (g->gpus * L <= md->need)
+			if ((pick -= g->left) < 0)
 				break;
 		}
-	if (!g)
-		return false;
+	(void)L;
 	struct run *r = NULL;
 	for (size_t x = g->r0; x < g->r1; x++)
 		if (ix->runs[x].pos < ix->runs[x].end && (!r || sneed[ix->runs[x].hour] > sneed[r->hour]))
@@ -155,7 +165,10 @@ static bool candidate(struct dindex *ix, struct mday *md, double L, const double
 	double d = L < span_end - (double)s ? L : span_end - (double)s;
 	long long h1 = synth_end_hour(s, d < 1 ? 1 : d);
 	size_t b = h1 < (long long)nc ? (size_t)h1 : nc - 1;
-	*c = (struct cand){ md, g, r, r->hour < nc ? nt_min(room, 1, 0, room->size - 1, r->hour, b) - g->gpus : -INFINITY };
+	*c = (struct cand){ md, g, r, r->hour < nc ? nt_min(room, 1, 0, room->size - 1, r->hour, b) - g->gpus : -INFINITY, true };
+	/* a (model, day) takes a job only within its GPU-seconds still to submit */
+	if (g->gpus * d > md->need)
+		c->fits_need = false;
 	return true;
 }
 
@@ -163,19 +176,91 @@ static bool candidate(struct dindex *ix, struct mday *md, double L, const double
  * under its concurrency, the short ones dealt over the rest. sneed[h]: GPU-seconds hour h still
  * has to submit; md_need: per (model, day); conc_left: per model x hour, published
  * concurrency less the real rows'. */
+/* The jobs of hour 0 are the ones already running when the trace starts: each model's hold
+ * its published hour-0 concurrency and end along an exponential skyline C0 exp(-t / tau) whose
+ * area is the model's GPU-seconds submitted on day 0 (the published tables pin the start and
+ * the area, not the shape: an inference, docs/profiles.md), each job the free duration of the
+ * multiset nearest its level's end. Marks the durations taken and the jobs done. */
+static void hour0_skyline(const struct synth_profile *p, struct synth_job3 *jobs, size_t n, const double *dur,
+	bool *taken, bool *done, const double *md_need, struct synth_rng *r)
+{
+	size_t nm = p->n_models, nd = p->n_days;
+	size_t *idx = xmalloc((n ? n : 1) * sizeof *idx);
+	for (size_t m = 0; m < nm; m++) {
+		size_t k = 0;
+		double g0 = 0;
+		for (size_t i = 0; i < n; i++)
+			if (jobs[i].model == (int)m && jobs[i].submit < SYNTH_HOUR) {
+				idx[k++] = i;
+				g0 += jobs[i].gpus;
+			}
+		double budget = md_need[m * nd] * HOUR0_SHARE, tau = g0 > 0 ? budget / g0 : 0;
+		if (!(tau > 0))
+			continue;
+		for (size_t i = k; i > 1; i--) {
+			size_t x = (size_t)synth_rng_below(r, i), t = idx[i - 1];
+			idx[i - 1] = idx[x];
+			idx[x] = t;
+		}
+		double cum = 0;
+		for (size_t x = 0; x < k; x++) {
+			struct synth_job3 *j = &jobs[idx[x]];
+			double level = (cum + j->gpus / 2) / g0, want = -tau * log(level > 1e-9 ? level : 1e-9);
+			cum += j->gpus;
+			size_t lo = 0, hi = n;   /* dur is descending: the first index with dur <= want */
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (dur[mid] > want)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			size_t a = lo, b = lo;
+			while (a > 0 && taken[a - 1])
+				a--;
+			while (b < n && taken[b])
+				b++;
+			if (a == 0 && b == n)
+				break;
+			size_t pick = b < n && (a == 0 || fabs(dur[b] - want) <= fabs(dur[a - 1] - want)) ? b : a - 1;
+			taken[pick] = true;
+			done[idx[x]] = true;
+			j->duration = dur[pick];
+		}
+	}
+	free(idx);
+}
+
 void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *jobs, size_t n, const double *dur,
 	double *sneed, const double *md_need, const double *conc_left, struct synth_rng *r_short)
 {
 	size_t nm = p->n_models, nd = p->n_days, nc = p->n_conc;
 	double span_end = (double)(nc > p->n_hours ? nc : p->n_hours) * SYNTH_HOUR;
+	bool *done = xcalloc(n ? n : 1, sizeof *done), *taken = xcalloc(n ? n : 1, sizeof *taken);
+	double *need0 = xmalloc((nm * nd + 1) * sizeof *need0), *left0 = xmalloc((nm * nc + 1) * sizeof *left0);
+	memcpy(need0, md_need, nm * nd * sizeof *need0);
+	memcpy(left0, conc_left, nm * nc * sizeof *left0);
+	hour0_skyline(p, jobs, n, dur, taken, done, md_need, r_short);
+	for (size_t i = 0; i < n; i++)   /* the hour-0 jobs out of the needs and the room */
+		if (done[i]) {
+			struct synth_job3 *j = &jobs[i];
+			double d = j->duration < span_end - (double)j->submit ? j->duration : span_end - (double)j->submit;
+			j->duration = d < 1 ? 1 : d;
+			need0[(size_t)j->model * nd] -= j->gpus * j->duration;
+			sneed[0] -= j->gpus * j->duration;
+			synth_add_hours(&left0[(size_t)j->model * nc], nc, 0, synth_end_hour(j->submit, j->duration), -j->gpus);
+		}
 	struct dindex ix;
-	dindex_build(&ix, jobs, n, nm, nd, md_need);
+	dindex_build(&ix, jobs, n, nm, nd, need0, done);
 	struct mintree *room = xmalloc(nm * sizeof *room);
 	for (size_t m = 0; m < nm; m++)
-		nt_init(&room[m], &conc_left[m * nc], nc);
-	bool *done = xcalloc(n ? n : 1, sizeof *done);
+		nt_init(&room[m], &left0[m * nc], nc);
+	free(need0);
+	free(left0);
 	size_t k = 0;
 	for (; k < n && dur[k] >= SYNTH_LONG_DUR4; k++) {
+		if (taken[k])
+			continue;
 		double L = dur[k];
 		struct cand best = { 0 }, c;
 		bool have = false, fits = false;
@@ -194,10 +279,11 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 					}
 			}
 			for (size_t x = 0; x < CAND_DAYS && top[x]; x++) {
-				if (!candidate(&ix, top[x], L, sneed, &room[m], nc, span_end, &c))
+				if (!candidate(&ix, top[x], L, sneed, &room[m], nc, span_end, r_short, &c))
 					continue;
-				bool ok = c.room >= 0;
-				if (!have || (ok && !fits) || (ok == fits && c.md->need > best.md->need)) {
+				/* fitting both the day's need and the room first, by need; else the most room */
+				bool ok = c.room >= 0 && c.fits_need;
+				if (!have || (ok && !fits) || (ok == fits && (ok ? c.md->need > best.md->need : c.room > best.room))) {
 					best = c;
 					have = true;
 					fits = ok;
@@ -213,6 +299,7 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 		double d = L < span_end - (double)j->submit ? L : span_end - (double)j->submit;
 		j->duration = d < 1 ? 1 : d;
 		best.md->need -= j->gpus * j->duration;
+		best.md->gpus -= j->gpus;
 		sneed[best.r->hour] -= j->gpus * j->duration;
 		long long h1 = synth_end_hour(j->submit, j->duration);
 		size_t h0 = (size_t)(j->submit / SYNTH_HOUR);
@@ -234,13 +321,15 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 		rest[i - 1] = rest[x];
 		rest[x] = t;
 	}
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t i = 0, q = k; i < nr; i++, q++) {
 		struct synth_job3 *j = &jobs[rest[i]];
-		double L = k + i < n ? dur[k + i] : 1;
+		while (q < n && taken[q])
+			q++;
+		double L = q < n ? dur[q] : 1;
 		j->duration = L < span_end - (double)j->submit ? L : span_end - (double)j->submit;
 		if (j->duration < 1)
 			j->duration = 1;
 	}
-	free(rest); free(done); free(ix.order); free(ix.runs); free(ix.groups); free(ix.md);
+	free(rest); free(done); free(taken); free(ix.order); free(ix.runs); free(ix.groups); free(ix.md);
 }
 

@@ -96,6 +96,21 @@ static void quota_models(const struct synth_profile *p, const long long *n, cons
 				x[m * nh + h] *= want[m] / s;
 		}
 	}
+	/* Hour 0 holds the jobs already running when the trace starts: every GPU active in it was
+	 * submitted in it, so each model's jobs there are those that submit its published hour-0
+	 * concurrency at its mean size (not its usual hourly share). */
+	double w0 = 0, *w = xcalloc(nm, sizeof *w);
+	for (size_t m = 0; m < nm && nh > 0; m++) {
+		const struct synth_model *sm = &p->models[m];
+		double g = 0;
+		for (size_t k = 0; k < sm->n_cells; k++)
+			g += sm->cell_gpw[k] * (double)sm->cell_workers[k] * (double)sm->cell_jobs[k];
+		g = sm->jobs > 0 && g > 0 ? g / (double)sm->jobs : 1;
+		w0 += w[m] = sm->concurrency[0] / g;
+	}
+	for (size_t m = 0; m < nm && nh > 0 && w0 > 0; m++)
+		x[m * nh] = (double)n[0] * w[m] / w0;
+	free(w);
 	for (size_t h = 0; h < nh; h++) {
 		long long left = n[h];
 		for (size_t m = 0; m < nm; m++) {
