@@ -124,6 +124,9 @@ refused() {
 		[.published_demand_over_capacity, .published_hours_above_capacity_share, .saturated] | @tsv' "$T/f.nd"
 	assert_output "$(printf '1.349813\t0.942747\ttrue')"
 	run -0 jq -r 'select(.type == "fidelity_model") | [.model, .v4.gpu_demand.met] | @tsv' "$T/f.nd"
-	assert_output "$(printf 'A10\ttrue\nA100-SXM4-80GB\ttrue\nGPU-series-2\ttrue\nGPU-series-1\ttrue\nH800\tfalse\nA800-SXM4-80GB\ttrue')"
+	assert_output "$(printf 'A10\ttrue\nA100-SXM4-80GB\ttrue\nGPU-series-2\ttrue\nGPU-series-1\ttrue\nH800\ttrue\nA800-SXM4-80GB\ttrue')"
+	# the touched-hour concurrency /4 keeps at /3's level on the two pools it fits (A10, GPU-series-1)
+	run -0 jq -r 'select(.type == "fidelity_model" and (.model == "A10" or .model == "GPU-series-1")) | .v4.touched_pearson_r.met' "$T/f.nd"
+	assert_output "$(printf 'true\ntrue')"
 	grep -q '^## Classes and submissions (profile /4)' "$T/f.md" || fail "no /4 section in the Markdown"
 }

@@ -1,9 +1,11 @@
-/* Pass 3 of the /4 generator (generate4.c): durations to jobs. The long ones (SYNTH_LONG_DUR4
- * and up), longest first, each to one of each model's CAND_DAYS (model, day)s with the most
- * GPU-seconds still to submit, preferring one whose model has room under its published
- * concurrency over every hour the job would touch; its largest job size that fits the day's
- * need (else its smallest), in the hour of the day with the most GPU-seconds still to submit.
- * The short ones are dealt over the other jobs in a seeded order. */
+/* Pass 3 of the /4 generator (generate4.c): durations to jobs. Hour 0's jobs first, along an
+ * exponential skyline of each model's day-0 GPU-seconds (hour0_skyline). Then the long ones
+ * (SYNTH_LONG_DUR4 and up), longest first, each to one of each model's CAND_DAYS (model, day)s
+ * with the most GPU-seconds still to submit, on a job drawn by count, preferring one within its
+ * need and with room under its model's published concurrency over every hour the job would
+ * touch (else the most need, the job cut to its room but kept in its duration bucket), in the
+ * hour of the day with the most GPU-seconds still to submit. The short ones are dealt over the
+ * other jobs in a seeded order. */
 #include "synth/synth.h"
 #include "core/xalloc.h"
 #include <math.h>
@@ -231,6 +233,34 @@ static void hour0_skyline(const struct synth_profile *p, struct synth_job3 *jobs
 	free(idx);
 }
 
+/* A job that fits nowhere keeps its duration bucket but ends, at its lower edge at the
+ * earliest, by the last hour its model's room still holds it: the longest prefix
+ * [h0, x] of hours with room >= its GPUs (binary search over range minima). */
+static double cut_to_room(const struct synth_profile *p, const struct mintree *room, size_t nc, const struct synth_job3 *j, double d)
+{
+	const struct synth_buckets *b = &p->dur_buckets;
+	size_t bi = 0;
+	while (bi + 1 < b->n && d >= b->edge[bi + 1])
+		bi++;
+	double lo_edge = b->edge[bi] > 1 ? b->edge[bi] : 1;
+	size_t h0 = (size_t)(j->submit / SYNTH_HOUR);
+	if (h0 >= nc)
+		return d;
+	long long last = synth_end_hour(j->submit, d);
+	size_t hi = last < (long long)nc ? (size_t)last : nc - 1, lo = h0;
+	if (nt_min(room, 1, 0, room->size - 1, h0, hi) >= j->gpus)
+		return d;
+	while (lo < hi) {   /* the last x with min(room[h0..x]) >= gpus, or h0 */
+		size_t mid = (lo + hi + 1) / 2;
+		if (nt_min(room, 1, 0, room->size - 1, h0, mid) >= j->gpus)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	double cut = (double)(lo + 1) * SYNTH_HOUR - (double)j->submit;
+	return cut < lo_edge ? (lo_edge < d ? lo_edge : d) : cut < d ? cut : d;
+}
+
 void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *jobs, size_t n, const double *dur,
 	double *sneed, const double *md_need, const double *conc_left, struct synth_rng *r_short)
 {
@@ -297,6 +327,8 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 		best.md->left--;
 		struct synth_job3 *j = &jobs[i];
 		double d = L < span_end - (double)j->submit ? L : span_end - (double)j->submit;
+		if (!fits)
+			d = cut_to_room(p, &room[j->model], nc, j, d);
 		j->duration = d < 1 ? 1 : d;
 		best.md->need -= j->gpus * j->duration;
 		best.md->gpus -= j->gpus;

@@ -6,18 +6,20 @@
  *  1. models per hour: each model's jobs spread over the hours in proportion to its
  *     published concurrency, scaled to the hour's exact job count (iterative proportional
  *     fitting on rows and columns), rounded per hour with each model's error carried on;
+ *     hour 0 (the jobs already running at the start) split by the published hour-0
+ *     concurrency at each model's mean size;
  *  2. sizes: each model's joint (workers, GPUs per worker) table as one shuffled multiset,
  *     largest first, each cell to the hour with the largest GPUs still to submit per free
  *     slot among the hours with a free slot of its model, so the GPUs submitted per hour
  *     follow hourly_summary and each model's demand is its table's;
- *  3. durations: one stratified multiset from an inverse CDF through the duration buckets'
- *     edges and the duration quantiles (log-linear between knots), the real rows' nearest
- *     durations taken out; the long ones (>= 1 h), longest first, each to the (model, day)
- *     with the most GPU-seconds still to submit (model_daily_capacity_ratio), to its largest
- *     job size that fits that need, in the hour of the day with the most GPU-seconds still to
- *     submit (hourly_summary); the short ones dealt over the rest in a seeded order;
- *  4. the repair pass of /3 (repair3.c) moves generated jobs' ends inside their duration
- *     bucket toward each model's concurrency;
+ *  3. durations (durations4.c): one stratified multiset from an inverse CDF through the
+ *     duration buckets' edges and the duration quantiles (log-linear between knots), the
+ *     real rows' nearest durations taken out; hour 0's jobs along an exponential skyline of
+ *     each model's day-0 GPU-seconds; then the long ones (>= 1 h), longest first, each to a
+ *     (model, day) with GPU-seconds still to submit and room under the model's concurrency;
+ *     the short ones dealt over the rest in a seeded order;
+ *  4. the repair pass of /3 (repair3.c) over the jobs of 1 h and more moves their ends
+ *     inside their duration bucket toward each model's concurrency;
  *  5. classes: each day's exact Spot count, each Spot job the day's unclaimed job whose
  *     duration is nearest a target drawn from the Spot duration figures (median, p90, long
  *     share) on the same side of 6 h, among the nearest the one whose GPU-seconds are nearest
@@ -114,12 +116,12 @@ static void quota_models(const struct synth_profile *p, const long long *n, cons
 	for (size_t h = 0; h < nh; h++) {
 		long long left = n[h];
 		for (size_t m = 0; m < nm; m++) {
-			double w = x[m * nh + h] + carry[m];
-			long long k = w > 0 ? (long long)floor(w) : 0;
+			double v = x[m * nh + h] + carry[m];
+			long long k = v > 0 ? (long long)floor(v) : 0;
 			k = k < left ? k : left;
 			q[m * nh + h] = k;
 			left -= k;
-			rem[m] = w - (double)k;
+			rem[m] = v - (double)k;
 		}
 		while (left > 0) {   /* the largest remainders */
 			size_t best = 0;
@@ -468,11 +470,15 @@ static const char method4[] =
 	"cell first, each to the hour with the most GPUs still to submit (hourly_summary) per free slot of any model among "
 	"the hours with a free slot of its model; submit uniform over the hour's whole seconds; durations one stratified "
 	"multiset of an inverse CDF through the duration buckets' edges and the duration quantiles (log-linear between "
-	"knots), less each real row's nearest; durations of 1 h or more, longest first, each to the (model, day) with the "
-	"most GPU-seconds still to submit (model_daily_capacity_ratio), its largest job size that fits that need (else "
-	"its smallest), in the hour of the day with the most GPU-seconds still to submit (hourly_summary), cut at the end "
-	"of the series; shorter durations dealt over the other jobs in a seeded order; then the /3 repair pass (generated "
-	"jobs' ends moved inside their duration bucket toward each model's concurrency); then each day's exact Spot "
+	"knots), less each real row's nearest; hour 0's jobs of each model (split by the published hour-0 concurrency) "
+	"end along an exponential skyline whose area is 93 % of the model's day-0 GPU-seconds, each the free duration "
+	"nearest its level; durations of 1 h or more, longest first, each to the (model, day) with the most GPU-seconds "
+	"still to submit (model_daily_capacity_ratio) among each model's 4 largest, on a job drawn by count, in the hour "
+	"of the day with the most GPU-seconds still to submit (hourly_summary), preferring a (model, day) within its need "
+	"and with room under the model's concurrency over every hour the job touches (else the one with the most need, "
+	"the job cut to that room but not below its duration bucket), cut at the end of the series; shorter durations "
+	"dealt over the other jobs in a seeded order; then the /3 repair pass over the jobs of 1 h or more (ends moved "
+	"inside their duration bucket toward each model's concurrency); then each day's exact Spot "
 	"count, each Spot job the day's HP job nearest a Spot duration target (log-linear through 1 s, the class median, "
 	"the long-job threshold at the published long share, the p90 and 7 days) on the same side of the threshold, "
 	"among the 12 nearest the one whose GPU-seconds are nearest the Spot slice's remaining GPU-seconds per remaining "
