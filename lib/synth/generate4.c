@@ -9,9 +9,10 @@
  *     hour 0 (the jobs already running at the start) split by the published hour-0
  *     concurrency at each model's mean size;
  *  2. sizes: each model's joint (workers, GPUs per worker) table as one shuffled multiset,
- *     largest first, each cell to the hour with the largest GPUs still to submit per free
- *     slot among the hours with a free slot of its model, so the GPUs submitted per hour
- *     follow hourly_summary and each model's demand is its table's;
+ *     largest first, each cell to the hour with the largest GPUs still to submit (plus RISE x
+ *     its model's unmet concurrency rise into the hour) per free slot, among the hours with a
+ *     free slot of its model, so the GPUs submitted per hour follow hourly_summary, each
+ *     model's demand is its table's and its big gangs come where its series jumps;
  *  3. durations (durations4.c): one stratified multiset from an inverse CDF through the
  *     duration buckets' edges and the duration quantiles (log-linear between knots), the
  *     real rows' nearest durations taken out; hour 0's jobs along an exponential skyline of
@@ -35,6 +36,7 @@
 enum { RNG4_SUBMIT = 201, RNG4_DECK, RNG4_DURATION, RNG4_SHORT, RNG4_SPOT, RNG4_ORG };
 
 #define IPF_ROUNDS 12
+#define RISE 0.3               /* weight of a model's concurrency rise into an hour in the size placement */
 #define SPOT_LONG 21600.0      /* the long-job slice threshold when the profile has none */
 #define SPOT_TOP (7.0 * SYNTH_DAY)   /* the longest Spot duration (inferred, as /3) */
 #define SPOT_CANDIDATES 12
@@ -217,12 +219,20 @@ static void assign_cells(const struct synth_profile *p, const long long *q, doub
 	}
 	total = k;
 	qsort(cells, total, sizeof *cells, cellpick_cmp);
+	/* each model's rise: the published concurrency's increase into the hour, which only jobs
+	 * submitted in it can make (the spikes of the big gangs) */
+	double *rise = xmalloc((nm * nh + 1) * sizeof *rise);
+	for (size_t m = 0; m < nm; m++)
+		for (size_t h = 0; h < nh; h++) {
+			double c0 = h ? p->models[m].concurrency[h - 1] : 0, up = p->models[m].concurrency[h] - c0;
+			rise[m * nh + h] = up > 0 ? up : 0;
+		}
 	struct maxtree *tr = xmalloc(nm * sizeof *tr);
 	for (size_t m = 0; m < nm; m++) {
 		mt_init(&tr[m], nh);
 		for (size_t h = 0; h < nh; h++)
 			if (free_mh[m * nh + h] > 0)
-				mt_set(&tr[m], h, need[h] / (double)free_h[h]);
+				mt_set(&tr[m], h, (need[h] + RISE * rise[m * nh + h]) / (double)free_h[h]);
 	}
 	for (size_t i = 0; i < total; i++) {
 		const struct cellpick *c = &cells[i];
@@ -236,14 +246,15 @@ static void assign_cells(const struct synth_profile *p, const long long *q, doub
 			j->capped = true;
 		}
 		need[h] -= j->gpus;
+		rise[m * nh + h] -= j->gpus;
 		free_mh[m * nh + h]--;
 		free_h[h]--;
 		for (size_t x = 0; x < nm; x++)
-			mt_set(&tr[x], h, free_mh[x * nh + h] > 0 ? need[h] / (double)free_h[h] : -INFINITY);
+			mt_set(&tr[x], h, free_mh[x * nh + h] > 0 ? (need[h] + RISE * rise[x * nh + h]) / (double)free_h[h] : -INFINITY);
 	}
 	for (size_t m = 0; m < nm; m++)
 		free(tr[m].v);
-	free(tr); free(cells); free(free_mh); free(free_h);
+	free(tr); free(cells); free(free_mh); free(free_h); free(rise);
 }
 
 /* The duration multiset's inverse CDF: knots at the buckets' edges (their cumulative job
@@ -467,8 +478,9 @@ static const char method4[] =
 	"counted in every target; each model's jobs spread over the hours in proportion to its published concurrency and "
 	"fitted to each hour's exact job count (12 rounds of iterative proportional fitting, rounded per hour with each "
 	"model's error carried on); each model's joint (workers, GPUs per worker) table as a shuffled multiset, largest "
-	"cell first, each to the hour with the most GPUs still to submit (hourly_summary) per free slot of any model among "
-	"the hours with a free slot of its model; submit uniform over the hour's whole seconds; durations one stratified "
+	"cell first, each to the hour with the most GPUs still to submit (hourly_summary) plus 0.3 x the model's "
+	"published concurrency rise into the hour still unmet, per free slot of any model, among the hours with a free "
+	"slot of its model; submit uniform over the hour's whole seconds; durations one stratified "
 	"multiset of an inverse CDF through the duration buckets' edges and the duration quantiles (log-linear between "
 	"knots), less each real row's nearest; hour 0's jobs of each model (split by the published hour-0 concurrency) "
 	"end along an exponential skyline whose area is 93 % of the model's day-0 GPU-seconds, each the free duration "
