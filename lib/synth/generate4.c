@@ -36,10 +36,11 @@
 enum { RNG4_SUBMIT = 201, RNG4_DECK, RNG4_DURATION, RNG4_SHORT, RNG4_SPOT, RNG4_ORG };
 
 #define IPF_ROUNDS 12
+#define REPAIR_GPUS 4.0        /* sub-hour jobs of this many GPUs or more go through the repair pass */
 #define RISE 0.3               /* weight of a model's concurrency rise into an hour in the size placement */
 #define SPOT_LONG 21600.0      /* the long-job slice threshold when the profile has none */
 #define SPOT_TOP (7.0 * SYNTH_DAY)   /* the longest Spot duration (inferred, as /3) */
-#define SPOT_CANDIDATES 12
+#define SPOT_CANDIDATES 48
 
 /* A max tree over hours: the hour with the largest key, lowest index first on ties. */
 struct maxtree { size_t size; double *v; };
@@ -454,14 +455,15 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
 	free(tau); free(dv); free(idx); free(start); free(fill);
 }
 
-/* Pass 4: the /3 repair pass over the real rows and the jobs of LONG_DUR or more only: it
- * moves ends by whole hours, which would carry the sub-hour durations (and the class medians
- * with them) to their bucket's top. */
+/* Pass 4: the /3 repair pass over the real rows, the jobs of SYNTH_LONG_DUR4 or more and the
+ * jobs of REPAIR_GPUS or more GPUs: it moves ends by whole hours, which would carry the many
+ * small sub-hour durations (and the class medians with them) to their bucket's top; the few
+ * big short gangs are the hourly spikes of the pools' series, so they are moved too. */
 static void repair_long(const struct synth_profile *p, double F, struct synth_job3 *pop, size_t n)
 {
 	size_t *idx = xmalloc((n ? n : 1) * sizeof *idx), k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (pop[i].real >= 0 || pop[i].duration >= SYNTH_LONG_DUR4)
+		if (pop[i].real >= 0 || pop[i].duration >= SYNTH_LONG_DUR4 || pop[i].gpus >= REPAIR_GPUS)
 			idx[k++] = i;
 	struct synth_job3 *sub = xmalloc((k ? k : 1) * sizeof *sub);
 	for (size_t i = 0; i < k; i++)
@@ -489,8 +491,8 @@ static const char method4[] =
 	"of the day with the most GPU-seconds still to submit (hourly_summary), preferring a (model, day) within its need "
 	"and with room under the model's concurrency over every hour the job touches (else the one with the most need, "
 	"the job cut to that room but not below its duration bucket), cut at the end of the series; shorter durations "
-	"dealt over the other jobs in a seeded order; then the /3 repair pass over the jobs of 1 h or more (ends moved "
-	"inside their duration bucket toward each model's concurrency); then each day's exact Spot "
+	"dealt over the other jobs in a seeded order; then the /3 repair pass over the jobs of 1 h or more and of 4 GPUs "
+	"or more (ends moved inside their duration bucket toward each model's concurrency); then each day's exact Spot "
 	"count, each Spot job the day's HP job nearest a Spot duration target (log-linear through 1 s, the class median, "
 	"the long-job threshold at the published long share, the p90 and 7 days) on the same side of the threshold, "
 	"among the 12 nearest the one whose GPU-seconds are nearest the Spot slice's remaining GPU-seconds per remaining "
