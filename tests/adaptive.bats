@@ -216,3 +216,13 @@ config_with() {
 	if cmp -s "$S/selection-lock.ndjson" "$K/adaptive-tiny/selection-lock.ndjson"; then fail "the lock's header should name its own paths"; fi
 	[ "$(stream-verify -p "$S/selection-lock.ndjson")" = "$(stream-verify -p "$K/adaptive-tiny/selection-lock.ndjson")" ]
 }
+
+@test "adaptive: the committed agent selections of the full-scale study on the /4 trace fit its design" {
+	run make -C "$ROOT" --no-print-directory STUDY=configs/studies/adaptive-holdout-v4.json STUDY_WORK="$T/full" STUDY_BIN="$BIN" adaptive-design
+	assert_success
+	D="$T/full/adaptive-holdout-v4/design.ndjson"
+	[ "$(jq -c 'select(.type == "adaptive_design") | [.split.calibration_window_count, .split.evaluation_window_count, .capacity_gpus]' "$D")" = '[84,57,976]' ]
+	"$ROOT/tests/adaptive/scripted-agent" "$D" "$T/agent.nd"
+	[ "$(sans_header "$T/agent.nd")" = "$(sans_header "$ROOT/configs/studies/adaptive-holdout-v4.agent.ndjson")" ] ||
+		fail "configs/studies/adaptive-holdout-v4.agent.ndjson is stale: regenerate it with tests/adaptive/scripted-agent"
+}

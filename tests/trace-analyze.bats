@@ -158,3 +158,46 @@ for line in sys.stdin:
 	[ "$(summary "$T/c.nd" '.population.HP.requested_gpu_hours')" = 4.069444 ]
 	[ "$(summary "$T/c.nd" '.population.Spot.duration_seconds.max')" = 1800 ]
 }
+
+@test "trace-analyze: --saturation and --capacity (issue 34): hand-computed pools, flagged not rescaled" {
+	trace-analyze --saturation "$T/small.nd" -o "$T/sat.nd"
+	assert_schema "$T/sat.nd"
+	# without the option the stream is the summary alone, byte for byte as before
+	trace-analyze "$T/small.nd" -o "$T/plain.nd"
+	run -0 jq -c 'select(.type == "pool_saturation")' "$T/plain.nd"
+	assert_output ""
+	# hours 0..2 (first to last submit); A100 (8 GPUs): j01 4 GPUs in hours 0-1, j05 1 in hour 2;
+	# V100 (2 GPUs): j02 2 in hour 0, j03 1 in hour 1; j04 (any model) belongs to no pool
+	run -0 jq -c 'select(.type == "pool_saturation") | [.gpu_model, .capacity_gpus, .hours, .mean_demand_gpus,
+		.peak_demand_gpus, .demand_over_capacity, .hours_above_capacity, .saturated, .capacity_source]' "$T/sat.nd"
+	assert_output "$(printf '%s\n' '["A100",8,3,3,4,0.375,0,false,"the trace'"'"'s nodes"]' '["V100",2,3,1,2,0.5,0,false,"the trace'"'"'s nodes"]')"
+	# an explicit capacity is the only way a pool changes, and it is recorded
+	trace-analyze --capacity A100=3 --capacity V100=1 "$T/small.nd" -o "$T/cap.nd"
+	assert_schema "$T/cap.nd"
+	run -0 jq -c 'select(.type == "header") | .params | [.saturation, .capacity]' "$T/cap.nd"
+	assert_output '[true,{"A100":3,"V100":1}]'
+	run -0 jq -c 'select(.type == "pool_saturation") | [.gpu_model, .capacity_gpus, .demand_over_capacity,
+		.hours_above_capacity, .hours_above_capacity_share, .saturated, .capacity_source]' "$T/cap.nd"
+	assert_output "$(printf '%s\n' '["A100",3,1,2,0.666667,true,"--capacity (explicit)"]' '["V100",1,1,1,0.333333,false,"--capacity (explicit)"]')"
+	run -0 jq -r 'select(.type == "pool_saturation" and .saturated) | .meaning' "$T/cap.nd"
+	assert_output "demand is above capacity in 66.7 % of the window's hours (1.00x over the window): the queue has no bound, so whole-pool queue percentiles measure the trace's length, not the policy"
+	# the summary record is the same with and without the option
+	cmp <(jq -c 'select(.type == "workload_summary")' "$T/plain.nd") <(jq -c 'select(.type == "workload_summary")' "$T/sat.nd")
+}
+
+@test "trace-analyze: --capacity and --saturation refuse what they cannot honour" {
+	run trace-analyze --capacity H100=8 "$T/small.nd" -o "$T/out.nd"
+	assert_failure 1
+	assert_output "trace-analyze: $T/small.nd: --capacity: no GPU model 'H100' in the trace"
+	assert_no_output "$T/out.nd"
+	run trace-analyze --capacity A100 "$T/small.nd" -o "$T/out.nd"
+	assert_failure 2
+	assert_line --index 0 "trace-analyze: --capacity wants MODEL=GPUS (at most 64 of them)"
+	run trace-analyze --capacity A100=0 "$T/small.nd" -o "$T/out.nd"
+	assert_failure 2
+	assert_line --index 0 "trace-analyze: --capacity GPUS must be 1..100000000"
+	run trace-analyze --saturation --cutoff 3600 "$T/small.nd" -o "$T/out.nd"
+	assert_failure 2
+	assert_line --index 0 "trace-analyze: --saturation reads whole jobs: not with --cutoff"
+	assert_no_output "$T/out.nd"
+}

@@ -4,14 +4,18 @@
 #include "core/cli.h"
 #include "core/die.h"
 #include "core/ndjson.h"
+#include "eval/saturation.h"
 #include "eval/workload.h"
 #include "trace/trace.h"
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
-	"trace-analyze [--sample-interval SECONDS] [--eval-start S] [--eval-end E] [--cutoff T] [-o OUT] [FILE]\n";
+	"trace-analyze [--sample-interval SECONDS] [--eval-start S] [--eval-end E] [--cutoff T]\n"
+	"              [--saturation] [--capacity MODEL=GPUS]... [-o OUT] [FILE]\n";
 
 static const char help[] =
 	"\n"
@@ -23,11 +27,17 @@ static const char help[] =
 	"  --sample-interval SECONDS  sampling interval, 60..86400 (default 3600)\n"
 	"  --eval-start S             window start (default: the trace's window, else the first submit)\n"
 	"  --eval-end E               window end (default: the trace's window, else the last submit)\n"
-	"  --cutoff T                 read only jobs submitted by T; the window ends by T\n";
+	"  --cutoff T                 read only jobs submitted by T; the window ends by T\n"
+	"  --saturation               also one pool_saturation record per GPU model: hourly demand\n"
+	"                             over capacity across the window, and whether it saturates\n"
+	"  --capacity MODEL=GPUS      the pool's capacity instead of its nodes' GPUs (implies\n"
+	"                             --saturation; recorded in the records and the params)\n";
 
 static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 "\nwrites: " WORKLOAD_SCHEMA "\n";
 
-enum { OPT_INTERVAL = 256, OPT_START, OPT_END, OPT_CUTOFF };
+enum { OPT_INTERVAL = 256, OPT_START, OPT_END, OPT_CUTOFF, OPT_SATURATION, OPT_CAPACITY };
+
+#define MAX_CAPACITIES 64
 
 static struct json *params_of(struct arena *a, const struct workload_opts *o)
 {
@@ -46,10 +56,15 @@ int main(int argc, char **argv)
 		{ "eval-start", required_argument, NULL, OPT_START },
 		{ "eval-end", required_argument, NULL, OPT_END },
 		{ "cutoff", required_argument, NULL, OPT_CUTOFF },
+		{ "saturation", no_argument, NULL, OPT_SATURATION },
+		{ "capacity", required_argument, NULL, OPT_CAPACITY },
 		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct workload_opts o = { .sample_interval = 3600 };
+	struct saturation_capacity caps[MAX_CAPACITIES];
+	size_t n_caps = 0;
+	bool saturation = false;
 	struct cli cli;
 	int c;
 	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
@@ -63,10 +78,25 @@ int main(int argc, char **argv)
 		case OPT_START: o.has_start = true; o.start = opt_double("eval-start", optarg); break;
 		case OPT_END: o.has_end = true; o.end = opt_double("eval-end", optarg); break;
 		case OPT_CUTOFF: o.has_cutoff = true; o.cutoff = opt_double("cutoff", optarg); break;
+		case OPT_SATURATION: saturation = true; break;
+		case OPT_CAPACITY: {
+			char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || n_caps == MAX_CAPACITIES)
+				usage_fail(usage, "--capacity wants MODEL=GPUS (at most 64 of them)");
+			*eq = 0;
+			caps[n_caps].model = optarg;
+			caps[n_caps++].gpus = opt_int("capacity", eq + 1);
+			if (caps[n_caps - 1].gpus < 1 || caps[n_caps - 1].gpus > 100000000)
+				usage_fail(usage, "--capacity GPUS must be 1..100000000");
+			saturation = true;
+			break;
+		}
 		default: cli_option(&cli, c, argv);
 		}
 	}
 	cli_operands(&cli, argc, argv, 1);
+	if (saturation && o.has_cutoff)
+		usage_fail(usage, "--saturation reads whole jobs: not with --cutoff");
 	const char *input = cli.inputs[0], *output = cli.output;
 
 	char err[1024];
@@ -82,9 +112,44 @@ int main(int argc, char **argv)
 	struct json *hdr = nd_header_new(&a, WORKLOAD_SCHEMA, "trace-analyze");
 	nd_header_add_stream(&a, hdr, t.input_name, t.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1,
 			     t.fingerprint);
-	json_set(&a, hdr, "params", params_of(&a, &o));
-	if (ndw_write_one(output, hdr, rec, err, sizeof err))
-		die("%s", err);
+	struct json *params = params_of(&a, &o), **sat = NULL;
+	size_t n_sat = 0;
+	if (saturation) {
+		/* the window's hours: the given bounds, else the trace's window, else its submits */
+		double lo = INFINITY, hi = -INFINITY;
+		for (size_t i = 0; i < t.n_jobs; i++) {
+			lo = t.jobs[i].submit < lo ? t.jobs[i].submit : lo;
+			hi = t.jobs[i].submit > hi ? t.jobs[i].submit : hi;
+		}
+		double s0 = o.has_start ? o.start : t.has_window ? t.eval_start : lo, s1 = o.has_end ? o.end : t.has_window ? t.eval_end : hi;
+		long long h0 = isfinite(s0) ? (long long)floor(s0 / 3600) : 0, h1 = isfinite(s1) ? (long long)floor(s1 / 3600) + 1 : 0;
+		if (saturation_records(&a, &t, h0, h1, caps, n_caps, &sat, &n_sat, err, sizeof err))
+			die("%s: %s", t.input_name, err);
+		struct json *pc = json_object(&a);
+		for (size_t k = 0; k < n_caps; k++)
+			json_set(&a, pc, caps[k].model, json_int(&a, caps[k].gpus));
+		json_set(&a, params, "saturation", json_bool(&a, true));
+		json_set(&a, params, "capacity", pc);
+	}
+	json_set(&a, hdr, "params", params);
+	if (!saturation) {
+		if (ndw_write_one(output, hdr, rec, err, sizeof err))
+			die("%s", err);
+	} else {
+		struct nd_writer *w = ndw_open(output, err, sizeof err);
+		int rc = !w || ndw_header(w, hdr, err, sizeof err) || ndw_record(w, rec, err, sizeof err);
+		for (size_t k = 0; k < n_sat && !rc; k++)
+			rc = ndw_record(w, sat[k], err, sizeof err);
+		if (!rc)
+			rc = ndw_end(w, NULL, err, sizeof err);
+		if (rc) {
+			if (w)
+				ndw_abort(w);
+			die("%s", err);
+		}
+		if (ndw_close(w, err, sizeof err))
+			die("%s", err);
+	}
 	trace_release(&t);
 	arena_release(&a);
 	cli_release(&cli);

@@ -29,10 +29,11 @@ static const char help[] =
 	"stream: one fidelity_model record per GPU model of the profile and one\n"
 	"fidelity_summary record; --markdown also writes the same figures as Markdown tables.\n"
 	"\n"
-	"  --profile FILE    the /3 profile (JSON, .zst accepted)\n"
+	"  --profile FILE    the /3 or /4 profile (JSON, .zst accepted); a /4 profile adds the class,\n"
+	"                    submission, submit-day, instantaneous-series and saturation figures\n"
 	"  --markdown FILE   also write the Markdown report to FILE\n";
 
-static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " SYNTH_PROFILE_SCHEMA3 " (--profile)\nwrites: " FIDELITY_SCHEMA "\n";
+static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " SYNTH_PROFILE_SCHEMA3 ", " SYNTH_PROFILE_SCHEMA4 " (--profile)\nwrites: " FIDELITY_SCHEMA "\n";
 
 struct model_fit {
 	double *series;                   /* trace concurrency per profile hour */
@@ -135,8 +136,8 @@ int main(int argc, char **argv)
 	struct synth_profile p;
 	if (synth_profile_load(&p, profile, err, sizeof err))
 		die("%s", err);
-	if (p.version != 3)
-		die("%s: not a schednav.synth-profile/3 profile: no per-model targets", profile);
+	if (p.version < 3)
+		die("%s: not a schednav.synth-profile/3 profile: no per-model targets", profile);   /* (or /4) */
 	struct trace t;
 	trace_init(&t);
 	if (trace_load(&t, input, err, sizeof err))
@@ -319,6 +320,8 @@ int main(int argc, char **argv)
 	json_set(&a, sum, "long_threshold_seconds", num6(&a, p.long_threshold));
 	json_set(&a, sum, "long_gpu_seconds_share", lg);
 	recs[nm] = sum;
+	if (p.version == 4)
+		synth_fidelity4(&p, &t, &a, recs, sum, &md);
 
 	struct json *hdr = nd_header_new(&a, FIDELITY_SCHEMA, "trace-fidelity");
 	nd_header_add_stream(&a, hdr, t.input_name, t.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1, t.fingerprint);

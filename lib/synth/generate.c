@@ -340,6 +340,8 @@ int synth_generate(const struct synth_profile *p, const struct synth_options *o,
 {
 	if (p->version == 3)
 		return synth_check_real_hours(p->path, p, o->load_factor, err, errlen) ? -1 : synth_generate3(p, o, t, st, err, errlen);
+	if (p->version == 4)
+		return synth_check_real_hours(p->path, p, o->load_factor, err, errlen) ? -1 : synth_generate4(p, o, t, st, err, errlen);
 	memset(st, 0, sizeof *st);
 	bool *model_on = xcalloc(p->n_models, sizeof *model_on);
 	if (synth_check_options(p, o, model_on, err, errlen)) {

@@ -1,4 +1,4 @@
-/* Load and validate a schednav.synth-profile/1, /2 or /3 document (docs/profiles.md). */
+/* Load and validate a schednav.synth-profile/1, /2, /3 or /4 document (docs/profiles.md; /4's own part in profile4.c). */
 #include "synth/synth.h"
 #include "synth/profile_check.h"
 #include "core/text.h"
@@ -300,10 +300,10 @@ static int load_models(struct ctx *c, const struct json *root)
 		snprintf(where, sizeof where, "'gpu_models[%zu]'", i);
 		if (x->kind != JSON_OBJECT)
 			return fail(c, "%s: must be an object", where);
-		if ((p->version == 3 ? nd_check_keys(x, ND_KEYS(keys3), msg, sizeof msg) :
+		if ((p->version >= 3 ? nd_check_keys(x, ND_KEYS(keys3), msg, sizeof msg) :
 		     p->version == 2 ? nd_check_keys(x, ND_KEYS(keys2), msg, sizeof msg) : nd_check_keys(x, ND_KEYS(keys1), msg, sizeof msg)))
 			return fail(c, "%s: %s", where, msg);
-		if (p->version == 3 && load_v3_model(c, sm, x, where))
+		if (p->version >= 3 && load_v3_model(c, sm, x, where))
 			return -1;
 		struct json *name = need(c, x, "model", JSON_STRING, where), *jobs, *gpw = NULL, *cells = NULL;
 		if (!name || !(jobs = need(c, x, "jobs", JSON_INT, where)))
@@ -679,6 +679,9 @@ int synth_profile_load(struct synth_profile *p, const char *path, char *err, siz
 	static const char *const keys3[] = { "schema", "name", "description", "attribution", "builder", "built_from",
 		"time_origin", "hourly_jobs", "daily_class_jobs", "gpu_models", "worker_counts", "duration_quantiles",
 		"organizations", "classes", "reference", "nodes", "v3", NULL };
+	static const char *const keys4[] = { "schema", "name", "description", "attribution", "builder", "built_from",
+		"time_origin", "hourly_jobs", "daily_class_jobs", "gpu_models", "worker_counts", "duration_quantiles",
+		"organizations", "classes", "reference", "nodes", "v3", "v4", NULL };
 	memset(p, 0, sizeof *p);
 	arena_init(&p->arena);
 	struct ctx c = { p, err, errlen };
@@ -711,10 +714,12 @@ int synth_profile_load(struct synth_profile *p, const char *path, char *err, siz
 		p->version = 2;
 	else if (!strcmp(schema->u.str.s, SYNTH_PROFILE_SCHEMA3))
 		p->version = 3;
+	else if (!strcmp(schema->u.str.s, SYNTH_PROFILE_SCHEMA4))
+		p->version = 4;
 	else
-		return fail(&c, "unsupported schema '%s' (want '%s', '%s' or '%s')", schema->u.str.s, SYNTH_PROFILE_SCHEMA,
-			SYNTH_PROFILE_SCHEMA2, SYNTH_PROFILE_SCHEMA3);
-	if ((p->version == 3 ? nd_check_keys(root, ND_KEYS(keys3), msg, sizeof msg) :
+		return fail(&c, "unsupported schema '%s' (want '%s', '%s', '%s' or '%s')", schema->u.str.s, SYNTH_PROFILE_SCHEMA,
+			SYNTH_PROFILE_SCHEMA2, SYNTH_PROFILE_SCHEMA3, SYNTH_PROFILE_SCHEMA4);
+	if ((p->version == 4 ? nd_check_keys(root, ND_KEYS(keys4), msg, sizeof msg) : p->version == 3 ? nd_check_keys(root, ND_KEYS(keys3), msg, sizeof msg) :
 	     p->version == 2 ? nd_check_keys(root, ND_KEYS(keys2), msg, sizeof msg) : nd_check_keys(root, ND_KEYS(keys1), msg, sizeof msg)))
 		return fail(&c, "%s", msg);
 	if (!(name = need(&c, root, "name", JSON_STRING, "profile")) || !(origin = need(&c, root, "time_origin", JSON_STRING, "profile")))
@@ -726,7 +731,8 @@ int synth_profile_load(struct synth_profile *p, const char *path, char *err, siz
 	p->time_origin = dup(&c, origin);
 	p->attribution = json_get(root, "attribution");
 	if (load_counts(&c, root) || load_nodes(&c, root) || load_models(&c, root) || load_workers(&c, root) ||
-	    load_quantiles(&c, root) || load_orgs(&c, root) || load_classes(&c, root) || (p->version == 3 && load_v3(&c, root)))
+	    load_quantiles(&c, root) || load_orgs(&c, root) || load_classes(&c, root) || (p->version >= 3 && load_v3(&c, root)) ||
+	    (p->version == 4 && synth_profile_load4(p, root, err, errlen)))
 		return -1;
 	return 0;
 }

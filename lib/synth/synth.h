@@ -24,6 +24,7 @@
 #define SYNTH_PROFILE_SCHEMA "schednav.synth-profile/1"
 #define SYNTH_PROFILE_SCHEMA2 "schednav.synth-profile/2"
 #define SYNTH_PROFILE_SCHEMA3 "schednav.synth-profile/3"
+#define SYNTH_PROFILE_SCHEMA4 "schednav.synth-profile/4"   /* issue 34: profile4.c, generate4.c */
 #define SYNTH_MAX_BUCKETS 32
 #define SYNTH_MAX_COUNT 1000000000LL   /* any count in a profile (jobs per hour, per model, ...) */
 #define SYNTH_HOUR 3600
@@ -78,7 +79,7 @@ struct synth_profile {
 	unsigned long long bytes;
 	char xxh3[FP_HEX_XXH3];
 	struct json *attribution;        /* NULL when absent */
-	int version;                     /* 1, 2 or 3 */
+	int version;                     /* 1, 2, 3 or 4 */
 	size_t n_hours, n_days;
 	long long *hourly;               /* jobs submitted in hour h */
 	long long (*daily)[2];           /* HP, Spot jobs submitted in day d */
@@ -105,11 +106,18 @@ struct synth_profile {
 	long long long_jobs[2][2];
 	double long_gs[2][2];
 	double *org_mix;                 /* n_orgs x n_models shares of each organization's jobs */
+	/* /4 only (issue 34, profile4.c): the submission tables */
+	double *sub_gpus, *sub_gs;       /* GPUs and GPU-seconds submitted in hour h (n_hours items) */
+	double (*day_sub)[2];            /* GPUs and GPU-seconds submitted on day d (n_days items) */
+	double *model_day_gs;            /* n_days x n_models: GPU-seconds of the model submitted on day d */
+	char v4_sha256[FP_HEX_SHA256];   /* the tables' fingerprint as checked */
 };
 
 /* Read and validate a profile (".zst" accepted). Errors as "PATH: message". */
 int synth_profile_load(struct synth_profile *p, const char *path, char *err, size_t errlen);
 void synth_profile_release(struct synth_profile *p);
+/* /4: the v4 object of root (profile4.c), after the /3 part is loaded. */
+int synth_profile_load4(struct synth_profile *p, const struct json *root, char *err, size_t errlen);
 /* Index of a model by name, or -1. */
 int synth_profile_model(const struct synth_profile *p, const char *name);
 
@@ -155,6 +163,15 @@ struct synth_job3 {
 	size_t org;
 	bool hp, capped;
 };
+/* The /4 generator (generate4.c), called by synth_generate for /4 profiles. */
+int synth_generate4(const struct synth_profile *p, const struct synth_options *o, struct trace *t,
+	struct synth_stats *st, char *err, size_t errlen);
+/* /4 pass 3 (durations4.c): dur holds n durations longest first; the jobs' model, size and
+ * submit are set; sneed (per hour), md_need (model x day) and conc_left (model x n_conc hour)
+ * are the GPU-seconds and concurrency still to place, updated as durations are given. */
+#define SYNTH_LONG_DUR4 3600.0
+void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *jobs, size_t n, const double *dur,
+	double *sneed, const double *md_need, const double *conc_left, struct synth_rng *r_short);
 /* The /3 repair pass (repair3.c): moves the end of generated jobs, each inside its own
  * duration bucket, so each model's hourly concurrency, daily peaks and GPU-seconds come
  * closer to the profile's; real rows are never edited. Deterministic. */
@@ -206,6 +223,10 @@ void synth_add_job(struct trace *t, long long number, double submit, double dura
  * then sorted; -1 with a message when the filters kept no job. */
 int synth_finish(const struct synth_profile *p, const struct synth_options *o, const bool *model_on,
 	struct trace *t, long long capped, const char *how, char *err, size_t errlen);
+/* trace-fidelity's /4 figures (fidelity4.c): a "v4" object in each model record and in the
+ * summary record, and the Markdown sections appended to md. */
+void synth_fidelity4(const struct synth_profile *p, const struct trace *t, struct arena *a, struct json **model_recs,
+	struct json *summary, struct strbuf *md);
 /* Append the Markdown fit report of trace t (made by synth_generate with p and o) to out. */
 void synth_fit(const struct synth_profile *p, const struct synth_options *o, const struct trace *t,
 	const struct synth_stats *st, struct strbuf *out);
