@@ -578,3 +578,48 @@ sys.stderr.write(p.stderr)' "$@"
 	run -0 jq -c 'select(.type == "control_report") | .feedback_events.A | [.event_count, .weight_by_event_kind]' one.t
 	assert_output '[277777778,{"guarantee_duration_completed":277777777,"job_completed":1}]'
 }
+
+@test "sim-run --controller, tenant family: an evidence window over 3,650 days is refused at once; the skip after it equals the stepped run" {
+	# Inside its evidence window the tenant controller samples every 60 s and writes a
+	# decision every 300 s that differs from the last (cutoff, sample count, wait, the
+	# starvation sums): two jobs 10^12 s apart would write 3.3e9 records (more than 60 s
+	# and 151-254 MiB before, still growing). No exact skip exists, so the span is bounded:
+	# refused before any work, with the bound and the ways out, and no output file.
+	local ten="$ROOT/configs/controllers/schednav-tenant-linear-v2-weekday.json" hdr
+	local node='{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":4}'
+	hdr=$(head -n 1 "$SMALL" | jq -c '.schema = "schednav.trace/2"')
+	local b
+	for b in 1000000000000 315360060; do
+		printf '%s\n%s\n%s\n%s\n' "$hdr" "$node" \
+			'{"type":"job","job_id":"a","submit":0,"duration":600,"gpus":1,"class":"Spot","gpu_model":"A","tenant":"t"}' \
+			"{\"type\":\"job\",\"job_id\":\"b\",\"submit\":$b,\"duration\":600,\"gpus\":1,\"class\":\"HP\",\"gpu_model\":\"A\",\"tenant\":\"t\"}" |
+			stream-seal > "two-$b.nd"
+	done
+	run -0 peak_mib sim-run --policy "$POL/native-preemptive-3600.json" --controller "$ten" -i two-1000000000000.nd -o two.out
+	assert_line --index 0 --regexp '^1 [0-9]+$'
+	[ "${lines[0]#1 }" -le 20 ] || fail "tenant, two jobs: ${lines[0]#1 } MiB"
+	assert_line --index 1 'sim-run: the tenant controller samples every 60 s from the first submit (0 s) to its evidence end (1000000000000 s): 11574074.1 days, more than its bound of 3,650 days; replay a window of the trace (trace-window) or use an aggregate controller (predictive-spot-v1)'
+	[ ! -e two.out ] || fail "a refused run left two.out"
+	run -1 sim-run --policy "$POL/native-preemptive-3600.json" --controller "$ten" -i two-315360060.nd -o two.out
+	assert_output --partial '(315360060 s): 3650.00069 days, more than its bound of 3,650 days'
+	# after the evidence end a Spot run's guarantee periods are counted at once past 100,000
+	# of them: one job of 100,005 periods (skipped) and one of 99,995 (stepped, one wake-up
+	# each) make the same decisions and report, the events counted exactly in both
+	local d
+	for d in 359982600 360018600; do
+		printf '%s\n%s\n%s\n' "$hdr" "$node" \
+			"{\"type\":\"job\",\"job_id\":\"a\",\"submit\":0,\"duration\":$d,\"gpus\":1,\"class\":\"Spot\",\"gpu_model\":\"A\",\"tenant\":\"t\"}" |
+			stream-seal > "one-$d.nd"
+		run -0 sim-run --policy "$POL/native-preemptive-3600.json" --controller "$ten" -i "one-$d.nd" -o "one-$d.out"
+		jq -c 'select(.type == "control_decision")' "one-$d.out" > "one-$d.dec"
+		jq -c 'select(.type == "control_report") | del(.feedback_events)' "one-$d.out" > "one-$d.rep"
+	done
+	run -0 cmp one-359982600.dec one-360018600.dec
+	run -0 cmp one-359982600.rep one-360018600.rep
+	run -0 jq -c 'select(.type == "control_decision") | .cutoff_time_seconds' one-360018600.out
+	assert_output '0'
+	run -0 jq -c 'select(.type == "control_report") | .feedback_events.A | [.event_count, .weight_by_event_kind]' one-359982600.out
+	assert_output '[99996,{"guarantee_duration_completed":99995,"job_completed":1}]'
+	run -0 jq -c 'select(.type == "control_report") | .feedback_events.A | [.event_count, .weight_by_event_kind]' one-360018600.out
+	assert_output '[100006,{"guarantee_duration_completed":100005,"job_completed":1}]'
+}

@@ -770,6 +770,14 @@ static void test_control(void)
 	CHECK(tc && to, "open: %s", err);
 	CHECK(!pt_open(&ours, pools, caps, 2, "not a date", 0, ev0, ev1, 10, err, sizeof err) && strstr(err, "time_origin"),
 	      "bad origin accepted");
+	/* the span bound (issue 35): the history from the start to the evidence end is at most 3,650 days */
+	struct pt_controller *tb = pt_open(&ours, pools, caps, 2, "2024-03-04 00:00:00", 60, ev0, 60 + PT_MAX_SPAN_SECONDS, 10, err,
+	                                   sizeof err);
+	CHECK(tb != NULL, "a span of exactly 3,650 days refused: %s", err);
+	pt_close(tb);
+	CHECK(!pt_open(&ours, pools, caps, 2, "2024-03-04 00:00:00", 0, ev0, PT_MAX_SPAN_SECONDS + 60, 10, err, sizeof err) &&
+	      strstr(err, "(315360060 s): 3650.00069 days, more than its bound of 3,650 days; replay a window"),
+	      "a span over 3,650 days: %s", err);
 	int p = pt_pool_index(tc, "P");
 	CHECK(p == 0 && pt_pool_index(tc, "Q") == 1 && pt_pool_index(tc, "R") == -1, "pool order");
 	struct sink_log log = { 0 }, olog = { 0 };

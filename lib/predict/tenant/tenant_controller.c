@@ -121,6 +121,16 @@ struct pt_controller *pt_open(const struct pc_config *pc, const char *const *poo
 	/* every date a window's target start can take must be covered */
 	if (pc_cal_check_span(&tc->cal, &origin, start, evidence_end + (double)cfg->horizon_hours * 3600.0, err, errlen))
 		goto fail;
+	/* idle spans (issue 35): every sample is a record of the history and every fifth one a
+	 * decision written, so a longer span is refused, not walked (docs/hardening.md) */
+	if (evidence_end - start > PT_MAX_SPAN_SECONDS) {
+		snprintf(err, errlen,
+		         "the tenant controller samples every %lld s from the first submit (%.17g s) to its evidence end (%.17g s): "
+		         "%.9g days, more than its bound of 3,650 days; replay a window of the trace (trace-window) or use an "
+		         "aggregate controller (predictive-spot-v1)",
+		         (long long)cfg->sample_interval_seconds, start, evidence_end, (evidence_end - start) / 86400.0);
+		goto fail;
+	}
 	tc->points_per_hour = (size_t)(3600 / cfg->sample_interval_seconds);
 	tc->samples_per_decision = (size_t)(cfg->quota_interval_seconds / cfg->sample_interval_seconds);
 	if (pt_hist_init(&tc->hist, start, (double)cfg->sample_interval_seconds, (int)tc->points_per_hour,

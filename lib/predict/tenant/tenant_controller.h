@@ -139,6 +139,13 @@ void pt_close(struct pt_controller *tc);
 struct pt_controller *pt_clone(const struct pt_controller *tc);
 void pt_set_sink(struct pt_controller *tc, pt_sink sink, void *ctx);
 
+/* The history runs from the first sample (start) to the evidence end, one sample per
+ * sample interval and a decision record per quota interval: an evidence end more than
+ * 3,650 days (the Slurm importer's span bound) after the start is refused by pt_open, since
+ * no exact skip of an idle span inside the evidence window exists (every 300 s writes a
+ * decision that differs from the last: its cutoff, sample count, wait, starvation sums). */
+#define PT_MAX_SPAN_SECONDS (3650.0 * 86400.0)
+
 /* The pool index of a gpu model, or -1. */
 int pt_pool_index(const struct pt_controller *tc, const char *pool);
 size_t pt_pool_count(const struct pt_controller *tc);
