@@ -405,7 +405,7 @@ int sim_job_init(const struct sim *s, struct sim_job *j, const struct trace_job 
 	j->submit = tj->submit;
 	j->gpu = tj->gpus;
 	j->hp = tj->hp;
-	j->rem = tj->duration;
+	j->rem = trace_job_run_seconds(tj);   /* a time limit ends the job there, as Slurm's TIMEOUT */
 	j->qsince = tj->submit;
 	j->eo = eo;
 	j->model = sim_model_of(s, tj->model);

@@ -215,6 +215,33 @@ static int state_index(const char *s)
 	return -1;
 }
 
+/* ---- time limits (issue 37) ---- */
+
+/* Timelimit as sacct prints it: "[D-]HH:MM:SS", "MM:SS", "UNLIMITED" or "Partition_Limit" (the
+ * job asked for none and got the partition's MaxTime, which sacct does not show). The declared
+ * rule: a number is the job's time_limit; UNLIMITED and Partition_Limit leave the job without
+ * one (a replay plans it with the policy's declared default); each kind is counted. */
+enum { LIMIT_GIVEN, LIMIT_UNLIMITED, LIMIT_PARTITION, LIMIT_NONE, NLIMITS };
+static const char *const limit_words[NLIMITS] = { "given", "unlimited", "partition_limit", "empty" };
+
+static int parse_limit(const char *s, long long *secs)
+{
+	*secs = 0;
+	if (!*s)
+		return LIMIT_NONE;
+	if (!strcasecmp(s, "UNLIMITED"))
+		return LIMIT_UNLIMITED;
+	if (!strcasecmp(s, "Partition_Limit"))
+		return LIMIT_PARTITION;
+	long long v = parse_elapsed(s);
+	if (v < 0 && strspn(s, "0123456789") == strlen(s) && strlen(s) <= 9)
+		v = atoll(s) * 60;       /* plain minutes, as --time=M */
+	if (v <= 0)
+		return -1;
+	*secs = v;
+	return LIMIT_GIVEN;
+}
+
 /* ---- one record per job id ---- */
 
 struct rec {
@@ -225,6 +252,8 @@ struct rec {
 	const char *model;                           /* "*" = untyped */
 	const char *tenant;                          /* NULL when not set or not wanted */
 	const char *qos, *partition;
+	long long limit;                             /* Timelimit in seconds; 0 = UNLIMITED, Partition_Limit or no column */
+	int limit_kind;                              /* LIMIT_* */
 	int state;
 	unsigned long line, records;
 };
@@ -319,9 +348,10 @@ static struct rec *lookup(struct jobs *j, const char *id, bool *fresh)
 
 /* ---- the sacct file ---- */
 
-enum col { C_JOBID, C_SUBMIT, C_START, C_END, C_ELAPSED, C_STATE, C_NNODES, C_ALLOCTRES, C_REQTRES, C_ACCOUNT, C_USER, C_QOS, C_PARTITION, NCOLS };
+enum col { C_JOBID, C_SUBMIT, C_START, C_END, C_ELAPSED, C_STATE, C_NNODES, C_ALLOCTRES, C_REQTRES, C_ACCOUNT, C_USER, C_QOS, C_PARTITION,
+	   C_TIMELIMIT, NCOLS };
 static const char *const col_names[NCOLS] = { "JobID", "Submit", "Start", "End", "Elapsed", "State", "NNodes", "AllocTRES", "ReqTRES",
-					      "Account", "User", "QOS", "Partition" };
+					      "Account", "User", "QOS", "Partition", "Timelimit" };
 #define MAX_FIELDS 256
 
 struct sacct {
@@ -335,6 +365,7 @@ struct sacct {
 	const char *tenant_col;         /* NULL: no tenant */
 	struct json *kept_states;       /* source.kept_by_final_state */
 	struct json *kept_kinds;        /* source.kept_job_kinds */
+	struct json *limit_kinds;       /* source.time_limits (with a Timelimit column only) */
 };
 
 static int header_row(struct sacct *p, char *err, size_t errlen)
@@ -477,6 +508,13 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 	 * never held resources never started, whatever Start says */
 	if (alloc && !*alloc)
 		start = -1;
+	long long limit = 0;
+	int limit_kind = LIMIT_NONE;
+	if (p->col[C_TIMELIMIT] >= 0 && (limit_kind = parse_limit(field(p, C_TIMELIMIT), &limit)) < 0) {
+		imp_errf(err, errlen, l->name, l->line, "job '%s': Timelimit '%s' is not [D-]HH:MM:SS, minutes, UNLIMITED or Partition_Limit", id,
+			 field(p, C_TIMELIMIT));
+		return -1;
+	}
 	const char *tname = p->tenant_col ? field(p, p->o->tenant_from == IMPORT_SLURM_TENANT_ACCOUNT ? C_ACCOUNT : C_USER) : NULL;
 	if (tname && *tname && (problem = text_id_problem(tname, strlen(tname)))) {
 		imp_errf(err, errlen, l->name, l->line, "job '%s': %s '%s' %s", id, p->tenant_col, tname, problem);
@@ -511,6 +549,8 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 	r->tenant = tname && *tname ? intern(&p->jobs, tenant_of(p, tname, hbuf, sizeof hbuf)) : NULL;
 	r->qos = p->col[C_QOS] >= 0 ? intern(&p->jobs, field(p, C_QOS)) : "";
 	r->partition = p->col[C_PARTITION] >= 0 ? intern(&p->jobs, field(p, C_PARTITION)) : "";
+	r->limit = limit;
+	r->limit_kind = limit_kind;
 	return 0;
 }
 
@@ -584,6 +624,9 @@ static int finish_jobs(struct sacct *p, const struct trace_caps *caps, char *err
 		j->hp = cls == 1;
 		j->model = (char *)r->model;
 		j->tenant = (char *)r->tenant;
+		j->time_limit = r->limit;
+		if (p->limit_kinds)
+			imp_count(&t->arena, p->limit_kinds, limit_words[r->limit_kind]);
 		if (imp_job_check(t, caps, j, p->l.name, r->line, err, errlen))
 			return -1;
 		if (r->first_submit < origin)
@@ -627,6 +670,11 @@ static int read_sacct(struct sacct *p, const char *path, const struct trace_caps
 	}
 	if (header_row(p, err, errlen))
 		return -1;
+	if (p->col[C_TIMELIMIT] >= 0) {
+		p->limit_kinds = json_object(&p->t->arena);
+		for (int k = 0; k < NLIMITS; k++)
+			imp_reason(&p->t->arena, p->limit_kinds, limit_words[k]);
+	}
 	while ((rc = slurm_next_line(&p->l, err, errlen)) > 0) {
 		if (!p->l.buf.buf[strspn(p->l.buf.buf, " \t")])
 			continue;       /* a blank line */
@@ -708,6 +756,10 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	json_set(ta, s, "submit_semantics", json_str(ta, "the earliest Submit over every record of the job id, less the earliest over the jobs kept (time_origin, sacct's clock as written)"));
 	json_set(ta, s, "kept_by_final_state", p.kept_states);
 	json_set(ta, s, "kept_job_kinds", p.kept_kinds);
+	if (p.limit_kinds) {
+		json_set(ta, s, "time_limit_semantics", json_str(ta, "Timelimit of the final record in whole seconds; UNLIMITED, Partition_Limit and an empty cell give no time_limit"));
+		json_set(ta, s, "time_limits", p.limit_kinds);
+	}
 	rc = 0;
 out:
 	trace_caps_release(&caps);
