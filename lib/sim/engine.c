@@ -87,7 +87,7 @@ static void close_spot_run(struct sim *s, struct sim_job *j, bool completed)
 
 /* ---- main loop ---- */
 
-static void start_job(struct sim *s, struct sim_job *j)
+void start_job(struct sim *s, struct sim_job *j)
 {
 	j->qsec += s->now - j->qsince;
 	if (!j->started) {
@@ -119,6 +119,8 @@ static void start_job(struct sim *s, struct sim_job *j)
  * are never visited (queue.c). Returns the number of jobs started. */
 static size_t start_pass(struct sim *s)
 {
+	if (s->p->backfill != BACKFILL_NONE)
+		return backfill_pass(s);   /* issue 37: backfill.c */
 	if (s->tfree <= SIM_EPS)
 		return 0;
 	size_t started = 0;

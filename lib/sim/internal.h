@@ -146,6 +146,8 @@ void hp_iter_begin(struct sim *s);                /* walk the queued HP jobs in 
 struct sim_job *hp_iter_next(struct sim *s);
 void hp_iter_skip_model(struct sim *s, int model); /* the rest of this walk skips HP jobs of model */
 double hp_next_wakeup(struct sim *s, double thr, double delay); /* min qsince+delay > thr */
+size_t queue_lane_count(const struct sim *s);     /* issue 37: queue_order_next's cursors */
+struct sim_job *queue_order_next(struct sim *s, size_t *cur);   /* every queued job in key order */
 
 /* placement.c */
 int placement_init(struct sim *s);
@@ -163,6 +165,12 @@ double running_next_completion(struct sim *s, double thr);      /* min now+rem >
 double running_next_guarantee(struct sim *s, double thr);       /* min run_start+rg > thr over Spot */
 struct sim_job **running_collect_done(struct sim *s, size_t *n); /* removes rem <= EPS, by job_id */
 struct sim_job *running_guarantee_frontier(struct sim *s, double thr); /* Spot before it: guarantee passed */
+
+/* engine.c: start j now (queue_remove'd, placed) */
+void start_job(struct sim *s, struct sim_job *j);
+
+/* backfill.c (issue 37): the start pass under backfill easy or conservative (docs/simulator.md §3.10) */
+size_t backfill_pass(struct sim *s);
 
 /* preempt.c */
 void victims_reset(struct sim *s);

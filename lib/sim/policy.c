@@ -23,6 +23,11 @@ const char *policy_admission_name(enum sim_admission m)
 	return m == ADMISSION_ENFORCE ? "enforce" : "bypass";
 }
 
+const char *policy_backfill_name(enum sim_backfill b)
+{
+	return b == BACKFILL_NONE ? "none" : b == BACKFILL_EASY ? "easy" : "conservative";
+}
+
 static const char *get_string(const struct json *doc, const char *key, char *err, size_t errlen)
 {
 	struct json *v = json_get(doc, key);
@@ -92,6 +97,7 @@ static const char *const schedulers[] = { "fifo", "priority_preemptive", NULL };
 static const char *const placements[] = { "deterministic_best_fit", NULL };
 static const char *const victims[] = { "longest_remaining", "lowest_checkpoint_loss", NULL };
 static const char *const admissions[] = { "enforce", "bypass", NULL };
+static const char *const backfills[] = { "none", "easy", "conservative", NULL };
 
 #define FIELD(f) offsetof(struct sim_policy, f)
 static const struct knob knobs[] = {
@@ -104,12 +110,18 @@ static const struct knob knobs[] = {
 	{ "spot_eviction_budget_rate", KNOB_RATE, false, 0, NULL, NULL, 0 },
 	{ "preemption_victim_strategy", KNOB_CHOICE, false, FIELD(victim_order), victims, "", 0 },
 	{ "predictive_admission_mode", KNOB_CHOICE, false, FIELD(admission), admissions, " (want 'enforce' or 'bypass')", 0 },
+	/* issue 37 */
+	{ "backfill", KNOB_CHOICE, false, FIELD(backfill), backfills, " (want 'none', 'easy' or 'conservative')", 0 },
+	{ "backfill_default_time_limit_seconds", KNOB_SECONDS, false, FIELD(bf_default_limit), NULL, NULL, 0 },
+	{ "backfill_window_seconds", KNOB_SECONDS, false, FIELD(bf_window), NULL, NULL, 0 },
+	{ "backfill_resolution_seconds", KNOB_SECONDS, false, FIELD(bf_resolution), NULL, NULL, 0 },
+	{ "backfill_max_job_test", KNOB_SECONDS, false, FIELD(bf_max_job_test), NULL, NULL, 0 },
 };
 #define N_KNOBS (sizeof knobs / sizeof *knobs)
 
 /* An enum field by offset: every enum of struct sim_policy is an int-sized enum. */
 _Static_assert(sizeof(enum sim_scheduler) == sizeof(int) && sizeof(enum sim_victim_order) == sizeof(int) &&
-	       sizeof(enum sim_admission) == sizeof(int), "a CHOICE knob's field is an int");
+	       sizeof(enum sim_admission) == sizeof(int) && sizeof(enum sim_backfill) == sizeof(int), "a CHOICE knob's field is an int");
 static int *choice_field(struct sim_policy *p, const struct knob *k)
 {
 	return k->offset ? (int *)(void *)((char *)p + k->offset) : NULL;

@@ -347,6 +347,35 @@ struct sim_job *queue_pass_next(struct sim *s)
 	return NULL;
 }
 
+/* issue 37 (backfill.c): every queued job in key order, lazily: segment by segment, the
+ * segment's lanes merged on eo (each lane ascends in eo). cur holds one cursor per lane
+ * (queue_lane_count of them, zeroed by the caller); no insertion or removal between calls
+ * other than of the job just returned. */
+size_t queue_lane_count(const struct sim *s)
+{
+	return s->qix->n_lanes;
+}
+
+struct sim_job *queue_order_next(struct sim *s, size_t *cur)
+{
+	struct queue_index *q = s->qix;
+	for (size_t seg = 0; seg < SEGMENTS; seg++) {
+		size_t best = SIZE_MAX;
+		for (size_t m = 0; m < q->per_seg; m++) {
+			size_t i = seg * q->per_seg + m;
+			struct lane *l = &q->lanes[i];
+			if (l->live == 0)
+				continue;
+			cur[i] = lane_find(l, cur[i], 1.0e308);
+			if (cur[i] < l->n && (best == SIZE_MAX || l->v[cur[i]]->eo < q->lanes[best].v[cur[best]]->eo))
+				best = i;
+		}
+		if (best != SIZE_MAX)
+			return q->lanes[best].v[cur[best]++];
+	}
+	return NULL;
+}
+
 /* Only under priority_preemptive, where the queued HP jobs are segment 0 (HP never requeued):
  * they are walked in key order by merging the segment's model lanes on eo. Preemption marks
  * a lane skipped once its victim list is used up: every later HP of that model would find
