@@ -31,6 +31,7 @@ struct profile {
 struct release {
 	double t;
 	size_t job;     /* index into s->jobs (ties in job order: deterministic) */
+	size_t run;     /* the job's run ordinal when it started */
 	struct sim_job *j;
 };
 
@@ -41,6 +42,7 @@ struct bf {
 	struct sim_job **pending;       /* blocked before the plan was built, in key order */
 	size_t np, capp;
 	size_t reservations, max_reservations;
+	bool *col;                      /* per model + 1 ("*" last): some blocked job of it is pending or reserved */
 };
 
 static double planned_run(const struct sim *s, const struct sim_job *j)
@@ -106,6 +108,94 @@ static int release_cmp(const void *a, const void *b)
 	return x->job < y->job ? -1 : x->job > y->job;
 }
 
+/* ---- the index of running jobs by planned end, kept across passes ----
+ * An entry is (planned end, job, run ordinal); it is stale once the job no longer runs that
+ * run (completed or evicted: no hook there), skipped when read and dropped when the index is
+ * compacted. A job planned never to end is not in it. The index remembers the planning
+ * parameters it was built under; another policy's (sim_set_policy) rebuilds it. */
+struct bf_index {
+	struct release *v;
+	size_t n, cap;
+	long long dflt, res;            /* bf_default_limit and bf_resolution it was built with */
+};
+
+static bool live(const struct release *r)
+{
+	return r->j->running && r->j->runs == (long long)r->run;
+}
+
+static void index_insert(struct bf_index *x, struct release r)
+{
+	size_t lo = 0, hi = x->n;       /* after every entry <= r */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (release_cmp(&x->v[mid], &r) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	x->v = xgrow(x->v, &x->cap, x->n + 1, sizeof *x->v);
+	memmove(x->v + lo + 1, x->v + lo, (x->n - lo) * sizeof *x->v);
+	x->v[lo] = r;
+	x->n++;
+}
+
+static struct release release_of(const struct sim *s, struct sim_job *j)
+{
+	return (struct release){ round_up(s, j->run_start + planned_run(s, j)), (size_t)(j - s->jobs), (size_t)j->runs, j };
+}
+
+void backfill_started(struct sim *s, struct sim_job *j)
+{
+	struct bf_index *x = s->bfx;
+	if (!x)
+		return;
+	if (s->p->backfill == BACKFILL_NONE) {
+		backfill_release(s);    /* starts under another pass: rebuilt if backfill comes back */
+		return;
+	}
+	struct release r = release_of(s, j);
+	if (isfinite(r.t))
+		index_insert(x, r);
+	if (x->n > 2 * s->rn + 64) {   /* compact: keep the live entries */
+		size_t w = 0;
+		for (size_t i = 0; i < x->n; i++)
+			if (live(&x->v[i]))
+				x->v[w++] = x->v[i];
+		x->n = w;
+	}
+}
+
+void backfill_release(struct sim *s)
+{
+	if (s->bfx) {
+		free(s->bfx->v);
+		free(s->bfx);
+		s->bfx = NULL;
+	}
+}
+
+/* The index for this pass: built from the running set when missing or planned otherwise. */
+static struct bf_index *index_get(struct sim *s)
+{
+	struct bf_index *x = s->bfx;
+	if (x && x->dflt == s->p->bf_default_limit && x->res == s->p->bf_resolution)
+		return x;
+	backfill_release(s);
+	x = s->bfx = xcalloc(1, sizeof *x);
+	x->dflt = s->p->bf_default_limit;
+	x->res = s->p->bf_resolution;
+	x->v = xmalloc((s->rn + 1) * sizeof *x->v);
+	x->cap = s->rn + 1;
+	for (size_t i = 0; i < s->rn; i++) {
+		struct release r = release_of(s, s->running[i].j);
+		if (isfinite(r.t))
+			x->v[x->n++] = r;
+	}
+	qsort(x->v, x->n, sizeof *x->v, release_cmp);
+	return x;
+}
+
 static void add_alloc(struct bf *b, double *row, const struct sim_job *j, double sign)
 {
 	for (size_t k = 0; k < j->n_alloc; k++) {
@@ -126,22 +216,16 @@ static void profile_build(struct bf *b)
 	profile_push(p, s->now);
 	memcpy(p->f, s->fbm, (size_t)s->n_models * sizeof *p->f);
 	p->f[p->w - 1] = s->tfree;
-	struct release *r = xmalloc((s->rn + 1) * sizeof *r);
-	size_t nr = 0;
-	for (size_t i = 0; i < s->rn; i++) {
-		struct sim_job *j = s->running[i].j;
-		double e = round_up(s, j->run_start + planned_run(s, j));
-		if (!isfinite(e))
+	const struct bf_index *x = index_get(s);
+	for (size_t i = 0; i < x->n; i++) {
+		const struct release *r = &x->v[i];
+		if (!live(r))
 			continue;
-		r[nr++] = (struct release){ e > s->now ? e : s->now, (size_t)(j - s->jobs), j };
+		double t = r->t > s->now ? r->t : s->now;
+		if (p->n == 1 || t > p->t[p->n - 1])
+			profile_push(p, t);
+		add_alloc(b, p->f + (p->n - 1) * p->w, r->j, +1);
 	}
-	qsort(r, nr, sizeof *r, release_cmp);
-	for (size_t i = 0; i < nr; i++) {
-		if (p->n == 1 || r[i].t > p->t[p->n - 1])
-			profile_push(p, r[i].t);
-		add_alloc(b, p->f + (p->n - 1) * p->w, r[i].j, +1);
-	}
-	free(r);
 	b->built = true;
 }
 
@@ -189,6 +273,27 @@ static void reserve(struct bf *b, struct sim_job *j)
 	b->reservations++;
 }
 
+/* A blocked job, to be reserved now or when the plan is built. */
+static void blocked_job(struct bf *b, struct sim_job *j)
+{
+	b->col[j->model < 0 ? b->s->n_models : j->model] = true;
+	if (b->built) {
+		reserve(b, j);
+		return;
+	}
+	b->pending = xgrow(b->pending, &b->capp, b->np + 1, sizeof *b->pending);
+	b->pending[b->np++] = j;
+}
+
+/* Whether the plan can matter to j: a job of a concrete model whose column holds no
+ * reservation, with none of "*" either, fits the plan from now on iff it fits now (its
+ * column only grows with time, and the total is never below it while every reservation fits
+ * its own column), so it needs no plan. */
+static bool needs_plan(const struct bf *b, const struct sim_job *j)
+{
+	return j->model < 0 || b->col[j->model] || b->col[b->s->n_models];
+}
+
 static bool admitted(struct sim *s, struct sim_job *j)
 {
 	if (!s->gated || j->hp)
@@ -203,6 +308,19 @@ static bool admitted(struct sim *s, struct sim_job *j)
 static int try_backfill(struct bf *b, struct sim_job *j)
 {
 	struct sim *s = b->s;
+	if (!needs_plan(b, j)) {
+		if (place(s, j))
+			return 0;
+		queue_remove(s, j);
+		start_job(s, j);
+		if (b->built) {         /* keep the plan true: j holds its GPUs until its planned end */
+			double end = round_up(s, s->now + planned_run(s, j));
+			size_t e = isfinite(end) ? point_at(&b->pr, end) : b->pr.n;
+			for (size_t i = 0; i < e; i++)
+				add_alloc(b, b->pr.f + i * b->pr.w, j, -1);
+		}
+		return 1;
+	}
 	if (!b->built) {
 		profile_build(b);
 		for (size_t k = 0; k < b->np; k++)
@@ -220,6 +338,91 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 	return 1;
 }
 
+/* Easy's one reservation as Slurm's classic shadow: the first planned end at which the blocked
+ * job B fits (its model's column, and the total), and the GPUs left over then beside it. */
+struct shadow {
+	double t;                       /* INFINITY: no reservation */
+	double extra_m, extra_t;        /* free beyond B at t in B's model and in total */
+};
+
+static struct shadow shadow_of(struct sim *s, const struct sim_job *B)
+{
+	struct shadow sh = { INFINITY, INFINITY, INFINITY };
+	int m = B->model;
+	double fm = m < 0 ? s->tfree : s->fbm[m], ft = s->tfree;
+	const struct bf_index *x = index_get(s);
+	size_t i = 0;
+	double t = s->now;
+	while (!(fm >= B->gpu && ft >= B->gpu)) {
+		while (i < x->n && !live(&x->v[i]))
+			i++;
+		if (i == x->n)
+			return sh;      /* never fits within the plan */
+		t = x->v[i].t > s->now ? x->v[i].t : s->now;
+		for (; i < x->n && !(x->v[i].t > t); i++) {   /* every release at t */
+			const struct sim_job *j = x->v[i].j;
+			if (!live(&x->v[i]))
+				continue;
+			if (j->model >= 0) {    /* every piece on its model's nodes */
+				if (m < 0 || j->model == m)
+					fm += j->gpu;
+				ft += j->gpu;
+				continue;
+			}
+			for (size_t k = 0; k < j->n_alloc; k++) {
+				if (m < 0 || s->nodes[j->alloc[k].node].model == m)
+					fm += j->alloc[k].x;
+				ft += j->alloc[k].x;
+			}
+		}
+	}
+	if (s->p->bf_window > 0 && t > s->now + (double)s->p->bf_window)
+		return sh;              /* beyond the window: no reservation */
+	sh.t = t;
+	sh.extra_m = fm - B->gpu;
+	sh.extra_t = ft - B->gpu;
+	return sh;
+}
+
+/* Easy: behind the one reservation only jobs that fit now matter, and the queue hands out
+ * exactly those, in key order (queue_pass_next); B is the blocked job already visited. A job
+ * starts if it ends (by its plan) before the shadow time, or takes only GPUs the reservation
+ * leaves over, or cannot touch B's GPUs (another concrete model): the plan of §3.10 with one
+ * reservation, computed in O(1) per job. */
+static size_t easy_rest(struct sim *s, struct sim_job *B, size_t max_test)
+{
+	struct shadow sh = { INFINITY, INFINITY, INFINITY };
+	bool have = false;              /* the shadow is computed for the first job it matters to */
+	size_t started = 0, tested = 1;
+	struct sim_job *j;
+	queue_pass_begin(s);
+	while (s->tfree > SIM_EPS && (j = queue_pass_next(s))) {
+		if (j == B || !admitted(s, j))
+			continue;
+		if (tested++ >= max_test)
+			break;
+		bool apart = j->model >= 0 && B->model >= 0 && j->model != B->model;
+		if (!apart && !have) {
+			sh = shadow_of(s, B);
+			have = true;
+		}
+		bool before = !apart && !(round_up(s, s->now + planned_run(s, j)) > sh.t);
+		bool same = j->model >= 0 && j->model == B->model;
+		bool within = !apart && (same ? j->gpu <= sh.extra_m && j->gpu <= sh.extra_t : j->gpu <= sh.extra_t);
+		if (!(apart || before || within) || place(s, j))
+			continue;
+		queue_remove(s, j);
+		start_job(s, j);
+		started++;
+		if (!apart && !before) {
+			sh.extra_t -= j->gpu;
+			if (same)
+				sh.extra_m -= j->gpu;
+		}
+	}
+	return started;
+}
+
 size_t backfill_pass(struct sim *s)
 {
 	if (s->tfree <= SIM_EPS)
@@ -228,7 +431,9 @@ size_t backfill_pass(struct sim *s)
 	if (!queue_pass_next(s))
 		return 0;               /* no queued job fits its eligible free GPUs: none can start */
 	struct bf b = { .s = s };
-	b.max_reservations = s->p->backfill == BACKFILL_EASY ? 1 : SIZE_MAX;
+	bool easy = s->p->backfill == BACKFILL_EASY;
+	b.max_reservations = easy ? 1 : SIZE_MAX;
+	b.col = xcalloc((size_t)s->n_models + 1, sizeof *b.col);
 	size_t *cur = xcalloc(queue_lane_count(s), sizeof *cur);
 	size_t started = 0, tested = 0;
 	size_t max_test = s->p->bf_max_job_test > 0 ? (size_t)s->p->bf_max_job_test : SIZE_MAX;
@@ -246,6 +451,13 @@ size_t backfill_pass(struct sim *s)
 				continue;
 			}
 			blocked = true;
+			tested++;
+			blocked_job(&b, j);
+			if (easy) {
+				started += easy_rest(s, j, max_test);
+				break;
+			}
+			continue;
 		}
 		if (tested++ >= max_test)
 			break;
@@ -253,14 +465,10 @@ size_t backfill_pass(struct sim *s)
 			started++;
 			continue;
 		}
-		if (b.built)
-			reserve(&b, j);
-		else {
-			b.pending = xgrow(b.pending, &b.capp, b.np + 1, sizeof *b.pending);
-			b.pending[b.np++] = j;
-		}
+		blocked_job(&b, j);
 	}
 	free(cur);
+	free(b.col);
 	free(b.pending);
 	free(b.pr.t);
 	free(b.pr.f);

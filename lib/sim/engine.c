@@ -103,6 +103,8 @@ void start_job(struct sim *s, struct sim_job *j)
 	}
 	j->rg = j->hp ? 0.0 : (double)s->p->guarantee_seconds;
 	running_add(s, j);
+	if (s->bfx || s->p->backfill != BACKFILL_NONE)
+		backfill_started(s, j);   /* issue 37 */
 	if (s->hooked) {
 		if (!j->hp)
 			alloc_account(s, j, +1);

@@ -109,6 +109,8 @@ struct sim {
 	struct sim_job *shead, *stail, *gfront;
 	/* victims, per HP model (index model + 1; 0 = "*") */
 	struct victim_list *vl;
+	/* backfill.c (issue 37): running jobs by planned end; NULL = rebuilt when a pass needs it */
+	struct bf_index *bfx;
 	/* placement.c */
 	struct placement_index *pix;
 	struct sim_alloc *cand;
@@ -171,6 +173,8 @@ void start_job(struct sim *s, struct sim_job *j);
 
 /* backfill.c (issue 37): the start pass under backfill easy or conservative (docs/simulator.md §3.10) */
 size_t backfill_pass(struct sim *s);
+void backfill_started(struct sim *s, struct sim_job *j);   /* from start_job: index j's planned end */
+void backfill_release(struct sim *s);
 
 /* preempt.c */
 void victims_reset(struct sim *s);
