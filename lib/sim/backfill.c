@@ -43,6 +43,9 @@ struct bf {
 	size_t np, capp;
 	size_t reservations, max_reservations;
 	bool *col;                      /* per model + 1 ("*" last): some blocked job of it is pending or reserved */
+	size_t *ccur;                   /* per model + 1: pending entries before it are reserved for that column */
+	unsigned char *done;            /* per pending entry: reserved (or found no room) */
+	size_t capd;
 };
 
 static double planned_run(const struct sim *s, const struct sim_job *j)
@@ -198,6 +201,11 @@ static struct bf_index *index_get(struct sim *s)
 
 static void add_alloc(struct bf *b, double *row, const struct sim_job *j, double sign)
 {
+	if (j->model >= 0) {            /* every piece on its model's nodes */
+		row[j->model] += sign * j->gpu;
+		row[b->pr.w - 1] += sign * j->gpu;
+		return;
+	}
 	for (size_t k = 0; k < j->n_alloc; k++) {
 		row[b->s->nodes[j->alloc[k].node].model] += sign * j->alloc[k].x;
 		row[b->pr.w - 1] += sign * j->alloc[k].x;
@@ -273,16 +281,35 @@ static void reserve(struct bf *b, struct sim_job *j)
 	b->reservations++;
 }
 
-/* A blocked job, to be reserved now or when the plan is built. */
+/* A blocked job: its reservation is made when a job behind it in its column (or any, with
+ * "*") asks the plan (flush), so a column without such a job costs nothing. */
 static void blocked_job(struct bf *b, struct sim_job *j)
 {
 	b->col[j->model < 0 ? b->s->n_models : j->model] = true;
-	if (b->built) {
-		reserve(b, j);
-		return;
-	}
 	b->pending = xgrow(b->pending, &b->capp, b->np + 1, sizeof *b->pending);
+	b->done = xgrow(b->done, &b->capd, b->np + 1, sizeof *b->done);
+	b->done[b->np] = 0;
 	b->pending[b->np++] = j;
+}
+
+/* The plan as j must see it: built, with the reservations of every blocked job ahead of j
+ * that can share GPUs with it, in key order. Columns of concrete models are independent
+ * (a reservation fits its column, so the total never binds a concrete job); "*" binds all. */
+static void flush(struct bf *b, const struct sim_job *j)
+{
+	struct sim *s = b->s;
+	if (!b->built)
+		profile_build(b);
+	size_t nm = (size_t)s->n_models, c = j->model < 0 || b->col[nm] ? nm : (size_t)j->model;
+	for (size_t k = b->ccur[c]; k < b->np; k++)
+		if (!b->done[k] && (c == nm || b->pending[k]->model == (int)c)) {
+			reserve(b, b->pending[k]);
+			b->done[k] = 1;
+		}
+	b->ccur[c] = b->np;
+	if (c == nm)
+		for (size_t m = 0; m < nm; m++)
+			b->ccur[m] = b->np;
 }
 
 /* Whether the plan can matter to j: a job of a concrete model whose column holds no
@@ -321,11 +348,7 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 		}
 		return 1;
 	}
-	if (!b->built) {
-		profile_build(b);
-		for (size_t k = 0; k < b->np; k++)
-			reserve(b, b->pending[k]);
-	}
+	flush(b, j);
 	double L = planned_run(s, j);
 	if (earliest(&b->pr, j->model, j->gpu, L) != 0 || place(s, j))
 		return 0;
@@ -434,7 +457,10 @@ size_t backfill_pass(struct sim *s)
 	bool easy = s->p->backfill == BACKFILL_EASY;
 	b.max_reservations = easy ? 1 : SIZE_MAX;
 	b.col = xcalloc((size_t)s->n_models + 1, sizeof *b.col);
+	b.ccur = xcalloc((size_t)s->n_models + 1, sizeof *b.ccur);
 	size_t *cur = xcalloc(queue_lane_count(s), sizeof *cur);
+	if (!easy)
+		queue_order_skip_unfit(s, cur);   /* their jobs cannot start, their plans bind none that can */
 	size_t started = 0, tested = 0;
 	size_t max_test = s->p->bf_max_job_test > 0 ? (size_t)s->p->bf_max_job_test : SIZE_MAX;
 	bool blocked = false;
@@ -469,6 +495,8 @@ size_t backfill_pass(struct sim *s)
 	}
 	free(cur);
 	free(b.col);
+	free(b.ccur);
+	free(b.done);
 	free(b.pending);
 	free(b.pr.t);
 	free(b.pr.f);

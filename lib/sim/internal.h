@@ -150,6 +150,7 @@ void hp_iter_skip_model(struct sim *s, int model); /* the rest of this walk skip
 double hp_next_wakeup(struct sim *s, double thr, double delay); /* min qsince+delay > thr */
 size_t queue_lane_count(const struct sim *s);     /* issue 37: queue_order_next's cursors */
 struct sim_job *queue_order_next(struct sim *s, size_t *cur);   /* every queued job in key order */
+void queue_order_skip_unfit(struct sim *s, size_t *cur);        /* leave out models none of whose jobs fits now */
 
 /* placement.c */
 int placement_init(struct sim *s);
