@@ -124,10 +124,13 @@ static int job_line(struct swf *p, char *s, size_t n, char *err, size_t errlen)
 	struct lines *l = &p->l;
 	size_t k = 0, i = 0;
 	while (i < n) {
-		i += strspn(s + i, " \t");
+		while (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
 		if (i >= n)
 			break;
-		size_t w = strcspn(s + i, " \t");
+		size_t w = 0;
+		while (i + w < n && s[i + w] != ' ' && s[i + w] != '\t')
+			w++;
 		if (k == SWF_FIELDS) {
 			imp_errf(err, errlen, l->name, l->line, "more than %d fields (SWF v2.2 has exactly %d)", SWF_FIELDS, SWF_FIELDS);
 			return -1;
@@ -204,7 +207,7 @@ static int job_line(struct swf *p, char *s, size_t n, char *err, size_t errlen)
 	const struct import_swf_opts *o = p->o;
 	double gpus = o->procs_per_gpu > 0 ? ceil(procs / (double)o->procs_per_gpu) : procs * (double)o->gpus_per_proc;
 	char id[32];
-	snprintf(id, sizeof id, "%.0f", f[F_JOB]);
+	snprintf(id, sizeof id, "%lld", (long long)f[F_JOB]);
 	struct trace_job *j = trace_add_job(t);
 	j->id = trace_strdup(t, id);
 	j->submit = f[F_SUBMIT];
