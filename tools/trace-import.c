@@ -43,7 +43,7 @@ enum {
 	OPT_TRACE_ID = 256, OPT_NODES, OPT_JOBS, OPT_GPU_MODEL, OPT_MAX_SUBMIT, OPT_EVAL_START, OPT_EVAL_END,
 	OPT_WARMUP_START, OPT_NO_WARMUP_SPOT, OPT_PODS, OPT_PHASE, OPT_MACHINES, OPT_JOB_LOG, OPT_CLASS,
 	OPT_MAP, OPT_NODES_FILE, OPT_SUBSET, OPT_SEED, OPT_TENANT_FROM, OPT_HASH_KEY,
-	OPT_GPUS_PER_PROC, OPT_PROCS_PER_GPU, OPT_GPUS_PER_NODE, OPT_NODE_COUNT,
+	OPT_GPUS_PER_PROC, OPT_PROCS_PER_GPU, OPT_GPUS_PER_NODE, OPT_NODE_COUNT, OPT_HETJOB,
 };
 
 #define COMMON_OPTIONS { "trace-id", required_argument, NULL, OPT_TRACE_ID }, PROGRESS_OPTIONS, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 }
@@ -75,7 +75,7 @@ static const struct option csv_options[] = {
 static const struct option slurm_options[] = {
 	{ "jobs", required_argument, NULL, OPT_JOBS }, { "nodes", required_argument, NULL, OPT_NODES },
 	{ "class", required_argument, NULL, OPT_CLASS }, { "tenant-from", required_argument, NULL, OPT_TENANT_FROM },
-	{ "hash-key", required_argument, NULL, OPT_HASH_KEY },
+	{ "hash-key", required_argument, NULL, OPT_HASH_KEY }, { "hetjob", required_argument, NULL, OPT_HETJOB },
 	COMMON_OPTIONS,
 };
 
@@ -320,6 +320,11 @@ static int import_slurm(struct run *r, int argc, char **argv, struct trace *t, s
 				usage_error(usage, "--tenant-from must be 'account', 'user' or 'none', not '%s'", optarg);
 			break;
 		case OPT_HASH_KEY: key_file = optarg; break;
+		case OPT_HETJOB:
+			if (strcmp(optarg, "join") && strcmp(optarg, "split"))
+				usage_error(usage, "--hetjob must be 'join' or 'split', not '%s'", optarg);
+			o.het_join = !strcmp(optarg, "join");
+			break;
 		}
 	}
 	cli_operands(&r->cli, argc, argv, 0);
@@ -458,7 +463,7 @@ static const struct {
 	{ "csv", import_csv, CLI_INPUT | CLI_OUTPUT, "--map SPEC [--nodes-file FILE] [--node-subset-gpus N --seed S]", " FILE...",
 	  "any CSV with an explicit column and label mapping; -i FILE is the\n"
 	  "                  same as a FILE operand\n" },
-	{ "slurm", import_slurm, CLI_OUTPUT, "--jobs FILE --nodes FILE --class RULE... [--tenant-from account|user|none] [--hash-key FILE]", "",
+	{ "slurm", import_slurm, CLI_OUTPUT, "--jobs FILE --nodes FILE --class RULE... [--tenant-from account|user|none] [--hash-key FILE] [--hetjob split|join]", "",
 	  "sacct -P output and scontrol show node -o output; RULE is\n"
 	  "                  qos:NAME=HP|Spot, partition:NAME=HP|Spot or *=HP|Spot (first match wins)\n" },
 	{ "swf", import_swf, CLI_OUTPUT,

@@ -83,6 +83,7 @@ struct import_slurm_opts {
 	size_t n_rules;                        /* at least one */
 	int tenant_from;                       /* IMPORT_SLURM_TENANT_* */
 	const char *hash_key;
+	bool het_join;                         /* issue 37: --hetjob join (components 123+N become one job 123) */
 };
 
 /* swf (issue 37): Standard Workload Format v2.2. GPUs = processors x gpus_per_proc, or

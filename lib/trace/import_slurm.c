@@ -639,6 +639,8 @@ static int finish_jobs(struct sacct *p, const struct trace_caps *caps, char *err
 		if (r->records > 1)
 			imp_count(&t->arena, p->kept_kinds, "requeued_jobs");
 	}
+	if (p->o->het_join)
+		slurm_join_hetjobs(t, first, p->kept_kinds);
 	if (t->n_jobs == first) {
 		snprintf(err, errlen, "%s: no job kept (every row was skipped: see the state rules in docs/slurm-import.md)", p->l.name);
 		return -1;
@@ -713,6 +715,8 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	imp_param(a, hdr, "class", rules);
 	imp_param(a, hdr, "tenant_from", json_str(a, tenant_words[o->tenant_from]));
 	imp_param(a, hdr, "hash_tenants", json_bool(a, o->hash_key != NULL));   /* never the key */
+	if (o->het_join)
+		imp_param(a, hdr, "hetjob", json_str(a, "join"));
 
 	t->version = o->tenant_from == IMPORT_SLURM_TENANT_NONE ? 1 : 2;
 	t->trace_id = trace_strdup(t, "slurm");
@@ -730,6 +734,8 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	imp_reason(&t->arena, p.kept_kinds, "array_tasks");
 	imp_reason(&t->arena, p.kept_kinds, "heterogeneous_components");
 	imp_reason(&t->arena, p.kept_kinds, "requeued_jobs");
+	if (o->het_join)
+		imp_reason(&t->arena, p.kept_kinds, "heterogeneous_jobs");
 	sb_init(&p.l.buf);
 	p.jobs.strings = &t->arena;
 	int rc = IMPORT_DATA_ERROR;

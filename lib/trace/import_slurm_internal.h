@@ -23,4 +23,7 @@ int slurm_next_line(struct lines *l, char *err, size_t errlen);
 /* Read the node inventory at path (scontrol show node -o) into t's nodes, count nodes
  * without GPUs in t->skipped_rows, and record the file in hdr.inputs (SHA-256 into sha). */
 int slurm_read_nodes(struct trace *t, const char *path, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen);
+/* issue 37 (--hetjob join): merge the kept components 123+N of t->jobs[first..] into one job
+ * 123 each (import_slurm_het.c), counting them in kinds.heterogeneous_jobs. */
+void slurm_join_hetjobs(struct trace *t, size_t first, struct json *kinds);
 #endif
