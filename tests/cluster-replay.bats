@@ -188,3 +188,43 @@ policy() {
 	run -0 jq -c 'select(.type == "job_result" and .job_id == "112") | [.gpu_count, .duration_seconds]' "$TMP/r"
 	assert_output '[3,900]'
 }
+
+@test "multifactor: QOS and fair-share order the backfill queue (docs/simulator.md §3.12)" {
+	T="$DATA/sim/multifactor.trace.ndjson"
+	policy base fifo conservative
+	run -0 starts "$TMP/base.json" "$T"
+	assert_output "a=0 b=100 c=110 d=120 "
+	# QOS: the HP job d (1000) passes the Spot jobs b and c (0), which keep their order
+	policy qos fifo conservative ',"priority_multifactor":{"PriorityWeightQOS":1000,"QOSPriority":{"HP":100,"Spot":0}}'
+	run -0 starts "$TMP/qos.json" "$T"
+	assert_output "a=0 b=110 c=120 d=100 "
+	# fair-share: at 100 only tenant x has used GPUs (U = 1, S = 1/2: 2^-2 x 1000 = 250);
+	# tenant y's c (2^0 x 1000) goes first; b and d are both x's and keep their order
+	policy fs fifo easy ',"priority_multifactor":{"PriorityWeightFairshare":1000,"PriorityDecayHalfLife":3600}'
+	run -0 starts "$TMP/fs.json" "$T"
+	assert_output "a=0 b=110 c=100 d=120 "
+	# age with a 10-s PriorityMaxAge: every waiting job is at 1, QOS decides again
+	policy age fifo conservative ',"priority_multifactor":{"PriorityWeightAge":1000,"PriorityMaxAge":10,"PriorityWeightQOS":1,"QOSPriority":{"HP":1,"Spot":0}}'
+	run -0 starts "$TMP/age.json" "$T"
+	assert_output "a=0 b=110 c=120 d=100 "
+	# the canonical policy carries the object as given
+	run -0 sim-run --policy "$TMP/qos.json" --input "$T" -o "$TMP/r"
+	run -0 jq -c '.policy.priority_multifactor' <(head -n 1 "$TMP/r")
+	assert_output '{"PriorityWeightQOS":1000,"QOSPriority":{"HP":100,"Spot":0}}'
+}
+
+@test "multifactor: refused without backfill, with an unknown key, a negative weight or an unknown class" {
+	T="$DATA/sim/multifactor.trace.ndjson"
+	policy p1 fifo none ',"priority_multifactor":{"PriorityWeightAge":1}'
+	run -1 sim-run --policy "$TMP/p1.json" --input "$T"
+	assert_output "sim-run: $TMP/p1.json: 'priority_multifactor' orders the backfill passes: it needs 'backfill' easy or conservative"
+	policy p2 fifo easy ',"priority_multifactor":{"PriorityWeightNice":1}'
+	run -1 sim-run --policy "$TMP/p2.json" --input "$T"
+	assert_output "sim-run: $TMP/p2.json: 'priority_multifactor' has an unknown key 'PriorityWeightNice'"
+	policy p3 fifo easy ',"priority_multifactor":{"PriorityWeightAge":-1}'
+	run -1 sim-run --policy "$TMP/p3.json" --input "$T"
+	assert_output "sim-run: $TMP/p3.json: 'priority_multifactor.PriorityWeightAge' must be a number in [0, 4294967295]"
+	policy p4 fifo easy ',"priority_multifactor":{"QOSPriority":{"normal":1}}'
+	run -1 sim-run --policy "$TMP/p4.json" --input "$T"
+	assert_output "sim-run: $TMP/p4.json: 'priority_multifactor.QOSPriority' names a class 'normal' (want 'HP' and 'Spot')"
+}

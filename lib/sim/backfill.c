@@ -412,14 +412,41 @@ static struct shadow shadow_of(struct sim *s, const struct sim_job *B)
  * starts if it ends (by its plan) before the shadow time, or takes only GPUs the reservation
  * leaves over, or cannot touch B's GPUs (another concrete model): the plan of §3.10 with one
  * reservation, computed in O(1) per job. */
-static size_t easy_rest(struct sim *s, struct sim_job *B, size_t max_test)
+/* The order of a pass: the queue's key order (cur), or the multifactor order (v). */
+struct order {
+	size_t *cur;
+	struct sim_job **v;
+	size_t n, i;
+};
+
+static struct sim_job *order_next(struct sim *s, struct order *o)
+{
+	if (o->v)
+		return o->i < o->n ? o->v[o->i++] : NULL;
+	return queue_order_next(s, o->cur);
+}
+
+/* Easy's candidates: the jobs after B that fit now, in the pass's order. */
+static struct sim_job *fitting_next(struct sim *s, struct order *o)
+{
+	if (!o->v)
+		return queue_pass_next(s);
+	while (o->i < o->n) {
+		struct sim_job *j = o->v[o->i++];
+		if ((j->model < 0 ? s->tfree : s->fbm[j->model]) >= j->gpu)
+			return j;
+	}
+	return NULL;
+}
+
+static size_t easy_rest(struct sim *s, struct sim_job *B, struct order *o, size_t max_test)
 {
 	struct shadow sh = { INFINITY, INFINITY, INFINITY };
 	bool have = false;              /* the shadow is computed for the first job it matters to */
 	size_t started = 0, tested = 1;
 	struct sim_job *j;
 	queue_pass_begin(s);
-	while (s->tfree > SIM_EPS && (j = queue_pass_next(s))) {
+	while (s->tfree > SIM_EPS && (j = fitting_next(s, o))) {
 		if (j == B || !admitted(s, j))
 			continue;
 		if (tested++ >= max_test)
@@ -459,13 +486,25 @@ size_t backfill_pass(struct sim *s)
 	b.col = xcalloc((size_t)s->n_models + 1, sizeof *b.col);
 	b.ccur = xcalloc((size_t)s->n_models + 1, sizeof *b.ccur);
 	size_t *cur = xcalloc(queue_lane_count(s), sizeof *cur);
-	if (!easy)
+	struct order o = { cur, NULL, 0, 0 };
+	if (s->p->mf) {         /* priority/multifactor: every queued job, sorted by priority */
+		struct sim_job *q;
+		size_t cap = 0;
+		while ((q = queue_order_next(s, cur))) {
+			o.v = xgrow(o.v, &cap, o.n + 1, sizeof *o.v);
+			o.v[o.n++] = q;
+		}
+		if (o.n)
+			priority_sort(s, o.v, o.n);
+		else
+			o.v = xmalloc(sizeof *o.v);
+	} else if (!easy)
 		queue_order_skip_unfit(s, cur);   /* their jobs cannot start, their plans bind none that can */
 	size_t started = 0, tested = 0;
 	size_t max_test = s->p->bf_max_job_test > 0 ? (size_t)s->p->bf_max_job_test : SIZE_MAX;
 	bool blocked = false;
 	struct sim_job *j;
-	while (s->tfree > SIM_EPS && (j = queue_order_next(s, cur))) {
+	while (s->tfree > SIM_EPS && (j = order_next(s, &o))) {
 		if (!admitted(s, j))
 			continue;       /* held by the admission gate: neither started nor protected */
 		bool fits = (j->model < 0 ? s->tfree : s->fbm[j->model]) >= j->gpu;
@@ -480,7 +519,7 @@ size_t backfill_pass(struct sim *s)
 			tested++;
 			blocked_job(&b, j);
 			if (easy) {
-				started += easy_rest(s, j, max_test);
+				started += easy_rest(s, j, &o, max_test);
 				break;
 			}
 			continue;
@@ -494,6 +533,7 @@ size_t backfill_pass(struct sim *s)
 		blocked_job(&b, j);
 	}
 	free(cur);
+	free(o.v);
 	free(b.col);
 	free(b.ccur);
 	free(b.done);

@@ -356,6 +356,8 @@ static int step(struct sim *s, char *err, size_t errlen)
 	o->allocated += a * delta;
 	o->warmup_allocated += a * max0((next < es ? next : es) - s->now);
 	o->evaluation_allocated += a * max0((next < ee ? next : ee) - (es > s->now ? es : s->now));
+	if (p->mf)
+		priority_step(s, next);   /* issue 37: fair-share usage over this step */
 	running_advance(s, next, delta);
 	s->now = next;
 	if (s->hooks.after_advance)

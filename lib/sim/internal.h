@@ -111,6 +111,7 @@ struct sim {
 	struct victim_list *vl;
 	/* backfill.c (issue 37): running jobs by planned end; NULL = rebuilt when a pass needs it */
 	struct bf_index *bfx;
+	struct mf_state *mfs;              /* priority.c (issue 37): each tenant's decayed usage; NULL until a pass needs it */
 	/* placement.c */
 	struct placement_index *pix;
 	struct sim_alloc *cand;
@@ -176,6 +177,11 @@ void start_job(struct sim *s, struct sim_job *j);
 size_t backfill_pass(struct sim *s);
 void backfill_started(struct sim *s, struct sim_job *j);   /* from start_job: index j's planned end */
 void backfill_release(struct sim *s);
+/* priority.c (issue 37): the queued jobs v[0..n) in priority/multifactor order */
+void priority_sort(struct sim *s, struct sim_job **v, size_t n);
+void priority_release(struct sim *s);
+void priority_step(struct sim *s, double next);   /* from the engine's step: usage up to next */
+void priority_clone(struct sim *d, const struct sim *s);
 
 /* preempt.c */
 void victims_reset(struct sim *s);

@@ -226,7 +226,7 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 	}
 	for (size_t i = 0; i < doc->u.obj.n; i++) {
 		const char *key = doc->u.obj.keys[i];
-		if (strcmp(key, "schema_version") && strcmp(key, "action_id") && !is_knob(key)) {
+		if (strcmp(key, "schema_version") && strcmp(key, "action_id") && strcmp(key, "priority_multifactor") && !is_knob(key)) {
 			snprintf(err, errlen, "unknown key '%s'", key);
 			return -1;
 		}
@@ -264,6 +264,17 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 			return -1;
 		k = end;
 	}
+	struct json *mfj = json_get(doc, "priority_multifactor");   /* issue 37 */
+	if (mfj) {
+		struct mf_config *mf = arena_alloc(a, sizeof *mf);
+		if (mf_parse(mfj, mf, a, err, errlen))
+			return -1;
+		if (p->backfill == BACKFILL_NONE) {
+			snprintf(err, errlen, "'priority_multifactor' orders the backfill passes: it needs 'backfill' easy or conservative");
+			return -1;
+		}
+		p->mf = mf;
+	}
 	/* Canonical dict: required keys, then optional keys only when not default. */
 	struct json *c = json_object(a);
 	json_set(a, c, "action_id", json_str(a, p->action_id));
@@ -271,6 +282,8 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 		for (const struct knob *k = knobs; k < knobs + N_KNOBS; k++)
 			if (k->required == required && (required || !at_default(p, k)))
 				canonical_knob(p, k, c, a);
+	if (mfj)
+		json_set(a, c, "priority_multifactor", json_clone(a, mfj));
 	p->canonical = c;
 	struct strbuf sb;
 	sb_init(&sb);
