@@ -7,6 +7,7 @@
  * first-seen order (-1 without tenants). Fields the trace does not hold are -1. */
 #include "trace/export_swf.h"
 #include "core/strbuf.h"
+#include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,15 +45,9 @@ static int index_of(const char **names, size_t *n, const char *s)
 
 int trace_export_swf(const struct trace *t, long long gpus_per_proc, struct strbuf *out, char *err, size_t errlen)
 {
-	const char **models = calloc(t->n_nodes + t->n_jobs + 1, sizeof *models);
-	const char **tenants = calloc(t->n_jobs + 1, sizeof *tenants);
+	const char **models = xcalloc(t->n_nodes + t->n_jobs + 1, sizeof *models);
+	const char **tenants = xcalloc(t->n_jobs + 1, sizeof *tenants);
 	size_t nm = 0, nt = 0;
-	if (!models || !tenants) {
-		free(models);
-		free(tenants);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
 	long long cap = 0;
 	for (size_t i = 0; i < t->n_nodes; i++) {
 		index_of(models, &nm, t->nodes[i].model);
