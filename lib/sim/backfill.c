@@ -12,8 +12,10 @@
  * delays no reservation. A job without time_limit is planned with
  * backfill_default_time_limit_seconds, or as never ending when that is 0.
  *
- * The plan is built lazily, only when a job behind a blocked one could start now; nothing is
- * kept between passes (a pass is a pure function of the state, so clones need nothing).
+ * The plan is built lazily, only when a job behind a blocked one could start now. The only
+ * state kept between passes is the index of running jobs by planned end (struct bf_index),
+ * which can always be rebuilt from the running set: a clone or another policy drops it.
+ * Easy needs no plan at all: its one reservation is Slurm's shadow time (easy_rest).
  */
 #include "sim/internal.h"
 #include "core/xalloc.h"
@@ -39,7 +41,7 @@ struct bf {
 	struct sim *s;
 	struct profile pr;
 	bool built;
-	struct sim_job **pending;       /* blocked before the plan was built, in key order */
+	struct sim_job **pending;       /* the blocked jobs, in the pass's order; reserved when flushed */
 	size_t np, capp;
 	size_t reservations, max_reservations;
 	bool *col;                      /* per model + 1 ("*" last): some blocked job of it is pending or reserved */
