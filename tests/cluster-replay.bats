@@ -79,9 +79,24 @@ policy() {
 	T="$DATA/sim/backfill-issue.trace.ndjson"
 	# the original's greedy pass: d starts at 52 and the 4-GPU job waits until 252
 	[ "$(starts "$POL/native-fifo.json" "$T")" = "a=0 b=252 c=2 d=52 " ] || fail "fifo: $(starts "$POL/native-fifo.json" "$T")"
-	for p in easy-backfill conservative-backfill; do
-		run -0 starts "$POL/$p.json" "$T"
+	policy cons fifo conservative
+	for p in "$POL/easy-backfill.json" "$TMP/cons.json"; do
+		run -0 starts "$p" "$T"
 		assert_output "a=0 b=100 c=2 d=110 "
+	done
+	# conservative-backfill.json has Slurm's bf_interval of 30 s: between cycles only the
+	# in-order pass runs, so c waits for the cycle at 30 (and still ends before 120, a's end
+	# by bf_resolution 60)
+	run -0 starts "$POL/conservative-backfill.json" "$T"
+	assert_output "a=0 b=100 c=30 d=110 "
+}
+
+@test "backfill: bf_interval: a cycle at each multiple (the engine visits it while a job is blocked), the in-order pass between" {
+	T="$DATA/sim/backfill-issue.trace.ndjson"
+	for iv in 2:2 10:10 100:110; do
+		policy "iv${iv%%:*}" fifo conservative ",\"backfill_interval_seconds\":${iv%%:*}"
+		run -0 starts "$TMP/iv${iv%%:*}.json" "$T"
+		assert_output "a=0 b=100 c=${iv#*:} d=110 "
 	done
 }
 
@@ -97,7 +112,8 @@ policy() {
 	# a's limit says 100, its run 20: at 20 b (4 GPUs) still waits for c (planned end 52) and
 	# d (limit 200) may not pass b's reservation at 52, although c really ends there too.
 	sed 's/"job_id":"a","submit":0,"duration":100/"job_id":"a","submit":0,"duration":20/' "$DATA/sim/backfill-issue.trace.ndjson" | stream-seal > "$TMP/t.nd"
-	run -0 starts "$POL/conservative-backfill.json" "$TMP/t.nd"
+	policy cons fifo conservative
+	run -0 starts "$TMP/cons.json" "$TMP/t.nd"
 	assert_output "a=0 b=52 c=2 d=62 "
 	# without limits every job is planned with the default (90 s): a ends at 90 in the plan, b is
 	# reserved from 90, and c (2 to 92 in the plan) would delay it: c and d wait behind b

@@ -475,10 +475,34 @@ static size_t easy_rest(struct sim *s, struct sim_job *B, struct order *o, size_
 	return started;
 }
 
+/* bf_interval: a backfill cycle runs at the first instant at or after each multiple of the
+ * interval (the engine visits it while a job is blocked); the instants between run the
+ * main scheduler's in-order pass only. */
+double backfill_next_cycle(const struct sim *s, double thr)
+{
+	if (s->p->bf_interval <= 0 || !s->bf_blocked)
+		return INFINITY;
+	return s->bf_next > thr ? s->bf_next : INFINITY;
+}
+
+static bool cycle_now(struct sim *s)
+{
+	double iv = (double)s->p->bf_interval;
+	if (iv <= 0 || s->now == s->bf_last)
+		return true;    /* every instant; or the second pass of a cycle's instant */
+	if (s->now + SIM_EPS < s->bf_next)
+		return false;
+	s->bf_next = (floor(s->now / iv) + 1) * iv;
+	s->bf_last = s->now;
+	return true;
+}
+
 size_t backfill_pass(struct sim *s)
 {
+	bool cycle = cycle_now(s);
+	s->bf_blocked = false;
 	if (s->tfree <= SIM_EPS)
-		return 0;
+		return 0;               /* nothing starts before a completion, itself an event */
 	queue_pass_begin(s);
 	if (!queue_pass_next(s))
 		return 0;               /* no queued job fits its eligible free GPUs: none can start */
@@ -518,6 +542,9 @@ size_t backfill_pass(struct sim *s)
 				continue;
 			}
 			blocked = true;
+			s->bf_blocked = true;
+			if (!cycle)
+				break;  /* between cycles: the main scheduler stops at the first blocked job */
 			tested++;
 			blocked_job(&b, j);
 			if (easy) {

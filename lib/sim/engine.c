@@ -324,6 +324,8 @@ static int step(struct sim *s, char *err, size_t errlen)
 	double c = running_next_completion(s, thr);
 	if (c < next)
 		next = c;
+	if (p->backfill != BACKFILL_NONE && (c = backfill_next_cycle(s, thr)) < next)
+		next = c;   /* issue 37: Slurm's bf_interval */
 	if (p->scheduler == SCHED_PRIORITY_PREEMPTIVE && s->hp_queued > 0) {
 		c = hp_next_wakeup(s, thr, (double)p->hp_delay_seconds);
 		if (c < next)
@@ -440,6 +442,7 @@ struct sim *sim_open_reserve(const struct trace *t, const struct sim_policy *p, 
 	s->out = out;
 	s->n = t->n_jobs;
 	s->idle_since = NAN;
+	s->bf_last = NAN;   /* issue 37: no backfill cycle yet */
 	if (h) {
 		s->hooks = *h;
 		s->hooked = true;

@@ -112,6 +112,8 @@ struct sim {
 	/* backfill.c (issue 37): running jobs by planned end; NULL = rebuilt when a pass needs it */
 	struct bf_index *bfx;
 	struct mf_state *mfs;              /* priority.c (issue 37): each tenant's decayed usage; NULL until a pass needs it */
+	double bf_next, bf_last;           /* backfill.c (issue 37): the next backfill cycle (backfill_interval_seconds), the last */
+	bool bf_blocked;                   /* the last pass left a queued job that could not start */
 	/* placement.c */
 	struct placement_index *pix;
 	struct sim_alloc *cand;
@@ -175,6 +177,7 @@ void start_job(struct sim *s, struct sim_job *j);
 
 /* backfill.c (issue 37): the start pass under backfill easy or conservative (docs/simulator.md §3.10) */
 size_t backfill_pass(struct sim *s);
+double backfill_next_cycle(const struct sim *s, double thr);   /* a cycle time > thr the engine must visit, or INFINITY */
 void backfill_started(struct sim *s, struct sim_job *j);   /* from start_job: index j's planned end */
 void backfill_release(struct sim *s);
 /* priority.c (issue 37): the queued jobs v[0..n) in priority/multifactor order */

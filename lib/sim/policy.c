@@ -116,6 +116,7 @@ static const struct knob knobs[] = {
 	{ "backfill_window_seconds", KNOB_SECONDS, false, FIELD(bf_window), NULL, NULL, 0 },
 	{ "backfill_resolution_seconds", KNOB_SECONDS, false, FIELD(bf_resolution), NULL, NULL, 0 },
 	{ "backfill_max_job_test", KNOB_SECONDS, false, FIELD(bf_max_job_test), NULL, NULL, 0 },
+	{ "backfill_interval_seconds", KNOB_SECONDS, false, FIELD(bf_interval), NULL, NULL, 0 },
 };
 #define N_KNOBS (sizeof knobs / sizeof *knobs)
 

@@ -50,6 +50,8 @@ struct sim_policy {
 	long long bf_window;                  /* backfill_window_seconds (Slurm bf_window): no reservation beyond now + this (0 = none) */
 	long long bf_resolution;              /* backfill_resolution_seconds (bf_resolution): planned ends rounded up to it (0 = exact) */
 	long long bf_max_job_test;            /* backfill_max_job_test (bf_max_job_test): queued jobs tried per pass (0 = all) */
+	long long bf_interval;                /* backfill_interval_seconds (bf_interval): a backfill cycle every so often, the
+	                                       * in-order pass at the other instants (0 = a cycle at every instant) */
 	const struct mf_config *mf;           /* priority_multifactor (needs backfill), NULL = the key order of §3.4 */
 	struct json *canonical;               /* the canonical dict (original key names) */
 	char fingerprint[FP_HEX_XXH3];                 /* XXH3-128 of json_write_sorted(canonical) */
