@@ -135,3 +135,13 @@ edit() { sed "$1" "$F" > "$TMP/x.swf"; }
 	grep -v '^; Max\(Nodes\|Procs\)' "$F" > "$TMP/nonodes.swf"
 	bad "$TMP/nonodes.swf" "$TMP/nonodes.swf: no node count: the header has neither MaxNodes nor MaxProcs (give --node-count N)"
 }
+
+@test "swf: usage errors exit 2: no --gpus-per-node, a rule without a number, a count of 0" {
+	run -2 trace-import swf --jobs "$F" --class queue:1=HP -o "$TMP/t.nd"
+	assert_line --index 0 "trace-import: swf needs --jobs, --gpus-per-node and at least one --class rule"
+	run -2 trace-import swf --jobs "$F" --gpus-per-node 4 --class queue:x=HP -o "$TMP/t.nd"
+	assert_line --index 0 "trace-import: --class: 'queue:x' needs a number after 'queue:'"
+	run -2 trace-import swf --jobs "$F" --gpus-per-node 0 --class '*=HP' -o "$TMP/t.nd"
+	assert_line --index 0 "trace-import: --gpus-per-node: '0' is not a whole number >= 1"
+	[ ! -e "$TMP/t.nd" ] || fail "output written on a usage error"
+}
