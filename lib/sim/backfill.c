@@ -28,7 +28,17 @@ struct profile {
 	double *t;      /* breakpoint times, ascending (t[0] = now, the actual state) */
 	double *f;      /* n rows of w: free GPUs per model, then in total, from t[i] to t[i + 1] */
 	size_t n, cap, w;
+	double *lo;     /* w: no row of a column is below it (a job it covers holds at every point) */
 };
+
+/* lo of each column over rows [0, e) merged in (after those rows went down). */
+static void lower(struct profile *p, size_t e)
+{
+	for (size_t i = 0; i < e; i++)
+		for (size_t k = 0; k < p->w; k++)
+			if (p->f[i * p->w + k] < p->lo[k])
+				p->lo[k] = p->f[i * p->w + k];
+}
 
 struct release {
 	double t;
@@ -236,6 +246,9 @@ static void profile_build(struct bf *b)
 			profile_push(p, t);
 		add_alloc(b, p->f + (p->n - 1) * p->w, r->j, +1);
 	}
+	p->lo = xmalloc(p->w * sizeof *p->lo);
+	memcpy(p->lo, p->f, p->w * sizeof *p->lo);
+	lower(p, p->n);
 	b->built = true;
 }
 
@@ -258,14 +271,32 @@ static size_t earliest(const struct profile *p, int model, double g, double L)
 	return c;
 }
 
+/* Whether g GPUs of model stay free from now for L seconds: earliest() == 0, stopping at
+ * the first breakpoint that fails (a job that cannot start now needs no later start). */
+static bool holds_now(const struct profile *p, int model, double g, double L)
+{
+	if (p->lo[p->w - 1] >= g && (model < 0 || p->lo[model] >= g))
+		return true;    /* no point of the plan is below it */
+	for (size_t i = 0; i < p->n && (i == 0 || p->t[i] < p->t[0] + L); i++)
+		if (!holds(p, i, model, g))
+			return false;
+	return true;
+}
+
 /* Take g GPUs of model (-1: any, from the total only) over [t[c], end). */
 static void take(struct profile *p, size_t c, double end, int model, double g)
 {
 	size_t e = isfinite(end) ? point_at(p, end) : p->n;
 	for (size_t i = c; i < e; i++) {
-		p->f[i * p->w + p->w - 1] -= g;
-		if (model >= 0)
-			p->f[i * p->w + model] -= g;
+		double *row = p->f + i * p->w;
+		row[p->w - 1] -= g;
+		if (row[p->w - 1] < p->lo[p->w - 1])
+			p->lo[p->w - 1] = row[p->w - 1];
+		if (model >= 0) {
+			row[model] -= g;
+			if (row[model] < p->lo[model])
+				p->lo[model] = row[model];
+		}
 	}
 }
 
@@ -347,12 +378,13 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 			size_t e = isfinite(end) ? point_at(&b->pr, end) : b->pr.n;
 			for (size_t i = 0; i < e; i++)
 				add_alloc(b, b->pr.f + i * b->pr.w, j, -1);
+			lower(&b->pr, e);
 		}
 		return 1;
 	}
 	flush(b, j);
 	double L = planned_run(s, j);
-	if (earliest(&b->pr, j->model, j->gpu, L) != 0 || place(s, j))
+	if (!holds_now(&b->pr, j->model, j->gpu, L) || place(s, j))
 		return 0;
 	queue_remove(s, j);
 	start_job(s, j);
@@ -360,6 +392,7 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 	size_t e = isfinite(end) ? point_at(&b->pr, end) : b->pr.n;
 	for (size_t i = 0; i < e; i++)
 		add_alloc(b, b->pr.f + i * b->pr.w, j, -1);
+	lower(&b->pr, e);
 	return 1;
 }
 
@@ -569,5 +602,6 @@ size_t backfill_pass(struct sim *s)
 	free(b.pending);
 	free(b.pr.t);
 	free(b.pr.f);
+	free(b.pr.lo);
 	return started;
 }
