@@ -45,6 +45,8 @@ struct release {
 	size_t job;     /* index into s->jobs (ties in job order: deterministic) */
 	size_t run;     /* the job's run ordinal when it started */
 	struct sim_job *j;
+	double gpu;     /* the job's, kept here: a plan reads the index, not the jobs */
+	int model;
 };
 
 struct bf {
@@ -157,7 +159,7 @@ static void index_insert(struct bf_index *x, struct release r)
 
 static struct release release_of(const struct sim *s, struct sim_job *j)
 {
-	return (struct release){ round_up(s, j->run_start + planned_run(s, j)), (size_t)(j - s->jobs), (size_t)j->runs, j };
+	return (struct release){ round_up(s, j->run_start + planned_run(s, j)), (size_t)(j - s->jobs), (size_t)j->runs, j, j->gpu, j->model };
 }
 
 void backfill_started(struct sim *s, struct sim_job *j)
@@ -244,7 +246,12 @@ static void profile_build(struct bf *b)
 		double t = r->t > s->now ? r->t : s->now;
 		if (p->n == 1 || t > p->t[p->n - 1])
 			profile_push(p, t);
-		add_alloc(b, p->f + (p->n - 1) * p->w, r->j, +1);
+		double *row = p->f + (p->n - 1) * p->w;
+		if (r->model >= 0) {    /* add_alloc's, from the entry */
+			row[r->model] += r->gpu;
+			row[p->w - 1] += r->gpu;
+		} else
+			add_alloc(b, row, r->j, +1);
 	}
 	p->lo = xmalloc(p->w * sizeof *p->lo);
 	memcpy(p->lo, p->f, p->w * sizeof *p->lo);
