@@ -43,6 +43,7 @@ enum {
 	OPT_TRACE_ID = 256, OPT_NODES, OPT_JOBS, OPT_GPU_MODEL, OPT_MAX_SUBMIT, OPT_EVAL_START, OPT_EVAL_END,
 	OPT_WARMUP_START, OPT_NO_WARMUP_SPOT, OPT_PODS, OPT_PHASE, OPT_MACHINES, OPT_JOB_LOG, OPT_CLASS,
 	OPT_MAP, OPT_NODES_FILE, OPT_SUBSET, OPT_SEED, OPT_TENANT_FROM, OPT_HASH_KEY,
+	OPT_GPUS_PER_PROC, OPT_PROCS_PER_GPU, OPT_GPUS_PER_NODE, OPT_NODE_COUNT, OPT_HETJOB,
 };
 
 #define COMMON_OPTIONS { "trace-id", required_argument, NULL, OPT_TRACE_ID }, PROGRESS_OPTIONS, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 }
@@ -74,7 +75,15 @@ static const struct option csv_options[] = {
 static const struct option slurm_options[] = {
 	{ "jobs", required_argument, NULL, OPT_JOBS }, { "nodes", required_argument, NULL, OPT_NODES },
 	{ "class", required_argument, NULL, OPT_CLASS }, { "tenant-from", required_argument, NULL, OPT_TENANT_FROM },
-	{ "hash-key", required_argument, NULL, OPT_HASH_KEY },
+	{ "hash-key", required_argument, NULL, OPT_HASH_KEY }, { "hetjob", required_argument, NULL, OPT_HETJOB },
+	COMMON_OPTIONS,
+};
+
+static const struct option swf_options[] = {
+	{ "jobs", required_argument, NULL, OPT_JOBS }, { "gpus-per-proc", required_argument, NULL, OPT_GPUS_PER_PROC },
+	{ "procs-per-gpu", required_argument, NULL, OPT_PROCS_PER_GPU }, { "gpus-per-node", required_argument, NULL, OPT_GPUS_PER_NODE },
+	{ "node-count", required_argument, NULL, OPT_NODE_COUNT }, { "gpu-model", required_argument, NULL, OPT_GPU_MODEL },
+	{ "class", required_argument, NULL, OPT_CLASS }, { "tenant-from", required_argument, NULL, OPT_TENANT_FROM },
 	COMMON_OPTIONS,
 };
 
@@ -311,6 +320,11 @@ static int import_slurm(struct run *r, int argc, char **argv, struct trace *t, s
 				usage_error(usage, "--tenant-from must be 'account', 'user' or 'none', not '%s'", optarg);
 			break;
 		case OPT_HASH_KEY: key_file = optarg; break;
+		case OPT_HETJOB:
+			if (strcmp(optarg, "join") && strcmp(optarg, "split"))
+				usage_error(usage, "--hetjob must be 'join' or 'split', not '%s'", optarg);
+			o.het_join = !strcmp(optarg, "join");
+			break;
 		}
 	}
 	cli_operands(&r->cli, argc, argv, 0);
@@ -348,6 +362,86 @@ static int import_slurm(struct run *r, int argc, char **argv, struct trace *t, s
 	return rc;
 }
 
+/* issue 37: RULE is queue:N=CLASS, partition:N=CLASS, user:N=CLASS or *=CLASS. */
+static struct import_swf_rule swf_rule(char *arg)
+{
+	struct import_swf_rule u = { 0 };
+	char *eq = strrchr(arg, '=');
+	if (!eq || (strcmp(eq + 1, "HP") && strcmp(eq + 1, "Spot")))
+		usage_error(usage, "--class: '%s' is not queue:N=HP|Spot, partition:N=HP|Spot, user:N=HP|Spot or *=HP|Spot", arg);
+	u.hp = !strcmp(eq + 1, "HP");
+	*eq = 0;
+	static const char *const words[] = { "queue:", "partition:", "user:" };
+	if (!strcmp(arg, "*")) {
+		u.field = IMPORT_SWF_BY_ANY;
+		return u;
+	}
+	for (int k = 0; k < 3; k++) {
+		size_t n = strlen(words[k]);
+		long long v;
+		if (!strncmp(arg, words[k], n)) {
+			if (num_parse_int(arg + n, &v) || v < -1)
+				usage_error(usage, "--class: '%s' needs a number after '%s'", arg, words[k]);
+			u.field = k;
+			u.value = v;
+			return u;
+		}
+	}
+	usage_error(usage, "--class: '%s' names no queue, partition or user (queue:N, partition:N, user:N or *)", arg);
+	return u;
+}
+
+static long long count_arg(const char *option, const char *s)
+{
+	long long v;
+	if (num_parse_int(s, &v) || v < 1 || v > (1LL << 40))
+		usage_error(usage, "--%s: '%s' is not a whole number >= 1", option, s);
+	return v;
+}
+
+static int import_swf(struct run *r, int argc, char **argv, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
+{
+	struct import_swf_opts o = { .gpu_model = "gpu", .tenant_from = IMPORT_SWF_TENANT_NONE };
+	struct import_swf_rule *rules = xcalloc((size_t)argc, sizeof *rules);
+	int c;
+	while ((c = next_option(r, argc, argv, swf_options)) != -1) {
+		switch (c) {
+		case OPT_JOBS: o.jobs = optarg; break;
+		case OPT_GPUS_PER_PROC: o.gpus_per_proc = count_arg("gpus-per-proc", optarg); break;
+		case OPT_PROCS_PER_GPU: o.procs_per_gpu = count_arg("procs-per-gpu", optarg); break;
+		case OPT_GPUS_PER_NODE: o.gpus_per_node = count_arg("gpus-per-node", optarg); break;
+		case OPT_NODE_COUNT: o.nodes = count_arg("node-count", optarg); break;
+		case OPT_GPU_MODEL:
+			if (text_id_problem(optarg, strlen(optarg)) || !*optarg || !strcmp(optarg, "*"))
+				usage_error(usage, "--gpu-model: '%s' is not a model name", optarg);
+			o.gpu_model = optarg;
+			break;
+		case OPT_CLASS: rules[o.n_rules++] = swf_rule(optarg); break;
+		case OPT_TENANT_FROM:
+			if (!strcmp(optarg, "none"))
+				o.tenant_from = IMPORT_SWF_TENANT_NONE;
+			else if (!strcmp(optarg, "user"))
+				o.tenant_from = IMPORT_SWF_TENANT_USER;
+			else if (!strcmp(optarg, "group"))
+				o.tenant_from = IMPORT_SWF_TENANT_GROUP;
+			else
+				usage_error(usage, "--tenant-from must be 'none', 'user' or 'group', not '%s'", optarg);
+			break;
+		}
+	}
+	cli_operands(&r->cli, argc, argv, 0);
+	if (!o.jobs || !o.gpus_per_node || o.n_rules == 0)
+		usage_error(usage, "swf needs --jobs, --gpus-per-node and at least one --class rule");
+	if (o.gpus_per_proc && o.procs_per_gpu)
+		usage_error(usage, "--gpus-per-proc and --procs-per-gpu are two ways to say one thing: give one");
+	if (!o.gpus_per_proc && !o.procs_per_gpu)
+		o.gpus_per_proc = 1;
+	o.rules = rules;
+	int rc = trace_import_swf(&o, t, hdr, a, err, errlen);
+	free(rules);
+	return rc;
+}
+
 typedef int import_run(struct run *, int, char **, struct trace *, struct json *, struct arena *, char *, size_t);
 
 /* One row per format: a new importer is its reader in lib/trace (import.h), its options and
@@ -373,9 +467,14 @@ static const struct {
 	{ "csv", import_csv, CLI_INPUT | CLI_OUTPUT, "--map SPEC [--nodes-file FILE] [--node-subset-gpus N --seed S]", " FILE...",
 	  "any CSV with an explicit column and label mapping; -i FILE is the\n"
 	  "                  same as a FILE operand\n" },
-	{ "slurm", import_slurm, CLI_OUTPUT, "--jobs FILE --nodes FILE --class RULE... [--tenant-from account|user|none] [--hash-key FILE]", "",
+	{ "slurm", import_slurm, CLI_OUTPUT, "--jobs FILE --nodes FILE --class RULE... [--tenant-from account|user|none] [--hash-key FILE] [--hetjob split|join]", "",
 	  "sacct -P output and scontrol show node -o output; RULE is\n"
 	  "                  qos:NAME=HP|Spot, partition:NAME=HP|Spot or *=HP|Spot (first match wins)\n" },
+	{ "swf", import_swf, CLI_OUTPUT,
+	  "--jobs FILE --gpus-per-node N [--gpus-per-proc G | --procs-per-gpu P] [--node-count N] [--gpu-model M] --class RULE... "
+	  "[--tenant-from none|user|group]", "",
+	  "Standard Workload Format v2.2 (Parallel Workloads Archive); RULE is\n"
+	  "                  queue:N=HP|Spot, partition:N=..., user:N=... or *=... (first match wins)\n" },
 };
 #define N_FORMATS (sizeof formats / sizeof *formats)
 

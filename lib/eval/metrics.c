@@ -115,7 +115,7 @@ void metrics_quantile_pair(double *v, size_t n, double p1, double p2, double *q1
 
 /* Per-class job figures (docs/evaluation.md §4 jobs.<class>). */
 struct class_stats {
-	long long n, completed, preemptions, preempted_jobs, runs;
+	long long n, completed, preemptions, preempted_jobs, runs, timed_out;
 	double jct_mean, jct_p50, jct_p95, queue_mean, queue_p50, queue_p95;
 };
 
@@ -137,6 +137,7 @@ static void class_stats(const struct result_data *m, bool hp, struct class_stats
 		c->preemptions += j->preemptions;
 		c->preempted_jobs += j->preemptions > 0;
 		c->runs += j->runs;
+		c->timed_out += j->timed_out;
 	}
 	if (c->n > 0) {
 		c->jct_mean = num_round(sj / (double)c->n, 6);
@@ -275,6 +276,10 @@ struct json *metrics_record(struct arena *a, const struct result_data *m)
 	json_set(a, o, "preemption_events_during_drain", json_int(a, ev_drain));
 	json_set(a, o, "spot_runs_during_evaluation_window", json_int(a, ru_in));
 	json_set(a, o, "spot_runs_during_drain", json_int(a, ru_drain));
+	if (m->any_time_out) {   /* issue 37: only when some job ended at its time limit (TIMEOUT) */
+		json_set(a, o, "hp_timed_out_job_count", json_int(a, hp.timed_out));
+		json_set(a, o, "spot_timed_out_job_count", json_int(a, spot.timed_out));
+	}
 	/* 5. ledger flags */
 	json_set(a, o, "preemption_ledger_consistent", json_bool(a, ev == spot.preemptions));
 	json_set(a, o, "spot_run_ledger_consistent", json_bool(a, ru == spot.runs));

@@ -346,6 +346,8 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 	d->stail = REBASE(d, s, s->stail);
 	d->gfront = REBASE(d, s, s->gfront);
 	d->vl = xcalloc((size_t)s->n_models + 1, sizeof *d->vl);   /* rebuilt by every preemption call */
+	d->bfx = NULL;   /* issue 37: rebuilt by the next backfill pass */
+	priority_clone(d, s);
 	placement_clone(d, s);
 	d->cand = NULL;
 	d->ccap = 0;

@@ -87,7 +87,7 @@ static void close_spot_run(struct sim *s, struct sim_job *j, bool completed)
 
 /* ---- main loop ---- */
 
-static void start_job(struct sim *s, struct sim_job *j)
+void start_job(struct sim *s, struct sim_job *j)
 {
 	j->qsec += s->now - j->qsince;
 	if (!j->started) {
@@ -103,6 +103,8 @@ static void start_job(struct sim *s, struct sim_job *j)
 	}
 	j->rg = j->hp ? 0.0 : (double)s->p->guarantee_seconds;
 	running_add(s, j);
+	if (s->bfx || s->p->backfill != BACKFILL_NONE)
+		backfill_started(s, j);   /* issue 37 */
 	if (s->hooked) {
 		if (!j->hp)
 			alloc_account(s, j, +1);
@@ -119,6 +121,8 @@ static void start_job(struct sim *s, struct sim_job *j)
  * are never visited (queue.c). Returns the number of jobs started. */
 static size_t start_pass(struct sim *s)
 {
+	if (s->p->backfill != BACKFILL_NONE)
+		return backfill_pass(s);   /* issue 37: backfill.c */
 	if (s->tfree <= SIM_EPS)
 		return 0;
 	size_t started = 0;
@@ -320,6 +324,8 @@ static int step(struct sim *s, char *err, size_t errlen)
 	double c = running_next_completion(s, thr);
 	if (c < next)
 		next = c;
+	if (p->backfill != BACKFILL_NONE && (c = backfill_next_cycle(s, thr)) < next)
+		next = c;   /* issue 37: Slurm's bf_interval */
 	if (p->scheduler == SCHED_PRIORITY_PREEMPTIVE && s->hp_queued > 0) {
 		c = hp_next_wakeup(s, thr, (double)p->hp_delay_seconds);
 		if (c < next)
@@ -353,6 +359,8 @@ static int step(struct sim *s, char *err, size_t errlen)
 	o->allocated += a * delta;
 	o->warmup_allocated += a * max0((next < es ? next : es) - s->now);
 	o->evaluation_allocated += a * max0((next < ee ? next : ee) - (es > s->now ? es : s->now));
+	if (p->mf)
+		priority_step(s, next);   /* issue 37: fair-share usage over this step */
 	running_advance(s, next, delta);
 	s->now = next;
 	if (s->hooks.after_advance)
@@ -406,7 +414,7 @@ int sim_job_init(const struct sim *s, struct sim_job *j, const struct trace_job 
 	j->submit = tj->submit;
 	j->gpu = tj->gpus;
 	j->hp = tj->hp;
-	j->rem = tj->duration;
+	j->rem = trace_job_run_seconds(tj);   /* a time limit ends the job there, as Slurm's TIMEOUT */
 	j->qsince = tj->submit;
 	j->eo = eo;
 	j->model = sim_model_of(s, tj->model);
@@ -435,6 +443,7 @@ struct sim *sim_open_reserve(const struct trace *t, const struct sim_policy *p, 
 	s->out = out;
 	s->n = t->n_jobs;
 	s->idle_since = NAN;
+	s->bf_last = NAN;   /* issue 37: no backfill cycle yet */
 	if (h) {
 		s->hooks = *h;
 		s->hooked = true;

@@ -110,6 +110,11 @@ struct sim {
 	struct sim_job *shead, *stail, *gfront;
 	/* victims, per HP model (index model + 1; 0 = "*") */
 	struct victim_list *vl;
+	/* backfill.c (issue 37): running jobs by planned end; NULL = rebuilt when a pass needs it */
+	struct bf_index *bfx;
+	struct mf_state *mfs;              /* priority.c (issue 37): each tenant's decayed usage; NULL until a pass needs it */
+	double bf_next, bf_last;           /* backfill.c (issue 37): the next backfill cycle (backfill_interval_seconds), the last */
+	bool bf_blocked;                   /* the last pass left a queued job that could not start */
 	/* placement.c */
 	struct placement_index *pix;
 	struct sim_alloc *cand;
@@ -147,6 +152,9 @@ void hp_iter_begin(struct sim *s);                /* walk the queued HP jobs in 
 struct sim_job *hp_iter_next(struct sim *s);
 void hp_iter_skip_model(struct sim *s, int model); /* the rest of this walk skips HP jobs of model */
 double hp_next_wakeup(struct sim *s, double thr, double delay); /* min qsince+delay > thr */
+size_t queue_lane_count(const struct sim *s);     /* issue 37: queue_order_next's cursors */
+struct sim_job *queue_order_next(struct sim *s, size_t *cur);   /* every queued job in key order */
+void queue_order_skip_unfit(struct sim *s, size_t *cur);        /* leave out models none of whose jobs fits now */
 
 /* placement.c */
 int placement_init(struct sim *s);
@@ -164,6 +172,20 @@ double running_next_completion(struct sim *s, double thr);      /* min now+rem >
 double running_next_guarantee(struct sim *s, double thr);       /* min run_start+rg > thr over Spot */
 struct sim_job **running_collect_done(struct sim *s, size_t *n); /* removes rem <= EPS, by job_id */
 struct sim_job *running_guarantee_frontier(struct sim *s, double thr); /* Spot before it: guarantee passed */
+
+/* engine.c: start j now (queue_remove'd, placed) */
+void start_job(struct sim *s, struct sim_job *j);
+
+/* backfill.c (issue 37): the start pass under backfill easy or conservative (docs/simulator.md §3.10) */
+size_t backfill_pass(struct sim *s);
+double backfill_next_cycle(const struct sim *s, double thr);   /* a cycle time > thr the engine must visit, or INFINITY */
+void backfill_started(struct sim *s, struct sim_job *j);   /* from start_job: index j's planned end */
+void backfill_release(struct sim *s);
+/* priority.c (issue 37): the queued jobs v[0..n) in priority/multifactor order */
+void priority_sort(struct sim *s, struct sim_job **v, size_t n);
+void priority_release(struct sim *s);
+void priority_step(struct sim *s, double next);   /* from the engine's step: usage up to next */
+void priority_clone(struct sim *d, const struct sim *s);
 
 /* preempt.c */
 void victims_reset(struct sim *s);

@@ -23,6 +23,11 @@ const char *policy_admission_name(enum sim_admission m)
 	return m == ADMISSION_ENFORCE ? "enforce" : "bypass";
 }
 
+const char *policy_backfill_name(enum sim_backfill b)
+{
+	return b == BACKFILL_NONE ? "none" : b == BACKFILL_EASY ? "easy" : "conservative";
+}
+
 static const char *get_string(const struct json *doc, const char *key, char *err, size_t errlen)
 {
 	struct json *v = json_get(doc, key);
@@ -92,6 +97,7 @@ static const char *const schedulers[] = { "fifo", "priority_preemptive", NULL };
 static const char *const placements[] = { "deterministic_best_fit", NULL };
 static const char *const victims[] = { "longest_remaining", "lowest_checkpoint_loss", NULL };
 static const char *const admissions[] = { "enforce", "bypass", NULL };
+static const char *const backfills[] = { "none", "easy", "conservative", NULL };
 
 #define FIELD(f) offsetof(struct sim_policy, f)
 static const struct knob knobs[] = {
@@ -104,12 +110,19 @@ static const struct knob knobs[] = {
 	{ "spot_eviction_budget_rate", KNOB_RATE, false, 0, NULL, NULL, 0 },
 	{ "preemption_victim_strategy", KNOB_CHOICE, false, FIELD(victim_order), victims, "", 0 },
 	{ "predictive_admission_mode", KNOB_CHOICE, false, FIELD(admission), admissions, " (want 'enforce' or 'bypass')", 0 },
+	/* issue 37 */
+	{ "backfill", KNOB_CHOICE, false, FIELD(backfill), backfills, " (want 'none', 'easy' or 'conservative')", 0 },
+	{ "backfill_default_time_limit_seconds", KNOB_SECONDS, false, FIELD(bf_default_limit), NULL, NULL, 0 },
+	{ "backfill_window_seconds", KNOB_SECONDS, false, FIELD(bf_window), NULL, NULL, 0 },
+	{ "backfill_resolution_seconds", KNOB_SECONDS, false, FIELD(bf_resolution), NULL, NULL, 0 },
+	{ "backfill_max_job_test", KNOB_SECONDS, false, FIELD(bf_max_job_test), NULL, NULL, 0 },
+	{ "backfill_interval_seconds", KNOB_SECONDS, false, FIELD(bf_interval), NULL, NULL, 0 },
 };
 #define N_KNOBS (sizeof knobs / sizeof *knobs)
 
 /* An enum field by offset: every enum of struct sim_policy is an int-sized enum. */
 _Static_assert(sizeof(enum sim_scheduler) == sizeof(int) && sizeof(enum sim_victim_order) == sizeof(int) &&
-	       sizeof(enum sim_admission) == sizeof(int), "a CHOICE knob's field is an int");
+	       sizeof(enum sim_admission) == sizeof(int) && sizeof(enum sim_backfill) == sizeof(int), "a CHOICE knob's field is an int");
 static int *choice_field(struct sim_policy *p, const struct knob *k)
 {
 	return k->offset ? (int *)(void *)((char *)p + k->offset) : NULL;
@@ -214,7 +227,7 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 	}
 	for (size_t i = 0; i < doc->u.obj.n; i++) {
 		const char *key = doc->u.obj.keys[i];
-		if (strcmp(key, "schema_version") && strcmp(key, "action_id") && !is_knob(key)) {
+		if (strcmp(key, "schema_version") && strcmp(key, "action_id") && strcmp(key, "priority_multifactor") && !is_knob(key)) {
 			snprintf(err, errlen, "unknown key '%s'", key);
 			return -1;
 		}
@@ -252,6 +265,17 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 			return -1;
 		k = end;
 	}
+	struct json *mfj = json_get(doc, "priority_multifactor");   /* issue 37 */
+	if (mfj) {
+		struct mf_config *mf = arena_alloc(a, sizeof *mf);
+		if (mf_parse(mfj, mf, a, err, errlen))
+			return -1;
+		if (p->backfill == BACKFILL_NONE) {
+			snprintf(err, errlen, "'priority_multifactor' orders the backfill passes: it needs 'backfill' easy or conservative");
+			return -1;
+		}
+		p->mf = mf;
+	}
 	/* Canonical dict: required keys, then optional keys only when not default. */
 	struct json *c = json_object(a);
 	json_set(a, c, "action_id", json_str(a, p->action_id));
@@ -259,6 +283,8 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 		for (const struct knob *k = knobs; k < knobs + N_KNOBS; k++)
 			if (k->required == required && (required || !at_default(p, k)))
 				canonical_knob(p, k, c, a);
+	if (mfj)
+		json_set(a, c, "priority_multifactor", json_clone(a, mfj));
 	p->canonical = c;
 	struct strbuf sb;
 	sb_init(&sb);

@@ -12,6 +12,7 @@
 #include "core/arena.h"
 #include "core/fp.h"
 #include "core/json.h"
+#include "sim/priority.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -24,6 +25,10 @@ enum sim_victim_order { VICTIM_LONGEST_REMAINING, VICTIM_LOWEST_CHECKPOINT_LOSS 
  * starts (enforce, the default, left out of the canonical dict and so of the fingerprint)
  * or the controller only runs and reports (bypass). Inert without a controller. */
 enum sim_admission { ADMISSION_ENFORCE, ADMISSION_BYPASS };
+/* issue 37: the queue discipline. none = the original's greedy in-order pass (§3.5); easy =
+ * a reservation for the first blocked job only; conservative = a reservation for every queued
+ * job (lib/sim/backfill.c, docs/simulator.md §3.10). */
+enum sim_backfill { BACKFILL_NONE, BACKFILL_EASY, BACKFILL_CONSERVATIVE };
 
 /* A new knob is its field here and one row of knobs[] in policy.c (key, kind, whether
  * required, the field, its names or its least value): the key check, the parse and its
@@ -39,6 +44,15 @@ struct sim_policy {
 	double budget;                        /* in [0,1] when has_budget */
 	enum sim_victim_order victim_order;   /* default longest_remaining */
 	enum sim_admission admission;         /* predictive_admission_mode, default enforce */
+	/* issue 37 (cluster replay): backfill and its parameters, every default = today's engine */
+	enum sim_backfill backfill;           /* backfill, default none */
+	long long bf_default_limit;           /* backfill_default_time_limit_seconds: plan for a job without time_limit (0 = never ends) */
+	long long bf_window;                  /* backfill_window_seconds (Slurm bf_window): no reservation beyond now + this (0 = none) */
+	long long bf_resolution;              /* backfill_resolution_seconds (bf_resolution): planned ends rounded up to it (0 = exact) */
+	long long bf_max_job_test;            /* backfill_max_job_test (bf_max_job_test): queued jobs tried per pass (0 = all) */
+	long long bf_interval;                /* backfill_interval_seconds (bf_interval): a backfill cycle every so often, the
+	                                       * in-order pass at the other instants (0 = a cycle at every instant) */
+	const struct mf_config *mf;           /* priority_multifactor (needs backfill), NULL = the key order of §3.4 */
 	struct json *canonical;               /* the canonical dict (original key names) */
 	char fingerprint[FP_HEX_XXH3];                 /* XXH3-128 of json_write_sorted(canonical) */
 };
@@ -50,4 +64,5 @@ int policy_load(struct sim_policy *p, const char *path, struct arena *a, char *e
 const char *policy_scheduler_name(enum sim_scheduler s);
 const char *policy_victim_name(enum sim_victim_order v);
 const char *policy_admission_name(enum sim_admission m);
+const char *policy_backfill_name(enum sim_backfill b);
 #endif

@@ -95,6 +95,8 @@ int structures_init(struct sim *s, char *err, size_t errlen)
 void structures_release(struct sim *s)
 {
 	placement_release(s);
+	backfill_release(s);
+	priority_release(s);
 	if (s->jobs) {
 		size_t np, *slot = present_slots(s, &np);
 		for (size_t k = 0; k < np; k++)

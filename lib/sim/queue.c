@@ -347,6 +347,65 @@ struct sim_job *queue_pass_next(struct sim *s)
 	return NULL;
 }
 
+/* issue 37 (backfill.c): every queued job in key order, lazily: segment by segment, the
+ * segment's lanes merged on eo (each lane ascends in eo). cur holds three words per lane
+ * (queue_lane_count of them, zeroed by the caller): the lane's cursor, whether it is known
+ * to rest on a queued job, and whether the walk leaves the lane out. No insertion or removal
+ * between calls other than of the job just returned. */
+size_t queue_lane_count(const struct sim *s)
+{
+	return 3 * s->qix->n_lanes;
+}
+
+/* Leave out of the walk the lanes of every concrete model none of whose queued jobs fits its
+ * free GPUs now (frees only shrink within a pass: none of them can start in it). Nothing is
+ * left out while a job of "*" is queued (it shares every model). */
+void queue_order_skip_unfit(struct sim *s, size_t *cur)
+{
+	struct queue_index *q = s->qix;
+	size_t *skip = cur + 2 * q->n_lanes;
+	for (size_t i = 0; i < q->n_lanes; i++)
+		if (q->lanes[i].model < 0 && q->lanes[i].live)
+			return;
+	for (int m = 0; m < s->n_models; m++) {
+		bool fit = false;
+		for (size_t i = 0; i < q->n_lanes && !fit; i++) {
+			struct lane *l = &q->lanes[i];
+			fit = l->model == m && l->live && lane_find(l, 0, s->fbm[m]) < l->n;
+		}
+		if (!fit)
+			for (size_t i = 0; i < q->n_lanes; i++)
+				if (q->lanes[i].model == m)
+					skip[i] = 1;
+	}
+}
+
+struct sim_job *queue_order_next(struct sim *s, size_t *cur)
+{
+	struct queue_index *q = s->qix;
+	size_t *ok = cur + q->n_lanes, *skip = cur + 2 * q->n_lanes;
+	for (size_t seg = 0; seg < SEGMENTS; seg++) {
+		size_t best = SIZE_MAX;
+		for (size_t m = 0; m < q->per_seg; m++) {
+			size_t i = seg * q->per_seg + m;
+			struct lane *l = &q->lanes[i];
+			if (l->live == 0 || skip[i])
+				continue;
+			if (!ok[i]) {
+				cur[i] = lane_find(l, cur[i], 1.0e308);
+				ok[i] = 1;
+			}
+			if (cur[i] < l->n && (best == SIZE_MAX || l->v[cur[i]]->eo < q->lanes[best].v[cur[best]]->eo))
+				best = i;
+		}
+		if (best != SIZE_MAX) {
+			ok[best] = 0;
+			return q->lanes[best].v[cur[best]++];
+		}
+	}
+	return NULL;
+}
+
 /* Only under priority_preemptive, where the queued HP jobs are segment 0 (HP never requeued):
  * they are walked in key order by merging the segment's model lanes on eo. Preemption marks
  * a lane skipped once its victim list is used up: every later HP of that model would find

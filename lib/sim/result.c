@@ -466,7 +466,7 @@ static int write_body(struct line_sink *k, const struct trace *t, const struct s
 		PUT(&sb, ",\"completion_time_seconds\":");
 		result_add_double(&sb, r->completion);
 		PUT(&sb, ",\"duration_seconds\":");
-		result_add_double(&sb, tj->duration);
+		result_add_double(&sb, trace_job_run_seconds(tj));
 		PUT(&sb, ",\"gpu_count\":");
 		result_add_double(&sb, tj->gpus);
 		PUT(&sb, ",\"gpu_model\":");
@@ -484,9 +484,12 @@ static int write_body(struct line_sink *k, const struct trace *t, const struct s
 		PUT(&sb, ",\"run_count\":");
 		sb_add_int(&sb, r->runs);
 		if (r->evaluation_population)
-			PUT(&sb, ",\"evaluation_population\":true}");
+			PUT(&sb, ",\"evaluation_population\":true");
 		else
-			PUT(&sb, ",\"evaluation_population\":false}");
+			PUT(&sb, ",\"evaluation_population\":false");
+		if (trace_job_times_out(tj))
+			PUT(&sb, ",\"timed_out\":true");   /* issue 37: ended at its time limit */
+		PUT(&sb, "}");
 		sb.buf[sb.len] = 0;
 		if (sink_line(k, &sb, err, errlen))
 			goto out;

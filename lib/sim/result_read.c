@@ -40,7 +40,7 @@ static const struct vkey job_spec[] = {
 	{ "completion_time_seconds", V_TIME, false }, { "duration_seconds", V_POS, false }, { "gpu_count", V_POS, false },
 	{ "gpu_model", V_ID, false }, { "tenant_id", V_ID, true }, { "queue_seconds", V_WAIT, false },
 	{ "jct_seconds", V_TIME, false }, { "preemption_count", V_COUNT, false }, { "run_count", V_COUNT1, false },
-	{ "evaluation_population", V_BOOL, false },
+	{ "evaluation_population", V_BOOL, false }, { "timed_out", V_BOOL, true },
 };
 static const struct vkey run_spec[] = {
 	{ "type", V_ID, false }, { "job_id", V_ID, false }, { "run_ordinal", V_COUNT1, false },
@@ -299,7 +299,7 @@ struct jobfields {
 	const char *id, *cls;
 	double submit, start, end, duration, gpus, jct, queue;
 	long long preemptions, runs;
-	bool eval_pop;
+	bool eval_pop, timed_out;
 };
 
 /* The record's fields once check_record has passed it against job_spec: what every reader
@@ -318,6 +318,8 @@ static void job_from_tree(const struct json *v, const struct result_job_fields *
 	f->preemptions = int_of(v, "preemption_count");
 	f->runs = int_of(v, "run_count");
 	f->eval_pop = jf->eval_pop;
+	struct json *to = json_get(v, "timed_out");
+	f->timed_out = to && to->kind == JSON_TRUE;
 }
 
 /* Each derived field of a job_result against the fields it derives from (docs/hardening.md):
@@ -365,6 +367,8 @@ static int add_job(struct result_data *m, struct nd_reader *r, const struct jobf
 	j->preemptions = f->preemptions;
 	j->runs = f->runs;
 	j->eval_pop = f->eval_pop;
+	j->timed_out = f->timed_out;
+	m->any_time_out |= f->timed_out;
 	j->hp = !strcmp(f->cls, "HP");
 	j->id = arena_strndup(&m->arena, f->id, strlen(f->id));
 	if (f->gpus > *max_gpus)
@@ -434,6 +438,7 @@ static int fast_job(void *vctx, const char *line, size_t len)
 		f->eval_pop = false;
 	else
 		return 0;
+	f->timed_out = LIT(&p, end, ",\"timed_out\":true");
 	if (p + 1 != end || *p != '}')
 		return 0;
 	/* job_spec's kinds and ranges: anything else is left to check_record and its message */
@@ -720,8 +725,8 @@ static int from_output(struct result_data *m, const struct json *hdr, const stru
 	for (size_t x = 0; x < n; x++) {
 		const struct trace_job *tj = &t->jobs[order[x]];
 		const struct sim_job_result *r = &o->jobs[order[x]];
-		struct jobfields f = { tj->id, tj->hp ? "HP" : "Spot", tj->submit, r->start, r->completion, tj->duration, tj->gpus,
-			r->completion - tj->submit, r->queue_seconds, r->preemptions, r->runs, r->evaluation_population };
+		struct jobfields f = { tj->id, tj->hp ? "HP" : "Spot", tj->submit, r->start, r->completion, trace_job_run_seconds(tj), tj->gpus,
+			r->completion - tj->submit, r->queue_seconds, r->preemptions, r->runs, r->evaluation_population, trace_job_times_out(tj) };
 		const char *why = checked ? job_derived_problem(&f) : NULL;
 		if (why) {
 			snprintf(err, errlen, "job_result '%s': %s", f.id, why);
@@ -735,7 +740,8 @@ static int from_output(struct result_data *m, const struct json *hdr, const stru
 			max_end = f.end;
 		if (f.gpus > max_gpus)
 			max_gpus = f.gpus;
-		m->jobs[x] = (struct result_job){ (char *)tj->id, tj->hp, f.eval_pop, f.jct, f.queue, f.preemptions, f.runs };
+		m->jobs[x] = (struct result_job){ (char *)tj->id, tj->hp, f.eval_pop, f.jct, f.queue, f.preemptions, f.runs, f.timed_out };
+		m->any_time_out |= f.timed_out;
 		m->n_jobs = x + 1;
 		rank[order[x]] = x;
 	}

@@ -59,6 +59,7 @@ struct result_job {
 	bool hp, eval_pop;
 	double jct, queue;
 	long long preemptions, runs;
+	bool timed_out;             /* issue 37: ended at its time limit (job_result timed_out) */
 };
 
 struct result_run {
@@ -84,6 +85,7 @@ struct result_data {
 	struct result_event *events;
 	size_t n_events, cap_events;
 	struct json *cluster;       /* the cluster record */
+	bool any_time_out;          /* some job_result has timed_out: true (metrics then counts them) */
 	const struct result_ext *const *exts;  /* as handed to result_read; NULL from result_from_output */
 	struct json *summary[RESULT_EXT_MAX];  /* exts[i]'s summary record, or NULL */
 	bool counted[RESULT_EXT_MAX];          /* the stream holds a counted record of exts[i] */

@@ -83,6 +83,27 @@ struct import_slurm_opts {
 	size_t n_rules;                        /* at least one */
 	int tenant_from;                       /* IMPORT_SLURM_TENANT_* */
 	const char *hash_key;
+	bool het_join;                         /* issue 37: --hetjob join (components 123+N become one job 123) */
+};
+
+/* swf (issue 37): Standard Workload Format v2.2. GPUs = processors x gpus_per_proc, or
+ * ceil(processors / procs_per_gpu) when that is > 0; nodes of gpus_per_node GPUs of model
+ * gpu_model, as many as `nodes`, else the header's MaxNodes, else what MaxProcs needs.
+ * Classes from declared rules on the queue, partition or user number (first match wins). */
+enum { IMPORT_SWF_BY_QUEUE, IMPORT_SWF_BY_PARTITION, IMPORT_SWF_BY_USER, IMPORT_SWF_BY_ANY };
+enum { IMPORT_SWF_TENANT_NONE, IMPORT_SWF_TENANT_USER, IMPORT_SWF_TENANT_GROUP };
+struct import_swf_rule {
+	int field;                             /* IMPORT_SWF_BY_* */
+	long long value;                       /* the number; unused for BY_ANY */
+	bool hp;
+};
+struct import_swf_opts {
+	const char *jobs;
+	long long gpus_per_proc, procs_per_gpu, gpus_per_node, nodes;   /* procs_per_gpu 0 = use gpus_per_proc; nodes 0 = from the header */
+	const char *gpu_model;
+	const struct import_swf_rule *rules;
+	size_t n_rules;                        /* at least one */
+	int tenant_from;                       /* IMPORT_SWF_TENANT_* */
 };
 
 int trace_import_alibaba_spot(const struct import_alibaba_spot_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
@@ -91,4 +112,5 @@ int trace_import_philly(const struct import_philly_opts *o, struct trace *t, str
 int trace_import_canonical(const struct import_canonical_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
 int trace_import_csv(const struct import_csv_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
 int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
+int trace_import_swf(const struct import_swf_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen);
 #endif

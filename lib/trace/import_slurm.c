@@ -188,11 +188,39 @@ static int parse_tres(char *s, long long *gpus, char **type, char *msg, size_t m
 	return 0;
 }
 
+/* ---- time limits (issue 37) ---- */
+
+/* Timelimit as sacct prints it: "[D-]HH:MM:SS", "MM:SS", "UNLIMITED" or "Partition_Limit" (the
+ * job asked for none and got the partition's MaxTime, which sacct does not show). The declared
+ * rule: a number is the job's time_limit; UNLIMITED and Partition_Limit leave the job without
+ * one (a replay plans it with the policy's declared default); each kind is counted. */
+enum { LIMIT_GIVEN, LIMIT_UNLIMITED, LIMIT_PARTITION, LIMIT_NONE, NLIMITS };
+static const char *const limit_words[NLIMITS] = { "given", "unlimited", "partition_limit", "empty" };
+
+static int parse_limit(const char *s, long long *secs)
+{
+	*secs = 0;
+	if (!*s)
+		return LIMIT_NONE;
+	if (!strcasecmp(s, "UNLIMITED"))
+		return LIMIT_UNLIMITED;
+	if (!strcasecmp(s, "Partition_Limit"))
+		return LIMIT_PARTITION;
+	long long v = parse_elapsed(s);
+	if (v < 0 && strspn(s, "0123456789") == strlen(s) && strlen(s) <= 9)
+		v = atoll(s) * 60;       /* plain minutes, as --time=M */
+	if (v <= 0)
+		return -1;
+	*secs = v;
+	return LIMIT_GIVEN;
+}
+
 /* ---- the sacct file ---- */
 
-enum col { C_JOBID, C_SUBMIT, C_START, C_END, C_ELAPSED, C_STATE, C_NNODES, C_ALLOCTRES, C_REQTRES, C_ACCOUNT, C_USER, C_QOS, C_PARTITION, C_CLUSTER, NCOLS };
+enum col { C_JOBID, C_SUBMIT, C_START, C_END, C_ELAPSED, C_STATE, C_NNODES, C_ALLOCTRES, C_REQTRES, C_ACCOUNT, C_USER, C_QOS, C_PARTITION, C_CLUSTER,
+	   C_TIMELIMIT, NCOLS };
 static const char *const col_names[NCOLS] = { "JobID", "Submit", "Start", "End", "Elapsed", "State", "NNodes", "AllocTRES", "ReqTRES",
-					      "Account", "User", "QOS", "Partition", "Cluster" };
+					      "Account", "User", "QOS", "Partition", "Cluster", "Timelimit" };
 #define MAX_FIELDS 256
 
 struct sacct {
@@ -359,6 +387,13 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 	 * never held resources never started, whatever Start says */
 	if (alloc && !*alloc)
 		start = -1;
+	long long limit = 0;
+	int limit_kind = LIMIT_NONE;
+	if (p->col[C_TIMELIMIT] >= 0 && (limit_kind = parse_limit(field(p, C_TIMELIMIT), &limit)) < 0) {
+		imp_errf(err, errlen, l->name, l->line, "job '%s': Timelimit '%s' is not [D-]HH:MM:SS, minutes, UNLIMITED or Partition_Limit", q,
+			 (QUOTE(qv, field(p, C_TIMELIMIT)), qv));
+		return -1;
+	}
 	const char *tname = p->tenant_col ? field(p, p->o->tenant_from == IMPORT_SLURM_TENANT_ACCOUNT ? C_ACCOUNT : C_USER) : NULL;
 	if (tname && *tname && (problem = text_id_problem(tname, strlen(tname)))) {
 		imp_errf(err, errlen, l->name, l->line, "job '%s': %s '%s' %s", q, p->tenant_col, (QUOTE(qv, tname), qv), problem);
@@ -383,6 +418,8 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 	r->tenant = tname && *tname ? slurm_intern(jobs, tenant_of(p, tname, hbuf, sizeof hbuf)) : NULL;
 	r->qos = p->col[C_QOS] >= 0 ? slurm_intern(jobs, field(p, C_QOS)) : "";
 	r->partition = p->col[C_PARTITION] >= 0 ? slurm_intern(jobs, field(p, C_PARTITION)) : "";
+	r->limit = limit;
+	r->limit_word = limit_words[limit_kind];
 	r->user = p->col[C_USER] >= 0 ? slurm_intern(jobs, field(p, C_USER)) : "";
 	r->account = p->col[C_ACCOUNT] >= 0 ? slurm_intern(jobs, field(p, C_ACCOUNT)) : "";
 	return 0;
@@ -402,6 +439,11 @@ static int read_sacct(struct sacct *p, const char *path, const struct trace_caps
 	}
 	if (header_row(p, err, errlen))
 		return -1;
+	if (p->col[C_TIMELIMIT] >= 0) {
+		p->jobs.limit_kinds = json_object(&p->t->arena);
+		for (int k = 0; k < NLIMITS; k++)
+			imp_reason(&p->t->arena, p->jobs.limit_kinds, limit_words[k]);
+	}
 	while ((rc = slurm_next_line(&p->l, err, errlen)) > 0) {
 		if (!p->l.buf.buf[strspn(p->l.buf.buf, " \t")])
 			continue;       /* a blank line */
@@ -440,6 +482,8 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	imp_param(a, hdr, "class", rules);
 	imp_param(a, hdr, "tenant_from", json_str(a, tenant_words[o->tenant_from]));
 	imp_param(a, hdr, "hash_tenants", json_bool(a, o->hash_key != NULL));   /* never the key */
+	if (o->het_join)
+		imp_param(a, hdr, "hetjob", json_str(a, "join"));
 
 	t->version = o->tenant_from == IMPORT_SLURM_TENANT_NONE ? 1 : 2;
 	t->trace_id = trace_strdup(t, "slurm");
@@ -457,6 +501,8 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	imp_reason(&t->arena, p.kept_kinds, "array_tasks");
 	imp_reason(&t->arena, p.kept_kinds, "heterogeneous_components");
 	imp_reason(&t->arena, p.kept_kinds, "requeued_jobs");
+	if (o->het_join)
+		imp_reason(&t->arena, p.kept_kinds, "heterogeneous_jobs");
 	sb_init(&p.l.buf);
 	p.jobs.strings = &t->arena;
 	int rc = IMPORT_DATA_ERROR;
@@ -483,6 +529,10 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	json_set(ta, s, "submit_semantics", json_str(ta, "the earliest Submit over every record of the job id, less the earliest over the jobs kept (time_origin, sacct's clock as written)"));
 	json_set(ta, s, "kept_by_final_state", p.kept_states);
 	json_set(ta, s, "kept_job_kinds", p.kept_kinds);
+	if (p.jobs.limit_kinds) {
+		json_set(ta, s, "time_limit_semantics", json_str(ta, "Timelimit of the final record in whole seconds; UNLIMITED, Partition_Limit and an empty cell give no time_limit"));
+		json_set(ta, s, "time_limits", p.jobs.limit_kinds);
+	}
 	rc = 0;
 out:
 	trace_caps_release(&caps);

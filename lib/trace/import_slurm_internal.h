@@ -43,6 +43,8 @@ struct slurm_rec {
 	const char *model;              /* "*" = untyped */
 	const char *tenant;             /* NULL when not set or not wanted */
 	const char *qos, *partition;
+	long long limit;                /* Timelimit in seconds; 0 = UNLIMITED, Partition_Limit or no column (issue 37) */
+	const char *limit_word;         /* its kind, counted in source.time_limits */
 	int state;
 	unsigned long line;
 	size_t prev, tail;              /* index + 1: the key's records, newest first (tail: in its first record) */
@@ -59,6 +61,7 @@ struct slurm_jobs {
 	size_t nnames, cap_names;
 	size_t clusters;                /* distinct non-empty Cluster values (at most 2 counted) */
 	const char *a_cluster;
+	struct json *limit_kinds;       /* source.time_limits (with a Timelimit column only), else NULL */
 };
 
 const char *slurm_intern(struct slurm_jobs *j, const char *s);
@@ -78,4 +81,8 @@ int slurm_finish_jobs(struct slurm_jobs *jobs, const struct import_slurm_opts *o
 void slurm_format_time(int64_t t, char sep, char *buf, size_t cap);
 /* The longest span an export may have, from its earliest Submit to its latest End. */
 #define SLURM_MAX_SPAN_SECONDS (3650LL * 86400)
+
+/* issue 37 (--hetjob join): merge the kept components 123+N of t->jobs[first..] into one job
+ * 123 each (import_slurm_het.c), counting them in kinds.heterogeneous_jobs. */
+void slurm_join_hetjobs(struct trace *t, size_t first, struct json *kinds);
 #endif

@@ -266,6 +266,7 @@ static int one_job(struct builder *b, const struct slurm_rec *r, int64_t first_s
 	j->hp = cls == 1;
 	j->model = (char *)r->model;
 	j->tenant = (char *)r->tenant;
+	j->time_limit = r->limit;
 	if (imp_job_check(t, b->caps, j, b->path, r->line, err, errlen))
 		return -1;
 	b->fin[t->n_jobs - 1 - b->kept_first] = r;
@@ -404,6 +405,11 @@ int slurm_finish_jobs(struct slurm_jobs *jobs, const struct import_slurm_opts *o
 		goto out;
 	for (size_t i = b.kept_first; i < t->n_jobs; i++)
 		t->jobs[i].submit -= (double)origin;
+	if (jobs->limit_kinds)
+		for (size_t i = b.kept_first; i < t->n_jobs; i++)
+			imp_count(&t->arena, jobs->limit_kinds, fin[i - b.kept_first]->limit_word);
+	if (o->het_join)
+		slurm_join_hetjobs(t, b.kept_first, kept_kinds);
 	char buf[32];
 	slurm_format_time(origin, ' ', buf, sizeof buf);
 	t->time_origin = trace_strdup(t, buf);

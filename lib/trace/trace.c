@@ -160,6 +160,10 @@ int trace_check_job(const struct trace_job *j, int version, char *err, size_t er
 		snprintf(err, errlen, "job '%s': submit must be in [0, 1e12] seconds", j->id);
 		return -1;
 	}
+	if (j->time_limit < 0 || (double)j->time_limit > TRACE_MAX_SECONDS) {
+		snprintf(err, errlen, "job '%s': time_limit must be an integer in [1, 1e12] seconds", j->id);
+		return -1;
+	}
 	return 0;
 }
 
@@ -301,7 +305,7 @@ fail:
 /* ---- stream reading ---- */
 
 static const char *const node_keys[] = { "type", "node_id", "gpu_model", "gpu_count", NULL };
-static const char *const job_keys[] = { "type", "job_id", "submit", "duration", "gpus", "class", "gpu_model", "tenant", "phase", NULL };
+static const char *const job_keys[] = { "type", "job_id", "submit", "duration", "gpus", "class", "gpu_model", "tenant", "phase", "time_limit", NULL };
 static const char *const header_keys[] = { "type", "schema", "tool", "version", "inputs", "params", "trace_id",
 	"time_origin", "window", "source", "skipped_rows", NULL };
 
@@ -425,6 +429,7 @@ struct jobrec {
 	bool has_tenant, has_phase, nums_ok;
 	double submit, duration, gpus;
 	bool submit_int, duration_int, gpus_int;
+	long long time_limit;           /* issue 37: 0 = absent, -1 = present but not an integer > 0 */
 };
 
 /* The job of t->share with j's (submit, id), or NULL; both streams are in (submit, id)
@@ -446,7 +451,7 @@ static bool same_job(const struct trace_job *a, const struct trace_job *b)
 	return !memcmp(&a->submit, &b->submit, sizeof a->submit) && !memcmp(&a->duration, &b->duration, sizeof a->duration) &&
 	       !memcmp(&a->gpus, &b->gpus, sizeof a->gpus) && a->submit_int == b->submit_int && a->duration_int == b->duration_int &&
 	       a->gpus_int == b->gpus_int && a->hp == b->hp && a->phase == b->phase && a->id == b->id && a->model == b->model &&
-	       a->tenant == b->tenant;
+	       a->tenant == b->tenant && a->time_limit == b->time_limit;
 }
 
 static int apply_job(struct trace *t, struct nd_reader *r, const struct jobrec *f, char *err, size_t errlen)
@@ -467,6 +472,11 @@ static int apply_job(struct trace *t, struct nd_reader *r, const struct jobrec *
 	j->duration_int = f->duration_int;
 	j->gpus = f->gpus;
 	j->gpus_int = f->gpus_int;
+	if (f->time_limit < 0) {
+		ndr_errorf(r, err, errlen, "job '%s': 'time_limit' must be an integer number of seconds > 0", id);
+		return -1;
+	}
+	j->time_limit = f->time_limit;
 	if (!strcmp(cls, "HP"))
 		j->hp = true;
 	else if (strcmp(cls, "Spot")) {
@@ -526,6 +536,8 @@ static int read_job(struct trace *t, struct nd_reader *r, const struct json *v, 
 	f.phase = get_str(v, "phase");
 	f.has_tenant = json_get(v, "tenant") != NULL;
 	f.has_phase = json_get(v, "phase") != NULL;
+	struct json *tl = json_get(v, "time_limit");
+	f.time_limit = !tl ? 0 : tl->kind == JSON_INT && tl->u.i > 0 ? tl->u.i : -1;
 	f.nums_ok = !(get_num(v, "submit", &f.submit, &f.submit_int) || get_num(v, "duration", &f.duration, &f.duration_int) ||
 		      get_num(v, "gpus", &f.gpus, &f.gpus_int));
 	return apply_job(t, r, &f, err, errlen);
@@ -569,6 +581,13 @@ static int fast_job(void *vctx, const char *line, size_t len)
 		if (!canon_str(&p, end, &f->phase))
 			return 0;
 		f->has_phase = true;
+	}
+	if (canon_lit(&p, end, ",\"time_limit\":", 14)) {
+		double d;
+		bool is_int;
+		if (!canon_num(&p, end, &d, &is_int) || !is_int || !(d > 0 && d <= TRACE_MAX_SECONDS))
+			return 0;
+		f->time_limit = (long long)d;
 	}
 	if (p + 1 != end || *p != '}')
 		return 0;
@@ -727,6 +746,10 @@ int trace_write(const struct trace *t, const struct json *header, struct nd_writ
 		}
 		if (t->has_window)
 			sb_adds(&sb, j->submit < t->eval_start ? ",\"phase\":\"warmup\"" : ",\"phase\":\"eval\"");
+		if (j->time_limit > 0) {
+			sb_adds(&sb, ",\"time_limit\":");
+			sb_add_int(&sb, j->time_limit);
+		}
 		sb_addc(&sb, '}');
 		rc = ndw_raw(w, sb.buf, sb.len, err, errlen);
 	}

@@ -7,7 +7,7 @@
  *   header: type, schema, tool, version, inputs, params, trace_id, time_origin,
  *           window (null | {eval_start, eval_end[, warmup_start]}), source, skipped_rows
  *   node:   type, node_id, gpu_model, gpu_count (integer)
- *   job:    type, job_id, submit, duration, gpus, class, gpu_model[, tenant][, phase]
+ *   job:    type, job_id, submit, duration, gpus, class, gpu_model[, tenant][, phase][, time_limit]
  * Numbers keep their lexical kind (10 vs 10.0) so the original CSV cells round-trip.
  * Every identifier (trace_id, node_id, job_id, gpu_model, tenant) follows the identifier
  * rule of core/text.h: no control character, no white space at either end, so nothing
@@ -47,6 +47,9 @@ struct trace_job {
 	char *model;                                /* "*" = any model */
 	char *tenant;                               /* NULL in schema v1 */
 	enum trace_phase phase;
+	/* issue 37 (cluster replay): the requested time limit in whole seconds, 0 = none (the
+	 * key is written only when set, so traces without limits keep their bytes) */
+	long long time_limit;
 };
 
 struct trace {
@@ -103,11 +106,21 @@ int trace_write(const struct trace *t, const struct json *header, struct nd_writ
 /* Capacity (sum of gpu_count) of a model, or of all nodes when model is "*". */
 long long trace_capacity(const struct trace *t, const char *model);
 int trace_job_cmp(const struct trace_job *a, const struct trace_job *b);
+/* issue 37: the run a replay gives the job: its duration, cut at its time_limit when it has one. */
+static inline double trace_job_run_seconds(const struct trace_job *j)
+{
+	return j->time_limit > 0 && (double)j->time_limit < j->duration ? (double)j->time_limit : j->duration;
+}
+static inline bool trace_job_times_out(const struct trace_job *j)
+{
+	return j->time_limit > 0 && (double)j->time_limit < j->duration;
+}
 
 /* The per-record rules, shared by the stream reader, every importer and trace_validate:
  * ids and models follow the identifier rule (core/text.h), gpu_count is 1..TRACE_MAX_NODE_GPUS;
  * a job has submit in [0, TRACE_MAX_SECONDS], duration in (1e-9, TRACE_MAX_SECONDS],
- * gpus in (0, TRACE_MAX_CAPACITY], and a tenant exactly in schema v2. 0, or -1 and a
+ * gpus in (0, TRACE_MAX_CAPACITY], a tenant exactly in schema v2, and time_limit 0 (none) or
+ * in [1, TRACE_MAX_SECONDS]. 0, or -1 and a
  * message naming the record ("node 'n1': ..."). *total (may be NULL) is the capacity so
  * far: trace_check_node adds the node's GPUs and fails beyond TRACE_MAX_CAPACITY. */
 int trace_check_node(const struct trace_node *n, long long *total, char *err, size_t errlen);

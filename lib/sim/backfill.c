@@ -1,0 +1,614 @@
+/*
+ * backfill — the start pass under `backfill: easy | conservative` (issue 37,
+ * docs/simulator.md §3.10), in place of the original's greedy in-order pass (§3.5).
+ *
+ * The queue is walked in key order. Jobs start in order while they fit (nothing ahead of them
+ * to protect). From the first job that cannot start on, a plan decides: a step function of
+ * the free GPUs over time (per model and in total) built from every running job's planned end
+ * (its start plus its time limit, never its recorded run) and the reservations made so far.
+ * A blocked job gets a reservation at the earliest time the plan can hold it for its limit
+ * (easy: the first blocked job only; conservative: every one, within backfill_window_seconds).
+ * A later job starts now only if the plan holds it from now for its whole limit, i.e. it
+ * delays no reservation. A job without time_limit is planned with
+ * backfill_default_time_limit_seconds, or as never ending when that is 0.
+ *
+ * The plan is built lazily, only when a job behind a blocked one could start now. The only
+ * state kept between passes is the index of running jobs by planned end (struct bf_index),
+ * which can always be rebuilt from the running set: a clone or another policy drops it.
+ * Easy needs no plan at all: its one reservation is Slurm's shadow time (easy_rest).
+ */
+#include "sim/internal.h"
+#include "core/xalloc.h"
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct profile {
+	double *t;      /* breakpoint times, ascending (t[0] = now, the actual state) */
+	double *f;      /* n rows of w: free GPUs per model, then in total, from t[i] to t[i + 1] */
+	size_t n, cap, w;
+	double *lo;     /* w: no row of a column is below it (a job it covers holds at every point) */
+};
+
+/* lo of each column over rows [0, e) merged in (after those rows went down). */
+static void lower(struct profile *p, size_t e)
+{
+	for (size_t i = 0; i < e; i++)
+		for (size_t k = 0; k < p->w; k++)
+			if (p->f[i * p->w + k] < p->lo[k])
+				p->lo[k] = p->f[i * p->w + k];
+}
+
+struct release {
+	double t;
+	size_t job;     /* index into s->jobs (ties in job order: deterministic) */
+	size_t run;     /* the job's run ordinal when it started */
+	struct sim_job *j;
+	double gpu;     /* the job's, kept here: a plan reads the index, not the jobs */
+	int model;
+};
+
+struct bf {
+	struct sim *s;
+	struct profile pr;
+	bool built;
+	struct sim_job **pending;       /* the blocked jobs, in the pass's order; reserved when flushed */
+	size_t np, capp;
+	size_t reservations, max_reservations;
+	bool *col;                      /* per model + 1 ("*" last): some blocked job of it is pending or reserved */
+	size_t *ccur;                   /* per model + 1: pending entries before it are reserved for that column */
+	unsigned char *done;            /* per pending entry: reserved (or found no room) */
+	size_t capd;
+};
+
+static double planned_run(const struct sim *s, const struct sim_job *j)
+{
+	if (j->tj->time_limit > 0)
+		return (double)j->tj->time_limit;
+	return s->p->bf_default_limit > 0 ? (double)s->p->bf_default_limit : INFINITY;
+}
+
+/* bf_resolution: planned ends rounded up to its grid (Slurm plans in such steps). */
+static double round_up(const struct sim *s, double t)
+{
+	double r = (double)s->p->bf_resolution;
+	return r > 0 && isfinite(t) ? ceil(t / r) * r : t;
+}
+
+static void profile_grow(struct profile *p)
+{
+	if (p->n < p->cap)
+		return;
+	p->cap = p->cap ? 2 * p->cap : 64;
+	p->t = xrealloc(p->t, p->cap * sizeof *p->t);
+	p->f = xrealloc(p->f, p->cap * p->w * sizeof *p->f);
+}
+
+/* A new last breakpoint at t, a copy of the last one's frees. */
+static void profile_push(struct profile *p, double t)
+{
+	profile_grow(p);
+	p->t[p->n] = t;
+	if (p->n)
+		memcpy(p->f + p->n * p->w, p->f + (p->n - 1) * p->w, p->w * sizeof *p->f);
+	p->n++;
+}
+
+/* The breakpoint at time t (> t[0]), inserted as a copy of its predecessor when absent. */
+static size_t point_at(struct profile *p, double t)
+{
+	size_t lo = 0, hi = p->n;       /* first index with t[i] > t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->t[mid] > t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo > 0 && p->t[lo - 1] == t)
+		return lo - 1;
+	profile_grow(p);
+	memmove(p->t + lo + 1, p->t + lo, (p->n - lo) * sizeof *p->t);
+	memmove(p->f + (lo + 1) * p->w, p->f + lo * p->w, (p->n - lo) * p->w * sizeof *p->f);
+	p->t[lo] = t;
+	memcpy(p->f + lo * p->w, p->f + (lo - 1) * p->w, p->w * sizeof *p->f);
+	p->n++;
+	return lo;
+}
+
+static int release_cmp(const void *a, const void *b)
+{
+	const struct release *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->job < y->job ? -1 : x->job > y->job;
+}
+
+/* ---- the index of running jobs by planned end, kept across passes ----
+ * An entry is (planned end, job, run ordinal); it is stale once the job no longer runs that
+ * run (completed or evicted: no hook there), skipped when read and dropped when the index is
+ * compacted. A job planned never to end is not in it. The index remembers the planning
+ * parameters it was built under; another policy's (sim_set_policy) rebuilds it. */
+struct bf_index {
+	struct release *v;
+	size_t n, cap;
+	long long dflt, res;            /* bf_default_limit and bf_resolution it was built with */
+};
+
+static bool live(const struct release *r)
+{
+	return r->j->running && r->j->runs == (long long)r->run;
+}
+
+static void index_insert(struct bf_index *x, struct release r)
+{
+	size_t lo = 0, hi = x->n;       /* after every entry <= r */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (release_cmp(&x->v[mid], &r) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	x->v = xgrow(x->v, &x->cap, x->n + 1, sizeof *x->v);
+	memmove(x->v + lo + 1, x->v + lo, (x->n - lo) * sizeof *x->v);
+	x->v[lo] = r;
+	x->n++;
+}
+
+static struct release release_of(const struct sim *s, struct sim_job *j)
+{
+	return (struct release){ round_up(s, j->run_start + planned_run(s, j)), (size_t)(j - s->jobs), (size_t)j->runs, j, j->gpu, j->model };
+}
+
+void backfill_started(struct sim *s, struct sim_job *j)
+{
+	struct bf_index *x = s->bfx;
+	if (!x)
+		return;
+	if (s->p->backfill == BACKFILL_NONE) {
+		backfill_release(s);    /* starts under another pass: rebuilt if backfill comes back */
+		return;
+	}
+	struct release r = release_of(s, j);
+	if (isfinite(r.t))
+		index_insert(x, r);
+	if (x->n > 2 * s->rn + 64) {   /* compact: keep the live entries */
+		size_t w = 0;
+		for (size_t i = 0; i < x->n; i++)
+			if (live(&x->v[i]))
+				x->v[w++] = x->v[i];
+		x->n = w;
+	}
+}
+
+void backfill_release(struct sim *s)
+{
+	if (s->bfx) {
+		free(s->bfx->v);
+		free(s->bfx);
+		s->bfx = NULL;
+	}
+}
+
+/* The index for this pass: built from the running set when missing or planned otherwise. */
+static struct bf_index *index_get(struct sim *s)
+{
+	struct bf_index *x = s->bfx;
+	if (x && x->dflt == s->p->bf_default_limit && x->res == s->p->bf_resolution)
+		return x;
+	backfill_release(s);
+	x = s->bfx = xcalloc(1, sizeof *x);
+	x->dflt = s->p->bf_default_limit;
+	x->res = s->p->bf_resolution;
+	x->v = xmalloc((s->rn + 1) * sizeof *x->v);
+	x->cap = s->rn + 1;
+	for (size_t i = 0; i < s->rn; i++) {
+		struct release r = release_of(s, s->running[i].j);
+		if (isfinite(r.t))
+			x->v[x->n++] = r;
+	}
+	qsort(x->v, x->n, sizeof *x->v, release_cmp);
+	return x;
+}
+
+static void add_alloc(struct bf *b, double *row, const struct sim_job *j, double sign)
+{
+	if (j->model >= 0) {            /* every piece on its model's nodes */
+		row[j->model] += sign * j->gpu;
+		row[b->pr.w - 1] += sign * j->gpu;
+		return;
+	}
+	for (size_t k = 0; k < j->n_alloc; k++) {
+		row[b->s->nodes[j->alloc[k].node].model] += sign * j->alloc[k].x;
+		row[b->pr.w - 1] += sign * j->alloc[k].x;
+	}
+}
+
+/* Point 0 is now as it is; each running job gives its GPUs back at its planned end (an end
+ * already passed, a job running beyond the default it was planned with, at a second point
+ * at now: not free now, the first thing to be). */
+static void profile_build(struct bf *b)
+{
+	struct sim *s = b->s;
+	struct profile *p = &b->pr;
+	p->w = (size_t)s->n_models + 1;
+	p->n = 0;
+	profile_push(p, s->now);
+	memcpy(p->f, s->fbm, (size_t)s->n_models * sizeof *p->f);
+	p->f[p->w - 1] = s->tfree;
+	const struct bf_index *x = index_get(s);
+	for (size_t i = 0; i < x->n; i++) {
+		const struct release *r = &x->v[i];
+		if (!live(r))
+			continue;
+		double t = r->t > s->now ? r->t : s->now;
+		if (p->n == 1 || t > p->t[p->n - 1])
+			profile_push(p, t);
+		double *row = p->f + (p->n - 1) * p->w;
+		if (r->model >= 0) {    /* add_alloc's, from the entry */
+			row[r->model] += r->gpu;
+			row[p->w - 1] += r->gpu;
+		} else
+			add_alloc(b, row, r->j, +1);
+	}
+	p->lo = xmalloc(p->w * sizeof *p->lo);
+	memcpy(p->lo, p->f, p->w * sizeof *p->lo);
+	lower(p, p->n);
+	b->built = true;
+}
+
+static bool holds(const struct profile *p, size_t i, int model, double g)
+{
+	const double *f = p->f + i * p->w;
+	return f[p->w - 1] >= g && (model < 0 || f[model] >= g);
+}
+
+/* The first breakpoint from which g GPUs of model are free for L seconds (n: never). */
+static size_t earliest(const struct profile *p, int model, double g, double L)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		if (i > c && p->t[i] >= p->t[c] + L)
+			return c;
+		if (!holds(p, i, model, g))
+			c = i + 1;
+	}
+	return c;
+}
+
+/* Whether g GPUs of model stay free from now for L seconds: earliest() == 0, stopping at
+ * the first breakpoint that fails (a job that cannot start now needs no later start). */
+static bool holds_now(const struct profile *p, int model, double g, double L)
+{
+	if (p->lo[p->w - 1] >= g && (model < 0 || p->lo[model] >= g))
+		return true;    /* no point of the plan is below it */
+	for (size_t i = 0; i < p->n && (i == 0 || p->t[i] < p->t[0] + L); i++)
+		if (!holds(p, i, model, g))
+			return false;
+	return true;
+}
+
+/* Take g GPUs of model (-1: any, from the total only) over [t[c], end). */
+static void take(struct profile *p, size_t c, double end, int model, double g)
+{
+	size_t e = isfinite(end) ? point_at(p, end) : p->n;
+	for (size_t i = c; i < e; i++) {
+		double *row = p->f + i * p->w;
+		row[p->w - 1] -= g;
+		if (row[p->w - 1] < p->lo[p->w - 1])
+			p->lo[p->w - 1] = row[p->w - 1];
+		if (model >= 0) {
+			row[model] -= g;
+			if (row[model] < p->lo[model])
+				p->lo[model] = row[model];
+		}
+	}
+}
+
+/* A blocked job's reservation at the earliest time the plan holds it, within the window. */
+static void reserve(struct bf *b, struct sim_job *j)
+{
+	struct sim *s = b->s;
+	if (b->reservations >= b->max_reservations)
+		return;
+	double L = planned_run(s, j);
+	size_t c = earliest(&b->pr, j->model, j->gpu, L);
+	if (c == b->pr.n || (s->p->bf_window > 0 && b->pr.t[c] > s->now + (double)s->p->bf_window))
+		return;     /* never within the plan, or beyond the window: no reservation */
+	take(&b->pr, c, round_up(s, b->pr.t[c] + L), j->model, j->gpu);
+	b->reservations++;
+}
+
+/* A blocked job: its reservation is made when a job behind it in its column (or any, with
+ * "*") asks the plan (flush), so a column without such a job costs nothing. */
+static void blocked_job(struct bf *b, struct sim_job *j)
+{
+	b->col[j->model < 0 ? b->s->n_models : j->model] = true;
+	b->pending = xgrow(b->pending, &b->capp, b->np + 1, sizeof *b->pending);
+	b->done = xgrow(b->done, &b->capd, b->np + 1, sizeof *b->done);
+	b->done[b->np] = 0;
+	b->pending[b->np++] = j;
+}
+
+/* The plan as j must see it: built, with the reservations of every blocked job ahead of j
+ * that can share GPUs with it, in key order. Columns of concrete models are independent
+ * (a reservation fits its column, so the total never binds a concrete job); "*" binds all. */
+static void flush(struct bf *b, const struct sim_job *j)
+{
+	struct sim *s = b->s;
+	if (!b->built)
+		profile_build(b);
+	size_t nm = (size_t)s->n_models, c = j->model < 0 || b->col[nm] ? nm : (size_t)j->model;
+	for (size_t k = b->ccur[c]; k < b->np; k++)
+		if (!b->done[k] && (c == nm || b->pending[k]->model == (int)c)) {
+			reserve(b, b->pending[k]);
+			b->done[k] = 1;
+		}
+	b->ccur[c] = b->np;
+	if (c == nm)
+		for (size_t m = 0; m < nm; m++)
+			b->ccur[m] = b->np;
+}
+
+/* Whether the plan can matter to j: a job of a concrete model whose column holds no
+ * reservation, with none of "*" either, fits the plan from now on iff it fits now (its
+ * column only grows with time, and the total is never below it while every reservation fits
+ * its own column), so it needs no plan. */
+static bool needs_plan(const struct bf *b, const struct sim_job *j)
+{
+	return j->model < 0 || b->col[j->model] || b->col[b->s->n_models];
+}
+
+static bool admitted(struct sim *s, struct sim_job *j)
+{
+	if (!s->gated || j->hp)
+		return true;
+	struct sim_job_view v;
+	job_view(s, j, &v);
+	return s->hooks.gate_admit(s->hooks.ctx, s, &v);
+}
+
+/* A job behind a blocked one that fits now: it starts if the plan holds it from now for
+ * its whole limit. 1 = started. */
+static int try_backfill(struct bf *b, struct sim_job *j)
+{
+	struct sim *s = b->s;
+	if (!needs_plan(b, j)) {
+		if (place(s, j))
+			return 0;
+		queue_remove(s, j);
+		start_job(s, j);
+		if (b->built) {         /* keep the plan true: j holds its GPUs until its planned end */
+			double end = round_up(s, s->now + planned_run(s, j));
+			size_t e = isfinite(end) ? point_at(&b->pr, end) : b->pr.n;
+			for (size_t i = 0; i < e; i++)
+				add_alloc(b, b->pr.f + i * b->pr.w, j, -1);
+			lower(&b->pr, e);
+		}
+		return 1;
+	}
+	flush(b, j);
+	double L = planned_run(s, j);
+	if (!holds_now(&b->pr, j->model, j->gpu, L) || place(s, j))
+		return 0;
+	queue_remove(s, j);
+	start_job(s, j);
+	double end = round_up(s, s->now + L);
+	size_t e = isfinite(end) ? point_at(&b->pr, end) : b->pr.n;
+	for (size_t i = 0; i < e; i++)
+		add_alloc(b, b->pr.f + i * b->pr.w, j, -1);
+	lower(&b->pr, e);
+	return 1;
+}
+
+/* Easy's one reservation as Slurm's classic shadow: the first planned end at which the blocked
+ * job B fits (its model's column, and the total), and the GPUs left over then beside it. */
+struct shadow {
+	double t;                       /* INFINITY: no reservation */
+	double extra_m, extra_t;        /* free beyond B at t in B's model and in total */
+};
+
+static struct shadow shadow_of(struct sim *s, const struct sim_job *B)
+{
+	struct shadow sh = { INFINITY, INFINITY, INFINITY };
+	int m = B->model;
+	double fm = m < 0 ? s->tfree : s->fbm[m], ft = s->tfree;
+	const struct bf_index *x = index_get(s);
+	size_t i = 0;
+	double t = s->now;
+	while (!(fm >= B->gpu && ft >= B->gpu)) {
+		while (i < x->n && !live(&x->v[i]))
+			i++;
+		if (i == x->n)
+			return sh;      /* never fits within the plan */
+		t = x->v[i].t > s->now ? x->v[i].t : s->now;
+		for (; i < x->n && !(x->v[i].t > t); i++) {   /* every release at t */
+			const struct sim_job *j = x->v[i].j;
+			if (!live(&x->v[i]))
+				continue;
+			if (j->model >= 0) {    /* every piece on its model's nodes */
+				if (m < 0 || j->model == m)
+					fm += j->gpu;
+				ft += j->gpu;
+				continue;
+			}
+			for (size_t k = 0; k < j->n_alloc; k++) {
+				if (m < 0 || s->nodes[j->alloc[k].node].model == m)
+					fm += j->alloc[k].x;
+				ft += j->alloc[k].x;
+			}
+		}
+	}
+	if (s->p->bf_window > 0 && t > s->now + (double)s->p->bf_window)
+		return sh;              /* beyond the window: no reservation */
+	sh.t = t;
+	sh.extra_m = fm - B->gpu;
+	sh.extra_t = ft - B->gpu;
+	return sh;
+}
+
+/* Easy: behind the one reservation only jobs that fit now matter, and the queue hands out
+ * exactly those, in key order (queue_pass_next); B is the blocked job already visited. A job
+ * starts if it ends (by its plan) before the shadow time, or takes only GPUs the reservation
+ * leaves over, or cannot touch B's GPUs (another concrete model): the plan of §3.10 with one
+ * reservation, computed in O(1) per job. */
+/* The order of a pass: the queue's key order (cur), or the multifactor order (v). */
+struct order {
+	size_t *cur;
+	struct sim_job **v;
+	size_t n, i;
+};
+
+static struct sim_job *order_next(struct sim *s, struct order *o)
+{
+	if (o->v)
+		return o->i < o->n ? o->v[o->i++] : NULL;
+	return queue_order_next(s, o->cur);
+}
+
+/* Easy's candidates: the jobs after B that fit now, in the pass's order. */
+static struct sim_job *fitting_next(struct sim *s, struct order *o)
+{
+	if (!o->v)
+		return queue_pass_next(s);
+	while (o->i < o->n) {
+		struct sim_job *j = o->v[o->i++];
+		if ((j->model < 0 ? s->tfree : s->fbm[j->model]) >= j->gpu)
+			return j;
+	}
+	return NULL;
+}
+
+static size_t easy_rest(struct sim *s, struct sim_job *B, struct order *o, size_t max_test)
+{
+	struct shadow sh = { INFINITY, INFINITY, INFINITY };
+	bool have = false;              /* the shadow is computed for the first job it matters to */
+	size_t started = 0, tested = 1;
+	struct sim_job *j;
+	queue_pass_begin(s);
+	while (s->tfree > SIM_EPS && (j = fitting_next(s, o))) {
+		if (j == B || !admitted(s, j))
+			continue;
+		if (tested++ >= max_test)
+			break;
+		bool apart = j->model >= 0 && B->model >= 0 && j->model != B->model;
+		if (!apart && !have) {
+			sh = shadow_of(s, B);
+			have = true;
+		}
+		bool before = !apart && !(round_up(s, s->now + planned_run(s, j)) > sh.t);
+		bool same = j->model >= 0 && j->model == B->model;
+		bool within = !apart && (same ? j->gpu <= sh.extra_m && j->gpu <= sh.extra_t : j->gpu <= sh.extra_t);
+		if (!(apart || before || within) || place(s, j))
+			continue;
+		queue_remove(s, j);
+		start_job(s, j);
+		started++;
+		if (!apart && !before) {
+			sh.extra_t -= j->gpu;
+			if (same)
+				sh.extra_m -= j->gpu;
+		}
+	}
+	return started;
+}
+
+/* bf_interval: a backfill cycle runs at the first instant at or after each multiple of the
+ * interval (the engine visits it while a job is blocked); the instants between run the
+ * main scheduler's in-order pass only. */
+double backfill_next_cycle(const struct sim *s, double thr)
+{
+	if (s->p->bf_interval <= 0 || !s->bf_blocked)
+		return INFINITY;
+	return s->bf_next > thr ? s->bf_next : INFINITY;
+}
+
+static bool cycle_now(struct sim *s)
+{
+	double iv = (double)s->p->bf_interval;
+	if (iv <= 0 || s->now == s->bf_last)
+		return true;    /* every instant; or the second pass of a cycle's instant */
+	if (s->now + SIM_EPS < s->bf_next)
+		return false;
+	s->bf_next = (floor(s->now / iv) + 1) * iv;
+	s->bf_last = s->now;
+	return true;
+}
+
+size_t backfill_pass(struct sim *s)
+{
+	bool cycle = cycle_now(s);
+	s->bf_blocked = false;
+	if (s->tfree <= SIM_EPS)
+		return 0;               /* nothing starts before a completion, itself an event */
+	queue_pass_begin(s);
+	if (!queue_pass_next(s))
+		return 0;               /* no queued job fits its eligible free GPUs: none can start */
+	struct bf b = { .s = s };
+	bool easy = s->p->backfill == BACKFILL_EASY;
+	b.max_reservations = easy ? 1 : SIZE_MAX;
+	b.col = xcalloc((size_t)s->n_models + 1, sizeof *b.col);
+	b.ccur = xcalloc((size_t)s->n_models + 1, sizeof *b.ccur);
+	size_t *cur = xcalloc(queue_lane_count(s), sizeof *cur);
+	struct order o = { cur, NULL, 0, 0 };
+	if (s->p->mf) {         /* priority/multifactor: every queued job, sorted by priority */
+		struct sim_job *q;
+		size_t cap = 0;
+		while ((q = queue_order_next(s, cur))) {
+			o.v = xgrow(o.v, &cap, o.n + 1, sizeof *o.v);
+			o.v[o.n++] = q;
+		}
+		if (o.n)
+			priority_sort(s, o.v, o.n);
+		else
+			o.v = xmalloc(sizeof *o.v);
+	} else if (!easy)
+		queue_order_skip_unfit(s, cur);   /* their jobs cannot start, their plans bind none that can */
+	size_t started = 0, tested = 0;
+	size_t max_test = s->p->bf_max_job_test > 0 ? (size_t)s->p->bf_max_job_test : SIZE_MAX;
+	bool blocked = false;
+	struct sim_job *j;
+	while (s->tfree > SIM_EPS && (j = order_next(s, &o))) {
+		if (!admitted(s, j))
+			continue;       /* held by the admission gate: neither started nor protected */
+		bool fits = (j->model < 0 ? s->tfree : s->fbm[j->model]) >= j->gpu;
+		if (!blocked) {         /* in order while every job ahead has started */
+			if (fits && !place(s, j)) {
+				queue_remove(s, j);
+				start_job(s, j);
+				started++;
+				continue;
+			}
+			blocked = true;
+			s->bf_blocked = true;
+			if (!cycle)
+				break;  /* between cycles: the main scheduler stops at the first blocked job */
+			tested++;
+			blocked_job(&b, j);
+			if (easy) {
+				started += easy_rest(s, j, &o, max_test);
+				break;
+			}
+			continue;
+		}
+		if (tested++ >= max_test)
+			break;
+		if (fits && try_backfill(&b, j)) {
+			started++;
+			continue;
+		}
+		blocked_job(&b, j);
+	}
+	free(cur);
+	free(o.v);
+	free(b.col);
+	free(b.ccur);
+	free(b.done);
+	free(b.pending);
+	free(b.pr.t);
+	free(b.pr.f);
+	free(b.pr.lo);
+	return started;
+}
