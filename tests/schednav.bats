@@ -125,11 +125,11 @@ stub_tools() {
 	run make -C "$ROOT" --no-print-directory demo DEPS_INSTALL=no DEMO_PACKAGES="build-essential schednav-test-no-such-package"
 	assert_failure 2
 	assert_line "make demo: missing Debian packages: schednav-test-no-such-package; run this, then 'make demo' again:"
-	assert_line "  sudo apt-get install --no-install-recommends schednav-test-no-such-package"
+	assert_line "  sudo apt-get install -y --no-install-recommends schednav-test-no-such-package"
 	refute_output --partial "demo: import"
 	run make -C "$ROOT" --no-print-directory check DEPS_INSTALL=no CHECK_PACKAGES="bats schednav-test-a schednav-test-b"
 	assert_failure 2
-	assert_line "  sudo apt-get install --no-install-recommends schednav-test-a schednav-test-b"
+	assert_line "  sudo apt-get install -y --no-install-recommends schednav-test-a schednav-test-b"
 	refute_output --partial "unit: "
 	# as root (or DEPS_INSTALL=yes) the missing ones are installed first
 	stub_tools
@@ -147,7 +147,7 @@ stub_tools() {
 	[ ! -e apt.log ]
 	run env DEPS_INSTALL=no "$ROOT/pipelines/need-packages.sh" check schednav-test-x:schednav-no-such-command
 	assert_failure 1
-	assert_line "  sudo apt-get install --no-install-recommends schednav-test-x"
+	assert_line "  sudo apt-get install -y --no-install-recommends schednav-test-x"
 	run env DEPS_INSTALL=maybe "$ROOT/pipelines/need-packages.sh" demo schednav-test-a
 	assert_failure 2
 }
