@@ -40,9 +40,14 @@ setup() {
 	assert_success
 	local t
 	for t in $(ls "$ROOT"/tools/*.c | sed 's|.*/||; s|\.c$||' | grep -vx schednav); do
-		assert_line "  $t"
+		# each with the one line of its manual page's NAME section
+		what=$(sed -n '/^\.SH NAME/{n;p;q}' "$ROOT/docs/$t.1" | sed 's/^.* \\- //; s/\\-/-/g')
+		[ -n "$what" ] || fail "docs/$t.1 has no NAME line"
+		assert_line --regexp "^  $t +$(printf '%s' "$what" | sed 's/[][\.*^$+?(){}|/]/\\&/g')\$"
 	done
-	refute_line "  schednav"
+	refute_line --regexp "^  schednav( |\$)"
+	assert_line --regexp '^  decision-table   print a policy decision as a table for people$'
+	assert_line --regexp '^  approve +record a person.s approval of a ranked action in an append-only log$'
 	run schednav help sim-run
 	assert_success
 	assert_output --partial "SYNOPSIS"
@@ -53,6 +58,10 @@ setup() {
 	run alone/schednav help metrics
 	assert_success
 	assert_line --index 0 "usage: metrics [-o OUT] [FILE]"
+	# and the list without the pages: the names alone
+	run alone/schednav help
+	assert_success
+	assert_line "  metrics"
 }
 
 @test "schednav: SCHEDNAV_EXEC_PATH names the tools' directory" {
