@@ -207,9 +207,12 @@ ubsan:
 bench: all
 	tests/bench/run.sh
 
-## install: schednav into BINDIR, the tools into LIBEXECDIR, man pages into MAN1DIR/MAN7DIR, configs/ into DATADIR (PREFIX, DESTDIR)
-CONFIG_FILES := $(sort $(shell find configs -type f -name '*.json'))
-INSTALL_DIRS := $(BINDIR) $(LIBEXECDIR) $(MAN1DIR) $(MAN7DIR) $(DATADIR) $(patsubst %/,$(DATADIR)/%,$(sort $(dir $(CONFIG_FILES))))
+## install: schednav into BINDIR, the tools into LIBEXECDIR, man pages into MAN1DIR/MAN7DIR, configs/ and pipelines/ into DATADIR (PREFIX, DESTDIR)
+# configs/: every JSON config and the studies' recorded agent plans (*.agent.ndjson);
+# pipelines/: the study recipes and their scripts, beside configs/ as in a clone.
+CONFIG_FILES := $(sort $(shell find configs -type f \( -name '*.json' -o -name '*.agent.ndjson' \)))
+PIPELINE_FILES := $(sort $(wildcard pipelines/*.mk pipelines/*.sh pipelines/*.jq))
+INSTALL_DIRS := $(BINDIR) $(LIBEXECDIR) $(MAN1DIR) $(MAN7DIR) $(DATADIR) $(DATADIR)/pipelines $(patsubst %/,$(DATADIR)/%,$(sort $(dir $(CONFIG_FILES))))
 # The directories install had to create (each with its missing parents), one a line, without
 # DESTDIR: uninstall removes those, and only those, once they are empty.
 INSTALL_DIRS_RECORD := $(DATADIR)/installed-directories
@@ -222,6 +225,7 @@ install: all
 	mv $(DESTDIR)$(INSTALL_DIRS_RECORD).tmp $(DESTDIR)$(INSTALL_DIRS_RECORD); \
 	echo "install: made $$(wc -l < $(DESTDIR)$(INSTALL_DIRS_RECORD)) directories (listed in $(DESTDIR)$(INSTALL_DIRS_RECORD))"
 	for f in $(CONFIG_FILES); do install -m 644 $$f $(DESTDIR)$(DATADIR)/$$f; done
+	for f in $(PIPELINE_FILES); do if [ -x $$f ]; then m=755; else m=644; fi; install -m $$m $$f $(DESTDIR)$(DATADIR)/$$f; done
 	install -m 755 $(OUT)/schednav $(DESTDIR)$(BINDIR)/schednav
 	install -m 755 $(PLUMBING:%=$(OUT)/%) $(DESTDIR)$(LIBEXECDIR)
 	install -m 644 $(MAN1) $(DESTDIR)$(MAN1DIR)
@@ -231,7 +235,7 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/schednav $(PLUMBING:%=$(DESTDIR)$(LIBEXECDIR)/%)
 	rm -f $(MAN1:docs/%=$(DESTDIR)$(MAN1DIR)/%) $(MAN7:docs/%=$(DESTDIR)$(MAN7DIR)/%)
-	for f in $(CONFIG_FILES); do rm -f $(DESTDIR)$(DATADIR)/$$f; done
+	for f in $(CONFIG_FILES) $(PIPELINE_FILES); do rm -f $(DESTDIR)$(DATADIR)/$$f; done
 	@# the directories install made, deepest first, each only when empty; the rest stay
 	@if [ -f $(DESTDIR)$(INSTALL_DIRS_RECORD) ]; then \
 		dirs=$$(sort -r $(DESTDIR)$(INSTALL_DIRS_RECORD)); rm -f $(DESTDIR)$(INSTALL_DIRS_RECORD); \

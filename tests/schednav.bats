@@ -77,7 +77,7 @@ setup() {
 	assert_failure 2
 }
 
-@test "make install puts schednav in bin, the tools in libexec/schednav, the pages in man1 and man7, configs in share/schednav; uninstall removes exactly that" {
+@test "make install puts schednav in bin, the tools in libexec/schednav, the pages in man1 and man7, configs and pipelines in share/schednav; uninstall removes exactly that" {
 	local dest="$BATS_TEST_TMPDIR/dest" prefix=/opt/sn
 	mkdir -p "$dest$prefix/bin" "$dest$prefix/share/man/man7"
 	echo keep > "$dest$prefix/bin/other-program"
@@ -105,6 +105,12 @@ schednav"
 	assert_output --partial "SYNOPSIS"
 	# the configs are installed, and the installed schednav-mcp finds its roles there
 	cmp "$ROOT/configs/agents/analyst.json" "$dest$prefix/share/schednav/configs/agents/analyst.json" || fail "configs not installed"
+	# with the studies' recorded agent plans and the pipelines (their scripts executable as in the tree)
+	local f
+	for f in $(cd "$ROOT" && ls configs/studies/*.agent.ndjson pipelines/*.mk pipelines/*.sh pipelines/*.jq); do
+		cmp "$ROOT/$f" "$dest$prefix/share/schednav/$f" || fail "$f not installed"
+	done
+	[ -x "$dest$prefix/share/schednav/pipelines/need-packages.sh" ] || fail "need-packages.sh not executable"
 	mkdir ws
 	run sh -c 'printf "%s\n" "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}" | env -u SCHEDNAV_CONFIGS "$1" schednav-mcp --profile analyst --workspace ws' sh "$dest$prefix/bin/schednav"
 	assert_success
