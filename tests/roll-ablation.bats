@@ -73,6 +73,17 @@ setup() {
 	grep -q "closeout: .*approval_pending production_change_applied=false" "$BATS_FILE_TMPDIR/summary.out"
 }
 
+@test "rolling ablation: the summary table prints its numbers with fixed decimals, never raw floats" {
+	run -0 sed -n '2,6p' "$BATS_FILE_TMPDIR/summary.out"
+	[ "${#lines[@]}" -eq 5 ] || fail "expected 5 arm rows: $output"
+	local l
+	for l in "${lines[@]}"; do
+		# allocation 2 decimals and %, Spot p95 1 decimal, evictions per run 5 decimals
+		[[ "$l" =~ ^[a-z-]+$'\t'[a-z]+$'\t'[0-9]+/[0-9]+$'\t'[0-9]+\.[0-9]{2}%$'\t'[0-9]+\.[0-9]$'\t'[0-9]+\.[0-9]{5}$'\t'[0-9]+$'\t' ]] ||
+			fail "row not in the fixed format: $l"
+	done
+}
+
 @test "rolling ablation: every record matches its schema; a second make does nothing" {
 	assert_schema "$E"
 	run make -q "$W/tiny-ablation/evidence.ndjson" ROLLING_STUDY="$STUDY" ROLLING_WORK="$W" ROLLING_BIN="$BIN"
