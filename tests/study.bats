@@ -298,3 +298,27 @@ copy_ref() {
 	assert_output --partial "trace-synth: cannot open '$arg'"
 	[ ! -e "$T/pwned" ]
 }
+
+@test "study: when every arm fails, summary.txt and the report name each arm's failed constraints and on how many windows" {
+	local T="$BATS_TEST_TMPDIR"
+	# the tiny study against an SLO whose HP p95 queue bound no arm can meet
+	jq '.constraints |= map(if .id == "hp-p95-queue-seconds" then .threshold = 0 else . end)' \
+		"$ROOT/configs/slos/schednav-demo-slo-v1.json" > "$T/strict-slo.json"
+	jq --arg slo "$T/strict-slo.json" '.slo = $slo' "$ROOT/$STUDY" > "$T/allfail.json"
+	run make -C "$ROOT" --no-print-directory STUDY="$T/allfail.json" STUDY_WORK="$T/w" STUDY_BIN="${SCHEDNAV_BIN:-$ROOT/bin}" PROGRESS=no -j2 study
+	assert_success
+	assert_line "no arm passed every hard SLO on every calibration window; the constraints each arm failed, in windows:"
+	assert_line "  native-fifo"
+	assert_line "    calibration: allocation-soft-target 1/2 (soft), hp-p95-queue-seconds 2/2 (hard)"
+	assert_line "    holdout: allocation-soft-target 1/2 (soft), hp-p95-queue-seconds 2/2 (hard)"
+	assert_line "  native-preemptive-3600"
+	assert_line "evidence: no_calibration_eligible_arm"
+	run -0 grep -c '^    calibration: .*hp-p95-queue-seconds 2/2 (hard)' "$T/w/allfail/summary.txt"
+	assert_output 3
+	# the report of its windows: the same counts over all four windows
+	run report --title 'all arms fail' -o "$T/report.html" "$T"/w/allfail/calibration/*/window.ndjson "$T"/w/allfail/holdout/*/window.ndjson
+	assert_success
+	run -0 grep -c '<h3>SLO constraints not met</h3>' "$T/report.html"
+	assert_output 1
+	run -0 grep -F '<tr><th>native-fifo</th><td><code>allocation-soft-target</code> 2/4, <code>hp-p95-queue-seconds</code> 4/4</td></tr>' "$T/report.html"
+}
