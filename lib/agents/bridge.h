@@ -79,10 +79,6 @@ int br_verify_log(struct br_server *s, char *err, size_t errlen);
 /* Serve JSON-RPC lines from stdin to stdout until EOF: 0, or -1 with s->fatal. */
 int br_serve(struct br_server *s);
 void br_close(struct br_server *s);
-int br_send_result(struct br_server *s, const struct json *id, const struct json *result);
-int br_send_error(struct br_server *s, const struct json *id, int code, const char *msg);
-/* Stop serving: s->fatal = the message; returns -1. */
-int br_fail(struct br_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- the tools/call pipeline (bridge_call.c) */
 
@@ -92,10 +88,15 @@ int br_begin_task(struct br_call *c);
 /* The stored task TASK_ID (lib/agents/tasks.h): NULL with bad "" when there is none, NULL
  * with the reason in bad when it cannot be trusted, NULL with s->fatal when unreadable. */
 struct json *br_load_task(struct br_call *c, const char *task_id, char *bad, size_t badlen);
+
+/* ---- what operations use, and the server and its pipeline share (bridge_ctx.c) */
+
+int br_send_result(struct br_server *s, const struct json *id, const struct json *result);
+int br_send_error(struct br_server *s, const struct json *id, int code, const char *msg);
+/* Stop serving: s->fatal = the message; returns -1. */
+int br_fail(struct br_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Say on stderr that the store cut off a torn audit line (a server killed while it appended). */
 void br_report_cut(struct br_server *s);
-
-/* ---- what operations use (bridge_ctx.c) */
 
 struct br_stream {
 	const char *schema;

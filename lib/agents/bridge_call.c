@@ -147,17 +147,6 @@ struct reply {
 	struct json *task;
 };
 
-/* Say on stderr that the store cut off a torn audit line (a server killed while it appended). */
-void br_report_cut(struct br_server *s)
-{
-	char msg[PATH_MAX + 300];
-	if (!s->store.audit_cut.bytes)
-		return;
-	chainlog_cut_describe(&s->store.audit_cut, s->store.audit_path, msg, sizeof msg);
-	warnx_("%s", msg);
-	memset(&s->store.audit_cut, 0, sizeof s->store.audit_cut);
-}
-
 /* Audit the call, save a finished task, reply: every call ends here, once. */
 static void respond(struct br_server *s, struct arena *a, const struct json *id, long long t0, struct reply *r)
 {

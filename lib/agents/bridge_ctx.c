@@ -1,7 +1,13 @@
 /* What the bridge's operations use (agents/bridge.h): the workspace's refs and documents, the
  * configs of declared ids, verified streams and artefacts, the tools as subprocesses, the
- * index of simulations and the run-set manifests. */
+ * index of simulations and the run-set manifests; and what the server and its call pipeline
+ * share below them: the replies, the fatal stop and the note of a cut audit line. The
+ * server uses the pipeline, the pipeline uses this file, this file uses neither. */
 #include "agents/bridge.h"
+#include "agents/rpc.h"
+#include "core/die.h"
+#include "eval/chainlog.h"
+#include <stdarg.h>
 #include "agents/manifest.h"
 #include "core/ndjson.h"
 #include "core/spawn.h"
@@ -379,3 +385,39 @@ int br_write_manifest(struct br_call *c, const char *ref, const char *schema, st
 	}
 	return 0;
 }
+
+int br_fail(struct br_server *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (!s->fatal[0])
+		vsnprintf(s->fatal, sizeof s->fatal, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int br_send_result(struct br_server *s, const struct json *id, const struct json *result)
+{
+	if (rpc_send_result(stdout, id, result))
+		return br_fail(s, "stdout: %s", strerror(errno));
+	return 0;
+}
+
+int br_send_error(struct br_server *s, const struct json *id, int code, const char *msg)
+{
+	if (rpc_send_error(stdout, id, code, msg))
+		return br_fail(s, "stdout: %s", strerror(errno));
+	return 0;
+}
+
+/* Say on stderr that the store cut off a torn audit line (a server killed while it appended). */
+void br_report_cut(struct br_server *s)
+{
+	char msg[PATH_MAX + 300];
+	if (!s->store.audit_cut.bytes)
+		return;
+	chainlog_cut_describe(&s->store.audit_cut, s->store.audit_path, msg, sizeof msg);
+	warnx_("%s", msg);
+	memset(&s->store.audit_cut, 0, sizeof s->store.audit_cut);
+}
+

@@ -251,30 +251,6 @@ static int open_state(struct br_server *s, bool create, char *err, size_t errlen
 	return rc ? -1 : 0;
 }
 
-int br_fail(struct br_server *s, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (!s->fatal[0])
-		vsnprintf(s->fatal, sizeof s->fatal, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-int br_send_result(struct br_server *s, const struct json *id, const struct json *result)
-{
-	if (rpc_send_result(stdout, id, result))
-		return br_fail(s, "stdout: %s", strerror(errno));
-	return 0;
-}
-
-int br_send_error(struct br_server *s, const struct json *id, int code, const char *msg)
-{
-	if (rpc_send_error(stdout, id, code, msg))
-		return br_fail(s, "stdout: %s", strerror(errno));
-	return 0;
-}
-
 int br_open(struct br_server *s, const char *workspace, bool verify_only, char *err, size_t errlen)
 {
 	arena_init(&s->arena);
