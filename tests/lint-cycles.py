@@ -113,7 +113,8 @@ def main():
         comps = circles(syms.keys(), edges)
         total += len(comps)
         note = " (known: left for later)" if comps and folder in known else ""
-        print("lint-cycles: %s: %d files, %d circle%s%s" % (folder, len(syms), len(comps), "" if len(comps) == 1 else "s", note))
+        print("lint-cycles: %s: %d file%s, %d circle%s%s" % (folder, len(syms), "" if len(syms) == 1 else "s", len(comps),
+                                                             "" if len(comps) == 1 else "s", note))
         for comp in comps:
             print("lint-cycles: %s: circle of %d files: %s" % (folder, len(comp), ", ".join(comp)))
             for f in comp:

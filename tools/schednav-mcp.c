@@ -631,7 +631,7 @@ int main(int argc, char **argv)
 	};
 	static const char schemas[] = "reads: MCP JSON-RPC 2.0 (" BR_PROTOCOL_LATEST "), " MF_AGENT_ROLE_SCHEMA "\n"
 				      "writes: " TASK_SCHEMA ", " SIMULATIONS_SCHEMA ", " BR_AUDITS_SCHEMA ", bridge_call log\n";
-	struct br_server s = { .ops = ops, .nops = sizeof ops / sizeof *ops, .action_space_id = "static-v1" };
+	struct br_server s = { .ops = ops, .nops = sizeof ops / sizeof *ops, .in = stdin, .out = stdout, .action_space_id = "static-v1" };
 	const char *workspace = NULL;
 	bool verify = false;
 	struct cli cli;

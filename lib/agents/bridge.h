@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define BR_PROTOCOL_LATEST "2025-11-25"
 #define BR_AUDITS_SCHEMA "schednav.bridge-audits/1"
@@ -40,6 +41,7 @@ struct br_op {
 struct br_server {
 	const struct br_op *ops;
 	size_t nops;
+	FILE *in, *out;                   /* the JSON-RPC lines: the tool's stdin and stdout */
 	const char *profile, *exec_dir, *config_dir, *action_space_id;
 	struct arena arena;               /* lives as long as the server */
 	struct json *role, *action_ids;   /* the profile; the declared action ids */
@@ -71,12 +73,12 @@ struct br_call {
 /* ---- start-up and the server loop (bridge_server.c) */
 
 /* Open the workspace and, unless verify_only, load the profile, the action space and the
- * schemas, probe the tools and open the state; the caller set ops, nops, profile,
+ * schemas, probe the tools and open the state; the caller set ops, nops, in, out, profile,
  * action_space_id and optionally exec_dir and config_dir. 0, BR_USAGE or -1 with err. */
 int br_open(struct br_server *s, const char *workspace, bool verify_only, char *err, size_t errlen);
 /* After br_open with verify_only (which verified the audit log): say so on stderr, close. */
 int br_verify_log(struct br_server *s, char *err, size_t errlen);
-/* Serve JSON-RPC lines from stdin to stdout until EOF: 0, or -1 with s->fatal. */
+/* Serve JSON-RPC lines from s->in to s->out until EOF: 0, or -1 with s->fatal. */
 int br_serve(struct br_server *s);
 void br_close(struct br_server *s);
 

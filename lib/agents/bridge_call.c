@@ -5,7 +5,6 @@
 #include "agents/jschema.h"
 #include "agents/rpc.h"
 #include "core/clock.h"
-#include "core/die.h"
 #include "core/text.h"
 #include "eval/chainlog.h"
 #include <math.h>

@@ -5,7 +5,7 @@
  * server uses the pipeline, the pipeline uses this file, this file uses neither. */
 #include "agents/bridge.h"
 #include "agents/rpc.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "eval/chainlog.h"
 #include <stdarg.h>
 #include "agents/manifest.h"
@@ -398,14 +398,14 @@ int br_fail(struct br_server *s, const char *fmt, ...)
 
 int br_send_result(struct br_server *s, const struct json *id, const struct json *result)
 {
-	if (rpc_send_result(stdout, id, result))
+	if (rpc_send_result(s->out, id, result))
 		return br_fail(s, "stdout: %s", strerror(errno));
 	return 0;
 }
 
 int br_send_error(struct br_server *s, const struct json *id, int code, const char *msg)
 {
-	if (rpc_send_error(stdout, id, code, msg))
+	if (rpc_send_error(s->out, id, code, msg))
 		return br_fail(s, "stdout: %s", strerror(errno));
 	return 0;
 }
@@ -417,7 +417,7 @@ void br_report_cut(struct br_server *s)
 	if (!s->store.audit_cut.bytes)
 		return;
 	chainlog_cut_describe(&s->store.audit_cut, s->store.audit_path, msg, sizeof msg);
-	warnx_("%s", msg);
+	fprintf(stderr, "%s: %s\n", progname, msg);
 	memset(&s->store.audit_cut, 0, sizeof s->store.audit_cut);
 }
 

@@ -5,7 +5,7 @@
 #include "agents/manifest.h"
 #include "agents/opschema.h"
 #include "agents/rpc.h"
-#include "core/die.h"
+#include "core/xalloc.h"
 #include "core/ndjson.h"
 #include "core/spawn.h"
 #include "core/text.h"
@@ -308,7 +308,7 @@ int br_serve(struct br_server *s)
 	arena_init(&a);
 	size_t len;
 	int got;
-	while (!s->fatal[0] && (got = rpc_read_line(stdin, buf, &len)) != 0) {
+	while (!s->fatal[0] && (got = rpc_read_line(s->in, buf, &len)) != 0) {
 		arena_reset(&a);
 		if (got == 2) {
 			br_send_error(s, NULL, RPC_INVALID, "message larger than 65536 bytes");
