@@ -112,7 +112,7 @@ $(BUILD)/gen/mcp_schemas.c: $(MCP_SCHEMAS) schemas/mcp
 # (NAME.json its schema, NAME.c its function, registered under -DSCHEDNAV_TEST_OPS), its schema
 # table linked before the library's so it replaces it (tests/schednav-mcp-toy.bats); report with
 # the toy section of tests/fixtures/report/ (registered under -DSCHEDNAV_TEST_SECTIONS in
-# html.c, whose test object replaces the library's the same way; tests/report-toy.bats).
+# page.c, whose test object replaces the library's the same way; tests/report-toy.bats).
 $(BUILD)/gen/mcp_schemas_test.c: $(MCP_SCHEMAS) $(TEST_OPS_SCHEMAS) schemas/mcp tests/fixtures/mcp
 	$(call opschema_table,$(MCP_SCHEMAS) $(TEST_OPS_SCHEMAS),schemas/mcp/ and tests/fixtures/mcp/)
 
@@ -120,12 +120,12 @@ $(BUILD)/test-ops/schednav-mcp.o: tools/schednav-mcp.c $(wildcard tests/fixtures
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DSCHEDNAV_TEST_OPS -MMD -MP -c -o $@ $<
 
-$(BUILD)/test-ops/html.o: lib/report/html.c $(BUILD)/flags
+$(BUILD)/test-ops/page.o: lib/report/page.c $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DSCHEDNAV_TEST_SECTIONS -MMD -MP -c -o $@ $<
 
-$(BUILD)/test-ops/report: $(BUILD)/tools/report.o $(BUILD)/test-ops/html.o $(TEST_SECTION_OBJ) $(BUILD)/libschednav.a
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/tools/report.o $(BUILD)/test-ops/html.o $(TEST_SECTION_OBJ) $(BUILD)/libschednav.a $(LDLIBS)
+$(BUILD)/test-ops/report: $(BUILD)/tools/report.o $(BUILD)/test-ops/page.o $(TEST_SECTION_OBJ) $(BUILD)/libschednav.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/tools/report.o $(BUILD)/test-ops/page.o $(TEST_SECTION_OBJ) $(BUILD)/libschednav.a $(LDLIBS)
 
 $(BUILD)/test-ops/schednav-mcp: $(BUILD)/test-ops/schednav-mcp.o $(BUILD)/gen/mcp_schemas_test.o $(BUILD)/libschednav.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/test-ops/schednav-mcp.o $(BUILD)/gen/mcp_schemas_test.o $(BUILD)/libschednav.a $(LDLIBS)
@@ -164,11 +164,14 @@ check-run: all lint fuzz-replay
 	@set -e; for t in $(UNIT_BIN); do echo "unit: $$t"; $$t; done
 	SCHEDNAV_BIN=$(abspath $(OUT)) SCHEDNAV_TEST_BUILD=$(abspath $(BUILD)/test-ops) tests/run-bats.sh
 
-## lint: reject Bats lines that can never fail a test (tests/lint-bats.py), lib/ code that crosses the library boundary (tests/lint-boundary.sh) and lib/predict names without their folder's prefix (tests/lint-names.sh)
-lint:
+## lint: reject Bats lines that can never fail a test (tests/lint-bats.py), lib/ code that crosses the library boundary (tests/lint-boundary.sh), lib/predict names without their folder's prefix (tests/lint-names.sh) and file-level circles in a lib folder (tests/lint-cycles.py, from the objects' nm symbols)
+# The circles of lib/sim and lib/synth are known and left for later (issue 38): listed, not failed.
+LINT_KNOWN_CIRCLES := lib/sim lib/synth
+lint: $(LIB_OBJ)
 	tests/lint-bats.py tests/*.bats
 	tests/lint-boundary.sh
 	tests/lint-names.sh
+	tests/lint-cycles.py $(addprefix --known ,$(LINT_KNOWN_CIRCLES)) $(BUILD)
 
 ## identity: every output of a fixed set of pipelines compared with the committed baseline, for a pure refactor (tests/output-identity.sh; a few minutes, not part of check)
 IDENTITY_BASELINE ?= tests/identity/baseline-ab5b446.txt
@@ -207,9 +210,12 @@ ubsan:
 bench: all
 	tests/bench/run.sh
 
-## install: schednav into BINDIR, the tools into LIBEXECDIR, man pages into MAN1DIR/MAN7DIR, configs/ into DATADIR (PREFIX, DESTDIR)
-CONFIG_FILES := $(sort $(shell find configs -type f -name '*.json'))
-INSTALL_DIRS := $(BINDIR) $(LIBEXECDIR) $(MAN1DIR) $(MAN7DIR) $(DATADIR) $(patsubst %/,$(DATADIR)/%,$(sort $(dir $(CONFIG_FILES))))
+## install: schednav into BINDIR, the tools into LIBEXECDIR, man pages into MAN1DIR/MAN7DIR, configs/ and pipelines/ into DATADIR (PREFIX, DESTDIR)
+# configs/: every JSON config and the studies' recorded agent plans (*.agent.ndjson);
+# pipelines/: the study recipes and their scripts, beside configs/ as in a clone.
+CONFIG_FILES := $(sort $(shell find configs -type f \( -name '*.json' -o -name '*.agent.ndjson' \)))
+PIPELINE_FILES := $(sort $(wildcard pipelines/*.mk pipelines/*.sh pipelines/*.jq))
+INSTALL_DIRS := $(BINDIR) $(LIBEXECDIR) $(MAN1DIR) $(MAN7DIR) $(DATADIR) $(DATADIR)/pipelines $(patsubst %/,$(DATADIR)/%,$(sort $(dir $(CONFIG_FILES))))
 # The directories install had to create (each with its missing parents), one a line, without
 # DESTDIR: uninstall removes those, and only those, once they are empty.
 INSTALL_DIRS_RECORD := $(DATADIR)/installed-directories
@@ -222,6 +228,7 @@ install: all
 	mv $(DESTDIR)$(INSTALL_DIRS_RECORD).tmp $(DESTDIR)$(INSTALL_DIRS_RECORD); \
 	echo "install: made $$(wc -l < $(DESTDIR)$(INSTALL_DIRS_RECORD)) directories (listed in $(DESTDIR)$(INSTALL_DIRS_RECORD))"
 	for f in $(CONFIG_FILES); do install -m 644 $$f $(DESTDIR)$(DATADIR)/$$f; done
+	for f in $(PIPELINE_FILES); do if [ -x $$f ]; then m=755; else m=644; fi; install -m $$m $$f $(DESTDIR)$(DATADIR)/$$f; done
 	install -m 755 $(OUT)/schednav $(DESTDIR)$(BINDIR)/schednav
 	install -m 755 $(PLUMBING:%=$(OUT)/%) $(DESTDIR)$(LIBEXECDIR)
 	install -m 644 $(MAN1) $(DESTDIR)$(MAN1DIR)
@@ -231,7 +238,7 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/schednav $(PLUMBING:%=$(DESTDIR)$(LIBEXECDIR)/%)
 	rm -f $(MAN1:docs/%=$(DESTDIR)$(MAN1DIR)/%) $(MAN7:docs/%=$(DESTDIR)$(MAN7DIR)/%)
-	for f in $(CONFIG_FILES); do rm -f $(DESTDIR)$(DATADIR)/$$f; done
+	for f in $(CONFIG_FILES) $(PIPELINE_FILES); do rm -f $(DESTDIR)$(DATADIR)/$$f; done
 	@# the directories install made, deepest first, each only when empty; the rest stay
 	@if [ -f $(DESTDIR)$(INSTALL_DIRS_RECORD) ]; then \
 		dirs=$$(sort -r $(DESTDIR)$(INSTALL_DIRS_RECORD)); rm -f $(DESTDIR)$(INSTALL_DIRS_RECORD); \
@@ -273,5 +280,5 @@ clean:
 
 -include $(LIB_OBJ:.o=.d) $(GEN_OBJ:.o=.d) $(TOOLS:%=$(BUILD)/tools/%.d) $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d)
 -include $(FUZZ_SRC:%.c=$(BUILD)/%.d) $(BUILD)/tests/fuzz/fuzz.d $(BUILD)/tests/fuzz/replay.d
--include $(BUILD)/test-ops/schednav-mcp.d $(BUILD)/test-ops/html.d $(BUILD)/gen/mcp_schemas_test.d $(TEST_SECTION_OBJ:.o=.d)
+-include $(BUILD)/test-ops/schednav-mcp.d $(BUILD)/test-ops/page.d $(BUILD)/gen/mcp_schemas_test.d $(TEST_SECTION_OBJ:.o=.d)
 -include pipelines/*.mk

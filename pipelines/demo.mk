@@ -38,8 +38,8 @@ demo:
 	@pipelines/need-packages.sh demo $(DEMO_PACKAGES)
 	@$(MAKE) --no-print-directory demo-run
 
-## demo-run: run the five catalogue policies on the embedded Chronus Philly sample, print the decision, write work/demo/report.html
-demo-run: all $(DEMO_DIR)/report.html
+## demo-run: build the tools (not the test programs), run the five catalogue policies on the embedded Chronus Philly sample, print the decision, write work/demo/report.html
+demo-run: $(BINS) $(DEMO_DIR)/report.html
 	@echo
 	@$(OUT)/decision-table --approvals $(DEMO_APPROVALS) --approve-program $(OUT)/approve $(DEMO_DECISION)
 	@echo

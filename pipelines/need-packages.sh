@@ -38,5 +38,5 @@ if [ "$mode" = yes ] || { [ "$mode" = auto ] && [ "$(id -u)" -eq 0 ]; }; then
 	exit 0
 fi
 echo "make $target: missing Debian packages:$missing; run this, then 'make $target' again:" >&2
-echo "  sudo apt-get install --no-install-recommends$missing" >&2
+echo "  sudo apt-get install -y --no-install-recommends$missing" >&2
 exit 1

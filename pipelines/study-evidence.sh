@@ -93,8 +93,14 @@ def partition_summary($ws):
   + {windows: ($cal + $hold | map(del(.type)))}' > "$sw/evidence.json.tmp"
 mv "$sw/evidence.json.tmp" "$sw/evidence.json"
 
-jq -r --arg part "$part" '
+# The SLO's severities, to name a failed constraint hard or soft (none when unreadable).
+slo=$(jq -r '.slo // empty' "$config")
+severity=$(if [ -n "$slo" ] && [ -r "$slo" ]; then jq -c '[.constraints[]? | {key: .id, value: .severity}] | from_entries' "$slo"; else echo '{}'; fi)
+jq -r --arg part "$part" --argjson severity "$severity" '
 def pad($n): tostring | . + (" " * ([$n - length, 0] | max));
+# "ID N/W (hard), ..." over a partition summary of one arm, or "none"
+def failed: . as $a | .failures_per_constraint | to_entries
+  | if length == 0 then "none" else map("\(.key) \(.value)/\($a.windows)" + (if $severity[.key] then " (\($severity[.key]))" else "" end)) | join(", ") end;
 def pp: if . == null then "-" else (. * 1e6 | round / 1e4 | tostring) end;   # a rate as percentage points, 4 digits
 def f6: if . == null then "-" else (. * 1e6 | round / 1e6 | tostring) end;
 (.[$part].arms | map({key: .action_id, value: .}) | from_entries) as $h
@@ -108,6 +114,12 @@ def f6: if . == null then "-" else (. * 1e6 | round / 1e6 | tostring) end;
    | (.action_id | pad($w)) + ("\(.hard_slo_passed_windows)/\(.windows)" | pad(10))
      + ("\($x.hard_slo_passed_windows)/\($x.windows)" | pad(11)) + ($x.allocation_rate_mean.mean | f6 | pad(12))
      + "\($x.allocation_vs_baseline_counts.above)/\($x.allocation_vs_baseline_counts.equal)/\($x.allocation_vs_baseline_counts.below)"),
+  (if .calibration.selection_status == "no_eligible_arm" then
+     "",
+     "no arm passed every hard SLO on every calibration window; the constraints each arm failed, in windows:",
+     (.calibration.arms[] | $h[.action_id] as $x
+      | "  \(.action_id)", "    calibration: \(failed)", (if $x then "    \($part): \($x | failed)" else empty end))
+   else empty end),
   (if .adaptive then
      "",
      "adaptive benchmark over the \(.evaluation.window_ids | length) evaluation windows (uplift and regret in percentage points):",

@@ -26,7 +26,7 @@ setup() {
 	run decision-table "${DECISION[@]}"
 	assert_success
 	[ "$(echo "$output" | sed -n '1p' | awk '{print $1}')" = policy ]
-	# the rows: one per metrics record, in input order
+	# the rows: one per metrics record, in action-id order
 	rows=$(echo "$output" | sed -n '2,/^$/p' | sed '/^$/d' | awk '{print $1}' | tr '\n' ' ')
 	[ "$rows" = "native-fifo native-preemptive-3600 native-preemptive-g3600-b09-d0000 " ]
 	# the SLO column agrees with each audit's verdict
@@ -40,6 +40,18 @@ setup() {
 	assert_output --partial "decision: $(jq -r 'select(.type=="ranking") | .selection_status' "$FX/ranking.ndjson")"
 	assert_output --partial "approval: PENDING human approval"
 	assert_output --partial "approve --ranking $FX/ranking.ndjson --action native-fifo --by 'YOUR NAME' --reason 'WHY'"
+}
+
+@test "decision-table: the rows come in action-id order whatever order the files are given in" {
+	run decision-table "$FX/ranking.ndjson" "$FX"/*.audit.ndjson "$FX/native-preemptive-g3600-b09-d0000.metrics.ndjson" \
+		"$FX/native-fifo.metrics.ndjson" "$FX/native-preemptive-3600.metrics.ndjson"
+	assert_success
+	local reversed="$output"
+	run decision-table "${DECISION[@]}"
+	assert_success
+	[ "$output" = "$reversed" ] || fail "the table depends on the order of the files"
+	rows=$(echo "$output" | sed -n '2,/^$/p' | sed '/^$/d' | awk '{print $1}' | tr '\n' ' ')
+	[ "$rows" = "native-fifo native-preemptive-3600 native-preemptive-g3600-b09-d0000 " ] || fail "rows: $rows"
 }
 
 @test "decision-table: zstd input, one stdin stream and chunked input give the same table" {

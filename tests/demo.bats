@@ -85,3 +85,13 @@ setup() {
 	run grep -E 'CONSOLE|Uncaught' "$BATS_TEST_TMPDIR/err"
 	assert_failure 1
 }
+
+@test "demo: make demo-run builds the tools only, never the unit tests or the test builds first" {
+	local b="$BATS_TEST_TMPDIR/b"
+	run make -C "$ROOT" -n --no-print-directory demo-run BUILD="$b" OUT="$b/bin" DEMO_DIR="$b/demo"
+	assert_success
+	assert_output --partial "tools/sim-run.c"
+	refute_output --partial "tests/unit/"
+	refute_output --partial "test-ops"
+	[ ! -e "$b" ] || fail "make -n wrote $b"
+}

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """doc-examples.py BIN ROOT DOC... -- run the runnable shell blocks of Markdown pages.
+doc-examples.py --in CLONE DOC... -- the same from the top of CLONE, as a reader of its README.
 
 Every fenced block whose info string starts with "sh" must be preceded (the nearest
 non-blank line above its opening fence) by one marker:
@@ -18,6 +19,11 @@ continue them: after a trailing backslash or pipe) are the commands, the other l
 exact stdout expected. Any other block runs as a bash script with -e -o pipefail and must
 exit 0. Prints one line per block ("ran", "skipped" with the reason, "FAILED" with the
 output) and a summary "DOC: N run, M skipped"; exits 1 if any block failed or lacks a marker.
+
+With --in CLONE the blocks run from the top of CLONE itself (a fresh clone with its bin/
+built), with PATH as it is (nothing of bin/ added: the examples must call bin/TOOL), and a
+block's requires= path is looked up in CLONE. tests/doc-examples.bats checks that CLONE
+holds no file afterwards that it did not hold before.
 """
 import os
 import shutil
@@ -73,34 +79,54 @@ def transcript(body):
     return "\n".join(cmds) + "\n", "\n".join(expected).rstrip("\n") + "\n" if expected else ""
 
 
+def scratch_dir(bin_dir, root, env):
+    """A scratch directory with links to ROOT's data and bin/, and the environment to run in."""
+    scratch = tempfile.mkdtemp(prefix="doc-examples.")
+    for d in LINKS:
+        os.symlink(os.path.join(root, d), os.path.join(scratch, d))
+    doc_env = env
+    if os.path.isdir(os.path.join(bin_dir, "..", "configs")):
+        os.symlink(bin_dir, os.path.join(scratch, "bin"))
+    else:
+        # a build outside bin/ (make asan: build-asan/bin): the tools that find their
+        # data beside them (schednav-mcp: EXEC/../configs) must run from scratch/bin,
+        # as from a clone's bin/, so copy them there
+        os.mkdir(os.path.join(scratch, "bin"))
+        for t in sorted(os.listdir(bin_dir)):
+            src = os.path.join(bin_dir, t)
+            if os.path.isfile(src):
+                shutil.copy2(src, os.path.join(scratch, "bin", t))
+        doc_env = dict(env, PATH=os.path.join(scratch, "bin") + ":" + env["PATH"])
+    return scratch, doc_env
+
+
 def main():
-    if len(sys.argv) < 4:
-        sys.stderr.write("usage: doc-examples.py BIN ROOT DOC...\n")
+    clone = None
+    if len(sys.argv) >= 3 and sys.argv[1] == "--in":
+        clone, docs = os.path.abspath(sys.argv[2]), sys.argv[3:]
+        root = clone
+    elif len(sys.argv) >= 4:
+        bin_dir, root, docs = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3:]
+    if (clone is None and len(sys.argv) < 4) or not docs:
+        sys.stderr.write("usage: doc-examples.py BIN ROOT DOC...\n       doc-examples.py --in CLONE DOC...\n")
         return 2
-    bin_dir, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    env = dict(os.environ, PATH=bin_dir + ":" + os.environ.get("PATH", ""), LC_ALL="C", TZ="UTC")
+    env = dict(os.environ, LC_ALL="C", TZ="UTC")
     env.pop("SCHEDNAV_BIN", None)   # examples/ find bin/ beside them, as in a clone
+    if clone is None:
+        env["PATH"] = bin_dir + ":" + os.environ.get("PATH", "")
+    else:
+        # nothing of SchedNav on PATH: a directory holding sim-run is dropped from it
+        env["PATH"] = ":".join(d for d in env.get("PATH", "").split(":")
+                               if d and not os.path.exists(os.path.join(d, "sim-run")))
     failed = ran = skipped = 0
-    for doc in sys.argv[3:]:
+    for doc in docs:
         name = os.path.relpath(os.path.abspath(doc), root)
         if name.startswith(".."):
             name = doc
-        scratch = tempfile.mkdtemp(prefix="doc-examples.")
-        for d in LINKS:
-            os.symlink(os.path.join(root, d), os.path.join(scratch, d))
-        doc_env = env
-        if os.path.isdir(os.path.join(bin_dir, "..", "configs")):
-            os.symlink(bin_dir, os.path.join(scratch, "bin"))
+        if clone is None:
+            scratch, doc_env = scratch_dir(bin_dir, root, env)
         else:
-            # a build outside bin/ (make asan: build-asan/bin): the tools that find their
-            # data beside them (schednav-mcp: EXEC/../configs) must run from scratch/bin,
-            # as from a clone's bin/, so copy them there
-            os.mkdir(os.path.join(scratch, "bin"))
-            for t in sorted(os.listdir(bin_dir)):
-                src = os.path.join(bin_dir, t)
-                if os.path.isfile(src):
-                    shutil.copy2(src, os.path.join(scratch, "bin", t))
-            doc_env = dict(env, PATH=os.path.join(scratch, "bin") + ":" + env["PATH"])
+            scratch, doc_env = clone, env
         for line, mode, requires, reason, body in blocks(doc):
             where = "%s:%d" % (name, line)
             if mode is None:
@@ -133,7 +159,8 @@ def main():
                 if p.stderr:
                     out += p.stderr.decode("utf-8", "replace")
             print("  got:\n" + "".join("    " + ln + "\n" for ln in out.rstrip("\n").split("\n")[-40:]))
-        subprocess.run(["rm", "-rf", scratch])
+        if clone is None:
+            subprocess.run(["rm", "-rf", scratch])
     print("doc-examples: %d run, %d skipped, %d failed" % (ran, skipped, failed))
     return 1 if failed else 0
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The toy report section (tests/fixtures/report/section_toy.c): registered only in the test
 # build of report (build/test-ops/report, -DSCHEDNAV_TEST_SECTIONS, made by make all), it shows
-# that a section is one file plus its declaration and one row of page_rows in html.c
+# that a section is one file plus its declaration and one row of page_rows in page.c
 # (docs/design.md "Where to add things"): its chart is drawn and placed, its HTML comes last,
 # and the rest of the page is the real report's, byte for byte.
 load helper

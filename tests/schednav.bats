@@ -40,9 +40,14 @@ setup() {
 	assert_success
 	local t
 	for t in $(ls "$ROOT"/tools/*.c | sed 's|.*/||; s|\.c$||' | grep -vx schednav); do
-		assert_line "  $t"
+		# each with the one line of its manual page's NAME section
+		what=$(sed -n '/^\.SH NAME/{n;p;q}' "$ROOT/docs/$t.1" | sed 's/^.* \\- //; s/\\-/-/g')
+		[ -n "$what" ] || fail "docs/$t.1 has no NAME line"
+		assert_line --regexp "^  $t +$(printf '%s' "$what" | sed 's/[][\.*^$+?(){}|/]/\\&/g')\$"
 	done
-	refute_line "  schednav"
+	refute_line --regexp "^  schednav( |\$)"
+	assert_line --regexp '^  decision-table   print a policy decision as a table for people$'
+	assert_line --regexp '^  approve +record a person.s approval of a ranked action in an append-only log$'
 	run schednav help sim-run
 	assert_success
 	assert_output --partial "SYNOPSIS"
@@ -53,6 +58,10 @@ setup() {
 	run alone/schednav help metrics
 	assert_success
 	assert_line --index 0 "usage: metrics [-o OUT] [FILE]"
+	# and the list without the pages: the names alone
+	run alone/schednav help
+	assert_success
+	assert_line "  metrics"
 }
 
 @test "schednav: SCHEDNAV_EXEC_PATH names the tools' directory" {
@@ -68,7 +77,7 @@ setup() {
 	assert_failure 2
 }
 
-@test "make install puts schednav in bin, the tools in libexec/schednav, the pages in man1 and man7, configs in share/schednav; uninstall removes exactly that" {
+@test "make install puts schednav in bin, the tools in libexec/schednav, the pages in man1 and man7, configs and pipelines in share/schednav; uninstall removes exactly that" {
 	local dest="$BATS_TEST_TMPDIR/dest" prefix=/opt/sn
 	mkdir -p "$dest$prefix/bin" "$dest$prefix/share/man/man7"
 	echo keep > "$dest$prefix/bin/other-program"
@@ -96,6 +105,12 @@ schednav"
 	assert_output --partial "SYNOPSIS"
 	# the configs are installed, and the installed schednav-mcp finds its roles there
 	cmp "$ROOT/configs/agents/analyst.json" "$dest$prefix/share/schednav/configs/agents/analyst.json" || fail "configs not installed"
+	# with the studies' recorded agent plans and the pipelines (their scripts executable as in the tree)
+	local f
+	for f in $(cd "$ROOT" && ls configs/studies/*.agent.ndjson pipelines/*.mk pipelines/*.sh pipelines/*.jq); do
+		cmp "$ROOT/$f" "$dest$prefix/share/schednav/$f" || fail "$f not installed"
+	done
+	[ -x "$dest$prefix/share/schednav/pipelines/need-packages.sh" ] || fail "need-packages.sh not executable"
 	mkdir ws
 	run sh -c 'printf "%s\n" "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}" | env -u SCHEDNAV_CONFIGS "$1" schednav-mcp --profile analyst --workspace ws' sh "$dest$prefix/bin/schednav"
 	assert_success
@@ -125,11 +140,11 @@ stub_tools() {
 	run make -C "$ROOT" --no-print-directory demo DEPS_INSTALL=no DEMO_PACKAGES="build-essential schednav-test-no-such-package"
 	assert_failure 2
 	assert_line "make demo: missing Debian packages: schednav-test-no-such-package; run this, then 'make demo' again:"
-	assert_line "  sudo apt-get install --no-install-recommends schednav-test-no-such-package"
+	assert_line "  sudo apt-get install -y --no-install-recommends schednav-test-no-such-package"
 	refute_output --partial "demo: import"
 	run make -C "$ROOT" --no-print-directory check DEPS_INSTALL=no CHECK_PACKAGES="bats schednav-test-a schednav-test-b"
 	assert_failure 2
-	assert_line "  sudo apt-get install --no-install-recommends schednav-test-a schednav-test-b"
+	assert_line "  sudo apt-get install -y --no-install-recommends schednav-test-a schednav-test-b"
 	refute_output --partial "unit: "
 	# as root (or DEPS_INSTALL=yes) the missing ones are installed first
 	stub_tools
@@ -147,7 +162,7 @@ stub_tools() {
 	[ ! -e apt.log ]
 	run env DEPS_INSTALL=no "$ROOT/pipelines/need-packages.sh" check schednav-test-x:schednav-no-such-command
 	assert_failure 1
-	assert_line "  sudo apt-get install --no-install-recommends schednav-test-x"
+	assert_line "  sudo apt-get install -y --no-install-recommends schednav-test-x"
 	run env DEPS_INSTALL=maybe "$ROOT/pipelines/need-packages.sh" demo schednav-test-a
 	assert_failure 2
 }

@@ -359,6 +359,56 @@ static struct json *rate(struct arena *a, size_t count, size_t of)
 	return of ? json_real(a, num_round((double)count / (double)of, 9)) : json_null(a);
 }
 
+/* The candidates that passed every hard SLO in window w (passed), the best allocation among
+ * them (best) and among the whole catalogue's passing actions (obest). */
+static void best_allocations(const struct window *w, size_t na, const bool *member, bool *passed, bool *has_best, double *best,
+			     bool *has_obest, double *obest)
+{
+	*has_best = *has_obest = false;
+	*best = *obest = 0;
+	for (size_t i = 0; i < na; i++) {
+		const struct outcome *o = &w->by_action[i];
+		passed[i] = member[i] && o->hard_passed;
+		if (o->hard_passed && (!*has_obest || o->v[0] > *obest))
+			*obest = o->v[0], *has_obest = true;
+		if (passed[i] && (!*has_best || o->v[0] > *best))
+			*best = o->v[0], *has_best = true;
+	}
+}
+
+/* A controller record's summary of the windows' uplift bounds over FIFO and its regret
+ * against the catalogue's best hard-pass allocation (docs/studies.md, adaptive-eval). */
+static void uplift_and_regret(struct arena *a, struct json *rec, const double *lower, const double *upper, size_t nbounds,
+			      double *regret, size_t nregret, size_t best_covered)
+{
+	struct json *null = json_null(a);
+	struct json *up = json_object(a);
+	size_t pos = 0, eq = 0, neg = 0;
+	double maxup = 0;
+	for (size_t i = 0; i < nbounds; i++) {
+		pos += lower[i] > EPSILON;
+		eq += fabs(lower[i]) <= EPSILON;
+		neg += lower[i] < -EPSILON;
+		maxup = i == 0 || upper[i] > maxup ? upper[i] : maxup;
+	}
+	json_set(a, up, "mean_lower_bound", nbounds ? json_real(a, mean9(lower, nbounds)) : null);
+	json_set(a, up, "mean_upper_bound", nbounds ? json_real(a, mean9(upper, nbounds)) : null);
+	json_set(a, up, "maximum_upper_bound", json_real_or_null(a, nbounds > 0, maxup));
+	json_set(a, up, "lower_bound_positive_window_count", json_int(a, (long long)pos));
+	json_set(a, up, "lower_bound_equal_window_count", json_int(a, (long long)eq));
+	json_set(a, up, "lower_bound_negative_window_count", json_int(a, (long long)neg));
+	json_set(a, rec, "allocation_uplift_vs_fifo", up);
+	json_set(a, rec, "catalogue_best_allocation_covered_window_count", json_int(a, (long long)best_covered));
+	struct json *rg = json_object(a);
+	double maxr = 0;
+	for (size_t i = 0; i < nregret; i++)
+		maxr = i == 0 || regret[i] > maxr ? regret[i] : maxr;
+	json_set(a, rg, "mean", nregret ? json_real(a, mean9(regret, nregret)) : null);
+	json_set(a, rg, "max", json_real_or_null(a, nregret > 0, maxr));
+	json_set(a, rg, "p95", nregret ? json_real(a, quantile9(regret, nregret, 0.95)) : null);
+	json_set(a, rec, "allocation_regret_vs_catalogue_best", rg);
+}
+
 static struct json *controller_record(struct arena *a, const struct input *in, const struct controller *c, double band)
 {
 	const struct ad_design *d = &in->d;
@@ -399,16 +449,9 @@ static struct json *controller_record(struct arena *a, const struct input *in, c
 		max_count = n > max_count ? n : max_count;
 		/* Oracle frontier, catalogue best and the candidates' best hard-pass allocation. */
 		size_t no = frontier(w, na, all, band, oracle, v);
-		bool has_best = false, has_obest = false;
-		double best = 0, obest = 0;
-		for (size_t i = 0; i < na; i++) {
-			const struct outcome *o = &w->by_action[i];
-			passed[i] = member[i] && o->hard_passed;
-			if (o->hard_passed && (!has_obest || o->v[0] > obest))
-				obest = o->v[0], has_obest = true;
-			if (passed[i] && (!has_best || o->v[0] > best))
-				best = o->v[0], has_best = true;
-		}
+		bool has_best, has_obest;
+		double best, obest;
+		best_allocations(w, na, member, passed, &has_best, &best, &has_obest, &obest);
 		size_t nf = frontier(w, na, member, band, alive, v);
 		bool cover = false, same = no > 0 && nf == no;
 		double lo = 0, hi = 0, fifo = w->by_action[base].v[0];
@@ -486,31 +529,7 @@ static struct json *controller_record(struct arena *a, const struct input *in, c
 		json_set(a, sc, "tie_requires_human_approval", json_int(a, (long long)status_counts[1]));
 		json_set(a, sc, "no_eligible_policy", json_int(a, (long long)status_counts[2]));
 		json_set(a, rec, "selection_status_counts", sc);
-		struct json *up = json_object(a);
-		size_t pos = 0, eq = 0, neg = 0;
-		double maxup = 0;
-		for (size_t i = 0; i < nbounds; i++) {
-			pos += lower[i] > EPSILON;
-			eq += fabs(lower[i]) <= EPSILON;
-			neg += lower[i] < -EPSILON;
-			maxup = i == 0 || upper[i] > maxup ? upper[i] : maxup;
-		}
-		json_set(a, up, "mean_lower_bound", nbounds ? json_real(a, mean9(lower, nbounds)) : null);
-		json_set(a, up, "mean_upper_bound", nbounds ? json_real(a, mean9(upper, nbounds)) : null);
-		json_set(a, up, "maximum_upper_bound", json_real_or_null(a, nbounds > 0, maxup));
-		json_set(a, up, "lower_bound_positive_window_count", json_int(a, (long long)pos));
-		json_set(a, up, "lower_bound_equal_window_count", json_int(a, (long long)eq));
-		json_set(a, up, "lower_bound_negative_window_count", json_int(a, (long long)neg));
-		json_set(a, rec, "allocation_uplift_vs_fifo", up);
-		json_set(a, rec, "catalogue_best_allocation_covered_window_count", json_int(a, (long long)best_covered));
-		struct json *rg = json_object(a);
-		double maxr = 0;
-		for (size_t i = 0; i < nregret; i++)
-			maxr = i == 0 || regret[i] > maxr ? regret[i] : maxr;
-		json_set(a, rg, "mean", nregret ? json_real(a, mean9(regret, nregret)) : null);
-		json_set(a, rg, "max", json_real_or_null(a, nregret > 0, maxr));
-		json_set(a, rg, "p95", nregret ? json_real(a, quantile9(regret, nregret, 0.95)) : null);
-		json_set(a, rec, "allocation_regret_vs_catalogue_best", rg);
+		uplift_and_regret(a, rec, lower, upper, nbounds, regret, nregret, best_covered);
 	} else {
 		static const char *const keys[] = { "candidate_evaluation_count", "candidate_count_per_window",
 			"evaluation_reduction_vs_catalogue", "hard_slo_feasible_window_count", "catalogue_feasible_window_count",

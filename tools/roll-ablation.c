@@ -145,6 +145,147 @@ static struct json *num_json(struct arena *a, bool ok, double v)
 	return ok ? json_real(a, v) : json_null(a);
 }
 
+/* One (window, arm) record: its fingerprints, its hard-SLO verdict and failed hard
+ * constraints, its nine headline metrics and its rolling block. */
+static struct json *ablation_record(struct arena *a, const char *study_id, const char *design_fp, const char *impl_fp, const char *window_id,
+				    const struct arm *arm, long long reps, const struct ev_item *met, const struct ev_item *aud, const char *abfp,
+				    const struct roll_cell *cell, const struct json *rc)
+{
+	struct json *r = json_object(a), *fails = json_array(a), *mv = json_object(a), *cons = json_get(aud->rec, "constraints");
+	json_set(a, r, "type", json_str(a, "rolling_ablation_record"));
+	json_set(a, r, "schema_version", json_str(a, ROLL_ABLATION_RECORD_SCHEMA));
+	json_set(a, r, "study_id", json_str(a, study_id));
+	json_set(a, r, "design_fingerprint", json_str(a, design_fp));
+	json_set(a, r, "implementation_fingerprint", json_str(a, impl_fp));
+	json_set(a, r, "window_id", json_str(a, window_id));
+	json_set(a, r, "arm_id", json_str(a, arm->def.id));
+	json_set(a, r, "arm_kind", json_str(a, arm->kind));
+	json_set(a, r, "action_id", json_str(a, arm->action_id));
+	json_set(a, r, "deployable", json_bool(a, arm->def.deployable));
+	json_set(a, r, "trace_fingerprint", json_clone(a, json_get(met->rec, "trace_fingerprint")));
+	json_set(a, r, "repetition_count", json_int(a, reps));
+	json_set(a, r, "deterministic_repetitions", json_bool(a, true));
+	json_set(a, r, "result_fingerprint", json_clone(a, json_get(met->rec, "result_fingerprint")));
+	json_set(a, r, "metrics_fingerprint", json_str(a, met->stream_fp));
+	json_set(a, r, "audit_fingerprint", json_clone(a, json_get(aud->rec, "audit_fingerprint")));
+	json_set(a, r, "audited_against_metrics_fingerprint", abfp ? json_str(a, abfp) : json_null(a));
+	json_set(a, r, "hard_slo_passed", json_bool(a, cell->passed));
+	for (size_t i = 0; cons && i < cons->u.arr.n; i++) {
+		struct json *ci = cons->u.arr.items[i];
+		if (!strcmp(json_get_str(ci, "severity"), "hard") && json_get(ci, "passed")->kind != JSON_TRUE)
+			json_push(a, fails, json_str(a, json_get_str(ci, "id")));
+	}
+	json_set(a, r, "failed_hard_constraints", fails);
+	for (const char *const *k = nine; *k; k++) {
+		struct json *v = json_get(met->rec, *k);
+		json_set(a, mv, *k, v ? json_clone(a, v) : json_null(a));
+	}
+	json_set(a, r, "metrics", mv);
+	json_set(a, r, "rolling", rc ? json_clone(a, rc) : json_null(a));
+	ev_self_fp_stamp(a, r, "record_fingerprint");
+	return r;
+}
+
+/* The implementation fingerprint: XXH3-128 of the --implementation files' XXH3-128s, one a line. */
+static void impl_fingerprint(const char *const *impl, size_t n_impl, char impl_fp[FP_HEX_XXH3])
+{
+	char err[1024];
+	struct strbuf ib;
+	sb_init(&ib);
+	for (size_t i = 0; i < n_impl; i++) {
+		char fp[FP_HEX_XXH3];
+		size_t len;
+		if (zio_xxh3(impl[i], fp, &len, err, sizeof err))
+			die("%s", err);
+		sb_addf(&ib, "%s\n", fp);
+	}
+	fp_xxh3_of(ib.buf, ib.len, impl_fp);
+	sb_release(&ib);
+}
+
+/* The closeout: the eligible arms, the recommendation, and that nothing changes until a
+ * person approves. */
+static struct json *closeout_record(struct arena *a, const char *study_id, const struct json *s, const struct roll_gates *g)
+{
+	struct json *co = json_object(a), *el = json_array(a);
+	json_set(a, co, "type", json_str(a, "rolling_closeout"));
+	json_set(a, co, "study_id", json_str(a, study_id));
+	json_set(a, co, "evidence_fingerprint", json_clone(a, json_get(s, "evidence_fingerprint")));
+	for (size_t i = 0; i < g->n_eligible; i++)
+		json_push(a, el, json_str(a, g->eligible[i]));
+	json_set(a, co, "eligible_arm_ids", el);
+	json_set(a, co, "recommended_arm_id", g->recommended ? json_str(a, g->recommended) : json_null(a));
+	json_set(a, co, "claim_supported", json_bool(a, g->claim_supported));
+	json_set(a, co, "project_status", json_str(a, "completed"));
+	json_set(a, co, "outcome", json_str(a, "approval_pending"));
+	json_set(a, co, "human_approval_required", json_bool(a, true));
+	json_set(a, co, "production_change_applied", json_bool(a, false));
+	json_set(a, co, "definition", json_str(a, "eligible: deployable arms passing every window; recommended: the eligible arm better than "
+		"every other eligible arm, none when the top ones tie; nothing changes until a person approves"));
+	ev_self_fp_stamp(a, co, "closeout_fingerprint");
+	return co;
+}
+
+/* The summary: per arm its passes and mean metrics, the agent's pairwise comparisons and the gates. */
+static struct json *summary_record(struct arena *a, const char *study_id, const char *design_fp, const char *impl_fp, long long windows,
+				   const char *const *win_id, size_t nw, const struct arm *arms, const struct roll_arm_def *defs,
+				   const struct roll_arm_summary *sum, size_t na, const struct roll_gates *g)
+{
+	struct json *s = json_object(a), *ao = json_object(a), *pw = json_object(a);
+	json_set(a, s, "type", json_str(a, "rolling_ablation_summary"));
+	json_set(a, s, "study_id", json_str(a, study_id));
+	json_set(a, s, "design_fingerprint", json_str(a, design_fp));
+	json_set(a, s, "implementation_fingerprint", json_str(a, impl_fp));
+	json_set(a, s, "window_count", json_int(a, windows));
+	struct json *wids = json_array(a);
+	for (size_t w = 0; w < nw; w++)
+		json_push(a, wids, json_str(a, win_id[w]));
+	json_set(a, s, "window_ids", wids);
+	for (size_t m = 0; m < na; m++) {
+		struct json *x = json_object(a), *mm = json_object(a);
+		json_set(a, x, "role", json_str(a, (const char *[]){ "baseline", "comparator", "agent", "masked", "oracle" }[defs[m].role]));
+		json_set(a, x, "kind", json_str(a, arms[m].kind));
+		json_set(a, x, "deployable", json_bool(a, defs[m].deployable));
+		json_set(a, x, "window_count", json_int(a, sum[m].windows));
+		json_set(a, x, "hard_slo_pass_count", json_int(a, sum[m].passes));
+		json_set(a, mm, "allocation_rate_mean", num_json(a, sum[m].has_alloc, sum[m].alloc));
+		json_set(a, mm, "spot_jct_p95_seconds", num_json(a, sum[m].has_jct, sum[m].jct));
+		json_set(a, mm, "spot_eviction_rate_per_run", num_json(a, sum[m].has_evict, sum[m].evict));
+		json_set(a, x, "mean_metrics", mm);
+		json_set(a, x, "candidate_simulation_count", json_int(a, sum[m].simulations));
+		json_set(a, x, "llm_call_count", json_int(a, sum[m].llm_calls));
+		json_set(a, ao, defs[m].id, x);
+		if (g->pairwise[m])
+			json_set(a, pw, defs[m].id, json_str(a, g->pairwise[m]));
+	}
+	json_set(a, s, "arms", ao);
+	json_set(a, s, "agent_pairwise_hierarchy", pw);
+	json_set(a, s, "agent_superiority_gate", json_str(a, g->superiority));
+	json_set(a, s, "agent_vs_ordinary_gate", json_str(a, g->vs_ordinary));
+	json_set(a, s, "analyst_causal_value_gate", json_str(a, g->analyst));
+	json_set(a, s, "definition", json_str(a, "More hard-SLO-passing windows ranks first; with equal counts, a mean allocation difference of at least "
+		"one percentage point decides, then any Spot p95 JCT difference (lower), then any eviction-rate difference (lower); else a tie. "
+		"The agent superiority gate needs no fewer passes than every deployable comparator, the same scenario-simulation count as "
+		"every same-budget rolling arm and better than each of them; the analyst gate needs a masked-handoff arm."));
+	ev_self_fp_stamp(a, s, "evidence_fingerprint");
+	return s;
+}
+
+static void write_stream(const char *output, const struct json *hdr, const struct json *records, const struct json *s,
+			 const struct json *co)
+{
+	char err[1024];
+	struct nd_writer *w = ndw_open(output, err, sizeof err);
+	if (!w || ndw_header(w, hdr, err, sizeof err))
+		die("%s", err);
+	for (size_t i = 0; i < records->u.arr.n; i++)
+		if (ndw_record(w, records->u.arr.items[i], err, sizeof err))
+			die("%s", err);
+	if (ndw_record(w, s, err, sizeof err) || ndw_record(w, co, err, sizeof err) || ndw_end(w, NULL, err, sizeof err) ||
+	    ndw_close(w, err, sizeof err))
+		die("%s", err);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -203,17 +344,7 @@ int main(int argc, char **argv)
 	size_t na = load_study(study, &a, arms, &study_id, design_fp, &windows, &reps);
 	if ((long long)nw != windows)
 		die("%zu windows given, the study declares %lld", nw, windows);
-	struct strbuf ib;
-	sb_init(&ib);
-	for (size_t i = 0; i < n_impl; i++) {
-		char fp[FP_HEX_XXH3];
-		size_t len;
-		if (zio_xxh3(impl[i], fp, &len, err, sizeof err))
-			die("%s", err);
-		sb_addf(&ib, "%s\n", fp);
-	}
-	fp_xxh3_of(ib.buf, ib.len, impl_fp);
-	sb_release(&ib);
+	impl_fingerprint(impl, n_impl, impl_fp);
 
 	struct json *hdr = nd_header_new(&a, ROLL_ABLATION_STREAM_SCHEMA, "roll-ablation");
 	json_set(&a, json_get(hdr, "params"), "study_id", json_str(&a, study_id));
@@ -274,39 +405,7 @@ int main(int argc, char **argv)
 				die("%s: arm '%s' is a rolling arm but its metrics have no rolling_control", ev_where(met), arms[m].def.id);
 			if (rc && json_get_num(rc, "candidate_budget_per_decision", &x))
 				arms[m].def.budget = (long long)x;
-			struct json *r = json_object(&a), *fails = json_array(&a), *mv = json_object(&a), *cons = json_get(aud->rec, "constraints");
-			json_set(&a, r, "type", json_str(&a, "rolling_ablation_record"));
-			json_set(&a, r, "schema_version", json_str(&a, ROLL_ABLATION_RECORD_SCHEMA));
-			json_set(&a, r, "study_id", json_str(&a, study_id));
-			json_set(&a, r, "design_fingerprint", json_str(&a, design_fp));
-			json_set(&a, r, "implementation_fingerprint", json_str(&a, impl_fp));
-			json_set(&a, r, "window_id", json_str(&a, win_id[w]));
-			json_set(&a, r, "arm_id", json_str(&a, arms[m].def.id));
-			json_set(&a, r, "arm_kind", json_str(&a, arms[m].kind));
-			json_set(&a, r, "action_id", json_str(&a, arms[m].action_id));
-			json_set(&a, r, "deployable", json_bool(&a, arms[m].def.deployable));
-			json_set(&a, r, "trace_fingerprint", json_clone(&a, json_get(met->rec, "trace_fingerprint")));
-			json_set(&a, r, "repetition_count", json_int(&a, reps));
-			json_set(&a, r, "deterministic_repetitions", json_bool(&a, true));
-			json_set(&a, r, "result_fingerprint", json_clone(&a, json_get(met->rec, "result_fingerprint")));
-			json_set(&a, r, "metrics_fingerprint", json_str(&a, met->stream_fp));
-			json_set(&a, r, "audit_fingerprint", json_clone(&a, json_get(aud->rec, "audit_fingerprint")));
-			json_set(&a, r, "audited_against_metrics_fingerprint", abfp ? json_str(&a, abfp) : json_null(&a));
-			json_set(&a, r, "hard_slo_passed", json_bool(&a, cell->passed));
-			for (size_t i = 0; cons && i < cons->u.arr.n; i++) {
-				struct json *ci = cons->u.arr.items[i];
-				if (!strcmp(json_get_str(ci, "severity"), "hard") && json_get(ci, "passed")->kind != JSON_TRUE)
-					json_push(&a, fails, json_str(&a, json_get_str(ci, "id")));
-			}
-			json_set(&a, r, "failed_hard_constraints", fails);
-			for (const char *const *k = nine; *k; k++) {
-				struct json *v = json_get(met->rec, *k);
-				json_set(&a, mv, *k, v ? json_clone(&a, v) : json_null(&a));
-			}
-			json_set(&a, r, "metrics", mv);
-			json_set(&a, r, "rolling", rc ? json_clone(&a, rc) : json_null(&a));
-			ev_self_fp_stamp(&a, r, "record_fingerprint");
-			json_push(&a, records, r);
+			json_push(&a, records, ablation_record(&a, study_id, design_fp, impl_fp, win_id[w], &arms[m], reps, met, aud, abfp, cell, rc));
 		}
 		/* every audit of the window names the window's baseline */
 		for (size_t i = 0; i < in.n; i++)
@@ -326,70 +425,11 @@ int main(int argc, char **argv)
 	struct roll_gates g;
 	roll_gates_evaluate(defs, sum, na, windows, &g);
 
-	struct json *s = json_object(&a), *ao = json_object(&a), *pw = json_object(&a);
-	json_set(&a, s, "type", json_str(&a, "rolling_ablation_summary"));
-	json_set(&a, s, "study_id", json_str(&a, study_id));
-	json_set(&a, s, "design_fingerprint", json_str(&a, design_fp));
-	json_set(&a, s, "implementation_fingerprint", json_str(&a, impl_fp));
-	json_set(&a, s, "window_count", json_int(&a, windows));
-	struct json *wids = json_array(&a);
-	for (size_t w = 0; w < nw; w++)
-		json_push(&a, wids, json_str(&a, win_id[w]));
-	json_set(&a, s, "window_ids", wids);
-	for (size_t m = 0; m < na; m++) {
-		struct json *x = json_object(&a), *mm = json_object(&a);
-		json_set(&a, x, "role", json_str(&a, (const char *[]){ "baseline", "comparator", "agent", "masked", "oracle" }[defs[m].role]));
-		json_set(&a, x, "kind", json_str(&a, arms[m].kind));
-		json_set(&a, x, "deployable", json_bool(&a, defs[m].deployable));
-		json_set(&a, x, "window_count", json_int(&a, sum[m].windows));
-		json_set(&a, x, "hard_slo_pass_count", json_int(&a, sum[m].passes));
-		json_set(&a, mm, "allocation_rate_mean", num_json(&a, sum[m].has_alloc, sum[m].alloc));
-		json_set(&a, mm, "spot_jct_p95_seconds", num_json(&a, sum[m].has_jct, sum[m].jct));
-		json_set(&a, mm, "spot_eviction_rate_per_run", num_json(&a, sum[m].has_evict, sum[m].evict));
-		json_set(&a, x, "mean_metrics", mm);
-		json_set(&a, x, "candidate_simulation_count", json_int(&a, sum[m].simulations));
-		json_set(&a, x, "llm_call_count", json_int(&a, sum[m].llm_calls));
-		json_set(&a, ao, defs[m].id, x);
-		if (g.pairwise[m])
-			json_set(&a, pw, defs[m].id, json_str(&a, g.pairwise[m]));
-	}
-	json_set(&a, s, "arms", ao);
-	json_set(&a, s, "agent_pairwise_hierarchy", pw);
-	json_set(&a, s, "agent_superiority_gate", json_str(&a, g.superiority));
-	json_set(&a, s, "agent_vs_ordinary_gate", json_str(&a, g.vs_ordinary));
-	json_set(&a, s, "analyst_causal_value_gate", json_str(&a, g.analyst));
-	json_set(&a, s, "definition", json_str(&a, "More hard-SLO-passing windows ranks first; with equal counts, a mean allocation difference of at least "
-		"one percentage point decides, then any Spot p95 JCT difference (lower), then any eviction-rate difference (lower); else a tie. "
-		"The agent superiority gate needs no fewer passes than every deployable comparator, the same scenario-simulation count as "
-		"every same-budget rolling arm and better than each of them; the analyst gate needs a masked-handoff arm."));
-	ev_self_fp_stamp(&a, s, "evidence_fingerprint");
+	struct json *s = summary_record(&a, study_id, design_fp, impl_fp, windows, win_id, nw, arms, defs, sum, na, &g);
 
-	struct json *co = json_object(&a), *el = json_array(&a);
-	json_set(&a, co, "type", json_str(&a, "rolling_closeout"));
-	json_set(&a, co, "study_id", json_str(&a, study_id));
-	json_set(&a, co, "evidence_fingerprint", json_clone(&a, json_get(s, "evidence_fingerprint")));
-	for (size_t i = 0; i < g.n_eligible; i++)
-		json_push(&a, el, json_str(&a, g.eligible[i]));
-	json_set(&a, co, "eligible_arm_ids", el);
-	json_set(&a, co, "recommended_arm_id", g.recommended ? json_str(&a, g.recommended) : json_null(&a));
-	json_set(&a, co, "claim_supported", json_bool(&a, g.claim_supported));
-	json_set(&a, co, "project_status", json_str(&a, "completed"));
-	json_set(&a, co, "outcome", json_str(&a, "approval_pending"));
-	json_set(&a, co, "human_approval_required", json_bool(&a, true));
-	json_set(&a, co, "production_change_applied", json_bool(&a, false));
-	json_set(&a, co, "definition", json_str(&a, "eligible: deployable arms passing every window; recommended: the eligible arm better than "
-		"every other eligible arm, none when the top ones tie; nothing changes until a person approves"));
-	ev_self_fp_stamp(&a, co, "closeout_fingerprint");
+	struct json *co = closeout_record(&a, study_id, s, &g);
 
-	struct nd_writer *w = ndw_open(output, err, sizeof err);
-	if (!w || ndw_header(w, hdr, err, sizeof err))
-		die("%s", err);
-	for (size_t i = 0; i < records->u.arr.n; i++)
-		if (ndw_record(w, records->u.arr.items[i], err, sizeof err))
-			die("%s", err);
-	if (ndw_record(w, s, err, sizeof err) || ndw_record(w, co, err, sizeof err) || ndw_end(w, NULL, err, sizeof err) ||
-	    ndw_close(w, err, sizeof err))
-		die("%s", err);
+	write_stream(output, hdr, records, s, co);
 	arena_release(&a);
 	cli_release(&cli);
 	return 0;

@@ -104,33 +104,6 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int list_tools(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		die("cannot read the exec path '%s': %s", dir, strerror(errno));
-	char **names = NULL, path[PATH_MAX];
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (find_tool(dir, e->d_name, path)) {
-			names = xgrow(names, &cap, n + 1, sizeof *names);
-			names[n++] = xstrdup(e->d_name);
-		}
-	closedir(d);
-	qsort(names, n, sizeof *names, cmp_names);
-	printf("usage: schednav TOOL [ARG...]\n\nTools in %s:\n", dir);
-	for (size_t i = 0; i < n; i++) {
-		printf("  %s\n", names[i]);
-		free(names[i]);
-	}
-	free(names);
-	printf("\n'schednav help TOOL' shows a tool's manual; schednav(7) describes them all.\n");
-	if (fflush(stdout) || ferror(stdout))
-		die("cannot write standard output");
-	return 0;
-}
-
 /* The manual page of tool: installed (PREFIX/share/man/man1 beside PREFIX/libexec/schednav)
  * or in the source tree the exec path was built in (docs/ one or two levels up from bin/
  * or build-asan/bin/, next to tools/TOOL.c). */
@@ -147,6 +120,72 @@ static bool man_page(const char *dir, const char *tool, char page[PATH_MAX])
 		    snprintf(page, PATH_MAX, "%s/%s/docs/%s.1", dir, up[i], tool) < PATH_MAX && stat(page, &st) == 0 && S_ISREG(st.st_mode))
 			return true;
 	return false;
+}
+
+/* The one-line description of tool: the NAME line of its manual page ("name \\- what it
+ * does"), with the roff escapes it uses undone; empty without a page. */
+static void tool_summary(const char *dir, const char *tool, char *out, size_t n)
+{
+	char page[PATH_MAX], line[512];
+	out[0] = '\0';
+	FILE *f = man_page(dir, tool, page) ? fopen(page, "r") : NULL;
+	if (!f)
+		return;
+	bool name = false;
+	while (fgets(line, sizeof line, f)) {
+		if (!name) {
+			name = !strncmp(line, ".SH NAME", 8);
+			continue;
+		}
+		const char *dash = strstr(line, "\\- ");
+		if (dash) {
+			size_t k = 0;
+			for (const char *c = dash + 3; *c && *c != '\n' && k + 1 < n; c++) {
+				if (c[0] == '\\' && c[1] == '-')
+					c++;   /* \- is a minus sign */
+				out[k++] = *c;
+			}
+			out[k] = '\0';
+		}
+		break;
+	}
+	fclose(f);
+}
+
+static int list_tools(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		die("cannot read the exec path '%s': %s", dir, strerror(errno));
+	char **names = NULL, path[PATH_MAX];
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (find_tool(dir, e->d_name, path)) {
+			names = xgrow(names, &cap, n + 1, sizeof *names);
+			names[n++] = xstrdup(e->d_name);
+		}
+	closedir(d);
+	qsort(names, n, sizeof *names, cmp_names);
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strlen(names[i]) > w)
+			w = strlen(names[i]);
+	printf("usage: schednav TOOL [ARG...]\n\nTools in %s:\n", dir);
+	for (size_t i = 0; i < n; i++) {
+		char what[256];
+		tool_summary(dir, names[i], what, sizeof what);
+		if (what[0])
+			printf("  %-*s  %s\n", (int)w, names[i], what);
+		else
+			printf("  %s\n", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	printf("\n'schednav help TOOL' shows a tool's manual; schednav(7) describes them all.\n");
+	if (fflush(stdout) || ferror(stdout))
+		die("cannot write standard output");
+	return 0;
 }
 
 static int show_help(const char *dir, const char *tool)

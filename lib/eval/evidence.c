@@ -5,9 +5,6 @@
 #include "core/strbuf.h"
 #include "core/text.h"
 #include "core/xalloc.h"
-#include "eval/chainlog.h"
-#include "eval/ranking.h"
-#include "eval/slo.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +41,12 @@ static bool in_list(const char *const *list, const char *name)
 
 bool ev_is_catalogue(const char *name) { return in_list(ev_catalogue, name); }
 bool ev_is_action_key(const char *name) { return in_list(ev_action_keys, name); }
+
+bool ev_is_control_key(const char *name)
+{
+	size_t n = strlen(name), m = strlen("_control");
+	return n > m && !strcmp(name + n - m, "_control");
+}
 
 /* Value kinds of the non-catalogue keys of the metrics record (docs/evaluation.md §4 "The flat record"). */
 enum vk { VK_STR, VK_INT, VK_NUM, VK_NUM_NULL, VK_OBJ, VK_ANY, VK_BOOL, VK_FP };
@@ -92,9 +95,9 @@ int ev_metrics_check(const struct json *rec, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < rec->u.obj.n; i++) {
 		const char *k = rec->u.obj.keys[i];
-		/* the optional keys: a controlled run's summary (docs/predictive.md "The records"), a
-		 * rolling arm's (roll) */
-		if (!strcmp(k, "predictive_control") || !strcmp(k, "rolling_control")) {
+		/* the optional keys: a controller family's summary, NAME_control, an object whose
+		 * inside the family that wrote it checks (docs/evaluation.md §4) */
+		if (ev_is_control_key(k)) {
 			if (rec->u.obj.vals[i]->kind != JSON_OBJECT) {
 				snprintf(err, errlen, "metrics record: '%s' must be an object", k);
 				return -1;
@@ -259,31 +262,6 @@ const char *ev_where(const struct ev_item *it)
 	return buf;
 }
 
-int ev_verify_from(const struct ev_input *in, size_t first, const char *skip, char *err, size_t errlen)
-{
-	return ev_verify_range(in, first, in->n, skip, err, errlen);
-}
-
-int ev_verify_range(const struct ev_input *in, size_t first, size_t end, const char *skip, char *err, size_t errlen)
-{
-	char e[1024];
-	for (size_t i = first; i < end && i < in->n; i++)
-		if (!(skip && !strcmp(in->items[i].type, skip)) && ev_verify(in->items[i].rec, e, sizeof e)) {
-			snprintf(err, errlen, "%s: %s", ev_where(&in->items[i]), e);
-			return -1;
-		}
-	return 0;
-}
-
-int ev_read_verified(struct ev_input *in, const char *path, const char *const *schemas, const char *skip, struct arena *a, char *err,
-		     size_t errlen)
-{
-	size_t first = in->n;
-	if (ev_read(in, path, schemas, a, err, errlen))
-		return -1;
-	return ev_verify_from(in, first, skip, err, errlen);
-}
-
 static void write_without(struct strbuf *sb, const struct json *rec, const char *key)
 {
 	/* Same bytes json_write would give for rec minus key. */
@@ -329,110 +307,6 @@ void ev_self_fp_stamp(struct arena *a, struct json *rec, const char *key)
 	char fp[FP_HEX_XXH3];
 	ev_self_fp(rec, key, fp);
 	json_set(a, rec, key, json_str(a, fp));
-}
-
-static const char *const approval_keys[] = {
-	"type", "ranking_fingerprint", "action_id", "policy_fingerprint", "approved_by", "approved_at",
-	"reason", "selection_status", "previous_fingerprint", "approval_fingerprint", NULL
-};
-
-/* An approval's values: strings (previous_fingerprint null or a string), the identifier rule
- * for action_id and approved_by. The key set and the fingerprints are checked by the caller. */
-static int approval_values(const struct json *rec, char *err, size_t errlen)
-{
-	for (const char *const *k = approval_keys; *k; k++) {
-		const struct json *v = json_get(rec, *k);
-		bool prev = !strcmp(*k, "previous_fingerprint");
-		if (!v || (v->kind != JSON_STRING && !(prev && v->kind == JSON_NULL))) {
-			snprintf(err, errlen, "'%s' must be a string%s", *k, prev ? " or null" : "");
-			return -1;
-		}
-	}
-	return ev_check_id(rec, "action_id", err, errlen) || ev_check_id(rec, "approved_by", err, errlen) ? -1 : 0;
-}
-
-const struct chainlog_spec ev_approval_log = {
-	.type = "approval", .keys = approval_keys, .fp_key = "approval_fingerprint",
-	.prev_key = "previous_fingerprint", .retry = "approve", .check = approval_values,
-};
-
-int ev_approval_check(const struct json *rec, char *err, size_t errlen)
-{
-	char e[200];
-	if (nd_check_keys(rec, ND_KEYS(approval_keys), e, sizeof e)) {
-		snprintf(err, errlen, "%s", e);
-		return -1;
-	}
-	if (approval_values(rec, err, errlen))
-		return -1;
-	if (!ev_self_fp_ok(rec, "approval_fingerprint")) {
-		snprintf(err, errlen, "'approval_fingerprint' does not verify (the line was edited)");
-		return -1;
-	}
-	return 0;
-}
-
-int ev_approvals_read(struct ev_approvals *log, const char *buf, size_t len, const char *name, struct arena *a, char *err, size_t errlen)
-{
-	unsigned long n;
-	memset(log, 0, sizeof *log);
-	int rc = chainlog_read(buf, len, name, &ev_approval_log, a, &log->rec, log->last, &n, err, errlen);
-	log->n = n;
-	return rc;
-}
-
-void ev_approvals_release(struct ev_approvals *log)
-{
-	free(log->rec);
-	memset(log, 0, sizeof *log);
-}
-
-/* The key of the record's own fingerprint, by type (NULL: the type carries none). */
-static const char *self_fp_key(const char *type)
-{
-	static const struct { const char *type, *key; } t[] = {
-		{ "audit", "audit_fingerprint" }, { "ranking", "ranking_fingerprint" }, { "approval", "approval_fingerprint" },
-		{ "selection", "fingerprint" }, { "selection-lock", "fingerprint" }, { "comparison", "comparison_fingerprint" },
-		{ "portfolio", "portfolio_fingerprint" }, { "aggregate_action", "aggregate_fingerprint" },
-		{ "aggregate_summary", "summary_fingerprint" }, { "adaptive_design", "design_fingerprint" },
-		{ "controller_selections", "selections_fingerprint" }, { "rule_selections", "fingerprint" },
-	};
-	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-		if (!strcmp(t[i].type, type))
-			return t[i].key;
-	return NULL;
-}
-
-int ev_verify(const struct json *rec, char *err, size_t errlen)
-{
-	const char *type = json_get_str(rec, "type");
-	char e[300];
-	if (!type)
-		return 0;
-	int rc = 0;
-	if (!strcmp(type, "metrics"))
-		return ev_metrics_check(rec, err, errlen);
-	if (!strcmp(type, "audit"))
-		rc = slo_audit_check(rec, e, sizeof e);
-	else if (!strcmp(type, "ranking"))
-		return rank_check(rec, err, errlen);
-	else if (!strcmp(type, "approval")) {
-		if (ev_approval_check(rec, e, sizeof e)) {
-			snprintf(err, errlen, "approval record: %s", e);
-			return -1;
-		}
-		return 0;
-	}
-	if (rc) {
-		snprintf(err, errlen, "%s", e);
-		return -1;
-	}
-	const char *key = self_fp_key(type);
-	if (key && !ev_self_fp_ok(rec, key)) {
-		snprintf(err, errlen, "%s record: '%s' does not verify (the record was edited)", type, key);
-		return -1;
-	}
-	return 0;
 }
 
 void ev_sorted_fp(const struct json *v, char out[FP_HEX_XXH3])

@@ -24,6 +24,9 @@ extern const char *const ev_catalogue[];   /* the 37 catalogue metric names, REA
 extern const char *const ev_action_keys[]; /* ACTION policy keys (docs/evaluation.md §6); NULL-terminated */
 bool ev_is_catalogue(const char *name);
 bool ev_is_action_key(const char *name);
+/* A controller family's summary key of the metrics record: NAME_control (predictive_control,
+ * rolling_control, ...), an object the family checks; the catalogue does not name them. */
+bool ev_is_control_key(const char *name);
 
 /* Check a flat metrics record: the exact key set of the metrics contract (no key missing,
  * none unknown), the value kinds, and policy_fingerprint == XXH3-128 of the sorted policy. */

@@ -244,15 +244,22 @@ static struct json *definitions(struct arena *a)
 	return d;
 }
 
-int workload_summary(struct arena *a, const struct trace *t, const struct workload_opts *o, struct json **out,
-		     char *err, size_t errlen)
+static void release_classes(struct wl_class cls[2])
 {
-	size_t n_visible = t->n_jobs;
-	if (o->has_cutoff) {   /* jobs are sorted by submit: the visible ones are a prefix */
-		n_visible = 0;
-		while (n_visible < t->n_jobs && t->jobs[n_visible].submit <= o->cutoff)
-			n_visible++;
+	for (int k = 0; k < 2; k++) {
+		free(cls[k].durations);
+		free(cls[k].members);
+		free(cls[k].arrivals);
+		free(cls[k].active);
 	}
+}
+
+/* The summary's window [start, end]: the options', else the trace's evaluation window, else
+ * the visible jobs' submit span (ending at the cutoff); -1 with err when it is not a window,
+ * reads the future or no visible job reaches it. */
+static int summary_window(const struct trace *t, const struct workload_opts *o, size_t n_visible, double *window_start,
+			  double *window_end, char *err, size_t errlen)
+{
 	double start, end;
 	if (o->has_start)
 		start = o->start;
@@ -302,6 +309,23 @@ int workload_summary(struct arena *a, const struct trace *t, const struct worklo
 				 o->has_cutoff ? "submitted by the cutoff" : "in the trace");
 		return -1;
 	}
+	*window_start = start;
+	*window_end = end;
+	return 0;
+}
+
+int workload_summary(struct arena *a, const struct trace *t, const struct workload_opts *o, struct json **out,
+		     char *err, size_t errlen)
+{
+	size_t n_visible = t->n_jobs;
+	if (o->has_cutoff) {   /* jobs are sorted by submit: the visible ones are a prefix */
+		n_visible = 0;
+		while (n_visible < t->n_jobs && t->jobs[n_visible].submit <= o->cutoff)
+			n_visible++;
+	}
+	double start, end;
+	if (summary_window(t, o, n_visible, &start, &end, err, errlen))
+		return -1;
 	double capacity = (double)trace_capacity(t, "*");
 	if (capacity <= 0) {
 		snprintf(err, errlen, "the trace has no GPU capacity");
@@ -430,12 +454,7 @@ int workload_summary(struct arena *a, const struct trace *t, const struct worklo
 	json_set(a, r, "definitions", definitions(a));
 	ev_self_fp_stamp(a, r, "workload_fingerprint");
 
-	for (int k = 0; k < 2; k++) {
-		free(cls[k].durations);
-		free(cls[k].members);
-		free(cls[k].arrivals);
-		free(cls[k].active);
-	}
+	release_classes(cls);
 	free(combined);
 	free(samples);
 	*out = r;

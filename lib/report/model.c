@@ -39,30 +39,6 @@ void rp_model_release(struct rp_model *m)
 	memset(m, 0, sizeof *m);
 }
 
-double rp_num(const struct json *rec, const char *key)
-{
-	const struct json *v = json_get(rec, key);
-	return v && json_is_num(v) ? json_num(v) : NAN;
-}
-
-const char *rp_str(const struct json *rec, const char *key)
-{
-	const struct json *v = json_get(rec, key);
-	return v && v->kind == JSON_STRING ? v->u.str.s : NULL;
-}
-
-bool rp_json_has_str(const struct json *arr, const char *s)
-{
-	if (!arr || arr->kind != JSON_ARRAY || !s)
-		return false;
-	for (size_t i = 0; i < arr->u.arr.n; i++) {
-		const struct json *v = arr->u.arr.items[i];
-		if (v->kind == JSON_STRING && !strcmp(v->u.str.s, s))
-			return true;
-	}
-	return false;
-}
-
 const struct json *rp_audit_constraints(const struct json *audit)
 {
 	const struct json *v = json_get(audit, "constraints");

@@ -225,6 +225,59 @@ static void grid_from_selection(struct strbuf *sb, const struct json *sel)
 	sb_adds(sb, "</tbody></table></div>\n");
 }
 
+/* Per arm, each SLO constraint it failed and in how many of its windows (the window records'
+ * failed_constraint_ids, hard and soft): why an arm is out, without opening the audits. */
+static void failures_table(struct strbuf *sb, const struct rp_model *m, const char **arms, size_t narms)
+{
+	bool any = false;
+	for (size_t a = 0; a < narms; a++) {
+		const char *ids[64];
+		size_t nids = 0, count[64] = { 0 }, windows = 0;
+		for (size_t i = 0; i < m->nstudy; i++) {
+			const struct json *w = m->study[i].rec;
+			const struct json *p = is_window_record(w) ? window_policy(w, arms[a]) : NULL;
+			const struct json *f = p ? json_get(p, "failed_constraint_ids") : NULL;
+			windows += p != NULL;
+			for (size_t k = 0; f && f->kind == JSON_ARRAY && k < f->u.arr.n; k++) {
+				if (f->u.arr.items[k]->kind != JSON_STRING)
+					continue;
+				/* kept sorted by id, as summary.txt lists them */
+				const char *id = f->u.arr.items[k]->u.str.s;
+				size_t j = 0;
+				while (j < nids && strcmp(ids[j], id) < 0)
+					j++;
+				if ((j == nids || strcmp(ids[j], id)) && nids < 64) {
+					memmove(&ids[j + 1], &ids[j], (nids - j) * sizeof *ids);
+					memmove(&count[j + 1], &count[j], (nids - j) * sizeof *count);
+					ids[j] = id;
+					count[j] = 0;
+					nids++;
+				}
+				if (j < nids && !strcmp(ids[j], id))
+					count[j]++;
+			}
+		}
+		if (!nids)
+			continue;
+		if (!any)
+			sb_adds(sb, "<h3>SLO constraints not met</h3>\n<p class=\"note\">Per arm, each constraint it failed (hard or soft) "
+				    "and in how many of its windows.</p>\n<div class=\"scroll\"><table class=\"summary\">\n"
+				    "<thead><tr><th>arm</th><th>constraints failed (windows)</th></tr></thead>\n<tbody>\n");
+		any = true;
+		sb_adds(sb, "<tr><th>");
+		rp_html_esc(sb, arms[a]);
+		sb_adds(sb, "</th><td>");
+		for (size_t j = 0; j < nids; j++) {
+			sb_adds(sb, j ? ", <code>" : "<code>");
+			rp_html_esc(sb, ids[j]);
+			sb_addf(sb, "</code> %zu/%zu", count[j], windows);
+		}
+		sb_adds(sb, "</td></tr>\n");
+	}
+	if (any)
+		sb_adds(sb, "</tbody></table></div>\n");
+}
+
 static void aggregate_table(struct strbuf *sb, const struct rp_model *m)
 {
 	bool any = false;
@@ -276,6 +329,7 @@ static void study_section(struct strbuf *sb, const struct page *pg)
 		rp_study_baseline(m) ? rp_study_baseline(m) : "");
 	rp_page_figure(sb, pg, "uplift", cap.buf);   /* escaped there, as every caption */
 	sb_release(&cap);
+	failures_table(sb, m, arms, narms);
 	aggregate_table(sb, m);
 	if (sel) {
 		const struct json *ids = rp_ranking_selected(sel);

@@ -83,6 +83,78 @@ static void plot_steps(struct strbuf *s, size_t n, const size_t *color, const ch
 			p < 5 ? 3.4 - 0.6 * (double)p : 1.0, dash ? dash : "", p + 2);
 }
 
+/* The HP and Spot queue charts: every policy's queued jobs per bin. */
+static void queue_charts(struct page *pg, const struct rp_series *ser, size_t n, size_t nb, const char **label, const size_t *color,
+			 const double **col)
+{
+	struct rp_chart *ch;
+	struct strbuf *s;
+	static const struct {
+		const char *id, *ylabel;
+		bool hp;
+	} queues[] = { { "queue-hp", "queued HP jobs (mean per bin)", true }, { "queue-spot", "queued Spot jobs (mean per bin)", false } };
+	for (size_t c = 0; c < 2; c++) {
+		for (size_t p = 0; p < n; p++)
+			col[p] = queues[c].hp ? ser[p].queue_hp : ser[p].queue_spot;
+		ch = series_chart(pg, queues[c].id, 340, pg->z0, pg->z1, nb, n, label, col);
+		s = &ch->script;
+		sb_addf(s, "set ylabel '%s'\nset yrange [0:*]\n", queues[c].ylabel);
+		window_object(s, pg);
+		sb_adds(s, "plot ");
+		plot_steps(s, n, color, NULL);
+		sb_addc(s, '\n');
+	}
+}
+
+/* The preemption chart: what the table counts (victims in the evaluation population); where
+ * that differs from every event, those are drawn dashed and labelled as such. col is the
+ * caller's scratch of 2n columns. */
+static void preemption_chart(struct page *pg, const struct rp_policy **pol, const struct rp_series *ser, size_t n, size_t nb,
+			     const double **col)
+{
+	struct rp_chart *ch;
+	struct strbuf *s;
+	size_t nall = 0;
+	const char **plabel = xcalloc(2 * n, sizeof *plabel);
+	size_t *pcolor = xcalloc(2 * n, sizeof *pcolor);
+	for (size_t p = 0; p < n; p++) {
+		col[p] = ser[p].preemptions_eval;
+		plabel[p] = pol[p]->action_id;
+		pcolor[p] = p;
+	}
+	struct strbuf all_names;
+	sb_init(&all_names);
+	size_t all_off[64];
+	for (size_t p = 0; p < n && nall < 64; p++)
+		if (ser[p].preemptions[nb - 1] != ser[p].preemptions_eval[nb - 1]) {
+			all_off[nall] = all_names.len;
+			sb_addf(&all_names, "%s (all events)", pol[p]->action_id);
+			sb_addc(&all_names, '\0');
+			col[n + nall] = ser[p].preemptions;
+			pcolor[n + nall] = p;
+			if (!pg->preempt_note.len)
+				sb_adds(&pg->preempt_note, " Dashed: every preemption event, warm-up and drain victims included:");
+			sb_addf(&pg->preempt_note, " %s %.0f against %.0f;", pol[p]->action_id, ser[p].preemptions[nb - 1],
+				ser[p].preemptions_eval[nb - 1]);
+			nall++;
+		}
+	for (size_t a = 0; a < nall; a++)
+		plabel[n + a] = all_names.buf + all_off[a];
+	ch = series_chart(pg, "preemptions", 340, pg->z0, pg->z1, nb, n + nall, plabel, col);
+	s = &ch->script;
+	sb_adds(s, "set ylabel 'preemption events (cumulative)'\nset yrange [0:*]\n");
+	window_object(s, pg);
+	sb_adds(s, "plot ");
+	plot_steps(s, n, pcolor, NULL);
+	for (size_t a = 0; a < nall; a++)
+		sb_addf(s, ", datafile using 1:%zu with steps lt %zu lw 1.2 dt 2 title columnheader(%zu)", n + a + 2, pcolor[n + a] + 1,
+			n + a + 2);
+	sb_addc(s, '\n');
+	sb_release(&all_names);
+	free(plabel);
+	free(pcolor);
+}
+
 static int series_charts(struct page *pg, char *err, size_t errlen)
 {
 	const struct rp_model *m = pg->m;
@@ -191,64 +263,8 @@ static int series_charts(struct page *pg, char *err, size_t errlen)
 		sb_addc(s, '\n');
 	}
 
-	/* Queues. */
-	static const struct {
-		const char *id, *ylabel;
-		bool hp;
-	} queues[] = { { "queue-hp", "queued HP jobs (mean per bin)", true }, { "queue-spot", "queued Spot jobs (mean per bin)", false } };
-	for (size_t c = 0; c < 2; c++) {
-		for (size_t p = 0; p < n; p++)
-			col[p] = queues[c].hp ? ser[p].queue_hp : ser[p].queue_spot;
-		ch = series_chart(pg, queues[c].id, 340, pg->z0, pg->z1, nb, n, label, col);
-		s = &ch->script;
-		sb_addf(s, "set ylabel '%s'\nset yrange [0:*]\n", queues[c].ylabel);
-		window_object(s, pg);
-		sb_adds(s, "plot ");
-		plot_steps(s, n, color, NULL);
-		sb_addc(s, '\n');
-	}
-
-	/* Preemptions: what the table counts (victims in the evaluation population); where
-	 * that differs from every event, those are drawn dashed and labelled as such. */
-	size_t nall = 0;
-	const char **plabel = xcalloc(2 * n, sizeof *plabel);
-	size_t *pcolor = xcalloc(2 * n, sizeof *pcolor);
-	for (size_t p = 0; p < n; p++) {
-		col[p] = ser[p].preemptions_eval;
-		plabel[p] = pol[p]->action_id;
-		pcolor[p] = p;
-	}
-	struct strbuf all_names;
-	sb_init(&all_names);
-	size_t all_off[64];
-	for (size_t p = 0; p < n && nall < 64; p++)
-		if (ser[p].preemptions[nb - 1] != ser[p].preemptions_eval[nb - 1]) {
-			all_off[nall] = all_names.len;
-			sb_addf(&all_names, "%s (all events)", pol[p]->action_id);
-			sb_addc(&all_names, '\0');
-			col[n + nall] = ser[p].preemptions;
-			pcolor[n + nall] = p;
-			if (!pg->preempt_note.len)
-				sb_adds(&pg->preempt_note, " Dashed: every preemption event, warm-up and drain victims included:");
-			sb_addf(&pg->preempt_note, " %s %.0f against %.0f;", pol[p]->action_id, ser[p].preemptions[nb - 1],
-				ser[p].preemptions_eval[nb - 1]);
-			nall++;
-		}
-	for (size_t a = 0; a < nall; a++)
-		plabel[n + a] = all_names.buf + all_off[a];
-	ch = series_chart(pg, "preemptions", 340, pg->z0, pg->z1, nb, n + nall, plabel, col);
-	s = &ch->script;
-	sb_adds(s, "set ylabel 'preemption events (cumulative)'\nset yrange [0:*]\n");
-	window_object(s, pg);
-	sb_adds(s, "plot ");
-	plot_steps(s, n, pcolor, NULL);
-	for (size_t a = 0; a < nall; a++)
-		sb_addf(s, ", datafile using 1:%zu with steps lt %zu lw 1.2 dt 2 title columnheader(%zu)", n + a + 2, pcolor[n + a] + 1,
-			n + a + 2);
-	sb_addc(s, '\n');
-	sb_release(&all_names);
-	free(plabel);
-	free(pcolor);
+	queue_charts(pg, ser, n, nb, label, color, col);
+	preemption_chart(pg, pol, ser, n, nb, col);
 
 	/* The context of a zoomed page: allocation over the whole simulation, the zoom shaded. */
 	if (pg->zoomed) {

@@ -80,11 +80,11 @@ static void pad(struct strbuf *sb, const char *s, size_t w, bool right)
 			sb_addc(sb, ' ');
 }
 
-static void failures(struct strbuf *sb, const struct rp_model *m)
+static void failures(struct strbuf *sb, const struct rp_model *m, const struct rp_policy *const *order)
 {
 	bool any = false;
 	for (size_t i = 0; i < m->npolicies; i++) {
-		const struct rp_policy *p = &m->policies[i];
+		const struct rp_policy *p = order[i];
 		if (!p->audit)
 			continue;
 		const struct json *res = rp_audit_constraints(p->audit->rec);
@@ -144,16 +144,33 @@ static void decision(struct strbuf *sb, const struct rp_model *m)
 	}
 }
 
+static int by_action_id(const void *a, const void *b)
+{
+	const struct rp_policy *const *x = a, *const *y = b;
+	return strcmp((*x)->action_id ? (*x)->action_id : "", (*y)->action_id ? (*y)->action_id : "");
+}
+
+/* The rows in action-id order, whatever order the files came in (a shell glob's). */
+static const struct rp_policy **policy_order(const struct rp_model *m)
+{
+	const struct rp_policy **order = xcalloc(m->npolicies + 1, sizeof *order);
+	for (size_t i = 0; i < m->npolicies; i++)
+		order[i] = &m->policies[i];
+	qsort(order, m->npolicies, sizeof *order, by_action_id);
+	return order;
+}
+
 void rp_table_write(struct strbuf *sb, const struct rp_model *m)
 {
 	size_t rows = m->npolicies;
+	const struct rp_policy **order = policy_order(m);
 	struct strbuf *cells = xcalloc((rows + 1) * NCOLS, sizeof *cells);
 	for (size_t c = 0; c < NCOLS; c++) {
 		sb_init(&cells[c]);
 		sb_adds(&cells[c], heads[c]);
 	}
 	for (size_t r = 0; r < rows; r++) {
-		const struct rp_policy *p = &m->policies[r];
+		const struct rp_policy *p = order[r];
 		struct strbuf *row = &cells[(r + 1) * NCOLS];
 		for (size_t c = 0; c < NCOLS; c++)
 			sb_init(&row[c]);
@@ -183,6 +200,7 @@ void rp_table_write(struct strbuf *sb, const struct rp_model *m)
 	for (size_t i = 0; i < (rows + 1) * NCOLS; i++)
 		sb_release(&cells[i]);
 	free(cells);
-	failures(sb, m);
+	failures(sb, m, order);
+	free((void *)order);
 	decision(sb, m);
 }

@@ -399,6 +399,33 @@ static bool pool_matches(const char *pool, const char *model)
 
 static double r6(double v) { return num_round(v, 6); }
 
+/* The carryover's remaining-time estimates of in (in->carry_est, made once per cutoff, or a
+ * new set in a). */
+static struct roll_carry_est *carry_estimates(struct arena *a, const struct roll_scenario_in *in, const struct roll_samples *smp)
+{
+	const struct roll_state *st = in->state;
+	struct roll_carry_est *ce = in->carry_est;
+	if (!ce) {
+		ce = arena_alloc(a, sizeof *ce);
+		memset(ce, 0, sizeof *ce);
+	}
+	if (!ce->built) {
+		ce->est = arena_alloc(a, (st->n_carry + 1) * sizeof *ce->est);
+		for (size_t i = 0; i < st->n_carry; i++) {
+			const struct roll_carry *c = &st->carry[i];
+			size_t n;
+			const double *d = samples_for(smp, c->hp, c->model, &n);
+			struct roll_estimate *e = &ce->est[i];
+			e->carry = c;
+			e->scenario_id = fmt_id(a, "carryover", i, c->id);
+			e->estimate = roll_estimate_remaining(d, n, c->running ? c->run_elapsed : 0.0, in->horizon, &e->method, &e->samples);
+		}
+		ce->n = st->n_carry;
+		ce->built = true;
+	}
+	return ce;
+}
+
 void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, struct roll_scenario *s)
 {
 	memset(s, 0, sizeof *s);
@@ -434,25 +461,7 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 
 	/* 2. carryover estimates (the jobs themselves stay in the live simulator state), once
 	 * per cutoff. */
-	struct roll_carry_est *ce = in->carry_est;
-	if (!ce) {
-		ce = arena_alloc(a, sizeof *ce);
-		memset(ce, 0, sizeof *ce);
-	}
-	if (!ce->built) {
-		ce->est = arena_alloc(a, (st->n_carry + 1) * sizeof *ce->est);
-		for (size_t i = 0; i < st->n_carry; i++) {
-			const struct roll_carry *c = &st->carry[i];
-			size_t n;
-			const double *d = samples_for(smp, c->hp, c->model, &n);
-			struct roll_estimate *e = &ce->est[i];
-			e->carry = c;
-			e->scenario_id = fmt_id(a, "carryover", i, c->id);
-			e->estimate = roll_estimate_remaining(d, n, c->running ? c->run_elapsed : 0.0, in->horizon, &e->method, &e->samples);
-		}
-		ce->n = st->n_carry;
-		ce->built = true;
-	}
+	struct roll_carry_est *ce = carry_estimates(a, in, smp);
 	s->carry_est = ce;
 	s->est = ce->est;
 	s->n_est = ce->n;

@@ -95,6 +95,47 @@ static const char *opt_str(const struct json *o, const char *key, const char *de
 	return v && v->kind == JSON_STRING ? v->u.str.s : def;
 }
 
+/* The mapping's skip rules ("skip": [{column, op, value, reason}...]) into m->skips. */
+static int load_skips(struct map *m, const struct json *d, const char *name, char *err, size_t errlen)
+{
+	struct json *sk = json_get(d, "skip");
+	if (sk && sk->kind != JSON_ARRAY) {
+		map_err(err, errlen, name, "'skip' must be an array of rules", NULL);
+		return -1;
+	}
+	if (sk && sk->u.arr.n) {
+		m->skips = xcalloc(sk->u.arr.n, sizeof *m->skips);
+		static const char *const rk[] = { "column", "op", "value", "reason", NULL };
+		static const char *const ops[] = { "<=", "<", ">=", ">", "==", "!=", "empty" };
+		for (size_t i = 0; i < sk->u.arr.n; i++) {
+			struct json *rule = sk->u.arr.items[i];
+			struct skip_rule *s = &m->skips[m->n_skips++];
+			if (check_keys(rule, ND_KEYS(rk), name, "a skip rule must be an object", err, errlen))
+				return -1;
+			s->column = opt_str(rule, "column", NULL);
+			s->reason = opt_str(rule, "reason", NULL);
+			const char *op = opt_str(rule, "op", "");
+			s->value = json_get(rule, "value");
+			int k = 0;
+			while (k < 7 && strcmp(op, ops[k]))
+				k++;
+			s->op = (enum op)k;
+			bool ok = s->column && *s->column && s->reason && *s->reason && k < 7;
+			if (ok && s->op == OP_EMPTY)
+				ok = !s->value;
+			else if (ok && s->op <= OP_GT)
+				ok = json_is_num(s->value);
+			else if (ok)
+				ok = s->value && (json_is_num(s->value) || s->value->kind == JSON_STRING);
+			if (!ok) {
+				map_err(err, errlen, name, "a skip rule needs 'column', 'reason', 'op' (<=, <, >=, >, ==, !=, empty) and a matching 'value'", NULL);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 static int load_map(struct map *m, const char *path, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
 {
 	struct zio_reader *r = zr_open(path, true, err, errlen);
@@ -197,41 +238,8 @@ static int load_map(struct map *m, const char *path, struct json *hdr, struct ar
 		goto out;
 	}
 	m->latin1 = !strcmp(enc, "latin-1");
-	struct json *sk = json_get(d, "skip");
-	if (sk && sk->kind != JSON_ARRAY) {
-		map_err(err, errlen, name, "'skip' must be an array of rules", NULL);
+	if (load_skips(m, d, name, err, errlen))
 		goto out;
-	}
-	if (sk && sk->u.arr.n) {
-		m->skips = xcalloc(sk->u.arr.n, sizeof *m->skips);
-		static const char *const rk[] = { "column", "op", "value", "reason", NULL };
-		static const char *const ops[] = { "<=", "<", ">=", ">", "==", "!=", "empty" };
-		for (size_t i = 0; i < sk->u.arr.n; i++) {
-			struct json *rule = sk->u.arr.items[i];
-			struct skip_rule *s = &m->skips[m->n_skips++];
-			if (check_keys(rule, ND_KEYS(rk), name, "a skip rule must be an object", err, errlen))
-				goto out;
-			s->column = opt_str(rule, "column", NULL);
-			s->reason = opt_str(rule, "reason", NULL);
-			const char *op = opt_str(rule, "op", "");
-			s->value = json_get(rule, "value");
-			int k = 0;
-			while (k < 7 && strcmp(op, ops[k]))
-				k++;
-			s->op = (enum op)k;
-			bool ok = s->column && *s->column && s->reason && *s->reason && k < 7;
-			if (ok && s->op == OP_EMPTY)
-				ok = !s->value;
-			else if (ok && s->op <= OP_GT)
-				ok = json_is_num(s->value);
-			else if (ok)
-				ok = s->value && (json_is_num(s->value) || s->value->kind == JSON_STRING);
-			if (!ok) {
-				map_err(err, errlen, name, "a skip rule needs 'column', 'reason', 'op' (<=, <, >=, >, ==, !=, empty) and a matching 'value'", NULL);
-				goto out;
-			}
-		}
-	}
 	struct json *nodes = json_get(d, "nodes");
 	static const char *const nk[] = { "file", "id_column", "gpu_count_column", "gpu_model", "subset", NULL };
 	if (!nodes || check_keys(nodes, ND_KEYS(nk), name, "'nodes' must be an object", err, errlen)) {

@@ -140,6 +140,151 @@ static struct json *training_json(struct arena *a, const struct pt_controller *t
 	return t;
 }
 
+/* The bundle's observation snapshot: the history's extent and the scheduler's state at the cutoff. */
+static struct json *snapshot_doc(struct arena *a, const struct pt_config *cfg, const struct pt_history *h, const struct pt_decision *d,
+				 double cutoff)
+{
+	struct json *snap = json_object(a), *hist = json_object(a), *cur = json_object(a), *ib = json_object(a);
+	json_set(a, snap, "schema_version", json_str(a, PC_SNAPSHOT_SCHEMA));
+	json_set(a, snap, "cutoff_time_seconds", json_real(a, cutoff));
+	json_set(a, hist, "sample_interval_seconds", json_int(a, cfg->sample_interval_seconds));
+	json_set(a, hist, "sample_count", json_int(a, (long long)h->n_samples));
+	json_set(a, hist, "first_sample_time_seconds", json_real(a, h->first_time));
+	json_set(a, hist, "last_sample_time_seconds", json_real(a, h->last_time));
+	json_set(a, hist, "series_count", json_int(a, (long long)h->n_series));
+	json_set(a, hist, "history_ready", json_bool(a, d->history_ready));
+	json_set(a, snap, "history", hist);
+	json_set(a, cur, "hp_outstanding_requested_gpus", r6(a, d->hp_outstanding_gpus));
+	json_set(a, cur, "hp_running_requested_gpus", r6(a, d->hp_running_gpus));
+	json_set(a, cur, "spot_backlog_gpus", r6(a, d->spot_backlog_gpus));
+	json_set(a, cur, "running_spot_gpus", r6(a, d->running_spot_gpus));
+	struct json *bb = json_object(a), *rs = json_object(a), *idle = json_object(a), *wait = json_object(a);
+	for (size_t p = 0; p < h->n_pools; p++) {
+		json_set(a, bb, h->pools[p], r6(a, d->pools[p].obs.spot_backlog_gpus));
+		json_set(a, rs, h->pools[p], r6(a, d->pools[p].obs.running_spot_gpus));
+		json_set(a, idle, h->pools[p], r6(a, d->pools[p].obs.idle_gpus));
+		json_set(a, wait, h->pools[p], r6(a, d->pools[p].obs.maximum_spot_wait_seconds));
+	}
+	json_set(a, cur, "spot_backlog_gpus_by_resource_pool", bb);
+	json_set(a, cur, "running_spot_gpus_by_resource_pool", rs);
+	json_set(a, cur, "idle_gpus_by_resource_pool", idle);
+	json_set(a, cur, "maximum_spot_queue_wait_seconds_by_resource_pool", wait);
+	json_set(a, snap, "current_state", cur);
+	json_set(a, ib, "actual_future_demand_used_for_prediction", json_bool(a, false));
+	json_set(a, ib, "scheduler_observations_not_trace_future", json_bool(a, true));
+	json_set(a, snap, "information_boundary", ib);
+	sha_doc(a, snap, "snapshot_fingerprint");
+	return snap;
+}
+
+/* The bundle's demand forecast: the model and every (pool, step) point. */
+static struct json *forecast_doc(struct arena *a, const struct pt_controller *tc, const struct pt_config *cfg, const struct pt_history *h,
+				 const struct pt_estimator *e, const struct pt_decision *d, double cutoff)
+{
+	struct json *fc = json_object(a), *model = json_object(a), *pts = json_array(a), *fib = json_object(a);
+	json_set(a, fc, "schema_version", json_str(a, PC_FORECAST_SCHEMA));
+	json_set(a, fc, "cutoff_time_seconds", json_real(a, cutoff));
+	json_set(a, fc, "horizon_hours", json_int(a, cfg->horizon_hours));
+	json_set(a, fc, "guarantee_probability", json_real(a, cfg->guarantee_probability));
+	json_set(a, model, "model", json_str(a, pt_est_id(cfg->estimator)));
+	json_set(a, model, "model_fingerprint", e->trained ? json_str(a, e->fingerprint) : json_null(a));
+	json_set(a, model, "trained_at_seconds", e->trained ? json_real(a, e->trained_at) : json_null(a));
+	json_set(a, model, "series_count", json_int(a, (long long)h->n_series));
+	if (e->trained) {
+		json_set(a, model, "training", training_json(a, tc));
+		json_set(a, model, "aggregation", json_str(a, "tenant means sum; pool spread and conformal offset from the "
+		                                             "validation residuals of the pool total"));
+	}
+	json_set(a, model, "history_ready", json_bool(a, d->history_ready));
+	json_set(a, fc, "model", model);
+	for (size_t i = 0; i < d->n_points; i++) {
+		const struct pt_est_point *pt = &d->points[i];
+		struct json *x = json_object(a);
+		json_set(a, x, "resource_pool", json_str(a, h->pools[pt->pool]));
+		json_set(a, x, "horizon_step", json_int(a, pt->step));
+		json_set(a, x, "target_time_seconds", json_real(a, pt->target));
+		json_set(a, x, "mu_gpus", json_real(a, pt->mu));
+		json_set(a, x, "sigma_gpus", json_real(a, pt->sigma));
+		json_set(a, x, "guarantee_quantile_gpus", json_real(a, pt->quantile));
+		json_set(a, x, "raw_quantile_gpus", json_real(a, pt->raw));
+		json_set(a, x, "calibration_offset_gpus", json_real(a, pt->offset));
+		json_set(a, x, "method", json_str(a, cfg->calibration_method ? cfg->calibration_method : "gaussian-validation-rms"));
+		json_push(a, pts, x);
+	}
+	json_set(a, fc, "points", pts);
+	json_set(a, fib, "history_inclusive_cutoff_seconds", json_real(a, cutoff));
+	json_set(a, fib, "actual_future_demand_used_for_prediction", json_bool(a, false));
+	json_set(a, fc, "information_boundary", fib);
+	sha_doc(a, fc, "forecast_fingerprint");
+	return fc;
+}
+
+/* The bundle's Spot quota plan from the forecast fc. */
+static struct json *quota_doc(struct arena *a, const struct pt_config *cfg, const struct pt_history *h, const struct pt_decision *d,
+			      double cutoff, const struct json *fc)
+{
+	struct json *qp = json_object(a), *etas = json_object(a), *free_by = json_object(a), *qpool = json_object(a);
+	json_set(a, qp, "schema_version", json_str(a, PC_QUOTA_SCHEMA));
+	json_set(a, qp, "cutoff_time_seconds", json_real(a, cutoff));
+	json_set(a, qp, "forecast_fingerprint", json_clone(a, json_get(fc, "forecast_fingerprint")));
+	json_set(a, qp, "eta", json_real(a, num_round(d->eta, 9)));
+	for (size_t p = 0; p < h->n_pools; p++) {
+		struct json *f = json_object(a);
+		char key[32];
+		for (size_t hi = 0; hi < cfg->n_horizons; hi++) {
+			snprintf(key, sizeof key, "%lld", cfg->horizons[hi]);
+			json_set(a, f, key, json_real(a, d->pools[p].free[hi]));
+		}
+		json_set(a, etas, h->pools[p], json_real(a, num_round(d->pools[p].eta_after, 9)));
+		json_set(a, free_by, h->pools[p], f);
+		json_set(a, qpool, h->pools[p], by_hour(a, cfg, d->pools[p].quota));
+	}
+	json_set(a, qp, "eta_by_resource_pool", etas);
+	json_set(a, qp, "predicted_free_gpus_by_resource_pool_and_guarantee_hour", free_by);
+	json_set(a, qp, "spot_quota_gpus_by_guarantee_hour", by_hour(a, cfg, d->quota));
+	json_set(a, qp, "spot_quota_gpus_by_resource_pool_and_guarantee_hour", qpool);
+	json_set(a, qp, "runtime_inventory_cap", json_bool(a, cfg->runtime_inventory_cap));
+	json_set(a, qp, "rule", json_str(a, "per pool: eta * min over the horizon of (capacity - floor(quantile)), "
+	                                    "capped by idle + running Spot GPUs"));
+	sha_doc(a, qp, "quota_plan_fingerprint");
+	return qp;
+}
+
+/* The fingerprint of the observed prefix: the nodes and every job submitted by the cutoff. */
+static void prefix_fingerprint(struct arena *a, const struct trace *t, const struct pt_config *cfg, double cutoff,
+			       char prefix_fp[FP_HEX_SHA256])
+{
+	struct json *prefix = json_object(a), *nodes = json_array(a), *jobs = json_array(a);
+	json_set(a, prefix, "trace_id", json_str(a, t->trace_id));
+	json_set(a, prefix, "time_origin", json_str(a, t->time_origin));
+	for (size_t i = 0; i < t->n_nodes; i++) {
+		struct json *x = json_object(a);
+		json_set(a, x, "node_id", json_str(a, t->nodes[i].id));
+		json_set(a, x, "gpu_model", json_str(a, t->nodes[i].model));
+		json_set(a, x, "gpu_count", json_int(a, t->nodes[i].gpu_count));
+		json_push(a, nodes, x);
+	}
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct trace_job *j = &t->jobs[i];
+		if (!(j->submit <= cutoff))
+			continue;
+		bool ended = j->submit + j->duration <= cutoff + EPS;
+		struct json *x = json_object(a);
+		json_set(a, x, "job_id", json_str(a, j->id));
+		json_set(a, x, "submit_time_seconds", json_real(a, j->submit));
+		json_set(a, x, "duration_seconds", ended || !cfg->quirks_fixed ? json_real(a, j->duration) : json_null(a));
+		json_set(a, x, "gpu_count", json_real(a, j->gpus));
+		json_set(a, x, "service_class", json_str(a, j->hp ? "HP" : "Spot"));
+		json_set(a, x, "gpu_model", json_str(a, j->model));
+		json_set(a, x, "tenant_id", json_str(a, j->tenant));
+		json_push(a, jobs, x);
+	}
+	json_set(a, prefix, "nodes", nodes);
+	json_set(a, prefix, "jobs", jobs);
+	json_set(a, prefix, "cutoff_time_seconds", json_real(a, cutoff));
+	pc_canonical_sha256(prefix, prefix_fp);
+}
+
 struct json *pt_bundle(struct arena *a, const struct trace *t, const struct pc_config *pcfg, double cutoff, char *err,
                        size_t errlen)
 {
@@ -232,129 +377,11 @@ struct json *pt_bundle(struct arena *a, const struct trace *t, const struct pc_c
 	}
 	const struct pt_history *h = pt_history(tc);
 	const struct pt_estimator *e = pt_estimator(tc);
-	/* observation snapshot */
-	struct json *snap = json_object(a), *hist = json_object(a), *cur = json_object(a), *ib = json_object(a);
-	json_set(a, snap, "schema_version", json_str(a, PC_SNAPSHOT_SCHEMA));
-	json_set(a, snap, "cutoff_time_seconds", json_real(a, cutoff));
-	json_set(a, hist, "sample_interval_seconds", json_int(a, cfg->sample_interval_seconds));
-	json_set(a, hist, "sample_count", json_int(a, (long long)h->n_samples));
-	json_set(a, hist, "first_sample_time_seconds", json_real(a, h->first_time));
-	json_set(a, hist, "last_sample_time_seconds", json_real(a, h->last_time));
-	json_set(a, hist, "series_count", json_int(a, (long long)h->n_series));
-	json_set(a, hist, "history_ready", json_bool(a, d->history_ready));
-	json_set(a, snap, "history", hist);
-	json_set(a, cur, "hp_outstanding_requested_gpus", r6(a, d->hp_outstanding_gpus));
-	json_set(a, cur, "hp_running_requested_gpus", r6(a, d->hp_running_gpus));
-	json_set(a, cur, "spot_backlog_gpus", r6(a, d->spot_backlog_gpus));
-	json_set(a, cur, "running_spot_gpus", r6(a, d->running_spot_gpus));
-	struct json *bb = json_object(a), *rs = json_object(a), *idle = json_object(a), *wait = json_object(a);
-	for (size_t p = 0; p < h->n_pools; p++) {
-		json_set(a, bb, h->pools[p], r6(a, d->pools[p].obs.spot_backlog_gpus));
-		json_set(a, rs, h->pools[p], r6(a, d->pools[p].obs.running_spot_gpus));
-		json_set(a, idle, h->pools[p], r6(a, d->pools[p].obs.idle_gpus));
-		json_set(a, wait, h->pools[p], r6(a, d->pools[p].obs.maximum_spot_wait_seconds));
-	}
-	json_set(a, cur, "spot_backlog_gpus_by_resource_pool", bb);
-	json_set(a, cur, "running_spot_gpus_by_resource_pool", rs);
-	json_set(a, cur, "idle_gpus_by_resource_pool", idle);
-	json_set(a, cur, "maximum_spot_queue_wait_seconds_by_resource_pool", wait);
-	json_set(a, snap, "current_state", cur);
-	json_set(a, ib, "actual_future_demand_used_for_prediction", json_bool(a, false));
-	json_set(a, ib, "scheduler_observations_not_trace_future", json_bool(a, true));
-	json_set(a, snap, "information_boundary", ib);
-	sha_doc(a, snap, "snapshot_fingerprint");
-	/* forecast */
-	struct json *fc = json_object(a), *model = json_object(a), *pts = json_array(a), *fib = json_object(a);
-	json_set(a, fc, "schema_version", json_str(a, PC_FORECAST_SCHEMA));
-	json_set(a, fc, "cutoff_time_seconds", json_real(a, cutoff));
-	json_set(a, fc, "horizon_hours", json_int(a, cfg->horizon_hours));
-	json_set(a, fc, "guarantee_probability", json_real(a, cfg->guarantee_probability));
-	json_set(a, model, "model", json_str(a, pt_est_id(cfg->estimator)));
-	json_set(a, model, "model_fingerprint", e->trained ? json_str(a, e->fingerprint) : json_null(a));
-	json_set(a, model, "trained_at_seconds", e->trained ? json_real(a, e->trained_at) : json_null(a));
-	json_set(a, model, "series_count", json_int(a, (long long)h->n_series));
-	if (e->trained) {
-		json_set(a, model, "training", training_json(a, tc));
-		json_set(a, model, "aggregation", json_str(a, "tenant means sum; pool spread and conformal offset from the "
-		                                             "validation residuals of the pool total"));
-	}
-	json_set(a, model, "history_ready", json_bool(a, d->history_ready));
-	json_set(a, fc, "model", model);
-	for (size_t i = 0; i < d->n_points; i++) {
-		const struct pt_est_point *pt = &d->points[i];
-		struct json *x = json_object(a);
-		json_set(a, x, "resource_pool", json_str(a, h->pools[pt->pool]));
-		json_set(a, x, "horizon_step", json_int(a, pt->step));
-		json_set(a, x, "target_time_seconds", json_real(a, pt->target));
-		json_set(a, x, "mu_gpus", json_real(a, pt->mu));
-		json_set(a, x, "sigma_gpus", json_real(a, pt->sigma));
-		json_set(a, x, "guarantee_quantile_gpus", json_real(a, pt->quantile));
-		json_set(a, x, "raw_quantile_gpus", json_real(a, pt->raw));
-		json_set(a, x, "calibration_offset_gpus", json_real(a, pt->offset));
-		json_set(a, x, "method", json_str(a, cfg->calibration_method ? cfg->calibration_method : "gaussian-validation-rms"));
-		json_push(a, pts, x);
-	}
-	json_set(a, fc, "points", pts);
-	json_set(a, fib, "history_inclusive_cutoff_seconds", json_real(a, cutoff));
-	json_set(a, fib, "actual_future_demand_used_for_prediction", json_bool(a, false));
-	json_set(a, fc, "information_boundary", fib);
-	sha_doc(a, fc, "forecast_fingerprint");
-	/* quota plan */
-	struct json *qp = json_object(a), *etas = json_object(a), *free_by = json_object(a), *qpool = json_object(a);
-	json_set(a, qp, "schema_version", json_str(a, PC_QUOTA_SCHEMA));
-	json_set(a, qp, "cutoff_time_seconds", json_real(a, cutoff));
-	json_set(a, qp, "forecast_fingerprint", json_clone(a, json_get(fc, "forecast_fingerprint")));
-	json_set(a, qp, "eta", json_real(a, num_round(d->eta, 9)));
-	for (size_t p = 0; p < h->n_pools; p++) {
-		struct json *f = json_object(a);
-		char key[32];
-		for (size_t hi = 0; hi < cfg->n_horizons; hi++) {
-			snprintf(key, sizeof key, "%lld", cfg->horizons[hi]);
-			json_set(a, f, key, json_real(a, d->pools[p].free[hi]));
-		}
-		json_set(a, etas, h->pools[p], json_real(a, num_round(d->pools[p].eta_after, 9)));
-		json_set(a, free_by, h->pools[p], f);
-		json_set(a, qpool, h->pools[p], by_hour(a, cfg, d->pools[p].quota));
-	}
-	json_set(a, qp, "eta_by_resource_pool", etas);
-	json_set(a, qp, "predicted_free_gpus_by_resource_pool_and_guarantee_hour", free_by);
-	json_set(a, qp, "spot_quota_gpus_by_guarantee_hour", by_hour(a, cfg, d->quota));
-	json_set(a, qp, "spot_quota_gpus_by_resource_pool_and_guarantee_hour", qpool);
-	json_set(a, qp, "runtime_inventory_cap", json_bool(a, cfg->runtime_inventory_cap));
-	json_set(a, qp, "rule", json_str(a, "per pool: eta * min over the horizon of (capacity - floor(quantile)), "
-	                                    "capped by idle + running Spot GPUs"));
-	sha_doc(a, qp, "quota_plan_fingerprint");
-	/* the observed prefix */
-	struct json *prefix = json_object(a), *nodes = json_array(a), *jobs = json_array(a);
-	json_set(a, prefix, "trace_id", json_str(a, t->trace_id));
-	json_set(a, prefix, "time_origin", json_str(a, t->time_origin));
-	for (size_t i = 0; i < t->n_nodes; i++) {
-		struct json *x = json_object(a);
-		json_set(a, x, "node_id", json_str(a, t->nodes[i].id));
-		json_set(a, x, "gpu_model", json_str(a, t->nodes[i].model));
-		json_set(a, x, "gpu_count", json_int(a, t->nodes[i].gpu_count));
-		json_push(a, nodes, x);
-	}
-	for (size_t i = 0; i < t->n_jobs; i++) {
-		const struct trace_job *j = &t->jobs[i];
-		if (!(j->submit <= cutoff))
-			continue;
-		bool ended = j->submit + j->duration <= cutoff + EPS;
-		struct json *x = json_object(a);
-		json_set(a, x, "job_id", json_str(a, j->id));
-		json_set(a, x, "submit_time_seconds", json_real(a, j->submit));
-		json_set(a, x, "duration_seconds", ended || !cfg->quirks_fixed ? json_real(a, j->duration) : json_null(a));
-		json_set(a, x, "gpu_count", json_real(a, j->gpus));
-		json_set(a, x, "service_class", json_str(a, j->hp ? "HP" : "Spot"));
-		json_set(a, x, "gpu_model", json_str(a, j->model));
-		json_set(a, x, "tenant_id", json_str(a, j->tenant));
-		json_push(a, jobs, x);
-	}
-	json_set(a, prefix, "nodes", nodes);
-	json_set(a, prefix, "jobs", jobs);
-	json_set(a, prefix, "cutoff_time_seconds", json_real(a, cutoff));
+	struct json *snap = snapshot_doc(a, cfg, h, d, cutoff);
+	struct json *fc = forecast_doc(a, tc, cfg, h, e, d, cutoff);
+	struct json *qp = quota_doc(a, cfg, h, d, cutoff, fc);
 	char prefix_fp[FP_HEX_SHA256];
-	pc_canonical_sha256(prefix, prefix_fp);
+	prefix_fingerprint(a, t, cfg, cutoff, prefix_fp);
 	/* the bundle */
 	out = json_object(a);
 	struct json *bib = json_object(a);

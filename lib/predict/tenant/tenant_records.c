@@ -129,6 +129,35 @@ static void ratio(struct strbuf *sb, double num, double den, int digits, bool ok
 		sb_adds(sb, "null");
 }
 
+/* The report's feedback_events: per pool the events and their success and failure weights. */
+static void feedback_events(struct strbuf *sb, const struct pt_controller *tc)
+{
+	for (size_t p = 0; p < tc->n_pools; p++) {
+		const struct pt_fb_window *f = &tc->fb[p];
+		if (p)
+			sb_addc(sb, ',');
+		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
+		sb_addf(sb, ":{\"event_count\":%lld,\"success_weight\":", f->event_count);
+		num6(sb, f->success_weight);
+		sb_adds(sb, ",\"failure_weight\":");
+		num6(sb, f->failure_weight);
+		sb_adds(sb, ",\"total_weight\":");
+		num6(sb, f->success_weight + f->failure_weight);
+		sb_adds(sb, ",\"weight_by_event_kind\":{");
+		bool first = true;
+		static const enum pt_event_kind sorted[] = { PT_EVENT_GUARANTEE, PT_EVENT_COMPLETED, PT_EVENT_PREEMPTED };
+		for (size_t k = 0; k < PT_EVENT_KINDS; k++) {
+			double w = tc->by_kind[p * PT_EVENT_KINDS + sorted[k]];
+			if (w == 0)
+				continue;
+			sb_addf(sb, "%s\"%s\":", first ? "" : ",", pt_event_kind_name(sorted[k]));
+			num6(sb, w);
+			first = false;
+		}
+		sb_adds(sb, "}}");
+	}
+}
+
 void pt_write_report(struct strbuf *sb, const struct pt_controller *tc)
 {
 	const struct pt_config *c = tc->cfg;
@@ -221,30 +250,7 @@ void pt_write_report(struct strbuf *sb, const struct pt_controller *tc)
 	sb_adds(sb, ",\"maximum_spot_wait_seconds_while_flagged\":");
 	num6(sb, tc->flagged_max_wait);
 	sb_adds(sb, "},\"feedback_events\":{");
-	for (size_t p = 0; p < tc->n_pools; p++) {
-		const struct pt_fb_window *f = &tc->fb[p];
-		if (p)
-			sb_addc(sb, ',');
-		sb_add_jstr(sb, tc->hist.pools[p], strlen(tc->hist.pools[p]));
-		sb_addf(sb, ":{\"event_count\":%lld,\"success_weight\":", f->event_count);
-		num6(sb, f->success_weight);
-		sb_adds(sb, ",\"failure_weight\":");
-		num6(sb, f->failure_weight);
-		sb_adds(sb, ",\"total_weight\":");
-		num6(sb, f->success_weight + f->failure_weight);
-		sb_adds(sb, ",\"weight_by_event_kind\":{");
-		bool first = true;
-		static const enum pt_event_kind sorted[] = { PT_EVENT_GUARANTEE, PT_EVENT_COMPLETED, PT_EVENT_PREEMPTED };
-		for (size_t k = 0; k < PT_EVENT_KINDS; k++) {
-			double w = tc->by_kind[p * PT_EVENT_KINDS + sorted[k]];
-			if (w == 0)
-				continue;
-			sb_addf(sb, "%s\"%s\":", first ? "" : ",", pt_event_kind_name(sorted[k]));
-			num6(sb, w);
-			first = false;
-		}
-		sb_adds(sb, "}}");
-	}
+	feedback_events(sb, tc);
 	sb_addf(sb, "},\"model\":{\"model\":\"%s\",\"model_fingerprint\":", pt_est_id(c->estimator));
 	if (e->trained) {
 		sb_addf(sb, "\"%s\",\"trained_at_seconds\":", e->fingerprint);
