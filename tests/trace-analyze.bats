@@ -181,6 +181,11 @@ for line in sys.stdin:
 	assert_output "$(printf '%s\n' '["A100",3,1,2,0.666667,true,"--capacity (explicit)"]' '["V100",1,1,1,0.333333,false,"--capacity (explicit)"]')"
 	run -0 jq -r 'select(.type == "pool_saturation" and .saturated) | .meaning' "$T/cap.nd"
 	assert_output "demand is above capacity in 66.7 % of the window's hours (1.00x over the window): the queue has no bound, so whole-pool queue percentiles measure the trace's length, not the policy"
+	# the offered load: GPU-seconds in hours 0..2 over capacity x 10,800 s. A100 (4x7200 +
+	# 60) / (8x10800) = 0.334028, V100 (2x1800 + 100) / (2x10800) = 0.171296; at the explicit
+	# 3 and 1 GPUs 0.890741 and 0.342593: touched hours flag the A100 pool, its queue is bounded
+	run -0 jq -c 'select(.type == "pool_saturation") | [.gpu_model, .offered_load, .queue_unbounded]' "$T/sat.nd" "$T/cap.nd"
+	assert_output "$(printf '%s\n' '["A100",0.334028,false]' '["V100",0.171296,false]' '["A100",0.890741,false]' '["V100",0.342593,false]')"
 	# the summary record is the same with and without the option
 	cmp <(jq -c 'select(.type == "workload_summary")' "$T/plain.nd") <(jq -c 'select(.type == "workload_summary")' "$T/sat.nd")
 }
