@@ -83,13 +83,18 @@ static struct json *record(struct arena *a, const char *model, double cap, bool 
 	/* The offered load: GPU-seconds in the window over capacity x window. Above 1 the queue
 	 * grows for as long as the trace lasts (touched hours overstate jobs shorter than an hour). */
 	double offered = cap > 0 && nh ? gpu_seconds / (cap * HOUR * (double)nh) : NAN;
+	bool unbounded = cap > 0 ? offered > 1 : gpu_seconds > 0;
 	json_set(a, r, "offered_load", num(a, offered));
-	json_set(a, r, "queue_unbounded", json_bool(a, cap > 0 ? offered > 1 : gpu_seconds > 0));
+	json_set(a, r, "queue_unbounded", json_bool(a, unbounded));
 	char msg[400];
-	if (sat)
-		snprintf(msg, sizeof msg, "demand is above capacity in %.1f %% of the window's hours (%.2fx over the window): "
+	if (unbounded)
+		snprintf(msg, sizeof msg, "demand is above capacity in %.1f %% of the window's hours (%.2fx over the window, offered load %.2f): "
 			"the queue has no bound, so whole-pool queue percentiles measure the trace's length, not the policy",
-			100 * share, ratio);
+			100 * share, ratio, offered);
+	else if (sat)
+		snprintf(msg, sizeof msg, "demand is above capacity in %.1f %% of the window's hours (%.2fx over the window) by touched hours, "
+			"but the offered load is %.2f: jobs shorter than an hour are counted whole hours, and the queue is bounded",
+			100 * share, ratio, offered);
 	else
 		snprintf(msg, sizeof msg, "demand is above capacity in %.1f %% of the window's hours (%.2fx over the window)",
 			100 * share, ratio);
