@@ -20,14 +20,31 @@ for w in $hold; do receipts="$receipts $sw/$part/$w/window.ndjson"; done
 fps=$(stream-verify --print-fingerprint $files $adaptive $receipts)
 fp() { echo "$fps" | sed -n "$1p"; }
 
+# Pool saturation (issue 34), with the saturation code of trace-analyze(1): when the study
+# trace's offered load is above a pool's capacity (GPU-seconds over capacity x span: its queue
+# has no bound), or a capacity was given explicitly (CAPACITY), the receipt says so and the
+# arms' whole-pool queue figures (p95 JCT over the partition) become "unbounded_backlog"
+# unless QUEUE_FIGURES=yes. Nothing changes on a bounded pool at its own capacity (the
+# touched-hour ratio alone does not flag: it overstates jobs shorter than an hour).
+sat='[]'
+rm -f "$sw/evidence.json" "$sw/summary.txt"   # a failure below leaves no stale receipt
+if [ -n "${SAT_TRACE:-}" ]; then
+	# shellcheck disable=SC2086 # SAT_ARGS is a list of --capacity MODEL=GPUS
+	sat=$(trace-analyze --saturation ${SAT_ARGS:-} "$SAT_TRACE")
+	sat=$(printf '%s\n' "$sat" | jq -cs '[.[] | select(.type == "pool_saturation")] as $p
+		| if any($p[]; .queue_unbounded or .capacity_source != "the trace\u0027s nodes") then $p else [] end')
+fi
+
 zstdcat -qf $receipts "$sw/selection-lock.ndjson" "$sw/calibration/selection.ndjson" $adaptive |
 	jq -c 'select(.type == "window_result" or .type == "selection-lock" or .type == "selection" or .type == "adaptive_design" or .type == "rule_selections" or .type == "controller_selections" or .type == "adaptive_controller")' |
 	jq -s --arg study "$(basename "$config" .json)" --arg config "$config" --arg part "$part" \
 	--arg trace_fp "$(cat "$sw/trace.fp")" --arg windows_fp "$(fp 5)" \
 	--arg lock_fp "$(fp 1)" --arg selection_fp "$(fp 2)" \
 	--arg cal_summary_fp "$(fp 3)" --arg hold_summary_fp "$(fp 4)" \
-	--arg controllers_fp "$(if [ -n "$adaptive" ]; then fp 6; fi)" --arg adaptive_fp "$(if [ -n "$adaptive" ]; then fp 7; fi)" '
-def r9: . * 1e9 | round / 1e9;
+	--arg controllers_fp "$(if [ -n "$adaptive" ]; then fp 6; fi)" --arg adaptive_fp "$(if [ -n "$adaptive" ]; then fp 7; fi)" \
+	--argjson sat "$sat" --arg queue_figures "${QUEUE_FIGURES:-}" --arg sat_args "${SAT_ARGS:-}" '
+(any($sat[]; .queue_unbounded) and $queue_figures != "yes") as $backlog
+| def r9: . * 1e9 | round / 1e9;
 def stats: if length == 0 then null else sort as $s | ($s | length) as $n
   | {mean: (add / $n | r9), median: (if $n % 2 == 1 then $s[($n - 1) / 2] else ($s[$n / 2 - 1] + $s[$n / 2]) / 2 end | r9),
      min: ($s[0] | r9), max: ($s[-1] | r9)} end;
@@ -48,7 +65,7 @@ def partition_summary($ws):
          allocation_vs_baseline_counts: {above: ($rows | map(select(.delta != null and .delta > 0)) | length),
                                           equal: ($rows | map(select(.delta == 0)) | length),
                                           below: ($rows | map(select(.delta != null and .delta < 0)) | length)},
-         spot_jct_p95_seconds: ($rows | map(.spot_jct_p95_seconds | select(. != null)) | stats),
+         spot_jct_p95_seconds: (if $backlog then "unbounded_backlog" else ($rows | map(.spot_jct_p95_seconds | select(. != null)) | stats) end),
          spot_eviction_rate_per_run: ($rows | map(.spot_eviction_rate_per_run | select(. != null)) | stats)} ];
 (map(select(.type == "window_result" and .partition == "calibration"))) as $cal
 | (map(select(.type == "window_result" and .partition == $part))) as $hold
@@ -90,6 +107,12 @@ def partition_summary($ws):
                         candidate_evaluations: ((.windows // .selections) | map(.candidate_action_ids | length) | add)}],
        best_static: {selection_status: $lock.selection_status, selected_action_ids: $chosen},
        benchmark: [.[] | select(.type == "adaptive_controller") | del(.type, .windows)]}} else {} end)
+  + (if ($sat | length) > 0 then {saturation: {
+       pools: [$sat[] | del(.type)],
+       capacity_args: $sat_args,
+       queue_figures: (if $backlog then "unbounded_backlog" elif any($sat[]; .queue_unbounded) then "reported (QUEUE_FIGURES=yes)" else "reported" end),
+       meaning: "a saturated pool has a queue without a bound: its whole-pool queue percentiles measure the trace length, not the policy"}}
+     else {} end)
   + {windows: ($cal + $hold | map(del(.type)))}' > "$sw/evidence.json.tmp"
 mv "$sw/evidence.json.tmp" "$sw/evidence.json"
 
@@ -136,6 +159,16 @@ def f6: if . == null then "-" else (. * 1e6 | round / 1e6 | tostring) end;
           + ("\(.allocation_uplift_vs_fifo.lower_bound_positive_window_count)/\(.allocation_uplift_vs_fifo.lower_bound_equal_window_count)/\(.allocation_uplift_vs_fifo.lower_bound_negative_window_count)" | pad(13))
           + (.allocation_regret_vs_catalogue_best.mean | pp) end)),
      "best static on calibration: \(.adaptive.best_static.selection_status) \(.adaptive.best_static.selected_action_ids | join(", "))"
+   else empty end),
+  (if .saturation then
+     "",
+     (.saturation.pools[] | "pool \(.gpu_model) (\(.capacity_gpus) GPUs, \(.capacity_source)): offered load \(.offered_load * 100 | round / 100)x, "
+       + "demand above capacity in \(.hours_above_capacity_share * 1000 | round / 10) % of \(.hours) hours (\(.demand_over_capacity * 100 | round / 100)x)"
+       + (if .queue_unbounded then ": SATURATED" else "" end)),
+     (if any(.saturation.pools[]; .queue_unbounded) then
+        "a saturated pool\u0027s queue has no bound: whole-pool queue percentiles measure the trace length, not the policy",
+        "whole-pool queue figures: " + (if .saturation.queue_figures == "unbounded_backlog" then "unbounded backlog (QUEUE_FIGURES=yes reports them)" else .saturation.queue_figures end)
+      else empty end)
    else empty end),
   "",
   "evidence: \(.evidence_status)"' "$sw/evidence.json" > "$sw/summary.txt.tmp"

@@ -77,6 +77,11 @@ $(call study_stamp,$(SW)/stamp/windows.args,$(SPLIT) warmup $(WARMUP_SECONDS) ex
 $(call study_stamp,$(SW)/stamp/sim.args,sim-run $(VERSION))
 $(call study_stamp,$(SW)/stamp/eval.args,metrics slo-audit rank $(VERSION) baseline $(BASELINE))
 $(if $(ADAPTIVE),$(call study_stamp,$(SW)/stamp/design.args,adaptive-design $(VERSION) $(ADAPTIVE_DESIGN_ARGS)))
+# Pool saturation (issue 34): CAPACITY='MODEL=GPUS ...' is the only way a pool's capacity
+# changes (recorded in the receipt), QUEUE_FIGURES=yes asks for whole-pool queue figures on a
+# saturated pool. The stamp exists once either was given, so dropping them rebuilds too.
+SAT_ARGS := $(foreach c,$(CAPACITY),--capacity $c)
+$(if $(CAPACITY)$(QUEUE_FIGURES)$(wildcard $(SW)/stamp/saturation.args),$(call study_stamp,$(SW)/stamp/saturation.args,capacity $(CAPACITY) queue-figures $(QUEUE_FIGURES)))
 
 # --- trace, scan, windows -------------------------------------------------------------------
 $(SW)/trace.ndjson.zst: $(SW)/stamp/trace.args $(TRACE_FILES)
@@ -174,8 +179,8 @@ $(SW)/evaluation/adaptive.ndjson: $(SW)/lock-verified $(ADAPTIVE_CONTROLLERS) $(
 	adaptive-eval --design $(ADAPTIVE_CONTROLLERS) --selection $(SW)/calibration/selection.ndjson --band $(BAND) \
 		$(HOLD_DIRS:%=%/window.ndjson) -o $@
 
-$(SW)/evidence.json: $(SW)/lock-verified $(SW)/$(HOLD_PART)/summary.ndjson $(HOLD_DIRS:%=%/window.ndjson) $(ADAPTIVE_EVAL) pipelines/study-evidence.sh
-	@sh pipelines/study-evidence.sh $(SW) $(STUDY) '$(CAL_WINDOWS)' '$(HOLD_WINDOWS)' $(HOLD_PART)
+$(SW)/evidence.json: $(SW)/lock-verified $(SW)/$(HOLD_PART)/summary.ndjson $(HOLD_DIRS:%=%/window.ndjson) $(ADAPTIVE_EVAL) pipelines/study-evidence.sh $(wildcard $(SW)/stamp/saturation.args)
+	@SAT_TRACE=$(TRACE) SAT_ARGS='$(SAT_ARGS)' QUEUE_FIGURES='$(QUEUE_FIGURES)' sh pipelines/study-evidence.sh $(SW) $(STUDY) '$(CAL_WINDOWS)' '$(HOLD_WINDOWS)' $(HOLD_PART)
 	@cat $(SW)/summary.txt
 
 # --- the adaptive design: frozen before any simulation ---------------------------------------

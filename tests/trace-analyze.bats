@@ -180,7 +180,18 @@ for line in sys.stdin:
 		.hours_above_capacity, .hours_above_capacity_share, .saturated, .capacity_source]' "$T/cap.nd"
 	assert_output "$(printf '%s\n' '["A100",3,1,2,0.666667,true,"--capacity (explicit)"]' '["V100",1,1,1,0.333333,false,"--capacity (explicit)"]')"
 	run -0 jq -r 'select(.type == "pool_saturation" and .saturated) | .meaning' "$T/cap.nd"
-	assert_output "demand is above capacity in 66.7 % of the window's hours (1.00x over the window): the queue has no bound, so whole-pool queue percentiles measure the trace's length, not the policy"
+	assert_output "demand is above capacity in 66.7 % of the window's hours (1.00x over the window) by touched hours, but the offered load is 0.89: jobs shorter than an hour are counted whole hours, and the queue is bounded"
+	# the offered load: GPU-seconds in hours 0..2 over capacity x 10,800 s. A100 (4x7200 +
+	# 60) / (8x10800) = 0.334028, V100 (2x1800 + 100) / (2x10800) = 0.171296; at the explicit
+	# 3 and 1 GPUs 0.890741 and 0.342593: touched hours flag the A100 pool, its queue is bounded
+	run -0 jq -c 'select(.type == "pool_saturation") | [.gpu_model, .offered_load, .queue_unbounded]' "$T/sat.nd" "$T/cap.nd"
+	assert_output "$(printf '%s\n' '["A100",0.334028,false]' '["V100",0.171296,false]' '["A100",0.890741,false]' '["V100",0.342593,false]')"
+	# at 2 GPUs the A100 pool's 28,860 GPU-seconds exceed 2 x 10,800: 1.336111, unbounded
+	trace-analyze --capacity A100=2 "$T/small.nd" -o "$T/cap2.nd"
+	run -0 jq -c 'select(.type == "pool_saturation" and .gpu_model == "A100") | [.offered_load, .queue_unbounded, .saturated]' "$T/cap2.nd"
+	assert_output '[1.336111,true,true]'
+	run -0 jq -r 'select(.type == "pool_saturation" and .gpu_model == "A100") | .meaning' "$T/cap2.nd"
+	assert_output "demand is above capacity in 66.7 % of the window's hours (1.50x over the window, offered load 1.34): the queue has no bound, so whole-pool queue percentiles measure the trace's length, not the policy"
 	# the summary record is the same with and without the option
 	cmp <(jq -c 'select(.type == "workload_summary")' "$T/plain.nd") <(jq -c 'select(.type == "workload_summary")' "$T/sat.nd")
 }

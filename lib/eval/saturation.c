@@ -55,7 +55,8 @@ static size_t find(const char **m, size_t n, const char *name)
 	return n;
 }
 
-static struct json *record(struct arena *a, const char *model, double cap, bool explicit_cap, const double *s, size_t nh, long long h0)
+static struct json *record(struct arena *a, const char *model, double cap, bool explicit_cap, const double *s, size_t nh, long long h0,
+	double gpu_seconds)
 {
 	double sum = 0, peak = 0;
 	size_t above = 0;
@@ -79,11 +80,21 @@ static struct json *record(struct arena *a, const char *model, double cap, bool 
 	json_set(a, r, "hours_above_capacity", json_int(a, (long long)above));
 	json_set(a, r, "hours_above_capacity_share", num(a, share));
 	json_set(a, r, "saturated", json_bool(a, sat));
+	/* The offered load: GPU-seconds in the window over capacity x window. Above 1 the queue
+	 * grows for as long as the trace lasts (touched hours overstate jobs shorter than an hour). */
+	double offered = cap > 0 && nh ? gpu_seconds / (cap * HOUR * (double)nh) : NAN;
+	bool unbounded = cap > 0 ? offered > 1 : gpu_seconds > 0;
+	json_set(a, r, "offered_load", num(a, offered));
+	json_set(a, r, "queue_unbounded", json_bool(a, unbounded));
 	char msg[400];
-	if (sat)
-		snprintf(msg, sizeof msg, "demand is above capacity in %.1f %% of the window's hours (%.2fx over the window): "
+	if (unbounded)
+		snprintf(msg, sizeof msg, "demand is above capacity in %.1f %% of the window's hours (%.2fx over the window, offered load %.2f): "
 			"the queue has no bound, so whole-pool queue percentiles measure the trace's length, not the policy",
-			100 * share, ratio);
+			100 * share, ratio, offered);
+	else if (sat)
+		snprintf(msg, sizeof msg, "demand is above capacity in %.1f %% of the window's hours (%.2fx over the window) by touched hours, "
+			"but the offered load is %.2f: jobs shorter than an hour are counted whole hours, and the queue is bounded",
+			100 * share, ratio, offered);
 	else
 		snprintf(msg, sizeof msg, "demand is above capacity in %.1f %% of the window's hours (%.2fx over the window)",
 			100 * share, ratio);
@@ -102,7 +113,7 @@ int saturation_records(struct arena *a, const struct trace *t, long long h0, lon
 			free(m);
 			return -1;
 		}
-	double *cap = xcalloc(nm ? nm : 1, sizeof *cap), *s = xcalloc(nm * nh + 1, sizeof *s);
+	double *cap = xcalloc(nm ? nm : 1, sizeof *cap), *s = xcalloc(nm * nh + 1, sizeof *s), *gs = xcalloc(nm + 1, sizeof *gs);
 	for (size_t i = 0; i < t->n_nodes; i++)
 		if (t->nodes[i].model)
 			cap[find(m, nm, t->nodes[i].model)] += (double)t->nodes[i].gpu_count;
@@ -112,6 +123,8 @@ int saturation_records(struct arena *a, const struct trace *t, long long h0, lon
 			continue;   /* a job of any model belongs to no one pool */
 		size_t k = find(m, nm, j->model);
 		long long a0 = (long long)floor(j->submit / HOUR), a1 = (long long)floor((j->submit + j->duration - 1) / HOUR);
+		double t0 = fmax(j->submit, (double)h0 * HOUR), t1 = fmin(j->submit + j->duration, (double)h1 * HOUR);
+		gs[k] += t1 > t0 ? (t1 - t0) * j->gpus : 0;
 		a0 = a0 > h0 ? a0 : h0;
 		a1 = a1 < h1 - 1 ? a1 : h1 - 1;
 		for (long long h = a0; h <= a1; h++)
@@ -125,10 +138,10 @@ int saturation_records(struct arena *a, const struct trace *t, long long h0, lon
 				cap[k] = (double)caps[c].gpus;
 				explicit_cap = true;
 			}
-		recs[k] = record(a, m[k], cap[k], explicit_cap, &s[k * nh], nh, h0);
+		recs[k] = record(a, m[k], cap[k], explicit_cap, &s[k * nh], nh, h0, gs[k]);
 	}
 	*out = recs;
 	*n = nm;
-	free(m); free(cap); free(s);
+	free(m); free(cap); free(s); free(gs);
 	return 0;
 }
