@@ -16,8 +16,12 @@
  * state kept between passes is the index of running jobs by planned end (struct bf_index),
  * which can always be rebuilt from the running set: a clone or another policy drops it.
  * Easy needs no plan at all: its one reservation is Slurm's shadow time (easy_rest).
+ * Conservative on a trace whose jobs are all of concrete models with GPU amounts exact in
+ * binary (multiples of 2^-16) plans per model instead, one column each (backfill_col.c):
+ * the same starts, byte for byte, without reading the other models' running jobs.
  */
 #include "sim/internal.h"
+#include "sim/backfill_col.h"
 #include "core/xalloc.h"
 #include <math.h>
 #include <stdint.h>
@@ -53,6 +57,7 @@ struct bf {
 	struct sim *s;
 	struct profile pr;
 	bool built;
+	struct col *cols;               /* the fast plan, per model (NULL: the full profile) */
 	struct sim_job **pending;       /* the blocked jobs, in the pass's order; reserved when flushed */
 	size_t np, capp;
 	size_t reservations, max_reservations;
@@ -130,10 +135,20 @@ static int release_cmp(const void *a, const void *b)
  * run (completed or evicted: no hook there), skipped when read and dropped when the index is
  * compacted. A job planned never to end is not in it. The index remembers the planning
  * parameters it was built under; another policy's (sim_set_policy) rebuilds it. */
-struct bf_index {
+struct rvec {
 	struct release *v;
 	size_t n, cap;
+};
+
+struct bf_index {
+	struct rvec all;                /* the entries (fast: unused) */
+	size_t count;                   /* fast: the entries over every model */
 	long long dflt, res;            /* bf_default_limit and bf_resolution it was built with */
+	enum sim_backfill mode;         /* the policy it was built for */
+	bool fast;                      /* conservative on whole GPUs of concrete models: per model */
+	struct rvec *bym;               /* fast: the entries per model (v unused) */
+	struct col *cols;               /* fast: the plan's columns, their buffers kept across passes */
+	size_t nm, checked;             /* fast: models; jobs known whole and concrete */
 };
 
 static bool live(const struct release *r)
@@ -141,7 +156,7 @@ static bool live(const struct release *r)
 	return r->j->running && r->j->runs == (long long)r->run;
 }
 
-static void index_insert(struct bf_index *x, struct release r)
+static void index_insert(struct rvec *x, struct release r)
 {
 	size_t lo = 0, hi = x->n;       /* after every entry <= r */
 	while (lo < hi) {
@@ -155,6 +170,28 @@ static void index_insert(struct bf_index *x, struct release r)
 	memmove(x->v + lo + 1, x->v + lo, (x->n - lo) * sizeof *x->v);
 	x->v[lo] = r;
 	x->n++;
+}
+
+static size_t compact(struct release *v, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		if (live(&v[i]))
+			v[w++] = v[i];
+	return w;
+}
+
+/* GPUs in multiples of 2^-16 below 2^24: any sum of a cluster's (4,278 nodes' worth, and far
+ * more) is exact, so the total free is exactly the sum of the columns. */
+static bool exact_gpus(double g)
+{
+	return g >= 0 && g < 16777216.0 && ldexp(g, 16) == floor(ldexp(g, 16));
+}
+
+/* Whether a job can be planned in the fast plan's columns: a concrete model, exact GPUs. */
+static bool whole(const struct sim_job *j)
+{
+	return j->model >= 0 && exact_gpus(j->gpu);
 }
 
 static struct release release_of(const struct sim *s, struct sim_job *j)
@@ -171,22 +208,36 @@ void backfill_started(struct sim *s, struct sim_job *j)
 		backfill_release(s);    /* starts under another pass: rebuilt if backfill comes back */
 		return;
 	}
+	if (x->mode != s->p->backfill || (x->fast && !whole(j))) {
+		backfill_release(s);    /* rebuilt for this policy, or as the full profile */
+		return;
+	}
 	struct release r = release_of(s, j);
-	if (isfinite(r.t))
-		index_insert(x, r);
-	if (x->n > 2 * s->rn + 64) {   /* compact: keep the live entries */
-		size_t w = 0;
-		for (size_t i = 0; i < x->n; i++)
-			if (live(&x->v[i]))
-				x->v[w++] = x->v[i];
-		x->n = w;
+	if (isfinite(r.t)) {
+		index_insert(x->fast ? &x->bym[j->model] : &x->all, r);
+		x->count++;
+	}
+	if (x->count > 2 * s->rn + 64) {   /* compact: keep the live entries */
+		if (!x->fast) {
+			x->count = x->all.n = compact(x->all.v, x->all.n);
+			return;
+		}
+		x->count = 0;
+		for (size_t m = 0; m < x->nm; m++)
+			x->count += x->bym[m].n = compact(x->bym[m].v, x->bym[m].n);
 	}
 }
 
 void backfill_release(struct sim *s)
 {
 	if (s->bfx) {
-		free(s->bfx->v);
+		for (size_t m = 0; s->bfx->fast && m < s->bfx->nm; m++) {
+			free(s->bfx->bym[m].v);
+			col_free(&s->bfx->cols[m]);
+		}
+		free(s->bfx->bym);
+		free(s->bfx->cols);
+		free(s->bfx->all.v);
 		free(s->bfx);
 		s->bfx = NULL;
 	}
@@ -196,20 +247,42 @@ void backfill_release(struct sim *s)
 static struct bf_index *index_get(struct sim *s)
 {
 	struct bf_index *x = s->bfx;
-	if (x && x->dflt == s->p->bf_default_limit && x->res == s->p->bf_resolution)
-		return x;
+	if (x && x->dflt == s->p->bf_default_limit && x->res == s->p->bf_resolution && x->mode == s->p->backfill) {
+		while (x->fast && x->checked < s->n && whole(&s->jobs[x->checked]))
+			x->checked++;   /* jobs added since (an open simulation) */
+		if (!x->fast || x->checked == s->n)
+			return x;
+	}
 	backfill_release(s);
 	x = s->bfx = xcalloc(1, sizeof *x);
 	x->dflt = s->p->bf_default_limit;
 	x->res = s->p->bf_resolution;
-	x->v = xmalloc((s->rn + 1) * sizeof *x->v);
-	x->cap = s->rn + 1;
+	x->mode = s->p->backfill;
+	x->fast = x->mode == BACKFILL_CONSERVATIVE;
+	for (size_t i = 0; x->fast && i < s->n; i++)
+		x->fast = whole(&s->jobs[i]);
+	for (size_t i = 0; x->fast && i < s->n_nodes; i++)
+		x->fast = exact_gpus(s->nodes[i].free);
+	x->checked = s->n;
+	struct rvec *all = &x->all;
+	all->v = xmalloc((s->rn + 1) * sizeof *all->v);
+	all->cap = s->rn + 1;
 	for (size_t i = 0; i < s->rn; i++) {
 		struct release r = release_of(s, s->running[i].j);
 		if (isfinite(r.t))
-			x->v[x->n++] = r;
+			all->v[all->n++] = r;
 	}
-	qsort(x->v, x->n, sizeof *x->v, release_cmp);
+	qsort(all->v, all->n, sizeof *all->v, release_cmp);
+	x->count = all->n;
+	if (!x->fast)
+		return x;
+	x->nm = (size_t)s->n_models;    /* split by model, each in the same order */
+	x->bym = xcalloc(x->nm, sizeof *x->bym);
+	x->cols = xcalloc(x->nm, sizeof *x->cols);
+	for (size_t i = 0; i < all->n; i++)
+		index_insert(&x->bym[all->v[i].model], all->v[i]);
+	free(all->v);
+	*all = (struct rvec){ NULL, 0, 0 };
 	return x;
 }
 
@@ -238,11 +311,15 @@ static void profile_build(struct bf *b)
 	profile_push(p, s->now);
 	memcpy(p->f, s->fbm, (size_t)s->n_models * sizeof *p->f);
 	p->f[p->w - 1] = s->tfree;
-	const struct bf_index *x = index_get(s);
+	struct bf_index *ix = index_get(s);
+	struct rvec *x = &ix->all;
+	size_t w = 0;                   /* stale entries are dropped as they are read */
 	for (size_t i = 0; i < x->n; i++) {
 		const struct release *r = &x->v[i];
 		if (!live(r))
 			continue;
+		x->v[w++] = *r;
+		r = &x->v[w - 1];
 		double t = r->t > s->now ? r->t : s->now;
 		if (p->n == 1 || t > p->t[p->n - 1])
 			profile_push(p, t);
@@ -253,6 +330,8 @@ static void profile_build(struct bf *b)
 		} else
 			add_alloc(b, row, r->j, +1);
 	}
+	ix->count -= x->n - w;
+	x->n = w;
 	p->lo = xmalloc(p->w * sizeof *p->lo);
 	memcpy(p->lo, p->f, p->w * sizeof *p->lo);
 	lower(p, p->n);
@@ -321,6 +400,41 @@ static void reserve(struct bf *b, struct sim_job *j)
 	b->reservations++;
 }
 
+/* ---- the fast plan: one column per model ----
+ * When every job is of a concrete model and asks whole GPUs (struct bf_index.fast), the
+ * columns are independent: a reservation fits its own column, the total free is exactly the
+ * sum of the columns, so it is never below one, and no job reads another model's column.
+ * Each column then keeps only its own breakpoints, built from its model's part of the index
+ * when a job of it first asks in a pass (stale entries dropped as they are read). The starts
+ * are those of the full profile: another column's breakpoint leaves this column as it was,
+ * so a job's earliest start is always at one of its own column's breakpoints (or now). */
+static void col_build(struct sim *s, struct col *c, int m)
+{
+	struct rvec *r = &s->bfx->bym[m];
+	col_begin(c, s->now, s->fbm[m]);
+	size_t w = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (live(&r->v[i])) {
+			r->v[w++] = r->v[i];
+			col_release(c, r->v[i].t > s->now ? r->v[i].t : s->now, r->v[i].gpu);
+		}
+	s->bfx->count -= r->n - w;
+	r->n = w;
+	col_end(c);
+}
+
+/* reserve() in j's column. */
+static void col_reserve(struct bf *b, struct col *c, struct sim_job *j)
+{
+	struct sim *s = b->s;
+	double L = planned_run(s, j);
+	size_t i = col_earliest(c, j->gpu, L);
+	if (i == c->n || (s->p->bf_window > 0 && c->t[i] > s->now + (double)s->p->bf_window))
+		return;
+	col_take(c, i, round_up(s, c->t[i] + L), j->gpu);
+	b->reservations++;
+}
+
 /* A blocked job: its reservation is made when a job behind it in its column (or any, with
  * "*") asks the plan (flush), so a column without such a job costs nothing. */
 static void blocked_job(struct bf *b, struct sim_job *j)
@@ -338,6 +452,19 @@ static void blocked_job(struct bf *b, struct sim_job *j)
 static void flush(struct bf *b, const struct sim_job *j)
 {
 	struct sim *s = b->s;
+	if (b->cols) {          /* fast: j's column only (no "*" job anywhere) */
+		struct col *cl = &b->cols[j->model];
+		size_t m = (size_t)j->model;
+		if (!cl->built)
+			col_build(s, cl, j->model);
+		for (size_t k = b->ccur[m]; k < b->np; k++)
+			if (!b->done[k] && b->pending[k]->model == j->model) {
+				col_reserve(b, cl, b->pending[k]);
+				b->done[k] = 1;
+			}
+		b->ccur[m] = b->np;
+		return;
+	}
 	if (!b->built)
 		profile_build(b);
 	size_t nm = (size_t)s->n_models, c = j->model < 0 || b->col[nm] ? nm : (size_t)j->model;
@@ -380,7 +507,10 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 			return 0;
 		queue_remove(s, j);
 		start_job(s, j);
-		if (b->built) {         /* keep the plan true: j holds its GPUs until its planned end */
+		if (b->cols) {
+			if (b->cols[j->model].built)
+				col_take(&b->cols[j->model], 0, round_up(s, s->now + planned_run(s, j)), j->gpu);
+		} else if (b->built) {  /* keep the plan true: j holds its GPUs until its planned end */
 			double end = round_up(s, s->now + planned_run(s, j));
 			size_t e = isfinite(end) ? point_at(&b->pr, end) : b->pr.n;
 			for (size_t i = 0; i < e; i++)
@@ -391,6 +521,14 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 	}
 	flush(b, j);
 	double L = planned_run(s, j);
+	if (b->cols) {
+		if (!col_holds_now(&b->cols[j->model], j->gpu, L) || place(s, j))
+			return 0;
+		queue_remove(s, j);
+		start_job(s, j);
+		col_take(&b->cols[j->model], 0, round_up(s, s->now + L), j->gpu);
+		return 1;
+	}
 	if (!holds_now(&b->pr, j->model, j->gpu, L) || place(s, j))
 		return 0;
 	queue_remove(s, j);
@@ -415,7 +553,7 @@ static struct shadow shadow_of(struct sim *s, const struct sim_job *B)
 	struct shadow sh = { INFINITY, INFINITY, INFINITY };
 	int m = B->model;
 	double fm = m < 0 ? s->tfree : s->fbm[m], ft = s->tfree;
-	const struct bf_index *x = index_get(s);
+	const struct rvec *x = &index_get(s)->all;
 	size_t i = 0;
 	double t = s->now;
 	while (!(fm >= B->gpu && ft >= B->gpu)) {
@@ -551,6 +689,11 @@ size_t backfill_pass(struct sim *s)
 	b.max_reservations = easy ? 1 : SIZE_MAX;
 	b.col = xcalloc((size_t)s->n_models + 1, sizeof *b.col);
 	b.ccur = xcalloc((size_t)s->n_models + 1, sizeof *b.ccur);
+	if (!easy && index_get(s)->fast) {
+		b.cols = s->bfx->cols;
+		for (size_t m = 0; m < s->bfx->nm; m++)
+			b.cols[m].built = false;
+	}
 	size_t *cur = xcalloc(queue_lane_count(s), sizeof *cur);
 	struct order o = { cur, NULL, 0, 0 };
 	if (s->p->mf) {         /* priority/multifactor: every queued job, sorted by priority */
