@@ -523,7 +523,7 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 	# wrapper.sh never answers and leaves two 'sleep 1000' children; before, they outlived
 	# roll holding its stderr, so a pipe reader waited 1000 s.
 	export WRAPPER_PIDS="$PWD/pids"
-	run -0 timeout 600 bash -c 'roll --config "$1" --history "$2" --controller "$3" --decider "exec:$4" --decider-timeout 0.3 -o w.nd "$5" 2>&1 | cat' _ \
+	run -0 timeout 600 bash -c 'roll --config "$1" --history "$2" --controller "$3" --decider "exec:$4" --decider-timeout 5 -o w.nd "$5" 2>&1 | cat' _ \
 		"$CFG" "$D/hist.nd" "$CTL" "$DEC/wrapper.sh" "$D/exec.nd"
 	run -0 jq -r 'select(.type == "rolling_decision") | .decider_reply.rejection_reason' w.nd
 	assert_line --index 0 timeout
