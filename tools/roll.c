@@ -375,10 +375,95 @@ static int write_spool(struct nd_writer *w, struct spool *sp, char *err, size_t 
 	return rc;
 }
 
-int main(int argc, char **argv)
+/* Opens the records file of the --checkpoint or --resume directory sp->dir; returns the
+ * decisions a resume restored (0 otherwise). */
+static long long spool_open_dir(struct spool *sp, bool checkpoint, bool resume, struct arena *a, struct roll_controller *ctl)
+{
+	long long restored = 0;
+	if (mkdir(sp->dir, 0777) && errno != EEXIST)
+		die("%s: %s", sp->dir, strerror(errno));
+	char path[4096];
+	snprintf(path, sizeof path, "%s/records.ndjson", sp->dir);
+	if (checkpoint && access(path, F_OK) == 0)
+		die("%s: holds a checkpoint already: continue it with --resume, or use an empty directory", sp->dir);
+	if ((sp->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0)
+		die("%s: %s", path, strerror(errno));
+	if (resume) {
+		restored = checkpoint_resume(sp, a);
+		progress_note(&sp->progress, "resuming after decision %lld/%lld", restored, roll_expected_decisions(ctl));
+	}
+	return restored;
+}
+
+/* Without a checkpoint: an unnamed temporary records file. */
+static void spool_open_temp(struct spool *sp)
+{
+	const char *base = getenv("TMPDIR");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/roll-records-XXXXXX", base && *base ? base : "/tmp");
+	if ((sp->fd = mkstemp(path)) < 0 || fcntl(sp->fd, F_SETFD, FD_CLOEXEC))
+		die("cannot create a temporary records file in '%s': %s", base && *base ? base : "/tmp", strerror(errno));
+	unlink(path);   /* nobody else needs its name; it goes away with the process */
+}
+
+/* The result stream's header: the arm's policy, the inputs and the rolling parameters. */
+static struct json *roll_result_header(struct arena *a, const struct trace *exec, const struct trace *hist,
+	const struct sim_output *out, const struct roll_config *cfg, const struct roll_catalog *cat,
+	const struct slo_spec *slo, const struct roll_decider *dec, const struct roll_predictor *pred,
+	const char *config_path, const char *history_path, const char *controller_path, const char *decider_spec,
+	const char *arm_id)
+{
+	struct sim_policy apol;
+	arm_policy(&apol, &cat->actions[roll_catalog_index(cat, cfg->safety_id)], arm_id, a);
+	struct json *hdr = result_header(a, exec, &apol, out);
+	nd_header_add_stream(a, hdr, history_path, hist->version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1, hist->fingerprint);
+	add_file(a, hdr, config_path);
+	add_file(a, hdr, cfg->action_space_path);
+	add_file(a, hdr, cfg->slo_path);
+	if (controller_path) {
+		add_file(a, hdr, controller_path);
+		json_set(a, hdr, "controller", json_clone(a, pred->canonical));
+		json_set(a, hdr, "controller_fingerprint", json_str(a, pred->fingerprint));
+	}
+	struct json *pr = json_get(hdr, "params");
+	json_set(a, pr, "rolling_controller_id", json_str(a, cfg->controller_id));
+	json_set(a, pr, "rolling_controller_fingerprint", json_str(a, cfg->fingerprint));
+	json_set(a, pr, "action_space_fingerprint", json_str(a, cat->fingerprint));
+	json_set(a, pr, "slo_fingerprint", json_str(a, slo->fingerprint));
+	json_set(a, pr, "decider", json_str(a, decider_spec));
+	json_set(a, pr, "deployable", json_bool(a, roll_decider_deployable(dec)));
+	json_set(a, pr, "arm_id", json_str(a, arm_id));
+	return hdr;
+}
+
+/* --timing: wall-clock seconds for benchmarks. */
+static void write_timing(const char *timing, struct roll_live *live, double t_start, double c_start, double t_end, double c_end)
+{
+	/* wall-clock seconds for benchmarks: not part of any stream (they differ run to run) */
+	double cpu_self = clock_rusage_cpu(0), cpu_kids = clock_rusage_cpu(1);
+	struct roll_live_timing lt;
+	roll_live_get_timing(live, &lt);
+	long peak_rss = clock_peak_rss_kib();
+	FILE *f = fopen(timing, "w");
+	if (!f || fprintf(f, "{\"cpu_before_first_cutoff\":%.3f,\"cpu_window\":%.3f,\"cpu_drain\":%.3f,\"cpu_rolling_day\":%.3f,\"cpu_seconds\":%.3f,\"scenario_cpu_seconds\":%.3f,\"peak_rss_kb\":%ld,\"session_seconds\":%.6f,\"before_first_cutoff_seconds\":%.6f,\"rolling_day_seconds\":%.6f,"
+			     "\"decision_seconds\":%.6f,\"scenario_evaluations\":%lld,\"evaluation_seconds\":%.6f,\"fork_seconds\":%.6f}\n",
+			     lt.first_cutoff_cpu - c_start, lt.window_end_cpu - lt.first_cutoff_cpu, c_end - lt.window_end_cpu, c_end - lt.first_cutoff_cpu, cpu_self, cpu_kids, peak_rss, t_end - t_start, lt.first_cutoff_clock - t_start, t_end - lt.first_cutoff_clock, lt.decide_seconds,
+			     lt.evaluations, lt.eval_seconds, lt.fork_seconds) < 0 || fclose(f))
+		die("%s: cannot write", timing);
+}
+
+/* The command line. */
+struct roll_args {
+	const char *config_path, *history_path, *decider_spec, *controller_path, *candidates;
+	const char *arm_id, *checkpoint, *resume, *timing;
+	double timeout;
+	bool snapshot;
+	enum progress_mode progress_mode;
+};
+
+static void parse_args(int argc, char **argv, struct cli *cli, struct roll_args *o)
 {
 	enum { OPT_CANDIDATES = 256, OPT_CHECKPOINT, OPT_RESUME, OPT_TIMING, OPT_EVALUATOR };
-	enum progress_mode progress_mode = PROGRESS_AUTO;
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "history", required_argument, NULL, 'H' },
@@ -397,43 +482,49 @@ int main(int argc, char **argv)
 		CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli cli;
-	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
-	const char *config_path = NULL, *history_path = NULL, *decider_spec = NULL, *controller_path = NULL, *candidates = NULL;
-	const char *arm_id = NULL, *checkpoint = NULL, *resume = NULL, *timing = NULL;
-	double timeout = 30;
-	bool snapshot = true;
+	cli_init(cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	*o = (struct roll_args){ .timeout = 30, .snapshot = true, .progress_mode = PROGRESS_AUTO };
 	int c;
 	while ((c = getopt_long(argc, argv, ":c:H:d:p:a:t:i:o:hV", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c': config_path = optarg; break;
-		case 'H': history_path = optarg; break;
-		case 'd': decider_spec = optarg; break;
-		case 'p': controller_path = optarg; break;
-		case OPT_CANDIDATES: candidates = optarg; break;
-		case 'a': arm_id = optarg; break;
-		case 't': timeout = opt_double("decider-timeout", optarg); break;
-		case OPT_CHECKPOINT: checkpoint = optarg; break;
-		case OPT_RESUME: resume = optarg; break;
-		case OPT_TIMING: timing = optarg; break;
+		case 'c': o->config_path = optarg; break;
+		case 'H': o->history_path = optarg; break;
+		case 'd': o->decider_spec = optarg; break;
+		case 'p': o->controller_path = optarg; break;
+		case OPT_CANDIDATES: o->candidates = optarg; break;
+		case 'a': o->arm_id = optarg; break;
+		case 't': o->timeout = opt_double("decider-timeout", optarg); break;
+		case OPT_CHECKPOINT: o->checkpoint = optarg; break;
+		case OPT_RESUME: o->resume = optarg; break;
+		case OPT_TIMING: o->timing = optarg; break;
 		case OPT_EVALUATOR:
 			if (strcmp(optarg, "fork") && strcmp(optarg, "snapshot"))
 				usage_fail(usage, "--evaluator must be fork or snapshot");
-			snapshot = !strcmp(optarg, "snapshot");
+			o->snapshot = !strcmp(optarg, "snapshot");
 			break;
-		case PROGRESS_OPT_ON: progress_mode = PROGRESS_ON; break;
-		case PROGRESS_OPT_OFF: progress_mode = PROGRESS_OFF; break;
-		default: cli_option(&cli, c, argv);
+		case PROGRESS_OPT_ON: o->progress_mode = PROGRESS_ON; break;
+		case PROGRESS_OPT_OFF: o->progress_mode = PROGRESS_OFF; break;
+		default: cli_option(cli, c, argv);
 		}
 	}
-	cli_operands(&cli, argc, argv, 1);
-	const char *input = cli.inputs[0], *output = cli.output;
-	if (!config_path || !history_path || !decider_spec)
+	cli_operands(cli, argc, argv, 1);
+	if (!o->config_path || !o->history_path || !o->decider_spec)
 		usage_fail(usage, "--config, --history and --decider are required");
-	if (checkpoint && resume)
+	if (o->checkpoint && o->resume)
 		usage_fail(usage, "--checkpoint and --resume are exclusive");
-	if (!(timeout > 0) || timeout > 86400)
+	if (!(o->timeout > 0) || o->timeout > 86400)
 		usage_fail(usage, "--decider-timeout must be in (0, 86400]");
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli;
+	struct roll_args o;
+	parse_args(argc, argv, &cli, &o);
+	const char *input = cli.inputs[0], *output = cli.output;
+	const char *config_path = o.config_path, *history_path = o.history_path, *decider_spec = o.decider_spec;
+	const char *controller_path = o.controller_path, *candidates = o.candidates, *arm_id = o.arm_id;
+	const char *checkpoint = o.checkpoint, *resume = o.resume, *timing = o.timing;
 	signal(SIGPIPE, SIG_IGN);
 
 	char err[4096];
@@ -443,7 +534,7 @@ int main(int argc, char **argv)
 	struct roll_catalog cat;
 	struct slo_spec slo;
 	struct roll_decider dec;
-	if (roll_decider_parse(&dec, decider_spec, timeout, err, sizeof err))
+	if (roll_decider_parse(&dec, decider_spec, o.timeout, err, sizeof err))
 		usage_fail(usage, err);
 	const char *fixed[ROLL_MAX_CANDIDATES];
 	size_t n_fixed = candidates ? split_ids(&a, candidates, fixed, ROLL_MAX_CANDIDATES) : 0;
@@ -487,35 +578,18 @@ int main(int argc, char **argv)
 	struct spool sp = { { 0 }, checkpoint ? checkpoint : resume, -1, 0, { 0 }, "", &ctl, NULL, NULL, { 0 } };
 	sb_init(&sp.sb);
 	fp_xxh3_init(&sp.h);
-	progress_init(&sp.progress, progress_mode, "decision", roll_expected_decisions(&ctl));
+	progress_init(&sp.progress, o.progress_mode, "decision", roll_expected_decisions(&ctl));
 	struct roll_live *live;
 	long long restored = 0;
 	if (sp.dir) {
 		const char *parts[] = { exec.fingerprint, hist.fingerprint, cfg.fingerprint, cat.fingerprint, slo.fingerprint,
 			controller_path ? pred.fingerprint : "", decider_spec, candidates, arm_id, ROLL_RECORDS_FORMAT };
 		run_fingerprint(sp.run_fp, parts, sizeof parts / sizeof *parts);
-		if (mkdir(sp.dir, 0777) && errno != EEXIST)
-			die("%s: %s", sp.dir, strerror(errno));
-		char path[4096];
-		snprintf(path, sizeof path, "%s/records.ndjson", sp.dir);
-		if (checkpoint && access(path, F_OK) == 0)
-			die("%s: holds a checkpoint already: continue it with --resume, or use an empty directory", sp.dir);
-		if ((sp.fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0)
-			die("%s: %s", path, strerror(errno));
-		if (resume) {
-			restored = checkpoint_resume(&sp, &a);
-			progress_note(&sp.progress, "resuming after decision %lld/%lld", restored, roll_expected_decisions(&ctl));
-		}
-	} else {
-		const char *base = getenv("TMPDIR");
-		char path[4096];
-		snprintf(path, sizeof path, "%s/roll-records-XXXXXX", base && *base ? base : "/tmp");
-		if ((sp.fd = mkstemp(path)) < 0 || fcntl(sp.fd, F_SETFD, FD_CLOEXEC))
-			die("cannot create a temporary records file in '%s': %s", base && *base ? base : "/tmp", strerror(errno));
-		unlink(path);   /* nobody else needs its name; it goes away with the process */
-	}
+		restored = spool_open_dir(&sp, checkpoint != NULL, resume != NULL, &a, &ctl);
+	} else
+		spool_open_temp(&sp);
 	size_t pools = model_count(&exec);
-	struct roll_live_options lo = { .reserve = roll_live_reserve(&ctl, &exec, &hist, pools), .snapshot = snapshot,
+	struct roll_live_options lo = { .reserve = roll_live_reserve(&ctl, &exec, &hist, pools), .snapshot = o.snapshot,
 					.emit = spool_emit, .emit_ctx = &sp, .replay_n = restored, .pred_state_expect = sp.pred_state,
 					.frozen = decision_frozen, .frozen_ctx = &sp };
 	if (!(live = roll_live_open(&ctl, &exec, controller_path ? &pred : NULL, &lo, err, sizeof err)))
@@ -535,26 +609,8 @@ int main(int argc, char **argv)
 		if (ndw_write_one(output, hdr, roll_planning_checkpoint(&ctl, &a), err, sizeof err))
 			die("%s", err);
 	} else {
-		struct sim_policy apol;
-		arm_policy(&apol, &cat.actions[roll_catalog_index(&cat, cfg.safety_id)], arm_id, &a);
-		struct json *hdr = result_header(&a, &exec, &apol, &out);
-		nd_header_add_stream(&a, hdr, history_path, hist.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1, hist.fingerprint);
-		add_file(&a, hdr, config_path);
-		add_file(&a, hdr, cfg.action_space_path);
-		add_file(&a, hdr, cfg.slo_path);
-		if (controller_path) {
-			add_file(&a, hdr, controller_path);
-			json_set(&a, hdr, "controller", json_clone(&a, pred.canonical));
-			json_set(&a, hdr, "controller_fingerprint", json_str(&a, pred.fingerprint));
-		}
-		struct json *pr = json_get(hdr, "params");
-		json_set(&a, pr, "rolling_controller_id", json_str(&a, cfg.controller_id));
-		json_set(&a, pr, "rolling_controller_fingerprint", json_str(&a, cfg.fingerprint));
-		json_set(&a, pr, "action_space_fingerprint", json_str(&a, cat.fingerprint));
-		json_set(&a, pr, "slo_fingerprint", json_str(&a, slo.fingerprint));
-		json_set(&a, pr, "decider", json_str(&a, decider_spec));
-		json_set(&a, pr, "deployable", json_bool(&a, roll_decider_deployable(&dec)));
-		json_set(&a, pr, "arm_id", json_str(&a, arm_id));
+		struct json *hdr = roll_result_header(&a, &exec, &hist, &out, &cfg, &cat, &slo, &dec, controller_path ? &pred : NULL,
+			config_path, history_path, controller_path, decider_spec, arm_id);
 		if (!(w = ndw_open(output, err, sizeof err)))
 			die("%s", err);
 		if (result_write_records(w, hdr, &exec, &out, err, sizeof err) || (controller_path && roll_predictor_write(&pred, w, err, sizeof err)) ||
@@ -567,19 +623,8 @@ int main(int argc, char **argv)
 			die("%s", err);
 		sim_output_release(&out);
 	}
-	if (timing) {
-		/* wall-clock seconds for benchmarks: not part of any stream (they differ run to run) */
-		double cpu_self = clock_rusage_cpu(0), cpu_kids = clock_rusage_cpu(1);
-		struct roll_live_timing lt;
-		roll_live_get_timing(live, &lt);
-		long peak_rss = clock_peak_rss_kib();
-		FILE *f = fopen(timing, "w");
-		if (!f || fprintf(f, "{\"cpu_before_first_cutoff\":%.3f,\"cpu_window\":%.3f,\"cpu_drain\":%.3f,\"cpu_rolling_day\":%.3f,\"cpu_seconds\":%.3f,\"scenario_cpu_seconds\":%.3f,\"peak_rss_kb\":%ld,\"session_seconds\":%.6f,\"before_first_cutoff_seconds\":%.6f,\"rolling_day_seconds\":%.6f,"
-				     "\"decision_seconds\":%.6f,\"scenario_evaluations\":%lld,\"evaluation_seconds\":%.6f,\"fork_seconds\":%.6f}\n",
-				     lt.first_cutoff_cpu - c_start, lt.window_end_cpu - lt.first_cutoff_cpu, c_end - lt.window_end_cpu, c_end - lt.first_cutoff_cpu, cpu_self, cpu_kids, peak_rss, t_end - t_start, lt.first_cutoff_clock - t_start, t_end - lt.first_cutoff_clock, lt.decide_seconds,
-				     lt.evaluations, lt.eval_seconds, lt.fork_seconds) < 0 || fclose(f))
-			die("%s: cannot write", timing);
-	}
+	if (timing)
+		write_timing(timing, live, t_start, c_start, t_end, c_end);
 	roll_live_close(live);
 	roll_controller_release(&ctl);
 	roll_decider_close(&dec);

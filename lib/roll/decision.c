@@ -257,6 +257,200 @@ static bool enforcing(const struct sim_policy *p)
 	return !roll_bypass(p);
 }
 
+/* The scenarios of this cutoff (the actual future for the oracle; else the calibrated
+ * one and, with dual, the stress replay) into runs; returns how many. */
+static size_t build_scenarios(struct roll_controller *c, struct arena *a, const struct roll_state *st,
+	const struct roll_projection *proj, const struct roll_observation *ob, double cut, bool oracle,
+	const char *proj_fp, struct scn_run *runs, char *stress_fp)
+{
+	size_t n_runs = 0;
+	struct roll_carry_est *carry_est = arena_alloc(a, sizeof *carry_est);
+	memset(carry_est, 0, sizeof *carry_est);
+	/* the scenarios of this cutoff share their carryover's estimates */
+	struct roll_scenario_in sin = { c->exec, c->history, cut, c->cfg->horizon, st, NULL, 0, proj_fp, NULL, false, false,
+		NULL, carry_est };
+	if (!c->samples)
+		c->samples = roll_samples_new(c->exec, c->history);
+	roll_samples_advance(c->samples, cut);
+	sin.samples = c->samples;
+	if (oracle) {
+		sin.profile_id = "actual-future";
+		sin.actual_future = true;
+		roll_scenario_build(a, &sin, &runs[n_runs++].s);
+	} else {
+		sin.profile_id = "calibrated-p90";
+		sin.points = proj ? proj->points : NULL;
+		sin.n_points = proj ? proj->n_points : 0;
+		roll_scenario_build(a, &sin, &runs[n_runs++].s);
+		if (c->cfg->dual) {
+			if (proj)
+				roll_projection_stress_json(a, proj, ob->projection_fp, stress_fp);
+			sin.profile_id = "recent-history-replay";
+			sin.stress = true;
+			sin.points = NULL;
+			sin.n_points = 0;
+			sin.projection_fp = proj ? stress_fp : NULL;
+			roll_scenario_build(a, &sin, &runs[n_runs++].s);
+		}
+	}
+	return n_runs;
+}
+
+/* The decision request (stamped), or NULL with err when the rebuilt observation differs. */
+static struct json *decision_request(struct roll_controller *c, struct arena *a, double cut, bool oracle,
+	const struct roll_observation_in *oin, const struct roll_observation *ob, struct json **evidence, size_t nc,
+	struct json *ranking, struct json *hold, const struct roll_selection *sel, char *err, size_t errlen)
+{
+	struct json *req = json_object(a), *cands = json_array(a);
+	json_set(a, req, "type", json_str(a, "decision_request"));
+	json_set(a, req, "protocol", json_str(a, ROLL_PROTOCOL));
+	json_set(a, req, "decision_index", json_int(a, c->p.index));
+	json_set(a, req, "cutoff_time_seconds", json_real(a, cut));
+	json_set(a, req, "non_deployable", json_bool(a, oracle));
+	json_set(a, req, "required_safety_action_id", json_str(a, c->cfg->safety_id));
+	json_set(a, req, "active_action_id", json_str(a, roll_active(c)->action_id));
+	/* The request's observation: the whole record again for a decider that reads the request
+	 * (exec: its line; plan: the planning checkpoint), rebuilt from the same state (the same
+	 * bytes, checked by its fingerprint); else the fingerprint standing in for it, which is
+	 * all the request's own fingerprint hashes of it (roll_request_stamp). */
+	struct json *obs_rec;
+	if (roll_decider_full_request(c->decider)) {
+		struct roll_observation ob2;
+		roll_observe(a, oin, &ob2);
+		if (strcmp(ob2.fp, ob->fp)) {
+			snprintf(err, errlen, "the observation at %.17g rebuilt for the decision request differs from the one written", cut);
+			return NULL;
+		}
+		obs_rec = ob2.record;
+	} else {
+		obs_rec = json_object(a);
+		json_set(a, obs_rec, "observation_fingerprint", json_str(a, ob->fp));
+	}
+	json_set(a, req, "observation", obs_rec);
+	for (size_t k = 0; k < nc; k++)
+		json_push(a, cands, evidence[k]);
+	json_set(a, req, "candidates", cands);
+	json_set(a, req, "ranking", ranking);
+	json_set(a, req, "minimum_hold_override", hold);
+	json_set(a, req, "recommended_action_id", json_str(a, sel->selected_id));
+	struct json *rc = json_object(a), *keys = json_array(a);
+	static const char *const reply_keys[] = { "type", "request_id", "action_id", "reason_code", NULL };
+	for (const char *const *k = reply_keys; *k; k++)
+		json_push(a, keys, json_str(a, *k));
+	json_set(a, rc, "type", json_str(a, "decision"));
+	json_set(a, rc, "required_keys", keys);
+	struct json *opt = json_array(a);
+	json_set(a, rc, "optional_integer_keys", opt);
+	json_push(a, opt, json_str(a, "llm_call_count"));
+	json_push(a, opt, json_str(a, "prompt_tokens"));
+	json_push(a, opt, json_str(a, "completion_tokens"));
+	json_set(a, rc, "action_id_must_be_a_candidate", json_bool(a, true));
+	json_set(a, rc, "reason_code_max_characters", json_int(a, ROLL_REASON_MAX));
+	json_set(a, rc, "on_rejection", json_str(a, "the safety action applies and the rejection is recorded"));
+	json_set(a, req, "reply_contract", rc);
+	roll_request_stamp(a, req);
+	return req;
+}
+
+/* The frozen decision's record (stamped). */
+static struct json *decision_json(const struct roll_controller *c, struct arena *a, double cut, bool oracle,
+	const struct roll_observation *ob, const struct roll_state *st, const struct roll_projection *proj,
+	struct json *quota_by_hour, struct json *selection, size_t nc, const struct scn_run *runs, size_t n_runs,
+	struct json *ev_fps, struct json *ranking, struct json *hold, const struct roll_selection *sel,
+	const char *request_id, const struct roll_reply *reply, const struct sim_policy *applied)
+{
+	struct json *d = json_object(a), *x;
+	json_set(a, d, "type", json_str(a, "rolling_decision"));
+	json_set(a, d, "decision_index", json_int(a, c->p.index));
+	json_set(a, d, "cutoff_time_seconds", json_real(a, cut));
+	double end = cut + (double)c->cfg->interval;
+	json_set(a, d, "execution_end_time_seconds", json_real(a, end < c->eval_end ? end : c->eval_end));
+	json_set(a, d, "previous_decision_fingerprint", c->p.prev_fp[0] ? json_str(a, c->p.prev_fp) : json_null(a));
+	json_set(a, d, "scheduler_snapshot_fingerprint", json_str(a, ob->snapshot_fp));
+	json_set(a, d, "state_handoff_fingerprint", st->handoff_fp ? json_str(a, st->handoff_fp) : json_null(a));
+	json_set(a, d, "observation_fingerprint", json_str(a, ob->fp));
+	json_set(a, d, "predictive_projection_fingerprint", proj ? json_str(a, ob->projection_fp) : json_null(a));
+	x = json_object(a);
+	json_set(a, x, "regime", json_clone(a, json_get(ob->mts, "regime")));
+	json_set(a, x, "change", json_clone(a, json_get(ob->mts, "change")));
+	json_set(a, x, "runtime_pressure", json_clone(a, json_get(ob->mts, "runtime_pressure")));
+	json_set(a, x, "forecast_risk", json_clone(a, json_get(ob->mts, "forecast_risk")));
+	json_set(a, x, "maximum_hp_queue_wait_seconds", json_real(a, st->max_hp_wait));
+	json_set(a, x, "spot_quota_gpus_by_guarantee_hour",
+		 proj ? quota_by_hour : json_null(a));
+	json_set(a, x, "queued_hp_requested_gpus", json_real(a, st->queue_hp_gpus));
+	json_set(a, d, "cutoff_state_summary", x);
+	json_set(a, d, "candidate_selection", selection);
+	json_set(a, d, "candidate_budget_consumed", json_int(a, (long long)nc));
+	json_set(a, d, "candidate_simulation_count", json_int(a, (long long)(nc * n_runs)));
+	x = json_object(a);
+	json_set(a, x, "scenario_set_id", json_str(a, oracle ? "actual-future-oracle" : c->cfg->scenario_set_id));
+	json_set(a, x, "scenario_count", json_int(a, (long long)n_runs));
+	struct json *pids = json_array(a), *sfps = json_array(a);
+	for (size_t i = 0; i < n_runs; i++) {
+		json_push(a, pids, json_str(a, runs[i].s.profile_id));
+		json_push(a, sfps, json_str(a, runs[i].s.fp));
+	}
+	json_set(a, x, "scenario_profile_ids", pids);
+	json_set(a, x, "scenario_fingerprints", sfps);
+	json_set(a, x, "start_state", json_str(a, "live-simulator-state-at-cutoff"));
+	json_set(a, x, "future_arrivals_visible", json_bool(a, oracle));
+	json_set(a, x, "carryover_runtime_estimator", json_str(a, "cutoff-visible-conditional-survival-median/v1"));
+	json_set(a, x, "robust_hard_slo_requires_every_decision_scenario", json_bool(a, true));
+	json_set(a, x, "predictive_admission_mode_evaluated_per_action", json_bool(a, true));
+	json_set(a, d, "scenario", x);
+	json_set(a, d, "candidate_evidence_fingerprints", ev_fps);
+	json_set(a, d, "ranking", ranking);
+	json_set(a, d, "minimum_hold_override", hold);
+	json_set(a, d, "recommended_action_id", json_str(a, sel->selected_id));
+	json_set(a, d, "request_fingerprint", json_str(a, request_id));
+	x = json_object(a);
+	json_set(a, x, "kind", json_str(a, roll_decider_kind_name(c->decider)));
+	json_set(a, x, "deployable", json_bool(a, !oracle));
+	json_set(a, d, "decider", x);
+	json_set(a, d, "decider_reply", roll_reply_json(a, reply));
+	json_set(a, d, "safety_action_applied_after_rejection", json_bool(a, !reply->accepted));
+	json_set(a, d, "selected_action_id", json_str(a, applied->action_id));
+	json_set(a, d, "selected_policy_fingerprint", json_str(a, applied->fingerprint));
+	json_set(a, d, "non_deployable", json_bool(a, oracle));
+	json_set(a, d, "real_future_execution_frozen_after_selection", json_bool(a, true));
+	ev_self_fp_stamp(a, d, "decision_fingerprint");
+	return d;
+}
+
+/* Freeze the applied action and count the decision. */
+static int freeze(struct roll_controller *c, double cut, const struct sim_policy *applied, const struct roll_state *st,
+	const char *request_id, struct json *d, const struct roll_reply *reply, const struct roll_selection *sel,
+	long long sims, char *err, size_t errlen)
+{
+	int applied_k = roll_catalog_index(c->cat, applied->action_id);
+	if (applied_k != c->p.active || !c->p.has_since) {
+		c->p.since = cut;
+		c->p.has_since = true;
+	}
+	c->p.active = applied_k;
+	long long i = c->p.index;
+	c->p.applied[i] = applied_k;
+	snprintf(c->p.handoff[i], 33, "%s", st->handoff_fp ? st->handoff_fp : "");
+	snprintf(c->p.request[i], 33, "%s", request_id);
+	snprintf(c->p.prev_fp, sizeof c->p.prev_fp, "%s", json_get_str(d, "decision_fingerprint"));
+	/* Each count is at most ROLL_USAGE_MAX (protocol.c); the sums are bounded too. */
+	if (c->p.llm_calls > ROLL_USAGE_SUM_MAX - reply->llm_calls || c->p.prompt_tokens > ROLL_USAGE_SUM_MAX - reply->prompt_tokens ||
+	    c->p.completion_tokens > ROLL_USAGE_SUM_MAX - reply->completion_tokens) {
+		snprintf(err, errlen, "decision %lld: the run's llm_usage would exceed %lld (2^53) calls or tokens", c->p.index,
+			 ROLL_USAGE_SUM_MAX);
+		return -1;
+	}
+	c->p.simulations += sims;
+	c->p.llm_calls += reply->llm_calls;
+	c->p.prompt_tokens += reply->prompt_tokens;
+	c->p.completion_tokens += reply->completion_tokens;
+	c->p.rejections += !reply->accepted;
+	c->p.holds += sel->hold_applied;
+	c->p.index++;
+	return 0;
+}
+
 int roll_step(struct roll_controller *c, const struct roll_engine *e, struct arena *a, char *err, size_t errlen)
 {
 	double cut = roll_next_cutoff(c);
@@ -295,35 +489,7 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	size_t n_runs = 0;
 	char stress_fp[FP_HEX_XXH3] = "";
 	const char *proj_fp = proj ? ob.projection_fp : NULL;
-	struct roll_carry_est *carry_est = arena_alloc(a, sizeof *carry_est);
-	memset(carry_est, 0, sizeof *carry_est);
-	/* the scenarios of this cutoff share their carryover's estimates */
-	struct roll_scenario_in sin = { c->exec, c->history, cut, c->cfg->horizon, &st, NULL, 0, proj_fp, NULL, false, false,
-		NULL, carry_est };
-	if (!c->samples)
-		c->samples = roll_samples_new(c->exec, c->history);
-	roll_samples_advance(c->samples, cut);
-	sin.samples = c->samples;
-	if (oracle) {
-		sin.profile_id = "actual-future";
-		sin.actual_future = true;
-		roll_scenario_build(a, &sin, &runs[n_runs++].s);
-	} else {
-		sin.profile_id = "calibrated-p90";
-		sin.points = proj ? proj->points : NULL;
-		sin.n_points = proj ? proj->n_points : 0;
-		roll_scenario_build(a, &sin, &runs[n_runs++].s);
-		if (c->cfg->dual) {
-			if (proj)
-				roll_projection_stress_json(a, proj, ob.projection_fp, stress_fp);
-			sin.profile_id = "recent-history-replay";
-			sin.stress = true;
-			sin.points = NULL;
-			sin.n_points = 0;
-			sin.projection_fp = proj ? stress_fp : NULL;
-			roll_scenario_build(a, &sin, &runs[n_runs++].s);
-		}
-	}
+	n_runs = build_scenarios(c, a, &st, proj, &ob, cut, oracle, proj_fp, runs, stress_fp);
 	int safety_k = -1;
 	for (size_t k = 0; k < nc; k++)
 		if (!strcmp(ids[k], c->cfg->safety_id))
@@ -382,54 +548,9 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	struct json *ranking = roll_selection_json(a, &si, &sel), *hold = roll_hold_json(a, &si, &sel);
 
 	/* The decision request. */
-	struct json *req = json_object(a), *cands = json_array(a);
-	json_set(a, req, "type", json_str(a, "decision_request"));
-	json_set(a, req, "protocol", json_str(a, ROLL_PROTOCOL));
-	json_set(a, req, "decision_index", json_int(a, c->p.index));
-	json_set(a, req, "cutoff_time_seconds", json_real(a, cut));
-	json_set(a, req, "non_deployable", json_bool(a, oracle));
-	json_set(a, req, "required_safety_action_id", json_str(a, c->cfg->safety_id));
-	json_set(a, req, "active_action_id", json_str(a, roll_active(c)->action_id));
-	/* The request's observation: the whole record again for a decider that reads the request
-	 * (exec: its line; plan: the planning checkpoint), rebuilt from the same state (the same
-	 * bytes, checked by its fingerprint); else the fingerprint standing in for it, which is
-	 * all the request's own fingerprint hashes of it (roll_request_stamp). */
-	struct json *obs_rec;
-	if (roll_decider_full_request(c->decider)) {
-		struct roll_observation ob2;
-		roll_observe(a, &oin, &ob2);
-		if (strcmp(ob2.fp, ob.fp)) {
-			snprintf(err, errlen, "the observation at %.17g rebuilt for the decision request differs from the one written", cut);
-			return -1;
-		}
-		obs_rec = ob2.record;
-	} else {
-		obs_rec = json_object(a);
-		json_set(a, obs_rec, "observation_fingerprint", json_str(a, ob.fp));
-	}
-	json_set(a, req, "observation", obs_rec);
-	for (size_t k = 0; k < nc; k++)
-		json_push(a, cands, evidence[k]);
-	json_set(a, req, "candidates", cands);
-	json_set(a, req, "ranking", ranking);
-	json_set(a, req, "minimum_hold_override", hold);
-	json_set(a, req, "recommended_action_id", json_str(a, sel.selected_id));
-	struct json *rc = json_object(a), *keys = json_array(a);
-	static const char *const reply_keys[] = { "type", "request_id", "action_id", "reason_code", NULL };
-	for (const char *const *k = reply_keys; *k; k++)
-		json_push(a, keys, json_str(a, *k));
-	json_set(a, rc, "type", json_str(a, "decision"));
-	json_set(a, rc, "required_keys", keys);
-	struct json *opt = json_array(a);
-	json_set(a, rc, "optional_integer_keys", opt);
-	json_push(a, opt, json_str(a, "llm_call_count"));
-	json_push(a, opt, json_str(a, "prompt_tokens"));
-	json_push(a, opt, json_str(a, "completion_tokens"));
-	json_set(a, rc, "action_id_must_be_a_candidate", json_bool(a, true));
-	json_set(a, rc, "reason_code_max_characters", json_int(a, ROLL_REASON_MAX));
-	json_set(a, rc, "on_rejection", json_str(a, "the safety action applies and the rejection is recorded"));
-	json_set(a, req, "reply_contract", rc);
-	roll_request_stamp(a, req);
+	struct json *req = decision_request(c, a, cut, oracle, &oin, &ob, evidence, nc, ranking, hold, &sel, err, errlen);
+	if (!req)
+		return -1;
 	const char *request_id = json_get_str(req, "request_id");
 	struct strbuf line;
 	sb_init(&line);
@@ -448,92 +569,15 @@ int roll_step(struct roll_controller *c, const struct roll_engine *e, struct are
 	const struct sim_policy *applied = policy_of(c, applied_id);
 
 	/* The frozen decision. */
-	struct json *d = json_object(a), *x;
-	json_set(a, d, "type", json_str(a, "rolling_decision"));
-	json_set(a, d, "decision_index", json_int(a, c->p.index));
-	json_set(a, d, "cutoff_time_seconds", json_real(a, cut));
-	double end = cut + (double)c->cfg->interval;
-	json_set(a, d, "execution_end_time_seconds", json_real(a, end < c->eval_end ? end : c->eval_end));
-	json_set(a, d, "previous_decision_fingerprint", c->p.prev_fp[0] ? json_str(a, c->p.prev_fp) : json_null(a));
-	json_set(a, d, "scheduler_snapshot_fingerprint", json_str(a, ob.snapshot_fp));
-	json_set(a, d, "state_handoff_fingerprint", st.handoff_fp ? json_str(a, st.handoff_fp) : json_null(a));
-	json_set(a, d, "observation_fingerprint", json_str(a, ob.fp));
-	json_set(a, d, "predictive_projection_fingerprint", proj ? json_str(a, ob.projection_fp) : json_null(a));
-	x = json_object(a);
-	json_set(a, x, "regime", json_clone(a, json_get(ob.mts, "regime")));
-	json_set(a, x, "change", json_clone(a, json_get(ob.mts, "change")));
-	json_set(a, x, "runtime_pressure", json_clone(a, json_get(ob.mts, "runtime_pressure")));
-	json_set(a, x, "forecast_risk", json_clone(a, json_get(ob.mts, "forecast_risk")));
-	json_set(a, x, "maximum_hp_queue_wait_seconds", json_real(a, st.max_hp_wait));
-	json_set(a, x, "spot_quota_gpus_by_guarantee_hour",
-		 proj ? quota_by_hour : json_null(a));
-	json_set(a, x, "queued_hp_requested_gpus", json_real(a, st.queue_hp_gpus));
-	json_set(a, d, "cutoff_state_summary", x);
-	json_set(a, d, "candidate_selection", selection);
-	json_set(a, d, "candidate_budget_consumed", json_int(a, (long long)nc));
+	struct json *d = decision_json(c, a, cut, oracle, &ob, &st, proj, quota_by_hour, selection, nc, runs, n_runs, ev_fps,
+		ranking, hold, &sel, request_id, &reply, applied);
 	long long sims = (long long)(nc * n_runs);
-	json_set(a, d, "candidate_simulation_count", json_int(a, sims));
-	x = json_object(a);
-	json_set(a, x, "scenario_set_id", json_str(a, oracle ? "actual-future-oracle" : c->cfg->scenario_set_id));
-	json_set(a, x, "scenario_count", json_int(a, (long long)n_runs));
-	struct json *pids = json_array(a), *sfps = json_array(a);
-	for (size_t i = 0; i < n_runs; i++) {
-		json_push(a, pids, json_str(a, runs[i].s.profile_id));
-		json_push(a, sfps, json_str(a, runs[i].s.fp));
-	}
-	json_set(a, x, "scenario_profile_ids", pids);
-	json_set(a, x, "scenario_fingerprints", sfps);
-	json_set(a, x, "start_state", json_str(a, "live-simulator-state-at-cutoff"));
-	json_set(a, x, "future_arrivals_visible", json_bool(a, oracle));
-	json_set(a, x, "carryover_runtime_estimator", json_str(a, "cutoff-visible-conditional-survival-median/v1"));
-	json_set(a, x, "robust_hard_slo_requires_every_decision_scenario", json_bool(a, true));
-	json_set(a, x, "predictive_admission_mode_evaluated_per_action", json_bool(a, true));
-	json_set(a, d, "scenario", x);
-	json_set(a, d, "candidate_evidence_fingerprints", ev_fps);
-	json_set(a, d, "ranking", ranking);
-	json_set(a, d, "minimum_hold_override", hold);
-	json_set(a, d, "recommended_action_id", json_str(a, sel.selected_id));
-	json_set(a, d, "request_fingerprint", json_str(a, request_id));
-	x = json_object(a);
-	json_set(a, x, "kind", json_str(a, roll_decider_kind_name(c->decider)));
-	json_set(a, x, "deployable", json_bool(a, !oracle));
-	json_set(a, d, "decider", x);
-	json_set(a, d, "decider_reply", roll_reply_json(a, &reply));
-	json_set(a, d, "safety_action_applied_after_rejection", json_bool(a, !reply.accepted));
-	json_set(a, d, "selected_action_id", json_str(a, applied->action_id));
-	json_set(a, d, "selected_policy_fingerprint", json_str(a, applied->fingerprint));
-	json_set(a, d, "non_deployable", json_bool(a, oracle));
-	json_set(a, d, "real_future_execution_frozen_after_selection", json_bool(a, true));
-	ev_self_fp_stamp(a, d, "decision_fingerprint");
 	if (e->emit(e->ctx, d, err, errlen))
 		return -1;
 
 	/* Freeze. */
-	int applied_k = roll_catalog_index(c->cat, applied->action_id);
-	if (applied_k != c->p.active || !c->p.has_since) {
-		c->p.since = cut;
-		c->p.has_since = true;
-	}
-	c->p.active = applied_k;
-	long long i = c->p.index;
-	c->p.applied[i] = applied_k;
-	snprintf(c->p.handoff[i], 33, "%s", st.handoff_fp ? st.handoff_fp : "");
-	snprintf(c->p.request[i], 33, "%s", request_id);
-	snprintf(c->p.prev_fp, sizeof c->p.prev_fp, "%s", json_get_str(d, "decision_fingerprint"));
-	/* Each count is at most ROLL_USAGE_MAX (protocol.c); the sums are bounded too. */
-	if (c->p.llm_calls > ROLL_USAGE_SUM_MAX - reply.llm_calls || c->p.prompt_tokens > ROLL_USAGE_SUM_MAX - reply.prompt_tokens ||
-	    c->p.completion_tokens > ROLL_USAGE_SUM_MAX - reply.completion_tokens) {
-		snprintf(err, errlen, "decision %lld: the run's llm_usage would exceed %lld (2^53) calls or tokens", c->p.index,
-			 ROLL_USAGE_SUM_MAX);
+	if (freeze(c, cut, applied, &st, request_id, d, &reply, &sel, sims, err, errlen))
 		return -1;
-	}
-	c->p.simulations += sims;
-	c->p.llm_calls += reply.llm_calls;
-	c->p.prompt_tokens += reply.prompt_tokens;
-	c->p.completion_tokens += reply.completion_tokens;
-	c->p.rejections += !reply.accepted;
-	c->p.holds += sel.hold_applied;
-	c->p.index++;
 	return ROLL_STEP_DONE;
 }
 

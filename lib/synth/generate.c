@@ -335,6 +335,39 @@ static int couple_durations(const struct synth_profile *p, size_t n, const unsig
 	return rounds;
 }
 
+/* The day's classes: the first n_hp of n_day are HP, then shuffled (Fisher-Yates). */
+static void day_classes(bool *hp, long long n_day, long long n_hp, struct synth_rng *r_class)
+{
+	for (long long i = 0; i < n_day; i++)
+		hp[i] = i < n_hp;
+	for (long long i = n_day; i > 1; i--) {
+		size_t s = (size_t)synth_rng_below(r_class, (uint64_t)i);
+		bool x = hp[i - 1];
+		hp[i - 1] = hp[s];
+		hp[s] = x;
+	}
+}
+
+/* Adds the generated jobs the day and model filters keep, counting workers and capped jobs. */
+static void add_kept_jobs(const struct synth_options *o, const bool *model_on, struct trace *t,
+	struct synth_stats *st, long long k, const double *j_submit, const double *j_dur,
+	const double *j_gpus, const unsigned *j_model, const unsigned *j_org, const size_t *j_worker,
+	const bool *j_hp, const bool *j_capped, char *const *model_name, char *const *org_name)
+{
+	for (long long i = 0; i < k; i++) {
+		long long dday = (long long)(j_submit[i] / SYNTH_DAY);
+		bool day_on = !o->has_days || (dday >= o->day_first && dday <= o->day_last);
+		if (!day_on || !model_on[j_model[i]])
+			continue;
+		synth_add_job(t, i + 1, j_submit[i], j_dur[i], j_gpus[i], j_hp[i], model_name[j_model[i]], org_name[j_org[i]]);
+		st->worker_hist[j_worker[i]]++;
+		if (j_capped[i]) {
+			st->capped_jobs++;
+			st->model_capped[j_model[i]]++;
+		}
+	}
+}
+
 int synth_generate(const struct synth_profile *p, const struct synth_options *o, struct trace *t,
 	struct synth_stats *st, char *err, size_t errlen)
 {
@@ -430,15 +463,7 @@ int synth_generate(const struct synth_profile *p, const struct synth_options *o,
 			n_day += hours[h];
 		/* The day's classes: exactly the scaled HP count, in a shuffled order. */
 		hp = xgrow(hp, &hp_cap, (size_t)n_day + 1, sizeof *hp);
-		long long n_hp = synth_scaled_hp(p, d, n_day);
-		for (long long i = 0; i < n_day; i++)
-			hp[i] = i < n_hp;
-		for (long long i = n_day; i > 1; i--) {
-			size_t s = (size_t)synth_rng_below(&r_class, (uint64_t)i);
-			bool x = hp[i - 1];
-			hp[i - 1] = hp[s];
-			hp[s] = x;
-		}
+		day_classes(hp, n_day, synth_scaled_hp(p, d, n_day), &r_class);
 		long long i_day = 0;
 		for (size_t h = 24 * d; h < 24 * d + 24 && h < p->n_hours; h++)
 			for (long long i = 0; i < hours[h]; i++, i_day++, k++) {
@@ -468,18 +493,8 @@ int synth_generate(const struct synth_profile *p, const struct synth_options *o,
 	}
 	st->coupling_rounds = couple_durations(p, (size_t)k, j_model, j_org, j_hp, j_gpus, j_dur, o->seed);
 	st->coupled = st->coupling_rounds > 0;
-	for (long long i = 0; i < k; i++) {
-		long long dday = (long long)(j_submit[i] / SYNTH_DAY);
-		bool day_on = !o->has_days || (dday >= o->day_first && dday <= o->day_last);
-		if (!day_on || !model_on[j_model[i]])
-			continue;
-		synth_add_job(t, i + 1, j_submit[i], j_dur[i], j_gpus[i], j_hp[i], model_name[j_model[i]], org_name[j_org[i]]);
-		st->worker_hist[j_worker[i]]++;
-		if (j_capped[i]) {
-			st->capped_jobs++;
-			st->model_capped[j_model[i]]++;
-		}
-	}
+	add_kept_jobs(o, model_on, t, st, k, j_submit, j_dur, j_gpus, j_model, j_org, j_worker, j_hp,
+		j_capped, model_name, org_name);
 	free(j_submit); free(j_dur); free(j_gpus); free(j_model); free(j_org); free(j_worker); free(j_hp); free(j_capped);
 	free(cmodel); free(cworker); free(cgpus);
 	free(cells.items);
