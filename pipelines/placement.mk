@@ -8,14 +8,14 @@
 #   make -f pipelines/placement.mk -j2 WORKLOADS=default POLICIES='best-fit fgd' SEEDS=42-43
 #   make -f pipelines/placement.mk -j2 compare                  # and the table against the paper's
 #
-# Outputs under OUT (default placement-out/): W/P.METRIC.csv per pair (the artifact's rows),
+# Outputs under PLACEMENT_OUT (default placement-out/): W/P.METRIC.csv per pair (the artifact's rows),
 # analysis_allo_discrete.csv (and _frag_, _frag_ratio_ with METRICS) merged in the
 # artifact's order, compare.md. Every file is written to a temporary name and renamed.
 include pipelines/launcher.mk
 
 OPENB     ?= ../shared/data/alibaba-gpu-v2023
 BIN       ?= bin
-OUT       ?= placement-out
+PLACEMENT_OUT ?= placement-out
 # The artifact's 17 pod lists (those of its expected results; gpushare20, cpu0..cpu037 and
 # cpu300 of the shared data are not in its grid).
 WORKLOADS ?= default cpu050 cpu100 cpu200 cpu250 gpushare40 gpushare60 gpushare80 gpushare100 \
@@ -27,19 +27,28 @@ METRICS   ?= alloc
 EXPECTED  ?= $(wildcard tests/data/fgd/expected-alloc-*.csv)
 
 NODES := $(OPENB)/openb_node_list_gpu_node.csv
-PAIRS := $(foreach w,$(WORKLOADS),$(foreach p,$(POLICIES),$(OUT)/$(w)/$(p)))
+PAIRS := $(foreach w,$(WORKLOADS),$(foreach p,$(POLICIES),$(PLACEMENT_OUT)/$(w)/$(p)))
 RUNS  := $(foreach m,$(METRICS),$(PAIRS:%=%.$(m).csv))
-MERGED := $(foreach m,$(METRICS),$(OUT)/analysis_$(subst alloc,allo,$(subst -,_,$(m)))_discrete.csv)
+MERGED := $(foreach m,$(METRICS),$(PLACEMENT_OUT)/analysis_$(subst alloc,allo,$(subst -,_,$(m)))_discrete.csv)
 
 .DELETE_ON_ERROR:
 # Each pair's rows are kept (make would delete them as intermediates of the merged file).
 .SECONDARY: $(RUNS)
+# The top Makefile includes every pipelines/*.mk, so these goals carry the placement- prefix
+# and `make all` there never runs the grid; `all` and `compare` are their names only when
+# this file is make's own (make -f pipelines/placement.mk).
+.PHONY: placement-grid placement-compare
+placement-grid: $(MERGED)
+ifeq ($(firstword $(MAKEFILE_LIST)),pipelines/placement.mk)
+.DEFAULT_GOAL := placement-grid
 .PHONY: all compare
-all: $(MERGED)
+all: placement-grid
+compare: placement-compare
+endif
 
-# $(OUT)/W/P.M.csv: one (workload, policy) over SEEDS, metric M.
+# $(PLACEMENT_OUT)/W/P.M.csv: one (workload, policy) over SEEDS, metric M.
 define run_rule
-$(OUT)/$(1)/%.$(2).csv: $(OPENB)/openb_pod_list_$(1).csv $(NODES) $(BIN)/placement-fill
+$(PLACEMENT_OUT)/$(1)/%.$(2).csv: $(OPENB)/openb_pod_list_$(1).csv $(NODES) $(BIN)/placement-fill
 	@mkdir -p $$(@D)
 	$$(SIM_PREFIX) $(BIN)/placement-fill --nodes $(NODES) --pods $$< --policy $$* --seed $(SEEDS) --tune $(TUNE) \
 		--format fgd-csv --metric $(2) --workload openb_pod_list_$(1) -o $$@
@@ -48,13 +57,13 @@ $(foreach w,$(WORKLOADS),$(foreach m,$(METRICS),$(eval $(call run_rule,$(w),$(m)
 
 # The merged file: one header, the rows of every pair in the artifact's order (workload,
 # then its policy numbering, then seed).
-$(OUT)/analysis_%_discrete.csv: $(RUNS)
+$(PLACEMENT_OUT)/analysis_%_discrete.csv: $(RUNS)
 	@m=$$(echo '$*' | sed 's/^allo$$/alloc/; s/_/-/g'); \
-	files=$$(for w in $(WORKLOADS); do for p in $(POLICIES); do echo $(OUT)/$$w/$$p.$$m.csv; done; done); \
+	files=$$(for w in $(WORKLOADS); do for p in $(POLICIES); do echo $(PLACEMENT_OUT)/$$w/$$p.$$m.csv; done; done); \
 	{ head -n 1 $$(echo $$files | cut -d' ' -f1); for f in $$files; do tail -n +2 $$f; done | \
 	  LC_ALL=C sort -t, -k1,1 -k2,2 -k4,4n; } > $@.tmp && mv $@.tmp $@
 
-compare: $(OUT)/analysis_allo_discrete.csv
-	python3 pipelines/placement-compare.py $(EXPECTED:%=--expected %) --table $< > $(OUT)/compare.md.tmp
-	mv $(OUT)/compare.md.tmp $(OUT)/compare.md
-	cat $(OUT)/compare.md
+placement-compare: $(PLACEMENT_OUT)/analysis_allo_discrete.csv
+	python3 pipelines/placement-compare.py $(EXPECTED:%=--expected %) --table $< > $(PLACEMENT_OUT)/compare.md.tmp
+	mv $(PLACEMENT_OUT)/compare.md.tmp $(PLACEMENT_OUT)/compare.md
+	cat $(PLACEMENT_OUT)/compare.md

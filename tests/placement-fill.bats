@@ -125,3 +125,17 @@ fill_error() {
 	run -0 awk -F, 'NR > 1 { s[$2] += $(5 + 1 + 130); n[$2]++ } END { print (s["06-FGD"] / n["06-FGD"] > s["05-BestFit"] / n["05-BestFit"] + 1.5) }' "$T/best-fit.csv" "$T/fgd.csv"
 	assert_output 1
 }
+
+@test "placement-fill: the grid is its own goal; the top Makefile's all never runs it" {
+	cd "$ROOT"
+	run make -n all
+	assert_success
+	refute_output --partial "placement-fill --nodes"
+	run make -n -f pipelines/placement.mk WORKLOADS=default POLICIES=fgd SEEDS=42 PLACEMENT_OUT="$T/grid"
+	assert_success
+	assert_output --partial "placement-fill --nodes"
+	assert_output --partial "$T/grid/default/fgd.alloc.csv"
+	run make -n placement-grid WORKLOADS=default POLICIES=fgd SEEDS=42 PLACEMENT_OUT="$T/grid"
+	assert_success
+	assert_output --partial "$T/grid/default/fgd.alloc.csv"
+}

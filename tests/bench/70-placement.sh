@@ -39,7 +39,7 @@ for p in random dot-product gpu-clustering gpu-packing best-fit fgd; do
 	row "$p" --policy "$p"
 done
 echo
-/usr/bin/time -f '%e %U %S' -o "$tmp/grid.time" make -s -f pipelines/placement.mk -j2 OUT="$tmp/grid" OPENB="$D" BIN="$BIN" >/dev/null
+/usr/bin/time -f '%e %U %S' -o "$tmp/grid.time" make -s -f pipelines/placement.mk -j2 PLACEMENT_OUT="$tmp/grid" OPENB="$D" BIN="$BIN" >/dev/null
 set -- $(cat "$tmp/grid.time")
 runs=$(($(wc -l < "$tmp/grid/analysis_allo_discrete.csv") - 1))
 gap=$(python3 pipelines/placement-compare.py $(for f in tests/data/fgd/expected-alloc-*.csv; do echo --expected "$f"; done) \
