@@ -6,8 +6,9 @@
  * Stream form (schednav.trace/1, /2):
  *   header: type, schema, tool, version, inputs, params, trace_id, time_origin,
  *           window (null | {eval_start, eval_end[, warmup_start]}), source, skipped_rows
- *   node:   type, node_id, gpu_model, gpu_count (integer)
+ *   node:   type, node_id, gpu_model, gpu_count (integer)[, cpu_milli][, memory_mib]
  *   job:    type, job_id, submit, duration, gpus, class, gpu_model[, tenant][, phase][, time_limit]
+ *           [, workers][, cpu_milli][, memory_mib][, gpu_milli][, gpu_spec]
  * Numbers keep their lexical kind (10 vs 10.0) so the original CSV cells round-trip.
  * Every identifier (trace_id, node_id, job_id, gpu_model, tenant) follows the identifier
  * rule of core/text.h: no control character, no white space at either end, so nothing
@@ -33,10 +34,21 @@
 
 enum trace_phase { PHASE_NONE, PHASE_WARMUP, PHASE_EVAL };
 
+/* issue 36 (physical placement): the optional resource fields of nodes and jobs. Each is
+ * written only when present, so traces without them keep their bytes; `res` holds one bit
+ * per field present. */
+#define TRACE_RES_CPU       0x01u   /* cpu_milli: node capacity, or a job's per worker */
+#define TRACE_RES_MEM       0x02u   /* memory_mib: likewise */
+#define TRACE_RES_WORKERS   0x04u   /* job: workers, each taking gpus / workers whole GPUs on one node */
+#define TRACE_RES_GPU_MILLI 0x08u   /* job: gpu_milli, a share (1..999) of one GPU */
+#define TRACE_RES_GPU_SPEC  0x10u   /* job: gpu_spec, the GPU models it may run on ('|'-separated) */
+
 struct trace_node {
 	char *id;
 	char *model;
 	long long gpu_count;
+	long long cpu_milli, memory_mib;            /* capacities, when res says so */
+	unsigned res;                               /* TRACE_RES_CPU | TRACE_RES_MEM */
 };
 
 struct trace_job {
@@ -50,6 +62,12 @@ struct trace_job {
 	/* issue 37 (cluster replay): the requested time limit in whole seconds, 0 = none (the
 	 * key is written only when set, so traces without limits keep their bytes) */
 	long long time_limit;
+	/* issue 36: the physical request, each field when res has its TRACE_RES_* bit */
+	long long workers;                          /* >= 1 */
+	long long cpu_milli, memory_mib;            /* per worker */
+	long long gpu_milli;                        /* 1..999: a share of one GPU (gpus = gpu_milli / 1000) */
+	char *gpu_spec;                             /* allowed models, '|'-separated; arena-owned */
+	unsigned res;
 };
 
 struct trace {
