@@ -268,7 +268,7 @@ void imp_nodes_release(struct imp_nodes *s)
 int imp_node(struct trace *dst, struct trace *owner, struct imp_nodes *s, const char *id, const char *model, long long gpus,
 	     const char *path, unsigned long line, char *err, size_t errlen)
 {
-	struct trace_node n = { (char *)id, (char *)model, gpus };
+	struct trace_node n = { .id = (char *)id, .model = (char *)model, .gpu_count = gpus };
 	char e[400];
 	if (trace_check_node(&n, &s->total, e, sizeof e)) {
 		imp_errf(err, errlen, path, line, "%s", e);

@@ -401,7 +401,7 @@ static int read_node(struct trace *t, struct nd_reader *r, const struct json *v,
 		ndr_errorf(r, err, errlen, "node record after job records");
 		return -1;
 	}
-	struct trace_node n = { (char *)id, (char *)model, c->u.i };
+	struct trace_node n = { .id = (char *)id, .model = (char *)model, .gpu_count = c->u.i };
 	char e[300];
 	if (trace_check_node(&n, total, e, sizeof e)) {
 		ndr_errorf(r, err, errlen, "%s", e);

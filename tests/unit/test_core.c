@@ -186,7 +186,7 @@ static void text_cases(void)
 	/* the trace model's capacity bound: the sum is checked before it is added */
 	char err[300];
 	long long total = TRACE_MAX_CAPACITY - TRACE_MAX_NODE_GPUS;
-	struct trace_node n = { "n", "A", TRACE_MAX_NODE_GPUS };
+	struct trace_node n = { .id = "n", .model = "A", .gpu_count = TRACE_MAX_NODE_GPUS };
 	CHECK(trace_check_node(&n, &total, err, sizeof err) == 0 && total == TRACE_MAX_CAPACITY, "capacity at the bound refused: %s", err);
 	n.gpu_count = 1;
 	CHECK(trace_check_node(&n, &total, err, sizeof err) != 0 && total == TRACE_MAX_CAPACITY, "capacity beyond the bound accepted");
