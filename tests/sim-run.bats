@@ -195,3 +195,42 @@ rows() { jq -c 'select(.type == "control_decision" and ([.cutoff_time_seconds] |
 	cmp "$TMP/p.nd" "$TMP/q.nd"
 	cmp "$TMP/p.nd" "$TMP/r.nd"
 }
+
+# issue 36: placement_strategy selects the physical node model (docs/simulator.md §3.13).
+FRAG="$ROOT/tests/data/sim/fragmentation-small.trace.ndjson"
+strategy() { jq ".placement_strategy = \"$1\" | .action_id = \"s-$1\" $2" "$POL/native-fifo.json" > "$TMP/$1.json"; echo "$TMP/$1.json"; }
+starts() { jq -r 'select(.type=="job_result") | "\(.job_id) \(.start_time_seconds) \(.completion_time_seconds)"' "$1" | tr '\n' ' '; }
+
+@test "sim-run: physical placement: largest-free leaves c fragmented until 100, best-fit and fgd start it at 1, the pool splits it" {
+	for s in deterministic_best_fit largest-free best-fit fgd; do
+		sim-run --policy "$(strategy $s)" --input "$FRAG" > "$TMP/$s.r"
+	done
+	run -0 starts "$TMP/largest-free.r"
+	assert_output 'a 0 100 b 0 100 c 100 110 d 2 12 '
+	for s in deterministic_best_fit best-fit fgd; do
+		run -0 starts "$TMP/$s.r"
+		assert_output 'a 0 100 b 0 100 c 1 11 d 2 12 '
+	done
+	run -0 jq -c '.policy.placement_strategy' "$TMP/fgd.r"
+	assert_line --index 0 '"fgd"'
+}
+
+@test "sim-run: physical preemption evicts only the Spot job whose release makes the HP job fit" {
+	p=$(strategy largest-free '| .scheduler = "priority_preemptive" | .spot_guarantee_seconds = 0')
+	sim-run --policy "$p" --input "$FRAG" > "$TMP/r"
+	run -0 jq -c 'select(.type=="preemption") | [.time_seconds, .preempted_job_id, .triggering_job_id]' "$TMP/r"
+	assert_output '[1,"b","c"]'
+	run -0 starts "$TMP/r"
+	assert_output 'a 0 100 b 0 181 c 1 11 d 2 12 '
+}
+
+@test "sim-run: a fraction the physical model cannot place, an unknown strategy and a seed on the pool are refused, no output" {
+	sed 's/"gpus":4,"class":"HP"/"gpus":1.5,"class":"HP"/' "$FRAG" | grep -v '"type":"end"' | stream-seal > "$TMP/bad.nd"
+	run -1 sim-run --policy "$(strategy gpu-packing)" --input "$TMP/bad.nd" -o "$TMP/out"
+	assert_output "sim-run: job 'c': gpus 1.5 over 1 worker(s) is neither whole GPUs per worker nor one share of a GPU in milli; the physical model cannot place it"
+	assert [ ! -e "$TMP/out" ]
+	run -1 sim-run --policy "$(strategy tetris)" --input "$FRAG"
+	assert_output --partial "unknown placement_strategy 'tetris' (want 'deterministic_best_fit', 'largest-free', 'random'"
+	run -1 sim-run --policy "$(strategy deterministic_best_fit '| .placement_seed = 7')" --input "$FRAG"
+	assert_output --partial "'placement_seed' seeds the physical node model"
+}

@@ -190,7 +190,7 @@ struct json *metrics_record(struct arena *a, const struct result_data *m)
 	json_set(a, o, "hp_preemption_delay_seconds", json_int(a, p->hp_delay_seconds));
 	json_set(a, o, "spot_eviction_budget_rate", p->has_budget ? json_real(a, p->budget) : json_null(a));
 	json_set(a, o, "preemption_victim_strategy", json_str(a, policy_victim_name(p->victim_order)));
-	json_set(a, o, "placement_strategy", json_str(a, "deterministic_best_fit"));
+	json_set(a, o, "placement_strategy", json_str(a, policy_placement_name(p->placement)));
 	json_set(a, o, "policy", json_clone(a, json_get(h, "policy")));
 	json_set(a, o, "policy_fingerprint", json_clone(a, json_get(h, "policy_fingerprint")));
 	/* 2. provenance */

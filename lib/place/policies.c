@@ -2,10 +2,11 @@
 #include "place/place.h"
 #include <string.h>
 
-extern const struct place_ops place_random, place_dotprod, place_clustering, place_packing,
+extern const struct place_ops place_largest, place_random, place_dotprod, place_clustering, place_packing,
 	place_bestfit, place_fgd;
 
 const struct place_ops *const place_policies[] = {
+	&place_largest,
 	&place_random,
 	&place_dotprod,
 	&place_clustering,

@@ -174,6 +174,23 @@ static void evict(struct sim *s, struct sim_job *v, struct sim_job *trigger)
 	queue_insert(s, v);
 }
 
+/* §3.13 (issue 36): on the physical model hp's victims are those whose release makes it fit
+ * (physical.c), evicted in victim order while the budget allows. */
+static size_t preempt_physical(struct sim *s, struct sim_job *hp, double limit)
+{
+	struct sim_job **set;
+	size_t nv = phys_victims(s, hp, victims_for(s, -1), &set), evicted = 0;
+	for (size_t i = 0; i < nv; i++) {
+		struct sim_job *v = set[i];
+		if (s->p->has_budget && ((double)(s->out->n_events + 1) / (double)(s->spot_runs_total + 1) > limit ||
+					 (v->eval_spot && (double)(s->eval_events + 1) / (double)(s->eval_spot_runs + 1) > limit)))
+			break;
+		evict(s, v, hp);
+		evicted++;
+	}
+	return evicted;
+}
+
 /* §3.7. Returns the number of evictions. */
 static size_t preempt(struct sim *s)
 {
@@ -192,6 +209,10 @@ static size_t preempt(struct sim *s)
 	while ((hp = hp_iter_next(s))) {
 		if (s->now + SIM_EPS < hp->qsince + (double)p->hp_delay_seconds)
 			break;   /* HP qsince = submit and the HP queue is in submit order */
+		if (s->phys) {
+			evicted += preempt_physical(s, hp, limit);
+			continue;
+		}
 		double elig = hp->model < 0 ? s->tfree : s->fbm[hp->model];
 		if (elig >= hp->gpu)
 			continue;
@@ -528,6 +549,11 @@ int sim_set_policy(struct sim *s, const struct sim_policy *p, char *err, size_t 
 {
 	if (check_policy(s, p, err, errlen))
 		return -1;
+	if (p->placement != s->p->placement || p->placement_seed != s->p->placement_seed) {   /* issue 36 */
+		snprintf(err, errlen, "placement_strategy '%s' (seed %lld) cannot change within a session started with '%s' (seed %lld)",
+			 policy_placement_name(p->placement), p->placement_seed, policy_placement_name(s->p->placement), s->p->placement_seed);
+		return -1;
+	}
 	s->p = p;
 	queue_rebuild(s);
 	return 0;

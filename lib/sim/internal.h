@@ -117,6 +117,7 @@ struct sim {
 	bool bf_blocked;                   /* the last pass left a queued job that could not start */
 	/* placement.c */
 	struct placement_index *pix;
+	struct phys *phys;                 /* physical.c (issue 36): the node model; NULL = the pool model */
 	struct sim_alloc *cand;
 	size_t ccap;
 };
@@ -162,6 +163,16 @@ void placement_release(struct sim *s);
 int place(struct sim *s, struct sim_job *j);      /* 0 = j->alloc filled and its GPUs reserved, -1 = does not fit */
 bool placement_fits(struct sim *s, const struct sim_job *j); /* the original's left-to-right sum test */
 void release(struct sim *s, struct sim_job *j);   /* and clears j->alloc */
+
+/* physical.c (issue 36, docs/simulator.md §3.13): the physical node model behind the same
+ * calls when placement_strategy is not the pool's (placement.c dispatches) */
+int phys_init(struct sim *s, char *err, size_t errlen);
+void phys_release(struct sim *s);
+void phys_clone(struct sim *d, const struct sim *s);
+bool phys_fits(struct sim *s, const struct sim_job *j);
+int phys_place(struct sim *s, struct sim_job *j);
+void phys_unplace(struct sim *s, struct sim_job *j);
+size_t phys_victims(struct sim *s, struct sim_job *hp, const struct victim_list *vl, struct sim_job ***out);
 
 /* running.c */
 void running_add(struct sim *s, struct sim_job *j);

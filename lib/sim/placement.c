@@ -135,6 +135,7 @@ int placement_init(struct sim *s)
 
 void placement_release(struct sim *s)
 {
+	phys_release(s);
 	struct placement_index *ix = s->pix;
 	if (!ix)
 		return;
@@ -168,6 +169,8 @@ static void set_free(struct sim *s, size_t node, double f)
 /* The original's left-to-right sum of the eligible frees, compared with the demand. */
 bool placement_fits(struct sim *s, const struct sim_job *j)
 {
+	if (s->phys)
+		return phys_fits(s, j);
 	struct placement_index *ix = s->pix;
 	double sum = 0.0;
 	if (j->model >= 0) {
@@ -195,6 +198,8 @@ bool placement_fits(struct sim *s, const struct sim_job *j)
 
 int place(struct sim *s, struct sim_job *j)
 {
+	if (s->phys)
+		return phys_place(s, j);
 	struct placement_index *ix = s->pix;
 	if (!placement_fits(s, j))
 		return -1;
@@ -233,6 +238,10 @@ int place(struct sim *s, struct sim_job *j)
 
 void release(struct sim *s, struct sim_job *j)
 {
+	if (s->phys) {
+		phys_unplace(s, j);
+		return;
+	}
 	for (size_t i = 0; i < j->n_alloc; i++) {
 		size_t n = j->alloc[i].node;
 		set_free(s, n, s->nodes[n].free + j->alloc[i].x);
@@ -246,6 +255,10 @@ void release(struct sim *s, struct sim_job *j)
 
 void placement_clone(struct sim *d, const struct sim *s)
 {
+	if (s->phys) {
+		phys_clone(d, s);
+		return;
+	}
 	const struct placement_index *ix = s->pix;
 	size_t nm = (size_t)s->n_models;
 	struct placement_index *c = mem_dup(ix, sizeof *ix);

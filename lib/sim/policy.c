@@ -94,7 +94,14 @@ struct knob {
 };
 
 static const char *const schedulers[] = { "fifo", "priority_preemptive", NULL };
-static const char *const placements[] = { "deterministic_best_fit", NULL };
+/* issue 36: the pool model, then the physical model's lib/place policies (enum sim_placement) */
+static const char *const placements[] = { "deterministic_best_fit", "largest-free", "random", "dot-product", "gpu-clustering",
+					  "gpu-packing", "best-fit", "fgd", NULL };
+
+const char *policy_placement_name(enum sim_placement m)
+{
+	return placements[m];
+}
 static const char *const victims[] = { "longest_remaining", "lowest_checkpoint_loss", NULL };
 static const char *const admissions[] = { "enforce", "bypass", NULL };
 static const char *const backfills[] = { "none", "easy", "conservative", NULL };
@@ -106,7 +113,8 @@ static const struct knob knobs[] = {
 	{ "checkpoint_interval_seconds", KNOB_SECONDS, true, FIELD(checkpoint_seconds), NULL, NULL, 1 },
 	{ "preemption_overhead_seconds", KNOB_SECONDS, true, FIELD(overhead_seconds), NULL, NULL, 0 },
 	{ "hp_preemption_delay_seconds", KNOB_SECONDS, false, FIELD(hp_delay_seconds), NULL, NULL, 0 },
-	{ "placement_strategy", KNOB_CHOICE, true, 0, placements, " (want 'deterministic_best_fit')", 0 },
+	{ "placement_strategy", KNOB_CHOICE, true, FIELD(placement), placements,
+	  " (want 'deterministic_best_fit', 'largest-free', 'random', 'dot-product', 'gpu-clustering', 'gpu-packing', 'best-fit' or 'fgd')", 0 },
 	{ "spot_eviction_budget_rate", KNOB_RATE, false, 0, NULL, NULL, 0 },
 	{ "preemption_victim_strategy", KNOB_CHOICE, false, FIELD(victim_order), victims, "", 0 },
 	{ "predictive_admission_mode", KNOB_CHOICE, false, FIELD(admission), admissions, " (want 'enforce' or 'bypass')", 0 },
@@ -117,12 +125,15 @@ static const struct knob knobs[] = {
 	{ "backfill_resolution_seconds", KNOB_SECONDS, false, FIELD(bf_resolution), NULL, NULL, 0 },
 	{ "backfill_max_job_test", KNOB_SECONDS, false, FIELD(bf_max_job_test), NULL, NULL, 0 },
 	{ "backfill_interval_seconds", KNOB_SECONDS, false, FIELD(bf_interval), NULL, NULL, 0 },
+	/* issue 36: a whole number >= 0 (read as the seconds knobs are), left out at 0 */
+	{ "placement_seed", KNOB_SECONDS, false, FIELD(placement_seed), NULL, NULL, 0 },
 };
 #define N_KNOBS (sizeof knobs / sizeof *knobs)
 
 /* An enum field by offset: every enum of struct sim_policy is an int-sized enum. */
 _Static_assert(sizeof(enum sim_scheduler) == sizeof(int) && sizeof(enum sim_victim_order) == sizeof(int) &&
-	       sizeof(enum sim_admission) == sizeof(int) && sizeof(enum sim_backfill) == sizeof(int), "a CHOICE knob's field is an int");
+	       sizeof(enum sim_admission) == sizeof(int) && sizeof(enum sim_backfill) == sizeof(int) &&
+	       sizeof(enum sim_placement) == sizeof(int), "a CHOICE knob's field is an int");
 static int *choice_field(struct sim_policy *p, const struct knob *k)
 {
 	return k->offset ? (int *)(void *)((char *)p + k->offset) : NULL;
@@ -264,6 +275,11 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 		if (rc)
 			return -1;
 		k = end;
+	}
+	if (p->placement_seed && p->placement == PLACEMENT_POOL) {   /* issue 36 */
+		snprintf(err, errlen, "'placement_seed' seeds the physical node model: it needs a 'placement_strategy' other than "
+			 "'deterministic_best_fit'");
+		return -1;
 	}
 	struct json *mfj = json_get(doc, "priority_multifactor");   /* issue 37 */
 	if (mfj) {

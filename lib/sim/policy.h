@@ -30,6 +30,12 @@ enum sim_admission { ADMISSION_ENFORCE, ADMISSION_BYPASS };
  * job (lib/sim/backfill.c, docs/simulator.md §3.10). */
 enum sim_backfill { BACKFILL_NONE, BACKFILL_EASY, BACKFILL_CONSERVATIVE };
 
+/* issue 36: placement_strategy. POOL ('deterministic_best_fit', the default) is the original's
+ * pool model (docs/simulator.md §3.6); every other value selects the physical node model
+ * (lib/sim/physical.c, §3.13) with the lib/place policy of the same name. */
+enum sim_placement { PLACEMENT_POOL, PLACEMENT_LARGEST_FREE, PLACEMENT_RANDOM, PLACEMENT_DOT_PRODUCT, PLACEMENT_GPU_CLUSTERING,
+		     PLACEMENT_GPU_PACKING, PLACEMENT_BEST_FIT, PLACEMENT_FGD };
+
 /* A new knob is its field here and one row of knobs[] in policy.c (key, kind, whether
  * required, the field, its names or its least value): the key check, the parse and its
  * range, the time bound and the canonical form all come from that row. */
@@ -52,6 +58,8 @@ struct sim_policy {
 	long long bf_max_job_test;            /* backfill_max_job_test (bf_max_job_test): queued jobs tried per pass (0 = all) */
 	long long bf_interval;                /* backfill_interval_seconds (bf_interval): a backfill cycle every so often, the
 	                                       * in-order pass at the other instants (0 = a cycle at every instant) */
+	enum sim_placement placement;         /* issue 36: placement_strategy, default the pool model */
+	long long placement_seed;             /* placement_seed: the physical model's seed (ranks, random), default 0 */
 	const struct mf_config *mf;           /* priority_multifactor (needs backfill), NULL = the key order of §3.4 */
 	struct json *canonical;               /* the canonical dict (original key names) */
 	char fingerprint[FP_HEX_XXH3];                 /* XXH3-128 of json_write_sorted(canonical) */
@@ -65,4 +73,6 @@ const char *policy_scheduler_name(enum sim_scheduler s);
 const char *policy_victim_name(enum sim_victim_order v);
 const char *policy_admission_name(enum sim_admission m);
 const char *policy_backfill_name(enum sim_backfill b);
+/* issue 36: a placement_strategy's name ('deterministic_best_fit', 'largest-free', ..., 'fgd'). */
+const char *policy_placement_name(enum sim_placement m);
 #endif

@@ -89,6 +89,8 @@ int structures_init(struct sim *s, char *err, size_t errlen)
 	(void)errlen;
 	s->vl = xcalloc((size_t)s->n_models + 1, sizeof *s->vl);
 	queue_init(s);
+	if (s->p->placement != PLACEMENT_POOL)
+		return phys_init(s, err, errlen);   /* issue 36: the physical node model */
 	return placement_init(s);
 }
 
