@@ -139,3 +139,44 @@ setup() {
 	assert_failure 1
 	assert_output --regexp "^metrics: $TMP/stray:[0-9]+: control_decision in a result stream without a controller$"
 }
+
+# issue 36: the physical model's placement records and the metrics record's placement block
+# (docs/simulator.md §3.13, the hand-computed case of fragmentation-small).
+FRAG="$ROOT/tests/data/sim/fragmentation-small.trace.ndjson"
+
+@test "metrics: a physical placement_strategy writes placement samples and a summary; metrics carries them as 'placement'" {
+	jq '.placement_strategy = "largest-free" | .action_id = "lf"' "$POL/native-fifo.json" > "$TMP/p.json"
+	sim-run --policy "$TMP/p.json" --input "$FRAG" > "$TMP/r"
+	run -0 jq -c 'select(.type=="placement_sample") | [.time_seconds, .allocated_gpus, .free_gpus, .fragmented_gpus, .fragmentation_ratio]' "$TMP/r"
+	assert_output '[0,2,6,1.5,0.25]
+[2,2.5,5.5,1.625,0.29545454545454547]
+[12,2,6,1.5,0.25]
+[100,4,4,0,0]
+[110,0,8,0,0]'
+	metrics --input "$TMP/r" > "$TMP/m"
+	grep -v '"type":"header"\|"type":"end"' "$TMP/r" > "$TMP/r.body"
+	assert_schema "$TMP/m" "$TMP/r.body"
+	run -0 jq -c 'select(.type=="metrics") | [.placement_strategy, .placement.sample_count, .placement.fragmented_gpus_mean, .placement.fragmented_gpus_max, .placement.allocation_ratio_mean, .placement.unplaced_fragmentation_job_count, .placement.unplaced_capacity_job_count]' "$TMP/m"
+	assert_output '["largest-free",5,1.3750000000000002,1.625,0.27840909090909094,1,0]'
+	# the pool model writes none, and its metrics record has no placement block
+	sim-run --policy "$POL/native-fifo.json" --input "$FRAG" > "$TMP/pool"
+	run -1 grep -c '"type":"placement_' "$TMP/pool"
+	assert_output 0
+	run -0 sh -c "metrics --input '$TMP/pool' | jq -c 'select(.type==\"metrics\") | [.placement_strategy, has(\"placement\")]'"
+	assert_output '["deterministic_best_fit",false]'
+}
+
+@test "metrics: a physical result without its placement_summary, and a placement_sample in a pool result, are refused at PATH:LINE" {
+	jq '.placement_strategy = "largest-free" | .action_id = "lf"' "$POL/native-fifo.json" > "$TMP/p.json"
+	sim-run --policy "$TMP/p.json" --input "$FRAG" > "$TMP/r"
+	grep -v '"type":"placement_summary"\|"type":"end"' "$TMP/r" | stream-seal > "$TMP/nosum"
+	run -1 metrics --input "$TMP/nosum" -o "$TMP/out"
+	assert_output "metrics: $TMP/nosum:15: result stream of a physical placement_strategy has no placement_summary record"
+	assert [ ! -e "$TMP/out" ]
+	sim-run --policy "$POL/native-fifo.json" --input "$FRAG" > "$TMP/pool0"
+	grep -v '"type":"end"' "$TMP/pool0" > "$TMP/pool"
+	grep -m1 placement_sample "$TMP/r" >> "$TMP/pool"
+	stream-seal "$TMP/pool" > "$TMP/bad"
+	run -1 metrics --input "$TMP/bad"
+	assert_output "metrics: $TMP/bad:10: placement_sample in a result stream of the pool model (placement_strategy 'deterministic_best_fit')"
+}

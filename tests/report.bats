@@ -224,3 +224,17 @@ require_chromium() {
 	run grep -q 'data-chart="allocation-context"' plain.html
 	assert_failure 1
 }
+
+@test "report: policies on the physical node model get the placement table, one row each; others none" {
+	for s in largest-free best-fit; do
+		jq ".placement_strategy = \"$s\" | .action_id = \"p-$s\"" "$ROOT/configs/policies/native-fifo.json" > "$BATS_TEST_TMPDIR/$s.json"
+		sim-run --policy "$BATS_TEST_TMPDIR/$s.json" -i "$ROOT/tests/data/sim/fragmentation-small.trace.ndjson" -o "$BATS_TEST_TMPDIR/$s.r"
+		metrics -i "$BATS_TEST_TMPDIR/$s.r" -o "$BATS_TEST_TMPDIR/$s.m"
+	done
+	run -0 report -o "$BATS_TEST_TMPDIR/p.html" "$BATS_TEST_TMPDIR"/*.r "$BATS_TEST_TMPDIR"/*.m
+	run -0 sh -c "sed -n '/<section id=\"placement\">/,/<\\/section>/p' '$BATS_TEST_TMPDIR/p.html' | grep '^<tr><th>p-'"
+	assert_output '<tr><th>p-best-fit</th><td>best-fit</td><td>30.63 %</td><td>0.46</td><td>1.50</td><td>7.69 %</td><td>0</td><td>0</td></tr>
+<tr><th>p-largest-free</th><td>largest-free</td><td>27.84 %</td><td>1.38</td><td>1.62</td><td>23.14 %</td><td>1</td><td>0</td></tr>'
+	run -0 report -o "$BATS_TEST_TMPDIR/all.html" "${ALL[@]}"
+	run -1 grep -c '<section id="placement">' "$BATS_TEST_TMPDIR/all.html"
+}

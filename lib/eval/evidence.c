@@ -96,8 +96,9 @@ int ev_metrics_check(const struct json *rec, char *err, size_t errlen)
 	for (size_t i = 0; i < rec->u.obj.n; i++) {
 		const char *k = rec->u.obj.keys[i];
 		/* the optional keys: a controller family's summary, NAME_control, an object whose
-		 * inside the family that wrote it checks (docs/evaluation.md §4) */
-		if (ev_is_control_key(k)) {
+		 * inside the family that wrote it checks (docs/evaluation.md §4), and issue 36's
+		 * placement block (a physical placement_strategy), checked by lib/sim/result_placement.c */
+		if (ev_is_control_key(k) || !strcmp(k, "placement")) {
 			if (rec->u.obj.vals[i]->kind != JSON_OBJECT) {
 				snprintf(err, errlen, "metrics record: '%s' must be an object", k);
 				return -1;

@@ -64,5 +64,6 @@ const struct result_ext roll_rolling_records = {
 	.metrics_block = metrics_block,
 };
 
-/* In the order of the metrics record's blocks (predictive_control, then rolling_control). */
-const struct result_ext *const roll_result_exts[] = { &pc_control_records, &roll_rolling_records, NULL };
+/* In the order of the metrics record's blocks (predictive_control, rolling_control, then
+ * issue 36's placement). */
+const struct result_ext *const roll_result_exts[] = { &pc_control_records, &roll_rolling_records, &sim_placement_records, NULL };

@@ -62,6 +62,8 @@ int sim_replace_future(struct sim *s, const struct trace_job *jobs, size_t n, do
 	memset(&s->jobs[first], 0, n * sizeof *s->jobs);
 	for (size_t i = 0; i < n; i++)
 		sim_job_init(s, &s->jobs[first + i], &jobs[i], (long long)(first + i), start, end);   /* models checked above */
+	if (s->phys)
+		phys_forget(s, first);   /* issue 36: their worker shapes are read again when placed */
 	/* The counterfactual's population: what is still queued or running and was in the real
 	 * one, plus the new future. eval_spot keeps its meaning for the eviction budget. */
 	size_t np, *slot = present_slots(s, &np);

@@ -338,6 +338,8 @@ static int step(struct sim *s, char *err, size_t errlen)
 			return -1;
 	} else
 		s->futile_steps = 0;
+	if (s->phys)
+		phys_sample(s);   /* issue 36: fragmentation over time */
 	bool by_guarantee = false;     /* the next step's time comes from a guarantee expiry alone */
 	double thr = s->now + SIM_EPS, next = INFINITY;
 	if (s->next_arrival < s->n && s->jobs[s->next_arrival].submit > thr)
@@ -571,6 +573,8 @@ int sim_finish(struct sim *s, struct sim_output *out, char *err, size_t errlen)
 	struct sim_output *o = s->out;
 	for (size_t i = 0; i < s->n; i++)
 		sim_job_result_of(s, i, &o->jobs[i]);
+	if (s->phys)
+		phys_finish(s, o);   /* issue 36: the placement records */
 	*out = *o;
 	memset(o, 0, sizeof *o);
 	return 0;
@@ -670,6 +674,9 @@ void sim_each_queued(const struct sim *s, void (*fn)(void *ctx, const struct sim
 
 void sim_output_release(struct sim_output *out)
 {
+	if (out->placement)
+		free(out->placement->samples);
+	free(out->placement);
 	free(out->jobs);
 	free(out->runs);
 	free(out->events);

@@ -54,6 +54,21 @@ struct sim_preemption {         /* one eviction, in event order */
 	double rollback, overhead, added_gpu_seconds;
 };
 
+/* issue 36: the physical node model's placement over time (docs/simulator.md §3.13), the
+ * result stream's placement_sample and placement_summary records. GPUs in whole GPUs. */
+struct sim_frag_sample {
+	double time, allocated_gpus, fragmented_gpus, free_gpus;
+};
+
+struct sim_placement_out {
+	const char *strategy;                 /* placement_strategy */
+	long long seed;                       /* placement_seed */
+	struct sim_frag_sample *samples;      /* at each instant the state changed, in time order */
+	size_t n_samples;
+	double allocation_ratio_mean, fragmented_gpus_mean, fragmented_gpus_max, fragmentation_ratio_mean;
+	long long fragmentation_jobs, capacity_jobs;   /* jobs refused for fragmentation; jobs that waited otherwise */
+};
+
 struct sim_output {
 	size_t n_jobs;
 	struct sim_job_result *jobs;          /* indexed like trace->jobs */
@@ -68,6 +83,7 @@ struct sim_output {
 	double allocated, warmup_allocated, evaluation_allocated, drain_allocated;
 	double allocation_rate_mean;
 	unsigned long long iterations;         /* main-loop steps, for benchmarks */
+	struct sim_placement_out *placement;   /* issue 36: NULL on the pool model; owned */
 };
 
 /* Run the simulation. 0, or -1 with a message naming the jobs ("cannot make progress ...",

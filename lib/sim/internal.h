@@ -173,6 +173,9 @@ bool phys_fits(struct sim *s, const struct sim_job *j);
 int phys_place(struct sim *s, struct sim_job *j);
 void phys_unplace(struct sim *s, struct sim_job *j);
 size_t phys_victims(struct sim *s, struct sim_job *hp, const struct victim_list *vl, struct sim_job ***out);
+void phys_sample(struct sim *s);                  /* a placement sample at s->now when the state changed */
+void phys_finish(struct sim *s, struct sim_output *o);   /* o->placement from the samples and the jobs */
+void phys_forget(struct sim *s, size_t first);    /* the job slots from first on hold new jobs */
 
 /* running.c */
 void running_add(struct sim *s, struct sim_job *j);

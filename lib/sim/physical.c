@@ -33,6 +33,7 @@ struct phys_job {
 	struct place_pod pod;            /* one worker */
 	int workers;
 	bool ready;                      /* pod and workers set */
+	bool frag_refused;               /* refused once while the free GPUs of its models covered it */
 	struct place_choice *ch;         /* running: each worker's choice */
 };
 
@@ -43,6 +44,8 @@ struct phys {
 	struct place_node *scratch;      /* phys_victims' copy of the nodes */
 	struct sim_job **set;            /* phys_victims' answer */
 	size_t cap_set;
+	struct sim_frag_sample *samples; /* phys_sample */
+	size_t n_samples, cap_samples;
 };
 
 /* A trace job's worker and count; 0, or -1 and a message naming the job. */
@@ -139,6 +142,16 @@ static bool phys_room(const struct place_node *nodes, size_t nn, const struct pl
 	return need <= 0;
 }
 
+/* The free GPU milli on the nodes of the models p may use. */
+static int64_t free_milli(const struct place_cluster *c, const struct place_pod *p)
+{
+	int64_t f = 0;
+	for (size_t i = 0; i < c->nnodes; i++)
+		if (!p->spec_mask || (c->nodes[i].model >= 0 && (p->spec_mask >> c->nodes[i].model & 1)))
+			f += place_node_gpu_free(&c->nodes[i]);
+	return f;
+}
+
 static struct phys_job *job_of(struct sim *s, const struct sim_job *j)
 {
 	struct phys *ph = s->phys;
@@ -213,6 +226,7 @@ void phys_release(struct sim *s)
 	free(ph->jobs);
 	free(ph->scratch);
 	free(ph->set);
+	free(ph->samples);
 	place_cluster_release(&ph->c);
 	free(ph);
 	s->phys = NULL;
@@ -230,6 +244,8 @@ void phys_clone(struct sim *d, const struct sim *s)
 	x->scratch = xmalloc((ph->c.nnodes + 1) * sizeof *x->scratch);
 	x->set = NULL;
 	x->cap_set = 0;
+	x->samples = mem_dup(ph->samples, ph->n_samples * sizeof *ph->samples);
+	x->cap_samples = ph->n_samples;
 	d->phys = x;
 }
 
@@ -255,8 +271,13 @@ int phys_place(struct sim *s, struct sim_job *j)
 {
 	struct phys *ph = s->phys;
 	struct phys_job *x = job_of(s, j);
-	if (!x || !phys_room(ph->c.nodes, ph->c.nnodes, &x->pod, x->workers))
+	if (!x)
 		return -1;
+	if (!phys_room(ph->c.nodes, ph->c.nnodes, &x->pod, x->workers)) {
+		if (!x->frag_refused && free_milli(&ph->c, &x->pod) >= (int64_t)x->workers * place_pod_gpu_milli(&x->pod))
+			x->frag_refused = true;   /* the GPUs are there, on no nodes that hold it */
+		return -1;
+	}
 	const struct place_ops *ops = ph->c.ops;
 	x->ch = xmalloc((size_t)x->workers * sizeof *x->ch);
 	j->alloc = xgrow(j->alloc, &j->cap_alloc, (size_t)x->workers, sizeof *j->alloc);
@@ -344,4 +365,77 @@ size_t phys_victims(struct sim *s, struct sim_job *hp, const struct victim_list 
 	}
 	ph->set[keep++] = ph->set[n - 1];
 	return keep;
+}
+
+void phys_forget(struct sim *s, size_t first)
+{
+	struct phys *ph = s->phys;
+	for (size_t i = first; i < ph->n_jobs; i++) {
+		ph->jobs[i].ready = false;
+		ph->jobs[i].frag_refused = false;
+	}
+}
+
+/* The cluster's state now, as a sample. */
+static struct sim_frag_sample sample_now(const struct sim *s)
+{
+	const struct place_cluster *c = &s->phys->c;
+	double frag = c->frag_total > 0 ? c->frag_total : 0.0;   /* (a running sum: no negative noise) */
+	return (struct sim_frag_sample){ s->now, (double)c->gpu_used / 1000.0, frag / 1000.0,
+		(double)(c->gpu_capacity - c->gpu_used) / 1000.0 };
+}
+
+void phys_sample(struct sim *s)
+{
+	struct phys *ph = s->phys;
+	struct sim_frag_sample x = sample_now(s);
+	if (ph->n_samples) {
+		struct sim_frag_sample *last = &ph->samples[ph->n_samples - 1];
+		if (last->allocated_gpus == x.allocated_gpus && last->fragmented_gpus == x.fragmented_gpus)
+			return;
+		if (last->time == x.time) {
+			*last = x;
+			return;
+		}
+	}
+	ph->samples = xgrow(ph->samples, &ph->cap_samples, ph->n_samples + 1, sizeof *ph->samples);
+	ph->samples[ph->n_samples++] = x;
+}
+
+/* The summary: time-weighted means over [simulation_start, simulation_end] (each sample holds
+ * until the next), the largest fragmented amount, and the jobs refused for fragmentation (some
+ * start pass found their GPUs free but no nodes to hold them) against those that only waited
+ * for capacity (queue_seconds > 0, never refused for fragmentation). */
+void phys_finish(struct sim *s, struct sim_output *o)
+{
+	struct phys *ph = s->phys;
+	phys_sample(s);   /* the state after the last completions */
+	struct sim_placement_out *p = xcalloc(1, sizeof *p);
+	p->strategy = policy_placement_name(s->p->placement);
+	p->seed = s->p->placement_seed;
+	p->n_samples = ph->n_samples;
+	p->samples = mem_dup(ph->samples, ph->n_samples * sizeof *ph->samples);
+	double span = o->simulation_end - o->simulation_start, cap = (double)ph->c.gpu_capacity / 1000.0;
+	double a = 0, f = 0, r = 0;
+	for (size_t i = 0; i < p->n_samples; i++) {
+		const struct sim_frag_sample *x = &p->samples[i];
+		double until = i + 1 < p->n_samples ? p->samples[i + 1].time : o->simulation_end, w = span > 0 ? (until - x->time) / span : 0;
+		if (i + 1 == p->n_samples && !(span > 0))
+			w = 1;
+		a += w * (cap > 0 ? x->allocated_gpus / cap : 0);
+		f += w * x->fragmented_gpus;
+		r += w * (x->free_gpus > 0 ? x->fragmented_gpus / x->free_gpus : 0);
+		if (x->fragmented_gpus > p->fragmented_gpus_max)
+			p->fragmented_gpus_max = x->fragmented_gpus;
+	}
+	p->allocation_ratio_mean = a;
+	p->fragmented_gpus_mean = f;
+	p->fragmentation_ratio_mean = r;
+	for (size_t i = 0; i < s->n; i++) {
+		if (ph->jobs[i].frag_refused)
+			p->fragmentation_jobs++;
+		else if (o->jobs[i].queue_seconds > SIM_EPS)
+			p->capacity_jobs++;
+	}
+	o->placement = p;
 }

@@ -437,6 +437,38 @@ static void put_jstr(struct strbuf *sb, const char *s)
 	sb->buf[sb->len] = 0;
 }
 
+/* issue 36: the physical model's placement_sample records (time order) and its
+ * placement_summary (docs/simulator.md §3.13). */
+static int placement_lines(struct line_sink *k, struct strbuf *sb, const struct sim_placement_out *p, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < p->n_samples; i++) {
+		const struct sim_frag_sample *x = &p->samples[i];
+		sink_begin(k, sb);
+		sb_adds(sb, "{\"type\":\"placement_sample\"");
+		result_kdbl(sb, "time_seconds", x->time);
+		result_kdbl(sb, "allocated_gpus", x->allocated_gpus);
+		result_kdbl(sb, "free_gpus", x->free_gpus);
+		result_kdbl(sb, "fragmented_gpus", x->fragmented_gpus);
+		result_kdbl(sb, "fragmentation_ratio", x->free_gpus > 0 ? x->fragmented_gpus / x->free_gpus : 0.0);
+		sb_addc(sb, '}');
+		if (sink_line(k, sb, err, errlen))
+			return -1;
+	}
+	sink_begin(k, sb);
+	sb_adds(sb, "{\"type\":\"placement_summary\"");
+	result_kstr(sb, "placement_strategy", p->strategy);
+	result_kint(sb, "placement_seed", p->seed);
+	result_kint(sb, "sample_count", (long long)p->n_samples);
+	result_kdbl(sb, "allocation_ratio_mean", p->allocation_ratio_mean);
+	result_kdbl(sb, "fragmented_gpus_mean", p->fragmented_gpus_mean);
+	result_kdbl(sb, "fragmented_gpus_max", p->fragmented_gpus_max);
+	result_kdbl(sb, "fragmentation_ratio_mean", p->fragmentation_ratio_mean);
+	result_kint(sb, "unplaced_fragmentation_job_count", p->fragmentation_jobs);
+	result_kint(sb, "unplaced_capacity_job_count", p->capacity_jobs);
+	sb_addc(sb, '}');
+	return sink_line(k, sb, err, errlen);
+}
+
 /* The body lines (job_result, run, preemption, cluster) into k; order: result_id_order's
  * (NULL: computed here). */
 static int write_body(struct line_sink *k, const struct trace *t, const struct sim_output *o, const size_t *given, char *err,
@@ -537,7 +569,7 @@ static int write_body(struct line_sink *k, const struct trace *t, const struct s
 	result_kdbl(&sb, "allocation_rate_mean", o->allocation_rate_mean);
 	result_kdbl(&sb, "drain_end", o->simulation_end);
 	sb_addc(&sb, '}');
-	if (sink_line(k, &sb, err, errlen))
+	if (sink_line(k, &sb, err, errlen) || (o->placement && placement_lines(k, &sb, o->placement, err, errlen)))
 		goto out;
 	sink_flush(k, &sb);
 	rc = 0;

@@ -16,6 +16,12 @@
  *               allocated_gpu_seconds, warmup_allocated_gpu_seconds,
  *               evaluation_allocated_gpu_seconds, drain_allocated_gpu_seconds,
  *               allocation_rate_mean, drain_end                          (exactly one)
+ *   placement_sample: type, time_seconds, allocated_gpus, free_gpus, fragmented_gpus,
+ *               fragmentation_ratio        (issue 36: a physical placement_strategy only, time order)
+ *   placement_summary: type, placement_strategy, placement_seed, sample_count,
+ *               allocation_ratio_mean, fragmented_gpus_mean, fragmented_gpus_max,
+ *               fragmentation_ratio_mean, unplaced_fragmentation_job_count,
+ *               unplaced_capacity_job_count                 (exactly one, with the samples)
  * Counts and policy seconds are integers, times and amounts floats.
  */
 #ifndef SCHEDNAV_SIM_RESULT_H

@@ -54,6 +54,10 @@ struct result_ext {
 
 #define RESULT_EXT_MAX 4
 
+/* issue 36: the physical placement model's records (result_placement.c): placement_sample
+ * counted, placement_summary into the metrics record's `placement` block. */
+extern const struct result_ext sim_placement_records;
+
 struct result_job {
 	char *id;
 	bool hp, eval_pop;
