@@ -42,6 +42,11 @@ enum trace_phase { PHASE_NONE, PHASE_WARMUP, PHASE_EVAL };
 #define TRACE_RES_WORKERS   0x04u   /* job: workers, each taking gpus / workers whole GPUs on one node */
 #define TRACE_RES_GPU_MILLI 0x08u   /* job: gpu_milli, a share (1..999) of one GPU */
 #define TRACE_RES_GPU_SPEC  0x10u   /* job: gpu_spec, the GPU models it may run on ('|'-separated) */
+/* Their bounds (docs/hardening.md): cpu_milli and memory_mib 0..TRACE_MAX_RES (nodes and
+ * jobs), workers 1..TRACE_MAX_WORKERS, gpu_milli 1..999, gpu_spec 1..TRACE_MAX_SPEC bytes. */
+#define TRACE_MAX_RES (1LL << 32)
+#define TRACE_MAX_WORKERS (1LL << 20)
+#define TRACE_MAX_SPEC 1024
 
 struct trace_node {
 	char *id;
