@@ -151,6 +151,13 @@ int trace_check_job(const struct trace_job *j, int version, char *err, size_t er
 /* An identifier's problem ("job_id 'x' contains a control character") or 0. */
 int trace_check_id(const char *what, const char *s, char *err, size_t errlen);
 
+/* issue 36 (lib/trace/fits.c): for the physical placement, whether every job's workers fit
+ * the empty cluster: a worker takes gpus / workers whole GPUs (or its gpu_milli share of one)
+ * with its cpu_milli and memory_mib on one node of its gpu_model and gpu_spec; absent node
+ * fields do not limit. 0, or -1 and "job 'J' can never be placed: why" for the first such
+ * job in trace order. Call it where a trace is loaded for a physical placement. */
+int trace_check_fits(const struct trace *t, char *err, size_t errlen);
+
 /* Capacity per GPU model, for checking jobs row by row: built from valid nodes. */
 struct trace_caps {
 	struct trace_modelcap { const char *model; long long cap; } *m;

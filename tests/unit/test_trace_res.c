@@ -115,10 +115,69 @@ static void sharing_cases(void)
 	unlink(p1);
 }
 
+/* trace_check_fits on a two-node cluster: n1 (A, 4 GPUs, 32 cores, 1,000 MiB) and n2 (B, 8
+ * GPUs, 64 cores, 4,000 MiB); one job at a time, then two bad jobs (the earlier is named). */
+static void fits_case(struct trace_job j, const char *want)
+{
+	struct trace t;
+	trace_init(&t);
+	struct trace_node *n = trace_add_node(&t);
+	*n = (struct trace_node){ .id = "n1", .model = "A", .gpu_count = 4, .cpu_milli = 32000, .memory_mib = 1000, .res = TRACE_RES_CPU | TRACE_RES_MEM };
+	n = trace_add_node(&t);
+	*n = (struct trace_node){ .id = "n2", .model = "B", .gpu_count = 8, .cpu_milli = 64000, .memory_mib = 4000, .res = TRACE_RES_CPU | TRACE_RES_MEM };
+	struct trace_job *ok = trace_add_job(&t);
+	*ok = (struct trace_job){ .id = "fine", .submit = 0, .duration = 1, .gpus = 1, .model = "*" };
+	*trace_add_job(&t) = j;
+	char err[512] = "";
+	int rc = trace_check_fits(&t, err, sizeof err);
+	CHECK(want ? rc == -1 && !strcmp(err, want) : rc == 0, "fits '%s': got %d '%s', want '%s'", j.id, rc, err, want ? want : "ok");
+	trace_release(&t);
+}
+
+static void fits_cases(void)
+{
+	const struct trace_job b = { .id = "j", .submit = 1, .duration = 1, .gpus = 2, .model = "*" };
+	struct trace_job j = b;
+	fits_case(j, NULL);
+	j.model = "C";
+	fits_case(j, "job 'j' can never be placed: no node has GPU model 'C'");
+	j = b, j.res = TRACE_RES_GPU_SPEC, j.gpu_spec = "C|D";
+	fits_case(j, "job 'j' can never be placed: no node has a model of its gpu_spec 'C|D'");
+	j.gpu_spec = "D|B";
+	fits_case(j, NULL);
+	j = b, j.gpus = 16;
+	fits_case(j, "job 'j' can never be placed: a worker needs 16 GPUs on one node, and the largest node of its models has 8");
+	j = b, j.gpus = 8, j.res = TRACE_RES_GPU_SPEC, j.gpu_spec = "A";
+	fits_case(j, "job 'j' can never be placed: a worker needs 8 GPUs on one node, and the largest node of its models has 4");
+	j = b, j.res = TRACE_RES_CPU, j.cpu_milli = 100000;
+	fits_case(j, "job 'j' can never be placed: a worker needs 100000 milli-CPUs, and the most a node with its GPUs has is 64000");
+	j = b, j.res = TRACE_RES_MEM | TRACE_RES_CPU, j.memory_mib = 2000, j.cpu_milli = 40000;
+	fits_case(j, NULL);   /* n2 only: n1 has too little CPU and memory */
+	j.memory_mib = 5000;
+	fits_case(j, "job 'j' can never be placed: a worker needs 5000 MiB of memory, and the most a node with its GPUs and CPUs has is 4000");
+	j = b, j.gpus = 24, j.workers = 3, j.res = TRACE_RES_WORKERS;
+	fits_case(j, "job 'j' can never be placed: its 3 workers fit the empty cluster only 1 at a time");
+	j.gpus = 12;     /* 4 GPUs each: one on n1, two on n2 */
+	fits_case(j, NULL);
+	j = b, j.gpus = 0.5, j.gpu_milli = 500, j.cpu_milli = 20000, j.res = TRACE_RES_GPU_MILLI | TRACE_RES_CPU;
+	fits_case(j, NULL);
+	/* two jobs that can never be placed: the earlier in trace order is named */
+	struct trace t;
+	trace_init(&t);
+	struct trace_node *n = trace_add_node(&t);
+	*n = (struct trace_node){ .id = "n1", .model = "A", .gpu_count = 4 };
+	*trace_add_job(&t) = (struct trace_job){ .id = "z-first", .submit = 0, .duration = 1, .gpus = 1, .model = "B" };
+	*trace_add_job(&t) = (struct trace_job){ .id = "a-second", .submit = 1, .duration = 1, .gpus = 9, .model = "*" };
+	char err[512] = "";
+	CHECK(trace_check_fits(&t, err, sizeof err) == -1 && !strcmp(err, "job 'z-first' can never be placed: no node has GPU model 'B'"), "first bad: '%s'", err);
+	trace_release(&t);
+}
+
 int main(void)
 {
 	rule_cases();
 	sharing_cases();
+	fits_cases();
 	printf("test_trace_res: %d checks, %d failures\n", checks, failures);
 	return failures != 0;
 }
