@@ -149,3 +149,31 @@ EOF
 	[ ! -s "$T/stdout" ]
 	grep -q "^trace-export: wrote $T/b (3 nodes, 5 jobs, schema v2)$" "$T/stderr"
 }
+
+@test "trace-export: issue 36's resource fields round-trip through the directory's optional columns" {
+	local src="$ROOT/tests/data/res/small.trace.ndjson"
+	trace-export "$T/r" "$src"
+	run cat "$T/r/nodes.csv"
+	assert_success
+	assert_output $'node_id,gpu_model,gpu_count,cpu_milli,memory_mib\nn1,A,4,64000,262144\nn2,B,8,,'
+	run head -2 "$T/r/jobs.csv"
+	assert_success
+	assert_line --index 0 'job_id,submit_time_seconds,duration_seconds,gpu_count,service_class,gpu_model,workers,cpu_milli,memory_mib,gpu_milli,gpu_spec'
+	assert_line --index 1 'a,0,100,4,HP,*,2,8000,1024,,A|B'
+	(cd "$T/r" && trace-import canonical .) > "$T/a.nd"
+	# every job and node keeps its resource keys (time_limit has no column in the directory)
+	run diff <(jq -c 'select(.type == "job" or .type == "node") | del(.time_limit)' "$src") <(jq -c 'select(.type == "job" or .type == "node")' "$T/a.nd")
+	assert_success
+	assert_output ""
+	# a trace without the fields keeps the original's header, byte for byte
+	trace-export "$T/d" "$ROOT/tests/data/sim/drift.trace.ndjson"
+	run head -1 "$T/d/nodes.csv"
+	assert_success
+	assert_output 'node_id,gpu_model,gpu_count'
+	# a cell that is not an integer is refused at its line
+	sed -i 's/^a,0,100,4,HP,\*,2,8000,/a,0,100,4,HP,*,2,8k,/' "$T/r/jobs.csv"
+	python3 "$FIX" reseal "$T/r"
+	run trace-import canonical "$T/r"
+	assert_failure 1
+	assert_output "trace-import: $T/r/jobs.csv:2: job 'a': cpu_milli '8k' is not an integer"
+}

@@ -290,3 +290,24 @@ imp_file() {
 	run -1 trace-import slurm --jobs "$TMP/nogpu.txt" --nodes "$S/nodes.txt" "${CLASSES[@]}"
 	assert_output "trace-import: $TMP/nogpu.txt: no job kept: 500 of the jobs have no gres/gpu in AllocTRES or ReqTRES (is GPU accounting off? Slurm records GPUs only with AccountingStorageTRES=gres/gpu in slurm.conf)"
 }
+
+@test "slurm --resources: AllocTRES cpu/mem split over NNodes workers, CPUTot/RealMemory on nodes; uneven jobs get none" {
+	run -0 trace-import slurm --jobs "$S/sacct-resources.txt" --nodes "$S/nodes.txt" --class '*=HP' --tenant-from none --resources -o "$TMP/r.nd"
+	run -0 jq -c 'select(.type == "node") | [.node_id, .cpu_milli, .memory_mib]' "$TMP/r.nd"
+	assert_output $'["gpu-a01",64000,515000]\n["gpu-a02",64000,515000]\n["gpu-b01",32000,256000]'
+	run -0 jq -c 'select(.type == "job") | [.job_id, .gpus, .workers, .cpu_milli, .memory_mib]' "$TMP/r.nd"
+	assert_line --index 0 '["300",2,1,8000,65536]'
+	assert_line --index 1 '["301",4,2,8000,51200]'
+	assert_line --index 2 '["302",3,null,null,null]'
+	assert_line --index 3 '["303",1,1,4000,1536]'
+	assert_line --index 4 '["304",1,1,2000,4000]'
+	assert_line --index 5 '["305",1,null,null,null]'
+	run -0 head -1 "$TMP/r.nd"
+	run -0 jq -c '[.params.resources, .source.resources.jobs_with_resources, .source.resources.jobs_uneven]' <<<"$output"
+	assert_output '[true,4,1]'
+	# off: the same jobs without any resource key
+	run -0 trace-import slurm --jobs "$S/sacct-resources.txt" --nodes "$S/nodes.txt" --class '*=HP' --tenant-from none -o "$TMP/p.nd"
+	run -1 grep -c 'cpu_milli\|"resources"' "$TMP/p.nd"
+	assert_output 0
+	run -0 python3 "$ROOT/tests/validate-schema.py" "$TMP/r.nd"
+}

@@ -348,3 +348,45 @@ body_of() { sed -e 1d -e '$d' "$1"; }
 	[ -z "$stderr" ] || fail "stderr: $stderr"
 	cmp "$TMP/p.nd" "$TMP/q.nd"
 }
+
+# ---- issue 36: --resources ----
+
+@test "alibaba-v2023 --resources: nodes and pods carry CPU, memory, one worker, the GPU share and spec; off, the output is unchanged" {
+	local n="$ROOT/tests/data/res/v2023-nodes.csv" p="$ROOT/tests/data/res/v2023-pods.csv"
+	run -0 trace-import alibaba-v2023 --nodes "$n" --pods "$p" --resources -o "$TMP/r.nd"
+	run -0 grep -v '"type":"header"' "$TMP/r.nd"
+	assert_line --index 0 '{"type":"node","node_id":"node-a","gpu_model":"P100","gpu_count":2,"cpu_milli":64000,"memory_mib":262144}'
+	assert_line --index 2 '{"type":"job","job_id":"pod-1","submit":0.0,"duration":1000.0,"gpus":1.0,"class":"HP","gpu_model":"*","workers":1,"cpu_milli":12000,"memory_mib":16384}'
+	assert_line --index 3 '{"type":"job","job_id":"pod-2","submit":10.0,"duration":488.0,"gpus":0.46,"class":"Spot","gpu_model":"*","workers":1,"cpu_milli":6000,"memory_mib":12288,"gpu_milli":460}'
+	assert_line --index 4 '{"type":"job","job_id":"pod-3","submit":20.0,"duration":880.0,"gpus":4.0,"class":"HP","gpu_model":"*","workers":1,"cpu_milli":16000,"memory_mib":65536,"gpu_spec":"V100M32|P100"}'
+	run -0 hdr "$TMP/r.nd" '[.params.resources, .skipped_rows.no_gpu]'
+	assert_output '[true,1]'
+	# without the option: no resource key and no params.resources, the bytes of the plain importer
+	run -0 trace-import alibaba-v2023 --nodes "$n" --pods "$p" -o "$TMP/plain.nd"
+	run -1 grep -c 'cpu_milli\|"resources"' "$TMP/plain.nd"
+	assert_output 0
+	run -0 python3 "$ROOT/tests/validate-schema.py" "$TMP/r.nd"
+}
+
+@test "alibaba-v2023 --resources: the default pod list sample keeps the same jobs, 160 of them shares of one GPU" {
+	run -0 trace-import alibaba-v2023 --nodes "$V23N" --pods "$V23P" -o "$TMP/plain.nd"
+	run -0 trace-import alibaba-v2023 --nodes "$V23N" --pods "$V23P" --resources -o "$TMP/r.nd"
+	# the same jobs and nodes, field for field, once the resource keys are dropped
+	run -0 diff <(jq -c 'select(.type == "job" or .type == "node")' "$TMP/plain.nd") \
+		<(jq -c 'select(.type == "job" or .type == "node") | del(.workers, .cpu_milli, .memory_mib, .gpu_milli, .gpu_spec)' "$TMP/r.nd")
+	run -0 jq -s '[.[] | select(.type == "job" and .gpu_milli != null and .gpus * 1000 == .gpu_milli)] | length' "$TMP/r.nd"
+	assert_output 160
+}
+
+@test "alibaba-spot --resources: cpu_num becomes the nodes' cpu_milli; jobs get no resource fields" {
+	run -0 trace-import alibaba-spot --nodes "$SPOTN" --jobs "$SPOTJ" --resources -o "$TMP/r.nd"
+	run -0 sed -n 2p "$TMP/r.nd"
+	assert_output '{"type":"node","node_id":"0","gpu_model":"GPU-series-1","gpu_count":4,"cpu_milli":192000}'
+	run -0 jq -s '[.[] | select(.type == "job" and (.cpu_milli != null or .workers != null))] | length' "$TMP/r.nd"
+	assert_output 0
+	# a cpu_num that is not an integer stops the import at its row
+	zstdcat "$SPOTN" | sed '2s/,192,/,19x,/' > "$TMP/n.csv"
+	run -1 trace-import alibaba-spot --nodes "$TMP/n.csv" --jobs "$SPOTJ" --resources -o "$TMP/bad.nd"
+	assert_output "trace-import: $TMP/n.csv:2: node '0': 'cpu_num' is not an integer: '19x'"
+	assert [ ! -e "$TMP/bad.nd" ]
+}

@@ -202,3 +202,15 @@ end_fp() { tail -n1 "$1" | jq -r .fingerprint; }
 	grep -v '"type":"note"' "$T/c.nd" | stream-seal > "$T/c2.nd"
 	assert_schema "$T/a2.nd" "$T/c2.nd" "$T/d.nd"
 }
+
+@test "trace-window: issue 36's resource fields pass through byte for byte" {
+	local src="$ROOT/tests/data/res/small.trace.ndjson"
+	trace-window --max-submit 1 -i "$src" -o "$T/r.nd"
+	run diff <(grep '"type":"job"' "$src" | head -2) <(grep '"type":"job"' "$T/r.nd")
+	assert_success
+	run grep -c '"cpu_milli":64000,"memory_mib":262144}' "$T/r.nd"
+	assert_success
+	assert_output 1
+	run python3 "$ROOT/tests/validate-schema.py" "$T/r.nd"
+	assert_success
+}

@@ -27,6 +27,10 @@ static const char help_head[] =
 	"Formats:\n";
 static const char help_tail[] =
 	"\n"
+	"alibaba-v2023, alibaba-spot and slurm:\n"
+	"  --resources        also write the CPU, memory, workers, GPU share and GPU spec of\n"
+	"                     the nodes and jobs, as far as the source has them (issue 36)\n"
+	"\n"
 	"Every format:\n"
 	"  --trace-id ID      the trace's trace_id instead of the format's own (alibaba-spot-gpu,\n"
 	"                     alibaba-gpu-v2023, philly, slurm, the manifest's, the mapping's)\n"
@@ -43,7 +47,7 @@ enum {
 	OPT_TRACE_ID = 256, OPT_NODES, OPT_JOBS, OPT_GPU_MODEL, OPT_MAX_SUBMIT, OPT_EVAL_START, OPT_EVAL_END,
 	OPT_WARMUP_START, OPT_NO_WARMUP_SPOT, OPT_PODS, OPT_PHASE, OPT_MACHINES, OPT_JOB_LOG, OPT_CLASS,
 	OPT_MAP, OPT_NODES_FILE, OPT_SUBSET, OPT_SEED, OPT_TENANT_FROM, OPT_HASH_KEY,
-	OPT_GPUS_PER_PROC, OPT_PROCS_PER_GPU, OPT_GPUS_PER_NODE, OPT_NODE_COUNT, OPT_HETJOB,
+	OPT_GPUS_PER_PROC, OPT_PROCS_PER_GPU, OPT_GPUS_PER_NODE, OPT_NODE_COUNT, OPT_HETJOB, OPT_RESOURCES,
 };
 
 #define COMMON_OPTIONS { "trace-id", required_argument, NULL, OPT_TRACE_ID }, PROGRESS_OPTIONS, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 }
@@ -53,11 +57,12 @@ static const struct option spot_options[] = {
 	{ "gpu-model", required_argument, NULL, OPT_GPU_MODEL }, { "max-submit", required_argument, NULL, OPT_MAX_SUBMIT },
 	{ "eval-start", required_argument, NULL, OPT_EVAL_START }, { "eval-end", required_argument, NULL, OPT_EVAL_END },
 	{ "warmup-start", required_argument, NULL, OPT_WARMUP_START }, { "no-warmup-spot", no_argument, NULL, OPT_NO_WARMUP_SPOT },
+	{ "resources", no_argument, NULL, OPT_RESOURCES },
 	COMMON_OPTIONS,
 };
 static const struct option v2023_options[] = {
 	{ "nodes", required_argument, NULL, OPT_NODES }, { "pods", required_argument, NULL, OPT_PODS },
-	{ "phase", required_argument, NULL, OPT_PHASE },
+	{ "phase", required_argument, NULL, OPT_PHASE }, { "resources", no_argument, NULL, OPT_RESOURCES },
 	COMMON_OPTIONS,
 };
 static const struct option philly_options[] = {
@@ -76,6 +81,7 @@ static const struct option slurm_options[] = {
 	{ "jobs", required_argument, NULL, OPT_JOBS }, { "nodes", required_argument, NULL, OPT_NODES },
 	{ "class", required_argument, NULL, OPT_CLASS }, { "tenant-from", required_argument, NULL, OPT_TENANT_FROM },
 	{ "hash-key", required_argument, NULL, OPT_HASH_KEY }, { "hetjob", required_argument, NULL, OPT_HETJOB },
+	{ "resources", no_argument, NULL, OPT_RESOURCES },
 	COMMON_OPTIONS,
 };
 
@@ -157,6 +163,7 @@ static int import_spot(struct run *r, int argc, char **argv, struct trace *t, st
 		case OPT_EVAL_END: has_end = true; o.eval_end = number("eval-end", optarg); break;
 		case OPT_WARMUP_START: o.has_warmup = true; o.warmup_start = number("warmup-start", optarg); break;
 		case OPT_NO_WARMUP_SPOT: o.include_warmup_spot = false; break;
+		case OPT_RESOURCES: o.resources = true; break;
 		}
 	}
 	cli_operands(&r->cli, argc, argv, 0);
@@ -189,6 +196,7 @@ static int import_v2023(struct run *r, int argc, char **argv, struct trace *t, s
 		switch (c) {
 		case OPT_NODES: o.nodes = optarg; break;
 		case OPT_PODS: o.pods = optarg; break;
+		case OPT_RESOURCES: o.resources = true; break;
 		case OPT_PHASE: {
 			int i = 0;
 			while (i < IMPORT_V2023_NPHASES && strcmp(optarg, IMPORT_V2023_PHASES[i]))
@@ -325,6 +333,7 @@ static int import_slurm(struct run *r, int argc, char **argv, struct trace *t, s
 				usage_error(usage, "--hetjob must be 'join' or 'split', not '%s'", optarg);
 			o.het_join = !strcmp(optarg, "join");
 			break;
+		case OPT_RESOURCES: o.resources = true; break;
 		}
 	}
 	cli_operands(&r->cli, argc, argv, 0);
@@ -455,9 +464,9 @@ static const struct {
 	const char *what;       /* its lines of the help's "Formats:" list, after the name's column */
 } formats[] = {
 	{ "alibaba-spot", import_spot, CLI_OUTPUT,
-	  "--nodes FILE --jobs FILE [--gpu-model M]... [--max-submit T] [--eval-start S --eval-end E] [--warmup-start W] [--no-warmup-spot]", "",
+	  "--nodes FILE --jobs FILE [--gpu-model M]... [--max-submit T] [--eval-start S --eval-end E] [--warmup-start W] [--no-warmup-spot] [--resources]", "",
 	  "Alibaba cluster-trace-v2026-spot-gpu (node_info_df.csv, job_info_df.csv)\n" },
-	{ "alibaba-v2023", import_v2023, CLI_OUTPUT, "--nodes FILE --pods FILE [--phase P]...", "",
+	{ "alibaba-v2023", import_v2023, CLI_OUTPUT, "--nodes FILE --pods FILE [--phase P]... [--resources]", "",
 	  "Alibaba cluster-trace-gpu-v2023 openb node and pod lists\n" },
 	{ "philly", import_philly, CLI_OUTPUT, "--machines FILE --job-log FILE --class HP|Spot", "",
 	  "Microsoft Philly cluster_job_log (streamed) + cluster_machine_list\n" },
@@ -467,7 +476,7 @@ static const struct {
 	{ "csv", import_csv, CLI_INPUT | CLI_OUTPUT, "--map SPEC [--nodes-file FILE] [--node-subset-gpus N --seed S]", " FILE...",
 	  "any CSV with an explicit column and label mapping; -i FILE is the\n"
 	  "                  same as a FILE operand\n" },
-	{ "slurm", import_slurm, CLI_OUTPUT, "--jobs FILE --nodes FILE --class RULE... [--tenant-from account|user|none] [--hash-key FILE] [--hetjob split|join]", "",
+	{ "slurm", import_slurm, CLI_OUTPUT, "--jobs FILE --nodes FILE --class RULE... [--tenant-from account|user|none] [--hash-key FILE] [--hetjob split|join] [--resources]", "",
 	  "sacct -P output and scontrol show node -o output; RULE is\n"
 	  "                  qos:NAME=HP|Spot, partition:NAME=HP|Spot or *=HP|Spot (first match wins)\n" },
 	{ "swf", import_swf, CLI_OUTPUT,

@@ -1,4 +1,5 @@
 #include "trace/export.h"
+#include "trace/res.h"
 #include "core/xalloc.h"
 #include "core/num.h"
 #include "core/zio.h"
@@ -173,7 +174,9 @@ int trace_export_render(const struct trace *t, struct strbuf *manifest, struct s
 		snprintf(err, errlen, "window needs 0 <= start < end");
 		return -1;
 	}
-	sb_adds(nodes, "node_id,gpu_model,gpu_count\n");
+	/* issue 36: the resource columns follow only when some record has a resource field */
+	bool nres = trace_res_any_node(t), jres = trace_res_any_job(t);
+	sb_adds(nodes, nres ? "node_id,gpu_model,gpu_count,cpu_milli,memory_mib\n" : "node_id,gpu_model,gpu_count\n");
 	for (size_t i = 0; i < t->n_nodes; i++) {
 		const struct trace_node *n = &t->nodes[i];
 		csv_cell(nodes, n->id);
@@ -181,10 +184,13 @@ int trace_export_render(const struct trace *t, struct strbuf *manifest, struct s
 		csv_cell(nodes, n->model);
 		sb_addc(nodes, ',');
 		sb_add_int(nodes, n->gpu_count);
+		if (nres)
+			trace_res_node_csv(nodes, n);
 		sb_addc(nodes, '\n');
 	}
 	sb_adds(jobs, "job_id,submit_time_seconds,duration_seconds,gpu_count,service_class,gpu_model");
-	sb_adds(jobs, t->version == 2 ? ",tenant_id\n" : "\n");
+	sb_adds(jobs, t->version == 2 ? ",tenant_id" : "");
+	sb_adds(jobs, jres ? ",workers,cpu_milli,memory_mib,gpu_milli,gpu_spec\n" : "\n");
 	for (size_t i = 0; i < t->n_jobs; i++) {
 		const struct trace_job *j = &t->jobs[i];
 		if ((t->version == 2) != (j->tenant != NULL)) {
@@ -204,6 +210,8 @@ int trace_export_render(const struct trace *t, struct strbuf *manifest, struct s
 			sb_addc(jobs, ',');
 			csv_cell(jobs, j->tenant);
 		}
+		if (jres)
+			trace_res_job_csv(jobs, j);
 		sb_addc(jobs, '\n');
 	}
 	char nsha[FP_HEX_SHA256], jsha[FP_HEX_SHA256], tfp[FP_HEX_SHA256];

@@ -32,6 +32,7 @@ struct import_alibaba_spot_opts {
 	bool has_max_submit, has_window, has_warmup;
 	double max_submit, eval_start, eval_end, warmup_start;
 	bool include_warmup_spot;              /* default true */
+	bool resources;                        /* issue 36: nodes' cpu_milli from cpu_num */
 };
 
 /* alibaba-v2023: the openb node and pod lists; phases[i] keeps pods in phase
@@ -41,6 +42,7 @@ extern const char *const IMPORT_V2023_PHASES[IMPORT_V2023_NPHASES];   /* Failed,
 struct import_alibaba_v2023_opts {
 	const char *nodes, *pods;
 	bool phases[IMPORT_V2023_NPHASES];
+	bool resources;                        /* issue 36: the nodes' and pods' CPU, memory, GPU share and spec */
 };
 
 /* philly: cluster_machine_list + cluster_job_log; every job gets the caller's class. */
@@ -84,6 +86,7 @@ struct import_slurm_opts {
 	int tenant_from;                       /* IMPORT_SLURM_TENANT_* */
 	const char *hash_key;
 	bool het_join;                         /* issue 37: --hetjob join (components 123+N become one job 123) */
+	bool resources;                        /* issue 36: AllocTRES cpu/mem, and the nodes' CPUTot/RealMemory */
 };
 
 /* swf (issue 37): Standard Workload Format v2.2. GPUs = processors x gpus_per_proc, or

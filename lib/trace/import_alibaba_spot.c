@@ -31,7 +31,8 @@ static int read_nodes(struct trace *t, const struct import_alibaba_spot_opts *o,
 		goto out;
 	int model = imp_csv_col(&f, "gpu_model", err, errlen), cap = model < 0 ? -1 : imp_csv_col(&f, "gpu_capacity_num", err, errlen);
 	int name = cap < 0 ? -1 : imp_csv_col(&f, "node_name", err, errlen);
-	if (name < 0)
+	int cpu = !o->resources || name < 0 ? -1 : imp_csv_col(&f, "cpu_num", err, errlen);
+	if (name < 0 || (o->resources && cpu < 0))
 		goto out;
 	int r;
 	unsigned long rows = 0;
@@ -54,6 +55,14 @@ static int read_nodes(struct trace *t, const struct import_alibaba_spot_opts *o,
 		}
 		if (imp_node(t, t, &seen, id, m, n, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
 			goto out;
+		if (o->resources) {     /* issue 36: cpu_num cores -> cpu_milli; the list has no memory */
+			long long cv;
+			char rec[300];
+			snprintf(rec, sizeof rec, "node '%s'", id);
+			if (imp_res_cell(c[cpu], "cpu_num", 1000, 0, TRACE_MAX_RES, &cv, rec, imp_csv_name(&f), imp_csv_line(&f), err, errlen) ||
+			    imp_node_res(t, cv, -1, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
+				goto out;
+		}
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
 		goto out;
@@ -234,6 +243,8 @@ static void build_source(struct trace *t, const struct import_alibaba_spot_opts 
 	json_set(ta, f, "semantics", json_str(ta, sem));
 	json_set(ta, f, "tenant_mapping", json_str(ta, "organization (trimmed) -> tenant"));
 	json_set(ta, s, "filter", f);
+	if (o->resources)
+		json_set(ta, s, "resources", json_str(ta, "nodes: cpu_milli = cpu_num x 1000 (the list has no memory); jobs: none (cpu_request's unit, per job or per worker, is not documented)"));
 }
 
 int trace_import_alibaba_spot(const struct import_alibaba_spot_opts *opts, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
@@ -257,6 +268,8 @@ int trace_import_alibaba_spot(const struct import_alibaba_spot_opts *opts, struc
 	imp_param(a, hdr, "eval_end", json_real_or_null(a, o.has_window, o.eval_end));
 	imp_param(a, hdr, "warmup_start", json_real_or_null(a, o.has_warmup, o.warmup_start));
 	imp_param(a, hdr, "include_warmup_spot", json_bool(a, o.include_warmup_spot));
+	if (o.resources)
+		imp_param(a, hdr, "resources", json_bool(a, true));
 
 	t->version = 2;
 	t->trace_id = trace_strdup(t, "alibaba-spot-gpu");

@@ -13,7 +13,8 @@ enum { NPHASES = IMPORT_V2023_NPHASES };
 
 static const char *const reasons[] = { "unsupported_qos", "excluded_phase", "no_gpu", "missing_or_invalid_interval" };
 
-static int read_nodes(struct trace *t, const char *path, struct json *hdr, struct arena *a, char sha[65], long long *node_skips, char *err, size_t errlen)
+static int read_nodes(struct trace *t, const char *path, bool res, struct json *hdr, struct arena *a, char sha[65], long long *node_skips, char *err,
+		      size_t errlen)
 {
 	struct imp_csv f;
 	struct imp_nodes seen;
@@ -23,7 +24,9 @@ static int read_nodes(struct trace *t, const char *path, struct json *hdr, struc
 		goto out;
 	int sn = imp_csv_col(&f, "sn", err, errlen), gpu = sn < 0 ? -1 : imp_csv_col(&f, "gpu", err, errlen);
 	int model = gpu < 0 ? -1 : imp_csv_col(&f, "model", err, errlen);
-	if (model < 0)
+	int cpu = !res || model < 0 ? -1 : imp_csv_col(&f, "cpu_milli", err, errlen);
+	int mem = !res || cpu < 0 ? -1 : imp_csv_col(&f, "memory_mib", err, errlen);
+	if (model < 0 || (res && mem < 0))
 		goto out;
 	int r;
 	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
@@ -44,6 +47,15 @@ static int read_nodes(struct trace *t, const char *path, struct json *hdr, struc
 		}
 		if (imp_node(t, t, &seen, id, m, n, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
 			goto out;
+		if (res) {
+			long long cv, mv;
+			char rec[300];
+			snprintf(rec, sizeof rec, "node '%s'", id);
+			if (imp_res_cell(c[cpu], "cpu_milli", 1, 0, TRACE_MAX_RES, &cv, rec, imp_csv_name(&f), imp_csv_line(&f), err, errlen) ||
+			    imp_res_cell(c[mem], "memory_mib", 1, 0, TRACE_MAX_RES, &mv, rec, imp_csv_name(&f), imp_csv_line(&f), err, errlen) ||
+			    imp_node_res(t, cv, mv, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
+				goto out;
+		}
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
 		goto out;
@@ -62,6 +74,7 @@ struct pods {
 	bool want[NPHASES];
 	long long kept[NPHASES];
 	double min_creation;
+	bool resources;
 };
 
 static int phase_index(const char *p)
@@ -72,7 +85,36 @@ static int phase_index(const char *p)
 	return -1;
 }
 
-static int read_pods(struct trace *t, const char *path, struct pods *p, struct json *skipped, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
+/* issue 36 (--resources): a kept pod's request, one worker: its CPU and memory, its share of
+ * one GPU (num_gpu 1, gpu_milli < 1000) and its gpu_spec (when the list has the column). */
+static int pod_resources(struct trace_job *j, long long num_gpu, double milli, char **c, const int *rc, const char *path, unsigned long line,
+			 char *err, size_t errlen)
+{
+	char rec[300];
+	snprintf(rec, sizeof rec, "job '%s'", j->id);
+	if (imp_res_cell(c[rc[0]], "cpu_milli", 1, 0, TRACE_MAX_RES, &j->cpu_milli, rec, path, line, err, errlen) ||
+	    imp_res_cell(c[rc[1]], "memory_mib", 1, 0, TRACE_MAX_RES, &j->memory_mib, rec, path, line, err, errlen))
+		return -1;
+	j->workers = 1;
+	j->res = TRACE_RES_WORKERS | TRACE_RES_CPU | TRACE_RES_MEM;
+	if (num_gpu == 1 && milli < 1000) {
+		if (milli != (double)(long long)milli) {
+			imp_errf(err, errlen, path, line, "%s: 'gpu_milli' %g is not a whole number of milli-GPUs", rec, milli);
+			return -1;
+		}
+		j->gpu_milli = (long long)milli;
+		j->res |= TRACE_RES_GPU_MILLI;
+	}
+	const char *spec = rc[2] >= 0 ? csv_trim(c[rc[2]]) : "";
+	if (*spec) {
+		j->gpu_spec = (char *)spec;     /* copied by the caller once checked */
+		j->res |= TRACE_RES_GPU_SPEC;
+	}
+	return 0;
+}
+
+static int read_pods(struct trace *t, const char *path, bool res, struct pods *p, struct json *skipped, struct json *hdr, struct arena *a, char sha[65],
+		     char *err, size_t errlen)
 {
 	static const char *const cols[] = { "name", "num_gpu", "gpu_milli", "qos", "pod_phase", "creation_time", "deletion_time", "scheduled_time" };
 	enum { NAME, NUM_GPU, GPU_MILLI, QOS, PHASE, CREATION, DELETION, SCHEDULED };
@@ -88,6 +130,13 @@ static int read_pods(struct trace *t, const char *path, struct pods *p, struct j
 	for (int i = 0; i < 8; i++)
 		if ((idx[i] = imp_csv_col(&f, cols[i], err, errlen)) < 0)
 			goto out;
+	int rcols[3] = { -1, -1, -1 };         /* cpu_milli, memory_mib, gpu_spec (optional) */
+	if (res) {
+		if ((rcols[0] = imp_csv_col(&f, "cpu_milli", err, errlen)) < 0 || (rcols[1] = imp_csv_col(&f, "memory_mib", err, errlen)) < 0)
+			goto out;
+		char e[8];
+		rcols[2] = imp_csv_col(&f, "gpu_spec", e, sizeof e);
+	}
 	int r;
 	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
 		char **c = f.c.fields;
@@ -138,9 +187,8 @@ static int read_pods(struct trace *t, const char *path, struct pods *p, struct j
 			imp_errf(err, errlen, name, line, "duplicate pod name '%s'", id);
 			goto out;
 		}
-		double req = (double)num_gpu;
+		double req = (double)num_gpu, milli = 1000;
 		if (num_gpu == 1) {
-			double milli;
 			if (imp_py_float(c[idx[GPU_MILLI]], &milli, NULL)) {
 				imp_errf(err, errlen, name, line, "'gpu_milli' is not a finite number: '%s'", c[idx[GPU_MILLI]]);
 				goto out;
@@ -162,8 +210,14 @@ static int read_pods(struct trace *t, const char *path, struct pods *p, struct j
 		j->gpus = req;
 		j->hp = !strcmp(qos, "LS");
 		j->model = trace_strdup(t, "*");
-		if (imp_job_check(t, &caps, j, name, line, err, errlen))
+		if (res && pod_resources(j, num_gpu, milli, c, rcols, name, line, err, errlen))
 			goto out;
+		if (imp_job_check(t, &caps, j, name, line, err, errlen)) {
+			j->gpu_spec = NULL;
+			goto out;
+		}
+		if (j->gpu_spec)
+			j->gpu_spec = trace_strdup(t, j->gpu_spec);
 		p->kept[ph]++;
 	}
 	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
@@ -201,6 +255,9 @@ static void build_source(struct trace *t, const struct pods *p, const char *node
 	json_set(ta, m, "basis", json_str(ta, "source QoS labels"));
 	json_set(ta, s, "service_class_mapping", m);
 	json_set(ta, s, "gpu_demand", json_str(ta, "num_gpu == 1 -> gpu_milli / 1000 (fractional); otherwise num_gpu; gpu_model '*'"));
+	if (p->resources)
+		json_set(ta, s, "resources", json_str(ta, "nodes: cpu_milli, memory_mib; each pod one worker (workers 1) with its cpu_milli and memory_mib, "
+							  "gpu_milli when num_gpu == 1 and gpu_milli < 1000, gpu_spec when set; CPU-only pods stay skipped (no_gpu)"));
 	json_set(ta, s, "duration_semantics", json_str(ta, "deletion_time - scheduled_time (the pending time from creation to scheduling is not part of the duration)"));
 	json_set(ta, clock, "kind", json_str(ta, "relative_seconds"));
 	json_set(ta, clock, "normalized_origin_seconds", json_real(ta, p->min_creation));
@@ -224,7 +281,7 @@ static void build_source(struct trace *t, const struct pods *p, const char *node
 int trace_import_alibaba_v2023(const struct import_alibaba_v2023_opts *o, struct trace *t, struct json *hdr, struct arena *a, char *err, size_t errlen)
 {
 	const char *nodes = o->nodes, *pods = o->pods;
-	struct pods p = { 0 };
+	struct pods p = { .resources = o->resources };
 	for (int i = 0; i < NPHASES; i++)
 		p.want[i] = o->phases[i];
 	struct json *ph = json_array(a);
@@ -235,6 +292,8 @@ int trace_import_alibaba_v2023(const struct import_alibaba_v2023_opts *o, struct
 	imp_param(a, hdr, "nodes", json_str(a, nodes));
 	imp_param(a, hdr, "pods", json_str(a, pods));
 	imp_param(a, hdr, "phases", ph);
+	if (o->resources)
+		imp_param(a, hdr, "resources", json_bool(a, true));
 
 	t->version = 1;
 	t->trace_id = trace_strdup(t, "alibaba-gpu-v2023");
@@ -243,8 +302,8 @@ int trace_import_alibaba_v2023(const struct import_alibaba_v2023_opts *o, struct
 	long long node_skips = 0;
 	for (size_t i = 0; i < sizeof reasons / sizeof *reasons; i++)
 		imp_reason(&t->arena, t->skipped_rows, reasons[i]);
-	if (read_nodes(t, nodes, hdr, a, node_sha, &node_skips, err, errlen) ||
-	    read_pods(t, pods, &p, t->skipped_rows, hdr, a, pod_sha, err, errlen))
+	if (read_nodes(t, nodes, o->resources, hdr, a, node_sha, &node_skips, err, errlen) ||
+	    read_pods(t, pods, o->resources, &p, t->skipped_rows, hdr, a, pod_sha, err, errlen))
 		return IMPORT_DATA_ERROR;
 	json_set(&t->arena, t->skipped_rows, "node_without_gpu", json_int(&t->arena, node_skips));
 	build_source(t, &p, node_sha, pod_sha);

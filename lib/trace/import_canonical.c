@@ -13,6 +13,7 @@
  * values beyond the trace model's bounds (trace.h) are rejected.
  */
 #include "trace/import.h"
+#include "trace/res.h"
 #include "core/csv.h"
 #include "core/fp.h"
 #include "core/xalloc.h"
@@ -327,15 +328,21 @@ static int csv_close(struct cfile *f, struct zio_reader *z, struct csv_reader *c
 	return rc;
 }
 
-/* Header row: exactly the expected names. */
-static int csv_header(struct cfile *f, struct csv_reader *c, const char *const *want, size_t nwant, char *err, size_t errlen)
+/* Header row: exactly the expected names, optionally followed by exactly the nextra
+ * resource columns (issue 36): *with (may be NULL) says whether they are there. The message
+ * names only the original's columns, as the original's reader does. */
+static int csv_header(struct cfile *f, struct csv_reader *c, const char *const *want, size_t nwant, const char *const *extra,
+                      size_t nextra, bool *with, char *err, size_t errlen)
 {
 	int r = csv_next(c, err, errlen);
 	if (r < 0)
 		return -1;
-	bool ok = r == 1 && c->nfields == nwant;
+	bool more = with && r == 1 && c->nfields == nwant + nextra;
+	bool ok = r == 1 && (c->nfields == nwant || more);
 	for (size_t i = 0; ok && i < nwant; i++)
 		ok = !strcmp(c->fields[i], want[i]);
+	for (size_t i = 0; ok && more && i < nextra; i++)
+		ok = !strcmp(c->fields[nwant + i], extra[i]);
 	if (!ok) {
 		char expect[256] = "";
 		for (size_t i = 0; i < nwant; i++)
@@ -343,6 +350,8 @@ static int csv_header(struct cfile *f, struct csv_reader *c, const char *const *
 		snprintf(err, errlen, "%s:1: header must be exactly '%s'", f->path, expect);
 		return -1;
 	}
+	if (with)
+		*with = more;
 	return 0;
 }
 
@@ -374,9 +383,10 @@ static int load_nodes(struct trace *t, struct cfile *f, struct trace_caps *caps,
 	if (csv_open(f, &z, &c, err, errlen))
 		return -1;
 	long long sum = 0, *total = &sum;
-	if (csv_header(f, &c, cols, 3, err, errlen))
+	bool res;
+	if (csv_header(f, &c, cols, 3, TRACE_RES_NODE_COLS, 2, &res, err, errlen))
 		goto out;
-	while ((r = csv_row(f, &c, 3, err, errlen)) == 1) {
+	while ((r = csv_row(f, &c, res ? 5 : 3, err, errlen)) == 1) {
 		char *id = csv_trim(c.fields[0]), *model = csv_trim(c.fields[1]);
 		long long cnt;
 		if (!*id) {
@@ -404,7 +414,7 @@ static int load_nodes(struct trace *t, struct cfile *f, struct trace_caps *caps,
 		}
 		n->gpu_count = cnt;
 		char e[400];
-		if (trace_check_node(n, total, e, sizeof e)) {
+		if ((res && trace_res_node_cells(n, c.fields + 3, e, sizeof e)) || trace_check_node(n, total, e, sizeof e)) {
 			snprintf(err, errlen, "%s:%lu: %s", f->path, c.lineno, e);
 			goto out;
 		}
@@ -448,9 +458,10 @@ static int load_jobs(struct trace *t, struct cfile *f, const struct trace_caps *
 	int rc = -1, r;
 	if (csv_open(f, &z, &c, err, errlen))
 		return -1;
-	if (csv_header(f, &c, cols, ncol, err, errlen))
+	bool res;
+	if (csv_header(f, &c, cols, ncol, TRACE_RES_JOB_COLS, 5, &res, err, errlen))
 		goto out;
-	while ((r = csv_row(f, &c, ncol, err, errlen)) == 1) {
+	while ((r = csv_row(f, &c, res ? ncol + 5 : ncol, err, errlen)) == 1) {
 		unsigned long ln = c.lineno;
 		char *id = csv_trim(c.fields[0]), *cls = csv_trim(c.fields[4]), *model = csv_trim(c.fields[5]);
 		char *tenant = ncol == 7 ? csv_trim(c.fields[6]) : NULL;
@@ -508,10 +519,13 @@ static int load_jobs(struct trace *t, struct cfile *f, const struct trace_caps *
 		}
 		/* stricter than the original: the identifier rule and the trace model's bounds */
 		char e[400];
-		if (trace_check_job(j, t->version, e, sizeof e)) {
+		if ((res && trace_res_job_cells(j, c.fields + ncol, e, sizeof e)) || trace_check_job(j, t->version, e, sizeof e)) {
+			j->gpu_spec = NULL;
 			snprintf(err, errlen, "%s:%lu: %s", f->path, ln, e);
 			goto out;
 		}
+		if (j->gpu_spec)
+			j->gpu_spec = trace_strdup(t, j->gpu_spec);
 	}
 	if (r < 0)
 		goto out;

@@ -15,6 +15,7 @@
 #include "trace/import_slurm_internal.h"
 #include "trace/import_util.h"
 #include <ctype.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,12 +132,28 @@ static long long parse_elapsed(const char *s)
 
 /* ---- TRES: "billing=1,cpu=1,gres/gpu:tesla=2,gres/gpu=2,mem=1G,node=1" ---- */
 
-/* GPUs and their type (NULL = untyped) from one TRES string: 0, or -1 with a message. */
-static int parse_tres(char *s, long long *gpus, char **type, char *msg, size_t msglen)
+/* issue 36: "mem=" as sacct prints it, a number and a unit (K, M, G, T, P; powers of 1024;
+ * none = M), in MiB rounded to the nearest; -1 when it is not one. */
+static long long tres_mem_mib(const char *v)
+{
+	char *end;
+	double x = strtod(v, &end);
+	static const char units[] = "KMGTP";
+	const char *u = *end ? strchr(units, *end) : units + 1;
+	if (end == v || !(x >= 0) || !u || (*end && end[1]))
+		return -1;
+	double mib = x * pow(1024, (double)(u - units - 1));
+	return mib <= (double)TRACE_MAX_RES ? llround(mib) : -1;
+}
+
+/* GPUs and their type (NULL = untyped) from one TRES string: 0, or -1 with a message. With
+ * res (issue 36), also cpu= (*cpu) and mem= (*mem, MiB); -1 when absent. */
+static int parse_tres(char *s, long long *gpus, char **type, bool res, long long *cpu, long long *mem, char *msg, size_t msglen)
 {
 	long long untyped = -1, typed = 0;
 	*type = NULL;
 	*gpus = 0;
+	*cpu = *mem = -1;
 	for (char *item = s, *next; item && *item; item = next) {
 		next = strchr(item, ',');
 		if (next)
@@ -147,6 +164,22 @@ static int parse_tres(char *s, long long *gpus, char **type, char *msg, size_t m
 			return -1;
 		}
 		*eq = 0;
+		if (res && (!strcmp(item, "cpu") || !strcmp(item, "mem"))) {
+			bool is_cpu = item[0] == 'c';
+			long long v = -1;
+			if (is_cpu && (imp_py_int(eq + 1, &v) || v < 0 || v > TRACE_MAX_RES / 1000))
+				v = -1;
+			else if (!is_cpu)
+				v = tres_mem_mib(eq + 1);
+			if (v < 0) {
+				char q[128];
+				text_quote(q, sizeof q, eq + 1, strlen(eq + 1));
+				snprintf(msg, msglen, is_cpu ? "cpu='%s' is not a CPU count in 0..4294967" : "mem='%s' is not a size (a number and K, M, G, T or P) up to 2^32 MiB", q);
+				return -1;
+			}
+			*(is_cpu ? cpu : mem) = v;
+			continue;
+		}
 		if (strncmp(item, "gres/gpu", 8) || (item[8] && item[8] != ':'))
 			continue;
 		long long v;
@@ -367,8 +400,8 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	long long nn = -1;
 	if (p->col[C_NNODES] >= 0) {
-		long long nn;
 		if (imp_py_int(field(p, C_NNODES), &nn) || nn < 0 || nn > TRACE_MAX_NODE_GPUS) {
 			imp_errf(err, errlen, l->name, l->line, "job '%s': NNodes '%s' is not a node count", q, (QUOTE(qv, field(p, C_NNODES)), qv));
 			return -1;
@@ -379,7 +412,8 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 	char *type = NULL, msg[400];
 	char *alloc = p->col[C_ALLOCTRES] >= 0 ? (char *)field(p, C_ALLOCTRES) : NULL;
 	char *tres = alloc && *alloc ? alloc : p->col[C_REQTRES] >= 0 ? (char *)field(p, C_REQTRES) : NULL;
-	if (tres && parse_tres(tres, &gpus, &type, msg, sizeof msg)) {
+	long long cpu, mem;
+	if (tres && parse_tres(tres, &gpus, &type, p->o->resources && tres == alloc, &cpu, &mem, msg, sizeof msg)) {
 		imp_errf(err, errlen, l->name, l->line, "job '%s': %s: %s", q, tres == alloc ? "AllocTRES" : "ReqTRES", msg);
 		return -1;
 	}
@@ -420,6 +454,9 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 	r->partition = p->col[C_PARTITION] >= 0 ? slurm_intern(jobs, field(p, C_PARTITION)) : "";
 	r->limit = limit;
 	r->limit_word = limit_words[limit_kind];
+	r->cpu = tres ? cpu : -1;
+	r->mem = tres ? mem : -1;
+	r->nnodes = nn;
 	r->user = p->col[C_USER] >= 0 ? slurm_intern(jobs, field(p, C_USER)) : "";
 	r->account = p->col[C_ACCOUNT] >= 0 ? slurm_intern(jobs, field(p, C_ACCOUNT)) : "";
 	return 0;
@@ -484,6 +521,8 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	imp_param(a, hdr, "hash_tenants", json_bool(a, o->hash_key != NULL));   /* never the key */
 	if (o->het_join)
 		imp_param(a, hdr, "hetjob", json_str(a, "join"));
+	if (o->resources)
+		imp_param(a, hdr, "resources", json_bool(a, true));
 
 	t->version = o->tenant_from == IMPORT_SLURM_TENANT_NONE ? 1 : 2;
 	t->trace_id = trace_strdup(t, "slurm");
@@ -506,7 +545,7 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	sb_init(&p.l.buf);
 	p.jobs.strings = &t->arena;
 	int rc = IMPORT_DATA_ERROR;
-	if (slurm_read_nodes(t, o->nodes, hdr, a, nodes_sha, err, errlen))
+	if (slurm_read_nodes(t, o->nodes, o->resources, hdr, a, nodes_sha, err, errlen))
 		goto out;
 	trace_caps_build(&caps, t);
 	if (read_sacct(&p, o->jobs, &caps, hdr, a, jobs_sha, err, errlen))
@@ -532,6 +571,15 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	if (p.jobs.limit_kinds) {
 		json_set(ta, s, "time_limit_semantics", json_str(ta, "Timelimit of the final record in whole seconds; UNLIMITED, Partition_Limit and an empty cell give no time_limit"));
 		json_set(ta, s, "time_limits", p.jobs.limit_kinds);
+	}
+	if (o->resources) {
+		struct json *rs = json_object(ta);
+		json_set(ta, rs, "semantics", json_str(ta, "AllocTRES cpu and mem (MiB, sacct's units in powers of 1024, rounded) over NNodes workers (1 without the "
+							   "column), each worker gpus / NNodes GPUs; a job whose GPUs, CPUs or memory NNodes does not divide evenly, "
+							   "and a joined heterogeneous job, get no resource fields; nodes: CPUTot x 1000 and RealMemory when scontrol shows them"));
+		json_set(ta, rs, "jobs_with_resources", json_int(ta, p.jobs.res_kept));
+		json_set(ta, rs, "jobs_uneven", json_int(ta, p.jobs.res_uneven));
+		json_set(ta, s, "resources", rs);
 	}
 	rc = 0;
 out:

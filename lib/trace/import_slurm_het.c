@@ -3,7 +3,8 @@
  * start together or not at all, as Slurm starts them. The job: the earliest submit, the sum of
  * the GPUs, the longest run (it holds every component's GPUs until the last ends), the
  * longest time_limit (none when a component has none), the components' model when they share
- * one, else "*", and the class of the first component in the file. */
+ * one, else "*", and the class of the first component in the file. A joined job has no
+ * resource fields (issue 36): its components' workers need not be alike. */
 #include "core/xalloc.h"
 #include "trace/import_slurm_internal.h"
 #include "trace/import_util.h"
@@ -53,6 +54,7 @@ void slurm_join_hetjobs(struct trace *t, size_t first, struct json *kinds)
 				j->time_limit = c->time_limit;
 			if (strcmp(c->model, j->model))
 				j->model = (char *)"*";
+			j->res = 0;     /* issue 36: the components' workers differ; no resource fields */
 			gone[h[k].index] = true;
 		}
 		if (!limits)

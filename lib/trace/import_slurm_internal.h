@@ -24,7 +24,7 @@ struct lines {
 int slurm_next_line(struct lines *l, char *err, size_t errlen);
 /* Read the node inventory at path (scontrol show node -o) into t's nodes, count nodes
  * without GPUs in t->skipped_rows, and record the file in hdr.inputs (SHA-256 into sha). */
-int slurm_read_nodes(struct trace *t, const char *path, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen);
+int slurm_read_nodes(struct trace *t, const char *path, bool res, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen);
 
 /* ---- sacct's records (import_slurm_jobs.c) ---- */
 
@@ -45,6 +45,7 @@ struct slurm_rec {
 	const char *qos, *partition;
 	long long limit;                /* Timelimit in seconds; 0 = UNLIMITED, Partition_Limit or no column (issue 37) */
 	const char *limit_word;         /* its kind, counted in source.time_limits */
+	long long cpu, mem, nnodes;     /* issue 36 (--resources): AllocTRES cpu, mem (MiB) and NNodes; -1 = absent */
 	int state;
 	unsigned long line;
 	size_t prev, tail;              /* index + 1: the key's records, newest first (tail: in its first record) */
@@ -62,6 +63,7 @@ struct slurm_jobs {
 	size_t clusters;                /* distinct non-empty Cluster values (at most 2 counted) */
 	const char *a_cluster;
 	struct json *limit_kinds;       /* source.time_limits (with a Timelimit column only), else NULL */
+	long long res_kept, res_uneven;  /* issue 36: jobs given resource fields; jobs NNodes does not divide evenly */
 };
 
 const char *slurm_intern(struct slurm_jobs *j, const char *s);

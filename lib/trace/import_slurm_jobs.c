@@ -194,7 +194,31 @@ struct builder {
 	size_t kept_first;
 	unsigned long no_gpus;
 	const struct slurm_rec **fin;   /* the final record of each job kept */
+	long long res_uneven;           /* issue 36: jobs whose NNodes does not divide their resources */
 };
+
+/* issue 36 (--resources): the job's AllocTRES cpu and mem split over its NNodes workers (one
+ * without the column), when GPUs, CPUs and memory all divide evenly; else no fields. */
+static void job_resources(struct builder *b, struct trace_job *j, const struct slurm_rec *r)
+{
+	if (r->cpu < 0 && r->mem < 0)
+		return;
+	long long w = r->nnodes > 0 ? r->nnodes : 1;
+	if (r->gpus % w || (r->cpu >= 0 && (r->cpu * 1000) % w) || (r->mem >= 0 && r->mem % w)) {
+		b->res_uneven++;
+		return;
+	}
+	j->workers = w;
+	j->res = TRACE_RES_WORKERS;
+	if (r->cpu >= 0) {
+		j->cpu_milli = r->cpu * 1000 / w;
+		j->res |= TRACE_RES_CPU;
+	}
+	if (r->mem >= 0) {
+		j->memory_mib = r->mem / w;
+		j->res |= TRACE_RES_MEM;
+	}
+}
 
 /* The class of a record by the first declared rule that matches: 1 HP, 0 Spot, -1 none. */
 static int class_of(const struct import_slurm_opts *o, const struct slurm_rec *r)
@@ -267,6 +291,8 @@ static int one_job(struct builder *b, const struct slurm_rec *r, int64_t first_s
 	j->model = (char *)r->model;
 	j->tenant = (char *)r->tenant;
 	j->time_limit = r->limit;
+	if (b->o->resources)
+		job_resources(b, j, r);
 	if (imp_job_check(t, b->caps, j, b->path, r->line, err, errlen))
 		return -1;
 	b->fin[t->n_jobs - 1 - b->kept_first] = r;
@@ -369,7 +395,7 @@ int slurm_finish_jobs(struct slurm_jobs *jobs, const struct import_slurm_opts *o
 		      char *err, size_t errlen)
 {
 	const struct slurm_rec **fin = xcalloc_large(jobs->n + 1, sizeof *fin);
-	struct builder b = { t, o, caps, path, tenant_col, kept_states, kept_kinds, t->n_jobs, 0, fin };
+	struct builder b = { t, o, caps, path, tenant_col, kept_states, kept_kinds, t->n_jobs, 0, fin, 0 };
 	struct slurm_rec **v = NULL;
 	size_t cap = 0;
 	int rc = -1;
@@ -410,6 +436,9 @@ int slurm_finish_jobs(struct slurm_jobs *jobs, const struct import_slurm_opts *o
 			imp_count(&t->arena, jobs->limit_kinds, fin[i - b.kept_first]->limit_word);
 	if (o->het_join)
 		slurm_join_hetjobs(t, b.kept_first, kept_kinds);
+	jobs->res_uneven = b.res_uneven;
+	for (size_t i = b.kept_first; i < t->n_jobs; i++)
+		jobs->res_kept += t->jobs[i].res != 0;
 	char buf[32];
 	slurm_format_time(origin, ' ', buf, sizeof buf);
 	t->time_origin = trace_strdup(t, buf);

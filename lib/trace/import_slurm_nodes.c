@@ -4,6 +4,8 @@
 #include "trace/import_slurm_internal.h"
 #include "trace/import_util.h"
 #include "core/text.h"
+#include "core/xalloc.h"
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -128,7 +130,27 @@ static int parse_gres(char *s, long long *gpus, char **type, char *msg, size_t m
 	return 0;
 }
 
-int slurm_read_nodes(struct trace *t, const char *path, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
+/* issue 36 (--resources): CPUTot (cores, *cpu in milli) and RealMemory (MB, Slurm's MiB) of a
+ * node record when it has them (else -1), read from copies (node_value cuts the line). */
+static int node_resources(const char *line, long long *cpu, long long *mem, const struct lines *l, char *err, size_t errlen)
+{
+	char *c[3] = { xstrdup(line), xstrdup(line), xstrdup(line) };
+	char *name = node_value(c[0], "NodeName"), *cpus = node_value(c[1], "CPUTot"), *rm = node_value(c[2], "RealMemory");
+	char rec[300];
+	snprintf(rec, sizeof rec, "node '%s'", name ? name : "");
+	int rc = -1;
+	*cpu = *mem = -1;
+	if ((cpus && imp_res_cell(cpus, "CPUTot", 1000, 0, TRACE_MAX_RES, cpu, rec, l->name, l->line, err, errlen)) ||
+	    (rm && imp_res_cell(rm, "RealMemory", 1, 0, TRACE_MAX_RES, mem, rec, l->name, l->line, err, errlen)))
+		goto out;
+	rc = 0;
+out:
+	for (int i = 0; i < 3; i++)
+		free(c[i]);
+	return rc;
+}
+
+int slurm_read_nodes(struct trace *t, const char *path, bool res, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
 {
 	struct lines l = { 0 };
 	struct imp_nodes seen;
@@ -147,6 +169,9 @@ int slurm_read_nodes(struct trace *t, const char *path, struct json *hdr, struct
 			imp_errf(err, errlen, l.name, l.line, "expected a 'NodeName=' record of scontrol show node -o (one node per line)");
 			goto out;
 		}
+		long long cpu = -1, mem = -1;
+		if (res && node_resources(s, &cpu, &mem, &l, err, errlen))
+			goto out;
 		char *gres = node_value(s, "Gres"), *name = node_value(s, "NodeName");
 		const char *problem = text_id_problem(name, strlen(name));
 		if (problem) {
@@ -168,6 +193,8 @@ int slurm_read_nodes(struct trace *t, const char *path, struct json *hdr, struct
 			goto out;
 		}
 		if (imp_node(t, t, &seen, name, type ? type : "gpu", gpus, l.name, l.line, err, errlen))
+			goto out;
+		if ((cpu >= 0 || mem >= 0) && imp_node_res(t, cpu, mem, l.name, l.line, err, errlen))
 			goto out;
 	}
 	if (r < 0)

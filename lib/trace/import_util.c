@@ -3,6 +3,7 @@
 #include "core/ndjson.h"
 #include "core/num.h"
 #include "core/xalloc.h"
+#include "core/text.h"
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -332,4 +333,41 @@ size_t imp_seeded_subset(const long long *gpus, size_t n, long long target, uint
 	while (k < n && have < target)
 		have += gpus[order[k++]];
 	return k;
+}
+
+int imp_res_cell(const char *cell, const char *col, long long scale, long long lo, long long hi, long long *out, const char *rec,
+		 const char *path, unsigned long line, char *err, size_t errlen)
+{
+	long long v;
+	if (imp_py_int(cell, &v)) {
+		char q[100];
+		text_quote(q, sizeof q, cell, strlen(cell));
+		imp_errf(err, errlen, path, line, "%s: '%s' is not an integer: '%s'", rec, col, q);
+		return -1;
+	}
+	if (v < lo / scale || v > hi / scale) {
+		imp_errf(err, errlen, path, line, "%s: '%s' %lld is outside %lld..%lld", rec, col, v, lo / scale, hi / scale);
+		return -1;
+	}
+	*out = v * scale;
+	return 0;
+}
+
+int imp_node_res(struct trace *t, long long cpu, long long mem, const char *path, unsigned long line, char *err, size_t errlen)
+{
+	struct trace_node *n = &t->nodes[t->n_nodes - 1];
+	if (cpu >= 0) {
+		n->cpu_milli = cpu;
+		n->res |= TRACE_RES_CPU;
+	}
+	if (mem >= 0) {
+		n->memory_mib = mem;
+		n->res |= TRACE_RES_MEM;
+	}
+	char e[400];
+	if (trace_check_node(n, NULL, e, sizeof e)) {
+		imp_errf(err, errlen, path, line, "%s", e);
+		return -1;
+	}
+	return 0;
 }

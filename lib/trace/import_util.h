@@ -79,6 +79,12 @@ int imp_node(struct trace *dst, struct trace *owner, struct imp_nodes *s, const 
 	     const char *path, unsigned long line, char *err, size_t errlen);
 int imp_job_check(const struct trace *t, const struct trace_caps *caps, const struct trace_job *j, const char *path,
 		  unsigned long line, char *err, size_t errlen);
+/* issue 36 (--resources): a cell holding an integer in lo..hi (after x scale), for the record
+ * named rec ("node 'n1'", "job 'j'"); "PATH:LINE: REC: 'COL' ..." on anything else. */
+int imp_res_cell(const char *cell, const char *col, long long scale, long long lo, long long hi, long long *out, const char *rec,
+		 const char *path, unsigned long line, char *err, size_t errlen);
+/* The last node added gets cpu_milli (cpu >= 0) and memory_mib (mem >= 0), checked. */
+int imp_node_res(struct trace *t, long long cpu, long long mem, const char *path, unsigned long line, char *err, size_t errlen);
 
 /* Deterministic seeded subset: Fisher-Yates shuffle of indices 0..n-1 driven by SplitMix64(seed),
  * then the shortest prefix whose gpu sum reaches target. order gets the chosen indices;

@@ -1,4 +1,5 @@
 #include "trace/trace.h"
+#include "trace/res.h"
 #include "core/canon.h"
 #include "core/xalloc.h"
 #include "core/num.h"
@@ -128,7 +129,7 @@ int trace_check_node(const struct trace_node *n, long long *total, char *err, si
 		}
 		*total += n->gpu_count;
 	}
-	return 0;
+	return trace_res_check_node(n, err, errlen);
 }
 
 int trace_check_job(const struct trace_job *j, int version, char *err, size_t errlen)
@@ -164,7 +165,7 @@ int trace_check_job(const struct trace_job *j, int version, char *err, size_t er
 		snprintf(err, errlen, "job '%s': time_limit must be an integer in [1, 1e12] seconds", j->id);
 		return -1;
 	}
-	return 0;
+	return trace_res_check_job(j, err, errlen);
 }
 
 static int mc_cmp(const void *a, const void *b)
@@ -304,8 +305,9 @@ fail:
 
 /* ---- stream reading ---- */
 
-static const char *const node_keys[] = { "type", "node_id", "gpu_model", "gpu_count", NULL };
-static const char *const job_keys[] = { "type", "job_id", "submit", "duration", "gpus", "class", "gpu_model", "tenant", "phase", "time_limit", NULL };
+static const char *const node_keys[] = { "type", "node_id", "gpu_model", "gpu_count", "cpu_milli", "memory_mib", NULL };
+static const char *const job_keys[] = { "type", "job_id", "submit", "duration", "gpus", "class", "gpu_model", "tenant", "phase", "time_limit",
+	"workers", "cpu_milli", "memory_mib", "gpu_milli", "gpu_spec", NULL };
 static const char *const header_keys[] = { "type", "schema", "tool", "version", "inputs", "params", "trace_id",
 	"time_origin", "window", "source", "skipped_rows", NULL };
 
@@ -403,7 +405,7 @@ static int read_node(struct trace *t, struct nd_reader *r, const struct json *v,
 	}
 	struct trace_node n = { .id = (char *)id, .model = (char *)model, .gpu_count = c->u.i };
 	char e[300];
-	if (trace_check_node(&n, total, e, sizeof e)) {
+	if (trace_res_node_json(&n, v, e, sizeof e) || trace_check_node(&n, total, e, sizeof e)) {
 		ndr_errorf(r, err, errlen, "%s", e);
 		return -1;
 	}
@@ -419,6 +421,9 @@ static int read_node(struct trace *t, struct nd_reader *r, const struct json *v,
 	nd->id = trace_strdup(t, id);
 	nd->model = trace_strdup(t, model);
 	nd->gpu_count = c->u.i;
+	nd->cpu_milli = n.cpu_milli;
+	nd->memory_mib = n.memory_mib;
+	nd->res = n.res;
 	return 0;
 }
 
@@ -430,6 +435,7 @@ struct jobrec {
 	double submit, duration, gpus;
 	bool submit_int, duration_int, gpus_int;
 	long long time_limit;           /* issue 37: 0 = absent, -1 = present but not an integer > 0 */
+	const struct json *v;           /* issue 36: the parsed record, for the resource fields (NULL on the fast path) */
 };
 
 /* The job of t->share with j's (submit, id), or NULL; both streams are in (submit, id)
@@ -451,7 +457,7 @@ static bool same_job(const struct trace_job *a, const struct trace_job *b)
 	return !memcmp(&a->submit, &b->submit, sizeof a->submit) && !memcmp(&a->duration, &b->duration, sizeof a->duration) &&
 	       !memcmp(&a->gpus, &b->gpus, sizeof a->gpus) && a->submit_int == b->submit_int && a->duration_int == b->duration_int &&
 	       a->gpus_int == b->gpus_int && a->hp == b->hp && a->phase == b->phase && a->id == b->id && a->model == b->model &&
-	       a->tenant == b->tenant && a->time_limit == b->time_limit;
+	       a->tenant == b->tenant && a->time_limit == b->time_limit && trace_res_same(a, b);
 }
 
 static int apply_job(struct trace *t, struct nd_reader *r, const struct jobrec *f, char *err, size_t errlen)
@@ -503,8 +509,8 @@ static int apply_job(struct trace *t, struct nd_reader *r, const struct jobrec *
 	j->model = (char *)model;
 	j->tenant = (char *)tenant;
 	char e[300];
-	if (trace_check_job(j, t->version, e, sizeof e)) {
-		j->id = j->model = j->tenant = NULL;
+	if ((f->v && trace_res_job_json(j, f->v, e, sizeof e)) || trace_check_job(j, t->version, e, sizeof e)) {
+		j->id = j->model = j->tenant = j->gpu_spec = NULL;
 		ndr_errorf(r, err, errlen, "%s", e);
 		return -1;
 	}
@@ -512,6 +518,8 @@ static int apply_job(struct trace *t, struct nd_reader *r, const struct jobrec *
 	j->id = lj ? lj->id : trace_strdup(t, id);
 	j->model = lj && !strcmp(lj->model, model) ? lj->model : trace_strdup(t, model);
 	j->tenant = !tenant ? NULL : lj && lj->tenant && !strcmp(lj->tenant, tenant) ? lj->tenant : trace_strdup(t, tenant);
+	if (j->gpu_spec)
+		j->gpu_spec = lj && lj->gpu_spec && !strcmp(lj->gpu_spec, j->gpu_spec) ? lj->gpu_spec : trace_strdup(t, j->gpu_spec);
 	if (t->share_all && !(lj == &t->share->jobs[t->n_jobs - 1] && same_job(lj, j)))
 		t->share_all = false;
 	if (t->n_jobs > 1 && trace_job_cmp(&t->jobs[t->n_jobs - 2], j) >= 0) {
@@ -536,6 +544,7 @@ static int read_job(struct trace *t, struct nd_reader *r, const struct json *v, 
 	f.phase = get_str(v, "phase");
 	f.has_tenant = json_get(v, "tenant") != NULL;
 	f.has_phase = json_get(v, "phase") != NULL;
+	f.v = v;
 	struct json *tl = json_get(v, "time_limit");
 	f.time_limit = !tl ? 0 : tl->kind == JSON_INT && tl->u.i > 0 ? tl->u.i : -1;
 	f.nums_ok = !(get_num(v, "submit", &f.submit, &f.submit_int) || get_num(v, "duration", &f.duration, &f.duration_int) ||
@@ -724,6 +733,7 @@ int trace_write(const struct trace *t, const struct json *header, struct nd_writ
 		sb_add_jstr(&sb, n->model, strlen(n->model));
 		sb_adds(&sb, ",\"gpu_count\":");
 		sb_add_int(&sb, n->gpu_count);
+		trace_res_node_write(&sb, n);
 		sb_addc(&sb, '}');
 		rc = ndw_raw(w, sb.buf, sb.len, err, errlen);
 	}
@@ -750,6 +760,7 @@ int trace_write(const struct trace *t, const struct json *header, struct nd_writ
 			sb_adds(&sb, ",\"time_limit\":");
 			sb_add_int(&sb, j->time_limit);
 		}
+		trace_res_job_write(&sb, j);
 		sb_addc(&sb, '}');
 		rc = ndw_raw(w, sb.buf, sb.len, err, errlen);
 	}

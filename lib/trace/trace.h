@@ -42,6 +42,11 @@ enum trace_phase { PHASE_NONE, PHASE_WARMUP, PHASE_EVAL };
 #define TRACE_RES_WORKERS   0x04u   /* job: workers, each taking gpus / workers whole GPUs on one node */
 #define TRACE_RES_GPU_MILLI 0x08u   /* job: gpu_milli, a share (1..999) of one GPU */
 #define TRACE_RES_GPU_SPEC  0x10u   /* job: gpu_spec, the GPU models it may run on ('|'-separated) */
+/* Their bounds (docs/hardening.md): cpu_milli and memory_mib 0..TRACE_MAX_RES (nodes and
+ * jobs), workers 1..TRACE_MAX_WORKERS, gpu_milli 1..999, gpu_spec 1..TRACE_MAX_SPEC bytes. */
+#define TRACE_MAX_RES (1LL << 32)
+#define TRACE_MAX_WORKERS (1LL << 20)
+#define TRACE_MAX_SPEC 1024
 
 struct trace_node {
 	char *id;
@@ -145,6 +150,13 @@ int trace_check_node(const struct trace_node *n, long long *total, char *err, si
 int trace_check_job(const struct trace_job *j, int version, char *err, size_t errlen);
 /* An identifier's problem ("job_id 'x' contains a control character") or 0. */
 int trace_check_id(const char *what, const char *s, char *err, size_t errlen);
+
+/* issue 36 (lib/trace/fits.c): for the physical placement, whether every job's workers fit
+ * the empty cluster: a worker takes gpus / workers whole GPUs (or its gpu_milli share of one)
+ * with its cpu_milli and memory_mib on one node of its gpu_model and gpu_spec; absent node
+ * fields do not limit. 0, or -1 and "job 'J' can never be placed: why" for the first such
+ * job in trace order. Call it where a trace is loaded for a physical placement. */
+int trace_check_fits(const struct trace *t, char *err, size_t errlen);
 
 /* Capacity per GPU model, for checking jobs row by row: built from valid nodes. */
 struct trace_caps {
