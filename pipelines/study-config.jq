@@ -30,7 +30,7 @@ def known(keys): (keys_unsorted - keys) as $extra
 
 if .schema_version != "schednav.study/v1" then fail("schema_version must be 'schednav.study/v1'") else . end
 | known(["schema_version", "description", "trace", "windows", "warmup_seconds", "warmup_spot",
-         "split", "arms", "baseline", "slo", "repetitions", "adaptive"])
+         "split", "arms", "baseline", "slo", "repetitions", "adaptive", "placement_strategy", "placement_seed"])
 | (.trace // fail("missing 'trace'")) as $t
 | (.windows // fail("missing 'windows'")) as $w
 | (.split // fail("missing 'split'")) as $s
@@ -125,5 +125,16 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
   "REPETITIONS := \($reps)",
   "ADAPTIVE := " + (if .adaptive != null then "yes" else "" end),
   "AGENT_SELECTIONS := " + (if .adaptive != null then .adaptive.agent_selections | path("adaptive.agent_selections") else "" end),
-  "CALIBRATION_FRACTION := \($s.calibration_fraction // "")"
+  "CALIBRATION_FRACTION := \($s.calibration_fraction // "")",
+  # issue 36: every arm's placement_strategy (and seed) replaced (sim-run --placement); the
+  # make variables PLACEMENT and PLACEMENT_SEED on the command line override these
+  # (written only when given, so the config.mk of a config without them keeps its bytes)
+  (if .placement_strategy == null then empty else "PLACEMENT := " + (if false then ""
+                     elif (.placement_strategy | type == "string") and ([.placement_strategy] | inside(["deterministic_best_fit",
+                       "largest-free", "random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd"]))
+                     then .placement_strategy
+                     else fail("'placement_strategy' must be deterministic_best_fit, largest-free, random, dot-product, gpu-clustering, gpu-packing, best-fit or fgd, not \(.placement_strategy | shown)") end) end),
+  (if .placement_seed == null then empty
+   elif (.placement_seed | int_in(0; 1000000000000)) and .placement_strategy != null then "PLACEMENT_SEED := \(.placement_seed)"
+   else fail("'placement_seed' must be an integer in 0..1000000000000, with 'placement_strategy'") end)
   ] | join("\n")

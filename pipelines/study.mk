@@ -74,7 +74,10 @@ RANK_ARGS := $(if $(filter-out 3 4 5,$(words $(ARMS))),--max-candidates $(words 
 $(call study_stamp,$(SW)/stamp/trace.args,$(TRACE_KIND) $(VERSION) $(TRACE_ARGS))
 $(call study_stamp,$(SW)/stamp/scan.args,trace-scan $(VERSION) $(SCAN_ARGS))
 $(call study_stamp,$(SW)/stamp/windows.args,$(SPLIT) warmup $(WARMUP_SECONDS) exclude $(EXCLUDE) min-start $(MIN_START))
-$(call study_stamp,$(SW)/stamp/sim.args,sim-run $(VERSION))
+# issue 36: PLACEMENT (the config's placement_strategy, or make PLACEMENT=fgd) replaces every
+# arm's placement_strategy (sim-run --placement), PLACEMENT_SEED its placement_seed
+PLACEMENT_ARG = $(if $(PLACEMENT),--placement $(PLACEMENT)$(if $(PLACEMENT_SEED), --placement-seed $(PLACEMENT_SEED)))
+$(call study_stamp,$(SW)/stamp/sim.args,$(strip sim-run $(VERSION) $(PLACEMENT_ARG)))
 $(call study_stamp,$(SW)/stamp/eval.args,metrics slo-audit rank $(VERSION) baseline $(BASELINE))
 $(if $(ADAPTIVE),$(call study_stamp,$(SW)/stamp/design.args,adaptive-design $(VERSION) $(ADAPTIVE_DESIGN_ARGS)))
 # Pool saturation (issue 34): CAPACITY='MODEL=GPUS ...' is the only way a pool's capacity
@@ -103,7 +106,7 @@ $(SW)/windows.mk: $(SW)/windows.ndjson $(SW)/stamp/windows.args pipelines/study-
 # Arms' simulations are one command line each so that SIM_LAUNCHER can ship them away.
 define study_arm
 $1/$4/rep-%.result.ndjson.zst: $1/slice.trace.ndjson.zst $(call POLICY,$4) $(call CONTROLLER,$4) $(SW)/stamp/sim.args
-	$$(SIM_PREFIX) sim-run --no-progress --policy $(call POLICY,$4) $(call CONTROLLER_ARG,$4) -i $1/slice.trace.ndjson.zst -o $$@
+	$$(SIM_PREFIX) sim-run --no-progress --policy $(call POLICY,$4) $$(PLACEMENT_ARG) $(call CONTROLLER_ARG,$4) -i $1/slice.trace.ndjson.zst -o $$@
 	@$$(STUDY_PROGRESS)
 
 $1/$4/result.fp: $(foreach r,$(REPS),$1/$4/rep-$r.result.ndjson.zst)

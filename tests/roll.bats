@@ -544,3 +544,28 @@ rolling() { jq -c 'select(.type == "rolling_observation" or .type == "scenario" 
 		if alive "$pid"; then fail "decider child $pid outlived roll"; fi
 	done
 }
+
+@test "roll: an action space whose policies use a physical placement_strategy rolls on the node model; mixed strategies are refused" {
+	# jobs of more GPUs than a node holds (and no workers field) cannot be placed on nodes
+	for f in exec hist; do
+		jq -c 'select(.type != "end" and (.type != "job" or .gpus <= 8))' "$D/$f.nd" > "$f.body"
+		stream-seal "$f.body" > "$f.nd"
+	done
+	mkdir -p pol
+	for p in native-fifo rolling-fifo-open native-preemptive-g3600-b09-d0000 rolling-preemptive-open-d0000 rolling-preemptive-open-loss-aware; do
+		jq '.placement_strategy = "largest-free"' "$ROOT/configs/policies/$p.json" > "pol/$p.json"
+	done
+	jq '.fixed_execution_controls.placement_strategy = "largest-free" | .profiles |= map(sub("configs/policies/"; "pol/"))' \
+		"$ROOT/configs/action_spaces/rolling-predictive-v3.json" > space.json
+	jq --arg r "$ROOT" '.action_space = "space.json" | .slo = ($r + "/" + .slo) | .inner_predictor = ($r + "/" + .inner_predictor)' "$CFG" > cfg.json
+	run -0 roll --config cfg.json --history hist.nd --controller "$CTL" --decider rule -o phys.nd exec.nd
+	run -0 jq -c 'select(.type == "rolling_report") | [.decision_count, .candidate_simulation_count]' phys.nd
+	assert_output '[12,72]'
+	metrics --input phys.nd > m.nd
+	run -0 jq -c 'select(.type == "metrics") | [.placement_strategy, .placement.placement_strategy, (.placement.sample_count > 0), .rolling_control.decision_count]' m.nd
+	assert_output '["largest-free","largest-free",true,12]'
+	# one action on another strategy: a session cannot change its placement model
+	jq '.placement_strategy = "fgd"' "$ROOT/configs/policies/native-fifo.json" > pol/native-fifo.json
+	run -1 roll --config cfg.json --history hist.nd --controller "$CTL" --decider rule -o mixed.nd exec.nd
+	assert_output --partial "action 'native-fifo' does not keep the fixed execution controls"
+}

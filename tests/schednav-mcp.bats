@@ -541,3 +541,20 @@ PY
 	run -0 jq -r .error.message "$T/v2.json"
 	assert_output "run config 'v2' (run-configs/v2.json): 'schema_version' is not \"schednav.run-config/1\""
 }
+
+@test "schednav-mcp: an action whose policy has a physical placement_strategy simulates on the node model; the headline carries its placement block" {
+	local T="$BATS_TEST_TMPDIR" C="$BATS_TEST_TMPDIR/configs"
+	cp -r "$ROOT/configs" "$C"
+	jq '.placement_strategy = "best-fit" | .action_id = "fifo-best-fit"' "$ROOT/configs/policies/native-fifo.json" > "$C/policies/fifo-best-fit.json"
+	jq '.action_space_id = "phys-v1" | .action_ids += ["fifo-best-fit"]' "$ROOT/configs/action_spaces/static-v1.json" > "$C/action_spaces/phys-v1.json"
+	# (Philly's 16-GPU jobs name no workers: one node of 8 GPUs cannot hold them)
+	cp "$ROOT/tests/data/sim/fragmentation-small.trace.ndjson" "$W/traces/frag.ndjson"
+	echo '{"schema_version":"schednav.run-config/1","trace_ref":"traces/frag.ndjson"}' > "$W/run-configs/frag.json"
+	req='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"simulate_policy","arguments":{"run_config_id":"frag","action_id":"fifo-best-fit"}}}'
+	printf '%s\n%s\n%s\n' "$INIT" '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$req" |
+		schednav-mcp --profile simulation --workspace "$W" --configs "$C" --action-space phys-v1 > "$T/out"
+	run -0 jq -c 'select(.id == 1) | .result.structuredContent | [.state, .result.metrics.placement.placement_strategy, (.result.metrics.placement.sample_count > 0)]' "$T/out"
+	assert_output '["succeeded","best-fit",true]'
+	sim-run --policy "$C/policies/fifo-best-fit.json" --input "$W/traces/frag.ndjson" -o "$T/direct.zst"
+	[ "$(jq -r 'select(.id == 1) | .result.structuredContent.result.result_fingerprint' "$T/out")" = "$(body_fp "$T/direct.zst")" ]
+}

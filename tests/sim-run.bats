@@ -234,3 +234,21 @@ starts() { jq -r 'select(.type=="job_result") | "\(.job_id) \(.start_time_second
 	run -1 sim-run --policy "$(strategy deterministic_best_fit '| .placement_seed = 7')" --input "$FRAG"
 	assert_output --partial "'placement_seed' seeds the physical node model"
 }
+
+@test "sim-run: --placement and --placement-seed replace the policy's strategy and seed (header policy and fingerprint follow)" {
+	sim-run --policy "$POL/native-fifo.json" --placement largest-free --input "$FRAG" > "$TMP/a"
+	sim-run --policy "$(strategy largest-free)" --input "$FRAG" > "$TMP/b"
+	run -0 jq -c 'select(.type=="header") | [.policy.placement_strategy, .policy.placement_seed]' "$TMP/a"
+	assert_output '["largest-free",null]'
+	run -0 starts "$TMP/a"
+	assert_output 'a 0 100 b 0 100 c 100 110 d 2 12 '
+	sim-run --policy "$POL/native-fifo.json" --placement random --placement-seed 9 --input "$FRAG" > "$TMP/c"
+	run -0 jq -c 'select(.type=="header") | [.policy.placement_strategy, .policy.placement_seed]' "$TMP/c"
+	assert_output '["random",9]'
+	run -2 sim-run --policy "$POL/native-fifo.json" --placement-seed 9 --input "$FRAG"
+	assert_line --index 0 'sim-run: --placement-seed needs --placement'
+	run -2 sim-run --policy "$POL/native-fifo.json" --placement fgd --placement-seed -1 --input "$FRAG"
+	assert_line --index 0 'sim-run: --placement-seed wants a whole number in 0..10^12'
+	run -1 sim-run --policy "$POL/native-fifo.json" --placement tetris --input "$FRAG"
+	assert_output --partial "unknown placement_strategy 'tetris'"
+}

@@ -356,3 +356,19 @@ EDITS
 	assert_output 1
 	run -0 grep -F '<tr><th>native-fifo</th><td><code>allocation-soft-target</code> 2/4, <code>hp-p95-queue-seconds</code> 4/4</td></tr>' "$T/report.html"
 }
+
+@test "study: PLACEMENT=largest-free runs every arm on the physical node model; the config's placement_strategy does the same, and a bad one stops the study" {
+	study_make "$BATS_TEST_TMPDIR/p" PLACEMENT=largest-free -j2 calibration > "$BATS_TEST_TMPDIR/p.log" 2>&1 || { cat "$BATS_TEST_TMPDIR/p.log"; false; }
+	for arm in native-fifo native-preemptive-3600 native-preemptive-g3600-b09-loss-aware; do
+		run -0 sh -c "zstdcat '$BATS_TEST_TMPDIR/p/tiny/calibration/window-0000/$arm/metrics.ndjson.zst' | jq -c 'select(.type==\"metrics\") | [.placement_strategy, (.placement.sample_count > 0)]'"
+		assert_output '["largest-free",true]'
+	done
+	[ -s "$BATS_TEST_TMPDIR/p/tiny/calibration/selection.ndjson" ]
+	jq '.placement_strategy = "best-fit" | .placement_seed = 3' "$ROOT/$STUDY" > "$BATS_TEST_TMPDIR/tiny.json"
+	run -0 sh -c "jq -r -f '$ROOT/pipelines/study-config.jq' '$BATS_TEST_TMPDIR/tiny.json' | grep '^PLACEMENT'"
+	assert_output 'PLACEMENT := best-fit
+PLACEMENT_SEED := 3'
+	jq '.placement_strategy = "tetris"' "$ROOT/$STUDY" > "$BATS_TEST_TMPDIR/bad.json"
+	run -5 jq -r -f "$ROOT/pipelines/study-config.jq" "$BATS_TEST_TMPDIR/bad.json"
+	assert_output --partial "study config: 'placement_strategy' must be deterministic_best_fit, largest-free"
+}

@@ -2,6 +2,7 @@
  * controller inside the event loop) and write the result stream. */
 #include "core/cli.h"
 #include "core/die.h"
+#include "core/num.h"
 #include "core/ndjson.h"
 #include "core/progress.h"
 #include "core/strbuf.h"
@@ -16,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "sim-run --policy FILE [--controller FILE] [--progress | --no-progress] [-o OUT] [FILE]\n";
+static const char usage[] = "sim-run --policy FILE [--placement S [--placement-seed N]] [--controller FILE] [--progress | --no-progress] [-o OUT] [FILE]\n";
 
 static const char help[] =
 	"\n"
@@ -28,6 +29,10 @@ static const char help[] =
 	"control_decision record per controller update and one control_report.\n"
 	"\n"
 	"  -p, --policy FILE      schednav.simulation-policy/v1 JSON file (required)\n"
+	"      --placement S      the policy's placement_strategy replaced by S: deterministic_best_fit\n"
+	"                         (the pool model) or a physical one (largest-free, random,\n"
+	"                         dot-product, gpu-clustering, gpu-packing, best-fit, fgd)\n"
+	"      --placement-seed N the policy's placement_seed replaced by N (with --placement)\n"
 	"  -c, --controller FILE  schednav.predictive-controller/v1 (aggregate) or\n"
 	"                         schednav.tenant-predictive-controller/1 JSON file\n"
 	"      --progress         print the jobs arrived so far on stderr even when it is not a\n"
@@ -74,12 +79,15 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
+		{ "placement", required_argument, NULL, 'P' },
+		{ "placement-seed", required_argument, NULL, 'S' },
 		{ "controller", required_argument, NULL, 'c' },
 		PROGRESS_OPTIONS,
 		CLI_OPTION_INPUT, CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *policy_path = NULL, *controller_path = NULL;
+	const char *policy_path = NULL, *controller_path = NULL, *placement = NULL;
+	long long placement_seed = -1;
 	enum progress_mode progress_mode = PROGRESS_AUTO;
 	struct cli cli;
 	int c;
@@ -88,6 +96,11 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'p': policy_path = optarg; break;
 		case 'c': controller_path = optarg; break;
+		case 'P': placement = optarg; break;
+		case 'S':
+			if (num_parse_int(optarg, &placement_seed) || placement_seed < 0 || placement_seed > POLICY_MAX_SECONDS)
+				usage_fail(usage, "--placement-seed wants a whole number in 0..10^12");
+			break;
 		case PROGRESS_OPT_ON: progress_mode = PROGRESS_ON; break;
 		case PROGRESS_OPT_OFF: progress_mode = PROGRESS_OFF; break;
 		default: cli_option(&cli, c, argv);
@@ -108,7 +121,9 @@ int main(int argc, char **argv)
 	struct pc_records rec = { 0 };
 	arena_init(&a);
 	trace_init(&t);
-	if (policy_load(&pol, policy_path, &a, err, sizeof err))
+	if (placement_seed >= 0 && !placement)
+		usage_fail(usage, "--placement-seed needs --placement");
+	if (policy_load_placement(&pol, policy_path, placement, placement_seed, &a, err, sizeof err))
 		die("%s", err);
 	if (controller_path && pc_config_load(&cfg, controller_path, &a, err, sizeof err))
 		die("%s", err);

@@ -319,7 +319,9 @@ struct json *br_headline(struct arena *a, const struct json *m)
 {
 	static const char *const keys[] = {
 		"action_id", "allocation_rate_mean", "hp_jct_p95_seconds", "hp_queue_p95_seconds", "spot_jct_p95_seconds",
-		"spot_eviction_rate_per_run", "spot_guarantee_success_rate", "hp_preempted_job_count", "predictive_control", "rolling_control", NULL,
+		"spot_eviction_rate_per_run", "spot_guarantee_success_rate", "hp_preempted_job_count", "predictive_control", "rolling_control",
+		"placement",   /* issue 36: a physical placement_strategy's block (the strategy, fragmentation) */
+		NULL,
 	};
 	struct json *o = json_object(a);
 	for (const char *const *k = keys; *k; k++) {

@@ -315,8 +315,12 @@ int roll_catalog_load(struct roll_catalog *cat, const char *path, struct arena *
 			return fail(err, errlen, path, e);
 		}
 		struct json *ov = json_get(fx, "preemption_overhead_seconds"), *pl = json_get(fx, "placement_strategy");
+		/* issue 36: every action places as the fixed control says (else as the first action):
+		 * a session's placement model cannot change (docs/simulator.md §3.13) */
+		const char *place = policy_placement_name(p->placement);
 		if ((ov && !(ov->kind == JSON_INT && ov->u.i == p->overhead_seconds)) ||
-		    (pl && !(pl->kind == JSON_STRING && !strcmp(pl->u.str.s, "deterministic_best_fit")))) {
+		    (pl && !(pl->kind == JSON_STRING && !strcmp(pl->u.str.s, place))) ||
+		    (i > 0 && (p->placement != cat->actions[0].placement || p->placement_seed != cat->actions[0].placement_seed))) {
 			snprintf(e, sizeof e, "action '%s' does not keep the fixed execution controls", p->action_id);
 			return fail(err, errlen, path, e);
 		}

@@ -312,10 +312,20 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 
 int policy_load(struct sim_policy *p, const char *path, struct arena *a, char *err, size_t errlen)
 {
+	return policy_load_placement(p, path, NULL, -1, a, err, errlen);
+}
+
+int policy_load_placement(struct sim_policy *p, const char *path, const char *placement, long long seed, struct arena *a, char *err,
+			  size_t errlen)
+{
 	char perr[512];
 	struct json *doc;
 	if (json_parse_file(a, path, &doc, err, errlen))
 		return -1;
+	if (doc && doc->kind == JSON_OBJECT && placement)   /* issue 36: the caller's strategy (and seed) replace the file's */
+		json_set(a, doc, "placement_strategy", json_str(a, placement));
+	if (doc && doc->kind == JSON_OBJECT && seed >= 0)
+		json_set(a, doc, "placement_seed", json_int(a, seed));
 	if (policy_from_json(p, doc, a, perr, sizeof perr)) {
 		snprintf(err, errlen, "%s: %s", path, perr);
 		return -1;

@@ -69,6 +69,11 @@ struct sim_policy {
 int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena *a, char *err, size_t errlen);
 /* Read and validate a policy file ("PATH: message" errors). */
 int policy_load(struct sim_policy *p, const char *path, struct arena *a, char *err, size_t errlen);
+/* issue 36: policy_load with placement_strategy set to placement (NULL: the file's) and
+ * placement_seed to seed (< 0: the file's) before validation: the policy, its canonical dict
+ * and fingerprint are those of the file so edited (sim-run --placement, studies' PLACEMENT). */
+int policy_load_placement(struct sim_policy *p, const char *path, const char *placement, long long seed, struct arena *a, char *err,
+			  size_t errlen);
 const char *policy_scheduler_name(enum sim_scheduler s);
 const char *policy_victim_name(enum sim_victim_order v);
 const char *policy_admission_name(enum sim_admission m);
