@@ -252,3 +252,17 @@ starts() { jq -r 'select(.type=="job_result") | "\(.job_id) \(.start_time_second
 	run -1 sim-run --policy "$POL/native-fifo.json" --placement tetris --input "$FRAG"
 	assert_output --partial "unknown placement_strategy 'tetris'"
 }
+
+@test "pipelines/placement-sim-compare.sh: the docs/placement.md table on a fixture, the same bytes twice" {
+	mkdir -p "$TMP/d"
+	cp "$ROOT/tests/data/res/v2023-nodes.csv" "$TMP/d/openb_node_list_gpu_node.csv"
+	cp "$ROOT/tests/data/res/v2023-pods.csv" "$TMP/d/openb_pod_list_default.csv"
+	cd "$ROOT"
+	KEEP=1 sh pipelines/placement-sim-compare.sh "$TMP/d" "$TMP/w1" > "$TMP/t1"
+	KEEP=1 sh pipelines/placement-sim-compare.sh "$TMP/d" "$TMP/w2" > "$TMP/t2"
+	cmp "$TMP/t1" "$TMP/t2"
+	run -0 sed -n 3,4p "$TMP/t1"
+	assert_output '| full (2 nodes, 10 GPUs) | deterministic_best_fit | 0 | 0 | 0 | 0 | 0 | 0 | – | – | – |
+| full (2 nodes, 10 GPUs) | largest-free | 0 | 0 | 0 | 0 | 0 | 0 | 1.56 | 0 | 0 |'
+	[ "$(grep -c '^| ' "$TMP/t1")" -eq 9 ]   # the header and 2 clusters x 4 placements
+}
