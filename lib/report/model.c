@@ -24,6 +24,8 @@ void rp_model_release(struct rp_model *m)
 		free(m->results[i].jobs);
 		free(m->results[i].runs);
 		free(m->results[i].preemptions);
+		free(m->results[i].frag_t);
+		free(m->results[i].frag_gpus);
 		free(m->results[i].decisions);
 		rp_control_release(&m->results[i].control);
 	}
@@ -179,6 +181,21 @@ static int add_preemption(struct reader_state *st, const struct json *rec, char 
 	return 0;
 }
 
+/* issue 36: a placement_sample (time order, as sim-run writes them), for the fragmentation chart. */
+static int add_frag(struct reader_state *st, const struct json *rec, char *err, size_t errlen)
+{
+	struct rp_result *res = current_result(st, err, errlen);
+	double t, g;
+	if (!res || result_field_num(st->r, rec, "time_seconds", &t, err, errlen) ||
+	    result_field_num(st->r, rec, "fragmented_gpus", &g, err, errlen))
+		return -1;
+	res->frag_t = xgrow(res->frag_t, &res->cap_frag_t, res->nfrag + 1, sizeof *res->frag_t);
+	res->frag_gpus = xgrow(res->frag_gpus, &res->cap_frag_g, res->nfrag + 1, sizeof *res->frag_gpus);
+	res->frag_t[res->nfrag] = t;
+	res->frag_gpus[res->nfrag++] = g;
+	return 0;
+}
+
 /* roll's decisions and report, kept with the arm's result for the rolling timeline. */
 static int add_rolling(struct reader_state *st, const struct json *rec, bool report, char *err, size_t errlen)
 {
@@ -254,6 +271,8 @@ static int record(struct reader_state *st, const struct json *rec, char *err, si
 		return add_preemption(st, rec, err, errlen);
 	if (!strcmp(type, "cluster"))
 		return add_cluster(st, rec, err, errlen);
+	if (in_result && !strcmp(type, "placement_sample"))
+		return add_frag(st, rec, err, errlen);
 	if (in_result && (!strcmp(type, "rolling_decision") || !strcmp(type, "rolling_report")))
 		return add_rolling(st, rec, !strcmp(type, "rolling_report"), err, errlen);
 	if (in_result && !strcmp(type, "control_decision")) {

@@ -74,6 +74,9 @@ struct rp_result {
 	const struct json **decisions;
 	size_t ndecisions, cap_decisions;
 	const struct json *rolling_report;
+	/* issue 36: the placement_sample records (the physical node model): time, fragmented GPUs */
+	double *frag_t, *frag_gpus;
+	size_t nfrag, cap_frag_t, cap_frag_g;
 };
 
 /* A record kept verbatim with the fingerprint of the stream it came in and its path. */

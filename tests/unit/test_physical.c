@@ -262,6 +262,26 @@ static void cpu_bound(void)
 	done();
 }
 
+/* gpu_spec: n1 (model A, 4 GPUs) has the most free, but x may run on B only: it goes to n2 (B,
+ * 2 GPUs), so y (2 GPUs, spec B too) waits for it (10); z (gpu_model A) starts on n1 at 0. */
+static void spec(void)
+{
+	tr_begin();
+	node("n1", "A", 4);
+	node("n2", "B", 2);
+	struct trace_job *x = job("x", 0, 10, 1, false), *y = job("y", 0, 10, 2, false), *z = job("z", 0, 10, 4, false);
+	x->gpu_spec = trace_strdup(&T, "B|C");
+	y->gpu_spec = trace_strdup(&T, "B");
+	x->res |= TRACE_RES_GPU_SPEC;
+	y->res |= TRACE_RES_GPU_SPEC;
+	z->model = trace_strdup(&T, "A");
+	pol("fifo", "largest-free");
+	CHECK(run() == 0, "spec: %s", ERR);
+	CHECK(O.jobs[idx("x")].start == 0 && O.jobs[idx("y")].start == 10 && O.jobs[idx("z")].start == 0, "spec: x %g y %g z %g, want 0 10 0",
+	      O.jobs[idx("x")].start, O.jobs[idx("y")].start, O.jobs[idx("z")].start);
+	done();
+}
+
 /* A clone continues exactly as the session it was copied from. */
 static void clone_continues(void)
 {
@@ -310,6 +330,7 @@ int main(void)
 	preemption();
 	refusals();
 	cpu_bound();
+	spec();
 	clone_continues();
 	printf("test_physical: %d checks, %d failures\n", checks, failures);
 	return failures != 0;
