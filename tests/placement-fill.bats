@@ -139,3 +139,74 @@ fill_error() {
 	assert_success
 	assert_output --partial "$T/grid/default/fgd.alloc.csv"
 }
+
+# ---- issue 36: --trace ----
+
+@test "placement-fill --trace: an imported openb sample gives the CSVs' curves over the same pods, byte for byte" {
+	zstdcat "$DATA/v2023-openb_node_list_gpu_node.csv.zst" > "$T/n.csv"
+	zstdcat "$DATA/v2023-openb_pod_list_default.head500.csv.zst" > "$T/p.csv"
+	run -0 trace-import alibaba-v2023 --nodes "$T/n.csv" --pods "$T/p.csv" --resources -o "$T/t.nd"
+	# the pods trace-import keeps: LS/BE, a kept phase, GPUs, a valid interval
+	awk -F, 'NR == 1 || (($7 == "LS" || $7 == "BE") && ($8 == "Running" || $8 == "Failed" || $8 == "Succeeded") && $4 > 0 && $11 != "" && $9 >= 0 && $11 >= $9 && $10 > $11)' "$T/p.csv" > "$T/kept.csv"
+	[ "$(($(wc -l < "$T/kept.csv") - 1))" -eq "$(grep -c '"type":"job"' "$T/t.nd")" ] || fail "the filter and the importer keep different pods"
+	for p in fgd best-fit; do
+		run -0 placement-fill --trace "$T/t.nd" --policy $p --seed 1-2 -o "$T/a.nd"
+		run -0 placement-fill --nodes "$T/n.csv" --pods "$T/kept.csv" --policy $p --seed 1-2 -o "$T/b.nd"
+		run -0 diff <(grep -v '"type":"header"\|"type":"end"' "$T/a.nd") <(grep -v '"type":"header"\|"type":"end"' "$T/b.nd")
+		assert_output ""
+	done
+	run -0 jq -c 'select(.type == "header") | [.params.trace, .params.total_gpus]' "$T/a.nd"
+	assert_output "[\"$T/t.nd\",6212]"
+	run -0 placement-fill --trace "$T/t.nd" --policy fgd --format fgd-csv -o "$T/f.csv"
+	run -0 cut -d, -f1-5 "$T/f.csv"
+	assert_line --index 1 'alibaba-gpu-v2023,06-FGD,1.3,42,6212'
+}
+
+@test "placement-fill --trace: a job of several workers is that many pods" {
+	cat > "$T/w.body" <<'BODY'
+{"type":"header","schema":"schednav.trace/1","tool":"hand","version":"0","inputs":[],"params":{},"trace_id":"w","time_origin":"1970-01-01 00:00:00","window":null,"source":{},"skipped_rows":{}}
+{"type":"node","node_id":"n1","gpu_model":"A","gpu_count":8,"cpu_milli":64000,"memory_mib":65536}
+{"type":"node","node_id":"n2","gpu_model":"A","gpu_count":8,"cpu_milli":64000,"memory_mib":65536}
+{"type":"job","job_id":"j1","submit":0,"duration":1,"gpus":8,"class":"HP","gpu_model":"*","workers":4,"cpu_milli":8000,"memory_mib":1024}
+{"type":"job","job_id":"j2","submit":1,"duration":1,"gpus":0.25,"class":"Spot","gpu_model":"A","cpu_milli":1000,"gpu_milli":250}
+BODY
+	stream-seal -i "$T/w.body" -o "$T/w.nd"
+	# 4 workers of 2 GPUs and a quarter GPU ask for 8.25 of the 16 GPUs: at tune 8.25 / 16 the
+	# tuning neither adds nor drops a pod, all 5 are placed, and 51.5625 % is arrived and allocated
+	run -0 placement-fill --trace "$T/w.nd" --policy fgd --tune 0.515625 -o "$T/o.nd"
+	run -0 jq -c 'select(.type == "placement_run") | [.pods, .placed, .rejected]' "$T/o.nd"
+	assert_output '[5,5,0]'
+	run -0 jq -c 'select(.type == "placement_point" and .arrived == 52) | .alloc' "$T/o.nd"
+	assert_output '51.5625'
+}
+
+@test "placement-fill --trace: hostile traces name the node or job, exit 1 and write nothing; --trace with --nodes is a usage error" {
+	local src="$ROOT/tests/data/res/small.trace.ndjson"
+	# node n2 has no cpu_milli
+	run placement-fill --trace "$src" --policy fgd -o "$T/out.nd"
+	assert_failure 1
+	assert_output "placement-fill: $src: node 'n2': no cpu_milli or memory_mib (the physical model needs both: trace-import --resources)"
+	assert_no_output "$T/out.nd"
+	# a plain import has fractional GPU jobs without gpu_milli
+	run -0 trace-import alibaba-v2023 --nodes "$ROOT/tests/data/res/v2023-nodes.csv" --pods "$ROOT/tests/data/res/v2023-pods.csv" -o "$T/plain.nd"
+	run placement-fill --trace "$T/plain.nd" --policy fgd -o "$T/out.nd"
+	assert_failure 1
+	assert_output "placement-fill: $T/plain.nd: node 'node-a': no cpu_milli or memory_mib (the physical model needs both: trace-import --resources)"
+	run -0 trace-import alibaba-v2023 --nodes "$ROOT/tests/data/res/v2023-nodes.csv" --pods "$ROOT/tests/data/res/v2023-pods.csv" --resources -o "$T/r.nd"
+	# a pod asking more memory than any node has can never be placed
+	sed 's/"memory_mib":65536,"gpu_spec"/"memory_mib":999999,"gpu_spec"/' "$T/r.nd" | grep -v '"type":"end"' > "$T/big.body"
+	stream-seal -i "$T/big.body" -o "$T/big.nd"
+	run placement-fill --trace "$T/big.nd" --policy fgd -o "$T/out.nd"
+	assert_failure 1
+	assert_output "placement-fill: $T/big.nd: job 'pod-3' can never be placed: a worker needs 999999 MiB of memory, and the most a node with its GPUs and CPUs has is 393216"
+	assert_no_output "$T/out.nd"
+	# a gpu_spec no node has
+	sed 's/"gpu_spec":"V100M32|P100"/"gpu_spec":"T4"/' "$T/r.nd" | grep -v '"type":"end"' > "$T/spec.body"
+	stream-seal -i "$T/spec.body" -o "$T/spec.nd"
+	run placement-fill --trace "$T/spec.nd" --policy fgd -o "$T/out.nd"
+	assert_failure 1
+	assert_output "placement-fill: $T/spec.nd: job 'pod-3' can never be placed: no node has a model of its gpu_spec 'T4'"
+	run placement-fill --trace "$T/r.nd" --nodes "$NODES" --policy fgd
+	assert_failure 2
+	assert_output --partial "--trace replaces --nodes and --pods"
+}

@@ -9,6 +9,7 @@
 #include "core/strbuf.h"
 #include "core/zio.h"
 #include "place/fill.h"
+#include "place/from_trace.h"
 #include "place/openb.h"
 #include <getopt.h>
 #include <math.h>
@@ -21,6 +22,8 @@
 
 static const char usage[] =
 	"placement-fill --nodes NODES.csv --pods PODS.csv --policy P [--seed S[-S2]] [--tune T]\n"
+	"[--format ndjson|svg|fgd-csv] [--metric alloc|frag|frag-ratio] [--workload NAME] [-o OUT]\n"
+	"placement-fill --trace TRACE --policy P [--seed S[-S2]] [--tune T]\n"
 	"[--format ndjson|svg|fgd-csv] [--metric alloc|frag|frag-ratio] [--workload NAME] [-o OUT]\n";
 
 static const char help[] =
@@ -31,6 +34,9 @@ static const char help[] =
 	"\n"
 	"  --nodes FILE        the node list (sn,cpu_milli,memory_mib,gpu,model)\n"
 	"  --pods FILE         the pod list (name,cpu_milli,memory_mib,num_gpu[,gpu_milli[,gpu_spec]])\n"
+	"  --trace TRACE       instead of --nodes and --pods: a canonical trace stream whose nodes\n"
+	"                      have cpu_milli and memory_mib (trace-import --resources); each job\n"
+	"                      is one pod per worker\n"
 	"  --policy P          random, dot-product, gpu-clustering, gpu-packing, best-fit or fgd\n"
 	"  --seed S[-S2]       the run's seed, or every seed from S to S2 (default 42)\n"
 	"  --tune T            inflate or thin the pods to T x the GPU capacity (default 1.3)\n"
@@ -38,11 +44,12 @@ static const char help[] =
 	"                      svg: a chart of the three curves (mean over the seeds);\n"
 	"                      fgd-csv: one row per seed in the artifact's layout\n"
 	"  --metric M          for fgd-csv: alloc (default), frag or frag-ratio\n"
-	"  --workload NAME     the workload column of fgd-csv (default: PODS.csv's name without .csv)\n";
+	"  --workload NAME     the workload column of fgd-csv (default: PODS.csv's name without .csv,\n"
+	"                      or the trace's trace_id)\n";
 
-static const char schemas[] = "reads: openb node and pod lists (CSV)\nwrites: " FILL_SCHEMA ", SVG, FGD artifact CSV\n";
+static const char schemas[] = "reads: openb node and pod lists (CSV), schednav.trace/1, /2\nwrites: " FILL_SCHEMA ", SVG, FGD artifact CSV\n";
 
-enum { OPT_NODES = 256, OPT_PODS, OPT_POLICY, OPT_SEED, OPT_TUNE, OPT_FORMAT, OPT_METRIC, OPT_WORKLOAD };
+enum { OPT_NODES = 256, OPT_PODS, OPT_POLICY, OPT_SEED, OPT_TUNE, OPT_FORMAT, OPT_METRIC, OPT_WORKLOAD, OPT_TRACE };
 
 static const struct option longopts[] = {
 	{ "nodes", required_argument, NULL, OPT_NODES },
@@ -53,6 +60,7 @@ static const struct option longopts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "workload", required_argument, NULL, OPT_WORKLOAD },
+	{ "trace", required_argument, NULL, OPT_TRACE },
 	CLI_OPTION_OUTPUT, CLI_OPTIONS_HELP, { NULL, 0, NULL, 0 }
 };
 
@@ -66,7 +74,7 @@ static const struct { const char *name; size_t field; } metrics[] = {
 #define NMETRICS 3
 
 struct opts {
-	const char *nodes, *pods, *workload;
+	const char *nodes, *pods, *workload, *trace;
 	const struct place_ops *policy;
 	long long seed_lo, seed_hi;
 	double tune;
@@ -177,10 +185,16 @@ static void write_ndjson(const char *path, const struct opts *o, const struct cu
 	char err[512];
 	arena_init(&a);
 	struct json *hdr = nd_header_new(&a, FILL_SCHEMA, "placement-fill"), *p = json_object(&a);
-	if (nd_header_add_config(&a, hdr, o->nodes, err, sizeof err) || nd_header_add_config(&a, hdr, o->pods, err, sizeof err))
-		die("%s", err);
-	json_set(&a, p, "nodes", json_str(&a, o->nodes));
-	json_set(&a, p, "pods", json_str(&a, o->pods));
+	if (o->trace) {
+		if (nd_header_add_config(&a, hdr, o->trace, err, sizeof err))
+			die("%s", err);
+		json_set(&a, p, "trace", json_str(&a, o->trace));
+	} else {
+		if (nd_header_add_config(&a, hdr, o->nodes, err, sizeof err) || nd_header_add_config(&a, hdr, o->pods, err, sizeof err))
+			die("%s", err);
+		json_set(&a, p, "nodes", json_str(&a, o->nodes));
+		json_set(&a, p, "pods", json_str(&a, o->pods));
+	}
 	json_set(&a, p, "policy", json_str(&a, o->policy->name));
 	json_set(&a, p, "seed_first", json_int(&a, o->seed_lo));
 	json_set(&a, p, "seed_last", json_int(&a, o->seed_hi));
@@ -274,12 +288,15 @@ static void parse_options(int argc, char **argv, struct cli *cli, struct opts *o
 				usage_error(usage, "--metric: want alloc, frag or frag-ratio, not '%s'", optarg);
 			break;
 		case OPT_WORKLOAD: o->workload = optarg; break;
+		case OPT_TRACE: o->trace = optarg; break;
 		default: cli_option(cli, c, argv);
 		}
 	}
 	cli_operands(cli, argc, argv, 0);
-	if (!o->nodes || !o->pods || !o->policy)
-		usage_fail(usage, "--nodes, --pods and --policy are required");
+	if (o->trace && (o->nodes || o->pods))
+		usage_fail(usage, "--trace replaces --nodes and --pods: give one or the other");
+	if ((!o->trace && (!o->nodes || !o->pods)) || !o->policy)
+		usage_fail(usage, "--nodes, --pods and --policy are required (or --trace and --policy)");
 }
 
 /* PODS.csv's file name without its folder and ".csv" (the artifact's workload column). */
@@ -303,10 +320,11 @@ static void check_workload(const struct opts *o, const struct place_pod *pods, s
 	double total = 0;
 	for (size_t i = 0; i < n; i++)
 		total += (double)place_pod_gpu_milli(&pods[i]);
+	const char *src = o->trace ? o->trace : o->pods;
 	if (total == 0)
-		die("%s: no pod asks for a GPU: nothing fills the cluster", o->pods);
+		die("%s: no pod asks for a GPU: nothing fills the cluster", src);
 	if ((double)n * (o->tune * (double)capacity / total) > 1e8)
-		die("%s: --tune %g would make more than 100,000,000 pods", o->pods, o->tune);
+		die("%s: --tune %g would make more than 100,000,000 pods", src, o->tune);
 }
 
 int main(int argc, char **argv)
@@ -315,16 +333,27 @@ int main(int argc, char **argv)
 	cli_init(&cli, argv, CLI_OUTPUT, usage, help, schemas);
 	struct opts o = { .seed_lo = 42, .seed_hi = 42, .tune = 1.3 };
 	parse_options(argc, argv, &cli, &o);
-	char *workload = workload_of(o.workload ? o.workload : o.pods);
-	o.workload = workload;
-
 	struct place_cluster base;
 	struct place_pod *pods;
 	size_t npods;
 	char err[1024];
 	place_cluster_init(&base);
-	if (place_read_nodes(&base, o.nodes, err, sizeof err) || place_read_pods(&base, o.pods, &pods, &npods, err, sizeof err))
-		die("%s", err);
+	char *workload;
+	if (o.trace) {
+		struct trace t;
+		trace_init(&t);
+		if (trace_load(&t, o.trace, err, sizeof err))
+			die("%s", err);
+		if (place_from_trace(&base, &t, &pods, &npods, err, sizeof err))
+			die("%s: %s", o.trace, err);
+		workload = workload_of(o.workload ? o.workload : t.trace_id);
+		trace_release(&t);
+	} else {
+		workload = workload_of(o.workload ? o.workload : o.pods);
+		if (place_read_nodes(&base, o.nodes, err, sizeof err) || place_read_pods(&base, o.pods, &pods, &npods, err, sizeof err))
+			die("%s", err);
+	}
+	o.workload = workload;
 	place_set_types(&base, pods, npods);
 	check_workload(&o, pods, npods, base.gpu_capacity);
 
