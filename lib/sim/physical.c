@@ -94,7 +94,8 @@ static int job_pod(const struct place_cluster *c, const struct trace_job *tj, st
 			 p->num_gpu, p->gpu_milli);
 		return -1;
 	}
-	const char *spec = tj->res & TRACE_RES_GPU_SPEC ? tj->gpu_spec : strcmp(tj->model, "*") ? tj->model : NULL;
+	/* the allowed models: gpu_spec's, and of those gpu_model when it is not "*" (as trace_check_fits) */
+	const char *spec = tj->res & TRACE_RES_GPU_SPEC ? tj->gpu_spec : NULL;
 	if (spec && *spec) {
 		for (const char *a = spec; *a;) {
 			const char *b = strchr(a, '|');
@@ -106,6 +107,16 @@ static int job_pod(const struct place_cluster *c, const struct trace_job *tj, st
 		}
 		if (!p->spec_mask) {
 			snprintf(err, errlen, "job '%s': gpu_spec '%s' names no node's GPU model", tj->id, spec);
+			return -1;
+		}
+	}
+	if (strcmp(tj->model, "*")) {
+		int m = place_model_find(c, tj->model);
+		uint64_t only = m < 0 ? 0 : (uint64_t)1 << m;
+		p->spec_mask = p->spec_mask ? p->spec_mask & only : only;
+		if (!p->spec_mask) {
+			snprintf(err, errlen, "job '%s': gpu_model '%s' is not a model of its gpu_spec '%s' that a node has", tj->id, tj->model,
+				 spec ? spec : "");
 			return -1;
 		}
 	}
@@ -201,6 +212,13 @@ int phys_init(struct sim *s, char *err, size_t errlen)
 		}
 		x->ready = true;
 		pods[i] = x->pod;
+	}
+	if (trace_check_fits(t, err, errlen)) {   /* lib/trace/fits.c: the job and why, in trace order */
+		free(pods);
+		return -1;
+	}
+	for (size_t i = 0; i < s->n; i++) {   /* (a backstop: trace_check_fits holds every shape this model takes) */
+		struct phys_job *x = &ph->jobs[i];
 		if (!phys_room(c->nodes, c->nnodes, &x->pod, x->workers)) {
 			snprintf(err, errlen, "job '%s' can never fit: no set of nodes holds its %d worker(s) of %lld cpu_milli, %lld memory_mib, "
 				 "%d GPU(s) x %d milli even when idle", s->jobs[i].tj->id, x->workers, (long long)x->pod.cpu,

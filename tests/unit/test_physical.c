@@ -207,7 +207,7 @@ static void refusals(void)
 {
 	struct { double gpus; long long cpu; long long ngpu; const char *spec; const char *want; } c[] = {
 		{ 1.5, 0, 2, NULL, "job 'x': gpus 1.5 over 1 worker(s) is neither" },
-		{ 1, 64000, 2, NULL, "job 'x' can never fit" },
+		{ 1, 64000, 2, NULL, "job 'x' can never be placed: a worker needs 64000 milli-CPUs, and the most a node with its GPUs has is 32000" },
 		{ 1, 0, 16, NULL, "node 'n1' has 16 GPUs" },
 		{ 1, 0, 2, "V100|P100", "job 'x': gpu_spec 'V100|P100' names no node's GPU model" },
 	};
