@@ -31,9 +31,7 @@ def main(argv):
         parts.setdefault(w["partition"], []).append(w)
     if not parts:
         sys.exit(f"study-days: {argv[0]}: no windows")
-    print("| partition | days | arms allocate differently | Spot eviction in any arm | FIFO breaks the HP p95 queue limit"
-          " | FIFO passes every hard SLO | infeasible (no arm passes) |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    rows = []
     for name, ws in parts.items():
         differ = evict = queue = fifo_ok = infeasible = 0
         for w in ws:
@@ -48,7 +46,11 @@ def main(argv):
             queue += QUEUE in b[0]["failed_constraint_ids"]
             fifo_ok += b[0]["hard_slo_passed"]
             infeasible += not any(p["hard_slo_passed"] for p in pol)
-        print(f"| {name} | {len(ws)} | {differ} | {evict} | {queue} | {fifo_ok} | {infeasible} |")
+        rows.append(f"| {name} | {len(ws)} | {differ} | {evict} | {queue} | {fifo_ok} | {infeasible} |")
+    print("| partition | days | arms allocate differently | Spot eviction in any arm | FIFO breaks the HP p95 queue limit"
+          " | FIFO passes every hard SLO | infeasible (no arm passes) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("\n".join(rows))
 
 
 if __name__ == "__main__":
