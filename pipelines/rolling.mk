@@ -7,7 +7,8 @@
 # day, each simulation run REPETITIONS times and gated on identical fingerprints
 # (pipelines/study-gate.sh), metrics, one audit per day against ordinary FIFO, then
 # roll-ablation: the records, the agent's pairwise comparisons, the gates and the
-# closeout (always approval_pending). Outputs under $(ROLLING_WORK)/NAME/ (default work/).
+# closeout (always approval_pending), and the pools' saturation (saturation.ndjson).
+# Outputs under $(ROLLING_WORK)/NAME/ (default work/).
 # Static arms run sim-run (with the inner controller when the arm says so); rolling arms
 # run roll on the day's execution trace (HP from the origin plus the day's HP and Spot)
 # and its workload-history trace (HP and Spot from the day's start minus history_seconds).
@@ -27,7 +28,7 @@ RA_NAME := $(basename $(notdir $(ROLLING_STUDY)))
 RW := $(ROLLING_WORK)/$(RA_NAME)
 ROLLING_BIN ?= $(abspath $(OUT))
 export PATH := $(ROLLING_BIN):$(PATH)
-ROLLING_TOOLS := trace-synth trace-window sim-run roll metrics slo-audit roll-ablation stream-verify jq
+ROLLING_TOOLS := trace-synth trace-window trace-analyze sim-run roll metrics slo-audit roll-ablation stream-verify jq
 
 include $(RW)/config.mk
 $(RW)/config.mk: $(ROLLING_STUDY) pipelines/rolling-config.jq
@@ -97,8 +98,24 @@ $(RW)/evidence.ndjson: $(foreach w,$(RA_WINDOWS),$(RW)/$w/audit.ndjson.zst) $(RO
 	roll-ablation --study $(ROLLING_STUDY) $(foreach f,$(RA_IMPL),--implementation $f) \
 		$(foreach w,$(RA_WINDOWS),--window $w $(RW)/$w/audit.ndjson.zst $(foreach a,$(RA_ARMS),$(RW)/$w/$a/metrics.ndjson.zst)) -o $@
 
-$(RW)/summary.txt: $(RW)/evidence.ndjson pipelines/rolling-summary.jq
-	jq -r -s -f pipelines/rolling-summary.jq $< > $@.tmp && mv $@.tmp $@
+# Pool saturation (issue 34), as study.mk does it (docs/studies.md "Saturated pools (issue 34)"): the
+# trace's pool_saturation records (trace-analyze --saturation) in $(RW)/saturation.ndjson, which
+# summary.txt reads and report(1) shows as its "Pool saturation" section. A pool of the study
+# whose offered load is above its capacity is flagged, and its whole-pool queue figures (the
+# arms' mean Spot p95 JCT) become an unbounded backlog unless QUEUE_FIGURES=yes;
+# CAPACITY='MODEL=GPUS ...' judges a pool at an explicit capacity (recorded; the simulations run
+# on the trace's nodes). Nothing changes in summary.txt on a bounded pool at its own capacity.
+rolling_shq = '$(subst ','\'',$1)'
+rolling_stamp = $(shell mkdir -p $(dir $1) && { printf '%s\n' $(call rolling_shq,$2) | cmp -s - $1 || printf '%s\n' $(call rolling_shq,$2) > $1; })
+RA_SAT_ARGS := $(foreach c,$(CAPACITY),--capacity $c)
+$(call rolling_stamp,$(RW)/stamp/saturation.args,trace-analyze $(VERSION) capacity $(CAPACITY) queue-figures $(QUEUE_FIGURES))
+
+$(RW)/saturation.ndjson: $(RA_TRACE) $(RW)/stamp/saturation.args
+	trace-analyze --saturation $(RA_SAT_ARGS) -o $@ $(RA_TRACE)
+
+$(RW)/summary.txt: $(RW)/evidence.ndjson $(RW)/saturation.ndjson pipelines/rolling-summary.jq
+	jq -r -s --slurpfile sat $(RW)/saturation.ndjson --arg model '$(RA_MODEL)' --arg sat_args '$(RA_SAT_ARGS)' \
+		--arg queue_figures '$(QUEUE_FIGURES)' -f pipelines/rolling-summary.jq $< > $@.tmp && mv $@.tmp $@
 
 rolling-ablation-traces: $(foreach w,$(RA_WINDOWS),$(RW)/$w/exec.trace.ndjson.zst $(RW)/$w/history.trace.ndjson.zst)
 rolling-ablation: $(RW)/summary.txt

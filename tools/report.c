@@ -14,10 +14,11 @@ static const char usage[] =
 
 static const char help[] =
 	"\n"
-	"Read result, metrics, audit, ranking, approval and study streams (any order, any mix,\n"
-	"concatenated or in separate files; FILE '-' or none = stdin; .zst accepted) and write\n"
-	"one self-contained HTML page: the decision, a policy table, the SLO matrix, the ranking\n"
-	"stages, allocation / queue / preemption time series, and a window x arm study grid.\n"
+	"Read result, metrics, audit, ranking, approval, study and pool saturation streams (any\n"
+	"order, any mix, concatenated or in separate files; FILE '-' or none = stdin; .zst\n"
+	"accepted) and write one self-contained HTML page: the decision, a policy table, the SLO\n"
+	"matrix, the ranking stages, allocation / queue / preemption time series, a window x arm\n"
+	"study grid and the pools' saturation.\n"
 	"Charts are drawn by gnuplot and embedded as inline SVG; the page loads nothing else.\n"
 	"\n"
 	"Options:\n"

@@ -35,6 +35,7 @@ void rp_model_release(struct rp_model *m)
 	free(m->rankings);
 	free(m->approvals);
 	free(m->study);
+	free(m->saturation);
 	free(m->inputs);
 	free(m->policies);
 	arena_release(&m->a);
@@ -306,6 +307,12 @@ static int record(struct reader_state *st, const struct json *rec, char *err, si
 	} else if (!strcmp(type, "window_result") || !strcmp(type, "selection") || !strcmp(type, "aggregate_action") ||
 		   !strcmp(type, "aggregate_summary")) {
 		keep_record(st, &m->study, &m->nstudy, &m->cap_study, rec);
+	} else if (!strcmp(type, "pool_saturation")) {
+		if (!rp_str(rec, "gpu_model")) {
+			ndr_errorf(st->r, err, errlen, "'pool_saturation' record: no 'gpu_model'");
+			return -1;
+		}
+		keep_record(st, &m->saturation, &m->nsaturation, &m->cap_saturation, rec);
 	}
 	return 0;   /* other record types (trace nodes and jobs, comparisons...) are not charted */
 }

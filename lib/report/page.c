@@ -115,7 +115,7 @@ static const struct {
 } page_rows[] = {
 	{ &rp_section_header, 0 }, { &rp_section_decision, 0 }, { &rp_section_summary, 0 }, { &rp_section_slo, 0 },
 	{ &rp_section_ranking, 2 }, { &rp_section_timeline, 1 }, { &rp_section_control, 4 }, { &rp_section_rolling, 5 },
-	{ &rp_section_study, 3 }, { &rp_section_placement, 6 }, { &rp_section_provenance, 0 },
+	{ &rp_section_study, 3 }, { &rp_section_saturation, 0 }, { &rp_section_placement, 6 }, { &rp_section_provenance, 0 },
 #ifdef SCHEDNAV_TEST_SECTIONS
 	{ &rp_section_toy, 7 },
 #endif

@@ -36,7 +36,8 @@ struct rp_section {
 
 /* The sections, each defined in its own file (the page order is html.c's table). */
 extern const struct rp_section rp_section_header, rp_section_decision, rp_section_summary, rp_section_slo, rp_section_ranking,
-	rp_section_timeline, rp_section_control, rp_section_rolling, rp_section_study, rp_section_provenance, rp_section_placement;
+	rp_section_timeline, rp_section_control, rp_section_rolling, rp_section_study, rp_section_saturation, rp_section_placement,
+	rp_section_provenance;
 
 /* Colours shared by every chart so a policy keeps its colour across the page (gnuplot line
  * type k + 1 is rp_palette[k]; the summary table's swatches use the same). */

@@ -105,6 +105,8 @@ struct rp_model {
 	struct rp_rec *metrics, *audits, *rankings, *approvals, *study;
 	size_t nmetrics, naudits, nrankings, napprovals, nstudy;
 	size_t cap_metrics, cap_audits, cap_rankings, cap_approvals, cap_study;
+	struct rp_rec *saturation;              /* pool_saturation records (trace-analyze --saturation) */
+	size_t nsaturation, cap_saturation;
 	struct rp_input *inputs;
 	size_t ninputs, cap_inputs;
 	struct rp_policy *policies;             /* filled by rp_model_finish */

@@ -2,7 +2,7 @@
  *
  * /3 drew each job's model, size and duration against the per-model concurrency deficit,
  * which kept the touched-hour series but not what was submitted when. /4 builds the
- * population from the submission tables, in five deterministic passes:
+ * population from the submission tables, in six deterministic passes:
  *  1. models per hour: each model's jobs spread over the hours in proportion to its
  *     published concurrency, scaled to the hour's exact job count (iterative proportional
  *     fitting on rows and columns), rounded per hour with each model's error carried on;
@@ -25,6 +25,9 @@
  *     duration is nearest a target drawn from the Spot duration figures (median, p90, long
  *     share) on the same side of 6 h, among the nearest the one whose GPU-seconds are nearest
  *     what the Spot class still needs per job of its slice.
+ *  6.  the swap pass (swap4.c): jobs of one model and class exchange submit times,
+ *     within 14 days and never out of the band of GPUs submitted, toward each model's
+ *     touched-hour series;
  * The real job rows go in first as they were and count in every target. */
 #include "synth/synth.h"
 #include "core/xalloc.h"
@@ -33,10 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { RNG4_SUBMIT = 201, RNG4_DECK, RNG4_DURATION, RNG4_SHORT, RNG4_SPOT, RNG4_ORG };
+enum { RNG4_SUBMIT = 201, RNG4_DECK, RNG4_DURATION, RNG4_SHORT, RNG4_SPOT, RNG4_ORG, RNG4_SWAP };
 
 #define IPF_ROUNDS 12
-#define REPAIR_GPUS 4.0        /* sub-hour jobs of this many GPUs or more go through the repair pass */
 #define RISE 0.3               /* weight of a model's concurrency rise into an hour in the size placement */
 #define SPOT_LONG 21600.0      /* the long-job slice threshold when the profile has none */
 #define SPOT_TOP (7.0 * SYNTH_DAY)   /* the longest Spot duration (inferred, as /3) */
@@ -455,15 +457,16 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
 	free(tau); free(dv); free(idx); free(start); free(fill);
 }
 
-/* Pass 4: the /3 repair pass over the real rows, the jobs of SYNTH_LONG_DUR4 or more and the
- * jobs of REPAIR_GPUS or more GPUs: it moves ends by whole hours, which would carry the many
- * small sub-hour durations (and the class medians with them) to their bucket's top; the few
- * big short gangs are the hourly spikes of the pools' series, so they are moved too. */
+/* Pass 4: the /3 repair pass over the real rows and the jobs of SYNTH_LONG_DUR4 or more: it
+ * moves ends by whole hours, which would carry the many small sub-hour durations (and the
+ * class medians with them) to their bucket's top. The big short gangs stay out of it: moved,
+ * they raised the pools' hourly r but stretched the HP p90 to +29 %; the swap pass (pass 6)
+ * reaches the hourly series without touching a duration (docs/profiles.md). */
 static void repair_long(const struct synth_profile *p, double F, struct synth_job3 *pop, size_t n)
 {
 	size_t *idx = xmalloc((n ? n : 1) * sizeof *idx), k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (pop[i].real >= 0 || pop[i].duration >= SYNTH_LONG_DUR4 || pop[i].gpus >= REPAIR_GPUS)
+		if (pop[i].real >= 0 || pop[i].duration >= SYNTH_LONG_DUR4)
 			idx[k++] = i;
 	struct synth_job3 *sub = xmalloc((k ? k : 1) * sizeof *sub);
 	for (size_t i = 0; i < k; i++)
@@ -491,12 +494,16 @@ static const char method4[] =
 	"of the day with the most GPU-seconds still to submit (hourly_summary), preferring a (model, day) within its need "
 	"and with room under the model's concurrency over every hour the job touches (else the one with the most need, "
 	"the job cut to that room but not below its duration bucket), cut at the end of the series; shorter durations "
-	"dealt over the other jobs in a seeded order; then the /3 repair pass over the jobs of 1 h or more and of 4 GPUs "
-	"or more (ends moved inside their duration bucket toward each model's concurrency); then each day's exact Spot "
+	"dealt over the other jobs in a seeded order; then the /3 repair pass over the jobs of 1 h or more (ends moved inside "
+	"their duration bucket toward each model's concurrency); then each day's exact Spot "
 	"count, each Spot job the day's HP job nearest a Spot duration target (log-linear through 1 s, the class median, "
 	"the long-job threshold at the published long share, the p90 and 7 days) on the same side of the threshold, "
 	"among the 12 nearest the one whose GPU-seconds are nearest the Spot slice's remaining GPU-seconds per remaining "
-	"job; organizations from the organization-model mix";
+	"job; then the swap pass: generated jobs of one model and class (hour 0 and day 0 apart) exchange submit times "
+	"within 14 days where that lowers each model's touched-hour misfit (least-squares line on the published series) "
+	"plus the misfit of GPU-seconds by submit hour and by (model, day) and of GPUs by submit hour, never lowering the "
+	"number of hours within 10 % of the GPUs submitted (6 sweeps, seeded partners; a model is left once its r is 0.98); "
+	"organizations from the organization-model mix";
 
 /* Organizations, ids and the emit through the --days and --gpu-model filters. */
 static void emit4(const struct synth_profile *p, const struct synth_options *o, const bool *model_on,
@@ -669,6 +676,9 @@ int synth_generate4(const struct synth_profile *p, const struct synth_options *o
 	for (size_t d = 0; d < nd; d++)
 		day_spot[d] = day_spot[d] > 0 ? day_spot[d] : 0;
 	assign_classes(p, gen, n, day_spot, spot_gs, &r_spot);
+	struct synth_rng r_swap;
+	synth_rng_seed(&r_swap, o->seed, RNG4_SWAP);
+	synth_swap4(p, F, pop, p->n_real + n, &r_swap);
 	qsort(gen, n, sizeof *gen, cmp_submit);
 	synth_add_nodes(p, o, model_on, t);
 	emit4(p, o, model_on, pop, p->n_real + n, t, st, &r_org);

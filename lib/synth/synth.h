@@ -176,6 +176,10 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
  * duration bucket, so each model's hourly concurrency, daily peaks and GPU-seconds come
  * closer to the profile's; real rows are never edited. Deterministic. */
 void synth_repair3(const struct synth_profile *p, double load_factor, struct synth_job3 *jobs, size_t n);
+/* /4 pass 6 (swap4.c): generated jobs of one model, class, size and submit day (hour 0 and the
+ * real rows excepted) exchange submit times where that brings each model's touched-hour series
+ * closer to its published one. Deterministic for a given r. */
+void synth_swap4(const struct synth_profile *p, double load_factor, struct synth_job3 *pop, size_t n, struct synth_rng *r);
 /* A duration's bucket range [*lo, *hi] of whole seconds as the repair keeps it (the open last
  * bucket up to the model's max_job_days, else the longest duration quantile). */
 void synth_repair3_range(const struct synth_profile *p, int model, double dur, double *lo, double *hi);
