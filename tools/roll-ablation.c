@@ -75,6 +75,17 @@ static void add_file_fp(struct strbuf *sb, struct arena *a, const char *p, const
 	sb_addf(sb, "\n%s %s", p, fp);
 }
 
+/* v as JSON for a message (the process ends right after: the buffer is not freed) */
+static const char *json_kind_shown(const struct json *v)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	json_write(&sb, v);
+	if (sb.len > 80)
+		sb.buf[77] = sb.buf[78] = sb.buf[79] = '.', sb.buf[80] = '\0';
+	return sb.buf;
+}
+
 static size_t load_study(const char *path, struct arena *a, struct arm *arms, const char **study_id, char design_fp[FP_HEX_XXH3], long long *windows,
 			 long long *reps)
 {
@@ -96,6 +107,10 @@ static size_t load_study(const char *path, struct arena *a, struct arm *arms, co
 	if (!cnt || cnt->kind != JSON_INT || cnt->u.i < 1 || cnt->u.i > MAX_WINDOWS)
 		die("%s: windows.count must be an integer in [1, %d]", path, MAX_WINDOWS);
 	*windows = cnt->u.i;
+	/* a false (or any other non-integer) is a value to check, not a missing key (issue 35):
+	 * only an absent or null key takes the default, as in pipelines/rolling-config.jq */
+	if (r && r->kind != JSON_NULL && (r->kind != JSON_INT || r->u.i < 2 || r->u.i > 10))
+		die("%s: 'repetitions' must be an integer in 2..10, not %s", path, json_kind_shown(r));
 	*reps = r && r->kind == JSON_INT ? r->u.i : 2;
 	struct strbuf sb;
 	sb_init(&sb);
@@ -116,7 +131,10 @@ static size_t load_study(const char *path, struct arena *a, struct arm *arms, co
 		nagent += m->def.role == ARM_AGENT;
 		m->def.deployable = m->def.role != ARM_ORACLE;
 		m->def.rolling = json_get(x, "decider") != NULL;
-		m->kind = m->def.rolling ? "rolling" : json_get(x, "controller") ? "predictive-fixed-policy" : "static";
+		struct json *ctl = json_get(x, "controller");
+		if (ctl && ctl->kind != JSON_NULL && ctl->kind != JSON_TRUE && ctl->kind != JSON_FALSE)
+			die("%s: arm '%s': 'controller' must be true or false, not %s", path, m->def.id, json_kind_shown(ctl));
+		m->kind = m->def.rolling ? "rolling" : ctl && ctl->kind == JSON_TRUE ? "predictive-fixed-policy" : "static";
 		m->action_id = m->def.id;
 		if (!m->def.rolling) {
 			struct sim_policy pol;
