@@ -25,16 +25,21 @@ def want_int($v; $what; $lo; $hi): if $v == null or ($v | int_in($lo; $hi)) then
   else fail("\($what) must be an integer in \($lo)..\($hi), not \($v | shown)") end;
 def want_num($v; $what; $lo; $hi): if $v == null or ($v | num_in($lo; $hi)) then .
   else fail("\($what) must be a number in [\($lo), \($hi)], not \($v | shown)") end;
+# A key set to false (or 0, "") is a value, never "not given": only null takes the default
+# (jq's `A // B` would take B for false too, so a `false` was silently a default).
+def dflt($d): if . == null then $d else . end;
+def need($k; $want): .[$k] | if . == null then fail("missing '\($k)'")
+  elif type != $want then fail("'\($k)' must be an \($want), not \(shown)") else . end;
 def known(keys): (keys_unsorted - keys) as $extra
   | if ($extra | length) > 0 then fail("unknown key '\($extra[0])'") else . end;
 
 if .schema_version != "schednav.study/v1" then fail("schema_version must be 'schednav.study/v1'") else . end
 | known(["schema_version", "description", "trace", "windows", "warmup_seconds", "warmup_spot",
          "split", "arms", "baseline", "slo", "repetitions", "adaptive", "placement_strategy", "placement_seed"])
-| (.trace // fail("missing 'trace'")) as $t
-| (.windows // fail("missing 'windows'")) as $w
-| (.split // fail("missing 'split'")) as $s
-| (.arms // fail("missing 'arms'")) as $arms0
+| need("trace"; "object") as $t
+| need("windows"; "object") as $w
+| need("split"; "object") as $s
+| (.arms | if . == null then fail("missing 'arms'") else . end) as $arms0
 # An arm is a policy name (configs/policies/NAME.json), or {"policy": NAME-or-FILE.json,
 # "controller": FILE} for a policy (by name, or a file of its own) run with a predictive
 # controller inside sim-run; the policy's name (the file's without .json) is the arm's id.
@@ -53,15 +58,15 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
 | (if ($arms | length) < 3 or ($arms | length) > 8 or ($arms | unique | length) != ($arms | length)
    then fail("'arms' must list 3 to 8 distinct policies") else . end)
 | (if any($arms[]; test("\\A[A-Za-z0-9][A-Za-z0-9._-]*\\z") | not) then fail("arm names may only use letters, digits, '.', '_', '-'") else . end)
-| (.baseline // "native-fifo") as $base
+| (.baseline | dflt("native-fifo")) as $base
 | (if ($arms | index($base)) == null then fail("baseline '\($base)' is not an arm") else . end)
-| (.repetitions // 2) as $reps
+| (.repetitions | dflt(2)) as $reps
 | want_int($reps; "'repetitions'"; 2; 100)
 | want_num(.warmup_seconds; "'warmup_seconds'"; 0; 1000000000000)
 | want_int($w.day_seconds; "windows.day_seconds"; 60; 1000000000)
 | want_int($w.sample_seconds; "windows.sample_seconds"; 1; 1000000000)
-| (if (($w.day_seconds // 86400) | int_in(1; 1e9)) and (($w.sample_seconds // 3600) | int_in(1; 1e9))
-     and (($w.day_seconds // 86400) % ($w.sample_seconds // 3600)) != 0
+| (if ($w.day_seconds | dflt(86400) | int_in(1; 1e9)) and ($w.sample_seconds | dflt(3600) | int_in(1; 1e9))
+     and (($w.day_seconds | dflt(86400)) % ($w.sample_seconds | dflt(3600))) != 0
    then fail("windows.day_seconds must be a multiple of windows.sample_seconds") else . end)
 | want_int($w.min_hp; "windows.min_hp"; 0; 1000000000)
 | want_int($w.min_spot; "windows.min_spot"; 0; 1000000000)
@@ -72,6 +77,7 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
 | want_int($s.holdout_windows; "split.holdout_windows"; 1; 100000)
 | ($w | known(["rule", "day_seconds", "sample_seconds", "min_hp", "min_spot", "pressure_strata", "share_strata", "exclude",
                "min_history_hours"])) as $_
+| (if .warmup_spot != null and (.warmup_spot | type) != "boolean" then fail("'warmup_spot' must be true or false, not \(.warmup_spot | shown)") else . end)
 | (if $w.min_history_hours != null and (($w.min_history_hours | type) != "number" or $w.min_history_hours < 0)
    then fail("windows.min_history_hours must be a number >= 0") else . end)
 | (if ($w.rule | IN("all-eligible", "stratified")) | not then fail("windows.rule must be 'all-eligible' or 'stratified'") else . end)
@@ -85,7 +91,7 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
      (.adaptive | if type != "object" then fail("'adaptive' must be an object") else . end
       | known(["agent_selections", "rule"])
       | if (.agent_selections | type) != "string" or .agent_selections == "" then fail("adaptive.agent_selections must name the agent's selections file") else . end
-      | if (.rule // "workload-rule-v1") != "workload-rule-v1" then fail("adaptive.rule must be 'workload-rule-v1'") else . end)
+      | if (.rule | dflt("workload-rule-v1")) != "workload-rule-v1" then fail("adaptive.rule must be 'workload-rule-v1'") else . end)
      | if $w.rule != "all-eligible" then fail("an adaptive study takes every eligible window: windows.rule must be 'all-eligible'") else . end
      | if ($s.calibration_fraction | type) != "number" or $s.calibration_fraction < 0.5
        then fail("an adaptive study splits by split.calibration_fraction in [0.5, 1) (cut = int(f*n))") else . end
@@ -95,12 +101,12 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
 | (if $nsrc != 1 then fail("trace needs exactly one of 'import', 'synth', 'stream'") else . end)
 | [
   "# generated from the study config by pipelines/study-config.jq: do not edit",
-  "TRACE_KIND := " + (if $t.import then "import" elif $t.synth then "synth" else "stream" end),
-  "TRACE_ARGS := " + (($t.import // $t.synth // []) | if type != "array" or any(.[]; type != "string") then fail("trace.import and trace.synth must be lists of strings") else . end
+  "TRACE_KIND := " + (if $t.import != null then "import" elif $t.synth != null then "synth" else "stream" end),
+  "TRACE_ARGS := " + ((if $t.import != null then $t.import else $t.synth | dflt([]) end) | if type != "array" or any(.[]; type != "string") then fail("trace.import and trace.synth must be lists of strings") else . end
                       | map(shq) | join(" ")),
-  "TRACE_FILES := " + (($t.files // []) | if type != "array" then fail("trace.files must be a list of file names") else . end
-                       | map(path("a file of trace.files")) + (if $t.stream then [$t.stream | path("trace.stream")] else [] end) | join(" ")),
-  "TRACE_STREAM := " + (if $t.stream then $t.stream | path("trace.stream") else "" end),
+  "TRACE_FILES := " + (($t.files | dflt([])) | if type != "array" then fail("trace.files must be a list of file names") else . end
+                       | map(path("a file of trace.files")) + (if $t.stream != null then [$t.stream | path("trace.stream")] else [] end) | join(" ")),
+  "TRACE_STREAM := " + (if $t.stream != null then $t.stream | path("trace.stream") else "" end),
   "SCAN_ARGS := " + ([
       (if $w.day_seconds then "--day-seconds \($w | num("day_seconds"))" else empty end),
       (if $w.sample_seconds then "--sample-seconds \($w | num("sample_seconds"))" else empty end),
@@ -109,23 +115,23 @@ if .schema_version != "schednav.study/v1" then fail("schema_version must be 'sch
       (if $w.pressure_strata then "--pressure-strata \($w | num("pressure_strata"))" else empty end),
       (if $w.share_strata then "--share-strata \($w | num("share_strata"))" else empty end),
       (if $w.rule == "all-eligible" then "--all-eligible" else empty end)] | join(" ")),
-  "EXCLUDE := " + (($w.exclude // []) | if type != "array" then fail("windows.exclude must be a list of window ids") else . end
+  "EXCLUDE := " + (($w.exclude | dflt([])) | if type != "array" then fail("windows.exclude must be a list of window ids") else . end
                    | map(ident("a window id of windows.exclude")) | join(" ")),
-  "MIN_START := \(($w.min_history_hours // 0) * 3600)",
+  "MIN_START := \(($w.min_history_hours | dflt(0)) * 3600)",
   "WARMUP_SECONDS := \(if .warmup_seconds == null then 2592000 else num("warmup_seconds") end)",
   "WARMUP_SPOT := " + (if .warmup_spot == false then "no" else "yes" end),
   "SPLIT := " + (if $s.calibration_fraction != null then "fraction \($s.calibration_fraction)"
                  else "counts \($s.calibration_windows) \($s.holdout_windows)" end),
   "ARMS := " + ($arms | map(mk) | join(" ")),
-  "CONTROLLERS := " + ($armobjs | map(.controller // empty | path("an arm's 'controller'")) | unique | join(" ")),
-  ($armobjs[] | select(.controller) | "CONTROLLER_\(.policy) := \(.controller | path("a 'controller'"))"),
-  ($armobjs[] | select(.file) | "POLICY_\(.policy) := \(.file | path("an arm's 'policy' file"))"),
+  "CONTROLLERS := " + ($armobjs | map(.controller | select(. != null) | path("an arm's 'controller'")) | unique | join(" ")),
+  ($armobjs[] | select(.controller != null) | "CONTROLLER_\(.policy) := \(.controller | path("a 'controller'"))"),
+  ($armobjs[] | select(.file != null) | "POLICY_\(.policy) := \(.file | path("an arm's 'policy' file"))"),
   "BASELINE := " + ($base | ident("'baseline'")),
-  "SLO := " + ((.slo // "configs/slos/schednav-demo-slo-v1.json") | path("'slo'")),
+  "SLO := " + ((.slo | dflt("configs/slos/schednav-demo-slo-v1.json")) | path("'slo'")),
   "REPETITIONS := \($reps)",
   "ADAPTIVE := " + (if .adaptive != null then "yes" else "" end),
   "AGENT_SELECTIONS := " + (if .adaptive != null then .adaptive.agent_selections | path("adaptive.agent_selections") else "" end),
-  "CALIBRATION_FRACTION := \($s.calibration_fraction // "")",
+  "CALIBRATION_FRACTION := \($s.calibration_fraction | dflt(""))",
   # issue 36: every arm's placement_strategy (and seed) replaced (sim-run --placement); the
   # make variables PLACEMENT and PLACEMENT_SEED on the command line override these
   # (written only when given, so the config.mk of a config without them keeps its bytes)

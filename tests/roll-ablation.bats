@@ -141,6 +141,41 @@ setup() {
 	[ ! -e "$T/pwned" ]
 }
 
+# A key set to false is a value, never "not given" (jq's `A // DEFAULT` took the default for
+# false): both the Make graph's reader and roll-ablation check it.
+@test "rolling ablation: a false (or a wrong type) is a value that is checked, never a missing key that takes its default" {
+	local T="$BATS_TEST_TMPDIR" edit want
+	while IFS='|' read -r edit want; do
+		jq "$edit" "$STUDY" > "$T/f.json"
+		run jq -r -f pipelines/rolling-config.jq "$T/f.json"
+		assert_failure 5
+		assert_output --partial "rolling study config: $want"
+	done <<'EDITS'
+.history_seconds = false|'history_seconds' must be an integer in 0..1000000000
+.decider_timeout_seconds = false|'decider_timeout_seconds' must be a number in (0, 86400]
+.minimum_history_hours = false|'minimum_history_hours' must be a number in [0, 1000000]
+.windows.day_seconds = false|windows needs integer first_day >= 0, count in 1..64, day_seconds >= 3600
+.repetitions = false|'repetitions' must be an integer in 2..10
+.slo = false|'slo' must be a file name
+.rolling_config = false|'rolling_config' must be a file name
+.trace.files = false|trace.files must be a list of file names
+.trace = false|'trace' must be an object, not false
+.arms[1].controller = "yes"|arm 'fixed-tenant-predictive': 'controller' must be true or false, not "yes"
+EDITS
+	# roll-ablation reads the same keys the same way, before any stream
+	jq '.repetitions = false' "$STUDY" > "$T/r.json"
+	run -1 roll-ablation --study "$T/r.json" --window day-036 /dev/null -o "$T/r.nd"
+	assert_output "roll-ablation: $T/r.json: 'repetitions' must be an integer in 2..10, not false"
+	jq '.arms[1].controller = false' "$STUDY" > "$T/c.json"
+	run -1 roll-ablation --study "$T/c.json" --window day-036 /dev/null -o "$T/c.nd"
+	assert_output "roll-ablation: 1 windows given, the study declares 3"
+	jq '.arms[1].controller = "yes"' "$STUDY" > "$T/c.json"
+	run -1 roll-ablation --study "$T/c.json" --window day-036 /dev/null -o "$T/c.nd"
+	assert_output "roll-ablation: $T/c.json: arm 'fixed-tenant-predictive': 'controller' must be true or false, not \"yes\""
+	[ ! -e "$T/r.nd" ] || fail "a partial r.nd"
+	[ ! -e "$T/c.nd" ] || fail "a partial c.nd"
+}
+
 @test "rolling ablation: PROGRESS=yes prints simulations done/total, the last one all done" {
 	n=$(find "$W/tiny-ablation" -name 'rep-*.result.ndjson.zst' | wc -l)
 	run -0 grep '^rolling:tiny-ablation: simulations ' "$BATS_FILE_TMPDIR/progress.err"

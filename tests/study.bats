@@ -323,6 +323,40 @@ EDITS
 	[ "$i" -eq 17 ]
 }
 
+# A key set to false is a value, never "not given": jq's `A // DEFAULT` took the default for
+# false too, so repetitions, baseline, slo, windows.exclude and trace.files of false ran with
+# their defaults, and a warmup_spot of "no" or 0 meant yes.
+@test "study: a false (or a wrong type) is a value that is checked, never a missing key that takes its default" {
+	local T="$BATS_TEST_TMPDIR" i=0 edit want
+	while IFS='|' read -r edit want; do
+		i=$((i + 1))
+		jq "$edit" "$ROOT/$STUDY" > "$T/false$i.json"
+		run make -C "$ROOT" --no-print-directory STUDY="$T/false$i.json" STUDY_WORK="$T/w" STUDY_BIN="$BIN" calibration
+		assert_failure 2
+		assert_output --partial "study config: $want"
+		[ ! -e "$T/w/false$i/config.mk" ]
+	done <<'EDITS'
+.repetitions = false|'repetitions' must be an integer in 2..100, not false
+.baseline = false|baseline 'false' is not an arm
+.slo = false|'slo' must be a file name of letters, digits, '.', '_', '/', '+', '-' (no part starting with '-'), not false
+.windows.exclude = false|windows.exclude must be a list of window ids
+.trace.files = false|trace.files must be a list of file names
+.trace.stream = false|trace.stream must be a file name of letters
+.warmup_spot = "no"|'warmup_spot' must be true or false, not "no"
+.warmup_spot = 0|'warmup_spot' must be true or false, not 0
+.trace = false|'trace' must be an object, not false
+.windows = []|'windows' must be an object, not []
+EDITS
+	[ "$i" -eq 10 ]
+	# warmup_spot false is read as false, true and absent as true
+	run -0 jq -r -f "$ROOT/pipelines/study-config.jq" <(jq '.warmup_spot = false' "$ROOT/$STUDY")
+	assert_line "WARMUP_SPOT := no"
+	run -0 jq -r -f "$ROOT/pipelines/study-config.jq" <(jq '.warmup_spot = true' "$ROOT/$STUDY")
+	assert_line "WARMUP_SPOT := yes"
+	run -0 jq -r -f "$ROOT/pipelines/study-config.jq" <(jq 'del(.warmup_spot)' "$ROOT/$STUDY")
+	assert_line "WARMUP_SPOT := yes"
+}
+
 @test "study: a trace-synth argument with shell and make characters arrives as one intact argument" {
 	local T="$BATS_TEST_TMPDIR"
 	local arg="x;touch $T/pwned \`touch $T/pwned\` \$(touch $T/pwned) \$HOME 'q' \"d\" a\\#b # \\"

@@ -311,3 +311,33 @@ imp_file() {
 	assert_output 0
 	run -0 python3 "$ROOT/tests/validate-schema.py" "$TMP/r.nd"
 }
+
+@test "slurm: a JobID with ':' or '@', or a Cluster with ':' or empty, is refused at its line (they would make CLUSTER:JOBID and JOBID@SUBMIT ids ambiguous)" {
+	row='2026-11-02T08:00:00|2026-11-02T08:00:05|2026-11-02T09:00:05|01:00:00|COMPLETED|1|gres/gpu=1|gres/gpu=1|nlp|bob|normal|gpu'
+	# cluster alpha's job 'b:1' and cluster 'alpha:b''s job 1 were both written alpha:b:1
+	for case in 'b:1 :' '100@2026-11-02T08:00:00 @' ': :' '@ @'; do
+		id=${case% *}
+		{ cat "$S/sacct-reused-id.txt"; echo "$id|100|$row"; } > "$TMP/j.txt"
+		run -1 trace-import slurm --jobs "$TMP/j.txt" --nodes "$S/nodes.txt" "${CLASSES[@]}" -o "$TMP/j.nd"
+		assert_output "trace-import: $TMP/j.txt:7: JobID '$id' holds '${case##* }' (':' and '@' separate the ids written for several clusters, CLUSTER:JOBID, and for a reused JobID, JOBID@SUBMIT; Slurm's own JobIDs have neither)"
+		[ ! -e "$TMP/j.nd" ]
+	done
+	# ... in a -M all export too, and a step row is checked the same way
+	{ cat "$S/sacct-multicluster.txt"; echo "alpha|b:1.batch|1|$row"; } > "$TMP/j.txt"
+	run -1 trace-import slurm --jobs "$TMP/j.txt" --nodes "$S/nodes.txt" "${CLASSES[@]}" -o "$TMP/j.nd"
+	assert_output --partial "$TMP/j.txt:7: JobID 'b:1.batch' holds ':'"
+	# a Cluster with ':'
+	{ cat "$S/sacct-multicluster.txt"; echo "alpha:b|1|1|$row"; } > "$TMP/c.txt"
+	run -1 trace-import slurm --jobs "$TMP/c.txt" --nodes "$S/nodes.txt" "${CLASSES[@]}" -o "$TMP/c.nd"
+	assert_output "trace-import: $TMP/c.txt:7: job '1': Cluster 'alpha:b' holds ':' (it separates CLUSTER:JOBID in the ids written for several clusters; Slurm's cluster names have none)"
+	[ ! -e "$TMP/c.nd" ]
+	# an empty Cluster cell, when the export has a Cluster column (it was written ':102')
+	{ cat "$S/sacct-multicluster.txt"; echo "|102|102|$row"; } > "$TMP/e.txt"
+	run -1 trace-import slurm --jobs "$TMP/e.txt" --nodes "$S/nodes.txt" "${CLASSES[@]}" -o "$TMP/e.nd"
+	assert_output "trace-import: $TMP/e.txt:7: job '102': Cluster is empty (the export has a Cluster column, so each job row names its cluster; sacct -M all fills it)"
+	[ ! -e "$TMP/e.nd" ]
+	# the same rows with plain ids and a named cluster import
+	{ cat "$S/sacct-multicluster.txt"; echo "alpha|102|102|$row"; } > "$TMP/ok.txt"
+	imp_file "$TMP/ok.txt"
+	[ "$(job_ids)" = "alpha:100 alpha:101 alpha:102 beta:100 " ]
+}

@@ -291,6 +291,43 @@ static struct json *agent_record(struct arena *a, const char *path, const struct
 	return found;
 }
 
+/* The --policy files: each action id usable and once, the baseline among them. */
+static struct sim_policy *load_policies(const struct options *o, struct arena *a)
+{
+	char err[1024];
+	struct sim_policy *pol = xcalloc(o->npolicies, sizeof *pol);
+	bool baseline = false;
+	for (size_t i = 0; i < o->npolicies; i++) {
+		if (policy_load(&pol[i], o->policies[i], a, err, sizeof err))
+			die("%s", err);
+		if (!ad_id_ok(pol[i].action_id))
+			die("%s: action_id must be a non-empty string without control characters", o->policies[i]);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(pol[j].action_id, pol[i].action_id))
+				die("%s: action '%s' is already in the catalogue ('%s')", o->policies[i], pol[i].action_id, o->policies[j]);
+		baseline = baseline || !strcmp(pol[i].action_id, o->baseline);
+	}
+	if (!baseline)
+		die("the baseline '%s' is not among the --policy actions", o->baseline);
+	return pol;
+}
+
+/* The header's params: the design's options. */
+static void set_params(struct arena *a, struct json *hdr, const struct options *o, bool agent)
+{
+	struct json *params = json_get(hdr, "params");
+	json_set(a, params, "baseline", json_str(a, o->baseline));
+	json_set(a, params, "calibration_fraction", json_real(a, o->fraction));
+	json_set(a, params, "warmup_seconds", json_int(a, o->warmup_seconds));
+	json_set(a, params, "warmup_spot", json_bool(a, o->warmup_spot));
+	struct json *ex = json_array(a);
+	for (size_t k = 0; k < o->nexclude; k++)
+		json_push(a, ex, json_str(a, o->exclude[k]));
+	json_set(a, params, "exclude", ex);
+	json_set(a, params, "rule", json_str(a, AD_RULE_ID));
+	json_set(a, params, "agent", json_bool(a, agent));
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_NO_WARMUP_SPOT = 256 };
@@ -345,20 +382,7 @@ int main(int argc, char **argv)
 	char err[1024];
 	struct arena a;
 	arena_init(&a);
-	struct sim_policy *pol = xcalloc(o.npolicies, sizeof *pol);
-	bool baseline = false;
-	for (size_t i = 0; i < o.npolicies; i++) {
-		if (policy_load(&pol[i], o.policies[i], &a, err, sizeof err))
-			die("%s", err);
-		if (!ad_id_ok(pol[i].action_id))
-			die("%s: action_id must be a non-empty string without control characters", o.policies[i]);
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(pol[j].action_id, pol[i].action_id))
-				die("%s: action '%s' is already in the catalogue ('%s')", o.policies[i], pol[i].action_id, o.policies[j]);
-		baseline = baseline || !strcmp(pol[i].action_id, o.baseline);
-	}
-	if (!baseline)
-		die("the baseline '%s' is not among the --policy actions", o.baseline);
+	struct sim_policy *pol = load_policies(&o, &a);
 
 	struct scan s = { 0 };
 	read_scan(&s, cli.inputs[0], &a);
@@ -380,17 +404,7 @@ int main(int argc, char **argv)
 			die("%s", err);
 	if (agent)
 		nd_header_add_stream(&a, hdr, o.agent, agent_schema, agent_fp);
-	struct json *params = json_get(hdr, "params");
-	json_set(&a, params, "baseline", json_str(&a, o.baseline));
-	json_set(&a, params, "calibration_fraction", json_real(&a, o.fraction));
-	json_set(&a, params, "warmup_seconds", json_int(&a, o.warmup_seconds));
-	json_set(&a, params, "warmup_spot", json_bool(&a, o.warmup_spot));
-	struct json *ex = json_array(&a);
-	for (size_t k = 0; k < o.nexclude; k++)
-		json_push(&a, ex, json_str(&a, o.exclude[k]));
-	json_set(&a, params, "exclude", ex);
-	json_set(&a, params, "rule", json_str(&a, AD_RULE_ID));
-	json_set(&a, params, "agent", json_bool(&a, agent != NULL));
+	set_params(&a, hdr, &o, agent != NULL);
 
 	struct nd_writer *w = ndw_open(cli.output, err, sizeof err);
 	if (!w || ndw_header(w, hdr, err, sizeof err) || ndw_record(w, design, err, sizeof err) ||

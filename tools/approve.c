@@ -91,6 +91,24 @@ static const struct json *read_ranking(const char *path, struct ev_input *in, st
 	return in->items[0].rec;
 }
 
+/* The policy fingerprint of action on the ranking's frontier (its selected actions). */
+static const char *frontier_policy_fp(const struct json *rk, const char *action)
+{
+	struct json *ids = json_get(rk, "selected_action_ids"), *fps = json_get(rk, "selected_policy_fingerprints");
+	const char *policy_fp = NULL;
+	struct strbuf frontier;
+	sb_init(&frontier);
+	for (size_t i = 0; i < ids->u.arr.n; i++) {
+		sb_addf(&frontier, "%s'%s'", i ? ", " : "", ids->u.arr.items[i]->u.str.s);
+		if (!strcmp(ids->u.arr.items[i]->u.str.s, action))
+			policy_fp = fps->u.arr.items[i]->u.str.s;
+	}
+	if (!policy_fp)
+		die("action '%s' is not on the ranking's frontier (selected: %s)", action, frontier.buf);
+	sb_release(&frontier);
+	return policy_fp;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_VERIFY = 256 };
@@ -154,18 +172,7 @@ int main(int argc, char **argv)
 	const char *status = json_get_str(rk, "selection_status");
 	if (!strcmp(status, "no_eligible_policy"))
 		die("%s: the ranking has no eligible policy; there is nothing to approve", ranking);
-	struct json *ids = json_get(rk, "selected_action_ids"), *fps = json_get(rk, "selected_policy_fingerprints");
-	const char *policy_fp = NULL;
-	struct strbuf frontier;
-	sb_init(&frontier);
-	for (size_t i = 0; i < ids->u.arr.n; i++) {
-		sb_addf(&frontier, "%s'%s'", i ? ", " : "", ids->u.arr.items[i]->u.str.s);
-		if (!strcmp(ids->u.arr.items[i]->u.str.s, action))
-			policy_fp = fps->u.arr.items[i]->u.str.s;
-	}
-	if (!policy_fp)
-		die("action '%s' is not on the ranking's frontier (selected: %s)", action, frontier.buf);
-	sb_release(&frontier);
+	const char *policy_fp = frontier_policy_fp(rk, action);
 
 	char last[FP_HEX_XXH3], err[1024];
 	unsigned long n;

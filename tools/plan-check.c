@@ -396,6 +396,78 @@ static struct json *read_windows(const char *path)
 	return ids;
 }
 
+/* Every agent_decision record of the inputs, checked (check_decision) and kept without its
+ * record type; each input stream is named in hdr_inputs. */
+static void read_decisions(const struct opts *o, const char *const *inputs, size_t n_inputs, const struct json *declared, struct json *decisions,
+	struct json *seen, struct json *hdr_inputs)
+{
+	unsigned long k = 0;
+	char err[1024];
+	for (size_t i = 0; i < n_inputs; i++) {
+		struct nd_reader *r = ndr_open(inputs[i], err, sizeof err);
+		if (!r)
+			die("%s", err);
+		struct json *rec;
+		enum nd_event ev;
+		while ((ev = ndr_next(r, &A, &rec, err, sizeof err)) > 0) {
+			if (ev == ND_HEADER && !str_is(rec, "schema", DECISIONS_SCHEMA))
+				die("%s:%lu: expected a %s stream", ndr_name(r), ndr_lineno(r), DECISIONS_SCHEMA);
+			if (ev == ND_END) {
+				struct json *in = json_object(&A);
+				json_set(&A, in, "path", json_str(&A, ndr_name(r)));
+				json_set(&A, in, "schema", json_str(&A, DECISIONS_SCHEMA));
+				json_set(&A, in, "fingerprint", json_str(&A, ndr_fingerprint(r)));
+				json_push(&A, hdr_inputs, in);
+			}
+			if (ev != ND_RECORD || !str_is(rec, "type", "agent_decision"))
+				continue;
+			k++;
+			snprintf(where, sizeof where, "%s:%lu", ndr_name(r), ndr_lineno(r));
+			check_decision(o, rec, k, declared, seen);
+			struct json *copy = json_object(&A);   /* the decision as given, without its record type */
+			for (size_t j = 0; j < rec->u.obj.n; j++)
+				if (strcmp(rec->u.obj.keys[j], "type"))
+					json_set(&A, copy, rec->u.obj.keys[j], rec->u.obj.vals[j]);
+			json_push(&A, decisions, copy);
+		}
+		if (ev == ND_ERROR)
+			die("%s", err);
+		ndr_close(r);
+	}
+}
+
+/* Each window of the selections is an evaluation window of path, and each one has a selection. */
+static void check_windows(const struct json *windows, const struct json *seen, const char *path)
+{
+	for (size_t i = 0; i < seen->u.arr.n; i++)
+		if (!in_array(windows, seen->u.arr.items[i]->u.str.s))
+			die("window '%s' is not an evaluation window of %s", seen->u.arr.items[i]->u.str.s, path);
+	for (size_t i = 0; i < windows->u.arr.n; i++)
+		if (!in_array(seen, windows->u.arr.items[i]->u.str.s))
+			die("evaluation window '%s' has no selection", windows->u.arr.items[i]->u.str.s);
+}
+
+/* The plan (rolling) or the selections (adaptive), stamped with its fingerprint. */
+static struct json *make_plan(const struct opts *o, struct json *decisions)
+{
+	struct json *plan = json_object(&A), *source = json_object(&A);
+	json_set(&A, plan, "type", json_str(&A, o->adaptive ? "controller_selections" : "rolling_agent_plan"));
+	json_set(&A, plan, "schema_version", json_str(&A, o->adaptive ? AD_SELECTIONS_SCHEMA : ROLLING_PLAN_SCHEMA));
+	json_set(&A, plan, "controller_id", json_str(&A, o->controller));
+	json_set(&A, plan, "mode", json_str(&A, o->mode));
+	json_set(&A, plan, "model_id", json_str(&A, o->model));
+	json_set(&A, source, "framework", json_str(&A, o->framework));
+	json_set(&A, source, "project_id", json_str(&A, o->project));
+	json_set(&A, plan, "source", source);
+	if (o->adaptive || strcmp(o->required, "native-fifo"))
+		json_set(&A, plan, o->adaptive ? "safety_action_id" : "required_candidate_action_id", json_str(&A, o->required));
+	json_set(&A, plan, o->adaptive ? "selections" : "decisions", decisions);
+	json_set(&A, plan, "verified_stage_receipt_count", json_int(&A, (long long)n_used));
+	json_set(&A, plan, "source_anomalies", anomalies);
+	ev_self_fp_stamp(&A, plan, o->adaptive ? "selections_fingerprint" : "plan_fingerprint");
+	return plan;
+}
+
 int main(int argc, char **argv)
 {
 	enum { O_ROLLING = 256, O_ADAPTIVE, O_MODE, O_CONTROLLER, O_PROJECT, O_TASKS, O_SPACE, O_WINDOWS, O_MODEL, O_REQUIRED,
@@ -456,65 +528,14 @@ int main(int argc, char **argv)
 	struct json *windows = o.adaptive ? read_windows(o.windows) : NULL;
 
 	struct json *decisions = json_array(&A), *seen = json_array(&A), *hdr_inputs = json_array(&A);
-	unsigned long k = 0;
 	char err[1024];
-	for (size_t i = 0; i < n_inputs; i++) {
-		struct nd_reader *r = ndr_open(inputs[i], err, sizeof err);
-		if (!r)
-			die("%s", err);
-		struct json *rec;
-		enum nd_event ev;
-		while ((ev = ndr_next(r, &A, &rec, err, sizeof err)) > 0) {
-			if (ev == ND_HEADER && !str_is(rec, "schema", DECISIONS_SCHEMA))
-				die("%s:%lu: expected a %s stream", ndr_name(r), ndr_lineno(r), DECISIONS_SCHEMA);
-			if (ev == ND_END) {
-				struct json *in = json_object(&A);
-				json_set(&A, in, "path", json_str(&A, ndr_name(r)));
-				json_set(&A, in, "schema", json_str(&A, DECISIONS_SCHEMA));
-				json_set(&A, in, "fingerprint", json_str(&A, ndr_fingerprint(r)));
-				json_push(&A, hdr_inputs, in);
-			}
-			if (ev != ND_RECORD || !str_is(rec, "type", "agent_decision"))
-				continue;
-			k++;
-			snprintf(where, sizeof where, "%s:%lu", ndr_name(r), ndr_lineno(r));
-			check_decision(&o, rec, k, declared, seen);
-			struct json *copy = json_object(&A);   /* the decision as given, without its record type */
-			for (size_t j = 0; j < rec->u.obj.n; j++)
-				if (strcmp(rec->u.obj.keys[j], "type"))
-					json_set(&A, copy, rec->u.obj.keys[j], rec->u.obj.vals[j]);
-			json_push(&A, decisions, copy);
-		}
-		if (ev == ND_ERROR)
-			die("%s", err);
-		ndr_close(r);
-	}
+	read_decisions(&o, inputs, n_inputs, declared, decisions, seen, hdr_inputs);
 	if (!decisions->u.arr.n)
 		die("no agent_decision records: a plan needs at least one decision");
-	if (windows) {
-		for (size_t i = 0; i < seen->u.arr.n; i++)
-			if (!in_array(windows, seen->u.arr.items[i]->u.str.s))
-				die("window '%s' is not an evaluation window of %s", seen->u.arr.items[i]->u.str.s, o.windows);
-		for (size_t i = 0; i < windows->u.arr.n; i++)
-			if (!in_array(seen, windows->u.arr.items[i]->u.str.s))
-				die("evaluation window '%s' has no selection", windows->u.arr.items[i]->u.str.s);
-	}
+	if (windows)
+		check_windows(windows, seen, o.windows);
 
-	struct json *plan = json_object(&A), *source = json_object(&A);
-	json_set(&A, plan, "type", json_str(&A, o.adaptive ? "controller_selections" : "rolling_agent_plan"));
-	json_set(&A, plan, "schema_version", json_str(&A, o.adaptive ? AD_SELECTIONS_SCHEMA : ROLLING_PLAN_SCHEMA));
-	json_set(&A, plan, "controller_id", json_str(&A, o.controller));
-	json_set(&A, plan, "mode", json_str(&A, o.mode));
-	json_set(&A, plan, "model_id", json_str(&A, o.model));
-	json_set(&A, source, "framework", json_str(&A, o.framework));
-	json_set(&A, source, "project_id", json_str(&A, o.project));
-	json_set(&A, plan, "source", source);
-	if (o.adaptive || strcmp(o.required, "native-fifo"))
-		json_set(&A, plan, o.adaptive ? "safety_action_id" : "required_candidate_action_id", json_str(&A, o.required));
-	json_set(&A, plan, o.adaptive ? "selections" : "decisions", decisions);
-	json_set(&A, plan, "verified_stage_receipt_count", json_int(&A, (long long)n_used));
-	json_set(&A, plan, "source_anomalies", anomalies);
-	ev_self_fp_stamp(&A, plan, o.adaptive ? "selections_fingerprint" : "plan_fingerprint");
+	struct json *plan = make_plan(&o, decisions);
 
 	struct json *hdr = nd_header_new(&A, MF_AGENT_PLAN_STREAM_SCHEMA, "plan-check");
 	json_set(&A, hdr, "inputs", hdr_inputs);

@@ -75,6 +75,17 @@ static void add_file_fp(struct strbuf *sb, struct arena *a, const char *p, const
 	sb_addf(sb, "\n%s %s", p, fp);
 }
 
+/* v as JSON for a message (the process ends right after: the buffer is not freed) */
+static const char *json_kind_shown(const struct json *v)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	json_write(&sb, v);
+	if (sb.len > 80)
+		sb.buf[77] = sb.buf[78] = sb.buf[79] = '.', sb.buf[80] = '\0';
+	return sb.buf;
+}
+
 static size_t load_study(const char *path, struct arena *a, struct arm *arms, const char **study_id, char design_fp[FP_HEX_XXH3], long long *windows,
 			 long long *reps)
 {
@@ -96,6 +107,10 @@ static size_t load_study(const char *path, struct arena *a, struct arm *arms, co
 	if (!cnt || cnt->kind != JSON_INT || cnt->u.i < 1 || cnt->u.i > MAX_WINDOWS)
 		die("%s: windows.count must be an integer in [1, %d]", path, MAX_WINDOWS);
 	*windows = cnt->u.i;
+	/* a false (or any other non-integer) is a value to check, not a missing key (issue 35):
+	 * only an absent or null key takes the default, as in pipelines/rolling-config.jq */
+	if (r && r->kind != JSON_NULL && (r->kind != JSON_INT || r->u.i < 2 || r->u.i > 10))
+		die("%s: 'repetitions' must be an integer in 2..10, not %s", path, json_kind_shown(r));
 	*reps = r && r->kind == JSON_INT ? r->u.i : 2;
 	struct strbuf sb;
 	sb_init(&sb);
@@ -116,7 +131,10 @@ static size_t load_study(const char *path, struct arena *a, struct arm *arms, co
 		nagent += m->def.role == ARM_AGENT;
 		m->def.deployable = m->def.role != ARM_ORACLE;
 		m->def.rolling = json_get(x, "decider") != NULL;
-		m->kind = m->def.rolling ? "rolling" : json_get(x, "controller") ? "predictive-fixed-policy" : "static";
+		struct json *ctl = json_get(x, "controller");
+		if (ctl && ctl->kind != JSON_NULL && ctl->kind != JSON_TRUE && ctl->kind != JSON_FALSE)
+			die("%s: arm '%s': 'controller' must be true or false, not %s", path, m->def.id, json_kind_shown(ctl));
+		m->kind = m->def.rolling ? "rolling" : ctl && ctl->kind == JSON_TRUE ? "predictive-fixed-policy" : "static";
 		m->action_id = m->def.id;
 		if (!m->def.rolling) {
 			struct sim_policy pol;
@@ -286,6 +304,77 @@ static void write_stream(const char *output, const struct json *hdr, const struc
 		die("%s", err);
 }
 
+/* Window w: its streams (added to the header), each arm's metrics and audit into its cell
+ * and one record, and every audit against the window's ordinary FIFO baseline. */
+static void read_window(struct arena *a, struct json *hdr, struct json *records, struct arm *arms, size_t na, const char *const *win_id, size_t w,
+	const char **files, size_t n_files, const char *study_id, const char *design_fp, const char *impl_fp, long long reps)
+{
+	char err[1024];
+	for (size_t k = 0; k < w; k++)
+		if (!strcmp(win_id[k], win_id[w]))
+			die("window '%s' is given twice", win_id[w]);
+	struct ev_input in;
+	ev_input_init(&in);
+	if (!n_files)
+		die("window '%s' has no files", win_id[w]);
+	for (size_t i = 0; i < n_files; i++)
+		if (ev_read(&in, files[i], schemas, a, err, sizeof err))
+			die("%s", err);
+	free(files);
+	for (size_t s = 0; s < in.nstreams; s++)
+		nd_header_add_stream(a, hdr, in.streams[s].path, in.streams[s].schema, in.streams[s].fp);
+	const char *base_fp = NULL;
+	for (size_t m = 0; m < na; m++) {
+		const struct ev_item *met = NULL, *aud = NULL;
+		for (size_t i = 0; i < in.n; i++)
+			if (!strcmp(in.items[i].type, "metrics") && !strcmp(json_get_str(in.items[i].rec, "action_id"), arms[m].action_id)) {
+				if (met)
+					die("window '%s': two metrics records for arm '%s'", win_id[w], arms[m].def.id);
+				met = &in.items[i];
+			}
+		if (!met)
+			die("window '%s': no metrics for arm '%s' (action '%s')", win_id[w], arms[m].def.id, arms[m].action_id);
+		if (ev_metrics_check(met->rec, err, sizeof err))
+			die("%s: %s", ev_where(met), err);
+		for (size_t i = 0; i < in.n; i++)
+			if (!strcmp(in.items[i].type, "audit") && !strcmp(json_get_str(in.items[i].rec, "metrics_fingerprint"), met->stream_fp))
+				aud = &in.items[i];
+		if (!aud)
+			die("window '%s': no audit of arm '%s' (metrics %s)", win_id[w], arms[m].def.id, met->stream_fp);
+		if (slo_audit_check(aud->rec, err, sizeof err) || !ev_self_fp_ok(aud->rec, "audit_fingerprint"))
+			die("%s: the audit record does not verify", ev_where(aud));
+		if (arms[m].def.role == ARM_BASELINE)
+			base_fp = met->stream_fp;
+		struct json *ab = json_get(aud->rec, "baseline");
+		const char *abfp = json_get_str(ab, "metrics_fingerprint");
+		struct roll_cell *cell = &arms[m].cells[w];
+		cell->present = true;
+		cell->passed = json_get(aud->rec, "audit_passed")->kind == JSON_TRUE;
+		cell->has_alloc = json_get_num(met->rec, "allocation_rate_mean", &cell->alloc);
+		cell->has_jct = json_get_num(met->rec, "spot_jct_p95_seconds", &cell->jct);
+		cell->has_evict = json_get_num(met->rec, "spot_eviction_rate_per_run", &cell->evict);
+		struct json *rc = json_get(met->rec, "rolling_control");
+		double x;
+		if (rc && json_get_num(rc, "candidate_simulation_count", &x))
+			cell->simulations = (long long)x;
+		if (rc && json_get_num(json_get(rc, "llm_usage"), "call_count", &x))
+			cell->llm_calls = (long long)x;
+		if (arms[m].def.rolling && !rc)
+			die("%s: arm '%s' is a rolling arm but its metrics have no rolling_control", ev_where(met), arms[m].def.id);
+		if (rc && json_get_num(rc, "candidate_budget_per_decision", &x))
+			arms[m].def.budget = (long long)x;
+		json_push(a, records, ablation_record(a, study_id, design_fp, impl_fp, win_id[w], &arms[m], reps, met, aud, abfp, cell, rc));
+	}
+	/* every audit of the window names the window's baseline */
+	for (size_t i = 0; i < in.n; i++)
+		if (!strcmp(in.items[i].type, "audit")) {
+			const char *bf = json_get_str(json_get(in.items[i].rec, "baseline"), "metrics_fingerprint");
+			if (!bf || !base_fp || strcmp(bf, base_fp))
+				die("%s: audited against another baseline than the window's ordinary FIFO", ev_where(&in.items[i]));
+		}
+	ev_input_release(&in);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -335,7 +424,7 @@ int main(int argc, char **argv)
 	const char *output = cli.output;
 	if (!study || !nw)
 		usage_fail(usage, "--study and at least one --window are required");
-	char err[1024], design_fp[FP_HEX_XXH3], impl_fp[FP_HEX_XXH3];
+	char design_fp[FP_HEX_XXH3], impl_fp[FP_HEX_XXH3];
 	struct arena a;
 	arena_init(&a);
 	struct arm arms[ROLL_ABLATION_MAX_ARMS];
@@ -351,71 +440,8 @@ int main(int argc, char **argv)
 	json_set(&a, json_get(hdr, "params"), "design_fingerprint", json_str(&a, design_fp));
 	json_set(&a, json_get(hdr, "params"), "implementation_fingerprint", json_str(&a, impl_fp));
 	struct json *records = json_array(&a);
-	for (size_t w = 0; w < nw; w++) {
-		for (size_t k = 0; k < w; k++)
-			if (!strcmp(win_id[k], win_id[w]))
-				die("window '%s' is given twice", win_id[w]);
-		struct ev_input in;
-		ev_input_init(&in);
-		if (!win_n[w])
-			die("window '%s' has no files", win_id[w]);
-		for (size_t i = 0; i < win_n[w]; i++)
-			if (ev_read(&in, win_files[w][i], schemas, &a, err, sizeof err))
-				die("%s", err);
-		free(win_files[w]);
-		for (size_t s = 0; s < in.nstreams; s++)
-			nd_header_add_stream(&a, hdr, in.streams[s].path, in.streams[s].schema, in.streams[s].fp);
-		const char *base_fp = NULL;
-		for (size_t m = 0; m < na; m++) {
-			const struct ev_item *met = NULL, *aud = NULL;
-			for (size_t i = 0; i < in.n; i++)
-				if (!strcmp(in.items[i].type, "metrics") && !strcmp(json_get_str(in.items[i].rec, "action_id"), arms[m].action_id)) {
-					if (met)
-						die("window '%s': two metrics records for arm '%s'", win_id[w], arms[m].def.id);
-					met = &in.items[i];
-				}
-			if (!met)
-				die("window '%s': no metrics for arm '%s' (action '%s')", win_id[w], arms[m].def.id, arms[m].action_id);
-			if (ev_metrics_check(met->rec, err, sizeof err))
-				die("%s: %s", ev_where(met), err);
-			for (size_t i = 0; i < in.n; i++)
-				if (!strcmp(in.items[i].type, "audit") && !strcmp(json_get_str(in.items[i].rec, "metrics_fingerprint"), met->stream_fp))
-					aud = &in.items[i];
-			if (!aud)
-				die("window '%s': no audit of arm '%s' (metrics %s)", win_id[w], arms[m].def.id, met->stream_fp);
-			if (slo_audit_check(aud->rec, err, sizeof err) || !ev_self_fp_ok(aud->rec, "audit_fingerprint"))
-				die("%s: the audit record does not verify", ev_where(aud));
-			if (arms[m].def.role == ARM_BASELINE)
-				base_fp = met->stream_fp;
-			struct json *ab = json_get(aud->rec, "baseline");
-			const char *abfp = json_get_str(ab, "metrics_fingerprint");
-			struct roll_cell *cell = &arms[m].cells[w];
-			cell->present = true;
-			cell->passed = json_get(aud->rec, "audit_passed")->kind == JSON_TRUE;
-			cell->has_alloc = json_get_num(met->rec, "allocation_rate_mean", &cell->alloc);
-			cell->has_jct = json_get_num(met->rec, "spot_jct_p95_seconds", &cell->jct);
-			cell->has_evict = json_get_num(met->rec, "spot_eviction_rate_per_run", &cell->evict);
-			struct json *rc = json_get(met->rec, "rolling_control");
-			double x;
-			if (rc && json_get_num(rc, "candidate_simulation_count", &x))
-				cell->simulations = (long long)x;
-			if (rc && json_get_num(json_get(rc, "llm_usage"), "call_count", &x))
-				cell->llm_calls = (long long)x;
-			if (arms[m].def.rolling && !rc)
-				die("%s: arm '%s' is a rolling arm but its metrics have no rolling_control", ev_where(met), arms[m].def.id);
-			if (rc && json_get_num(rc, "candidate_budget_per_decision", &x))
-				arms[m].def.budget = (long long)x;
-			json_push(&a, records, ablation_record(&a, study_id, design_fp, impl_fp, win_id[w], &arms[m], reps, met, aud, abfp, cell, rc));
-		}
-		/* every audit of the window names the window's baseline */
-		for (size_t i = 0; i < in.n; i++)
-			if (!strcmp(in.items[i].type, "audit")) {
-				const char *bf = json_get_str(json_get(in.items[i].rec, "baseline"), "metrics_fingerprint");
-				if (!bf || !base_fp || strcmp(bf, base_fp))
-					die("%s: audited against another baseline than the window's ordinary FIFO", ev_where(&in.items[i]));
-			}
-		ev_input_release(&in);
-	}
+	for (size_t w = 0; w < nw; w++)
+		read_window(&a, hdr, records, arms, na, win_id, w, win_files[w], win_n[w], study_id, design_fp, impl_fp, reps);
 	struct roll_arm_def defs[ROLL_ABLATION_MAX_ARMS];
 	struct roll_arm_summary sum[ROLL_ABLATION_MAX_ARMS];
 	for (size_t m = 0; m < na; m++) {

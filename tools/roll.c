@@ -516,6 +516,68 @@ static void parse_args(int argc, char **argv, struct cli *cli, struct roll_args 
 		usage_fail(usage, "--decider-timeout must be in (0, 86400]");
 }
 
+/* The execution trace (it must have jobs and nodes) and the history, which may share its
+ * jobs and strings. */
+static void load_traces(struct trace *exec, struct trace *hist, const char *input, const char *history_path)
+{
+	char err[4096];
+	trace_init(exec);
+	trace_init(hist);
+	if (trace_load(exec, input, err, sizeof err) || trace_load_sharing(hist, history_path, exec, err, sizeof err))
+		die("%s", err);
+	if (exec->n_jobs == 0 || exec->n_nodes == 0)
+		die("%s: the execution trace has no jobs or no nodes", input);
+}
+
+/* The arm id when --arm-id is not given: CONTROLLER_ID:DECIDER_KIND. */
+static const char *default_arm_id(struct arena *a, const struct roll_config *cfg, const struct roll_decider *dec)
+{
+	size_t n = strlen(cfg->controller_id) + strlen(roll_decider_kind_name(dec)) + 2;
+	char *id = arena_alloc(a, n);
+	snprintf(id, n, "%s:%s", cfg->controller_id, roll_decider_kind_name(dec));
+	return id;
+}
+
+/* The inner predictor: it must know every action of the catalogue, then it starts on exec. */
+static void predictor_start(struct roll_predictor *pred, const struct roll_catalog *cat, const struct roll_config *cfg, const struct trace *exec)
+{
+	char err[4096];
+	for (size_t i = 0; i < cat->n; i++)
+		if (roll_predictor_check(pred, &cat->actions[i], err, sizeof err))
+			die("%s: %s", cfg->action_space_path, err);
+	if (roll_predictor_start(pred, exec, err, sizeof err))
+		die("%s", err);
+}
+
+/* A run that stopped at a decision still to plan: its planning checkpoint. */
+static void write_checkpoint(const char *output, const char *input, struct arena *a, const struct trace *exec, struct roll_controller *ctl)
+{
+	char err[4096];
+	struct json *hdr = nd_header_new(a, ROLL_CHECKPOINT_STREAM_SCHEMA, "roll");
+	nd_header_add_stream(a, hdr, input, exec->version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1, exec->fingerprint);
+	if (ndw_write_one(output, hdr, roll_planning_checkpoint(ctl, a), err, sizeof err))
+		die("%s", err);
+}
+
+/* A finished run: the result records, the predictor's (pred, or NULL), the spooled
+ * decisions and the report; nothing is left at output on failure. */
+static void write_result(const char *output, struct json *hdr, struct arena *a, const struct trace *exec, const struct sim_output *out,
+	struct roll_predictor *pred, struct spool *sp, struct roll_controller *ctl)
+{
+	char err[4096];
+	struct nd_writer *w = ndw_open(output, err, sizeof err);
+	if (!w)
+		die("%s", err);
+	if (result_write_records(w, hdr, exec, out, err, sizeof err) || (pred && roll_predictor_write(pred, w, err, sizeof err)) ||
+	    write_spool(w, sp, err, sizeof err) || ndw_record(w, roll_report(ctl, a), err, sizeof err) ||
+	    ndw_end(w, NULL, err, sizeof err)) {
+		ndw_abort(w);
+		die("%s", err);
+	}
+	if (ndw_close(w, err, sizeof err))
+		die("%s", err);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli;
@@ -550,29 +612,16 @@ int main(int argc, char **argv)
 	if (controller_path && roll_predictor_load(&pred, controller_path, &a, err, sizeof err))
 		die("%s", err);
 	struct trace exec, hist;
-	trace_init(&exec);
-	trace_init(&hist);
-	if (trace_load(&exec, input, err, sizeof err) || trace_load_sharing(&hist, history_path, &exec, err, sizeof err))
-		die("%s", err);
-	if (exec.n_jobs == 0 || exec.n_nodes == 0)
-		die("%s: the execution trace has no jobs or no nodes", input);
-	if (!arm_id) {
-		size_t n = strlen(cfg.controller_id) + strlen(roll_decider_kind_name(&dec)) + 2;
-		char *id = arena_alloc(&a, n);
-		snprintf(id, n, "%s:%s", cfg.controller_id, roll_decider_kind_name(&dec));
-		arm_id = id;
-	}
+	load_traces(&exec, &hist, input, history_path);
+	if (!arm_id)
+		arm_id = default_arm_id(&a, &cfg, &dec);
 	if (!roll_id_ok(arm_id))
 		usage_fail(usage, "--arm-id must be a non-empty id without control characters");
 	struct roll_controller ctl;
 	if (roll_controller_init(&ctl, &cfg, &cat, &slo, &exec, &hist, &dec, candidates ? fixed : NULL, n_fixed, arm_id, err, sizeof err))
 		die("%s", err);
 	if (controller_path)
-		for (size_t i = 0; i < cat.n; i++)
-			if (roll_predictor_check(&pred, &cat.actions[i], err, sizeof err))
-				die("%s: %s", cfg.action_space_path, err);
-	if (controller_path && roll_predictor_start(&pred, &exec, err, sizeof err))
-		die("%s", err);
+		predictor_start(&pred, &cat, &cfg, &exec);
 	if (roll_decider_start(&dec, err, sizeof err))
 		die("%s", err);
 	struct spool sp = { { 0 }, checkpoint ? checkpoint : resume, -1, 0, { 0 }, "", &ctl, NULL, NULL, { 0 } };
@@ -602,25 +651,12 @@ int main(int argc, char **argv)
 	if (rc < 0 || roll_plan_check(&ctl, err, sizeof err))
 		die("%s", err);
 	progress_finish(&sp.progress);
-	struct nd_writer *w;
-	if (rc == ROLL_STEP_PENDING) {
-		struct json *hdr = nd_header_new(&a, ROLL_CHECKPOINT_STREAM_SCHEMA, "roll");
-		nd_header_add_stream(&a, hdr, input, exec.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1, exec.fingerprint);
-		if (ndw_write_one(output, hdr, roll_planning_checkpoint(&ctl, &a), err, sizeof err))
-			die("%s", err);
-	} else {
+	if (rc == ROLL_STEP_PENDING)
+		write_checkpoint(output, input, &a, &exec, &ctl);
+	else {
 		struct json *hdr = roll_result_header(&a, &exec, &hist, &out, &cfg, &cat, &slo, &dec, controller_path ? &pred : NULL,
 			config_path, history_path, controller_path, decider_spec, arm_id);
-		if (!(w = ndw_open(output, err, sizeof err)))
-			die("%s", err);
-		if (result_write_records(w, hdr, &exec, &out, err, sizeof err) || (controller_path && roll_predictor_write(&pred, w, err, sizeof err)) ||
-		    write_spool(w, &sp, err, sizeof err) || ndw_record(w, roll_report(&ctl, &a), err, sizeof err) ||
-		    ndw_end(w, NULL, err, sizeof err)) {
-			ndw_abort(w);
-			die("%s", err);
-		}
-		if (ndw_close(w, err, sizeof err))
-			die("%s", err);
+		write_result(output, hdr, &a, &exec, &out, controller_path ? &pred : NULL, &sp, &ctl);
 		sim_output_release(&out);
 	}
 	if (timing)

@@ -49,6 +49,39 @@ static struct json *params_of(struct arena *a, const struct workload_opts *o)
 	return p;
 }
 
+/* The hours [h0, h1) --saturation looks at: the given bounds, else the trace's window, else
+ * its submits. */
+static void window_hours(const struct trace *t, const struct workload_opts *o, long long *h0, long long *h1)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		lo = t->jobs[i].submit < lo ? t->jobs[i].submit : lo;
+		hi = t->jobs[i].submit > hi ? t->jobs[i].submit : hi;
+	}
+	double s0 = o->has_start ? o->start : t->has_window ? t->eval_start : lo, s1 = o->has_end ? o->end : t->has_window ? t->eval_end : hi;
+	*h0 = isfinite(s0) ? (long long)floor(s0 / 3600) : 0;
+	*h1 = isfinite(s1) ? (long long)floor(s1 / 3600) + 1 : 0;
+}
+
+/* The workload record, then one pool_saturation record per model; nothing at output on failure. */
+static void write_saturation(const char *output, struct json *hdr, struct json *rec, struct json **sat, size_t n_sat)
+{
+	char err[1024];
+	struct nd_writer *w = ndw_open(output, err, sizeof err);
+	int rc = !w || ndw_header(w, hdr, err, sizeof err) || ndw_record(w, rec, err, sizeof err);
+	for (size_t k = 0; k < n_sat && !rc; k++)
+		rc = ndw_record(w, sat[k], err, sizeof err);
+	if (!rc)
+		rc = ndw_end(w, NULL, err, sizeof err);
+	if (rc) {
+		if (w)
+			ndw_abort(w);
+		die("%s", err);
+	}
+	if (ndw_close(w, err, sizeof err))
+		die("%s", err);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -115,14 +148,8 @@ int main(int argc, char **argv)
 	struct json *params = params_of(&a, &o), **sat = NULL;
 	size_t n_sat = 0;
 	if (saturation) {
-		/* the window's hours: the given bounds, else the trace's window, else its submits */
-		double lo = INFINITY, hi = -INFINITY;
-		for (size_t i = 0; i < t.n_jobs; i++) {
-			lo = t.jobs[i].submit < lo ? t.jobs[i].submit : lo;
-			hi = t.jobs[i].submit > hi ? t.jobs[i].submit : hi;
-		}
-		double s0 = o.has_start ? o.start : t.has_window ? t.eval_start : lo, s1 = o.has_end ? o.end : t.has_window ? t.eval_end : hi;
-		long long h0 = isfinite(s0) ? (long long)floor(s0 / 3600) : 0, h1 = isfinite(s1) ? (long long)floor(s1 / 3600) + 1 : 0;
+		long long h0, h1;
+		window_hours(&t, &o, &h0, &h1);
 		if (saturation_records(&a, &t, h0, h1, caps, n_caps, &sat, &n_sat, err, sizeof err))
 			die("%s: %s", t.input_name, err);
 		struct json *pc = json_object(&a);
@@ -135,21 +162,8 @@ int main(int argc, char **argv)
 	if (!saturation) {
 		if (ndw_write_one(output, hdr, rec, err, sizeof err))
 			die("%s", err);
-	} else {
-		struct nd_writer *w = ndw_open(output, err, sizeof err);
-		int rc = !w || ndw_header(w, hdr, err, sizeof err) || ndw_record(w, rec, err, sizeof err);
-		for (size_t k = 0; k < n_sat && !rc; k++)
-			rc = ndw_record(w, sat[k], err, sizeof err);
-		if (!rc)
-			rc = ndw_end(w, NULL, err, sizeof err);
-		if (rc) {
-			if (w)
-				ndw_abort(w);
-			die("%s", err);
-		}
-		if (ndw_close(w, err, sizeof err))
-			die("%s", err);
-	}
+	} else
+		write_saturation(output, hdr, rec, sat, n_sat);
 	trace_release(&t);
 	arena_release(&a);
 	cli_release(&cli);

@@ -12,8 +12,6 @@
 /* Independent PRNG streams, so one attribute's draws never shift another's. */
 enum { RNG_SUBMIT = 1, RNG_DURATION, RNG_CLASS, RNG_MODEL, RNG_WORKERS, RNG_ORG, RNG_GPW, RNG_STRATA, RNG_JOINT, RNG_COUPLE };
 
-#define MAX_JOBS 50000000LL
-
 void synth_scaled_hours(const struct synth_profile *p, double load_factor, long long *out)
 {
 	long long cum = 0, prev = 0;
@@ -134,8 +132,8 @@ int synth_check_options(const struct synth_profile *p, const struct synth_option
 		snprintf(err, errlen, "load factor must be a finite number > 0");
 		return -1;
 	}
-	if (o->load_factor * (double)p->total_jobs > (double)MAX_JOBS) {
-		snprintf(err, errlen, "load factor %g would make more than %lld jobs", o->load_factor, MAX_JOBS);
+	if (o->load_factor * (double)p->total_jobs > (double)SYNTH_MAX_JOBS) {
+		snprintf(err, errlen, "load factor %g would make more than %lld jobs", o->load_factor, SYNTH_MAX_JOBS);
 		return -1;
 	}
 	if (o->has_days && (o->day_first < 0 || o->day_first > o->day_last || o->day_last >= (long long)p->n_days)) {

@@ -3,6 +3,7 @@
 #include "core/text.h"
 #include "core/xalloc.h"
 #include "trace/export.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,12 @@ int synth_check_real_names(const char *path, const struct synth_real *real, size
 
 int synth_check_real_hours(const char *path, const struct synth_profile *p, double load_factor, char *err, size_t errlen)
 {
+	/* synth_scaled_hours converts load_factor x cumulative count to a 64-bit count: refuse a
+	 * factor that would overflow it before that conversion (1e308 gave INT64_MIN). */
+	if (!isfinite(load_factor) || !(load_factor > 0) || load_factor * (double)p->total_jobs > 0x1p62) {
+		snprintf(err, errlen, "load factor %g would make more than %lld jobs", load_factor, SYNTH_MAX_JOBS);
+		return -1;
+	}
 	long long *in = xcalloc(p->n_hours ? p->n_hours : 1, sizeof *in), *hours = xmalloc((p->n_hours ? p->n_hours : 1) * sizeof *hours);
 	synth_scaled_hours(p, load_factor, hours);
 	int rc = 0;

@@ -21,6 +21,8 @@ int synth_check_origin(const char *path, const char *origin, size_t len, char *e
 /* The real job rows: names of at most SYNTH_REAL_NAME_MAX bytes, each once. */
 int synth_check_real_names(const char *path, const struct synth_real *real, size_t n, char *err, size_t errlen);
 /* No hour holds more real job rows than its count (the profile's hourly_jobs scaled by
- * load_factor, synth_scaled_hours): every hour keeps its exact count. */
+ * load_factor, synth_scaled_hours): every hour keeps its exact count. A load factor that is not
+ * finite and > 0, or whose scaled counts would pass 2^62, is refused first (as making more than
+ * SYNTH_MAX_JOBS jobs) so that no count overflows. */
 int synth_check_real_hours(const char *path, const struct synth_profile *p, double load_factor, char *err, size_t errlen);
 #endif

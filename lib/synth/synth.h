@@ -28,6 +28,8 @@
 #define SYNTH_MAX_BUCKETS 32
 #define SYNTH_MAX_COUNT 1000000000LL   /* any count in a profile (jobs per hour, per model, ...) */
 #define SYNTH_HOUR 3600
+/* The most jobs trace-synth makes (load factor times the profile's jobs). */
+#define SYNTH_MAX_JOBS 50000000LL
 #define SYNTH_DAY 86400
 
 struct synth_rng { uint64_t s[4]; };

@@ -362,6 +362,13 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 		imp_errf(err, errlen, l->name, l->line, "JobID '%s' %s", q, problem);
 		return -1;
 	}
+	const char *sep = strpbrk(id, ":@");
+	if (sep) {      /* the separators of CLUSTER:JOBID and JOBID@SUBMIT (job_id_of): ids stay unambiguous */
+		imp_errf(err, errlen, l->name, l->line,
+			 "JobID '%s' holds '%c' (':' and '@' separate the ids written for several clusters, CLUSTER:JOBID, and for a reused JobID, JOBID@SUBMIT; Slurm's own JobIDs have neither)",
+			 q, *sep);
+		return -1;
+	}
 	if (strchr(id, '.')) {          /* 123.batch, 123.0, 123_4.extern, 123+1.0 */
 		imp_count(&p->t->arena, p->t->skipped_rows, "job_step");
 		return 0;
@@ -434,8 +441,17 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 		return -1;
 	}
 	const char *cluster = p->col[C_CLUSTER] >= 0 ? field(p, C_CLUSTER) : "";
+	if (p->col[C_CLUSTER] >= 0 && !*cluster) {
+		imp_errf(err, errlen, l->name, l->line, "job '%s': Cluster is empty (the export has a Cluster column, so each job row names its cluster; sacct -M all fills it)", q);
+		return -1;
+	}
 	if (*cluster && (problem = text_id_problem(cluster, strlen(cluster)))) {
 		imp_errf(err, errlen, l->name, l->line, "job '%s': Cluster '%s' %s", q, (QUOTE(qv, cluster), qv), problem);
+		return -1;
+	}
+	if (strchr(cluster, ':')) {
+		imp_errf(err, errlen, l->name, l->line, "job '%s': Cluster '%s' holds ':' (it separates CLUSTER:JOBID in the ids written for several clusters; Slurm's cluster names have none)", q,
+			 (QUOTE(qv, cluster), qv));
 		return -1;
 	}
 	struct slurm_jobs *jobs = &p->jobs;
