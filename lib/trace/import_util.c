@@ -333,3 +333,43 @@ size_t imp_seeded_subset(const long long *gpus, size_t n, long long target, uint
 		have += gpus[order[k++]];
 	return k;
 }
+
+int imp_read_nodes(struct trace *t, const struct imp_node_file *nf, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
+{
+	struct imp_csv f;
+	struct imp_nodes seen;
+	int rc = -1, r, idx[8];
+	unsigned long rows = 0;
+	if (nf->n_cols > sizeof idx / sizeof *idx) {
+		snprintf(err, errlen, "%s: more than %zu node columns", nf->path, sizeof idx / sizeof *idx);
+		return -1;
+	}
+	imp_nodes_init(&seen);
+	if (imp_csv_open(&f, nf->path, nf->has_header, err, errlen))
+		goto out;
+	for (size_t k = 0; k < nf->n_cols; k++)
+		if ((idx[k] = imp_csv_col(&f, nf->cols[k], err, errlen)) < 0)
+			goto out;
+	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
+		struct imp_node_row n = { 0 };
+		rows++;
+		int got = nf->row(nf->ctx, t, &f, idx, &n, err, errlen);
+		if (got < 0 || (got > 0 && imp_node(t, t, &seen, n.id, n.model, n.gpus, imp_csv_name(&f), imp_csv_line(&f), err, errlen)))
+			goto out;
+	}
+	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
+		goto out;
+	if (nf->no_rows && rows == 0) {
+		snprintf(err, errlen, nf->no_rows, imp_csv_name(&f));
+		goto out;
+	}
+	if (t->n_nodes == 0) {
+		snprintf(err, errlen, nf->no_nodes, imp_csv_name(&f));
+		goto out;
+	}
+	rc = 0;
+out:
+	imp_nodes_release(&seen);
+	imp_csv_close(&f);
+	return rc;
+}
