@@ -2,6 +2,7 @@
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/num.h"
+#include "core/rng.h"
 #include "core/xalloc.h"
 #include <ctype.h>
 #include <stdarg.h>
@@ -308,21 +309,13 @@ int imp_job_check(const struct trace *t, const struct trace_caps *caps, const st
 
 /* ---- seeded subset ---- */
 
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 size_t imp_seeded_subset(const long long *gpus, size_t n, long long target, uint64_t seed, size_t *order)
 {
 	uint64_t state = seed;
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
 	for (size_t i = n; i > 1; i--) {
-		size_t j = (size_t)(splitmix64(&state) % i);
+		size_t j = (size_t)(rng_splitmix64(&state) % i);
 		size_t tmp = order[i - 1];
 		order[i - 1] = order[j];
 		order[j] = tmp;
