@@ -30,6 +30,14 @@ const struct json *pc_decision_step1(const struct json *points, const char *pool
 	return NULL;
 }
 
+void pc_decision_forecast(const struct json *rec, const char *pool, struct pc_decision_point *x)
+{
+	const struct json *pt = pc_decision_step1(json_get(rec, "points"), pool);
+	x->target = pc_decision_num(pt, "target_time_seconds");
+	x->mu = pc_decision_num(pt, "mu_gpus");
+	x->q = pc_decision_num(pt, "guarantee_quantile_gpus");
+}
+
 const struct pc_decision_reader *pc_decision_reader_of(const struct json *rec, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < pc_n_families; i++) {

@@ -509,6 +509,8 @@ const struct pc_decision_reader *pc_decision_reader_of(const struct json *rec, c
 double pc_decision_num(const struct json *o, const char *key);
 double pc_decision_first_quota(const struct json *q);
 const struct json *pc_decision_step1(const struct json *points, const char *pool);
+/* x's target, mu and q from the step-1 point of pool in rec's points (NAN without one). */
+void pc_decision_forecast(const struct json *rec, const char *pool, struct pc_decision_point *x);
 /* pc_config_from_json over another table (a test registers a family of its own). */
 int pc_config_from_json_in(const struct pc_family *const *families, size_t n, struct pc_config *c, const struct json *doc,
 			   struct arena *a, char *err, size_t errlen);

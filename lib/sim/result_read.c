@@ -655,14 +655,8 @@ static int on_finish(void *ctx, struct nd_reader *r, char *err, size_t errlen)
 	return 0;
 }
 
-static const struct ndr_stream_ops result_stream = {
-	.what = "result",
-	.header = on_header,
-	.fast = fast_record,
-	.fast_record = on_fast,
-	.record = on_record,
-	.finish = on_finish,
-};
+/* what, header, fast, fast_record, record, finish (core/ndstream.h) */
+static const struct ndr_stream_ops result_stream = { "result", on_header, fast_record, on_fast, on_record, on_finish };
 
 int result_read(struct result_data *m, struct nd_reader *r, const struct result_ext *const *exts, char *err, size_t errlen)
 {

@@ -644,14 +644,8 @@ static int on_finish(void *ctx, struct nd_reader *r, char *err, size_t errlen)
 	return 0;
 }
 
-static const struct ndr_stream_ops trace_stream = {
-	.what = "trace",
-	.header = on_header,
-	.fast = fast_job,
-	.fast_record = on_fast,
-	.record = on_record,
-	.finish = on_finish,
-};
+/* what, header, fast, fast_record, record, finish (core/ndstream.h) */
+static const struct ndr_stream_ops trace_stream = { "trace", on_header, fast_job, on_fast, on_record, on_finish };
 
 int trace_read(struct trace *t, struct nd_reader *r, char *err, size_t errlen)
 {

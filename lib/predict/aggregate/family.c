@@ -97,14 +97,11 @@ static size_t decision_pools(const struct json *rec, const char **names, size_t 
 
 static int decision_point(const struct json *rec, const char *pool, struct pc_decision_point *x, char *err, size_t errlen)
 {
-	const struct json *pt = pc_decision_step1(json_get(rec, "points"), NULL);
 	x->hp = pc_decision_num(rec, "hp_outstanding_requested_gpus");
 	x->quota = pc_decision_first_quota(json_get(rec, "spot_quota_gpus_by_guarantee_hour"));
 	x->eta = pc_decision_num(rec, "eta");
 	x->admitted = x->held = NAN;
-	x->target = pc_decision_num(pt, "target_time_seconds");
-	x->mu = pc_decision_num(pt, "mu_gpus");
-	x->q = pc_decision_num(pt, "guarantee_quantile_gpus");
+	pc_decision_forecast(rec, NULL, x);
 	return 0;
 }
 

@@ -222,15 +222,12 @@ static int decision_point(const struct json *rec, const char *pool, struct pc_de
 		return -1;
 	}
 	const struct json *fb = json_get(o, "feedback"), *gate = json_get(o, "gate");
-	const struct json *pt = pc_decision_step1(json_get(rec, "points"), pool);
 	x->hp = pc_decision_num(o, "hp_running_gpus");
 	x->quota = pc_decision_first_quota(json_get(o, "spot_quota_gpus_by_guarantee_hour"));
 	x->eta = pc_decision_num(fb, "eta_after");
 	x->admitted = pc_decision_num(gate, "admitted_spot_runs");
 	x->held = pc_decision_num(gate, "held_spot_jobs");
-	x->target = pc_decision_num(pt, "target_time_seconds");
-	x->mu = pc_decision_num(pt, "mu_gpus");
-	x->q = pc_decision_num(pt, "guarantee_quantile_gpus");
+	pc_decision_forecast(rec, pool, x);
 	return 0;
 }
 
