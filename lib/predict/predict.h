@@ -488,6 +488,11 @@ struct pc_family {
 	const char *const *report_keys;
 	/* Its control_decision records read back (report). */
 	const struct pc_decision_reader *decision_reader;
+	/* Its forecast in a rolling scenario (lib/roll/scenario.c): the pool a point that names
+	 * no resource_pool covers (NULL: its points always name one; "*" is the trace's pool of
+	 * every model, the whole cluster) and the tenant of the forecast jobs that no visible
+	 * job's shape names. */
+	const char *scenario_pool, *scenario_tenant;
 };
 
 /* check_report's two answers, the messages the result reader gives. */

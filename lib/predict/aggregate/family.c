@@ -130,4 +130,6 @@ const struct pc_family pc_family_aggregate = {
 	.check_report = check_report,
 	.report_keys = NULL,
 	.decision_reader = &decision_reader,
+	.scenario_pool = "*",   /* one pool, the cluster: its points name none */
+	.scenario_tenant = "forecast-aggregate",
 };

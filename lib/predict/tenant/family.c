@@ -257,4 +257,6 @@ const struct pc_family pt_family = {
 	.check_report = check_report,
 	.report_keys = report_keys,
 	.decision_reader = &decision_reader,
+	.scenario_pool = NULL,   /* every point names its GPU model's pool */
+	.scenario_tenant = "forecast-aggregate",
 };
