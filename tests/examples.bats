@@ -47,6 +47,23 @@ run_example() {
 	assert_success
 }
 
+@test "examples/rolling-rules: the rule-based decider leaves the safety action on days 38 and 39, not on day 40" {
+	run_example rolling-rules run.sh
+	assert_success
+	assert_line --regexp '^day 38: 12 decisions, 3 away from rolling-fifo-open: rolling-fifo-open rolling-preemptive-open-d0000 '
+	assert_line --regexp '^day 39: 12 decisions, 8 away from rolling-fifo-open: '
+	assert_line "day 40: 12 decisions, 0 away from rolling-fifo-open: $(printf 'rolling-fifo-open %.0s' $(seq 11))rolling-fifo-open"
+	# every reply came from the decider's rule, none was rejected for the safety action
+	run sh -c "zstdcat '$OUT/day39.result.ndjson.zst' | jq -r 'select(.type == \"rolling_decision\") | .decider_reply.reason_code' | sort | uniq -c"
+	assert_success
+	assert_output "      4 spot-guard-v1:no-spot-running
+      1 spot-guard-v1:spot-running-12-gpus
+      7 spot-guard-v1:spot-running-8-gpus"
+	run jq -r 'select(.type == "metrics") | .rolling_control.rejected_reply_count' "$OUT/day39.metrics.ndjson"
+	assert_success
+	assert_output 0
+}
+
 @test "examples/tenant-replay: the controller's 288 updates and its forecast quality" {
 	run_example tenant-replay run.sh
 	assert_success

@@ -74,3 +74,47 @@ C
 	assert_failure 2
 	assert_output "lint-names: no lib/predict in '$BATS_TEST_TMPDIR/none'"
 }
+
+# defs DIR NAME FUNCTION...: compile DIR/NAME.o defining each FUNCTION (and one static one).
+defs() {
+	local dir="$1" name="$2" f
+	shift 2
+	mkdir -p "$dir"
+	{
+		printf 'static int local_helper(void) { return 1; }\n'
+		for f in "$@"; do printf 'int %s(void);\nint %s(void) { return local_helper(); }\n' "$f" "$f"; done
+	} > "$dir/$name.c"
+	cc -c -o "$dir/$name.o" "$dir/$name.c" || fail "cc $name.c"
+}
+
+@test "lint-names: with the build folder, the tree's objects export only their folder's prefixes or known exceptions" {
+	local build="${SCHEDNAV_BUILD:-$ROOT/build}"
+	[ -d "$build/lib/core" ] || skip "no objects in $build/lib: make builds them"
+	run "$LINT" "$ROOT" "$build"
+	assert_success
+	assert_line --index 0 "lint-names: lib/predict keeps one prefix per folder (pc_ top and aggregate/, pt_ tenant/)"
+	assert_line --index 1 --regexp '^lint-names: every name lib/ exports carries a prefix of its folder \(tests/lint-names.prefixes\); [0-9]+ known exceptions left for tests/rename-lib-symbols.sh$'
+}
+
+@test "lint-names: an exported name without its folder's prefix is named with its object; the map's names are known; an unlisted folder fails" {
+	mkdir -p "$T/tests"
+	printf '# FOLDER PREFIX...\nsim sim_ result_\nroll roll_\n' > "$T/tests/lint-names.prefixes"
+	defs "$T/build/lib/sim" engine sim_run result_read loose_name old_name
+	defs "$T/build/lib/roll" step roll_step
+	printf '# OLD NEW\nold_name sim_old_name\n' > "$T/tests/rename-lib-symbols.map"
+	run "$LINT" "$T" build
+	assert_failure 1
+	assert_output "build/lib/sim/engine.o: loose_name: defined in lib/sim without one of its prefixes (sim_ result_); rename it, or list it in tests/rename-lib-symbols.map
+lint-names: 1 names break the rule"
+	# listed in the map: a known exception, counted
+	printf 'loose_name sim_loose_name\n' >> "$T/tests/rename-lib-symbols.map"
+	run "$LINT" "$T" build
+	assert_success
+	assert_line --index 1 "lint-names: every name lib/ exports carries a prefix of its folder (tests/lint-names.prefixes); 2 known exceptions left for tests/rename-lib-symbols.sh"
+	# a folder the prefixes file does not name
+	defs "$T/build/lib/newroom" a newroom_fn
+	run "$LINT" "$T" build
+	assert_failure 1
+	assert_output "build/lib/newroom/a.o: newroom_fn: lib/newroom has no line in tests/lint-names.prefixes
+lint-names: 1 names break the rule"
+}

@@ -4,7 +4,7 @@
 #include "core/ndjson.h"
 #include "eval/metrics.h"
 #include "eval/evidence.h"
-#include "roll/record_check.h"
+#include "registry/result_families.h"
 #include "sim/result.h"
 #include "sim/result_read.h"
 #include <getopt.h>
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	struct nd_reader *r = ndr_open(input, err, sizeof err);
 	if (!r)
 		die("%s", err);
-	if (result_read(&m, r, roll_result_exts, err, sizeof err))
+	if (result_read(&m, r, registry_result_exts, err, sizeof err))
 		die("%s", err);
 	ndr_close(r);
 	struct json *hdr = nd_header_new(&a, EV_METRICS_SCHEMA, "metrics");

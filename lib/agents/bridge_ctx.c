@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include "agents/manifest.h"
 #include "core/ndjson.h"
+#include "core/ndstream.h"
 #include "core/spawn.h"
 #include "core/zio.h"
 #include <errno.h>
@@ -162,6 +163,42 @@ int br_state_path(struct br_server *s, char *out, size_t n, const char *name)
 	return 0;
 }
 
+/* What the stream reader's callbacks share (core/ndstream.h). */
+struct stream_read {
+	struct arena *a;
+	const char *expect;
+	bool want;
+	struct br_stream *si;
+};
+
+static int on_header(void *ctx, struct nd_reader *r, const struct json *h, char *err, size_t errlen)
+{
+	struct stream_read *c = ctx;
+	c->si->schema = json_get_str(h, "schema");
+	if (c->si->schema)
+		c->si->schema = arena_strndup(c->a, c->si->schema, strlen(c->si->schema));
+	if (c->expect && (!c->si->schema || strcmp(c->si->schema, c->expect))) {
+		snprintf(err, errlen, "%s: not a %s stream", ndr_name(r), c->expect);
+		return -1;
+	}
+	return 0;
+}
+
+static int on_record(void *ctx, struct nd_reader *r, const struct json *v, char *err, size_t errlen)
+{
+	struct stream_read *c = ctx;
+	if (c->want)
+		json_push(c->a, c->si->records, json_clone(c->a, v));
+	return 0;
+}
+
+static int on_end(void *ctx, struct nd_reader *r, char *err, size_t errlen)
+{
+	struct stream_read *c = ctx;
+	snprintf(c->si->fp, sizeof c->si->fp, "%s", ndr_fingerprint(r));
+	return 0;
+}
+
 /* Read and verify one stream file (absolute or cwd-relative path); records collected when want.
  * With expect, a stream of another schema stops at its header (a trace named as metrics is
  * not read through). */
@@ -174,33 +211,9 @@ int br_read_stream_of(struct arena *a, const char *path, const char *expect, boo
 	si->schema = NULL;
 	si->fp[0] = 0;
 	si->records = json_array(a);
-	struct json *rec;
-	enum nd_event ev;
-	int rc = 0;
-	while ((ev = ndr_next(r, a, &rec, err, errlen)) > 0) {
-		if (ev == ND_HEADER) {
-			if (si->schema) {
-				snprintf(err, errlen, "%s: expected one stream", path);
-				rc = -1;
-				break;
-			}
-			si->schema = json_get_str(rec, "schema");
-			if (expect && (!si->schema || strcmp(si->schema, expect))) {
-				snprintf(err, errlen, "%s: not a %s stream", path, expect);
-				rc = -1;
-				break;
-			}
-		} else if (ev == ND_RECORD && want)
-			json_push(a, si->records, rec);
-		else if (ev == ND_END)
-			snprintf(si->fp, sizeof si->fp, "%s", ndr_fingerprint(r));
-	}
-	if (ev == ND_ERROR)
-		rc = -1;
-	else if (!rc && !si->fp[0]) {
-		snprintf(err, errlen, "%s: empty input", path);
-		rc = -1;
-	}
+	struct stream_read c = { a, expect, want, si };
+	const struct ndr_stream_ops ops = { expect ? expect : "SchedNav", on_header, NULL, NULL, on_record, on_end };
+	int rc = ndr_read_stream(r, &ops, &c, err, errlen);
 	ndr_close(r);
 	return rc;
 }

@@ -2,49 +2,24 @@
  * releasing, the seeded node ranks and the FGD fragmentation measure
  * (../shared/spec/placement-fgd.md, "Cluster and pods" and "Fragmentation measure"). */
 #include "place/place.h"
+#include "core/rng.h"
 #include "core/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 void place_rng_seed(struct place_rng *r, uint64_t seed)
 {
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
+	rng_seed(r->s, seed);
 }
 
 uint64_t place_rng_next(struct place_rng *r)
 {
-	uint64_t *s = r->s, result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
+	return rng_next(r->s);
 }
 
 uint64_t place_rng_below(struct place_rng *r, uint64_t n)
 {
-	/* Rejection keeps every value equally likely (no modulo bias). */
-	uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
-	do
-		x = place_rng_next(r);
-	while (x >= limit);
-	return x % n;
+	return rng_below(r->s, n);
 }
 
 void place_cluster_init(struct place_cluster *c)

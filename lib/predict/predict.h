@@ -430,6 +430,26 @@ struct pc_view {
 	double eta;
 };
 
+/* One control_decision record as report(1) charts it, for one pool. */
+struct pc_decision_point {
+	double hp;                    /* actual HP demand */
+	double target, mu, q;         /* the step-1 forecast point (NAN without one) */
+	double quota, eta;            /* shortest-horizon quota; eta after feedback */
+	double admitted, held;        /* Spot runs started since the previous decision, Spot jobs held (NAN: not the family's) */
+};
+
+/* How a family's control_decision records are read back (report(1)'s controller chart). */
+struct pc_decision_reader {
+	/* 1: rec has this family's shape; 0: it has not; -1 + message: its shape, malformed. */
+	int (*shape)(const struct json *rec, char *err, size_t errlen);
+	/* The pools of rec into names (pointers into rec), at most max; their count. */
+	size_t (*pools)(const struct json *rec, const char **names, size_t max);
+	/* The values of pool in rec (a name pools gave for an earlier record): 0, or -1 + message. */
+	int (*point)(const struct json *rec, const char *pool, struct pc_decision_point *x, char *err, size_t errlen);
+	const char *hp_title;         /* the chart's column title for hp */
+	bool gate_counts;             /* admitted and held are the family's own (the chart's fourth panel) */
+};
+
 struct pc_family {
 	const char *name;             /* "aggregate", "tenant" (the predictor_state's family) */
 	/* The schema_version that selects it; NULL for the fallback family (the last row),
@@ -466,6 +486,13 @@ struct pc_family {
 	/* The control_report keys of its own the metrics record carries when present
 	 * (NULL-terminated; NULL: none). */
 	const char *const *report_keys;
+	/* Its control_decision records read back (report). */
+	const struct pc_decision_reader *decision_reader;
+	/* Its forecast in a rolling scenario (lib/roll/scenario.c): the pool a point that names
+	 * no resource_pool covers (NULL: its points always name one; "*" is the trace's pool of
+	 * every model, the whole cluster) and the tenant of the forecast jobs that no visible
+	 * job's shape names. */
+	const char *scenario_pool, *scenario_tenant;
 };
 
 /* check_report's two answers, the messages the result reader gives. */
@@ -478,6 +505,17 @@ extern const size_t pc_n_families;
 /* The family of families[0..n) that reads a config of schema_version schema (NULL: none
  * given): the first row naming it, else the fallback (the row without a schema), else NULL. */
 const struct pc_family *pc_family_for_schema(const struct pc_family *const *families, size_t n, const char *schema);
+/* The decision reader of the family whose record shape rec has (the table's order; the
+ * fallback family's last); NULL + message when rec has that shape malformed or none's. */
+const struct pc_decision_reader *pc_decision_reader_of(const struct json *rec, char *err, size_t errlen);
+/* The decision readers' shared pieces: a finite number of o[key] or NAN; the first quota of
+ * a spot_quota_gpus_by_guarantee_hour object (the shortest horizon) or NAN; the step-1 point
+ * of pool in a decision's points (pool NULL: any pool's), or NULL. */
+double pc_decision_num(const struct json *o, const char *key);
+double pc_decision_first_quota(const struct json *q);
+const struct json *pc_decision_step1(const struct json *points, const char *pool);
+/* x's target, mu and q from the step-1 point of pool in rec's points (NAN without one). */
+void pc_decision_forecast(const struct json *rec, const char *pool, struct pc_decision_point *x);
 /* pc_config_from_json over another table (a test registers a family of its own). */
 int pc_config_from_json_in(const struct pc_family *const *families, size_t n, struct pc_config *c, const struct json *doc,
 			   struct arena *a, char *err, size_t errlen);

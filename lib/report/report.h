@@ -49,9 +49,9 @@ struct rp_control_point {
 #define RP_CONTROL_MAX_POOLS 8
 
 /* The control_decision records of a result stream: v[decision * npools + pool]. */
+struct pc_decision_reader;
 struct rp_control {
-	bool per_pool;                /* decisions carry resource_pools (the record shape, not a family: the
-	                               * tenant family writes it, the aggregate one pool, the cluster) */
+	const struct pc_decision_reader *reader;   /* the family's that read the first decision (predict.h) */
 	const char *pools[RP_CONTROL_MAX_POOLS];
 	size_t npools, ndecisions;
 	struct rp_control_point *v;

@@ -268,7 +268,7 @@ static size_t build_scenarios(struct roll_controller *c, struct arena *a, const 
 	memset(carry_est, 0, sizeof *carry_est);
 	/* the scenarios of this cutoff share their carryover's estimates */
 	struct roll_scenario_in sin = { c->exec, c->history, cut, c->cfg->horizon, st, NULL, 0, proj_fp, NULL, false, false,
-		NULL, carry_est };
+		NULL, carry_est, NULL, NULL };
 	if (!c->samples)
 		c->samples = roll_samples_new(c->exec, c->history);
 	roll_samples_advance(c->samples, cut);
@@ -281,6 +281,8 @@ static size_t build_scenarios(struct roll_controller *c, struct arena *a, const 
 		sin.profile_id = "calibrated-p90";
 		sin.points = proj ? proj->points : NULL;
 		sin.n_points = proj ? proj->n_points : 0;
+		sin.scenario_pool = proj ? proj->scenario_pool : NULL;
+		sin.scenario_tenant = proj ? proj->scenario_tenant : NULL;
 		roll_scenario_build(a, &sin, &runs[n_runs++].s);
 		if (c->cfg->dual) {
 			if (proj)

@@ -470,7 +470,7 @@ static int live_evaluate(void *ctx, struct arena *a, const struct sim_policy *p,
 		j->gpus = x->gpus;
 		j->hp = x->hp;
 		j->model = (char *)x->model;
-		j->tenant = (char *)(x->tenant ? x->tenant : (l->exec->version == 2 ? "forecast-aggregate" : NULL));
+		j->tenant = (char *)(x->tenant ? x->tenant : (l->exec->version == 2 ? sc->forecast_tenant : NULL));
 	}
 	int rc;
 	if (l->o.snapshot) {

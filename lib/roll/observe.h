@@ -53,7 +53,7 @@ struct json *roll_signals_json(struct arena *a, const struct roll_signals *s);
 struct roll_point {
 	double target;
 	long long step;
-	const char *pool;                  /* resource_pool; NULL = absent ("*" for the scenario) */
+	const char *pool;                  /* resource_pool; NULL = absent (the family's scenario_pool) */
 	double mu, sigma, q;               /* mu_gpus, sigma_gpus, guarantee_quantile_gpus */
 	bool has_raw, has_offset;
 	double raw, offset;                /* raw_guarantee_quantile_gpus, quantile_calibration_offset_gpus */
@@ -72,6 +72,8 @@ struct roll_projection {
 	size_t n_quota;
 	bool has_eta;
 	double eta;
+	/* the predictor's family's scenario names (predict.h: scenario_pool, scenario_tenant) */
+	const char *scenario_pool, *scenario_tenant;
 };
 
 /* The projection object with its projection_fingerprint (copied to fp when not NULL). */

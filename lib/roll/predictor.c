@@ -84,6 +84,8 @@ const struct roll_projection *roll_predictor_projection(struct roll_predictor *p
 		pr->quota[pr->n_quota++] = (struct roll_quota){ g->cfg.horizons[i], v->quota[i] };
 	pr->has_eta = true;
 	pr->eta = v->eta;
+	pr->scenario_pool = g->cfg.family->scenario_pool;
+	pr->scenario_tenant = g->cfg.family->scenario_tenant;
 	return pr;
 }
 

@@ -1,6 +1,5 @@
 /* The rolling records of an arm's result stream (see record_check.h). */
 #include "roll/record_check.h"
-#include "predict/record_check.h"
 #include <stdio.h>
 
 /* The rolling_report keys metrics carries into rolling_control (roll(1)), checked for kind. */
@@ -63,7 +62,3 @@ const struct result_ext roll_rolling_records = {
 	.metrics_key = "rolling_control",
 	.metrics_block = metrics_block,
 };
-
-/* In the order of the metrics record's blocks (predictive_control, rolling_control, then
- * issue 36's placement). */
-const struct result_ext *const roll_result_exts[] = { &pc_control_records, &roll_rolling_records, &sim_placement_records, NULL };

@@ -8,8 +8,5 @@
 #define SCHEDNAV_ROLL_RECORD_CHECK_H
 #include "sim/result_read.h"
 
-extern const struct result_ext roll_rolling_records;
-/* Every family of records above sim a result stream may hold (the controller's and roll's),
- * NULL-terminated: what metrics and roll hand to result_read. */
-extern const struct result_ext *const roll_result_exts[];
+extern const struct result_ext roll_rolling_records;   /* a row of registry_result_exts (lib/registry) */
 #endif

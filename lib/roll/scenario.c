@@ -321,7 +321,7 @@ double roll_estimate_remaining(const double *d, size_t n, double elapsed, long l
 }
 
 size_t roll_decompose(double requested, const struct roll_piece *templates, size_t n_templates, double capacity,
-		      size_t point_index, struct roll_piece out[ROLL_MAX_PIECES])
+		      size_t point_index, const char *tenant, struct roll_piece out[ROLL_MAX_PIECES])
 {
 	double req = requested > 0 ? requested : 0.0;
 	if (req > capacity)
@@ -339,7 +339,7 @@ size_t roll_decompose(double requested, const struct roll_piece *templates, size
 			ordered[i] = usable[(off + i) % nu];
 	} else {
 		double g = capacity / 64.0 > 1.0 ? capacity / 64.0 : 1.0;
-		ordered[0] = (struct roll_piece){ req < g ? req : g, "forecast-aggregate", NULL };
+		ordered[0] = (struct roll_piece){ req < g ? req : g, tenant, NULL };
 		nu = 1;
 	}
 	double min_piece = req / ROLL_MAX_PIECES, rem = req;
@@ -348,7 +348,7 @@ size_t roll_decompose(double requested, const struct roll_piece *templates, size
 		const struct roll_piece *t = &ordered[n % nu];
 		double size = min_piece > t->gpus ? min_piece : t->gpus;
 		double g = rem < size ? rem : size;
-		out[n++] = (struct roll_piece){ g, t->tenant ? t->tenant : "forecast-aggregate", t->source_id };
+		out[n++] = (struct roll_piece){ g, t->tenant ? t->tenant : tenant, t->source_id };
 		rem -= g;
 	}
 	if (rem > ROLL_EPS)
@@ -392,9 +392,12 @@ static struct roll_scn_job *push(struct jobvec *jv)
 	return j;
 }
 
+/* The trace's pool of every model (trace_capacity) and a job's any-model GPU model. */
+#define ANY_MODEL "*"
+
 static bool pool_matches(const char *pool, const char *model)
 {
-	return !strcmp(pool, "*") || !strcmp(model, pool) || !strcmp(model, "*");
+	return !strcmp(pool, ANY_MODEL) || !strcmp(model, pool) || !strcmp(model, ANY_MODEL);
 }
 
 static double r6(double v) { return num_round(v, 6); }
@@ -430,6 +433,7 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 {
 	memset(s, 0, sizeof *s);
 	s->profile_id = in->profile_id;
+	s->forecast_tenant = in->scenario_tenant;
 	s->stress = in->stress;
 	s->actual_future = in->actual_future;
 	s->cut = in->cut;
@@ -503,9 +507,11 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 			const struct roll_point *p = &in->points[pi];
 			if (p->target <= cut + ROLL_EPS || p->target > cut + H + ROLL_EPS)
 				continue;
-			const char *pool = p->pool ? p->pool : "*";
+			const char *pool = p->pool ? p->pool : in->scenario_pool;
+			if (!pool)
+				continue;
 			long long capl = trace_capacity(in->exec, pool);
-			if (strcmp(pool, "*") && capl <= 0)
+			if (strcmp(pool, ANY_MODEL) && capl <= 0)
 				continue;
 			double cap = (double)capl, q = p->q > 0 ? p->q : 0.0;
 			double total = cap < q ? cap : q, surviving = 0;
@@ -522,12 +528,12 @@ void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, str
 				duration = 3600.0;
 			size_t nt = 0;
 			for (size_t i = 0; i < n_tpl; i++)
-				if (!strcmp(pool, "*") || !strcmp(tpl_pool[i], pool))
+				if (!strcmp(pool, ANY_MODEL) || !strcmp(tpl_pool[i], pool))
 					ptpl[nt++] = tpl[i];
-			for (size_t i = 0; strcmp(pool, "*") && i < n_tpl; i++)
-				if (!strcmp(tpl_pool[i], "*"))
+			for (size_t i = 0; strcmp(pool, ANY_MODEL) && i < n_tpl; i++)
+				if (!strcmp(tpl_pool[i], ANY_MODEL))
 					ptpl[nt++] = tpl[i];
-			size_t np = roll_decompose(requested, ptpl, nt, cap, pi, pieces);
+			size_t np = roll_decompose(requested, ptpl, nt, cap, pi, in->scenario_tenant, pieces);
 			double max_piece = 0;
 			for (size_t k2 = 0; k2 < np; k2++) {
 				char rest[64 + 1];

@@ -17,12 +17,13 @@
  *      is submitted at max(cut, target − 3600) for min(3600, cut + H − (target − 3600));
  *   5. split into pieces shaped like the visible HP jobs of the pool (the completed history
  *      HP jobs, then the HP carryover; 0 < g <= C), rotated by the point's index; without
- *      templates one piece of min(req, max(1, C/64)) for tenant `forecast-aggregate`;
+ *      templates one piece of min(req, max(1, C/64)) for the family's scenario_tenant;
  *      piece = min(rem, max(req/256, template)), cycling, at most 256, any remainder added
  *      to the last piece so the sum is exact.
- * A point of pool "*" (the aggregate controller) uses the whole cluster, subtracts every
- * running HP carryover and asks for any model ("*"): the original put it on the first
- * model of the node list, which we do not copy.
+ * A point without a pool takes its family's scenario_pool; "*" (the trace's pool of every
+ * model, a family forecasting the whole cluster) uses the whole cluster, subtracts every
+ * running HP carryover and asks for any model: the original put it on the first model of
+ * the node list, which we do not copy.
  * The oracle's scenario instead takes the execution trace's real jobs with submit in
  * (cut, cut + H] ("actual-future"; non-deployable). Scenario jobs are sorted by
  * (submit, id). Everything lives in the caller's arena. Nothing prints or exits.
@@ -99,6 +100,9 @@ struct roll_scenario_in {
 	bool actual_future;                  /* oracle */
 	const struct roll_samples *samples;  /* advanced to cut; NULL: built here */
 	struct roll_carry_est *carry_est;    /* shared with the cutoff's other scenarios; NULL: own */
+	/* from the projection's family: the pool of a point that names none (NULL: such a point
+	 * is skipped) and the tenant of forecast pieces no template names */
+	const char *scenario_pool, *scenario_tenant;
 };
 
 struct roll_scenario {
@@ -113,6 +117,7 @@ struct roll_scenario {
 	size_t n_est;
 	struct roll_carry_est *carry_est;
 	struct json *decomposition;          /* points array, or JSON null */
+	const char *forecast_tenant;         /* in->scenario_tenant */
 	char fp[FP_HEX_XXH3];                         /* filled by roll_scenario_json */
 };
 
@@ -120,7 +125,7 @@ struct roll_scenario {
 void roll_scenario_build(struct arena *a, const struct roll_scenario_in *in, struct roll_scenario *out);
 /* Decompose requested GPUs into pieces (step 5); returns the piece count (<= 256). */
 size_t roll_decompose(double requested, const struct roll_piece *templates, size_t n_templates, double capacity,
-		      size_t point_index, struct roll_piece out[ROLL_MAX_PIECES]);
+		      size_t point_index, const char *tenant, struct roll_piece out[ROLL_MAX_PIECES]);
 /* Median remaining estimate of step 2 for a job of class/pool with elapsed seconds. */
 double roll_estimate_remaining(const double *sorted, size_t n, double elapsed, long long horizon, const char **method, long long *samples);
 /* The estimator methods of step 2, in the order the record's summary counts them. */

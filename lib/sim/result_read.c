@@ -1,6 +1,7 @@
 /* The result stream's reader (see result_read.h). */
 #include "sim/result_read.h"
 #include "core/canon.h"
+#include "core/ndstream.h"
 #include "core/text.h"
 #include "core/xalloc.h"
 #include "sim/result.h"
@@ -534,138 +535,143 @@ static int summary_record(struct result_data *m, struct nd_reader *r, size_t x, 
 	return 0;
 }
 
-int result_read(struct result_data *m, struct nd_reader *r, const struct result_ext *const *exts, char *err, size_t errlen)
+/* What the stream reader's callbacks share. fast comes first: ndr_read_stream hands this
+ * context to fast_record, which reads it as its struct fastjob. */
+struct readctx {
+	struct fastjob fast;
+	struct result_data *m;
+	double max_gpus;         /* the largest job, checked against the cluster's capacity */
+	double max_end;          /* the last completion, checked against the simulation's end */
+	size_t n_exts;
+};
+
+static int on_header(void *ctx, struct nd_reader *r, const struct json *h, char *err, size_t errlen)
 {
-	struct fastjob fast = { .exts = exts };
-	struct arena scratch;
-	struct json *v;
-	int rc = -1;
-	double max_gpus = 0;     /* the largest job, checked against the cluster's capacity */
-	double max_end = 0;      /* the last completion, checked against the simulation's end */
-	size_t n_exts = 0;
-	memset(m, 0, sizeof *m);
-	arena_init(&m->arena);
-	arena_init(&scratch);
-	while (exts && exts[n_exts])
-		n_exts++;
-	if (n_exts > RESULT_EXT_MAX) {
-		snprintf(err, errlen, "%s: more than %d record families for a result stream", ndr_name(r), RESULT_EXT_MAX);
-		goto out;
-	}
-	m->exts = exts;
-	enum nd_event ev = ndr_next(r, &scratch, &v, err, errlen);
-	if (ev == ND_EOF) {
-		snprintf(err, errlen, "%s: empty input: expected a result stream", ndr_name(r));
-		goto out;
-	}
-	if (ev != ND_HEADER || read_header(m, r, v, err, errlen))
-		goto out;
-	for (;;) {
-		arena_reset(&scratch);
-		ev = ndr_next_fast(r, &scratch, &v, fast_record, &fast, err, errlen);
-		if (ev == ND_ERROR)
-			goto out;
-		if (ev == ND_END)
-			break;
-		if (ev == ND_RECORD && !v && fast.skimmed) {
-			if (counted_record(m, r, fast.skimmed_ext, fast.skimmed, err, errlen))
-				goto out;
-			continue;
+	return read_header(((struct readctx *)ctx)->m, r, h, err, errlen);
+}
+
+/* A line a fast path took: a counted record, or a job_result. */
+static int on_fast(void *ctx, struct nd_reader *r, char *err, size_t errlen)
+{
+	struct readctx *c = ctx;
+	if (c->fast.skimmed)
+		return counted_record(c->m, r, c->fast.skimmed_ext, c->fast.skimmed, err, errlen);
+	return add_job(c->m, r, &c->fast.f, &c->max_gpus, &c->max_end, err, errlen);
+}
+
+static int on_record(void *ctx, struct nd_reader *r, const struct json *v, char *err, size_t errlen)
+{
+	struct readctx *c = ctx;
+	struct result_data *m = c->m;
+	const struct result_ext *const *exts = m->exts;
+	const char *type = json_get(v, "type")->u.str.s;
+	bool is_summary;
+	long fam;
+	if (!strcmp(type, "job_result")) {
+		struct jobfields f;
+		struct result_job_fields jf;
+		if (check_record(r, v, SPEC(job_spec), err, errlen) || result_decode_job(r, v, 0, &jf, err, errlen))
+			return -1;
+		job_from_tree(v, &jf, &f);
+		return add_job(m, r, &f, &c->max_gpus, &c->max_end, err, errlen);
+	} else if (!strcmp(type, "run")) {
+		struct result_run_fields rf;
+		if (check_record(r, v, SPEC(run_spec), err, errlen) || result_decode_run(r, v, &rf, err, errlen))
+			return -1;
+		long k = find_job(m, rf.id);
+		if (k < 0) {
+			ndr_errorf(r, err, errlen, "run of unknown job '%s'", rf.id);
+			return -1;
 		}
-		if (ev == ND_RECORD && !v) {
-			if (add_job(m, r, &fast.f, &max_gpus, &max_end, err, errlen))
-				goto out;
-			continue;
+		if (!(rf.start <= rf.end)) {
+			ndr_errorf(r, err, errlen, "run of '%s' ends before it starts", rf.id);
+			return -1;
 		}
-		const char *type = json_get(v, "type")->u.str.s;
-		bool is_summary;
-		long fam;
-		if (!strcmp(type, "job_result")) {
-			struct jobfields f;
-			struct result_job_fields jf;
-			if (check_record(r, v, SPEC(job_spec), err, errlen) || result_decode_job(r, v, 0, &jf, err, errlen))
-				goto out;
-			job_from_tree(v, &jf, &f);
-			if (add_job(m, r, &f, &max_gpus, &max_end, err, errlen))
-				goto out;
-		} else if (!strcmp(type, "run")) {
-			struct result_run_fields rf;
-			if (check_record(r, v, SPEC(run_spec), err, errlen) || result_decode_run(r, v, &rf, err, errlen))
-				goto out;
-			long k = find_job(m, rf.id);
-			if (k < 0) {
-				ndr_errorf(r, err, errlen, "run of unknown job '%s'", rf.id);
-				goto out;
-			}
-			if (!(rf.start <= rf.end)) {
-				ndr_errorf(r, err, errlen, "run of '%s' ends before it starts", rf.id);
-				goto out;
-			}
-			m->runs = xgrow(m->runs, &m->cap_runs, m->n_runs + 1, sizeof *m->runs);
-			struct result_run *x = &m->runs[m->n_runs++];
-			x->job = (size_t)k;
-			x->start = rf.start;
-			x->preempted = rf.preempted;
-			x->succeeded = bool_of(v, "guarantee_succeeded");
-		} else if (!strcmp(type, "preemption")) {
-			struct result_preemption_fields pf;
-			if (check_record(r, v, SPEC(event_spec), err, errlen) || result_decode_preemption(r, v, &pf, err, errlen))
-				goto out;
-			const char *id = pf.victim, *by = str_of(v, "triggering_job_id");
-			long k = find_job(m, id);
-			if (k < 0 || find_job(m, by) < 0) {
-				ndr_errorf(r, err, errlen, "preemption of unknown job '%s'", k < 0 ? id : by);
-				goto out;
-			}
-			m->events = xgrow(m->events, &m->cap_events, m->n_events + 1, sizeof *m->events);
-			struct result_event *e = &m->events[m->n_events++];
-			e->victim = (size_t)k;
-			e->time = pf.time;
-			e->rollback = num_of(v, "rollback_seconds");
-			e->overhead = num_of(v, "overhead_seconds");
-			e->added = num_of(v, "added_gpu_seconds");
-		} else if (!strcmp(type, "cluster")) {
-			if (check_record(r, v, SPEC(cluster_spec), err, errlen))
-				goto out;
-			if (m->cluster) {
-				ndr_errorf(r, err, errlen, "more than one cluster record");
-				goto out;
-			}
-			if (check_cluster(r, v, max_gpus, max_end, err, errlen))
-				goto out;
-			m->cluster = json_clone(&m->arena, v);
-		} else if ((fam = ext_of(exts, type, &is_summary)) >= 0) {
-			if (is_summary ? summary_record(m, r, (size_t)fam, v, err, errlen) : counted_record(m, r, (size_t)fam, type, err, errlen))
-				goto out;
-		} else {
-			ndr_errorf(r, err, errlen, "unknown record type '%s' in a result stream", type);
-			goto out;
+		m->runs = xgrow(m->runs, &m->cap_runs, m->n_runs + 1, sizeof *m->runs);
+		struct result_run *x = &m->runs[m->n_runs++];
+		x->job = (size_t)k;
+		x->start = rf.start;
+		x->preempted = rf.preempted;
+		x->succeeded = bool_of(v, "guarantee_succeeded");
+	} else if (!strcmp(type, "preemption")) {
+		struct result_preemption_fields pf;
+		if (check_record(r, v, SPEC(event_spec), err, errlen) || result_decode_preemption(r, v, &pf, err, errlen))
+			return -1;
+		const char *id = pf.victim, *by = str_of(v, "triggering_job_id");
+		long k = find_job(m, id);
+		if (k < 0 || find_job(m, by) < 0) {
+			ndr_errorf(r, err, errlen, "preemption of unknown job '%s'", k < 0 ? id : by);
+			return -1;
 		}
+		m->events = xgrow(m->events, &m->cap_events, m->n_events + 1, sizeof *m->events);
+		struct result_event *e = &m->events[m->n_events++];
+		e->victim = (size_t)k;
+		e->time = pf.time;
+		e->rollback = num_of(v, "rollback_seconds");
+		e->overhead = num_of(v, "overhead_seconds");
+		e->added = num_of(v, "added_gpu_seconds");
+	} else if (!strcmp(type, "cluster")) {
+		if (check_record(r, v, SPEC(cluster_spec), err, errlen))
+			return -1;
+		if (m->cluster) {
+			ndr_errorf(r, err, errlen, "more than one cluster record");
+			return -1;
+		}
+		if (check_cluster(r, v, c->max_gpus, c->max_end, err, errlen))
+			return -1;
+		m->cluster = json_clone(&m->arena, v);
+	} else if ((fam = ext_of(exts, type, &is_summary)) >= 0) {
+		return is_summary ? summary_record(m, r, (size_t)fam, v, err, errlen) : counted_record(m, r, (size_t)fam, type, err, errlen);
+	} else {
+		ndr_errorf(r, err, errlen, "unknown record type '%s' in a result stream", type);
+		return -1;
 	}
+	return 0;
+}
+
+/* After the end record: the stream as a whole. */
+static int on_finish(void *ctx, struct nd_reader *r, char *err, size_t errlen)
+{
+	struct readctx *c = ctx;
+	struct result_data *m = c->m;
 	memcpy(m->fingerprint, ndr_fingerprint(r), 33);
 	if (!m->n_jobs) {
 		ndr_errorf(r, err, errlen, "result stream has no job_result records");
-		goto out;
+		return -1;
 	}
 	if (!m->cluster) {
 		ndr_errorf(r, err, errlen, "result stream has no cluster record");
-		goto out;
+		return -1;
 	}
 	/* a family's missing summary, the last family's first (roll's rolling records were
 	 * checked before the controller's control records, and the message says which) */
-	for (size_t x = n_exts; x-- > 0;) {
-		const char *why = !m->summary[x] && exts[x]->missing ? exts[x]->missing(m->header, m->counted[x]) : NULL;
+	for (size_t x = c->n_exts; x-- > 0;) {
+		const char *why = !m->summary[x] && m->exts[x]->missing ? m->exts[x]->missing(m->header, m->counted[x]) : NULL;
 		if (why) {
 			ndr_errorf(r, err, errlen, "%s", why);
-			goto out;
+			return -1;
 		}
 	}
-	if (ndr_expect_end(r, &scratch, "result", err, errlen))
-		goto out;
-	rc = 0;
-out:
-	free(fast.buf);
-	arena_release(&scratch);
+	return 0;
+}
+
+/* what, header, fast, fast_record, record, finish (core/ndstream.h) */
+static const struct ndr_stream_ops result_stream = { "result", on_header, fast_record, on_fast, on_record, on_finish };
+
+int result_read(struct result_data *m, struct nd_reader *r, const struct result_ext *const *exts, char *err, size_t errlen)
+{
+	struct readctx c = { .fast = { .exts = exts }, .m = m };
+	memset(m, 0, sizeof *m);
+	arena_init(&m->arena);
+	while (exts && exts[c.n_exts])
+		c.n_exts++;
+	if (c.n_exts > RESULT_EXT_MAX) {
+		snprintf(err, errlen, "%s: more than %d record families for a result stream", ndr_name(r), RESULT_EXT_MAX);
+		return -1;
+	}
+	m->exts = exts;
+	int rc = ndr_read_stream(r, &result_stream, &c, err, errlen);
+	free(c.fast.buf);
 	return rc;
 }
 

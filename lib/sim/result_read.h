@@ -8,8 +8,8 @@
  * Records that a layer above sim adds to the stream (a controlled run's control_decision and
  * control_report, roll's rolling records) are not known here: the caller hands in one
  * struct result_ext per family of such records, which checks its own records (see
- * lib/predict/record_check.h, lib/roll/record_check.h; roll_result_exts lists every family
- * a result stream may hold). Errors come back as "PATH:LINE: message"; nothing here prints
+ * lib/predict/record_check.h, lib/roll/record_check.h; registry_result_exts in
+ * lib/registry/result_families.h lists every family a result stream may hold). Errors come back as "PATH:LINE: message"; nothing here prints
  * or exits.
  */
 #ifndef SCHEDNAV_SIM_RESULT_READ_H

@@ -1,53 +1,24 @@
-/* xoshiro256** (Blackman and Vigna) seeded by splitmix64; written from the published
- * algorithm descriptions. Chosen for speed and a fixed, documented output sequence. */
+/* synth's streams on the core generator (core/rng.h: xoshiro256** seeded by splitmix64):
+ * one stream per (seed, stream number). */
 #include "synth/synth.h"
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
+#include "core/rng.h"
 
 void synth_rng_seed(struct synth_rng *r, uint64_t seed, uint64_t stream)
 {
-	uint64_t x = seed ^ (stream * 0xd1342543de82ef95ULL);
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
+	rng_seed(r->s, seed ^ (stream * 0xd1342543de82ef95ULL));
 }
 
 uint64_t synth_rng_next(struct synth_rng *r)
 {
-	uint64_t *s = r->s;
-	uint64_t out = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return out;
+	return rng_next(r->s);
 }
 
 double synth_rng_unit(struct synth_rng *r)
 {
-	return (double)(synth_rng_next(r) >> 11) * 0x1.0p-53;
+	return rng_unit(r->s);
 }
 
 uint64_t synth_rng_below(struct synth_rng *r, uint64_t n)
 {
-	/* Reject the top sliver so every residue is equally likely. */
-	uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-	uint64_t x;
-	do
-		x = synth_rng_next(r);
-	while (x >= limit);
-	return x % n;
+	return rng_below(r->s, n);
 }

@@ -21,64 +21,41 @@ static bool model_wanted(const struct import_alibaba_spot_opts *o, const char *r
 	return false;
 }
 
+enum { NODE_MODEL, NODE_CAP, NODE_NAME, NODE_CPU };
+
+static int node_row(void *ctx, struct trace *t, const struct imp_csv *f, const int *idx, struct imp_node_row *n, char *err, size_t errlen)
+{
+	const struct import_alibaba_spot_opts *o = ctx;
+	char **c = f->c.fields;
+	if (!model_wanted(o, c[idx[NODE_MODEL]])) {
+		imp_count(&t->arena, t->skipped_rows, "node_gpu_model_not_selected");
+		return 0;
+	}
+	if (imp_py_int(c[idx[NODE_CAP]], &n->gpus) || n->gpus <= 0) {
+		imp_errf(err, errlen, imp_csv_name(f), imp_csv_line(f), "'gpu_capacity_num' must be a positive integer, not '%s'", c[idx[NODE_CAP]]);
+		return -1;
+	}
+	n->id = csv_trim(c[idx[NODE_NAME]]);
+	n->model = csv_trim(c[idx[NODE_MODEL]]);
+	if (!*n->id || !*n->model) {
+		imp_errf(err, errlen, imp_csv_name(f), imp_csv_line(f), "empty 'node_name' or 'gpu_model'");
+		return -1;
+	}
+	if (o->resources) {     /* issue 36: cpu_num cores -> cpu_milli; the list has no memory */
+		char rec[300];
+		snprintf(rec, sizeof rec, "node '%s'", n->id);
+		if (imp_res_cell(c[idx[NODE_CPU]], "cpu_num", 1000, 0, TRACE_MAX_RES, &n->cpu_milli, rec, imp_csv_name(f), imp_csv_line(f), err, errlen))
+			return -1;
+	}
+	return 1;
+}
+
 static int read_nodes(struct trace *t, const struct import_alibaba_spot_opts *o, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
 {
-	struct imp_csv f;
-	struct imp_nodes seen;
-	int rc = -1;
-	imp_nodes_init(&seen);
-	if (imp_csv_open(&f, o->nodes, true, err, errlen))
-		goto out;
-	int model = imp_csv_col(&f, "gpu_model", err, errlen), cap = model < 0 ? -1 : imp_csv_col(&f, "gpu_capacity_num", err, errlen);
-	int name = cap < 0 ? -1 : imp_csv_col(&f, "node_name", err, errlen);
-	int cpu = !o->resources || name < 0 ? -1 : imp_csv_col(&f, "cpu_num", err, errlen);
-	if (name < 0 || (o->resources && cpu < 0))
-		goto out;
-	int r;
-	unsigned long rows = 0;
-	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
-		char **c = f.c.fields;
-		rows++;
-		if (!model_wanted(o, c[model])) {
-			imp_count(&t->arena, t->skipped_rows, "node_gpu_model_not_selected");
-			continue;
-		}
-		long long n;
-		if (imp_py_int(c[cap], &n) || n <= 0) {
-			imp_errf(err, errlen, imp_csv_name(&f), imp_csv_line(&f), "'gpu_capacity_num' must be a positive integer, not '%s'", c[cap]);
-			goto out;
-		}
-		const char *id = csv_trim(c[name]), *m = csv_trim(c[model]);
-		if (!*id || !*m) {
-			imp_errf(err, errlen, imp_csv_name(&f), imp_csv_line(&f), "empty 'node_name' or 'gpu_model'");
-			goto out;
-		}
-		if (imp_node(t, t, &seen, id, m, n, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
-			goto out;
-		if (o->resources) {     /* issue 36: cpu_num cores -> cpu_milli; the list has no memory */
-			long long cv;
-			char rec[300];
-			snprintf(rec, sizeof rec, "node '%s'", id);
-			if (imp_res_cell(c[cpu], "cpu_num", 1000, 0, TRACE_MAX_RES, &cv, rec, imp_csv_name(&f), imp_csv_line(&f), err, errlen) ||
-			    imp_node_res(t, cv, -1, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
-				goto out;
-		}
-	}
-	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
-		goto out;
-	if (rows == 0) {
-		snprintf(err, errlen, "%s: no node rows: the file holds only its header row", imp_csv_name(&f));
-		goto out;
-	}
-	if (t->n_nodes == 0) {
-		snprintf(err, errlen, "%s: no node left after the GPU model filter", imp_csv_name(&f));
-		goto out;
-	}
-	rc = 0;
-out:
-	imp_nodes_release(&seen);
-	imp_csv_close(&f);
-	return rc;
+	static const char *const cols[] = { "gpu_model", "gpu_capacity_num", "node_name", "cpu_num" };
+	struct imp_node_file nf = { o->nodes, true, cols, o->resources ? 4 : 3, node_row, (void *)o, "%s: no node rows: the file holds only its header row",
+				    "%s: no node left after the GPU model filter" };
+	return imp_read_nodes(t, &nf, hdr, a, sha, err, errlen);
 }
 
 static int read_jobs(struct trace *t, const struct import_alibaba_spot_opts *o, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)

@@ -13,61 +13,46 @@ enum { NPHASES = IMPORT_V2023_NPHASES };
 
 static const char *const reasons[] = { "unsupported_qos", "excluded_phase", "no_gpu", "missing_or_invalid_interval" };
 
+enum { NODE_SN, NODE_GPU, NODE_MODEL, NODE_CPU, NODE_MEM };
+
+/* The node reader's context: the count of nodes without GPUs (skipped), and whether to read
+ * CPU and memory (--resources). */
+struct node_ctx { long long *skips; bool res; };
+
+static int node_row(void *ctx, struct trace *t, const struct imp_csv *f, const int *idx, struct imp_node_row *n, char *err, size_t errlen)
+{
+	char **c = f->c.fields;
+	if (imp_py_int(c[idx[NODE_GPU]], &n->gpus)) {
+		imp_errf(err, errlen, imp_csv_name(f), imp_csv_line(f), "'gpu' is not an integer: '%s'", c[idx[NODE_GPU]]);
+		return -1;
+	}
+	if (n->gpus <= 0) {
+		++*((struct node_ctx *)ctx)->skips;
+		return 0;
+	}
+	n->id = csv_trim(c[idx[NODE_SN]]);
+	n->model = csv_trim(c[idx[NODE_MODEL]]);
+	if (!*n->id || !*n->model) {
+		imp_errf(err, errlen, imp_csv_name(f), imp_csv_line(f), "empty 'sn' or 'model'");
+		return -1;
+	}
+	if (((struct node_ctx *)ctx)->res) {
+		char rec[300];
+		snprintf(rec, sizeof rec, "node '%s'", n->id);
+		if (imp_res_cell(c[idx[NODE_CPU]], "cpu_milli", 1, 0, TRACE_MAX_RES, &n->cpu_milli, rec, imp_csv_name(f), imp_csv_line(f), err, errlen) ||
+		    imp_res_cell(c[idx[NODE_MEM]], "memory_mib", 1, 0, TRACE_MAX_RES, &n->memory_mib, rec, imp_csv_name(f), imp_csv_line(f), err, errlen))
+			return -1;
+	}
+	return 1;
+}
+
 static int read_nodes(struct trace *t, const char *path, bool res, struct json *hdr, struct arena *a, char sha[65], long long *node_skips, char *err,
 		      size_t errlen)
 {
-	struct imp_csv f;
-	struct imp_nodes seen;
-	int rc = -1;
-	imp_nodes_init(&seen);
-	if (imp_csv_open(&f, path, true, err, errlen))
-		goto out;
-	int sn = imp_csv_col(&f, "sn", err, errlen), gpu = sn < 0 ? -1 : imp_csv_col(&f, "gpu", err, errlen);
-	int model = gpu < 0 ? -1 : imp_csv_col(&f, "model", err, errlen);
-	int cpu = !res || model < 0 ? -1 : imp_csv_col(&f, "cpu_milli", err, errlen);
-	int mem = !res || cpu < 0 ? -1 : imp_csv_col(&f, "memory_mib", err, errlen);
-	if (model < 0 || (res && mem < 0))
-		goto out;
-	int r;
-	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
-		char **c = f.c.fields;
-		long long n;
-		if (imp_py_int(c[gpu], &n)) {
-			imp_errf(err, errlen, imp_csv_name(&f), imp_csv_line(&f), "'gpu' is not an integer: '%s'", c[gpu]);
-			goto out;
-		}
-		if (n <= 0) {
-			++*node_skips;
-			continue;
-		}
-		const char *id = csv_trim(c[sn]), *m = csv_trim(c[model]);
-		if (!*id || !*m) {
-			imp_errf(err, errlen, imp_csv_name(&f), imp_csv_line(&f), "empty 'sn' or 'model'");
-			goto out;
-		}
-		if (imp_node(t, t, &seen, id, m, n, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
-			goto out;
-		if (res) {
-			long long cv, mv;
-			char rec[300];
-			snprintf(rec, sizeof rec, "node '%s'", id);
-			if (imp_res_cell(c[cpu], "cpu_milli", 1, 0, TRACE_MAX_RES, &cv, rec, imp_csv_name(&f), imp_csv_line(&f), err, errlen) ||
-			    imp_res_cell(c[mem], "memory_mib", 1, 0, TRACE_MAX_RES, &mv, rec, imp_csv_name(&f), imp_csv_line(&f), err, errlen) ||
-			    imp_node_res(t, cv, mv, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
-				goto out;
-		}
-	}
-	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
-		goto out;
-	if (t->n_nodes == 0) {
-		snprintf(err, errlen, "%s: no node with GPUs", imp_csv_name(&f));
-		goto out;
-	}
-	rc = 0;
-out:
-	imp_nodes_release(&seen);
-	imp_csv_close(&f);
-	return rc;
+	static const char *const cols[] = { "sn", "gpu", "model", "cpu_milli", "memory_mib" };
+	struct node_ctx ctx = { node_skips, res };
+	struct imp_node_file nf = { path, true, cols, res ? 5 : 3, node_row, &ctx, NULL, "%s: no node with GPUs" };
+	return imp_read_nodes(t, &nf, hdr, a, sha, err, errlen);
 }
 
 struct pods {

@@ -18,47 +18,34 @@ static const char *const reasons[] = { "missing_submitted_time", "attempts_not_a
 
 /* ---- machines ---- */
 
+static int machine_row(void *ctx, struct trace *t, const struct imp_csv *f, const int *idx, struct imp_node_row *n, char *err, size_t errlen)
+{
+	char **c = f->c.fields;
+	char *id = csv_trim(c[0]);
+	char low[16];
+	size_t k = 0;
+	for (; id[k] && k + 1 < sizeof low; k++)
+		low[k] = (char)tolower((unsigned char)id[k]);
+	low[k] = 0;
+	if (!id[k] && (!strcmp(low, "machineid") || !strcmp(low, "machine_id")))
+		return 0;       /* the header row */
+	if (f->c.nfields < 2 || !*id) {
+		imp_count(&t->arena, t->skipped_rows, "machine_rows_without_id");
+		return 0;
+	}
+	if (imp_py_int(c[1], &n->gpus) || n->gpus <= 0) {
+		imp_errf(err, errlen, imp_csv_name(f), imp_csv_line(f), "machine '%s': GPU count must be a positive integer, not '%s'", id, c[1]);
+		return -1;
+	}
+	n->id = id;
+	n->model = "philly-gpu";
+	return 1;
+}
+
 static int read_machines(struct trace *t, const char *path, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
 {
-	struct imp_csv f;
-	struct imp_nodes seen;
-	int rc = -1, r;
-	imp_nodes_init(&seen);
-	if (imp_csv_open(&f, path, false, err, errlen))
-		goto out;
-	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
-		char **c = f.c.fields;
-		char *id = csv_trim(c[0]);
-		char low[16];
-		size_t k = 0;
-		for (; id[k] && k + 1 < sizeof low; k++)
-			low[k] = (char)tolower((unsigned char)id[k]);
-		low[k] = 0;
-		if (!id[k] && (!strcmp(low, "machineid") || !strcmp(low, "machine_id")))
-			continue;       /* the header row */
-		if (f.c.nfields < 2 || !*id) {
-			imp_count(&t->arena, t->skipped_rows, "machine_rows_without_id");
-			continue;
-		}
-		long long n;
-		if (imp_py_int(c[1], &n) || n <= 0) {
-			imp_errf(err, errlen, imp_csv_name(&f), imp_csv_line(&f), "machine '%s': GPU count must be a positive integer, not '%s'", id, c[1]);
-			goto out;
-		}
-		if (imp_node(t, t, &seen, id, "philly-gpu", n, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
-			goto out;
-	}
-	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
-		goto out;
-	if (t->n_nodes == 0) {
-		snprintf(err, errlen, "%s: no machine with GPUs", imp_csv_name(&f));
-		goto out;
-	}
-	rc = 0;
-out:
-	imp_nodes_release(&seen);
-	imp_csv_close(&f);
-	return rc;
+	struct imp_node_file nf = { path, false, NULL, 0, machine_row, NULL, NULL, "%s: no machine with GPUs" };
+	return imp_read_nodes(t, &nf, hdr, a, sha, err, errlen);
 }
 
 /* ---- times: "YYYY-MM-DD HH:MM:SS[.ffffff]" (or 'T') as microseconds since 1970 ---- */

@@ -2,6 +2,7 @@
 #include "core/fp.h"
 #include "core/ndjson.h"
 #include "core/num.h"
+#include "core/rng.h"
 #include "core/xalloc.h"
 #include "core/text.h"
 #include <ctype.h>
@@ -309,21 +310,13 @@ int imp_job_check(const struct trace *t, const struct trace_caps *caps, const st
 
 /* ---- seeded subset ---- */
 
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 size_t imp_seeded_subset(const long long *gpus, size_t n, long long target, uint64_t seed, size_t *order)
 {
 	uint64_t state = seed;
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
 	for (size_t i = n; i > 1; i--) {
-		size_t j = (size_t)(splitmix64(&state) % i);
+		size_t j = (size_t)(rng_splitmix64(&state) % i);
 		size_t tmp = order[i - 1];
 		order[i - 1] = order[j];
 		order[j] = tmp;
@@ -370,4 +363,47 @@ int imp_node_res(struct trace *t, long long cpu, long long mem, const char *path
 		return -1;
 	}
 	return 0;
+}
+
+int imp_read_nodes(struct trace *t, const struct imp_node_file *nf, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
+{
+	struct imp_csv f;
+	struct imp_nodes seen;
+	int rc = -1, r, idx[8];
+	unsigned long rows = 0;
+	if (nf->n_cols > sizeof idx / sizeof *idx) {
+		snprintf(err, errlen, "%s: more than %zu node columns", nf->path, sizeof idx / sizeof *idx);
+		return -1;
+	}
+	imp_nodes_init(&seen);
+	if (imp_csv_open(&f, nf->path, nf->has_header, err, errlen))
+		goto out;
+	for (size_t k = 0; k < nf->n_cols; k++)
+		if ((idx[k] = imp_csv_col(&f, nf->cols[k], err, errlen)) < 0)
+			goto out;
+	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
+		struct imp_node_row n = { .cpu_milli = -1, .memory_mib = -1 };
+		rows++;
+		int got = nf->row(nf->ctx, t, &f, idx, &n, err, errlen);
+		if (got < 0 || (got > 0 && imp_node(t, t, &seen, n.id, n.model, n.gpus, imp_csv_name(&f), imp_csv_line(&f), err, errlen)))
+			goto out;
+		if (got > 0 && (n.cpu_milli >= 0 || n.memory_mib >= 0) &&
+		    imp_node_res(t, n.cpu_milli, n.memory_mib, imp_csv_name(&f), imp_csv_line(&f), err, errlen))
+			goto out;
+	}
+	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
+		goto out;
+	if (nf->no_rows && rows == 0) {
+		snprintf(err, errlen, nf->no_rows, imp_csv_name(&f));
+		goto out;
+	}
+	if (t->n_nodes == 0) {
+		snprintf(err, errlen, nf->no_nodes, imp_csv_name(&f));
+		goto out;
+	}
+	rc = 0;
+out:
+	imp_nodes_release(&seen);
+	imp_csv_close(&f);
+	return rc;
 }

@@ -86,6 +86,26 @@ int imp_res_cell(const char *cell, const char *col, long long scale, long long l
 /* The last node added gets cpu_milli (cpu >= 0) and memory_mib (mem >= 0), checked. */
 int imp_node_res(struct trace *t, long long cpu, long long mem, const char *path, unsigned long line, char *err, size_t errlen);
 
+/* A node list read from a CSV file (the loop three importers shared, issue 38): open it
+ * (has_header), find cols (in order: the first missing one is the error) into idx, call row
+ * for each row, pass each node it gives to imp_node, finish the file into hdr.inputs and sha.
+ * row returns 1 with *n filled (a node), 0 (skip the row) or -1 + message (f names the row).
+ * After the last row: no_rows (if not NULL) when there was no row at all, else no_nodes
+ * when no node was kept; each a format with one %s for the file's name. */
+/* One node row as a row callback reads it; cpu_milli and memory_mib (issue 36, --resources)
+ * start at -1, absent, and are set on the node after it is added when >= 0. */
+struct imp_node_row { const char *id, *model; long long gpus, cpu_milli, memory_mib; };
+struct imp_node_file {
+	const char *path;
+	bool has_header;
+	const char *const *cols;
+	size_t n_cols;
+	int (*row)(void *ctx, struct trace *t, const struct imp_csv *f, const int *idx, struct imp_node_row *n, char *err, size_t errlen);
+	void *ctx;
+	const char *no_rows, *no_nodes;
+};
+int imp_read_nodes(struct trace *t, const struct imp_node_file *nf, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen);
+
 /* Deterministic seeded subset: Fisher-Yates shuffle of indices 0..n-1 driven by SplitMix64(seed),
  * then the shortest prefix whose gpu sum reaches target. order gets the chosen indices;
  * returns how many (n when the whole list is smaller than target). */

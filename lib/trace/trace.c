@@ -1,6 +1,7 @@
 #include "trace/trace.h"
 #include "trace/res.h"
 #include "core/canon.h"
+#include "core/ndstream.h"
 #include "core/xalloc.h"
 #include "core/num.h"
 #include "core/strbuf.h"
@@ -604,60 +605,62 @@ static int fast_job(void *vctx, const char *line, size_t len)
 	return 1;
 }
 
-int trace_read(struct trace *t, struct nd_reader *r, char *err, size_t errlen)
+/* What the stream reader's callbacks share. fc comes first: ndr_read_stream hands this
+ * context to fast_job, which reads it as its struct fastctx. */
+struct readctx {
+	struct fastctx fc;
+	struct trace *t;
+	long long total;
+};
+
+static int on_header(void *ctx, struct nd_reader *r, const struct json *h, char *err, size_t errlen)
 {
-	struct arena scratch;
-	struct json *v;
-	int rc = -1;
-	struct fastctx fc = { 0 };
-	long long total = 0;
-	arena_init(&scratch);
-	enum nd_event ev = ndr_next(r, &scratch, &v, err, errlen);
-	if (ev == ND_EOF) {
-		snprintf(err, errlen, "%s: empty input: expected a trace stream", ndr_name(r));
-		goto out;
-	}
-	if (ev != ND_HEADER || read_header(t, r, v, err, errlen))
-		goto out;
-	for (;;) {
-		arena_reset(&scratch);
-		ev = ndr_next_fast(r, &scratch, &v, fast_job, &fc, err, errlen);
-		if (ev == ND_ERROR)
-			goto out;
-		if (ev == ND_END)
-			break;
-		if (!v) {
-			if (apply_job(t, r, &fc.f, err, errlen))
-				goto out;
-			continue;
-		}
-		const char *type = get_str(v, "type");
-		if (!strcmp(type, "node")) {
-			if (read_node(t, r, v, &total, err, errlen))
-				goto out;
-		} else if (!strcmp(type, "job")) {
-			if (read_job(t, r, v, err, errlen))
-				goto out;
-		} else {
-			size_t len;
-			const char *raw = ndr_raw(r, &len);
-			t->extra = xgrow(t->extra, &t->cap_extra, t->n_extra + 1, sizeof *t->extra);
-			t->extra[t->n_extra++] = arena_strndup(&t->arena, raw, len);
-		}
-	}
+	return read_header(((struct readctx *)ctx)->t, r, h, err, errlen);
+}
+
+static int on_fast(void *ctx, struct nd_reader *r, char *err, size_t errlen)
+{
+	struct readctx *c = ctx;
+	return apply_job(c->t, r, &c->fc.f, err, errlen);
+}
+
+static int on_record(void *ctx, struct nd_reader *r, const struct json *v, char *err, size_t errlen)
+{
+	struct readctx *c = ctx;
+	struct trace *t = c->t;
+	const char *type = get_str(v, "type");
+	if (!strcmp(type, "node"))
+		return read_node(t, r, v, &c->total, err, errlen);
+	if (!strcmp(type, "job"))
+		return read_job(t, r, v, err, errlen);
+	size_t len;
+	const char *raw = ndr_raw(r, &len);
+	t->extra = xgrow(t->extra, &t->cap_extra, t->n_extra + 1, sizeof *t->extra);
+	t->extra[t->n_extra++] = arena_strndup(&t->arena, raw, len);
+	return 0;
+}
+
+static int on_finish(void *ctx, struct nd_reader *r, char *err, size_t errlen)
+{
+	struct trace *t = ((struct readctx *)ctx)->t;
 	memcpy(t->fingerprint, ndr_fingerprint(r), 33);
 	snprintf(t->input_name, sizeof t->input_name, "%s", ndr_name(r));
 	char verr[400];
 	if (trace_validate(t, verr, sizeof verr)) {
 		snprintf(err, errlen, "%s:%lu: invalid trace: %s", ndr_name(r), ndr_lineno(r), verr);
-		goto out;
+		return -1;
 	}
-	if (ndr_expect_end(r, &scratch, "trace", err, errlen))
-		goto out;
-	rc = 0;
-out:
-	free(fc.buf);
-	arena_release(&scratch);
+	return 0;
+}
+
+/* what, header, fast, fast_record, record, finish (core/ndstream.h) */
+static const struct ndr_stream_ops trace_stream = { "trace", on_header, fast_job, on_fast, on_record, on_finish };
+
+int trace_read(struct trace *t, struct nd_reader *r, char *err, size_t errlen)
+{
+	struct readctx c = { .t = t };
+	int rc = ndr_read_stream(r, &trace_stream, &c, err, errlen);
+	free(c.fc.buf);
 	return rc;
 }
 

@@ -2,7 +2,7 @@
  * result_read (with every family of records above sim) and, when valid, turned into the metrics record. */
 #include "fuzz.h"
 #include "eval/metrics.h"
-#include "roll/record_check.h"
+#include "registry/result_families.h"
 #include "sim/result_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct nd_reader *r = ndr_open(fz_file(0, sb.buf, sb.len), err, sizeof err);
 	if (r) {
 		struct result_data m;
-		if (result_read(&m, r, roll_result_exts, err, sizeof err) == 0) {
+		if (result_read(&m, r, registry_result_exts, err, sizeof err) == 0) {
 			struct arena a;
 			arena_init(&a);
 			(void)metrics_record(&a, &m);

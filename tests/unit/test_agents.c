@@ -1,12 +1,15 @@
 /* Unit tests for lib/agents: the compiled-in operation schemas (schemas/mcp/) and the reply
  * framing of rpc. */
+#include "agents/bridge.h"
 #include "agents/opschema.h"
 #include "agents/rpc.h"
 #include "agents/tasks.h"
 #include "agents/workspace.h"
+#include "core/ndjson.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int failures, checks;
 
@@ -85,10 +88,69 @@ static void framing(void)
 	arena_release(&a);
 }
 
+/* A sealed stream of schema into path: n body records {"type":"x","i":I}, times copies. */
+static void toy_stream(const char *path, const char *schema, int n, int times)
+{
+	FILE *out = fopen(path, "w");
+	for (int k = 0; k < times; k++) {
+		char err[300], tmp[] = "/tmp/test_agents_streamXXXXXX";
+		close(mkstemp(tmp));
+		struct arena a;
+		arena_init(&a);
+		struct nd_writer *w = ndw_open(tmp, err, sizeof err);
+		ndw_header(w, nd_header_new(&a, schema, "test_agents"), err, sizeof err);
+		for (int i = 0; i < n; i++) {
+			struct json *rec = json_object(&a);
+			json_set(&a, rec, "type", json_str(&a, "x"));
+			json_set(&a, rec, "i", json_int(&a, i));
+			ndw_record(w, rec, err, sizeof err);
+		}
+		ndw_end(w, NULL, err, sizeof err);
+		ndw_close(w, err, sizeof err);
+		arena_release(&a);
+		FILE *in = fopen(tmp, "r");
+		int c;
+		while ((c = fgetc(in)) != EOF)
+			fputc(c, out);
+		fclose(in);
+		unlink(tmp);
+	}
+	fclose(out);
+}
+
+/* br_read_stream_of: one verified stream, its records when wanted, the schema it expects. */
+static void read_stream(void)
+{
+	char path[] = "/tmp/test_agents_readXXXXXX", err[600], want_err[700];
+	close(mkstemp(path));
+	struct arena a;
+	arena_init(&a);
+	struct br_stream si;
+	toy_stream(path, "schednav.toy/1", 3, 1);
+	CHECK(!br_read_stream_of(&a, path, "schednav.toy/1", true, &si, err, sizeof err), "toy stream: %s", err);
+	CHECK(si.records->u.arr.n == 3 && json_get(si.records->u.arr.items[2], "i")->u.i == 2, "three records kept in order");
+	CHECK(!strcmp(si.schema, "schednav.toy/1") && strlen(si.fp) == 32, "schema '%s', fingerprint '%s'", si.schema, si.fp);
+	CHECK(!br_read_stream(&a, path, false, &si, err, sizeof err) && si.records->u.arr.n == 0, "not wanted: no records");
+	CHECK(br_read_stream_of(&a, path, "schednav.metrics/1", false, &si, err, sizeof err) == -1, "another schema accepted");
+	snprintf(want_err, sizeof want_err, "%s: not a schednav.metrics/1 stream", path);
+	CHECK(!strcmp(err, want_err), "wrong schema: '%s'", err);
+	toy_stream(path, "schednav.toy/1", 1, 2);
+	CHECK(br_read_stream(&a, path, false, &si, err, sizeof err) == -1, "two streams accepted");
+	snprintf(want_err, sizeof want_err, "%s:4: expected exactly one SchedNav stream", path);
+	CHECK(!strcmp(err, want_err), "two streams: '%s'", err);
+	toy_stream(path, "schednav.toy/1", 0, 0);
+	CHECK(br_read_stream_of(&a, path, "schednav.toy/1", false, &si, err, sizeof err) == -1, "empty input accepted");
+	snprintf(want_err, sizeof want_err, "%s: empty input: expected a schednav.toy/1 stream", path);
+	CHECK(!strcmp(err, want_err), "empty: '%s'", err);
+	arena_release(&a);
+	unlink(path);
+}
+
 int main(void)
 {
 	schemas();
 	framing();
+	read_stream();
 	printf("test_agents: %d checks, %d failures\n", checks, failures);
 	return failures != 0;
 }

@@ -7,6 +7,7 @@
 #include "core/num.h"
 #include "eval/evidence.h"
 #include "eval/metrics.h"
+#include "predict/predict.h"
 #include "roll/ablation.h"
 #include "roll/audit.h"
 #include "roll/config.h"
@@ -713,35 +714,35 @@ static void decompose(void)
 	struct roll_piece out[ROLL_MAX_PIECES];
 	struct roll_piece t[3] = { { 4, "a", "j1" }, { 2, "b", "j2" }, { 200, "c", "j3" } };
 	/* rotated by point index 1: 2, (200 unusable above C=100), 4, 2 … */
-	size_t n = roll_decompose(9, t, 3, 100, 1, out);
+	size_t n = roll_decompose(9, t, 3, 100, 1, "fam-tenant", out);
 	CHECK(n == 4 && out[0].gpus == 2 && out[1].gpus == 4 && out[2].gpus == 2 && out[3].gpus == 1 && !strcmp(out[0].tenant, "b"),
 	      "rotation and cycling: n=%zu %g %g %g %g", n, out[0].gpus, out[1].gpus, out[2].gpus, out[3].gpus);
 	/* requested clipped to capacity */
-	n = roll_decompose(500, t, 2, 10, 0, out);
+	n = roll_decompose(500, t, 2, 10, 0, "fam-tenant", out);
 	double sum = 0;
 	for (size_t i = 0; i < n; i++)
 		sum += out[i].gpus;
 	CHECK(sum == 10, "clipped to C: %g", sum);
-	/* no usable template → one piece of min(req, max(1, C/64)), tenant forecast-aggregate */
-	n = roll_decompose(50, NULL, 0, 6400, 0, out);
-	CHECK(n == 1 && out[0].gpus == 50 && !strcmp(out[0].tenant, "forecast-aggregate"), "fallback: %zu %g", n, out[0].gpus);
-	n = roll_decompose(300, NULL, 0, 6400, 0, out);
+	/* no usable template → one piece of min(req, max(1, C/64)), of the tenant the family gives */
+	n = roll_decompose(50, NULL, 0, 6400, 0, "fam-tenant", out);
+	CHECK(n == 1 && out[0].gpus == 50 && !strcmp(out[0].tenant, "fam-tenant"), "fallback: %zu %g", n, out[0].gpus);
+	n = roll_decompose(300, NULL, 0, 6400, 0, "fam-tenant", out);
 	CHECK(n == 3 && out[0].gpus == 100 && out[2].gpus == 100, "fallback piece C/64 = 100: %zu", n);
-	n = roll_decompose(5, NULL, 0, 32, 0, out);
+	n = roll_decompose(5, NULL, 0, 32, 0, "fam-tenant", out);
 	CHECK(n == 5 && out[0].gpus == 1, "fallback piece at least 1: %zu", n);
 	/* minimum piece req/256 bounds the count at 256 and the sum stays exact */
 	struct roll_piece small[1] = { { 0.001, "s", NULL } };
-	n = roll_decompose(1000, small, 1, 1000, 0, out);
+	n = roll_decompose(1000, small, 1, 1000, 0, "fam-tenant", out);
 	sum = 0;
 	for (size_t i = 0; i < n; i++)
 		sum += out[i].gpus;
 	CHECK(n == 256 && out[0].gpus == 1000.0 / 256, "at most 256 pieces of req/256: %zu %g", n, out[0].gpus);
 	CHECK(fabs(sum - 1000) < 1e-9, "sum exact: %.17g", sum);
-	CHECK(roll_decompose(1e-10, t, 3, 100, 0, out) == 0 && roll_decompose(-5, t, 3, 100, 0, out) == 0, "nothing to decompose");
-	/* a null tenant becomes forecast-aggregate */
+	CHECK(roll_decompose(1e-10, t, 3, 100, 0, "fam-tenant", out) == 0 && roll_decompose(-5, t, 3, 100, 0, "fam-tenant", out) == 0, "nothing to decompose");
+	/* a template without a tenant gives the family's */
 	struct roll_piece nt[1] = { { 3, NULL, "x" } };
-	n = roll_decompose(3, nt, 1, 10, 0, out);
-	CHECK(n == 1 && !strcmp(out[0].tenant, "forecast-aggregate"), "null tenant");
+	n = roll_decompose(3, nt, 1, 10, 0, "fam-tenant", out);
+	CHECK(n == 1 && !strcmp(out[0].tenant, "fam-tenant"), "null tenant");
 }
 
 static struct trace X;
@@ -785,7 +786,8 @@ static void scenario_build(void)
 		{ cut + 7200, 2, "C", 4, 1, 6, false, false, 0, 0, NULL },     /* unknown pool: skipped */
 	};
 	struct roll_scenario s;
-	struct roll_scenario_in in = { &X, &Y, cut, 14400, &st, pts, 3, "pfp", "calibrated-p90", false, false, NULL, NULL };
+	struct roll_scenario_in in = { &X, &Y, cut, 14400, &st, pts, 3, "pfp", "calibrated-p90", false, false, NULL, NULL,
+		pc_families[pc_n_families - 1]->scenario_pool, pc_families[pc_n_families - 1]->scenario_tenant };
 	roll_scenario_build(&A, &in, &s);
 	CHECK(s.n_est == 2, "two carryover estimates");
 	/* q-spot (Spot, B): samples (Spot,B) = hist-spot 1000 → survivor median 1000, clamp ≥ 60 */
@@ -891,7 +893,8 @@ static void scenario_build(void)
 	CHECK(fut == 1, "oracle sees the future job");
 	/* an aggregate "*" point uses the whole cluster and every running HP carryover */
 	struct roll_point star[1] = { { cut + 1800, 1, NULL, 0, 0, 20, false, false, 0, 0, NULL } };
-	in = (struct roll_scenario_in){ &X, &Y, cut, 14400, &st, star, 1, NULL, "calibrated-p90", false, false, NULL, NULL };
+	in = (struct roll_scenario_in){ &X, &Y, cut, 14400, &st, star, 1, NULL, "calibrated-p90", false, false, NULL, NULL,
+		pc_families[pc_n_families - 1]->scenario_pool, pc_families[pc_n_families - 1]->scenario_tenant };
 	roll_scenario_build(&A, &in, &s);
 	fc_sum = 0;
 	for (size_t i = 0; i < s.n_jobs; i++)

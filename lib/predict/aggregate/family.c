@@ -3,6 +3,7 @@
 #include "predict/predict.h"
 #include "predict/aggregate/aggregate.h"
 #include "core/xalloc.h"
+#include <math.h>
 #include <string.h>
 
 static void spool_decision(void *ctx, const struct pc_controller *c, const struct pc_decision *d)
@@ -80,6 +81,38 @@ static bool last_decision(const struct pc_controller *c, struct pc_view *v)
 	return true;
 }
 
+/* Its control_decision records: one pool, the cluster, the values at the top level. */
+static int decision_shape(const struct json *rec, char *err, size_t errlen)
+{
+	return !json_get(rec, "resource_pools");
+}
+
+static size_t decision_pools(const struct json *rec, const char **names, size_t max)
+{
+	if (!max)
+		return 0;
+	names[0] = "cluster";
+	return 1;
+}
+
+static int decision_point(const struct json *rec, const char *pool, struct pc_decision_point *x, char *err, size_t errlen)
+{
+	x->hp = pc_decision_num(rec, "hp_outstanding_requested_gpus");
+	x->quota = pc_decision_first_quota(json_get(rec, "spot_quota_gpus_by_guarantee_hour"));
+	x->eta = pc_decision_num(rec, "eta");
+	x->admitted = x->held = NAN;
+	pc_decision_forecast(rec, NULL, x);
+	return 0;
+}
+
+static const struct pc_decision_reader decision_reader = {
+	.shape = decision_shape,
+	.pools = decision_pools,
+	.point = decision_point,
+	.hp_title = "actual HP demand (HP outstanding GPUs)",
+	.gate_counts = false,   /* no per-pool gate counts: three chart panels */
+};
+
 const struct pc_family pc_family_aggregate = {
 	.name = "aggregate",
 	.schema = NULL,   /* the fallback: its parser names PC_CONFIG_SCHEMA when the document is not it */
@@ -96,4 +129,7 @@ const struct pc_family pc_family_aggregate = {
 	.quota_refusal = NULL,
 	.check_report = check_report,
 	.report_keys = NULL,
+	.decision_reader = &decision_reader,
+	.scenario_pool = "*",   /* one pool, the cluster: its points name none */
+	.scenario_tenant = "forecast-aggregate",
 };

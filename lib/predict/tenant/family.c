@@ -192,6 +192,53 @@ static bool last_decision(const struct pc_controller *c, struct pc_view *v)
 	return true;
 }
 
+/* Its control_decision records: one object per resource pool under resource_pools. */
+static int decision_shape(const struct json *rec, char *err, size_t errlen)
+{
+	const struct json *pools = json_get(rec, "resource_pools");
+	if (!pools)
+		return 0;
+	if (pools->kind != JSON_OBJECT) {
+		snprintf(err, errlen, "'control_decision' record: 'resource_pools' is not an object");
+		return -1;
+	}
+	return 1;
+}
+
+static size_t decision_pools(const struct json *rec, const char **names, size_t max)
+{
+	const struct json *pools = json_get(rec, "resource_pools");
+	size_t n = pools->u.obj.n < max ? pools->u.obj.n : max;
+	for (size_t p = 0; p < n; p++)
+		names[p] = pools->u.obj.keys[p];
+	return n;
+}
+
+static int decision_point(const struct json *rec, const char *pool, struct pc_decision_point *x, char *err, size_t errlen)
+{
+	const struct json *o = json_get(json_get(rec, "resource_pools"), pool);
+	if (!o || o->kind != JSON_OBJECT) {
+		snprintf(err, errlen, "'control_decision' record: resource pool '%s' missing", pool);
+		return -1;
+	}
+	const struct json *fb = json_get(o, "feedback"), *gate = json_get(o, "gate");
+	x->hp = pc_decision_num(o, "hp_running_gpus");
+	x->quota = pc_decision_first_quota(json_get(o, "spot_quota_gpus_by_guarantee_hour"));
+	x->eta = pc_decision_num(fb, "eta_after");
+	x->admitted = pc_decision_num(gate, "admitted_spot_runs");
+	x->held = pc_decision_num(gate, "held_spot_jobs");
+	pc_decision_forecast(rec, pool, x);
+	return 0;
+}
+
+static const struct pc_decision_reader decision_reader = {
+	.shape = decision_shape,
+	.pools = decision_pools,
+	.point = decision_point,
+	.hp_title = "actual HP demand (running HP GPUs)",
+	.gate_counts = true,
+};
+
 const struct pc_family pt_family = {
 	.name = "tenant",
 	.schema = PT_CONFIG_SCHEMA,
@@ -209,4 +256,7 @@ const struct pc_family pt_family = {
 			 PC_CONFIG_SCHEMA,
 	.check_report = check_report,
 	.report_keys = report_keys,
+	.decision_reader = &decision_reader,
+	.scenario_pool = NULL,   /* every point names its GPU model's pool */
+	.scenario_tenant = "forecast-aggregate",
 };
