@@ -65,6 +65,7 @@ struct bf {
 	size_t *ccur;                   /* per model + 1: pending entries before it are reserved for that column */
 	unsigned char *done;            /* per pending entry: reserved (or found no room) */
 	size_t capd;
+	double *node_max;               /* backfill_reservation whole_nodes: per model + 1 ("*" last), its largest node's GPUs */
 };
 
 static double planned_run(const struct sim *s, const struct sim_job *j)
@@ -74,11 +75,26 @@ static double planned_run(const struct sim *s, const struct sim_job *j)
 	return s->p->bf_default_limit > 0 ? (double)s->p->bf_default_limit : INFINITY;
 }
 
-/* bf_resolution: planned ends rounded up to its grid (Slurm plans in such steps). */
+/* bf_resolution: planned ends of running and started jobs rounded up to its grid; exact under
+ * backfill_resolution_rounding down (Slurm's: only reservations are on the grid, res_down). */
 static double round_up(const struct sim *s, double t)
 {
 	double r = (double)s->p->bf_resolution;
-	return r > 0 && isfinite(t) ? ceil(t / r) * r : t;
+	return r > 0 && isfinite(t) && s->p->bf_rounding == BF_ROUND_UP ? ceil(t / r) * r : t;
+}
+
+/* backfill_plan_times slurm: a job fits before a reservation only if it ends strictly before
+ * the reservation starts (Slurm's node_space test counts a slot that begins at its end). */
+static bool closed(const struct sim *s)
+{
+	return s->p->bf_rounding == BF_ROUND_DOWN;
+}
+
+/* A reservation's bound under rounding down (t itself under up: its end goes by round_up). */
+static double res_down(const struct sim *s, double t)
+{
+	double r = (double)s->p->bf_resolution;
+	return r > 0 && isfinite(t) && s->p->bf_rounding == BF_ROUND_DOWN ? floor(t / r) * r : t;
 }
 
 static void profile_grow(struct profile *p)
@@ -345,11 +361,11 @@ static bool holds(const struct profile *p, size_t i, int model, double g)
 }
 
 /* The first breakpoint from which g GPUs of model are free for L seconds (n: never). */
-static size_t earliest(const struct profile *p, int model, double g, double L)
+static size_t earliest(const struct profile *p, int model, double g, double L, bool closed)
 {
 	size_t c = 0;
 	for (size_t i = 0; i < p->n; i++) {
-		if (i > c && p->t[i] >= p->t[c] + L)
+		if (i > c && (closed ? p->t[i] > p->t[c] + L : p->t[i] >= p->t[c] + L))
 			return c;
 		if (!holds(p, i, model, g))
 			c = i + 1;
@@ -359,31 +375,47 @@ static size_t earliest(const struct profile *p, int model, double g, double L)
 
 /* Whether g GPUs of model stay free from now for L seconds: earliest() == 0, stopping at
  * the first breakpoint that fails (a job that cannot start now needs no later start). */
-static bool holds_now(const struct profile *p, int model, double g, double L)
+static bool holds_now(const struct profile *p, int model, double g, double L, bool closed)
 {
 	if (p->lo[p->w - 1] >= g && (model < 0 || p->lo[model] >= g))
 		return true;    /* no point of the plan is below it */
-	for (size_t i = 0; i < p->n && (i == 0 || p->t[i] < p->t[0] + L); i++)
+	for (size_t i = 0; i < p->n && (i == 0 || p->t[i] < p->t[0] + L || (closed && p->t[i] == p->t[0] + L)); i++)
 		if (!holds(p, i, model, g))
 			return false;
 	return true;
 }
 
-/* Take g GPUs of model (-1: any, from the total only) over [t[c], end). */
-static void take(struct profile *p, size_t c, double end, int model, double g)
+/* Take g GPUs of model (-1: any, from the total only) over [t[c], end); a whole-node
+ * reservation (upto > g) takes up to `upto` at each point, whatever of it is free there and
+ * never less than g (read from the model's column alone, as the per-model plan reads it). */
+static void take(struct profile *p, size_t c, double end, int model, double g, double upto)
 {
 	size_t e = isfinite(end) ? point_at(p, end) : p->n;
 	for (size_t i = c; i < e; i++) {
-		double *row = p->f + i * p->w;
-		row[p->w - 1] -= g;
+		double *row = p->f + i * p->w, x = g;
+		if (upto > g)
+			x = fmax(g, fmin(upto, row[model >= 0 ? (size_t)model : p->w - 1]));
+		row[p->w - 1] -= x;
 		if (row[p->w - 1] < p->lo[p->w - 1])
 			p->lo[p->w - 1] = row[p->w - 1];
 		if (model >= 0) {
-			row[model] -= g;
+			row[model] -= x;
 			if (row[model] < p->lo[model])
 				p->lo[model] = row[model];
 		}
 	}
+}
+
+/* What a reservation of j holds: its GPUs, or under backfill_reservation whole_nodes the GPUs
+ * of the whole nodes it needs, ceil(g / G) x G with G the largest node of its model (of any
+ * model for "*"): Slurm's backfill plans a pending job on nodes and keeps those nodes, not
+ * only its GPUs, from every lower-priority job over its planned run. */
+static double reserve_upto(const struct bf *b, const struct sim_job *j)
+{
+	if (!b->node_max)
+		return j->gpu;
+	double G = b->node_max[j->model < 0 ? (size_t)b->s->n_models : (size_t)j->model];
+	return G > 0 ? ceil(j->gpu / G) * G : j->gpu;
 }
 
 /* A blocked job's reservation at the earliest time the plan holds it, within the window. */
@@ -393,10 +425,13 @@ static void reserve(struct bf *b, struct sim_job *j)
 	if (b->reservations >= b->max_reservations)
 		return;
 	double L = planned_run(s, j);
-	size_t c = earliest(&b->pr, j->model, j->gpu, L);
+	size_t c = earliest(&b->pr, j->model, j->gpu, L, closed(s));
 	if (c == b->pr.n || (s->p->bf_window > 0 && b->pr.t[c] > s->now + (double)s->p->bf_window))
 		return;     /* never within the plan, or beyond the window: no reservation */
-	take(&b->pr, c, round_up(s, b->pr.t[c] + L), j->model, j->gpu);
+	double end = round_up(s, res_down(s, b->pr.t[c] + L)), from = res_down(s, b->pr.t[c]);
+	if (from < b->pr.t[c])          /* rounded down: from the grid point before (now at the earliest) */
+		c = from > b->pr.t[0] ? point_at(&b->pr, from) : 0;
+	take(&b->pr, c, end, j->model, j->gpu, reserve_upto(b, j));
 	b->reservations++;
 }
 
@@ -428,10 +463,13 @@ static void col_reserve(struct bf *b, struct col *c, struct sim_job *j)
 {
 	struct sim *s = b->s;
 	double L = planned_run(s, j);
-	size_t i = col_earliest(c, j->gpu, L);
+	size_t i = col_earliest(c, j->gpu, L, closed(s));
 	if (i == c->n || (s->p->bf_window > 0 && c->t[i] > s->now + (double)s->p->bf_window))
 		return;
-	col_take(c, i, round_up(s, c->t[i] + L), j->gpu);
+	double end = round_up(s, res_down(s, c->t[i] + L)), from = res_down(s, c->t[i]);
+	if (from < c->t[i])
+		i = from > c->t[0] ? col_point_at(c, from) : 0;
+	col_take_upto(c, i, end, j->gpu, reserve_upto(b, j));
 	b->reservations++;
 }
 
@@ -522,14 +560,14 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 	flush(b, j);
 	double L = planned_run(s, j);
 	if (b->cols) {
-		if (!col_holds_now(&b->cols[j->model], j->gpu, L) || place(s, j))
+		if (!col_holds_now(&b->cols[j->model], j->gpu, L, closed(s)) || place(s, j))
 			return 0;
 		queue_remove(s, j);
 		start_job(s, j);
 		col_take(&b->cols[j->model], 0, round_up(s, s->now + L), j->gpu);
 		return 1;
 	}
-	if (!holds_now(&b->pr, j->model, j->gpu, L) || place(s, j))
+	if (!holds_now(&b->pr, j->model, j->gpu, L, closed(s)) || place(s, j))
 		return 0;
 	queue_remove(s, j);
 	start_job(s, j);
@@ -582,8 +620,17 @@ static struct shadow shadow_of(struct sim *s, const struct sim_job *B)
 	if (s->p->bf_window > 0 && t > s->now + (double)s->p->bf_window)
 		return sh;              /* beyond the window: no reservation */
 	sh.t = t;
-	sh.extra_m = fm - B->gpu;
-	sh.extra_t = ft - B->gpu;
+	double held = B->gpu;           /* whole_nodes: B's nodes whole, whatever of them is free at t */
+	if (s->p->bf_reservation == BF_RESERVE_WHOLE_NODES) {
+		double G = 0;
+		for (size_t k = 0; k < s->n_nodes; k++)
+			if (m < 0 || s->nodes[k].model == m)
+				G = fmax(G, (double)s->t->nodes[k].gpu_count);
+		if (G > 0)
+			held = fmax(B->gpu, fmin(ceil(B->gpu / G) * G, m < 0 ? ft : fm));
+	}
+	sh.extra_m = fm - held;
+	sh.extra_t = ft - held;
 	return sh;
 }
 
@@ -636,7 +683,8 @@ static size_t easy_rest(struct sim *s, struct sim_job *B, struct order *o, size_
 			sh = shadow_of(s, B);
 			have = true;
 		}
-		bool before = !apart && !(round_up(s, s->now + planned_run(s, j)) > sh.t);
+		double jend = round_up(s, s->now + planned_run(s, j));
+		bool before = !apart && (closed(s) ? jend < sh.t : !(jend > sh.t));
 		bool same = j->model >= 0 && j->model == B->model;
 		bool within = !apart && (same ? j->gpu <= sh.extra_m && j->gpu <= sh.extra_t : j->gpu <= sh.extra_t);
 		if (!(apart || before || within) || place(s, j))
@@ -693,6 +741,14 @@ size_t backfill_pass(struct sim *s)
 		b.cols = s->bfx->cols;
 		for (size_t m = 0; m < s->bfx->nm; m++)
 			b.cols[m].built = false;
+	}
+	if (s->p->bf_reservation == BF_RESERVE_WHOLE_NODES) {
+		b.node_max = xcalloc((size_t)s->n_models + 1, sizeof *b.node_max);
+		for (size_t i = 0; i < s->n_nodes; i++) {
+			double g = (double)s->t->nodes[i].gpu_count;
+			b.node_max[s->nodes[i].model] = fmax(b.node_max[s->nodes[i].model], g);
+			b.node_max[s->n_models] = fmax(b.node_max[s->n_models], g);
+		}
 	}
 	size_t *cur = xcalloc(queue_lane_count(s), sizeof *cur);
 	struct order o = { cur, NULL, 0, 0 };
@@ -753,5 +809,6 @@ size_t backfill_pass(struct sim *s)
 	free(b.pr.t);
 	free(b.pr.f);
 	free(b.pr.lo);
+	free(b.node_max);
 	return started;
 }

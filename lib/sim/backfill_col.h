@@ -19,8 +19,11 @@ void col_begin(struct col *c, double now, double free_now);             /* row 0
 void col_release(struct col *c, double t, double g);   /* g freed at t (t ascending, >= now) */
 void col_end(struct col *c);                           /* built: lo computed */
 void col_take(struct col *c, size_t i0, double end, double g);   /* g less over [t[i0], end) */
-size_t col_earliest(const struct col *c, double g, double L);    /* n: never */
-bool col_holds_now(const struct col *c, double g, double L);
+size_t col_point_at(struct col *c, double t);   /* the row at t (> t[0]), inserted when absent */
+void col_take_upto(struct col *c, size_t i0, double end, double g, double upto);   /* whole-node reservation */
+/* closed: a row that starts at the end of the L seconds counts too (Slurm's test) */
+size_t col_earliest(const struct col *c, double g, double L, bool closed);    /* n: never */
+bool col_holds_now(const struct col *c, double g, double L, bool closed);
 void col_free(struct col *c);
 
 #endif

@@ -98,6 +98,8 @@ static const char *const placements[] = { "deterministic_best_fit", NULL };
 static const char *const victims[] = { "longest_remaining", "lowest_checkpoint_loss", NULL };
 static const char *const admissions[] = { "enforce", "bypass", NULL };
 static const char *const backfills[] = { "none", "easy", "conservative", NULL };
+static const char *const bf_reservations[] = { "jobs", "whole_nodes", NULL };
+static const char *const bf_roundings[] = { "rounded_up", "slurm", NULL };
 
 #define FIELD(f) offsetof(struct sim_policy, f)
 static const struct knob knobs[] = {
@@ -117,12 +119,15 @@ static const struct knob knobs[] = {
 	{ "backfill_resolution_seconds", KNOB_SECONDS, false, FIELD(bf_resolution), NULL, NULL, 0 },
 	{ "backfill_max_job_test", KNOB_SECONDS, false, FIELD(bf_max_job_test), NULL, NULL, 0 },
 	{ "backfill_interval_seconds", KNOB_SECONDS, false, FIELD(bf_interval), NULL, NULL, 0 },
+	{ "backfill_reservation", KNOB_CHOICE, false, FIELD(bf_reservation), bf_reservations, " (want 'jobs' or 'whole_nodes')", 0 },
+	{ "backfill_plan_times", KNOB_CHOICE, false, FIELD(bf_rounding), bf_roundings, " (want 'rounded_up' or 'slurm')", 0 },
 };
 #define N_KNOBS (sizeof knobs / sizeof *knobs)
 
 /* An enum field by offset: every enum of struct sim_policy is an int-sized enum. */
 _Static_assert(sizeof(enum sim_scheduler) == sizeof(int) && sizeof(enum sim_victim_order) == sizeof(int) &&
-	       sizeof(enum sim_admission) == sizeof(int) && sizeof(enum sim_backfill) == sizeof(int), "a CHOICE knob's field is an int");
+	       sizeof(enum sim_admission) == sizeof(int) && sizeof(enum sim_backfill) == sizeof(int) &&
+	       sizeof(enum sim_bf_reservation) == sizeof(int) && sizeof(enum sim_bf_rounding) == sizeof(int), "a CHOICE knob's field is an int");
 static int *choice_field(struct sim_policy *p, const struct knob *k)
 {
 	return k->offset ? (int *)(void *)((char *)p + k->offset) : NULL;
