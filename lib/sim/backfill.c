@@ -65,7 +65,6 @@ struct bf {
 	size_t *ccur;                   /* per model + 1: pending entries before it are reserved for that column */
 	unsigned char *done;            /* per pending entry: reserved (or found no room) */
 	size_t capd;
-	double *node_max;               /* backfill_reservation whole_nodes: per model + 1 ("*" last), its largest node's GPUs */
 };
 
 static double planned_run(const struct sim *s, const struct sim_job *j)
@@ -75,22 +74,20 @@ static double planned_run(const struct sim *s, const struct sim_job *j)
 	return s->p->bf_default_limit > 0 ? (double)s->p->bf_default_limit : INFINITY;
 }
 
-/* bf_resolution: planned ends of running and started jobs rounded up to its grid; exact under
- * backfill_resolution_rounding down (Slurm's: only reservations are on the grid, res_down). */
+/* bf_resolution: running and started jobs' planned ends rounded up (exact under plan times slurm). */
 static double round_up(const struct sim *s, double t)
 {
 	double r = (double)s->p->bf_resolution;
 	return r > 0 && isfinite(t) && s->p->bf_rounding == BF_ROUND_UP ? ceil(t / r) * r : t;
 }
 
-/* backfill_plan_times slurm: a job fits before a reservation only if it ends strictly before
- * the reservation starts (Slurm's node_space test counts a slot that begins at its end). */
+/* Plan times slurm: a job fits before a reservation only if it ends strictly before it starts. */
 static bool closed(const struct sim *s)
 {
 	return s->p->bf_rounding == BF_ROUND_DOWN;
 }
 
-/* A reservation's bound under rounding down (t itself under up: its end goes by round_up). */
+/* Plan times slurm: a reservation's start and end rounded down to bf_resolution. */
 static double res_down(const struct sim *s, double t)
 {
 	double r = (double)s->p->bf_resolution;
@@ -385,9 +382,8 @@ static bool holds_now(const struct profile *p, int model, double g, double L, bo
 	return true;
 }
 
-/* Take g GPUs of model (-1: any, from the total only) over [t[c], end); a whole-node
- * reservation (upto > g) takes up to `upto` at each point, whatever of it is free there and
- * never less than g (read from the model's column alone, as the per-model plan reads it). */
+/* Take g GPUs of model (-1: any, from the total only) over [t[c], end); whole nodes (upto > g):
+ * up to upto at each point, what the model's column has free there, never less than g. */
 static void take(struct profile *p, size_t c, double end, int model, double g, double upto)
 {
 	size_t e = isfinite(end) ? point_at(p, end) : p->n;
@@ -406,16 +402,20 @@ static void take(struct profile *p, size_t c, double end, int model, double g, d
 	}
 }
 
-/* What a reservation of j holds: its GPUs, or under backfill_reservation whole_nodes the GPUs
- * of the whole nodes it needs, ceil(g / G) x G with G the largest node of its model (of any
- * model for "*"): Slurm's backfill plans a pending job on nodes and keeps those nodes, not
- * only its GPUs, from every lower-priority job over its planned run. */
+/* The GPUs of the whole nodes g needs, ceil(g / G) x G, G the largest node of model m (any: -1). */
+static double whole_nodes(const struct sim *s, int m, double g)
+{
+	double G = 0;
+	for (size_t k = 0; k < s->n_nodes; k++)
+		if (m < 0 || s->nodes[k].model == m)
+			G = fmax(G, (double)s->t->nodes[k].gpu_count);
+	return G > 0 ? ceil(g / G) * G : g;
+}
+
+/* What a reservation of j holds: its GPUs, or (backfill_reservation whole_nodes) its nodes whole. */
 static double reserve_upto(const struct bf *b, const struct sim_job *j)
 {
-	if (!b->node_max)
-		return j->gpu;
-	double G = b->node_max[j->model < 0 ? (size_t)b->s->n_models : (size_t)j->model];
-	return G > 0 ? ceil(j->gpu / G) * G : j->gpu;
+	return b->s->p->bf_reservation == BF_RESERVE_WHOLE_NODES ? whole_nodes(b->s, j->model, j->gpu) : j->gpu;
 }
 
 /* A blocked job's reservation at the earliest time the plan holds it, within the window. */
@@ -621,14 +621,8 @@ static struct shadow shadow_of(struct sim *s, const struct sim_job *B)
 		return sh;              /* beyond the window: no reservation */
 	sh.t = t;
 	double held = B->gpu;           /* whole_nodes: B's nodes whole, whatever of them is free at t */
-	if (s->p->bf_reservation == BF_RESERVE_WHOLE_NODES) {
-		double G = 0;
-		for (size_t k = 0; k < s->n_nodes; k++)
-			if (m < 0 || s->nodes[k].model == m)
-				G = fmax(G, (double)s->t->nodes[k].gpu_count);
-		if (G > 0)
-			held = fmax(B->gpu, fmin(ceil(B->gpu / G) * G, m < 0 ? ft : fm));
-	}
+	if (s->p->bf_reservation == BF_RESERVE_WHOLE_NODES)
+		held = fmax(B->gpu, fmin(whole_nodes(s, m, B->gpu), m < 0 ? ft : fm));
 	sh.extra_m = fm - held;
 	sh.extra_t = ft - held;
 	return sh;
@@ -742,14 +736,6 @@ size_t backfill_pass(struct sim *s)
 		for (size_t m = 0; m < s->bfx->nm; m++)
 			b.cols[m].built = false;
 	}
-	if (s->p->bf_reservation == BF_RESERVE_WHOLE_NODES) {
-		b.node_max = xcalloc((size_t)s->n_models + 1, sizeof *b.node_max);
-		for (size_t i = 0; i < s->n_nodes; i++) {
-			double g = (double)s->t->nodes[i].gpu_count;
-			b.node_max[s->nodes[i].model] = fmax(b.node_max[s->nodes[i].model], g);
-			b.node_max[s->n_models] = fmax(b.node_max[s->n_models], g);
-		}
-	}
 	size_t *cur = xcalloc(queue_lane_count(s), sizeof *cur);
 	struct order o = { cur, NULL, 0, 0 };
 	if (s->p->mf) {         /* priority/multifactor: every queued job, sorted by priority */
@@ -809,6 +795,5 @@ size_t backfill_pass(struct sim *s)
 	free(b.pr.t);
 	free(b.pr.f);
 	free(b.pr.lo);
-	free(b.node_max);
 	return started;
 }
