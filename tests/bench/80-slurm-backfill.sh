@@ -24,6 +24,6 @@ echo "(docs/slurm-import.md section 8)."
 echo
 for mode in backfill multifactor; do
 	sh tests/slurm/start-local.sh --scheduler "$mode" >/dev/null 2>&1
-	sh tests/slurm/backfill-live.sh | sed -n '/^| /p;/^### /p' | sed 's/^### \(.*\)$/**\1**\n/'
+	sh tests/slurm/backfill-live.sh | sed -n '/^|/p;/^### /p' | sed 's/^### \(.*\)$/**\1**\n/'
 	echo
 done

@@ -175,11 +175,14 @@ def rank(mode, slurm, jid):
 
 
 def out_of_order(ids, sub, start, key):
-    """The jobs started while a job of higher priority (key), submitted before, still waited."""
+    """The jobs started while a job of higher priority (key), submitted before, still waited
+    (a job the decision replay never starts, start inf, is left out on both sides)."""
     res = set()
     for j in ids:
+        if start[j] == float("inf"):
+            continue
         for h in ids:
-            if key(h) < key(j) and sub[h] <= start[j] and start[h] > start[j]:
+            if key(h) < key(j) and sub[h] <= start[j] and start[j] < start[h] < float("inf"):
                 res.add(j)
                 break
     return res
