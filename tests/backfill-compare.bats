@@ -31,7 +31,7 @@ compare() {
 	compare backfill
 	run -0 jq -r '[.tolerance_seconds, (.replays | .decision.within, .decision.jobs, .decision.instants_agreeing, .decision.instants,
 		.decision.slurm_out_of_order, .decision.replay_too, ."as-imported".within, ."hand-off".within)] | @tsv' "$TMP/backfill.json"
-	assert_output "$(printf '5\t179\t200\t115\t219\t111\t105\t32\t35')"
+	assert_output "$(printf '5\t180\t200\t119\t219\t111\t101\t28\t100')"
 }
 
 @test "backfill-compare: the recorded priority/multifactor run gives the numbers of docs/slurm-import.md section 8" {
@@ -39,7 +39,7 @@ compare() {
 	compare multifactor
 	run -0 jq -r '[.tolerance_seconds, (.replays | .decision.within, .decision.jobs, .decision.instants_agreeing, .decision.instants,
 		.decision.slurm_out_of_order, .decision.replay_too, ."as-imported".within, ."hand-off".within)] | @tsv' "$TMP/multifactor.json"
-	assert_output "$(printf '5\t172\t200\t105\t207\t92\t89\t51\t64')"
+	assert_output "$(printf '5\t180\t200\t111\t207\t92\t90\t51\t126')"
 }
 
 @test "backfill-compare: a sacct row with a field too many, or a trace of other jobs, is refused with its place" {

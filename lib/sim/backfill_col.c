@@ -99,11 +99,11 @@ void col_take_upto(struct col *c, size_t i0, double end, double g, double upto)
 }
 
 /* The first row from which g stay free for L seconds (n: never), as backfill.c's earliest(). */
-size_t col_earliest(const struct col *p, double g, double L, bool closed)
+size_t col_earliest(const struct col *p, double g, double L, double res)
 {
 	size_t c = 0;
 	for (size_t i = 0; i < p->n; i++) {
-		if (i > c && (closed ? p->t[i] > p->t[c] + L : p->t[i] >= p->t[c] + L))
+		if (i > c && col_past(p->t[c], p->t[i], c == 0, L, res))
 			return c;
 		if (p->f[i] < g)
 			c = i + 1;
