@@ -30,16 +30,18 @@ compare() {
 	import backfill
 	compare backfill
 	run -0 jq -r '[.tolerance_seconds, (.replays | .decision.within, .decision.jobs, .decision.instants_agreeing, .decision.instants,
-		.decision.slurm_out_of_order, .decision.replay_too, ."as-imported".within, ."hand-off".within)] | @tsv' "$TMP/backfill.json"
-	assert_output "$(printf '5\t180\t200\t119\t219\t111\t101\t28\t100')"
+		.decision.instants_end_after_pass, .decision.slurm_out_of_order, .decision.replay_too, ."decision, ends first".within,
+		."as-imported".within, ."hand-off".within)] | @tsv' "$TMP/backfill.json"
+	assert_output "$(printf '5\t187\t200\t195\t219\t76\t111\t99\t180\t28\t100')"
 }
 
 @test "backfill-compare: the recorded priority/multifactor run gives the numbers of docs/slurm-import.md section 8" {
 	import multifactor
 	compare multifactor
 	run -0 jq -r '[.tolerance_seconds, (.replays | .decision.within, .decision.jobs, .decision.instants_agreeing, .decision.instants,
-		.decision.slurm_out_of_order, .decision.replay_too, ."as-imported".within, ."hand-off".within)] | @tsv' "$TMP/multifactor.json"
-	assert_output "$(printf '5\t180\t200\t111\t207\t92\t90\t51\t126')"
+		.decision.instants_end_after_pass, .decision.slurm_out_of_order, .decision.replay_too, ."decision, ends first".within,
+		."as-imported".within, ."hand-off".within)] | @tsv' "$TMP/multifactor.json"
+	assert_output "$(printf '5\t194\t200\t190\t207\t79\t92\t89\t180\t51\t126')"
 }
 
 @test "backfill-compare: a sacct row with a field too many, or a trace of other jobs, is refused with its place" {

@@ -18,7 +18,8 @@ restore() { sh tests/slurm/start-local.sh >/dev/null 2>&1 || echo "80-slurm-back
 trap restore EXIT
 echo "The 200-job workload of tests/slurm/backfill-live.sh on the local Slurm (one node, 8 GPUs)"
 echo "under sched/backfill (bf_interval=2, bf_resolution=5), replayed with"
-echo "configs/policies/slurm-live-backfill.json and slurm-live-multifactor.json. \"as-imported\""
+echo "configs/policies/slurm-live-backfill.json and slurm-live-multifactor.json. \"decision\" starts"
+echo "from Slurm's own state at every instant; \"as-imported\""
 echo "replays each job's Elapsed; \"hand-off\" adds the seconds Slurm took to act on each release"
 echo "(docs/slurm-import.md section 8)."
 echo
