@@ -55,3 +55,18 @@ compare() {
 		--policy "$ROOT/configs/policies/slurm-live-backfill.json" --work "$TMP"
 	assert_output "backfill-compare: $TMP/backfill.nd: the trace's jobs are not the jobs of $TMP/part.txt that ran"
 }
+
+@test "backfill-compare: on the recorded runs the per-model plan and the all-model plan start every job at the same time (whole_nodes, plan times slurm)" {
+	for m in backfill multifactor; do
+		import "$m"
+		sim-run --policy "$ROOT/configs/policies/slurm-live-$m.json" --input "$TMP/$m.nd" -o "$TMP/fast.nd" || fail "sim-run failed"
+		# jobs of any model ("*") take the all-model plan; the node keeps its model
+		sed 's/"gpu_model":"tesla","tenant"/"gpu_model":"*","tenant"/' "$TMP/$m.nd" | grep -v '"type":"end"' | stream-seal > "$TMP/any.nd"
+		sim-run --policy "$ROOT/configs/policies/slurm-live-$m.json" --input "$TMP/any.nd" -o "$TMP/full.nd" || fail "sim-run failed"
+		run -0 jq -r 'select(.type == "job_result") | "\(.job_id) \(.start_time_seconds)"' "$TMP/fast.nd"
+		fast="$output"
+		run -0 jq -r 'select(.type == "job_result") | "\(.job_id) \(.start_time_seconds)"' "$TMP/full.nd"
+		[ "$(printf '%s\n' "$fast" | wc -l)" -eq 200 ] || fail "$m: not 200 jobs"
+		assert_output "$fast"
+	done
+}
