@@ -39,6 +39,8 @@ case $prio in
 priority/multifactor) mode=multifactor ;;
 *) mode=backfill ;;
 esac
+# a job that is just ending (start-local.sh's test job after a restart) gets a minute
+for _ in $(seq 30); do [ -z "$(squeue -h)" ] && break; sleep 2; done
 [ -z "$(squeue -h)" ] || { say "the queue is not empty: wait for those jobs first"; exit 1; }
 [ -n "$dir" ] || dir=$(mktemp -d "${TMPDIR:-/tmp}/backfill-live.XXXXXX")
 mkdir -p "$dir"
