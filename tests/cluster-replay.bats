@@ -108,6 +108,58 @@ policy() {
 	assert_output "a=0 b=100 c=200 d=210 "
 }
 
+@test "backfill: backfill_reservation whole_nodes keeps a reserved job's whole node, as Slurm's plan does (easy and conservative)" {
+	# 4 GPUs of one node: a (3 GPUs, limit 100) runs; b (2 GPUs) is blocked and reserved at
+	# [100, 200); c (1 GPU, limit 300) fits now. A reservation of b's 2 GPUs leaves 2 beside
+	# it, so c backfills at 2; a reservation of b's whole node leaves none, so c waits for
+	# the pass at 100 (a ends, b starts, 2 GPUs free and no reservation left)
+	T="$DATA/sim/backfill-whole-nodes.trace.ndjson"
+	sed 's/"gpu_model":"A","time/"gpu_model":"*","time/' "$T" | grep -v '"type":"end"' | stream-seal > "$TMP/any.nd"
+	for b in easy conservative; do
+		policy "$b-jobs" fifo "$b"
+		policy "$b-whole" fifo "$b" ',"backfill_reservation":"whole_nodes"'
+		for t in "$T" "$TMP/any.nd"; do   # the per-model plan (model A) and the all-model one ("*")
+			run -0 starts "$TMP/$b-jobs.json" "$t"
+			assert_output "a=0 b=100 c=2 "
+			run -0 starts "$TMP/$b-whole.json" "$t"
+			assert_output "a=0 b=100 c=100 "
+		done
+	done
+	sim-run --policy "$TMP/easy-whole.json" --input "$T" -o "$TMP/rw" || fail "sim-run failed"
+	run -0 jq -c '.policy.backfill_reservation' <(head -n 1 "$TMP/rw")
+	assert_output '"whole_nodes"'
+	sim-run --policy "$TMP/easy-jobs.json" --input "$T" -o "$TMP/rj" || fail "sim-run failed"
+	run -0 jq -c '.policy | has("backfill_reservation")' <(head -n 1 "$TMP/rj")
+	assert_output 'false'
+	policy bad fifo easy ',"backfill_reservation":"nodes"'
+	run -1 sim-run --policy "$TMP/bad.json" --input "$T"
+	assert_output --partial "unknown backfill_reservation 'nodes' (want 'jobs' or 'whole_nodes')"
+}
+
+@test "backfill: backfill_plan_times slurm: a job must end strictly before a reservation starts; reservations on the bf_resolution grid rounded down" {
+	# the issue's case with c's limit 98: c would end at 100, the instant b's reservation
+	# starts. Ours lets it (half-open plan); Slurm's node_space test counts a reservation that
+	# starts at a job's end, so c waits for b (starts at 110, with d)
+	sed 's/"job_id":"c","submit":2,"duration":50,\(.*\)"time_limit":50/"job_id":"c","submit":2,"duration":98,\1"time_limit":98/' \
+		"$DATA/sim/backfill-issue.trace.ndjson" | grep -v '"type":"end"' | stream-seal > "$TMP/c98.nd"
+	for b in easy conservative; do
+		policy "$b-ours" fifo "$b"
+		policy "$b-slurm" fifo "$b" ',"backfill_plan_times":"slurm"'
+		run -0 starts "$TMP/$b-ours.json" "$TMP/c98.nd"
+		assert_output "a=0 b=100 c=2 d=110 "
+		run -0 starts "$TMP/$b-slurm.json" "$TMP/c98.nd"
+		assert_output "a=0 b=100 c=110 d=110 "
+	done
+	# bf_resolution 30: a's planned end stays 100 (exact), b's reservation [100, 110) becomes
+	# [90, 90) on the grid, rounded down: empty, as in Slurm, so c backfills at 2
+	policy grid fifo conservative ',"backfill_plan_times":"slurm","backfill_resolution_seconds":30'
+	run -0 starts "$TMP/grid.json" "$TMP/c98.nd"
+	assert_output "a=0 b=100 c=2 d=110 "
+	policy bad fifo easy ',"backfill_plan_times":"exact"'
+	run -1 sim-run --policy "$TMP/bad.json" --input "$TMP/c98.nd"
+	assert_output --partial "unknown backfill_plan_times 'exact' (want 'rounded_up' or 'slurm')"
+}
+
 @test "backfill: plans with the limit, never the recorded run; a job without a limit uses the declared default" {
 	# a's limit says 100, its run 20: at 20 b (4 GPUs) still waits for c (planned end 52) and
 	# d (limit 200) may not pass b's reservation at 52, although c really ends there too.

@@ -74,13 +74,6 @@ static double planned_run(const struct sim *s, const struct sim_job *j)
 	return s->p->bf_default_limit > 0 ? (double)s->p->bf_default_limit : INFINITY;
 }
 
-/* bf_resolution: planned ends rounded up to its grid (Slurm plans in such steps). */
-static double round_up(const struct sim *s, double t)
-{
-	double r = (double)s->p->bf_resolution;
-	return r > 0 && isfinite(t) ? ceil(t / r) * r : t;
-}
-
 static void profile_grow(struct profile *p)
 {
 	if (p->n < p->cap)
@@ -196,7 +189,7 @@ static bool whole(const struct sim_job *j)
 
 static struct release release_of(const struct sim *s, struct sim_job *j)
 {
-	return (struct release){ round_up(s, j->run_start + planned_run(s, j)), (size_t)(j - s->jobs), (size_t)j->runs, j, j->gpu, j->model };
+	return (struct release){ bf_round_up(s, j->run_start + planned_run(s, j)), (size_t)(j - s->jobs), (size_t)j->runs, j, j->gpu, j->model };
 }
 
 void backfill_started(struct sim *s, struct sim_job *j)
@@ -345,11 +338,11 @@ static bool holds(const struct profile *p, size_t i, int model, double g)
 }
 
 /* The first breakpoint from which g GPUs of model are free for L seconds (n: never). */
-static size_t earliest(const struct profile *p, int model, double g, double L)
+static size_t earliest(const struct profile *p, int model, double g, double L, double res)
 {
 	size_t c = 0;
 	for (size_t i = 0; i < p->n; i++) {
-		if (i > c && p->t[i] >= p->t[c] + L)
+		if (i > c && col_past(p->t[c], p->t[i], c == 0, L, res))
 			return c;
 		if (!holds(p, i, model, g))
 			c = i + 1;
@@ -357,33 +350,42 @@ static size_t earliest(const struct profile *p, int model, double g, double L)
 	return c;
 }
 
-/* Whether g GPUs of model stay free from now for L seconds: earliest() == 0, stopping at
- * the first breakpoint that fails (a job that cannot start now needs no later start). */
-static bool holds_now(const struct profile *p, int model, double g, double L)
+/* Whether g GPUs of model stay free from now for L seconds: earliest() == 0, stopping at the
+ * first breakpoint that fails. */
+static bool holds_now(const struct profile *p, int model, double g, double L, bool closed)
 {
 	if (p->lo[p->w - 1] >= g && (model < 0 || p->lo[model] >= g))
 		return true;    /* no point of the plan is below it */
-	for (size_t i = 0; i < p->n && (i == 0 || p->t[i] < p->t[0] + L); i++)
+	for (size_t i = 0; i < p->n && (i == 0 || p->t[i] < p->t[0] + L || (closed && p->t[i] == p->t[0] + L)); i++)
 		if (!holds(p, i, model, g))
 			return false;
 	return true;
 }
 
-/* Take g GPUs of model (-1: any, from the total only) over [t[c], end). */
-static void take(struct profile *p, size_t c, double end, int model, double g)
+/* Take g GPUs of model (-1: any, from the total only) over [t[c], end); whole nodes (upto > g):
+ * up to upto at each point, what the model's column has free there, never less than g. */
+static void take(struct profile *p, size_t c, double end, int model, double g, double upto)
 {
 	size_t e = isfinite(end) ? point_at(p, end) : p->n;
 	for (size_t i = c; i < e; i++) {
-		double *row = p->f + i * p->w;
-		row[p->w - 1] -= g;
+		double *row = p->f + i * p->w, x = g;
+		if (upto > g)
+			x = fmax(g, fmin(upto, row[model >= 0 ? (size_t)model : p->w - 1]));
+		row[p->w - 1] -= x;
 		if (row[p->w - 1] < p->lo[p->w - 1])
 			p->lo[p->w - 1] = row[p->w - 1];
 		if (model >= 0) {
-			row[model] -= g;
+			row[model] -= x;
 			if (row[model] < p->lo[model])
 				p->lo[model] = row[model];
 		}
 	}
+}
+
+/* What a reservation of j holds: its GPUs, or (backfill_reservation whole_nodes) its nodes whole. */
+static double reserve_upto(const struct bf *b, const struct sim_job *j)
+{
+	return b->s->p->bf_reservation == BF_RESERVE_WHOLE_NODES ? bf_whole_nodes(b->s, j->model, j->gpu) : j->gpu;
 }
 
 /* A blocked job's reservation at the earliest time the plan holds it, within the window. */
@@ -393,10 +395,13 @@ static void reserve(struct bf *b, struct sim_job *j)
 	if (b->reservations >= b->max_reservations)
 		return;
 	double L = planned_run(s, j);
-	size_t c = earliest(&b->pr, j->model, j->gpu, L);
+	size_t c = earliest(&b->pr, j->model, j->gpu, L, bf_test_res(s));
 	if (c == b->pr.n || (s->p->bf_window > 0 && b->pr.t[c] > s->now + (double)s->p->bf_window))
 		return;     /* never within the plan, or beyond the window: no reservation */
-	take(&b->pr, c, round_up(s, b->pr.t[c] + L), j->model, j->gpu);
+	double end = bf_round_up(s, bf_res_down(s, b->pr.t[c] + L)), from = bf_res_down(s, b->pr.t[c]);
+	if (from < b->pr.t[c])          /* rounded down: from the grid point before (now at the earliest) */
+		c = from > b->pr.t[0] ? point_at(&b->pr, from) : 0;
+	take(&b->pr, c, end, j->model, j->gpu, reserve_upto(b, j));
 	b->reservations++;
 }
 
@@ -428,10 +433,13 @@ static void col_reserve(struct bf *b, struct col *c, struct sim_job *j)
 {
 	struct sim *s = b->s;
 	double L = planned_run(s, j);
-	size_t i = col_earliest(c, j->gpu, L);
+	size_t i = col_earliest(c, j->gpu, L, bf_test_res(s));
 	if (i == c->n || (s->p->bf_window > 0 && c->t[i] > s->now + (double)s->p->bf_window))
 		return;
-	col_take(c, i, round_up(s, c->t[i] + L), j->gpu);
+	double end = bf_round_up(s, bf_res_down(s, c->t[i] + L)), from = bf_res_down(s, c->t[i]);
+	if (from < c->t[i])
+		i = from > c->t[0] ? col_point_at(c, from) : 0;
+	col_take_upto(c, i, end, j->gpu, reserve_upto(b, j));
 	b->reservations++;
 }
 
@@ -509,9 +517,9 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 		start_job(s, j);
 		if (b->cols) {
 			if (b->cols[j->model].built)
-				col_take(&b->cols[j->model], 0, round_up(s, s->now + planned_run(s, j)), j->gpu);
+				col_take(&b->cols[j->model], 0, bf_round_up(s, s->now + planned_run(s, j)), j->gpu);
 		} else if (b->built) {  /* keep the plan true: j holds its GPUs until its planned end */
-			double end = round_up(s, s->now + planned_run(s, j));
+			double end = bf_round_up(s, s->now + planned_run(s, j));
 			size_t e = isfinite(end) ? point_at(&b->pr, end) : b->pr.n;
 			for (size_t i = 0; i < e; i++)
 				add_alloc(b, b->pr.f + i * b->pr.w, j, -1);
@@ -522,18 +530,18 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 	flush(b, j);
 	double L = planned_run(s, j);
 	if (b->cols) {
-		if (!col_holds_now(&b->cols[j->model], j->gpu, L) || place(s, j))
+		if (!col_holds_now(&b->cols[j->model], j->gpu, L, bf_closed(s)) || place(s, j))
 			return 0;
 		queue_remove(s, j);
 		start_job(s, j);
-		col_take(&b->cols[j->model], 0, round_up(s, s->now + L), j->gpu);
+		col_take(&b->cols[j->model], 0, bf_round_up(s, s->now + L), j->gpu);
 		return 1;
 	}
-	if (!holds_now(&b->pr, j->model, j->gpu, L) || place(s, j))
+	if (!holds_now(&b->pr, j->model, j->gpu, L, bf_closed(s)) || place(s, j))
 		return 0;
 	queue_remove(s, j);
 	start_job(s, j);
-	double end = round_up(s, s->now + L);
+	double end = bf_round_up(s, s->now + L);
 	size_t e = isfinite(end) ? point_at(&b->pr, end) : b->pr.n;
 	for (size_t i = 0; i < e; i++)
 		add_alloc(b, b->pr.f + i * b->pr.w, j, -1);
@@ -582,8 +590,11 @@ static struct shadow shadow_of(struct sim *s, const struct sim_job *B)
 	if (s->p->bf_window > 0 && t > s->now + (double)s->p->bf_window)
 		return sh;              /* beyond the window: no reservation */
 	sh.t = t;
-	sh.extra_m = fm - B->gpu;
-	sh.extra_t = ft - B->gpu;
+	double held = B->gpu;           /* whole_nodes: B's nodes whole, whatever of them is free at t */
+	if (s->p->bf_reservation == BF_RESERVE_WHOLE_NODES)
+		held = fmax(B->gpu, fmin(bf_whole_nodes(s, m, B->gpu), m < 0 ? ft : fm));
+	sh.extra_m = fm - held;
+	sh.extra_t = ft - held;
 	return sh;
 }
 
@@ -636,7 +647,8 @@ static size_t easy_rest(struct sim *s, struct sim_job *B, struct order *o, size_
 			sh = shadow_of(s, B);
 			have = true;
 		}
-		bool before = !apart && !(round_up(s, s->now + planned_run(s, j)) > sh.t);
+		double jend = bf_round_up(s, s->now + planned_run(s, j));
+		bool before = !apart && (bf_closed(s) ? jend < sh.t : !(jend > sh.t));
 		bool same = j->model >= 0 && j->model == B->model;
 		bool within = !apart && (same ? j->gpu <= sh.extra_m && j->gpu <= sh.extra_t : j->gpu <= sh.extra_t);
 		if (!(apart || before || within) || place(s, j))

@@ -51,7 +51,7 @@ void col_free(struct col *c)
 }
 
 /* point_at of one column. */
-static size_t col_point_at(struct col *c, double t)
+size_t col_point_at(struct col *c, double t)
 {
 	size_t lo = 0, hi = c->n;       /* first index with t[i] > t */
 	while (lo < hi) {
@@ -82,12 +82,28 @@ void col_take(struct col *c, size_t i0, double end, double g)
 	}
 }
 
+/* col_take of a whole-node reservation: up to `upto` at each row, whatever of it is free
+ * there and never less than g (backfill.c's take). upto <= g: col_take. */
+void col_take_upto(struct col *c, size_t i0, double end, double g, double upto)
+{
+	if (!(upto > g)) {
+		col_take(c, i0, end, g);
+		return;
+	}
+	size_t e = isfinite(end) ? col_point_at(c, end) : c->n;
+	for (size_t i = i0; i < e; i++) {
+		c->f[i] -= fmax(g, fmin(upto, c->f[i]));
+		if (c->f[i] < c->lo)
+			c->lo = c->f[i];
+	}
+}
+
 /* The first row from which g stay free for L seconds (n: never), as backfill.c's earliest(). */
-size_t col_earliest(const struct col *p, double g, double L)
+size_t col_earliest(const struct col *p, double g, double L, double res)
 {
 	size_t c = 0;
 	for (size_t i = 0; i < p->n; i++) {
-		if (i > c && p->t[i] >= p->t[c] + L)
+		if (i > c && col_past(p->t[c], p->t[i], c == 0, L, res))
 			return c;
 		if (p->f[i] < g)
 			c = i + 1;
@@ -96,11 +112,11 @@ size_t col_earliest(const struct col *p, double g, double L)
 }
 
 /* Whether g stay free from now for L seconds, stopping at the first row that fails. */
-bool col_holds_now(const struct col *p, double g, double L)
+bool col_holds_now(const struct col *p, double g, double L, bool closed)
 {
 	if (p->lo >= g)
 		return true;
-	for (size_t i = 0; i < p->n && (i == 0 || p->t[i] < p->t[0] + L); i++)
+	for (size_t i = 0; i < p->n && (i == 0 || p->t[i] < p->t[0] + L || (closed && p->t[i] == p->t[0] + L)); i++)
 		if (p->f[i] < g)
 			return false;
 	return true;

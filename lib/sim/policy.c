@@ -105,6 +105,8 @@ const char *policy_placement_name(enum sim_placement m)
 static const char *const victims[] = { "longest_remaining", "lowest_checkpoint_loss", NULL };
 static const char *const admissions[] = { "enforce", "bypass", NULL };
 static const char *const backfills[] = { "none", "easy", "conservative", NULL };
+static const char *const bf_reservations[] = { "jobs", "whole_nodes", NULL };
+static const char *const bf_roundings[] = { "rounded_up", "slurm", NULL };
 
 #define FIELD(f) offsetof(struct sim_policy, f)
 static const struct knob knobs[] = {
@@ -127,13 +129,16 @@ static const struct knob knobs[] = {
 	{ "backfill_interval_seconds", KNOB_SECONDS, false, FIELD(bf_interval), NULL, NULL, 0 },
 	/* issue 36: a whole number >= 0 (read as the seconds knobs are), left out at 0 */
 	{ "placement_seed", KNOB_SECONDS, false, FIELD(placement_seed), NULL, NULL, 0 },
+	{ "backfill_reservation", KNOB_CHOICE, false, FIELD(bf_reservation), bf_reservations, " (want 'jobs' or 'whole_nodes')", 0 },
+	{ "backfill_plan_times", KNOB_CHOICE, false, FIELD(bf_rounding), bf_roundings, " (want 'rounded_up' or 'slurm')", 0 },
 };
 #define N_KNOBS (sizeof knobs / sizeof *knobs)
 
 /* An enum field by offset: every enum of struct sim_policy is an int-sized enum. */
 _Static_assert(sizeof(enum sim_scheduler) == sizeof(int) && sizeof(enum sim_victim_order) == sizeof(int) &&
 	       sizeof(enum sim_admission) == sizeof(int) && sizeof(enum sim_backfill) == sizeof(int) &&
-	       sizeof(enum sim_placement) == sizeof(int), "a CHOICE knob's field is an int");
+	       sizeof(enum sim_placement) == sizeof(int) && sizeof(enum sim_bf_reservation) == sizeof(int) &&
+	       sizeof(enum sim_bf_rounding) == sizeof(int), "a CHOICE knob's field is an int");
 static int *choice_field(struct sim_policy *p, const struct knob *k)
 {
 	return k->offset ? (int *)(void *)((char *)p + k->offset) : NULL;

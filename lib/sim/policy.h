@@ -29,6 +29,15 @@ enum sim_admission { ADMISSION_ENFORCE, ADMISSION_BYPASS };
  * a reservation for the first blocked job only; conservative = a reservation for every queued
  * job (lib/sim/backfill.c, docs/simulator.md §3.10). */
 enum sim_backfill { BACKFILL_NONE, BACKFILL_EASY, BACKFILL_CONSERVATIVE };
+/* issue 37: what a reservation holds. jobs = the job's GPUs; whole_nodes = every GPU of the
+ * whole nodes it needs, as Slurm's backfill plans a pending job (docs/simulator.md §3.10). */
+enum sim_bf_reservation { BF_RESERVE_JOBS, BF_RESERVE_WHOLE_NODES };
+/* issue 37: the plan's times. rounded_up = every planned end rounded up to bf_resolution, a
+ * job fits before a reservation that starts at its end; slurm = Slurm's backfill arithmetic:
+ * running and started jobs end exactly at start + limit, a reservation's start and end are
+ * rounded down to bf_resolution, and a job fits before a reservation only if it ends strictly
+ * before it starts (docs/simulator.md §3.10). */
+enum sim_bf_rounding { BF_ROUND_UP, BF_ROUND_DOWN };
 
 /* issue 36: placement_strategy. POOL ('deterministic_best_fit', the default) is the original's
  * pool model (docs/simulator.md §3.6); every other value selects the physical node model
@@ -60,6 +69,8 @@ struct sim_policy {
 	                                       * in-order pass at the other instants (0 = a cycle at every instant) */
 	enum sim_placement placement;         /* issue 36: placement_strategy, default the pool model */
 	long long placement_seed;             /* placement_seed: the physical model's seed (ranks, random), default 0 */
+	enum sim_bf_reservation bf_reservation; /* backfill_reservation, default jobs */
+	enum sim_bf_rounding bf_rounding;     /* backfill_plan_times, default rounded_up */
 	const struct mf_config *mf;           /* priority_multifactor (needs backfill), NULL = the key order of §3.4 */
 	struct json *canonical;               /* the canonical dict (original key names) */
 	char fingerprint[FP_HEX_XXH3];                 /* XXH3-128 of json_write_sorted(canonical) */

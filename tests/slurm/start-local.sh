@@ -1,11 +1,16 @@
 #!/bin/sh
-# start-local.sh [--install] [--stop] — bring up a real single-node Slurm with accounting on
+# start-local.sh [--install] [--scheduler fifo|backfill|multifactor] [--stop] — bring up a real single-node Slurm with accounting on
 # this machine (Debian slurm-wlm, slurmdbd, munge, mariadb-server: munged, mariadbd, slurmdbd,
 # slurmctld, slurmd) for tests/slurm.bats, tests/slurm-import.bats and for trying
 # SIM_LAUNCHER=slurm (docs/studies.md). As root. Idempotent: a second run finds the cluster up
 # and only waits for the node to be idle.
 #   --install  apt-get install the packages first when they are missing
 #   --stop     stop the daemons this script started (their pids are in STATE below) and exit
+#   --scheduler fifo (the default: the strict FIFO below), backfill (sched/backfill with
+#              bf_interval=2 and bf_resolution=5, priority/basic) or multifactor (that backfill
+#              and priority/multifactor, QOS weight 1000): the live comparison of
+#              tests/slurm/backfill-live.sh (docs/slurm-import.md section 8). A change of
+#              scheduler restarts slurmctld and slurmd; run it again without it to go back.
 # The cluster: one node with 64 CPUs (whatever the machine has: SlurmdParameters=config_overrides)
 # and 8 count-only GPUs (Gres=gpu:tesla:8, empty files instead of devices); strict FIFO (sched/builtin, no
 # backfill); accounting in MariaDB through slurmdbd, accounts acct-a and acct-b, QOS normal
@@ -21,8 +26,14 @@ say() { echo "start-local: $*" >&2; }
 die() { say "$*"; exit 1; }
 
 install=no
-case "${1:-}" in
+scheduler=fifo
+while [ $# -gt 0 ]; do
+case "$1" in
 --install) install=yes ;;
+--scheduler)
+	[ $# -ge 2 ] || die "--scheduler needs fifo, backfill or multifactor"
+	case "$2" in fifo|backfill|multifactor) scheduler=$2 ;; *) die "--scheduler: '$2' is not fifo, backfill or multifactor" ;; esac
+	shift ;;
 --stop)
 	for d in slurmd slurmctld slurmdbd mariadbd munged; do
 		if [ -f "$STATE/$d.pid" ]; then
@@ -35,9 +46,10 @@ case "${1:-}" in
 		fi
 	done
 	exit 0 ;;
-"") ;;
-*) die "usage: start-local.sh [--install] [--stop]" ;;
+*) die "usage: start-local.sh [--install] [--scheduler fifo|backfill|multifactor] [--stop]" ;;
 esac
+shift
+done
 [ "$(id -u)" -eq 0 ] || die "run as root (it starts system daemons)"
 
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v munged >/dev/null ||
@@ -122,12 +134,38 @@ mkdir -p /var/spool/slurmd "$STATE/slurmctld"
 for i in 0 1 2 3 4 5 6 7; do : > "$STATE/gpu$i"; done
 printf '%s\nNodeName=%s Name=gpu Type=tesla File=%s/gpu[0-7]\n' "$MARK" "$node" "$STATE" > /etc/slurm/gres.conf.tmp
 if ! cmp -s /etc/slurm/gres.conf.tmp /etc/slurm/gres.conf; then mv /etc/slurm/gres.conf.tmp /etc/slurm/gres.conf; else rm -f /etc/slurm/gres.conf.tmp; fi
+# The scheduler: the default (fifo) writes exactly the lines it always did. backfill and
+# multifactor are the live comparison's (docs/slurm-import.md section 8): their parameters are
+# recorded there and in configs/policies/slurm-live-*.json, which replay them.
+case $scheduler in
+fifo)
+	sched_says="Strict FIFO: sched/builtin starts jobs in submit order and nothing passes a
+# job that cannot start"
+	sched_conf="SchedulerType=sched/builtin
+PriorityType=priority/basic" ;;
+backfill)
+	sched_says="Backfill: sched/backfill (bf_interval=2, bf_resolution=5), priority/basic
+# (submit order)"
+	sched_conf="SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=2,bf_resolution=5
+PriorityType=priority/basic" ;;
+multifactor)
+	sched_says="Backfill: sched/backfill (bf_interval=2, bf_resolution=5), priority/multifactor
+# with only the QOS factor (PriorityWeightQOS=1000; QOS high 100, normal 0)"
+	sched_conf="SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=2,bf_resolution=5
+PriorityType=priority/multifactor
+PriorityWeightQOS=1000
+PriorityWeightAge=0
+PriorityWeightFairshare=0
+PriorityWeightJobSize=0
+PriorityWeightPartition=0" ;;
+esac
 cat > "$CONF.tmp" <<CONF
 $MARK
 # A single-node test cluster: slurmctld and slurmd on this host, munge authentication,
 # accounting through slurmdbd, no cgroups (containers), the node's CPUs and count-only GPUs as
-# the config says. Strict FIFO: sched/builtin starts jobs in submit order and nothing passes a
-# job that cannot start; QOS high preempts QOS scavenger by requeueing it.
+# the config says. $sched_says; QOS high preempts QOS scavenger by requeueing it.
 ClusterName=schednav-local
 SlurmctldHost=$node(127.0.0.1)
 AuthType=auth/munge
@@ -149,8 +187,7 @@ AccountingStorageTRES=gres/gpu,gres/gpu:tesla
 AccountingStorageEnforce=associations,limits,qos
 JobCompType=jobcomp/none
 GresTypes=gpu
-SchedulerType=sched/builtin
-PriorityType=priority/basic
+$sched_conf
 PreemptType=preempt/qos
 PreemptMode=REQUEUE
 JobRequeue=1

@@ -1,0 +1,44 @@
+/*
+ * backfill_times — the plan's arithmetic under the issue-37 backfill knobs that make it
+ * Slurm's (docs/simulator.md §3.10): bf_resolution's rounding (backfill_plan_times) and the
+ * GPUs a whole-node reservation holds (backfill_reservation). Used by backfill.c.
+ */
+#include "sim/internal.h"
+#include "sim/backfill_col.h"
+#include <math.h>
+
+/* bf_resolution: running and started jobs' planned ends rounded up (exact under plan times slurm). */
+double bf_round_up(const struct sim *s, double t)
+{
+	double r = (double)s->p->bf_resolution;
+	return r > 0 && isfinite(t) && s->p->bf_rounding == BF_ROUND_UP ? ceil(t / r) * r : t;
+}
+
+/* Plan times slurm: a job starting now must end strictly before a reservation starts. */
+bool bf_closed(const struct sim *s)
+{
+	return s->p->bf_rounding == BF_ROUND_DOWN;
+}
+
+/* col_past's reservation test: -1 ours, else Slurm's with bf_resolution. */
+double bf_test_res(const struct sim *s)
+{
+	return bf_closed(s) ? (double)s->p->bf_resolution : -1;
+}
+
+/* Plan times slurm: a reservation's start and end rounded down to bf_resolution. */
+double bf_res_down(const struct sim *s, double t)
+{
+	double r = (double)s->p->bf_resolution;
+	return r > 0 && isfinite(t) && s->p->bf_rounding == BF_ROUND_DOWN ? floor(t / r) * r : t;
+}
+
+/* The GPUs of the whole nodes g needs, ceil(g / G) x G, G the largest node of model m (any: -1). */
+double bf_whole_nodes(const struct sim *s, int m, double g)
+{
+	double G = 0;
+	for (size_t k = 0; k < s->n_nodes; k++)
+		if (m < 0 || s->nodes[k].model == m)
+			G = fmax(G, (double)s->t->nodes[k].gpu_count);
+	return G > 0 ? ceil(g / G) * G : g;
+}

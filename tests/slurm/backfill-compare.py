@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""backfill-compare.py: each job's start in a Slurm run against its replay (issue 37).
+
+  backfill-compare.py --mode backfill|multifactor --sacct SACCT --trace TRACE
+                      --sim-run BIN --policy POLICY --work DIR [--json]
+
+SACCT is `sacct -P -X` of the run (the fields of docs/slurm-import.md section 1), TRACE its
+`trace-import slurm` (classes qos:high=HP, qos:normal=Spot). The script replays TRACE with
+POLICY (sim-run, into DIR) three ways (docs/slurm-import.md section 8): the decision replay
+(at every instant of Slurm's run, Slurm's own state, and which queued jobs the policy starts
+then; see decisions()), and two whole replays: as imported (each job holds its GPUs for its
+Elapsed) and with each job's hand-off latency added to its run (the seconds from a job's End
+to the next start Slurm made, when that is at most the tolerance below). For each it prints
+the share of jobs whose (predicted) start is within the tolerance of Slurm's start and the
+per-decision check: for every job Slurm started out of order (a job of higher priority,
+submitted before it, started after it), did the replay start it out of order too.
+
+Tolerance: 1 s (Slurm stores times truncated to the second) + bf_interval (a backfilled
+start waits for the next backfill cycle) + 2 s (a scheduling pass's latency after an event on
+this loaded machine, docs/slurm-import.md section 6) = 5 s with bf_interval 2.
+Exit 0 whatever the agreement (make bench reports it, nothing asserts it); 1 on bad input.
+"""
+import argparse
+import calendar
+import json
+import os
+import subprocess
+import sys
+import time
+
+
+def die(msg):
+    sys.stderr.write("backfill-compare: %s\n" % msg)
+    sys.exit(1)
+
+
+def epoch(s, where):
+    try:
+        return calendar.timegm(time.strptime(s, "%Y-%m-%dT%H:%M:%S"))
+    except ValueError:
+        die("%s: not a time: %r" % (where, s))
+
+
+def read_sacct(path):
+    jobs = {}
+    with open(path, encoding="utf-8") as f:
+        head = f.readline().rstrip("\n").split("|")
+        col = {n: i for i, n in enumerate(head)}
+        for need in ("JobID", "Submit", "Start", "End", "QOS"):
+            if need not in col:
+                die("%s:1: no %s column" % (path, need))
+        for ln, line in enumerate(f, 2):
+            r = line.rstrip("\n").split("|")
+            if len(r) != len(head):
+                die("%s:%d: %d fields, the header has %d" % (path, ln, len(r), len(head)))
+            jid = r[col["JobID"]]
+            if "." in jid or r[col["Start"]] in ("Unknown", "None", ""):
+                continue
+            w = "%s:%d" % (path, ln)
+            jobs[jid] = {"submit": epoch(r[col["Submit"]], w), "start": epoch(r[col["Start"]], w),
+                         "end": epoch(r[col["End"]], w), "qos": r[col["QOS"]]}
+    if not jobs:
+        die("%s: no job that ran" % path)
+    return jobs
+
+
+def read_trace(path):
+    """Every record but the end, in order (header, nodes, jobs)."""
+    recs = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec.get("type") != "end":
+                recs.append(rec)
+    return recs
+
+
+def handoff(slurm, tol):
+    """Per job: seconds from its End to the first Slurm start at or after it, if <= tol."""
+    starts = sorted(j["start"] for j in slurm.values())
+    out = {}
+    for jid, j in slurm.items():
+        nxt = next((s for s in starts if s >= j["end"]), None)
+        lat = nxt - j["end"] if nxt is not None else 0
+        out[jid] = lat if lat <= tol else 0
+    return out
+
+
+def replay(args, recs, extra, name):
+    """The trace with each job's run lengthened by extra[job], sealed again, replayed."""
+    lines = []
+    for r in recs:
+        if r.get("type") == "job" and extra.get(r["job_id"]):
+            r = dict(r, duration=r["duration"] + extra[r["job_id"]])
+        lines.append(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n")
+    path = "%s/%s.trace.ndjson" % (args.work, name)
+    seal = os.path.join(os.path.dirname(args.sim_run), "stream-seal")
+    with open(path, "w", encoding="utf-8") as f:
+        subprocess.run([seal], input="".join(lines), text=True, stdout=f, check=True)
+    out = "%s/%s.result.ndjson" % (args.work, name)
+    subprocess.run([args.sim_run, "--no-progress", "--policy", args.policy, "--input", path, "-o", out], check=True)
+    starts = {}
+    with open(out, encoding="utf-8") as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec.get("type") == "job_result":
+                starts[rec["job_id"]] = rec["start_time_seconds"]
+    return starts
+
+
+def seal_run(args, lines, policy, name):
+    """Seal NDJSON lines into a trace, replay it under policy, the job_result starts."""
+    path = "%s/%s.trace.ndjson" % (args.work, name)
+    seal = os.path.join(os.path.dirname(args.sim_run), "stream-seal")
+    with open(path, "w", encoding="utf-8") as f:
+        subprocess.run([seal], input="".join(lines), text=True, stdout=f, check=True)
+    out = "%s/%s.result.ndjson" % (args.work, name)
+    subprocess.run([args.sim_run, "--no-progress", "--policy", policy, "--input", path, "-o", out], check=True)
+    starts = {}
+    with open(out, encoding="utf-8") as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec.get("type") == "job_result":
+                starts[rec["job_id"]] = rec["start_time_seconds"]
+    return starts
+
+
+def decisions(args, recs, slurm, origin):
+    """The decision replay: at every instant T of Slurm's run (a submit, a start or an end,
+    in whole seconds from the first submit) the simulator is given Slurm's own state (the
+    jobs Slurm ran at T, started at their Slurm starts, planned by their limits; the jobs
+    Slurm had queued at T, in its priority order) and asked which queued jobs start at T
+    under the policy, with a backfill cycle at T (backfill_interval_seconds 0). Slurm's
+    records are whole seconds, so they do not order a job's end and a scheduling pass within
+    the same second: when some job ends at T and the simulator's starts differ from Slurm's,
+    T is tried again with those jobs still running (a pass that ran before the controller
+    processed the end), and that answer is kept if it is Slurm's. A job's predicted start
+    is the first T at which the simulator starts it. Returns (predicted starts, the same
+    with every end first (no second try), instants,
+    instants at which the simulator starts exactly the jobs Slurm started, instants that
+    needed the second order)."""
+    with open(args.policy, encoding="utf-8") as f:
+        pol = json.load(f)
+    pol["backfill_interval_seconds"] = 0
+    ppath = "%s/decision-policy.json" % args.work
+    with open(ppath, "w", encoding="utf-8") as f:
+        json.dump(pol, f)
+    head = [r for r in recs if r.get("type") != "job"]
+    job = {r["job_id"]: r for r in recs if r.get("type") == "job"}
+    sub = {j: v["submit"] - origin for j, v in slurm.items()}
+    st = {j: v["start"] - origin for j, v in slurm.items()}
+    en = {j: v["end"] - origin for j, v in slurm.items()}
+    ids = sorted(slurm, key=lambda x: int(x.split("_")[0].split("+")[0]))
+    def line(rec):
+        return json.dumps(rec, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+    def at(T, queued, late):
+        """The simulator's starts at T; late: the jobs ending at T still run."""
+        running = sorted((j for j in ids if st[j] < T and (en[j] > T or (late and en[j] == T))),
+                         key=lambda j: (st[j], ids.index(j)))
+        lines = [line(r) for r in head]
+        lines += [line(dict(job[j], submit=st[j], duration=max(en[j], T + 1) - st[j])) for j in running]
+        lines += [line(dict(job[j], submit=T, duration=max(1, en[j] - st[j]))) for j in queued]
+        got = seal_run(args, lines, ppath, "decision")
+        return {j for j in queued if got[j] == T}
+
+    pred, strict, agree, n, late_n = {}, {}, 0, 0, 0
+    for T in sorted(set(sub.values()) | set(st.values()) | set(en.values())):
+        queued = [j for j in ids if sub[j] <= T <= st[j]]
+        if not queued:
+            continue
+        real = {j for j in queued if st[j] == T}
+        model = at(T, queued, False)
+        for j in model:
+            strict.setdefault(j, T)
+        if model != real and any(st[j] < T == en[j] for j in ids):
+            late = at(T, queued, True)
+            if late == real:
+                model, late_n = late, late_n + 1
+        n += 1
+        agree += model == real
+        for j in model:
+            pred.setdefault(j, T)
+    return pred, strict, n, agree, late_n
+
+
+def rank(mode, slurm, jid):
+    """The priority order Slurm used: submit order (job id) under priority/basic; QOS high
+    first, then job id, under the QOS-only multifactor of start-local.sh."""
+    return ((0 if slurm[jid]["qos"] == "high" else 1) if mode == "multifactor" else 0, int(jid.split("_")[0].split("+")[0]))
+
+
+def out_of_order(ids, sub, start, key):
+    """The jobs started while a job of higher priority (key), submitted before, still waited
+    (a job the decision replay never starts, start inf, is left out on both sides)."""
+    res = set()
+    for j in ids:
+        if start[j] == float("inf"):
+            continue
+        for h in ids:
+            if key(h) < key(j) and sub[h] <= start[j] and start[j] < start[h] < float("inf"):
+                res.add(j)
+                break
+    return res
+
+
+def compare(mode, slurm, origin, sim, tol):
+    ids = sorted(slurm, key=lambda x: int(x.split("_")[0].split("+")[0]))
+    s_start = {j: slurm[j]["start"] - origin for j in ids}
+    sub = {j: slurm[j]["submit"] - origin for j in ids}
+    r_start = {j: sim[j] for j in ids}
+    diff = {j: r_start[j] - s_start[j] for j in ids}
+    within = [j for j in ids if abs(diff[j]) <= tol]
+    key = lambda j: rank(mode, slurm, j)
+    s_ooo = out_of_order(ids, sub, s_start, key)
+    r_ooo = out_of_order(ids, sub, r_start, key)
+    return {"jobs": len(ids), "within": len(within), "share": len(within) / len(ids),
+            "slurm_out_of_order": len(s_ooo), "replay_too": len(s_ooo & r_ooo),
+            "replay_only": len(r_ooo - s_ooo),
+            "outside": [(j, s_start[j], r_start[j], diff[j]) for j in ids if abs(diff[j]) > tol]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mode", choices=("backfill", "multifactor"), required=True)
+    ap.add_argument("--sacct", required=True)
+    ap.add_argument("--trace", required=True)
+    ap.add_argument("--sim-run", required=True)
+    ap.add_argument("--policy", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    with open(args.policy, encoding="utf-8") as f:
+        interval = json.load(f).get("backfill_interval_seconds", 0)
+    tol = 1 + interval + 2
+    slurm = read_sacct(args.sacct)
+    recs = read_trace(args.trace)
+    if sorted(r["job_id"] for r in recs if r.get("type") == "job") != sorted(slurm):
+        die("%s: the trace's jobs are not the jobs of %s that ran" % (args.trace, args.sacct))
+    origin = min(j["submit"] for j in slurm.values())
+    res = {}
+    pred, strict, n_inst, n_agree, n_late = decisions(args, recs, slurm, origin)
+    res["decision"] = compare(args.mode, slurm, origin, {j: pred.get(j, float("inf")) for j in slurm}, tol)
+    res["decision, ends first"] = compare(args.mode, slurm, origin, {j: strict.get(j, float("inf")) for j in slurm}, tol)
+    res["decision"]["instants"], res["decision"]["instants_agreeing"] = n_inst, n_agree
+    res["decision"]["instants_end_after_pass"] = n_late
+    for name, extra in (("as-imported", {}), ("hand-off", handoff(slurm, tol))):
+        res[name] = compare(args.mode, slurm, origin, replay(args, recs, extra, name), tol)
+    if args.json:
+        print(json.dumps({"mode": args.mode, "tolerance_seconds": tol, "replays": res}, sort_keys=True))
+        return
+    print("### %s run: %d jobs, tolerance %d s\n" % (args.mode, res["as-imported"]["jobs"], tol))
+    print("| replay | within %d s | share | Slurm out of order | replay too | replay only |" % tol)
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, r in res.items():
+        print("| %s | %d / %d | %.1f %% | %d | %d | %d |" % (name, r["within"], r["jobs"], 100 * r["share"],
+              r["slurm_out_of_order"], r["replay_too"], r["replay_only"]))
+    d = res["decision"]
+    print("\nDecision replay: at %d of %d instants the simulator starts exactly the jobs Slurm started"
+          " (%d of them with a job ending in the same second still running).\n" %
+          (d["instants_agreeing"], d["instants"], d["instants_end_after_pass"]))
+    print("Outside the tolerance (decision replay): job, Slurm start, predicted start, difference (s)\n")
+    for j, s, r, d in res["decision"]["outside"]:
+        print("- %s: %d, %g, %+g" % (j, s, r, d))
+
+
+if __name__ == "__main__":
+    main()
