@@ -89,7 +89,7 @@ body() { grep -v '"type":"header"\|"type":"end"' "$1" > "$1.body"; echo "$1.body
 		run sim-run --policy "$p" --input "$SMALL"
 		assert_success
 	done
-	[ "$(ls "$POL"/*.json | wc -l)" -eq 17 ]   # 11 native + 4 rolling-* (the rolling action spaces) + 2 backfill (issue 37)
+	[ "$(ls "$POL"/*.json | wc -l)" -eq 19 ]   # 11 native + 4 rolling-* (the rolling action spaces) + 2 backfill + 2 slurm-live-* (issue 37)
 }
 
 # ---- --controller: the predictive-spot-v1 controller inside the event loop ----
