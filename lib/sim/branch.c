@@ -84,30 +84,7 @@ int sim_replace_future(struct sim *s, const struct trace_job *jobs, size_t n, do
 	return 0;
 }
 
-int sim_drain(struct sim *s, char *err, size_t errlen)
-{
-	if (sim_advance(s, INFINITY, err, errlen))
-		return -1;
-	struct sim_output *o = s->out;
-	o->simulation_end = s->now;
-	o->drain_allocated = o->allocated - o->warmup_allocated - o->evaluation_allocated;
-	o->allocation_rate_mean = o->evaluation_end > o->evaluation_start ?
-		o->evaluation_allocated / ((double)o->capacity_gpus * (o->evaluation_end - o->evaluation_start)) : 0.0;
-	return 0;
-}
-
 const struct sim_output *sim_output_so_far(const struct sim *s) { return s->out; }
-
-void sim_job_result_of(const struct sim *s, size_t index, struct sim_job_result *r)
-{
-	const struct sim_job *j = &s->jobs[index];
-	r->start = j->first_start;
-	r->completion = j->completion;
-	r->queue_seconds = j->qsec;
-	r->preemptions = j->preemptions;
-	r->runs = j->runs;
-	r->evaluation_population = j->eval_pop;
-}
 
 int sim_set_hooks(struct sim *s, const struct sim_hooks *h, char *err, size_t errlen)
 {

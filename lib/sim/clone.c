@@ -15,30 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-void *mem_dup(const void *p, size_t n)
-{
-	void *q = xmalloc(n ? n : 1);
-	if (n)
-		memcpy(q, p, n);
-	return q;
-}
-
 #define REBASE(d, s, ptr) ((ptr) ? (d)->jobs + ((ptr) - (s)->jobs) : NULL)
-
-size_t *present_slots(const struct sim *s, size_t *n)
-{
-	if (!s->live_only) {
-		*n = s->n;
-		return NULL;
-	}
-	size_t k = 0, *v = xmalloc((s->n_copied + (s->n > s->fresh_from ? s->n - s->fresh_from : 0) + 1) * sizeof *v);
-	for (size_t i = 0; i < s->n_copied && s->copied[i] < s->fresh_from; i++)
-		v[k++] = s->copied[i];
-	for (size_t i = s->fresh_from; i < s->n; i++)
-		v[k++] = i;
-	*n = k;
-	return v;
-}
 
 size_t sim_population_indices(const struct sim *s, size_t *out)
 {

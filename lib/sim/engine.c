@@ -18,37 +18,7 @@
 
 static double max0(double x) { return x > 0 ? x : 0.0; }
 
-/* ---- exact sums (internal.h) ---- */
-
-/* v * 2^60 and its inverse are exact (no overflow or underflow for these magnitudes) */
-void xsum_add(struct xsum *x, double v, int sign)
-{
-	double u = v * 0x1p60;
-	if (u == floor(u) && fabs(u) < 0x1p122)
-		x->units += sign * (__int128)u;
-	else
-		x->fine = sign > 0 ? x->fine + 1 : x->fine - 1;
-}
-
-double xsum_value(const struct xsum *x)
-{
-	return (double)x->units * 0x1p-60;
-}
-
 /* ---- hook helpers ---- */
-
-void job_view(const struct sim *s, const struct sim_job *j, struct sim_job_view *v)
-{
-	v->index = (size_t)(j - s->jobs);
-	v->tj = j->tj;
-	v->hp = j->hp;
-	v->model = j->model;
-	v->gpu = j->gpu;
-	v->queued_since = j->qsince;
-	v->run_start = j->run_start;
-	v->alloc = j->alloc;
-	v->n_alloc = j->n_alloc;
-}
 
 static void alloc_account(struct sim *s, const struct sim_job *j, int sign)
 {
@@ -87,7 +57,8 @@ static void close_spot_run(struct sim *s, struct sim_job *j, bool completed)
 
 /* ---- main loop ---- */
 
-void start_job(struct sim *s, struct sim_job *j)
+/* Start j now (queue_remove'd, placed); also s->start_fn, backfill.c's way up (internal.h). */
+static void start_job_now(struct sim *s, struct sim_job *j)
 {
 	j->qsec += s->now - j->qsince;
 	if (!j->started) {
@@ -138,7 +109,7 @@ static size_t start_pass(struct sim *s)
 		if (place(s, j))
 			continue;
 		queue_remove(s, j);
-		start_job(s, j);
+		start_job_now(s, j);
 		started++;
 		if (s->tfree <= SIM_EPS)
 			break;
@@ -467,6 +438,7 @@ struct sim *sim_open_reserve(const struct trace *t, const struct sim_policy *p, 
 	s->n = t->n_jobs;
 	s->idle_since = NAN;
 	s->bf_last = NAN;   /* issue 37: no backfill cycle yet */
+	s->start_fn = start_job_now;   /* start_job (internal.h) for the layers below */
 	if (h) {
 		s->hooks = *h;
 		s->hooked = true;
@@ -559,6 +531,29 @@ int sim_set_policy(struct sim *s, const struct sim_policy *p, char *err, size_t 
 	s->p = p;
 	queue_rebuild(s);
 	return 0;
+}
+
+int sim_drain(struct sim *s, char *err, size_t errlen)
+{
+	if (sim_advance(s, INFINITY, err, errlen))
+		return -1;
+	struct sim_output *o = s->out;
+	o->simulation_end = s->now;
+	o->drain_allocated = o->allocated - o->warmup_allocated - o->evaluation_allocated;
+	o->allocation_rate_mean = o->evaluation_end > o->evaluation_start ?
+		o->evaluation_allocated / ((double)o->capacity_gpus * (o->evaluation_end - o->evaluation_start)) : 0.0;
+	return 0;
+}
+
+void sim_job_result_of(const struct sim *s, size_t index, struct sim_job_result *r)
+{
+	const struct sim_job *j = &s->jobs[index];
+	r->start = j->first_start;
+	r->completion = j->completion;
+	r->queue_seconds = j->qsec;
+	r->preemptions = j->preemptions;
+	r->runs = j->runs;
+	r->evaluation_population = j->eval_pop;
 }
 
 int sim_finish(struct sim *s, struct sim_output *out, char *err, size_t errlen)

@@ -214,7 +214,7 @@ size_t sim_queued_spot_count(const struct sim *s);
 void sim_each_running(const struct sim *s, void (*fn)(void *ctx, const struct sim_job_view *j), void *ctx);
 void sim_each_queued(const struct sim *s, void (*fn)(void *ctx, const struct sim_job_view *j), void *ctx);
 
-/* ---- counterfactual branches (lib/sim/branch.c) ---- */
+/* ---- counterfactual branches (lib/sim/branch.c; sim_drain and sim_job_result_of: engine.c) ---- */
 
 struct sim_job_state {           /* a job's private state (remaining work is never shown to agents) */
 	bool queued, running, done;

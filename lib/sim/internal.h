@@ -1,8 +1,19 @@
 /*
- * internal — simulator state shared by engine.c (event loop), queue.c (the ordered queue),
- * placement.c (largest-free-first placement, reserve/release) and running.c (running set,
- * remaining work, completions). Not a public interface: only lib/sim includes it.
- * All memory is owned by struct sim and freed by structures_release.
+ * internal — simulator state shared by the files of lib/sim. Not a public interface: only
+ * lib/sim includes it. All memory is owned by struct sim and freed by structures_release.
+ *
+ * Layers (no circle: a file uses only files of its own line or below; tests/lint-cycles.py
+ * checks it from the objects' symbols, docs/design.md "No circles"):
+ *   branch.c, clone.c      counterfactuals: a new future, copies of a session (use engine.c)
+ *   engine.c               the event loop and session life (sim_open ... sim_close)
+ *   preempt.c              victims, and the structures' init/release over the layers below
+ *   backfill.c             the backfill start pass; starts a job through s->start_fn
+ *                          (start_job below), which engine.c sets: its only way up
+ *   backfill_col.c, queue.c, running.c, placement.c   (placement.c uses physical.c)
+ *   physical.c             the node model (uses policy.c)
+ *   policy.c, priority.c   (policy.c uses priority.c's mf_parse)
+ *   base.c                 helpers for every layer: xsum_*, job_view, mem_dup, present_slots
+ * result*.c read and write results and use only each other and policy.c.
  */
 #ifndef SCHEDNAV_SIM_INTERNAL_H
 #define SCHEDNAV_SIM_INTERNAL_H
@@ -120,6 +131,7 @@ struct sim {
 	struct phys *phys;                 /* physical.c (issue 36): the node model; NULL = the pool model */
 	struct sim_alloc *cand;
 	size_t ccap;
+	void (*start_fn)(struct sim *s, struct sim_job *j);   /* engine.c's, set by sim_open_reserve: start_job */
 };
 
 int structures_init(struct sim *s, char *err, size_t errlen);
@@ -128,17 +140,19 @@ int sim_model_of(const struct sim *s, const char *model);
 /* A fresh job slot from its trace job (the execution-order key eo, population by submit in
  * [eval_start, eval_end]): -1 when it asks for a model no node has (j->model is then -2). */
 int sim_job_init(const struct sim *s, struct sim_job *j, const struct trace_job *tj, long long eo, double eval_start, double eval_end);
+/* Deep copies for sim_clone: d is a copy of s's scalars whose jobs array is already copied;
+ * job pointers are rebased from s->jobs to d->jobs. */
+void queue_clone(struct sim *d, const struct sim *s);
+void placement_clone(struct sim *d, const struct sim *s);
+void structures_release(struct sim *s);
+
+/* base.c (with xsum_add and xsum_value above) */
+void job_view(const struct sim *s, const struct sim_job *j, struct sim_job_view *v);
 void *mem_dup(const void *p, size_t n);             /* xmalloc'd copy (n may be 0) */
 /* The slots that hold a job, ascending (malloc'd, *n of them), or NULL when every slot below
  * s->n does (not a live clone): a live clone's zero slots are never read, so its cost
  * follows the live state. */
 size_t *present_slots(const struct sim *s, size_t *n);
-/* Deep copies for sim_clone: d is a copy of s's scalars whose jobs array is already copied;
- * job pointers are rebased from s->jobs to d->jobs. */
-void queue_clone(struct sim *d, const struct sim *s);
-void placement_clone(struct sim *d, const struct sim *s);
-void job_view(const struct sim *s, const struct sim_job *j, struct sim_job_view *v);
-void structures_release(struct sim *s);
 
 /* queue.c: the queue ordered by (eo) or (HP first, eo). */
 void queue_init(struct sim *s);
@@ -187,8 +201,9 @@ double running_next_guarantee(struct sim *s, double thr);       /* min run_start
 struct sim_job **running_collect_done(struct sim *s, size_t *n); /* removes rem <= EPS, by job_id */
 struct sim_job *running_guarantee_frontier(struct sim *s, double thr); /* Spot before it: guarantee passed */
 
-/* engine.c: start j now (queue_remove'd, placed) */
-void start_job(struct sim *s, struct sim_job *j);
+/* engine.c's start of j now (queue_remove'd, placed), for the layers below it: a call
+ * through s->start_fn, so that backfill.c does not use engine.c (no circle) */
+static inline void start_job(struct sim *s, struct sim_job *j) { s->start_fn(s, j); }
 
 /* backfill.c (issue 37): the start pass under backfill easy or conservative (docs/simulator.md §3.10) */
 size_t backfill_pass(struct sim *s);
