@@ -105,7 +105,7 @@ static void read_scan(struct scan *s, const char *path, struct arena *a)
 		s->w = xgrow(s->w, &s->cap, s->n + 1, sizeof *s->w);
 		struct scan_window *w = &s->w[s->n++];
 		w->id = json_get_str(rec, "window_id");
-		if (!ad_id_ok(w->id))
+		if (!ev_ad_id_ok(w->id))
 			die("%s: window record: 'window_id' must be a non-empty string without control characters", where);
 		const struct json *share = json_get(rec, "spot_share");
 		if (share && share->kind == JSON_NULL)
@@ -179,7 +179,7 @@ static struct json *design_record(struct arena *a, const struct scan *s, const s
 			peaks[k] = s->w[i].peak;
 			shares[k++] = s->w[i].share;
 		}
-	double peak_threshold = ad_median(peaks, cut), share_threshold = ad_median(shares, cut);
+	double peak_threshold = ev_ad_median(peaks, cut), share_threshold = ev_ad_median(shares, cut);
 	free(peaks);
 	free(shares);
 
@@ -286,7 +286,7 @@ static struct json *agent_record(struct arena *a, const char *path, const struct
 	if (!found)
 		die("%s: no controller_selections record", name);
 	struct ad_selections sel;
-	if (ad_agent_parse(&sel, found, d, a, err, sizeof err))
+	if (ev_ad_agent_parse(&sel, found, d, a, err, sizeof err))
 		die("%s: %s", path, err);
 	return found;
 }
@@ -300,7 +300,7 @@ static struct sim_policy *load_policies(const struct options *o, struct arena *a
 	for (size_t i = 0; i < o->npolicies; i++) {
 		if (policy_load(&pol[i], o->policies[i], a, err, sizeof err))
 			die("%s", err);
-		if (!ad_id_ok(pol[i].action_id))
+		if (!ev_ad_id_ok(pol[i].action_id))
 			die("%s: action_id must be a non-empty string without control characters", o->policies[i]);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(pol[j].action_id, pol[i].action_id))
@@ -376,7 +376,7 @@ int main(int argc, char **argv)
 	cli_operands(&cli, argc, argv, 1);
 	if (o.npolicies < AD_MIN_CANDIDATES || o.npolicies > AD_MAX_CANDIDATES)
 		usage_error(usage, "need %d to %d --policy files, not %zu", AD_MIN_CANDIDATES, AD_MAX_CANDIDATES, o.npolicies);
-	if (!ad_id_ok(o.baseline))
+	if (!ev_ad_id_ok(o.baseline))
 		usage_fail(usage, "--baseline must be an action id");
 
 	char err[1024];
@@ -388,11 +388,11 @@ int main(int argc, char **argv)
 	read_scan(&s, cli.inputs[0], &a);
 	struct json *design = design_record(&a, &s, &o, pol);
 	struct ad_design d;
-	if (ad_design_parse(&d, design, &a, err, sizeof err))
+	if (ev_ad_design_parse(&d, design, &a, err, sizeof err))
 		die("internal: the design does not check: %s", err);
-	if (ad_rule_applies(&d, err, sizeof err))
+	if (ev_ad_rule_applies(&d, err, sizeof err))
 		die("%s", err);
-	struct json *rule = ad_rule_record(&a, &d);
+	struct json *rule = ev_ad_rule_record(&a, &d);
 	char agent_fp[FP_HEX_XXH3] = "";
 	const char *agent_schema = NULL;
 	struct json *agent = o.agent ? agent_record(&a, o.agent, &d, agent_fp, &agent_schema) : NULL;

@@ -125,17 +125,17 @@ static void read_design(struct input *in, const char *path, struct arena *a)
 	read_stream(path, AD_DESIGN_STREAM_SCHEMA, a, on_design, &dr);
 	if (!dr.design)
 		die("%s: no adaptive_design record", path);
-	if (ad_design_parse(&in->d, dr.design, a, err, sizeof err))
+	if (ev_ad_design_parse(&in->d, dr.design, a, err, sizeof err))
 		die("%s: %s", path, err);
 	if (!dr.rule)
 		die("%s: no rule_selections record of '%s'", path, AD_RULE_ID);
 	if (!dr.agent)
 		die("%s: no agent controller_selections record (make the design with adaptive-design --agent)", path);
-	if (ad_rule_applies(&in->d, err, sizeof err))
+	if (ev_ad_rule_applies(&in->d, err, sizeof err))
 		die("%s: %s", path, err);
-	if (!json_identical(dr.rule, ad_rule_record(a, &in->d)))
+	if (!json_identical(dr.rule, ev_ad_rule_record(a, &in->d)))
 		die("%s: the '%s' selections are not the rule's for this design (edited?)", path, AD_RULE_ID);
-	if (ad_rule_parse(&in->rule, dr.rule, &in->d, a, err, sizeof err) || ad_agent_parse(&in->agent, dr.agent, &in->d, a, err, sizeof err))
+	if (ev_ad_rule_parse(&in->rule, dr.rule, &in->d, a, err, sizeof err) || ev_ad_agent_parse(&in->agent, dr.agent, &in->d, a, err, sizeof err))
 		die("%s: %s", path, err);
 	in->rule_fp = in->rule.fingerprint;
 	in->agent_fp = in->agent.fingerprint;
@@ -319,7 +319,7 @@ static size_t frontier(const struct window *w, size_t n, const bool *member, dou
 		alive[i] = member[i] && w->by_action[i].hard_passed;
 		memcpy(v[i], w->by_action[i].v, sizeof v[i]);
 	}
-	return rank_narrow((const double (*)[3])v, alive, n, band, NULL, NULL);
+	return ev_rank_narrow((const double (*)[3])v, alive, n, band, NULL, NULL);
 }
 
 static double mean9(const double *v, size_t n)

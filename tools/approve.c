@@ -68,7 +68,7 @@ static int do_verify(const char *log)
 {
 	char last[FP_HEX_XXH3], err[1024];
 	unsigned long n;
-	int fd = chainlog_open(log, &ev_approval_log, false, false, last, &n, err, sizeof err);
+	int fd = ev_chainlog_open(log, &ev_approval_log, false, false, last, &n, err, sizeof err);
 	if (fd < 0)
 		die("%s", err);
 	close(fd);
@@ -177,11 +177,11 @@ int main(int argc, char **argv)
 	char last[FP_HEX_XXH3], err[1024];
 	unsigned long n;
 	struct chainlog_cut cut;
-	int fd = chainlog_open_append(log, &ev_approval_log, last, &n, &cut, err, sizeof err);
+	int fd = ev_chainlog_open_append(log, &ev_approval_log, last, &n, &cut, err, sizeof err);
 	if (fd < 0)
 		die("%s", err);
 	if (cut.bytes) {
-		chainlog_cut_describe(&cut, log, err, sizeof err);
+		ev_chainlog_cut_describe(&cut, log, err, sizeof err);
 		warnx_("%s", err);
 	}
 
@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 	json_set(&a, rec, "approved_at", json_str(&a, when));
 	json_set(&a, rec, "reason", json_str(&a, reason));
 	json_set(&a, rec, "selection_status", json_str(&a, status));
-	if (chainlog_append(fd, log, &ev_approval_log, &a, rec, last, &n, err, sizeof err))
+	if (ev_chainlog_append(fd, log, &ev_approval_log, &a, rec, last, &n, err, sizeof err))
 		die("%s; run 'approve --verify --log %s'", err, log);
 	if (close(fd))
 		die("%s: %s", log, strerror(errno));

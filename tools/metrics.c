@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 	ndr_close(r);
 	struct json *hdr = nd_header_new(&a, EV_METRICS_SCHEMA, "metrics");
 	nd_header_add_stream(&a, hdr, strcmp(input, "-") ? input : "<stdin>", RESULT_SCHEMA, m.fingerprint);
-	struct json *rec = metrics_record(&a, &m);
+	struct json *rec = ev_metrics_record(&a, &m);
 	if (ndw_write_one(output, hdr, rec, err, sizeof err))
 		die("%s", err);
 	result_data_release(&m);

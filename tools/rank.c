@@ -34,7 +34,7 @@ static const char *const schemas[] = { EV_METRICS_SCHEMA, EV_AUDIT_SCHEMA, NULL 
 static void read_input(struct ev_input *in, const char *path, struct arena *a)
 {
 	char err[1024];
-	/* audits are verified by rank_build: an audit whose own fingerprint fails is not
+	/* audits are verified by ev_rank_build: an audit whose own fingerprint fails is not
 	 * evidence (the candidate is out), as in the original; everything else must verify */
 	if (ev_read_verified(in, path, schemas, "audit", a, err, sizeof err))
 		die("%s", err);
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 	arena_init(&a);
 	char err[1024];
 	struct slo_spec slo;
-	if (slo_load(&slo, slo_path, &a, err, sizeof err))
+	if (ev_slo_load(&slo, slo_path, &a, err, sizeof err))
 		die("%s", err);
 	if (!slo.has_ranking)
 		die("%s: the SLO spec has no 'ranking' block", slo_path);
@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 		read_input(&in, cli.inputs[i], &a);
 	if (in.n == 0)
 		die("no metrics or audit records in input");
-	struct json *rec = rank_build(&slo, &in, (size_t)max, &a, err, sizeof err);
+	struct json *rec = ev_rank_build(&slo, &in, (size_t)max, &a, err, sizeof err);
 	if (!rec)
 		die("%s", err);
 
@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 	if (ndw_write_one(output, hdr, rec, err, sizeof err))
 		die("%s", err);
 	ev_input_release(&in);
-	slo_release(&slo);
+	ev_slo_release(&slo);
 	arena_release(&a);
 	cli_release(&cli);
 	return 0;

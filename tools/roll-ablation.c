@@ -341,7 +341,7 @@ static void read_window(struct arena *a, struct json *hdr, struct json *records,
 				aud = &in.items[i];
 		if (!aud)
 			die("window '%s': no audit of arm '%s' (metrics %s)", win_id[w], arms[m].def.id, met->stream_fp);
-		if (slo_audit_check(aud->rec, err, sizeof err) || !ev_self_fp_ok(aud->rec, "audit_fingerprint"))
+		if (ev_slo_audit_check(aud->rec, err, sizeof err) || !ev_self_fp_ok(aud->rec, "audit_fingerprint"))
 			die("%s: the audit record does not verify", ev_where(aud));
 		if (arms[m].def.role == ARM_BASELINE)
 			base_fp = met->stream_fp;

@@ -601,7 +601,7 @@ int main(int argc, char **argv)
 	const char *fixed[ROLL_MAX_CANDIDATES];
 	size_t n_fixed = candidates ? split_ids(&a, candidates, fixed, ROLL_MAX_CANDIDATES) : 0;
 	if (roll_config_load(&cfg, config_path, &a, err, sizeof err) || roll_catalog_load(&cat, cfg.action_space_path, &a, err, sizeof err) ||
-	    slo_load(&slo, cfg.slo_path, &a, err, sizeof err))
+	    ev_slo_load(&slo, cfg.slo_path, &a, err, sizeof err))
 		die("%s", err);
 	/* the inner predictor: --controller, else the one the rolling config names; "none": none */
 	if (!controller_path)
@@ -669,7 +669,7 @@ int main(int argc, char **argv)
 	sb_release(&sp.sb);
 	fp_xxh3_release(&sp.h);
 	close(sp.fd);
-	slo_release(&slo);
+	ev_slo_release(&slo);
 	trace_release(&hist);   /* first: it may hold exec's jobs and strings */
 	trace_release(&exec);
 	arena_release(&a);

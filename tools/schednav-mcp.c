@@ -70,12 +70,12 @@ static const char *const readable_schemas[] = {
 
 static int op_analyze(struct br_call *c)
 {
-	const char *trace = br_run_config_trace(c, br_str_arg(c, "run_config_id"), NULL);
-	if (!trace || br_begin_task(c))
+	const char *trace = ag_br_run_config_trace(c, ag_br_str_arg(c, "run_config_id"), NULL);
+	if (!trace || ag_br_begin_task(c))
 		return -1;
 	char interval[32], cutoff[64];
 	snprintf(interval, sizeof interval, "%lld", json_get(c->args, "sample_interval_seconds")->u.i);
-	const char *out = br_artifact_ref(c, "workload.ndjson");
+	const char *out = ag_br_artifact_ref(c, "workload.ndjson");
 	const char *argv[12] = { "trace-analyze", "--sample-interval", interval, "-o", out };
 	size_t n = 5;
 	struct json *cut = json_get(c->args, "cutoff_seconds");
@@ -89,25 +89,25 @@ static int op_analyze(struct br_call *c)
 	argv[n++] = trace;
 	argv[n] = NULL;
 	struct br_stream si;
-	if (br_run_tool(c, argv) || br_add_artifact(c, out, true, &si))
+	if (ag_br_run_tool(c, argv) || ag_br_add_artifact(c, out, true, &si))
 		return -1;
-	json_set(c->a, c->result, "run_config_id", json_str(c->a, br_str_arg(c, "run_config_id")));
+	json_set(c->a, c->result, "run_config_id", json_str(c->a, ag_br_str_arg(c, "run_config_id")));
 	json_set(c->a, c->result, "workload_summary", si.records->u.arr.items[0]);
 	return 0;
 }
 
 static int op_forecast(struct br_call *c)
 {
-	const char *trace = br_run_config_trace(c, br_str_arg(c, "run_config_id"), NULL);
-	const char *ctl = trace ? br_config_file(c, "controllers", br_str_arg(c, "controller_id"), "controller_id") : NULL;
-	if (!ctl || br_begin_task(c))
+	const char *trace = ag_br_run_config_trace(c, ag_br_str_arg(c, "run_config_id"), NULL);
+	const char *ctl = trace ? ag_br_config_file(c, "controllers", ag_br_str_arg(c, "controller_id"), "controller_id") : NULL;
+	if (!ctl || ag_br_begin_task(c))
 		return -1;
 	char cutoff[NUM_FMT_MAX];
 	num_fmt_double(cutoff, json_num(json_get(c->args, "cutoff_seconds")));
-	const char *out = br_artifact_ref(c, "forecast.ndjson");
+	const char *out = ag_br_artifact_ref(c, "forecast.ndjson");
 	const char *argv[] = { "forecast", "--controller", ctl, "--cutoff", cutoff, "-o", out, "--input", trace, NULL };
 	struct br_stream si;
-	if (br_run_tool(c, argv) || br_add_artifact(c, out, true, &si))
+	if (ag_br_run_tool(c, argv) || ag_br_add_artifact(c, out, true, &si))
 		return -1;
 	struct json *bundle = NULL;
 	for (size_t i = 0; i < si.records->u.arr.n; i++)
@@ -117,7 +117,7 @@ static int op_forecast(struct br_call *c)
 		sb_addf(&c->failure, "forecast wrote no observation_bundle record\n");
 		return -1;
 	}
-	json_set(c->a, c->result, "run_config_id", json_str(c->a, br_str_arg(c, "run_config_id")));
+	json_set(c->a, c->result, "run_config_id", json_str(c->a, ag_br_str_arg(c, "run_config_id")));
 	json_set(c->a, c->result, "observation_bundle", bundle);
 	return 0;
 }
@@ -126,11 +126,11 @@ static int op_forecast(struct br_call *c)
 static int simulate_into(struct br_call *c, const char *trace, const char *policy, const char *controller, const char *subdir,
 			 char result_fp[FP_HEX_XXH3], char metrics_fp[FP_HEX_XXH3], const char **metrics_ref, struct json **metrics)
 {
-	const char *res = br_artifact_ref(c, subdir ? br_joinpath(c->a, subdir, "result.ndjson.zst") : "result.ndjson.zst");
-	const char *met = br_artifact_ref(c, subdir ? br_joinpath(c->a, subdir, "metrics.ndjson") : "metrics.ndjson");
+	const char *res = ag_br_artifact_ref(c, subdir ? ag_br_joinpath(c->a, subdir, "result.ndjson.zst") : "result.ndjson.zst");
+	const char *met = ag_br_artifact_ref(c, subdir ? ag_br_joinpath(c->a, subdir, "metrics.ndjson") : "metrics.ndjson");
 	if (subdir) {
 		char err[800];
-		if (ws_mkdirs(&c->s->ws, br_joinpath(c->a, c->dir, subdir), err, sizeof err)) {
+		if (ag_ws_mkdirs(&c->s->ws, ag_br_joinpath(c->a, c->dir, subdir), err, sizeof err)) {
 			sb_addf(&c->failure, "%s\n", err);
 			return -1;
 		}
@@ -140,10 +140,10 @@ static int simulate_into(struct br_call *c, const char *trace, const char *polic
 	const char *const *sim = controller ? predictive : plain;
 	const char *mt[] = { "metrics", "--input", res, "-o", met, NULL };
 	struct br_stream si;
-	if (br_run_tool(c, sim) || br_add_artifact(c, res, false, &si))
+	if (ag_br_run_tool(c, sim) || ag_br_add_artifact(c, res, false, &si))
 		return -1;
 	snprintf(result_fp, 33, "%s", si.fp);
-	if (br_run_tool(c, mt) || br_add_artifact(c, met, true, &si))
+	if (ag_br_run_tool(c, mt) || ag_br_add_artifact(c, met, true, &si))
 		return -1;
 	snprintf(metrics_fp, 33, "%s", si.fp);
 	*metrics_ref = met;
@@ -153,11 +153,11 @@ static int simulate_into(struct br_call *c, const char *trace, const char *polic
 
 static int simulate_common(struct br_call *c, bool predictive)
 {
-	const char *rc_id = br_str_arg(c, "run_config_id"), *action = br_str_arg(c, "action_id");
-	const char *trace = br_run_config_trace(c, rc_id, NULL);
-	const char *policy = trace ? br_policy_file(c, action) : NULL;
-	const char *ctl = policy && predictive ? br_config_file(c, "controllers", br_str_arg(c, "controller_id"), "controller_id") : NULL;
-	if (!policy || (predictive && !ctl) || br_begin_task(c))
+	const char *rc_id = ag_br_str_arg(c, "run_config_id"), *action = ag_br_str_arg(c, "action_id");
+	const char *trace = ag_br_run_config_trace(c, rc_id, NULL);
+	const char *policy = trace ? ag_br_policy_file(c, action) : NULL;
+	const char *ctl = policy && predictive ? ag_br_config_file(c, "controllers", ag_br_str_arg(c, "controller_id"), "controller_id") : NULL;
+	if (!policy || (predictive && !ctl) || ag_br_begin_task(c))
 		return -1;
 	char rfp[FP_HEX_XXH3], mfp[FP_HEX_XXH3];
 	const char *mref;
@@ -165,15 +165,15 @@ static int simulate_common(struct br_call *c, bool predictive)
 	if (simulate_into(c, trace, policy, ctl, NULL, rfp, mfp, &mref, &m))
 		return -1;
 	if (!predictive)
-		br_index_simulation(c, rc_id, action, mref);
+		ag_br_index_simulation(c, rc_id, action, mref);
 	json_set(c->a, c->result, "run_config_id", json_str(c->a, rc_id));
 	json_set(c->a, c->result, "action_id", json_str(c->a, action));
 	if (predictive)
-		json_set(c->a, c->result, "controller_id", json_str(c->a, br_str_arg(c, "controller_id")));
+		json_set(c->a, c->result, "controller_id", json_str(c->a, ag_br_str_arg(c, "controller_id")));
 	json_set(c->a, c->result, "result_fingerprint", json_str(c->a, rfp));
 	json_set(c->a, c->result, "metrics_ref", json_str(c->a, mref));
 	json_set(c->a, c->result, "metrics_fingerprint", json_str(c->a, mfp));
-	json_set(c->a, c->result, "metrics", br_headline(c->a, m));
+	json_set(c->a, c->result, "metrics", ag_br_headline(c->a, m));
 	return 0;
 }
 
@@ -187,10 +187,10 @@ static int op_simulate_predictive(struct br_call *c) { return simulate_common(c,
  * applies), so the bridge checks only the shape. Listed only once roll exists. */
 static int op_rolling(struct br_call *c)
 {
-	const char *history = NULL, *rc_id = br_str_arg(c, "run_config_id");
-	const char *trace = br_run_config_trace(c, rc_id, &history);
-	const char *ctl = trace ? br_config_file(c, "controllers", br_str_arg(c, "controller_id"), "controller_id") : NULL;
-	const char *rolling = ctl ? br_config_file(c, "rolling", br_str_arg(c, "rolling_controller_id"), "rolling_controller_id") : NULL;
+	const char *history = NULL, *rc_id = ag_br_str_arg(c, "run_config_id");
+	const char *trace = ag_br_run_config_trace(c, rc_id, &history);
+	const char *ctl = trace ? ag_br_config_file(c, "controllers", ag_br_str_arg(c, "controller_id"), "controller_id") : NULL;
+	const char *rolling = ctl ? ag_br_config_file(c, "rolling", ag_br_str_arg(c, "rolling_controller_id"), "rolling_controller_id") : NULL;
 	struct json *decisions = json_get(c->args, "decisions");
 	/* roll refuses a second reply to one request; say so as roll does, before any task */
 	for (size_t i = 0; rolling && i < decisions->u.arr.n; i++)
@@ -201,10 +201,10 @@ static int op_rolling(struct br_call *c)
 				return -1;
 			}
 		}
-	if (!rolling || br_begin_task(c))
+	if (!rolling || ag_br_begin_task(c))
 		return -1;
 	char path[PATH_MAX], arm[64];
-	const char *dref = br_artifact_ref(c, "decisions.ndjson");
+	const char *dref = ag_br_artifact_ref(c, "decisions.ndjson");
 	struct strbuf sb;
 	sb_init(&sb);
 	for (size_t i = 0; i < decisions->u.arr.n; i++) {
@@ -216,25 +216,25 @@ static int op_rolling(struct br_call *c)
 		sb_addc(&sb, '\n');
 	}
 	snprintf(path, sizeof path, "%s/%s", c->s->ws.root, dref);
-	int w = task_write_atomic(path, sb.buf, sb.len);
+	int w = ag_task_write_atomic(path, sb.buf, sb.len);
 	sb_release(&sb);
 	if (w) {
 		sb_addf(&c->failure, "cannot write %s\n", dref);
 		return -1;
 	}
 	/* the arm id names the mode: rolling-single-agent, rolling-multi-agent, rolling-multi-agent-masked */
-	snprintf(arm, sizeof arm, "rolling-%s", br_str_arg(c, "mode"));
+	snprintf(arm, sizeof arm, "rolling-%s", ag_br_str_arg(c, "mode"));
 	for (char *q = arm; *q; q++)
 		if (*q == '_')
 			*q = '-';
 	size_t dn = strlen(dref) + 6;
 	char *decider = arena_alloc(c->a, dn);
 	snprintf(decider, dn, "plan:%s", dref);
-	const char *out = br_artifact_ref(c, "rolling.ndjson.zst");
+	const char *out = ag_br_artifact_ref(c, "rolling.ndjson.zst");
 	const char *argv[] = { "roll", "--config", rolling, "--controller", ctl, "--history", history ? history : trace,
 			       "--decider", decider, "--arm-id", arm, "-o", out, trace, NULL };
 	struct br_stream si;
-	if (br_run_tool(c, argv) || br_add_artifact(c, out, true, &si))
+	if (ag_br_run_tool(c, argv) || ag_br_add_artifact(c, out, true, &si))
 		return -1;
 	struct json *keep = json_array(c->a);
 	for (size_t i = 0; i < si.records->u.arr.n; i++) {
@@ -250,13 +250,13 @@ static int op_rolling(struct br_call *c)
 	json_set(c->a, c->result, "records", keep);
 	if (complete) {
 		/* the arm's metrics, which audit_slo (auditor profile) audits against FIFO */
-		const char *met = br_artifact_ref(c, "metrics.ndjson");
+		const char *met = ag_br_artifact_ref(c, "metrics.ndjson");
 		const char *mt[] = { "metrics", "--input", out, "-o", met, NULL };
-		if (br_run_tool(c, mt) || br_add_artifact(c, met, true, &si))
+		if (ag_br_run_tool(c, mt) || ag_br_add_artifact(c, met, true, &si))
 			return -1;
 		json_set(c->a, c->result, "metrics_ref", json_str(c->a, met));
 		json_set(c->a, c->result, "metrics_fingerprint", json_str(c->a, si.fp));
-		json_set(c->a, c->result, "metrics", br_headline(c->a, si.records->u.arr.items[0]));
+		json_set(c->a, c->result, "metrics", ag_br_headline(c->a, si.records->u.arr.items[0]));
 	}
 	return 0;
 }
@@ -264,16 +264,16 @@ static int op_rolling(struct br_call *c)
 static int op_compare(struct br_call *c)
 {
 	struct json *refs = json_get(c->args, "metrics_refs");
-	if (!br_refs_of_schema(c, refs, EV_METRICS_SCHEMA) || br_begin_task(c))
+	if (!ag_br_refs_of_schema(c, refs, EV_METRICS_SCHEMA) || ag_br_begin_task(c))
 		return -1;
-	const char *out = br_artifact_ref(c, "portfolio.ndjson");
+	const char *out = ag_br_artifact_ref(c, "portfolio.ndjson");
 	const char *argv[12] = { "compare", "-o", out };
 	size_t n = 3;
 	for (size_t i = 0; i < refs->u.arr.n; i++)
 		argv[n++] = refs->u.arr.items[i]->u.str.s;
 	argv[n] = NULL;
 	struct br_stream si;
-	if (br_run_tool(c, argv) || br_add_artifact(c, out, true, &si))
+	if (ag_br_run_tool(c, argv) || ag_br_add_artifact(c, out, true, &si))
 		return -1;
 	json_set(c->a, c->result, "portfolio", si.records->u.arr.items[0]);
 	return 0;
@@ -282,20 +282,20 @@ static int op_compare(struct br_call *c)
 /* The FIFO baseline of audit_slo: a ref, or the action simulated on the candidate's run config. */
 static const char *baseline_ref(struct br_call *c, const char *metrics_ref)
 {
-	const char *ref = br_str_arg(c, "baseline_metrics_ref");
+	const char *ref = ag_br_str_arg(c, "baseline_metrics_ref");
 	if (ref)
 		return ref;
-	const char *action = br_str_arg(c, "baseline_action_id");
+	const char *action = ag_br_str_arg(c, "baseline_action_id");
 	char key[FP_HEX_XXH3];
 	fp_xxh3_of(metrics_ref, strlen(metrics_ref), key);
-	struct json *cand = br_index_lookup(c, "metrics", key);
+	struct json *cand = ag_br_index_lookup(c, "metrics", key);
 	if (!cand) {
 		snprintf(c->refusal, sizeof c->refusal, "'%s' was not simulated by this bridge: give baseline_metrics_ref", metrics_ref);
 		return NULL;
 	}
 	char name[300];
 	snprintf(name, sizeof name, "%s/%s", json_get_str(cand, "run_config_id"), action);
-	struct json *base = br_index_lookup(c, "simulations", name);
+	struct json *base = ag_br_index_lookup(c, "simulations", name);
 	if (!base) {
 		snprintf(c->refusal, sizeof c->refusal, "action '%s' has not been simulated on run config '%s'", action,
 			 json_get_str(cand, "run_config_id"));
@@ -306,20 +306,20 @@ static const char *baseline_ref(struct br_call *c, const char *metrics_ref)
 
 static int op_audit(struct br_call *c)
 {
-	const char *mref = br_str_arg(c, "metrics_ref");
-	const char *slo = br_config_file(c, "slos", br_str_arg(c, "slo_spec_id"), "slo_spec_id");
+	const char *mref = ag_br_str_arg(c, "metrics_ref");
+	const char *slo = ag_br_config_file(c, "slos", ag_br_str_arg(c, "slo_spec_id"), "slo_spec_id");
 	struct json *one = json_array(c->a);
 	json_push(c->a, one, json_str(c->a, mref));
-	const char *base = slo && br_refs_of_schema(c, one, EV_METRICS_SCHEMA) ? baseline_ref(c, mref) : NULL;
+	const char *base = slo && ag_br_refs_of_schema(c, one, EV_METRICS_SCHEMA) ? baseline_ref(c, mref) : NULL;
 	struct json *bases = json_array(c->a);
 	if (base)
 		json_push(c->a, bases, json_str(c->a, base));
-	if (!base || !br_refs_of_schema(c, bases, EV_METRICS_SCHEMA) || br_begin_task(c))
+	if (!base || !ag_br_refs_of_schema(c, bases, EV_METRICS_SCHEMA) || ag_br_begin_task(c))
 		return -1;
-	const char *out = br_artifact_ref(c, "audit.ndjson");
+	const char *out = ag_br_artifact_ref(c, "audit.ndjson");
 	const char *argv[] = { "slo-audit", "--slo", slo, "--baseline", base, "-o", out, mref, NULL };
 	struct br_stream si;
-	if (br_run_tool(c, argv) || br_add_artifact(c, out, true, &si))
+	if (ag_br_run_tool(c, argv) || ag_br_add_artifact(c, out, true, &si))
 		return -1;
 	struct json *audit = si.records->u.arr.items[0];
 	json_set(c->a, c->result, "audit_ref", json_str(c->a, out));
@@ -333,10 +333,10 @@ static int op_audit(struct br_call *c)
 static int op_rank(struct br_call *c)
 {
 	struct json *mrefs = json_get(c->args, "metrics_refs"), *arefs = json_get(c->args, "audit_refs");
-	const char *slo = br_config_file(c, "slos", br_str_arg(c, "slo_spec_id"), "slo_spec_id");
-	if (!slo || !br_refs_of_schema(c, mrefs, EV_METRICS_SCHEMA) || !br_refs_of_schema(c, arefs, EV_AUDIT_SCHEMA) || br_begin_task(c))
+	const char *slo = ag_br_config_file(c, "slos", ag_br_str_arg(c, "slo_spec_id"), "slo_spec_id");
+	if (!slo || !ag_br_refs_of_schema(c, mrefs, EV_METRICS_SCHEMA) || !ag_br_refs_of_schema(c, arefs, EV_AUDIT_SCHEMA) || ag_br_begin_task(c))
 		return -1;
-	const char *out = br_artifact_ref(c, "ranking.ndjson");
+	const char *out = ag_br_artifact_ref(c, "ranking.ndjson");
 	const char *argv[20] = { "rank", "--slo", slo, "-o", out };
 	size_t n = 5;
 	for (size_t i = 0; i < arefs->u.arr.n; i++)
@@ -345,7 +345,7 @@ static int op_rank(struct br_call *c)
 		argv[n++] = mrefs->u.arr.items[i]->u.str.s;
 	argv[n] = NULL;
 	struct br_stream si;
-	if (br_run_tool(c, argv) || br_add_artifact(c, out, true, &si))
+	if (ag_br_run_tool(c, argv) || ag_br_add_artifact(c, out, true, &si))
 		return -1;
 	struct json *rk = si.records->u.arr.items[0];
 	json_set(c->a, c->result, "ranking_ref", json_str(c->a, out));
@@ -359,20 +359,20 @@ static int op_rank(struct br_call *c)
 
 static int op_simulate_run_set(struct br_call *c)
 {
-	const char *set = br_str_arg(c, "run_set_id");
-	struct json *configs = br_run_set_configs(c, set), *actions = json_get(c->args, "action_ids");
+	const char *set = ag_br_str_arg(c, "run_set_id");
+	struct json *configs = ag_br_run_set_configs(c, set), *actions = json_get(c->args, "action_ids");
 	long long reps = json_get(c->args, "repetitions")->u.i;
 	if (!configs)
 		return -1;
 	const char **traces = arena_alloc(c->a, configs->u.arr.n * sizeof *traces);
 	const char **policies = arena_alloc(c->a, actions->u.arr.n * sizeof *policies);
 	for (size_t i = 0; i < configs->u.arr.n; i++)
-		if (!(traces[i] = br_run_config_trace(c, configs->u.arr.items[i]->u.str.s, NULL)))
+		if (!(traces[i] = ag_br_run_config_trace(c, configs->u.arr.items[i]->u.str.s, NULL)))
 			return -1;
 	for (size_t k = 0; k < actions->u.arr.n; k++)
-		if (!(policies[k] = br_policy_file(c, actions->u.arr.items[k]->u.str.s)))
+		if (!(policies[k] = ag_br_policy_file(c, actions->u.arr.items[k]->u.str.s)))
 			return -1;
-	if (br_begin_task(c))
+	if (ag_br_begin_task(c))
 		return -1;
 	struct json *entries = json_array(c->a);
 	for (size_t i = 0; i < configs->u.arr.n; i++)
@@ -393,7 +393,7 @@ static int op_simulate_run_set(struct br_call *c)
 					return -1;
 				}
 			}
-			br_index_simulation(c, rc_id, action, mref);
+			ag_br_index_simulation(c, rc_id, action, mref);
 			struct json *e = json_object(c->a);
 			json_set(c->a, e, "type", json_str(c->a, "run_set_simulation"));
 			json_set(c->a, e, "run_config_id", json_str(c->a, rc_id));
@@ -405,9 +405,9 @@ static int op_simulate_run_set(struct br_call *c)
 			json_set(c->a, e, "metrics_fingerprint", json_str(c->a, mfp));
 			json_push(c->a, entries, e);
 		}
-	const char *out = br_artifact_ref(c, "simulations.ndjson");
+	const char *out = ag_br_artifact_ref(c, "simulations.ndjson");
 	struct br_stream si;
-	if (br_write_manifest(c, out, SIMULATIONS_SCHEMA, entries) || br_add_artifact(c, out, false, &si))
+	if (ag_br_write_manifest(c, out, SIMULATIONS_SCHEMA, entries) || ag_br_add_artifact(c, out, false, &si))
 		return -1;
 	json_set(c->a, c->result, "run_set_id", json_str(c->a, set));
 	json_set(c->a, c->result, "simulations_ref", json_str(c->a, out));
@@ -419,15 +419,15 @@ static int op_simulate_run_set(struct br_call *c)
  * stream inside the workspace, reached without a symlink. */
 static int op_audit_run_set(struct br_call *c)
 {
-	const char *sref = br_str_arg(c, "simulations_ref"), *base_action = br_str_arg(c, "baseline_action_id");
-	const char *slo = br_config_file(c, "slos", br_str_arg(c, "slo_spec_id"), "slo_spec_id");
+	const char *sref = ag_br_str_arg(c, "simulations_ref"), *base_action = ag_br_str_arg(c, "baseline_action_id");
+	const char *slo = ag_br_config_file(c, "slos", ag_br_str_arg(c, "slo_spec_id"), "slo_spec_id");
 	struct run_set_simulation *sims;
 	size_t n;
 	char path[PATH_MAX], err[1024];
-	if (!slo || !br_ref_readable(c, sref))
+	if (!slo || !ag_br_ref_readable(c, sref))
 		return -1;
 	snprintf(path, sizeof path, "%s/%s", c->s->ws.root, sref);
-	if (mf_simulations(c->a, path, &sims, &n, err, sizeof err)) {
+	if (ag_mf_simulations(c->a, path, &sims, &n, err, sizeof err)) {
 		char *rel = strstr(err, sref);
 		snprintf(c->refusal, sizeof c->refusal, "'%s' is not a verified %s manifest: %.700s", sref, SIMULATIONS_SCHEMA, rel ? rel : err);
 		return -1;
@@ -435,7 +435,7 @@ static int op_audit_run_set(struct br_call *c)
 	struct json *mrefs = json_array(c->a);
 	for (size_t i = 0; i < n; i++)
 		json_push(c->a, mrefs, json_str(c->a, sims[i].metrics_ref));
-	if (!br_refs_of_schema(c, mrefs, EV_METRICS_SCHEMA)) {
+	if (!ag_br_refs_of_schema(c, mrefs, EV_METRICS_SCHEMA)) {
 		char why[sizeof c->refusal];
 		snprintf(why, sizeof why, "%s", c->refusal);
 		snprintf(c->refusal, sizeof c->refusal, "'%s': a metrics_ref: %.900s", sref, why);
@@ -452,7 +452,7 @@ static int op_audit_run_set(struct br_call *c)
 			return -1;
 		}
 	}
-	if (br_begin_task(c))
+	if (ag_br_begin_task(c))
 		return -1;
 	struct json *entries = json_array(c->a);
 	for (size_t i = 0; i < n; i++) {
@@ -476,14 +476,14 @@ static int op_audit_run_set(struct br_call *c)
 			actions[k++] = sims[j].action_id;
 		}
 		argv[argc] = NULL;
-		const char *out = br_artifact_ref(c, br_joinpath(c->a, rc_id, "audit.ndjson"));
+		const char *out = ag_br_artifact_ref(c, ag_br_joinpath(c->a, rc_id, "audit.ndjson"));
 		argv[6] = out;
 		struct br_stream si;
-		if (ws_mkdirs(&c->s->ws, br_joinpath(c->a, c->dir, rc_id), err, sizeof err)) {
+		if (ag_ws_mkdirs(&c->s->ws, ag_br_joinpath(c->a, c->dir, rc_id), err, sizeof err)) {
 			sb_addf(&c->failure, "%s\n", err);
 			return -1;
 		}
-		if (br_run_tool(c, argv) || br_add_artifact(c, out, true, &si))
+		if (ag_br_run_tool(c, argv) || ag_br_add_artifact(c, out, true, &si))
 			return -1;
 		if (si.records->u.arr.n != k) {
 			sb_addf(&c->failure, "%s: %zu audits for %zu metrics\n", out, si.records->u.arr.n, k);
@@ -507,9 +507,9 @@ static int op_audit_run_set(struct br_call *c)
 		json_set(c->a, e, "results", results);
 		json_push(c->a, entries, e);
 	}
-	const char *out = br_artifact_ref(c, "audits.ndjson");
+	const char *out = ag_br_artifact_ref(c, "audits.ndjson");
 	struct br_stream si;
-	if (br_write_manifest(c, out, BR_AUDITS_SCHEMA, entries) || br_add_artifact(c, out, false, &si))
+	if (ag_br_write_manifest(c, out, BR_AUDITS_SCHEMA, entries) || ag_br_add_artifact(c, out, false, &si))
 		return -1;
 	json_set(c->a, c->result, "simulations_ref", json_str(c->a, sref));
 	json_set(c->a, c->result, "audits_ref", json_str(c->a, out));
@@ -519,9 +519,9 @@ static int op_audit_run_set(struct br_call *c)
 
 static int op_get_task(struct br_call *c)
 {
-	const char *id = br_str_arg(c, "task_id");
+	const char *id = ag_br_str_arg(c, "task_id");
 	char bad[700];
-	struct json *t = br_load_task(c, id, bad, sizeof bad);
+	struct json *t = ag_br_load_task(c, id, bad, sizeof bad);
 	if (!t) {
 		if (bad[0])
 			snprintf(c->refusal, sizeof c->refusal, "stored task %s cannot be trusted: %s", id, bad);
@@ -540,9 +540,9 @@ static int op_get_task(struct br_call *c)
  * the bytes hashed. Nothing is decompressed, so no small file can expand. */
 static int op_read_artifact(struct br_call *c)
 {
-	const char *ref = br_str_arg(c, "ref");
+	const char *ref = ag_br_str_arg(c, "ref");
 	char err[1024];
-	int fd = ws_open_file(&c->s->ws, ref, err, sizeof err);
+	int fd = ag_ws_open_file(&c->s->ws, ref, err, sizeof err);
 	if (fd < 0) {
 		snprintf(c->refusal, sizeof c->refusal, "%s", err);
 		return -1;
@@ -576,7 +576,7 @@ static int op_read_artifact(struct br_call *c)
 	}
 	snprintf(path, sizeof path, "/proc/self/fd/%d", mfd);
 	struct br_stream si;
-	int rc = br_read_stream(c->a, path, true, &si, err, sizeof err);
+	int rc = ag_br_read_stream(c->a, path, true, &si, err, sizeof err);
 	close(mfd);
 	if (rc) {
 		snprintf(c->refusal, sizeof c->refusal, "'%s' is not a verified stream", ref);
@@ -587,7 +587,7 @@ static int op_read_artifact(struct br_call *c)
 		allowed = si.schema && !strcmp(si.schema, *s);
 	if (!allowed) {
 		snprintf(c->refusal, sizeof c->refusal, "'%s' holds schema '%.*s', which is not readable by agents", ref,
-			 si.schema ? utf8_clip(si.schema, 100) : 1, si.schema ? si.schema : "?");
+			 si.schema ? ag_utf8_clip(si.schema, 100) : 1, si.schema ? si.schema : "?");
 		return -1;
 	}
 	json_set(c->a, c->result, "ref", json_str(c->a, ref));
@@ -652,15 +652,15 @@ int main(int argc, char **argv)
 	if (!workspace || (!verify && !s.profile) || (verify && s.profile))
 		usage_fail(usage, verify ? "--verify-log takes only --workspace" : "--profile and --workspace are required");
 	char err[1024];
-	int rc = br_open(&s, workspace, verify, err, sizeof err);
+	int rc = ag_br_open(&s, workspace, verify, err, sizeof err);
 	if (rc == BR_USAGE)
 		usage_fail(usage, err);
 	if (rc)
 		die("%s", err);
 	if (verify)
-		return br_verify_log(&s, err, sizeof err);
-	if (br_serve(&s))
+		return ag_br_verify_log(&s, err, sizeof err);
+	if (ag_br_serve(&s))
 		die("%s", s.fatal);
-	br_close(&s);
+	ag_br_close(&s);
 	return 0;
 }

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 	arena_init(&a);
 	char err[1024];
 	struct slo_spec slo;
-	if (slo_load(&slo, slo_path, &a, err, sizeof err))
+	if (ev_slo_load(&slo, slo_path, &a, err, sizeof err))
 		die("%s", err);
 
 	struct ev_input base, cand;
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 		die("%s", err);
 	bool any_failed = false;
 	for (size_t i = 0; i < cand.n; i++) {
-		struct json *rec = slo_audit(&slo, &a, cand.items[i].rec, cand.items[i].stream_fp,
+		struct json *rec = ev_slo_audit(&slo, &a, cand.items[i].rec, cand.items[i].stream_fp,
 		                             base.n ? base.items[0].rec : NULL, base.n ? base.items[0].stream_fp : NULL);
 		if (json_get(rec, "audit_passed")->kind != JSON_TRUE)
 			any_failed = true;
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 		die("%s", err);
 	ev_input_release(&base);
 	ev_input_release(&cand);
-	slo_release(&slo);
+	ev_slo_release(&slo);
 	arena_release(&a);
 	cli_release(&cli);
 	return exit_status && any_failed ? 3 : 0;

@@ -330,7 +330,7 @@ static struct json *select_arms(struct arena *a, const struct study *s, enum rul
 	struct json *stages = json_array(a);
 	struct stage_log lg = { a, stages, c, n, rule };
 	log_stage(&lg, 0, alive);
-	nsel = rank_narrow((const double (*)[3])v, alive, n, rule == RULE_ALL_WINDOWS ? band : 0, log_stage, &lg);
+	nsel = ev_rank_narrow((const double (*)[3])v, alive, n, rule == RULE_ALL_WINDOWS ? band : 0, log_stage, &lg);
 
 	struct json *rec = json_object(a), *ids = json_array(a), *cands = json_array(a), *selected = json_array(a);
 	json_set(a, rec, "type", json_str(a, "selection"));

@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 	if (trace_load(&t, input, err, sizeof err))
 		die("%s", err);
 	struct json *rec;
-	if (workload_summary(&a, &t, &o, &rec, err, sizeof err))
+	if (ev_workload_summary(&a, &t, &o, &rec, err, sizeof err))
 		die("%s: %s", t.input_name, err);
 	struct json *hdr = nd_header_new(&a, WORKLOAD_SCHEMA, "trace-analyze");
 	nd_header_add_stream(&a, hdr, t.input_name, t.version == 2 ? TRACE_SCHEMA_V2 : TRACE_SCHEMA_V1,
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 	if (saturation) {
 		long long h0, h1;
 		window_hours(&t, &o, &h0, &h1);
-		if (saturation_records(&a, &t, h0, h1, caps, n_caps, &sat, &n_sat, err, sizeof err))
+		if (ev_saturation_records(&a, &t, h0, h1, caps, n_caps, &sat, &n_sat, err, sizeof err))
 			die("%s: %s", t.input_name, err);
 		struct json *pc = json_object(&a);
 		for (size_t k = 0; k < n_caps; k++)

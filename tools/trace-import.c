@@ -199,7 +199,7 @@ static int import_v2023(struct run *r, int argc, char **argv, struct trace *t, s
 		case OPT_RESOURCES: o.resources = true; break;
 		case OPT_PHASE: {
 			int i = 0;
-			while (i < IMPORT_V2023_NPHASES && strcmp(optarg, IMPORT_V2023_PHASES[i]))
+			while (i < IMPORT_V2023_NPHASES && strcmp(optarg, IMP_V2023_PHASES[i]))
 				i++;
 			if (i == IMPORT_V2023_NPHASES)
 				usage_error(usage, "--phase: unknown pod phase '%s' (Running, Failed or Succeeded)", optarg);

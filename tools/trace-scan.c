@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 	arena_init(&a);
 	if (trace_load(&t, input, err, sizeof err))
 		die("%s", err);
-	if (scan_run(&t, &o, &res, err, sizeof err))
+	if (trace_scan_run(&t, &o, &res, err, sizeof err))
 		die("%s", err);
 
 	struct json *hdr = nd_header_new(&a, WINDOWS_SCHEMA, "trace-scan");
@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 	arena_release(&rec);
 	if (ndw_end(w, NULL, err, sizeof err) || ndw_close(w, err, sizeof err))
 		die("%s", err);
-	scan_result_release(&res);
+	trace_scan_result_release(&res);
 	trace_release(&t);
 	arena_release(&a);
 	cli_release(&cli);

@@ -127,7 +127,7 @@ static void slice(struct trace *t, const struct opts *o)
 			.max_submit = o->has_max ? o->max_submit : t->jobs[t->n_jobs - 1].submit,
 			.models = o->models, .n_models = o->n_models,
 		};
-		if (window_prefix_slice(t, &p, parent_fp, err, sizeof err))
+		if (trace_window_prefix_slice(t, &p, parent_fp, err, sizeof err))
 			die("%s", err);
 	}
 	if (o->has_start) {
@@ -136,7 +136,7 @@ static void slice(struct trace *t, const struct opts *o)
 			.eval_start = o->eval_start, .eval_end = o->eval_end,
 			.include_warmup_spot = !o->no_warmup_spot,
 		};
-		if (window_eval_slice(t, &e, parent_fp, err, sizeof err))
+		if (trace_window_eval_slice(t, &e, parent_fp, err, sizeof err))
 			die("%s", err);
 	}
 	if (o->trace_id)

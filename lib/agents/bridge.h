@@ -5,7 +5,7 @@
  *
  * Nothing here exits: a failure the server cannot serve past (the audit log cannot be
  * appended, stdout is gone, a stored task cannot be read) sets br_server.fatal and
- * unwinds; br_serve returns -1 and main says why. Start-up returns -1 with a message, or
+ * unwinds; ag_br_serve returns -1 and main says why. Start-up returns -1 with a message, or
  * BR_USAGE for a usage error. */
 #ifndef SCHEDNAV_AGENTS_BRIDGE_H
 #define SCHEDNAV_AGENTS_BRIDGE_H
@@ -75,30 +75,30 @@ struct br_call {
 /* Open the workspace and, unless verify_only, load the profile, the action space and the
  * schemas, probe the tools and open the state; the caller set ops, nops, in, out, profile,
  * action_space_id and optionally exec_dir and config_dir. 0, BR_USAGE or -1 with err. */
-int br_open(struct br_server *s, const char *workspace, bool verify_only, char *err, size_t errlen);
-/* After br_open with verify_only (which verified the audit log): say so on stderr, close. */
-int br_verify_log(struct br_server *s, char *err, size_t errlen);
+int ag_br_open(struct br_server *s, const char *workspace, bool verify_only, char *err, size_t errlen);
+/* After ag_br_open with verify_only (which verified the audit log): say so on stderr, close. */
+int ag_br_verify_log(struct br_server *s, char *err, size_t errlen);
 /* Serve JSON-RPC lines from s->in to s->out until EOF: 0, or -1 with s->fatal. */
-int br_serve(struct br_server *s);
-void br_close(struct br_server *s);
+int ag_br_serve(struct br_server *s);
+void ag_br_close(struct br_server *s);
 
 /* ---- the tools/call pipeline (bridge_call.c) */
 
-void br_tools_call(struct br_server *s, struct arena *a, const struct json *id, const struct json *params);
+void ag_br_tools_call(struct br_server *s, struct arena *a, const struct json *id, const struct json *params);
 /* queued, then running, and the task's artefact directory. */
-int br_begin_task(struct br_call *c);
+int ag_br_begin_task(struct br_call *c);
 /* The stored task TASK_ID (lib/agents/tasks.h): NULL with bad "" when there is none, NULL
  * with the reason in bad when it cannot be trusted, NULL with s->fatal when unreadable. */
-struct json *br_load_task(struct br_call *c, const char *task_id, char *bad, size_t badlen);
+struct json *ag_br_load_task(struct br_call *c, const char *task_id, char *bad, size_t badlen);
 
 /* ---- what operations use, and the server and its pipeline share (bridge_ctx.c) */
 
-int br_send_result(struct br_server *s, const struct json *id, const struct json *result);
-int br_send_error(struct br_server *s, const struct json *id, int code, const char *msg);
+int ag_br_send_result(struct br_server *s, const struct json *id, const struct json *result);
+int ag_br_send_error(struct br_server *s, const struct json *id, int code, const char *msg);
 /* Stop serving: s->fatal = the message; returns -1. */
-int br_fail(struct br_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ag_br_fail(struct br_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Say on stderr that the store cut off a torn audit line (a server killed while it appended). */
-void br_report_cut(struct br_server *s);
+void ag_br_report_cut(struct br_server *s);
 
 struct br_stream {
 	const char *schema;
@@ -106,42 +106,42 @@ struct br_stream {
 	struct json *records;   /* body records (array) */
 };
 
-struct json *br_load_json_file(struct arena *a, const char *path, char *err, size_t errlen);
-const char *br_str_arg(const struct br_call *c, const char *key);
-char *br_joinpath(struct arena *a, const char *dir, const char *name);
+struct json *ag_br_load_json_file(struct arena *a, const char *path, char *err, size_t errlen);
+const char *ag_br_str_arg(const struct br_call *c, const char *key);
+char *ag_br_joinpath(struct arena *a, const char *dir, const char *name);
 /* Absolute path of configs/SUB/ID.json when ID is a declared id with such a file; else a refusal. */
-const char *br_config_file(struct br_call *c, const char *sub, const char *id, const char *what);
+const char *ag_br_config_file(struct br_call *c, const char *sub, const char *id, const char *what);
 /* The policy file of a declared action id, or a refusal naming the action space. */
-const char *br_policy_file(struct br_call *c, const char *action);
+const char *ag_br_policy_file(struct br_call *c, const char *action);
 /* A ref the agent gave must name a regular file reached without symlinks. */
-bool br_ref_readable(struct br_call *c, const char *ref);
+bool ag_br_ref_readable(struct br_call *c, const char *ref);
 /* Read a small document of the workspace (WHAT 'ID' at ref) into sb: 0, 1 when there is no
  * such file, or -1 with a refusal naming what is wrong. */
-int br_read_ws_doc(struct br_call *c, const char *what, const char *id, const char *ref, struct strbuf *sb);
+int ag_br_read_ws_doc(struct br_call *c, const char *what, const char *id, const char *ref, struct strbuf *sb);
 /* The trace ref of run-configs/ID.json (and its history trace ref), or NULL with a refusal. */
-const char *br_run_config_trace(struct br_call *c, const char *id, const char **history);
+const char *ag_br_run_config_trace(struct br_call *c, const char *id, const char **history);
 /* The path of .schednav-mcp/NAME: 0, or -1 with s->fatal. */
-int br_state_path(struct br_server *s, char *out, size_t n, const char *name);
+int ag_br_state_path(struct br_server *s, char *out, size_t n, const char *name);
 /* Read and verify one stream file; records collected when want; with expect, a stream of
  * another schema stops at its header. */
-int br_read_stream_of(struct arena *a, const char *path, const char *expect, bool want, struct br_stream *si, char *err,
+int ag_br_read_stream_of(struct arena *a, const char *path, const char *expect, bool want, struct br_stream *si, char *err,
 		      size_t errlen);
-int br_read_stream(struct arena *a, const char *path, bool want, struct br_stream *si, char *err, size_t errlen);
+int ag_br_read_stream(struct arena *a, const char *path, bool want, struct br_stream *si, char *err, size_t errlen);
 /* Record an artefact the call wrote: verify the stream, list {ref, schema, fingerprint}. */
-int br_add_artifact(struct br_call *c, const char *ref, bool want, struct br_stream *si);
-const char *br_artifact_ref(struct br_call *c, const char *name);
+int ag_br_add_artifact(struct br_call *c, const char *ref, bool want, struct br_stream *si);
+const char *ag_br_artifact_ref(struct br_call *c, const char *name);
 /* Run EXEC/argv[0] with the rest of argv (NULL-terminated) in the workspace root. */
-int br_run_tool(struct br_call *c, const char *const *argv);
+int ag_br_run_tool(struct br_call *c, const char *const *argv);
 /* The index of simulations: audit_slo finds the baseline simulated on the same run config. */
-void br_index_simulation(struct br_call *c, const char *run_config, const char *action, const char *metrics_ref);
-struct json *br_index_lookup(struct br_call *c, const char *sub, const char *name);
+void ag_br_index_simulation(struct br_call *c, const char *run_config, const char *action, const char *metrics_ref);
+struct json *ag_br_index_lookup(struct br_call *c, const char *sub, const char *name);
 /* The headline figures an agent compares; everything else is in the metrics artefact. */
-struct json *br_headline(struct arena *a, const struct json *m);
+struct json *ag_br_headline(struct arena *a, const struct json *m);
 /* Metrics and audit refs an agent names must be verified streams of the right schema. */
-bool br_refs_of_schema(struct br_call *c, const struct json *refs, const char *schema);
+bool ag_br_refs_of_schema(struct br_call *c, const struct json *refs, const char *schema);
 /* run-sets/ID.json: its run config ids, or NULL with a refusal. */
-struct json *br_run_set_configs(struct br_call *c, const char *id);
+struct json *ag_br_run_set_configs(struct br_call *c, const char *id);
 /* Write a manifest stream (schema, records, the task id in its header) at ref. */
-int br_write_manifest(struct br_call *c, const char *ref, const char *schema, struct json *records);
+int ag_br_write_manifest(struct br_call *c, const char *ref, const char *schema, struct json *records);
 
 #endif

@@ -20,7 +20,7 @@ static const struct br_op *op_named(const struct br_server *s, const char *name)
 	return NULL;
 }
 
-/* task_load's question: is this a task operation, and what is its result's schema? */
+/* ag_task_load's question: is this a task operation, and what is its result's schema? */
 static bool task_op(const char *name, const struct json **result_schema, void *ctx)
 {
 	const struct br_server *s = ctx;
@@ -33,12 +33,12 @@ static bool task_op(const char *name, const struct json **result_schema, void *c
 
 /* The stored task TASK_ID (lib/agents/tasks.h): NULL with bad "" when there is none, NULL
  * with the reason in bad when it cannot be trusted. */
-struct json *br_load_task(struct br_call *c, const char *task_id, char *bad, size_t badlen)
+struct json *ag_br_load_task(struct br_call *c, const char *task_id, char *bad, size_t badlen)
 {
 	char err[1024];
 	struct json *t;
-	if (task_load(&c->s->store, c->a, task_id, task_op, c->s, &t, bad, badlen, err, sizeof err)) {
-		br_fail(c->s, "%s", err);
+	if (ag_task_load(&c->s->store, c->a, task_id, task_op, c->s, &t, bad, badlen, err, sizeof err)) {
+		ag_br_fail(c->s, "%s", err);
 		snprintf(bad, badlen, "%s", err);
 		return NULL;
 	}
@@ -52,13 +52,13 @@ static struct task_info task_of(const struct br_call *c)
 }
 
 /* queued, then running, and the task's artefact directory. */
-int br_begin_task(struct br_call *c)
+int ag_br_begin_task(struct br_call *c)
 {
 	char err[800];
 	struct task_info ti = task_of(c);
-	if (task_write(&c->s->store, c->task_id, task_record(c->a, &ti, "queued", false, false, NULL)) ||
-	    ws_mkdirs(&c->s->ws, c->dir, err, sizeof err) ||
-	    task_write(&c->s->store, c->task_id, task_record(c->a, &ti, "running", false, false, NULL))) {
+	if (ag_task_write(&c->s->store, c->task_id, ag_task_record(c->a, &ti, "queued", false, false, NULL)) ||
+	    ag_ws_mkdirs(&c->s->ws, c->dir, err, sizeof err) ||
+	    ag_task_write(&c->s->store, c->task_id, ag_task_record(c->a, &ti, "running", false, false, NULL))) {
 		sb_addf(&c->failure, "cannot start the task\n");
 		return -1;
 	}
@@ -155,27 +155,27 @@ static void respond(struct br_server *s, struct arena *a, const struct json *id,
 		return;   /* a stored task could not be read: nothing more is served */
 	r->log.profile = s->profile;
 	if (r->task) {
-		task_fingerprint(a, r->task, tfp);
+		ag_task_fingerprint(a, r->task, tfp);
 		r->log.task_fp = tfp;
 	}
 	r->log.duration_ms = clock_wall_ms() - t0;
-	int rc = task_audit_append(&s->store, a, &r->log, &at, err, sizeof err);
-	br_report_cut(s);
+	int rc = ag_task_audit_append(&s->store, a, &r->log, &at, err, sizeof err);
+	ag_br_report_cut(s);
 	if (rc) {
-		br_fail(s, "%s", err);   /* a call that cannot be logged must not be served */
+		ag_br_fail(s, "%s", err);   /* a call that cannot be logged must not be served */
 		return;
 	}
 	if (r->task) {
 		json_set(a, r->task, "audit_offset", json_int(a, (long long)at));
-		if (task_write(&s->store, r->log.task_id, r->task)) {
-			br_fail(s, "cannot save task %s", r->log.task_id);
+		if (ag_task_write(&s->store, r->log.task_id, r->task)) {
+			ag_br_fail(s, "cannot save task %s", r->log.task_id);
 			return;
 		}
 	}
 	if (r->message)
-		br_send_error(s, id, r->code, r->message);
+		ag_br_send_error(s, id, r->code, r->message);
 	else
-		br_send_result(s, id, tool_result(a, r->structured, r->error_text));
+		ag_br_send_result(s, id, tool_result(a, r->structured, r->error_text));
 }
 
 /* Look up: the operation named in params, listed for this profile and installed; else a refusal. */
@@ -187,7 +187,7 @@ static const struct br_op *look_up(struct br_server *s, const char *name, struct
 	if (k < s->nops && s->allowed[k] && s->available[k])
 		return &s->ops[k];
 	snprintf(msg, msglen, k < s->nops && s->allowed[k] ? "tool '%.*s' is not available: its tool is not installed" :
-		 "unknown tool '%.*s' for profile '%s'", utf8_clip(name, 100), name, s->profile);
+		 "unknown tool '%.*s' for profile '%s'", ag_utf8_clip(name, 100), name, s->profile);
 	r->log.outcome = "refused";
 	r->code = RPC_PARAMS;
 	r->message = msg;
@@ -208,12 +208,12 @@ static bool begin_call(struct br_call *c, const char *key, struct reply *r, char
 	snprintf(c->dir, sizeof c->dir, "artifacts/%s", c->task_id);
 	char rel[80], bad[700];
 	snprintf(rel, sizeof rel, "tasks/%s.failure.log", c->task_id);
-	if (br_state_path(c->s, c->failure_path, sizeof c->failure_path, rel))
+	if (ag_br_state_path(c->s, c->failure_path, sizeof c->failure_path, rel))
 		return false;
 	if (key)
 		json_set(a, c->args, "idempotency_key", json_str(a, key));
 	r->log.task_id = c->task_id;
-	struct json *old = br_load_task(c, c->task_id, bad, sizeof bad);
+	struct json *old = ag_br_load_task(c, c->task_id, bad, sizeof bad);
 	if (!old && bad[0]) {
 		/* an edited, forged or torn task is never replayed; a person looks at it */
 		snprintf(msg, msglen, "stored task %s cannot be trusted: %.700s; remove .schednav-mcp/tasks/%s.json to run the call again",
@@ -272,8 +272,8 @@ static void finish_call(struct br_call *c, int rc, struct reply *r, char *msg, s
 	struct task_info ti = task_of(c);
 	r->log.artifacts = c->artifacts;
 	if (rc) {
-		task_write_atomic(c->failure_path, c->failure.buf, c->failure.len);
-		r->task = task_record(a, &ti, "failed", true, c->transient, NULL);
+		ag_task_write_atomic(c->failure_path, c->failure.buf, c->failure.len);
+		r->task = ag_task_record(a, &ti, "failed", true, c->transient, NULL);
 		snprintf(msg, msglen, "task %s failed%s; the details are in the bridge's local task store", c->task_id,
 			 c->transient ? " (a tool was killed by a signal: the same call runs again)" : "");
 		r->error_text = msg;
@@ -286,19 +286,19 @@ static void finish_call(struct br_call *c, int rc, struct reply *r, char *msg, s
 	json_set(a, env, "replayed", json_bool(a, false));
 	json_set(a, env, "artifacts", c->artifacts);
 	json_set(a, env, "result", c->result);
-	r->task = task_record(a, &ti, "succeeded", false, false, env);
+	r->task = ag_task_record(a, &ti, "succeeded", false, false, env);
 	r->structured = env;
 	unlink(c->failure_path);
 }
 
 /* tools/call: look up -> validate -> begin the task -> run -> finish, then respond. */
-void br_tools_call(struct br_server *s, struct arena *a, const struct json *id, const struct json *params)
+void ag_br_tools_call(struct br_server *s, struct arena *a, const struct json *id, const struct json *params)
 {
 	long long t0 = clock_wall_ms();
 	const char *name = json_get_str(params, "name");
 	struct json *args = json_get(params, "arguments");
 	if (!name) {
-		br_send_error(s, id, RPC_PARAMS, "tools/call needs params.name");
+		ag_br_send_error(s, id, RPC_PARAMS, "tools/call needs params.name");
 		return;
 	}
 	struct reply r = { .log.operation = name };
@@ -311,7 +311,7 @@ void br_tools_call(struct br_server *s, struct arena *a, const struct json *id, 
 	size_t k = (size_t)(op - s->ops);
 	if (!args)
 		args = json_object(a);
-	if (jschema_validate(s->input[k], args, "arguments", msg, sizeof msg)) {
+	if (ag_jschema_validate(s->input[k], args, "arguments", msg, sizeof msg)) {
 		r.log.outcome = "invalid";
 		r.code = RPC_PARAMS;
 		r.message = msg;

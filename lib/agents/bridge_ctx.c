@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct json *br_load_json_file(struct arena *a, const char *path, char *err, size_t errlen)
+struct json *ag_br_load_json_file(struct arena *a, const char *path, char *err, size_t errlen)
 {
 	char *buf;
 	size_t len;
@@ -38,12 +38,12 @@ struct json *br_load_json_file(struct arena *a, const char *path, char *err, siz
 	return v;
 }
 
-const char *br_str_arg(const struct br_call *c, const char *key)
+const char *ag_br_str_arg(const struct br_call *c, const char *key)
 {
 	return json_get_str(c->args, key);
 }
 
-char *br_joinpath(struct arena *a, const char *dir, const char *name)
+char *ag_br_joinpath(struct arena *a, const char *dir, const char *name)
 {
 	size_t n = strlen(dir) + strlen(name) + 2;
 	char *p = arena_alloc(a, n);
@@ -52,13 +52,13 @@ char *br_joinpath(struct arena *a, const char *dir, const char *name)
 }
 
 /* Absolute path of configs/SUB/ID.json when ID is a declared id with such a file; else a refusal. */
-const char *br_config_file(struct br_call *c, const char *sub, const char *id, const char *what)
+const char *ag_br_config_file(struct br_call *c, const char *sub, const char *id, const char *what)
 {
 	char name[160];
 	snprintf(name, sizeof name, "%s/%s.json", sub, id);
-	const char *p = br_joinpath(c->a, c->s->config_dir, name);
+	const char *p = ag_br_joinpath(c->a, c->s->config_dir, name);
 	struct stat st;
-	if (!ws_id_ok(id) || stat(p, &st) || !S_ISREG(st.st_mode)) {
+	if (!ag_ws_id_ok(id) || stat(p, &st) || !S_ISREG(st.st_mode)) {
 		snprintf(c->refusal, sizeof c->refusal, "unknown %s '%s'", what, id);
 		return NULL;
 	}
@@ -74,20 +74,20 @@ static bool declared_action(const struct br_server *s, const char *id)
 }
 
 /* The policy file of a declared action id, or a refusal naming the action space. */
-const char *br_policy_file(struct br_call *c, const char *action)
+const char *ag_br_policy_file(struct br_call *c, const char *action)
 {
 	if (!declared_action(c->s, action)) {
 		snprintf(c->refusal, sizeof c->refusal, "action '%s' is not declared in action space '%s'", action, c->s->action_space_id);
 		return NULL;
 	}
-	return br_config_file(c, "policies", action, "action");
+	return ag_br_config_file(c, "policies", action, "action");
 }
 
 /* A ref the agent gave must name a regular file reached without symlinks. */
-bool br_ref_readable(struct br_call *c, const char *ref)
+bool ag_br_ref_readable(struct br_call *c, const char *ref)
 {
 	char err[800];
-	int fd = ws_open_file(&c->s->ws, ref, err, sizeof err);
+	int fd = ag_ws_open_file(&c->s->ws, ref, err, sizeof err);
 	if (fd < 0) {
 		snprintf(c->refusal, sizeof c->refusal, "%s", err);
 		return false;
@@ -98,10 +98,10 @@ bool br_ref_readable(struct br_call *c, const char *ref)
 
 /* Read a small document of the workspace (a run config, a run set: WHAT 'ID' at ref) into sb:
  * 0, 1 when there is no such file, or -1 with a refusal naming what is wrong. */
-int br_read_ws_doc(struct br_call *c, const char *what, const char *id, const char *ref, struct strbuf *sb)
+int ag_br_read_ws_doc(struct br_call *c, const char *what, const char *id, const char *ref, struct strbuf *sb)
 {
 	char err[800];
-	int fd = ws_open_file(&c->s->ws, ref, err, sizeof err);
+	int fd = ag_ws_open_file(&c->s->ws, ref, err, sizeof err);
 	struct stat st;
 	if (fd < 0) {
 		if (fstatat(c->s->ws.root_fd, ref, &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT)
@@ -128,16 +128,16 @@ static bool load_run_config(struct br_call *c, const char *id, struct run_config
 	snprintf(ref, sizeof ref, "run-configs/%s.json", id);
 	struct strbuf sb;
 	sb_init(&sb);
-	int got = br_read_ws_doc(c, "run config", id, ref, &sb);
+	int got = ag_br_read_ws_doc(c, "run config", id, ref, &sb);
 	bool ok = false;
 	if (got > 0)
 		snprintf(c->refusal, sizeof c->refusal, "unknown run_config_id '%s'", id);
-	else if (got == 0 && mf_run_config(c->a, sb.buf ? sb.buf : "", sb.len, rc, err, sizeof err))
+	else if (got == 0 && ag_mf_run_config(c->a, sb.buf ? sb.buf : "", sb.len, rc, err, sizeof err))
 		snprintf(c->refusal, sizeof c->refusal, "run config '%s' (%s): %s", id, ref, err);
 	else if (got == 0)
 		ok = true;
 	sb_release(&sb);
-	if (ok && (!br_ref_readable(c, rc->trace_ref) || (rc->history_trace_ref && !br_ref_readable(c, rc->history_trace_ref)))) {
+	if (ok && (!ag_br_ref_readable(c, rc->trace_ref) || (rc->history_trace_ref && !ag_br_ref_readable(c, rc->history_trace_ref)))) {
 		char why[sizeof c->refusal];
 		snprintf(why, sizeof why, "%s", c->refusal);
 		snprintf(c->refusal, sizeof c->refusal, "run config '%s': %.900s", id, why);
@@ -146,7 +146,7 @@ static bool load_run_config(struct br_call *c, const char *id, struct run_config
 	return ok;
 }
 
-const char *br_run_config_trace(struct br_call *c, const char *id, const char **history)
+const char *ag_br_run_config_trace(struct br_call *c, const char *id, const char **history)
 {
 	struct run_config rc;
 	if (!load_run_config(c, id, &rc))
@@ -156,10 +156,10 @@ const char *br_run_config_trace(struct br_call *c, const char *id, const char **
 	return rc.trace_ref;
 }
 
-int br_state_path(struct br_server *s, char *out, size_t n, const char *name)
+int ag_br_state_path(struct br_server *s, char *out, size_t n, const char *name)
 {
-	if (task_store_path(&s->store, name, out, n))
-		return br_fail(s, "path of '%s' is too long", name);
+	if (ag_task_store_path(&s->store, name, out, n))
+		return ag_br_fail(s, "path of '%s' is too long", name);
 	return 0;
 }
 
@@ -202,7 +202,7 @@ static int on_end(void *ctx, struct nd_reader *r, char *err, size_t errlen)
 /* Read and verify one stream file (absolute or cwd-relative path); records collected when want.
  * With expect, a stream of another schema stops at its header (a trace named as metrics is
  * not read through). */
-int br_read_stream_of(struct arena *a, const char *path, const char *expect, bool want, struct br_stream *si, char *err,
+int ag_br_read_stream_of(struct arena *a, const char *path, const char *expect, bool want, struct br_stream *si, char *err,
 			  size_t errlen)
 {
 	struct nd_reader *r = ndr_open(path, err, errlen);
@@ -218,17 +218,17 @@ int br_read_stream_of(struct arena *a, const char *path, const char *expect, boo
 	return rc;
 }
 
-int br_read_stream(struct arena *a, const char *path, bool want, struct br_stream *si, char *err, size_t errlen)
+int ag_br_read_stream(struct arena *a, const char *path, bool want, struct br_stream *si, char *err, size_t errlen)
 {
-	return br_read_stream_of(a, path, NULL, want, si, err, errlen);
+	return ag_br_read_stream_of(a, path, NULL, want, si, err, errlen);
 }
 
 /* Record an artefact the call wrote: verify the stream, list {ref, schema, fingerprint}. */
-int br_add_artifact(struct br_call *c, const char *ref, bool want, struct br_stream *si)
+int ag_br_add_artifact(struct br_call *c, const char *ref, bool want, struct br_stream *si)
 {
 	char path[PATH_MAX], err[1024];
 	snprintf(path, sizeof path, "%s/%s", c->s->ws.root, ref);
-	if (br_read_stream(c->a, path, want, si, err, sizeof err)) {
+	if (ag_br_read_stream(c->a, path, want, si, err, sizeof err)) {
 		sb_addf(&c->failure, "artefact %s: %s\n", ref, err);
 		return -1;
 	}
@@ -240,19 +240,19 @@ int br_add_artifact(struct br_call *c, const char *ref, bool want, struct br_str
 	return 0;
 }
 
-const char *br_artifact_ref(struct br_call *c, const char *name)
+const char *ag_br_artifact_ref(struct br_call *c, const char *name)
 {
-	return br_joinpath(c->a, c->dir, name);
+	return ag_br_joinpath(c->a, c->dir, name);
 }
 
 /* Run EXEC/argv[0] with the rest of argv (NULL-terminated) in the workspace root. */
-int br_run_tool(struct br_call *c, const char *const *argv)
+int ag_br_run_tool(struct br_call *c, const char *const *argv)
 {
 	size_t n = 0;
 	while (argv[n])
 		n++;
 	char **full = arena_alloc(c->a, (n + 1) * sizeof *full);
-	full[0] = br_joinpath(c->a, c->s->exec_dir, argv[0]);
+	full[0] = ag_br_joinpath(c->a, c->s->exec_dir, argv[0]);
 	for (size_t i = 1; i <= n; i++)
 		full[i] = (char *)argv[i];
 	char err[512];
@@ -261,7 +261,7 @@ int br_run_tool(struct br_call *c, const char *const *argv)
 		sb_addf(&c->failure, " %s", argv[i]);
 	sb_addc(&c->failure, '\n');
 	/* flush our notes first so the tool's stderr lands after them in the failure file */
-	task_write_atomic(c->failure_path, c->failure.buf, c->failure.len);
+	ag_task_write_atomic(c->failure_path, c->failure.buf, c->failure.len);
 	int rc = spawn_run(full, c->s->ws.root, NULL, c->failure_path, err, sizeof err);
 	char *buf;
 	size_t len;
@@ -286,7 +286,7 @@ int br_run_tool(struct br_call *c, const char *const *argv)
 
 /* .schednav-mcp/simulations/RUN_CONFIG/ACTION.json and .schednav-mcp/metrics/XXH3(REF).json let
  * audit_slo find the baseline simulated on the same run config. */
-void br_index_simulation(struct br_call *c, const char *run_config, const char *action, const char *metrics_ref)
+void ag_br_index_simulation(struct br_call *c, const char *run_config, const char *action, const char *metrics_ref)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 300], key[FP_HEX_XXH3];
 	struct strbuf sb;
@@ -298,7 +298,7 @@ void br_index_simulation(struct br_call *c, const char *run_config, const char *
 	sb_adds(&sb, ",\"metrics_ref\":");
 	sb_add_jstr(&sb, metrics_ref, strlen(metrics_ref));
 	sb_adds(&sb, "}\n");
-	if (br_state_path(c->s, dir, sizeof dir, "simulations")) {
+	if (ag_br_state_path(c->s, dir, sizeof dir, "simulations")) {
 		sb_release(&sb);
 		return;
 	}
@@ -306,29 +306,29 @@ void br_index_simulation(struct br_call *c, const char *run_config, const char *
 	snprintf(path, sizeof path, "%s/%s", dir, run_config);
 	mkdir(path, 0755);
 	snprintf(path, sizeof path, "%s/%s/%s.json", dir, run_config, action);
-	task_write_atomic(path, sb.buf, sb.len);
-	if (br_state_path(c->s, dir, sizeof dir, "metrics")) {
+	ag_task_write_atomic(path, sb.buf, sb.len);
+	if (ag_br_state_path(c->s, dir, sizeof dir, "metrics")) {
 		sb_release(&sb);
 		return;
 	}
 	mkdir(dir, 0755);
 	fp_xxh3_of(metrics_ref, strlen(metrics_ref), key);
 	snprintf(path, sizeof path, "%s/%s.json", dir, key);
-	task_write_atomic(path, sb.buf, sb.len);
+	ag_task_write_atomic(path, sb.buf, sb.len);
 	sb_release(&sb);
 }
 
-struct json *br_index_lookup(struct br_call *c, const char *sub, const char *name)
+struct json *ag_br_index_lookup(struct br_call *c, const char *sub, const char *name)
 {
 	char path[PATH_MAX], rel[PATH_MAX], err[256];
 	snprintf(rel, sizeof rel, "%s/%s.json", sub, name);
-	if (br_state_path(c->s, path, sizeof path, rel))
+	if (ag_br_state_path(c->s, path, sizeof path, rel))
 		return NULL;
-	return access(path, R_OK) ? NULL : br_load_json_file(c->a, path, err, sizeof err);
+	return access(path, R_OK) ? NULL : ag_br_load_json_file(c->a, path, err, sizeof err);
 }
 
-/* The br_headline figures an agent compares; everything else is in the metrics artefact. */
-struct json *br_headline(struct arena *a, const struct json *m)
+/* The ag_br_headline figures an agent compares; everything else is in the metrics artefact. */
+struct json *ag_br_headline(struct arena *a, const struct json *m)
 {
 	static const char *const keys[] = {
 		"action_id", "allocation_rate_mean", "hp_jct_p95_seconds", "hp_queue_p95_seconds", "spot_jct_p95_seconds",
@@ -346,16 +346,16 @@ struct json *br_headline(struct arena *a, const struct json *m)
 }
 
 /* Metrics and audit refs an agent names must be verified streams of the right schema. */
-bool br_refs_of_schema(struct br_call *c, const struct json *refs, const char *schema)
+bool ag_br_refs_of_schema(struct br_call *c, const struct json *refs, const char *schema)
 {
 	for (size_t i = 0; i < refs->u.arr.n; i++) {
 		const char *ref = refs->u.arr.items[i]->u.str.s;
 		struct br_stream si;
 		char path[PATH_MAX], err[1024];
-		if (!br_ref_readable(c, ref))
+		if (!ag_br_ref_readable(c, ref))
 			return false;
 		snprintf(path, sizeof path, "%s/%s", c->s->ws.root, ref);
-		if (br_read_stream_of(c->a, path, schema, false, &si, err, sizeof err)) {
+		if (ag_br_read_stream_of(c->a, path, schema, false, &si, err, sizeof err)) {
 			snprintf(c->refusal, sizeof c->refusal, "'%s' is not a verified %s stream", ref, schema);
 			return false;
 		}
@@ -364,23 +364,23 @@ bool br_refs_of_schema(struct br_call *c, const struct json *refs, const char *s
 }
 
 /* run-sets/ID.json {"schema_version":"schednav.run-set/1","run_config_ids":[1..12 unique ids]}. */
-struct json *br_run_set_configs(struct br_call *c, const char *id)
+struct json *ag_br_run_set_configs(struct br_call *c, const char *id)
 {
 	char ref[200], err[600];
 	snprintf(ref, sizeof ref, "run-sets/%s.json", id);
 	struct strbuf sb;
 	sb_init(&sb);
 	struct json *ids = NULL;
-	int got = br_read_ws_doc(c, "run set", id, ref, &sb);
+	int got = ag_br_read_ws_doc(c, "run set", id, ref, &sb);
 	if (got > 0)
 		snprintf(c->refusal, sizeof c->refusal, "unknown run_set_id '%s'", id);
-	else if (got == 0 && mf_run_set(c->a, sb.buf ? sb.buf : "", sb.len, &ids, err, sizeof err))
+	else if (got == 0 && ag_mf_run_set(c->a, sb.buf ? sb.buf : "", sb.len, &ids, err, sizeof err))
 		snprintf(c->refusal, sizeof c->refusal, "run set '%s' (%s): %s", id, ref, err);
 	sb_release(&sb);
 	return c->refusal[0] ? NULL : ids;
 }
 
-int br_write_manifest(struct br_call *c, const char *ref, const char *schema, struct json *records)
+int ag_br_write_manifest(struct br_call *c, const char *ref, const char *schema, struct json *records)
 {
 	char path[PATH_MAX], err[1024];
 	snprintf(path, sizeof path, "%s/%s", c->s->ws.root, ref);
@@ -401,7 +401,7 @@ int br_write_manifest(struct br_call *c, const char *ref, const char *schema, st
 	return 0;
 }
 
-int br_fail(struct br_server *s, const char *fmt, ...)
+int ag_br_fail(struct br_server *s, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -411,27 +411,27 @@ int br_fail(struct br_server *s, const char *fmt, ...)
 	return -1;
 }
 
-int br_send_result(struct br_server *s, const struct json *id, const struct json *result)
+int ag_br_send_result(struct br_server *s, const struct json *id, const struct json *result)
 {
-	if (rpc_send_result(s->out, id, result))
-		return br_fail(s, "stdout: %s", strerror(errno));
+	if (ag_rpc_send_result(s->out, id, result))
+		return ag_br_fail(s, "stdout: %s", strerror(errno));
 	return 0;
 }
 
-int br_send_error(struct br_server *s, const struct json *id, int code, const char *msg)
+int ag_br_send_error(struct br_server *s, const struct json *id, int code, const char *msg)
 {
-	if (rpc_send_error(s->out, id, code, msg))
-		return br_fail(s, "stdout: %s", strerror(errno));
+	if (ag_rpc_send_error(s->out, id, code, msg))
+		return ag_br_fail(s, "stdout: %s", strerror(errno));
 	return 0;
 }
 
 /* Say on stderr that the store cut off a torn audit line (a server killed while it appended). */
-void br_report_cut(struct br_server *s)
+void ag_br_report_cut(struct br_server *s)
 {
 	char msg[PATH_MAX + 300];
 	if (!s->store.audit_cut.bytes)
 		return;
-	chainlog_cut_describe(&s->store.audit_cut, s->store.audit_path, msg, sizeof msg);
+	ev_chainlog_cut_describe(&s->store.audit_cut, s->store.audit_path, msg, sizeof msg);
 	fprintf(stderr, "%s: %s\n", progname, msg);
 	memset(&s->store.audit_cut, 0, sizeof s->store.audit_cut);
 }

@@ -48,11 +48,11 @@ static void initialize(struct br_server *s, struct arena *a, const struct json *
 	const char *version;
 	char err[300];
 	if (s->initialized) {
-		br_send_error(s, id, RPC_INVALID, "the server is already initialized: initialize comes once");
+		ag_br_send_error(s, id, RPC_INVALID, "the server is already initialized: initialize comes once");
 		return;
 	}
-	if (rpc_initialize_params(params, protocols, &version, err, sizeof err)) {
-		br_send_error(s, id, RPC_PARAMS, err);
+	if (ag_rpc_initialize_params(params, protocols, &version, err, sizeof err)) {
+		ag_br_send_error(s, id, RPC_PARAMS, err);
 		return;
 	}
 	struct json *r = json_object(a), *caps = json_object(a), *tools = json_object(a), *info = json_object(a);
@@ -66,17 +66,17 @@ static void initialize(struct br_server *s, struct arena *a, const struct json *
 	json_set(a, r, "serverInfo", info);
 	json_set(a, r, "instructions", json_str(a, s->prompt));
 	s->initialized = true;
-	br_send_result(s, id, r);
+	ag_br_send_result(s, id, r);
 }
 
 static void handle(struct br_server *s, struct arena *a, const char *line, size_t len)
 {
 	struct rpc_msg m;
 	char err[512];
-	int code = rpc_parse(a, line, len, &m, err, sizeof err);
+	int code = ag_rpc_parse(a, line, len, &m, err, sizeof err);
 	if (code) {
 		if (m.answer)
-			br_send_error(s, m.id, code, err);
+			ag_br_send_error(s, m.id, code, err);
 		return;
 	}
 	if (!m.method || !m.id)
@@ -85,23 +85,23 @@ static void handle(struct br_server *s, struct arena *a, const char *line, size_
 	if (!strcmp(method, "initialize"))
 		initialize(s, a, m.id, m.params);
 	else if (!strcmp(method, "ping"))
-		br_send_result(s, m.id, json_object(a));
+		ag_br_send_result(s, m.id, json_object(a));
 	else if (!strcmp(method, "tools/list") || !strcmp(method, "tools/call")) {
 		if (!s->initialized)
-			br_send_error(s, m.id, RPC_INVALID, "the server is not initialized: send initialize first");
+			ag_br_send_error(s, m.id, RPC_INVALID, "the server is not initialized: send initialize first");
 		else if (method[6] == 'l')
-			br_send_result(s, m.id, tool_list(s, a));
+			ag_br_send_result(s, m.id, tool_list(s, a));
 		else
-			br_tools_call(s, a, m.id, m.params);
+			ag_br_tools_call(s, a, m.id, m.params);
 	} else {
-		snprintf(err, sizeof err, "method '%.*s' not found", utf8_clip(method, 100), method);
-		br_send_error(s, m.id, RPC_METHOD, err);
+		snprintf(err, sizeof err, "method '%.*s' not found", ag_utf8_clip(method, 100), method);
+		ag_br_send_error(s, m.id, RPC_METHOD, err);
 	}
 }
 
 static bool tool_has(const struct br_server *s, struct arena *a, const char *tool, const char *option)
 {
-	const char *path = br_joinpath(a, s->exec_dir, tool);
+	const char *path = ag_br_joinpath(a, s->exec_dir, tool);
 	if (access(path, X_OK))
 		return false;
 	if (!option)
@@ -157,16 +157,16 @@ static int load_profile(struct br_server *s, char *err, size_t errlen)
 {
 	static const char *const keys[] = { "schema_version", "profile", "role", "worker_id", "allowed_operations", "output_schema", "prompt", NULL };
 	char e[1024];
-	if (!ws_id_ok(s->profile)) {
+	if (!ag_ws_id_ok(s->profile)) {
 		snprintf(err, errlen, "--profile wants a role id such as analyst");
 		return BR_USAGE;
 	}
 	char name[200];
 	snprintf(name, sizeof name, "agents/%s.json", s->profile);
-	const char *path = br_joinpath(&s->arena, s->config_dir, name);
+	const char *path = ag_br_joinpath(&s->arena, s->config_dir, name);
 	if (access(path, R_OK))
 		return snprintf(err, errlen, "unknown profile '%s' (no %s)", s->profile, path), -1;
-	s->role = br_load_json_file(&s->arena, path, err, errlen);
+	s->role = ag_br_load_json_file(&s->arena, path, err, errlen);
 	if (!s->role)
 		return -1;
 	struct json *allowed = json_get(s->role, "allowed_operations");
@@ -195,13 +195,13 @@ static int load_profile(struct br_server *s, char *err, size_t errlen)
 static int load_action_space(struct br_server *s, char *err, size_t errlen)
 {
 	char name[200];
-	if (!ws_id_ok(s->action_space_id)) {
+	if (!ag_ws_id_ok(s->action_space_id)) {
 		snprintf(err, errlen, "--action-space wants an id");
 		return BR_USAGE;
 	}
 	snprintf(name, sizeof name, "action_spaces/%s.json", s->action_space_id);
-	const char *path = br_joinpath(&s->arena, s->config_dir, name);
-	struct json *as = br_load_json_file(&s->arena, path, err, errlen);
+	const char *path = ag_br_joinpath(&s->arena, s->config_dir, name);
+	struct json *as = ag_br_load_json_file(&s->arena, path, err, errlen);
 	if (!as)
 		return -1;
 	s->action_ids = json_get(as, "action_ids");
@@ -224,7 +224,7 @@ static int build_schemas(struct br_server *s, char *err, size_t errlen)
 	char e[512];
 	for (size_t k = 0; k < s->nops; k++) {
 		struct opschema_def def;
-		if (opschema_load(&s->arena, s->ops[k].name, &def, e, sizeof e))
+		if (ag_opschema_load(&s->arena, s->ops[k].name, &def, e, sizeof e))
 			return snprintf(err, errlen, "internal schema of '%s': %s", s->ops[k].name, e), -1;
 		s->title[k] = def.title;
 		s->description[k] = def.description;
@@ -246,16 +246,16 @@ static int build_schemas(struct br_server *s, char *err, size_t errlen)
 
 static int open_state(struct br_server *s, bool create, char *err, size_t errlen)
 {
-	int rc = task_store_open(&s->store, s->ws.root, create, err, errlen);
-	br_report_cut(s);
+	int rc = ag_task_store_open(&s->store, s->ws.root, create, err, errlen);
+	ag_br_report_cut(s);
 	return rc ? -1 : 0;
 }
 
-int br_open(struct br_server *s, const char *workspace, bool verify_only, char *err, size_t errlen)
+int ag_br_open(struct br_server *s, const char *workspace, bool verify_only, char *err, size_t errlen)
 {
 	arena_init(&s->arena);
 	s->fatal[0] = 0;
-	if (ws_open(&s->ws, workspace, err, errlen))
+	if (ag_ws_open(&s->ws, workspace, err, errlen))
 		return -1;
 	if (verify_only)
 		return open_state(s, false, err, errlen);
@@ -267,9 +267,9 @@ int br_open(struct br_server *s, const char *workspace, bool verify_only, char *
 		/* the source tree (bin/../configs), else the installed layout
 		 * (PREFIX/libexec/schednav/../../share/schednav/configs, as make install puts it) */
 		struct stat st;
-		s->config_dir = br_joinpath(&s->arena, s->exec_dir, "../configs");
+		s->config_dir = ag_br_joinpath(&s->arena, s->exec_dir, "../configs");
 		if (stat(s->config_dir, &st) != 0 || !S_ISDIR(st.st_mode))
-			s->config_dir = br_joinpath(&s->arena, s->exec_dir, "../../share/schednav/configs");
+			s->config_dir = ag_br_joinpath(&s->arena, s->exec_dir, "../../share/schednav/configs");
 	}
 	/* tools run in the workspace: the exec and config dirs must not stay relative */
 	if (!(s->exec_dir = absolute(&s->arena, s->exec_dir, "--exec-path", err, errlen)) ||
@@ -290,28 +290,28 @@ int br_open(struct br_server *s, const char *workspace, bool verify_only, char *
 	return open_state(s, true, err, errlen);
 }
 
-int br_verify_log(struct br_server *s, char *err, size_t errlen)
+int ag_br_verify_log(struct br_server *s, char *err, size_t errlen)
 {
-	task_store_close(&s->store);
+	ag_task_store_close(&s->store);
 	const struct chainlog_pos *pos = &s->store.audit_pos;
 	fprintf(stderr, "%s: '%s/audit.ndjson': %lu call%s, the chain verifies (last fingerprint %s)\n", progname, s->store.dir,
 		pos->count, pos->count == 1 ? "" : "s", pos->count ? pos->last_fp : "none");
-	ws_close(&s->ws);
+	ag_ws_close(&s->ws);
 	arena_release(&s->arena);
 	return 0;
 }
 
-int br_serve(struct br_server *s)
+int ag_br_serve(struct br_server *s)
 {
 	char *buf = xmalloc(RPC_MAX_BODY + 1);
 	struct arena a;
 	arena_init(&a);
 	size_t len;
 	int got;
-	while (!s->fatal[0] && (got = rpc_read_line(s->in, buf, &len)) != 0) {
+	while (!s->fatal[0] && (got = ag_rpc_read_line(s->in, buf, &len)) != 0) {
 		arena_reset(&a);
 		if (got == 2) {
-			br_send_error(s, NULL, RPC_INVALID, "message larger than 65536 bytes");
+			ag_br_send_error(s, NULL, RPC_INVALID, "message larger than 65536 bytes");
 			continue;
 		}
 		if (len == 0)
@@ -323,9 +323,9 @@ int br_serve(struct br_server *s)
 	return s->fatal[0] ? -1 : 0;
 }
 
-void br_close(struct br_server *s)
+void ag_br_close(struct br_server *s)
 {
-	task_store_close(&s->store);
-	ws_close(&s->ws);
+	ag_task_store_close(&s->store);
+	ag_ws_close(&s->ws);
 	arena_release(&s->arena);
 }

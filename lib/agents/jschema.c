@@ -38,7 +38,7 @@ static size_t utf8_length(const char *s, size_t n)
 	return k;
 }
 
-int utf8_clip(const char *s, int max)
+int ag_utf8_clip(const char *s, int max)
 {
 	int n = 0;
 	while (n < max && s[n])
@@ -62,7 +62,7 @@ static bool pattern_matches(const char *pattern, const char *s, bool *bad)
 	return ok;
 }
 
-int jschema_check(const struct json *schema, char *err, size_t errlen)
+int ag_jschema_check(const struct json *schema, char *err, size_t errlen)
 {
 	if (schema->kind != JSON_OBJECT) {
 		snprintf(err, errlen, "a schema must be an object");
@@ -87,13 +87,13 @@ int jschema_check(const struct json *schema, char *err, size_t errlen)
 			regfree(&re);
 		} else if (!strcmp(k, "properties")) {
 			for (size_t j = 0; j < v->u.obj.n; j++)
-				if (jschema_check(v->u.obj.vals[j], err, errlen))
+				if (ag_jschema_check(v->u.obj.vals[j], err, errlen))
 					return -1;
-		} else if (!strcmp(k, "items") && jschema_check(v, err, errlen))
+		} else if (!strcmp(k, "items") && ag_jschema_check(v, err, errlen))
 			return -1;
 		else if (!strcmp(k, "oneOf"))
 			for (size_t j = 0; j < v->u.arr.n; j++)
-				if (jschema_check(v->u.arr.items[j], err, errlen))
+				if (ag_jschema_check(v->u.arr.items[j], err, errlen))
 					return -1;
 	}
 	return 0;
@@ -105,7 +105,7 @@ static int fail(char *err, size_t errlen, const char *path, const char *msg)
 	return -1;
 }
 
-int jschema_validate(const struct json *s, const struct json *v, const char *path, char *err, size_t errlen)
+int ag_jschema_validate(const struct json *s, const struct json *v, const char *path, char *err, size_t errlen)
 {
 	char msg[256];
 	const struct json *k;
@@ -176,7 +176,7 @@ int jschema_validate(const struct json *s, const struct json *v, const char *pat
 			for (size_t i = 0; i < n; i++) {
 				char sub[512];
 				snprintf(sub, sizeof sub, "%s[%zu]", path, i);
-				if (jschema_validate(k, v->u.arr.items[i], sub, err, errlen))
+				if (ag_jschema_validate(k, v->u.arr.items[i], sub, err, errlen))
 					return -1;
 			}
 	}
@@ -193,12 +193,12 @@ int jschema_validate(const struct json *s, const struct json *v, const char *pat
 			const struct json *ps = props ? json_get(props, v->u.obj.keys[i]) : NULL;
 			char sub[512];
 			const char *key = v->u.obj.keys[i];
-			snprintf(sub, sizeof sub, "%s.%.*s", path, utf8_clip(key, 200), key);
+			snprintf(sub, sizeof sub, "%s.%.*s", path, ag_utf8_clip(key, 200), key);
 			if (!ps && closed) {
-				snprintf(msg, sizeof msg, "unknown key '%.*s'", utf8_clip(key, 200), key);
+				snprintf(msg, sizeof msg, "unknown key '%.*s'", ag_utf8_clip(key, 200), key);
 				return fail(err, errlen, path, msg);
 			}
-			if (ps && jschema_validate(ps, v->u.obj.vals[i], sub, err, errlen))
+			if (ps && ag_jschema_validate(ps, v->u.obj.vals[i], sub, err, errlen))
 				return -1;
 		}
 	}
@@ -206,7 +206,7 @@ int jschema_validate(const struct json *s, const struct json *v, const char *pat
 		size_t ok = 0;
 		char tmp[256];
 		for (size_t i = 0; i < k->u.arr.n; i++)
-			ok += jschema_validate(k->u.arr.items[i], v, path, tmp, sizeof tmp) == 0;
+			ok += ag_jschema_validate(k->u.arr.items[i], v, path, tmp, sizeof tmp) == 0;
 		if (ok != 1)
 			return fail(err, errlen, path, ok ? "matches more than one of the alternatives (oneOf)" : "matches none of the alternatives (oneOf)");
 	}

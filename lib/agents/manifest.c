@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int mf_doc(struct arena *a, const char *buf, size_t len, struct json **out, char *err, size_t errlen)
+int ag_mf_doc(struct arena *a, const char *buf, size_t len, struct json **out, char *err, size_t errlen)
 {
 	char e[300];
 	if (len > MF_DOC_MAX) {
@@ -51,8 +51,8 @@ static int doc_ref(const struct json *doc, const char *key, bool required, const
 		snprintf(err, errlen, "'%s' is not a string", key);
 		return -1;
 	}
-	if (!ws_ref_ok(v->u.str.s)) {
-		snprintf(err, errlen, "'%s' '%.*s' is not a relative reference inside the workspace", key, utf8_clip(v->u.str.s, 200),
+	if (!ag_ws_ref_ok(v->u.str.s)) {
+		snprintf(err, errlen, "'%s' '%.*s' is not a relative reference inside the workspace", key, ag_utf8_clip(v->u.str.s, 200),
 			 v->u.str.s);
 		return -1;
 	}
@@ -75,12 +75,12 @@ static int doc_schema(const struct json *doc, const char *schema, char *err, siz
 	return 0;
 }
 
-/* The prologue of every document reader: mf_doc, only the keys listed, then doc_schema. */
+/* The prologue of every document reader: ag_mf_doc, only the keys listed, then doc_schema. */
 static int doc_read(struct arena *a, const char *buf, size_t len, const char *const *keys, size_t nkeys, const char *schema,
 		    struct json **doc, char *err, size_t errlen)
 {
 	char e[300];
-	if (mf_doc(a, buf, len, doc, err, errlen))
+	if (ag_mf_doc(a, buf, len, doc, err, errlen))
 		return -1;
 	if (nd_check_keys(*doc, keys, nkeys, e, sizeof e)) {
 		snprintf(err, errlen, "%s", e);
@@ -89,7 +89,7 @@ static int doc_read(struct arena *a, const char *buf, size_t len, const char *co
 	return doc_schema(*doc, schema, err, errlen);
 }
 
-int mf_run_config(struct arena *a, const char *buf, size_t len, struct run_config *rc, char *err, size_t errlen)
+int ag_mf_run_config(struct arena *a, const char *buf, size_t len, struct run_config *rc, char *err, size_t errlen)
 {
 	static const char *const keys[] = { "schema_version", "trace_ref", "history_trace_ref", "description" };
 	struct json *doc;
@@ -100,7 +100,7 @@ int mf_run_config(struct arena *a, const char *buf, size_t len, struct run_confi
 	return 0;
 }
 
-int mf_run_set(struct arena *a, const char *buf, size_t len, struct json **ids_out, char *err, size_t errlen)
+int ag_mf_run_set(struct arena *a, const char *buf, size_t len, struct json **ids_out, char *err, size_t errlen)
 {
 	static const char *const keys[] = { "schema_version", "run_config_ids", "description" };
 	struct json *doc;
@@ -113,7 +113,7 @@ int mf_run_set(struct arena *a, const char *buf, size_t len, struct json **ids_o
 	}
 	for (size_t i = 0; i < ids->u.arr.n; i++) {
 		const struct json *v = ids->u.arr.items[i];
-		if (v->kind != JSON_STRING || !ws_id_ok(v->u.str.s)) {
+		if (v->kind != JSON_STRING || !ag_ws_id_ok(v->u.str.s)) {
 			snprintf(err, errlen, "'run_config_ids[%zu]' is not a run config id", i);
 			return -1;
 		}
@@ -144,18 +144,18 @@ static int sim_record(const struct json *rec, struct run_set_simulation *s, char
 	}
 	s->run_config_id = json_get_str(rec, "run_config_id");
 	s->action_id = json_get_str(rec, "action_id");
-	if (!s->run_config_id || !ws_id_ok(s->run_config_id)) {
+	if (!s->run_config_id || !ag_ws_id_ok(s->run_config_id)) {
 		snprintf(err, errlen, "'run_config_id' is not a run config id");
 		return -1;
 	}
-	if (!s->action_id || !ws_id_ok(s->action_id)) {
+	if (!s->action_id || !ag_ws_id_ok(s->action_id)) {
 		snprintf(err, errlen, "'action_id' is not an action id");
 		return -1;
 	}
 	return doc_ref(rec, "metrics_ref", true, &s->metrics_ref, err, errlen);
 }
 
-int mf_simulations(struct arena *a, const char *path, struct run_set_simulation **sims_out, size_t *n_out, char *err, size_t errlen)
+int ag_mf_simulations(struct arena *a, const char *path, struct run_set_simulation **sims_out, size_t *n_out, char *err, size_t errlen)
 {
 	enum { MAX = MF_RUN_SET_MAX * MF_ACTIONS_MAX };
 	struct nd_reader *r = ndr_open(path, err, errlen);

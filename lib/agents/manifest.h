@@ -3,7 +3,7 @@
  * run configs (run-configs/ID.json, schednav.run-config/1), run sets (run-sets/ID.json,
  * schednav.run-set/1) and simulate_run_set manifests (schednav.bridge-simulations/1). Every
  * ref they hold is checked here, when the document is loaded, by the rule refs from an agent
- * follow (ws_ref_ok); the caller then opens each through the workspace (ws_open_file), which
+ * follow (ag_ws_ref_ok); the caller then opens each through the workspace (ag_ws_open_file), which
  * refuses symlinks and special files. Each problem has its own message. Values live in the
  * caller's arena. Nothing here prints or exits.
  */
@@ -33,13 +33,13 @@ struct run_set_simulation {
 
 /* Parse a small JSON document buf[0..len) that must be one object: a BOM, a NUL byte, invalid
  * JSON (a duplicate key, bad UTF-8, ...) and any other value each get their own message. */
-int mf_doc(struct arena *a, const char *buf, size_t len, struct json **out, char *err, size_t errlen);
+int ag_mf_doc(struct arena *a, const char *buf, size_t len, struct json **out, char *err, size_t errlen);
 /* A run config document: the exact keys, the schema, trace_ref and history_trace_ref refs. */
-int mf_run_config(struct arena *a, const char *buf, size_t len, struct run_config *rc, char *err, size_t errlen);
+int ag_mf_run_config(struct arena *a, const char *buf, size_t len, struct run_config *rc, char *err, size_t errlen);
 /* A run set document: 1..MF_RUN_SET_MAX unique run config ids; *ids the array. */
-int mf_run_set(struct arena *a, const char *buf, size_t len, struct json **ids, char *err, size_t errlen);
+int ag_mf_run_set(struct arena *a, const char *buf, size_t len, struct json **ids, char *err, size_t errlen);
 /* Read and verify a simulations manifest stream at path: every record a run_set_simulation with
  * an id run_config_id and action_id and a ref metrics_ref, each (run config, action) once, at
  * most MF_ACTIONS_MAX actions per run config and MF_RUN_SET_MAX run configs. *sims (arena) and *n. */
-int mf_simulations(struct arena *a, const char *path, struct run_set_simulation **sims, size_t *n, char *err, size_t errlen);
+int ag_mf_simulations(struct arena *a, const char *path, struct run_set_simulation **sims, size_t *n, char *err, size_t errlen);
 #endif

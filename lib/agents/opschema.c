@@ -10,7 +10,7 @@ static const char *str_of(const struct json *o, const char *key)
 	return v && v->kind == JSON_STRING ? v->u.str.s : NULL;
 }
 
-int opschema_load(struct arena *a, const char *name, struct opschema_def *def, char *err, size_t errlen)
+int ag_opschema_load(struct arena *a, const char *name, struct opschema_def *def, char *err, size_t errlen)
 {
 	const struct opschema *f = NULL;
 	for (size_t i = 0; i < opschemas_count && !f; i++)
@@ -37,7 +37,7 @@ int opschema_load(struct arena *a, const char *name, struct opschema_def *def, c
 			 "object inputSchema and resultSchema", name, name);
 		return -1;
 	}
-	if (jschema_check(def->input, e, sizeof e)) {
+	if (ag_jschema_check(def->input, e, sizeof e)) {
 		snprintf(err, errlen, "schemas/mcp/%s.json: inputSchema: %s", name, e);
 		return -1;
 	}

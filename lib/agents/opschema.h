@@ -30,5 +30,5 @@ struct opschema_def {
 
 /* The definition of operation name: 0, or -1 and a message (no such file, a file that does
  * not parse, a wrong name or a missing or mistyped key, an input schema jschema refuses). */
-int opschema_load(struct arena *a, const char *name, struct opschema_def *def, char *err, size_t errlen);
+int ag_opschema_load(struct arena *a, const char *name, struct opschema_def *def, char *err, size_t errlen);
 #endif

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int rpc_read_line(FILE *f, char *buf, size_t *len)
+int ag_rpc_read_line(FILE *f, char *buf, size_t *len)
 {
 	size_t n = 0;
 	bool over = false;
@@ -26,7 +26,7 @@ int rpc_read_line(FILE *f, char *buf, size_t *len)
 	return over ? 2 : 1;
 }
 
-int rpc_parse(struct arena *a, const char *line, size_t len, struct rpc_msg *m, char *err, size_t errlen)
+int ag_rpc_parse(struct arena *a, const char *line, size_t len, struct rpc_msg *m, char *err, size_t errlen)
 {
 	struct json *msg;
 	char e[400];
@@ -73,7 +73,7 @@ int rpc_parse(struct arena *a, const char *line, size_t len, struct rpc_msg *m, 
 	return 0;
 }
 
-int rpc_initialize_params(const struct json *params, const char *const *supported, const char **version, char *err,
+int ag_rpc_initialize_params(const struct json *params, const char *const *supported, const char **version, char *err,
 			  size_t errlen)
 {
 	const struct json *v = json_get(params, "protocolVersion"), *caps = json_get(params, "capabilities"),
@@ -108,7 +108,7 @@ static int send_line(FILE *f, struct strbuf *sb)
 	return rc;
 }
 
-int rpc_send_result(FILE *f, const struct json *id, const struct json *result)
+int ag_rpc_send_result(FILE *f, const struct json *id, const struct json *result)
 {
 	struct strbuf sb;
 	sb_init(&sb);
@@ -120,7 +120,7 @@ int rpc_send_result(FILE *f, const struct json *id, const struct json *result)
 	return send_line(f, &sb);
 }
 
-int rpc_send_error(FILE *f, const struct json *id, int code, const char *msg)
+int ag_rpc_send_error(FILE *f, const struct json *id, int code, const char *msg)
 {
 	struct strbuf sb;
 	sb_init(&sb);

@@ -28,19 +28,19 @@ struct rpc_msg {
 
 /* Read one line of f into buf (RPC_MAX_BODY + 1 bytes; a final '\r' dropped): 1 a line,
  * 0 the end of input, 2 a line longer than RPC_MAX_BODY (read past and dropped). */
-int rpc_read_line(FILE *f, char *buf, size_t *len);
+int ag_rpc_read_line(FILE *f, char *buf, size_t *len);
 /* Parse and classify line[0..len): 0 and m filled, else a JSON-RPC error code with the
  * message in err; m->id is then the id to answer with (NULL: null) and m->answer says
  * whether to answer at all. */
-int rpc_parse(struct arena *a, const char *line, size_t len, struct rpc_msg *m, char *err, size_t errlen);
+int ag_rpc_parse(struct arena *a, const char *line, size_t len, struct rpc_msg *m, char *err, size_t errlen);
 /* Check initialize params: protocolVersion (a string), capabilities (an object) and
  * clientInfo (an object with string name and version). 0 and *version (the version asked
  * for when it is in supported, else supported[0]), or -1 and a message (invalid params). */
-int rpc_initialize_params(const struct json *params, const char *const *supported, const char **version, char *err,
+int ag_rpc_initialize_params(const struct json *params, const char *const *supported, const char **version, char *err,
 			  size_t errlen);
 /* Write {"jsonrpc":"2.0","id":ID,"result":RESULT} and a newline to f and flush it: 0, or -1
  * with errno set. */
-int rpc_send_result(FILE *f, const struct json *id, const struct json *result);
+int ag_rpc_send_result(FILE *f, const struct json *id, const struct json *result);
 /* Write {"jsonrpc":"2.0","id":ID (NULL: null),"error":{"code":CODE,"message":MSG}} likewise. */
-int rpc_send_error(FILE *f, const struct json *id, int code, const char *msg);
+int ag_rpc_send_error(FILE *f, const struct json *id, int code, const char *msg);
 #endif

@@ -28,7 +28,7 @@ static bool hex32(const struct json *v)
 	return true;
 }
 
-int task_key_ok(const char *key)
+int ag_task_key_ok(const char *key)
 {
 	size_t n = strlen(key);
 	if (n < 8 || n > 128)
@@ -44,7 +44,7 @@ int task_key_ok(const char *key)
 
 static bool is_str(const struct json *v) { return v && v->kind == JSON_STRING; }
 
-int task_check(const struct json *t, const char *task_id, const char *operation, char *err, size_t errlen)
+int ag_task_check(const struct json *t, const char *task_id, const char *operation, char *err, size_t errlen)
 {
 	static const char *const keys[] = {
 		"schema_version", "task_id", "operation", "idempotency_key", "profile", "arguments_fingerprint", "state",
@@ -80,11 +80,11 @@ int task_check(const struct json *t, const char *task_id, const char *operation,
 		snprintf(err, errlen, "'operation' is not '%s'", operation);
 		return -1;
 	}
-	if (key->kind != JSON_NULL && (!is_str(key) || task_key_ok(key->u.str.s))) {
+	if (key->kind != JSON_NULL && (!is_str(key) || ag_task_key_ok(key->u.str.s))) {
 		snprintf(err, errlen, "'idempotency_key' is neither null nor a key");
 		return -1;
 	}
-	if (!is_str(profile) || !ws_id_ok(profile->u.str.s)) {
+	if (!is_str(profile) || !ag_ws_id_ok(profile->u.str.s)) {
 		snprintf(err, errlen, "'profile' is not a profile id");
 		return -1;
 	}
@@ -113,7 +113,7 @@ int task_check(const struct json *t, const char *task_id, const char *operation,
 		static const char *const akeys[] = { "ref", "schema", "fingerprint" };
 		const struct json *a = arts->u.arr.items[i], *ref = json_get(a, "ref"), *sch = json_get(a, "schema");
 		if (!a || a->kind != JSON_OBJECT || a->u.obj.n != 3 || nd_check_keys(a, ND_KEYS(akeys), e, sizeof e) || !is_str(ref) ||
-		    !ws_ref_ok(ref->u.str.s) || !is_str(sch) || !hex32(json_get(a, "fingerprint"))) {
+		    !ag_ws_ref_ok(ref->u.str.s) || !is_str(sch) || !hex32(json_get(a, "fingerprint"))) {
 			snprintf(err, errlen, "'artifacts[%zu]' is not {ref, schema, fingerprint}", i);
 			return -1;
 		}
@@ -134,7 +134,7 @@ int task_check(const struct json *t, const char *task_id, const char *operation,
 	return 0;
 }
 
-void task_fingerprint(struct arena *a, const struct json *t, char out[FP_HEX_XXH3])
+void ag_task_fingerprint(struct arena *a, const struct json *t, char out[FP_HEX_XXH3])
 {
 	struct json *copy = json_object(a);
 	for (size_t i = 0; i < t->u.obj.n; i++)
@@ -170,8 +170,8 @@ static int audit_lock(struct task_store *ts, char *err, size_t errlen)
 		return -1;
 	}
 	struct chainlog_cut cut = { 0 };
-	int rc = ts->appending ? chainlog_follow_append(ts->audit_fd, ts->audit_path, &audit_log, &ts->audit_pos, &cut, e, sizeof e)
-			       : chainlog_follow(ts->audit_fd, ts->audit_path, &audit_log, &ts->audit_pos, e, sizeof e);
+	int rc = ts->appending ? ev_chainlog_follow_append(ts->audit_fd, ts->audit_path, &audit_log, &ts->audit_pos, &cut, e, sizeof e)
+			       : ev_chainlog_follow(ts->audit_fd, ts->audit_path, &audit_log, &ts->audit_pos, e, sizeof e);
 	if (cut.bytes)
 		ts->audit_cut = cut;
 	if (rc) {
@@ -181,7 +181,7 @@ static int audit_lock(struct task_store *ts, char *err, size_t errlen)
 	return 0;
 }
 
-int task_store_open(struct task_store *ts, const char *root, bool create, char *err, size_t errlen)
+int ag_task_store_open(struct task_store *ts, const char *root, bool create, char *err, size_t errlen)
 {
 	memset(&ts->audit_pos, 0, sizeof ts->audit_pos);
 	memset(&ts->audit_cut, 0, sizeof ts->audit_cut);
@@ -205,7 +205,7 @@ int task_store_open(struct task_store *ts, const char *root, bool create, char *
 	snprintf(ts->audit_path, sizeof ts->audit_path, "%s/audit.ndjson", ts->dir);
 	if (!create) {
 		/* --verify-log: the whole log, every time */
-		ts->audit_fd = chainlog_open(ts->audit_path, &audit_log, false, false, last, &count, err, errlen);
+		ts->audit_fd = ev_chainlog_open(ts->audit_path, &audit_log, false, false, last, &count, err, errlen);
 		if (ts->audit_fd < 0)
 			return -1;
 		ts->audit_pos.count = count;   /* what the one-line confirmation reports */
@@ -224,20 +224,20 @@ int task_store_open(struct task_store *ts, const char *root, bool create, char *
 	return 0;
 }
 
-void task_store_close(struct task_store *ts)
+void ag_task_store_close(struct task_store *ts)
 {
 	if (ts->audit_fd >= 0)
 		close(ts->audit_fd);
 	ts->audit_fd = -1;
 }
 
-int task_store_path(const struct task_store *ts, const char *name, char *out, size_t n)
+int ag_task_store_path(const struct task_store *ts, const char *name, char *out, size_t n)
 {
 	int w = snprintf(out, n, "%s/%s", ts->dir, name);
 	return w < 0 || (size_t)w >= n ? -1 : 0;
 }
 
-int task_write_atomic(const char *path, const char *buf, size_t len)
+int ag_task_write_atomic(const char *path, const char *buf, size_t len)
 {
 	char err[PATH_MAX + 200];
 	struct zio_writer *w = zw_open(path, false, err, sizeof err);
@@ -250,7 +250,7 @@ int task_write_atomic(const char *path, const char *buf, size_t len)
 	return zw_commit(w, err, sizeof err);
 }
 
-int task_audit_append(struct task_store *ts, struct arena *a, const struct task_call *call, unsigned long long *at, char *err,
+int ag_task_audit_append(struct task_store *ts, struct arena *a, const struct task_call *call, unsigned long long *at, char *err,
 		      size_t errlen)
 {
 	const char *op = call->operation;
@@ -258,7 +258,7 @@ int task_audit_append(struct task_store *ts, struct arena *a, const struct task_
 	json_set(a, rec, "type", json_str(a, "bridge_call"));
 	json_set(a, rec, "profile", json_str(a, call->profile));
 	/* an unknown tool's name is the agent's text: the log keeps at most TASK_MAX_LOGGED_NAME bytes */
-	json_set(a, rec, "operation", op ? json_strn(a, op, (size_t)utf8_clip(op, TASK_MAX_LOGGED_NAME)) : json_null(a));
+	json_set(a, rec, "operation", op ? json_strn(a, op, (size_t)ag_utf8_clip(op, TASK_MAX_LOGGED_NAME)) : json_null(a));
 	json_set(a, rec, "task_id", call->task_id && *call->task_id ? json_str(a, call->task_id) : json_null(a));
 	json_set(a, rec, "arguments_fingerprint", call->args_fp && *call->args_fp ? json_str(a, call->args_fp) : json_null(a));
 	json_set(a, rec, "arguments", call->args ? call->args : json_null(a));
@@ -276,8 +276,8 @@ int task_audit_append(struct task_store *ts, struct arena *a, const struct task_
 	*at = ts->audit_pos.offset;
 	unsigned long count = ts->audit_pos.count;
 	snprintf(last, sizeof last, "%s", ts->audit_pos.last_fp);
-	if (chainlog_append(ts->audit_fd, ts->audit_path, &audit_log, a, rec, last, &count, e, sizeof e) ||
-	    chainlog_follow(ts->audit_fd, ts->audit_path, &audit_log, &ts->audit_pos, e, sizeof e)) {
+	if (ev_chainlog_append(ts->audit_fd, ts->audit_path, &audit_log, a, rec, last, &count, e, sizeof e) ||
+	    ev_chainlog_follow(ts->audit_fd, ts->audit_path, &audit_log, &ts->audit_pos, e, sizeof e)) {
 		snprintf(err, errlen, "audit log: %s", e);
 		return -1;
 	}
@@ -296,7 +296,7 @@ static int task_bound(struct task_store *ts, struct arena *a, const struct json 
 	unsigned long long off = (unsigned long long)json_get(t, "audit_offset")->u.i;
 	const char *state = json_get_str(t, "state");
 	char tfp[FP_HEX_XXH3];
-	task_fingerprint(a, t, tfp);
+	ag_task_fingerprint(a, t, tfp);
 	if (audit_lock(ts, err, errlen))
 		return -1;
 	/* read from the byte before the line: it must be the newline that ends the line before */
@@ -349,14 +349,14 @@ static struct json *load_json_file(struct arena *a, const char *path, char *err,
 	return rc ? NULL : v;
 }
 
-int task_load(struct task_store *ts, struct arena *a, const char *task_id, task_op_fn op, void *ctx, struct json **out, char *bad,
+int ag_task_load(struct task_store *ts, struct arena *a, const char *task_id, task_op_fn op, void *ctx, struct json **out, char *bad,
 	      size_t badlen, char *err, size_t errlen)
 {
 	char rel[64], path[PATH_MAX], e[600];
 	bad[0] = 0;
 	*out = NULL;
 	snprintf(rel, sizeof rel, "tasks/%s.json", task_id);
-	if (task_store_path(ts, rel, path, sizeof path)) {
+	if (ag_task_store_path(ts, rel, path, sizeof path)) {
 		snprintf(err, errlen, "path of '%s' is too long", rel);
 		return -1;
 	}
@@ -380,12 +380,12 @@ int task_load(struct task_store *ts, struct arena *a, const char *task_id, task_
 		snprintf(bad, badlen, "'operation' is not a task operation");
 		return 0;
 	}
-	if (task_check(t, task_id, opname, e, sizeof e)) {
+	if (ag_task_check(t, task_id, opname, e, sizeof e)) {
 		snprintf(bad, badlen, "%s", e);
 		return 0;
 	}
 	const char *state = json_get_str(t, "state");
-	if (!strcmp(state, "succeeded") && jschema_validate(result_schema, json_get(t, "result"), "result", e, sizeof e)) {
+	if (!strcmp(state, "succeeded") && ag_jschema_validate(result_schema, json_get(t, "result"), "result", e, sizeof e)) {
 		snprintf(bad, badlen, "%s", e);
 		return 0;
 	}
@@ -398,7 +398,7 @@ int task_load(struct task_store *ts, struct arena *a, const char *task_id, task_
 	return 0;
 }
 
-struct json *task_record(struct arena *a, const struct task_info *ti, const char *state, bool failed, bool transient,
+struct json *ag_task_record(struct arena *a, const struct task_info *ti, const char *state, bool failed, bool transient,
 			 struct json *result)
 {
 	struct json *t = json_object(a);
@@ -417,7 +417,7 @@ struct json *task_record(struct arena *a, const struct task_info *ti, const char
 	return t;
 }
 
-int task_write(const struct task_store *ts, const char *task_id, const struct json *t)
+int ag_task_write(const struct task_store *ts, const char *task_id, const struct json *t)
 {
 	struct strbuf sb;
 	sb_init(&sb);
@@ -425,7 +425,7 @@ int task_write(const struct task_store *ts, const char *task_id, const struct js
 	sb_addc(&sb, '\n');
 	char rel[64], path[PATH_MAX];
 	snprintf(rel, sizeof rel, "tasks/%s.json", task_id);
-	int rc = task_store_path(ts, rel, path, sizeof path) ? -1 : task_write_atomic(path, sb.buf, sb.len);
+	int rc = ag_task_store_path(ts, rel, path, sizeof path) ? -1 : ag_task_write_atomic(path, sb.buf, sb.len);
 	sb_release(&sb);
 	return rc;
 }

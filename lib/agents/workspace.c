@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int ws_open(struct workspace *ws, const char *root, char *err, size_t errlen)
+int ag_ws_open(struct workspace *ws, const char *root, char *err, size_t errlen)
 {
 	ws->root_fd = -1;
 	ws->root = NULL;
@@ -30,7 +30,7 @@ int ws_open(struct workspace *ws, const char *root, char *err, size_t errlen)
 	return 0;
 }
 
-void ws_close(struct workspace *ws)
+void ag_ws_close(struct workspace *ws)
 {
 	if (ws->root_fd >= 0)
 		close(ws->root_fd);
@@ -39,7 +39,7 @@ void ws_close(struct workspace *ws)
 	ws->root = NULL;
 }
 
-bool ws_id_ok(const char *id)
+bool ag_ws_id_ok(const char *id)
 {
 	size_t n = strlen(id);
 	if (n < 1 || n > 128 || !((id[0] >= 'a' && id[0] <= 'z') || (id[0] >= '0' && id[0] <= '9')))
@@ -57,7 +57,7 @@ static bool ref_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 }
 
-bool ws_ref_ok(const char *ref)
+bool ag_ws_ref_ok(const char *ref)
 {
 	size_t n = strlen(ref);
 	if (n == 0 || n > WS_REF_MAX)
@@ -82,8 +82,8 @@ bool ws_ref_ok(const char *ref)
  * last component's offset, or -1. */
 static int walk_parent(const struct workspace *ws, const char *ref, bool create, size_t *last, char *err, size_t errlen)
 {
-	if (!ws_ref_ok(ref)) {
-		snprintf(err, errlen, "'%.*s' is not a relative reference inside the workspace", utf8_clip(ref, 600), ref);
+	if (!ag_ws_ref_ok(ref)) {
+		snprintf(err, errlen, "'%.*s' is not a relative reference inside the workspace", ag_utf8_clip(ref, 600), ref);
 		return -1;
 	}
 	int dir = dup(ws->root_fd);
@@ -114,7 +114,7 @@ static int walk_parent(const struct workspace *ws, const char *ref, bool create,
 	return dir;
 }
 
-int ws_open_file(const struct workspace *ws, const char *ref, char *err, size_t errlen)
+int ag_ws_open_file(const struct workspace *ws, const char *ref, char *err, size_t errlen)
 {
 	size_t last;
 	int dir = walk_parent(ws, ref, false, &last, err, errlen);
@@ -139,7 +139,7 @@ int ws_open_file(const struct workspace *ws, const char *ref, char *err, size_t 
 	return fd;
 }
 
-int ws_mkdirs(const struct workspace *ws, const char *ref, char *err, size_t errlen)
+int ag_ws_mkdirs(const struct workspace *ws, const char *ref, char *err, size_t errlen)
 {
 	/* "REF/x": every component of REF becomes a directory to create or enter */
 	char probe[WS_REF_MAX + 3];

@@ -22,12 +22,12 @@ struct workspace {
 };
 
 /* Open the root (a directory, no symlink as its last component). */
-int ws_open(struct workspace *ws, const char *root, char *err, size_t errlen);
-void ws_close(struct workspace *ws);
-bool ws_id_ok(const char *id);
-bool ws_ref_ok(const char *ref);
+int ag_ws_open(struct workspace *ws, const char *root, char *err, size_t errlen);
+void ag_ws_close(struct workspace *ws);
+bool ag_ws_id_ok(const char *id);
+bool ag_ws_ref_ok(const char *ref);
 /* Open ref for reading: a regular file reached without a symlink. The fd or -1. */
-int ws_open_file(const struct workspace *ws, const char *ref, char *err, size_t errlen);
+int ag_ws_open_file(const struct workspace *ws, const char *ref, char *err, size_t errlen);
 /* Create the directories of ref (relative, each component checked) under the root. */
-int ws_mkdirs(const struct workspace *ws, const char *ref, char *err, size_t errlen);
+int ag_ws_mkdirs(const struct workspace *ws, const char *ref, char *err, size_t errlen);
 #endif

@@ -19,7 +19,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-bool ad_id_ok(const char *s)
+bool ev_ad_id_ok(const char *s)
 {
 	return s && !text_id_problem(s, strlen(s));   /* the one identifier rule (docs/hardening.md) */
 }
@@ -30,7 +30,7 @@ static int cmp_double(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-double ad_median(double *v, size_t n)
+double ev_ad_median(double *v, size_t n)
 {
 	qsort(v, n, sizeof *v, cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -48,7 +48,7 @@ static void *alloc(struct arena *a, size_t n)
 static const char *id_of(const struct json *o, const char *key, const char *what, char *err, size_t errlen)
 {
 	const struct json *v = json_get(o, key);
-	if (!v || v->kind != JSON_STRING || !ad_id_ok(v->u.str.s) || strlen(v->u.str.s) != v->u.str.len) {
+	if (!v || v->kind != JSON_STRING || !ev_ad_id_ok(v->u.str.s) || strlen(v->u.str.s) != v->u.str.len) {
 		fail(err, errlen, "%s: '%s' must be a non-empty string without control characters", what, key);
 		return NULL;
 	}
@@ -105,7 +105,7 @@ static long action_index(const struct ad_design *d, const char *id)
 	return -1;
 }
 
-int ad_design_parse(struct ad_design *d, const struct json *rec, struct arena *a, char *err, size_t errlen)
+int ev_ad_design_parse(struct ad_design *d, const struct json *rec, struct arena *a, char *err, size_t errlen)
 {
 	static const char *const keys[] = { "type", "schema_version", "trace_id", "trace_fingerprint", "capacity_gpus",
 		"windows_fingerprint", "window_rule", "carry_in", "baseline_action_id", "actions", "candidate_count", "split",
@@ -193,7 +193,7 @@ static const char *const rule_ids[5] = { "native-fifo", "native-preemptive-3600"
 	"native-preemptive-g3600-b09-d0900", "native-preemptive-g3600-b09-loss-aware" };
 enum { FIFO, P3600, D0000, D0900, LOSS };
 
-int ad_rule_applies(const struct ad_design *d, char *err, size_t errlen)
+int ev_ad_rule_applies(const struct ad_design *d, char *err, size_t errlen)
 {
 	bool ok = d->nactions == 5 && !strcmp(d->baseline, rule_ids[FIFO]);
 	for (int k = 0; ok && k < 5; k++)
@@ -205,7 +205,7 @@ int ad_rule_applies(const struct ad_design *d, char *err, size_t errlen)
 	return 0;
 }
 
-const char *ad_rule_candidates(const struct ad_window *w, const struct ad_design *d, const char *ids[3])
+const char *ev_ad_rule_candidates(const struct ad_window *w, const struct ad_design *d, const char *ids[3])
 {
 	bool pressure = w->peak_pressure >= d->peak_threshold, share = w->spot_share >= d->share_threshold;
 	static const int sets[4][3] = { { FIFO, D0000, D0900 }, { FIFO, D0900, LOSS }, { FIFO, P3600, D0000 }, { FIFO, D0000, LOSS } };
@@ -222,7 +222,7 @@ static const char rule_definition[] =
 	"peak requested pressure and Spot share against the calibration medians; it reads no "
 	"simulation outcome and chooses no placement.";
 
-struct json *ad_rule_record(struct arena *a, const struct ad_design *d)
+struct json *ev_ad_rule_record(struct arena *a, const struct ad_design *d)
 {
 	struct json *rec = json_object(a), *ws = json_array(a);
 	json_set(a, rec, "type", json_str(a, "rule_selections"));
@@ -232,7 +232,7 @@ struct json *ad_rule_record(struct arena *a, const struct ad_design *d)
 	json_set(a, rec, "selection_basis", json_str(a, "workload_only"));
 	for (size_t i = d->ncalibration; i < d->nwindows; i++) {
 		const char *ids[3];
-		const char *reason = ad_rule_candidates(&d->windows[i], d, ids);
+		const char *reason = ev_ad_rule_candidates(&d->windows[i], d, ids);
 		struct json *x = json_object(a), *c = json_array(a);
 		json_set(a, x, "window_id", json_str(a, d->windows[i].id));
 		for (int k = 0; k < 3; k++)
@@ -294,7 +294,7 @@ static int parse_windows(struct ad_selections *s, const struct json *list, const
 		bool baseline = false;
 		for (size_t j = 0; j < n; j++) {
 			const struct json *v = c->u.arr.items[j];
-			if (v->kind != JSON_STRING || !ad_id_ok(v->u.str.s))
+			if (v->kind != JSON_STRING || !ev_ad_id_ok(v->u.str.s))
 				return fail(err, errlen, "%s: candidate %zu is not an action id", wwhat, j);
 			ids[j] = v->u.str.s;
 			if (action_index(d, ids[j]) < 0)
@@ -307,7 +307,7 @@ static int parse_windows(struct ad_selections *s, const struct json *list, const
 		if (!baseline)
 			return fail(err, errlen, "%s: the candidates must include the baseline '%s'", wwhat, d->baseline);
 		const struct json *r = json_get(o, "reason_code");
-		if (r->kind != JSON_STRING || r->u.str.len == 0 || r->u.str.len > AD_REASON_MAX || !ad_id_ok(r->u.str.s) ||
+		if (r->kind != JSON_STRING || r->u.str.len == 0 || r->u.str.len > AD_REASON_MAX || !ev_ad_id_ok(r->u.str.s) ||
 		    strlen(r->u.str.s) != r->u.str.len)
 			return fail(err, errlen, "%s: 'reason_code' must be one line of 1 to %d bytes", wwhat, AD_REASON_MAX);
 		s->candidates[k] = ids;
@@ -328,7 +328,7 @@ static const char *what_of(const struct json *rec, char *what, size_t n)
 	return what;
 }
 
-int ad_agent_parse(struct ad_selections *s, const struct json *rec, const struct ad_design *d, struct arena *a, char *err, size_t errlen)
+int ev_ad_agent_parse(struct ad_selections *s, const struct json *rec, const struct ad_design *d, struct arena *a, char *err, size_t errlen)
 {
 	static const char *const keys[] = { "type", "schema_version", "controller_id", "mode", "model_id", "source",
 		"safety_action_id", "selections", "verified_stage_receipt_count", "source_anomalies", "selections_fingerprint", NULL };
@@ -359,7 +359,7 @@ int ad_agent_parse(struct ad_selections *s, const struct json *rec, const struct
 	return list ? parse_windows(s, list, item_keys, d->fingerprint, d, a, what, err, errlen) : -1;
 }
 
-int ad_rule_parse(struct ad_selections *s, const struct json *rec, const struct ad_design *d, struct arena *a, char *err, size_t errlen)
+int ev_ad_rule_parse(struct ad_selections *s, const struct json *rec, const struct ad_design *d, struct arena *a, char *err, size_t errlen)
 {
 	static const char *const keys[] = { "type", "schema_version", "controller_id", "design_fingerprint", "selection_basis",
 		"windows", "definition", "fingerprint", NULL };

@@ -69,31 +69,31 @@ struct ad_selections {
 
 /* An identifier we write and compare: the one identifier rule, text_id_problem (no control
  * character of C0 or C1, no NUL, valid UTF-8, no white space at either end, 1..1024 bytes). */
-bool ad_id_ok(const char *s);
+bool ev_ad_id_ok(const char *s);
 
 /* Python's statistics.median of v[0..n) (n > 0): sorts v in place. */
-double ad_median(double *v, size_t n);
+double ev_ad_median(double *v, size_t n);
 
 /* Parse and check a design record: key set, kinds, the self-fingerprint, the split (the
  * calibration windows first, at least one of each, chronological), unique ids, the
  * baseline in the catalogue. */
-int ad_design_parse(struct ad_design *d, const struct json *rec, struct arena *a, char *err, size_t errlen);
+int ev_ad_design_parse(struct ad_design *d, const struct json *rec, struct arena *a, char *err, size_t errlen);
 
 /* workload-rule-v1 for window w of d: its three candidates (catalogue ids) in ids and the
  * reason code as the return value. High means >= the design's threshold. */
-const char *ad_rule_candidates(const struct ad_window *w, const struct ad_design *d, const char *ids[3]);
+const char *ev_ad_rule_candidates(const struct ad_window *w, const struct ad_design *d, const char *ids[3]);
 /* workload-rule-v1's rule_selections record for the evaluation windows of d (self-fingerprinted
- * by fingerprint); d's catalogue must pass ad_rule_applies. */
-struct json *ad_rule_record(struct arena *a, const struct ad_design *d);
+ * by fingerprint); d's catalogue must pass ev_ad_rule_applies. */
+struct json *ev_ad_rule_record(struct arena *a, const struct ad_design *d);
 /* Read a rule_selections record of d into s (its shape, fingerprint and windows, as below). */
-int ad_rule_parse(struct ad_selections *s, const struct json *rec, const struct ad_design *d, struct arena *a, char *err, size_t errlen);
+int ev_ad_rule_parse(struct ad_selections *s, const struct json *rec, const struct ad_design *d, struct arena *a, char *err, size_t errlen);
 /* -1 + message unless d's catalogue is exactly the five ids workload-rule-v1 names. */
-int ad_rule_applies(const struct ad_design *d, char *err, size_t errlen);
+int ev_ad_rule_applies(const struct ad_design *d, char *err, size_t errlen);
 
 /* Check the agent's controller_selections record (plan-check --adaptive) against d: its key set
  * and schema_version, selections_fingerprint, the safety action = d's baseline, and per
  * selection the design fingerprint as observation, every evaluation window exactly once, 3-5
  * distinct catalogue ids including the baseline, a one-line reason code of at most 256 bytes;
  * fill s. Messages start with "controller 'ID': ". */
-int ad_agent_parse(struct ad_selections *s, const struct json *rec, const struct ad_design *d, struct arena *a, char *err, size_t errlen);
+int ev_ad_agent_parse(struct ad_selections *s, const struct json *rec, const struct ad_design *d, struct arena *a, char *err, size_t errlen);
 #endif

@@ -52,7 +52,7 @@ int ev_approvals_read(struct ev_approvals *log, const char *buf, size_t len, con
 {
 	unsigned long n;
 	memset(log, 0, sizeof *log);
-	int rc = chainlog_read(buf, len, name, &ev_approval_log, a, &log->rec, log->last, &n, err, errlen);
+	int rc = ev_chainlog_read(buf, len, name, &ev_approval_log, a, &log->rec, log->last, &n, err, errlen);
 	log->n = n;
 	return rc;
 }

@@ -158,7 +158,7 @@ static int read_lines(const char *buf, size_t len, const char *log, const struct
 	return rc;
 }
 
-int chainlog_read(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *keep,
+int ev_chainlog_read(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *keep,
 		  struct json ***recs, char last_fp[FP_HEX_XXH3], unsigned long *count, char *err, size_t errlen)
 {
 	last_fp[0] = 0;
@@ -218,19 +218,19 @@ static int follow(int fd, const char *log, const struct chainlog_spec *spec, str
 	return rc;
 }
 
-int chainlog_follow(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos, char *err, size_t errlen)
+int ev_chainlog_follow(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos, char *err, size_t errlen)
 {
 	return follow(fd, log, spec, pos, NULL, err, errlen);
 }
 
-int chainlog_follow_append(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos,
+int ev_chainlog_follow_append(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos,
 			   struct chainlog_cut *cut, char *err, size_t errlen)
 {
 	memset(cut, 0, sizeof *cut);
 	return follow(fd, log, spec, pos, cut, err, errlen);
 }
 
-int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, char last_fp[FP_HEX_XXH3], unsigned long *count,
+int ev_chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, char last_fp[FP_HEX_XXH3], unsigned long *count,
 		    char *err, size_t errlen)
 {
 	struct strbuf sb;
@@ -239,12 +239,12 @@ int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, c
 	*count = 0;
 	int rc = read_all(fd, log, &sb, err, errlen);
 	if (rc == 0)
-		rc = chainlog_read(sb.buf ? sb.buf : "", sb.len, log, spec, NULL, NULL, last_fp, count, err, errlen);
+		rc = ev_chainlog_read(sb.buf ? sb.buf : "", sb.len, log, spec, NULL, NULL, last_fp, count, err, errlen);
 	sb_release(&sb);
 	return rc;
 }
 
-int chainlog_open(const char *log, const struct chainlog_spec *spec, bool create, bool exclusive, char last_fp[FP_HEX_XXH3],
+int ev_chainlog_open(const char *log, const struct chainlog_spec *spec, bool create, bool exclusive, char last_fp[FP_HEX_XXH3],
 		  unsigned long *count, char *err, size_t errlen)
 {
 	int fd = open(log, (create ? O_RDWR | O_APPEND | O_CREAT : O_RDONLY) | O_CLOEXEC, 0644);
@@ -257,14 +257,14 @@ int chainlog_open(const char *log, const struct chainlog_spec *spec, bool create
 		close(fd);
 		return -1;
 	}
-	if (chainlog_verify(fd, log, spec, last_fp, count, err, errlen)) {
+	if (ev_chainlog_verify(fd, log, spec, last_fp, count, err, errlen)) {
 		close(fd);
 		return -1;
 	}
 	return fd;
 }
 
-int chainlog_open_append(const char *log, const struct chainlog_spec *spec, char last_fp[FP_HEX_XXH3], unsigned long *count,
+int ev_chainlog_open_append(const char *log, const struct chainlog_spec *spec, char last_fp[FP_HEX_XXH3], unsigned long *count,
 			 struct chainlog_cut *cut, char *err, size_t errlen)
 {
 	memset(cut, 0, sizeof *cut);
@@ -295,7 +295,7 @@ int chainlog_open_append(const char *log, const struct chainlog_spec *spec, char
 	return fd;
 }
 
-void chainlog_cut_describe(const struct chainlog_cut *cut, const char *log, char *out, size_t outlen)
+void ev_chainlog_cut_describe(const struct chainlog_cut *cut, const char *log, char *out, size_t outlen)
 {
 	snprintf(out, outlen,
 		 "%s:%lu: cut off a torn last line (%llu bytes without a newline, left by an append that was interrupted "
@@ -314,7 +314,7 @@ static void sync_parent_dir(const char *path)
 	free(copy);
 }
 
-int chainlog_append(int fd, const char *log, const struct chainlog_spec *spec, struct arena *a, struct json *rec,
+int ev_chainlog_append(int fd, const char *log, const struct chainlog_spec *spec, struct arena *a, struct json *rec,
 		    char last_fp[FP_HEX_XXH3], unsigned long *count, char *err, size_t errlen)
 {
 	json_set(a, rec, spec->prev_key, *count ? json_str(a, last_fp) : json_null(a));
@@ -325,7 +325,7 @@ int chainlog_append(int fd, const char *log, const struct chainlog_spec *spec, s
 	sb_addc(&line, '\n');
 	/* One write(2) of the whole line. A kill can still stop it between pages: the torn line
 	 * has no newline, every reader refuses it, and the next appender cuts it off under the
-	 * lock (chainlog_open_append). The line counts only once it is whole and fsync'd. */
+	 * lock (ev_chainlog_open_append). The line counts only once it is whole and fsync'd. */
 	struct stat st;
 	if (fstat(fd, &st)) {
 		snprintf(err, errlen, "%s: %s", log, strerror(errno));

@@ -8,7 +8,7 @@
  * newline): readers refuse it; an appender, under its exclusive lock, cuts off such a tail
  * when it is the start of a line of this log (never a whole line: those end with their
  * newline) and says so in a struct chainlog_cut. Callers own the fd and lock it
- * (chainlog_open does both). Nothing here prints or exits: 0 / -1 + message in err.
+ * (ev_chainlog_open does both). Nothing here prints or exits: 0 / -1 + message in err.
  */
 #ifndef SCHEDNAV_EVAL_CHAINLOG_H
 #define SCHEDNAV_EVAL_CHAINLOG_H
@@ -37,14 +37,14 @@ struct chainlog_cut {
 };
 
 /* Verify the log read from fd: last fingerprint ("" when empty) and line count out. */
-int chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, char last_fp[FP_HEX_XXH3], unsigned long *count,
+int ev_chainlog_verify(int fd, const char *log, const struct chainlog_spec *spec, char last_fp[FP_HEX_XXH3], unsigned long *count,
 		    char *err, size_t errlen);
-/* Verify a whole log held in buf[0..len) (named log in messages), as chainlog_verify does.
+/* Verify a whole log held in buf[0..len) (named log in messages), as ev_chainlog_verify does.
  * When recs is not NULL every record is kept, parsed into a: *recs (malloc'd, free it) and
  * *count of them. */
-int chainlog_read(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *a,
+int ev_chainlog_read(const char *buf, size_t len, const char *log, const struct chainlog_spec *spec, struct arena *a,
 		  struct json ***recs, char last_fp[FP_HEX_XXH3], unsigned long *count, char *err, size_t errlen);
-/* How far a log has been verified: chainlog_follow reads only what was appended since. */
+/* How far a log has been verified: ev_chainlog_follow reads only what was appended since. */
 struct chainlog_pos {
 	unsigned long long offset;       /* bytes of whole lines verified */
 	unsigned long long last_start;   /* offset of the last verified line */
@@ -54,24 +54,24 @@ struct chainlog_pos {
 };
 /* Verify what follows pos (zeroed: the whole log) and advance pos; the last line verified
  * before must be unchanged and the log no shorter. Cost: the bytes appended since. */
-int chainlog_follow(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos, char *err,
+int ev_chainlog_follow(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos, char *err,
 		    size_t errlen);
-/* chainlog_follow for an appender: fd writable and exclusively locked; a torn tail after the
+/* ev_chainlog_follow for an appender: fd writable and exclusively locked; a torn tail after the
  * verified lines is cut off and described in *cut. */
-int chainlog_follow_append(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos,
+int ev_chainlog_follow_append(int fd, const char *log, const struct chainlog_spec *spec, struct chainlog_pos *pos,
 			   struct chainlog_cut *cut, char *err, size_t errlen);
 /* Open log (created 0644 when create), take a shared or exclusive flock, verify it; the fd or -1. */
-int chainlog_open(const char *log, const struct chainlog_spec *spec, bool create, bool exclusive, char last_fp[FP_HEX_XXH3],
+int ev_chainlog_open(const char *log, const struct chainlog_spec *spec, bool create, bool exclusive, char last_fp[FP_HEX_XXH3],
 		  unsigned long *count, char *err, size_t errlen);
 /* Open log to append (created 0644), take an exclusive flock, verify it and cut off a torn
  * tail (*cut); the fd or -1. */
-int chainlog_open_append(const char *log, const struct chainlog_spec *spec, char last_fp[FP_HEX_XXH3], unsigned long *count,
+int ev_chainlog_open_append(const char *log, const struct chainlog_spec *spec, char last_fp[FP_HEX_XXH3], unsigned long *count,
 			 struct chainlog_cut *cut, char *err, size_t errlen);
 /* The one line a tool prints on stderr when an appender cut a torn tail off. */
-void chainlog_cut_describe(const struct chainlog_cut *cut, const char *log, char *out, size_t outlen);
+void ev_chainlog_cut_describe(const struct chainlog_cut *cut, const char *log, char *out, size_t outlen);
 /* Set rec's prev_key (last_fp, null when count is 0) and fp_key, then append the line with one
  * write and fsync (the parent directory is synced after the first line). Updates last_fp, count.
  * On a short write or a failed fsync the line is taken back (truncated) before -1. */
-int chainlog_append(int fd, const char *log, const struct chainlog_spec *spec, struct arena *a, struct json *rec,
+int ev_chainlog_append(int fd, const char *log, const struct chainlog_spec *spec, struct arena *a, struct json *rec,
 		    char last_fp[FP_HEX_XXH3], unsigned long *count, char *err, size_t errlen);
 #endif

@@ -80,7 +80,7 @@ void ev_self_fp_stamp(struct arena *a, struct json *rec, const char *key);
 /* The one check for every record that carries its own fingerprint or whose contract the
  * evaluation defines, used by every consumer (slo-audit, rank, compare, aggregate, approve,
  * study-select, study-lock, decision-table, report): metrics (ev_metrics_check), audit
- * (slo_audit_check and audit_fingerprint), ranking (rank_check, ranking_fingerprint),
+ * (ev_slo_audit_check and audit_fingerprint), ranking (ev_rank_check, ranking_fingerprint),
  * approval (ev_approval_check), selection and selection-lock ('fingerprint'), comparison,
  * portfolio, aggregate_action and aggregate_summary (their *_fingerprint), the adaptive
  * study's adaptive_design, controller_selections and rule_selections. Records of
@@ -97,7 +97,7 @@ int ev_approval_check(const struct json *rec, char *err, size_t errlen);
 struct chainlog_spec;
 extern const struct chainlog_spec ev_approval_log;
 
-/* A whole approval log held in buf, verified as approve --verify does (chainlog_read with
+/* A whole approval log held in buf, verified as approve --verify does (ev_chainlog_read with
  * ev_approval_log): every line a checked approval record, chained to the one before, the
  * last line terminated. Records are parsed into a; log->last is the last
  * approval_fingerprint ("" when empty). Errors read "NAME:LINE: message". */

@@ -12,7 +12,7 @@ static int dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct metrics_rank metrics_quantile_rank(size_t n, double p)
+struct metrics_rank ev_metrics_quantile_rank(size_t n, double p)
 {
 	double pos = (double)(n - 1) * p;
 	double lo_f = floor(pos);
@@ -20,21 +20,21 @@ struct metrics_rank metrics_quantile_rank(size_t n, double p)
 	return (struct metrics_rank){ lo, lo + 1 < n ? lo + 1 : n - 1, pos - lo_f };
 }
 
-double metrics_quantile_mix(double vlo, double vhi, double frac)
+double ev_metrics_quantile_mix(double vlo, double vhi, double frac)
 {
 	return vlo + (vhi - vlo) * frac;
 }
 
-double metrics_quantile_sorted(const double *v, size_t n, double p)
+double ev_metrics_quantile_sorted(const double *v, size_t n, double p)
 {
-	struct metrics_rank r = metrics_quantile_rank(n, p);
-	return metrics_quantile_mix(v[r.lo], v[r.hi], r.frac);
+	struct metrics_rank r = ev_metrics_quantile_rank(n, p);
+	return ev_metrics_quantile_mix(v[r.lo], v[r.hi], r.frac);
 }
 
-double metrics_quantile(double *v, size_t n, double p)
+double ev_metrics_quantile(double *v, size_t n, double p)
 {
 	qsort(v, n, sizeof *v, dbl_cmp);
-	return metrics_quantile_sorted(v, n, p);
+	return ev_metrics_quantile_sorted(v, n, p);
 }
 
 /* Exchange-partition v[lo..hi] (inclusive) until v[k] holds the value a sort would put at
@@ -88,18 +88,18 @@ static bool quantiles_exact(const double *v, size_t n)
 
 /* Two order statistics each by selection instead of a sort of all n values (the rolling
  * scenarios' populations hold the whole backlog). */
-void metrics_quantile_pair(double *v, size_t n, double p1, double p2, double *q1, double *q2)
+void ev_metrics_quantile_pair(double *v, size_t n, double p1, double p2, double *q1, double *q2)
 {
-	if (!quantiles_exact(v, n)) {   /* twice, as two metrics_quantile calls (a NaN can move again) */
-		*q1 = metrics_quantile(v, n, p1);
-		*q2 = metrics_quantile(v, n, p2);
+	if (!quantiles_exact(v, n)) {   /* twice, as two ev_metrics_quantile calls (a NaN can move again) */
+		*q1 = ev_metrics_quantile(v, n, p1);
+		*q2 = ev_metrics_quantile(v, n, p2);
 		return;
 	}
 	size_t from = 0;   /* v[0..from) <= every value from on: later ranks select in v[from..n) */
 	const double ps[2] = { p1, p2 };
 	double *qs[2] = { q1, q2 };
 	for (int x = 0; x < 2; x++) {
-		struct metrics_rank r = metrics_quantile_rank(n, ps[x]);
+		struct metrics_rank r = ev_metrics_quantile_rank(n, ps[x]);
 		select_kth(v, from, n - 1, r.lo);
 		double vlo = v[r.lo], vhi = vlo;
 		if (r.hi != r.lo) {   /* the least of v(lo..n): the sort's value at lo + 1 */
@@ -108,7 +108,7 @@ void metrics_quantile_pair(double *v, size_t n, double p1, double p2, double *q1
 				if (v[i] < vhi)
 					vhi = v[i];
 		}
-		*qs[x] = metrics_quantile_mix(vlo, vhi, r.frac);
+		*qs[x] = ev_metrics_quantile_mix(vlo, vhi, r.frac);
 		from = r.lo;
 	}
 }
@@ -143,8 +143,8 @@ static void class_stats(const struct result_data *m, bool hp, struct class_stats
 		c->jct_mean = num_round(sj / (double)c->n, 6);
 		c->queue_mean = num_round(sq / (double)c->n, 6);
 		double j50, j95, q50, q95;
-		metrics_quantile_pair(jct, (size_t)c->n, 0.5, 0.95, &j50, &j95);
-		metrics_quantile_pair(q, (size_t)c->n, 0.5, 0.95, &q50, &q95);
+		ev_metrics_quantile_pair(jct, (size_t)c->n, 0.5, 0.95, &j50, &j95);
+		ev_metrics_quantile_pair(q, (size_t)c->n, 0.5, 0.95, &q50, &q95);
 		c->jct_p50 = num_round(j50, 6);
 		c->jct_p95 = num_round(j95, 6);
 		c->queue_p50 = num_round(q50, 6);
@@ -175,7 +175,7 @@ static void set_class(struct arena *a, struct json *o, const char *pre, const st
 #undef K
 }
 
-struct json *metrics_record(struct arena *a, const struct result_data *m)
+struct json *ev_metrics_record(struct arena *a, const struct result_data *m)
 {
 	const struct sim_policy *p = &m->policy;
 	const struct json *h = m->header, *cl = m->cluster;

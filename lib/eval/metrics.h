@@ -14,18 +14,18 @@
 
 /* The metrics record {"type":"metrics",...} in the documented key order; each family of
  * records above sim that d holds a summary of adds its block (struct result_ext). */
-struct json *metrics_record(struct arena *a, const struct result_data *d);
+struct json *ev_metrics_record(struct arena *a, const struct result_data *d);
 /* Q(v, p) of docs/simulator.md §0: sorts v in place; linear interpolation. n > 0. */
-double metrics_quantile(double *v, size_t n, double p);
+double ev_metrics_quantile(double *v, size_t n, double p);
 /* The same Q(v, p) of a v already in ascending order (not touched). n > 0. */
-double metrics_quantile_sorted(const double *v, size_t n, double p);
+double ev_metrics_quantile_sorted(const double *v, size_t n, double p);
 /* Where Q(·, p) reads n ascending values: v[lo] and v[hi] (hi = lo + 1, or lo at the end),
- * mixed as metrics_quantile_mix(v[lo], v[hi], frac). For callers that find the two order
+ * mixed as ev_metrics_quantile_mix(v[lo], v[hi], frac). For callers that find the two order
  * statistics without sorting everything. n > 0. */
 struct metrics_rank { size_t lo, hi; double frac; };
-struct metrics_rank metrics_quantile_rank(size_t n, double p);
-double metrics_quantile_mix(double vlo, double vhi, double frac);
-/* Q(v, p1) and Q(v, p2), p1 <= p2, the same doubles as metrics_quantile gives, without sorting
+struct metrics_rank ev_metrics_quantile_rank(size_t n, double p);
+double ev_metrics_quantile_mix(double vlo, double vhi, double frac);
+/* Q(v, p1) and Q(v, p2), p1 <= p2, the same doubles as ev_metrics_quantile gives, without sorting
  * all of v (v is scratch: its order afterwards is unspecified). n > 0. */
-void metrics_quantile_pair(double *v, size_t n, double p1, double p2, double *q1, double *q2);
+void ev_metrics_quantile_pair(double *v, size_t n, double p1, double p2, double *q1, double *q2);
 #endif

@@ -92,7 +92,7 @@ static void keep_min(const double (*v)[3], bool *alive, size_t n, int m)
 			alive[i] = false;
 }
 
-size_t rank_narrow(const double (*v)[3], bool *alive, size_t n, double band, rank_stage_fn *stage, void *ctx)
+size_t ev_rank_narrow(const double (*v)[3], bool *alive, size_t n, double band, rank_stage_fn *stage, void *ctx)
 {
 	if (count_alive(alive, n) >= 1) {
 		double best = 0;
@@ -136,7 +136,7 @@ static int build_candidates(const struct slo_spec *s, const struct ev_input *in,
 		const struct ev_item *it = &in->items[i];
 		if (!strcmp(it->type, "metrics"))
 			continue;
-		if (slo_audit_check(it->rec, e, sizeof e)) {
+		if (ev_slo_audit_check(it->rec, e, sizeof e)) {
 			snprintf(err, errlen, "%s: %s", ev_where(it), e);
 			goto out;
 		}
@@ -187,7 +187,7 @@ out:
 	return rc;
 }
 
-struct json *rank_build(const struct slo_spec *s, const struct ev_input *in, size_t max, struct arena *a, char *err,
+struct json *ev_rank_build(const struct slo_spec *s, const struct ev_input *in, size_t max, struct arena *a, char *err,
                         size_t errlen)
 {
 	if (max < RANK_MIN_CANDIDATES || max > RANK_LIMIT_CANDIDATES) {
@@ -242,7 +242,7 @@ struct json *rank_build(const struct slo_spec *s, const struct ev_input *in, siz
 	double v[RANK_LIMIT_CANDIDATES][3];
 	for (size_t i = 0; i < n; i++)
 		memcpy(v[i], c[i].v, sizeof v[i]);
-	rank_narrow((const double (*)[3])v, alive, n, s->tie_band, log_next_stage, &lg);
+	ev_rank_narrow((const double (*)[3])v, alive, n, s->tie_band, log_next_stage, &lg);
 	size_t left = count_alive(alive, n);
 	struct json *ids = json_array(a), *fps = json_array(a);
 	for (size_t i = 0; i < n; i++)
@@ -270,7 +270,7 @@ struct json *rank_build(const struct slo_spec *s, const struct ev_input *in, siz
 	return rec;
 }
 
-int rank_check(const struct json *rec, char *err, size_t errlen)
+int ev_rank_check(const struct json *rec, char *err, size_t errlen)
 {
 	static const char *const keys[] = {
 		"type", "slo_name", "slo_fingerprint", "ranking_rule", "candidates", "stages", "selection_status",

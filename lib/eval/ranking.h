@@ -18,7 +18,7 @@
 #define RANK_MAX_CANDIDATES 5      /* the portfolio bound of the original (default) */
 #define RANK_LIMIT_CANDIDATES 8    /* the largest bound a caller may ask for (a study's arms) */
 
-/* Called after each stage of rank_narrow that ran: stage 1 = the allocation band, 2 = the
+/* Called after each stage of ev_rank_narrow that ran: stage 1 = the allocation band, 2 = the
  * minimum of the second metric, 3 = of the third; alive holds the survivors. */
 typedef void rank_stage_fn(void *ctx, int stage, const bool *alive);
 
@@ -28,16 +28,16 @@ typedef void rank_stage_fn(void *ctx, int stage, const bool *alive);
  * the exact maximum), then to the exact minimum of v[i][1], then of v[i][2], the last two
  * only while more than one remains. stage (may be NULL) sees each stage that ran. Returns
  * the number of survivors. Values of candidates that are not alive are never read. */
-size_t rank_narrow(const double (*v)[3], bool *alive, size_t n, double band, rank_stage_fn *stage, void *ctx);
+size_t ev_rank_narrow(const double (*v)[3], bool *alive, size_t n, double band, rank_stage_fn *stage, void *ctx);
 
 /* Build the ranking record from the audit items and metrics items of in (audit order).
  * Errors: a spec without ranking, an audit for another SLO or for metrics not supplied,
  * a metrics record without audit, a count outside 3..max (max in 3..RANK_LIMIT_CANDIDATES,
  * normally RANK_MAX_CANDIDATES), duplicate actions, a null ranking metric on a candidate
  * that passes stage 1. Messages name "PATH:LINE". */
-struct json *rank_build(const struct slo_spec *s, const struct ev_input *in, size_t max, struct arena *a, char *err,
+struct json *ev_rank_build(const struct slo_spec *s, const struct ev_input *in, size_t max, struct arena *a, char *err,
                         size_t errlen);
 
 /* Check a ranking record's shape and its ranking_fingerprint. */
-int rank_check(const struct json *rec, char *err, size_t errlen);
+int ev_rank_check(const struct json *rec, char *err, size_t errlen);
 #endif

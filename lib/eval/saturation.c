@@ -102,7 +102,7 @@ static struct json *record(struct arena *a, const char *model, double cap, bool 
 	return r;
 }
 
-int saturation_records(struct arena *a, const struct trace *t, long long h0, long long h1,
+int ev_saturation_records(struct arena *a, const struct trace *t, long long h0, long long h1,
 	const struct saturation_capacity *caps, size_t n_caps, struct json ***out, size_t *n, char *err, size_t errlen)
 {
 	const char **m;

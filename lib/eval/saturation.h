@@ -21,6 +21,6 @@ struct saturation_capacity { const char *model; long long gpus; };
 /* One pool_saturation record per GPU model with nodes or jobs in t (sorted by model name),
  * over the hours [h0, h1) of the window; caps overrides the nodes' GPUs for the named models.
  * *out is an arena array of *n records. -1 + message when a named model is not in t. */
-int saturation_records(struct arena *a, const struct trace *t, long long h0, long long h1,
+int ev_saturation_records(struct arena *a, const struct trace *t, long long h0, long long h1,
 	const struct saturation_capacity *caps, size_t n_caps, struct json ***out, size_t *n, char *err, size_t errlen);
 #endif

@@ -153,7 +153,7 @@ static int load_ranking(struct slo_spec *s, const struct json *r, const char *pa
 	return 0;
 }
 
-int slo_load(struct slo_spec *s, const char *path, struct arena *a, char *err, size_t errlen)
+int ev_slo_load(struct slo_spec *s, const char *path, struct arena *a, char *err, size_t errlen)
 {
 	static const char *const keys[] = { "schema_version", "name", "provenance", "constraints", "ranking", NULL };
 	memset(s, 0, sizeof *s);
@@ -207,7 +207,7 @@ int slo_load(struct slo_spec *s, const char *path, struct arena *a, char *err, s
 	return 0;
 }
 
-void slo_release(struct slo_spec *s)
+void ev_slo_release(struct slo_spec *s)
 {
 	free(s->c);
 	s->c = NULL;
@@ -246,7 +246,7 @@ static bool baseline_compatible(const struct json *cand, const struct json *base
 	       sched && !strcmp(sched, "fifo");
 }
 
-struct json *slo_audit(const struct slo_spec *s, struct arena *a, const struct json *cand, const char *cand_fp,
+struct json *ev_slo_audit(const struct slo_spec *s, struct arena *a, const struct json *cand, const char *cand_fp,
                        const struct json *baseline, const char *base_fp)
 {
 	bool compatible = baseline && baseline_compatible(cand, baseline);
@@ -337,7 +337,7 @@ struct json *slo_audit(const struct slo_spec *s, struct arena *a, const struct j
 	return rec;
 }
 
-int slo_audit_check(const struct json *rec, char *err, size_t errlen)
+int ev_slo_audit_check(const struct json *rec, char *err, size_t errlen)
 {
 	static const char *const keys[] = {
 		"type", "slo_name", "slo_fingerprint", "metrics_fingerprint", "metrics_schema_supported",

@@ -1,8 +1,8 @@
 /*
  * slo — SLO specs (schednav.slo-spec/v1, docs/evaluation.md §5) and the audit of one metrics
- * record against one. slo_load validates the whole file (kinds, metrics, operators,
+ * record against one. ev_slo_load validates the whole file (kinds, metrics, operators,
  * severities, duplicate ids, the ranking block) and fingerprints it: XXH3-128 of the
- * file's canonical sorted JSON. The spec keeps pointers into its arena; slo_release
+ * file's canonical sorted JSON. The spec keeps pointers into its arena; ev_slo_release
  * frees only the constraint array. Nothing prints or exits.
  */
 #ifndef SCHEDNAV_EVAL_SLO_H
@@ -36,14 +36,14 @@ struct slo_spec {
 };
 
 /* Load and validate. Errors read "PATH: message". */
-int slo_load(struct slo_spec *s, const char *path, struct arena *a, char *err, size_t errlen);
-void slo_release(struct slo_spec *s);
+int ev_slo_load(struct slo_spec *s, const char *path, struct arena *a, char *err, size_t errlen);
+void ev_slo_release(struct slo_spec *s);
 
 /* Build the audit record of candidate metrics record cand (stream fingerprint cand_fp)
  * against baseline (NULL when none was given; its stream fingerprint base_fp). */
-struct json *slo_audit(const struct slo_spec *s, struct arena *a, const struct json *cand, const char *cand_fp,
+struct json *ev_slo_audit(const struct slo_spec *s, struct arena *a, const struct json *cand, const char *cand_fp,
                        const struct json *baseline, const char *base_fp);
 
 /* Check an audit record's shape (key set and kinds), for the tools that read audits. */
-int slo_audit_check(const struct json *rec, char *err, size_t errlen);
+int ev_slo_audit_check(const struct json *rec, char *err, size_t errlen);
 #endif

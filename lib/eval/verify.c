@@ -60,9 +60,9 @@ int ev_verify(const struct json *rec, char *err, size_t errlen)
 	if (!strcmp(type, "metrics"))
 		return ev_metrics_check(rec, err, errlen);
 	if (!strcmp(type, "audit"))
-		rc = slo_audit_check(rec, e, sizeof e);
+		rc = ev_slo_audit_check(rec, e, sizeof e);
 	else if (!strcmp(type, "ranking"))
-		return rank_check(rec, err, errlen);
+		return ev_rank_check(rec, err, errlen);
 	else if (!strcmp(type, "approval")) {
 		if (ev_approval_check(rec, e, sizeof e)) {
 			snprintf(err, errlen, "approval record: %s", e);

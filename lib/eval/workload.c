@@ -70,8 +70,8 @@ static struct json *stats(struct arena *a, double *v, size_t n)
 		sq += (v[i] - mean) * (v[i] - mean);
 	double sd = sqrt(sq / (double)n);
 	json_set(a, o, "mean", json_real(a, R6(mean)));
-	json_set(a, o, "p50", json_real(a, R6(metrics_quantile(v, n, 0.50))));
-	json_set(a, o, "p95", json_real(a, R6(metrics_quantile(v, n, 0.95))));
+	json_set(a, o, "p50", json_real(a, R6(ev_metrics_quantile(v, n, 0.50))));
+	json_set(a, o, "p95", json_real(a, R6(ev_metrics_quantile(v, n, 0.95))));
 	json_set(a, o, "max", json_real(a, R6(hi)));
 	json_set(a, o, "cv", mean != 0 ? json_real(a, R6(sd / mean)) : json_null(a));
 	return o;
@@ -314,7 +314,7 @@ static int summary_window(const struct trace *t, const struct workload_opts *o, 
 	return 0;
 }
 
-int workload_summary(struct arena *a, const struct trace *t, const struct workload_opts *o, struct json **out,
+int ev_workload_summary(struct arena *a, const struct trace *t, const struct workload_opts *o, struct json **out,
 		     char *err, size_t errlen)
 {
 	size_t n_visible = t->n_jobs;

@@ -23,6 +23,6 @@ struct workload_opts {
 };
 
 /* The workload_summary record of t (fingerprint stamped last as workload_fingerprint). */
-int workload_summary(struct arena *a, const struct trace *t, const struct workload_opts *o, struct json **out,
+int ev_workload_summary(struct arena *a, const struct trace *t, const struct workload_opts *o, struct json **out,
 		     char *err, size_t errlen);
 #endif

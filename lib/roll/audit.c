@@ -18,7 +18,7 @@ static long long population(const struct json *m, const char *metric)
 struct json *roll_scenario_audit(const struct slo_spec *s, struct arena *a, const struct json *cand, const char *cand_fp,
 				 const struct json *safety, const char *safety_fp, bool *passed)
 {
-	struct json *rec = slo_audit(s, a, cand, cand_fp, safety, safety_fp);
+	struct json *rec = ev_slo_audit(s, a, cand, cand_fp, safety, safety_fp);
 	struct json *cons = json_get(rec, "constraints"), *failed = json_array(a), *unavail = json_array(a);
 	bool hard_ok = true;
 	long long soft_bad = 0;
@@ -157,14 +157,14 @@ void roll_queue_guard(double threshold, const double *completed, size_t nc, cons
 	if (n == 0)
 		return;
 	/* completed is sorted already: sort the scenario's values alone and pick the two ranks
-	 * metrics_quantile would read from the sorted union (the same value, without copying
+	 * ev_metrics_quantile would read from the sorted union (the same value, without copying
 	 * and sorting the whole history at every scenario) */
 	double *v = xmalloc((ns + 1) * sizeof *v);
 	if (ns)
 		memcpy(v, scenario, ns * sizeof *v);
 	sort_doubles(v, ns);
-	struct metrics_rank r = metrics_quantile_rank(n, 0.95);
-	g->p95 = metrics_quantile_mix(kth_of_two(completed, nc, v, ns, r.lo), kth_of_two(completed, nc, v, ns, r.hi), r.frac);
+	struct metrics_rank r = ev_metrics_quantile_rank(n, 0.95);
+	g->p95 = ev_metrics_quantile_mix(kth_of_two(completed, nc, v, ns, r.lo), kth_of_two(completed, nc, v, ns, r.hi), r.frac);
 	free(v);
 	g->has_p95 = true;
 	g->passed = g->p95 <= threshold + ROLL_EPS;

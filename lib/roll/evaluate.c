@@ -292,7 +292,7 @@ static int scenario_simulate(struct roll_live *l, struct sim *s, const struct si
  * unstarted: its wait so far, a lower bound). */
 static void eval_of(struct arena *a, const struct result_data *mr, struct roll_eval *out)
 {
-	out->metrics = metrics_record(a, mr);
+	out->metrics = ev_metrics_record(a, mr);
 	struct strbuf sb;
 	sb_init(&sb);
 	json_write(&sb, out->metrics);

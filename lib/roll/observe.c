@@ -223,7 +223,7 @@ static struct json *pools_json(struct arena *a, const struct roll_pool_gpus *p, 
 /* p-quantile of an ascending list (metrics' Q), rounded to 6 places; null when empty. */
 static struct json *sorted_quantile(struct arena *a, const double *v, size_t n, double p)
 {
-	return n ? json_real(a, r6(metrics_quantile_sorted(v, n, p))) : json_null(a);
+	return n ? json_real(a, r6(ev_metrics_quantile_sorted(v, n, p))) : json_null(a);
 }
 
 /* One completed-HP list in fixed size (issue 23: listed, it grew with the evaluation window,

@@ -189,20 +189,20 @@ static bool whole(const struct sim_job *j)
 
 static struct release release_of(const struct sim *s, struct sim_job *j)
 {
-	return (struct release){ bf_round_up(s, j->run_start + planned_run(s, j)), (size_t)(j - s->jobs), (size_t)j->runs, j, j->gpu, j->model };
+	return (struct release){ sim_bf_round_up(s, j->run_start + planned_run(s, j)), (size_t)(j - s->jobs), (size_t)j->runs, j, j->gpu, j->model };
 }
 
-void backfill_started(struct sim *s, struct sim_job *j)
+void sim_backfill_started(struct sim *s, struct sim_job *j)
 {
 	struct bf_index *x = s->bfx;
 	if (!x)
 		return;
 	if (s->p->backfill == BACKFILL_NONE) {
-		backfill_release(s);    /* starts under another pass: rebuilt if backfill comes back */
+		sim_backfill_release(s);    /* starts under another pass: rebuilt if backfill comes back */
 		return;
 	}
 	if (x->mode != s->p->backfill || (x->fast && !whole(j))) {
-		backfill_release(s);    /* rebuilt for this policy, or as the full profile */
+		sim_backfill_release(s);    /* rebuilt for this policy, or as the full profile */
 		return;
 	}
 	struct release r = release_of(s, j);
@@ -221,12 +221,12 @@ void backfill_started(struct sim *s, struct sim_job *j)
 	}
 }
 
-void backfill_release(struct sim *s)
+void sim_backfill_release(struct sim *s)
 {
 	if (s->bfx) {
 		for (size_t m = 0; s->bfx->fast && m < s->bfx->nm; m++) {
 			free(s->bfx->bym[m].v);
-			col_free(&s->bfx->cols[m]);
+			sim_col_free(&s->bfx->cols[m]);
 		}
 		free(s->bfx->bym);
 		free(s->bfx->cols);
@@ -246,7 +246,7 @@ static struct bf_index *index_get(struct sim *s)
 		if (!x->fast || x->checked == s->n)
 			return x;
 	}
-	backfill_release(s);
+	sim_backfill_release(s);
 	x = s->bfx = xcalloc(1, sizeof *x);
 	x->dflt = s->p->bf_default_limit;
 	x->res = s->p->bf_resolution;
@@ -385,7 +385,7 @@ static void take(struct profile *p, size_t c, double end, int model, double g, d
 /* What a reservation of j holds: its GPUs, or (backfill_reservation whole_nodes) its nodes whole. */
 static double reserve_upto(const struct bf *b, const struct sim_job *j)
 {
-	return b->s->p->bf_reservation == BF_RESERVE_WHOLE_NODES ? bf_whole_nodes(b->s, j->model, j->gpu) : j->gpu;
+	return b->s->p->bf_reservation == BF_RESERVE_WHOLE_NODES ? sim_bf_whole_nodes(b->s, j->model, j->gpu) : j->gpu;
 }
 
 /* A blocked job's reservation at the earliest time the plan holds it, within the window. */
@@ -395,10 +395,10 @@ static void reserve(struct bf *b, struct sim_job *j)
 	if (b->reservations >= b->max_reservations)
 		return;
 	double L = planned_run(s, j);
-	size_t c = earliest(&b->pr, j->model, j->gpu, L, bf_test_res(s));
+	size_t c = earliest(&b->pr, j->model, j->gpu, L, sim_bf_test_res(s));
 	if (c == b->pr.n || (s->p->bf_window > 0 && b->pr.t[c] > s->now + (double)s->p->bf_window))
 		return;     /* never within the plan, or beyond the window: no reservation */
-	double end = bf_round_up(s, bf_res_down(s, b->pr.t[c] + L)), from = bf_res_down(s, b->pr.t[c]);
+	double end = sim_bf_round_up(s, sim_bf_res_down(s, b->pr.t[c] + L)), from = sim_bf_res_down(s, b->pr.t[c]);
 	if (from < b->pr.t[c])          /* rounded down: from the grid point before (now at the earliest) */
 		c = from > b->pr.t[0] ? point_at(&b->pr, from) : 0;
 	take(&b->pr, c, end, j->model, j->gpu, reserve_upto(b, j));
@@ -416,16 +416,16 @@ static void reserve(struct bf *b, struct sim_job *j)
 static void col_build(struct sim *s, struct col *c, int m)
 {
 	struct rvec *r = &s->bfx->bym[m];
-	col_begin(c, s->now, s->fbm[m]);
+	sim_col_begin(c, s->now, s->fbm[m]);
 	size_t w = 0;
 	for (size_t i = 0; i < r->n; i++)
 		if (live(&r->v[i])) {
 			r->v[w++] = r->v[i];
-			col_release(c, r->v[i].t > s->now ? r->v[i].t : s->now, r->v[i].gpu);
+			sim_col_release(c, r->v[i].t > s->now ? r->v[i].t : s->now, r->v[i].gpu);
 		}
 	s->bfx->count -= r->n - w;
 	r->n = w;
-	col_end(c);
+	sim_col_end(c);
 }
 
 /* reserve() in j's column. */
@@ -433,13 +433,13 @@ static void col_reserve(struct bf *b, struct col *c, struct sim_job *j)
 {
 	struct sim *s = b->s;
 	double L = planned_run(s, j);
-	size_t i = col_earliest(c, j->gpu, L, bf_test_res(s));
+	size_t i = sim_col_earliest(c, j->gpu, L, sim_bf_test_res(s));
 	if (i == c->n || (s->p->bf_window > 0 && c->t[i] > s->now + (double)s->p->bf_window))
 		return;
-	double end = bf_round_up(s, bf_res_down(s, c->t[i] + L)), from = bf_res_down(s, c->t[i]);
+	double end = sim_bf_round_up(s, sim_bf_res_down(s, c->t[i] + L)), from = sim_bf_res_down(s, c->t[i]);
 	if (from < c->t[i])
-		i = from > c->t[0] ? col_point_at(c, from) : 0;
-	col_take_upto(c, i, end, j->gpu, reserve_upto(b, j));
+		i = from > c->t[0] ? sim_col_point_at(c, from) : 0;
+	sim_col_take_upto(c, i, end, j->gpu, reserve_upto(b, j));
 	b->reservations++;
 }
 
@@ -501,7 +501,7 @@ static bool admitted(struct sim *s, struct sim_job *j)
 	if (!s->gated || j->hp)
 		return true;
 	struct sim_job_view v;
-	job_view(s, j, &v);
+	sim_job_view_of(s, j, &v);
 	return s->hooks.gate_admit(s->hooks.ctx, s, &v);
 }
 
@@ -511,15 +511,15 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 {
 	struct sim *s = b->s;
 	if (!needs_plan(b, j)) {
-		if (place(s, j))
+		if (sim_place(s, j))
 			return 0;
-		queue_remove(s, j);
-		start_job(s, j);
+		sim_queue_remove(s, j);
+		sim_start_job(s, j);
 		if (b->cols) {
 			if (b->cols[j->model].built)
-				col_take(&b->cols[j->model], 0, bf_round_up(s, s->now + planned_run(s, j)), j->gpu);
+				sim_col_take(&b->cols[j->model], 0, sim_bf_round_up(s, s->now + planned_run(s, j)), j->gpu);
 		} else if (b->built) {  /* keep the plan true: j holds its GPUs until its planned end */
-			double end = bf_round_up(s, s->now + planned_run(s, j));
+			double end = sim_bf_round_up(s, s->now + planned_run(s, j));
 			size_t e = isfinite(end) ? point_at(&b->pr, end) : b->pr.n;
 			for (size_t i = 0; i < e; i++)
 				add_alloc(b, b->pr.f + i * b->pr.w, j, -1);
@@ -530,18 +530,18 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 	flush(b, j);
 	double L = planned_run(s, j);
 	if (b->cols) {
-		if (!col_holds_now(&b->cols[j->model], j->gpu, L, bf_closed(s)) || place(s, j))
+		if (!sim_col_holds_now(&b->cols[j->model], j->gpu, L, sim_bf_closed(s)) || sim_place(s, j))
 			return 0;
-		queue_remove(s, j);
-		start_job(s, j);
-		col_take(&b->cols[j->model], 0, bf_round_up(s, s->now + L), j->gpu);
+		sim_queue_remove(s, j);
+		sim_start_job(s, j);
+		sim_col_take(&b->cols[j->model], 0, sim_bf_round_up(s, s->now + L), j->gpu);
 		return 1;
 	}
-	if (!holds_now(&b->pr, j->model, j->gpu, L, bf_closed(s)) || place(s, j))
+	if (!holds_now(&b->pr, j->model, j->gpu, L, sim_bf_closed(s)) || sim_place(s, j))
 		return 0;
-	queue_remove(s, j);
-	start_job(s, j);
-	double end = bf_round_up(s, s->now + L);
+	sim_queue_remove(s, j);
+	sim_start_job(s, j);
+	double end = sim_bf_round_up(s, s->now + L);
 	size_t e = isfinite(end) ? point_at(&b->pr, end) : b->pr.n;
 	for (size_t i = 0; i < e; i++)
 		add_alloc(b, b->pr.f + i * b->pr.w, j, -1);
@@ -592,14 +592,14 @@ static struct shadow shadow_of(struct sim *s, const struct sim_job *B)
 	sh.t = t;
 	double held = B->gpu;           /* whole_nodes: B's nodes whole, whatever of them is free at t */
 	if (s->p->bf_reservation == BF_RESERVE_WHOLE_NODES)
-		held = fmax(B->gpu, fmin(bf_whole_nodes(s, m, B->gpu), m < 0 ? ft : fm));
+		held = fmax(B->gpu, fmin(sim_bf_whole_nodes(s, m, B->gpu), m < 0 ? ft : fm));
 	sh.extra_m = fm - held;
 	sh.extra_t = ft - held;
 	return sh;
 }
 
 /* Easy: behind the one reservation only jobs that fit now matter, and the queue hands out
- * exactly those, in key order (queue_pass_next); B is the blocked job already visited. A job
+ * exactly those, in key order (sim_queue_pass_next); B is the blocked job already visited. A job
  * starts if it ends (by its plan) before the shadow time, or takes only GPUs the reservation
  * leaves over, or cannot touch B's GPUs (another concrete model): the plan of §3.10 with one
  * reservation, computed in O(1) per job. */
@@ -614,14 +614,14 @@ static struct sim_job *order_next(struct sim *s, struct order *o)
 {
 	if (o->v)
 		return o->i < o->n ? o->v[o->i++] : NULL;
-	return queue_order_next(s, o->cur);
+	return sim_queue_order_next(s, o->cur);
 }
 
 /* Easy's candidates: the jobs after B that fit now, in the pass's order. */
 static struct sim_job *fitting_next(struct sim *s, struct order *o)
 {
 	if (!o->v)
-		return queue_pass_next(s);
+		return sim_queue_pass_next(s);
 	while (o->i < o->n) {
 		struct sim_job *j = o->v[o->i++];
 		if ((j->model < 0 ? s->tfree : s->fbm[j->model]) >= j->gpu)
@@ -636,7 +636,7 @@ static size_t easy_rest(struct sim *s, struct sim_job *B, struct order *o, size_
 	bool have = false;              /* the shadow is computed for the first job it matters to */
 	size_t started = 0, tested = 1;
 	struct sim_job *j;
-	queue_pass_begin(s);
+	sim_queue_pass_begin(s);
 	while (s->tfree > SIM_EPS && (j = fitting_next(s, o))) {
 		if (j == B || !admitted(s, j))
 			continue;
@@ -647,14 +647,14 @@ static size_t easy_rest(struct sim *s, struct sim_job *B, struct order *o, size_
 			sh = shadow_of(s, B);
 			have = true;
 		}
-		double jend = bf_round_up(s, s->now + planned_run(s, j));
-		bool before = !apart && (bf_closed(s) ? jend < sh.t : !(jend > sh.t));
+		double jend = sim_bf_round_up(s, s->now + planned_run(s, j));
+		bool before = !apart && (sim_bf_closed(s) ? jend < sh.t : !(jend > sh.t));
 		bool same = j->model >= 0 && j->model == B->model;
 		bool within = !apart && (same ? j->gpu <= sh.extra_m && j->gpu <= sh.extra_t : j->gpu <= sh.extra_t);
-		if (!(apart || before || within) || place(s, j))
+		if (!(apart || before || within) || sim_place(s, j))
 			continue;
-		queue_remove(s, j);
-		start_job(s, j);
+		sim_queue_remove(s, j);
+		sim_start_job(s, j);
 		started++;
 		if (!apart && !before) {
 			sh.extra_t -= j->gpu;
@@ -668,7 +668,7 @@ static size_t easy_rest(struct sim *s, struct sim_job *B, struct order *o, size_
 /* bf_interval: a backfill cycle runs at the first instant at or after each multiple of the
  * interval (the engine visits it while a job is blocked); the instants between run the
  * main scheduler's in-order pass only. */
-double backfill_next_cycle(const struct sim *s, double thr)
+double sim_backfill_next_cycle(const struct sim *s, double thr)
 {
 	if (s->p->bf_interval <= 0 || !s->bf_blocked)
 		return INFINITY;
@@ -687,14 +687,14 @@ static bool cycle_now(struct sim *s)
 	return true;
 }
 
-size_t backfill_pass(struct sim *s)
+size_t sim_backfill_pass(struct sim *s)
 {
 	bool cycle = cycle_now(s);
 	s->bf_blocked = false;
 	if (s->tfree <= SIM_EPS)
 		return 0;               /* nothing starts before a completion, itself an event */
-	queue_pass_begin(s);
-	if (!queue_pass_next(s))
+	sim_queue_pass_begin(s);
+	if (!sim_queue_pass_next(s))
 		return 0;               /* no queued job fits its eligible free GPUs: none can start */
 	struct bf b = { .s = s };
 	bool easy = s->p->backfill == BACKFILL_EASY;
@@ -706,21 +706,21 @@ size_t backfill_pass(struct sim *s)
 		for (size_t m = 0; m < s->bfx->nm; m++)
 			b.cols[m].built = false;
 	}
-	size_t *cur = xcalloc(queue_lane_count(s), sizeof *cur);
+	size_t *cur = xcalloc(sim_queue_lane_count(s), sizeof *cur);
 	struct order o = { cur, NULL, 0, 0 };
 	if (s->p->mf) {         /* priority/multifactor: every queued job, sorted by priority */
 		struct sim_job *q;
 		size_t cap = 0;
-		while ((q = queue_order_next(s, cur))) {
+		while ((q = sim_queue_order_next(s, cur))) {
 			o.v = xgrow(o.v, &cap, o.n + 1, sizeof *o.v);
 			o.v[o.n++] = q;
 		}
 		if (o.n)
-			priority_sort(s, o.v, o.n);
+			sim_priority_sort(s, o.v, o.n);
 		else
 			o.v = xmalloc(sizeof *o.v);
 	} else if (!easy)
-		queue_order_skip_unfit(s, cur);   /* their jobs cannot start, their plans bind none that can */
+		sim_queue_order_skip_unfit(s, cur);   /* their jobs cannot start, their plans bind none that can */
 	size_t started = 0, tested = 0;
 	size_t max_test = s->p->bf_max_job_test > 0 ? (size_t)s->p->bf_max_job_test : SIZE_MAX;
 	bool blocked = false;
@@ -730,9 +730,9 @@ size_t backfill_pass(struct sim *s)
 			continue;       /* held by the admission gate: neither started nor protected */
 		bool fits = (j->model < 0 ? s->tfree : s->fbm[j->model]) >= j->gpu;
 		if (!blocked) {         /* in order while every job ahead has started */
-			if (fits && !place(s, j)) {
-				queue_remove(s, j);
-				start_job(s, j);
+			if (fits && !sim_place(s, j)) {
+				sim_queue_remove(s, j);
+				sim_start_job(s, j);
 				started++;
 				continue;
 			}

@@ -20,7 +20,7 @@ static void col_push(struct col *c, double t, double f)
 	c->f[c->n++] = f;
 }
 
-void col_begin(struct col *c, double now, double free_now)
+void sim_col_begin(struct col *c, double now, double free_now)
 {
 	c->n = 0;
 	col_push(c, now, free_now);
@@ -28,14 +28,14 @@ void col_begin(struct col *c, double now, double free_now)
 
 /* As the full profile's build: a second row at now for the first release even when it is
  * due now (an end already passed: not free now, the first thing to be). */
-void col_release(struct col *c, double t, double g)
+void sim_col_release(struct col *c, double t, double g)
 {
 	if (c->n == 1 || t > c->t[c->n - 1])
 		col_push(c, t, c->f[c->n - 1]);
 	c->f[c->n - 1] += g;
 }
 
-void col_end(struct col *c)
+void sim_col_end(struct col *c)
 {
 	c->lo = c->f[0];
 	for (size_t i = 1; i < c->n; i++)
@@ -44,14 +44,14 @@ void col_end(struct col *c)
 	c->built = true;
 }
 
-void col_free(struct col *c)
+void sim_col_free(struct col *c)
 {
 	free(c->t);
 	free(c->f);
 }
 
 /* point_at of one column. */
-size_t col_point_at(struct col *c, double t)
+size_t sim_col_point_at(struct col *c, double t)
 {
 	size_t lo = 0, hi = c->n;       /* first index with t[i] > t */
 	while (lo < hi) {
@@ -72,9 +72,9 @@ size_t col_point_at(struct col *c, double t)
 }
 
 /* Take g GPUs over [t[i0], end) (a reservation, or a job started now with i0 = 0). */
-void col_take(struct col *c, size_t i0, double end, double g)
+void sim_col_take(struct col *c, size_t i0, double end, double g)
 {
-	size_t e = isfinite(end) ? col_point_at(c, end) : c->n;
+	size_t e = isfinite(end) ? sim_col_point_at(c, end) : c->n;
 	for (size_t i = i0; i < e; i++) {
 		c->f[i] -= g;
 		if (c->f[i] < c->lo)
@@ -82,15 +82,15 @@ void col_take(struct col *c, size_t i0, double end, double g)
 	}
 }
 
-/* col_take of a whole-node reservation: up to `upto` at each row, whatever of it is free
- * there and never less than g (backfill.c's take). upto <= g: col_take. */
-void col_take_upto(struct col *c, size_t i0, double end, double g, double upto)
+/* sim_col_take of a whole-node reservation: up to `upto` at each row, whatever of it is free
+ * there and never less than g (backfill.c's take). upto <= g: sim_col_take. */
+void sim_col_take_upto(struct col *c, size_t i0, double end, double g, double upto)
 {
 	if (!(upto > g)) {
-		col_take(c, i0, end, g);
+		sim_col_take(c, i0, end, g);
 		return;
 	}
-	size_t e = isfinite(end) ? col_point_at(c, end) : c->n;
+	size_t e = isfinite(end) ? sim_col_point_at(c, end) : c->n;
 	for (size_t i = i0; i < e; i++) {
 		c->f[i] -= fmax(g, fmin(upto, c->f[i]));
 		if (c->f[i] < c->lo)
@@ -99,7 +99,7 @@ void col_take_upto(struct col *c, size_t i0, double end, double g, double upto)
 }
 
 /* The first row from which g stay free for L seconds (n: never), as backfill.c's earliest(). */
-size_t col_earliest(const struct col *p, double g, double L, double res)
+size_t sim_col_earliest(const struct col *p, double g, double L, double res)
 {
 	size_t c = 0;
 	for (size_t i = 0; i < p->n; i++) {
@@ -112,7 +112,7 @@ size_t col_earliest(const struct col *p, double g, double L, double res)
 }
 
 /* Whether g stay free from now for L seconds, stopping at the first row that fails. */
-bool col_holds_now(const struct col *p, double g, double L, bool closed)
+bool sim_col_holds_now(const struct col *p, double g, double L, bool closed)
 {
 	if (p->lo >= g)
 		return true;

@@ -16,12 +16,12 @@ struct col {
 	bool built;     /* in this pass (backfill.c's flag) */
 };
 
-void col_begin(struct col *c, double now, double free_now);             /* row 0 only */
-void col_release(struct col *c, double t, double g);   /* g freed at t (t ascending, >= now) */
-void col_end(struct col *c);                           /* built: lo computed */
-void col_take(struct col *c, size_t i0, double end, double g);   /* g less over [t[i0], end) */
-size_t col_point_at(struct col *c, double t);   /* the row at t (> t[0]), inserted when absent */
-void col_take_upto(struct col *c, size_t i0, double end, double g, double upto);   /* whole-node reservation */
+void sim_col_begin(struct col *c, double now, double free_now);             /* row 0 only */
+void sim_col_release(struct col *c, double t, double g);   /* g freed at t (t ascending, >= now) */
+void sim_col_end(struct col *c);                           /* built: lo computed */
+void sim_col_take(struct col *c, size_t i0, double end, double g);   /* g less over [t[i0], end) */
+size_t sim_col_point_at(struct col *c, double t);   /* the row at t (> t[0]), inserted when absent */
+void sim_col_take_upto(struct col *c, size_t i0, double end, double g, double upto);   /* whole-node reservation */
 /* Whether row time ti is past the L seconds of a start at tc (row c; first: c is now). res < 0:
  * ours, [tc, tc + L). res >= 0, Slurm's (backfill_plan_times slurm): a start now is tested on
  * [tc, tc + L], a reservation on [tc, tc + L rounded down to res). */
@@ -34,16 +34,16 @@ static inline bool col_past(double tc, double ti, bool first, double L, double r
 	return ti >= (res > 0 ? floor((tc + L) / res) * res : tc + L);
 }
 
-size_t col_earliest(const struct col *c, double g, double L, double res);    /* n: never */
+size_t sim_col_earliest(const struct col *c, double g, double L, double res);    /* n: never */
 
 /* backfill_times.c: the plan's arithmetic under backfill_plan_times and backfill_reservation */
 struct sim;
-double bf_round_up(const struct sim *s, double t);
-bool bf_closed(const struct sim *s);
-double bf_test_res(const struct sim *s);
-double bf_res_down(const struct sim *s, double t);
-double bf_whole_nodes(const struct sim *s, int m, double g);
-bool col_holds_now(const struct col *c, double g, double L, bool closed);
-void col_free(struct col *c);
+double sim_bf_round_up(const struct sim *s, double t);
+bool sim_bf_closed(const struct sim *s);
+double sim_bf_test_res(const struct sim *s);
+double sim_bf_res_down(const struct sim *s, double t);
+double sim_bf_whole_nodes(const struct sim *s, int m, double g);
+bool sim_col_holds_now(const struct col *c, double g, double L, bool closed);
+void sim_col_free(struct col *c);
 
 #endif

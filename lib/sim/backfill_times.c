@@ -8,33 +8,33 @@
 #include <math.h>
 
 /* bf_resolution: running and started jobs' planned ends rounded up (exact under plan times slurm). */
-double bf_round_up(const struct sim *s, double t)
+double sim_bf_round_up(const struct sim *s, double t)
 {
 	double r = (double)s->p->bf_resolution;
 	return r > 0 && isfinite(t) && s->p->bf_rounding == BF_ROUND_UP ? ceil(t / r) * r : t;
 }
 
 /* Plan times slurm: a job starting now must end strictly before a reservation starts. */
-bool bf_closed(const struct sim *s)
+bool sim_bf_closed(const struct sim *s)
 {
 	return s->p->bf_rounding == BF_ROUND_DOWN;
 }
 
 /* col_past's reservation test: -1 ours, else Slurm's with bf_resolution. */
-double bf_test_res(const struct sim *s)
+double sim_bf_test_res(const struct sim *s)
 {
-	return bf_closed(s) ? (double)s->p->bf_resolution : -1;
+	return sim_bf_closed(s) ? (double)s->p->bf_resolution : -1;
 }
 
 /* Plan times slurm: a reservation's start and end rounded down to bf_resolution. */
-double bf_res_down(const struct sim *s, double t)
+double sim_bf_res_down(const struct sim *s, double t)
 {
 	double r = (double)s->p->bf_resolution;
 	return r > 0 && isfinite(t) && s->p->bf_rounding == BF_ROUND_DOWN ? floor(t / r) * r : t;
 }
 
 /* The GPUs of the whole nodes g needs, ceil(g / G) x G, G the largest node of model m (any: -1). */
-double bf_whole_nodes(const struct sim *s, int m, double g)
+double sim_bf_whole_nodes(const struct sim *s, int m, double g)
 {
 	double G = 0;
 	for (size_t k = 0; k < s->n_nodes; k++)

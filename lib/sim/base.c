@@ -13,7 +13,7 @@
 /* ---- exact sums ---- */
 
 /* v * 2^60 and its inverse are exact (no overflow or underflow for these magnitudes) */
-void xsum_add(struct xsum *x, double v, int sign)
+void sim_xsum_add(struct xsum *x, double v, int sign)
 {
 	double u = v * 0x1p60;
 	if (u == floor(u) && fabs(u) < 0x1p122)
@@ -22,14 +22,14 @@ void xsum_add(struct xsum *x, double v, int sign)
 		x->fine = sign > 0 ? x->fine + 1 : x->fine - 1;
 }
 
-double xsum_value(const struct xsum *x)
+double sim_xsum_value(const struct xsum *x)
 {
 	return (double)x->units * 0x1p-60;
 }
 
 /* ---- hook helpers ---- */
 
-void job_view(const struct sim *s, const struct sim_job *j, struct sim_job_view *v)
+void sim_job_view_of(const struct sim *s, const struct sim_job *j, struct sim_job_view *v)
 {
 	v->index = (size_t)(j - s->jobs);
 	v->tj = j->tj;
@@ -44,7 +44,7 @@ void job_view(const struct sim *s, const struct sim_job *j, struct sim_job_view 
 
 /* ---- memory ---- */
 
-void *mem_dup(const void *p, size_t n)
+void *sim_mem_dup(const void *p, size_t n)
 {
 	void *q = xmalloc(n ? n : 1);
 	if (n)
@@ -52,7 +52,7 @@ void *mem_dup(const void *p, size_t n)
 	return q;
 }
 
-size_t *present_slots(const struct sim *s, size_t *n)
+size_t *sim_present_slots(const struct sim *s, size_t *n)
 {
 	if (!s->live_only) {
 		*n = s->n;

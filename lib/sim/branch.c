@@ -25,7 +25,7 @@ void sim_job_state(struct sim *s, size_t index, struct sim_job_state *o)
 	o->queued = j->queued;
 	o->running = j->running;
 	o->done = j->done;
-	o->remaining = j->running ? running_rem(s, j) : j->rem;
+	o->remaining = j->running ? sim_running_rem(s, j) : j->rem;
 	o->queued_since = j->qsince;
 	o->queue_seconds = j->qsec;
 	o->run_start = j->run_start;
@@ -63,10 +63,10 @@ int sim_replace_future(struct sim *s, const struct trace_job *jobs, size_t n, do
 	for (size_t i = 0; i < n; i++)
 		sim_job_init(s, &s->jobs[first + i], &jobs[i], (long long)(first + i), start, end);   /* models checked above */
 	if (s->phys)
-		phys_forget(s, first);   /* issue 36: their worker shapes are read again when placed */
+		sim_phys_forget(s, first);   /* issue 36: their worker shapes are read again when placed */
 	/* The counterfactual's population: what is still queued or running and was in the real
 	 * one, plus the new future. eval_spot keeps its meaning for the eviction budget. */
-	size_t np, *slot = present_slots(s, &np);
+	size_t np, *slot = sim_present_slots(s, &np);
 	for (size_t k = 0; k < np; k++) {
 		size_t i = slot ? slot[k] : k;
 		if (i < first && s->jobs[i].done && s->jobs[i].eval_pop)   /* write only what changes (copy-on-write) */
@@ -95,6 +95,6 @@ int sim_set_hooks(struct sim *s, const struct sim_hooks *h, char *err, size_t er
 	s->hooks = h ? *h : (struct sim_hooks){ 0 };
 	s->gated = h && h->gate_limit && h->gate_admit;
 	s->idle_since = NAN;
-	queue_rebuild(s);   /* the lanes split by class only under a gate */
+	sim_queue_rebuild(s);   /* the lanes split by class only under a gate */
 	return 0;
 }

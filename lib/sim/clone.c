@@ -19,7 +19,7 @@
 
 size_t sim_population_indices(const struct sim *s, size_t *out)
 {
-	size_t np, *slot = present_slots(s, &np), k = 0;
+	size_t np, *slot = sim_present_slots(s, &np), k = 0;
 	for (size_t x = 0; x < np; x++) {
 		size_t i = slot ? slot[x] : x;
 		if (s->jobs[i].eval_pop)
@@ -98,7 +98,7 @@ static void take_buffers(struct sim *spare, const struct sim *s, const uint64_t 
 	if (!spare)
 		return;
 	if (spare->live_only && spare->cap_n == s->cap_n && spare->t == s->t && spare->jobs && spare->res.jobs) {
-		size_t np, *slot = present_slots(spare, &np), nc = 0;
+		size_t np, *slot = sim_present_slots(spare, &np), nc = 0;
 		for (size_t k = 0; k < np; k++) {
 			size_t i = slot[k];
 			struct sim_job *j = &spare->jobs[i];
@@ -157,7 +157,7 @@ static void copy_live_slot(struct sim *d, const struct sim *s, size_t i)
 	const struct sim_job *f = &s->jobs[i];
 	*j = *f;
 	j->cap_alloc = j->n_alloc;
-	j->alloc = j->n_alloc ? mem_dup(f->alloc, j->n_alloc * sizeof *j->alloc) : NULL;
+	j->alloc = j->n_alloc ? sim_mem_dup(f->alloc, j->n_alloc * sizeof *j->alloc) : NULL;
 	j->snext = REBASE(d, s, f->snext);
 	j->sprev = REBASE(d, s, f->sprev);
 }
@@ -203,7 +203,7 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 	size_t n_words = (s->next_arrival + 63) / 64;
 	if (marked) {
 		ls.bits = xcalloc(n_words + 1, sizeof *ls.bits);
-		queue_each(s, add_live, &ls);
+		sim_queue_each(s, add_live, &ls);
 		for (size_t i = 0; i < s->rn; i++)
 			add_live(&ls, s->running[i].j);
 		for (size_t i = 0; i < s->res.n_events; i++)
@@ -214,7 +214,7 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 	take_buffers(live ? spare : NULL, s, ls.bits, s->next_arrival, &b);
 	if (!live)
 		sim_close(spare);
-	struct sim *d = mem_dup(s, sizeof *s);
+	struct sim *d = sim_mem_dup(s, sizeof *s);
 	if (h)
 		d->hooks = *h;
 	d->live_only = s->live_only || live;
@@ -222,7 +222,7 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 	d->copied = NULL;
 	d->n_copied = 0;
 	if (!live && s->live_only) {   /* a full copy of a live clone holds the same slots */
-		d->copied = mem_dup(s->copied, s->n_copied * sizeof *s->copied);
+		d->copied = sim_mem_dup(s->copied, s->n_copied * sizeof *s->copied);
 		d->n_copied = s->n_copied;
 	}
 	d->out = &d->res;
@@ -231,10 +231,10 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 	 * (the reserve too, for sim_replace_future). calloc, not xcalloc_large: a large calloc
 	 * gets fresh zero pages and touches none of them */
 	d->res.jobs = b.res_jobs ? b.res_jobs : xcalloc(s->cap_n + 1, sizeof *o->jobs);
-	d->res.runs = mem_dup(o->runs, o->cap_runs * sizeof *o->runs);
-	d->res.events = mem_dup(o->events, o->cap_events * sizeof *o->events);
+	d->res.runs = sim_mem_dup(o->runs, o->cap_runs * sizeof *o->runs);
+	d->res.events = sim_mem_dup(o->events, o->cap_events * sizeof *o->events);
 	if (!live)
-		d->jobs = mem_dup(s->jobs, s->cap_n * sizeof *s->jobs);
+		d->jobs = sim_mem_dup(s->jobs, s->cap_n * sizeof *s->jobs);
 	else if (marked) {
 		/* only the queued and running jobs and the jobs that evicted one of them, found
 		 * from the queue, the running set and the eviction log rather than by a scan of
@@ -266,7 +266,7 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 		for (size_t i = 0; i < o->n_events; i++)
 			if (!s->jobs[o->events[i].victim].done)
 				need[o->events[i].trigger] = true;
-		size_t np, *from = present_slots(s, &np), cap = 0;
+		size_t np, *from = sim_present_slots(s, &np), cap = 0;
 		d->fresh_from = s->n;
 		d->jobs = b.jobs ? b.jobs : xcalloc(s->cap_n + 1, sizeof *s->jobs);
 		for (size_t k = 0; k < (from ? np : s->n); k++) {
@@ -281,28 +281,28 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 		free(need);
 	}
 	free(ls.bits);
-	size_t nslot = 0, *slot = marked ? NULL : present_slots(d, &nslot);   /* (marked: fixed up by copy_live_slot) */
+	size_t nslot = 0, *slot = marked ? NULL : sim_present_slots(d, &nslot);   /* (marked: fixed up by copy_live_slot) */
 	for (size_t k = 0; !marked && k < (slot ? nslot : s->n); k++) {
 		size_t i = slot ? slot[k] : k;
 		struct sim_job *j = &d->jobs[i];
 		/* only a placed job's pieces mean anything: the others get their buffer when placed */
 		j->cap_alloc = j->n_alloc;
-		j->alloc = j->n_alloc ? mem_dup(s->jobs[i].alloc, j->n_alloc * sizeof *j->alloc) : NULL;
+		j->alloc = j->n_alloc ? sim_mem_dup(s->jobs[i].alloc, j->n_alloc * sizeof *j->alloc) : NULL;
 		j->snext = REBASE(d, s, s->jobs[i].snext);
 		j->sprev = REBASE(d, s, s->jobs[i].sprev);
 	}
 	free(slot);
-	d->nodes = mem_dup(s->nodes, s->n_nodes * sizeof *s->nodes);
-	d->models = mem_dup(s->models, s->n_nodes * sizeof *s->models);
-	d->sorted_models = mem_dup(s->sorted_models, s->n_nodes * sizeof *s->sorted_models);
-	d->fbm = mem_dup(s->fbm, (size_t)s->n_models * sizeof *s->fbm);
-	queue_clone(d, s);
-	d->running = mem_dup(s->running, s->rcap * sizeof *s->running);
+	d->nodes = sim_mem_dup(s->nodes, s->n_nodes * sizeof *s->nodes);
+	d->models = sim_mem_dup(s->models, s->n_nodes * sizeof *s->models);
+	d->sorted_models = sim_mem_dup(s->sorted_models, s->n_nodes * sizeof *s->sorted_models);
+	d->fbm = sim_mem_dup(s->fbm, (size_t)s->n_models * sizeof *s->fbm);
+	sim_queue_clone(d, s);
+	d->running = sim_mem_dup(s->running, s->rcap * sizeof *s->running);
 	for (size_t i = 0; i < s->rn; i++)
 		d->running[i].j = REBASE(d, s, s->running[i].j);
 	d->done = NULL;
 	d->dn = d->dcap = 0;
-	/* The step log is read only from a running job's epoch on (running_rem): older steps are
+	/* The step log is read only from a running job's epoch on (sim_running_rem): older steps are
 	 * history, left as zero pages; the monotone stack's first ms_n entries are its state. */
 	size_t from = s->steps;
 	for (size_t i = 0; i < s->rn; i++)
@@ -324,8 +324,8 @@ static struct sim *clone_session(const struct sim *s, const struct sim_hooks *h,
 	d->gfront = REBASE(d, s, s->gfront);
 	d->vl = xcalloc((size_t)s->n_models + 1, sizeof *d->vl);   /* rebuilt by every preemption call */
 	d->bfx = NULL;   /* issue 37: rebuilt by the next backfill pass */
-	priority_clone(d, s);
-	placement_clone(d, s);
+	sim_priority_clone(d, s);
+	sim_placement_clone(d, s);
 	d->cand = NULL;
 	d->ccap = 0;
 	return d;

@@ -23,7 +23,7 @@ static double max0(double x) { return x > 0 ? x : 0.0; }
 static void alloc_account(struct sim *s, const struct sim_job *j, int sign)
 {
 	for (size_t i = 0; i < j->n_alloc; i++)
-		xsum_add(&s->running_spot, j->alloc[i].x, sign);
+		sim_xsum_add(&s->running_spot, j->alloc[i].x, sign);
 }
 
 /* A run ends (completion or eviction), before its GPUs are released. */
@@ -33,7 +33,7 @@ static void run_closed(struct sim *s, struct sim_job *j, bool evicted)
 		alloc_account(s, j, -1);
 	if (s->hooks.run_closed) {
 		struct sim_job_view v;
-		job_view(s, j, &v);
+		sim_job_view_of(s, j, &v);
 		s->hooks.run_closed(s->hooks.ctx, s, &v, evicted);
 	}
 }
@@ -57,7 +57,7 @@ static void close_spot_run(struct sim *s, struct sim_job *j, bool completed)
 
 /* ---- main loop ---- */
 
-/* Start j now (queue_remove'd, placed); also s->start_fn, backfill.c's way up (internal.h). */
+/* Start j now (sim_queue_remove'd, placed); also s->start_fn, backfill.c's way up (internal.h). */
 static void start_job_now(struct sim *s, struct sim_job *j)
 {
 	j->qsec += s->now - j->qsince;
@@ -73,15 +73,15 @@ static void start_job_now(struct sim *s, struct sim_job *j)
 			s->eval_spot_runs++;
 	}
 	j->rg = j->hp ? 0.0 : (double)s->p->guarantee_seconds;
-	running_add(s, j);
+	sim_running_add(s, j);
 	if (s->bfx || s->p->backfill != BACKFILL_NONE)
-		backfill_started(s, j);   /* issue 37 */
+		sim_backfill_started(s, j);   /* issue 37 */
 	if (s->hooked) {
 		if (!j->hp)
 			alloc_account(s, j, +1);
 		if (s->hooks.run_started) {
 			struct sim_job_view v;
-			job_view(s, j, &v);
+			sim_job_view_of(s, j, &v);
 			s->hooks.run_started(s->hooks.ctx, s, &v);
 		}
 	}
@@ -93,22 +93,22 @@ static void start_job_now(struct sim *s, struct sim_job *j)
 static size_t start_pass(struct sim *s)
 {
 	if (s->p->backfill != BACKFILL_NONE)
-		return backfill_pass(s);   /* issue 37: backfill.c */
+		return sim_backfill_pass(s);   /* issue 37: backfill.c */
 	if (s->tfree <= SIM_EPS)
 		return 0;
 	size_t started = 0;
-	queue_pass_begin(s);
+	sim_queue_pass_begin(s);
 	struct sim_job *j;
-	while ((j = queue_pass_next(s))) {
+	while ((j = sim_queue_pass_next(s))) {
 		if (s->gated && !j->hp) {
 			struct sim_job_view v;
-			job_view(s, j, &v);
+			sim_job_view_of(s, j, &v);
 			if (!s->hooks.gate_admit(s->hooks.ctx, s, &v))
 				continue;
 		}
-		if (place(s, j))
+		if (sim_place(s, j))
 			continue;
-		queue_remove(s, j);
+		sim_queue_remove(s, j);
 		start_job_now(s, j);
 		started++;
 		if (s->tfree <= SIM_EPS)
@@ -121,8 +121,8 @@ static void evict(struct sim *s, struct sim_job *v, struct sim_job *trigger)
 {
 	double rb = fmod(s->now - v->run_start, (double)s->p->checkpoint_seconds);
 	double ov = (double)s->p->overhead_seconds;
-	double rem = running_rem(s, v);
-	running_remove(s, v);
+	double rem = sim_running_rem(s, v);
+	sim_running_remove(s, v);
 	v->rem = rem + (rb + ov);
 	close_spot_run(s, v, false);
 	if (s->hooked)
@@ -138,11 +138,11 @@ static void evict(struct sim *s, struct sim_job *v, struct sim_job *trigger)
 	e->added_gpu_seconds = (rb + ov) * v->gpu;
 	if (v->eval_spot)
 		s->eval_events++;
-	release(s, v);
+	sim_release(s, v);
 	v->preemptions++;
 	v->qsince = s->now;
 	v->eo = s->eo_base + s->k++;
-	queue_insert(s, v);
+	sim_queue_insert(s, v);
 }
 
 /* §3.13 (issue 36): on the physical model hp's victims are those whose release makes it fit
@@ -150,7 +150,7 @@ static void evict(struct sim *s, struct sim_job *v, struct sim_job *trigger)
 static size_t preempt_physical(struct sim *s, struct sim_job *hp, double limit)
 {
 	struct sim_job **set;
-	size_t nv = phys_victims(s, hp, victims_for(s, -1), &set), evicted = 0;
+	size_t nv = sim_phys_victims(s, hp, sim_victims_for(s, -1), &set), evicted = 0;
 	for (size_t i = 0; i < nv; i++) {
 		struct sim_job *v = set[i];
 		if (s->p->has_budget && ((double)(s->out->n_events + 1) / (double)(s->spot_runs_total + 1) > limit ||
@@ -174,10 +174,10 @@ static size_t preempt(struct sim *s)
 	if (p->has_budget && (double)(s->out->n_events + 1) / (double)(s->spot_runs_total + 1) > limit)
 		return 0;
 	size_t evicted = 0;
-	victims_reset(s);
-	hp_iter_begin(s);
+	sim_victims_reset(s);
+	sim_hp_iter_begin(s);
 	struct sim_job *hp;
-	while ((hp = hp_iter_next(s))) {
+	while ((hp = sim_hp_iter_next(s))) {
 		if (s->now + SIM_EPS < hp->qsince + (double)p->hp_delay_seconds)
 			break;   /* HP qsince = submit and the HP queue is in submit order */
 		if (s->phys) {
@@ -187,7 +187,7 @@ static size_t preempt(struct sim *s)
 		double elig = hp->model < 0 ? s->tfree : s->fbm[hp->model];
 		if (elig >= hp->gpu)
 			continue;
-		struct victim_list *vl = victims_for(s, hp->model);
+		struct victim_list *vl = sim_victims_for(s, hp->model);
 		while ((hp->model < 0 ? s->tfree : s->fbm[hp->model]) < hp->gpu) {
 			while (vl->off < vl->n && !vl->v[vl->off]->running)
 				vl->off++;
@@ -204,7 +204,7 @@ static size_t preempt(struct sim *s)
 			evicted++;
 		}
 		if (vl->off == vl->n)
-			hp_iter_skip_model(s, hp->model);
+			sim_hp_iter_skip_model(s, hp->model);
 	}
 	return evicted;
 }
@@ -238,7 +238,7 @@ static int stuck(struct sim *s, char *err, size_t errlen)
 static void idle_probe(void *ctx, struct sim_job *j)
 {
 	struct sim *s = ctx;
-	if (!s->idle_fits && (j->model < 0 ? s->tfree : s->fbm[j->model]) >= j->gpu && placement_fits(s, j))
+	if (!s->idle_fits && (j->model < 0 ? s->tfree : s->fbm[j->model]) >= j->gpu && sim_placement_fits(s, j))
 		s->idle_fits = true;
 }
 
@@ -248,7 +248,7 @@ static int idle_check(struct sim *s, char *err, size_t errlen)
 		return stuck(s, err, errlen);
 	if (isnan(s->idle_since)) {
 		s->idle_fits = false;
-		queue_each(s, idle_probe, s);
+		sim_queue_each(s, idle_probe, s);
 		if (!s->idle_fits)
 			return stuck(s, err, errlen);
 		s->idle_since = s->now;
@@ -295,7 +295,7 @@ static int step(struct sim *s, char *err, size_t errlen)
 	while (s->next_arrival < s->n && s->jobs[s->next_arrival].submit <= s->now + SIM_EPS) {
 		struct sim_job *j = &s->jobs[s->next_arrival++];
 		j->qsince = j->submit;
-		queue_insert(s, j);
+		sim_queue_insert(s, j);
 		if (s->hooked && j->hp)
 			s->hp_outstanding += j->gpu;
 	}
@@ -310,21 +310,21 @@ static int step(struct sim *s, char *err, size_t errlen)
 	} else
 		s->futile_steps = 0;
 	if (s->phys)
-		phys_sample(s);   /* issue 36: fragmentation over time */
+		sim_phys_sample(s);   /* issue 36: fragmentation over time */
 	bool by_guarantee = false;     /* the next step's time comes from a guarantee expiry alone */
 	double thr = s->now + SIM_EPS, next = INFINITY;
 	if (s->next_arrival < s->n && s->jobs[s->next_arrival].submit > thr)
 		next = s->jobs[s->next_arrival].submit;
-	double c = running_next_completion(s, thr);
+	double c = sim_running_next_completion(s, thr);
 	if (c < next)
 		next = c;
-	if (p->backfill != BACKFILL_NONE && (c = backfill_next_cycle(s, thr)) < next)
+	if (p->backfill != BACKFILL_NONE && (c = sim_backfill_next_cycle(s, thr)) < next)
 		next = c;   /* issue 37: Slurm's bf_interval */
 	if (p->scheduler == SCHED_PRIORITY_PREEMPTIVE && s->hp_queued > 0) {
-		c = hp_next_wakeup(s, thr, (double)p->hp_delay_seconds);
+		c = sim_hp_next_wakeup(s, thr, (double)p->hp_delay_seconds);
 		if (c < next)
 			next = c;
-		c = running_next_guarantee(s, thr);
+		c = sim_running_next_guarantee(s, thr);
 		if (c < next) {
 			next = c;
 			by_guarantee = true;
@@ -354,20 +354,20 @@ static int step(struct sim *s, char *err, size_t errlen)
 	o->warmup_allocated += a * max0((next < es ? next : es) - s->now);
 	o->evaluation_allocated += a * max0((next < ee ? next : ee) - (es > s->now ? es : s->now));
 	if (p->mf)
-		priority_step(s, next);   /* issue 37: fair-share usage over this step */
-	running_advance(s, next, delta);
+		sim_priority_step(s, next);   /* issue 37: fair-share usage over this step */
+	sim_running_advance(s, next, delta);
 	s->now = next;
 	if (s->hooks.after_advance)
 		s->hooks.after_advance(s->hooks.ctx, s);
 	size_t nd;
-	struct sim_job **done = running_collect_done(s, &nd);
+	struct sim_job **done = sim_running_collect_done(s, &nd);
 	for (size_t i = 0; i < nd; i++) {
 		struct sim_job *j = done[i];
 		if (!j->hp)
 			close_spot_run(s, j, true);
 		if (s->hooked)
 			run_closed(s, j, false);
-		release(s, j);
+		sim_release(s, j);
 		/* done is final: its piece buffer is never used again (a finished job would
 		 * otherwise hold it to the end, a small block per job of the trace) */
 		free(j->alloc);
@@ -438,7 +438,7 @@ struct sim *sim_open_reserve(const struct trace *t, const struct sim_policy *p, 
 	s->n = t->n_jobs;
 	s->idle_since = NAN;
 	s->bf_last = NAN;   /* issue 37: no backfill cycle yet */
-	s->start_fn = start_job_now;   /* start_job (internal.h) for the layers below */
+	s->start_fn = start_job_now;   /* sim_start_job (internal.h) for the layers below */
 	if (h) {
 		s->hooks = *h;
 		s->hooked = true;
@@ -502,7 +502,7 @@ struct sim *sim_open_reserve(const struct trace *t, const struct sim_policy *p, 
 			snprintf(err, errlen, "job '%s' asks for model '%s' that no node has", t->jobs[i].id, t->jobs[i].model);
 			goto fail;
 		}
-	if (structures_init(s, err, errlen))
+	if (sim_structures_init(s, err, errlen))
 		goto fail;
 	s->now = s->jobs[0].submit;
 	return s;
@@ -529,7 +529,7 @@ int sim_set_policy(struct sim *s, const struct sim_policy *p, char *err, size_t 
 		return -1;
 	}
 	s->p = p;
-	queue_rebuild(s);
+	sim_queue_rebuild(s);
 	return 0;
 }
 
@@ -569,7 +569,7 @@ int sim_finish(struct sim *s, struct sim_output *out, char *err, size_t errlen)
 	for (size_t i = 0; i < s->n; i++)
 		sim_job_result_of(s, i, &o->jobs[i]);
 	if (s->phys)
-		phys_finish(s, o);   /* issue 36: the placement records */
+		sim_phys_finish(s, o);   /* issue 36: the placement records */
 	*out = *o;
 	memset(o, 0, sizeof *o);
 	return 0;
@@ -580,7 +580,7 @@ void sim_close(struct sim *s)
 	if (!s)
 		return;
 	sim_output_release(&s->res);
-	structures_release(s);
+	sim_structures_release(s);
 	free(s);
 }
 
@@ -621,16 +621,16 @@ static void add_queued_spot(void *ctx, struct sim_job *j)
 double sim_spot_backlog_gpus(const struct sim *s)
 {
 	if (s->spot_backlog.fine == 0)
-		return xsum_value(&s->spot_backlog);
+		return sim_xsum_value(&s->spot_backlog);
 	double sum = 0.0;   /* a value that is not a multiple of 2^-60: plain sum, lane order */
-	queue_each(s, add_queued_spot, &sum);
+	sim_queue_each(s, add_queued_spot, &sum);
 	return sum;
 }
 
 double sim_running_spot_gpus(const struct sim *s)
 {
 	if (s->running_spot.fine == 0)
-		return xsum_value(&s->running_spot);
+		return sim_xsum_value(&s->running_spot);
 	double sum = 0.0;   /* plain sum in start order */
 	for (const struct sim_job *j = s->shead; j; j = j->snext)
 		for (size_t i = 0; i < j->n_alloc; i++)
@@ -642,7 +642,7 @@ void sim_each_running(const struct sim *s, void (*fn)(void *ctx, const struct si
 {
 	struct sim_job_view v;
 	for (size_t i = 0; i < s->rn; i++) {
-		job_view(s, s->running[i].j, &v);
+		sim_job_view_of(s, s->running[i].j, &v);
 		fn(ctx, &v);
 	}
 }
@@ -657,14 +657,14 @@ static void each_queued(void *ctx, struct sim_job *j)
 {
 	struct each_ctx *e = ctx;
 	struct sim_job_view v;
-	job_view(e->s, j, &v);
+	sim_job_view_of(e->s, j, &v);
 	e->fn(e->ctx, &v);
 }
 
 void sim_each_queued(const struct sim *s, void (*fn)(void *ctx, const struct sim_job_view *j), void *ctx)
 {
 	struct each_ctx e = { s, fn, ctx };
-	queue_each(s, each_queued, &e);
+	sim_queue_each(s, each_queued, &e);
 }
 
 void sim_output_release(struct sim_output *out)

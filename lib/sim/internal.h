@@ -1,6 +1,6 @@
 /*
  * internal — simulator state shared by the files of lib/sim. Not a public interface: only
- * lib/sim includes it. All memory is owned by struct sim and freed by structures_release.
+ * lib/sim includes it. All memory is owned by struct sim and freed by sim_structures_release.
  *
  * Layers (no circle: a file uses only files of its own line or below; tests/lint-cycles.py
  * checks it from the objects' symbols, docs/design.md "No circles"):
@@ -8,11 +8,11 @@
  *   engine.c               the event loop and session life (sim_open ... sim_close)
  *   preempt.c              victims, and the structures' init/release over the layers below
  *   backfill.c             the backfill start pass; starts a job through s->start_fn
- *                          (start_job below), which engine.c sets: its only way up
+ *                          (sim_start_job below), which engine.c sets: its only way up
  *   backfill_col.c, queue.c, running.c, placement.c   (placement.c uses physical.c)
  *   physical.c             the node model (uses policy.c)
- *   policy.c, priority.c   (policy.c uses priority.c's mf_parse)
- *   base.c                 helpers for every layer: xsum_*, job_view, mem_dup, present_slots
+ *   policy.c, priority.c   (policy.c uses priority.c's sim_mf_parse)
+ *   base.c                 helpers for every layer: xsum_*, sim_job_view_of, sim_mem_dup, sim_present_slots
  * result*.c read and write results and use only each other and policy.c.
  */
 #ifndef SCHEDNAV_SIM_INTERNAL_H
@@ -66,8 +66,8 @@ struct xsum {
 	size_t fine;
 };
 
-void xsum_add(struct xsum *x, double v, int sign);
-double xsum_value(const struct xsum *x);    /* when x->fine == 0: the exact sum, rounded once */
+void sim_xsum_add(struct xsum *x, double v, int sign);
+double sim_xsum_value(const struct xsum *x);    /* when x->fine == 0: the exact sum, rounded once */
 
 struct sim {
 	const struct sim_policy *p;
@@ -131,10 +131,10 @@ struct sim {
 	struct phys *phys;                 /* physical.c (issue 36): the node model; NULL = the pool model */
 	struct sim_alloc *cand;
 	size_t ccap;
-	void (*start_fn)(struct sim *s, struct sim_job *j);   /* engine.c's, set by sim_open_reserve: start_job */
+	void (*start_fn)(struct sim *s, struct sim_job *j);   /* engine.c's, set by sim_open_reserve: sim_start_job */
 };
 
-int structures_init(struct sim *s, char *err, size_t errlen);
+int sim_structures_init(struct sim *s, char *err, size_t errlen);
 /* A node model's index, -1 for "*" (any), -2 for one no node has. */
 int sim_model_of(const struct sim *s, const char *model);
 /* A fresh job slot from its trace job (the execution-order key eo, population by submit in
@@ -142,81 +142,81 @@ int sim_model_of(const struct sim *s, const char *model);
 int sim_job_init(const struct sim *s, struct sim_job *j, const struct trace_job *tj, long long eo, double eval_start, double eval_end);
 /* Deep copies for sim_clone: d is a copy of s's scalars whose jobs array is already copied;
  * job pointers are rebased from s->jobs to d->jobs. */
-void queue_clone(struct sim *d, const struct sim *s);
-void placement_clone(struct sim *d, const struct sim *s);
-void structures_release(struct sim *s);
+void sim_queue_clone(struct sim *d, const struct sim *s);
+void sim_placement_clone(struct sim *d, const struct sim *s);
+void sim_structures_release(struct sim *s);
 
-/* base.c (with xsum_add and xsum_value above) */
-void job_view(const struct sim *s, const struct sim_job *j, struct sim_job_view *v);
-void *mem_dup(const void *p, size_t n);             /* xmalloc'd copy (n may be 0) */
+/* base.c (with sim_xsum_add and sim_xsum_value above) */
+void sim_job_view_of(const struct sim *s, const struct sim_job *j, struct sim_job_view *v);
+void *sim_mem_dup(const void *p, size_t n);             /* xmalloc'd copy (n may be 0) */
 /* The slots that hold a job, ascending (malloc'd, *n of them), or NULL when every slot below
  * s->n does (not a live clone): a live clone's zero slots are never read, so its cost
  * follows the live state. */
-size_t *present_slots(const struct sim *s, size_t *n);
+size_t *sim_present_slots(const struct sim *s, size_t *n);
 
 /* queue.c: the queue ordered by (eo) or (HP first, eo). */
-void queue_init(struct sim *s);
-void queue_release(struct sim *s);
-void queue_insert(struct sim *s, struct sim_job *j);
-void queue_remove(struct sim *s, struct sim_job *j);
-void queue_rebuild(struct sim *s);                /* re-sort every queued job under s->p's key */
-void queue_each(const struct sim *s, void (*fn)(void *ctx, struct sim_job *j), void *ctx); /* lane order */
-void queue_pass_begin(struct sim *s);             /* a start pass: frees only shrink until the next begin */
-struct sim_job *queue_pass_next(struct sim *s);   /* next job in key order with demand <= its eligible free */
-void hp_iter_begin(struct sim *s);                /* walk the queued HP jobs in order */
-struct sim_job *hp_iter_next(struct sim *s);
-void hp_iter_skip_model(struct sim *s, int model); /* the rest of this walk skips HP jobs of model */
-double hp_next_wakeup(struct sim *s, double thr, double delay); /* min qsince+delay > thr */
-size_t queue_lane_count(const struct sim *s);     /* issue 37: queue_order_next's cursors */
-struct sim_job *queue_order_next(struct sim *s, size_t *cur);   /* every queued job in key order */
-void queue_order_skip_unfit(struct sim *s, size_t *cur);        /* leave out models none of whose jobs fits now */
+void sim_queue_init(struct sim *s);
+void sim_queue_release(struct sim *s);
+void sim_queue_insert(struct sim *s, struct sim_job *j);
+void sim_queue_remove(struct sim *s, struct sim_job *j);
+void sim_queue_rebuild(struct sim *s);                /* re-sort every queued job under s->p's key */
+void sim_queue_each(const struct sim *s, void (*fn)(void *ctx, struct sim_job *j), void *ctx); /* lane order */
+void sim_queue_pass_begin(struct sim *s);             /* a start pass: frees only shrink until the next begin */
+struct sim_job *sim_queue_pass_next(struct sim *s);   /* next job in key order with demand <= its eligible free */
+void sim_hp_iter_begin(struct sim *s);                /* walk the queued HP jobs in order */
+struct sim_job *sim_hp_iter_next(struct sim *s);
+void sim_hp_iter_skip_model(struct sim *s, int model); /* the rest of this walk skips HP jobs of model */
+double sim_hp_next_wakeup(struct sim *s, double thr, double delay); /* min qsince+delay > thr */
+size_t sim_queue_lane_count(const struct sim *s);     /* issue 37: sim_queue_order_next's cursors */
+struct sim_job *sim_queue_order_next(struct sim *s, size_t *cur);   /* every queued job in key order */
+void sim_queue_order_skip_unfit(struct sim *s, size_t *cur);        /* leave out models none of whose jobs fits now */
 
 /* placement.c */
-int placement_init(struct sim *s);
-void placement_release(struct sim *s);
-int place(struct sim *s, struct sim_job *j);      /* 0 = j->alloc filled and its GPUs reserved, -1 = does not fit */
-bool placement_fits(struct sim *s, const struct sim_job *j); /* the original's left-to-right sum test */
-void release(struct sim *s, struct sim_job *j);   /* and clears j->alloc */
+int sim_placement_init(struct sim *s);
+void sim_placement_release(struct sim *s);
+int sim_place(struct sim *s, struct sim_job *j);      /* 0 = j->alloc filled and its GPUs reserved, -1 = does not fit */
+bool sim_placement_fits(struct sim *s, const struct sim_job *j); /* the original's left-to-right sum test */
+void sim_release(struct sim *s, struct sim_job *j);   /* and clears j->alloc */
 
 /* physical.c (issue 36, docs/simulator.md §3.13): the physical node model behind the same
  * calls when placement_strategy is not the pool's (placement.c dispatches) */
-int phys_init(struct sim *s, char *err, size_t errlen);
-void phys_release(struct sim *s);
-void phys_clone(struct sim *d, const struct sim *s);
-bool phys_fits(struct sim *s, const struct sim_job *j);
-int phys_place(struct sim *s, struct sim_job *j);
-void phys_unplace(struct sim *s, struct sim_job *j);
-size_t phys_victims(struct sim *s, struct sim_job *hp, const struct victim_list *vl, struct sim_job ***out);
-void phys_sample(struct sim *s);                  /* a placement sample at s->now when the state changed */
-void phys_finish(struct sim *s, struct sim_output *o);   /* o->placement from the samples and the jobs */
-void phys_forget(struct sim *s, size_t first);    /* the job slots from first on hold new jobs */
+int sim_phys_init(struct sim *s, char *err, size_t errlen);
+void sim_phys_release(struct sim *s);
+void sim_phys_clone(struct sim *d, const struct sim *s);
+bool sim_phys_fits(struct sim *s, const struct sim_job *j);
+int sim_phys_place(struct sim *s, struct sim_job *j);
+void sim_phys_unplace(struct sim *s, struct sim_job *j);
+size_t sim_phys_victims(struct sim *s, struct sim_job *hp, const struct victim_list *vl, struct sim_job ***out);
+void sim_phys_sample(struct sim *s);                  /* a placement sample at s->now when the state changed */
+void sim_phys_finish(struct sim *s, struct sim_output *o);   /* o->placement from the samples and the jobs */
+void sim_phys_forget(struct sim *s, size_t first);    /* the job slots from first on hold new jobs */
 
 /* running.c */
-void running_add(struct sim *s, struct sim_job *j);
-void running_remove(struct sim *s, struct sim_job *j);
-double running_rem(struct sim *s, struct sim_job *j);           /* current remaining work */
-void running_advance(struct sim *s, double next, double delta); /* rem = max(0, rem - delta), lazily */
-double running_next_completion(struct sim *s, double thr);      /* min now+rem > thr */
-double running_next_guarantee(struct sim *s, double thr);       /* min run_start+rg > thr over Spot */
-struct sim_job **running_collect_done(struct sim *s, size_t *n); /* removes rem <= EPS, by job_id */
-struct sim_job *running_guarantee_frontier(struct sim *s, double thr); /* Spot before it: guarantee passed */
+void sim_running_add(struct sim *s, struct sim_job *j);
+void sim_running_remove(struct sim *s, struct sim_job *j);
+double sim_running_rem(struct sim *s, struct sim_job *j);           /* current remaining work */
+void sim_running_advance(struct sim *s, double next, double delta); /* rem = max(0, rem - delta), lazily */
+double sim_running_next_completion(struct sim *s, double thr);      /* min now+rem > thr */
+double sim_running_next_guarantee(struct sim *s, double thr);       /* min run_start+rg > thr over Spot */
+struct sim_job **sim_running_collect_done(struct sim *s, size_t *n); /* removes rem <= EPS, by job_id */
+struct sim_job *sim_running_guarantee_frontier(struct sim *s, double thr); /* Spot before it: guarantee passed */
 
-/* engine.c's start of j now (queue_remove'd, placed), for the layers below it: a call
+/* engine.c's start of j now (sim_queue_remove'd, placed), for the layers below it: a call
  * through s->start_fn, so that backfill.c does not use engine.c (no circle) */
-static inline void start_job(struct sim *s, struct sim_job *j) { s->start_fn(s, j); }
+static inline void sim_start_job(struct sim *s, struct sim_job *j) { s->start_fn(s, j); }
 
 /* backfill.c (issue 37): the start pass under backfill easy or conservative (docs/simulator.md §3.10) */
-size_t backfill_pass(struct sim *s);
-double backfill_next_cycle(const struct sim *s, double thr);   /* a cycle time > thr the engine must visit, or INFINITY */
-void backfill_started(struct sim *s, struct sim_job *j);   /* from start_job: index j's planned end */
-void backfill_release(struct sim *s);
+size_t sim_backfill_pass(struct sim *s);
+double sim_backfill_next_cycle(const struct sim *s, double thr);   /* a cycle time > thr the engine must visit, or INFINITY */
+void sim_backfill_started(struct sim *s, struct sim_job *j);   /* from sim_start_job: index j's planned end */
+void sim_backfill_release(struct sim *s);
 /* priority.c (issue 37): the queued jobs v[0..n) in priority/multifactor order */
-void priority_sort(struct sim *s, struct sim_job **v, size_t n);
-void priority_release(struct sim *s);
-void priority_step(struct sim *s, double next);   /* from the engine's step: usage up to next */
-void priority_clone(struct sim *d, const struct sim *s);
+void sim_priority_sort(struct sim *s, struct sim_job **v, size_t n);
+void sim_priority_release(struct sim *s);
+void sim_priority_step(struct sim *s, double next);   /* from the engine's step: usage up to next */
+void sim_priority_clone(struct sim *d, const struct sim *s);
 
 /* preempt.c */
-void victims_reset(struct sim *s);
-struct victim_list *victims_for(struct sim *s, int model);
+void sim_victims_reset(struct sim *s);
+struct victim_list *sim_victims_for(struct sim *s, int model);
 #endif

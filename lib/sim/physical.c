@@ -41,10 +41,10 @@ struct phys {
 	struct place_cluster c;
 	struct phys_job *jobs;           /* one per job slot (cap_n + 1) */
 	size_t n_jobs;
-	struct place_node *scratch;      /* phys_victims' copy of the nodes */
-	struct sim_job **set;            /* phys_victims' answer */
+	struct place_node *scratch;      /* sim_phys_victims' copy of the nodes */
+	struct sim_job **set;            /* sim_phys_victims' answer */
 	size_t cap_set;
-	struct sim_frag_sample *samples; /* phys_sample */
+	struct sim_frag_sample *samples; /* sim_phys_sample */
 	size_t n_samples, cap_samples;
 };
 
@@ -179,7 +179,7 @@ static struct phys_job *job_of(struct sim *s, const struct sim_job *j)
 	return x;
 }
 
-int phys_init(struct sim *s, char *err, size_t errlen)
+int sim_phys_init(struct sim *s, char *err, size_t errlen)
 {
 	const struct trace *t = s->t;
 	struct phys *ph = xcalloc(1, sizeof *ph);
@@ -234,7 +234,7 @@ int phys_init(struct sim *s, char *err, size_t errlen)
 	return 0;
 }
 
-void phys_release(struct sim *s)
+void sim_phys_release(struct sim *s)
 {
 	struct phys *ph = s->phys;
 	if (!ph)
@@ -250,24 +250,24 @@ void phys_release(struct sim *s)
 	s->phys = NULL;
 }
 
-void phys_clone(struct sim *d, const struct sim *s)
+void sim_phys_clone(struct sim *d, const struct sim *s)
 {
 	const struct phys *ph = s->phys;
-	struct phys *x = mem_dup(ph, sizeof *ph);
+	struct phys *x = sim_mem_dup(ph, sizeof *ph);
 	place_cluster_clone(&x->c, &ph->c);
-	x->jobs = mem_dup(ph->jobs, ph->n_jobs * sizeof *ph->jobs);
+	x->jobs = sim_mem_dup(ph->jobs, ph->n_jobs * sizeof *ph->jobs);
 	for (size_t i = 0; i < ph->n_jobs; i++)
 		if (ph->jobs[i].ch)
-			x->jobs[i].ch = mem_dup(ph->jobs[i].ch, (size_t)ph->jobs[i].workers * sizeof *ph->jobs[i].ch);
+			x->jobs[i].ch = sim_mem_dup(ph->jobs[i].ch, (size_t)ph->jobs[i].workers * sizeof *ph->jobs[i].ch);
 	x->scratch = xmalloc((ph->c.nnodes + 1) * sizeof *x->scratch);
 	x->set = NULL;
 	x->cap_set = 0;
-	x->samples = mem_dup(ph->samples, ph->n_samples * sizeof *ph->samples);
+	x->samples = sim_mem_dup(ph->samples, ph->n_samples * sizeof *ph->samples);
 	x->cap_samples = ph->n_samples;
 	d->phys = x;
 }
 
-bool phys_fits(struct sim *s, const struct sim_job *j)
+bool sim_phys_fits(struct sim *s, const struct sim_job *j)
 {
 	struct phys_job *x = job_of(s, j);
 	return x && phys_room(s->phys->c.nodes, s->phys->c.nnodes, &x->pod, x->workers);
@@ -285,7 +285,7 @@ static void ledgers(struct sim *s, const struct sim_job *j, int sign)
 	}
 }
 
-int phys_place(struct sim *s, struct sim_job *j)
+int sim_phys_place(struct sim *s, struct sim_job *j)
 {
 	struct phys *ph = s->phys;
 	struct phys_job *x = job_of(s, j);
@@ -319,7 +319,7 @@ int phys_place(struct sim *s, struct sim_job *j)
 	return 0;
 }
 
-void phys_unplace(struct sim *s, struct sim_job *j)
+void sim_phys_unplace(struct sim *s, struct sim_job *j)
 {
 	struct phys *ph = s->phys;
 	struct phys_job *x = &ph->jobs[j - s->jobs];
@@ -350,7 +350,7 @@ static void scratch_apply(struct phys *ph, const struct phys_job *x, int sign)
  * fits without it. The answer (in victim order, *out) is empty when hp fits already or when
  * releasing every candidate would not make it fit (evicting then would not help).
  */
-size_t phys_victims(struct sim *s, struct sim_job *hp, const struct victim_list *vl, struct sim_job ***out)
+size_t sim_phys_victims(struct sim *s, struct sim_job *hp, const struct victim_list *vl, struct sim_job ***out)
 {
 	struct phys *ph = s->phys;
 	struct phys_job *h = job_of(s, hp);
@@ -385,7 +385,7 @@ size_t phys_victims(struct sim *s, struct sim_job *hp, const struct victim_list 
 	return keep;
 }
 
-void phys_forget(struct sim *s, size_t first)
+void sim_phys_forget(struct sim *s, size_t first)
 {
 	struct phys *ph = s->phys;
 	for (size_t i = first; i < ph->n_jobs; i++) {
@@ -403,7 +403,7 @@ static struct sim_frag_sample sample_now(const struct sim *s)
 		(double)(c->gpu_capacity - c->gpu_used) / 1000.0 };
 }
 
-void phys_sample(struct sim *s)
+void sim_phys_sample(struct sim *s)
 {
 	struct phys *ph = s->phys;
 	struct sim_frag_sample x = sample_now(s);
@@ -424,15 +424,15 @@ void phys_sample(struct sim *s)
  * until the next), the largest fragmented amount, and the jobs refused for fragmentation (some
  * start pass found their GPUs free but no nodes to hold them) against those that only waited
  * for capacity (queue_seconds > 0, never refused for fragmentation). */
-void phys_finish(struct sim *s, struct sim_output *o)
+void sim_phys_finish(struct sim *s, struct sim_output *o)
 {
 	struct phys *ph = s->phys;
-	phys_sample(s);   /* the state after the last completions */
+	sim_phys_sample(s);   /* the state after the last completions */
 	struct sim_placement_out *p = xcalloc(1, sizeof *p);
 	p->strategy = policy_placement_name(s->p->placement);
 	p->seed = s->p->placement_seed;
 	p->n_samples = ph->n_samples;
-	p->samples = mem_dup(ph->samples, ph->n_samples * sizeof *ph->samples);
+	p->samples = sim_mem_dup(ph->samples, ph->n_samples * sizeof *ph->samples);
 	double span = o->simulation_end - o->simulation_start, cap = (double)ph->c.gpu_capacity / 1000.0;
 	double a = 0, f = 0, r = 0;
 	for (size_t i = 0; i < p->n_samples; i++) {

@@ -101,7 +101,7 @@ static void account(struct placement_index *ix, int m, double f, int sign)
 	}
 }
 
-int placement_init(struct sim *s)
+int sim_placement_init(struct sim *s)
 {
 	struct placement_index *ix = xcalloc(1, sizeof *ix);
 	size_t nm = (size_t)s->n_models;
@@ -133,9 +133,9 @@ int placement_init(struct sim *s)
 	return 0;
 }
 
-void placement_release(struct sim *s)
+void sim_placement_release(struct sim *s)
 {
-	phys_release(s);
+	sim_phys_release(s);
 	struct placement_index *ix = s->pix;
 	if (!ix)
 		return;
@@ -167,10 +167,10 @@ static void set_free(struct sim *s, size_t node, double f)
 }
 
 /* The original's left-to-right sum of the eligible frees, compared with the demand. */
-bool placement_fits(struct sim *s, const struct sim_job *j)
+bool sim_placement_fits(struct sim *s, const struct sim_job *j)
 {
 	if (s->phys)
-		return phys_fits(s, j);
+		return sim_phys_fits(s, j);
 	struct placement_index *ix = s->pix;
 	double sum = 0.0;
 	if (j->model >= 0) {
@@ -196,12 +196,12 @@ bool placement_fits(struct sim *s, const struct sim_job *j)
 	return !(sum < j->gpu);
 }
 
-int place(struct sim *s, struct sim_job *j)
+int sim_place(struct sim *s, struct sim_job *j)
 {
 	if (s->phys)
-		return phys_place(s, j);
+		return sim_phys_place(s, j);
 	struct placement_index *ix = s->pix;
-	if (!placement_fits(s, j))
+	if (!sim_placement_fits(s, j))
 		return -1;
 	int tm = j->model < 0 && ix->one_model ? 0 : j->model;
 	struct maxtree *t = tm < 0 ? &ix->all : &ix->model[tm];
@@ -236,10 +236,10 @@ int place(struct sim *s, struct sim_job *j)
 	return 0;
 }
 
-void release(struct sim *s, struct sim_job *j)
+void sim_release(struct sim *s, struct sim_job *j)
 {
 	if (s->phys) {
-		phys_unplace(s, j);
+		sim_phys_unplace(s, j);
 		return;
 	}
 	for (size_t i = 0; i < j->n_alloc; i++) {
@@ -253,25 +253,25 @@ void release(struct sim *s, struct sim_job *j)
 	j->n_alloc = 0;
 }
 
-void placement_clone(struct sim *d, const struct sim *s)
+void sim_placement_clone(struct sim *d, const struct sim *s)
 {
 	if (s->phys) {
-		phys_clone(d, s);
+		sim_phys_clone(d, s);
 		return;
 	}
 	const struct placement_index *ix = s->pix;
 	size_t nm = (size_t)s->n_models;
-	struct placement_index *c = mem_dup(ix, sizeof *ix);
-	c->all.t = mem_dup(ix->all.t, 2 * ix->all.size * sizeof *ix->all.t);
-	c->model = mem_dup(ix->model, nm * sizeof *ix->model);
+	struct placement_index *c = sim_mem_dup(ix, sizeof *ix);
+	c->all.t = sim_mem_dup(ix->all.t, 2 * ix->all.size * sizeof *ix->all.t);
+	c->model = sim_mem_dup(ix->model, nm * sizeof *ix->model);
 	c->model_nodes = xcalloc(nm, sizeof *c->model_nodes);
 	for (size_t m = 0; m < nm; m++) {
-		c->model[m].t = mem_dup(ix->model[m].t, 2 * ix->model[m].size * sizeof *ix->model[m].t);
-		c->model_nodes[m] = mem_dup(ix->model_nodes[m], (ix->model_n[m] + 1) * sizeof **ix->model_nodes);
+		c->model[m].t = sim_mem_dup(ix->model[m].t, 2 * ix->model[m].size * sizeof *ix->model[m].t);
+		c->model_nodes[m] = sim_mem_dup(ix->model_nodes[m], (ix->model_n[m] + 1) * sizeof **ix->model_nodes);
 	}
-	c->model_n = mem_dup(ix->model_n, nm * sizeof *ix->model_n);
-	c->pos = mem_dup(ix->pos, s->n_nodes * sizeof *ix->pos);
-	c->fx = mem_dup(ix->fx, nm * sizeof *ix->fx);
-	c->fine = mem_dup(ix->fine, nm * sizeof *ix->fine);
+	c->model_n = sim_mem_dup(ix->model_n, nm * sizeof *ix->model_n);
+	c->pos = sim_mem_dup(ix->pos, s->n_nodes * sizeof *ix->pos);
+	c->fx = sim_mem_dup(ix->fx, nm * sizeof *ix->fx);
+	c->fine = sim_mem_dup(ix->fine, nm * sizeof *ix->fine);
 	d->pix = c;
 }

@@ -289,7 +289,7 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 	struct json *mfj = json_get(doc, "priority_multifactor");   /* issue 37 */
 	if (mfj) {
 		struct mf_config *mf = arena_alloc(a, sizeof *mf);
-		if (mf_parse(mfj, mf, a, err, errlen))
+		if (sim_mf_parse(mfj, mf, a, err, errlen))
 			return -1;
 		if (p->backfill == BACKFILL_NONE) {
 			snprintf(err, errlen, "'priority_multifactor' orders the backfill passes: it needs 'backfill' easy or conservative");

@@ -37,7 +37,7 @@ static int loss_cmp(const void *pa, const void *pb)
 	return cmp_ids(x->j, y->j);
 }
 
-void victims_reset(struct sim *s)
+void sim_victims_reset(struct sim *s)
 {
 	for (int m = 0; m <= s->n_models; m++) {
 		s->vl[m].built = false;
@@ -46,7 +46,7 @@ void victims_reset(struct sim *s)
 	}
 }
 
-struct victim_list *victims_for(struct sim *s, int model)
+struct victim_list *sim_victims_for(struct sim *s, int model)
 {
 	struct victim_list *vl = &s->vl[model + 1];
 	if (vl->built)
@@ -56,14 +56,14 @@ struct victim_list *victims_for(struct sim *s, int model)
 	double thr = s->now + SIM_EPS, ck = (double)s->p->checkpoint_seconds;
 	struct vkey *keys = xmalloc((s->rn + 1) * sizeof *keys);
 	size_t n = 0;
-	struct sim_job *front = running_guarantee_frontier(s, thr);
+	struct sim_job *front = sim_running_guarantee_frontier(s, thr);
 	for (struct sim_job *v = s->shead; v != front; v = v->snext) {
 		bool on = false;
 		for (size_t k = 0; k < v->n_alloc && !on; k++)
 			on = v->alloc[k].x > 0 && (model < 0 || s->nodes[v->alloc[k].node].model == model);
 		if (!on)
 			continue;
-		double rem = running_rem(s, v);
+		double rem = sim_running_rem(s, v);
 		keys[n].j = v;
 		if (s->p->victim_order == VICTIM_LONGEST_REMAINING) {
 			keys[n].a = rem;
@@ -83,24 +83,24 @@ struct victim_list *victims_for(struct sim *s, int model)
 	return vl;
 }
 
-int structures_init(struct sim *s, char *err, size_t errlen)
+int sim_structures_init(struct sim *s, char *err, size_t errlen)
 {
 	(void)err;
 	(void)errlen;
 	s->vl = xcalloc((size_t)s->n_models + 1, sizeof *s->vl);
-	queue_init(s);
+	sim_queue_init(s);
 	if (s->p->placement != PLACEMENT_POOL)
-		return phys_init(s, err, errlen);   /* issue 36: the physical node model */
-	return placement_init(s);
+		return sim_phys_init(s, err, errlen);   /* issue 36: the physical node model */
+	return sim_placement_init(s);
 }
 
-void structures_release(struct sim *s)
+void sim_structures_release(struct sim *s)
 {
-	placement_release(s);
-	backfill_release(s);
-	priority_release(s);
+	sim_placement_release(s);
+	sim_backfill_release(s);
+	sim_priority_release(s);
 	if (s->jobs) {
-		size_t np, *slot = present_slots(s, &np);
+		size_t np, *slot = sim_present_slots(s, &np);
 		for (size_t k = 0; k < np; k++)
 			free(s->jobs[slot ? slot[k] : k].alloc);
 		free(slot);
@@ -115,7 +115,7 @@ void structures_release(struct sim *s)
 	free(s->models);
 	free(s->sorted_models);
 	free(s->fbm);
-	queue_release(s);
+	sim_queue_release(s);
 	free(s->running);
 	free(s->done);
 	free(s->cand);

@@ -62,7 +62,7 @@ static int named(const struct json *o, const char *k, struct mf_named **out, siz
 	return 0;
 }
 
-int mf_parse(const struct json *o, struct mf_config *c, struct arena *a, char *err, size_t errlen)
+int sim_mf_parse(const struct json *o, struct mf_config *c, struct arena *a, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof *c);
 	if (!o || o->kind != JSON_OBJECT) {
@@ -163,7 +163,7 @@ static struct mf_state *state_new(const struct sim *s)
 	return m;
 }
 
-void priority_release(struct sim *s)
+void sim_priority_release(struct sim *s)
 {
 	struct mf_state *m = s->mfs;
 	if (!m)
@@ -175,16 +175,16 @@ void priority_release(struct sim *s)
 	s->mfs = NULL;
 }
 
-void priority_clone(struct sim *d, const struct sim *s)
+void sim_priority_clone(struct sim *d, const struct sim *s)
 {
 	const struct mf_state *m = s->mfs;
 	d->mfs = NULL;
 	if (!m)
 		return;
-	struct mf_state *c = mem_dup(m, sizeof *m);
-	c->tenants = mem_dup(m->tenants, (m->n + 1) * sizeof *m->tenants);
-	c->usage = mem_dup(m->usage, (m->n + 1) * sizeof *m->usage);
-	c->shares = mem_dup(m->shares, (m->n + 1) * sizeof *m->shares);
+	struct mf_state *c = sim_mem_dup(m, sizeof *m);
+	c->tenants = sim_mem_dup(m->tenants, (m->n + 1) * sizeof *m->tenants);
+	c->usage = sim_mem_dup(m->usage, (m->n + 1) * sizeof *m->usage);
+	c->shares = sim_mem_dup(m->shares, (m->n + 1) * sizeof *m->shares);
 	d->mfs = c;
 }
 
@@ -205,7 +205,7 @@ static void usage_update(struct sim *s, struct mf_state *m, double to)
 	m->last = to;
 }
 
-void priority_step(struct sim *s, double next)
+void sim_priority_step(struct sim *s, double next)
 {
 	if (!s->mfs)
 		s->mfs = state_new(s);
@@ -245,7 +245,7 @@ static double priority_of(struct sim *s, const struct sim_job *j, double total_u
 
 /* The queued jobs v[0..n) in multifactor order: HP first under priority_preemptive (the
  * class still leads the key), then priority, highest first, then eo. */
-void priority_sort(struct sim *s, struct sim_job **v, size_t n)
+void sim_priority_sort(struct sim *s, struct sim_job **v, size_t n)
 {
 	if (!s->mfs)
 		s->mfs = state_new(s);

@@ -27,5 +27,5 @@ struct mf_config {
 };
 
 /* Validate the object and fill c (arrays in a). 0, or -1 + message naming the key. */
-int mf_parse(const struct json *o, struct mf_config *c, struct arena *a, char *err, size_t errlen);
+int sim_mf_parse(const struct json *o, struct mf_config *c, struct arena *a, char *err, size_t errlen);
 #endif

@@ -136,7 +136,7 @@ static void lane_append(struct lane *l, struct sim_job *j)
 	lane_set(l, j->qpos, j->gpu);
 }
 
-void queue_init(struct sim *s)
+void sim_queue_init(struct sim *s)
 {
 	struct queue_index *q = xcalloc(1, sizeof *q);
 	bool preemptive = s->p->scheduler == SCHED_PRIORITY_PREEMPTIVE;
@@ -157,7 +157,7 @@ void queue_init(struct sim *s)
 	s->qix = q;
 }
 
-void queue_release(struct sim *s)
+void sim_queue_release(struct sim *s)
 {
 	struct queue_index *q = s->qix;
 	if (!q)
@@ -182,7 +182,7 @@ static size_t segment_of(const struct sim *s, const struct sim_job *j)
 	return seg;
 }
 
-void queue_insert(struct sim *s, struct sim_job *j)
+void sim_queue_insert(struct sim *s, struct sim_job *j)
 {
 	struct queue_index *q = s->qix;
 	j->qlane = segment_of(s, j) * q->per_seg + (s->class_lanes && !j->hp ? q->per_class : 0) + (size_t)(j->model + 1);
@@ -194,11 +194,11 @@ void queue_insert(struct sim *s, struct sim_job *j)
 		q->hp_all[q->hp_all_n++] = j;
 	} else if (s->hooked) {
 		s->queued_spot++;
-		xsum_add(&s->spot_backlog, j->gpu, +1);
+		sim_xsum_add(&s->spot_backlog, j->gpu, +1);
 	}
 }
 
-void queue_remove(struct sim *s, struct sim_job *j)
+void sim_queue_remove(struct sim *s, struct sim_job *j)
 {
 	struct lane *l = &s->qix->lanes[j->qlane];
 	j->queued = false;
@@ -208,11 +208,11 @@ void queue_remove(struct sim *s, struct sim_job *j)
 		s->hp_queued--;
 	else if (s->hooked) {
 		s->queued_spot--;
-		xsum_add(&s->spot_backlog, j->gpu, -1);
+		sim_xsum_add(&s->spot_backlog, j->gpu, -1);
 	}
 }
 
-void queue_each(const struct sim *s, void (*fn)(void *ctx, struct sim_job *j), void *ctx)
+void sim_queue_each(const struct sim *s, void (*fn)(void *ctx, struct sim_job *j), void *ctx)
 {
 	const struct queue_index *q = s->qix;
 	for (size_t i = 0; i < q->n_lanes; i++) {
@@ -270,7 +270,7 @@ static struct sim_job **queued_by_eo(const struct sim *s, size_t n)
  * When the key and the lanes' class split stay what they were, every queued job would go
  * back to its lane in the order it holds there: the lanes are kept (a rolling scenario
  * switches hooks and policy on a backlog of tens of thousands of jobs, twice). */
-void queue_rebuild(struct sim *s)
+void sim_queue_rebuild(struct sim *s)
 {
 	bool preemptive = s->p->scheduler == SCHED_PRIORITY_PREEMPTIVE;
 	if (s->qix->preemptive == preemptive && s->qix->class_lanes == (s->gated && !preemptive))
@@ -280,17 +280,17 @@ void queue_rebuild(struct sim *s)
 		n += s->qix->lanes[i].live;
 	struct { struct sim_job **v; size_t n; } c = { queued_by_eo(s, n), n };
 	struct xsum backlog = s->spot_backlog;
-	queue_release(s);
-	queue_init(s);
+	sim_queue_release(s);
+	sim_queue_init(s);
 	for (size_t i = 0; i < c.n; i++)
-		queue_insert(s, c.v[i]);
+		sim_queue_insert(s, c.v[i]);
 	s->hp_queued = hp;
 	s->queued_spot = spot;
 	s->spot_backlog = backlog;
 	free(c.v);
 }
 
-void queue_pass_begin(struct sim *s)
+void sim_queue_pass_begin(struct sim *s)
 {
 	struct queue_index *q = s->qix;
 	for (size_t i = 0; i < q->n_lanes; i++) {
@@ -318,7 +318,7 @@ static size_t lane_candidate(struct lane *l, double thr)
 	return l->cand;
 }
 
-struct sim_job *queue_pass_next(struct sim *s)
+struct sim_job *sim_queue_pass_next(struct sim *s)
 {
 	struct queue_index *q = s->qix;
 	for (; q->seg < SEGMENTS; q->seg++) {
@@ -349,10 +349,10 @@ struct sim_job *queue_pass_next(struct sim *s)
 
 /* issue 37 (backfill.c): every queued job in key order, lazily: segment by segment, the
  * segment's lanes merged on eo (each lane ascends in eo). cur holds three words per lane
- * (queue_lane_count of them, zeroed by the caller): the lane's cursor, whether it is known
+ * (sim_queue_lane_count of them, zeroed by the caller): the lane's cursor, whether it is known
  * to rest on a queued job, and whether the walk leaves the lane out. No insertion or removal
  * between calls other than of the job just returned. */
-size_t queue_lane_count(const struct sim *s)
+size_t sim_queue_lane_count(const struct sim *s)
 {
 	return 3 * s->qix->n_lanes;
 }
@@ -360,7 +360,7 @@ size_t queue_lane_count(const struct sim *s)
 /* Leave out of the walk the lanes of every concrete model none of whose queued jobs fits its
  * free GPUs now (frees only shrink within a pass: none of them can start in it). Nothing is
  * left out while a job of "*" is queued (it shares every model). */
-void queue_order_skip_unfit(struct sim *s, size_t *cur)
+void sim_queue_order_skip_unfit(struct sim *s, size_t *cur)
 {
 	struct queue_index *q = s->qix;
 	size_t *skip = cur + 2 * q->n_lanes;
@@ -380,7 +380,7 @@ void queue_order_skip_unfit(struct sim *s, size_t *cur)
 	}
 }
 
-struct sim_job *queue_order_next(struct sim *s, size_t *cur)
+struct sim_job *sim_queue_order_next(struct sim *s, size_t *cur)
 {
 	struct queue_index *q = s->qix;
 	size_t *ok = cur + q->n_lanes, *skip = cur + 2 * q->n_lanes;
@@ -410,19 +410,19 @@ struct sim_job *queue_order_next(struct sim *s, size_t *cur)
  * they are walked in key order by merging the segment's model lanes on eo. Preemption marks
  * a lane skipped once its victim list is used up: every later HP of that model would find
  * nothing to do. No insertion into segment 0 happens during the walk. */
-void hp_iter_begin(struct sim *s)
+void sim_hp_iter_begin(struct sim *s)
 {
 	struct queue_index *q = s->qix;
 	memset(q->hp_cur, 0, q->per_seg * sizeof *q->hp_cur);
 	memset(q->hp_skip, 0, q->per_seg * sizeof *q->hp_skip);
 }
 
-void hp_iter_skip_model(struct sim *s, int model)
+void sim_hp_iter_skip_model(struct sim *s, int model)
 {
 	s->qix->hp_skip[model + 1] = true;
 }
 
-struct sim_job *hp_iter_next(struct sim *s)
+struct sim_job *sim_hp_iter_next(struct sim *s)
 {
 	struct queue_index *q = s->qix;
 	struct lane *best = NULL;
@@ -446,7 +446,7 @@ struct sim_job *hp_iter_next(struct sim *s)
 /* HP jobs are never requeued, so qsince = submit, and qsince + delay is monotone along the
  * admitted HP jobs; thr never decreases, so the first admitted HP beyond thr only moves
  * forward. The answer is the first queued one from there. */
-double hp_next_wakeup(struct sim *s, double thr, double delay)
+double sim_hp_next_wakeup(struct sim *s, double thr, double delay)
 {
 	struct queue_index *q = s->qix;
 	while (q->hp_wake < q->hp_all_n && !(q->hp_all[q->hp_wake]->qsince + delay > thr))
@@ -466,20 +466,20 @@ static void rebase_all(struct sim_job **to, struct sim_job *const *v, size_t n, 
 		to[k] = (struct sim_job *)((uintptr_t)v[k] + delta);
 }
 
-void queue_clone(struct sim *d, const struct sim *s)
+void sim_queue_clone(struct sim *d, const struct sim *s)
 {
 	const struct queue_index *q = s->qix;
-	struct queue_index *c = mem_dup(q, sizeof *q);
-	c->lanes = mem_dup(q->lanes, q->n_lanes * sizeof *q->lanes);
+	struct queue_index *c = sim_mem_dup(q, sizeof *q);
+	c->lanes = sim_mem_dup(q->lanes, q->n_lanes * sizeof *q->lanes);
 	for (size_t i = 0; i < q->n_lanes; i++) {
 		const struct lane *l = &q->lanes[i];
 		struct lane *m = &c->lanes[i];
 		m->v = l->size ? xmalloc(l->size * sizeof *m->v) : NULL;
 		rebase_all(m->v, l->v, l->n, d, s);
-		m->t = mem_dup(l->t, 2 * l->size * sizeof *l->t);
+		m->t = sim_mem_dup(l->t, 2 * l->size * sizeof *l->t);
 	}
-	c->hp_cur = mem_dup(q->hp_cur, q->per_seg * sizeof *q->hp_cur);
-	c->hp_skip = mem_dup(q->hp_skip, q->per_seg * sizeof *q->hp_skip);
+	c->hp_cur = sim_mem_dup(q->hp_cur, q->per_seg * sizeof *q->hp_cur);
+	c->hp_skip = sim_mem_dup(q->hp_skip, q->per_seg * sizeof *q->hp_skip);
 	/* sized for the entries it holds (xgrow grows it as the source's would have) */
 	c->hp_all_cap = q->hp_all_n ? q->hp_all_n + 1 : 0;
 	c->hp_all = c->hp_all_cap ? xmalloc(c->hp_all_cap * sizeof *c->hp_all) : NULL;

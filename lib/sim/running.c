@@ -95,7 +95,7 @@ static double entry_rem(struct sim *s, struct run_entry *j)
 	return r;
 }
 
-double running_rem(struct sim *s, struct sim_job *j)
+double sim_running_rem(struct sim *s, struct sim_job *j)
 {
 	return entry_rem(s, &s->running[j->pos]);
 }
@@ -119,7 +119,7 @@ static void log_rebase(struct sim *s)
 	s->last_nonint = 0;
 }
 
-void running_advance(struct sim *s, double next, double delta)
+void sim_running_advance(struct sim *s, double next, double delta)
 {
 	size_t k = s->steps;
 	if (k == s->dcap_log && k >= RUNNING_LOG_REBASE) {
@@ -205,7 +205,7 @@ static void spot_unlink(struct sim *s, struct sim_job *j)
 	j->snext = j->sprev = NULL;
 }
 
-void running_add(struct sim *s, struct sim_job *j)
+void sim_running_add(struct sim *s, struct sim_job *j)
 {
 	struct run_entry e = { j->rem, s->now, s->steps, j };
 	s->running = xgrow(s->running, &s->rcap, s->rn + 1, sizeof *s->running);
@@ -225,7 +225,7 @@ void running_add(struct sim *s, struct sim_job *j)
 	}
 }
 
-void running_remove(struct sim *s, struct sim_job *j)
+void sim_running_remove(struct sim *s, struct sim_job *j)
 {
 	size_t i = j->pos;
 	j->rem = entry_rem(s, &s->running[i]);
@@ -242,7 +242,7 @@ void running_remove(struct sim *s, struct sim_job *j)
 		sift_down(s, i);
 }
 
-double running_next_completion(struct sim *s, double thr)
+double sim_running_next_completion(struct sim *s, double thr)
 {
 	if (s->rn == 0)
 		return INFINITY;
@@ -261,16 +261,16 @@ double running_next_completion(struct sim *s, double thr)
 }
 
 /* Move the guarantee frontier to the first running Spot job with run_start + rg > thr. */
-struct sim_job *running_guarantee_frontier(struct sim *s, double thr)
+struct sim_job *sim_running_guarantee_frontier(struct sim *s, double thr)
 {
 	while (s->gfront && !(s->gfront->run_start + s->gfront->rg > thr))
 		s->gfront = s->gfront->snext;
 	return s->gfront;
 }
 
-double running_next_guarantee(struct sim *s, double thr)
+double sim_running_next_guarantee(struct sim *s, double thr)
 {
-	struct sim_job *f = running_guarantee_frontier(s, thr);
+	struct sim_job *f = sim_running_guarantee_frontier(s, thr);
 	return f ? f->run_start + f->rg : INFINITY;
 }
 
@@ -279,12 +279,12 @@ static int id_cmp(const void *a, const void *b)
 	return strcmp((*(struct sim_job *const *)a)->tj->id, (*(struct sim_job *const *)b)->tj->id);
 }
 
-struct sim_job **running_collect_done(struct sim *s, size_t *n)
+struct sim_job **sim_running_collect_done(struct sim *s, size_t *n)
 {
 	s->dn = 0;
 	while (s->rn > 0 && entry_rem(s, &s->running[0]) <= SIM_EPS) {
 		struct sim_job *j = s->running[0].j;
-		running_remove(s, j);
+		sim_running_remove(s, j);
 		s->done = xgrow(s->done, &s->dcap, s->dn + 1, sizeof *s->done);
 		s->done[s->dn++] = j;
 	}

@@ -36,9 +36,9 @@ struct import_alibaba_spot_opts {
 };
 
 /* alibaba-v2023: the openb node and pod lists; phases[i] keeps pods in phase
- * IMPORT_V2023_PHASES[i] (at least one true). */
+ * IMP_V2023_PHASES[i] (at least one true). */
 #define IMPORT_V2023_NPHASES 3
-extern const char *const IMPORT_V2023_PHASES[IMPORT_V2023_NPHASES];   /* Failed, Running, Succeeded */
+extern const char *const IMP_V2023_PHASES[IMPORT_V2023_NPHASES];   /* Failed, Running, Succeeded */
 struct import_alibaba_v2023_opts {
 	const char *nodes, *pods;
 	bool phases[IMPORT_V2023_NPHASES];

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const IMPORT_V2023_PHASES[IMPORT_V2023_NPHASES] = { "Failed", "Running", "Succeeded" };   /* sorted */
+const char *const IMP_V2023_PHASES[IMPORT_V2023_NPHASES] = { "Failed", "Running", "Succeeded" };   /* sorted */
 enum { NPHASES = IMPORT_V2023_NPHASES };
 
 static const char *const reasons[] = { "unsupported_qos", "excluded_phase", "no_gpu", "missing_or_invalid_interval" };
@@ -65,7 +65,7 @@ struct pods {
 static int phase_index(const char *p)
 {
 	for (int i = 0; i < NPHASES; i++)
-		if (!strcmp(p, IMPORT_V2023_PHASES[i]))
+		if (!strcmp(p, IMP_V2023_PHASES[i]))
 			return i;
 	return -1;
 }
@@ -251,8 +251,8 @@ static void build_source(struct trace *t, const struct pods *p, const char *node
 	struct json *ph = json_array(ta), *counts = json_object(ta);
 	for (int i = 0; i < NPHASES; i++)
 		if (p->want[i]) {
-			json_push(ta, ph, json_str(ta, IMPORT_V2023_PHASES[i]));
-			json_set(ta, counts, IMPORT_V2023_PHASES[i], json_int(ta, p->kept[i]));
+			json_push(ta, ph, json_str(ta, IMP_V2023_PHASES[i]));
+			json_set(ta, counts, IMP_V2023_PHASES[i], json_int(ta, p->kept[i]));
 		}
 	json_set(ta, s, "included_source_phases", ph);
 	json_set(ta, s, "included_source_phase_counts", counts);
@@ -272,7 +272,7 @@ int trace_import_alibaba_v2023(const struct import_alibaba_v2023_opts *o, struct
 	struct json *ph = json_array(a);
 	for (int i = 0; i < NPHASES; i++)
 		if (p.want[i])
-			json_push(a, ph, json_str(a, IMPORT_V2023_PHASES[i]));
+			json_push(a, ph, json_str(a, IMP_V2023_PHASES[i]));
 	imp_param(a, hdr, "format", json_str(a, "alibaba-v2023"));
 	imp_param(a, hdr, "nodes", json_str(a, nodes));
 	imp_param(a, hdr, "pods", json_str(a, pods));

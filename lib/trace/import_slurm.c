@@ -375,7 +375,7 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 	}
 	p->rows++;
 	const char *state = field(p, C_STATE);
-	int st = slurm_state_index(state);
+	int st = imp_slurm_state_index(state);
 	if (st < 0) {
 		imp_errf(err, errlen, l->name, l->line, "job '%s': unknown State '%s'", q, (QUOTE(qv, state), qv));
 		return -1;
@@ -455,7 +455,7 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 		return -1;
 	}
 	struct slurm_jobs *jobs = &p->jobs;
-	struct slurm_rec *r = slurm_add_rec(jobs, cluster, id);
+	struct slurm_rec *r = imp_slurm_add_rec(jobs, cluster, id);
 	r->submit = submit;
 	r->start = start;
 	r->end = end;
@@ -463,18 +463,18 @@ static int job_row(struct sacct *p, char *err, size_t errlen)
 	r->state = st;
 	r->line = l->line;
 	r->gpus = gpus;
-	r->model = type ? slurm_intern(jobs, type) : "*";
+	r->model = type ? imp_slurm_intern(jobs, type) : "*";
 	char hbuf[24];
-	r->tenant = tname && *tname ? slurm_intern(jobs, tenant_of(p, tname, hbuf, sizeof hbuf)) : NULL;
-	r->qos = p->col[C_QOS] >= 0 ? slurm_intern(jobs, field(p, C_QOS)) : "";
-	r->partition = p->col[C_PARTITION] >= 0 ? slurm_intern(jobs, field(p, C_PARTITION)) : "";
+	r->tenant = tname && *tname ? imp_slurm_intern(jobs, tenant_of(p, tname, hbuf, sizeof hbuf)) : NULL;
+	r->qos = p->col[C_QOS] >= 0 ? imp_slurm_intern(jobs, field(p, C_QOS)) : "";
+	r->partition = p->col[C_PARTITION] >= 0 ? imp_slurm_intern(jobs, field(p, C_PARTITION)) : "";
 	r->limit = limit;
 	r->limit_word = limit_words[limit_kind];
 	r->cpu = tres ? cpu : -1;
 	r->mem = tres ? mem : -1;
 	r->nnodes = nn;
-	r->user = p->col[C_USER] >= 0 ? slurm_intern(jobs, field(p, C_USER)) : "";
-	r->account = p->col[C_ACCOUNT] >= 0 ? slurm_intern(jobs, field(p, C_ACCOUNT)) : "";
+	r->user = p->col[C_USER] >= 0 ? imp_slurm_intern(jobs, field(p, C_USER)) : "";
+	r->account = p->col[C_ACCOUNT] >= 0 ? imp_slurm_intern(jobs, field(p, C_ACCOUNT)) : "";
 	return 0;
 }
 
@@ -485,7 +485,7 @@ static int read_sacct(struct sacct *p, const char *path, const struct trace_caps
 	if (!p->l.z)
 		return -1;
 	p->l.name = zr_name(p->l.z);
-	if ((rc = slurm_next_line(&p->l, err, errlen)) <= 0) {
+	if ((rc = imp_slurm_next_line(&p->l, err, errlen)) <= 0) {
 		if (rc == 0)
 			snprintf(err, errlen, "%s: empty file: expected the header row of sacct -P", p->l.name);
 		return -1;
@@ -497,13 +497,13 @@ static int read_sacct(struct sacct *p, const char *path, const struct trace_caps
 		for (int k = 0; k < NLIMITS; k++)
 			imp_reason(&p->t->arena, p->jobs.limit_kinds, limit_words[k]);
 	}
-	while ((rc = slurm_next_line(&p->l, err, errlen)) > 0) {
+	while ((rc = imp_slurm_next_line(&p->l, err, errlen)) > 0) {
 		if (!p->l.buf.buf[strspn(p->l.buf.buf, " \t")])
 			continue;       /* a blank line */
 		if (job_row(p, err, errlen))
 			return -1;
 	}
-	if (rc < 0 || slurm_finish_jobs(&p->jobs, p->o, p->t, caps, p->l.name, p->tenant_col, p->rows, p->kept_states, p->kept_kinds, err, errlen))
+	if (rc < 0 || imp_slurm_finish_jobs(&p->jobs, p->o, p->t, caps, p->l.name, p->tenant_col, p->rows, p->kept_states, p->kept_kinds, err, errlen))
 		return -1;
 	imp_record_file(p->l.z, a, hdr, path, sha);
 	return 0;
@@ -561,7 +561,7 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	sb_init(&p.l.buf);
 	p.jobs.strings = &t->arena;
 	int rc = IMPORT_DATA_ERROR;
-	if (slurm_read_nodes(t, o->nodes, o->resources, hdr, a, nodes_sha, err, errlen))
+	if (imp_slurm_read_nodes(t, o->nodes, o->resources, hdr, a, nodes_sha, err, errlen))
 		goto out;
 	trace_caps_build(&caps, t);
 	if (read_sacct(&p, o->jobs, &caps, hdr, a, jobs_sha, err, errlen))
@@ -603,6 +603,6 @@ out:
 	if (p.l.z)
 		zr_close(p.l.z);
 	sb_release(&p.l.buf);
-	slurm_jobs_release(&p.jobs);
+	imp_slurm_jobs_release(&p.jobs);
 	return rc;
 }

@@ -25,7 +25,7 @@ static int het_cmp(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-void slurm_join_hetjobs(struct trace *t, size_t first, struct json *kinds)
+void imp_slurm_join_hetjobs(struct trace *t, size_t first, struct json *kinds)
 {
 	struct het *h = xmalloc((t->n_jobs - first + 1) * sizeof *h);
 	size_t nh = 0;

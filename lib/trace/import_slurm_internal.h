@@ -21,17 +21,17 @@ struct lines {
 };
 
 /* 1 = a line in l->buf (without '\r\n'), 0 = end, -1 = error (not UTF-8, NUL, too long). */
-int slurm_next_line(struct lines *l, char *err, size_t errlen);
+int imp_slurm_next_line(struct lines *l, char *err, size_t errlen);
 /* Read the node inventory at path (scontrol show node -o) into t's nodes, count nodes
  * without GPUs in t->skipped_rows, and record the file in hdr.inputs (SHA-256 into sha). */
-int slurm_read_nodes(struct trace *t, const char *path, bool res, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen);
+int imp_slurm_read_nodes(struct trace *t, const char *path, bool res, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen);
 
 /* ---- sacct's records (import_slurm_jobs.c) ---- */
 
 enum slurm_rule { SLURM_RAN, SLURM_PENDING, SLURM_RUNNING };
 /* The State word at the start of s ("CANCELLED by 1000" -> CANCELLED): its index, or -1. */
-int slurm_state_index(const char *s);
-const char *slurm_state_name(int state);
+int imp_slurm_state_index(const char *s);
+const char *imp_slurm_state_name(int state);
 
 /* One row of sacct (a job step is never stored). */
 struct slurm_rec {
@@ -66,25 +66,25 @@ struct slurm_jobs {
 	long long res_kept, res_uneven;  /* issue 36: jobs given resource fields; jobs NNodes does not divide evenly */
 };
 
-const char *slurm_intern(struct slurm_jobs *j, const char *s);
+const char *imp_slurm_intern(struct slurm_jobs *j, const char *s);
 /* A new record for (cluster, id), chained to the key's earlier ones. */
-struct slurm_rec *slurm_add_rec(struct slurm_jobs *j, const char *cluster, const char *id);
-void slurm_jobs_release(struct slurm_jobs *j);
+struct slurm_rec *imp_slurm_add_rec(struct slurm_jobs *j, const char *cluster, const char *id);
+void imp_slurm_jobs_release(struct slurm_jobs *j);
 
 struct import_slurm_opts;
 struct trace_caps;
 /* Every key's records into jobs of t: the rows of one attempt (one Submit) reduced to the
  * most advanced, attempts chained into requeued jobs, the final attempt through the state
  * rules (docs/slurm-import.md). kept_states/kept_kinds: the header's counters. */
-int slurm_finish_jobs(struct slurm_jobs *jobs, const struct import_slurm_opts *o, struct trace *t, const struct trace_caps *caps,
+int imp_slurm_finish_jobs(struct slurm_jobs *jobs, const struct import_slurm_opts *o, struct trace *t, const struct trace_caps *caps,
 		      const char *path, const char *tenant_col, unsigned long rows, struct json *kept_states, struct json *kept_kinds,
 		      char *err, size_t errlen);
 /* Seconds since 1970 as "YYYY-MM-DDTHH:MM:SS" (sep 'T') or with a space. */
-void slurm_format_time(int64_t t, char sep, char *buf, size_t cap);
+void imp_slurm_format_time(int64_t t, char sep, char *buf, size_t cap);
 /* The longest span an export may have, from its earliest Submit to its latest End. */
 #define SLURM_MAX_SPAN_SECONDS (3650LL * 86400)
 
 /* issue 37 (--hetjob join): merge the kept components 123+N of t->jobs[first..] into one job
  * 123 each (import_slurm_het.c), counting them in kinds.heterogeneous_jobs. */
-void slurm_join_hetjobs(struct trace *t, size_t first, struct json *kinds);
+void imp_slurm_join_hetjobs(struct trace *t, size_t first, struct json *kinds);
 #endif

@@ -26,7 +26,7 @@ static const struct { const char *name; enum slurm_rule rule; bool requeue; } st
 };
 #define NSTATES (sizeof states / sizeof *states)
 
-int slurm_state_index(const char *s)
+int imp_slurm_state_index(const char *s)
 {
 	size_t n = strcspn(s, " ");
 	for (size_t i = 0; i < NSTATES; i++)
@@ -35,12 +35,12 @@ int slurm_state_index(const char *s)
 	return -1;
 }
 
-const char *slurm_state_name(int state)
+const char *imp_slurm_state_name(int state)
 {
 	return states[state].name;
 }
 
-void slurm_format_time(int64_t t, char sep, char *buf, size_t cap)
+void imp_slurm_format_time(int64_t t, char sep, char *buf, size_t cap)
 {
 	int64_t days = t / 86400, rem = t % 86400;
 	int64_t z = days + 719468, era = z / 146097, doe = z - era * 146097;
@@ -68,7 +68,7 @@ static char *keep(struct slurm_jobs *j, const char *s)
 }
 
 /* One copy of each model, tenant, QOS, partition, user, account and cluster name. */
-const char *slurm_intern(struct slurm_jobs *j, const char *s)
+const char *imp_slurm_intern(struct slurm_jobs *j, const char *s)
 {
 	if (2 * (j->nnames + 1) > j->cap_names) {
 		size_t cap = j->cap_names ? j->cap_names * 2 : 256;
@@ -95,7 +95,7 @@ const char *slurm_intern(struct slurm_jobs *j, const char *s)
 }
 
 /* A slot keeps the key's hash, so a probe reads a record only when the hashes agree. */
-struct slurm_rec *slurm_add_rec(struct slurm_jobs *j, const char *cluster, const char *id)
+struct slurm_rec *imp_slurm_add_rec(struct slurm_jobs *j, const char *cluster, const char *id)
 {
 	if (2 * (j->n + 1) > j->nslot) {
 		size_t ns = j->nslot ? j->nslot * 2 : 1024;
@@ -111,7 +111,7 @@ struct slurm_rec *slurm_add_rec(struct slurm_jobs *j, const char *cluster, const
 		j->slot = slot;
 		j->nslot = ns;
 	}
-	cluster = slurm_intern(j, cluster);
+	cluster = imp_slurm_intern(j, cluster);
 	if (*cluster && cluster != j->a_cluster && j->clusters < 2) {
 		j->clusters++;
 		j->a_cluster = cluster;
@@ -145,7 +145,7 @@ struct slurm_rec *slurm_add_rec(struct slurm_jobs *j, const char *cluster, const
 	return r;
 }
 
-void slurm_jobs_release(struct slurm_jobs *j)
+void imp_slurm_jobs_release(struct slurm_jobs *j)
 {
 	free(j->r);
 	free(j->slot);
@@ -314,7 +314,7 @@ static const char *job_id_of(struct slurm_jobs *jobs, const struct slurm_rec *r,
 		return r->id;
 	char ts[32] = "";
 	if (reused)
-		slurm_format_time(first_submit, 'T', ts, sizeof ts);
+		imp_slurm_format_time(first_submit, 'T', ts, sizeof ts);
 	size_t n = strlen(r->cluster) + strlen(r->id) + strlen(ts) + 3;
 	char *s = arena_alloc(jobs->strings, n);
 	snprintf(s, n, "%s%s%s%s%s", jobs->clusters >= 2 ? r->cluster : "", jobs->clusters >= 2 ? ":" : "", r->id, reused ? "@" : "", ts);
@@ -377,8 +377,8 @@ static int check_span(struct builder *b, int64_t *origin, char *err, size_t errl
 	const struct slurm_rec *h = fin[hi - b->kept_first], *l = fin[lo - b->kept_first];
 	if (h->end - *origin > SLURM_MAX_SPAN_SECONDS) {
 		char a[32], z[32], qh[128], ql[128];
-		slurm_format_time(h->end, 'T', z, sizeof z);
-		slurm_format_time(*origin, 'T', a, sizeof a);
+		imp_slurm_format_time(h->end, 'T', z, sizeof z);
+		imp_slurm_format_time(*origin, 'T', a, sizeof a);
 		text_quote(qh, sizeof qh, t->jobs[hi].id, strlen(t->jobs[hi].id));
 		text_quote(ql, sizeof ql, t->jobs[lo].id, strlen(t->jobs[lo].id));
 		imp_errf(err, errlen, b->path, h->line,
@@ -390,7 +390,7 @@ static int check_span(struct builder *b, int64_t *origin, char *err, size_t errl
 	return 0;
 }
 
-int slurm_finish_jobs(struct slurm_jobs *jobs, const struct import_slurm_opts *o, struct trace *t, const struct trace_caps *caps,
+int imp_slurm_finish_jobs(struct slurm_jobs *jobs, const struct import_slurm_opts *o, struct trace *t, const struct trace_caps *caps,
 		      const char *path, const char *tenant_col, unsigned long rows, struct json *kept_states, struct json *kept_kinds,
 		      char *err, size_t errlen)
 {
@@ -435,12 +435,12 @@ int slurm_finish_jobs(struct slurm_jobs *jobs, const struct import_slurm_opts *o
 		for (size_t i = b.kept_first; i < t->n_jobs; i++)
 			imp_count(&t->arena, jobs->limit_kinds, fin[i - b.kept_first]->limit_word);
 	if (o->het_join)
-		slurm_join_hetjobs(t, b.kept_first, kept_kinds);
+		imp_slurm_join_hetjobs(t, b.kept_first, kept_kinds);
 	jobs->res_uneven = b.res_uneven;
 	for (size_t i = b.kept_first; i < t->n_jobs; i++)
 		jobs->res_kept += t->jobs[i].res != 0;
 	char buf[32];
-	slurm_format_time(origin, ' ', buf, sizeof buf);
+	imp_slurm_format_time(origin, ' ', buf, sizeof buf);
 	t->time_origin = trace_strdup(t, buf);
 	rc = 0;
 out:

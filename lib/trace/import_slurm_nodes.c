@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int slurm_next_line(struct lines *l, char *err, size_t errlen)
+int imp_slurm_next_line(struct lines *l, char *err, size_t errlen)
 {
 	const char *s;
 	size_t n;
@@ -150,7 +150,7 @@ out:
 	return rc;
 }
 
-int slurm_read_nodes(struct trace *t, const char *path, bool res, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
+int imp_slurm_read_nodes(struct trace *t, const char *path, bool res, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen)
 {
 	struct lines l = { 0 };
 	struct imp_nodes seen;
@@ -161,7 +161,7 @@ int slurm_read_nodes(struct trace *t, const char *path, bool res, struct json *h
 	if (!l.z)
 		goto out;
 	l.name = zr_name(l.z);
-	while ((r = slurm_next_line(&l, err, errlen)) > 0) {
+	while ((r = imp_slurm_next_line(&l, err, errlen)) > 0) {
 		char *s = l.buf.buf + strspn(l.buf.buf, " \t");
 		if (!*s)
 			continue;

@@ -308,7 +308,7 @@ static int read_swf(struct swf *p, struct trace_caps *caps, char *err, size_t er
 {
 	int rc;
 	bool nodes_made = false;
-	while ((rc = slurm_next_line(&p->l, err, errlen)) > 0) {
+	while ((rc = imp_slurm_next_line(&p->l, err, errlen)) > 0) {
 		char *s = p->l.buf.buf;
 		size_t n = p->l.buf.len - 1;
 		if (n > SWF_MAX_LINE) {

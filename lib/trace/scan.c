@@ -151,7 +151,7 @@ static void day_signals(struct scan_day *d, const double *samples, long long n, 
 	d->active_cv = d->has_cv ? R6(sqrt(sq / (double)n) / mean) : 0.0;
 }
 
-int scan_run(const struct trace *t, const struct scan_opts *o, struct scan_result *res, char *err, size_t errlen)
+int trace_scan_run(const struct trace *t, const struct scan_opts *o, struct scan_result *res, char *err, size_t errlen)
 {
 	memset(res, 0, sizeof *res);
 	if (o->day_seconds <= 0 || o->sample_seconds <= 0 || o->day_seconds % o->sample_seconds ||
@@ -220,13 +220,13 @@ int scan_run(const struct trace *t, const struct scan_opts *o, struct scan_resul
 		return 0;
 	}
 	if (stratify(res, o, err, errlen)) {
-		scan_result_release(res);
+		trace_scan_result_release(res);
 		return -1;
 	}
 	return 0;
 }
 
-void scan_result_release(struct scan_result *res)
+void trace_scan_result_release(struct scan_result *res)
 {
 	free(res->days);
 	memset(res, 0, sizeof *res);

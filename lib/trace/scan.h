@@ -7,7 +7,7 @@
  * active on samples ceil(submit / I) .. ceil((submit + duration) / I) - 1, clipped to
  * [0, K·W/I); per sample the requested GPUs of the active jobs are summed in trace order.
  * Every reported real is rounded to 6 decimals (num_round) before it is used again.
- * scan_run fills a scan_result whose days array is malloc'd; scan_result_release frees it.
+ * trace_scan_run fills a scan_result whose days array is malloc'd; trace_scan_result_release frees it.
  * Nothing here prints or exits.
  */
 #ifndef SCHEDNAV_SCAN_H
@@ -53,6 +53,6 @@ struct scan_result {
 };
 
 /* Scan t with o into res. -1 + message on bad options, a too long trace or an empty stratum. */
-int scan_run(const struct trace *t, const struct scan_opts *o, struct scan_result *res, char *err, size_t errlen);
-void scan_result_release(struct scan_result *res);
+int trace_scan_run(const struct trace *t, const struct scan_opts *o, struct scan_result *res, char *err, size_t errlen);
+void trace_scan_result_release(struct scan_result *res);
 #endif

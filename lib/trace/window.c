@@ -55,7 +55,7 @@ static void add_provenance(struct trace *t, const char *key, struct json *rec)
 	t->source = src;
 }
 
-int window_prefix_slice(struct trace *t, const struct window_prefix *p, const char *parent_fp, char *err, size_t errlen)
+int trace_window_prefix_slice(struct trace *t, const struct window_prefix *p, const char *parent_fp, char *err, size_t errlen)
 {
 	char num[NUM_FMT_MAX];
 	num_fmt_double(num, p->max_submit);
@@ -126,7 +126,7 @@ int window_prefix_slice(struct trace *t, const struct window_prefix *p, const ch
 	return 0;
 }
 
-int window_eval_slice(struct trace *t, const struct window_eval *e, const char *parent_fp, char *err, size_t errlen)
+int trace_window_eval_slice(struct trace *t, const struct window_eval *e, const char *parent_fp, char *err, size_t errlen)
 {
 	char ws[NUM_FMT_MAX], ss[NUM_FMT_MAX], es[NUM_FMT_MAX];
 	num_fmt_double(ws, e->warmup_start);

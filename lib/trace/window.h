@@ -1,10 +1,10 @@
 /*
  * window — the original trace slicers (docs/traces.md §1), applied in place to a loaded trace.
  *
- * window_prefix_slice keeps the jobs submitted at or before max_submit (optionally only
+ * trace_window_prefix_slice keeps the jobs submitted at or before max_submit (optionally only
  * those of some GPU models, '*' jobs always) and the nodes a kept job names; a parent
  * window survives, clipped, only when it starts before max_submit.
- * window_eval_slice keeps the jobs submitted in [warmup_start, eval_end] on every node and
+ * trace_window_eval_slice keeps the jobs submitted in [warmup_start, eval_end] on every node and
  * declares the evaluation window [eval_start, eval_end].
  * Both record their provenance in t->source (keys canonical_slice and
  * canonical_evaluation_slice) naming the parent by trace_id and fingerprint; every new
@@ -31,7 +31,7 @@ struct window_eval {
 };
 
 /* Prefix slice of t; parent_fp is the fingerprint recorded for the parent trace. */
-int window_prefix_slice(struct trace *t, const struct window_prefix *p, const char *parent_fp, char *err, size_t errlen);
+int trace_window_prefix_slice(struct trace *t, const struct window_prefix *p, const char *parent_fp, char *err, size_t errlen);
 /* Evaluation slice of t (which must have no window); parent_fp as above. */
-int window_eval_slice(struct trace *t, const struct window_eval *e, const char *parent_fp, char *err, size_t errlen);
+int trace_window_eval_slice(struct trace *t, const struct window_eval *e, const char *parent_fp, char *err, size_t errlen);
 #endif

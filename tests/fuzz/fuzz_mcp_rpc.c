@@ -1,6 +1,6 @@
 /* The bridge's JSON-RPC framing (lib/agents/rpc.c): the input is what a client writes on the
- * server's stdin, read line by line (rpc_read_line: the 64 KiB bound, '\r'), each line parsed
- * and classified (rpc_parse) and an initialize's params checked. Every message the bridge
+ * server's stdin, read line by line (ag_rpc_read_line: the 64 KiB bound, '\r'), each line parsed
+ * and classified (ag_rpc_parse) and an initialize's params checked. Every message the bridge
  * would send back must be valid UTF-8. */
 #define _GNU_SOURCE   /* fmemopen */
 #include "fuzz.h"
@@ -28,13 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	arena_init(&a);
 	size_t len;
 	int got;
-	while (buf && (got = rpc_read_line(f, buf, &len)) != 0) {
+	while (buf && (got = ag_rpc_read_line(f, buf, &len)) != 0) {
 		struct rpc_msg m;
 		char err[512];
 		arena_reset(&a);
 		if (got == 2 || len == 0)
 			continue;
-		int code = rpc_parse(&a, buf, len, &m, err, sizeof err);
+		int code = ag_rpc_parse(&a, buf, len, &m, err, sizeof err);
 		if (code) {
 			if (code != RPC_PARSE && code != RPC_INVALID)
 				abort();
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (m.method && !strcmp(m.method, "initialize")) {
 			const char *version;
-			if (rpc_initialize_params(m.params, protocols, &version, err, sizeof err))
+			if (ag_rpc_initialize_params(m.params, protocols, &version, err, sizeof err))
 				must_be_text(err);
 			else if (strcmp(version, protocols[0]) && strcmp(version, protocols[1]))
 				abort();

@@ -1,5 +1,5 @@
 /* The bridge's task store records (lib/agents/tasks.c): a stored task file as the server
- * reads it back before a replay (task_check, then a succeeded task's result against the
+ * reads it back before a replay (ag_task_check, then a succeeded task's result against the
  * operation's output envelope, then its fingerprint). */
 #include "fuzz.h"
 #include "agents/jschema.h"
@@ -26,18 +26,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[700];
 	if (!schema) {
 		arena_init(&keep);
-		if (json_parse(&keep, envelope, sizeof envelope - 1, &schema, err, sizeof err) || jschema_check(schema, err, sizeof err))
+		if (json_parse(&keep, envelope, sizeof envelope - 1, &schema, err, sizeof err) || ag_jschema_check(schema, err, sizeof err))
 			abort();
 	}
 	arena_init(&a);
 	if (json_parse(&a, (const char *)data, size, &t, err, sizeof err) == 0) {
 		struct json *o = json_get(t, "operation");
 		const char *op = o && o->kind == JSON_STRING ? o->u.str.s : "analyze_workload";
-		if (task_check(t, "0123456789abcdef0123456789abcdef", op, err, sizeof err) == 0) {
+		if (ag_task_check(t, "0123456789abcdef0123456789abcdef", op, err, sizeof err) == 0) {
 			char fp[FP_HEX_XXH3];
-			task_fingerprint(&a, t, fp);
+			ag_task_fingerprint(&a, t, fp);
 			struct json *result = json_get(t, "result");
-			if (result->kind == JSON_OBJECT && jschema_validate(schema, result, "result", err, sizeof err))
+			if (result->kind == JSON_OBJECT && ag_jschema_validate(schema, result, "result", err, sizeof err))
 				if (!text_utf8_ok(err, strlen(err)))
 					abort();
 		} else if (!text_utf8_ok(err, strlen(err)))

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (result_read(&m, r, registry_result_exts, err, sizeof err) == 0) {
 			struct arena a;
 			arena_init(&a);
-			(void)metrics_record(&a, &m);
+			(void)ev_metrics_record(&a, &m);
 			arena_release(&a);
 		}
 		result_data_release(&m);

@@ -8,8 +8,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct arena a;
 	char err[512];
 	arena_init(&a);
-	(void)slo_load(&s, fz_file(0, data, size), &a, err, sizeof err);
-	slo_release(&s);
+	(void)ev_slo_load(&s, fz_file(0, data, size), &a, err, sizeof err);
+	ev_slo_release(&s);
 	arena_release(&a);
 	return 0;
 }

@@ -78,7 +78,7 @@ static void refused(struct json *rec, const char *want, int line)
 {
 	struct ad_selections s;
 	char err[1024] = "";
-	int rc = ad_agent_parse(&s, rec, &D, &A, err, sizeof err);
+	int rc = ev_ad_agent_parse(&s, rec, &D, &A, err, sizeof err);
 	checks++;
 	if (rc == 0 || !strstr(err, want)) {
 		failures++;
@@ -94,7 +94,7 @@ static void agent_rules(void)
 	struct ad_selections s;
 	char err[1024];
 	snprintf(sels, sizeof sels, "%s,%s", good_e1, good_e0);
-	int rc = ad_agent_parse(&s, agent(sels, NULL), &D, &A, err, sizeof err);
+	int rc = ev_ad_agent_parse(&s, agent(sels, NULL), &D, &A, err, sizeof err);
 	CHECK(rc == 0, "a valid agent record is refused: %s", err);
 	if (rc == 0) {
 		/* design order, whatever the record's order */
@@ -135,7 +135,7 @@ static void agent_rules(void)
 	snprintf(sel_long, sizeof sel_long, "{\"observation_fingerprint\":\"@\",\"window_id\":\"e1\",\"candidate_action_ids\":[" F "," D0 "," D9 "],"
 		 "\"reason_code\":\"%s\",\"llm_call_count\":1,\"agent_stage_receipts\":[]}", long_reason);
 	snprintf(sels, sizeof sels, "%s,%s", good_e0, sel_long);
-	CHECK(ad_agent_parse(&s, agent(sels, NULL), &D, &A, err, sizeof err) == 0, "a 256-byte reason is refused: %s", err);
+	CHECK(ev_ad_agent_parse(&s, agent(sels, NULL), &D, &A, err, sizeof err) == 0, "a 256-byte reason is refused: %s", err);
 	/* the observation is the design */
 	snprintf(sels, sizeof sels, "%s,%s", good_e0,
 		 "{\"observation_fingerprint\":\"ffffffffffffffffffffffffffffffff\",\"window_id\":\"e1\",\"candidate_action_ids\":[" F "," D0 "," D9 "],"
@@ -179,28 +179,28 @@ static void agent_rules(void)
 static void rule_and_median(void)
 {
 	double odd[] = { 0.9, 0.1, 0.5 }, even[] = { 0.909837, 0.1, 1.2, 0.909836 };
-	CHECK(ad_median(odd, 3) == 0.5, "median of 3");
-	CHECK(ad_median(even, 4) == (0.909836 + 0.909837) / 2, "median of 4 is the mean of the middle two");
+	CHECK(ev_ad_median(odd, 3) == 0.5, "median of 3");
+	CHECK(ev_ad_median(even, 4) == (0.909836 + 0.909837) / 2, "median of 4 is the mean of the middle two");
 	const char *ids[3];
 	/* e0 sits exactly on both thresholds: high and high */
-	CHECK(!strcmp(ad_rule_candidates(&D.windows[2], &D, ids), "high-pressure-high-spot-share") &&
+	CHECK(!strcmp(ev_ad_rule_candidates(&D.windows[2], &D, ids), "high-pressure-high-spot-share") &&
 	      !strcmp(ids[1], "native-preemptive-g3600-b09-d0000") && !strcmp(ids[2], "native-preemptive-g3600-b09-loss-aware"),
 	      "at the thresholds counts as high");
-	CHECK(!strcmp(ad_rule_candidates(&D.windows[3], &D, ids), "lower-pressure-high-spot-share") && !strcmp(ids[0], "native-fifo") &&
+	CHECK(!strcmp(ev_ad_rule_candidates(&D.windows[3], &D, ids), "lower-pressure-high-spot-share") && !strcmp(ids[0], "native-fifo") &&
 	      !strcmp(ids[1], "native-preemptive-g3600-b09-d0900"), "just below the pressure threshold");
 	struct ad_window w = D.windows[3];
 	w.peak_pressure = 2, w.spot_share = 0.1;
-	CHECK(!strcmp(ad_rule_candidates(&w, &D, ids), "high-pressure-lower-spot-share") && !strcmp(ids[1], "native-preemptive-3600"), "pressure only");
+	CHECK(!strcmp(ev_ad_rule_candidates(&w, &D, ids), "high-pressure-lower-spot-share") && !strcmp(ids[1], "native-preemptive-3600"), "pressure only");
 	w.peak_pressure = 0.1;
-	CHECK(!strcmp(ad_rule_candidates(&w, &D, ids), "lower-pressure-lower-spot-share") && !strcmp(ids[2], "native-preemptive-g3600-b09-d0900"), "neither");
-	CHECK(ad_id_ok("day-0001") && !ad_id_ok("") && !ad_id_ok("a\x7f") && !ad_id_ok("a\nb"), "identifiers");
+	CHECK(!strcmp(ev_ad_rule_candidates(&w, &D, ids), "lower-pressure-lower-spot-share") && !strcmp(ids[2], "native-preemptive-g3600-b09-d0900"), "neither");
+	CHECK(ev_ad_id_ok("day-0001") && !ev_ad_id_ok("") && !ev_ad_id_ok("a\x7f") && !ev_ad_id_ok("a\nb"), "identifiers");
 	/* the rule's own record parses back to its sets */
 	struct ad_selections s;
 	char err[1024];
-	struct json *rule = ad_rule_record(&A, &D);
-	CHECK(ad_rule_parse(&s, rule, &D, &A, err, sizeof err) == 0 && s.ncandidates[1] == 3, "the rule's record: %s", err);
+	struct json *rule = ev_ad_rule_record(&A, &D);
+	CHECK(ev_ad_rule_parse(&s, rule, &D, &A, err, sizeof err) == 0 && s.ncandidates[1] == 3, "the rule's record: %s", err);
 	json_set(&A, rule, "selection_basis", json_str(&A, "outcomes"));
-	CHECK(ad_rule_parse(&s, rule, &D, &A, err, sizeof err) != 0 && strstr(err, "'fingerprint' does not verify"), "an edited rule record");
+	CHECK(ev_ad_rule_parse(&s, rule, &D, &A, err, sizeof err) != 0 && strstr(err, "'fingerprint' does not verify"), "an edited rule record");
 }
 
 int main(void)
@@ -209,7 +209,7 @@ int main(void)
 	arena_init(&A);
 	struct json *design = parse(design_text);
 	ev_self_fp_stamp(&A, design, "design_fingerprint");
-	if (ad_design_parse(&D, design, &A, err, sizeof err)) {
+	if (ev_ad_design_parse(&D, design, &A, err, sizeof err)) {
 		fprintf(stderr, "test_adaptive: the test design does not check: %s\n", err);
 		return 2;
 	}
@@ -219,7 +219,7 @@ int main(void)
 	ev_self_fp_stamp(&A, bad, "design_fingerprint");
 	json_set(&A, json_get(bad, "workload_rule"), "spot_share_threshold", json_real(&A, 0.3));
 	struct ad_design d2;
-	CHECK(ad_design_parse(&d2, bad, &A, err, sizeof err) != 0 && strstr(err, "'design_fingerprint' does not verify"), "edited design: %s", err);
+	CHECK(ev_ad_design_parse(&d2, bad, &A, err, sizeof err) != 0 && strstr(err, "'design_fingerprint' does not verify"), "edited design: %s", err);
 	agent_rules();
 	rule_and_median();
 	arena_release(&A);

@@ -51,7 +51,7 @@ static void schemas(void)
 	CHECK(opschemas_count == 12, "%zu operation schemas, want 12", opschemas_count);
 	for (size_t i = 0; i < opschemas_count; i++) {
 		struct opschema_def def;
-		int rc = opschema_load(&a, opschemas[i].name, &def, err, sizeof err);
+		int rc = ag_opschema_load(&a, opschemas[i].name, &def, err, sizeof err);
 		CHECK(rc == 0, "%s: %s", opschemas[i].name, err);
 		if (rc)
 			continue;
@@ -60,7 +60,7 @@ static void schemas(void)
 		check_patterns(opschemas[i].name, def.input);
 		check_patterns(opschemas[i].name, def.result);
 	}
-	CHECK(opschema_load(&a, "no_such_operation", &(struct opschema_def){ 0 }, err, sizeof err) == -1 &&
+	CHECK(ag_opschema_load(&a, "no_such_operation", &(struct opschema_def){ 0 }, err, sizeof err) == -1 &&
 		      !strcmp(err, "no schemas/mcp/no_such_operation.json"),
 	      "an unknown operation: '%s'", err);
 	arena_release(&a);
@@ -76,9 +76,9 @@ static void framing(void)
 	FILE *f = open_memstream(&buf, &len);
 	struct json *id = json_int(&a, 7), *r = json_object(&a);
 	json_set(&a, r, "ok", json_bool(&a, true));
-	CHECK(rpc_send_result(f, id, r) == 0, "rpc_send_result failed");
-	CHECK(rpc_send_error(f, NULL, RPC_PARAMS, "bad \"x\"\n") == 0, "rpc_send_error failed");
-	CHECK(rpc_send_error(f, json_str(&a, "a"), RPC_METHOD, "m") == 0, "rpc_send_error failed");
+	CHECK(ag_rpc_send_result(f, id, r) == 0, "rpc_send_result failed");
+	CHECK(ag_rpc_send_error(f, NULL, RPC_PARAMS, "bad \"x\"\n") == 0, "rpc_send_error failed");
+	CHECK(ag_rpc_send_error(f, json_str(&a, "a"), RPC_METHOD, "m") == 0, "rpc_send_error failed");
 	fclose(f);
 	const char *want = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"ok\":true}}\n"
 			   "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32602,\"message\":\"bad \\\"x\\\"\\n\"}}\n"
@@ -118,7 +118,7 @@ static void toy_stream(const char *path, const char *schema, int n, int times)
 	fclose(out);
 }
 
-/* br_read_stream_of: one verified stream, its records when wanted, the schema it expects. */
+/* ag_br_read_stream_of: one verified stream, its records when wanted, the schema it expects. */
 static void read_stream(void)
 {
 	char path[] = "/tmp/test_agents_readXXXXXX", err[600], want_err[700];
@@ -127,19 +127,19 @@ static void read_stream(void)
 	arena_init(&a);
 	struct br_stream si;
 	toy_stream(path, "schednav.toy/1", 3, 1);
-	CHECK(!br_read_stream_of(&a, path, "schednav.toy/1", true, &si, err, sizeof err), "toy stream: %s", err);
+	CHECK(!ag_br_read_stream_of(&a, path, "schednav.toy/1", true, &si, err, sizeof err), "toy stream: %s", err);
 	CHECK(si.records->u.arr.n == 3 && json_get(si.records->u.arr.items[2], "i")->u.i == 2, "three records kept in order");
 	CHECK(!strcmp(si.schema, "schednav.toy/1") && strlen(si.fp) == 32, "schema '%s', fingerprint '%s'", si.schema, si.fp);
-	CHECK(!br_read_stream(&a, path, false, &si, err, sizeof err) && si.records->u.arr.n == 0, "not wanted: no records");
-	CHECK(br_read_stream_of(&a, path, "schednav.metrics/1", false, &si, err, sizeof err) == -1, "another schema accepted");
+	CHECK(!ag_br_read_stream(&a, path, false, &si, err, sizeof err) && si.records->u.arr.n == 0, "not wanted: no records");
+	CHECK(ag_br_read_stream_of(&a, path, "schednav.metrics/1", false, &si, err, sizeof err) == -1, "another schema accepted");
 	snprintf(want_err, sizeof want_err, "%s: not a schednav.metrics/1 stream", path);
 	CHECK(!strcmp(err, want_err), "wrong schema: '%s'", err);
 	toy_stream(path, "schednav.toy/1", 1, 2);
-	CHECK(br_read_stream(&a, path, false, &si, err, sizeof err) == -1, "two streams accepted");
+	CHECK(ag_br_read_stream(&a, path, false, &si, err, sizeof err) == -1, "two streams accepted");
 	snprintf(want_err, sizeof want_err, "%s:4: expected exactly one SchedNav stream", path);
 	CHECK(!strcmp(err, want_err), "two streams: '%s'", err);
 	toy_stream(path, "schednav.toy/1", 0, 0);
-	CHECK(br_read_stream_of(&a, path, "schednav.toy/1", false, &si, err, sizeof err) == -1, "empty input accepted");
+	CHECK(ag_br_read_stream_of(&a, path, "schednav.toy/1", false, &si, err, sizeof err) == -1, "empty input accepted");
 	snprintf(want_err, sizeof want_err, "%s: empty input: expected a schednav.toy/1 stream", path);
 	CHECK(!strcmp(err, want_err), "empty: '%s'", err);
 	arena_release(&a);

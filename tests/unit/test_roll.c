@@ -556,7 +556,7 @@ static void scenario_audit(void)
 	roll_queue_guard(3600, over2, 2, NULL, 0, &g);
 	CHECK(!g.passed && g.p95 == 3800, "completed values alone can fail the guard: %.17g", g.p95);
 	/* the guard picks its two ranks from the sorted history and the sorted scenario: the
-	 * same bits as metrics_quantile over the sorted union, at every split and with ties */
+	 * same bits as ev_metrics_quantile over the sorted union, at every split and with ties */
 	unsigned long long x = 12345;
 	for (int round = 0; round < 400; round++) {
 		size_t nc = (size_t)(round % 23), ns = (size_t)((round / 23) % 17);
@@ -579,7 +579,7 @@ static void scenario_audit(void)
 		roll_queue_guard(3600, c, nc, sv, ns, &g);
 		if (nc + ns == 0)
 			continue;
-		double want = metrics_quantile(u, nc + ns, 0.95);
+		double want = ev_metrics_quantile(u, nc + ns, 0.95);
 		CHECK(g.has_p95 && memcmp(&g.p95, &want, sizeof want) == 0, "round %d (%zu + %zu): %.17g, metrics_quantile %.17g", round, nc, ns,
 		      g.p95, want);
 	}
@@ -603,9 +603,9 @@ static void scenario_audit(void)
 			u[i] = v;
 		}
 		if (nc)
-			metrics_quantile(c, nc, 0.5);   /* sorts it: the history comes sorted */
+			ev_metrics_quantile(c, nc, 0.5);   /* sorts it: the history comes sorted */
 		roll_queue_guard(3600, c, nc, sv, ns, &g);
-		double want = metrics_quantile(u, nc + ns, 0.95);
+		double want = ev_metrics_quantile(u, nc + ns, 0.95);
 		CHECK(g.has_p95 && memcmp(&g.p95, &want, sizeof want) == 0, "large round %d (%zu + %zu): %.17g, metrics_quantile %.17g", round, nc,
 		      ns, g.p95, want);
 		free(c);
@@ -1449,7 +1449,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	arena_init(&A);
 	char e[400];
-	if (slo_load(&SLO, "configs/slos/schednav-demo-slo-v1.json", &A, e, sizeof e)) {
+	if (ev_slo_load(&SLO, "configs/slos/schednav-demo-slo-v1.json", &A, e, sizeof e)) {
 		fprintf(stderr, "test_roll: run from the repository root: %s\n", e);
 		return 1;
 	}
@@ -1470,7 +1470,7 @@ int main(void)
 	toy_decider();
 	controller();
 	ablation();
-	slo_release(&SLO);
+	ev_slo_release(&SLO);
 	trace_release(&H);
 	trace_release(&X);
 	arena_release(&A);

@@ -349,7 +349,7 @@ static void quantiles(void)
 	for (int i = 0; i < 19; i++)
 		v[i] = 19 - i;
 	v[19] = 100;
-	double q = metrics_quantile(v, 20, 0.95);
+	double q = ev_metrics_quantile(v, 20, 0.95);
 	CHECK(fabs(q - 23.05) < 1e-12 && num_round(q, 6) == 23.05, "p95 = %.17g", q);
 	CHECK(num_round(0.0078125, 6) == 0.007812, "round6 half-even");
 	CHECK(num_round(5e-7, 6) == 0.0, "round6(5e-7)");
@@ -372,8 +372,8 @@ static void quantiles(void)
 		}
 		const double *p = ps[round % 4];
 		double q1, q2;
-		metrics_quantile_pair(a, n, p[0], p[1], &q1, &q2);
-		double w1 = metrics_quantile(b, n, p[0]), w2 = metrics_quantile(b, n, p[1]);
+		ev_metrics_quantile_pair(a, n, p[0], p[1], &q1, &q2);
+		double w1 = ev_metrics_quantile(b, n, p[0]), w2 = ev_metrics_quantile(b, n, p[1]);
 		CHECK(memcmp(&q1, &w1, sizeof q1) == 0 && memcmp(&q2, &w2, sizeof q2) == 0, "round %d (n %zu): %.17g %.17g, sorted %.17g %.17g",
 		      round, n, q1, q2, w1, w2);
 		free(a);
