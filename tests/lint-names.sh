@@ -98,7 +98,8 @@ if [ -n "$build" ]; then
 	trap 'rm -f "$out" "$syms"' EXIT
 	for o in $(find "$build/lib" -name '*.o' | LC_ALL=C sort); do
 		rel=${o#"$build"/lib/}
-		nm -g --defined-only "$o" | awk -v f="${rel%%/*}" -v o="$o" 'NF == 3 { print f, o, $3 }'
+		# (names beginning with __ are the compiler's, e.g. ASan's __odr_asan.NAME beside each global)
+		nm -g --defined-only "$o" | awk -v f="${rel%%/*}" -v o="$o" 'NF == 3 && $3 !~ /^__/ { print f, o, $3 }'
 	done >"$syms"
 	awk -v known_file="$known" -v nknown_out="$syms.known" '
 		FILENAME == "tests/lint-names.prefixes" {
