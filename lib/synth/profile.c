@@ -742,11 +742,3 @@ void synth_profile_release(struct synth_profile *p)
 	arena_release(&p->arena);
 	memset(p, 0, sizeof *p);
 }
-
-int synth_profile_model(const struct synth_profile *p, const char *name)
-{
-	for (size_t i = 0; i < p->n_models; i++)
-		if (!strcmp(p->models[i].name, name))
-			return (int)i;
-	return -1;
-}
