@@ -1,12 +1,14 @@
 /* The base of lib/synth: what the generators (generate.c, generate3.c, generate4.c), the
  * draws (draw.c) and the profile loaders (profile.c, profile4.c, profile_check.c) all use --
- * the option checks, the scaled hourly counts, the trace id and source, the model lookup.
+ * the option checks, the scaled hourly counts, the trace id and source, the model lookup,
+ * the loaders' refusal.
  * It uses none of them, so lib/synth has no file circle (docs/design.md "No circles"). */
 #include "synth/synth.h"
 #include "core/strbuf.h"
 #include "core/text.h"
 #include "core/xalloc.h"
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,14 @@ long long synth_scaled_hp(const struct synth_profile *p, size_t day, long long n
 	if (all == 0)
 		return n_scaled;
 	return (2 * n_scaled * hp + all) / (2 * all);
+}
+
+int synth_profile_vfail(const struct synth_profile *p, char *err, size_t errlen, const char *fmt, va_list ap)
+{
+	char msg[512];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	snprintf(err, errlen, "%s: %s", p->path, msg);
+	return -1;
 }
 
 int synth_profile_model(const struct synth_profile *p, const char *name)

@@ -72,18 +72,6 @@ static int strset_add(struct strset *set, const char *s)
 	return 1;
 }
 
-static char *join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir), m = strlen(name);
-	bool slash = !(n && dir[n - 1] == '/');
-	char *p = xmalloc(n + slash + m + 1);
-	memcpy(p, dir, n);
-	if (slash)
-		p[n] = '/';
-	memcpy(p + n + slash, name, m + 1);
-	return p;
-}
-
 /* Read a regular file's raw bytes (no decompression). */
 static int read_raw(const char *path, char **buf, size_t *len, char *err, size_t errlen)
 {
@@ -142,6 +130,28 @@ static size_t py_digits(const char **p, char **o)
 	return n;
 }
 
+/* The end of a file's rows: 0 when the reader ended cleanly (r == 0) after at least one
+ * row; else -1, with "PATH: no WHAT" when there was none (r < 0: err says why already). */
+static int rows_end(int r, size_t n, const char *path, const char *what, char *err, size_t errlen)
+{
+	if (r < 0)
+		return -1;
+	if (n == 0) {
+		snprintf(err, errlen, "%s: no %s", path, what);
+		return -1;
+	}
+	return 0;
+}
+
+/* The end of a number's cell: only whitespace left after p; the cleaned copy ends at o. */
+static bool py_end(const char *p, char *o)
+{
+	while (py_space(*p))
+		p++;
+	*o = 0;
+	return !*p;
+}
+
 enum { PY_OK = 0, PY_SYNTAX = -1, PY_NONFINITE = -2 };
 
 /* Python float(cell): surrounding whitespace, sign, digit-group underscores; NaN and
@@ -183,11 +193,8 @@ static int py_float(const char *cell, double *out, bool *is_int)
 		if (!py_digits(&p, &o))
 			goto out;
 	}
-	while (py_space(*p))
-		p++;
-	if (*p)
+	if (!py_end(p, o))
 		goto out;
-	*o = 0;
 	errno = 0;
 	double v = strtod(clean, NULL);
 	if (!isfinite(v)) {
@@ -218,13 +225,8 @@ static int py_int(const char *cell, long long *out)
 		p++;
 	if (*p == '+' || *p == '-')
 		*o++ = *p++;
-	if (!py_digits(&p, &o))
+	if (!py_digits(&p, &o) || !py_end(p, o))
 		goto out;
-	while (py_space(*p))
-		p++;
-	if (*p)
-		goto out;
-	*o = 0;
 	errno = 0;
 	long long v = strtoll(clean, NULL, 10);
 	if (errno)
@@ -419,13 +421,7 @@ static int load_nodes(struct trace *t, struct cfile *f, struct trace_caps *caps,
 			goto out;
 		}
 	}
-	if (r < 0)
-		goto out;
-	if (t->n_nodes == 0) {
-		snprintf(err, errlen, "%s: no nodes", f->path);
-		goto out;
-	}
-	rc = 0;
+	rc = rows_end(r, t->n_nodes, f->path, "nodes", err, errlen);
 out:
 	free(ids.slot);
 	rc = csv_close(f, z, &c, rc, err, errlen);
@@ -527,13 +523,7 @@ static int load_jobs(struct trace *t, struct cfile *f, const struct trace_caps *
 		if (j->gpu_spec)
 			j->gpu_spec = trace_strdup(t, j->gpu_spec);
 	}
-	if (r < 0)
-		goto out;
-	if (t->n_jobs == 0) {
-		snprintf(err, errlen, "%s: no jobs", f->path);
-		goto out;
-	}
-	rc = 0;
+	rc = rows_end(r, t->n_jobs, f->path, "jobs", err, errlen);
 out:
 	free(ids.slot);
 	return csv_close(f, z, &c, rc, err, errlen);
@@ -666,7 +656,7 @@ int trace_import_canonical(const struct import_canonical_opts *o, struct trace *
 		snprintf(err, errlen, "%s: %s", dir, errno == ENOENT ? "no such directory" : "not a directory");
 		goto out;
 	}
-	fl[2].path = join(dir, "trace.json");
+	fl[2].path = zio_join_path(dir, "trace.json");
 	if (cfile_load(&fl[2], err, errlen))
 		goto out;
 	if (json_parse(&scratch, fl[2].buf, fl[2].len, &m, perr, sizeof perr)) {
@@ -688,8 +678,8 @@ int trace_import_canonical(const struct import_canonical_opts *o, struct trace *
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		goto out;
 	}
-	fl[0].path = join(dir, nname);
-	fl[1].path = join(dir, jname);
+	fl[0].path = zio_join_path(dir, nname);
+	fl[1].path = zio_join_path(dir, jname);
 	for (int i = 0; i < 2; i++)
 		if (check_path(dir, rdir, i ? jname : nname, fl[i].path, perr, sizeof perr)) {
 			snprintf(err, errlen, "%s: %s: %s", mpath, i ? "jobs_file" : "nodes_file", perr);
