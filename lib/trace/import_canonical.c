@@ -245,6 +245,8 @@ struct cfile {
 	char *buf;
 	size_t len;
 	char sha[FP_HEX_SHA256], xxh[FP_HEX_XXH3];
+	struct zio_reader *z;           /* a CSV file being read (csv_open .. csv_close) */
+	struct csv_reader c;
 };
 
 static void cfile_release(struct cfile *f)
@@ -300,33 +302,34 @@ static int check_path(const char *dir, const char *rdir, const char *name, char 
 }
 
 /* Open a file for CSV reading; refuses zstd bytes (the CSV reader checks UTF-8 line by line). */
-static int csv_open(struct cfile *f, struct zio_reader **z, struct csv_reader *c, char *err, size_t errlen)
+static int csv_open(struct cfile *f, char *err, size_t errlen)
 {
 	static const unsigned char zmagic[4] = { 0x28, 0xB5, 0x2F, 0xFD };
 	if (f->len >= 4 && !memcmp(f->buf, zmagic, 4)) {
 		snprintf(err, errlen, "%s: is zstd-compressed, expected plain CSV", f->path);
 		return -1;
 	}
-	*z = zr_open(f->path, true, err, errlen);
-	if (!*z)
+	f->z = zr_open(f->path, true, err, errlen);
+	if (!f->z)
 		return -1;
-	csv_init(c, *z);
+	csv_init(&f->c, f->z);
 	return 0;
 }
 
 /* After parsing: the bytes read must be the bytes hashed in step 3. */
-static int csv_close(struct cfile *f, struct zio_reader *z, struct csv_reader *c, int rc, char *err, size_t errlen)
+static int csv_close(struct cfile *f, int rc, char *err, size_t errlen)
 {
 	if (rc == 0) {
 		char sha[FP_HEX_SHA256];
-		zr_raw_sha256(z, sha);
+		zr_raw_sha256(f->z, sha);
 		if (strcmp(sha, f->sha)) {
 			snprintf(err, errlen, "%s: file changed while it was being read", f->path);
 			rc = -1;
 		}
 	}
-	csv_release(c);
-	zr_close(z);
+	csv_release(&f->c);
+	zr_close(f->z);
+	f->z = NULL;
 	return rc;
 }
 
@@ -378,53 +381,51 @@ static int csv_row(struct cfile *f, struct csv_reader *c, size_t n, char *err, s
 static int load_nodes(struct trace *t, struct cfile *f, struct trace_caps *caps, char *err, size_t errlen)
 {
 	static const char *const cols[] = { "node_id", "gpu_model", "gpu_count" };
-	struct zio_reader *z;
-	struct csv_reader c;
 	struct strset ids = { 0 };
 	int rc = -1, r;
-	if (csv_open(f, &z, &c, err, errlen))
+	if (csv_open(f, err, errlen))
 		return -1;
 	long long sum = 0, *total = &sum;
 	bool res;
-	if (csv_header(f, &c, cols, 3, TRACE_RES_NODE_COLS, 2, &res, err, errlen))
+	if (csv_header(f, &f->c, cols, 3, TRACE_RES_NODE_COLS, 2, &res, err, errlen))
 		goto out;
-	while ((r = csv_row(f, &c, res ? 5 : 3, err, errlen)) == 1) {
-		char *id = csv_trim(c.fields[0]), *model = csv_trim(c.fields[1]);
+	while ((r = csv_row(f, &f->c, res ? 5 : 3, err, errlen)) == 1) {
+		char *id = csv_trim(f->c.fields[0]), *model = csv_trim(f->c.fields[1]);
 		long long cnt;
 		if (!*id) {
-			snprintf(err, errlen, "%s:%lu: empty node_id", f->path, c.lineno);
+			snprintf(err, errlen, "%s:%lu: empty node_id", f->path, f->c.lineno);
 			goto out;
 		}
 		if (!*model) {
-			snprintf(err, errlen, "%s:%lu: node '%s': empty gpu_model", f->path, c.lineno, id);
+			snprintf(err, errlen, "%s:%lu: node '%s': empty gpu_model", f->path, f->c.lineno, id);
 			goto out;
 		}
 		struct trace_node *n = trace_add_node(t);
 		n->id = trace_strdup(t, id);
 		n->model = trace_strdup(t, model);
 		if (!strset_add(&ids, n->id)) {
-			snprintf(err, errlen, "%s:%lu: duplicate node_id '%s'", f->path, c.lineno, id);
+			snprintf(err, errlen, "%s:%lu: duplicate node_id '%s'", f->path, f->c.lineno, id);
 			goto out;
 		}
-		if (py_int(c.fields[2], &cnt)) {
-			snprintf(err, errlen, "%s:%lu: node '%s': gpu_count '%s' is not an integer", f->path, c.lineno, id, c.fields[2]);
+		if (py_int(f->c.fields[2], &cnt)) {
+			snprintf(err, errlen, "%s:%lu: node '%s': gpu_count '%s' is not an integer", f->path, f->c.lineno, id, f->c.fields[2]);
 			goto out;
 		}
 		if (cnt <= 0) {
-			snprintf(err, errlen, "%s:%lu: node '%s': gpu_count must be > 0", f->path, c.lineno, id);
+			snprintf(err, errlen, "%s:%lu: node '%s': gpu_count must be > 0", f->path, f->c.lineno, id);
 			goto out;
 		}
 		n->gpu_count = cnt;
 		char e[400];
-		if ((res && trace_res_node_cells(n, c.fields + 3, e, sizeof e)) || trace_check_node(n, total, e, sizeof e)) {
-			snprintf(err, errlen, "%s:%lu: %s", f->path, c.lineno, e);
+		if ((res && trace_res_node_cells(n, f->c.fields + 3, e, sizeof e)) || trace_check_node(n, total, e, sizeof e)) {
+			snprintf(err, errlen, "%s:%lu: %s", f->path, f->c.lineno, e);
 			goto out;
 		}
 	}
 	rc = rows_end(r, t->n_nodes, f->path, "nodes", err, errlen);
 out:
 	free(ids.slot);
-	rc = csv_close(f, z, &c, rc, err, errlen);
+	rc = csv_close(f, rc, err, errlen);
 	if (rc)
 		return -1;
 	trace_caps_build(caps, t);
@@ -448,21 +449,19 @@ static int load_jobs(struct trace *t, struct cfile *f, const struct trace_caps *
 	static const char *const cols[] = { "job_id", "submit_time_seconds", "duration_seconds", "gpu_count",
 		"service_class", "gpu_model", "tenant_id" };
 	size_t ncol = t->version == 2 ? 7 : 6;
-	struct zio_reader *z;
-	struct csv_reader c;
 	struct strset ids = { 0 };
 	int rc = -1, r;
-	if (csv_open(f, &z, &c, err, errlen))
+	if (csv_open(f, err, errlen))
 		return -1;
 	bool res;
-	if (csv_header(f, &c, cols, ncol, TRACE_RES_JOB_COLS, 5, &res, err, errlen))
+	if (csv_header(f, &f->c, cols, ncol, TRACE_RES_JOB_COLS, 5, &res, err, errlen))
 		goto out;
-	while ((r = csv_row(f, &c, res ? ncol + 5 : ncol, err, errlen)) == 1) {
-		unsigned long ln = c.lineno;
-		char *id = csv_trim(c.fields[0]), *cls = csv_trim(c.fields[4]), *model = csv_trim(c.fields[5]);
-		char *tenant = ncol == 7 ? csv_trim(c.fields[6]) : NULL;
+	while ((r = csv_row(f, &f->c, res ? ncol + 5 : ncol, err, errlen)) == 1) {
+		unsigned long ln = f->c.lineno;
+		char *id = csv_trim(f->c.fields[0]), *cls = csv_trim(f->c.fields[4]), *model = csv_trim(f->c.fields[5]);
+		char *tenant = ncol == 7 ? csv_trim(f->c.fields[6]) : NULL;
 		struct trace_job *j = trace_add_job(t);
-		if (job_number(f, ln, id, "gpu_count", c.fields[3], &j->gpus, &j->gpus_int, err, errlen))
+		if (job_number(f, ln, id, "gpu_count", f->c.fields[3], &j->gpus, &j->gpus_int, err, errlen))
 			goto out;
 		if (!(j->gpus > 0)) {
 			snprintf(err, errlen, "%s:%lu: job '%s': gpu_count must be > 0", f->path, ln, id);
@@ -498,16 +497,16 @@ static int load_jobs(struct trace *t, struct cfile *f, const struct trace_caps *
 		long long cap = trace_caps_get(caps, model);
 		if (j->gpus > (double)cap) {
 			snprintf(err, errlen, "%s:%lu: job '%s': asks for %s GPUs of model '%s', capacity is %lld", f->path, ln, id,
-			         csv_trim(c.fields[3]), model, cap);
+			         csv_trim(f->c.fields[3]), model, cap);
 			goto out;
 		}
-		if (job_number(f, ln, id, "duration_seconds", c.fields[2], &j->duration, &j->duration_int, err, errlen))
+		if (job_number(f, ln, id, "duration_seconds", f->c.fields[2], &j->duration, &j->duration_int, err, errlen))
 			goto out;
 		if (!(j->duration > EPS)) {
 			snprintf(err, errlen, "%s:%lu: job '%s': duration_seconds must be > 1e-9", f->path, ln, id);
 			goto out;
 		}
-		if (job_number(f, ln, id, "submit_time_seconds", c.fields[1], &j->submit, &j->submit_int, err, errlen))
+		if (job_number(f, ln, id, "submit_time_seconds", f->c.fields[1], &j->submit, &j->submit_int, err, errlen))
 			goto out;
 		if (!(j->submit >= 0)) {
 			snprintf(err, errlen, "%s:%lu: job '%s': submit_time_seconds must be >= 0", f->path, ln, id);
@@ -515,7 +514,7 @@ static int load_jobs(struct trace *t, struct cfile *f, const struct trace_caps *
 		}
 		/* stricter than the original: the identifier rule and the trace model's bounds */
 		char e[400];
-		if ((res && trace_res_job_cells(j, c.fields + ncol, e, sizeof e)) || trace_check_job(j, t->version, e, sizeof e)) {
+		if ((res && trace_res_job_cells(j, f->c.fields + ncol, e, sizeof e)) || trace_check_job(j, t->version, e, sizeof e)) {
 			j->gpu_spec = NULL;
 			snprintf(err, errlen, "%s:%lu: %s", f->path, ln, e);
 			goto out;
@@ -526,7 +525,7 @@ static int load_jobs(struct trace *t, struct cfile *f, const struct trace_caps *
 	rc = rows_end(r, t->n_jobs, f->path, "jobs", err, errlen);
 out:
 	free(ids.slot);
-	return csv_close(f, z, &c, rc, err, errlen);
+	return csv_close(f, rc, err, errlen);
 }
 
 /* Step 7 (jobs sorted). */

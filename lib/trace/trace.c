@@ -566,14 +566,11 @@ struct fastctx {
 
 static int fast_job(void *vctx, const char *line, size_t len)
 {
-	static const char pre[] = "{\"type\":\"job\",\"job_id\":";
 	struct fastctx *c = vctx;
-	if (len < sizeof pre - 1 || memcmp(line, pre, sizeof pre - 1))
+	char *p = canon_line(&c->buf, &c->cap, line, len, "{\"type\":\"job\",\"job_id\":");
+	if (!p)
 		return 0;
-	c->buf = xgrow(c->buf, &c->cap, len + 1, 1);
-	memcpy(c->buf, line, len);
-	c->buf[len] = 0;
-	char *p = c->buf + sizeof pre - 1, *end = c->buf + len;
+	char *end = c->buf + len;
 	struct jobrec *f = &c->f;
 	memset(f, 0, sizeof *f);
 	if (!canon_str(&p, end, &f->id) || !canon_lit(&p, end, ",\"submit\":", 10) || !canon_num(&p, end, &f->submit, &f->submit_int) ||
