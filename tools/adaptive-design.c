@@ -73,9 +73,7 @@ static void read_scan(struct scan *s, const char *path, struct arena *a)
 	char err[1024], where[1200];
 	struct json *rec;
 	enum nd_event ev;
-	struct nd_reader *r = ndr_open(path, err, sizeof err);
-	if (!r)
-		die("%s", err);
+	struct nd_reader *r = cli_open_reader(path);
 	while ((ev = ndr_next(r, a, &rec, err, sizeof err)) > 0) {
 		snprintf(where, sizeof where, "%s:%lu", ndr_name(r), ndr_lineno(r));
 		if (ev == ND_HEADER) {
@@ -259,9 +257,7 @@ static struct json *agent_record(struct arena *a, const char *path, const struct
 	char err[1024];
 	struct json *rec, *found = NULL;
 	enum nd_event ev;
-	struct nd_reader *r = ndr_open(path, err, sizeof err);
-	if (!r)
-		die("%s", err);
+	struct nd_reader *r = cli_open_reader(path);
 	*schema = "";
 	while ((ev = ndr_next(r, a, &rec, err, sizeof err)) > 0) {
 		const char *type = json_get_str(rec, "type");

@@ -80,9 +80,7 @@ static void read_stream(const char *path, const char *schema, struct arena *a,
 	char err[1024], where[1200];
 	struct json *rec;
 	enum nd_event ev;
-	struct nd_reader *r = ndr_open(path, err, sizeof err);
-	if (!r)
-		die("%s", err);
+	struct nd_reader *r = cli_open_reader(path);
 	while ((ev = ndr_next(r, a, &rec, err, sizeof err)) > 0)
 		if (ev == ND_RECORD) {
 			snprintf(where, sizeof where, "%s:%lu", ndr_name(r), ndr_lineno(r));

@@ -3,7 +3,6 @@
 #include "core/die.h"
 #include "core/ndjson.h"
 #include "predict/predict.h"
-#include "predict/tenant/tenant_config.h"
 #include "trace/trace.h"
 #include <getopt.h>
 #include <stdio.h>
@@ -12,19 +11,31 @@
 
 static const char usage[] = "forecast --controller FILE --cutoff SECONDS [-o OUT] [FILE]\n";
 
-static const char help[] =
+static const char help_head[] =
 	"\n"
 	"Read one trace stream and write the controller's observation bundle at the cutoff:\n"
 	"only jobs submitted by the cutoff are read, their occupancy is replayed offline on the\n"
 	"controller's update grid ending at the cutoff, and the bundle holds the last update's\n"
 	"observation snapshot, demand forecast and Spot quota plan with the prefix fingerprint.\n"
 	"\n"
-	"  -c, --controller FILE  schednav.predictive-controller/v1 (aggregate) or\n"
-	"                         schednav.tenant-predictive-controller/1 JSON file (required)\n"
+	/* the --controller lines: pc_families_help */
+	;
+
+static const char help_tail[] =
 	"  -t, --cutoff SECONDS   cutoff time, seconds from the trace origin (required)\n";
 
-
-static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " PC_CONFIG_SCHEMA ", " PT_CONFIG_SCHEMA "\nwrites: " PC_FORECAST_STREAM_SCHEMA "\n";
+/* The help and the schemas line: the controller families' part from their table. */
+static void cli_texts(struct strbuf *help, struct strbuf *schemas)
+{
+	sb_init(help);
+	sb_adds(help, help_head);
+	pc_families_help(help, "-c, --controller FILE", " (required)");
+	sb_adds(help, help_tail);
+	sb_init(schemas);
+	sb_adds(schemas, "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", ");
+	pc_families_reads(schemas);
+	sb_adds(schemas, "\nwrites: " PC_FORECAST_STREAM_SCHEMA "\n");
+}
 
 int main(int argc, char **argv)
 {
@@ -36,8 +47,10 @@ int main(int argc, char **argv)
 	};
 	const char *controller = NULL, *cutoff_arg = NULL;
 	struct cli cli;
+	static struct strbuf help, schemas;   /* static: alive to the end (cli keeps the pointers) */
 	int c;
-	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	cli_texts(&help, &schemas);
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help.buf, schemas.buf);
 	while ((c = getopt_long(argc, argv, ":c:t:i:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': controller = optarg; break;

@@ -301,7 +301,7 @@ int main(int argc, char **argv)
 	arena_init(&a);
 	if (pc_config_load(&cfg, controller, &a, err, sizeof err))
 		die("%s", err);
-	/* a family whose plan is per pool, from its own inventory (the tenant's): its bundle carries it */
+	/* a family whose plan is per pool, from its own inventory: its bundle carries it */
 	if (cfg.family->quota_refusal)
 		die("'%s' %s", controller, cfg.family->quota_refusal);
 	st.a = &a;

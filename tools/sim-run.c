@@ -7,7 +7,6 @@
 #include "core/progress.h"
 #include "core/strbuf.h"
 #include "predict/predict.h"
-#include "predict/tenant/tenant_config.h"
 #include "sim/engine.h"
 #include "sim/policy.h"
 #include "sim/result.h"
@@ -19,7 +18,7 @@
 
 static const char usage[] = "sim-run --policy FILE [--placement S [--placement-seed N]] [--controller FILE] [--progress | --no-progress] [-o OUT] [FILE]\n";
 
-static const char help[] =
+static const char help_head[] =
 	"\n"
 	"Replay a trace stream through the SchedNav simulator (the original engine's\n"
 	"semantics, bit for bit) under one policy and write a result stream: header,\n"
@@ -33,14 +32,26 @@ static const char help[] =
 	"                         (the pool model) or a physical one (largest-free, random,\n"
 	"                         dot-product, gpu-clustering, gpu-packing, best-fit, fgd)\n"
 	"      --placement-seed N the policy's placement_seed replaced by N (with --placement)\n"
-	"  -c, --controller FILE  schednav.predictive-controller/v1 (aggregate) or\n"
-	"                         schednav.tenant-predictive-controller/1 JSON file\n"
+	/* the --controller lines: pc_families_help */
+	;
+
+static const char help_tail[] =
 	"      --progress         print the jobs arrived so far on stderr even when it is not a\n"
 	"                         terminal (default: on a terminal, after the first second)\n"
 	"      --no-progress      never print progress\n";
 
-static const char schemas[] = "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " POLICY_SCHEMA ", " PC_CONFIG_SCHEMA ", " PT_CONFIG_SCHEMA "\n"
-			      "writes: " RESULT_SCHEMA "\n";
+/* The help and the schemas line: the controller families' part from their table. */
+static void cli_texts(struct strbuf *help, struct strbuf *schemas)
+{
+	sb_init(help);
+	sb_adds(help, help_head);
+	pc_families_help(help, "-c, --controller FILE", "");
+	sb_adds(help, help_tail);
+	sb_init(schemas);
+	sb_adds(schemas, "reads: " TRACE_SCHEMA_V1 ", " TRACE_SCHEMA_V2 ", " POLICY_SCHEMA ", ");
+	pc_families_reads(schemas);
+	sb_adds(schemas, "\nwrites: " RESULT_SCHEMA "\n");
+}
 
 /* Run the session to the end, an hour of simulated time at a time, so that progress can be
  * shown: sim_advance takes exactly the steps sim_finish would, so the bytes are the same. */
@@ -90,8 +101,10 @@ int main(int argc, char **argv)
 	long long placement_seed = -1;
 	enum progress_mode progress_mode = PROGRESS_AUTO;
 	struct cli cli;
+	static struct strbuf help, schemas;   /* static: alive to the end (cli keeps the pointers) */
 	int c;
-	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help, schemas);
+	cli_texts(&help, &schemas);
+	cli_init(&cli, argv, CLI_INPUT | CLI_OUTPUT, usage, help.buf, schemas.buf);
 	while ((c = getopt_long(argc, argv, ":p:c:i:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': policy_path = optarg; break;

@@ -64,23 +64,6 @@ static double quantile(const double *v, size_t n, double q)
 	return n ? v[(size_t)floor(q * (double)(n - 1) + 0.5)] : NAN;
 }
 
-static double pearson(const double *a, const double *b, size_t n)
-{
-	double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
-	for (size_t i = 0; i < n; i++) {
-		ma += a[i];
-		mb += b[i];
-	}
-	ma /= (double)n;
-	mb /= (double)n;
-	for (size_t i = 0; i < n; i++) {
-		sab += (a[i] - ma) * (b[i] - mb);
-		saa += (a[i] - ma) * (a[i] - ma);
-		sbb += (b[i] - mb) * (b[i] - mb);
-	}
-	return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : NAN;
-}
-
 static size_t bucket_of(const struct synth_buckets *b, double v)
 {
 	size_t i = 0;
@@ -175,7 +158,7 @@ static struct json *model_record(struct arena *a, struct strbuf *md, const struc
 	double h24[24];
 	const struct synth_model *sm = &p->models[m];
 	const struct model_fit *f = &ty->mf[m];
-	double r = pearson(sm->concurrency, f->series, nh);
+	double r = synth_pearson(sm->concurrency, f->series, nh);
 	size_t nd = 0, within = 0;
 	for (size_t d = 0; (d + 1) * 24 <= nh; d++) {
 		double pp = 0, pt = 0;

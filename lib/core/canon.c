@@ -1,4 +1,5 @@
 #include "core/canon.h"
+#include "core/xalloc.h"
 #include <string.h>
 
 static const double pow10_exact[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
@@ -73,4 +74,15 @@ bool canon_num(char **p, const char *end, double *d, bool *is_int)
 		return false;
 	*p = q;
 	return true;
+}
+
+char *canon_line(char **buf, size_t *cap, const char *line, size_t len, const char *pre)
+{
+	size_t n = strlen(pre);
+	if (len < n || memcmp(line, pre, n))
+		return NULL;
+	*buf = xgrow(*buf, cap, len + 1, 1);
+	memcpy(*buf, line, len);
+	(*buf)[len] = 0;
+	return *buf + n;
 }

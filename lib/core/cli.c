@@ -1,5 +1,6 @@
 #include "core/cli.h"
 #include "core/die.h"
+#include "core/ndjson.h"
 #include "core/text.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,4 +122,13 @@ void cli_release(struct cli *c)
 	free(c->inputs);
 	c->inputs = NULL;
 	c->ninputs = c->capinputs = 0;
+}
+
+struct nd_reader *cli_open_reader(const char *path)
+{
+	char err[1024];
+	struct nd_reader *r = ndr_open(path, err, sizeof err);
+	if (!r)
+		die("%s", err);
+	return r;
 }

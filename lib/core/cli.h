@@ -52,4 +52,7 @@ void cli_option(struct cli *c, int opt, char **argv);
  * CLI_INPUT gets "unexpected operand" for the first operand. */
 void cli_operands(struct cli *c, int argc, char **argv, size_t max_inputs);
 void cli_release(struct cli *c);
+struct nd_reader;
+/* ndr_open(path), or exit 1 with its message. */
+struct nd_reader *cli_open_reader(const char *path);
 #endif

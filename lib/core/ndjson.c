@@ -59,14 +59,18 @@ const char *ndr_raw(const struct nd_reader *r, size_t *len)
 	return r->raw;
 }
 
+void nd_verrf_at(char *err, size_t errlen, const char *path, unsigned long line, const char *fmt, va_list ap)
+{
+	int n = snprintf(err, errlen, "%s:%lu: ", path, line);
+	if (n >= 0 && (size_t)n < errlen)
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+}
+
 void ndr_errorf(const struct nd_reader *r, char *err, size_t errlen, const char *fmt, ...)
 {
-	int n = snprintf(err, errlen, "%s:%lu: ", zr_name(r->z), r->lineno);
-	if (n < 0 || (size_t)n >= errlen)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	nd_verrf_at(err, errlen, zr_name(r->z), r->lineno, fmt, ap);
 	va_end(ap);
 }
 

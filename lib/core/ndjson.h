@@ -14,6 +14,7 @@
 #include "core/fp.h"
 #include "core/json.h"
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stddef.h>
 
 enum nd_event { ND_ERROR = -1, ND_EOF = 0, ND_HEADER, ND_RECORD, ND_END };
@@ -40,6 +41,8 @@ void ndr_close(struct nd_reader *r);
 int ndr_expect_end(struct nd_reader *r, struct arena *a, const char *what, char *err, size_t errlen);
 /* Format "PATH:LINE: msg" for the current record into err. */
 void ndr_errorf(const struct nd_reader *r, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* "PATH:LINE: message" into err (ndr_errorf's, and the importers' imp_errf). */
+void nd_verrf_at(char *err, size_t errlen, const char *path, unsigned long line, const char *fmt, va_list ap);
 
 struct nd_writer;
 struct nd_writer *ndw_open(const char *path, char *err, size_t errlen);   /* "-"/NULL = stdout */

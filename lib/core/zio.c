@@ -528,3 +528,15 @@ void zw_abort(struct zio_writer *w)
 	}
 	free_writer(w);
 }
+
+char *zio_join_path(const char *dir, const char *name)
+{
+	size_t n = strlen(dir), m = strlen(name);
+	bool slash = !(n && dir[n - 1] == '/');
+	char *p = xmalloc(n + slash + m + 1);
+	memcpy(p, dir, n);
+	if (slash)
+		p[n] = '/';
+	memcpy(p + n + slash, name, m + 1);
+	return p;
+}

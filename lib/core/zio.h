@@ -51,4 +51,7 @@ struct zio_writer *zw_open(const char *path, bool force_zstd, char *err, size_t 
 int zw_write(struct zio_writer *w, const void *p, size_t n, char *err, size_t errlen);
 int zw_commit(struct zio_writer *w, char *err, size_t errlen);  /* flush, close, rename; frees w */
 void zw_abort(struct zio_writer *w);                               /* remove tmp; frees w */
+/* DIR/NAME, one '/' between them (none added when dir ends in one); xmalloc'd. */
+char *zio_join_path(const char *dir, const char *name);
+
 #endif

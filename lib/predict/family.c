@@ -20,6 +20,37 @@ extern const struct pc_family pc_family_aggregate;   /* aggregate/family.c: pred
 const struct pc_family *const pc_families[] = { &pt_family, &pc_family_aggregate };
 const size_t pc_n_families = sizeof pc_families / sizeof *pc_families;
 
+/* The families in the order tools list them: the fallback (the default) first, then the
+ * others in the table's order; the count. */
+static size_t listed(const struct pc_family **out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < pc_n_families; i++)
+		if (!pc_families[i]->schema)
+			out[n++] = pc_families[i];
+	for (size_t i = 0; i < pc_n_families; i++)
+		if (pc_families[i]->schema)
+			out[n++] = pc_families[i];
+	return n;
+}
+
+void pc_families_help(struct strbuf *sb, const char *option, const char *tail)
+{
+	const struct pc_family *f[sizeof pc_families / sizeof *pc_families];
+	size_t n = listed(f);
+	for (size_t i = 0; i < n; i++)
+		sb_addf(sb, "  %-23s%s (%s)%s%s\n", i ? "" : option, f[i]->config_schema, f[i]->name,
+			i + 1 < n ? " or" : " JSON file", i + 1 < n ? "" : tail);
+}
+
+void pc_families_reads(struct strbuf *sb)
+{
+	const struct pc_family *f[sizeof pc_families / sizeof *pc_families];
+	size_t n = listed(f);
+	for (size_t i = 0; i < n; i++)
+		sb_addf(sb, "%s%s", i ? ", " : "", f[i]->config_schema);
+}
+
 /* A config built by hand (the unit tests) names no family: it is the aggregate one. */
 static const struct pc_family *family_of(const struct pc_config *cfg)
 {

@@ -455,6 +455,9 @@ struct pc_family {
 	/* The schema_version that selects it; NULL for the fallback family (the last row),
 	 * which parses every other document and names the schema it wants. */
 	const char *schema;
+	/* The schema_version its config documents carry (the fallback's too): tools' --help
+	 * and reads: lines list it (pc_families_help, pc_families_reads). */
+	const char *config_schema;
 	/* Fill c (set family, canonical, fingerprint and the shared fields). 0 or -1 + message. */
 	int (*from_json)(struct pc_config *c, const struct json *doc, struct arena *a, char *err, size_t errlen);
 	/* Open c (zeroed, c->cfg = cfg) for trace t (jobs and nodes present). 0 or -1 + message. */
@@ -505,6 +508,12 @@ extern const size_t pc_n_families;
 /* The family of families[0..n) that reads a config of schema_version schema (NULL: none
  * given): the first row naming it, else the fallback (the row without a schema), else NULL. */
 const struct pc_family *pc_family_for_schema(const struct pc_family *const *families, size_t n, const char *schema);
+/* A tool's --help lines for its controller option: OPTION (padded to the help's column),
+ * then each family's config schema and name, the fallback family's (the default) first,
+ * one a line, " or" between, " JSON file" and TAIL after the last; each line ends in '\n'. */
+void pc_families_help(struct strbuf *sb, const char *option, const char *tail);
+/* The families' config schemas, the fallback's first, ", " between (a tool's reads: line). */
+void pc_families_reads(struct strbuf *sb);
 /* The decision reader of the family whose record shape rec has (the table's order; the
  * fallback family's last); NULL + message when rec has that shape malformed or none's. */
 const struct pc_decision_reader *pc_decision_reader_of(const struct json *rec, char *err, size_t errlen);

@@ -40,10 +40,10 @@ struct rp_run {
 
 /* One retained decision of a predictive controller, for one pool. */
 struct rp_control_point {
-	double t, hp;                 /* decision time; actual HP demand (tenant: the pool's running HP GPUs) */
+	double t, hp;                 /* decision time; actual HP demand (per the family's decision reader) */
 	double target, mu, q;         /* the step-1 forecast point (NAN before the first fit) */
 	double quota, eta;            /* shortest-horizon quota; eta after feedback */
-	double admitted, held;        /* Spot runs started since the previous decision, Spot jobs held (tenant; else NAN) */
+	double admitted, held;        /* Spot runs started since the previous decision, Spot jobs held (families with gate counts; else NAN) */
 };
 
 #define RP_CONTROL_MAX_POOLS 8

@@ -49,8 +49,7 @@ int roll_predictor_start(struct roll_predictor *p, const struct trace *t, char *
 		snprintf(err, errlen, "the inner predictor needs a trace with jobs and an evaluation window");
 		return -1;
 	}
-	/* evidence window = the trace's evaluation window; the aggregate on the cluster's
-	 * capacity, the tenant family on one pool per GPU model */
+	/* evidence window = the trace's evaluation window; the pools are the family's own */
 	if (pc_controller_open(&g->c, &g->cfg, t, err, errlen))
 		return -1;
 	g->started = true;

@@ -2,11 +2,10 @@
  * predictor — the inner predictor as the rolling session sees it: its simulator hooks, its
  * latest decision as a roll_projection (Q2: the last decision at any time), its records
  * for the result stream, and the header facts. The config's schema picks the controller
- * family (pc_config_load): the tenant controller (issue 12's inner predictor) or the
- * aggregate one (predictive-spot-v1). Both run in the one controller engine
- * (pc_controller_open, pc_sim_bind), their decisions wait in a temporary file until the
- * plain records are written (pc_records), and only the projection reads each family's
- * decision shape.
+ * family (pc_config_load: a row of the family table, predict.h). Every family runs in the
+ * one controller engine (pc_controller_open, pc_sim_bind), their decisions wait in a
+ * temporary file until the plain records are written (pc_records), and only the
+ * projection reads each family's decision shape.
  * The adapter owns its controller and buffers (roll_predictor_release frees them); the
  * config lives in the arena given to roll_predictor_load. Nothing here prints or exits.
  */
@@ -26,7 +25,7 @@ struct roll_predictor {
 	const char *controller_id;
 	const struct json *canonical;      /* the config, as the result header's "controller" */
 	const char *fingerprint;           /* its SHA-256, the header's "controller_fingerprint" */
-	const char *family;                /* its controller family's name ("aggregate", "tenant") */
+	const char *family;                /* its controller family's name (its row's name) */
 	struct sim_hooks hooks;            /* the binding into a simulator session */
 	/* internal */
 	void *impl;

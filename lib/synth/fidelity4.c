@@ -49,7 +49,7 @@ static void class_quantiles(double *v, size_t n, double *med, double *p90)
 	*p90 = i + 1 < n ? v[i] + (pos - (double)i) * (v[i + 1] - v[i]) : v[i];
 }
 
-static double pearson4(const double *a, const double *b, size_t n)
+double synth_pearson(const double *a, const double *b, size_t n)
 {
 	double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -206,11 +206,11 @@ static void model_v4(const struct synth_profile *p, const struct series4 *s, siz
 		pr[d - RATIO_FIRST] = dayc > 0 ? p->model_day_gs[d * nm + m] / dayc : NAN;
 		tr[d - RATIO_FIRST] = dayc > 0 ? s->mday_gs[m * nd + d] / dayc : NAN;
 	}
-	double r_days = pearson4(pr, tr, nr), d0 = rel(s->mday_gs[m * nd], p->model_day_gs[m]);
+	double r_days = synth_pearson(pr, tr, nr), d0 = rel(s->mday_gs[m * nd], p->model_day_gs[m]);
 	double p50 = rel(quant(tr, nr, 0.5), quant(pr, nr, 0.5)), p90 = rel(quant(tr, nr, 0.9), quant(pr, nr, 0.9));
 	double dem = rel(s->demand[m], sm->ref_demand);
 	const double *tt = &s->touched[m * nh], *ti = &s->inst[m * nh];
-	double r_touch = pearson4(sm->concurrency, tt, nh), ratio_p, share_p, ratio_t, share_t, ratio_i, share_i;
+	double r_touch = synth_pearson(sm->concurrency, tt, nh), ratio_p, share_p, ratio_t, share_t, ratio_i, share_i;
 	saturation(sm->concurrency, nh, cap, &ratio_p, &share_p);
 	saturation(tt, nh, cap, &ratio_t, &share_t);
 	saturation(ti, nh, cap, &ratio_i, &share_i);
@@ -234,7 +234,7 @@ static void model_v4(const struct synth_profile *p, const struct series4 *s, siz
 	json_set(a, inst, "instantaneous_mean", n6(a, mean_i));
 	json_set(a, inst, "touched_peak", n6(a, peak_t));
 	json_set(a, inst, "instantaneous_peak", n6(a, peak_i));
-	json_set(a, inst, "instantaneous_vs_published_touched_r", n6(a, pearson4(sm->concurrency, ti, nh)));
+	json_set(a, inst, "instantaneous_vs_published_touched_r", n6(a, synth_pearson(sm->concurrency, ti, nh)));
 	json_set(a, v, "series", inst);
 	json_set(a, sat, "capacity_gpus", n6(a, cap));
 	json_set(a, sat, "published_demand_over_capacity", n6(a, ratio_p));
@@ -265,7 +265,7 @@ static void fleet_v4(const struct synth_profile *p, struct series4 *s, struct ar
 	size_t within = 0;
 	for (size_t h = 0; h < nh; h++)
 		within += p->sub_gpus[h] > 0 ? fabs(s->sub_gpus[h] / p->sub_gpus[h] - 1) <= TOL_HOUR : s->sub_gpus[h] == 0;
-	double r_gpus = pearson4(p->sub_gpus, s->sub_gpus, nh), r_gs = nh > 1 ? pearson4(p->sub_gs + 1, s->sub_gs + 1, nh - 1) : NAN;
+	double r_gpus = synth_pearson(p->sub_gpus, s->sub_gpus, nh), r_gs = nh > 1 ? synth_pearson(p->sub_gs + 1, s->sub_gs + 1, nh - 1) : NAN;
 	double share = nh ? (double)within / (double)nh : NAN, days_share = nd ? (double)days_ok / (double)nd : NAN;
 	/* the fleet's published instantaneous series: touched-hour GPUs less the GPUs submitted in the hour */
 	double *pub_i = xcalloc(s->nh, sizeof *pub_i), *tr_i = xcalloc(s->nh, sizeof *tr_i);
@@ -276,7 +276,7 @@ static void fleet_v4(const struct synth_profile *p, struct series4 *s, struct ar
 		}
 		pub_i[h] -= h < nh ? p->sub_gpus[h] : 0;
 	}
-	double r_inst = pearson4(pub_i, tr_i, s->nh);
+	double r_inst = synth_pearson(pub_i, tr_i, s->nh);
 	long long spot_long_p = p->long_jobs[1][1];
 	double e_gs = rel(s->spot_gs, p->class_gpu_seconds[1]), e_long = rel((double)s->spot_long, (double)spot_long_p);
 	double e_med[2], e_p90[2];

@@ -1,8 +1,6 @@
 /* Draw a synthetic job population from a profile (docs/profiles.md, trace-synth(1)). */
 #include "synth/synth.h"
 #include "synth/profile_check.h"
-#include "core/strbuf.h"
-#include "core/text.h"
 #include "core/xalloc.h"
 #include <math.h>
 #include <stdio.h>
@@ -11,25 +9,6 @@
 
 /* Independent PRNG streams, so one attribute's draws never shift another's. */
 enum { RNG_SUBMIT = 1, RNG_DURATION, RNG_CLASS, RNG_MODEL, RNG_WORKERS, RNG_ORG, RNG_GPW, RNG_STRATA, RNG_JOINT, RNG_COUPLE };
-
-void synth_scaled_hours(const struct synth_profile *p, double load_factor, long long *out)
-{
-	long long cum = 0, prev = 0;
-	for (size_t h = 0; h < p->n_hours; h++) {
-		cum += p->hourly[h];
-		long long cur = (long long)floor(load_factor * (double)cum + 0.5);
-		out[h] = cur - prev;
-		prev = cur;
-	}
-}
-
-long long synth_scaled_hp(const struct synth_profile *p, size_t day, long long n_scaled)
-{
-	long long hp = p->daily[day][0], all = p->daily[day][0] + p->daily[day][1];
-	if (all == 0)
-		return n_scaled;
-	return (2 * n_scaled * hp + all) / (2 * all);
-}
 
 void synth_stats_release(struct synth_stats *st)
 {
@@ -46,11 +25,6 @@ static double duration_at(const struct synth_profile *p, double u)
 	return v < 1 ? 1 : v;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static const char method[] =
 	"hourly counts scaled by the load factor (differences of the rounded cumulative count); "
 	"submit uniform over the whole seconds of its hour; HP/Spot split of each day exact and shuffled; "
@@ -59,99 +33,6 @@ static const char method[] =
 	"capped at the model's capacity; durations by piecewise-linear inverse CDF of the quantile knots at "
 	"stratified probabilities, rounded to whole seconds, then (profile /2) permuted over the jobs by a "
 	"weighted random ranking fitted to the GPU-seconds of each model, class and organization";
-
-int synth_trace_id(const struct synth_profile *p, const struct synth_options *o, const bool *model_on, struct trace *t, char *err, size_t errlen)
-{
-	struct strbuf id;               /* whole, never cut: ids that differ stay different */
-	sb_init(&id);
-	sb_addf(&id, "synth-%s-s%llu", p->name, (unsigned long long)o->seed);
-	if (o->load_factor != 1.0)
-		sb_addf(&id, "-f%g", o->load_factor);
-	if (o->has_days)
-		sb_addf(&id, "-d%lld-%lld", o->day_first, o->day_last);
-	for (size_t i = 0; i < p->n_models && o->n_gpu_models; i++)
-		if (model_on[i])
-			sb_addf(&id, "-%s", p->models[i].name);
-	int rc = 0;
-	if (id.len > TEXT_ID_MAX) {
-		snprintf(err, errlen, "%s: 'name': the trace id '%.60s...' would be %zu bytes, more than %d (a shorter profile name, or fewer --gpu-model)",
-			 p->path, id.buf, id.len, TEXT_ID_MAX);
-		rc = -1;
-	} else
-		t->trace_id = trace_strdup(t, id.buf);
-	sb_release(&id);
-	return rc;
-}
-
-void synth_set_source(const struct synth_profile *p, const struct synth_options *o, const bool *model_on,
-	struct trace *t, long long capped, const char *how)
-{
-	struct arena *a = &t->arena;
-	struct json *s = t->source, *prof = json_object(a), *gen = json_object(a);
-	json_set(a, s, "dataset", json_str(a, "synthetic"));
-	json_set(a, s, "synthetic", json_bool(a, true));
-	json_set(a, prof, "name", json_str(a, p->name));
-	json_set(a, prof, "bytes", json_int(a, (long long)p->bytes));
-	json_set(a, prof, "xxh3", json_str(a, p->xxh3));
-	json_set(a, s, "profile", prof);
-	json_set(a, s, "seed", json_int(a, (long long)o->seed));
-	json_set(a, s, "load_factor", json_real(a, o->load_factor));
-	if (o->has_days) {
-		struct json *d = json_array(a);
-		json_push(a, d, json_int(a, o->day_first));
-		json_push(a, d, json_int(a, o->day_last));
-		json_set(a, s, "days", d);
-	} else
-		json_set(a, s, "days", json_null(a));
-	if (o->n_gpu_models) {
-		const char **names = xmalloc(p->n_models * sizeof *names);
-		size_t n = 0;
-		for (size_t i = 0; i < p->n_models; i++)
-			if (model_on[i])
-				names[n++] = p->models[i].name;
-		qsort(names, n, sizeof *names, cmp_str);
-		struct json *m = json_array(a);
-		for (size_t i = 0; i < n; i++)
-			json_push(a, m, json_str(a, names[i]));
-		free(names);
-		json_set(a, s, "gpu_models", m);
-	} else
-		json_set(a, s, "gpu_models", json_null(a));
-	json_set(a, gen, "name", json_str(a, "trace-synth"));
-	json_set(a, gen, "version", json_str(a, SCHEDNAV_VERSION));
-	json_set(a, gen, "prng", json_str(a, "xoshiro256** seeded by splitmix64, one stream per attribute"));
-	json_set(a, gen, "method", json_str(a, how));
-	json_set(a, s, "generator", gen);
-	json_set(a, s, "capacity_capped_jobs", json_int(a, capped));
-	json_set(a, s, "attribution", p->attribution ? json_clone(a, p->attribution) : json_null(a));
-}
-
-int synth_check_options(const struct synth_profile *p, const struct synth_options *o, bool *model_on, char *err, size_t errlen)
-{
-	if (!isfinite(o->load_factor) || !(o->load_factor > 0)) {
-		snprintf(err, errlen, "load factor must be a finite number > 0");
-		return -1;
-	}
-	if (o->load_factor * (double)p->total_jobs > (double)SYNTH_MAX_JOBS) {
-		snprintf(err, errlen, "load factor %g would make more than %lld jobs", o->load_factor, SYNTH_MAX_JOBS);
-		return -1;
-	}
-	if (o->has_days && (o->day_first < 0 || o->day_first > o->day_last || o->day_last >= (long long)p->n_days)) {
-		snprintf(err, errlen, "day range %lld-%lld outside the profile's days 0-%zu", o->day_first, o->day_last, p->n_days - 1);
-		return -1;
-	}
-	for (size_t i = 0; i < p->n_models; i++)
-		model_on[i] = o->n_gpu_models == 0;
-	for (size_t i = 0; i < o->n_gpu_models; i++) {
-		int m = synth_profile_model(p, o->gpu_models[i]);
-		if (m < 0) {
-			snprintf(err, errlen, "profile '%s' has no GPU model '%s'", p->name, o->gpu_models[i]);
-			return -1;
-		}
-		model_on[m] = true;
-	}
-	return 0;
-}
 
 /* ---- Duration coupling (profile /2) ----
  * The durations drawn above form a multiset that already follows the global quantiles; the

@@ -19,12 +19,10 @@ struct ctx {
 static int fail(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct ctx *c, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	synth_profile_vfail(c->p, c->err, c->errlen, fmt, ap);
 	va_end(ap);
-	snprintf(c->err, c->errlen, "%s: %s", c->p->path, msg);
 	return -1;
 }
 
@@ -741,12 +739,4 @@ void synth_profile_release(struct synth_profile *p)
 {
 	arena_release(&p->arena);
 	memset(p, 0, sizeof *p);
-}
-
-int synth_profile_model(const struct synth_profile *p, const char *name)
-{
-	for (size_t i = 0; i < p->n_models; i++)
-		if (!strcmp(p->models[i].name, name))
-			return (int)i;
-	return -1;
 }

@@ -24,12 +24,10 @@ struct ctx4 {
 static int fail4(struct ctx4 *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail4(struct ctx4 *c, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	synth_profile_vfail(c->p, c->err, c->errlen, fmt, ap);
 	va_end(ap);
-	snprintf(c->err, c->errlen, "%s: %s", c->p->path, msg);
 	return -1;
 }
 

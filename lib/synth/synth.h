@@ -17,6 +17,7 @@
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "trace/trace.h"
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -122,6 +123,9 @@ void synth_profile_release(struct synth_profile *p);
 int synth_profile_load4(struct synth_profile *p, const struct json *root, char *err, size_t errlen);
 /* Index of a model by name, or -1. */
 int synth_profile_model(const struct synth_profile *p, const char *name);
+/* The profile loaders' refusal: "PATH: message" (message from fmt, at most 511 bytes) into
+ * err; returns -1. */
+int synth_profile_vfail(const struct synth_profile *p, char *err, size_t errlen, const char *fmt, va_list ap);
 
 struct synth_options {
 	uint64_t seed;
@@ -229,6 +233,8 @@ void synth_add_job(struct trace *t, long long number, double submit, double dura
  * then sorted; -1 with a message when the filters kept no job. */
 int synth_finish(const struct synth_profile *p, const struct synth_options *o, const bool *model_on,
 	struct trace *t, long long capped, const char *how, char *err, size_t errlen);
+/* The Pearson correlation of a[0..n) and b[0..n) (fidelity4.c); NAN for n = 0 or a constant side. */
+double synth_pearson(const double *a, const double *b, size_t n);
 /* trace-fidelity's /4 figures (fidelity4.c): a "v4" object in each model record and in the
  * summary record, and the Markdown sections appended to md. */
 void synth_fidelity4(const struct synth_profile *p, const struct trace *t, struct arena *a, struct json **model_recs,

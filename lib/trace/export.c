@@ -248,18 +248,6 @@ int trace_export_render(const struct trace *t, struct strbuf *manifest, struct s
 
 static const char *const names[3] = { "nodes.csv", "jobs.csv", "trace.json" };
 
-static char *join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir), m = strlen(name);
-	bool slash = !(n && dir[n - 1] == '/');
-	char *p = xmalloc(n + slash + m + 1);
-	memcpy(p, dir, n);
-	if (slash)
-		p[n] = '/';
-	memcpy(p + n + slash, name, m + 1);
-	return p;
-}
-
 int trace_export_dir(const struct trace *t, const char *dir, bool force, char *err, size_t errlen)
 {
 	struct strbuf bufs[3];
@@ -288,7 +276,7 @@ int trace_export_dir(const struct trace *t, const char *dir, bool force, char *e
 		goto out;
 	}
 	for (int i = 0; i < 3; i++) {
-		paths[i] = join(dir, names[i]);
+		paths[i] = zio_join_path(dir, names[i]);
 		if (!force && lstat(paths[i], &st) == 0) {
 			snprintf(err, errlen, "%s: already exists (use --force to overwrite)", paths[i]);
 			goto out;

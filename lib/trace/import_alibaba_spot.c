@@ -62,32 +62,24 @@ static int read_jobs(struct trace *t, const struct import_alibaba_spot_opts *o, 
 {
 	static const char *const cols[] = { "job_name", "organization", "gpu_model", "gpu_request", "worker_num", "submit_time", "duration", "job_type" };
 	enum { NAME, ORG, MODEL, GPU_REQUEST, WORKERS, SUBMIT, DURATION, TYPE };
-	int idx[8];
-	struct imp_csv f;
-	struct imp_strset seen;
-	struct trace_caps caps;
+	struct imp_jobs_in in;
 	int rc = -1;
-	imp_strset_init(&seen);
-	trace_caps_build(&caps, t);
-	if (imp_csv_open(&f, o->jobs, true, err, errlen))
+	if (imp_jobs_open(&in, t, o->jobs, cols, 8, err, errlen))
 		goto out;
-	for (int i = 0; i < 8; i++)
-		if ((idx[i] = imp_csv_col(&f, cols[i], err, errlen)) < 0)
-			goto out;
 	int r;
 	unsigned long rows = 0;
-	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
-		char **c = f.c.fields;
-		const char *name = imp_csv_name(&f);
+	while ((r = imp_csv_next(&in.f, err, errlen)) > 0) {
+		char **c = in.f.c.fields;
+		const char *name = imp_csv_name(&in.f);
 		rows++;
-		unsigned long line = imp_csv_line(&f);
-		if (!model_wanted(o, c[idx[MODEL]])) {
+		unsigned long line = imp_csv_line(&in.f);
+		if (!model_wanted(o, c[in.idx[MODEL]])) {
 			imp_count(&t->arena, t->skipped_rows, "gpu_model_not_selected");
 			continue;
 		}
 		double submit, duration;
-		if (imp_py_float(c[idx[SUBMIT]], &submit, NULL)) {
-			imp_errf(err, errlen, name, line, "'submit_time' is not a finite number: '%s'", c[idx[SUBMIT]]);
+		if (imp_py_float(c[in.idx[SUBMIT]], &submit, NULL)) {
+			imp_errf(err, errlen, name, line, "'submit_time' is not a finite number: '%s'", c[in.idx[SUBMIT]]);
 			goto out;
 		}
 		if (o->has_max_submit && submit > o->max_submit) {
@@ -98,29 +90,22 @@ static int read_jobs(struct trace *t, const struct import_alibaba_spot_opts *o, 
 			imp_count(&t->arena, t->skipped_rows, "before_warmup_start");
 			continue;
 		}
-		const char *cls = csv_trim(c[idx[TYPE]]);
+		const char *cls = csv_trim(c[in.idx[TYPE]]);
 		if (!o->include_warmup_spot && !strcmp(cls, "Spot") && submit < o->eval_start) {
 			imp_count(&t->arena, t->skipped_rows, "warmup_spot_excluded");
 			continue;
 		}
-		const char *job = csv_trim(c[idx[NAME]]);
-		if (!*job) {
-			imp_errf(err, errlen, name, line, "empty 'job_name'");
+		char *id = imp_new_id(t, &in.seen, c[in.idx[NAME]], "'job_name'", "job_name", err, errlen, name, line);
+		if (!id)
 			goto out;
-		}
-		char *id = trace_strdup(t, job);
-		if (imp_strset_add(&seen, id)) {
-			imp_errf(err, errlen, name, line, "duplicate job_name '%s'", id);
-			goto out;
-		}
 		double request;
 		long long workers;
-		if (imp_py_float(c[idx[GPU_REQUEST]], &request, NULL)) {
-			imp_errf(err, errlen, name, line, "'gpu_request' is not a finite number: '%s'", c[idx[GPU_REQUEST]]);
+		if (imp_py_float(c[in.idx[GPU_REQUEST]], &request, NULL)) {
+			imp_errf(err, errlen, name, line, "'gpu_request' is not a finite number: '%s'", c[in.idx[GPU_REQUEST]]);
 			goto out;
 		}
-		if (imp_py_int(c[idx[WORKERS]], &workers)) {
-			imp_errf(err, errlen, name, line, "'worker_num' is not an integer: '%s'", c[idx[WORKERS]]);
+		if (imp_py_int(c[in.idx[WORKERS]], &workers)) {
+			imp_errf(err, errlen, name, line, "'worker_num' is not an integer: '%s'", c[in.idx[WORKERS]]);
 			goto out;
 		}
 		double gpus = request * (double)workers;
@@ -128,8 +113,8 @@ static int read_jobs(struct trace *t, const struct import_alibaba_spot_opts *o, 
 			imp_errf(err, errlen, name, line, "job '%s' asks for %g GPUs (gpu_request x worker_num must be > 0)", id, gpus);
 			goto out;
 		}
-		if (imp_py_float(c[idx[DURATION]], &duration, NULL)) {
-			imp_errf(err, errlen, name, line, "'duration' is not a finite number: '%s'", c[idx[DURATION]]);
+		if (imp_py_float(c[in.idx[DURATION]], &duration, NULL)) {
+			imp_errf(err, errlen, name, line, "'duration' is not a finite number: '%s'", c[in.idx[DURATION]]);
 			goto out;
 		}
 		if (!(duration > 1e-9)) {
@@ -144,7 +129,7 @@ static int read_jobs(struct trace *t, const struct import_alibaba_spot_opts *o, 
 			imp_errf(err, errlen, name, line, "job '%s': job_type must be 'HP' or 'Spot', not '%s'", id, cls);
 			goto out;
 		}
-		const char *org = csv_trim(c[idx[ORG]]), *model = csv_trim(c[idx[MODEL]]);
+		const char *org = csv_trim(c[in.idx[ORG]]), *model = csv_trim(c[in.idx[MODEL]]);
 		if (!*org) {
 			imp_errf(err, errlen, name, line, "job '%s': empty 'organization'", id);
 			goto out;
@@ -161,24 +146,22 @@ static int read_jobs(struct trace *t, const struct import_alibaba_spot_opts *o, 
 		j->hp = !strcmp(cls, "HP");
 		j->model = trace_strdup(t, model);
 		j->tenant = trace_strdup(t, org);
-		if (imp_job_check(t, &caps, j, name, line, err, errlen))
+		if (imp_job_check(t, &in.caps, j, name, line, err, errlen))
 			goto out;
 	}
-	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
+	if (r < 0 || imp_csv_finish(&in.f, a, hdr, sha, err, errlen))
 		goto out;
 	if (rows == 0) {
-		snprintf(err, errlen, "%s: no job rows: the file holds only its header row (the real job_info_df.csv is not redistributed; see trace-import(1))", imp_csv_name(&f));
+		snprintf(err, errlen, "%s: no job rows: the file holds only its header row (the real job_info_df.csv is not redistributed; see trace-import(1))", imp_csv_name(&in.f));
 		goto out;
 	}
 	if (t->n_jobs == 0) {
-		snprintf(err, errlen, "%s: no job left after the filters", imp_csv_name(&f));
+		snprintf(err, errlen, "%s: no job left after the filters", imp_csv_name(&in.f));
 		goto out;
 	}
 	rc = 0;
 out:
-	trace_caps_release(&caps);
-	imp_strset_release(&seen);
-	imp_csv_close(&f);
+	imp_jobs_close(&in);
 	return rc;
 }
 

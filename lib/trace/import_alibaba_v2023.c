@@ -103,50 +103,42 @@ static int read_pods(struct trace *t, const char *path, bool res, struct pods *p
 {
 	static const char *const cols[] = { "name", "num_gpu", "gpu_milli", "qos", "pod_phase", "creation_time", "deletion_time", "scheduled_time" };
 	enum { NAME, NUM_GPU, GPU_MILLI, QOS, PHASE, CREATION, DELETION, SCHEDULED };
-	int idx[8];
-	struct imp_csv f;
-	struct imp_strset seen;
-	struct trace_caps caps;
+	struct imp_jobs_in in;
 	int rc = -1;
-	imp_strset_init(&seen);
-	trace_caps_build(&caps, t);
-	if (imp_csv_open(&f, path, true, err, errlen))
+	if (imp_jobs_open(&in, t, path, cols, 8, err, errlen))
 		goto out;
-	for (int i = 0; i < 8; i++)
-		if ((idx[i] = imp_csv_col(&f, cols[i], err, errlen)) < 0)
-			goto out;
 	int rcols[3] = { -1, -1, -1 };         /* cpu_milli, memory_mib, gpu_spec (optional) */
 	if (res) {
-		if ((rcols[0] = imp_csv_col(&f, "cpu_milli", err, errlen)) < 0 || (rcols[1] = imp_csv_col(&f, "memory_mib", err, errlen)) < 0)
+		if ((rcols[0] = imp_csv_col(&in.f, "cpu_milli", err, errlen)) < 0 || (rcols[1] = imp_csv_col(&in.f, "memory_mib", err, errlen)) < 0)
 			goto out;
 		char e[8];
-		rcols[2] = imp_csv_col(&f, "gpu_spec", e, sizeof e);
+		rcols[2] = imp_csv_col(&in.f, "gpu_spec", e, sizeof e);
 	}
 	int r;
-	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
-		char **c = f.c.fields;
-		const char *name = imp_csv_name(&f);
-		unsigned long line = imp_csv_line(&f);
-		const char *qos = c[idx[QOS]];
+	while ((r = imp_csv_next(&in.f, err, errlen)) > 0) {
+		char **c = in.f.c.fields;
+		const char *name = imp_csv_name(&in.f);
+		unsigned long line = imp_csv_line(&in.f);
+		const char *qos = c[in.idx[QOS]];
 		if (strcmp(qos, "LS") && strcmp(qos, "BE")) {
 			imp_count(&t->arena, skipped, "unsupported_qos");
 			continue;
 		}
-		int ph = phase_index(c[idx[PHASE]]);
+		int ph = phase_index(c[in.idx[PHASE]]);
 		if (ph < 0 || !p->want[ph]) {
 			imp_count(&t->arena, skipped, "excluded_phase");
 			continue;
 		}
 		long long num_gpu;
-		if (imp_py_int(c[idx[NUM_GPU]], &num_gpu)) {
-			imp_errf(err, errlen, name, line, "'num_gpu' is not an integer: '%s'", c[idx[NUM_GPU]]);
+		if (imp_py_int(c[in.idx[NUM_GPU]], &num_gpu)) {
+			imp_errf(err, errlen, name, line, "'num_gpu' is not an integer: '%s'", c[in.idx[NUM_GPU]]);
 			goto out;
 		}
 		if (num_gpu <= 0) {
 			imp_count(&t->arena, skipped, "no_gpu");
 			continue;
 		}
-		if (!*csv_trim(c[idx[SCHEDULED]])) {
+		if (!*csv_trim(c[in.idx[SCHEDULED]])) {
 			imp_count(&t->arena, skipped, "missing_or_invalid_interval");
 			continue;
 		}
@@ -154,28 +146,21 @@ static int read_pods(struct trace *t, const char *path, bool res, struct pods *p
 		static const int times[] = { CREATION, SCHEDULED, DELETION };
 		double *vals[] = { &cr, &sc, &de };
 		for (int k = 0; k < 3; k++)
-			if (imp_py_float(c[idx[times[k]]], vals[k], NULL)) {
-				imp_errf(err, errlen, name, line, "'%s' is not a finite number: '%s'", cols[times[k]], c[idx[times[k]]]);
+			if (imp_py_float(c[in.idx[times[k]]], vals[k], NULL)) {
+				imp_errf(err, errlen, name, line, "'%s' is not a finite number: '%s'", cols[times[k]], c[in.idx[times[k]]]);
 				goto out;
 			}
 		if (cr < 0 || sc < cr || de <= sc) {
 			imp_count(&t->arena, skipped, "missing_or_invalid_interval");
 			continue;
 		}
-		const char *pod = csv_trim(c[idx[NAME]]);
-		if (!*pod) {
-			imp_errf(err, errlen, name, line, "empty pod 'name'");
+		char *id = imp_new_id(t, &in.seen, c[in.idx[NAME]], "pod 'name'", "pod name", err, errlen, name, line);
+		if (!id)
 			goto out;
-		}
-		char *id = trace_strdup(t, pod);
-		if (imp_strset_add(&seen, id)) {
-			imp_errf(err, errlen, name, line, "duplicate pod name '%s'", id);
-			goto out;
-		}
 		double req = (double)num_gpu, milli = 1000;
 		if (num_gpu == 1) {
-			if (imp_py_float(c[idx[GPU_MILLI]], &milli, NULL)) {
-				imp_errf(err, errlen, name, line, "'gpu_milli' is not a finite number: '%s'", c[idx[GPU_MILLI]]);
+			if (imp_py_float(c[in.idx[GPU_MILLI]], &milli, NULL)) {
+				imp_errf(err, errlen, name, line, "'gpu_milli' is not a finite number: '%s'", c[in.idx[GPU_MILLI]]);
 				goto out;
 			}
 			req = milli / 1000;
@@ -197,7 +182,7 @@ static int read_pods(struct trace *t, const char *path, bool res, struct pods *p
 		j->model = trace_strdup(t, "*");
 		if (res && pod_resources(j, num_gpu, milli, c, rcols, name, line, err, errlen))
 			goto out;
-		if (imp_job_check(t, &caps, j, name, line, err, errlen)) {
+		if (imp_job_check(t, &in.caps, j, name, line, err, errlen)) {
 			j->gpu_spec = NULL;
 			goto out;
 		}
@@ -205,10 +190,10 @@ static int read_pods(struct trace *t, const char *path, bool res, struct pods *p
 			j->gpu_spec = trace_strdup(t, j->gpu_spec);
 		p->kept[ph]++;
 	}
-	if (r < 0 || imp_csv_finish(&f, a, hdr, sha, err, errlen))
+	if (r < 0 || imp_csv_finish(&in.f, a, hdr, sha, err, errlen))
 		goto out;
 	if (t->n_jobs == 0) {
-		snprintf(err, errlen, "%s: no pod kept", imp_csv_name(&f));
+		snprintf(err, errlen, "%s: no pod kept", imp_csv_name(&in.f));
 		goto out;
 	}
 	p->min_creation = t->jobs[0].submit;
@@ -219,9 +204,7 @@ static int read_pods(struct trace *t, const char *path, bool res, struct pods *p
 		t->jobs[i].submit -= p->min_creation;
 	rc = 0;
 out:
-	trace_caps_release(&caps);
-	imp_strset_release(&seen);
-	imp_csv_close(&f);
+	imp_jobs_close(&in);
 	return rc;
 }
 

@@ -72,18 +72,6 @@ static int strset_add(struct strset *set, const char *s)
 	return 1;
 }
 
-static char *join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir), m = strlen(name);
-	bool slash = !(n && dir[n - 1] == '/');
-	char *p = xmalloc(n + slash + m + 1);
-	memcpy(p, dir, n);
-	if (slash)
-		p[n] = '/';
-	memcpy(p + n + slash, name, m + 1);
-	return p;
-}
-
 /* Read a regular file's raw bytes (no decompression). */
 static int read_raw(const char *path, char **buf, size_t *len, char *err, size_t errlen)
 {
@@ -142,6 +130,28 @@ static size_t py_digits(const char **p, char **o)
 	return n;
 }
 
+/* The end of a file's rows: 0 when the reader ended cleanly (r == 0) after at least one
+ * row; else -1, with "PATH: no WHAT" when there was none (r < 0: err says why already). */
+static int rows_end(int r, size_t n, const char *path, const char *what, char *err, size_t errlen)
+{
+	if (r < 0)
+		return -1;
+	if (n == 0) {
+		snprintf(err, errlen, "%s: no %s", path, what);
+		return -1;
+	}
+	return 0;
+}
+
+/* The end of a number's cell: only whitespace left after p; the cleaned copy ends at o. */
+static bool py_end(const char *p, char *o)
+{
+	while (py_space(*p))
+		p++;
+	*o = 0;
+	return !*p;
+}
+
 enum { PY_OK = 0, PY_SYNTAX = -1, PY_NONFINITE = -2 };
 
 /* Python float(cell): surrounding whitespace, sign, digit-group underscores; NaN and
@@ -183,11 +193,8 @@ static int py_float(const char *cell, double *out, bool *is_int)
 		if (!py_digits(&p, &o))
 			goto out;
 	}
-	while (py_space(*p))
-		p++;
-	if (*p)
+	if (!py_end(p, o))
 		goto out;
-	*o = 0;
 	errno = 0;
 	double v = strtod(clean, NULL);
 	if (!isfinite(v)) {
@@ -218,13 +225,8 @@ static int py_int(const char *cell, long long *out)
 		p++;
 	if (*p == '+' || *p == '-')
 		*o++ = *p++;
-	if (!py_digits(&p, &o))
+	if (!py_digits(&p, &o) || !py_end(p, o))
 		goto out;
-	while (py_space(*p))
-		p++;
-	if (*p)
-		goto out;
-	*o = 0;
 	errno = 0;
 	long long v = strtoll(clean, NULL, 10);
 	if (errno)
@@ -243,6 +245,8 @@ struct cfile {
 	char *buf;
 	size_t len;
 	char sha[FP_HEX_SHA256], xxh[FP_HEX_XXH3];
+	struct zio_reader *z;           /* a CSV file being read (csv_open .. csv_close) */
+	struct csv_reader c;
 };
 
 static void cfile_release(struct cfile *f)
@@ -298,33 +302,34 @@ static int check_path(const char *dir, const char *rdir, const char *name, char 
 }
 
 /* Open a file for CSV reading; refuses zstd bytes (the CSV reader checks UTF-8 line by line). */
-static int csv_open(struct cfile *f, struct zio_reader **z, struct csv_reader *c, char *err, size_t errlen)
+static int csv_open(struct cfile *f, char *err, size_t errlen)
 {
 	static const unsigned char zmagic[4] = { 0x28, 0xB5, 0x2F, 0xFD };
 	if (f->len >= 4 && !memcmp(f->buf, zmagic, 4)) {
 		snprintf(err, errlen, "%s: is zstd-compressed, expected plain CSV", f->path);
 		return -1;
 	}
-	*z = zr_open(f->path, true, err, errlen);
-	if (!*z)
+	f->z = zr_open(f->path, true, err, errlen);
+	if (!f->z)
 		return -1;
-	csv_init(c, *z);
+	csv_init(&f->c, f->z);
 	return 0;
 }
 
 /* After parsing: the bytes read must be the bytes hashed in step 3. */
-static int csv_close(struct cfile *f, struct zio_reader *z, struct csv_reader *c, int rc, char *err, size_t errlen)
+static int csv_close(struct cfile *f, int rc, char *err, size_t errlen)
 {
 	if (rc == 0) {
 		char sha[FP_HEX_SHA256];
-		zr_raw_sha256(z, sha);
+		zr_raw_sha256(f->z, sha);
 		if (strcmp(sha, f->sha)) {
 			snprintf(err, errlen, "%s: file changed while it was being read", f->path);
 			rc = -1;
 		}
 	}
-	csv_release(c);
-	zr_close(z);
+	csv_release(&f->c);
+	zr_close(f->z);
+	f->z = NULL;
 	return rc;
 }
 
@@ -376,59 +381,51 @@ static int csv_row(struct cfile *f, struct csv_reader *c, size_t n, char *err, s
 static int load_nodes(struct trace *t, struct cfile *f, struct trace_caps *caps, char *err, size_t errlen)
 {
 	static const char *const cols[] = { "node_id", "gpu_model", "gpu_count" };
-	struct zio_reader *z;
-	struct csv_reader c;
 	struct strset ids = { 0 };
 	int rc = -1, r;
-	if (csv_open(f, &z, &c, err, errlen))
+	if (csv_open(f, err, errlen))
 		return -1;
 	long long sum = 0, *total = &sum;
 	bool res;
-	if (csv_header(f, &c, cols, 3, TRACE_RES_NODE_COLS, 2, &res, err, errlen))
+	if (csv_header(f, &f->c, cols, 3, TRACE_RES_NODE_COLS, 2, &res, err, errlen))
 		goto out;
-	while ((r = csv_row(f, &c, res ? 5 : 3, err, errlen)) == 1) {
-		char *id = csv_trim(c.fields[0]), *model = csv_trim(c.fields[1]);
+	while ((r = csv_row(f, &f->c, res ? 5 : 3, err, errlen)) == 1) {
+		char *id = csv_trim(f->c.fields[0]), *model = csv_trim(f->c.fields[1]);
 		long long cnt;
 		if (!*id) {
-			snprintf(err, errlen, "%s:%lu: empty node_id", f->path, c.lineno);
+			snprintf(err, errlen, "%s:%lu: empty node_id", f->path, f->c.lineno);
 			goto out;
 		}
 		if (!*model) {
-			snprintf(err, errlen, "%s:%lu: node '%s': empty gpu_model", f->path, c.lineno, id);
+			snprintf(err, errlen, "%s:%lu: node '%s': empty gpu_model", f->path, f->c.lineno, id);
 			goto out;
 		}
 		struct trace_node *n = trace_add_node(t);
 		n->id = trace_strdup(t, id);
 		n->model = trace_strdup(t, model);
 		if (!strset_add(&ids, n->id)) {
-			snprintf(err, errlen, "%s:%lu: duplicate node_id '%s'", f->path, c.lineno, id);
+			snprintf(err, errlen, "%s:%lu: duplicate node_id '%s'", f->path, f->c.lineno, id);
 			goto out;
 		}
-		if (py_int(c.fields[2], &cnt)) {
-			snprintf(err, errlen, "%s:%lu: node '%s': gpu_count '%s' is not an integer", f->path, c.lineno, id, c.fields[2]);
+		if (py_int(f->c.fields[2], &cnt)) {
+			snprintf(err, errlen, "%s:%lu: node '%s': gpu_count '%s' is not an integer", f->path, f->c.lineno, id, f->c.fields[2]);
 			goto out;
 		}
 		if (cnt <= 0) {
-			snprintf(err, errlen, "%s:%lu: node '%s': gpu_count must be > 0", f->path, c.lineno, id);
+			snprintf(err, errlen, "%s:%lu: node '%s': gpu_count must be > 0", f->path, f->c.lineno, id);
 			goto out;
 		}
 		n->gpu_count = cnt;
 		char e[400];
-		if ((res && trace_res_node_cells(n, c.fields + 3, e, sizeof e)) || trace_check_node(n, total, e, sizeof e)) {
-			snprintf(err, errlen, "%s:%lu: %s", f->path, c.lineno, e);
+		if ((res && trace_res_node_cells(n, f->c.fields + 3, e, sizeof e)) || trace_check_node(n, total, e, sizeof e)) {
+			snprintf(err, errlen, "%s:%lu: %s", f->path, f->c.lineno, e);
 			goto out;
 		}
 	}
-	if (r < 0)
-		goto out;
-	if (t->n_nodes == 0) {
-		snprintf(err, errlen, "%s: no nodes", f->path);
-		goto out;
-	}
-	rc = 0;
+	rc = rows_end(r, t->n_nodes, f->path, "nodes", err, errlen);
 out:
 	free(ids.slot);
-	rc = csv_close(f, z, &c, rc, err, errlen);
+	rc = csv_close(f, rc, err, errlen);
 	if (rc)
 		return -1;
 	trace_caps_build(caps, t);
@@ -452,21 +449,19 @@ static int load_jobs(struct trace *t, struct cfile *f, const struct trace_caps *
 	static const char *const cols[] = { "job_id", "submit_time_seconds", "duration_seconds", "gpu_count",
 		"service_class", "gpu_model", "tenant_id" };
 	size_t ncol = t->version == 2 ? 7 : 6;
-	struct zio_reader *z;
-	struct csv_reader c;
 	struct strset ids = { 0 };
 	int rc = -1, r;
-	if (csv_open(f, &z, &c, err, errlen))
+	if (csv_open(f, err, errlen))
 		return -1;
 	bool res;
-	if (csv_header(f, &c, cols, ncol, TRACE_RES_JOB_COLS, 5, &res, err, errlen))
+	if (csv_header(f, &f->c, cols, ncol, TRACE_RES_JOB_COLS, 5, &res, err, errlen))
 		goto out;
-	while ((r = csv_row(f, &c, res ? ncol + 5 : ncol, err, errlen)) == 1) {
-		unsigned long ln = c.lineno;
-		char *id = csv_trim(c.fields[0]), *cls = csv_trim(c.fields[4]), *model = csv_trim(c.fields[5]);
-		char *tenant = ncol == 7 ? csv_trim(c.fields[6]) : NULL;
+	while ((r = csv_row(f, &f->c, res ? ncol + 5 : ncol, err, errlen)) == 1) {
+		unsigned long ln = f->c.lineno;
+		char *id = csv_trim(f->c.fields[0]), *cls = csv_trim(f->c.fields[4]), *model = csv_trim(f->c.fields[5]);
+		char *tenant = ncol == 7 ? csv_trim(f->c.fields[6]) : NULL;
 		struct trace_job *j = trace_add_job(t);
-		if (job_number(f, ln, id, "gpu_count", c.fields[3], &j->gpus, &j->gpus_int, err, errlen))
+		if (job_number(f, ln, id, "gpu_count", f->c.fields[3], &j->gpus, &j->gpus_int, err, errlen))
 			goto out;
 		if (!(j->gpus > 0)) {
 			snprintf(err, errlen, "%s:%lu: job '%s': gpu_count must be > 0", f->path, ln, id);
@@ -502,16 +497,16 @@ static int load_jobs(struct trace *t, struct cfile *f, const struct trace_caps *
 		long long cap = trace_caps_get(caps, model);
 		if (j->gpus > (double)cap) {
 			snprintf(err, errlen, "%s:%lu: job '%s': asks for %s GPUs of model '%s', capacity is %lld", f->path, ln, id,
-			         csv_trim(c.fields[3]), model, cap);
+			         csv_trim(f->c.fields[3]), model, cap);
 			goto out;
 		}
-		if (job_number(f, ln, id, "duration_seconds", c.fields[2], &j->duration, &j->duration_int, err, errlen))
+		if (job_number(f, ln, id, "duration_seconds", f->c.fields[2], &j->duration, &j->duration_int, err, errlen))
 			goto out;
 		if (!(j->duration > EPS)) {
 			snprintf(err, errlen, "%s:%lu: job '%s': duration_seconds must be > 1e-9", f->path, ln, id);
 			goto out;
 		}
-		if (job_number(f, ln, id, "submit_time_seconds", c.fields[1], &j->submit, &j->submit_int, err, errlen))
+		if (job_number(f, ln, id, "submit_time_seconds", f->c.fields[1], &j->submit, &j->submit_int, err, errlen))
 			goto out;
 		if (!(j->submit >= 0)) {
 			snprintf(err, errlen, "%s:%lu: job '%s': submit_time_seconds must be >= 0", f->path, ln, id);
@@ -519,7 +514,7 @@ static int load_jobs(struct trace *t, struct cfile *f, const struct trace_caps *
 		}
 		/* stricter than the original: the identifier rule and the trace model's bounds */
 		char e[400];
-		if ((res && trace_res_job_cells(j, c.fields + ncol, e, sizeof e)) || trace_check_job(j, t->version, e, sizeof e)) {
+		if ((res && trace_res_job_cells(j, f->c.fields + ncol, e, sizeof e)) || trace_check_job(j, t->version, e, sizeof e)) {
 			j->gpu_spec = NULL;
 			snprintf(err, errlen, "%s:%lu: %s", f->path, ln, e);
 			goto out;
@@ -527,16 +522,10 @@ static int load_jobs(struct trace *t, struct cfile *f, const struct trace_caps *
 		if (j->gpu_spec)
 			j->gpu_spec = trace_strdup(t, j->gpu_spec);
 	}
-	if (r < 0)
-		goto out;
-	if (t->n_jobs == 0) {
-		snprintf(err, errlen, "%s: no jobs", f->path);
-		goto out;
-	}
-	rc = 0;
+	rc = rows_end(r, t->n_jobs, f->path, "jobs", err, errlen);
 out:
 	free(ids.slot);
-	return csv_close(f, z, &c, rc, err, errlen);
+	return csv_close(f, rc, err, errlen);
 }
 
 /* Step 7 (jobs sorted). */
@@ -666,7 +655,7 @@ int trace_import_canonical(const struct import_canonical_opts *o, struct trace *
 		snprintf(err, errlen, "%s: %s", dir, errno == ENOENT ? "no such directory" : "not a directory");
 		goto out;
 	}
-	fl[2].path = join(dir, "trace.json");
+	fl[2].path = zio_join_path(dir, "trace.json");
 	if (cfile_load(&fl[2], err, errlen))
 		goto out;
 	if (json_parse(&scratch, fl[2].buf, fl[2].len, &m, perr, sizeof perr)) {
@@ -688,8 +677,8 @@ int trace_import_canonical(const struct import_canonical_opts *o, struct trace *
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		goto out;
 	}
-	fl[0].path = join(dir, nname);
-	fl[1].path = join(dir, jname);
+	fl[0].path = zio_join_path(dir, nname);
+	fl[1].path = zio_join_path(dir, jname);
 	for (int i = 0; i < 2; i++)
 		if (check_path(dir, rdir, i ? jname : nname, fl[i].path, perr, sizeof perr)) {
 			snprintf(err, errlen, "%s: %s: %s", mpath, i ? "jobs_file" : "nodes_file", perr);

@@ -522,15 +522,7 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	struct json *rules = json_array(a);
 	for (size_t i = 0; i < o->n_rules; i++) {
 		const struct import_slurm_rule *u = &o->rules[i];
-		struct strbuf sb;
-		sb_init(&sb);
-		if (u->field != IMPORT_SLURM_BY_ANY)
-			sb_addf(&sb, "%s:%s", field_words[u->field], u->value);
-		else
-			sb_adds(&sb, "*");
-		sb_addf(&sb, "=%s", u->hp ? "HP" : "Spot");
-		json_push(a, rules, json_strn(a, sb.buf, sb.len));
-		sb_release(&sb);
+		imp_push_rule(a, rules, u->field != IMPORT_SLURM_BY_ANY ? field_words[u->field] : NULL, u->value, u->hp);
 	}
 	imp_param(a, hdr, "class", rules);
 	imp_param(a, hdr, "tenant_from", json_str(a, tenant_words[o->tenant_from]));
@@ -600,9 +592,7 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	rc = 0;
 out:
 	trace_caps_release(&caps);
-	if (p.l.z)
-		zr_close(p.l.z);
-	sb_release(&p.l.buf);
+	imp_slurm_lines_close(&p.l);
 	imp_slurm_jobs_release(&p.jobs);
 	return rc;
 }

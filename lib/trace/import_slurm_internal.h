@@ -22,6 +22,8 @@ struct lines {
 
 /* 1 = a line in l->buf (without '\r\n'), 0 = end, -1 = error (not UTF-8, NUL, too long). */
 int imp_slurm_next_line(struct lines *l, char *err, size_t errlen);
+/* Close l's input (if open) and free its line buffer. */
+void imp_slurm_lines_close(struct lines *l);
 /* Read the node inventory at path (scontrol show node -o) into t's nodes, count nodes
  * without GPUs in t->skipped_rows, and record the file in hdr.inputs (SHA-256 into sha). */
 int imp_slurm_read_nodes(struct trace *t, const char *path, bool res, struct json *hdr, struct arena *a, char sha[65], char *err, size_t errlen);

@@ -10,6 +10,14 @@
 #include <stdio.h>
 #include <string.h>
 
+void imp_slurm_lines_close(struct lines *l)
+{
+	if (l->z)
+		zr_close(l->z);
+	l->z = NULL;
+	sb_release(&l->buf);
+}
+
 int imp_slurm_next_line(struct lines *l, char *err, size_t errlen)
 {
 	const char *s;
@@ -206,9 +214,7 @@ int imp_slurm_read_nodes(struct trace *t, const char *path, bool res, struct jso
 	imp_record_file(l.z, a, hdr, path, sha);
 	rc = 0;
 out:
-	if (l.z)
-		zr_close(l.z);
-	sb_release(&l.buf);
+	imp_slurm_lines_close(&l);
 	imp_nodes_release(&seen);
 	return rc;
 }

@@ -289,15 +289,9 @@ static void params(const struct import_swf_opts *o, struct json *hdr, struct are
 	struct json *rules = json_array(a);
 	for (size_t i = 0; i < o->n_rules; i++) {
 		const struct import_swf_rule *u = &o->rules[i];
-		struct strbuf sb;
-		sb_init(&sb);
-		if (u->field != IMPORT_SWF_BY_ANY)
-			sb_addf(&sb, "%s:%lld", field_words[u->field], u->value);
-		else
-			sb_adds(&sb, "*");
-		sb_addf(&sb, "=%s", u->hp ? "HP" : "Spot");
-		json_push(a, rules, json_strn(a, sb.buf, sb.len));
-		sb_release(&sb);
+		char value[24];
+		snprintf(value, sizeof value, "%lld", u->value);
+		imp_push_rule(a, rules, u->field != IMPORT_SWF_BY_ANY ? field_words[u->field] : NULL, value, u->hp);
 	}
 	imp_param(a, hdr, "class", rules);
 	static const char *const tw[] = { "none", "user", "group" };
@@ -384,8 +378,6 @@ int trace_import_swf(const struct import_swf_opts *o, struct trace *t, struct js
 	rc = 0;
 out:
 	trace_caps_release(&caps);
-	if (p.l.z)
-		zr_close(p.l.z);
-	sb_release(&p.l.buf);
+	imp_slurm_lines_close(&p.l);
 	return rc;
 }

@@ -13,12 +13,9 @@
 
 void imp_errf(char *err, size_t errlen, const char *path, unsigned long line, const char *fmt, ...)
 {
-	int n = snprintf(err, errlen, "%s:%lu: ", path, line);
-	if (n < 0 || (size_t)n >= errlen)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	nd_verrf_at(err, errlen, path, line, fmt, ap);
 	va_end(ap);
 }
 
@@ -70,6 +67,36 @@ int imp_csv_col(const struct imp_csv *f, const char *name, char *err, size_t err
 			return (int)i;
 	imp_errf(err, errlen, zr_name(f->z), 1, "missing column '%s'", name);
 	return -1;
+}
+
+int imp_csv_cols(const struct imp_csv *f, const char *const *cols, size_t n, int *idx, char *err, size_t errlen)
+{
+	for (size_t k = 0; k < n; k++)
+		if ((idx[k] = imp_csv_col(f, cols[k], err, errlen)) < 0)
+			return -1;
+	return 0;
+}
+
+int imp_jobs_open(struct imp_jobs_in *in, const struct trace *t, const char *path, const char *const *cols, size_t n, char *err,
+		  size_t errlen)
+{
+	memset(in, 0, sizeof *in);
+	imp_strset_init(&in->seen);
+	trace_caps_build(&in->caps, t);
+	if (n > sizeof in->idx / sizeof *in->idx) {
+		snprintf(err, errlen, "%s: more than %zu job columns", path, sizeof in->idx / sizeof *in->idx);
+		return -1;
+	}
+	if (imp_csv_open(&in->f, path, true, err, errlen))
+		return -1;
+	return imp_csv_cols(&in->f, cols, n, in->idx, err, errlen);
+}
+
+void imp_jobs_close(struct imp_jobs_in *in)
+{
+	trace_caps_release(&in->caps);
+	imp_strset_release(&in->seen);
+	imp_csv_close(&in->f);
 }
 
 int imp_csv_next(struct imp_csv *f, char *err, size_t errlen)
@@ -248,6 +275,35 @@ int imp_strset_add(struct imp_strset *s, const char *str)
 	return 0;
 }
 
+void imp_push_rule(struct arena *a, struct json *rules, const char *field, const char *value, bool hp)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	if (field)
+		sb_addf(&sb, "%s:%s", field, value);
+	else
+		sb_adds(&sb, "*");
+	sb_addf(&sb, "=%s", hp ? "HP" : "Spot");
+	json_push(a, rules, json_strn(a, sb.buf, sb.len));
+	sb_release(&sb);
+}
+
+char *imp_new_id(struct trace *t, struct imp_strset *seen, char *cell, const char *empty_what, const char *dup_what, char *err,
+		 size_t errlen, const char *path, unsigned long line)
+{
+	const char *s = csv_trim(cell);
+	if (!*s) {
+		imp_errf(err, errlen, path, line, "empty %s", empty_what);
+		return NULL;
+	}
+	char *id = trace_strdup(t, s);
+	if (imp_strset_add(seen, id)) {
+		imp_errf(err, errlen, path, line, "duplicate %s '%s'", dup_what, id);
+		return NULL;
+	}
+	return id;
+}
+
 void imp_strset_release(struct imp_strset *s)
 {
 	free(s->slots);
@@ -376,11 +432,8 @@ int imp_read_nodes(struct trace *t, const struct imp_node_file *nf, struct json 
 		return -1;
 	}
 	imp_nodes_init(&seen);
-	if (imp_csv_open(&f, nf->path, nf->has_header, err, errlen))
+	if (imp_csv_open(&f, nf->path, nf->has_header, err, errlen) || imp_csv_cols(&f, nf->cols, nf->n_cols, idx, err, errlen))
 		goto out;
-	for (size_t k = 0; k < nf->n_cols; k++)
-		if ((idx[k] = imp_csv_col(&f, nf->cols[k], err, errlen)) < 0)
-			goto out;
 	while ((r = imp_csv_next(&f, err, errlen)) > 0) {
 		struct imp_node_row n = { .cpu_milli = -1, .memory_mib = -1 };
 		rows++;

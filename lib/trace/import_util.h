@@ -36,6 +36,8 @@ int imp_csv_open(struct imp_csv *f, const char *path, bool has_header, char *err
 int imp_csv_open_enc(struct imp_csv *f, const char *path, bool has_header, bool latin1, char *err, size_t errlen);
 /* Index of a header column (trimmed name) or -1 with "PATH:1: missing column 'NAME'". */
 int imp_csv_col(const struct imp_csv *f, const char *name, char *err, size_t errlen);
+/* imp_csv_col of each of cols[0..n) into idx[0..n): 0, or -1 at the first missing one. */
+int imp_csv_cols(const struct imp_csv *f, const char *const *cols, size_t n, int *idx, char *err, size_t errlen);
 /* 1 = a row in f->c.fields[0..f->c.nfields), 0 = end of input, -1 = error. */
 int imp_csv_next(struct imp_csv *f, char *err, size_t errlen);
 const char *imp_csv_name(const struct imp_csv *f);      /* path or "<stdin>" */
@@ -66,6 +68,25 @@ struct imp_strset { const char **slots; size_t cap, n; };
 void imp_strset_init(struct imp_strset *s);
 int imp_strset_add(struct imp_strset *s, const char *str);
 void imp_strset_release(struct imp_strset *s);
+/* A job file being read: its CSV, the ids seen, the nodes' capacities, the columns. */
+struct imp_jobs_in {
+	struct imp_csv f;
+	struct imp_strset seen;
+	struct trace_caps caps;
+	int idx[8];
+};
+/* Start reading the job file at path: seen empty, caps built from t's nodes, the CSV open
+ * (header row read) and cols[0..n) found (idx, n <= 8). 0, or -1 + message; imp_jobs_close
+ * is due either way. */
+int imp_jobs_open(struct imp_jobs_in *in, const struct trace *t, const char *path, const char *const *cols, size_t n, char *err,
+		  size_t errlen);
+void imp_jobs_close(struct imp_jobs_in *in);
+/* A class rule as the header's parameters list it: "FIELD:VALUE=HP" or "*=Spot" (field NULL). */
+void imp_push_rule(struct arena *a, struct json *rules, const char *field, const char *value, bool hp);
+/* A job's id from its cell (trimmed in place) into t's arena, added to seen; NULL with
+ * "PATH:LINE: empty EMPTY_WHAT" or "PATH:LINE: duplicate DUP_WHAT 'ID'" in err. */
+char *imp_new_id(struct trace *t, struct imp_strset *seen, char *cell, const char *empty_what, const char *dup_what, char *err,
+		 size_t errlen, const char *path, unsigned long line);
 
 /* The trace model's rules applied row by row, so that every error names PATH:LINE:
  * imp_node checks a node (identifier rule, 1..TRACE_MAX_NODE_GPUS, a node_id seen before,

@@ -300,6 +300,22 @@ static void toy_report_checked(void)
 	arena_release(&a);
 }
 
+/* The tools' --controller help and reads: line come from the table: every row's schema
+ * and name, the fallback's first. */
+static void help_from_table(void)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	pc_families_help(&sb, "-c, --controller FILE", " (required)");
+	CHECK(!strcmp(sb.buf, "  -c, --controller FILE  schednav.predictive-controller/v1 (aggregate) or\n"
+			      "                         schednav.tenant-predictive-controller/1 (tenant) JSON file (required)\n"),
+	      "help: '%s'", sb.buf);
+	sb_reset(&sb);
+	pc_families_reads(&sb);
+	CHECK(!strcmp(sb.buf, "schednav.predictive-controller/v1, schednav.tenant-predictive-controller/1"), "reads: '%s'", sb.buf);
+	sb_release(&sb);
+}
+
 int main(void)
 {
 	set_progname("test_family");
@@ -310,6 +326,7 @@ int main(void)
 	register_toy();
 	toy_family_runs();
 	toy_report_checked();
+	help_from_table();
 	printf("test_family: %d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
 }

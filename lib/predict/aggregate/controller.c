@@ -119,6 +119,19 @@ bool pc_update_due(const struct pc_controller *c, double now)
 
 /* ---- history ---- */
 
+/* A new last hour bucket (t, v); the dropped head (bucket_first) is reclaimed when full. */
+static void bucket_append(struct pc_controller *c, double t, double v)
+{
+	if (c->bucket_n == c->bucket_cap && c->bucket_first > 0) {
+		memmove(c->buckets, c->buckets + c->bucket_first, (c->bucket_n - c->bucket_first) * sizeof *c->buckets);
+		c->bucket_n -= c->bucket_first;
+		c->bucket_first = 0;
+	}
+	c->buckets = xgrow(c->buckets, &c->bucket_cap, c->bucket_n + 1, sizeof *c->buckets);
+	c->buckets[c->bucket_n].t = t;
+	c->buckets[c->bucket_n++].v = v;
+}
+
 static void observe_sample(struct pc_controller *c, double now, double observed)
 {
 	/* only a retained forecast's target (<= evidence end + EPS) is ever looked up: a sample
@@ -135,14 +148,7 @@ static void observe_sample(struct pc_controller *c, double now, double observed)
 		b->v = b->v > observed ? b->v : observed;   /* max(observed, previous) */
 		return;
 	}
-	if (c->bucket_n == c->bucket_cap && c->bucket_first > 0) {
-		memmove(c->buckets, c->buckets + c->bucket_first, (c->bucket_n - c->bucket_first) * sizeof *c->buckets);
-		c->bucket_n -= c->bucket_first;
-		c->bucket_first = 0;
-	}
-	c->buckets = xgrow(c->buckets, &c->bucket_cap, c->bucket_n + 1, sizeof *c->buckets);
-	c->buckets[c->bucket_n].t = t;
-	c->buckets[c->bucket_n++].v = observed > 0.0 ? observed : 0.0;
+	bucket_append(c, t, observed > 0.0 ? observed : 0.0);
 }
 
 /* Drop buckets older than the lookback for good; the history is the last <= lookback of the rest. */
@@ -404,14 +410,7 @@ static void skip_span(struct pc_controller *c, double last, double iv, double k,
 	for (double t = h_first; t <= h_last + PC_EPS; t += agg) {
 		if (c->bucket_n > c->bucket_first && c->buckets[c->bucket_n - 1].t >= t)
 			continue;       /* that hour's bucket exists (v, like every recent one) */
-		if (c->bucket_n == c->bucket_cap && c->bucket_first > 0) {
-			memmove(c->buckets, c->buckets + c->bucket_first, (c->bucket_n - c->bucket_first) * sizeof *c->buckets);
-			c->bucket_n -= c->bucket_first;
-			c->bucket_first = 0;
-		}
-		c->buckets = xgrow(c->buckets, &c->bucket_cap, c->bucket_n + 1, sizeof *c->buckets);
-		c->buckets[c->bucket_n].t = t;
-		c->buckets[c->bucket_n++].v = v;
+		bucket_append(c, t, v);
 	}
 	/* retrains: at the first grid point at or after next_retrain, then every ceil(RI / iv) points */
 	double j0 = ceil((c->next_retrain - last) / iv - PC_EPS), m = ceil((double)cfg->retrain_interval_seconds / iv - PC_EPS);

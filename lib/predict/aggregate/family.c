@@ -116,6 +116,7 @@ static const struct pc_decision_reader decision_reader = {
 const struct pc_family pc_family_aggregate = {
 	.name = "aggregate",
 	.schema = NULL,   /* the fallback: its parser names PC_CONFIG_SCHEMA when the document is not it */
+	.config_schema = PC_CONFIG_SCHEMA,
 	.from_json = pc_aggregate_from_json,
 	.open = pc_aggregate_open,
 	.clone = pc_aggregate_clone,

@@ -65,21 +65,12 @@ void pt_est_release(struct pt_estimator *e)
 	memset(e, 0, sizeof *e);
 }
 
-static void *dup_or_null(const void *p, size_t n)
-{
-	if (!p)
-		return NULL;
-	void *q = xmalloc(n ? n : 1);
-	memcpy(q, p, n);
-	return q;
-}
-
 int pt_est_clone(struct pt_estimator *d, const struct pt_estimator *s)
 {
 	*d = *s;
 	d->state = s->state ? s->cfg.kind->clone(s->state) : NULL;
-	d->pool_fitted = dup_or_null(s->pool_fitted, s->n_cal_pools * sizeof *s->pool_fitted);
-	d->cal = dup_or_null(s->cal, s->n_cal_pools * (size_t)s->cfg.horizon_hours * sizeof *s->cal);
+	d->pool_fitted = pt_est_dup(s->pool_fitted, s->n_cal_pools * sizeof *s->pool_fitted);
+	d->cal = pt_est_dup(s->cal, s->n_cal_pools * (size_t)s->cfg.horizon_hours * sizeof *s->cal);
 	return 0;
 }
 

@@ -69,6 +69,8 @@ void pt_est_row_features(const struct pt_est_config *c, struct pt_hist_vals x, s
 int pt_est_time_at(const struct pt_est_config *c, double t, struct pt_est_time *out, char *err, size_t errlen);
 /* Little-endian IEEE-754 bytes of v into the fingerprint. */
 void pt_est_hash_double(struct fp_sha256 *sh, double v);
+/* A copy of the n bytes at p (an estimator's clone), NULL for NULL. */
+void *pt_est_dup(const void *p, size_t n);
 
 /* linear, for the unit tests: the coefficients of step k (n = the solve columns), and the
  * train windows added to the normal equations so far. */

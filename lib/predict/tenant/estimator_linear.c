@@ -355,27 +355,18 @@ static void *linear_create(const struct pt_est_config *c)
 	return xcalloc(1, sizeof(struct linear));
 }
 
-static void *dup_or_null(const void *p, size_t n)
-{
-	if (!p)
-		return NULL;
-	void *q = xmalloc(n ? n : 1);
-	memcpy(q, p, n);
-	return q;
-}
-
 static void *linear_clone(const void *state)
 {
 	const struct linear *s = state;
 	struct linear *d = xmalloc(sizeof *d);
 	*d = *s;
-	d->acc.common = dup_or_null(s->acc.common, s->acc.cap * s->acc.cap * sizeof(double));
+	d->acc.common = pt_est_dup(s->acc.common, s->acc.cap * s->acc.cap * sizeof(double));
 	for (int k = 0; k < PT_EST_MAX_STEPS; k++) {
-		d->acc.lag[k] = dup_or_null(s->acc.lag[k], 2 * s->acc.cap * sizeof(double));
-		d->acc.xty[k] = dup_or_null(s->acc.xty[k], s->acc.cap * sizeof(double));
-		d->beta[k] = dup_or_null(s->beta[k], s->n_cols * sizeof(double));
+		d->acc.lag[k] = pt_est_dup(s->acc.lag[k], 2 * s->acc.cap * sizeof(double));
+		d->acc.xty[k] = pt_est_dup(s->acc.xty[k], s->acc.cap * sizeof(double));
+		d->beta[k] = pt_est_dup(s->beta[k], s->n_cols * sizeof(double));
 	}
-	d->solve_of_reg = dup_or_null(s->solve_of_reg, s->reg_cap * sizeof *s->solve_of_reg);
+	d->solve_of_reg = pt_est_dup(s->solve_of_reg, s->reg_cap * sizeof *s->solve_of_reg);
 	return d;
 }
 

@@ -242,6 +242,7 @@ static const struct pc_decision_reader decision_reader = {
 const struct pc_family pt_family = {
 	.name = "tenant",
 	.schema = PT_CONFIG_SCHEMA,
+	.config_schema = PT_CONFIG_SCHEMA,
 	.from_json = from_json,
 	.open = open_tenant,
 	.clone = clone_tenant,

@@ -1,7 +1,8 @@
 /* What the tenant estimators and their driver share (estimator_internal.h): the features of a
  * history row, the window's row, the calendar time of an instant, a double hashed into the
- * model fingerprint. It uses no other file of the folder. */
+ * model fingerprint, a copy of a state array. It uses no other file of the folder. */
 #include "core/fp.h"
+#include "core/xalloc.h"
 #include "predict/tenant/estimator_internal.h"
 #include "predict/predict.h"
 #include <math.h>
@@ -71,4 +72,13 @@ void pt_est_hash_double(struct fp_sha256 *sh, double v)
 	for (int i = 0; i < 8; i++)
 		b[i] = (unsigned char)(u >> (8 * i));
 	fp_sha256_update(sh, b, 8);
+}
+
+void *pt_est_dup(const void *p, size_t n)
+{
+	if (!p)
+		return NULL;
+	void *q = xmalloc(n ? n : 1);
+	memcpy(q, p, n);
+	return q;
 }
