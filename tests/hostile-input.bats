@@ -426,7 +426,7 @@ flipped_audits() {
 		assert_success
 		if [ "$output" -gt 0 ]; then noisy=$((noisy + 1)); fi
 	done
-	[ "$n" -eq 17 ] || fail "expected the 17 catalogue policies (15 + the two backfill ones of issue 37), found $n"
+	[ "$n" -eq 19 ] || fail "expected the 19 catalogue policies (15 + the two backfill and two slurm-live ones of issue 37), found $n"
 	[ "$noisy" -eq "$n" ] || fail "only $noisy of $n runs start a job before its submit: the fixture no longer shows the noise"
 	# the controller's update grid (first arrival 0.37, now + 300) drifts a hair below the
 	# submits at 0.37 + 300k, and jobs start on it
