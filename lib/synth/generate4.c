@@ -24,7 +24,8 @@
  *  5. classes: each day's exact Spot count, each Spot job the day's unclaimed job whose
  *     duration is nearest a target drawn from the Spot duration figures (median, p90, long
  *     share) on the same side of 6 h, among the nearest the one whose GPU-seconds are nearest
- *     what the Spot class still needs per job of its slice.
+ *     what the Spot class still needs per job of its slice (a short job above it at SPOT_UP
+ *     of the cost).
  *  6.  the swap pass (swap4.c): each job's submit second inside its hour, then jobs of one
  *     model and class exchange submit times,
  *     within 14 days and never out of the band of GPUs submitted, toward each model's
@@ -45,6 +46,7 @@ enum { RNG4_SUBMIT = 201, RNG4_DECK, RNG4_DURATION, RNG4_SHORT, RNG4_SPOT, RNG4_
 #define SPOT_LONG 21600.0      /* the long-job slice threshold when the profile has none */
 #define SPOT_TOP (7.0 * SYNTH_DAY)   /* the longest Spot duration (inferred, as /3) */
 #define SPOT_CANDIDATES 48
+#define SPOT_UP 0.25           /* weight of a short Spot candidate's GPU-seconds above the need per job */
 
 /* A max tree over hours: the hour with the largest key, lowest index first on ties. */
 struct maxtree { size_t size; double *v; };
@@ -452,7 +454,11 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
 					continue;
 				seen++;
 				double gs = j->gpus * j->duration;
-				double sc = fabs(log((gs > 1 ? gs : 1) / want)) + 3 * fabs(log(j->duration / t));
+				/* a short job above the slice's need per job costs SPOT_UP of a log step: the
+				 * short slice's GPU-seconds sit in a few big gangs, which a symmetric log score
+				 * almost never picks (the slice ended about 22 % short) */
+				double lg = log((gs > 1 ? gs : 1) / want);
+				double sc = (lg > 0 && !sl ? SPOT_UP : 1) * fabs(lg) + 3 * fabs(log(j->duration / t));
 				if (sc < score) {
 					score = sc;
 					best = x;
@@ -516,8 +522,8 @@ static const char method4[] =
 	"their duration bucket toward each model's concurrency); then each day's exact Spot "
 	"count, each Spot job the day's HP job nearest a Spot duration target (log-linear through 1 s, the class median, "
 	"the long-job threshold at the published long share, the p90 and 7 days) on the same side of the threshold, "
-	"among the 12 nearest the one whose GPU-seconds are nearest the Spot slice's remaining GPU-seconds per remaining "
-	"job; then the swap pass: each generated job after hour 0 takes the submit second in its hour whose end hour "
+	"among the 48 nearest the one whose GPU-seconds are nearest the Spot slice's remaining GPU-seconds per remaining "
+	"job (on a log scale, a short job above it at a quarter of the cost); then the swap pass: each generated job after hour 0 takes the submit second in its hour whose end hour "
 	"lowers its model's touched-hour misfit, and generated jobs of one model and class (hour 0 and day 0 apart) exchange submit times "
 	"within 14 days where that lowers each model's touched-hour misfit (least-squares line on the published series) "
 	"plus the misfit of GPU-seconds by submit hour and by (model, day) and of GPUs by submit hour, never lowering the "
