@@ -484,7 +484,8 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
  * moves ends by whole hours, which would carry the many small sub-hour durations (and the
  * class medians with them) to their bucket's top. The big short gangs stay out of it: moved,
  * they raised the pools' hourly r but stretched the HP p90 to +29 %; the swap pass (pass 6)
- * reaches the hourly series without touching a duration (docs/profiles.md). */
+ * reaches the hourly series without touching a duration (docs/profiles.md). A model's hour-0
+ * jobs keep their skyline durations when that leaves its day-0 GPU-seconds nearer the table. */
 static void repair_long(const struct synth_profile *p, double F, struct synth_job3 *pop, size_t n)
 {
 	size_t *idx = xmalloc((n ? n : 1) * sizeof *idx), k = 0;
@@ -495,8 +496,28 @@ static void repair_long(const struct synth_profile *p, double F, struct synth_jo
 	for (size_t i = 0; i < k; i++)
 		sub[i] = pop[idx[i]];
 	synth_repair3(p, F, sub, k);
-	for (size_t i = 0; i < k; i++)
-		pop[idx[i]].duration = sub[i].duration;
+	/* hour 0's generated jobs keep their skyline durations on a model whose day-0 GPU-seconds
+	 * that brings nearer its table (the repair pass shortens them toward the early hours) */
+	size_t nm = p->n_models;
+	double *moved = xcalloc(3 * nm, sizeof *moved), *keep = moved + nm, *all = moved + 2 * nm;
+	for (size_t i = 0; i < n; i++)
+		if (pop[i].submit < SYNTH_DAY)
+			all[pop[i].model] += pop[i].gpus * pop[i].duration;
+	for (size_t i = 0; i < k; i++) {
+		const struct synth_job3 *j = &pop[idx[i]];
+		if (j->real < 0 && j->submit < SYNTH_HOUR)
+			moved[j->model] += j->gpus * (sub[i].duration - j->duration);
+	}
+	for (size_t m = 0; m < nm; m++) {
+		double t = F * p->model_day_gs[m], repaired = all[m] + moved[m];
+		keep[m] = fabs(all[m] - t) < fabs(repaired - t);
+	}
+	for (size_t i = 0; i < k; i++) {
+		struct synth_job3 *j = &pop[idx[i]];
+		if (!(keep[j->model] && j->real < 0 && j->submit < SYNTH_HOUR))
+			j->duration = sub[i].duration;
+	}
+	free(moved);
 	free(sub);
 	free(idx);
 }
@@ -519,7 +540,8 @@ static const char method4[] =
 	"and with room under the model's concurrency over every hour the job touches (else the one with the most need, "
 	"the job cut to that room but not below its duration bucket), cut at the end of the series; shorter durations "
 	"dealt over the other jobs in a seeded order; then the /3 repair pass over the jobs of 1 h or more (ends moved inside "
-	"their duration bucket toward each model's concurrency); then each day's exact Spot "
+	"their duration bucket toward each model's concurrency; a model's hour-0 jobs keep their skyline durations where "
+	"that leaves its day-0 GPU-seconds nearer the table); then each day's exact Spot "
 	"count, each Spot job the day's HP job nearest a Spot duration target (log-linear through 1 s, the class median, "
 	"the long-job threshold at the published long share, the p90 and 7 days) on the same side of the threshold, "
 	"among the 48 nearest the one whose GPU-seconds are nearest the Spot slice's remaining GPU-seconds per remaining "
