@@ -10,8 +10,8 @@
  *     concurrency at each model's mean size;
  *  2. sizes: each model's joint (workers, GPUs per worker) table as one shuffled multiset,
  *     largest first, each cell to the hour with the largest GPUs still to submit (plus RISE x
- *     its model's unmet concurrency rise into the hour) per free slot, among the hours with a
- *     free slot of its model, so the GPUs submitted per hour follow hourly_summary, each
+ *     its model's unmet concurrency rise into the hour, less RESERVE x the other models' unmet
+ *     rises) per free slot, among the hours with a free slot of its model, so the GPUs submitted per hour follow hourly_summary, each
  *     model's demand is its table's and its big gangs come where its series jumps;
  *  3. durations (durations4.c): one stratified multiset from an inverse CDF through the
  *     duration buckets' edges and the duration quantiles (log-linear between knots), the
@@ -24,8 +24,10 @@
  *  5. classes: each day's exact Spot count, each Spot job the day's unclaimed job whose
  *     duration is nearest a target drawn from the Spot duration figures (median, p90, long
  *     share) on the same side of 6 h, among the nearest the one whose GPU-seconds are nearest
- *     what the Spot class still needs per job of its slice.
- *  6.  the swap pass (swap4.c): jobs of one model and class exchange submit times,
+ *     what the Spot class still needs per job of its slice (a short job above it at SPOT_UP
+ *     of the cost).
+ *  6.  the swap pass (swap4.c): each job's submit second inside its hour, then jobs of one
+ *     model and class exchange submit times,
  *     within 14 days and never out of the band of GPUs submitted, toward each model's
  *     touched-hour series;
  * The real job rows go in first as they were and count in every target. */
@@ -40,9 +42,11 @@ enum { RNG4_SUBMIT = 201, RNG4_DECK, RNG4_DURATION, RNG4_SHORT, RNG4_SPOT, RNG4_
 
 #define IPF_ROUNDS 12
 #define RISE 0.3               /* weight of a model's concurrency rise into an hour in the size placement */
+#define RESERVE 0.3            /* weight of the other models' unmet rises, held back from a model's key */
 #define SPOT_LONG 21600.0      /* the long-job slice threshold when the profile has none */
 #define SPOT_TOP (7.0 * SYNTH_DAY)   /* the longest Spot duration (inferred, as /3) */
 #define SPOT_CANDIDATES 48
+#define SPOT_UP 0.25           /* weight of a short Spot candidate's GPU-seconds above the need per job */
 
 /* A max tree over hours: the hour with the largest key, lowest index first on ties. */
 struct maxtree { size_t size; double *v; };
@@ -155,6 +159,14 @@ static int cellpick_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* A free slot's key for a model's next cell: the hour's GPUs still to submit, less RESERVE x the
+ * other models' concurrency rises into the hour still unmet (only their jobs submitted in it can
+ * make them), plus RISE x the model's own, per free slot of the hour. */
+static double cell_key(double need, double own, double all, long long free_slots)
+{
+	return (need - RESERVE * (all - (own > 0 ? own : 0)) + RISE * own) / (double)free_slots;
+}
+
 /* Pass 2: every generated job's model, size and hour; need[h] holds the GPUs each hour still
  * has to submit. Jobs are appended to *jobs in no particular order. */
 static void assign_cells(const struct synth_profile *p, const long long *q, double *need, struct synth_rng *r_deck,
@@ -230,12 +242,17 @@ static void assign_cells(const struct synth_profile *p, const long long *q, doub
 			double c0 = h ? p->models[m].concurrency[h - 1] : 0, up = p->models[m].concurrency[h] - c0;
 			rise[m * nh + h] = up > 0 ? up : 0;
 		}
+	/* the hour's rises still unmet, all models: a model's key holds back the others' */
+	double *rise_sum = xcalloc(nh ? nh : 1, sizeof *rise_sum);
+	for (size_t m = 0; m < nm; m++)
+		for (size_t h = 0; h < nh; h++)
+			rise_sum[h] += rise[m * nh + h];
 	struct maxtree *tr = xmalloc(nm * sizeof *tr);
 	for (size_t m = 0; m < nm; m++) {
 		mt_init(&tr[m], nh);
 		for (size_t h = 0; h < nh; h++)
 			if (free_mh[m * nh + h] > 0)
-				mt_set(&tr[m], h, (need[h] + RISE * rise[m * nh + h]) / (double)free_h[h]);
+				mt_set(&tr[m], h, cell_key(need[h], rise[m * nh + h], rise_sum[h], free_h[h]));
 	}
 	for (size_t i = 0; i < total; i++) {
 		const struct cellpick *c = &cells[i];
@@ -249,15 +266,17 @@ static void assign_cells(const struct synth_profile *p, const long long *q, doub
 			j->capped = true;
 		}
 		need[h] -= j->gpus;
+		double was = rise[m * nh + h] > 0 ? rise[m * nh + h] : 0;
 		rise[m * nh + h] -= j->gpus;
+		rise_sum[h] -= was - (rise[m * nh + h] > 0 ? rise[m * nh + h] : 0);
 		free_mh[m * nh + h]--;
 		free_h[h]--;
 		for (size_t x = 0; x < nm; x++)
-			mt_set(&tr[x], h, free_mh[x * nh + h] > 0 ? (need[h] + RISE * rise[x * nh + h]) / (double)free_h[h] : -INFINITY);
+			mt_set(&tr[x], h, free_mh[x * nh + h] > 0 ? cell_key(need[h], rise[x * nh + h], rise_sum[h], free_h[h]) : -INFINITY);
 	}
 	for (size_t m = 0; m < nm; m++)
 		free(tr[m].v);
-	free(tr); free(cells); free(free_mh); free(free_h); free(rise);
+	free(tr); free(cells); free(free_mh); free(free_h); free(rise); free(rise_sum);
 }
 
 /* The duration multiset's inverse CDF: knots at the buckets' edges (their cumulative job
@@ -435,7 +454,11 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
 					continue;
 				seen++;
 				double gs = j->gpus * j->duration;
-				double sc = fabs(log((gs > 1 ? gs : 1) / want)) + 3 * fabs(log(j->duration / t));
+				/* a short job above the slice's need per job costs SPOT_UP of a log step: the
+				 * short slice's GPU-seconds sit in a few big gangs, which a symmetric log score
+				 * almost never picks (the slice ended about 22 % short) */
+				double lg = log((gs > 1 ? gs : 1) / want);
+				double sc = (lg > 0 && !sl ? SPOT_UP : 1) * fabs(lg) + 3 * fabs(log(j->duration / t));
 				if (sc < score) {
 					score = sc;
 					best = x;
@@ -461,7 +484,8 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
  * moves ends by whole hours, which would carry the many small sub-hour durations (and the
  * class medians with them) to their bucket's top. The big short gangs stay out of it: moved,
  * they raised the pools' hourly r but stretched the HP p90 to +29 %; the swap pass (pass 6)
- * reaches the hourly series without touching a duration (docs/profiles.md). */
+ * reaches the hourly series without touching a duration (docs/profiles.md). A model's hour-0
+ * jobs keep their skyline durations when that leaves its day-0 GPU-seconds nearer the table. */
 static void repair_long(const struct synth_profile *p, double F, struct synth_job3 *pop, size_t n)
 {
 	size_t *idx = xmalloc((n ? n : 1) * sizeof *idx), k = 0;
@@ -472,8 +496,28 @@ static void repair_long(const struct synth_profile *p, double F, struct synth_jo
 	for (size_t i = 0; i < k; i++)
 		sub[i] = pop[idx[i]];
 	synth_repair3(p, F, sub, k);
-	for (size_t i = 0; i < k; i++)
-		pop[idx[i]].duration = sub[i].duration;
+	/* hour 0's generated jobs keep their skyline durations on a model whose day-0 GPU-seconds
+	 * that brings nearer its table (the repair pass shortens them toward the early hours) */
+	size_t nm = p->n_models;
+	double *moved = xcalloc(3 * nm, sizeof *moved), *keep = moved + nm, *all = moved + 2 * nm;
+	for (size_t i = 0; i < n; i++)
+		if (pop[i].submit < SYNTH_DAY)
+			all[pop[i].model] += pop[i].gpus * pop[i].duration;
+	for (size_t i = 0; i < k; i++) {
+		const struct synth_job3 *j = &pop[idx[i]];
+		if (j->real < 0 && j->submit < SYNTH_HOUR)
+			moved[j->model] += j->gpus * (sub[i].duration - j->duration);
+	}
+	for (size_t m = 0; m < nm; m++) {
+		double t = F * p->model_day_gs[m], repaired = all[m] + moved[m];
+		keep[m] = fabs(all[m] - t) < fabs(repaired - t);
+	}
+	for (size_t i = 0; i < k; i++) {
+		struct synth_job3 *j = &pop[idx[i]];
+		if (!(keep[j->model] && j->real < 0 && j->submit < SYNTH_HOUR))
+			j->duration = sub[i].duration;
+	}
+	free(moved);
 	free(sub);
 	free(idx);
 }
@@ -484,7 +528,8 @@ static const char method4[] =
 	"fitted to each hour's exact job count (12 rounds of iterative proportional fitting, rounded per hour with each "
 	"model's error carried on); each model's joint (workers, GPUs per worker) table as a shuffled multiset, largest "
 	"cell first, each to the hour with the most GPUs still to submit (hourly_summary) plus 0.3 x the model's "
-	"published concurrency rise into the hour still unmet, per free slot of any model, among the hours with a free "
+	"published concurrency rise into the hour still unmet, less 0.3 x the other models' rises still unmet, per free "
+	"slot of any model, among the hours with a free "
 	"slot of its model; submit uniform over the hour's whole seconds; durations one stratified "
 	"multiset of an inverse CDF through the duration buckets' edges and the duration quantiles (log-linear between "
 	"knots), less each real row's nearest; hour 0's jobs of each model (split by the published hour-0 concurrency) "
@@ -495,11 +540,13 @@ static const char method4[] =
 	"and with room under the model's concurrency over every hour the job touches (else the one with the most need, "
 	"the job cut to that room but not below its duration bucket), cut at the end of the series; shorter durations "
 	"dealt over the other jobs in a seeded order; then the /3 repair pass over the jobs of 1 h or more (ends moved inside "
-	"their duration bucket toward each model's concurrency); then each day's exact Spot "
+	"their duration bucket toward each model's concurrency; a model's hour-0 jobs keep their skyline durations where "
+	"that leaves its day-0 GPU-seconds nearer the table); then each day's exact Spot "
 	"count, each Spot job the day's HP job nearest a Spot duration target (log-linear through 1 s, the class median, "
 	"the long-job threshold at the published long share, the p90 and 7 days) on the same side of the threshold, "
-	"among the 12 nearest the one whose GPU-seconds are nearest the Spot slice's remaining GPU-seconds per remaining "
-	"job; then the swap pass: generated jobs of one model and class (hour 0 and day 0 apart) exchange submit times "
+	"among the 48 nearest the one whose GPU-seconds are nearest the Spot slice's remaining GPU-seconds per remaining "
+	"job (on a log scale, a short job above it at a quarter of the cost); then the swap pass: each generated job after hour 0 takes the submit second in its hour whose end hour "
+	"lowers its model's touched-hour misfit, and generated jobs of one model and class (hour 0 and day 0 apart) exchange submit times "
 	"within 14 days where that lowers each model's touched-hour misfit (least-squares line on the published series) "
 	"plus the misfit of GPU-seconds by submit hour and by (model, day) and of GPUs by submit hour, never lowering the "
 	"number of hours within 10 % of the GPUs submitted (6 sweeps, seeded partners; a model is left once its r is 0.98); "

@@ -17,6 +17,10 @@
  * published one (x the load factor) and a, b the least-squares line of S on T, refitted before
  * each sweep: the first term is 1 - r^2 of the Pearson r against T. A swap that would lower the
  * number of hours whose GPUs submitted are within BAND of the table is refused.
+ * Before its swap tries, each slot's job takes the submit second inside its hour whose end hour
+ * (of the two a job shorter than its hours can have) lowers the model's touched-hour term, drawn
+ * from the seeded stream among the seconds that give it (shift_in_hour): the hour, and with it
+ * every submission table, stays.
  * Slots (a submit time) are sorted by (model, class, day 0 or not, submit); in SWEEPS sweeps
  * each slot whose job touches two hours or more, in that order, tries the model's number of
  * partners (TRY_BUDGET over its slots, within [TRIES_MIN, TRIES_MAX]) drawn from the seeded
@@ -293,6 +297,34 @@ static double swap_gain(const struct fen *f, const struct span4 *s)
 	return c;
 }
 
+/* The in-hour shift: job x keeps its submit hour and takes the submit second there whose end
+ * hour (the earliest or the one after it) lowers the model's touched-hour misfit more, drawn
+ * uniformly among the hour's seconds that give that end. Nothing submitted per hour changes. */
+static void shift_in_hour(struct synth_job3 *x, struct fen *f, long long nc, struct synth_rng *r)
+{
+	long long h = x->submit / SYNTH_HOUR, h0 = h * SYNTH_HOUR, d = (long long)x->duration;
+	if (d < 1)
+		return;
+	long long e_lo = synth_end_hour(h0, x->duration), e_hi = synth_end_hour(h0 + SYNTH_HOUR - 1, x->duration);
+	long long e = synth_end_hour(x->submit, x->duration);
+	if (e_lo == e_hi || e_lo >= nc - 1)
+		return;
+	/* [e_lo + 1, e_hi] is touched or not; its change of sum R^2 when it is */
+	long long lo = e_lo + 1, hi = e_hi > nc - 1 ? nc - 1 : e_hi;
+	double v = e > e_lo ? -x->gpus : x->gpus;   /* leaving the run or taking it */
+	double c = 2 * v * (fen_prefix(f, (size_t)hi + 1) - fen_prefix(f, (size_t)lo)) + v * v * (double)(hi + 1 - lo);
+	if (c >= 0)
+		return;
+	/* the seconds of hour h that end in e_lo: [h0, cut]; in e_hi: (cut, h0 + 3599] */
+	long long cut = (e_lo + 1) * SYNTH_HOUR - d;
+	cut = cut > h0 + SYNTH_HOUR - 1 ? h0 + SYNTH_HOUR - 1 : cut;
+	long long a = e > e_lo ? h0 : cut + 1, b = e > e_lo ? cut : h0 + SYNTH_HOUR - 1;
+	if (b < a)
+		return;
+	fen_add(f, (size_t)lo, (size_t)hi, v);
+	x->submit = a + (long long)synth_rng_below(r, (unsigned long long)(b - a + 1));
+}
+
 void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop, size_t n, struct synth_rng *r)
 {
 	size_t nm = p->n_models, nc = p->n_conc, k = 0;
@@ -343,6 +375,8 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 		for (size_t i = 0; i < k; i++) {
 			struct synth_job3 *x = &pop[slot[i]];
 			size_t span = g1[i] - g0[i];
+			if (active[x->model])
+				shift_in_hour(x, &fen[x->model], (long long)nc, r);
 			if (span < 2 || !active[x->model] || synth_end_hour(x->submit, x->duration) == x->submit / SYNTH_HOUR)
 				continue;
 			struct fen *f = &fen[x->model];

@@ -18,7 +18,7 @@ for v in 3 4; do
 	s=adaptive-holdout$([ "$v" = 4 ] && echo -v4 || true)
 	d=$work/$s
 	if [ "$v" = 4 ]; then
-		pc=$(ids 38 39 51 63 77 85) ph=$(ids 101 104 123 140 157)
+		pc=$(ids 43 51 79 86 104 114) ph=$(ids 147 151 152 175 179)
 	else
 		pc=$(ids 73 97 110 127 131 138) ph=$(ids 157 161 166 167 172)
 	fi
