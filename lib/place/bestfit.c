@@ -28,7 +28,7 @@ static int bestfit_raw(const struct place_node *n, const struct place_pod *p)
 {
 	double cpu = (double)(n->cpu_free - p->cpu) / PLACE_NORM_CPU;
 	double gpu = (double)(place_node_gpu_free(n) - place_pod_gpu_milli(p)) / PLACE_NORM_GPU;
-	return (int)floor(100.0 * (1.0 - (0.5 * cpu + 0.5 * gpu)));
+	return place_score_int(100.0 * (1.0 - (0.5 * cpu + 0.5 * gpu)));
 }
 
 static int bestfit_choose(struct place_cluster *c, const struct place_pod *p, struct place_choice *out)

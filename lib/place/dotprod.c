@@ -8,7 +8,7 @@ static int dotprod_score(const struct place_cluster *c, const struct place_node 
 	(void)c;
 	double dot = (double)n->cpu_free / PLACE_NORM_CPU * ((double)p->cpu / PLACE_NORM_CPU)
 		+ (double)place_node_gpu_free(n) / PLACE_NORM_GPU * ((double)place_pod_gpu_milli(p) / PLACE_NORM_GPU);
-	return (int)floor(100.0 * (1.0 - dot / 2.0));
+	return place_score_int(100.0 * (1.0 - dot / 2.0));
 }
 
 static int dotprod_choose(struct place_cluster *c, const struct place_pod *p, struct place_choice *out)

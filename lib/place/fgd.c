@@ -38,7 +38,7 @@ static double frag_after(const struct place_cluster *c, const struct place_node 
 
 static int fgd_score(double before, double after)
 {
-	return (int)floor(100.0 / (1.0 + exp(-(before - after) / 1000.0)));
+	return place_score_int(100.0 / (1.0 + exp(-(before - after) / 1000.0)));
 }
 
 /* The score of n for p and the GPUs it takes. */

@@ -19,6 +19,7 @@
  */
 #ifndef SCHEDNAV_PLACE_H
 #define SCHEDNAV_PLACE_H
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -128,6 +129,17 @@ int64_t place_node_gpu_free(const struct place_node *n);     /* free milli over 
 int64_t place_pod_gpu_milli(const struct place_pod *p);      /* num_gpu x gpu_milli */
 /* F(n) of a node in the state given, over the cluster's types. */
 double place_node_frag(const struct place_cluster *c, const struct place_node *n);
+/* A score computed in double, floored and held within +-PLACE_SCORE_LIMIT before it becomes
+ * an int: a node far beyond the paper's scale (the simulator gives a node without CPU or memory
+ * in its trace 2^50 of it) must not overflow the conversion, which is undefined. */
+#define PLACE_SCORE_LIMIT 1000000000
+static inline int place_score_int(double x)
+{
+	x = floor(x);
+	if (!(x > -PLACE_SCORE_LIMIT))
+		return -PLACE_SCORE_LIMIT;
+	return x > PLACE_SCORE_LIMIT ? PLACE_SCORE_LIMIT : (int)x;
+}
 /* Highest score wins, ties the lowest rank: whether (score, rank) beats the best so far. */
 static inline bool place_better(int score, uint32_t rank, int best_score, uint32_t best_rank)
 {

@@ -27,7 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PHYS_UNBOUNDED ((int64_t)1 << 50)   /* a node's CPU or memory the trace does not give */
+#define PHYS_UNBOUNDED ((int64_t)1 << 36)   /* a node's CPU or memory the trace does not give: far above any
+                                             * job (<= 2^32 per worker), and small enough that the
+                                             * policies' scores keep their GPU term (best-fit's CPU term
+                                             * is then 2.7e7, exact in a double) */
 
 struct phys_job {
 	struct place_pod pod;            /* one worker */

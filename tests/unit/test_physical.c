@@ -322,9 +322,38 @@ static void clone_continues(void)
 	}
 }
 
+/* Nodes without cpu_milli (the simulator's unbounded CPU) keep best-fit a best fit, whatever
+ * the seeded ranks: a (4 GPUs) takes n2 or n3; b (2 GPUs) the tightest, n1; c (4 GPUs) the
+ * 4-GPU node left, at 1; d (4 GPUs) then finds no room until a and c end. With the CPU term
+ * overflowing the score (it did at 2^50 milli), no node scored and every choice fell on node
+ * 0, n1, whether it fit or not: a, b and c piled onto n1's 2 GPUs, and d started at 2. */
+static void unbounded_cpu(void)
+{
+	for (int seed = 0; seed < 8; seed++) {
+		tr_begin();
+		node("n1", "A", 2);
+		node("n2", "A", 4);
+		node("n3", "A", 4);
+		job("a", 0, 100, 4, false);
+		job("b", 0.5, 100, 2, false);
+		job("c", 1, 10, 4, false);
+		job("d", 2, 10, 4, false);
+		snprintf(POL, sizeof POL,
+			 "{\"schema_version\":\"schednav.simulation-policy/v1\",\"action_id\":\"t\",\"scheduler\":\"fifo\","
+			 "\"spot_guarantee_seconds\":0,\"checkpoint_interval_seconds\":100,\"preemption_overhead_seconds\":0,"
+			 "\"placement_strategy\":\"best-fit\",\"placement_seed\":%d}", seed);
+		CHECK(run() == 0, "seed %d: %s", seed, ERR);
+		CHECK(O.jobs[idx("b")].start == 0.5 && O.jobs[idx("c")].start == 1 && O.jobs[idx("d")].start == 11,
+		      "seed %d: b, c, d start at %g, %g, %g, want 0.5, 1, 11", seed, O.jobs[idx("b")].start, O.jobs[idx("c")].start,
+		      O.jobs[idx("d")].start);
+		done();
+	}
+}
+
 int main(void)
 {
 	fragmentation();
+	unbounded_cpu();
 	gang();
 	shares();
 	preemption();
