@@ -128,14 +128,15 @@ fill_error() {
 
 @test "placement-fill: the grid is its own goal; the top Makefile's all never runs it" {
 	cd "$ROOT"
-	run make -n all
+	# hermetic: not the variables of a make that runs this suite (make asan passes OUT= and BUILD=)
+	run env -u MAKEFLAGS -u MAKELEVEL make -n all
 	assert_success
 	refute_output --partial "placement-fill --nodes"
-	run make -n -f pipelines/placement.mk WORKLOADS=default POLICIES=fgd SEEDS=42 PLACEMENT_OUT="$T/grid"
+	run env -u MAKEFLAGS -u MAKELEVEL make -n -f pipelines/placement.mk WORKLOADS=default POLICIES=fgd SEEDS=42 PLACEMENT_OUT="$T/grid" BIN="$BIN"
 	assert_success
 	assert_output --partial "placement-fill --nodes"
 	assert_output --partial "$T/grid/default/fgd.alloc.csv"
-	run make -n placement-grid WORKLOADS=default POLICIES=fgd SEEDS=42 PLACEMENT_OUT="$T/grid"
+	run env -u MAKEFLAGS -u MAKELEVEL make -n placement-grid WORKLOADS=default POLICIES=fgd SEEDS=42 PLACEMENT_OUT="$T/grid" BIN="$BIN"
 	assert_success
 	assert_output --partial "$T/grid/default/fgd.alloc.csv"
 }
