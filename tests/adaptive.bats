@@ -168,20 +168,20 @@ config_with() {
 	[ "$(stream-verify -p "$F/evaluation/summary.ndjson")" != "$(stream-verify -p "$S/evaluation/summary.ndjson")" ]
 }
 
-@test "adaptive: the committed agent selections of the full-scale study fit its design" {
-	# the design of configs/studies/adaptive-holdout.json (trace-synth v3 + trace-scan of the
-	# 184-day trace, without any simulation)
-	run make -C "$ROOT" --no-print-directory STUDY=configs/studies/adaptive-holdout.json STUDY_WORK="$T/full" STUDY_BIN="$BIN" adaptive-design
+@test "adaptive: the committed agent selections of the full-scale study on the v3 trace fit its design" {
+	# the design of configs/studies/adaptive-holdout-v3.json (trace-synth v3 + trace-scan of the
+	# 184-day trace, without any simulation; the /3 config kept beside the /4 default)
+	run make -C "$ROOT" --no-print-directory STUDY=configs/studies/adaptive-holdout-v3.json STUDY_WORK="$T/full" STUDY_BIN="$BIN" adaptive-design
 	assert_success
-	D="$T/full/adaptive-holdout/design.ndjson"
+	D="$T/full/adaptive-holdout-v3/design.ndjson"
 	[ "$(jq -c 'select(.type == "adaptive_design") | [.split.calibration_window_count, .split.evaluation_window_count, .capacity_gpus]' "$D")" = '[64,44,976]' ]
 	"$ROOT/tests/adaptive/scripted-agent" "$D" "$T/agent.nd"
-	[ "$(sans_header "$T/agent.nd")" = "$(sans_header "$ROOT/configs/studies/adaptive-holdout.agent.ndjson")" ] ||
-		fail "configs/studies/adaptive-holdout.agent.ndjson is stale: regenerate it with tests/adaptive/scripted-agent"
+	[ "$(sans_header "$T/agent.nd")" = "$(sans_header "$ROOT/configs/studies/adaptive-holdout-v3.agent.ndjson")" ] ||
+		fail "configs/studies/adaptive-holdout-v3.agent.ndjson is stale: regenerate it with tests/adaptive/scripted-agent"
 	adaptive-design --policy "$ROOT/configs/policies/native-fifo.json" --policy "$ROOT/configs/policies/native-preemptive-3600.json" \
 		--policy "$ROOT/configs/policies/native-preemptive-g3600-b09-d0000.json" --policy "$ROOT/configs/policies/native-preemptive-g3600-b09-d0900.json" \
 		--policy "$ROOT/configs/policies/native-preemptive-g3600-b09-loss-aware.json" \
-		--agent "$ROOT/configs/studies/adaptive-holdout.agent.ndjson" -o "$T/ctl.nd" "$T/full/adaptive-holdout/windows.ndjson"
+		--agent "$ROOT/configs/studies/adaptive-holdout-v3.agent.ndjson" -o "$T/ctl.nd" "$T/full/adaptive-holdout-v3/windows.ndjson"
 }
 
 @test "adaptive: the committed agent selections of the full-scale study on the v2 trace fit its design" {
@@ -217,12 +217,12 @@ config_with() {
 	[ "$(stream-verify -p "$S/selection-lock.ndjson")" = "$(stream-verify -p "$K/adaptive-tiny/selection-lock.ndjson")" ]
 }
 
-@test "adaptive: the committed agent selections of the full-scale study on the /4 trace fit its design" {
-	run make -C "$ROOT" --no-print-directory STUDY=configs/studies/adaptive-holdout-v4.json STUDY_WORK="$T/full" STUDY_BIN="$BIN" adaptive-design
+@test "adaptive: the committed agent selections of the full-scale study (the default, on the /4 trace) fit its design" {
+	run make -C "$ROOT" --no-print-directory STUDY=configs/studies/adaptive-holdout.json STUDY_WORK="$T/full" STUDY_BIN="$BIN" adaptive-design
 	assert_success
-	D="$T/full/adaptive-holdout-v4/design.ndjson"
+	D="$T/full/adaptive-holdout/design.ndjson"
 	[ "$(jq -c 'select(.type == "adaptive_design") | [.split.calibration_window_count, .split.evaluation_window_count, .capacity_gpus]' "$D")" = '[79,53,976]' ]
 	"$ROOT/tests/adaptive/scripted-agent" "$D" "$T/agent.nd"
-	[ "$(sans_header "$T/agent.nd")" = "$(sans_header "$ROOT/configs/studies/adaptive-holdout-v4.agent.ndjson")" ] ||
-		fail "configs/studies/adaptive-holdout-v4.agent.ndjson is stale: regenerate it with tests/adaptive/scripted-agent"
+	[ "$(sans_header "$T/agent.nd")" = "$(sans_header "$ROOT/configs/studies/adaptive-holdout.agent.ndjson")" ] ||
+		fail "configs/studies/adaptive-holdout.agent.ndjson is stale: regenerate it with tests/adaptive/scripted-agent"
 }

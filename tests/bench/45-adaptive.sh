@@ -1,6 +1,6 @@
 #!/bin/sh
 # The adaptive holdout study at full scale (configs/studies/adaptive-holdout.json: the 184-day
-# synthetic v3 trace (ADAPTIVE_BENCH_STUDY=configs/studies/adaptive-holdout-v2.json: the v2 one), its GPU-series-2 pool, every eligible day, five actions twice each) from scratch
+# synthetic /4 trace (ADAPTIVE_BENCH_STUDY=configs/studies/adaptive-holdout-v3.json: the /3 one, -v2.json: the v2 one), its GPU-series-2 pool, every eligible day, five actions twice each) from scratch
 # with `make -j2 adaptive`, then, when a Slurm cluster is reachable, again with
 # SIM_LAUNCHER=slurm (evidence compared byte for byte). Every recipe runs under
 # tests/bench/timed-shell, so the study's own run gives each step's CPU; from those, the

@@ -2,8 +2,8 @@
 # The two other headline studies at full scale on GPU-series-2 (docs/headline-studies.md): the
 # predictive multi-window study (configs/studies/predictive-multiwindow.json: 6 calibration + 5
 # holdout days after 844 h of history, six arms) and the rolling ablation
-# (configs/studies/rolling-ablation.json: 5 consecutive days, every arm), both on the v3 trace
-# (their -v2.json twins: the v2 trace), each from scratch with
+# (configs/studies/rolling-ablation.json: 5 consecutive days, every arm), both on the /4 trace
+# (their -v3.json twins: the /3 trace; -v2.json: the v2 trace), each from scratch with
 # `make -j2`, one after the other. Prints one Markdown section: wall and CPU time (user + sys of
 # every recipe, from make's rusage), the load beside it, each study's table next to the
 # original's published counts, and on how many days the arms allocate differently.

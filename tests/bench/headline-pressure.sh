@@ -2,8 +2,8 @@
 # headline-pressure.sh WORK: the per-day peak pressure (combined, HP, Spot) of the three
 # headline studies' days on the /3 and /4 traces (docs/headline-studies.md), by
 # tests/bench/class-pressure.py. WORK holds the two adaptive studies' designs, made by
+#   make adaptive-design STUDY=configs/studies/adaptive-holdout-v3.json
 #   make adaptive-design STUDY=configs/studies/adaptive-holdout.json
-#   make adaptive-design STUDY=configs/studies/adaptive-holdout-v4.json
 # (their traces are the ones every headline config of that profile draws: seed 1,
 # GPU-series-2). The predictive days are the strata medoids the studies chose (their
 # evidence.json windows), given here; the rolling days are the config's 36-40.
@@ -15,7 +15,7 @@ parts() { # parts DESIGN PARTITION: the partition's window ids, comma-separated
 }
 ids() { for d in "$@"; do printf 'day-%04d,' "$d"; done | sed 's/,$//'; }
 for v in 3 4; do
-	s=adaptive-holdout$([ "$v" = 4 ] && echo -v4 || true)
+	s=adaptive-holdout$([ "$v" = 3 ] && echo -v3 || true)
 	d=$work/$s
 	if [ "$v" = 4 ]; then
 		pc=$(ids 43 51 79 86 104 114) ph=$(ids 147 151 152 175 179)
