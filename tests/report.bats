@@ -233,7 +233,7 @@ require_chromium() {
 	done
 	run -0 report -o "$BATS_TEST_TMPDIR/p.html" "$BATS_TEST_TMPDIR"/*.r "$BATS_TEST_TMPDIR"/*.m
 	run -0 sh -c "sed -n '/<section id=\"placement\">/,/<\\/section>/p' '$BATS_TEST_TMPDIR/p.html' | grep '^<tr><th>p-'"
-	assert_output '<tr><th>p-best-fit</th><td>best-fit</td><td>30.63 %</td><td>0.46</td><td>1.50</td><td>7.69 %</td><td>0</td><td>0</td></tr>
+	assert_output '<tr><th>p-best-fit</th><td>best-fit</td><td>30.63 %</td><td>0.51</td><td>0.62</td><td>11.53 %</td><td>0</td><td>0</td></tr>
 <tr><th>p-largest-free</th><td>largest-free</td><td>27.84 %</td><td>1.38</td><td>1.62</td><td>23.14 %</td><td>1</td><td>0</td></tr>'
 	# the fragmentation chart: one step line per policy
 	grep -q '<figure class="chart-figure" id="fig-fragmentation">' "$BATS_TEST_TMPDIR/p.html"
