@@ -162,7 +162,7 @@ check:
 ## check-run: build, lint the Bats suites, run the C unit tests, replay the fuzz regressions and seeds, run every Bats suite (no package check)
 check-run: all lint fuzz-replay
 	@set -e; for t in $(UNIT_BIN); do echo "unit: $$t"; $$t; done
-	SCHEDNAV_BIN=$(abspath $(OUT)) SCHEDNAV_TEST_BUILD=$(abspath $(BUILD)/test-ops) tests/run-bats.sh
+	SCHEDNAV_BIN=$(abspath $(OUT)) SCHEDNAV_BUILD=$(abspath $(BUILD)) SCHEDNAV_TEST_BUILD=$(abspath $(BUILD)/test-ops) tests/run-bats.sh
 
 ## lint: reject Bats lines that can never fail a test (tests/lint-bats.py), lib/ code that crosses the library boundary (tests/lint-boundary.sh), lib/ names without their folder's prefix (tests/lint-names.sh: grep over lib/predict, nm over every lib object against tests/lint-names.prefixes) and file-level circles in a lib folder (tests/lint-cycles.py, from the objects' nm symbols)
 # No lib folder has a known circle left (issue 38); a folder named here would be listed, not failed.
