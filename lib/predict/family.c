@@ -51,6 +51,14 @@ void pc_families_reads(struct strbuf *sb)
 		sb_addf(sb, "%s%s", i ? ", " : "", f[i]->config_schema);
 }
 
+void pc_families_scored(struct strbuf *sb)
+{
+	for (size_t i = 0; i < pc_n_families; i++)
+		sb_addf(sb, "%s%s controller%s %s", i ? ", the " : "The ", pc_families[i]->name, i ? "" : " scores",
+			pc_families[i]->decision_reader->scored);
+	sb_adds(sb, ".");
+}
+
 /* A config built by hand (the unit tests) names no family: it is the aggregate one. */
 static const struct pc_family *family_of(const struct pc_config *cfg)
 {

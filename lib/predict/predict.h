@@ -447,6 +447,9 @@ struct pc_decision_reader {
 	/* The values of pool in rec (a name pools gave for an earlier record): 0, or -1 + message. */
 	int (*point)(const struct json *rec, const char *pool, struct pc_decision_point *x, char *err, size_t errlen);
 	const char *hp_title;         /* the chart's column title for hp */
+	/* What its forecast quality is scored against, after "the NAME controller scores"
+	 * (report(1)'s note under the quality table, pc_families_scored). */
+	const char *scored;
 	bool gate_counts;             /* admitted and held are the family's own (the chart's fourth panel) */
 };
 
@@ -514,6 +517,9 @@ const struct pc_family *pc_family_for_schema(const struct pc_family *const *fami
 void pc_families_help(struct strbuf *sb, const char *option, const char *tail);
 /* The families' config schemas, the fallback's first, ", " between (a tool's reads: line). */
 void pc_families_reads(struct strbuf *sb);
+/* report(1)'s sentence on what each family's forecast quality is scored against: "The NAME
+ * controller scores SCORED", the table's order, ", the NAME controller SCORED" between, "." last. */
+void pc_families_scored(struct strbuf *sb);
 /* The decision reader of the family whose record shape rec has (the table's order; the
  * fallback family's last); NULL + message when rec has that shape malformed or none's. */
 const struct pc_decision_reader *pc_decision_reader_of(const struct json *rec, char *err, size_t errlen);

@@ -1,5 +1,6 @@
 /* The predictive control section: the forecast quality table and one chart per controlled result and pool. */
 #include "report/page.h"
+#include "predict/predict.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,8 +33,9 @@ static void control_section(struct strbuf *sb, const struct page *pg)
 			sb_adds(sb, "<p class=\"note\">Forecast quality inside each evidence window, from the controller's report: every "
 				    "forecast point whose target lies in the window, scored against the demand sample at its target time "
 				    "(mean error = actual &minus; mu, so a negative value is an over-forecast; coverage counts actual &le; the P90 "
-				    "guarantee quantile; pinball loss at p = 0.9). The tenant controller scores each pool's running HP GPUs, "
-				    "the aggregate controller the cluster's HP outstanding GPUs.</p>\n");
+				    "guarantee quantile; pinball loss at p = 0.9). ");
+			pc_families_scored(sb);   /* the families' own constant text, HTML as it stands */
+			sb_adds(sb, "</p>\n");
 			sb_add(sb, table.buf, table.len);
 		}
 		size_t k = 0;

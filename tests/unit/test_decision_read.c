@@ -86,10 +86,22 @@ static void report_control(void)
 	arena_release(&m.a);
 }
 
+/* report(1)'s note under the quality table comes from the family table, in the table's order */
+static void scored_note(void)
+{
+	struct strbuf sb;
+	sb_init(&sb);
+	pc_families_scored(&sb);
+	CHECK(!strcmp(sb.buf, "The tenant controller scores each pool's running HP GPUs, the aggregate controller the cluster's HP "
+			      "outstanding GPUs."), "scored note: '%s'", sb.buf);
+	sb_release(&sb);
+}
+
 int main(void)
 {
 	arena_init(&A);
 	readers();
+	scored_note();
 	report_control();
 	arena_release(&A);
 	printf("test_decision_read: %d checks, %d failures\n", checks, failures);

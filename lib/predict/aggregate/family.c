@@ -110,6 +110,7 @@ static const struct pc_decision_reader decision_reader = {
 	.pools = decision_pools,
 	.point = decision_point,
 	.hp_title = "actual HP demand (HP outstanding GPUs)",
+	.scored = "the cluster's HP outstanding GPUs",
 	.gate_counts = false,   /* no per-pool gate counts: three chart panels */
 };
 

@@ -236,6 +236,7 @@ static const struct pc_decision_reader decision_reader = {
 	.pools = decision_pools,
 	.point = decision_point,
 	.hp_title = "actual HP demand (running HP GPUs)",
+	.scored = "each pool's running HP GPUs",
 	.gate_counts = true,
 };
 
