@@ -281,7 +281,7 @@ trace_sanity() {
 	# Another seed, other bytes.
 	trace-synth --profile "$p3" --seed 2 --days 10 -o "$BATS_TEST_TMPDIR/c.ndjson"
 	run -0 jq -r 'select(.type == "header") | .trace_id' "$BATS_TEST_TMPDIR/c.ndjson"
-	assert_output "synth-alibaba-spot-gpu-v2026-s2-d10-10"
+	assert_output "synth-alibaba-spot-gpu-v2026-v3-s2-d10-10"
 }
 
 @test "trace-synth: /3 repairs the whole population, so --days and --gpu-model cut the same jobs; per-model counts exact" {

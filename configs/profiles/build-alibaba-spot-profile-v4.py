@@ -108,7 +108,7 @@ numbers = [x for row in hour_rows for x in row] + [x for row in day_rows for x i
 fingerprint = hashlib.sha256("".join("%.17g\n" % float(x) for x in numbers).encode()).hexdigest()
 
 prof["schema"] = "schednav.synth-profile/4"
-prof["name"] = prof["name"] + "-v4"
+prof["name"] = prof["name"].removesuffix("-v3") + "-v4"
 prof["builder"] = "configs/profiles/build-alibaba-spot-profile-v4.py"
 prof["attribution"]["aggregates"]["used"] += (
     "; v4: GPUs and GPU-seconds submitted per hour and day, per-model GPU-seconds submitted per day")
