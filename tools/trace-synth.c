@@ -25,7 +25,7 @@ static const char help[] =
 	"give byte-identical output. The trace's source says synthetic and names the profile.\n"
 	"\n"
 	"Options:\n"
-	"  --profile FILE     the profile (schednav.synth-profile/1, /2 or /3 JSON, .zst accepted)\n"
+	"  --profile FILE     the profile (schednav.synth-profile/1 to /4 JSON, .zst accepted)\n"
 	"  --seed N           seed of the generator, 0..2^63-1 (default 1)\n"
 	"  --load-factor F    scale every hour's job count by F > 0 (default 1: the profile's counts)\n"
 	"  --days A-B         keep jobs submitted on days A..B (0-based, inclusive; 'A' = one day);\n"
