@@ -236,19 +236,23 @@ policy() {
 	done
 }
 
-@test "hetjob: --hetjob join makes the components 112+0 and 112+1 one job that starts whole; split (the default) keeps two" {
+@test "hetjob: the components 112+0 and 112+1 become one job that starts whole (the default, --hetjob join); split keeps two" {
 	run -0 trace-import slurm --jobs "$DATA/slurm/sacct-states.txt" --nodes "$DATA/slurm/nodes.txt" \
-		--class qos:scavenger=Spot --class qos:normal=HP --class qos:high=HP --hetjob join -o "$TMP/j.nd"
+		--class qos:scavenger=Spot --class qos:normal=HP --class qos:high=HP -o "$TMP/j.nd"
 	run -0 jq -c 'select(.type == "job" and (.job_id | startswith("112"))) | del(.type)' "$TMP/j.nd"
 	assert_output '{"job_id":"112","submit":5400,"duration":900,"gpus":3,"class":"HP","gpu_model":"*","tenant":"vision"}'
-	run -0 jq -c '[.source.kept_job_kinds.heterogeneous_jobs, .params.hetjob]' <(head -n 1 "$TMP/j.nd")
-	assert_output '[1,"join"]'
+	run -0 jq -c '[.source.kept_job_kinds.heterogeneous_jobs, (.params | has("hetjob"))]' <(head -n 1 "$TMP/j.nd")
+	assert_output '[1,false]'
+	# naming the default gives the same bytes
 	run -0 trace-import slurm --jobs "$DATA/slurm/sacct-states.txt" --nodes "$DATA/slurm/nodes.txt" \
-		--class qos:scavenger=Spot --class qos:normal=HP --class qos:high=HP -o "$TMP/s.nd"
+		--class qos:scavenger=Spot --class qos:normal=HP --class qos:high=HP --hetjob join -o "$TMP/j2.nd"
+	run -0 cmp "$TMP/j.nd" "$TMP/j2.nd"
+	run -0 trace-import slurm --jobs "$DATA/slurm/sacct-states.txt" --nodes "$DATA/slurm/nodes.txt" \
+		--class qos:scavenger=Spot --class qos:normal=HP --class qos:high=HP --hetjob split -o "$TMP/s.nd"
 	run -0 jq -r 'select(.type == "job" and (.job_id | startswith("112"))) | .job_id' "$TMP/s.nd"
 	assert_output "$(printf '112+0\n112+1')"
-	run -0 jq -c 'has("hetjob")' <(head -n 1 "$TMP/s.nd" | jq .params)
-	assert_output false
+	run -0 jq -c '[.params.hetjob, (.source.kept_job_kinds | has("heterogeneous_jobs"))]' <(head -n 1 "$TMP/s.nd")
+	assert_output '["split",false]'
 	run -2 trace-import slurm --jobs "$DATA/slurm/sacct-states.txt" --nodes "$DATA/slurm/nodes.txt" --class '*=HP' --hetjob both
 	assert_line --index 0 "trace-import: --hetjob must be 'join' or 'split', not 'both'"
 	# a joined job holds all its GPUs for its whole run: one start time

@@ -73,12 +73,13 @@ run_example() {
 	assert_line "report: $OUT/report.html"
 }
 
-@test "examples/slurm-replay: the fixture's skipped rows, three policies, the failed constraint named, no eligible policy" {
+@test "examples/slurm-replay: the fixture's skipped rows, three policies tied, the failed soft constraint named, the approve commands" {
 	run_example slurm-replay run.sh
 	assert_success
 	assert_line 'import: {"job_step":6,"requeued_earlier_record":2,"pending_at_end":2,"running_at_end":1,"cancelled_before_start":2,"never_started":1,"zero_run_time":1,"no_gpus":1,"node_without_gpus":1}'
-	assert_line "  native-fifo: hp-p95-queue-seconds failed (hard): observed 64320 s, needs <= 3600 s"
-	assert_line "decision: no_eligible_policy"
+	assert_line "  native-fifo: allocation-soft-target failed (soft): observed 55.92%, needs >= 80.00%"
+	assert_line "decision: tie_requires_human_approval: native-fifo, native-preemptive-3600, native-preemptive-g3600-b09-loss-aware"
+	assert_line --regexp "^  .*/approve --ranking .*/ranking.ndjson --action native-preemptive-3600 --by 'YOUR NAME' --reason 'WHY'\$"
 	run env SCHEDNAV_BIN="$BIN" sh "$ROOT/examples/slurm-replay/run.sh" "$OUT" only-one-file
 	assert_failure 2
 	assert_output --partial "usage: sh examples/slurm-replay/run.sh OUTDIR [SACCT NODES]"

@@ -115,7 +115,7 @@ tr_job() { grep '"type":"job"' "$T/t.nd" | jq -r "select(.job_id == \"$1\") | $2
 	[ "$(grep -c '"type":"job"' "$T/t.nd")" -eq 9 ] || fail "$(grep '"type":"job"' "$T/t.nd")"
 	[ "$(head -n 1 "$T/t.nd" | jq -r .skipped_rows.cancelled_before_start)" -eq 1 ]
 	[ "$(head -n 1 "$T/t.nd" | jq -r .skipped_rows.requeued_earlier_record)" -ge 1 ]
-	[ "$(head -n 1 "$T/t.nd" | jq -c .source.kept_job_kinds)" = '{"array_tasks":3,"heterogeneous_components":0,"requeued_jobs":1}' ]
+	[ "$(head -n 1 "$T/t.nd" | jq -c .source.kept_job_kinds)" = '{"array_tasks":3,"heterogeneous_components":0,"heterogeneous_jobs":0,"requeued_jobs":1}' ]
 	run -0 grep '"type":"node"' "$T/t.nd"
 	assert_output "{\"type\":\"node\",\"node_id\":\"$(hostname -s)\",\"gpu_model\":\"tesla\",\"gpu_count\":8}"
 	for id in "${!gpus[@]}"; do

@@ -22,14 +22,14 @@ skipped() { head -n 1 "$TMP/t.nd" | jq -r ".skipped_rows.$1"; }
 job() { grep '"type":"job"' "$TMP/t.nd" | jq -c "select(.job_id == \"$1\") | del(.type)"; }
 job_ids() { grep '"type":"job"' "$TMP/t.nd" | jq -r .job_id | sort | tr '\n' ' '; }
 
-@test "slurm: the state fixture gives 11 jobs on 3 GPU nodes, every rule counted, provenance complete" {
+@test "slurm: the state fixture gives 10 jobs on 3 GPU nodes, every rule counted, provenance complete" {
 	imp
 	[ "$(grep -c '"type":"node"' "$TMP/t.nd")" -eq 3 ]
-	[ "$(job_ids)" = "100 101 102 104 105 106 109_1 109_2 112+0 112+1 118 " ]
+	[ "$(job_ids)" = "100 101 102 104 105 106 109_1 109_2 112 118 " ]
 	run -0 jq -c .skipped_rows <(head -n 1 "$TMP/t.nd")
 	assert_output '{"job_step":6,"requeued_earlier_record":2,"pending_at_end":2,"running_at_end":1,"cancelled_before_start":2,"never_started":1,"zero_run_time":1,"no_gpus":1,"node_without_gpus":1}'
 	run -0 jq -c '.source | [.service_class_mapping.rules, .tenant_mapping, .kept_by_final_state, .kept_job_kinds]' <(head -n 1 "$TMP/t.nd")
-	assert_output '[["qos:scavenger=Spot","qos:normal=HP","qos:high=HP"],{"from":"account","hashed":false},{"COMPLETED":7,"FAILED":1,"TIMEOUT":1,"CANCELLED":1,"PREEMPTED":1},{"array_tasks":2,"heterogeneous_components":2,"requeued_jobs":2}]'
+	assert_output '[["qos:scavenger=Spot","qos:normal=HP","qos:high=HP"],{"from":"account","hashed":false},{"COMPLETED":7,"FAILED":1,"TIMEOUT":1,"CANCELLED":1,"PREEMPTED":1},{"array_tasks":2,"heterogeneous_components":2,"heterogeneous_jobs":1,"requeued_jobs":2}]'
 	[ "$(head -n 1 "$TMP/t.nd" | jq -r '.time_origin + " " + .schema')" = "2026-11-02 08:00:00 schednav.trace/2" ]
 	[ "$(head -n 1 "$TMP/t.nd" | jq -r .source.sacct_sha256)" = "$(sha256sum < "$S/sacct-states.txt" | cut -c1-64)" ]
 	assert_schema "$TMP/t.nd"
@@ -95,8 +95,11 @@ job_ids() { grep '"type":"job"' "$TMP/t.nd" | jq -r .job_id | sort | tr '\n' ' '
 	[ -z "$(job '109_[3-5]')" ]
 }
 
-@test "slurm rule: heterogeneous job components (123+0) are jobs of their own" {
+@test "slurm rule: heterogeneous job components (123+0) become one job 123; with --hetjob split, jobs of their own" {
 	imp
+	[ "$(job 112)" = '{"job_id":"112","submit":5400,"duration":900,"gpus":3,"class":"HP","gpu_model":"*","tenant":"vision"}' ]
+	[ -z "$(job 112+0)" ]
+	imp --hetjob split
 	[ "$(job 112+0)" = '{"job_id":"112+0","submit":5400,"duration":900,"gpus":2,"class":"HP","gpu_model":"*","tenant":"vision"}' ]
 	[ "$(job 112+1)" = '{"job_id":"112+1","submit":5400,"duration":900,"gpus":1,"class":"HP","gpu_model":"a100","tenant":"vision"}' ]
 }
@@ -208,7 +211,7 @@ imp_file() {
 	[ "$(job 100@2026-11-20T10:00:00)" = '{"job_id":"100@2026-11-20T10:00:00","submit":1562400,"duration":1800,"gpus":2,"class":"HP","gpu_model":"*","tenant":"speech"}' ]
 	[ "$(skipped requeued_earlier_record)" -eq 1 ]
 	run -0 jq -c .source.kept_job_kinds <(head -n 1 "$TMP/t.nd")
-	assert_output '{"array_tasks":0,"heterogeneous_components":0,"requeued_jobs":1,"reused_job_ids":2}'
+	assert_output '{"array_tasks":0,"heterogeneous_components":0,"heterogeneous_jobs":0,"requeued_jobs":1,"reused_job_ids":2}'
 	# a REQUEUED record followed by one of another user is not a requeue of it
 	sed 's/^105|105|2026-11-02T08:40:11\(.*\)|nlp|bob|/105|105|2026-11-02T08:40:11\1|nlp|carol|/' "$S/sacct-reused-id.txt" > "$TMP/other.txt"
 	imp_file "$TMP/other.txt"

@@ -331,7 +331,7 @@ static int import_slurm(struct run *r, int argc, char **argv, struct trace *t, s
 		case OPT_HETJOB:
 			if (strcmp(optarg, "join") && strcmp(optarg, "split"))
 				usage_error(usage, "--hetjob must be 'join' or 'split', not '%s'", optarg);
-			o.het_join = !strcmp(optarg, "join");
+			o.het_split = !strcmp(optarg, "split");
 			break;
 		case OPT_RESOURCES: o.resources = true; break;
 		}
@@ -476,7 +476,7 @@ static const struct {
 	{ "csv", import_csv, CLI_INPUT | CLI_OUTPUT, "--map SPEC [--nodes-file FILE] [--node-subset-gpus N --seed S]", " FILE...",
 	  "any CSV with an explicit column and label mapping; -i FILE is the\n"
 	  "                  same as a FILE operand\n" },
-	{ "slurm", import_slurm, CLI_OUTPUT, "--jobs FILE --nodes FILE --class RULE... [--tenant-from account|user|none] [--hash-key FILE] [--hetjob split|join] [--resources]", "",
+	{ "slurm", import_slurm, CLI_OUTPUT, "--jobs FILE --nodes FILE --class RULE... [--tenant-from account|user|none] [--hash-key FILE] [--hetjob join|split] [--resources]", "",
 	  "sacct -P output and scontrol show node -o output; RULE is\n"
 	  "                  qos:NAME=HP|Spot, partition:NAME=HP|Spot or *=HP|Spot (first match wins)\n" },
 	{ "swf", import_swf, CLI_OUTPUT,

@@ -85,7 +85,7 @@ struct import_slurm_opts {
 	size_t n_rules;                        /* at least one */
 	int tenant_from;                       /* IMPORT_SLURM_TENANT_* */
 	const char *hash_key;
-	bool het_join;                         /* issue 37: --hetjob join (components 123+N become one job 123) */
+	bool het_split;                        /* issue 37: --hetjob split (each component 123+N its own job; default: join into 123) */
 	bool resources;                        /* issue 36: AllocTRES cpu/mem, and the nodes' CPUTot/RealMemory */
 };
 

@@ -527,8 +527,8 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	imp_param(a, hdr, "class", rules);
 	imp_param(a, hdr, "tenant_from", json_str(a, tenant_words[o->tenant_from]));
 	imp_param(a, hdr, "hash_tenants", json_bool(a, o->hash_key != NULL));   /* never the key */
-	if (o->het_join)
-		imp_param(a, hdr, "hetjob", json_str(a, "join"));
+	if (o->het_split)
+		imp_param(a, hdr, "hetjob", json_str(a, "split"));
 	if (o->resources)
 		imp_param(a, hdr, "resources", json_bool(a, true));
 
@@ -547,9 +547,9 @@ int trace_import_slurm(const struct import_slurm_opts *o, struct trace *t, struc
 	p.kept_kinds = json_object(&t->arena);
 	imp_reason(&t->arena, p.kept_kinds, "array_tasks");
 	imp_reason(&t->arena, p.kept_kinds, "heterogeneous_components");
-	imp_reason(&t->arena, p.kept_kinds, "requeued_jobs");
-	if (o->het_join)
+	if (!o->het_split)
 		imp_reason(&t->arena, p.kept_kinds, "heterogeneous_jobs");
+	imp_reason(&t->arena, p.kept_kinds, "requeued_jobs");
 	sb_init(&p.l.buf);
 	p.jobs.strings = &t->arena;
 	int rc = IMPORT_DATA_ERROR;

@@ -1,6 +1,6 @@
-/* import_slurm_het — heterogeneous jobs as one job (issue 37, trace-import slurm --hetjob
- * join): the components 123+0, 123+1, ... that were kept become one job 123 whose components
- * start together or not at all, as Slurm starts them. The job: the earliest submit, the sum of
+/* import_slurm_het — heterogeneous jobs as one job (issue 37; trace-import slurm's default,
+ * --hetjob split keeps the components apart): the components 123+0, 123+1, ... that were
+ * kept become one job 123 whose components start together or not at all, as Slurm starts them. The job: the earliest submit, the sum of
  * the GPUs, the longest run (it holds every component's GPUs until the last ends), the
  * longest time_limit (none when a component has none), the components' model when they share
  * one, else "*", and the class of the first component in the file. A joined job has no

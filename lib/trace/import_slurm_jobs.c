@@ -434,7 +434,7 @@ int imp_slurm_finish_jobs(struct slurm_jobs *jobs, const struct import_slurm_opt
 	if (jobs->limit_kinds)
 		for (size_t i = b.kept_first; i < t->n_jobs; i++)
 			imp_count(&t->arena, jobs->limit_kinds, fin[i - b.kept_first]->limit_word);
-	if (o->het_join)
+	if (!o->het_split)
 		imp_slurm_join_hetjobs(t, b.kept_first, kept_kinds);
 	jobs->res_uneven = b.res_uneven;
 	for (size_t i = b.kept_first; i < t->n_jobs; i++)
