@@ -1,11 +1,14 @@
 /* Pass 3 of the /4 generator (generate4.c): durations to jobs. Hour 0's jobs first, along an
  * exponential skyline of each model's day-0 GPU-seconds (hour0_skyline). Then the long ones
  * (SYNTH_LONG_DUR4 and up), longest first, each to one of each model's CAND_DAYS (model, day)s
- * with the most GPU-seconds still to submit, on a job drawn by count, preferring one within its
- * need and with room under its model's published concurrency over every hour the job would
- * touch (else the most need, the job cut to its room but kept in its duration bucket), in the
- * hour of the day with the most GPU-seconds still to submit. The short ones are dealt over the
- * other jobs in a seeded order. */
+ * with the most GPU-seconds still to submit (further down, up to CAND_MAX, while none of them
+ * fits), on a job drawn by count, preferring one within its need and with room under its
+ * model's published concurrency over every hour the job would touch, the largest need relative
+ * to its model's table total first (else within the need only, the most room relative to the
+ * model's GPUs, the job cut to its room but kept in its duration bucket; else the least
+ * GPU-seconds past the need relative to the model's total), in the hour of the day with the
+ * most GPU-seconds still to submit. The short ones are dealt over the other jobs in a seeded
+ * order. */
 #include "synth/synth.h"
 #include "core/xalloc.h"
 #include <math.h>
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #define CAND_DAYS 4
+#define CAND_MAX 16       /* ... and up to 16 when none of the 4 fits both its need and its room */
 #define HOUR0_SHARE 0.93      /* of a model's day-0 GPU-seconds, submitted in hour 0 (the fleet's: 20.55e9 of 22.04e9) */
 
 /* Pass 3's index: the generated jobs grouped by (model, submit day), each group by size
@@ -233,6 +237,26 @@ static void hour0_skyline(const struct synth_profile *p, struct synth_job3 *jobs
 	free(idx);
 }
 
+/* The order of pass 3's candidates: fitting both the day's need and the room (0), by need;
+ * else within the need only (1), by the room relative to the model's GPUs; else within the room
+ * only (2) or neither (3), by the GPU-seconds past the day's need relative to the model's table
+ * total, so what fits no need lands on the models in proportion to their size, not on the one
+ * whose room is shortest in GPUs (the smallest pool: docs/profiles.md). */
+static int tier(const struct cand *c)
+{
+	return c->fits_need ? (c->room >= 0 ? 0 : 1) : (c->room >= 0 ? 2 : 3);
+}
+
+static double tier_key(const struct cand *c, int t, double L, double span_end, double cap, double total)
+{
+	if (t == 0)
+		return c->md->need / (total > 0 ? total : 1);
+	if (t == 1)
+		return c->room / (cap > 0 ? cap : 1);
+	double s = (double)c->r->hour * SYNTH_HOUR + SYNTH_HOUR / 2, d = L < span_end - s ? L : span_end - s;
+	return -(c->g->gpus * d - c->md->need) / (total > 0 ? total : 1);
+}
+
 /* A job that fits nowhere keeps its duration bucket but ends, at its lower edge at the
  * earliest, by the last hour its model's room still holds it: the longest prefix
  * [h0, x] of hours with room >= its GPUs (binary search over range minima). */
@@ -270,6 +294,12 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 	double *need0 = xmalloc((nm * nd + 1) * sizeof *need0), *left0 = xmalloc((nm * nc + 1) * sizeof *left0);
 	memcpy(need0, md_need, nm * nd * sizeof *need0);
 	memcpy(left0, conc_left, nm * nc * sizeof *left0);
+	double *cap = xmalloc((nm ? nm : 1) * sizeof *cap), *total = xcalloc(nm ? nm : 1, sizeof *total);
+	for (size_t m = 0; m < nm; m++) {
+		cap[m] = (double)p->models[m].capacity;
+		for (size_t d = 0; d < nd; d++)
+			total[m] += md_need[m * nd + d];
+	}
 	hour0_skyline(p, jobs, n, dur, taken, done, md_need, r_short);
 	for (size_t i = 0; i < n; i++)   /* the hour-0 jobs out of the needs and the room */
 		if (done[i]) {
@@ -293,30 +323,36 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 			continue;
 		double L = dur[k];
 		struct cand best = { 0 }, c;
-		bool have = false, fits = false;
+		bool have = false;
+		int best_tier = 0;
+		double best_key = 0;
 		for (size_t m = 0; m < nm; m++) {
-			struct mday *top[CAND_DAYS] = { 0 };
+			struct mday *top[CAND_MAX] = { 0 };
 			for (size_t d = 0; d < nd; d++) {
 				struct mday *md = &ix.md[m * nd + d];
-				if (md->left <= 0)
-					continue;
-				for (size_t x = 0; x < CAND_DAYS; x++)
+				if (md->left <= 0 || (top[CAND_MAX - 1] && md->need <= top[CAND_MAX - 1]->need))
+					continue;   /* (the list is by need, largest first: no place in it) */
+				for (size_t x = 0; x < CAND_MAX; x++)
 					if (!top[x] || md->need > top[x]->need) {
-						for (size_t y = CAND_DAYS - 1; y > x; y--)
+						for (size_t y = CAND_MAX - 1; y > x; y--)
 							top[y] = top[y - 1];
 						top[x] = md;
 						break;
 					}
 			}
-			for (size_t x = 0; x < CAND_DAYS && top[x]; x++) {
+			bool model_ok = false;
+			for (size_t x = 0; x < CAND_MAX && top[x] && (x < CAND_DAYS || !model_ok); x++) {
 				if (!candidate(&ix, top[x], L, sneed, &room[m], nc, span_end, r_short, &c))
 					continue;
-				/* fitting both the day's need and the room first, by need; else the most room */
-				bool ok = c.room >= 0 && c.fits_need;
-				if (!have || (ok && !fits) || (ok == fits && (ok ? c.md->need > best.md->need : c.room > best.room))) {
+				int t = tier(&c);
+				if (t == 0)
+					model_ok = true;
+				double key = tier_key(&c, t, L, span_end, cap[m], total[m]);
+				if (!have || t < best_tier || (t == best_tier && key > best_key)) {
 					best = c;
 					have = true;
-					fits = ok;
+					best_tier = t;
+					best_key = key;
 				}
 			}
 		}
@@ -327,6 +363,7 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 		best.md->left--;
 		struct synth_job3 *j = &jobs[i];
 		double d = L < span_end - (double)j->submit ? L : span_end - (double)j->submit;
+		bool fits = best_tier == 0;
 		if (!fits)
 			d = cut_to_room(p, &room[j->model], nc, j, d);
 		j->duration = d < 1 ? 1 : d;
@@ -362,6 +399,7 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 		if (j->duration < 1)
 			j->duration = 1;
 	}
+	free(cap); free(total);
 	free(rest); free(done); free(taken); free(ix.order); free(ix.runs); free(ix.groups); free(ix.md);
 }
 
