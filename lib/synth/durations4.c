@@ -133,19 +133,70 @@ static void nt_add(struct mintree *t, size_t k, size_t lo, size_t hi, size_t a, 
 	t->mn[k] = (l < r ? l : r) + t->add[k];
 }
 
-static double nt_min(const struct mintree *t, size_t k, size_t lo, size_t hi, size_t a, size_t b)
+/* The minimum over hours [a, b] (a <= b), bottom-up: the nodes inside the range hang off two
+ * chains (the left one under l - 1, the right one under r); each part takes its ancestors' adds bottom-up, and the two meet at their common parent
+ * (the recursive form's sums in the same order: a min before an add is exact, rounding is
+ * monotone). */
+static double nt_range_min(const struct mintree *t, size_t a, size_t b)
 {
-	if (b < lo || a > hi)
-		return INFINITY;
-	if (a <= lo && hi <= b)
-		return t->mn[k];
-	size_t mid = (lo + hi) / 2;
-	double l = nt_min(t, 2 * k, lo, mid, a, b), r = nt_min(t, 2 * k + 1, mid + 1, hi, a, b);
-	return (l < r ? l : r) + t->add[k];
+	size_t l = a + t->size, r = b + t->size + 1;
+	double rl = INFINITY, rr = INFINITY;
+	while (l < r) {
+		if (l & 1) {
+			rl = t->mn[l] < rl ? t->mn[l] : rl;
+			l++;
+		}
+		if (r & 1) {
+			r--;
+			rr = t->mn[r] < rr ? t->mn[r] : rr;
+		}
+		l >>= 1;
+		r >>= 1;
+		if (rl < INFINITY)
+			rl += t->add[l - 1];
+		if (rr < INFINITY)
+			rr += t->add[r];
+	}
+	size_t pl = l - 1, pr = r;
+	if (rl < INFINITY && rr < INFINITY) {
+		while ((pl >> 1) != (pr >> 1)) {
+			pl >>= 1;
+			pr >>= 1;
+			rl += t->add[pl];
+			rr += t->add[pr];
+		}
+		double v = rl < rr ? rl : rr;
+		for (size_t p = pl >> 1; p >= 1; p >>= 1)
+			v += t->add[p];
+		return v;
+	}
+	double v = rl < INFINITY ? rl : rr;
+	if (!(v < INFINITY))
+		return v;
+	for (size_t p = (rl < INFINITY ? pl : pr) >> 1; p >= 1; p >>= 1)
+		v += t->add[p];
+	return v;
 }
 
 /* One candidate of pass 3: a (model, day), its size group and hour run, and the room. */
-struct cand { struct mday *md; struct sgroup *g; struct run *r; double room; bool fits_need; };
+struct cand { struct mday *md; struct sgroup *g; struct run *r; double room; bool fits_need; size_t b; double d; };
+
+/* The candidate's hour: its group's run with the most GPU-seconds still to submit (the first
+ * on ties), the duration cut at the end of the series and the last hour it touches. */
+static void cand_hour(const struct dindex *ix, struct cand *c, double L, const double *sneed, size_t nc, double span_end)
+{
+	const struct sgroup *g = c->g;
+	struct run *r = NULL;
+	for (size_t x = g->r0; x < g->r1; x++)
+		if (ix->runs[x].pos < ix->runs[x].end && (!r || sneed[ix->runs[x].hour] > sneed[r->hour]))
+			r = &ix->runs[x];
+	long long s = (long long)r->hour * SYNTH_HOUR + SYNTH_HOUR / 2;
+	double d = L < span_end - (double)s ? L : span_end - (double)s;
+	long long h1 = synth_end_hour(s, d < 1 ? 1 : d);
+	c->r = r;
+	c->d = d;
+	c->b = h1 < (long long)nc ? (size_t)h1 : nc - 1;
+}
 
 static bool candidate(struct dindex *ix, struct mday *md, double L, const double *sneed, const struct mintree *room,
 	size_t nc, double span_end, struct synth_rng *rng, struct cand *c)
@@ -162,20 +213,29 @@ static bool candidate(struct dindex *ix, struct mday *md, double L, const double
 			if ((pick -= g->left) < 0)
 				break;
 		}
-	(void)L;
-	struct run *r = NULL;
-	for (size_t x = g->r0; x < g->r1; x++)
-		if (ix->runs[x].pos < ix->runs[x].end && (!r || sneed[ix->runs[x].hour] > sneed[r->hour]))
-			r = &ix->runs[x];
-	long long s = (long long)r->hour * SYNTH_HOUR + SYNTH_HOUR / 2;
-	double d = L < span_end - (double)s ? L : span_end - (double)s;
-	long long h1 = synth_end_hour(s, d < 1 ? 1 : d);
-	size_t b = h1 < (long long)nc ? (size_t)h1 : nc - 1;
-	*c = (struct cand){ md, g, r, r->hour < nc ? nt_min(room, 1, 0, room->size - 1, r->hour, b) - g->gpus : -INFINITY, true };
+	*c = (struct cand){ md, g, NULL, NAN, true, 0, L };
+	/* the job's end: L from the hour of the day with the most GPU-seconds still to submit, cut
+	 * at the end of the series; the hour is looked for only where the cut can matter here (a
+	 * day near the end), else when the room is asked for (cand_room) */
+	size_t day_end = (ix->runs[g->r0].hour / 24) * 24 + 23;
+	double d = L;
+	if (!(L < span_end - ((double)day_end * SYNTH_HOUR + SYNTH_HOUR / 2))) {
+		cand_hour(ix, c, L, sneed, nc, span_end);
+		d = c->d;
+	}
 	/* a (model, day) takes a job only within its GPU-seconds still to submit */
 	if (g->gpus * d > md->need)
 		c->fits_need = false;
 	return true;
+}
+
+/* The candidate's room (the range minimum), asked for only where it can decide something. */
+static void cand_room(const struct dindex *ix, struct cand *c, double L, const double *sneed, const struct mintree *room,
+	size_t nc, double span_end)
+{
+	if (!c->r)
+		cand_hour(ix, c, L, sneed, nc, span_end);
+	c->room = c->r->hour < nc ? nt_range_min(room, c->r->hour, c->b) - c->g->gpus : -INFINITY;
 }
 
 /* Pass 3: the long durations (longest first) by the GPU-seconds tables and each model's room
@@ -272,11 +332,11 @@ static double cut_to_room(const struct synth_profile *p, const struct mintree *r
 		return d;
 	long long last = synth_end_hour(j->submit, d);
 	size_t hi = last < (long long)nc ? (size_t)last : nc - 1, lo = h0;
-	if (nt_min(room, 1, 0, room->size - 1, h0, hi) >= j->gpus)
+	if (nt_range_min(room, h0, hi) >= j->gpus)
 		return d;
 	while (lo < hi) {   /* the last x with min(room[h0..x]) >= gpus, or h0 */
 		size_t mid = (lo + hi + 1) / 2;
-		if (nt_min(room, 1, 0, room->size - 1, h0, mid) >= j->gpus)
+		if (nt_range_min(room, h0, mid) >= j->gpus)
 			lo = mid;
 		else
 			hi = mid - 1;
@@ -344,6 +404,13 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 			for (size_t x = 0; x < CAND_MAX && top[x] && (x < CAND_DAYS || !model_ok); x++) {
 				if (!candidate(&ix, top[x], L, sneed, &room[m], nc, span_end, r_short, &c))
 					continue;
+				/* the room query only where its answer can matter: for the model's first fit,
+				 * or when the candidate could win (the same choices, fewer queries) */
+				bool need = !have || (c.fits_need ? (!model_ok || best_tier > 0 ||
+					c.md->need / (total[m] > 0 ? total[m] : 1) > best_key) : best_tier >= 2);
+				if (!need)
+					continue;
+				cand_room(&ix, &c, L, sneed, &room[m], nc, span_end);
 				int t = tier(&c);
 				if (t == 0)
 					model_ok = true;
