@@ -221,7 +221,7 @@ config_with() {
 	run make -C "$ROOT" --no-print-directory STUDY=configs/studies/adaptive-holdout.json STUDY_WORK="$T/full" STUDY_BIN="$BIN" adaptive-design
 	assert_success
 	D="$T/full/adaptive-holdout/design.ndjson"
-	[ "$(jq -c 'select(.type == "adaptive_design") | [.split.calibration_window_count, .split.evaluation_window_count, .capacity_gpus]' "$D")" = '[79,53,976]' ]
+	[ "$(jq -c 'select(.type == "adaptive_design") | [.split.calibration_window_count, .split.evaluation_window_count, .capacity_gpus]' "$D")" = '[79,54,976]' ]
 	"$ROOT/tests/adaptive/scripted-agent" "$D" "$T/agent.nd"
 	[ "$(sans_header "$T/agent.nd")" = "$(sans_header "$ROOT/configs/studies/adaptive-holdout.agent.ndjson")" ] ||
 		fail "configs/studies/adaptive-holdout.agent.ndjson is stale: regenerate it with tests/adaptive/scripted-agent"

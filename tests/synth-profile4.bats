@@ -130,5 +130,10 @@ refused() {
 	# concurrency of every pool to its target (A100 0.957 against 0.95, docs/profiles.md)
 	run -0 jq -r 'select(.type == "fidelity_model") | [.model, .v4.touched_pearson_r.met] | @tsv' "$T/f.nd"
 	assert_output "$(printf 'A10\ttrue\nA100-SXM4-80GB\ttrue\nGPU-series-2\ttrue\nGPU-series-1\ttrue\nH800\ttrue\nA800-SXM4-80GB\ttrue')"
+	# every model's GPU-seconds by submit day: day 0, the daily r and the daily ratio's p50 and p90
+	# (A800's day 0 was +68 % and its p50 +216 % before pass 3 weighed needs by the model's total)
+	run -0 jq -r 'select(.type == "fidelity_model") | .v4.gpu_seconds_by_submit_day |
+		[.day0.met, .pearson_r_days_1_183.met, .ratio_p50.met, .ratio_p90.met] | @tsv' "$T/f.nd"
+	assert_output "$(for _ in 1 2 3 4 5 6; do printf 'true\ttrue\ttrue\ttrue\n'; done | sed '$ s/\n$//')"
 	grep -q '^## Classes and submissions (profile /4)' "$T/f.md" || fail "no /4 section in the Markdown"
 }

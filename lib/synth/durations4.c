@@ -1,11 +1,14 @@
 /* Pass 3 of the /4 generator (generate4.c): durations to jobs. Hour 0's jobs first, along an
  * exponential skyline of each model's day-0 GPU-seconds (hour0_skyline). Then the long ones
  * (SYNTH_LONG_DUR4 and up), longest first, each to one of each model's CAND_DAYS (model, day)s
- * with the most GPU-seconds still to submit, on a job drawn by count, preferring one within its
- * need and with room under its model's published concurrency over every hour the job would
- * touch (else the most need, the job cut to its room but kept in its duration bucket), in the
- * hour of the day with the most GPU-seconds still to submit. The short ones are dealt over the
- * other jobs in a seeded order. */
+ * with the most GPU-seconds still to submit (further down, up to CAND_MAX, while none of them
+ * fits), on a job drawn by count, preferring one within its need and with room under its
+ * model's published concurrency over every hour the job would touch, the largest need relative
+ * to its model's table total first (else within the need only, the most room relative to the
+ * model's GPUs, the job cut to its room but kept in its duration bucket; else the least
+ * GPU-seconds past the need relative to the model's total), in the hour of the day with the
+ * most GPU-seconds still to submit. The short ones are dealt over the other jobs in a seeded
+ * order. */
 #include "synth/synth.h"
 #include "core/xalloc.h"
 #include <math.h>
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #define CAND_DAYS 4
+#define CAND_MAX 16       /* ... and up to 16 when none of the 4 fits both its need and its room */
 #define HOUR0_SHARE 0.93      /* of a model's day-0 GPU-seconds, submitted in hour 0 (the fleet's: 20.55e9 of 22.04e9) */
 
 /* Pass 3's index: the generated jobs grouped by (model, submit day), each group by size
@@ -129,19 +133,70 @@ static void nt_add(struct mintree *t, size_t k, size_t lo, size_t hi, size_t a, 
 	t->mn[k] = (l < r ? l : r) + t->add[k];
 }
 
-static double nt_min(const struct mintree *t, size_t k, size_t lo, size_t hi, size_t a, size_t b)
+/* The minimum over hours [a, b] (a <= b), bottom-up: the nodes inside the range hang off two
+ * chains (the left one under l - 1, the right one under r); each part takes its ancestors' adds bottom-up, and the two meet at their common parent
+ * (the recursive form's sums in the same order: a min before an add is exact, rounding is
+ * monotone). */
+static double nt_range_min(const struct mintree *t, size_t a, size_t b)
 {
-	if (b < lo || a > hi)
-		return INFINITY;
-	if (a <= lo && hi <= b)
-		return t->mn[k];
-	size_t mid = (lo + hi) / 2;
-	double l = nt_min(t, 2 * k, lo, mid, a, b), r = nt_min(t, 2 * k + 1, mid + 1, hi, a, b);
-	return (l < r ? l : r) + t->add[k];
+	size_t l = a + t->size, r = b + t->size + 1;
+	double rl = INFINITY, rr = INFINITY;
+	while (l < r) {
+		if (l & 1) {
+			rl = t->mn[l] < rl ? t->mn[l] : rl;
+			l++;
+		}
+		if (r & 1) {
+			r--;
+			rr = t->mn[r] < rr ? t->mn[r] : rr;
+		}
+		l >>= 1;
+		r >>= 1;
+		if (rl < INFINITY)
+			rl += t->add[l - 1];
+		if (rr < INFINITY)
+			rr += t->add[r];
+	}
+	size_t pl = l - 1, pr = r;
+	if (rl < INFINITY && rr < INFINITY) {
+		while ((pl >> 1) != (pr >> 1)) {
+			pl >>= 1;
+			pr >>= 1;
+			rl += t->add[pl];
+			rr += t->add[pr];
+		}
+		double v = rl < rr ? rl : rr;
+		for (size_t p = pl >> 1; p >= 1; p >>= 1)
+			v += t->add[p];
+		return v;
+	}
+	double v = rl < INFINITY ? rl : rr;
+	if (!(v < INFINITY))
+		return v;
+	for (size_t p = (rl < INFINITY ? pl : pr) >> 1; p >= 1; p >>= 1)
+		v += t->add[p];
+	return v;
 }
 
 /* One candidate of pass 3: a (model, day), its size group and hour run, and the room. */
-struct cand { struct mday *md; struct sgroup *g; struct run *r; double room; bool fits_need; };
+struct cand { struct mday *md; struct sgroup *g; struct run *r; double room; bool fits_need; size_t b; double d; };
+
+/* The candidate's hour: its group's run with the most GPU-seconds still to submit (the first
+ * on ties), the duration cut at the end of the series and the last hour it touches. */
+static void cand_hour(const struct dindex *ix, struct cand *c, double L, const double *sneed, size_t nc, double span_end)
+{
+	const struct sgroup *g = c->g;
+	struct run *r = NULL;
+	for (size_t x = g->r0; x < g->r1; x++)
+		if (ix->runs[x].pos < ix->runs[x].end && (!r || sneed[ix->runs[x].hour] > sneed[r->hour]))
+			r = &ix->runs[x];
+	long long s = (long long)r->hour * SYNTH_HOUR + SYNTH_HOUR / 2;
+	double d = L < span_end - (double)s ? L : span_end - (double)s;
+	long long h1 = synth_end_hour(s, d < 1 ? 1 : d);
+	c->r = r;
+	c->d = d;
+	c->b = h1 < (long long)nc ? (size_t)h1 : nc - 1;
+}
 
 static bool candidate(struct dindex *ix, struct mday *md, double L, const double *sneed, const struct mintree *room,
 	size_t nc, double span_end, struct synth_rng *rng, struct cand *c)
@@ -158,20 +213,29 @@ static bool candidate(struct dindex *ix, struct mday *md, double L, const double
 			if ((pick -= g->left) < 0)
 				break;
 		}
-	(void)L;
-	struct run *r = NULL;
-	for (size_t x = g->r0; x < g->r1; x++)
-		if (ix->runs[x].pos < ix->runs[x].end && (!r || sneed[ix->runs[x].hour] > sneed[r->hour]))
-			r = &ix->runs[x];
-	long long s = (long long)r->hour * SYNTH_HOUR + SYNTH_HOUR / 2;
-	double d = L < span_end - (double)s ? L : span_end - (double)s;
-	long long h1 = synth_end_hour(s, d < 1 ? 1 : d);
-	size_t b = h1 < (long long)nc ? (size_t)h1 : nc - 1;
-	*c = (struct cand){ md, g, r, r->hour < nc ? nt_min(room, 1, 0, room->size - 1, r->hour, b) - g->gpus : -INFINITY, true };
+	*c = (struct cand){ md, g, NULL, NAN, true, 0, L };
+	/* the job's end: L from the hour of the day with the most GPU-seconds still to submit, cut
+	 * at the end of the series; the hour is looked for only where the cut can matter here (a
+	 * day near the end), else when the room is asked for (cand_room) */
+	size_t day_end = (ix->runs[g->r0].hour / 24) * 24 + 23;
+	double d = L;
+	if (!(L < span_end - ((double)day_end * SYNTH_HOUR + SYNTH_HOUR / 2))) {
+		cand_hour(ix, c, L, sneed, nc, span_end);
+		d = c->d;
+	}
 	/* a (model, day) takes a job only within its GPU-seconds still to submit */
 	if (g->gpus * d > md->need)
 		c->fits_need = false;
 	return true;
+}
+
+/* The candidate's room (the range minimum), asked for only where it can decide something. */
+static void cand_room(const struct dindex *ix, struct cand *c, double L, const double *sneed, const struct mintree *room,
+	size_t nc, double span_end)
+{
+	if (!c->r)
+		cand_hour(ix, c, L, sneed, nc, span_end);
+	c->room = c->r->hour < nc ? nt_range_min(room, c->r->hour, c->b) - c->g->gpus : -INFINITY;
 }
 
 /* Pass 3: the long durations (longest first) by the GPU-seconds tables and each model's room
@@ -233,6 +297,26 @@ static void hour0_skyline(const struct synth_profile *p, struct synth_job3 *jobs
 	free(idx);
 }
 
+/* The order of pass 3's candidates: fitting both the day's need and the room (0), by need;
+ * else within the need only (1), by the room relative to the model's GPUs; else within the room
+ * only (2) or neither (3), by the GPU-seconds past the day's need relative to the model's table
+ * total, so what fits no need lands on the models in proportion to their size, not on the one
+ * whose room is shortest in GPUs (the smallest pool: docs/profiles.md). */
+static int tier(const struct cand *c)
+{
+	return c->fits_need ? (c->room >= 0 ? 0 : 1) : (c->room >= 0 ? 2 : 3);
+}
+
+static double tier_key(const struct cand *c, int t, double L, double span_end, double cap, double total)
+{
+	if (t == 0)
+		return c->md->need / (total > 0 ? total : 1);
+	if (t == 1)
+		return c->room / (cap > 0 ? cap : 1);
+	double s = (double)c->r->hour * SYNTH_HOUR + SYNTH_HOUR / 2, d = L < span_end - s ? L : span_end - s;
+	return -(c->g->gpus * d - c->md->need) / (total > 0 ? total : 1);
+}
+
 /* A job that fits nowhere keeps its duration bucket but ends, at its lower edge at the
  * earliest, by the last hour its model's room still holds it: the longest prefix
  * [h0, x] of hours with room >= its GPUs (binary search over range minima). */
@@ -248,11 +332,11 @@ static double cut_to_room(const struct synth_profile *p, const struct mintree *r
 		return d;
 	long long last = synth_end_hour(j->submit, d);
 	size_t hi = last < (long long)nc ? (size_t)last : nc - 1, lo = h0;
-	if (nt_min(room, 1, 0, room->size - 1, h0, hi) >= j->gpus)
+	if (nt_range_min(room, h0, hi) >= j->gpus)
 		return d;
 	while (lo < hi) {   /* the last x with min(room[h0..x]) >= gpus, or h0 */
 		size_t mid = (lo + hi + 1) / 2;
-		if (nt_min(room, 1, 0, room->size - 1, h0, mid) >= j->gpus)
+		if (nt_range_min(room, h0, mid) >= j->gpus)
 			lo = mid;
 		else
 			hi = mid - 1;
@@ -270,6 +354,12 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 	double *need0 = xmalloc((nm * nd + 1) * sizeof *need0), *left0 = xmalloc((nm * nc + 1) * sizeof *left0);
 	memcpy(need0, md_need, nm * nd * sizeof *need0);
 	memcpy(left0, conc_left, nm * nc * sizeof *left0);
+	double *cap = xmalloc((nm ? nm : 1) * sizeof *cap), *total = xcalloc(nm ? nm : 1, sizeof *total);
+	for (size_t m = 0; m < nm; m++) {
+		cap[m] = (double)p->models[m].capacity;
+		for (size_t d = 0; d < nd; d++)
+			total[m] += md_need[m * nd + d];
+	}
 	hour0_skyline(p, jobs, n, dur, taken, done, md_need, r_short);
 	for (size_t i = 0; i < n; i++)   /* the hour-0 jobs out of the needs and the room */
 		if (done[i]) {
@@ -293,30 +383,43 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 			continue;
 		double L = dur[k];
 		struct cand best = { 0 }, c;
-		bool have = false, fits = false;
+		bool have = false;
+		int best_tier = 0;
+		double best_key = 0;
 		for (size_t m = 0; m < nm; m++) {
-			struct mday *top[CAND_DAYS] = { 0 };
+			struct mday *top[CAND_MAX] = { 0 };
 			for (size_t d = 0; d < nd; d++) {
 				struct mday *md = &ix.md[m * nd + d];
-				if (md->left <= 0)
-					continue;
-				for (size_t x = 0; x < CAND_DAYS; x++)
+				if (md->left <= 0 || (top[CAND_MAX - 1] && md->need <= top[CAND_MAX - 1]->need))
+					continue;   /* (the list is by need, largest first: no place in it) */
+				for (size_t x = 0; x < CAND_MAX; x++)
 					if (!top[x] || md->need > top[x]->need) {
-						for (size_t y = CAND_DAYS - 1; y > x; y--)
+						for (size_t y = CAND_MAX - 1; y > x; y--)
 							top[y] = top[y - 1];
 						top[x] = md;
 						break;
 					}
 			}
-			for (size_t x = 0; x < CAND_DAYS && top[x]; x++) {
+			bool model_ok = false;
+			for (size_t x = 0; x < CAND_MAX && top[x] && (x < CAND_DAYS || !model_ok); x++) {
 				if (!candidate(&ix, top[x], L, sneed, &room[m], nc, span_end, r_short, &c))
 					continue;
-				/* fitting both the day's need and the room first, by need; else the most room */
-				bool ok = c.room >= 0 && c.fits_need;
-				if (!have || (ok && !fits) || (ok == fits && (ok ? c.md->need > best.md->need : c.room > best.room))) {
+				/* the room query only where its answer can matter: for the model's first fit,
+				 * or when the candidate could win (the same choices, fewer queries) */
+				bool need = !have || (c.fits_need ? (!model_ok || best_tier > 0 ||
+					c.md->need / (total[m] > 0 ? total[m] : 1) > best_key) : best_tier >= 2);
+				if (!need)
+					continue;
+				cand_room(&ix, &c, L, sneed, &room[m], nc, span_end);
+				int t = tier(&c);
+				if (t == 0)
+					model_ok = true;
+				double key = tier_key(&c, t, L, span_end, cap[m], total[m]);
+				if (!have || t < best_tier || (t == best_tier && key > best_key)) {
 					best = c;
 					have = true;
-					fits = ok;
+					best_tier = t;
+					best_key = key;
 				}
 			}
 		}
@@ -327,6 +430,7 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 		best.md->left--;
 		struct synth_job3 *j = &jobs[i];
 		double d = L < span_end - (double)j->submit ? L : span_end - (double)j->submit;
+		bool fits = best_tier == 0;
 		if (!fits)
 			d = cut_to_room(p, &room[j->model], nc, j, d);
 		j->duration = d < 1 ? 1 : d;
@@ -362,6 +466,7 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 		if (j->duration < 1)
 			j->duration = 1;
 	}
+	free(cap); free(total);
 	free(rest); free(done); free(taken); free(ix.order); free(ix.runs); free(ix.groups); free(ix.md);
 }
 

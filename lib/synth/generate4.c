@@ -17,10 +17,12 @@
  *     duration buckets' edges and the duration quantiles (log-linear between knots), the
  *     real rows' nearest durations taken out; hour 0's jobs along an exponential skyline of
  *     each model's day-0 GPU-seconds; then the long ones (>= 1 h), longest first, each to a
- *     (model, day) with GPU-seconds still to submit and room under the model's concurrency;
+ *     (model, day) with GPU-seconds still to submit and room under the model's concurrency,
+ *     the largest need relative to the model's total first;
  *     the short ones dealt over the rest in a seeded order;
  *  4. the repair pass of /3 (repair3.c) over the jobs of 1 h and more moves their ends
- *     inside their duration bucket toward each model's concurrency;
+ *     inside their duration bucket toward each model's concurrency (a job drawn under a day
+ *     to at most REPAIR_STRETCH x its drawn duration);
  *  5. classes: each day's exact Spot count, each Spot job the day's unclaimed job whose
  *     duration is nearest a target drawn from the Spot duration figures (median, p90, long
  *     share) on the same side of 6 h, among the nearest the one whose GPU-seconds are nearest
@@ -46,6 +48,7 @@ enum { RNG4_SUBMIT = 201, RNG4_DECK, RNG4_DURATION, RNG4_SHORT, RNG4_SPOT, RNG4_
 #define SPOT_LONG 21600.0      /* the long-job slice threshold when the profile has none */
 #define SPOT_TOP (7.0 * SYNTH_DAY)   /* the longest Spot duration (inferred, as /3) */
 #define SPOT_CANDIDATES 48
+#define REPAIR_STRETCH 2.5     /* the repair pass ends a generated job drawn under a day at most 2.5 x its drawn duration */
 #define SPOT_UP 0.25           /* weight of a short Spot candidate's GPU-seconds above the need per job */
 
 /* A max tree over hours: the hour with the largest key, lowest index first on ties. */
@@ -495,7 +498,7 @@ static void repair_long(const struct synth_profile *p, double F, struct synth_jo
 	struct synth_job3 *sub = xmalloc((k ? k : 1) * sizeof *sub);
 	for (size_t i = 0; i < k; i++)
 		sub[i] = pop[idx[i]];
-	synth_repair3(p, F, sub, k);
+	synth_repair3_stretch(p, F, sub, k, REPAIR_STRETCH, SYNTH_DAY);
 	/* hour 0's generated jobs keep their skyline durations on a model whose day-0 GPU-seconds
 	 * that brings nearer its table (the repair pass shortens them toward the early hours) */
 	size_t nm = p->n_models;
@@ -535,12 +538,15 @@ static const char method4[] =
 	"knots), less each real row's nearest; hour 0's jobs of each model (split by the published hour-0 concurrency) "
 	"end along an exponential skyline whose area is 93 % of the model's day-0 GPU-seconds, each the free duration "
 	"nearest its level; durations of 1 h or more, longest first, each to the (model, day) with the most GPU-seconds "
-	"still to submit (model_daily_capacity_ratio) among each model's 4 largest, on a job drawn by count, in the hour "
-	"of the day with the most GPU-seconds still to submit (hourly_summary), preferring a (model, day) within its need "
-	"and with room under the model's concurrency over every hour the job touches (else the one with the most need, "
-	"the job cut to that room but not below its duration bucket), cut at the end of the series; shorter durations "
+	"still to submit (model_daily_capacity_ratio) among each model's 4 largest (up to 16 while none fits), on a job "
+	"drawn by count, in the hour of the day with the most GPU-seconds still to submit (hourly_summary), preferring a "
+	"(model, day) within its need and with room under the model's concurrency over every hour the job touches, the "
+	"largest need relative to the model's table total first (else within the need, the most room relative to the "
+	"model's GPUs, the job cut to that room but not below its duration bucket; else the least GPU-seconds past the "
+	"need relative to the model's total), cut at the end of the series; shorter durations "
 	"dealt over the other jobs in a seeded order; then the /3 repair pass over the jobs of 1 h or more (ends moved inside "
-	"their duration bucket toward each model's concurrency; a model's hour-0 jobs keep their skyline durations where "
+	"their duration bucket toward each model's concurrency, a job drawn under a day to at most 2.5 x its drawn "
+	"duration; a model's hour-0 jobs keep their skyline durations where "
 	"that leaves its day-0 GPU-seconds nearer the table); then each day's exact Spot "
 	"count, each Spot job the day's HP job nearest a Spot duration target (log-linear through 1 s, the class median, "
 	"the long-job threshold at the published long share, the p90 and 7 days) on the same side of the threshold, "

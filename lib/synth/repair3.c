@@ -401,7 +401,7 @@ static void match_gpu_seconds(struct repair *r)
 }
 
 static void repair_model(const struct synth_profile *p, double F, struct synth_job3 *jobs, const size_t *idx, size_t n,
-	int m, struct model_state *ms, double *lo_of, double *hi_of)
+	int m, struct model_state *ms, double *lo_of, double *hi_of, double stretch, double below)
 {
 	const struct synth_model *sm = &p->models[m];
 	size_t nc = p->n_conc;
@@ -439,6 +439,10 @@ static void repair_model(const struct synth_profile *p, double F, struct synth_j
 		if (!j->hp)
 			r.SP[j->duration >= p->long_threshold] += j->gpus * j->duration;
 		synth_repair3_range(p, m, j->duration, &lo_of[k], &hi_of[k]);
+		if (stretch > 1 && j->real < 0 && j->duration < below) {   /* /4: an end at most stretch x its drawn duration */
+			double b = j->duration * stretch;
+			hi_of[k] = hi_of[k] < b ? hi_of[k] : b;
+		}
 	}
 	r.gs = isfinite(r.Gt) && r.Gt > 0;
 	r.wg = r.gs ? W_GS * (double)nc / (r.Gt * r.Gt) : 0;
@@ -453,6 +457,12 @@ static void repair_model(const struct synth_profile *p, double F, struct synth_j
 }
 
 void synth_repair3(const struct synth_profile *p, double load_factor, struct synth_job3 *jobs, size_t n)
+{
+	synth_repair3_stretch(p, load_factor, jobs, n, 0, 0);
+}
+
+void synth_repair3_stretch(const struct synth_profile *p, double load_factor, struct synth_job3 *jobs, size_t n, double stretch,
+	double below)
 {
 	size_t nc = p->n_conc;
 	if (!nc)
@@ -477,7 +487,7 @@ void synth_repair3(const struct synth_profile *p, double load_factor, struct syn
 		idx[fill[jobs[i].model]++] = i;
 	double *lo_of = xmalloc((n ? n : 1) * sizeof *lo_of), *hi_of = xmalloc((n ? n : 1) * sizeof *hi_of);
 	for (size_t m = 0; m < nm; m++)
-		repair_model(p, load_factor, jobs, idx + start[m], start[m + 1] - start[m], (int)m, &ms, lo_of, hi_of);
+		repair_model(p, load_factor, jobs, idx + start[m], start[m + 1] - start[m], (int)m, &ms, lo_of, hi_of, stretch, below);
 	free(idx);
 	free(start);
 	free(fill);

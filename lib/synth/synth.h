@@ -182,6 +182,11 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
  * duration bucket, so each model's hourly concurrency, daily peaks and GPU-seconds come
  * closer to the profile's; real rows are never edited. Deterministic. */
 void synth_repair3(const struct synth_profile *p, double load_factor, struct synth_job3 *jobs, size_t n);
+/* The same, but a generated job drawn shorter than `below` seconds ends at most stretch x its
+ * duration d (and inside its bucket); stretch <= 1: the bucket only, as synth_repair3. The /4
+ * generator's (docs/profiles.md). */
+void synth_repair3_stretch(const struct synth_profile *p, double load_factor, struct synth_job3 *jobs, size_t n, double stretch,
+	double below);
 /* /4 pass 6 (swap4.c): generated jobs of one model, class, size and submit day (hour 0 and the
  * real rows excepted) exchange submit times where that brings each model's touched-hour series
  * closer to its published one. Deterministic for a given r. */

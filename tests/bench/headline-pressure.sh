@@ -18,7 +18,9 @@ for v in 3 4; do
 	s=adaptive-holdout$([ "$v" = 3 ] && echo -v3 || true)
 	d=$work/$s
 	if [ "$v" = 4 ]; then
-		pc=$(ids 43 51 79 86 104 114) ph=$(ids 147 151 152 175 179)
+		# the current /4 trace's medoids (12e7695; the fb5ee98 trace's were 43 51 79 86 104 114
+		# and 147 151 152 175 179)
+		pc=$(ids 54 63 90 94 99 104) ph=$(ids 106 125 146 147 164)
 	else
 		pc=$(ids 73 97 110 127 131 138) ph=$(ids 157 161 166 167 172)
 	fi
