@@ -25,8 +25,10 @@
 # minutes. QOS scavenger is not used: high preempts it, and Slurm's preemption is not what the
 # replay's is (section 6).
 #
-# Takes minutes and depends on the machine's load: it is run by make bench
-# (tests/bench/80-slurm-backfill.sh), never by make check.
+# Exit 0 (whatever the agreement), 77 when no Slurm runs sched/backfill, 75 when the queue is
+# not empty after a minute, 2 on a bad option, 1 otherwise. Takes about eight minutes and
+# depends on the machine's load: tests/backfill-live.bats runs it when the Slurm is in its mode,
+# and make bench (tests/bench/80-slurm-backfill.sh).
 set -eu
 cd "$(dirname "$0")/../.."
 BIN=${SCHEDNAV_BIN:-$PWD/bin}
@@ -34,6 +36,9 @@ njobs=200
 dir=
 json=
 while [ $# -gt 0 ]; do
+	case "$1" in
+	--jobs|--keep) [ $# -ge 2 ] || { echo "backfill-live: $1 needs a value" >&2; exit 2; } ;;
+	esac
 	case "$1" in
 	--jobs) njobs=$2; shift ;;
 	--keep) dir=$2; shift ;;
@@ -54,7 +59,8 @@ priority/multifactor) mode=multifactor ;;
 esac
 # a job that is just ending (start-local.sh's test job after a restart) gets a minute
 for _ in $(seq 30); do [ -z "$(squeue -h)" ] && break; sleep 2; done
-[ -z "$(squeue -h)" ] || { say "the queue is not empty: wait for those jobs first"; exit 1; }
+# another's jobs on a shared Slurm: exit 75 (EX_TEMPFAIL), try again later
+[ -z "$(squeue -h)" ] || { say "the queue is not empty: wait for those jobs first"; exit 75; }
 [ -n "$dir" ] || dir=$(mktemp -d "${TMPDIR:-/tmp}/backfill-live.XXXXXX")
 mkdir -p "$dir"
 say "$mode run: $njobs jobs, files in $dir"
