@@ -108,7 +108,7 @@ replay_run() {
 		[ $((dec * 100)) -ge $((200 * 95)) ] || fail "$name: $dec of 200 within 5 s, under 95 %"
 		n=$((n + 1))
 	done < "$RUNS/expected.tsv"
-	[ "$n" -ge 7 ] || fail "only $n recorded runs"
+	[ "$n" -ge 8 ] || fail "only $n recorded runs"
 	# both modes are recorded
 	run -0 cut -f 2 "$RUNS/expected.tsv"
 	assert_line multifactor
