@@ -160,6 +160,34 @@ policy() {
 	assert_output --partial "unknown backfill_plan_times 'exact' (want 'rounded_up' or 'slurm')"
 }
 
+@test "backfill: backfill_resolution_phase_seconds moves the bf_resolution grid (Slurm's is on the epoch, the replay's on its origin)" {
+	sed 's/"job_id":"c","submit":2,"duration":50,\(.*\)"time_limit":50/"job_id":"c","submit":2,"duration":98,\1"time_limit":98/' \
+		"$DATA/sim/backfill-issue.trace.ndjson" | grep -v '"type":"end"' | stream-seal > "$TMP/c98.nd"
+	# conservative, plan times slurm, bf_resolution 30. Phase 0: b's reservation [100, 110)
+	# rounds down to [90, 90), empty, and c backfills at 2. Phase 10: the grid is {20, 50, 80,
+	# 110, ...}; the reservation rounds down to [80, 110), and c (2 to 100) may not start before it
+	policy conservative-p0 fifo conservative ',"backfill_plan_times":"slurm","backfill_resolution_seconds":30'
+	policy conservative-p10 fifo conservative ',"backfill_plan_times":"slurm","backfill_resolution_seconds":30,"backfill_resolution_phase_seconds":10'
+	run -0 starts "$TMP/conservative-p0.json" "$TMP/c98.nd"
+	assert_output "a=0 b=100 c=2 d=110 "
+	run -0 starts "$TMP/conservative-p10.json" "$TMP/c98.nd"
+	assert_output "a=0 b=100 c=110 d=110 "
+	# the key is in the canonical policy only when set
+	sim-run --policy "$TMP/conservative-p10.json" --input "$TMP/c98.nd" -o "$TMP/r10" || fail "sim-run failed"
+	run -0 jq -c '.policy.backfill_resolution_phase_seconds' <(head -n 1 "$TMP/r10")
+	assert_output '10'
+	sim-run --policy "$TMP/conservative-p0.json" --input "$TMP/c98.nd" -o "$TMP/r0" || fail "sim-run failed"
+	run -0 jq -c '.policy | has("backfill_resolution_phase_seconds")' <(head -n 1 "$TMP/r0")
+	assert_output 'false'
+	# a phase of a whole step (or without a resolution) is refused
+	policy bad fifo conservative ',"backfill_resolution_seconds":30,"backfill_resolution_phase_seconds":30'
+	run -1 sim-run --policy "$TMP/bad.json" --input "$TMP/c98.nd"
+	assert_output --partial "'backfill_resolution_phase_seconds' (30) shifts the bf_resolution grid: it needs 'backfill_resolution_seconds' greater than it"
+	policy bad fifo conservative ',"backfill_resolution_phase_seconds":3'
+	run -1 sim-run --policy "$TMP/bad.json" --input "$TMP/c98.nd"
+	assert_output --partial "'backfill_resolution_phase_seconds' (3) shifts"
+}
+
 @test "backfill: plans with the limit, never the recorded run; a job without a limit uses the declared default" {
 	# a's limit says 100, its run 20: at 20 b (4 GPUs) still waits for c (planned end 52) and
 	# d (limit 200) may not pass b's reservation at 52, although c really ends there too.

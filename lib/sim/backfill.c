@@ -136,7 +136,7 @@ struct rvec {
 struct bf_index {
 	struct rvec all;                /* the entries (fast: unused) */
 	size_t count;                   /* fast: the entries over every model */
-	long long dflt, res;            /* bf_default_limit and bf_resolution it was built with */
+	long long dflt, res, ph;        /* bf_default_limit, bf_resolution and its phase it was built with */
 	enum sim_backfill mode;         /* the policy it was built for */
 	bool fast;                      /* conservative on whole GPUs of concrete models: per model */
 	struct rvec *bym;               /* fast: the entries per model (v unused) */
@@ -240,7 +240,7 @@ void sim_backfill_release(struct sim *s)
 static struct bf_index *index_get(struct sim *s)
 {
 	struct bf_index *x = s->bfx;
-	if (x && x->dflt == s->p->bf_default_limit && x->res == s->p->bf_resolution && x->mode == s->p->backfill) {
+	if (x && x->dflt == s->p->bf_default_limit && x->res == s->p->bf_resolution && x->ph == s->p->bf_res_phase && x->mode == s->p->backfill) {
 		while (x->fast && x->checked < s->n && whole(&s->jobs[x->checked]))
 			x->checked++;   /* jobs added since (an open simulation) */
 		if (!x->fast || x->checked == s->n)
@@ -250,6 +250,7 @@ static struct bf_index *index_get(struct sim *s)
 	x = s->bfx = xcalloc(1, sizeof *x);
 	x->dflt = s->p->bf_default_limit;
 	x->res = s->p->bf_resolution;
+	x->ph = s->p->bf_res_phase;
 	x->mode = s->p->backfill;
 	x->fast = x->mode == BACKFILL_CONSERVATIVE;
 	for (size_t i = 0; x->fast && i < s->n; i++)
@@ -338,11 +339,11 @@ static bool holds(const struct profile *p, size_t i, int model, double g)
 }
 
 /* The first breakpoint from which g GPUs of model are free for L seconds (n: never). */
-static size_t earliest(const struct profile *p, int model, double g, double L, double res)
+static size_t earliest(const struct profile *p, int model, double g, double L, double res, double ph)
 {
 	size_t c = 0;
 	for (size_t i = 0; i < p->n; i++) {
-		if (i > c && col_past(p->t[c], p->t[i], c == 0, L, res))
+		if (i > c && col_past(p->t[c], p->t[i], c == 0, L, res, ph))
 			return c;
 		if (!holds(p, i, model, g))
 			c = i + 1;
@@ -395,7 +396,7 @@ static void reserve(struct bf *b, struct sim_job *j)
 	if (b->reservations >= b->max_reservations)
 		return;
 	double L = planned_run(s, j);
-	size_t c = earliest(&b->pr, j->model, j->gpu, L, sim_bf_test_res(s));
+	size_t c = earliest(&b->pr, j->model, j->gpu, L, sim_bf_test_res(s), sim_bf_phase(s));
 	if (c == b->pr.n || (s->p->bf_window > 0 && b->pr.t[c] > s->now + (double)s->p->bf_window))
 		return;     /* never within the plan, or beyond the window: no reservation */
 	double end = sim_bf_round_up(s, sim_bf_res_down(s, b->pr.t[c] + L)), from = sim_bf_res_down(s, b->pr.t[c]);
@@ -433,7 +434,7 @@ static void col_reserve(struct bf *b, struct col *c, struct sim_job *j)
 {
 	struct sim *s = b->s;
 	double L = planned_run(s, j);
-	size_t i = sim_col_earliest(c, j->gpu, L, sim_bf_test_res(s));
+	size_t i = sim_col_earliest(c, j->gpu, L, sim_bf_test_res(s), sim_bf_phase(s));
 	if (i == c->n || (s->p->bf_window > 0 && c->t[i] > s->now + (double)s->p->bf_window))
 		return;
 	double end = sim_bf_round_up(s, sim_bf_res_down(s, c->t[i] + L)), from = sim_bf_res_down(s, c->t[i]);

@@ -99,11 +99,11 @@ void sim_col_take_upto(struct col *c, size_t i0, double end, double g, double up
 }
 
 /* The first row from which g stay free for L seconds (n: never), as backfill.c's earliest(). */
-size_t sim_col_earliest(const struct col *p, double g, double L, double res)
+size_t sim_col_earliest(const struct col *p, double g, double L, double res, double ph)
 {
 	size_t c = 0;
 	for (size_t i = 0; i < p->n; i++) {
-		if (i > c && col_past(p->t[c], p->t[i], c == 0, L, res))
+		if (i > c && col_past(p->t[c], p->t[i], c == 0, L, res, ph))
 			return c;
 		if (p->f[i] < g)
 			c = i + 1;

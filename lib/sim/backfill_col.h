@@ -24,20 +24,21 @@ size_t sim_col_point_at(struct col *c, double t);   /* the row at t (> t[0]), in
 void sim_col_take_upto(struct col *c, size_t i0, double end, double g, double upto);   /* whole-node reservation */
 /* Whether row time ti is past the L seconds of a start at tc (row c; first: c is now). res < 0:
  * ours, [tc, tc + L). res >= 0, Slurm's (backfill_plan_times slurm): a start now is tested on
- * [tc, tc + L], a reservation on [tc, tc + L rounded down to res). */
-static inline bool col_past(double tc, double ti, bool first, double L, double res)
+ * [tc, tc + L], a reservation on [tc, tc + L rounded down to res's grid {k * res - ph}). */
+static inline bool col_past(double tc, double ti, bool first, double L, double res, double ph)
 {
 	if (res < 0)
 		return ti >= tc + L;
 	if (first)
 		return ti > tc + L;
-	return ti >= (res > 0 ? floor((tc + L) / res) * res : tc + L);
+	return ti >= (res > 0 ? floor((tc + L + ph) / res) * res - ph : tc + L);
 }
 
-size_t sim_col_earliest(const struct col *c, double g, double L, double res);    /* n: never */
+size_t sim_col_earliest(const struct col *c, double g, double L, double res, double ph);    /* n: never */
 
 /* backfill_times.c: the plan's arithmetic under backfill_plan_times and backfill_reservation */
 struct sim;
+double sim_bf_phase(const struct sim *s);
 double sim_bf_round_up(const struct sim *s, double t);
 bool sim_bf_closed(const struct sim *s);
 double sim_bf_test_res(const struct sim *s);

@@ -7,11 +7,18 @@
 #include "sim/backfill_col.h"
 #include <math.h>
 
+/* backfill_resolution_phase_seconds: the grid is {k * r - phase} (Slurm's is on the epoch's
+ * seconds, the replay counts from its own origin). 0 by default: multiples of r. */
+double sim_bf_phase(const struct sim *s)
+{
+	return (double)s->p->bf_res_phase;
+}
+
 /* bf_resolution: running and started jobs' planned ends rounded up (exact under plan times slurm). */
 double sim_bf_round_up(const struct sim *s, double t)
 {
-	double r = (double)s->p->bf_resolution;
-	return r > 0 && isfinite(t) && s->p->bf_rounding == BF_ROUND_UP ? ceil(t / r) * r : t;
+	double r = (double)s->p->bf_resolution, ph = sim_bf_phase(s);
+	return r > 0 && isfinite(t) && s->p->bf_rounding == BF_ROUND_UP ? ceil((t + ph) / r) * r - ph : t;
 }
 
 /* Plan times slurm: a job starting now must end strictly before a reservation starts. */
@@ -29,8 +36,8 @@ double sim_bf_test_res(const struct sim *s)
 /* Plan times slurm: a reservation's start and end rounded down to bf_resolution. */
 double sim_bf_res_down(const struct sim *s, double t)
 {
-	double r = (double)s->p->bf_resolution;
-	return r > 0 && isfinite(t) && s->p->bf_rounding == BF_ROUND_DOWN ? floor(t / r) * r : t;
+	double r = (double)s->p->bf_resolution, ph = sim_bf_phase(s);
+	return r > 0 && isfinite(t) && s->p->bf_rounding == BF_ROUND_DOWN ? floor((t + ph) / r) * r - ph : t;
 }
 
 /* The GPUs of the whole nodes g needs, ceil(g / G) x G, G the largest node of model m (any: -1). */

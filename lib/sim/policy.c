@@ -131,6 +131,7 @@ static const struct knob knobs[] = {
 	{ "placement_seed", KNOB_SECONDS, false, FIELD(placement_seed), NULL, NULL, 0 },
 	{ "backfill_reservation", KNOB_CHOICE, false, FIELD(bf_reservation), bf_reservations, " (want 'jobs' or 'whole_nodes')", 0 },
 	{ "backfill_plan_times", KNOB_CHOICE, false, FIELD(bf_rounding), bf_roundings, " (want 'rounded_up' or 'slurm')", 0 },
+	{ "backfill_resolution_phase_seconds", KNOB_SECONDS, false, FIELD(bf_res_phase), NULL, NULL, 0 },
 };
 #define N_KNOBS (sizeof knobs / sizeof *knobs)
 
@@ -284,6 +285,11 @@ int policy_from_json(struct sim_policy *p, const struct json *doc, struct arena 
 	if (p->placement_seed && p->placement == PLACEMENT_POOL) {   /* issue 36 */
 		snprintf(err, errlen, "'placement_seed' seeds the physical node model: it needs a 'placement_strategy' other than "
 			 "'deterministic_best_fit'");
+		return -1;
+	}
+	if (p->bf_res_phase && p->bf_res_phase >= p->bf_resolution) {   /* issue 37 */
+		snprintf(err, errlen, "'backfill_resolution_phase_seconds' (%lld) shifts the bf_resolution grid: it needs "
+			 "'backfill_resolution_seconds' greater than it", p->bf_res_phase);
 		return -1;
 	}
 	struct json *mfj = json_get(doc, "priority_multifactor");   /* issue 37 */

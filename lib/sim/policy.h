@@ -71,6 +71,8 @@ struct sim_policy {
 	long long placement_seed;             /* placement_seed: the physical model's seed (ranks, random), default 0 */
 	enum sim_bf_reservation bf_reservation; /* backfill_reservation, default jobs */
 	enum sim_bf_rounding bf_rounding;     /* backfill_plan_times, default rounded_up */
+	long long bf_res_phase;               /* backfill_resolution_phase_seconds: the bf_resolution grid is
+	                                       * {k * res - phase} (0 = multiples of res), < res */
 	const struct mf_config *mf;           /* priority_multifactor (needs backfill), NULL = the key order of §3.4 */
 	struct json *canonical;               /* the canonical dict (original key names) */
 	char fingerprint[FP_HEX_XXH3];                 /* XXH3-128 of json_write_sorted(canonical) */
