@@ -28,6 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The unit test's switch to the reference (backfill_col.h). */
+bool sim_bf_force_full;
+
 struct profile {
 	double *t;      /* breakpoint times, ascending (t[0] = now, the actual state) */
 	double *f;      /* n rows of w: free GPUs per model, then in total, from t[i] to t[i + 1] */
@@ -251,7 +254,7 @@ static struct bf_index *index_get(struct sim *s)
 	x->dflt = s->p->bf_default_limit;
 	x->res = s->p->bf_resolution;
 	x->mode = s->p->backfill;
-	x->fast = x->mode == BACKFILL_CONSERVATIVE;
+	x->fast = x->mode == BACKFILL_CONSERVATIVE && !sim_bf_force_full;
 	for (size_t i = 0; x->fast && i < s->n; i++)
 		x->fast = whole(&s->jobs[i]);
 	for (size_t i = 0; x->fast && i < s->n_nodes; i++)

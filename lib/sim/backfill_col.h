@@ -34,6 +34,10 @@ static inline bool col_past(double tc, double ti, bool first, double L, double r
 	return ti >= (res > 0 ? floor((tc + L) / res) * res : tc + L);
 }
 
+/* backfill.c: true = conservative always plans with the full profile of all models (the
+ * reference the unit test compares the per-model plan with); false by default. */
+extern bool sim_bf_force_full;
+
 size_t sim_col_earliest(const struct col *c, double g, double L, double res);    /* n: never */
 
 /* backfill_times.c: the plan's arithmetic under backfill_plan_times and backfill_reservation */
