@@ -61,6 +61,7 @@ struct bf {
 	struct profile pr;
 	bool built;
 	struct col *cols;               /* the fast plan, per model (NULL: the full profile) */
+	struct bf_memo *memo;           /* the full profile: per model + 1 ("*" last), this pass's searches */
 	struct sim_job **pending;       /* the blocked jobs, in the pass's order; reserved when flushed */
 	size_t np, capp;
 	size_t reservations, max_reservations;
@@ -340,11 +341,11 @@ static bool holds(const struct profile *p, size_t i, int model, double g)
 	return f[p->w - 1] >= g && (model < 0 || f[model] >= g);
 }
 
-/* The first breakpoint from which g GPUs of model are free for L seconds (n: never). */
-static size_t earliest(const struct profile *p, int model, double g, double L, double res)
+/* The first breakpoint from which g GPUs of model are free for L seconds (n: never), from
+ * breakpoint c on (0, or one whose predecessor does not hold g: the scan from 0 gets there). */
+static size_t earliest(const struct profile *p, size_t c, int model, double g, double L, double res)
 {
-	size_t c = 0;
-	for (size_t i = 0; i < p->n; i++) {
+	for (size_t i = c; i < p->n; i++) {
 		if (i > c && col_past(p->t[c], p->t[i], c == 0, L, res))
 			return c;
 		if (!holds(p, i, model, g))
@@ -397,9 +398,15 @@ static void reserve(struct bf *b, struct sim_job *j)
 	struct sim *s = b->s;
 	if (b->reservations >= b->max_reservations)
 		return;
-	double L = planned_run(s, j);
-	size_t c = earliest(&b->pr, j->model, j->gpu, L, sim_bf_test_res(s));
-	if (c == b->pr.n || (s->p->bf_window > 0 && b->pr.t[c] > s->now + (double)s->p->bf_window))
+	double L = planned_run(s, j), window = s->p->bf_window > 0 ? s->now + (double)s->p->bf_window : INFINITY;
+	struct bf_memo *memo = &b->memo[j->model < 0 ? s->n_models : j->model];
+	double bound = sim_bf_memo_bound(memo, j->gpu, L);
+	if (bound > window || bound == INFINITY)
+		return;     /* an easier search found nothing within the window (or at all) */
+	size_t c = bound > b->pr.t[0] ? point_at(&b->pr, bound) : 0;   /* a breakpoint already */
+	c = earliest(&b->pr, c, j->model, j->gpu, L, sim_bf_test_res(s));
+	sim_bf_memo_note(memo, j->gpu, L, c == b->pr.n ? INFINITY : b->pr.t[c]);
+	if (c == b->pr.n || b->pr.t[c] > window)
 		return;     /* never within the plan, or beyond the window: no reservation */
 	double end = sim_bf_round_up(s, sim_bf_res_down(s, b->pr.t[c] + L)), from = sim_bf_res_down(s, b->pr.t[c]);
 	if (from < b->pr.t[c])          /* rounded down: from the grid point before (now at the earliest) */
@@ -704,6 +711,7 @@ size_t sim_backfill_pass(struct sim *s)
 	b.max_reservations = easy ? 1 : SIZE_MAX;
 	b.col = xcalloc((size_t)s->n_models + 1, sizeof *b.col);
 	b.ccur = xcalloc((size_t)s->n_models + 1, sizeof *b.ccur);
+	b.memo = xcalloc((size_t)s->n_models + 1, sizeof *b.memo);
 	if (!easy && index_get(s)->fast) {
 		b.cols = s->bfx->cols;
 		for (size_t m = 0; m < s->bfx->nm; m++)
@@ -763,6 +771,7 @@ size_t sim_backfill_pass(struct sim *s)
 	free(o.v);
 	free(b.col);
 	free(b.ccur);
+	free(b.memo);
 	free(b.done);
 	free(b.pending);
 	free(b.pr.t);

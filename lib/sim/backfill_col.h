@@ -34,6 +34,16 @@ static inline bool col_past(double tc, double ti, bool first, double L, double r
 	return ti >= (res > 0 ? floor((tc + L) / res) * res : tc + L);
 }
 
+/* A pass's memo of reservation searches for one model (backfill.c's full profile): within a
+ * pass the plan only loses free GPUs, so a job of g >= g0 GPUs for L >= L0 seconds can start
+ * no earlier than a search for (g0, L0) found (t0; INFINITY: never). A few recent searches. */
+struct bf_memo {
+	double g[8], L[8], t[8];
+	unsigned n, next;
+};
+double sim_bf_memo_bound(const struct bf_memo *m, double g, double L);   /* the latest t0 that binds; -INFINITY: none */
+void sim_bf_memo_note(struct bf_memo *m, double g, double L, double t);
+
 /* backfill.c: true = conservative always plans with the full profile of all models (the
  * reference the unit test compares the per-model plan with); false by default. */
 extern bool sim_bf_force_full;
