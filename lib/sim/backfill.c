@@ -146,11 +146,33 @@ struct bf_index {
 	struct rvec *bym;               /* fast: the entries per model (v unused) */
 	struct col *cols;               /* fast: the plan's columns, their buffers kept across passes */
 	size_t nm, checked;             /* fast: models; jobs known whole and concrete */
+	size_t *cur;                    /* per job: its run ordinal + 1 while it runs, else 0 */
+	size_t ncur;
 };
 
-static bool live(const struct release *r)
+/* Whether an entry's run still runs: read from the index's own array, not from the jobs (a
+ * cache miss each, and the plan reads every entry every cycle). */
+static bool live(const struct bf_index *x, const struct release *r)
 {
-	return r->j->running && r->j->runs == (long long)r->run;
+	return x->cur[r->job] == r->run + 1;
+}
+
+/* cur[job] for a job that runs (or ran): the array grown to the jobs of an open simulation. */
+static void cur_set(struct sim *s, struct bf_index *x, const struct sim_job *j, size_t v)
+{
+	size_t k = (size_t)(j - s->jobs);
+	if (k >= x->ncur) {
+		x->cur = xrealloc(x->cur, s->n * sizeof *x->cur);
+		memset(x->cur + x->ncur, 0, (s->n - x->ncur) * sizeof *x->cur);
+		x->ncur = s->n;
+	}
+	x->cur[k] = v;
+}
+
+void sim_backfill_stopped(struct sim *s, struct sim_job *j)
+{
+	if (s->bfx)
+		cur_set(s, s->bfx, j, 0);
 }
 
 static void index_insert(struct rvec *x, struct release r)
@@ -169,11 +191,11 @@ static void index_insert(struct rvec *x, struct release r)
 	x->n++;
 }
 
-static size_t compact(struct release *v, size_t n)
+static size_t compact(const struct bf_index *x, struct release *v, size_t n)
 {
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++)
-		if (live(&v[i]))
+		if (live(x, &v[i]))
 			v[w++] = v[i];
 	return w;
 }
@@ -210,18 +232,19 @@ void sim_backfill_started(struct sim *s, struct sim_job *j)
 		return;
 	}
 	struct release r = release_of(s, j);
+	cur_set(s, x, j, r.run + 1);
 	if (isfinite(r.t)) {
 		index_insert(x->fast ? &x->bym[j->model] : &x->all, r);
 		x->count++;
 	}
 	if (x->count > 2 * s->rn + 64) {   /* compact: keep the live entries */
 		if (!x->fast) {
-			x->count = x->all.n = compact(x->all.v, x->all.n);
+			x->count = x->all.n = compact(x, x->all.v, x->all.n);
 			return;
 		}
 		x->count = 0;
 		for (size_t m = 0; m < x->nm; m++)
-			x->count += x->bym[m].n = compact(x->bym[m].v, x->bym[m].n);
+			x->count += x->bym[m].n = compact(x, x->bym[m].v, x->bym[m].n);
 	}
 }
 
@@ -235,6 +258,7 @@ void sim_backfill_release(struct sim *s)
 		free(s->bfx->bym);
 		free(s->bfx->cols);
 		free(s->bfx->all.v);
+		free(s->bfx->cur);
 		free(s->bfx);
 		s->bfx = NULL;
 	}
@@ -264,8 +288,11 @@ static struct bf_index *index_get(struct sim *s)
 	struct rvec *all = &x->all;
 	all->v = xmalloc((s->rn + 1) * sizeof *all->v);
 	all->cap = s->rn + 1;
+	x->cur = xcalloc(s->n + 1, sizeof *x->cur);
+	x->ncur = s->n;
 	for (size_t i = 0; i < s->rn; i++) {
 		struct release r = release_of(s, s->running[i].j);
+		x->cur[r.job] = r.run + 1;
 		if (isfinite(r.t))
 			all->v[all->n++] = r;
 	}
@@ -313,7 +340,7 @@ static void profile_build(struct bf *b)
 	size_t w = 0;                   /* stale entries are dropped as they are read */
 	for (size_t i = 0; i < x->n; i++) {
 		const struct release *r = &x->v[i];
-		if (!live(r))
+		if (!live(ix, r))
 			continue;
 		x->v[w++] = *r;
 		r = &x->v[w - 1];
@@ -429,7 +456,7 @@ static void col_build(struct sim *s, struct col *c, int m)
 	sim_col_begin(c, s->now, s->fbm[m]);
 	size_t w = 0;
 	for (size_t i = 0; i < r->n; i++)
-		if (live(&r->v[i])) {
+		if (live(s->bfx, &r->v[i])) {
 			r->v[w++] = r->v[i];
 			sim_col_release(c, r->v[i].t > s->now ? r->v[i].t : s->now, r->v[i].gpu);
 		}
@@ -571,18 +598,19 @@ static struct shadow shadow_of(struct sim *s, const struct sim_job *B)
 	struct shadow sh = { INFINITY, INFINITY, INFINITY };
 	int m = B->model;
 	double fm = m < 0 ? s->tfree : s->fbm[m], ft = s->tfree;
-	const struct rvec *x = &index_get(s)->all;
+	const struct bf_index *ix = index_get(s);
+	const struct rvec *x = &ix->all;
 	size_t i = 0;
 	double t = s->now;
 	while (!(fm >= B->gpu && ft >= B->gpu)) {
-		while (i < x->n && !live(&x->v[i]))
+		while (i < x->n && !live(ix, &x->v[i]))
 			i++;
 		if (i == x->n)
 			return sh;      /* never fits within the plan */
 		t = x->v[i].t > s->now ? x->v[i].t : s->now;
 		for (; i < x->n && !(x->v[i].t > t); i++) {   /* every release at t */
 			const struct sim_job *j = x->v[i].j;
-			if (!live(&x->v[i]))
+			if (!live(ix, &x->v[i]))
 				continue;
 			if (j->model >= 0) {    /* every piece on its model's nodes */
 				if (m < 0 || j->model == m)
@@ -675,31 +703,9 @@ static size_t easy_rest(struct sim *s, struct sim_job *B, struct order *o, size_
 	return started;
 }
 
-/* bf_interval: a backfill cycle runs at the first instant at or after each multiple of the
- * interval (the engine visits it while a job is blocked); the instants between run the
- * main scheduler's in-order pass only. */
-double sim_backfill_next_cycle(const struct sim *s, double thr)
-{
-	if (s->p->bf_interval <= 0 || !s->bf_blocked)
-		return INFINITY;
-	return s->bf_next > thr ? s->bf_next : INFINITY;
-}
-
-static bool cycle_now(struct sim *s)
-{
-	double iv = (double)s->p->bf_interval;
-	if (iv <= 0 || s->now == s->bf_last)
-		return true;    /* every instant; or the second pass of a cycle's instant */
-	if (s->now + SIM_EPS < s->bf_next)
-		return false;
-	s->bf_next = (floor(s->now / iv) + 1) * iv;
-	s->bf_last = s->now;
-	return true;
-}
-
 size_t sim_backfill_pass(struct sim *s)
 {
-	bool cycle = cycle_now(s);
+	bool cycle = sim_bf_cycle_now(s);
 	s->bf_blocked = false;
 	if (s->tfree <= SIM_EPS)
 		return 0;               /* nothing starts before a completion, itself an event */

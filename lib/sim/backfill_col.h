@@ -57,6 +57,7 @@ bool sim_bf_closed(const struct sim *s);
 double sim_bf_test_res(const struct sim *s);
 double sim_bf_res_down(const struct sim *s, double t);
 double sim_bf_whole_nodes(const struct sim *s, int m, double g);
+bool sim_bf_cycle_now(struct sim *s);   /* this instant runs a backfill cycle (bf_interval) */
 bool sim_col_holds_now(const struct col *c, double g, double L, bool closed);
 void sim_col_free(struct col *c);
 
