@@ -28,6 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The unit test's switch to the reference (backfill_col.h). */
+bool sim_bf_force_full;
+
 struct profile {
 	double *t;      /* breakpoint times, ascending (t[0] = now, the actual state) */
 	double *f;      /* n rows of w: free GPUs per model, then in total, from t[i] to t[i + 1] */
@@ -58,6 +61,7 @@ struct bf {
 	struct profile pr;
 	bool built;
 	struct col *cols;               /* the fast plan, per model (NULL: the full profile) */
+	struct bf_memo *memo;           /* the full profile: per model + 1 ("*" last), this pass's searches */
 	struct sim_job **pending;       /* the blocked jobs, in the pass's order; reserved when flushed */
 	size_t np, capp;
 	size_t reservations, max_reservations;
@@ -142,11 +146,33 @@ struct bf_index {
 	struct rvec *bym;               /* fast: the entries per model (v unused) */
 	struct col *cols;               /* fast: the plan's columns, their buffers kept across passes */
 	size_t nm, checked;             /* fast: models; jobs known whole and concrete */
+	size_t *cur;                    /* per job: its run ordinal + 1 while it runs, else 0 */
+	size_t ncur;
 };
 
-static bool live(const struct release *r)
+/* Whether an entry's run still runs: read from the index's own array, not from the jobs (a
+ * cache miss each, and the plan reads every entry every cycle). */
+static bool live(const struct bf_index *x, const struct release *r)
 {
-	return r->j->running && r->j->runs == (long long)r->run;
+	return x->cur[r->job] == r->run + 1;
+}
+
+/* cur[job] for a job that runs (or ran): the array grown to the jobs of an open simulation. */
+static void cur_set(struct sim *s, struct bf_index *x, const struct sim_job *j, size_t v)
+{
+	size_t k = (size_t)(j - s->jobs);
+	if (k >= x->ncur) {
+		x->cur = xrealloc(x->cur, s->n * sizeof *x->cur);
+		memset(x->cur + x->ncur, 0, (s->n - x->ncur) * sizeof *x->cur);
+		x->ncur = s->n;
+	}
+	x->cur[k] = v;
+}
+
+void sim_backfill_stopped(struct sim *s, struct sim_job *j)
+{
+	if (s->bfx)
+		cur_set(s, s->bfx, j, 0);
 }
 
 static void index_insert(struct rvec *x, struct release r)
@@ -165,11 +191,11 @@ static void index_insert(struct rvec *x, struct release r)
 	x->n++;
 }
 
-static size_t compact(struct release *v, size_t n)
+static size_t compact(const struct bf_index *x, struct release *v, size_t n)
 {
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++)
-		if (live(&v[i]))
+		if (live(x, &v[i]))
 			v[w++] = v[i];
 	return w;
 }
@@ -206,18 +232,19 @@ void sim_backfill_started(struct sim *s, struct sim_job *j)
 		return;
 	}
 	struct release r = release_of(s, j);
+	cur_set(s, x, j, r.run + 1);
 	if (isfinite(r.t)) {
 		index_insert(x->fast ? &x->bym[j->model] : &x->all, r);
 		x->count++;
 	}
 	if (x->count > 2 * s->rn + 64) {   /* compact: keep the live entries */
 		if (!x->fast) {
-			x->count = x->all.n = compact(x->all.v, x->all.n);
+			x->count = x->all.n = compact(x, x->all.v, x->all.n);
 			return;
 		}
 		x->count = 0;
 		for (size_t m = 0; m < x->nm; m++)
-			x->count += x->bym[m].n = compact(x->bym[m].v, x->bym[m].n);
+			x->count += x->bym[m].n = compact(x, x->bym[m].v, x->bym[m].n);
 	}
 }
 
@@ -231,6 +258,7 @@ void sim_backfill_release(struct sim *s)
 		free(s->bfx->bym);
 		free(s->bfx->cols);
 		free(s->bfx->all.v);
+		free(s->bfx->cur);
 		free(s->bfx);
 		s->bfx = NULL;
 	}
@@ -252,7 +280,7 @@ static struct bf_index *index_get(struct sim *s)
 	x->res = s->p->bf_resolution;
 	x->ph = s->p->bf_res_phase;
 	x->mode = s->p->backfill;
-	x->fast = x->mode == BACKFILL_CONSERVATIVE;
+	x->fast = x->mode == BACKFILL_CONSERVATIVE && !sim_bf_force_full;
 	for (size_t i = 0; x->fast && i < s->n; i++)
 		x->fast = whole(&s->jobs[i]);
 	for (size_t i = 0; x->fast && i < s->n_nodes; i++)
@@ -261,8 +289,11 @@ static struct bf_index *index_get(struct sim *s)
 	struct rvec *all = &x->all;
 	all->v = xmalloc((s->rn + 1) * sizeof *all->v);
 	all->cap = s->rn + 1;
+	x->cur = xcalloc(s->n + 1, sizeof *x->cur);
+	x->ncur = s->n;
 	for (size_t i = 0; i < s->rn; i++) {
 		struct release r = release_of(s, s->running[i].j);
+		x->cur[r.job] = r.run + 1;
 		if (isfinite(r.t))
 			all->v[all->n++] = r;
 	}
@@ -310,7 +341,7 @@ static void profile_build(struct bf *b)
 	size_t w = 0;                   /* stale entries are dropped as they are read */
 	for (size_t i = 0; i < x->n; i++) {
 		const struct release *r = &x->v[i];
-		if (!live(r))
+		if (!live(ix, r))
 			continue;
 		x->v[w++] = *r;
 		r = &x->v[w - 1];
@@ -338,11 +369,11 @@ static bool holds(const struct profile *p, size_t i, int model, double g)
 	return f[p->w - 1] >= g && (model < 0 || f[model] >= g);
 }
 
-/* The first breakpoint from which g GPUs of model are free for L seconds (n: never). */
-static size_t earliest(const struct profile *p, int model, double g, double L, double res, double ph)
+/* The first breakpoint from which g GPUs of model are free for L seconds (n: never), from
+ * breakpoint c on (0, or one whose predecessor does not hold g: the scan from 0 gets there). */
+static size_t earliest(const struct profile *p, size_t c, int model, double g, double L, double res, double ph)
 {
-	size_t c = 0;
-	for (size_t i = 0; i < p->n; i++) {
+	for (size_t i = c; i < p->n; i++) {
 		if (i > c && col_past(p->t[c], p->t[i], c == 0, L, res, ph))
 			return c;
 		if (!holds(p, i, model, g))
@@ -395,9 +426,15 @@ static void reserve(struct bf *b, struct sim_job *j)
 	struct sim *s = b->s;
 	if (b->reservations >= b->max_reservations)
 		return;
-	double L = planned_run(s, j);
-	size_t c = earliest(&b->pr, j->model, j->gpu, L, sim_bf_test_res(s), sim_bf_phase(s));
-	if (c == b->pr.n || (s->p->bf_window > 0 && b->pr.t[c] > s->now + (double)s->p->bf_window))
+	double L = planned_run(s, j), window = s->p->bf_window > 0 ? s->now + (double)s->p->bf_window : INFINITY;
+	struct bf_memo *memo = &b->memo[j->model < 0 ? s->n_models : j->model];
+	double bound = sim_bf_memo_bound(memo, j->gpu, L);
+	if (bound > window || bound == INFINITY)
+		return;     /* an easier search found nothing within the window (or at all) */
+	size_t c = bound > b->pr.t[0] ? point_at(&b->pr, bound) : 0;   /* a breakpoint already */
+	c = earliest(&b->pr, c, j->model, j->gpu, L, sim_bf_test_res(s), sim_bf_phase(s));
+	sim_bf_memo_note(memo, j->gpu, L, c == b->pr.n ? INFINITY : b->pr.t[c]);
+	if (c == b->pr.n || b->pr.t[c] > window)
 		return;     /* never within the plan, or beyond the window: no reservation */
 	double end = sim_bf_round_up(s, sim_bf_res_down(s, b->pr.t[c] + L)), from = sim_bf_res_down(s, b->pr.t[c]);
 	if (from < b->pr.t[c])          /* rounded down: from the grid point before (now at the earliest) */
@@ -420,7 +457,7 @@ static void col_build(struct sim *s, struct col *c, int m)
 	sim_col_begin(c, s->now, s->fbm[m]);
 	size_t w = 0;
 	for (size_t i = 0; i < r->n; i++)
-		if (live(&r->v[i])) {
+		if (live(s->bfx, &r->v[i])) {
 			r->v[w++] = r->v[i];
 			sim_col_release(c, r->v[i].t > s->now ? r->v[i].t : s->now, r->v[i].gpu);
 		}
@@ -562,18 +599,19 @@ static struct shadow shadow_of(struct sim *s, const struct sim_job *B)
 	struct shadow sh = { INFINITY, INFINITY, INFINITY };
 	int m = B->model;
 	double fm = m < 0 ? s->tfree : s->fbm[m], ft = s->tfree;
-	const struct rvec *x = &index_get(s)->all;
+	const struct bf_index *ix = index_get(s);
+	const struct rvec *x = &ix->all;
 	size_t i = 0;
 	double t = s->now;
 	while (!(fm >= B->gpu && ft >= B->gpu)) {
-		while (i < x->n && !live(&x->v[i]))
+		while (i < x->n && !live(ix, &x->v[i]))
 			i++;
 		if (i == x->n)
 			return sh;      /* never fits within the plan */
 		t = x->v[i].t > s->now ? x->v[i].t : s->now;
 		for (; i < x->n && !(x->v[i].t > t); i++) {   /* every release at t */
 			const struct sim_job *j = x->v[i].j;
-			if (!live(&x->v[i]))
+			if (!live(ix, &x->v[i]))
 				continue;
 			if (j->model >= 0) {    /* every piece on its model's nodes */
 				if (m < 0 || j->model == m)
@@ -666,31 +704,9 @@ static size_t easy_rest(struct sim *s, struct sim_job *B, struct order *o, size_
 	return started;
 }
 
-/* bf_interval: a backfill cycle runs at the first instant at or after each multiple of the
- * interval (the engine visits it while a job is blocked); the instants between run the
- * main scheduler's in-order pass only. */
-double sim_backfill_next_cycle(const struct sim *s, double thr)
-{
-	if (s->p->bf_interval <= 0 || !s->bf_blocked)
-		return INFINITY;
-	return s->bf_next > thr ? s->bf_next : INFINITY;
-}
-
-static bool cycle_now(struct sim *s)
-{
-	double iv = (double)s->p->bf_interval;
-	if (iv <= 0 || s->now == s->bf_last)
-		return true;    /* every instant; or the second pass of a cycle's instant */
-	if (s->now + SIM_EPS < s->bf_next)
-		return false;
-	s->bf_next = (floor(s->now / iv) + 1) * iv;
-	s->bf_last = s->now;
-	return true;
-}
-
 size_t sim_backfill_pass(struct sim *s)
 {
-	bool cycle = cycle_now(s);
+	bool cycle = sim_bf_cycle_now(s);
 	s->bf_blocked = false;
 	if (s->tfree <= SIM_EPS)
 		return 0;               /* nothing starts before a completion, itself an event */
@@ -702,6 +718,7 @@ size_t sim_backfill_pass(struct sim *s)
 	b.max_reservations = easy ? 1 : SIZE_MAX;
 	b.col = xcalloc((size_t)s->n_models + 1, sizeof *b.col);
 	b.ccur = xcalloc((size_t)s->n_models + 1, sizeof *b.ccur);
+	b.memo = xcalloc((size_t)s->n_models + 1, sizeof *b.memo);
 	if (!easy && index_get(s)->fast) {
 		b.cols = s->bfx->cols;
 		for (size_t m = 0; m < s->bfx->nm; m++)
@@ -761,6 +778,7 @@ size_t sim_backfill_pass(struct sim *s)
 	free(o.v);
 	free(b.col);
 	free(b.ccur);
+	free(b.memo);
 	free(b.done);
 	free(b.pending);
 	free(b.pr.t);

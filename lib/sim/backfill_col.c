@@ -122,3 +122,20 @@ bool sim_col_holds_now(const struct col *p, double g, double L, bool closed)
 	return true;
 }
 
+
+double sim_bf_memo_bound(const struct bf_memo *m, double g, double L)
+{
+	double t = -INFINITY;
+	for (unsigned k = 0; k < m->n; k++)
+		if (m->g[k] <= g && m->L[k] <= L && m->t[k] > t)
+			t = m->t[k];
+	return t;
+}
+
+void sim_bf_memo_note(struct bf_memo *m, double g, double L, double t)
+{
+	unsigned k = m->n < 8 ? m->n++ : m->next++ % 8;
+	m->g[k] = g;
+	m->L[k] = L;
+	m->t[k] = t;
+}

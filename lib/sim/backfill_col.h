@@ -34,6 +34,20 @@ static inline bool col_past(double tc, double ti, bool first, double L, double r
 	return ti >= (res > 0 ? floor((tc + L + ph) / res) * res - ph : tc + L);
 }
 
+/* A pass's memo of reservation searches for one model (backfill.c's full profile): within a
+ * pass the plan only loses free GPUs, so a job of g >= g0 GPUs for L >= L0 seconds can start
+ * no earlier than a search for (g0, L0) found (t0; INFINITY: never). A few recent searches. */
+struct bf_memo {
+	double g[8], L[8], t[8];
+	unsigned n, next;
+};
+double sim_bf_memo_bound(const struct bf_memo *m, double g, double L);   /* the latest t0 that binds; -INFINITY: none */
+void sim_bf_memo_note(struct bf_memo *m, double g, double L, double t);
+
+/* backfill.c: true = conservative always plans with the full profile of all models (the
+ * reference the unit test compares the per-model plan with); false by default. */
+extern bool sim_bf_force_full;
+
 size_t sim_col_earliest(const struct col *c, double g, double L, double res, double ph);    /* n: never */
 
 /* backfill_times.c: the plan's arithmetic under backfill_plan_times and backfill_reservation */
@@ -44,6 +58,7 @@ bool sim_bf_closed(const struct sim *s);
 double sim_bf_test_res(const struct sim *s);
 double sim_bf_res_down(const struct sim *s, double t);
 double sim_bf_whole_nodes(const struct sim *s, int m, double g);
+bool sim_bf_cycle_now(struct sim *s);   /* this instant runs a backfill cycle (bf_interval) */
 bool sim_col_holds_now(const struct col *c, double g, double L, bool closed);
 void sim_col_free(struct col *c);
 

@@ -1,7 +1,8 @@
 /*
  * backfill_times — the plan's arithmetic under the issue-37 backfill knobs that make it
  * Slurm's (docs/simulator.md §3.10): bf_resolution's rounding (backfill_plan_times) and the
- * GPUs a whole-node reservation holds (backfill_reservation). Used by backfill.c.
+ * GPUs a whole-node reservation holds (backfill_reservation), and when a cycle runs
+ * (bf_interval). Used by backfill.c.
  */
 #include "sim/internal.h"
 #include "sim/backfill_col.h"
@@ -48,4 +49,27 @@ double sim_bf_whole_nodes(const struct sim *s, int m, double g)
 		if (m < 0 || s->nodes[k].model == m)
 			G = fmax(G, (double)s->t->nodes[k].gpu_count);
 	return G > 0 ? ceil(g / G) * G : g;
+}
+
+/* bf_interval: a backfill cycle runs at the first instant at or after each multiple of the
+ * interval (the engine visits it while a job is blocked); the instants between run the
+ * main scheduler's in-order pass only. */
+double sim_backfill_next_cycle(const struct sim *s, double thr)
+{
+	if (s->p->bf_interval <= 0 || !s->bf_blocked)
+		return INFINITY;
+	return s->bf_next > thr ? s->bf_next : INFINITY;
+}
+
+/* Whether this instant runs a backfill cycle (bf_interval); the clock of the next one kept. */
+bool sim_bf_cycle_now(struct sim *s)
+{
+	double iv = (double)s->p->bf_interval;
+	if (iv <= 0 || s->now == s->bf_last)
+		return true;    /* every instant; or the second pass of a cycle's instant */
+	if (s->now + SIM_EPS < s->bf_next)
+		return false;
+	s->bf_next = (floor(s->now / iv) + 1) * iv;
+	s->bf_last = s->now;
+	return true;
 }

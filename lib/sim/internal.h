@@ -210,6 +210,7 @@ size_t sim_backfill_pass(struct sim *s);
 double sim_backfill_next_cycle(const struct sim *s, double thr);   /* a cycle time > thr the engine must visit, or INFINITY */
 void sim_backfill_started(struct sim *s, struct sim_job *j);   /* from sim_start_job: index j's planned end */
 void sim_backfill_release(struct sim *s);
+void sim_backfill_stopped(struct sim *s, struct sim_job *j);   /* from sim_running_remove: j's run no longer in the plan */
 /* priority.c (issue 37): the queued jobs v[0..n) in priority/multifactor order */
 void sim_priority_sort(struct sim *s, struct sim_job **v, size_t n);
 void sim_priority_release(struct sim *s);

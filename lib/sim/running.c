@@ -231,6 +231,8 @@ void sim_running_remove(struct sim *s, struct sim_job *j)
 	j->rem = entry_rem(s, &s->running[i]);
 	struct run_entry last = s->running[--s->rn];
 	j->running = false;
+	if (s->bfx)
+		sim_backfill_stopped(s, j);   /* issue 37: the plan's index reads its own liveness */
 	if (!j->hp)
 		spot_unlink(s, j);
 	if (last.j == j)
