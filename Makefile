@@ -174,7 +174,7 @@ lint: $(LIB_OBJ)
 	tests/lint-cycles.py $(addprefix --known ,$(LINT_KNOWN_CIRCLES)) $(BUILD)
 
 ## identity: every output of a fixed set of pipelines compared with the committed baseline, for a pure refactor (tests/output-identity.sh; a few minutes, not part of check)
-IDENTITY_BASELINE ?= tests/identity/baseline-ab5b446.txt
+IDENTITY_BASELINE ?= tests/identity/baseline-fcf4254.txt
 identity: all
 	SCHEDNAV_BIN=$(abspath $(OUT)) tests/output-identity.sh --compare $(IDENTITY_BASELINE)
 
