@@ -231,7 +231,14 @@ static void fit_residuals(const struct synth_profile *p, double F, const struct 
  * and takes the same run from the other's submit. */
 struct span4 { long long lo[4], hi[4]; double v[4]; };
 
-static void swap_spans(const struct synth_job3 *x, const struct synth_job3 *y, long long nc, struct span4 *s)
+/* A slot's submit and its job's size, in slot order: the tries read a partner's from here (a
+ * window of neighbours) rather than from the job array (one cache miss a try). */
+struct slot4 {
+	long long submit;
+	double duration, gpus;
+};
+
+static void swap_spans(const struct synth_job3 *x, const struct slot4 *y, long long nc, struct span4 *s)
 {
 	long long hx = x->submit / SYNTH_HOUR, hy = y->submit / SYNTH_HOUR;
 	long long lo[4] = { hy, hy, hx, hx };
@@ -336,6 +343,9 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 			slot[k++] = i;
 	cmp_pop = pop;
 	qsort(slot, k, sizeof *slot, cmp_slot);
+	struct slot4 *cs = xmalloc((k ? k : 1) * sizeof *cs);
+	for (size_t i = 0; i < k; i++)
+		cs[i] = (struct slot4){ pop[slot[i]].submit, pop[slot[i]].duration, pop[slot[i]].gpus };
 	/* each slot's partners [g0, g1): its group's slots submitted within WINDOW of it */
 	size_t *g0 = xmalloc((k ? k : 1) * sizeof *g0), *g1 = xmalloc((k ? k : 1) * sizeof *g1);
 	long long W = WINDOW;
@@ -375,8 +385,10 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 		for (size_t i = 0; i < k; i++) {
 			struct synth_job3 *x = &pop[slot[i]];
 			size_t span = g1[i] - g0[i];
-			if (active[x->model])
+			if (active[x->model]) {
 				shift_in_hour(x, &fen[x->model], (long long)nc, r);
+				cs[i].submit = x->submit;
+			}
 			if (span < 2 || !active[x->model] || synth_end_hour(x->submit, x->duration) == x->submit / SYNTH_HOUR)
 				continue;
 			struct fen *f = &fen[x->model];
@@ -387,7 +399,7 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 				size_t j = g0[i] + (size_t)synth_rng_below(r, span);
 				if (j == i)
 					continue;
-				const struct synth_job3 *y = &pop[slot[j]];
+				const struct slot4 *y = &cs[j];
 				double gain = subres_move(&q, x->model, x->submit, y->submit,
 					x->gpus * x->duration - y->gpus * y->duration, x->gpus - y->gpus, false);
 				if (isinf(gain))   /* an hour would leave the band of GPUs submitted */
@@ -411,6 +423,11 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 			long long s = x->submit;
 			x->submit = y->submit;
 			y->submit = s;
+			struct slot4 c = cs[i];   /* the slots' submits stay; their jobs' sizes trade places */
+			cs[i].duration = cs[pick].duration;
+			cs[i].gpus = cs[pick].gpus;
+			cs[pick].duration = c.duration;
+			cs[pick].gpus = c.gpus;
 			size_t tmp = slot[i];   /* the slots keep their submit times; the jobs move */
 			slot[i] = slot[pick];
 			slot[pick] = tmp;
@@ -421,5 +438,5 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 		free(fen[m].b2);
 	}
 	free(q.hour); free(q.day); free(q.gpu); free(q.band); free(q.wd); free(wc); free(active); free(tries);
-	free(fen); free(slot); free(g0); free(g1);
+	free(fen); free(slot); free(cs); free(g0); free(g1);
 }
