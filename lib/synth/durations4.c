@@ -345,6 +345,61 @@ static double cut_to_room(const struct synth_profile *p, const struct mintree *r
 	return cut < lo_edge ? (lo_edge < d ? lo_edge : d) : cut < d ? cut : d;
 }
 
+/* Each model's (model, day)s with jobs left, by GPU-seconds still to submit, largest first
+ * and the earlier day first on ties: the order in which a scan of the days by need keeps its
+ * CAND_MAX largest. Kept in order as one (model, day) at a time is given a duration. */
+struct byneed {
+	size_t *day;      /* nm x nd: model m's days in [m * nd, m * nd + len[m]) */
+	size_t *len, nd;
+	const struct mday *md;
+};
+
+static const struct mday *cmp_md;
+static int cmp_need(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	double nx = cmp_md[x].need, ny = cmp_md[y].need;
+	return nx > ny ? -1 : nx < ny ? 1 : x < y ? -1 : x > y;
+}
+
+static void byneed_init(struct byneed *o, const struct dindex *ix, size_t nm, size_t nd)
+{
+	o->day = xmalloc((nm * nd + 1) * sizeof *o->day);
+	o->len = xcalloc(nm ? nm : 1, sizeof *o->len);
+	o->nd = nd;
+	o->md = ix->md;
+	for (size_t m = 0; m < nm; m++) {
+		size_t *a = &o->day[m * nd];
+		for (size_t d = 0; d < nd; d++)
+			if (ix->md[m * nd + d].left > 0)
+				a[o->len[m]++] = m * nd + d;
+		cmp_md = ix->md;
+		qsort(a, o->len[m], sizeof *a, cmp_need);
+	}
+}
+
+/* md (of model m, in the order) had a job given: its need fell, or it has no job left. */
+static void byneed_update(struct byneed *o, size_t m, const struct mday *md)
+{
+	size_t *a = &o->day[m * o->nd], k = (size_t)(md - o->md), i = 0;
+	while (i < o->len[m] && a[i] != k)
+		i++;
+	if (i == o->len[m])
+		return;
+	if (md->left <= 0) {
+		memmove(&a[i], &a[i + 1], (o->len[m] - i - 1) * sizeof *a);
+		o->len[m]--;
+		return;
+	}
+	for (; i + 1 < o->len[m]; i++) {
+		const struct mday *nx = &o->md[a[i + 1]];
+		if (!(nx->need > md->need || (nx->need == md->need && a[i + 1] < k)))
+			break;
+		a[i] = a[i + 1];
+		a[i + 1] = k;
+	}
+}
+
 void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *jobs, size_t n, const double *dur,
 	double *sneed, const double *md_need, const double *conc_left, struct synth_rng *r_short)
 {
@@ -377,6 +432,8 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 		nt_init(&room[m], &left0[m * nc], nc);
 	free(need0);
 	free(left0);
+	struct byneed order;
+	byneed_init(&order, &ix, nm, nd);
 	size_t k = 0;
 	for (; k < n && dur[k] >= SYNTH_LONG_DUR4; k++) {
 		if (taken[k])
@@ -388,18 +445,8 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 		double best_key = 0;
 		for (size_t m = 0; m < nm; m++) {
 			struct mday *top[CAND_MAX] = { 0 };
-			for (size_t d = 0; d < nd; d++) {
-				struct mday *md = &ix.md[m * nd + d];
-				if (md->left <= 0 || (top[CAND_MAX - 1] && md->need <= top[CAND_MAX - 1]->need))
-					continue;   /* (the list is by need, largest first: no place in it) */
-				for (size_t x = 0; x < CAND_MAX; x++)
-					if (!top[x] || md->need > top[x]->need) {
-						for (size_t y = CAND_MAX - 1; y > x; y--)
-							top[y] = top[y - 1];
-						top[x] = md;
-						break;
-					}
-			}
+			for (size_t x = 0; x < CAND_MAX && x < order.len[m]; x++)
+				top[x] = &ix.md[order.day[m * nd + x]];
 			bool model_ok = false;
 			for (size_t x = 0; x < CAND_MAX && top[x] && (x < CAND_DAYS || !model_ok); x++) {
 				if (!candidate(&ix, top[x], L, sneed, &room[m], nc, span_end, r_short, &c))
@@ -435,6 +482,7 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 			d = cut_to_room(p, &room[j->model], nc, j, d);
 		j->duration = d < 1 ? 1 : d;
 		best.md->need -= j->gpus * j->duration;
+		byneed_update(&order, (size_t)(best.md - ix.md) / nd, best.md);
 		best.md->gpus -= j->gpus;
 		sneed[best.r->hour] -= j->gpus * j->duration;
 		long long h1 = synth_end_hour(j->submit, j->duration);
@@ -466,7 +514,7 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 		if (j->duration < 1)
 			j->duration = 1;
 	}
-	free(cap); free(total);
+	free(cap); free(total); free(order.day); free(order.len);
 	free(rest); free(done); free(taken); free(ix.order); free(ix.runs); free(ix.groups); free(ix.md);
 }
 
