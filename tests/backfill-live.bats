@@ -4,16 +4,50 @@
 # target asserted: at least 95 % of the workload's jobs within the derived tolerance, for
 # sched/backfill with priority/basic and for priority/multifactor.
 #
-# Each test runs the mode the controller runs now and never reconfigures it (the Slurm may be
-# shared): `sh tests/slurm/start-local.sh --scheduler backfill` (or multifactor) first, and
-# `sh tests/slurm/start-local.sh` afterwards for the default. Without a Slurm, or with one in
-# another mode, the test skips and says why. A run takes about eight minutes.
+# Each test runs the mode the controller runs now and, by default, never reconfigures it (the
+# Slurm may be shared): `sh tests/slurm/start-local.sh --scheduler backfill` (or multifactor)
+# first, and `sh tests/slurm/start-local.sh` afterwards for the default. Without a Slurm, or
+# with one in another mode, the test skips and says why. A run takes about eight minutes.
+# SCHEDNAV_BACKFILL_LIVE_SWITCH=yes (set by .ci/run, whose Slurm is the test's own) lets each
+# test switch a Slurm that start-local.sh configured to its mode and put the default back
+# afterwards, pass or fail; a Slurm whose config start-local.sh did not write is never touched.
 # SCHEDNAV_BACKFILL_LIVE_KEEP=DIR keeps each run's files in DIR/MODE (to record the run,
 # tests/data/slurm/backfill-live/runs/).
 load helper
 
 setup() {
 	TMP="$BATS_TEST_TMPDIR"
+	SWITCHED=no
+}
+
+# put the default (strict FIFO) config back when this test switched the scheduler
+teardown() {
+	[ "$SWITCHED" = yes ] || return 0
+	sh "$ROOT/tests/slurm/start-local.sh" >"$TMP/restore.log" 2>&1 ||
+		fail "start-local.sh could not put the default scheduler back: $(cat "$TMP/restore.log")"
+}
+
+# running_mode: the mode slurmctld runs (backfill, multifactor, or its SchedulerType)
+running_mode() {
+	local sched prio
+	sched=$(scontrol show config | awk '$1 == "SchedulerType" { print $3 }')
+	prio=$(scontrol show config | awk '$1 == "PriorityType" { print $3 }')
+	case "$sched $prio" in
+	"sched/backfill priority/multifactor") echo multifactor ;;
+	"sched/backfill "*) echo backfill ;;
+	*) echo "$sched" ;;
+	esac
+}
+
+# switch_to MODE: with SCHEDNAV_BACKFILL_LIVE_SWITCH=yes, restart the local Slurm in MODE when
+# start-local.sh wrote its config (teardown puts the default back); else change nothing
+switch_to() {
+	[ "${SCHEDNAV_BACKFILL_LIVE_SWITCH:-}" = yes ] || return 0
+	grep -q '^# written by SchedNav tests/slurm/start-local.sh' /etc/slurm/slurm.conf 2>/dev/null ||
+		skip "SCHEDNAV_BACKFILL_LIVE_SWITCH=yes, but /etc/slurm/slurm.conf was not written by start-local.sh: not ours to change"
+	SWITCHED=yes
+	sh "$ROOT/tests/slurm/start-local.sh" --scheduler "$1" >"$TMP/switch.log" 2>&1 ||
+		fail "start-local.sh --scheduler $1 failed: $(cat "$TMP/switch.log")"
 }
 
 # live MODE: skip unless slurmctld runs sched/backfill in MODE, else run the workload and leave
@@ -21,15 +55,13 @@ setup() {
 live() {
 	command -v sbatch >/dev/null && sinfo -h >/dev/null 2>&1 ||
 		skip "no Slurm is up (sh tests/slurm/start-local.sh --scheduler $1, as root)"
-	local sched prio have
-	sched=$(scontrol show config | awk '$1 == "SchedulerType" { print $3 }')
-	prio=$(scontrol show config | awk '$1 == "PriorityType" { print $3 }')
-	case "$sched $prio" in
-	"sched/backfill priority/multifactor") have=multifactor ;;
-	"sched/backfill "*) have=backfill ;;
-	*) have="$sched" ;;
-	esac
-	[ "$have" = "$1" ] || skip "slurmctld runs $have, not $1 (sh tests/slurm/start-local.sh --scheduler $1, then back with sh tests/slurm/start-local.sh)"
+	local have
+	have=$(running_mode)
+	if [ "$have" != "$1" ]; then
+		switch_to "$1"
+		have=$(running_mode)
+	fi
+	[ "$have" = "$1" ] || skip "slurmctld runs $have, not $1 (sh tests/slurm/start-local.sh --scheduler $1, then back with sh tests/slurm/start-local.sh; or SCHEDNAV_BACKFILL_LIVE_SWITCH=yes)"
 	local keep="$TMP/run"
 	[ -z "${SCHEDNAV_BACKFILL_LIVE_KEEP:-}" ] || keep="$SCHEDNAV_BACKFILL_LIVE_KEEP/$1"
 	local rc=0

@@ -212,6 +212,11 @@ def decisions(args, recs, slurm, origin):
     st = {j: v["start"] - origin for j, v in slurm.items()}
     en = {j: v["end"] - origin for j, v in slurm.items()}
     ids = sorted(slurm, key=lambda x: int(x.split("_")[0].split("+")[0]))
+    # A trace orders jobs of one submit time by job_id as a string, and the simulator queues
+    # them in that order; Slurm's ids are numbers ("9" before "10"). Each job enters the
+    # decision traces under its rank in Slurm's order, zero-padded, so both orders agree
+    # whatever the ids' lengths (a fresh Slurm counts from 1).
+    rank = {j: "%07d" % i for i, j in enumerate(ids)}
     def line(rec):
         return json.dumps(rec, separators=(",", ":"), ensure_ascii=False) + "\n"
 
@@ -220,10 +225,11 @@ def decisions(args, recs, slurm, origin):
         running = sorted((j for j in ids if st[j] < T and (en[j] > T or (en[j] == T and j in late))),
                          key=lambda j: (st[j], ids.index(j)))
         lines = [line(r) for r in head]
-        lines += [line(dict(job[j], submit=st[j], duration=max(en[j], T + 1) - st[j])) for j in running]
-        lines += [line(dict(job[j], submit=T, duration=max(1, en[j] - st[j]))) for j in queued]
+        lines += [line(dict(job[j], job_id=rank[j], submit=st[j], duration=max(en[j], T + 1) - st[j]))
+                  for j in running]
+        lines += [line(dict(job[j], job_id=rank[j], submit=T, duration=max(1, en[j] - st[j]))) for j in queued]
         got = seal_run(args, lines, policy, "decision")
-        return {j for j in queued if got[j] == T}
+        return {j for j in queued if got[rank[j]] == T}
 
     pred, strict, cyc, agree, n, late_n, quiet_n = {}, {}, {}, 0, 0, 0, 0
     for T in sorted(set(sub.values()) | set(st.values()) | set(en.values())):

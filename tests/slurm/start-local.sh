@@ -79,7 +79,12 @@ if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
 fi
 
 # --- MariaDB and slurmdbd --------------------------------------------------------------------
-running() { [ -f "$STATE/$1.pid" ] && [ -r "/proc/$(cat "$STATE/$1.pid")/comm" ] && [ "$(cat "/proc/$(cat "$STATE/$1.pid")/comm")" = "$1" ]; }
+# running NAME: the pid NAME recorded is a live NAME (the daemon removes its pid file as it
+# stops, so the file may go between two reads: read it once, quietly)
+running() {
+	_pid=$(cat "$STATE/$1.pid" 2>/dev/null) || return 1
+	[ -n "$_pid" ] && [ "$(cat "/proc/$_pid/comm" 2>/dev/null)" = "$1" ]
+}
 DBDCONF=/etc/slurm/slurmdbd.conf
 for f in "$CONF" "$DBDCONF" /etc/slurm/gres.conf; do
 	if [ -f "$f" ] && ! head -n 1 "$f" | grep -qxF "$MARK"; then
@@ -232,7 +237,7 @@ sacctmgr_q modify user root set QOS=normal,high,scavenger DefaultQOS=normal
 if running slurmctld && [ $changed = yes ]; then
 	# a new plugin (scheduler, accounting, GRES) needs a restart, not a reconfigure
 	say "restarting slurmctld and slurmd for the new config"
-	for d in slurmd slurmctld; do kill "$(cat "$STATE/$d.pid")"; done
+	for d in slurmd slurmctld; do ! running "$d" || kill "$_pid"; done
 	for _ in $(seq 100); do running slurmctld || running slurmd || break; sleep 0.1; done
 fi
 if ! running slurmctld; then say "starting slurmctld"; slurmctld; fi
