@@ -22,6 +22,7 @@
  */
 #include "sim/internal.h"
 #include "sim/backfill_col.h"
+#include "sim/backfill_index.h"
 #include "core/xalloc.h"
 #include <math.h>
 #include <stdint.h>
@@ -47,15 +48,6 @@ static void lower(struct profile *p, size_t e)
 				p->lo[k] = p->f[i * p->w + k];
 }
 
-struct release {
-	double t;
-	size_t job;     /* index into s->jobs (ties in job order: deterministic) */
-	size_t run;     /* the job's run ordinal when it started */
-	struct sim_job *j;
-	double gpu;     /* the job's, kept here: a plan reads the index, not the jobs */
-	int model;
-};
-
 struct bf {
 	struct sim *s;
 	struct profile pr;
@@ -70,13 +62,6 @@ struct bf {
 	unsigned char *done;            /* per pending entry: reserved (or found no room) */
 	size_t capd;
 };
-
-static double planned_run(const struct sim *s, const struct sim_job *j)
-{
-	if (j->tj->time_limit > 0)
-		return (double)j->tj->time_limit;
-	return s->p->bf_default_limit > 0 ? (double)s->p->bf_default_limit : INFINITY;
-}
 
 static void profile_grow(struct profile *p)
 {
@@ -119,198 +104,6 @@ static size_t point_at(struct profile *p, double t)
 	return lo;
 }
 
-static int release_cmp(const void *a, const void *b)
-{
-	const struct release *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->job < y->job ? -1 : x->job > y->job;
-}
-
-/* ---- the index of running jobs by planned end, kept across passes ----
- * An entry is (planned end, job, run ordinal); it is stale once the job no longer runs that
- * run (completed or evicted: no hook there), skipped when read and dropped when the index is
- * compacted. A job planned never to end is not in it. The index remembers the planning
- * parameters it was built under; another policy's (sim_set_policy) rebuilds it. */
-struct rvec {
-	struct release *v;
-	size_t n, cap;
-};
-
-struct bf_index {
-	struct rvec all;                /* the entries (fast: unused) */
-	size_t count;                   /* fast: the entries over every model */
-	long long dflt, res, ph;        /* bf_default_limit, bf_resolution and its phase it was built with */
-	enum sim_backfill mode;         /* the policy it was built for */
-	bool fast;                      /* conservative on whole GPUs of concrete models: per model */
-	struct rvec *bym;               /* fast: the entries per model (v unused) */
-	struct col *cols;               /* fast: the plan's columns, their buffers kept across passes */
-	size_t nm, checked;             /* fast: models; jobs known whole and concrete */
-	size_t *cur;                    /* per job: its run ordinal + 1 while it runs, else 0 */
-	size_t ncur;
-};
-
-/* Whether an entry's run still runs: read from the index's own array, not from the jobs (a
- * cache miss each, and the plan reads every entry every cycle). */
-static bool live(const struct bf_index *x, const struct release *r)
-{
-	return x->cur[r->job] == r->run + 1;
-}
-
-/* cur[job] for a job that runs (or ran): the array grown to the jobs of an open simulation. */
-static void cur_set(struct sim *s, struct bf_index *x, const struct sim_job *j, size_t v)
-{
-	size_t k = (size_t)(j - s->jobs);
-	if (k >= x->ncur) {
-		x->cur = xrealloc(x->cur, s->n * sizeof *x->cur);
-		memset(x->cur + x->ncur, 0, (s->n - x->ncur) * sizeof *x->cur);
-		x->ncur = s->n;
-	}
-	x->cur[k] = v;
-}
-
-void sim_backfill_stopped(struct sim *s, struct sim_job *j)
-{
-	if (s->bfx)
-		cur_set(s, s->bfx, j, 0);
-}
-
-static void index_insert(struct rvec *x, struct release r)
-{
-	size_t lo = 0, hi = x->n;       /* after every entry <= r */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (release_cmp(&x->v[mid], &r) <= 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	x->v = xgrow(x->v, &x->cap, x->n + 1, sizeof *x->v);
-	memmove(x->v + lo + 1, x->v + lo, (x->n - lo) * sizeof *x->v);
-	x->v[lo] = r;
-	x->n++;
-}
-
-static size_t compact(const struct bf_index *x, struct release *v, size_t n)
-{
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++)
-		if (live(x, &v[i]))
-			v[w++] = v[i];
-	return w;
-}
-
-/* GPUs in multiples of 2^-16 below 2^24: any sum of a cluster's (4,278 nodes' worth, and far
- * more) is exact, so the total free is exactly the sum of the columns. */
-static bool exact_gpus(double g)
-{
-	return g >= 0 && g < 16777216.0 && ldexp(g, 16) == floor(ldexp(g, 16));
-}
-
-/* Whether a job can be planned in the fast plan's columns: a concrete model, exact GPUs. */
-static bool whole(const struct sim_job *j)
-{
-	return j->model >= 0 && exact_gpus(j->gpu);
-}
-
-static struct release release_of(const struct sim *s, struct sim_job *j)
-{
-	return (struct release){ sim_bf_round_up(s, j->run_start + planned_run(s, j)), (size_t)(j - s->jobs), (size_t)j->runs, j, j->gpu, j->model };
-}
-
-void sim_backfill_started(struct sim *s, struct sim_job *j)
-{
-	struct bf_index *x = s->bfx;
-	if (!x)
-		return;
-	if (s->p->backfill == BACKFILL_NONE) {
-		sim_backfill_release(s);    /* starts under another pass: rebuilt if backfill comes back */
-		return;
-	}
-	if (x->mode != s->p->backfill || (x->fast && !whole(j))) {
-		sim_backfill_release(s);    /* rebuilt for this policy, or as the full profile */
-		return;
-	}
-	struct release r = release_of(s, j);
-	cur_set(s, x, j, r.run + 1);
-	if (isfinite(r.t)) {
-		index_insert(x->fast ? &x->bym[j->model] : &x->all, r);
-		x->count++;
-	}
-	if (x->count > 2 * s->rn + 64) {   /* compact: keep the live entries */
-		if (!x->fast) {
-			x->count = x->all.n = compact(x, x->all.v, x->all.n);
-			return;
-		}
-		x->count = 0;
-		for (size_t m = 0; m < x->nm; m++)
-			x->count += x->bym[m].n = compact(x, x->bym[m].v, x->bym[m].n);
-	}
-}
-
-void sim_backfill_release(struct sim *s)
-{
-	if (s->bfx) {
-		for (size_t m = 0; s->bfx->fast && m < s->bfx->nm; m++) {
-			free(s->bfx->bym[m].v);
-			sim_col_free(&s->bfx->cols[m]);
-		}
-		free(s->bfx->bym);
-		free(s->bfx->cols);
-		free(s->bfx->all.v);
-		free(s->bfx->cur);
-		free(s->bfx);
-		s->bfx = NULL;
-	}
-}
-
-/* The index for this pass: built from the running set when missing or planned otherwise. */
-static struct bf_index *index_get(struct sim *s)
-{
-	struct bf_index *x = s->bfx;
-	if (x && x->dflt == s->p->bf_default_limit && x->res == s->p->bf_resolution && x->ph == s->p->bf_res_phase && x->mode == s->p->backfill) {
-		while (x->fast && x->checked < s->n && whole(&s->jobs[x->checked]))
-			x->checked++;   /* jobs added since (an open simulation) */
-		if (!x->fast || x->checked == s->n)
-			return x;
-	}
-	sim_backfill_release(s);
-	x = s->bfx = xcalloc(1, sizeof *x);
-	x->dflt = s->p->bf_default_limit;
-	x->res = s->p->bf_resolution;
-	x->ph = s->p->bf_res_phase;
-	x->mode = s->p->backfill;
-	x->fast = x->mode == BACKFILL_CONSERVATIVE && !sim_bf_force_full;
-	for (size_t i = 0; x->fast && i < s->n; i++)
-		x->fast = whole(&s->jobs[i]);
-	for (size_t i = 0; x->fast && i < s->n_nodes; i++)
-		x->fast = exact_gpus(s->nodes[i].free);
-	x->checked = s->n;
-	struct rvec *all = &x->all;
-	all->v = xmalloc((s->rn + 1) * sizeof *all->v);
-	all->cap = s->rn + 1;
-	x->cur = xcalloc(s->n + 1, sizeof *x->cur);
-	x->ncur = s->n;
-	for (size_t i = 0; i < s->rn; i++) {
-		struct release r = release_of(s, s->running[i].j);
-		x->cur[r.job] = r.run + 1;
-		if (isfinite(r.t))
-			all->v[all->n++] = r;
-	}
-	qsort(all->v, all->n, sizeof *all->v, release_cmp);
-	x->count = all->n;
-	if (!x->fast)
-		return x;
-	x->nm = (size_t)s->n_models;    /* split by model, each in the same order */
-	x->bym = xcalloc(x->nm, sizeof *x->bym);
-	x->cols = xcalloc(x->nm, sizeof *x->cols);
-	for (size_t i = 0; i < all->n; i++)
-		index_insert(&x->bym[all->v[i].model], all->v[i]);
-	free(all->v);
-	*all = (struct rvec){ NULL, 0, 0 };
-	return x;
-}
-
 static void add_alloc(struct bf *b, double *row, const struct sim_job *j, double sign)
 {
 	if (j->model >= 0) {            /* every piece on its model's nodes */
@@ -336,7 +129,7 @@ static void profile_build(struct bf *b)
 	profile_push(p, s->now);
 	memcpy(p->f, s->fbm, (size_t)s->n_models * sizeof *p->f);
 	p->f[p->w - 1] = s->tfree;
-	struct bf_index *ix = index_get(s);
+	struct bf_index *ix = sim_bf_index_get(s);
 	struct rvec *x = &ix->all;
 	size_t w = 0;                   /* stale entries are dropped as they are read */
 	for (size_t i = 0; i < x->n; i++) {
@@ -599,7 +392,7 @@ static struct shadow shadow_of(struct sim *s, const struct sim_job *B)
 	struct shadow sh = { INFINITY, INFINITY, INFINITY };
 	int m = B->model;
 	double fm = m < 0 ? s->tfree : s->fbm[m], ft = s->tfree;
-	const struct bf_index *ix = index_get(s);
+	const struct bf_index *ix = sim_bf_index_get(s);
 	const struct rvec *x = &ix->all;
 	size_t i = 0;
 	double t = s->now;
@@ -719,7 +512,7 @@ size_t sim_backfill_pass(struct sim *s)
 	b.col = xcalloc((size_t)s->n_models + 1, sizeof *b.col);
 	b.ccur = xcalloc((size_t)s->n_models + 1, sizeof *b.ccur);
 	b.memo = xcalloc((size_t)s->n_models + 1, sizeof *b.memo);
-	if (!easy && index_get(s)->fast) {
+	if (!easy && sim_bf_index_get(s)->fast) {
 		b.cols = s->bfx->cols;
 		for (size_t m = 0; m < s->bfx->nm; m++)
 			b.cols[m].built = false;
