@@ -16,9 +16,9 @@
  * state kept between passes is the index of running jobs by planned end (struct bf_index),
  * which can always be rebuilt from the running set: a clone or another policy drops it.
  * Easy needs no plan at all: its one reservation is Slurm's shadow time (easy_rest).
- * Conservative on a trace whose jobs are all of concrete models with GPU amounts exact in
- * binary (multiples of 2^-16) plans per model instead, one column each (backfill_col.c):
- * the same starts, byte for byte, without reading the other models' running jobs.
+ * Conservative on a trace whose jobs are all of concrete models (no "*") plans per model
+ * instead, one column each (backfill_col.c): the same starts, byte for byte, without reading
+ * the other models' running jobs (there the total does not bind a job, see holds()).
  */
 #include "sim/internal.h"
 #include "sim/backfill_col.h"
@@ -61,6 +61,12 @@ struct bf {
 	size_t *ccur;                   /* per model + 1: pending entries before it are reserved for that column */
 	unsigned char *done;            /* per pending entry: reserved (or found no room) */
 	size_t capd;
+	/* fast: the free per model and the index's starts when the plan is first asked for (the
+	 * full profile's build), and the starts since of jobs whose column was not built yet */
+	double *fbm0;
+	size_t snap;
+	struct late { int model; double end, g; } *late;
+	size_t nlate, caplate;
 };
 
 static void profile_grow(struct profile *p)
@@ -156,20 +162,26 @@ static void profile_build(struct bf *b)
 	b->built = true;
 }
 
-static bool holds(const struct profile *p, size_t i, int model, double g)
+/* tot: the total binds too ("*" jobs, and every job of a trace that has "*" jobs: their
+ * reservations are in the total only). On a trace of concrete models only the total is the sum
+ * of the columns, and where it is below the job's column that is no GPU of its model
+ * (floating-point drift of amounts not exact in binary, or another column overdrawn by a
+ * reservation's start rounded down to the grid under backfill_plan_times slurm, or by a start's
+ * end rounded up to it): there it does not bind, as in the per-model plan. */
+static bool holds(const struct profile *p, size_t i, int model, double g, bool tot)
 {
 	const double *f = p->f + i * p->w;
-	return f[p->w - 1] >= g && (model < 0 || f[model] >= g);
+	return (!tot || f[p->w - 1] >= g) && (model < 0 || f[model] >= g);
 }
 
 /* The first breakpoint from which g GPUs of model are free for L seconds (n: never), from
  * breakpoint c on (0, or one whose predecessor does not hold g: the scan from 0 gets there). */
-static size_t earliest(const struct profile *p, size_t c, int model, double g, double L, double res, double ph)
+static size_t earliest(const struct profile *p, size_t c, int model, double g, double L, double res, double ph, bool tot)
 {
 	for (size_t i = c; i < p->n; i++) {
 		if (i > c && col_past(p->t[c], p->t[i], c == 0, L, res, ph))
 			return c;
-		if (!holds(p, i, model, g))
+		if (!holds(p, i, model, g, tot))
 			c = i + 1;
 	}
 	return c;
@@ -177,12 +189,12 @@ static size_t earliest(const struct profile *p, size_t c, int model, double g, d
 
 /* Whether g GPUs of model stay free from now for L seconds: earliest() == 0, stopping at the
  * first breakpoint that fails. */
-static bool holds_now(const struct profile *p, int model, double g, double L, bool closed)
+static bool holds_now(const struct profile *p, int model, double g, double L, bool closed, bool tot)
 {
-	if (p->lo[p->w - 1] >= g && (model < 0 || p->lo[model] >= g))
+	if ((!tot || p->lo[p->w - 1] >= g) && (model < 0 || p->lo[model] >= g))
 		return true;    /* no point of the plan is below it */
 	for (size_t i = 0; i < p->n && (i == 0 || p->t[i] < p->t[0] + L || (closed && p->t[i] == p->t[0] + L)); i++)
-		if (!holds(p, i, model, g))
+		if (!holds(p, i, model, g, tot))
 			return false;
 	return true;
 }
@@ -225,7 +237,7 @@ static void reserve(struct bf *b, struct sim_job *j)
 	if (bound > window || bound == INFINITY)
 		return;     /* an easier search found nothing within the window (or at all) */
 	size_t c = bound > b->pr.t[0] ? point_at(&b->pr, bound) : 0;   /* a breakpoint already */
-	c = earliest(&b->pr, c, j->model, j->gpu, L, sim_bf_test_res(s), sim_bf_phase(s));
+	c = earliest(&b->pr, c, j->model, j->gpu, L, sim_bf_test_res(s), sim_bf_phase(s), j->model < 0 || s->bfx->star);
 	sim_bf_memo_note(memo, j->gpu, L, c == b->pr.n ? INFINITY : b->pr.t[c]);
 	if (c == b->pr.n || b->pr.t[c] > window)
 		return;     /* never within the plan, or beyond the window: no reservation */
@@ -237,26 +249,33 @@ static void reserve(struct bf *b, struct sim_job *j)
 }
 
 /* ---- the fast plan: one column per model ----
- * When every job is of a concrete model and asks whole GPUs (struct bf_index.fast), the
- * columns are independent: a reservation fits its own column, the total free is exactly the
- * sum of the columns, so it is never below one, and no job reads another model's column.
- * Each column then keeps only its own breakpoints, built from its model's part of the index
- * when a job of it first asks in a pass (stale entries dropped as they are read). The starts
- * are those of the full profile: another column's breakpoint leaves this column as it was,
- * so a job's earliest start is always at one of its own column's breakpoints (or now). */
-static void col_build(struct sim *s, struct col *c, int m)
+ * When every job is of a concrete model (struct bf_index.fast), the columns are independent:
+ * a job reads its model's column only (the total does not bind it, holds()), and a
+ * reservation or start changes only its model's. Each column then keeps only its own
+ * breakpoints, built from its model's part of the index when a job of it first asks in a pass
+ * (stale entries dropped as they are read), with the same doubles in the same order as the full
+ * profile's column: from the frees at the moment the full profile is built (the pass's first
+ * ask, fbm0), then the starts since (late), so amounts not exact in binary give the same bits.
+ * The starts are those of the full profile: another column's breakpoint leaves this column as
+ * it was, so a job's earliest start is always at one of its own column's breakpoints (or now). */
+static void col_build(struct bf *b, struct col *c, int m)
 {
+	struct sim *s = b->s;
 	struct rvec *r = &s->bfx->bym[m];
-	sim_col_begin(c, s->now, s->fbm[m]);
+	sim_col_begin(c, s->now, b->fbm0[m]);
 	size_t w = 0;
 	for (size_t i = 0; i < r->n; i++)
 		if (live(s->bfx, &r->v[i])) {
 			r->v[w++] = r->v[i];
-			sim_col_release(c, r->v[i].t > s->now ? r->v[i].t : s->now, r->v[i].gpu);
+			if (r->v[i].seq <= b->snap)     /* not a start since: the full profile's build */
+				sim_col_release(c, r->v[i].t > s->now ? r->v[i].t : s->now, r->v[i].gpu);
 		}
 	s->bfx->count -= r->n - w;
 	r->n = w;
 	sim_col_end(c);
+	for (size_t k = 0; k < b->nlate; k++)   /* then the starts since, in order, as the full profile */
+		if (b->late[k].model == m)
+			sim_col_take(c, 0, b->late[k].end, b->late[k].g);
 }
 
 /* reserve() in j's column. */
@@ -294,8 +313,13 @@ static void flush(struct bf *b, const struct sim_job *j)
 	if (b->cols) {          /* fast: j's column only (no "*" job anywhere) */
 		struct col *cl = &b->cols[j->model];
 		size_t m = (size_t)j->model;
+		if (!b->fbm0) {         /* the moment the full profile is built */
+			b->fbm0 = xmalloc((size_t)s->n_models * sizeof *b->fbm0);
+			memcpy(b->fbm0, s->fbm, (size_t)s->n_models * sizeof *b->fbm0);
+			b->snap = s->bfx->starts;
+		}
 		if (!cl->built)
-			col_build(s, cl, j->model);
+			col_build(b, cl, j->model);
 		for (size_t k = b->ccur[m]; k < b->np; k++)
 			if (!b->done[k] && b->pending[k]->model == j->model) {
 				col_reserve(b, cl, b->pending[k]);
@@ -347,8 +371,13 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 		sim_queue_remove(s, j);
 		sim_start_job(s, j);
 		if (b->cols) {
+			double end = sim_bf_round_up(s, s->now + planned_run(s, j));
 			if (b->cols[j->model].built)
-				sim_col_take(&b->cols[j->model], 0, sim_bf_round_up(s, s->now + planned_run(s, j)), j->gpu);
+				sim_col_take(&b->cols[j->model], 0, end, j->gpu);
+			else if (b->fbm0) {     /* in the full profile already: taken when the column is built */
+				b->late = xgrow(b->late, &b->caplate, b->nlate + 1, sizeof *b->late);
+				b->late[b->nlate++] = (struct late){ j->model, end, j->gpu };
+			}
 		} else if (b->built) {  /* keep the plan true: j holds its GPUs until its planned end */
 			double end = sim_bf_round_up(s, s->now + planned_run(s, j));
 			size_t e = isfinite(end) ? point_at(&b->pr, end) : b->pr.n;
@@ -368,7 +397,7 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 		sim_col_take(&b->cols[j->model], 0, sim_bf_round_up(s, s->now + L), j->gpu);
 		return 1;
 	}
-	if (!holds_now(&b->pr, j->model, j->gpu, L, sim_bf_closed(s)) || sim_place(s, j))
+	if (!holds_now(&b->pr, j->model, j->gpu, L, sim_bf_closed(s), j->model < 0 || s->bfx->star) || sim_place(s, j))
 		return 0;
 	sim_queue_remove(s, j);
 	sim_start_job(s, j);
@@ -573,6 +602,8 @@ size_t sim_backfill_pass(struct sim *s)
 	free(b.ccur);
 	free(b.memo);
 	free(b.done);
+	free(b.fbm0);
+	free(b.late);
 	free(b.pending);
 	free(b.pr.t);
 	free(b.pr.f);

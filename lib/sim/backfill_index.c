@@ -59,22 +59,21 @@ static size_t compact(const struct bf_index *x, struct release *v, size_t n)
 	return w;
 }
 
-/* GPUs in multiples of 2^-16 below 2^24: any sum of a cluster's (4,278 nodes' worth, and far
- * more) is exact, so the total free is exactly the sum of the columns. */
-static bool exact_gpus(double g)
+/* Jobs [x->checked, s->n) looked at for "*" (star); false: the per-model index has to go. */
+static bool check_jobs(const struct sim *s, struct bf_index *x)
 {
-	return g >= 0 && g < 16777216.0 && ldexp(g, 16) == floor(ldexp(g, 16));
-}
-
-/* Whether a job can be planned in the fast plan's columns: a concrete model, exact GPUs. */
-static bool whole(const struct sim_job *j)
-{
-	return j->model >= 0 && exact_gpus(j->gpu);
+	for (; x->checked < s->n; x->checked++)
+		if (s->jobs[x->checked].model < 0) {
+			if (x->fast)
+				return false;
+			x->star = true;
+		}
+	return true;
 }
 
 static struct release release_of(const struct sim *s, struct sim_job *j)
 {
-	return (struct release){ sim_bf_round_up(s, j->run_start + planned_run(s, j)), (size_t)(j - s->jobs), (size_t)j->runs, j, j->gpu, j->model };
+	return (struct release){ sim_bf_round_up(s, j->run_start + planned_run(s, j)), (size_t)(j - s->jobs), (size_t)j->runs, j, j->gpu, j->model, 0 };
 }
 
 void sim_backfill_started(struct sim *s, struct sim_job *j)
@@ -86,11 +85,12 @@ void sim_backfill_started(struct sim *s, struct sim_job *j)
 		sim_backfill_release(s);    /* starts under another pass: rebuilt if backfill comes back */
 		return;
 	}
-	if (x->mode != s->p->backfill || (x->fast && !whole(j))) {
+	if (x->mode != s->p->backfill || (x->fast && j->model < 0)) {
 		sim_backfill_release(s);    /* rebuilt for this policy, or as the full profile */
 		return;
 	}
 	struct release r = release_of(s, j);
+	r.seq = ++x->starts;
 	cur_set(s, x, j, r.run + 1);
 	if (isfinite(r.t)) {
 		index_insert(x->fast ? &x->bym[j->model] : &x->all, r);
@@ -128,9 +128,7 @@ struct bf_index *sim_bf_index_get(struct sim *s)
 {
 	struct bf_index *x = s->bfx;
 	if (x && x->dflt == s->p->bf_default_limit && x->res == s->p->bf_resolution && x->ph == s->p->bf_res_phase && x->mode == s->p->backfill) {
-		while (x->fast && x->checked < s->n && whole(&s->jobs[x->checked]))
-			x->checked++;   /* jobs added since (an open simulation) */
-		if (!x->fast || x->checked == s->n)
+		if (check_jobs(s, x))   /* jobs added since (an open simulation) */
 			return x;
 	}
 	sim_backfill_release(s);
@@ -139,12 +137,8 @@ struct bf_index *sim_bf_index_get(struct sim *s)
 	x->res = s->p->bf_resolution;
 	x->ph = s->p->bf_res_phase;
 	x->mode = s->p->backfill;
-	x->fast = x->mode == BACKFILL_CONSERVATIVE && !sim_bf_force_full;
-	for (size_t i = 0; x->fast && i < s->n; i++)
-		x->fast = whole(&s->jobs[i]);
-	for (size_t i = 0; x->fast && i < s->n_nodes; i++)
-		x->fast = exact_gpus(s->nodes[i].free);
-	x->checked = s->n;
+	check_jobs(s, x);
+	x->fast = x->mode == BACKFILL_CONSERVATIVE && !sim_bf_force_full && !x->star;
 	struct rvec *all = &x->all;
 	all->v = xmalloc((s->rn + 1) * sizeof *all->v);
 	all->cap = s->rn + 1;

@@ -1,7 +1,6 @@
 /*
  * backfill_index — the index of running jobs by planned end that conservative and easy
- * backfill (backfill.c, issue 37) keep across passes, and the jobs and nodes whose GPU
- * amounts are not exact in binary (a pass with one of them in play plans in full).
+ * backfill (backfill.c, issue 37) keep across passes.
  */
 #ifndef SCHEDNAV_SIM_BACKFILL_INDEX_H
 #define SCHEDNAV_SIM_BACKFILL_INDEX_H
@@ -16,6 +15,7 @@ struct release {
 	struct sim_job *j;
 	double gpu;     /* the job's, kept here: a plan reads the index, not the jobs */
 	int model;
+	size_t seq;     /* bf_index.starts at its start (0: in the index's build) */
 };
 
 /* ---- the index of running jobs by planned end, kept across passes ----
@@ -33,10 +33,12 @@ struct bf_index {
 	size_t count;                   /* fast: the entries over every model */
 	long long dflt, res, ph;        /* bf_default_limit, bf_resolution and its phase it was built with */
 	enum sim_backfill mode;         /* the policy it was built for */
-	bool fast;                      /* conservative on whole GPUs of concrete models: per model */
+	bool fast;                      /* conservative on a trace of concrete models: per model */
+	size_t starts;                  /* the entries inserted since the build */
+	bool star;                      /* some job is of "*" (any model): the total binds every job */
 	struct rvec *bym;               /* fast: the entries per model (v unused) */
 	struct col *cols;               /* fast: the plan's columns, their buffers kept across passes */
-	size_t nm, checked;             /* fast: models; jobs known whole and concrete */
+	size_t nm, checked;             /* fast: models; jobs looked at for "*" */
 	size_t *cur;                    /* per job: its run ordinal + 1 while it runs, else 0 */
 	size_t ncur;
 };
@@ -58,6 +60,5 @@ static inline double planned_run(const struct sim *s, const struct sim_job *j)
 
 int sim_bf_release_cmp(const void *a, const void *b);   /* (t, job) */
 struct bf_index *sim_bf_index_get(struct sim *s);         /* built when missing or planned otherwise */
-bool sim_bf_pass_exact(const struct sim *s, const struct bf_index *x);
 
 #endif
