@@ -16,12 +16,13 @@
  * state kept between passes is the index of running jobs by planned end (struct bf_index),
  * which can always be rebuilt from the running set: a clone or another policy drops it.
  * Easy needs no plan at all: its one reservation is Slurm's shadow time (easy_rest).
- * Conservative on a trace whose jobs are all of concrete models with GPU amounts exact in
- * binary (multiples of 2^-16) plans per model instead, one column each (backfill_col.c):
- * the same starts, byte for byte, without reading the other models' running jobs.
+ * Conservative on a trace whose jobs are all of concrete models (no "*") plans per model
+ * instead, one column each (backfill_col.c): the same starts, byte for byte, without reading
+ * the other models' running jobs (there the total does not bind a job, see holds()).
  */
 #include "sim/internal.h"
 #include "sim/backfill_col.h"
+#include "sim/backfill_index.h"
 #include "core/xalloc.h"
 #include <math.h>
 #include <stdint.h>
@@ -47,15 +48,6 @@ static void lower(struct profile *p, size_t e)
 				p->lo[k] = p->f[i * p->w + k];
 }
 
-struct release {
-	double t;
-	size_t job;     /* index into s->jobs (ties in job order: deterministic) */
-	size_t run;     /* the job's run ordinal when it started */
-	struct sim_job *j;
-	double gpu;     /* the job's, kept here: a plan reads the index, not the jobs */
-	int model;
-};
-
 struct bf {
 	struct sim *s;
 	struct profile pr;
@@ -69,14 +61,13 @@ struct bf {
 	size_t *ccur;                   /* per model + 1: pending entries before it are reserved for that column */
 	unsigned char *done;            /* per pending entry: reserved (or found no room) */
 	size_t capd;
+	/* fast: the free per model and the index's starts when the plan is first asked for (the
+	 * full profile's build), and the starts since of jobs whose column was not built yet */
+	double *fbm0;
+	size_t snap;
+	struct late { int model; double end, g; } *late;
+	size_t nlate, caplate;
 };
-
-static double planned_run(const struct sim *s, const struct sim_job *j)
-{
-	if (j->tj->time_limit > 0)
-		return (double)j->tj->time_limit;
-	return s->p->bf_default_limit > 0 ? (double)s->p->bf_default_limit : INFINITY;
-}
 
 static void profile_grow(struct profile *p)
 {
@@ -119,198 +110,6 @@ static size_t point_at(struct profile *p, double t)
 	return lo;
 }
 
-static int release_cmp(const void *a, const void *b)
-{
-	const struct release *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->job < y->job ? -1 : x->job > y->job;
-}
-
-/* ---- the index of running jobs by planned end, kept across passes ----
- * An entry is (planned end, job, run ordinal); it is stale once the job no longer runs that
- * run (completed or evicted: no hook there), skipped when read and dropped when the index is
- * compacted. A job planned never to end is not in it. The index remembers the planning
- * parameters it was built under; another policy's (sim_set_policy) rebuilds it. */
-struct rvec {
-	struct release *v;
-	size_t n, cap;
-};
-
-struct bf_index {
-	struct rvec all;                /* the entries (fast: unused) */
-	size_t count;                   /* fast: the entries over every model */
-	long long dflt, res, ph;        /* bf_default_limit, bf_resolution and its phase it was built with */
-	enum sim_backfill mode;         /* the policy it was built for */
-	bool fast;                      /* conservative on whole GPUs of concrete models: per model */
-	struct rvec *bym;               /* fast: the entries per model (v unused) */
-	struct col *cols;               /* fast: the plan's columns, their buffers kept across passes */
-	size_t nm, checked;             /* fast: models; jobs known whole and concrete */
-	size_t *cur;                    /* per job: its run ordinal + 1 while it runs, else 0 */
-	size_t ncur;
-};
-
-/* Whether an entry's run still runs: read from the index's own array, not from the jobs (a
- * cache miss each, and the plan reads every entry every cycle). */
-static bool live(const struct bf_index *x, const struct release *r)
-{
-	return x->cur[r->job] == r->run + 1;
-}
-
-/* cur[job] for a job that runs (or ran): the array grown to the jobs of an open simulation. */
-static void cur_set(struct sim *s, struct bf_index *x, const struct sim_job *j, size_t v)
-{
-	size_t k = (size_t)(j - s->jobs);
-	if (k >= x->ncur) {
-		x->cur = xrealloc(x->cur, s->n * sizeof *x->cur);
-		memset(x->cur + x->ncur, 0, (s->n - x->ncur) * sizeof *x->cur);
-		x->ncur = s->n;
-	}
-	x->cur[k] = v;
-}
-
-void sim_backfill_stopped(struct sim *s, struct sim_job *j)
-{
-	if (s->bfx)
-		cur_set(s, s->bfx, j, 0);
-}
-
-static void index_insert(struct rvec *x, struct release r)
-{
-	size_t lo = 0, hi = x->n;       /* after every entry <= r */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (release_cmp(&x->v[mid], &r) <= 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	x->v = xgrow(x->v, &x->cap, x->n + 1, sizeof *x->v);
-	memmove(x->v + lo + 1, x->v + lo, (x->n - lo) * sizeof *x->v);
-	x->v[lo] = r;
-	x->n++;
-}
-
-static size_t compact(const struct bf_index *x, struct release *v, size_t n)
-{
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++)
-		if (live(x, &v[i]))
-			v[w++] = v[i];
-	return w;
-}
-
-/* GPUs in multiples of 2^-16 below 2^24: any sum of a cluster's (4,278 nodes' worth, and far
- * more) is exact, so the total free is exactly the sum of the columns. */
-static bool exact_gpus(double g)
-{
-	return g >= 0 && g < 16777216.0 && ldexp(g, 16) == floor(ldexp(g, 16));
-}
-
-/* Whether a job can be planned in the fast plan's columns: a concrete model, exact GPUs. */
-static bool whole(const struct sim_job *j)
-{
-	return j->model >= 0 && exact_gpus(j->gpu);
-}
-
-static struct release release_of(const struct sim *s, struct sim_job *j)
-{
-	return (struct release){ sim_bf_round_up(s, j->run_start + planned_run(s, j)), (size_t)(j - s->jobs), (size_t)j->runs, j, j->gpu, j->model };
-}
-
-void sim_backfill_started(struct sim *s, struct sim_job *j)
-{
-	struct bf_index *x = s->bfx;
-	if (!x)
-		return;
-	if (s->p->backfill == BACKFILL_NONE) {
-		sim_backfill_release(s);    /* starts under another pass: rebuilt if backfill comes back */
-		return;
-	}
-	if (x->mode != s->p->backfill || (x->fast && !whole(j))) {
-		sim_backfill_release(s);    /* rebuilt for this policy, or as the full profile */
-		return;
-	}
-	struct release r = release_of(s, j);
-	cur_set(s, x, j, r.run + 1);
-	if (isfinite(r.t)) {
-		index_insert(x->fast ? &x->bym[j->model] : &x->all, r);
-		x->count++;
-	}
-	if (x->count > 2 * s->rn + 64) {   /* compact: keep the live entries */
-		if (!x->fast) {
-			x->count = x->all.n = compact(x, x->all.v, x->all.n);
-			return;
-		}
-		x->count = 0;
-		for (size_t m = 0; m < x->nm; m++)
-			x->count += x->bym[m].n = compact(x, x->bym[m].v, x->bym[m].n);
-	}
-}
-
-void sim_backfill_release(struct sim *s)
-{
-	if (s->bfx) {
-		for (size_t m = 0; s->bfx->fast && m < s->bfx->nm; m++) {
-			free(s->bfx->bym[m].v);
-			sim_col_free(&s->bfx->cols[m]);
-		}
-		free(s->bfx->bym);
-		free(s->bfx->cols);
-		free(s->bfx->all.v);
-		free(s->bfx->cur);
-		free(s->bfx);
-		s->bfx = NULL;
-	}
-}
-
-/* The index for this pass: built from the running set when missing or planned otherwise. */
-static struct bf_index *index_get(struct sim *s)
-{
-	struct bf_index *x = s->bfx;
-	if (x && x->dflt == s->p->bf_default_limit && x->res == s->p->bf_resolution && x->ph == s->p->bf_res_phase && x->mode == s->p->backfill) {
-		while (x->fast && x->checked < s->n && whole(&s->jobs[x->checked]))
-			x->checked++;   /* jobs added since (an open simulation) */
-		if (!x->fast || x->checked == s->n)
-			return x;
-	}
-	sim_backfill_release(s);
-	x = s->bfx = xcalloc(1, sizeof *x);
-	x->dflt = s->p->bf_default_limit;
-	x->res = s->p->bf_resolution;
-	x->ph = s->p->bf_res_phase;
-	x->mode = s->p->backfill;
-	x->fast = x->mode == BACKFILL_CONSERVATIVE && !sim_bf_force_full;
-	for (size_t i = 0; x->fast && i < s->n; i++)
-		x->fast = whole(&s->jobs[i]);
-	for (size_t i = 0; x->fast && i < s->n_nodes; i++)
-		x->fast = exact_gpus(s->nodes[i].free);
-	x->checked = s->n;
-	struct rvec *all = &x->all;
-	all->v = xmalloc((s->rn + 1) * sizeof *all->v);
-	all->cap = s->rn + 1;
-	x->cur = xcalloc(s->n + 1, sizeof *x->cur);
-	x->ncur = s->n;
-	for (size_t i = 0; i < s->rn; i++) {
-		struct release r = release_of(s, s->running[i].j);
-		x->cur[r.job] = r.run + 1;
-		if (isfinite(r.t))
-			all->v[all->n++] = r;
-	}
-	qsort(all->v, all->n, sizeof *all->v, release_cmp);
-	x->count = all->n;
-	if (!x->fast)
-		return x;
-	x->nm = (size_t)s->n_models;    /* split by model, each in the same order */
-	x->bym = xcalloc(x->nm, sizeof *x->bym);
-	x->cols = xcalloc(x->nm, sizeof *x->cols);
-	for (size_t i = 0; i < all->n; i++)
-		index_insert(&x->bym[all->v[i].model], all->v[i]);
-	free(all->v);
-	*all = (struct rvec){ NULL, 0, 0 };
-	return x;
-}
-
 static void add_alloc(struct bf *b, double *row, const struct sim_job *j, double sign)
 {
 	if (j->model >= 0) {            /* every piece on its model's nodes */
@@ -336,7 +135,7 @@ static void profile_build(struct bf *b)
 	profile_push(p, s->now);
 	memcpy(p->f, s->fbm, (size_t)s->n_models * sizeof *p->f);
 	p->f[p->w - 1] = s->tfree;
-	struct bf_index *ix = index_get(s);
+	struct bf_index *ix = sim_bf_index_get(s);
 	struct rvec *x = &ix->all;
 	size_t w = 0;                   /* stale entries are dropped as they are read */
 	for (size_t i = 0; i < x->n; i++) {
@@ -363,20 +162,26 @@ static void profile_build(struct bf *b)
 	b->built = true;
 }
 
-static bool holds(const struct profile *p, size_t i, int model, double g)
+/* tot: the total binds too ("*" jobs, and every job of a trace that has "*" jobs: their
+ * reservations are in the total only). On a trace of concrete models only the total is the sum
+ * of the columns, and where it is below the job's column that is no GPU of its model
+ * (floating-point drift of amounts not exact in binary, or another column overdrawn by a
+ * reservation's start rounded down to the grid under backfill_plan_times slurm, or by a start's
+ * end rounded up to it): there it does not bind, as in the per-model plan. */
+static bool holds(const struct profile *p, size_t i, int model, double g, bool tot)
 {
 	const double *f = p->f + i * p->w;
-	return f[p->w - 1] >= g && (model < 0 || f[model] >= g);
+	return (!tot || f[p->w - 1] >= g) && (model < 0 || f[model] >= g);
 }
 
 /* The first breakpoint from which g GPUs of model are free for L seconds (n: never), from
  * breakpoint c on (0, or one whose predecessor does not hold g: the scan from 0 gets there). */
-static size_t earliest(const struct profile *p, size_t c, int model, double g, double L, double res, double ph)
+static size_t earliest(const struct profile *p, size_t c, int model, double g, double L, double res, double ph, bool tot)
 {
 	for (size_t i = c; i < p->n; i++) {
 		if (i > c && col_past(p->t[c], p->t[i], c == 0, L, res, ph))
 			return c;
-		if (!holds(p, i, model, g))
+		if (!holds(p, i, model, g, tot))
 			c = i + 1;
 	}
 	return c;
@@ -384,12 +189,12 @@ static size_t earliest(const struct profile *p, size_t c, int model, double g, d
 
 /* Whether g GPUs of model stay free from now for L seconds: earliest() == 0, stopping at the
  * first breakpoint that fails. */
-static bool holds_now(const struct profile *p, int model, double g, double L, bool closed)
+static bool holds_now(const struct profile *p, int model, double g, double L, bool closed, bool tot)
 {
-	if (p->lo[p->w - 1] >= g && (model < 0 || p->lo[model] >= g))
+	if ((!tot || p->lo[p->w - 1] >= g) && (model < 0 || p->lo[model] >= g))
 		return true;    /* no point of the plan is below it */
 	for (size_t i = 0; i < p->n && (i == 0 || p->t[i] < p->t[0] + L || (closed && p->t[i] == p->t[0] + L)); i++)
-		if (!holds(p, i, model, g))
+		if (!holds(p, i, model, g, tot))
 			return false;
 	return true;
 }
@@ -432,7 +237,7 @@ static void reserve(struct bf *b, struct sim_job *j)
 	if (bound > window || bound == INFINITY)
 		return;     /* an easier search found nothing within the window (or at all) */
 	size_t c = bound > b->pr.t[0] ? point_at(&b->pr, bound) : 0;   /* a breakpoint already */
-	c = earliest(&b->pr, c, j->model, j->gpu, L, sim_bf_test_res(s), sim_bf_phase(s));
+	c = earliest(&b->pr, c, j->model, j->gpu, L, sim_bf_test_res(s), sim_bf_phase(s), j->model < 0 || s->bfx->star);
 	sim_bf_memo_note(memo, j->gpu, L, c == b->pr.n ? INFINITY : b->pr.t[c]);
 	if (c == b->pr.n || b->pr.t[c] > window)
 		return;     /* never within the plan, or beyond the window: no reservation */
@@ -444,26 +249,33 @@ static void reserve(struct bf *b, struct sim_job *j)
 }
 
 /* ---- the fast plan: one column per model ----
- * When every job is of a concrete model and asks whole GPUs (struct bf_index.fast), the
- * columns are independent: a reservation fits its own column, the total free is exactly the
- * sum of the columns, so it is never below one, and no job reads another model's column.
- * Each column then keeps only its own breakpoints, built from its model's part of the index
- * when a job of it first asks in a pass (stale entries dropped as they are read). The starts
- * are those of the full profile: another column's breakpoint leaves this column as it was,
- * so a job's earliest start is always at one of its own column's breakpoints (or now). */
-static void col_build(struct sim *s, struct col *c, int m)
+ * When every job is of a concrete model (struct bf_index.fast), the columns are independent:
+ * a job reads its model's column only (the total does not bind it, holds()), and a
+ * reservation or start changes only its model's. Each column then keeps only its own
+ * breakpoints, built from its model's part of the index when a job of it first asks in a pass
+ * (stale entries dropped as they are read), with the same doubles in the same order as the full
+ * profile's column: from the frees at the moment the full profile is built (the pass's first
+ * ask, fbm0), then the starts since (late), so amounts not exact in binary give the same bits.
+ * The starts are those of the full profile: another column's breakpoint leaves this column as
+ * it was, so a job's earliest start is always at one of its own column's breakpoints (or now). */
+static void col_build(struct bf *b, struct col *c, int m)
 {
+	struct sim *s = b->s;
 	struct rvec *r = &s->bfx->bym[m];
-	sim_col_begin(c, s->now, s->fbm[m]);
+	sim_col_begin(c, s->now, b->fbm0[m]);
 	size_t w = 0;
 	for (size_t i = 0; i < r->n; i++)
 		if (live(s->bfx, &r->v[i])) {
 			r->v[w++] = r->v[i];
-			sim_col_release(c, r->v[i].t > s->now ? r->v[i].t : s->now, r->v[i].gpu);
+			if (r->v[i].seq <= b->snap)     /* not a start since: the full profile's build */
+				sim_col_release(c, r->v[i].t > s->now ? r->v[i].t : s->now, r->v[i].gpu);
 		}
 	s->bfx->count -= r->n - w;
 	r->n = w;
 	sim_col_end(c);
+	for (size_t k = 0; k < b->nlate; k++)   /* then the starts since, in order, as the full profile */
+		if (b->late[k].model == m)
+			sim_col_take(c, 0, b->late[k].end, b->late[k].g);
 }
 
 /* reserve() in j's column. */
@@ -501,8 +313,13 @@ static void flush(struct bf *b, const struct sim_job *j)
 	if (b->cols) {          /* fast: j's column only (no "*" job anywhere) */
 		struct col *cl = &b->cols[j->model];
 		size_t m = (size_t)j->model;
+		if (!b->fbm0) {         /* the moment the full profile is built */
+			b->fbm0 = xmalloc((size_t)s->n_models * sizeof *b->fbm0);
+			memcpy(b->fbm0, s->fbm, (size_t)s->n_models * sizeof *b->fbm0);
+			b->snap = s->bfx->starts;
+		}
 		if (!cl->built)
-			col_build(s, cl, j->model);
+			col_build(b, cl, j->model);
 		for (size_t k = b->ccur[m]; k < b->np; k++)
 			if (!b->done[k] && b->pending[k]->model == j->model) {
 				col_reserve(b, cl, b->pending[k]);
@@ -554,8 +371,13 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 		sim_queue_remove(s, j);
 		sim_start_job(s, j);
 		if (b->cols) {
+			double end = sim_bf_round_up(s, s->now + planned_run(s, j));
 			if (b->cols[j->model].built)
-				sim_col_take(&b->cols[j->model], 0, sim_bf_round_up(s, s->now + planned_run(s, j)), j->gpu);
+				sim_col_take(&b->cols[j->model], 0, end, j->gpu);
+			else if (b->fbm0) {     /* in the full profile already: taken when the column is built */
+				b->late = xgrow(b->late, &b->caplate, b->nlate + 1, sizeof *b->late);
+				b->late[b->nlate++] = (struct late){ j->model, end, j->gpu };
+			}
 		} else if (b->built) {  /* keep the plan true: j holds its GPUs until its planned end */
 			double end = sim_bf_round_up(s, s->now + planned_run(s, j));
 			size_t e = isfinite(end) ? point_at(&b->pr, end) : b->pr.n;
@@ -575,7 +397,7 @@ static int try_backfill(struct bf *b, struct sim_job *j)
 		sim_col_take(&b->cols[j->model], 0, sim_bf_round_up(s, s->now + L), j->gpu);
 		return 1;
 	}
-	if (!holds_now(&b->pr, j->model, j->gpu, L, sim_bf_closed(s)) || sim_place(s, j))
+	if (!holds_now(&b->pr, j->model, j->gpu, L, sim_bf_closed(s), j->model < 0 || s->bfx->star) || sim_place(s, j))
 		return 0;
 	sim_queue_remove(s, j);
 	sim_start_job(s, j);
@@ -599,7 +421,7 @@ static struct shadow shadow_of(struct sim *s, const struct sim_job *B)
 	struct shadow sh = { INFINITY, INFINITY, INFINITY };
 	int m = B->model;
 	double fm = m < 0 ? s->tfree : s->fbm[m], ft = s->tfree;
-	const struct bf_index *ix = index_get(s);
+	const struct bf_index *ix = sim_bf_index_get(s);
 	const struct rvec *x = &ix->all;
 	size_t i = 0;
 	double t = s->now;
@@ -719,7 +541,7 @@ size_t sim_backfill_pass(struct sim *s)
 	b.col = xcalloc((size_t)s->n_models + 1, sizeof *b.col);
 	b.ccur = xcalloc((size_t)s->n_models + 1, sizeof *b.ccur);
 	b.memo = xcalloc((size_t)s->n_models + 1, sizeof *b.memo);
-	if (!easy && index_get(s)->fast) {
+	if (!easy && sim_bf_index_get(s)->fast) {
 		b.cols = s->bfx->cols;
 		for (size_t m = 0; m < s->bfx->nm; m++)
 			b.cols[m].built = false;
@@ -780,6 +602,8 @@ size_t sim_backfill_pass(struct sim *s)
 	free(b.ccur);
 	free(b.memo);
 	free(b.done);
+	free(b.fbm0);
+	free(b.late);
 	free(b.pending);
 	free(b.pr.t);
 	free(b.pr.f);
