@@ -596,6 +596,8 @@ size_t sim_backfill_pass(struct sim *s)
 		}
 		blocked_job(&b, j);
 	}
+	if (cycle)
+		s->bf_idle_cycles = started == 0 && s->rn == 0 && s->next_arrival >= s->n ? s->bf_idle_cycles + 1 : 0;
 	free(cur);
 	free(o.v);
 	free(b.col);

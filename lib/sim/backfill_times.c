@@ -58,6 +58,15 @@ double sim_backfill_next_cycle(const struct sim *s, double thr)
 {
 	if (s->p->bf_interval <= 0 || !s->bf_blocked)
 		return INFINITY;
+	/* An idle cluster (nothing runs, nothing is left to arrive) changes between two cycles only
+	 * by the reservation grid's phase, which repeats within bf_resolution cycles (whole seconds
+	 * apart). After that many cycles that started nothing, no later one can start a job (a job
+	 * the totals admit but the nodes refuse, their frees drifted below their model's sum):
+	 * no more cycles, so the engine reports that it cannot make progress instead of waking
+	 * forever. Not under multifactor, whose priorities still age while idle. */
+	long long phases = s->p->bf_resolution > 0 ? s->p->bf_resolution : 1;
+	if (!s->p->mf && s->bf_idle_cycles > phases)
+		return INFINITY;
 	return s->bf_next > thr ? s->bf_next : INFINITY;
 }
 

@@ -296,6 +296,7 @@ static int step(struct sim *s, char *err, size_t errlen)
 		struct sim_job *j = &s->jobs[s->next_arrival++];
 		j->qsince = j->submit;
 		sim_queue_insert(s, j);
+		s->bf_idle_cycles = 0;   /* issue 37: a new job, so the idle cycles count again */
 		if (s->hooked && j->hp)
 			s->hp_outstanding += j->gpu;
 	}

@@ -126,6 +126,7 @@ struct sim {
 	struct mf_state *mfs;              /* priority.c (issue 37): each tenant's decayed usage; NULL until a pass needs it */
 	double bf_next, bf_last;           /* backfill.c (issue 37): the next backfill cycle (backfill_interval_seconds), the last */
 	bool bf_blocked;                   /* the last pass left a queued job that could not start */
+	long long bf_idle_cycles;          /* backfill cycles in a row that started nothing with nothing running or to arrive */
 	/* placement.c */
 	struct placement_index *pix;
 	struct phys *phys;                 /* physical.c (issue 36): the node model; NULL = the pool model */
