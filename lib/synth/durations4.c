@@ -23,7 +23,7 @@
  * (largest first) and each size by hour, so a long duration finds its (model, day), its size
  * and its hour in a few steps. */
 struct run { size_t pos, end, hour; };
-struct sgroup { double gpus; size_t r0, r1; long long left; };
+struct sgroup { double gpus; size_t r0, r1; long long left; size_t best; double best_need; };
 struct mday { size_t g0, g1; long long left; double need, gpus; };
 
 struct dindex {
@@ -79,6 +79,7 @@ static void dindex_build(struct dindex *ix, const struct synth_job3 *jobs, size_
 			g->gpus = jobs[ix->order[i]].gpus;
 			g->r0 = ix->n_runs;
 			g->left = 0;
+			g->best = SIZE_MAX;
 			while (i < n && (size_t)jobs[ix->order[i]].model * nd + (size_t)(jobs[ix->order[i]].submit / SYNTH_DAY) == key &&
 				jobs[ix->order[i]].gpus == g->gpus) {
 				struct run *r = &ix->runs[ix->n_runs++];
@@ -182,14 +183,23 @@ static double nt_range_min(const struct mintree *t, size_t a, size_t b)
 struct cand { struct mday *md; struct sgroup *g; struct run *r; double room; bool fits_need; size_t b; double d; };
 
 /* The candidate's hour: its group's run with the most GPU-seconds still to submit (the first
- * on ties), the duration cut at the end of the series and the last hour it touches. */
+ * on ties), the duration cut at the end of the series and the last hour it touches. The group
+ * keeps the run it found and that hour's need then: sneed only falls and runs only empty, so
+ * while that run has jobs and its hour's need is unchanged, no run can have passed it (the
+ * same run a scan would find, without the scan). */
 static void cand_hour(const struct dindex *ix, struct cand *c, double L, const double *sneed, size_t nc, double span_end)
 {
-	const struct sgroup *g = c->g;
+	struct sgroup *g = c->g;
 	struct run *r = NULL;
-	for (size_t x = g->r0; x < g->r1; x++)
-		if (ix->runs[x].pos < ix->runs[x].end && (!r || sneed[ix->runs[x].hour] > sneed[r->hour]))
-			r = &ix->runs[x];
+	if (g->best != SIZE_MAX && ix->runs[g->best].pos < ix->runs[g->best].end && sneed[ix->runs[g->best].hour] == g->best_need)
+		r = &ix->runs[g->best];
+	else {
+		for (size_t x = g->r0; x < g->r1; x++)
+			if (ix->runs[x].pos < ix->runs[x].end && (!r || sneed[ix->runs[x].hour] > sneed[r->hour]))
+				r = &ix->runs[x];
+		g->best = (size_t)(r - ix->runs);
+		g->best_need = sneed[r->hour];
+	}
 	long long s = (long long)r->hour * SYNTH_HOUR + SYNTH_HOUR / 2;
 	double d = L < span_end - (double)s ? L : span_end - (double)s;
 	long long h1 = synth_end_hour(s, d < 1 ? 1 : d);
