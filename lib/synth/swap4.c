@@ -43,37 +43,37 @@
 #define W_GPU 1.0
 #define BAND 0.1
 #define R_DONE 0.98
+#define PREFETCH 8    /* slots ahead whose job is fetched early */
 
-/* A Fenwick pair over hours 1..n: add x on a range, sum of a prefix. */
-struct fen { size_t n; double *b1, *b2; };
+/* A Fenwick pair over hours 1..n: add x on a range, sum of a prefix. The pair is interleaved
+ * (b[2i] the first tree's node i, b[2i + 1] the second's), so a walk reads both at once; each
+ * tree's node takes its adds, and each sum its terms, in the order two separate walks would. */
+struct fen { size_t n; double *b; };
 
-static void fen_upd(double *b, size_t n, size_t i, double x)
+static void fen_upd(double *b, size_t n, size_t i, double x1, double x2)
 {
-	for (; i <= n; i += i & (~i + 1))
-		b[i] += x;
-}
-
-static double fen_sum(const double *b, size_t i)
-{
-	double s = 0;
-	for (; i > 0; i -= i & (~i + 1))
-		s += b[i];
-	return s;
+	for (; i <= n; i += i & (~i + 1)) {
+		b[2 * i] += x1;
+		b[2 * i + 1] += x2;
+	}
 }
 
 /* x on hours [l, r], 0-based and already clipped to [0, n) */
 static void fen_add(struct fen *f, size_t l, size_t r, double x)
 {
-	fen_upd(f->b1, f->n, l + 1, x);
-	fen_upd(f->b1, f->n, r + 2, -x);
-	fen_upd(f->b2, f->n, l + 1, x * (double)l);
-	fen_upd(f->b2, f->n, r + 2, -x * (double)(r + 1));
+	fen_upd(f->b, f->n, l + 1, x, x * (double)l);
+	fen_upd(f->b, f->n, r + 2, -x, -x * (double)(r + 1));
 }
 
 /* the sum of hours [0, i) */
 static double fen_prefix(const struct fen *f, size_t i)
 {
-	return fen_sum(f->b1, i) * (double)i - fen_sum(f->b2, i);
+	double s1 = 0, s2 = 0;
+	for (size_t j = i; j > 0; j -= j & (~j + 1)) {
+		s1 += f->b[2 * j];
+		s2 += f->b[2 * j + 1];
+	}
+	return s1 * (double)i - s2;
 }
 
 /* The submission residuals the swaps must not spoil: GPU-seconds by submit hour (fleet) and
@@ -219,8 +219,7 @@ static void fit_residuals(const struct synth_profile *p, double F, const struct 
 		wc[m] = sss > 0 ? 1 / sss : 0;
 		active[m] = stt > 0 && sss > 0 && sts / sqrt(stt * sss) < R_DONE;
 		struct fen *f = &fen[m];
-		memset(f->b1, 0, (nc + 2) * sizeof *f->b1);
-		memset(f->b2, 0, (nc + 2) * sizeof *f->b2);
+		memset(f->b, 0, 2 * (nc + 2) * sizeof *f->b);
 		for (size_t h = 0; h < nc; h++)
 			fen_add(f, h, h, s[h] - a - b * F * T[h]);
 	}
@@ -365,7 +364,7 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 		}
 	struct fen *fen = xmalloc(nm * sizeof *fen);
 	for (size_t m = 0; m < nm; m++)
-		fen[m] = (struct fen){ nc, xcalloc(nc + 2, sizeof(double)), xcalloc(nc + 2, sizeof(double)) };
+		fen[m] = (struct fen){ nc, xcalloc(2 * (nc + 2), sizeof(double)) };
 	double *wc = xcalloc(nm, sizeof *wc);
 	bool *active = xcalloc(nm, sizeof *active);
 	struct subres q;
@@ -383,6 +382,8 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 	for (int sweep = 0; sweep < SWEEPS; sweep++) {
 		fit_residuals(p, F, pop, n, fen, wc, active);
 		for (size_t i = 0; i < k; i++) {
+			if (i + PREFETCH < k)   /* slot order is not job order: each slot's job a cache miss */
+				__builtin_prefetch(&pop[slot[i + PREFETCH]]);
 			struct synth_job3 *x = &pop[slot[i]];
 			size_t span = g1[i] - g0[i];
 			if (active[x->model]) {
@@ -395,8 +396,15 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 			double best = 0;
 			size_t pick = i;
 			struct span4 sp = { { 0 }, { 0 }, { 0 } };
+			/* the partners drawn first (nothing else draws in between: the same stream), so
+			 * their slots are fetched while the first tries run */
+			size_t js[TRIES_MAX];
 			for (int t = 0; t < tries[x->model]; t++) {
-				size_t j = g0[i] + (size_t)synth_rng_below(r, span);
+				js[t] = g0[i] + (size_t)synth_rng_below(r, span);
+				__builtin_prefetch(&cs[js[t]]);
+			}
+			for (int t = 0; t < tries[x->model]; t++) {
+				size_t j = js[t];
 				if (j == i)
 					continue;
 				const struct slot4 *y = &cs[j];
@@ -433,10 +441,8 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 			slot[pick] = tmp;
 		}
 	}
-	for (size_t m = 0; m < nm; m++) {
-		free(fen[m].b1);
-		free(fen[m].b2);
-	}
+	for (size_t m = 0; m < nm; m++)
+		free(fen[m].b);
 	free(q.hour); free(q.day); free(q.gpu); free(q.band); free(q.wd); free(wc); free(active); free(tries);
 	free(fen); free(slot); free(cs); free(g0); free(g1);
 }
