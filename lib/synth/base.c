@@ -145,3 +145,51 @@ int synth_check_options(const struct synth_profile *p, const struct synth_option
 	}
 	return 0;
 }
+
+/* Sort keys: integers and doubles mapped to unsigned words in the same order. */
+uint64_t synth_key_ll(long long v)
+{
+	return (uint64_t)v ^ (UINT64_C(1) << 63);
+}
+
+uint64_t synth_key_double(double x)   /* x not NaN; -0 and 0 the same key, as == has them */
+{
+	uint64_t u;
+	if (x == 0)
+		x = 0;
+	memcpy(&u, &x, sizeof u);
+	return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
+}
+
+static bool key_less(const struct synth_key *a, const struct synth_key *b)
+{
+	for (int i = 0; i < 3; i++)
+		if (a->k[i] != b->k[i])
+			return a->k[i] < b->k[i];
+	return a->idx < b->idx;
+}
+
+/* Bottom-up merge sort by (k[0], k[1], k[2], idx): a total order, so the result is the one
+ * any correct sort (qsort with the matching comparator) gives. */
+void synth_sort_keys(struct synth_key *a, size_t n)
+{
+	struct synth_key *t = xmalloc((n ? n : 1) * sizeof *t), *src = a, *dst = t;
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, o = lo;
+			while (i < mid && j < hi)
+				dst[o++] = key_less(&src[j], &src[i]) ? src[j++] : src[i++];
+			while (i < mid)
+				dst[o++] = src[i++];
+			while (j < hi)
+				dst[o++] = src[j++];
+		}
+		struct synth_key *s = src;
+		src = dst;
+		dst = s;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof *a);
+	free(t);
+}

@@ -32,7 +32,7 @@ struct dindex {
 	struct run *runs;
 	struct sgroup *groups;
 	struct mday *md;           /* n_models x n_days */
-	size_t n_runs, n_groups;
+	size_t n_runs, n_groups, nd;
 };
 
 static const struct synth_job3 *cmp_jobs;
@@ -51,18 +51,42 @@ static int cmp_group(const void *a, const void *b)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
+/* ix->order in cmp_group's order: by keys (model and day in one word) where every job's fit
+ * them, else qsort with cmp_group itself. */
+static void sort_group(const struct synth_job3 *jobs, size_t *order, size_t n)
+{
+	struct synth_key *key = xmalloc((n ? n : 1) * sizeof *key);
+	bool ok = true;
+	for (size_t i = 0; i < n && ok; i++) {
+		const struct synth_job3 *x = &jobs[order[i]];
+		long long d = x->submit / SYNTH_DAY;
+		ok = x->model >= 0 && d >= 0 && d <= 0xffffffffLL && !isnan(x->gpus);
+		key[i] = (struct synth_key){ { (uint64_t)x->model << 32 | (uint64_t)d, ~synth_key_double(x->gpus),
+			synth_key_ll(x->submit) }, order[i] };
+	}
+	if (ok) {
+		synth_sort_keys(key, n);
+		for (size_t i = 0; i < n; i++)
+			order[i] = key[i].idx;
+	} else {
+		cmp_jobs = jobs;
+		qsort(order, n, sizeof *order, cmp_group);
+	}
+	free(key);
+}
+
 static void dindex_build(struct dindex *ix, const struct synth_job3 *jobs, size_t n, size_t nm, size_t nd, const double *md_need,
 	const bool *skip)
 {
 	ix->jobs = jobs;
+	ix->nd = nd;
 	ix->order = xmalloc((n ? n : 1) * sizeof *ix->order);
 	size_t kept = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!skip[i])
 			ix->order[kept++] = i;
 	n = kept;
-	cmp_jobs = jobs;
-	qsort(ix->order, n, sizeof *ix->order, cmp_group);
+	sort_group(jobs, ix->order, n);
 	ix->runs = xmalloc((n ? n : 1) * sizeof *ix->runs);
 	ix->groups = xmalloc((n ? n : 1) * sizeof *ix->groups);
 	ix->md = xcalloc(nm * nd, sizeof *ix->md);
@@ -227,7 +251,7 @@ static bool candidate(struct dindex *ix, struct mday *md, double L, const double
 	/* the job's end: L from the hour of the day with the most GPU-seconds still to submit, cut
 	 * at the end of the series; the hour is looked for only where the cut can matter here (a
 	 * day near the end), else when the room is asked for (cand_room) */
-	size_t day_end = (ix->runs[g->r0].hour / 24) * 24 + 23;
+	size_t day_end = ((size_t)(md - ix->md) % ix->nd) * 24 + 23;   /* md's day: its runs' hours / 24 */
 	double d = L;
 	if (!(L < span_end - ((double)day_end * SYNTH_HOUR + SYNTH_HOUR / 2))) {
 		cand_hour(ix, c, L, sneed, nc, span_end);

@@ -162,19 +162,20 @@ static double subres_move(struct subres *q, int model, long long from, long long
 	return c;
 }
 
-static const struct synth_job3 *cmp_pop;
-static int cmp_slot(const void *a, const void *b)
+/* The slots by (model, HP first, day 0 first, submit, job index): one key record per slot,
+ * so no job is read per comparison. */
+static void sort_slots(const struct synth_job3 *pop, size_t *slot, size_t k)
 {
-	const struct synth_job3 *x = &cmp_pop[*(const size_t *)a], *y = &cmp_pop[*(const size_t *)b];
-	if (x->model != y->model)
-		return x->model < y->model ? -1 : 1;
-	if (x->hp != y->hp)
-		return x->hp ? -1 : 1;
-	if ((x->submit < SYNTH_DAY) != (y->submit < SYNTH_DAY))
-		return x->submit < SYNTH_DAY ? -1 : 1;
-	if (x->submit != y->submit)
-		return x->submit < y->submit ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	struct synth_key *key = xmalloc((k ? k : 1) * sizeof *key);
+	for (size_t i = 0; i < k; i++) {
+		const struct synth_job3 *x = &pop[slot[i]];
+		key[i] = (struct synth_key){ { synth_key_ll(x->model), (x->hp ? 0u : 2u) | (x->submit < SYNTH_DAY ? 0u : 1u),
+			synth_key_ll(x->submit) }, slot[i] };
+	}
+	synth_sort_keys(key, k);
+	for (size_t i = 0; i < k; i++)
+		slot[i] = key[i].idx;
+	free(key);
 }
 
 static bool same_group(const struct synth_job3 *x, const struct synth_job3 *y)
@@ -340,8 +341,7 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 	for (size_t i = 0; i < n; i++)
 		if (pop[i].real < 0 && pop[i].submit >= SYNTH_HOUR)
 			slot[k++] = i;
-	cmp_pop = pop;
-	qsort(slot, k, sizeof *slot, cmp_slot);
+	sort_slots(pop, slot, k);
 	struct slot4 *cs = xmalloc((k ? k : 1) * sizeof *cs);
 	for (size_t i = 0; i < k; i++)
 		cs[i] = (struct slot4){ pop[slot[i]].submit, pop[slot[i]].duration, pop[slot[i]].gpus };

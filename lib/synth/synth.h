@@ -151,6 +151,12 @@ void synth_stats_release(struct synth_stats *st);
 void synth_scaled_hours(const struct synth_profile *p, double load_factor, long long *out);
 /* HP jobs of a day with n_scaled jobs: round(n_scaled * HP / (HP + Spot)), exact integers. */
 long long synth_scaled_hp(const struct synth_profile *p, size_t day, long long n_scaled);
+/* A sort record (base.c): three unsigned keys, then the index, compared in that order;
+ * synth_key_ll and synth_key_double map a value to a key in the same order (not NaN). */
+struct synth_key { uint64_t k[3]; size_t idx; };
+uint64_t synth_key_ll(long long v);
+uint64_t synth_key_double(double x);
+void synth_sort_keys(struct synth_key *a, size_t n);
 
 /* Fill the empty trace t (version 2, nodes, jobs, trace_id, time_origin, source) and sort it.
  * p must outlive nothing: every string is copied into t. */
