@@ -236,6 +236,7 @@ struct span4 { long long lo[4], hi[4]; double v[4]; };
 struct slot4 {
 	long long submit;
 	double duration, gpus;
+	int model;                   /* the slot's group's: a swap keeps it */
 };
 
 static void swap_spans(const struct synth_job3 *x, const struct slot4 *y, long long nc, struct span4 *s)
@@ -344,7 +345,7 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 	sort_slots(pop, slot, k);
 	struct slot4 *cs = xmalloc((k ? k : 1) * sizeof *cs);
 	for (size_t i = 0; i < k; i++)
-		cs[i] = (struct slot4){ pop[slot[i]].submit, pop[slot[i]].duration, pop[slot[i]].gpus };
+		cs[i] = (struct slot4){ pop[slot[i]].submit, pop[slot[i]].duration, pop[slot[i]].gpus, pop[slot[i]].model };
 	/* each slot's partners [g0, g1): its group's slots submitted within WINDOW of it */
 	size_t *g0 = xmalloc((k ? k : 1) * sizeof *g0), *g1 = xmalloc((k ? k : 1) * sizeof *g1);
 	long long W = WINDOW;
@@ -384,13 +385,13 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 		for (size_t i = 0; i < k; i++) {
 			if (i + PREFETCH < k)   /* slot order is not job order: each slot's job a cache miss */
 				__builtin_prefetch(&pop[slot[i + PREFETCH]]);
+			if (!active[cs[i].model])   /* a model left out: its slots' jobs not even read */
+				continue;
 			struct synth_job3 *x = &pop[slot[i]];
 			size_t span = g1[i] - g0[i];
-			if (active[x->model]) {
-				shift_in_hour(x, &fen[x->model], (long long)nc, r);
-				cs[i].submit = x->submit;
-			}
-			if (span < 2 || !active[x->model] || synth_end_hour(x->submit, x->duration) == x->submit / SYNTH_HOUR)
+			shift_in_hour(x, &fen[x->model], (long long)nc, r);
+			cs[i].submit = x->submit;
+			if (span < 2 || synth_end_hour(x->submit, x->duration) == x->submit / SYNTH_HOUR)
 				continue;
 			struct fen *f = &fen[x->model];
 			double best = 0;
@@ -423,14 +424,14 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 			}
 			if (pick == i)
 				continue;
-			struct synth_job3 *y = &pop[slot[pick]];
+			const struct slot4 *y = &cs[pick];   /* its job's submit and size, as in pop */
 			subres_move(&q, x->model, x->submit, y->submit, x->gpus * x->duration - y->gpus * y->duration, x->gpus - y->gpus, true);
 			for (int e = 0; e < 4; e++)
 				if (sp.lo[e] <= sp.hi[e])
 					fen_add(f, (size_t)sp.lo[e], (size_t)sp.hi[e], sp.v[e]);
 			long long s = x->submit;
 			x->submit = y->submit;
-			y->submit = s;
+			pop[slot[pick]].submit = s;
 			struct slot4 c = cs[i];   /* the slots' submits stay; their jobs' sizes trade places */
 			cs[i].duration = cs[pick].duration;
 			cs[i].gpus = cs[pick].gpus;
