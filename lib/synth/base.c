@@ -193,3 +193,47 @@ void synth_sort_keys(struct synth_key *a, size_t n)
 		memcpy(a, src, n * sizeof *a);
 	free(t);
 }
+
+/* idx[0 .. m) by (v[idx], idx) ascending; false, untouched, when a value is NaN. */
+bool synth_sort_by_value(size_t *idx, size_t m, const double *v)
+{
+	struct synth_key *key = xmalloc((m ? m : 1) * sizeof *key);
+	for (size_t i = 0; i < m; i++) {
+		if (isnan(v[idx[i]])) {
+			free(key);
+			return false;
+		}
+		key[i] = (struct synth_key){ { synth_key_double(v[idx[i]]), 0, 0 }, idx[i] };
+	}
+	synth_sort_keys(key, m);
+	for (size_t i = 0; i < m; i++)
+		idx[i] = key[i].idx;
+	free(key);
+	return true;
+}
+
+/* The jobs by (submit, model, GPUs, duration), ties in their order (as a stable merge sort
+ * with that comparison leaves them); false, untouched, when a value does not fit the keys
+ * (a submit outside [0, 2^40), a model outside [0, 2^23), a NaN). */
+bool synth_sort_jobs_by_submit(struct synth_job3 *a, size_t n)
+{
+	struct synth_key *key = xmalloc((n ? n : 1) * sizeof *key);
+	for (size_t i = 0; i < n; i++) {
+		const struct synth_job3 *x = &a[i];
+		if (x->submit < 0 || x->submit >= (1LL << 40) || x->model < 0 || x->model >= (1 << 23) || isnan(x->gpus) ||
+			isnan(x->duration)) {
+			free(key);
+			return false;
+		}
+		key[i] = (struct synth_key){ { (uint64_t)x->submit << 23 | (uint64_t)x->model, synth_key_double(x->gpus),
+			synth_key_double(x->duration) }, i };
+	}
+	synth_sort_keys(key, n);
+	struct synth_job3 *t = xmalloc((n ? n : 1) * sizeof *t);
+	for (size_t i = 0; i < n; i++)
+		t[i] = a[key[i].idx];
+	memcpy(a, t, n * sizeof *a);
+	free(t);
+	free(key);
+	return true;
+}

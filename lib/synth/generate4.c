@@ -431,7 +431,8 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
 	size_t next = 0;
 	for (size_t d = 0; d < nd; d++) {
 		size_t *a = idx + start[d], m = start[d + 1] - start[d];
-		qsort(a, m, sizeof *a, cmp_by_duration);
+		if (!synth_sort_by_value(a, m, dv))
+			qsort(a, m, sizeof *a, cmp_by_duration);
 		for (long long s = 0; s < spot[d] && next < total; s++) {
 			double t = tau[next++];
 			int sl = t >= th;
@@ -732,7 +733,8 @@ int synth_generate4(const struct synth_profile *p, const struct synth_options *o
 	struct synth_rng r_swap;
 	synth_rng_seed(&r_swap, o->seed, RNG4_SWAP);
 	synth_swap4(p, F, pop, p->n_real + n, &r_swap);
-	qsort(gen, n, sizeof *gen, cmp_submit);
+	if (!synth_sort_jobs_by_submit(gen, n))
+		qsort(gen, n, sizeof *gen, cmp_submit);
 	synth_add_nodes(p, o, model_on, t);
 	emit4(p, o, model_on, pop, p->n_real + n, t, st, &r_org);
 	st->generated_jobs = (long long)(p->n_real + n);

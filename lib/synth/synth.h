@@ -157,6 +157,7 @@ struct synth_key { uint64_t k[3]; size_t idx; };
 uint64_t synth_key_ll(long long v);
 uint64_t synth_key_double(double x);
 void synth_sort_keys(struct synth_key *a, size_t n);
+bool synth_sort_by_value(size_t *idx, size_t m, const double *v);
 
 /* Fill the empty trace t (version 2, nodes, jobs, trace_id, time_origin, source) and sort it.
  * p must outlive nothing: every string is copied into t. */
@@ -175,6 +176,9 @@ struct synth_job3 {
 	size_t org;
 	bool hp, capped;
 };
+/* The jobs by (submit, model, GPUs, duration), ties kept in order (base.c); false when a
+ * value does not fit the keys. */
+bool synth_sort_jobs_by_submit(struct synth_job3 *a, size_t n);
 /* The /4 generator (generate4.c), called by synth_generate for /4 profiles. */
 int synth_generate4(const struct synth_profile *p, const struct synth_options *o, struct trace *t,
 	struct synth_stats *st, char *err, size_t errlen);
