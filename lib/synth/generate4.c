@@ -403,7 +403,9 @@ static double *spot_targets(const struct synth_profile *p, size_t n, struct synt
 	return t;
 }
 
-/* Pass 5: each day's Spot jobs (spot[d] of them) among its generated jobs, in place. */
+/* Pass 5: each day's Spot jobs (spot[d] of them) among its generated jobs, in place. The
+ * day's jobs are read from a copy in duration order (ca), which the scans walk in a row. */
+struct cls { double duration, gpus; bool hp; };
 static void assign_classes(const struct synth_profile *p, struct synth_job3 *jobs, size_t n, const long long *spot,
 	const double gs_target[2], struct synth_rng *r)
 {
@@ -429,10 +431,13 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
 		idx[fill[jobs[i].submit / SYNTH_DAY]++] = i;
 	cmp_dur = dv;
 	size_t next = 0;
+	struct cls *ca = xmalloc((n ? n : 1) * sizeof *ca);
 	for (size_t d = 0; d < nd; d++) {
 		size_t *a = idx + start[d], m = start[d + 1] - start[d];
 		if (!synth_sort_by_value(a, m, dv))
 			qsort(a, m, sizeof *a, cmp_by_duration);
+		for (size_t x = 0; x < m; x++)
+			ca[x] = (struct cls){ jobs[a[x]].duration, jobs[a[x]].gpus, jobs[a[x]].hp };
 		for (long long s = 0; s < spot[d] && next < total; s++) {
 			double t = tau[next++];
 			int sl = t >= th;
@@ -440,7 +445,7 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
 			size_t lo = 0, hi = m;
 			while (lo < hi) {
 				size_t mid = (lo + hi) / 2;
-				if (dv[a[mid]] < t)
+				if (ca[mid].duration < t)
 					lo = mid + 1;
 				else
 					hi = mid;
@@ -453,7 +458,7 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
 				size_t x = step % 2 ? lo + off : lo - 1 - off;
 				if (step % 2 ? lo + off >= m : off + 1 > lo)
 					continue;
-				const struct synth_job3 *j = &jobs[a[x]];
+				const struct cls *j = &ca[x];
 				if (!j->hp || (j->duration >= th) != sl)
 					continue;
 				seen++;
@@ -470,18 +475,18 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
 			}
 			if (best == m)   /* nothing near on its side: the nearest HP job of the day */
 				for (size_t x = 0; x < m; x++)
-					if (jobs[a[x]].hp && (best == m || fabs(dv[a[x]] - t) < fabs(dv[a[best]] - t)))
+					if (ca[x].hp && (best == m || fabs(ca[x].duration - t) < fabs(ca[best].duration - t)))
 						best = x;
 			if (best == m)
 				break;
 			struct synth_job3 *j = &jobs[a[best]];
-			j->hp = false;
+			j->hp = ca[best].hp = false;
 			int js = j->duration >= th;
 			need[js] -= j->gpus * j->duration;
 			slots[sl]--;
 		}
 	}
-	free(tau); free(dv); free(idx); free(start); free(fill);
+	free(tau); free(dv); free(idx); free(start); free(fill); free(ca);
 }
 
 /* Pass 4: the /3 repair pass over the real rows and the jobs of SYNTH_LONG_DUR4 or more: it
