@@ -169,12 +169,24 @@ static bool key_less(const struct synth_key *a, const struct synth_key *b)
 	return a->idx < b->idx;
 }
 
-/* Bottom-up merge sort by (k[0], k[1], k[2], idx): a total order, so the result is the one
- * any correct sort (qsort with the matching comparator) gives. */
+/* Bottom-up merge sort by (k[0], k[1], k[2], idx), from runs of SORT_RUN put in order by
+ * insertion: a total order, so the result is the one any correct sort (qsort with the
+ * matching comparator) gives. */
+#define SORT_RUN 16
 void synth_sort_keys(struct synth_key *a, size_t n)
 {
+	for (size_t lo = 0; lo < n; lo += SORT_RUN) {
+		size_t hi = lo + SORT_RUN < n ? lo + SORT_RUN : n;
+		for (size_t i = lo + 1; i < hi; i++) {
+			struct synth_key x = a[i];
+			size_t j = i;
+			for (; j > lo && key_less(&x, &a[j - 1]); j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+	}
 	struct synth_key *t = xmalloc((n ? n : 1) * sizeof *t), *src = a, *dst = t;
-	for (size_t w = 1; w < n; w *= 2) {
+	for (size_t w = SORT_RUN; w < n; w *= 2) {
 		for (size_t lo = 0; lo < n; lo += 2 * w) {
 			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
 			size_t i = lo, j = mid, o = lo;

@@ -23,7 +23,7 @@
  * (largest first) and each size by hour, so a long duration finds its (model, day), its size
  * and its hour in a few steps. */
 struct run { size_t pos, end, hour; };
-struct sgroup { double gpus; size_t r0, r1; long long left; size_t best; double best_need; };
+struct sgroup { double gpus; size_t r0, r1, best; double best_need; };
 struct mday { size_t g0, g1; long long left; double need, gpus; };
 
 struct dindex {
@@ -31,6 +31,7 @@ struct dindex {
 	size_t *order;
 	struct run *runs;
 	struct sgroup *groups;
+	long long *left;           /* per group, its jobs still without a duration (apart: the draw scans it) */
 	struct mday *md;           /* n_models x n_days */
 	size_t n_runs, n_groups, nd;
 };
@@ -89,6 +90,7 @@ static void dindex_build(struct dindex *ix, const struct synth_job3 *jobs, size_
 	sort_group(jobs, ix->order, n);
 	ix->runs = xmalloc((n ? n : 1) * sizeof *ix->runs);
 	ix->groups = xmalloc((n ? n : 1) * sizeof *ix->groups);
+	ix->left = xmalloc((n ? n : 1) * sizeof *ix->left);
 	ix->md = xcalloc(nm * nd, sizeof *ix->md);
 	for (size_t k = 0; k < nm * nd; k++)
 		ix->md[k].need = md_need[k];
@@ -99,10 +101,11 @@ static void dindex_build(struct dindex *ix, const struct synth_job3 *jobs, size_
 		struct mday *md = &ix->md[key];
 		md->g0 = ix->n_groups;
 		while (i < n && (size_t)jobs[ix->order[i]].model * nd + (size_t)(jobs[ix->order[i]].submit / SYNTH_DAY) == key) {
+			long long *left = &ix->left[ix->n_groups];
 			struct sgroup *g = &ix->groups[ix->n_groups++];
 			g->gpus = jobs[ix->order[i]].gpus;
 			g->r0 = ix->n_runs;
-			g->left = 0;
+			*left = 0;
 			g->best = SIZE_MAX;
 			while (i < n && (size_t)jobs[ix->order[i]].model * nd + (size_t)(jobs[ix->order[i]].submit / SYNTH_DAY) == key &&
 				jobs[ix->order[i]].gpus == g->gpus) {
@@ -113,11 +116,11 @@ static void dindex_build(struct dindex *ix, const struct synth_job3 *jobs, size_
 					jobs[ix->order[i]].gpus == g->gpus && (size_t)(jobs[ix->order[i]].submit / SYNTH_HOUR) == r->hour)
 					i++;
 				r->end = i;
-				g->left += (long long)(r->end - r->pos);
+				*left += (long long)(r->end - r->pos);
 				md->gpus += g->gpus * (double)(r->end - r->pos);
 			}
 			g->r1 = ix->n_runs;
-			md->left += g->left;
+			md->left += *left;
 		}
 		md->g1 = ix->n_groups;
 	}
@@ -242,9 +245,9 @@ static bool candidate(struct dindex *ix, struct mday *md, double L, const double
 		return false;
 	long long pick = (long long)synth_rng_below(rng, (uint64_t)md->left);
 	for (size_t x = md->g0; x < md->g1; x++)
-		if (ix->groups[x].left > 0) {
+		if (ix->left[x] > 0) {
 			g = &ix->groups[x];
-			if ((pick -= g->left) < 0)
+			if ((pick -= ix->left[x]) < 0)
 				break;
 		}
 	*c = (struct cand){ md, g, NULL, NAN, true, 0, L };
@@ -507,7 +510,7 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 		if (!have)
 			break;
 		size_t i = ix.order[best.r->pos++];
-		best.g->left--;
+		ix.left[best.g - ix.groups]--;
 		best.md->left--;
 		struct synth_job3 *j = &jobs[i];
 		double d = L < span_end - (double)j->submit ? L : span_end - (double)j->submit;
@@ -549,6 +552,6 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 			j->duration = 1;
 	}
 	free(cap); free(total); free(order.day); free(order.len);
-	free(rest); free(done); free(taken); free(ix.order); free(ix.runs); free(ix.groups); free(ix.md);
+	free(rest); free(done); free(taken); free(ix.order); free(ix.runs); free(ix.groups); free(ix.left); free(ix.md);
 }
 
