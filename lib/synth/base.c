@@ -249,3 +249,25 @@ bool synth_sort_jobs_by_submit(struct synth_job3 *a, size_t n)
 	free(key);
 	return true;
 }
+
+/* d[0 .. n) largest first, equal values (0 and -0 among them) in their order, as a stable
+ * merge sort by > and < leaves them; false, untouched, when a value is NaN. */
+bool synth_sort_doubles_desc(double *d, size_t n)
+{
+	struct synth_key *key = xmalloc((n ? n : 1) * sizeof *key);
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(d[i])) {
+			free(key);
+			return false;
+		}
+		key[i] = (struct synth_key){ { ~synth_key_double(d[i]), 0, 0 }, i };
+	}
+	synth_sort_keys(key, n);
+	double *t = xmalloc((n ? n : 1) * sizeof *t);
+	for (size_t i = 0; i < n; i++)
+		t[i] = d[key[i].idx];
+	memcpy(d, t, n * sizeof *d);
+	free(t);
+	free(key);
+	return true;
+}

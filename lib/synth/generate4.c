@@ -339,7 +339,8 @@ static double *make_durations(const struct synth_profile *p, size_t n, struct sy
 	double *d = xmalloc((all ? all : 1) * sizeof *d);
 	for (size_t i = 0; i < all; i++)
 		d[i] = nk >= 2 ? inv_cdf(kp, kv, nk, ((double)i + synth_rng_unit(r)) / (double)all) : 3600;
-	qsort(d, all, sizeof *d, cmp_desc);
+	if (!synth_sort_doubles_desc(d, all))
+		qsort(d, all, sizeof *d, cmp_desc);
 	bool *gone = xcalloc(all ? all : 1, sizeof *gone);
 	for (size_t k = 0; k < p->n_real; k++) {
 		double v = (double)p->real[k].duration;

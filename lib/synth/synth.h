@@ -157,7 +157,10 @@ struct synth_key { uint64_t k[3]; size_t idx; };
 uint64_t synth_key_ll(long long v);
 uint64_t synth_key_double(double x);
 void synth_sort_keys(struct synth_key *a, size_t n);
+/* idx by (v[idx], idx); d largest first, ties in order. Each returns false, untouched, on a
+ * NaN (the caller's qsort then). */
 bool synth_sort_by_value(size_t *idx, size_t m, const double *v);
+bool synth_sort_doubles_desc(double *d, size_t n);
 
 /* Fill the empty trace t (version 2, nodes, jobs, trace_id, time_origin, source) and sort it.
  * p must outlive nothing: every string is copied into t. */
