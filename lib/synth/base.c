@@ -145,3 +145,129 @@ int synth_check_options(const struct synth_profile *p, const struct synth_option
 	}
 	return 0;
 }
+
+/* Sort keys: integers and doubles mapped to unsigned words in the same order. */
+uint64_t synth_key_ll(long long v)
+{
+	return (uint64_t)v ^ (UINT64_C(1) << 63);
+}
+
+uint64_t synth_key_double(double x)   /* x not NaN; -0 and 0 the same key, as == has them */
+{
+	uint64_t u;
+	if (x == 0)
+		x = 0;
+	memcpy(&u, &x, sizeof u);
+	return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
+}
+
+static bool key_less(const struct synth_key *a, const struct synth_key *b)
+{
+	for (int i = 0; i < 3; i++)
+		if (a->k[i] != b->k[i])
+			return a->k[i] < b->k[i];
+	return a->idx < b->idx;
+}
+
+/* Bottom-up merge sort by (k[0], k[1], k[2], idx), from runs of SORT_RUN put in order by
+ * insertion: a total order, so the result is the one any correct sort (qsort with the
+ * matching comparator) gives. */
+#define SORT_RUN 16
+void synth_sort_keys(struct synth_key *a, size_t n)
+{
+	for (size_t lo = 0; lo < n; lo += SORT_RUN) {
+		size_t hi = lo + SORT_RUN < n ? lo + SORT_RUN : n;
+		for (size_t i = lo + 1; i < hi; i++) {
+			struct synth_key x = a[i];
+			size_t j = i;
+			for (; j > lo && key_less(&x, &a[j - 1]); j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+	}
+	struct synth_key *t = xmalloc((n ? n : 1) * sizeof *t), *src = a, *dst = t;
+	for (size_t w = SORT_RUN; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, o = lo;
+			while (i < mid && j < hi)
+				dst[o++] = key_less(&src[j], &src[i]) ? src[j++] : src[i++];
+			while (i < mid)
+				dst[o++] = src[i++];
+			while (j < hi)
+				dst[o++] = src[j++];
+		}
+		struct synth_key *s = src;
+		src = dst;
+		dst = s;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof *a);
+	free(t);
+}
+
+/* idx[0 .. m) by (v[idx], idx) ascending; false, untouched, when a value is NaN. */
+bool synth_sort_by_value(size_t *idx, size_t m, const double *v)
+{
+	struct synth_key *key = xmalloc((m ? m : 1) * sizeof *key);
+	for (size_t i = 0; i < m; i++) {
+		if (isnan(v[idx[i]])) {
+			free(key);
+			return false;
+		}
+		key[i] = (struct synth_key){ { synth_key_double(v[idx[i]]), 0, 0 }, idx[i] };
+	}
+	synth_sort_keys(key, m);
+	for (size_t i = 0; i < m; i++)
+		idx[i] = key[i].idx;
+	free(key);
+	return true;
+}
+
+/* The jobs by (submit, model, GPUs, duration), ties in their order (as a stable merge sort
+ * with that comparison leaves them); false, untouched, when a value does not fit the keys
+ * (a submit outside [0, 2^40), a model outside [0, 2^23), a NaN). */
+bool synth_sort_jobs_by_submit(struct synth_job3 *a, size_t n)
+{
+	struct synth_key *key = xmalloc((n ? n : 1) * sizeof *key);
+	for (size_t i = 0; i < n; i++) {
+		const struct synth_job3 *x = &a[i];
+		if (x->submit < 0 || x->submit >= (1LL << 40) || x->model < 0 || x->model >= (1 << 23) || isnan(x->gpus) ||
+			isnan(x->duration)) {
+			free(key);
+			return false;
+		}
+		key[i] = (struct synth_key){ { (uint64_t)x->submit << 23 | (uint64_t)x->model, synth_key_double(x->gpus),
+			synth_key_double(x->duration) }, i };
+	}
+	synth_sort_keys(key, n);
+	struct synth_job3 *t = xmalloc((n ? n : 1) * sizeof *t);
+	for (size_t i = 0; i < n; i++)
+		t[i] = a[key[i].idx];
+	memcpy(a, t, n * sizeof *a);
+	free(t);
+	free(key);
+	return true;
+}
+
+/* d[0 .. n) largest first, equal values (0 and -0 among them) in their order, as a stable
+ * merge sort by > and < leaves them; false, untouched, when a value is NaN. */
+bool synth_sort_doubles_desc(double *d, size_t n)
+{
+	struct synth_key *key = xmalloc((n ? n : 1) * sizeof *key);
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(d[i])) {
+			free(key);
+			return false;
+		}
+		key[i] = (struct synth_key){ { ~synth_key_double(d[i]), 0, 0 }, i };
+	}
+	synth_sort_keys(key, n);
+	double *t = xmalloc((n ? n : 1) * sizeof *t);
+	for (size_t i = 0; i < n; i++)
+		t[i] = d[key[i].idx];
+	memcpy(d, t, n * sizeof *d);
+	free(t);
+	free(key);
+	return true;
+}

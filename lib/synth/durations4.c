@@ -23,7 +23,7 @@
  * (largest first) and each size by hour, so a long duration finds its (model, day), its size
  * and its hour in a few steps. */
 struct run { size_t pos, end, hour; };
-struct sgroup { double gpus; size_t r0, r1; long long left; };
+struct sgroup { double gpus; size_t r0, r1, best; double best_need; };
 struct mday { size_t g0, g1; long long left; double need, gpus; };
 
 struct dindex {
@@ -31,8 +31,9 @@ struct dindex {
 	size_t *order;
 	struct run *runs;
 	struct sgroup *groups;
+	long long *left;           /* per group, its jobs still without a duration (apart: the draw scans it) */
 	struct mday *md;           /* n_models x n_days */
-	size_t n_runs, n_groups;
+	size_t n_runs, n_groups, nd;
 };
 
 static const struct synth_job3 *cmp_jobs;
@@ -51,20 +52,45 @@ static int cmp_group(const void *a, const void *b)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
+/* ix->order in cmp_group's order: by keys (model and day in one word) where every job's fit
+ * them, else qsort with cmp_group itself. */
+static void sort_group(const struct synth_job3 *jobs, size_t *order, size_t n)
+{
+	struct synth_key *key = xmalloc((n ? n : 1) * sizeof *key);
+	bool ok = true;
+	for (size_t i = 0; i < n && ok; i++) {
+		const struct synth_job3 *x = &jobs[order[i]];
+		long long d = x->submit / SYNTH_DAY;
+		ok = x->model >= 0 && d >= 0 && d <= 0xffffffffLL && !isnan(x->gpus);
+		key[i] = (struct synth_key){ { (uint64_t)x->model << 32 | (uint64_t)d, ~synth_key_double(x->gpus),
+			synth_key_ll(x->submit) }, order[i] };
+	}
+	if (ok) {
+		synth_sort_keys(key, n);
+		for (size_t i = 0; i < n; i++)
+			order[i] = key[i].idx;
+	} else {
+		cmp_jobs = jobs;
+		qsort(order, n, sizeof *order, cmp_group);
+	}
+	free(key);
+}
+
 static void dindex_build(struct dindex *ix, const struct synth_job3 *jobs, size_t n, size_t nm, size_t nd, const double *md_need,
 	const bool *skip)
 {
 	ix->jobs = jobs;
+	ix->nd = nd;
 	ix->order = xmalloc((n ? n : 1) * sizeof *ix->order);
 	size_t kept = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!skip[i])
 			ix->order[kept++] = i;
 	n = kept;
-	cmp_jobs = jobs;
-	qsort(ix->order, n, sizeof *ix->order, cmp_group);
+	sort_group(jobs, ix->order, n);
 	ix->runs = xmalloc((n ? n : 1) * sizeof *ix->runs);
 	ix->groups = xmalloc((n ? n : 1) * sizeof *ix->groups);
+	ix->left = xmalloc((n ? n : 1) * sizeof *ix->left);
 	ix->md = xcalloc(nm * nd, sizeof *ix->md);
 	for (size_t k = 0; k < nm * nd; k++)
 		ix->md[k].need = md_need[k];
@@ -75,10 +101,12 @@ static void dindex_build(struct dindex *ix, const struct synth_job3 *jobs, size_
 		struct mday *md = &ix->md[key];
 		md->g0 = ix->n_groups;
 		while (i < n && (size_t)jobs[ix->order[i]].model * nd + (size_t)(jobs[ix->order[i]].submit / SYNTH_DAY) == key) {
+			long long *left = &ix->left[ix->n_groups];
 			struct sgroup *g = &ix->groups[ix->n_groups++];
 			g->gpus = jobs[ix->order[i]].gpus;
 			g->r0 = ix->n_runs;
-			g->left = 0;
+			*left = 0;
+			g->best = SIZE_MAX;
 			while (i < n && (size_t)jobs[ix->order[i]].model * nd + (size_t)(jobs[ix->order[i]].submit / SYNTH_DAY) == key &&
 				jobs[ix->order[i]].gpus == g->gpus) {
 				struct run *r = &ix->runs[ix->n_runs++];
@@ -88,11 +116,11 @@ static void dindex_build(struct dindex *ix, const struct synth_job3 *jobs, size_
 					jobs[ix->order[i]].gpus == g->gpus && (size_t)(jobs[ix->order[i]].submit / SYNTH_HOUR) == r->hour)
 					i++;
 				r->end = i;
-				g->left += (long long)(r->end - r->pos);
+				*left += (long long)(r->end - r->pos);
 				md->gpus += g->gpus * (double)(r->end - r->pos);
 			}
 			g->r1 = ix->n_runs;
-			md->left += g->left;
+			md->left += *left;
 		}
 		md->g1 = ix->n_groups;
 	}
@@ -182,14 +210,23 @@ static double nt_range_min(const struct mintree *t, size_t a, size_t b)
 struct cand { struct mday *md; struct sgroup *g; struct run *r; double room; bool fits_need; size_t b; double d; };
 
 /* The candidate's hour: its group's run with the most GPU-seconds still to submit (the first
- * on ties), the duration cut at the end of the series and the last hour it touches. */
+ * on ties), the duration cut at the end of the series and the last hour it touches. The group
+ * keeps the run it found and that hour's need then: sneed only falls and runs only empty, so
+ * while that run has jobs and its hour's need is unchanged, no run can have passed it (the
+ * same run a scan would find, without the scan). */
 static void cand_hour(const struct dindex *ix, struct cand *c, double L, const double *sneed, size_t nc, double span_end)
 {
-	const struct sgroup *g = c->g;
+	struct sgroup *g = c->g;
 	struct run *r = NULL;
-	for (size_t x = g->r0; x < g->r1; x++)
-		if (ix->runs[x].pos < ix->runs[x].end && (!r || sneed[ix->runs[x].hour] > sneed[r->hour]))
-			r = &ix->runs[x];
+	if (g->best != SIZE_MAX && ix->runs[g->best].pos < ix->runs[g->best].end && sneed[ix->runs[g->best].hour] == g->best_need)
+		r = &ix->runs[g->best];
+	else {
+		for (size_t x = g->r0; x < g->r1; x++)
+			if (ix->runs[x].pos < ix->runs[x].end && (!r || sneed[ix->runs[x].hour] > sneed[r->hour]))
+				r = &ix->runs[x];
+		g->best = (size_t)(r - ix->runs);
+		g->best_need = sneed[r->hour];
+	}
 	long long s = (long long)r->hour * SYNTH_HOUR + SYNTH_HOUR / 2;
 	double d = L < span_end - (double)s ? L : span_end - (double)s;
 	long long h1 = synth_end_hour(s, d < 1 ? 1 : d);
@@ -208,16 +245,16 @@ static bool candidate(struct dindex *ix, struct mday *md, double L, const double
 		return false;
 	long long pick = (long long)synth_rng_below(rng, (uint64_t)md->left);
 	for (size_t x = md->g0; x < md->g1; x++)
-		if (ix->groups[x].left > 0) {
+		if (ix->left[x] > 0) {
 			g = &ix->groups[x];
-			if ((pick -= g->left) < 0)
+			if ((pick -= ix->left[x]) < 0)
 				break;
 		}
 	*c = (struct cand){ md, g, NULL, NAN, true, 0, L };
 	/* the job's end: L from the hour of the day with the most GPU-seconds still to submit, cut
 	 * at the end of the series; the hour is looked for only where the cut can matter here (a
 	 * day near the end), else when the room is asked for (cand_room) */
-	size_t day_end = (ix->runs[g->r0].hour / 24) * 24 + 23;
+	size_t day_end = ((size_t)(md - ix->md) % ix->nd) * 24 + 23;   /* md's day: its runs' hours / 24 */
 	double d = L;
 	if (!(L < span_end - ((double)day_end * SYNTH_HOUR + SYNTH_HOUR / 2))) {
 		cand_hour(ix, c, L, sneed, nc, span_end);
@@ -473,7 +510,7 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 		if (!have)
 			break;
 		size_t i = ix.order[best.r->pos++];
-		best.g->left--;
+		ix.left[best.g - ix.groups]--;
 		best.md->left--;
 		struct synth_job3 *j = &jobs[i];
 		double d = L < span_end - (double)j->submit ? L : span_end - (double)j->submit;
@@ -515,6 +552,6 @@ void synth_assign_durations4(const struct synth_profile *p, struct synth_job3 *j
 			j->duration = 1;
 	}
 	free(cap); free(total); free(order.day); free(order.len);
-	free(rest); free(done); free(taken); free(ix.order); free(ix.runs); free(ix.groups); free(ix.md);
+	free(rest); free(done); free(taken); free(ix.order); free(ix.runs); free(ix.groups); free(ix.left); free(ix.md);
 }
 

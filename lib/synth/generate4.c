@@ -339,7 +339,8 @@ static double *make_durations(const struct synth_profile *p, size_t n, struct sy
 	double *d = xmalloc((all ? all : 1) * sizeof *d);
 	for (size_t i = 0; i < all; i++)
 		d[i] = nk >= 2 ? inv_cdf(kp, kv, nk, ((double)i + synth_rng_unit(r)) / (double)all) : 3600;
-	qsort(d, all, sizeof *d, cmp_desc);
+	if (!synth_sort_doubles_desc(d, all))
+		qsort(d, all, sizeof *d, cmp_desc);
 	bool *gone = xcalloc(all ? all : 1, sizeof *gone);
 	for (size_t k = 0; k < p->n_real; k++) {
 		double v = (double)p->real[k].duration;
@@ -403,7 +404,9 @@ static double *spot_targets(const struct synth_profile *p, size_t n, struct synt
 	return t;
 }
 
-/* Pass 5: each day's Spot jobs (spot[d] of them) among its generated jobs, in place. */
+/* Pass 5: each day's Spot jobs (spot[d] of them) among its generated jobs, in place. The
+ * day's jobs are read from a copy in duration order (ca), which the scans walk in a row. */
+struct cls { double duration, gpus; bool hp; };
 static void assign_classes(const struct synth_profile *p, struct synth_job3 *jobs, size_t n, const long long *spot,
 	const double gs_target[2], struct synth_rng *r)
 {
@@ -429,9 +432,13 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
 		idx[fill[jobs[i].submit / SYNTH_DAY]++] = i;
 	cmp_dur = dv;
 	size_t next = 0;
+	struct cls *ca = xmalloc((n ? n : 1) * sizeof *ca);
 	for (size_t d = 0; d < nd; d++) {
 		size_t *a = idx + start[d], m = start[d + 1] - start[d];
-		qsort(a, m, sizeof *a, cmp_by_duration);
+		if (!synth_sort_by_value(a, m, dv))
+			qsort(a, m, sizeof *a, cmp_by_duration);
+		for (size_t x = 0; x < m; x++)
+			ca[x] = (struct cls){ jobs[a[x]].duration, jobs[a[x]].gpus, jobs[a[x]].hp };
 		for (long long s = 0; s < spot[d] && next < total; s++) {
 			double t = tau[next++];
 			int sl = t >= th;
@@ -439,7 +446,7 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
 			size_t lo = 0, hi = m;
 			while (lo < hi) {
 				size_t mid = (lo + hi) / 2;
-				if (dv[a[mid]] < t)
+				if (ca[mid].duration < t)
 					lo = mid + 1;
 				else
 					hi = mid;
@@ -452,7 +459,7 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
 				size_t x = step % 2 ? lo + off : lo - 1 - off;
 				if (step % 2 ? lo + off >= m : off + 1 > lo)
 					continue;
-				const struct synth_job3 *j = &jobs[a[x]];
+				const struct cls *j = &ca[x];
 				if (!j->hp || (j->duration >= th) != sl)
 					continue;
 				seen++;
@@ -469,18 +476,18 @@ static void assign_classes(const struct synth_profile *p, struct synth_job3 *job
 			}
 			if (best == m)   /* nothing near on its side: the nearest HP job of the day */
 				for (size_t x = 0; x < m; x++)
-					if (jobs[a[x]].hp && (best == m || fabs(dv[a[x]] - t) < fabs(dv[a[best]] - t)))
+					if (ca[x].hp && (best == m || fabs(ca[x].duration - t) < fabs(ca[best].duration - t)))
 						best = x;
 			if (best == m)
 				break;
 			struct synth_job3 *j = &jobs[a[best]];
-			j->hp = false;
+			j->hp = ca[best].hp = false;
 			int js = j->duration >= th;
 			need[js] -= j->gpus * j->duration;
 			slots[sl]--;
 		}
 	}
-	free(tau); free(dv); free(idx); free(start); free(fill);
+	free(tau); free(dv); free(idx); free(start); free(fill); free(ca);
 }
 
 /* Pass 4: the /3 repair pass over the real rows and the jobs of SYNTH_LONG_DUR4 or more: it
@@ -732,7 +739,8 @@ int synth_generate4(const struct synth_profile *p, const struct synth_options *o
 	struct synth_rng r_swap;
 	synth_rng_seed(&r_swap, o->seed, RNG4_SWAP);
 	synth_swap4(p, F, pop, p->n_real + n, &r_swap);
-	qsort(gen, n, sizeof *gen, cmp_submit);
+	if (!synth_sort_jobs_by_submit(gen, n))
+		qsort(gen, n, sizeof *gen, cmp_submit);
 	synth_add_nodes(p, o, model_on, t);
 	emit4(p, o, model_on, pop, p->n_real + n, t, st, &r_org);
 	st->generated_jobs = (long long)(p->n_real + n);

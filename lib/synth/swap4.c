@@ -43,37 +43,37 @@
 #define W_GPU 1.0
 #define BAND 0.1
 #define R_DONE 0.98
+#define PREFETCH 8    /* slots ahead whose job is fetched early */
 
-/* A Fenwick pair over hours 1..n: add x on a range, sum of a prefix. */
-struct fen { size_t n; double *b1, *b2; };
+/* A Fenwick pair over hours 1..n: add x on a range, sum of a prefix. The pair is interleaved
+ * (b[2i] the first tree's node i, b[2i + 1] the second's), so a walk reads both at once; each
+ * tree's node takes its adds, and each sum its terms, in the order two separate walks would. */
+struct fen { size_t n; double *b; };
 
-static void fen_upd(double *b, size_t n, size_t i, double x)
+static void fen_upd(double *b, size_t n, size_t i, double x1, double x2)
 {
-	for (; i <= n; i += i & (~i + 1))
-		b[i] += x;
-}
-
-static double fen_sum(const double *b, size_t i)
-{
-	double s = 0;
-	for (; i > 0; i -= i & (~i + 1))
-		s += b[i];
-	return s;
+	for (; i <= n; i += i & (~i + 1)) {
+		b[2 * i] += x1;
+		b[2 * i + 1] += x2;
+	}
 }
 
 /* x on hours [l, r], 0-based and already clipped to [0, n) */
 static void fen_add(struct fen *f, size_t l, size_t r, double x)
 {
-	fen_upd(f->b1, f->n, l + 1, x);
-	fen_upd(f->b1, f->n, r + 2, -x);
-	fen_upd(f->b2, f->n, l + 1, x * (double)l);
-	fen_upd(f->b2, f->n, r + 2, -x * (double)(r + 1));
+	fen_upd(f->b, f->n, l + 1, x, x * (double)l);
+	fen_upd(f->b, f->n, r + 2, -x, -x * (double)(r + 1));
 }
 
 /* the sum of hours [0, i) */
 static double fen_prefix(const struct fen *f, size_t i)
 {
-	return fen_sum(f->b1, i) * (double)i - fen_sum(f->b2, i);
+	double s1 = 0, s2 = 0;
+	for (size_t j = i; j > 0; j -= j & (~j + 1)) {
+		s1 += f->b[2 * j];
+		s2 += f->b[2 * j + 1];
+	}
+	return s1 * (double)i - s2;
 }
 
 /* The submission residuals the swaps must not spoil: GPU-seconds by submit hour (fleet) and
@@ -162,19 +162,20 @@ static double subres_move(struct subres *q, int model, long long from, long long
 	return c;
 }
 
-static const struct synth_job3 *cmp_pop;
-static int cmp_slot(const void *a, const void *b)
+/* The slots by (model, HP first, day 0 first, submit, job index): one key record per slot,
+ * so no job is read per comparison. */
+static void sort_slots(const struct synth_job3 *pop, size_t *slot, size_t k)
 {
-	const struct synth_job3 *x = &cmp_pop[*(const size_t *)a], *y = &cmp_pop[*(const size_t *)b];
-	if (x->model != y->model)
-		return x->model < y->model ? -1 : 1;
-	if (x->hp != y->hp)
-		return x->hp ? -1 : 1;
-	if ((x->submit < SYNTH_DAY) != (y->submit < SYNTH_DAY))
-		return x->submit < SYNTH_DAY ? -1 : 1;
-	if (x->submit != y->submit)
-		return x->submit < y->submit ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	struct synth_key *key = xmalloc((k ? k : 1) * sizeof *key);
+	for (size_t i = 0; i < k; i++) {
+		const struct synth_job3 *x = &pop[slot[i]];
+		key[i] = (struct synth_key){ { synth_key_ll(x->model), (x->hp ? 0u : 2u) | (x->submit < SYNTH_DAY ? 0u : 1u),
+			synth_key_ll(x->submit) }, slot[i] };
+	}
+	synth_sort_keys(key, k);
+	for (size_t i = 0; i < k; i++)
+		slot[i] = key[i].idx;
+	free(key);
 }
 
 static bool same_group(const struct synth_job3 *x, const struct synth_job3 *y)
@@ -219,8 +220,7 @@ static void fit_residuals(const struct synth_profile *p, double F, const struct 
 		wc[m] = sss > 0 ? 1 / sss : 0;
 		active[m] = stt > 0 && sss > 0 && sts / sqrt(stt * sss) < R_DONE;
 		struct fen *f = &fen[m];
-		memset(f->b1, 0, (nc + 2) * sizeof *f->b1);
-		memset(f->b2, 0, (nc + 2) * sizeof *f->b2);
+		memset(f->b, 0, 2 * (nc + 2) * sizeof *f->b);
 		for (size_t h = 0; h < nc; h++)
 			fen_add(f, h, h, s[h] - a - b * F * T[h]);
 	}
@@ -236,6 +236,7 @@ struct span4 { long long lo[4], hi[4]; double v[4]; };
 struct slot4 {
 	long long submit;
 	double duration, gpus;
+	int model;                   /* the slot's group's: a swap keeps it */
 };
 
 static void swap_spans(const struct synth_job3 *x, const struct slot4 *y, long long nc, struct span4 *s)
@@ -341,11 +342,10 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 	for (size_t i = 0; i < n; i++)
 		if (pop[i].real < 0 && pop[i].submit >= SYNTH_HOUR)
 			slot[k++] = i;
-	cmp_pop = pop;
-	qsort(slot, k, sizeof *slot, cmp_slot);
+	sort_slots(pop, slot, k);
 	struct slot4 *cs = xmalloc((k ? k : 1) * sizeof *cs);
 	for (size_t i = 0; i < k; i++)
-		cs[i] = (struct slot4){ pop[slot[i]].submit, pop[slot[i]].duration, pop[slot[i]].gpus };
+		cs[i] = (struct slot4){ pop[slot[i]].submit, pop[slot[i]].duration, pop[slot[i]].gpus, pop[slot[i]].model };
 	/* each slot's partners [g0, g1): its group's slots submitted within WINDOW of it */
 	size_t *g0 = xmalloc((k ? k : 1) * sizeof *g0), *g1 = xmalloc((k ? k : 1) * sizeof *g1);
 	long long W = WINDOW;
@@ -365,7 +365,7 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 		}
 	struct fen *fen = xmalloc(nm * sizeof *fen);
 	for (size_t m = 0; m < nm; m++)
-		fen[m] = (struct fen){ nc, xcalloc(nc + 2, sizeof(double)), xcalloc(nc + 2, sizeof(double)) };
+		fen[m] = (struct fen){ nc, xcalloc(2 * (nc + 2), sizeof(double)) };
 	double *wc = xcalloc(nm, sizeof *wc);
 	bool *active = xcalloc(nm, sizeof *active);
 	struct subres q;
@@ -383,20 +383,29 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 	for (int sweep = 0; sweep < SWEEPS; sweep++) {
 		fit_residuals(p, F, pop, n, fen, wc, active);
 		for (size_t i = 0; i < k; i++) {
+			if (i + PREFETCH < k)   /* slot order is not job order: each slot's job a cache miss */
+				__builtin_prefetch(&pop[slot[i + PREFETCH]]);
+			if (!active[cs[i].model])   /* a model left out: its slots' jobs not even read */
+				continue;
 			struct synth_job3 *x = &pop[slot[i]];
 			size_t span = g1[i] - g0[i];
-			if (active[x->model]) {
-				shift_in_hour(x, &fen[x->model], (long long)nc, r);
-				cs[i].submit = x->submit;
-			}
-			if (span < 2 || !active[x->model] || synth_end_hour(x->submit, x->duration) == x->submit / SYNTH_HOUR)
+			shift_in_hour(x, &fen[x->model], (long long)nc, r);
+			cs[i].submit = x->submit;
+			if (span < 2 || synth_end_hour(x->submit, x->duration) == x->submit / SYNTH_HOUR)
 				continue;
 			struct fen *f = &fen[x->model];
 			double best = 0;
 			size_t pick = i;
 			struct span4 sp = { { 0 }, { 0 }, { 0 } };
+			/* the partners drawn first (nothing else draws in between: the same stream), so
+			 * their slots are fetched while the first tries run */
+			size_t js[TRIES_MAX];
 			for (int t = 0; t < tries[x->model]; t++) {
-				size_t j = g0[i] + (size_t)synth_rng_below(r, span);
+				js[t] = g0[i] + (size_t)synth_rng_below(r, span);
+				__builtin_prefetch(&cs[js[t]]);
+			}
+			for (int t = 0; t < tries[x->model]; t++) {
+				size_t j = js[t];
 				if (j == i)
 					continue;
 				const struct slot4 *y = &cs[j];
@@ -415,14 +424,14 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 			}
 			if (pick == i)
 				continue;
-			struct synth_job3 *y = &pop[slot[pick]];
+			const struct slot4 *y = &cs[pick];   /* its job's submit and size, as in pop */
 			subres_move(&q, x->model, x->submit, y->submit, x->gpus * x->duration - y->gpus * y->duration, x->gpus - y->gpus, true);
 			for (int e = 0; e < 4; e++)
 				if (sp.lo[e] <= sp.hi[e])
 					fen_add(f, (size_t)sp.lo[e], (size_t)sp.hi[e], sp.v[e]);
 			long long s = x->submit;
 			x->submit = y->submit;
-			y->submit = s;
+			pop[slot[pick]].submit = s;
 			struct slot4 c = cs[i];   /* the slots' submits stay; their jobs' sizes trade places */
 			cs[i].duration = cs[pick].duration;
 			cs[i].gpus = cs[pick].gpus;
@@ -433,10 +442,8 @@ void synth_swap4(const struct synth_profile *p, double F, struct synth_job3 *pop
 			slot[pick] = tmp;
 		}
 	}
-	for (size_t m = 0; m < nm; m++) {
-		free(fen[m].b1);
-		free(fen[m].b2);
-	}
+	for (size_t m = 0; m < nm; m++)
+		free(fen[m].b);
 	free(q.hour); free(q.day); free(q.gpu); free(q.band); free(q.wd); free(wc); free(active); free(tries);
 	free(fen); free(slot); free(cs); free(g0); free(g1);
 }

@@ -151,6 +151,16 @@ void synth_stats_release(struct synth_stats *st);
 void synth_scaled_hours(const struct synth_profile *p, double load_factor, long long *out);
 /* HP jobs of a day with n_scaled jobs: round(n_scaled * HP / (HP + Spot)), exact integers. */
 long long synth_scaled_hp(const struct synth_profile *p, size_t day, long long n_scaled);
+/* A sort record (base.c): three unsigned keys, then the index, compared in that order;
+ * synth_key_ll and synth_key_double map a value to a key in the same order (not NaN). */
+struct synth_key { uint64_t k[3]; size_t idx; };
+uint64_t synth_key_ll(long long v);
+uint64_t synth_key_double(double x);
+void synth_sort_keys(struct synth_key *a, size_t n);
+/* idx by (v[idx], idx); d largest first, ties in order. Each returns false, untouched, on a
+ * NaN (the caller's qsort then). */
+bool synth_sort_by_value(size_t *idx, size_t m, const double *v);
+bool synth_sort_doubles_desc(double *d, size_t n);
 
 /* Fill the empty trace t (version 2, nodes, jobs, trace_id, time_origin, source) and sort it.
  * p must outlive nothing: every string is copied into t. */
@@ -169,6 +179,9 @@ struct synth_job3 {
 	size_t org;
 	bool hp, capped;
 };
+/* The jobs by (submit, model, GPUs, duration), ties kept in order (base.c); false when a
+ * value does not fit the keys. */
+bool synth_sort_jobs_by_submit(struct synth_job3 *a, size_t n);
 /* The /4 generator (generate4.c), called by synth_generate for /4 profiles. */
 int synth_generate4(const struct synth_profile *p, const struct synth_options *o, struct trace *t,
 	struct synth_stats *st, char *err, size_t errlen);
