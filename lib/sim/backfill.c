@@ -29,9 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The unit test's switch to the reference (backfill_col.h). */
-bool sim_bf_force_full;
-
 struct profile {
 	double *t;      /* breakpoint times, ascending (t[0] = now, the actual state) */
 	double *f;      /* n rows of w: free GPUs per model, then in total, from t[i] to t[i + 1] */

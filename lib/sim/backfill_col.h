@@ -44,7 +44,7 @@ struct bf_memo {
 double sim_bf_memo_bound(const struct bf_memo *m, double g, double L);   /* the latest t0 that binds; -INFINITY: none */
 void sim_bf_memo_note(struct bf_memo *m, double g, double L, double t);
 
-/* backfill.c: true = conservative always plans with the full profile of all models (the
+/* backfill_index.c: true = conservative always plans with the full profile of all models (the
  * reference the unit test compares the per-model plan with); false by default. */
 extern bool sim_bf_force_full;
 

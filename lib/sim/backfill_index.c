@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The unit test's switch to the reference (backfill_col.h): read where the index decides
+ * whether conservative plans per model. */
+bool sim_bf_force_full;
+
 int sim_bf_release_cmp(const void *a, const void *b)
 {
 	const struct release *x = a, *y = b;
