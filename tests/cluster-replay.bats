@@ -17,6 +17,13 @@ starts() {
 	jq -r 'select(.type == "job_result") | "\(.job_id)=\(.start_time_seconds)"' "$TMP/r" | tr '\n' ' '
 }
 
+# c98_trace: $TMP/c98.nd, the issue's case with c's run and limit 98 (it would end at 100, the
+# instant b's reservation starts)
+c98_trace() {
+	sed 's/"job_id":"c","submit":2,"duration":50,\(.*\)"time_limit":50/"job_id":"c","submit":2,"duration":98,\1"time_limit":98/' \
+		"$DATA/sim/backfill-issue.trace.ndjson" | grep -v '"type":"end"' | stream-seal > "$TMP/c98.nd"
+}
+
 # policy NAME SCHEDULER BACKFILL [EXTRA_JSON]: a policy file $TMP/NAME.json
 policy() {
 	printf '{"schema_version":"schednav.simulation-policy/v1","action_id":"%s","scheduler":"%s","spot_guarantee_seconds":60,"checkpoint_interval_seconds":3600,"preemption_overhead_seconds":0,"placement_strategy":"deterministic_best_fit","backfill":"%s"%s}\n' \
@@ -140,8 +147,7 @@ policy() {
 	# the issue's case with c's limit 98: c would end at 100, the instant b's reservation
 	# starts. Ours lets it (half-open plan); Slurm's node_space test counts a reservation that
 	# starts at a job's end, so c waits for b (starts at 110, with d)
-	sed 's/"job_id":"c","submit":2,"duration":50,\(.*\)"time_limit":50/"job_id":"c","submit":2,"duration":98,\1"time_limit":98/' \
-		"$DATA/sim/backfill-issue.trace.ndjson" | grep -v '"type":"end"' | stream-seal > "$TMP/c98.nd"
+	c98_trace
 	for b in easy conservative; do
 		policy "$b-ours" fifo "$b"
 		policy "$b-slurm" fifo "$b" ',"backfill_plan_times":"slurm"'
@@ -161,8 +167,7 @@ policy() {
 }
 
 @test "backfill: backfill_resolution_phase_seconds moves the bf_resolution grid (Slurm's is on the epoch, the replay's on its origin)" {
-	sed 's/"job_id":"c","submit":2,"duration":50,\(.*\)"time_limit":50/"job_id":"c","submit":2,"duration":98,\1"time_limit":98/' \
-		"$DATA/sim/backfill-issue.trace.ndjson" | grep -v '"type":"end"' | stream-seal > "$TMP/c98.nd"
+	c98_trace
 	# conservative, plan times slurm, bf_resolution 30. Phase 0: b's reservation [100, 110)
 	# rounds down to [90, 90), empty, and c backfills at 2. Phase 10: the grid is {20, 50, 80,
 	# 110, ...}; the reservation rounds down to [80, 110), and c (2 to 100) may not start before it

@@ -36,7 +36,8 @@ static unsigned rnd(unsigned n)
 
 static const char *const models[] = { "A", "B", "C" };
 
-/* A random trace: 2-6 nodes per model, 40-160 jobs over a few hours. */
+/* A random trace: 2-6 nodes per model, 40-160 jobs over a few hours; sorted, phased and
+ * validated (a bad one stops the test). */
 static void make_trace(struct trace *t, unsigned seed)
 {
 	char id[32];
@@ -70,6 +71,13 @@ static void make_trace(struct trace *t, unsigned seed)
 		j->model = trace_strdup(t, models[m]);
 		if (rnd(2))     /* a limit at or above the run (never below: no timeouts to differ on) */
 			j->time_limit = (long long)j->duration + rnd(2) * rnd(7200);
+	}
+	char err[512];
+	trace_sort(t);
+	trace_assign_phases(t);
+	if (trace_validate(t, err, sizeof err)) {
+		fprintf(stderr, "bad trace %u: %s\n", seed, err);
+		exit(1);
 	}
 }
 
@@ -130,12 +138,6 @@ int main(void)
 		struct trace t;
 		char err[512], err2[512];
 		make_trace(&t, seed);
-		trace_sort(&t);
-		trace_assign_phases(&t);
-		if (trace_validate(&t, err, sizeof err)) {
-			fprintf(stderr, "bad trace %u: %s\n", seed, err);
-			return 1;
-		}
 		for (int v = 0; v < SLURM_VARIANT; v++) {
 			struct sim_output fast = { 0 }, full = { 0 };
 			bool preempt = (seed + (unsigned)v) % 3 == 0;
@@ -169,8 +171,6 @@ int main(void)
 		struct trace t;
 		char err[512], err2[512];
 		make_trace(&t, seed);
-		trace_sort(&t);
-		trace_assign_phases(&t);
 		struct sim_output fast = { 0 }, full = { 0 };
 		int rf = simulate(&t, SLURM_VARIANT, false, false, &fast, err, sizeof err);
 		int rr = simulate(&t, SLURM_VARIANT, true, false, &full, err2, sizeof err2);
