@@ -224,6 +224,19 @@ bool synth_sort_by_value(size_t *idx, size_t m, const double *v)
 	return true;
 }
 
+/* Sort key[0 .. n) (taking it over: freed) and put the n elements of `size` bytes at a in that
+ * order. */
+static void sort_gather(struct synth_key *key, void *a, size_t n, size_t size)
+{
+	synth_sort_keys(key, n);
+	char *t = xmalloc((n ? n : 1) * size);
+	for (size_t i = 0; i < n; i++)
+		memcpy(t + i * size, (const char *)a + key[i].idx * size, size);
+	memcpy(a, t, n * size);
+	free(t);
+	free(key);
+}
+
 /* The jobs by (submit, model, GPUs, duration), ties in their order (as a stable merge sort
  * with that comparison leaves them); false, untouched, when a value does not fit the keys
  * (a submit outside [0, 2^40), a model outside [0, 2^23), a NaN). */
@@ -240,13 +253,7 @@ bool synth_sort_jobs_by_submit(struct synth_job3 *a, size_t n)
 		key[i] = (struct synth_key){ { (uint64_t)x->submit << 23 | (uint64_t)x->model, synth_key_double(x->gpus),
 			synth_key_double(x->duration) }, i };
 	}
-	synth_sort_keys(key, n);
-	struct synth_job3 *t = xmalloc((n ? n : 1) * sizeof *t);
-	for (size_t i = 0; i < n; i++)
-		t[i] = a[key[i].idx];
-	memcpy(a, t, n * sizeof *a);
-	free(t);
-	free(key);
+	sort_gather(key, a, n, sizeof *a);
 	return true;
 }
 
@@ -262,12 +269,6 @@ bool synth_sort_doubles_desc(double *d, size_t n)
 		}
 		key[i] = (struct synth_key){ { ~synth_key_double(d[i]), 0, 0 }, i };
 	}
-	synth_sort_keys(key, n);
-	double *t = xmalloc((n ? n : 1) * sizeof *t);
-	for (size_t i = 0; i < n; i++)
-		t[i] = d[key[i].idx];
-	memcpy(d, t, n * sizeof *d);
-	free(t);
-	free(key);
+	sort_gather(key, d, n, sizeof *d);
 	return true;
 }
