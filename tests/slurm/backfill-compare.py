@@ -216,14 +216,15 @@ def decisions(args, recs, slurm, origin):
     # them in that order; Slurm's ids are numbers ("9" before "10"). Each job enters the
     # decision traces under its rank in Slurm's order, zero-padded, so both orders agree
     # whatever the ids' lengths (a fresh Slurm counts from 1).
-    rank = {j: "%07d" % i for i, j in enumerate(ids)}
+    pos = {j: i for i, j in enumerate(ids)}
+    rank = {j: "%07d" % i for j, i in pos.items()}
     def line(rec):
         return json.dumps(rec, separators=(",", ":"), ensure_ascii=False) + "\n"
 
     def at(T, queued, late, policy=ppath):
         """The simulator's starts at T; late: the jobs ending at T that still run."""
         running = sorted((j for j in ids if st[j] < T and (en[j] > T or (en[j] == T and j in late))),
-                         key=lambda j: (st[j], ids.index(j)))
+                         key=lambda j: (st[j], pos[j]))
         lines = [line(r) for r in head]
         lines += [line(dict(job[j], job_id=rank[j], submit=st[j], duration=max(en[j], T + 1) - st[j]))
                   for j in running]
@@ -240,7 +241,7 @@ def decisions(args, recs, slurm, origin):
         model = at(T, queued, ())
         for j in model:
             strict.setdefault(j, T)
-        ending = sorted((j for j in ids if st[j] < T == en[j]), key=lambda j: (st[j], ids.index(j)))
+        ending = sorted((j for j in ids if st[j] < T == en[j]), key=lambda j: (st[j], pos[j]))
         if model != real and ending:
             for late in race_orders(ending):
                 if at(T, queued, set(late)) == real:
